@@ -1,0 +1,72 @@
+import { InvalidArgumentError, type Command } from "commander";
+import { migrate, openDatabase } from "../../db/client.ts";
+import { bootstrapIfEmpty, bootstrapMessage } from "../../server/bootstrap.ts";
+import { loadConfig } from "../../server/config.ts";
+import { startServer } from "../../server/serve.ts";
+import { startWorker } from "../../server/webhooks/worker.ts";
+import { withGlobals } from "../main.ts";
+import { printJson } from "../output.ts";
+import { open, type GlobalOptions } from "../context.ts";
+
+export function registerCoreCommands(program: Command): void {
+  withGlobals(program.command("serve").description("apply migrations, then serve the API (with the webhook worker)"))
+    .option("--host <host>", "interface to listen on (KONTOR_HOST, default 127.0.0.1)")
+    .option("--port <port>", "port (KONTOR_PORT, default 8080)", parsePort)
+    .option("--no-worker", "do not run the webhook worker in this process")
+    .action((options: GlobalOptions & { host?: string; port?: number; worker: boolean }) => {
+      const config = loadConfig();
+      if (options.db) config.dbPath = options.db;
+      if (options.host) config.host = options.host;
+      if (options.port !== undefined) config.port = options.port;
+      const db = openDatabase(config.dbPath);
+      migrate(db);
+      const created = bootstrapIfEmpty(db);
+      const running = startServer(db, config, { worker: options.worker });
+      const baseUrl = config.baseUrl ?? running.url;
+      if (options.json) printJson({ url: baseUrl, bootstrap: created });
+      else {
+        console.log(`Kontor listening on ${running.url} (database ${config.dbPath}, docs at ${baseUrl}/docs)`);
+        if (created) console.log(bootstrapMessage(created, baseUrl));
+      }
+      stopOnSignal(() => running.stop().then(() => db.$client.close()));
+    });
+
+  withGlobals(program.command("worker").description("run only the webhook worker (a second process on the same database)")).action(
+    (options: GlobalOptions) => {
+      const { db, config } = open(options);
+      const worker = startWorker(db, config);
+      if (!options.json) console.log(`Kontor webhook worker running on ${config.dbPath}`);
+      stopOnSignal(() => worker.stop().then(() => db.$client.close()));
+    },
+  );
+
+  withGlobals(program.command("migrate").description("apply database migrations and exit")).action((options: GlobalOptions) => {
+    const config = loadConfig();
+    const db = openDatabase(options.db ?? config.dbPath);
+    const applied = migrate(db);
+    if (options.json) printJson({ applied });
+    else console.log(applied ? `Applied ${applied} migration(s).` : "Database is up to date.");
+  });
+}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new InvalidArgumentError("must be a port number (0-65535)");
+  }
+  return port;
+}
+
+/** SIGTERM/SIGINT: stop claiming work, let what is in flight finish, then exit. */
+function stopOnSignal(stop: () => Promise<void>): void {
+  let stopping = false;
+  const handler = () => {
+    if (stopping) return;
+    stopping = true;
+    stop()
+      .catch((error) => console.error(`error during shutdown: ${error}`))
+      .finally(() => process.exit(0));
+  };
+  process.on("SIGTERM", handler);
+  process.on("SIGINT", handler);
+}

@@ -1,0 +1,67 @@
+#!/usr/bin/env bun
+/**
+ * The `kontor` command (contract section 2). Exit codes: 0 success, 1 user error (message on
+ * stderr), 2 usage error. Every command takes --db PATH and --json.
+ */
+import { Command, CommanderError } from "commander";
+import { ApiError } from "../server/lib/errors.ts";
+import { VERSION } from "../server/version.ts";
+import { registerCoreCommands } from "./commands/core.ts";
+import { registerOrgCommands } from "./commands/orgs.ts";
+import { registerTokenCommands } from "./commands/tokens.ts";
+
+export function buildProgram(): Command {
+  const program = new Command("kontor")
+    .description("Kontor: self-hosted invoicing and accounting API")
+    .version(VERSION)
+    .showHelpAfterError()
+    .exitOverride();
+  registerCoreCommands(program);
+  registerOrgCommands(program);
+  registerTokenCommands(program);
+  return program;
+}
+
+/** Adds --db and --json to every command that does work. */
+export function withGlobals(command: Command): Command {
+  return command
+    .option("--db <path>", "SQLite database file (default: KONTOR_DB or ./data/kontor.db)")
+    .option("--json", "machine-readable output on stdout");
+}
+
+async function main() {
+  const program = buildProgram();
+  for (const command of allCommands(program)) command.exitOverride();
+  try {
+    await program.parseAsync(process.argv);
+  } catch (error) {
+    process.exit(exitCodeOf(error));
+  }
+}
+
+function allCommands(command: Command): Command[] {
+  return [command, ...command.commands.flatMap(allCommands)];
+}
+
+function exitCodeOf(error: unknown): number {
+  if (error instanceof CommanderError) {
+    if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") return 0;
+    return error.exitCode === 0 ? 0 : 2; // commander already printed the usage error
+  }
+  if (error instanceof ApiError) {
+    const details = error.errors ? Object.values(error.errors).flat() : [];
+    console.error(`error: ${details.length ? details.join(" ") : error.message}`);
+    return 1;
+  }
+  if (error instanceof UserError) {
+    console.error(`error: ${error.message}`);
+    return 1;
+  }
+  console.error(`error: ${(error as Error)?.message ?? String(error)}`);
+  return 1;
+}
+
+/** A mistake of the user's that is not a usage error (exit 1). */
+export class UserError extends Error {}
+
+if (import.meta.main) await main();

@@ -1,0 +1,402 @@
+/**
+ * The whole Kontor schema. Every organisation-owned table carries `organization_id`;
+ * queries go through `server/lib/tenant.ts`, which adds that condition in one place.
+ * Money and quantities are integer hundredths (`*_cents`), VAT rates basis points.
+ */
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+const id = () => text("id").primaryKey();
+const orgId = () =>
+  text("organization_id")
+    .notNull()
+    .references(() => organizations.id, { onDelete: "cascade" });
+const createdAt = () => text("created_at").notNull();
+const updatedAt = () => text("updated_at").notNull();
+const bool = (name: string) => integer(name, { mode: "boolean" });
+
+export const organizations = sqliteTable("organizations", {
+  id: id(),
+  name: text("name").notNull(),
+  currency: text("currency").notNull(),
+  country: text("country").notNull(),
+  apiAccess: bool("api_access").notNull(),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+export const users = sqliteTable(
+  "users",
+  {
+    id: id(),
+    organizationId: orgId(),
+    email: text("email").notNull(),
+    name: text("name").notNull(),
+    role: text("role", { enum: ["owner", "admin", "accountant", "member", "viewer"] }).notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex("users_org_email").on(t.organizationId, t.email)],
+);
+
+export const apiTokens = sqliteTable(
+  "api_tokens",
+  {
+    id: id(),
+    organizationId: orgId(),
+    type: text("type", { enum: ["personal", "organization"] }).notNull(),
+    /** Set for personal tokens; deleting the user deletes them (they stop working). */
+    userId: text("user_id").references(() => users.id, { onDelete: "cascade" }),
+    /** Who minted an organisation token; kept loose so the token survives the user. */
+    createdByUserId: text("created_by_user_id"),
+    name: text("name").notNull(),
+    secretHash: text("secret_hash").notNull(),
+    abilities: text("abilities", { mode: "json" }).$type<string[]>().notNull(),
+    lastUsedAt: text("last_used_at"),
+    expiresAt: text("expires_at"),
+    revokedAt: text("revoked_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("api_tokens_org_type_created").on(t.organizationId, t.type, t.createdAt, t.id)],
+);
+
+/** Customers and suppliers share their columns and rules. */
+const partyColumns = () => ({
+  id: id(),
+  organizationId: orgId(),
+  name: text("name").notNull(),
+  email: text("email"),
+  phone: text("phone"),
+  address: text("address"),
+  city: text("city"),
+  postalCode: text("postal_code"),
+  country: text("country"),
+  vatNumber: text("vat_number"),
+  currency: text("currency"),
+  paymentTerms: text("payment_terms"),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+export const customers = sqliteTable("customers", partyColumns(), (t) => [
+  index("customers_org_name").on(t.organizationId, t.name, t.id),
+  index("customers_org_created").on(t.organizationId, t.createdAt, t.id),
+  index("customers_org_updated").on(t.organizationId, t.updatedAt, t.id),
+  index("customers_org_country").on(t.organizationId, t.country, t.name),
+  index("customers_org_currency").on(t.organizationId, t.currency, t.name),
+  index("customers_org_email").on(t.organizationId, t.email),
+]);
+
+export const suppliers = sqliteTable("suppliers", partyColumns(), (t) => [
+  index("suppliers_org_name").on(t.organizationId, t.name, t.id),
+  index("suppliers_org_created").on(t.organizationId, t.createdAt, t.id),
+  index("suppliers_org_updated").on(t.organizationId, t.updatedAt, t.id),
+  index("suppliers_org_country").on(t.organizationId, t.country, t.name),
+  index("suppliers_org_currency").on(t.organizationId, t.currency, t.name),
+  index("suppliers_org_email").on(t.organizationId, t.email),
+  // vendor → supplier matching is case-insensitive and trimmed
+  index("suppliers_org_lower_name").on(t.organizationId, sql`lower(trim(${t.name}))`),
+]);
+
+export const contactPersons = sqliteTable(
+  "contact_persons",
+  {
+    id: id(),
+    organizationId: orgId(),
+    customerId: text("customer_id")
+      .notNull()
+      .references(() => customers.id, { onDelete: "cascade" }),
+    firstName: text("first_name").notNull(),
+    lastName: text("last_name").notNull(),
+    email: text("email"),
+    phone: text("phone"),
+    position: text("position"),
+    isPrimary: bool("is_primary").notNull(),
+    notes: text("notes"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index("contact_persons_customer").on(t.customerId, t.createdAt)],
+);
+
+export const vatRates = sqliteTable(
+  "vat_rates",
+  {
+    id: id(),
+    organizationId: orgId(),
+    name: text("name").notNull(),
+    /** Percentage in hundredths: 21.00 % → 2100. */
+    rateBp: integer("rate_bp").notNull(),
+    isDefault: bool("is_default").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("vat_rates_org").on(t.organizationId, t.rateBp)],
+);
+
+export const invoices = sqliteTable(
+  "invoices",
+  {
+    id: id(),
+    organizationId: orgId(),
+    customerId: text("customer_id")
+      .notNull()
+      .references(() => customers.id),
+    number: text("number").notNull(),
+    type: text("type", { enum: ["invoice", "credit_note"] }).notNull(),
+    status: text("status", {
+      enum: ["draft", "finalized", "sent", "partially_paid", "paid", "cancelled"],
+    }).notNull(),
+    relatedInvoiceId: text("related_invoice_id"),
+    issueDate: text("issue_date").notNull(),
+    dueDate: text("due_date").notNull(),
+    currency: text("currency").notNull(),
+    notes: text("notes"),
+    paymentTerms: text("payment_terms"),
+    subtotalCents: integer("subtotal_cents").notNull(),
+    vatCents: integer("vat_cents").notNull(),
+    totalCents: integer("total_cents").notNull(),
+    paidCents: integer("paid_cents").notNull(),
+    finalizedAt: text("finalized_at"),
+    sentAt: text("sent_at"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("invoices_org_number").on(t.organizationId, t.number),
+    index("invoices_org_issue").on(t.organizationId, t.issueDate, t.id),
+    index("invoices_org_due").on(t.organizationId, t.dueDate, t.id),
+    index("invoices_org_total").on(t.organizationId, t.totalCents, t.id),
+    index("invoices_org_status").on(t.organizationId, t.status, t.issueDate, t.id),
+    index("invoices_org_type").on(t.organizationId, t.type, t.issueDate, t.id),
+    index("invoices_org_customer").on(t.organizationId, t.customerId, t.issueDate, t.id),
+    index("invoices_org_currency").on(t.organizationId, t.currency, t.issueDate, t.id),
+    index("invoices_org_created").on(t.organizationId, t.createdAt, t.id),
+    index("invoices_org_updated").on(t.organizationId, t.updatedAt, t.id),
+    index("invoices_customer").on(t.customerId),
+  ],
+);
+
+export const invoiceLines = sqliteTable(
+  "invoice_lines",
+  {
+    id: id(),
+    organizationId: orgId(),
+    invoiceId: text("invoice_id")
+      .notNull()
+      .references(() => invoices.id, { onDelete: "cascade" }),
+    description: text("description").notNull(),
+    quantityCents: integer("quantity_cents").notNull(),
+    unitPriceCents: integer("unit_price_cents").notNull(),
+    amountCents: integer("amount_cents").notNull(),
+    vatRateId: text("vat_rate_id").references(() => vatRates.id),
+    /** The rate at the time the line was written, so totals never drift. */
+    vatRateBp: integer("vat_rate_bp").notNull(),
+    vatCents: integer("vat_cents").notNull(),
+    sortOrder: integer("sort_order").notNull(),
+  },
+  (t) => [index("invoice_lines_invoice").on(t.invoiceId, t.sortOrder)],
+);
+
+export const payments = sqliteTable(
+  "payments",
+  {
+    id: id(),
+    organizationId: orgId(),
+    invoiceId: text("invoice_id")
+      .notNull()
+      .references(() => invoices.id, { onDelete: "cascade" }),
+    amountCents: integer("amount_cents").notNull(),
+    paymentDate: text("payment_date").notNull(),
+    paymentMethod: text("payment_method").notNull(),
+    reference: text("reference"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("payments_invoice").on(t.invoiceId, t.createdAt)],
+);
+
+export const numberSequences = sqliteTable(
+  "number_sequences",
+  {
+    organizationId: orgId(),
+    kind: text("kind").notNull(),
+    year: integer("year").notNull(),
+    lastValue: integer("last_value").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.kind, t.year] })],
+);
+
+export const expenses = sqliteTable(
+  "expenses",
+  {
+    id: id(),
+    organizationId: orgId(),
+    category: text("category").notNull(),
+    description: text("description"),
+    amountCents: integer("amount_cents").notNull(),
+    vatCents: integer("vat_cents").notNull(),
+    vatRateId: text("vat_rate_id").references(() => vatRates.id),
+    date: text("date").notNull(),
+    vendor: text("vendor"),
+    supplierId: text("supplier_id").references(() => suppliers.id),
+    status: text("status", { enum: ["pending", "approved", "rejected"] }).notNull(),
+    currency: text("currency").notNull(),
+    rejectionReason: text("rejection_reason"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index("expenses_org_date").on(t.organizationId, t.date, t.id),
+    index("expenses_org_amount").on(t.organizationId, t.amountCents, t.id),
+    index("expenses_org_category").on(t.organizationId, t.category, t.date, t.id),
+    index("expenses_org_status").on(t.organizationId, t.status, t.date, t.id),
+    index("expenses_org_supplier").on(t.organizationId, t.supplierId, t.date, t.id),
+    index("expenses_org_currency").on(t.organizationId, t.currency, t.date, t.id),
+    index("expenses_org_created").on(t.organizationId, t.createdAt, t.id),
+    index("expenses_org_updated").on(t.organizationId, t.updatedAt, t.id),
+    index("expenses_supplier").on(t.supplierId),
+  ],
+);
+
+export const accounts = sqliteTable(
+  "accounts",
+  {
+    id: id(),
+    organizationId: orgId(),
+    code: text("code").notNull(),
+    name: text("name").notNull(),
+    type: text("type", { enum: ["asset", "liability", "equity", "revenue", "expense"] }).notNull(),
+    parentId: text("parent_id"),
+    isActive: bool("is_active").notNull(),
+    description: text("description").notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("accounts_org_code").on(t.organizationId, t.code),
+    index("accounts_org_name").on(t.organizationId, t.name, t.id),
+    index("accounts_org_type").on(t.organizationId, t.type, t.code),
+    index("accounts_org_parent").on(t.organizationId, t.parentId, t.code),
+    index("accounts_org_updated").on(t.organizationId, t.updatedAt, t.id),
+  ],
+);
+
+export const bankAccounts = sqliteTable(
+  "bank_accounts",
+  {
+    id: id(),
+    organizationId: orgId(),
+    name: text("name").notNull(),
+    iban: text("iban").notNull(),
+    bankName: text("bank_name"),
+    currency: text("currency").notNull(),
+    balanceCents: integer("balance_cents").notNull(),
+    isActive: bool("is_active").notNull(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index("bank_accounts_org_name").on(t.organizationId, t.name, t.id),
+    index("bank_accounts_org_updated").on(t.organizationId, t.updatedAt, t.id),
+  ],
+);
+
+export const auditLog = sqliteTable(
+  "audit_log",
+  {
+    id: id(),
+    organizationId: orgId(),
+    action: text("action").notNull(),
+    resourceType: text("resource_type").notNull(),
+    resourceId: text("resource_id").notNull(),
+    actorType: text("actor_type", { enum: ["user", "token", "cli"] }).notNull(),
+    actorId: text("actor_id"),
+    ip: text("ip"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("audit_org_created").on(t.organizationId, t.createdAt, t.id),
+    index("audit_org_resource").on(t.organizationId, t.resourceType, t.resourceId, t.createdAt),
+    index("audit_org_action").on(t.organizationId, t.action, t.createdAt),
+  ],
+);
+
+export const webhooks = sqliteTable(
+  "webhooks",
+  {
+    id: id(),
+    organizationId: orgId(),
+    url: text("url").notNull(),
+    events: text("events", { mode: "json" }).$type<string[]>().notNull(),
+    isActive: bool("is_active").notNull(),
+    secret: text("secret").notNull(),
+    lastTriggeredAt: text("last_triggered_at"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index("webhooks_org_created").on(t.organizationId, t.createdAt, t.id)],
+);
+
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    id: id(),
+    organizationId: orgId(),
+    webhookId: text("webhook_id")
+      .notNull()
+      .references(() => webhooks.id, { onDelete: "cascade" }),
+    event: text("event").notNull(),
+    /** The frozen `{event, timestamp, data}` body, byte for byte what is sent. */
+    payload: text("payload").notNull(),
+    status: text("status", { enum: ["pending", "delivered", "failed"] }).notNull(),
+    attempts: integer("attempts").notNull(),
+    /** Epoch milliseconds; the worker's claim query reads these two columns. */
+    nextAttemptAt: integer("next_attempt_at"),
+    leaseUntil: integer("lease_until"),
+    leasedBy: text("leased_by"),
+    lastStatusCode: integer("last_status_code"),
+    lastError: text("last_error"),
+    deliveredAt: text("delivered_at"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index("deliveries_due").on(t.status, t.nextAttemptAt),
+    index("deliveries_webhook_created").on(t.webhookId, t.createdAt, t.id),
+    index("deliveries_org_status").on(t.organizationId, t.status, t.createdAt),
+  ],
+);
+
+export const webhookAttempts = sqliteTable(
+  "webhook_attempts",
+  {
+    id: id(),
+    organizationId: orgId(),
+    deliveryId: text("delivery_id")
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: "cascade" }),
+    attemptedAt: text("attempted_at").notNull(),
+    statusCode: integer("status_code"),
+    durationMs: integer("duration_ms").notNull(),
+    error: text("error"),
+    responseBody: text("response_body"),
+  },
+  (t) => [index("attempts_delivery").on(t.deliveryId, t.attemptedAt)],
+);
+
+export const idempotencyKeys = sqliteTable(
+  "idempotency_keys",
+  {
+    tokenId: text("token_id").notNull(),
+    key: text("key").notNull(),
+    requestHash: text("request_hash").notNull(),
+    /** null while the first request is still being handled */
+    statusCode: integer("status_code"),
+    responseBody: text("response_body"),
+    responseHeaders: text("response_headers", { mode: "json" }).$type<Record<string, string>>(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tokenId, t.key] }), index("idempotency_created").on(t.createdAt)],
+);

@@ -1,0 +1,24 @@
+/** Assembles the Kontor HTTP application from its feature modules. */
+import { Elysia } from "elysia";
+import { customerRoutes } from "./customers/routes.ts";
+import { docsRoutes } from "./docs/openapi.ts";
+import { createKernel, type Deps } from "./http/kernel.ts";
+import { metaRoutes } from "./meta/routes.ts";
+import { tokenRoutes } from "./tokens/routes.ts";
+import { VERSION } from "./version.ts";
+
+export function createApp(deps: Deps) {
+  const kernel = createKernel(deps);
+  const root: { handle: (request: Request) => Promise<Response> } = { handle: (request) => app.handle(request) };
+  // normalize: false — unknown body fields must be a 422 naming them, not silently dropped
+  const app = new Elysia({ normalize: false })
+    .use(kernel)
+    .use(docsRoutes(VERSION, () => root))
+    .use(metaRoutes(kernel, VERSION))
+    .use(tokenRoutes(kernel))
+    .use(customerRoutes(kernel));
+  kernel.setRouteTable(app.routes);
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

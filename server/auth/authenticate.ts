@@ -1,0 +1,84 @@
+/** Resolves a bearer token to who is calling; one prepared statement per request. */
+import type { Db } from "../../db/client.ts";
+import { effectiveAbilities, type Role } from "./abilities.ts";
+import { parseTokenString, secretMatches } from "./tokens.ts";
+import type { Organization } from "../lib/scope.ts";
+import { nowIso } from "../lib/time.ts";
+
+export type Auth = {
+  tokenId: string;
+  tokenType: "personal" | "organization";
+  /** the token's own abilities as stored (may contain `*`) */
+  tokenAbilities: string[];
+  /** what the token may do now */
+  abilities: Set<string>;
+  userId: string | null;
+  role: Role | null;
+  org: Organization;
+  /** rate-limit bucket: the user for personal tokens, the token for organisation tokens */
+  rateKey: string;
+};
+
+type Row = {
+  id: string;
+  type: "personal" | "organization";
+  user_id: string | null;
+  secret_hash: string;
+  abilities: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+  org_id: string;
+  org_name: string;
+  currency: string;
+  country: string;
+  api_access: number;
+  role: Role | null;
+};
+
+/** last_used_at is written at most once a minute per token, to keep reads read-only. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export function createAuthenticator(db: Db) {
+  const lookup = db.$client.query<Row, [string]>(`
+    SELECT t.id, t.type, t.user_id, t.secret_hash, t.abilities, t.expires_at, t.revoked_at, t.last_used_at,
+           o.id AS org_id, o.name AS org_name, o.currency, o.country, o.api_access, u.role
+    FROM api_tokens t
+    JOIN organizations o ON o.id = t.organization_id
+    LEFT JOIN users u ON u.id = t.user_id
+    WHERE t.id = ?`);
+  const touch = db.$client.query<unknown, [string, string]>("UPDATE api_tokens SET last_used_at = ? WHERE id = ?");
+  const lastTouched = new Map<string, number>();
+
+  return function authenticate(authorization: string | null): Auth | null {
+    if (!authorization) return null;
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (!m) return null;
+    const parsed = parseTokenString(m[1]!);
+    if (!parsed) return null;
+    const row = lookup.get(parsed.id);
+    if (!row || !secretMatches(parsed.secret, row.secret_hash)) return null;
+    const now = nowIso();
+    if (row.revoked_at !== null) return null;
+    if (row.expires_at !== null && row.expires_at <= now) return null;
+    // a personal token whose user is gone (removed users' tokens are deleted too)
+    if (row.type === "personal" && (row.user_id === null || row.role === null)) return null;
+
+    const nowMs = Date.now();
+    if (nowMs - (lastTouched.get(row.id) ?? 0) > LAST_USED_RESOLUTION_MS) {
+      lastTouched.set(row.id, nowMs);
+      touch.run(now, row.id);
+    }
+    const tokenAbilities = JSON.parse(row.abilities) as string[];
+    return {
+      tokenId: row.id,
+      tokenType: row.type,
+      tokenAbilities,
+      abilities: effectiveAbilities(tokenAbilities, row.type === "personal" ? row.role : null),
+      userId: row.user_id,
+      role: row.type === "personal" ? row.role : null,
+      org: { id: row.org_id, name: row.org_name, currency: row.currency, country: row.country, apiAccess: row.api_access === 1 },
+      rateKey: row.type === "personal" ? `user:${row.user_id}` : `token:${row.id}`,
+    };
+  };
+}

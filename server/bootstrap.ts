@@ -1,0 +1,41 @@
+/**
+ * First start on an empty database: a "Default organisation" (api_access on, as
+ * self-hosted), an owner user and an organisation token with `*`, printed once.
+ */
+import { count } from "drizzle-orm";
+import type { Db } from "../db/client.ts";
+import { organizations } from "../db/schema.ts";
+import { CLI_ACTOR, createOrganization, createUser } from "./orgs/service.ts";
+import { createToken } from "./tokens/service.ts";
+
+export type Bootstrap = { organizationId: string; userEmail: string; token: string };
+
+export function bootstrapIfEmpty(db: Db): Bootstrap | null {
+  const existing = db.select({ n: count() }).from(organizations).get()!.n;
+  if (existing > 0) return null;
+  const org = createOrganization(db, { name: "Default organisation", currency: "EUR", country: "BE", apiAccess: true });
+  const owner = createUser(db, org, { email: "owner@kontor.local", name: "Owner", role: "owner" });
+  const token = createToken(
+    { db, org, actor: CLI_ACTOR },
+    { cli: true },
+    "organization",
+    { userId: null, createdByUserId: owner.id },
+    { name: "bootstrap", abilities: ["*"] },
+  );
+  return { organizationId: org.id, userEmail: owner.email, token: token.token };
+}
+
+export function bootstrapMessage(b: Bootstrap, baseUrl: string): string {
+  return [
+    "",
+    "Kontor created a default organisation, an owner user and an organisation token with every ability (*).",
+    "This token is shown only once; store it now:",
+    "",
+    `  ${b.token}`,
+    "",
+    "Try it:",
+    "",
+    `  curl -H 'Authorization: Bearer ${b.token}' ${baseUrl}/api/v1/customers`,
+    "",
+  ].join("\n");
+}

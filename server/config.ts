@@ -1,0 +1,58 @@
+/** Configuration from the environment (contract section 1); CLI flags override some fields. */
+export type Config = {
+  dbPath: string;
+  host: string;
+  port: number;
+  baseUrl: string | null;
+  env: "production" | "development" | "test";
+  rateLimitPerMinute: number;
+  webhookAllowHttp: boolean;
+  webhookAllowPrivate: boolean;
+  /** Delays between attempts, in milliseconds. */
+  webhookBackoffMs: number[];
+  webhookMaxAttempts: number;
+  webhookTimeoutMs: number;
+};
+
+function bool(value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined || value === "") return fallback;
+  return ["1", "true", "yes", "on"].includes(value.toLowerCase());
+}
+
+/** "30s,5m,1h" → [30000, 300000, 3600000]; bare numbers are milliseconds. */
+export function parseDurations(spec: string): number[] {
+  return spec.split(",").map((part) => {
+    const ms = parseDuration(part.trim());
+    if (ms === null) throw new Error(`invalid duration "${part}" (use e.g. 500ms, 30s, 5m, 1h)`);
+    return ms;
+  });
+}
+
+export function parseDuration(text: string): number | null {
+  const m = /^(\d+)(ms|s|m|h|d)?$/.exec(text);
+  if (!m) return null;
+  const n = Number(m[1]);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] ?? "ms"]!;
+  return n * unit;
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const kontorEnv = (env.KONTOR_ENV ?? "production") as Config["env"];
+  if (!["production", "development", "test"].includes(kontorEnv)) {
+    throw new Error(`KONTOR_ENV must be production, development or test (got "${kontorEnv}")`);
+  }
+  const relaxed = kontorEnv !== "production";
+  return {
+    dbPath: env.KONTOR_DB ?? "./data/kontor.db",
+    host: env.KONTOR_HOST ?? "127.0.0.1",
+    port: Number(env.KONTOR_PORT ?? 8080),
+    baseUrl: env.KONTOR_BASE_URL ? env.KONTOR_BASE_URL.replace(/\/+$/, "") : null,
+    env: kontorEnv,
+    rateLimitPerMinute: Number(env.KONTOR_RATE_LIMIT ?? 60),
+    webhookAllowHttp: bool(env.KONTOR_WEBHOOK_ALLOW_HTTP, relaxed),
+    webhookAllowPrivate: bool(env.KONTOR_WEBHOOK_ALLOW_PRIVATE, false),
+    webhookBackoffMs: parseDurations(env.KONTOR_WEBHOOK_BACKOFF ?? "30s,5m,1h"),
+    webhookMaxAttempts: Number(env.KONTOR_WEBHOOK_MAX_ATTEMPTS ?? 3),
+    webhookTimeoutMs: Number(env.KONTOR_WEBHOOK_TIMEOUT_MS ?? 10_000),
+  };
+}

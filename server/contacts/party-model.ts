@@ -1,0 +1,41 @@
+/** Customers and suppliers share their fields and rules (api-spec 4.4, contract section 3). */
+import { t } from "elysia";
+import { Country, Currency, Email, Nullable, strictObject, Timestamp, Uuid } from "../lib/schemas.ts";
+
+const optionalFields = {
+  email: t.Optional(Nullable(Email)),
+  phone: t.Optional(Nullable(t.String({ maxLength: 50 }))),
+  address: t.Optional(Nullable(t.String({ maxLength: 500 }))),
+  city: t.Optional(Nullable(t.String({ maxLength: 100 }))),
+  postal_code: t.Optional(Nullable(t.String({ maxLength: 10 }))),
+  country: t.Optional(Nullable(Country)),
+  vat_number: t.Optional(Nullable(t.String({ maxLength: 50 }))),
+  currency: t.Optional(Nullable(Currency)),
+  payment_terms: t.Optional(Nullable(t.String({ maxLength: 255 }))),
+};
+
+const Name = t.String({ minLength: 1, maxLength: 255 });
+
+export const PartyModel = {
+  create: strictObject({ name: Name, ...optionalFields }),
+  update: strictObject({ name: t.Optional(Name), ...optionalFields }),
+  party: t.Object({
+    id: Uuid,
+    type: t.UnionEnum(["organization", "individual"], { description: "organization when vat_number is set" }),
+    name: t.String(),
+    email: Nullable(t.String()),
+    phone: Nullable(t.String()),
+    address: Nullable(t.String()),
+    city: Nullable(t.String()),
+    postal_code: Nullable(t.String()),
+    country: Nullable(t.String()),
+    vat_number: Nullable(t.String()),
+    currency: Nullable(t.String()),
+    payment_terms: Nullable(t.String()),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  }),
+} as const;
+
+export type PartyCreate = typeof PartyModel.create.static;
+export type PartyUpdate = typeof PartyModel.update.static;

@@ -1,0 +1,148 @@
+/**
+ * CRUD shared by customers and suppliers: same columns, rules, list declaration and
+ * audit; each kind plugs in its table, its webhook events and what blocks a delete.
+ */
+import { eq } from "drizzle-orm";
+import type { Tx } from "../../db/client.ts";
+import { customers, suppliers } from "../../db/schema.ts";
+import { audit } from "../audit/service.ts";
+import { t } from "elysia";
+import { Conflict } from "../lib/errors.ts";
+import { runList, type ListQuery, type ListSpec } from "../lib/list.ts";
+import { Country, Currency } from "../lib/schemas.ts";
+import { findInOrg, transaction, type Scope } from "../lib/scope.ts";
+import { newId, nowIso } from "../lib/time.ts";
+import { emit } from "../webhooks/outbox.ts";
+import type { WebhookEvent } from "../webhooks/events.ts";
+import type { PartyCreate, PartyUpdate } from "./party-model.ts";
+
+export type PartyTable = typeof customers | typeof suppliers;
+export type PartyRow = typeof customers.$inferSelect;
+
+export function presentParty(row: PartyRow) {
+  return {
+    id: row.id,
+    type: row.vatNumber ? ("organization" as const) : ("individual" as const),
+    name: row.name,
+    email: row.email,
+    phone: row.phone,
+    address: row.address,
+    city: row.city,
+    postal_code: row.postalCode,
+    country: row.country,
+    vat_number: row.vatNumber,
+    currency: row.currency,
+    payment_terms: row.paymentTerms,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+  };
+}
+
+export function partyListSpec(table: PartyTable, searchTable: string): ListSpec<PartyTable> {
+  return {
+    table,
+    sorts: { name: table.name, created_at: table.createdAt, updated_at: table.updatedAt },
+    defaultSort: "name",
+    filters: {
+      country: { column: table.country, schema: Country },
+      currency: { column: table.currency, schema: Currency },
+      email: { column: table.email, schema: t.String({ maxLength: 255 }), map: (v) => v.trim().toLowerCase() },
+    },
+    searchTable,
+    updatedAt: table.updatedAt,
+  };
+}
+
+/** Input field → column; emails are stored lower-cased so the email filter is exact. */
+function columns(input: PartyUpdate) {
+  const out: Partial<PartyRow> = {};
+  if (input.name !== undefined) out.name = input.name.trim();
+  if (input.email !== undefined) out.email = input.email === null ? null : input.email.trim().toLowerCase();
+  if (input.phone !== undefined) out.phone = input.phone;
+  if (input.address !== undefined) out.address = input.address;
+  if (input.city !== undefined) out.city = input.city;
+  if (input.postal_code !== undefined) out.postalCode = input.postal_code;
+  if (input.country !== undefined) out.country = input.country;
+  if (input.vat_number !== undefined) out.vatNumber = input.vat_number;
+  if (input.currency !== undefined) out.currency = input.currency;
+  if (input.payment_terms !== undefined) out.paymentTerms = input.payment_terms;
+  return out;
+}
+
+export type PartyKind<Shown> = {
+  table: PartyTable;
+  resourceType: "customer" | "supplier";
+  searchTable: string;
+  events?: { created: WebhookEvent; updated: WebhookEvent; deleted: WebhookEvent };
+  /** the full representation (customers add contact persons) */
+  show: (tx: Tx, row: PartyRow) => Shown;
+  /** a reason the row cannot be deleted (409), or null */
+  deleteBlocker: (tx: Tx, row: PartyRow) => string | null;
+};
+
+export function partyService<Shown>(kind: PartyKind<Shown>) {
+  const { table, resourceType, events } = kind;
+  const listSpec = partyListSpec(table, kind.searchTable);
+
+  return {
+    listSpec,
+    list(scope: Scope, query: ListQuery, url: string) {
+      const page = runList(scope.db, listSpec, scope.org.id, query, url);
+      return { data: page.rows.map(presentParty), links: page.links, meta: page.meta };
+    },
+    get(scope: Scope, id: string): Shown {
+      return kind.show(scope.db, findInOrg(scope.db, table, scope.org.id, id));
+    },
+    find(tx: Tx, scope: Scope, id: string): PartyRow {
+      return findInOrg(tx, table, scope.org.id, id);
+    },
+    create(scope: Scope, input: PartyCreate): Shown {
+      return transaction(scope.db, (tx) => {
+        const now = nowIso();
+        const row: PartyRow = {
+          id: newId(),
+          organizationId: scope.org.id,
+          name: "",
+          email: null,
+          phone: null,
+          address: null,
+          city: null,
+          postalCode: null,
+          country: null,
+          vatNumber: null,
+          currency: null,
+          paymentTerms: null,
+          ...columns(input),
+          createdAt: now,
+          updatedAt: now,
+        };
+        tx.insert(table).values(row).run();
+        const shown = kind.show(tx, row);
+        audit(tx, scope, `${resourceType}.created`, resourceType, row.id);
+        if (events) emit(tx, scope, events.created, shown);
+        return shown;
+      });
+    },
+    update(scope: Scope, id: string, input: PartyUpdate): Shown {
+      return transaction(scope.db, (tx) => {
+        findInOrg(tx, table, scope.org.id, id);
+        tx.update(table).set({ ...columns(input), updatedAt: nowIso() }).where(eq(table.id, id)).run();
+        const shown = kind.show(tx, findInOrg(tx, table, scope.org.id, id));
+        audit(tx, scope, `${resourceType}.updated`, resourceType, id);
+        if (events) emit(tx, scope, events.updated, shown);
+        return shown;
+      });
+    },
+    remove(scope: Scope, id: string): void {
+      transaction(scope.db, (tx) => {
+        const row = findInOrg(tx, table, scope.org.id, id);
+        const blocker = kind.deleteBlocker(tx, row);
+        if (blocker) throw new Conflict(blocker);
+        const last = kind.show(tx, row);
+        tx.delete(table).where(eq(table.id, id)).run();
+        audit(tx, scope, `${resourceType}.deleted`, resourceType, id);
+        if (events) emit(tx, scope, events.deleted, last);
+      });
+    },
+  };
+}

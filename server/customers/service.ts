@@ -1,0 +1,135 @@
+import { and, asc, count, eq, ne } from "drizzle-orm";
+import type { Tx } from "../../db/client.ts";
+import { contactPersons, customers, invoices } from "../../db/schema.ts";
+import { audit } from "../audit/service.ts";
+import { partyService, presentParty, type PartyRow } from "../contacts/party-service.ts";
+import { findInOrg, inOrg, transaction, type Scope } from "../lib/scope.ts";
+import { newId, nowIso } from "../lib/time.ts";
+import { NotFound } from "../lib/errors.ts";
+import { emit } from "../webhooks/outbox.ts";
+import type { ContactPersonCreate, ContactPersonUpdate } from "./model.ts";
+
+type ContactRow = typeof contactPersons.$inferSelect;
+
+export function presentContactPerson(row: ContactRow) {
+  return {
+    id: row.id,
+    first_name: row.firstName,
+    last_name: row.lastName,
+    full_name: `${row.firstName} ${row.lastName}`.trim(),
+    email: row.email,
+    phone: row.phone,
+    position: row.position,
+    is_primary: row.isPrimary,
+    notes: row.notes,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+  };
+}
+
+/** The customer as GET /customers/{id} and the customer.* webhooks show it. */
+export function showCustomer(tx: Tx, row: PartyRow) {
+  const persons = tx
+    .select()
+    .from(contactPersons)
+    .where(eq(contactPersons.customerId, row.id))
+    .orderBy(asc(contactPersons.createdAt), asc(contactPersons.id))
+    .all();
+  return { ...presentParty(row), contact_persons: persons.map(presentContactPerson) };
+}
+
+export const customerService = partyService({
+  table: customers,
+  resourceType: "customer",
+  searchTable: "customers_fts",
+  events: { created: "customer.created", updated: "customer.updated", deleted: "customer.deleted" },
+  show: showCustomer,
+  deleteBlocker: (tx, row) => {
+    const n = tx.select({ n: count() }).from(invoices).where(eq(invoices.customerId, row.id)).get()!.n;
+    return n > 0 ? `The customer has ${n} invoice${n === 1 ? "" : "s"} and cannot be deleted.` : null;
+  },
+});
+
+/**
+ * Contact persons change their customer: each change is audited and emits customer.updated
+ * with the customer as it now is.
+ */
+function touchCustomer(tx: Tx, scope: Scope, customerId: string, action: string, personId: string) {
+  tx.update(customers).set({ updatedAt: nowIso() }).where(eq(customers.id, customerId)).run();
+  audit(tx, scope, action, "contact_person", personId);
+  emit(tx, scope, "customer.updated", showCustomer(tx, findInOrg(tx, customers, scope.org.id, customerId)));
+}
+
+/** At most one primary contact per customer: setting one clears the others. */
+function clearOtherPrimaries(tx: Tx, customerId: string, keepId: string) {
+  tx.update(contactPersons)
+    .set({ isPrimary: false })
+    .where(and(eq(contactPersons.customerId, customerId), ne(contactPersons.id, keepId), eq(contactPersons.isPrimary, true)))
+    .run();
+}
+
+function findPerson(tx: Tx, scope: Scope, customerId: string, personId: string): ContactRow {
+  findInOrg(tx, customers, scope.org.id, customerId);
+  const row = tx
+    .select()
+    .from(contactPersons)
+    .where(inOrg(contactPersons, scope.org.id, eq(contactPersons.customerId, customerId), eq(contactPersons.id, personId)))
+    .get();
+  if (!row) throw new NotFound();
+  return row;
+}
+
+export const contactPersonService = {
+  list(scope: Scope, customerId: string) {
+    const customer = findInOrg(scope.db, customers, scope.org.id, customerId);
+    return { data: showCustomer(scope.db, customer).contact_persons };
+  },
+  create(scope: Scope, customerId: string, input: ContactPersonCreate) {
+    return transaction(scope.db, (tx) => {
+      findInOrg(tx, customers, scope.org.id, customerId);
+      const now = nowIso();
+      const row: ContactRow = {
+        id: newId(),
+        organizationId: scope.org.id,
+        customerId,
+        firstName: input.first_name.trim(),
+        lastName: input.last_name.trim(),
+        email: input.email?.trim().toLowerCase() ?? null,
+        phone: input.phone ?? null,
+        position: input.position ?? null,
+        isPrimary: input.is_primary ?? false,
+        notes: input.notes ?? null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      tx.insert(contactPersons).values(row).run();
+      if (row.isPrimary) clearOtherPrimaries(tx, customerId, row.id);
+      touchCustomer(tx, scope, customerId, "contact_person.created", row.id);
+      return presentContactPerson(row);
+    });
+  },
+  update(scope: Scope, customerId: string, personId: string, input: ContactPersonUpdate) {
+    return transaction(scope.db, (tx) => {
+      findPerson(tx, scope, customerId, personId);
+      const set: Partial<ContactRow> = { updatedAt: nowIso() };
+      if (input.first_name !== undefined) set.firstName = input.first_name.trim();
+      if (input.last_name !== undefined) set.lastName = input.last_name.trim();
+      if (input.email !== undefined) set.email = input.email === null ? null : input.email.trim().toLowerCase();
+      if (input.phone !== undefined) set.phone = input.phone;
+      if (input.position !== undefined) set.position = input.position;
+      if (input.is_primary !== undefined) set.isPrimary = input.is_primary;
+      if (input.notes !== undefined) set.notes = input.notes;
+      tx.update(contactPersons).set(set).where(eq(contactPersons.id, personId)).run();
+      if (input.is_primary) clearOtherPrimaries(tx, customerId, personId);
+      touchCustomer(tx, scope, customerId, "contact_person.updated", personId);
+      return presentContactPerson(findPerson(tx, scope, customerId, personId));
+    });
+  },
+  remove(scope: Scope, customerId: string, personId: string) {
+    transaction(scope.db, (tx) => {
+      findPerson(tx, scope, customerId, personId);
+      tx.delete(contactPersons).where(eq(contactPersons.id, personId)).run();
+      touchCustomer(tx, scope, customerId, "contact_person.deleted", personId);
+    });
+  },
+};

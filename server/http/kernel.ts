@@ -1,0 +1,158 @@
+/**
+ * The request pipeline shared by every feature module: authentication and rate limiting
+ * (onRequest, before any body is read), JSON body parsing with its 400/413/415, the guard
+ * macro each route declares (`ability: "contacts.view"`), and the one error handler.
+ */
+import { Elysia } from "elysia";
+import type { Db } from "../../db/client.ts";
+import type { Config } from "../config.ts";
+import type { Ability } from "../auth/abilities.ts";
+import { createAuthenticator, type Auth } from "../auth/authenticate.ts";
+import {
+  ApiError,
+  BadRequest,
+  Forbidden,
+  MethodNotAllowed,
+  NotFound,
+  PayloadTooLarge,
+  TooManyRequests,
+  Unauthenticated,
+  UnsupportedMediaType,
+} from "../lib/errors.ts";
+import type { Actor, Scope } from "../lib/scope.ts";
+import { createRateLimiter } from "./rate-limit.ts";
+import { toValidationFailed } from "./validation.ts";
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+const API_PREFIX = "/api/v1";
+
+type RequestState = { ip: string | null; auth: Auth | null };
+
+export type Deps = { db: Db; config: Config; log?: (line: string) => void };
+
+type RouteInfo = { method: string; pattern: RegExp };
+
+export function createKernel({ db, config, log = (l) => console.error(l) }: Deps) {
+  const authenticate = createAuthenticator(db);
+  const rateLimit = createRateLimiter(config.rateLimitPerMinute);
+  const states = new WeakMap<Request, RequestState>();
+  let routes: RouteInfo[] = [];
+
+  /** Known paths answer 405 for a wrong method instead of 404. */
+  const setRouteTable = (table: { method: string; path: string }[]) => {
+    routes = table.map((r) => ({
+      method: r.method,
+      pattern: new RegExp(`^${r.path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:[^/]+/g, "[^/]+")}/?$`),
+    }));
+  };
+
+  /** The request URL as clients see it: KONTOR_BASE_URL when set (for `links`). */
+  const publicUrl = (url: string): string => {
+    if (!config.baseUrl) return url;
+    const u = new URL(url);
+    return `${config.baseUrl}${u.pathname}${u.search}`;
+  };
+
+  const stateOf = (request: Request): RequestState => states.get(request) ?? { ip: null, auth: null };
+
+  const kernel = new Elysia({ name: "kontor-kernel" })
+    .decorate({ db, config })
+    .onRequest(({ request, server, set }) => {
+      const path = pathOf(request.url);
+      if (!path.startsWith(API_PREFIX)) return;
+      const ip = server?.requestIP(request)?.address ?? null;
+      const auth = authenticate(request.headers.get("authorization"));
+      states.set(request, { ip, auth });
+      const decision = rateLimit(auth ? auth.rateKey : `ip:${ip ?? "unknown"}`);
+      set.headers["x-ratelimit-limit"] = String(decision.limit);
+      set.headers["x-ratelimit-remaining"] = String(decision.remaining);
+      if (!decision.allowed) throw new TooManyRequests(decision.retryAfterSeconds);
+      // every API route but the index needs a token: answer 401 before reading any body
+      if (!auth && path !== API_PREFIX && path !== `${API_PREFIX}/`) throw new Unauthenticated();
+    })
+    .onParse({ as: "global" }, async ({ request }) => {
+      const length = Number(request.headers.get("content-length") ?? "0");
+      if (length > MAX_BODY_BYTES) throw new PayloadTooLarge(MAX_BODY_BYTES);
+      const text = await readLimited(request, MAX_BODY_BYTES);
+      if (text.trim() === "") return null;
+      const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+      if (type !== "application/json" && !type.endsWith("+json")) throw new UnsupportedMediaType();
+      try {
+        return JSON.parse(text);
+      } catch {
+        throw new BadRequest("The request body is not valid JSON.");
+      }
+    })
+    .macro({
+      /** Declares the ability a route needs; "any" means any valid token of an organisation with api_access. */
+      ability: (required: Ability | "any") => ({
+        detail: { "x-ability": required, security: [{ bearerAuth: [] }] } as Record<string, unknown>,
+        transform({ request }) {
+          const { auth } = stateOf(request);
+          if (!auth) throw new Unauthenticated();
+          if (!auth.org.apiAccess) throw new Forbidden("API access is not enabled for this organisation.");
+          if (required !== "any" && !auth.abilities.has(required)) {
+            throw new Forbidden(`This action requires the ${required} ability.`);
+          }
+        },
+        resolve({ request }) {
+          const { auth, ip } = stateOf(request);
+          const actor: Actor =
+            auth!.tokenType === "personal" ? { type: "user", id: auth!.userId, ip } : { type: "token", id: auth!.tokenId, ip };
+          const scope: Scope = { db, org: auth!.org, actor };
+          return { auth: auth!, scope, url: publicUrl(request.url) };
+        },
+      }),
+    })
+    .onError({ as: "global" }, ({ code, error, set, request }) => {
+      let apiError: ApiError;
+      // Elysia wraps what a parse hook throws in a ParseError
+      const cause = (error as { cause?: unknown }).cause;
+      if (error instanceof ApiError) apiError = error;
+      else if (code === "PARSE" && cause instanceof ApiError) apiError = cause;
+      else if (code === "VALIDATION" && error.type !== "response") apiError = toValidationFailed(error.all as any);
+      else if (code === "NOT_FOUND") {
+        const path = pathOf(request.url);
+        const allowed = routes.filter((r) => r.pattern.test(path)).map((r) => r.method);
+        apiError = allowed.length > 0 && !allowed.includes(request.method) ? new MethodNotAllowed([...new Set(allowed)]) : new NotFound();
+      } else if (code === "PARSE") apiError = new BadRequest("The request body is not valid JSON.");
+      else {
+        log(`[kontor] ${request.method} ${pathOf(request.url)} failed: ${(error as Error)?.stack ?? String(error)}`);
+        apiError = new ApiError(500, "Server error.");
+      }
+      const headers = new Headers();
+      for (const [k, v] of Object.entries(set.headers)) if (typeof v === "string") headers.set(k, v);
+      for (const [k, v] of Object.entries(apiError.headers ?? {})) headers.set(k, v);
+      headers.set("content-type", "application/json");
+      return new Response(JSON.stringify(apiError.toJSON()), { status: apiError.status, headers });
+    });
+
+  return Object.assign(kernel, { setRouteTable });
+}
+
+export type Kernel = ReturnType<typeof createKernel>;
+
+function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  const q = url.indexOf("?", start);
+  return start === -1 ? "/" : url.slice(start, q === -1 ? undefined : q);
+}
+
+/** Reads the body as text, refusing (413) once it grows past `limit` bytes. */
+async function readLimited(request: Request, limit: number): Promise<string> {
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw new PayloadTooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}

@@ -1,0 +1,116 @@
+/** Turns TypeBox validation errors into Laravel-style `{message, errors}` with human messages. */
+import type { TSchema } from "@sinclair/typebox";
+import { ValueErrorType, type ValueError } from "@sinclair/typebox/errors";
+import { Value } from "@sinclair/typebox/value";
+import { attributeName, ValidationFailed, type FieldErrors } from "../lib/errors.ts";
+
+/** "/lines/0/quantity" → "lines.0.quantity"; "/filter[status]" → "filter.status". */
+export function fieldKey(path: string): string {
+  const key = path
+    .replace(/^\//, "")
+    .split("/")
+    .map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .join(".")
+    .replace(/\[([^\]]*)\]/g, ".$1");
+  return key === "" ? "body" : key;
+}
+
+/** For `X | null` given a non-null value, X's own error says more than "X or null". */
+function nullableMemberError(error: ValueError): ValueError {
+  const anyOf = (error.schema as { anyOf?: TSchema[] }).anyOf;
+  if (error.type !== ValueErrorType.Union || !anyOf || error.value === null) return error;
+  const members = anyOf.filter((m) => (m as { type?: string }).type !== "null");
+  if (members.length !== 1 || members.length === anyOf.length) return error;
+  const first = Value.Errors(members[0]!, error.value).First();
+  return first ? { ...first, path: error.path } : error;
+}
+
+function describe(error: ValueError, key: string): string {
+  const name = attributeName(key);
+  const s = error.schema as Record<string, any>;
+  switch (error.type) {
+    case ValueErrorType.ObjectRequiredProperty:
+      return `The ${name} field is required.`;
+    case ValueErrorType.ObjectAdditionalProperties:
+      return `The ${name} field is not accepted.`;
+    case ValueErrorType.String:
+      return `The ${name} field must be a string.`;
+    case ValueErrorType.Number:
+      return `The ${name} field must be a number.`;
+    case ValueErrorType.Integer:
+      return `The ${name} field must be an integer.`;
+    case ValueErrorType.Boolean:
+      return `The ${name} field must be true or false.`;
+    case ValueErrorType.Array:
+      return `The ${name} field must be an array.`;
+    case ValueErrorType.Object:
+      return key === "body" ? "The request body must be a JSON object." : `The ${name} field must be an object.`;
+    case ValueErrorType.Null:
+      return `The ${name} field must be null.`;
+    case ValueErrorType.StringMaxLength:
+      return `The ${name} field must not be greater than ${s.maxLength} characters.`;
+    case ValueErrorType.StringMinLength:
+      return s.minLength === 1 ? `The ${name} field must not be empty.` : `The ${name} field must be at least ${s.minLength} characters.`;
+    case ValueErrorType.ArrayMinItems:
+      return `The ${name} field must have at least ${s.minItems} item${s.minItems === 1 ? "" : "s"}.`;
+    case ValueErrorType.ArrayMaxItems:
+      return `The ${name} field must not have more than ${s.maxItems} items.`;
+    case ValueErrorType.ArrayUniqueItems:
+      return `The ${name} field must not contain duplicates.`;
+    case ValueErrorType.IntegerMinimum:
+    case ValueErrorType.NumberMinimum:
+      return `The ${name} field must be at least ${s.minimum}.`;
+    case ValueErrorType.IntegerMaximum:
+    case ValueErrorType.NumberMaximum:
+      return `The ${name} field must not be greater than ${s.maximum}.`;
+    case ValueErrorType.Kind:
+      return `The selected ${name} is invalid.`;
+    case ValueErrorType.StringFormat:
+      return formatMessage(name, s.format);
+    case ValueErrorType.Union:
+    case ValueErrorType.StringPattern:
+    case ValueErrorType.Literal:
+      // Elysia coerces query integers through a union with a numeric-string format
+      if (s.anyOf?.some((x: any) => x.format === "integer")) return `The ${name} field must be an integer.`;
+      if (s.anyOf?.some((x: any) => x.format === "numeric")) return `The ${name} field must be a number.`;
+      return s.anyOf?.every((x: any) => "const" in x) || "const" in s
+        ? `The selected ${name} is invalid.`
+        : s.anyOf?.some((x: any) => x.type === "null")
+          ? `The ${name} field must be a ${s.anyOf.find((x: any) => x.type !== "null")?.type ?? "value"} or null.`
+          : `The ${name} field format is invalid.`;
+    default:
+      return `The ${name} field is invalid.`;
+  }
+}
+
+function formatMessage(name: string, format: string): string {
+  switch (format) {
+    case "uuid":
+      return `The ${name} field must be a valid UUID.`;
+    case "email":
+      return `The ${name} field must be a valid email address.`;
+    case "date":
+      return `The ${name} field must be a valid date (YYYY-MM-DD).`;
+    case "date-time":
+      return `The ${name} field must be a valid ISO 8601 timestamp.`;
+    case "iso-3166-alpha2":
+      return `The ${name} field must be an ISO 3166-1 alpha-2 country code (e.g. BE).`;
+    case "iso-4217":
+      return `The ${name} field must be an ISO 4217 currency code (e.g. EUR).`;
+    case "uri":
+      return `The ${name} field must be a valid URL.`;
+    default:
+      return `The ${name} field format is invalid.`;
+  }
+}
+
+/** One error per field, the most specific first (a union's own error after its members'). */
+export function toValidationFailed(errors: ValueError[]): ValidationFailed {
+  const out: FieldErrors = {};
+  for (const error of errors) {
+    const key = fieldKey(error.path);
+    if (out[key]) continue;
+    out[key] = [describe(nullableMemberError(error), key)];
+  }
+  return new ValidationFailed(out);
+}

@@ -1,0 +1,186 @@
+/**
+ * The one list mechanism: each resource declares its sorts, filters and search as data
+ * (a `ListSpec`), and gets a query schema (validation + OpenAPI) and a runner that returns
+ * `{data, links, meta}` with a stable tiebreak on `id`, always scoped to the organisation.
+ */
+import { t, type TSchema } from "elysia";
+import { asc, count, desc, eq, gte, lte, sql, type SQL } from "drizzle-orm";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
+import type { TObject } from "@sinclair/typebox";
+import type { Tx } from "../../db/client.ts";
+import { normalizeTimestamp } from "./time.ts";
+import { ValidationFailed } from "./errors.ts";
+import { inOrg } from "./scope.ts";
+import { Timestamp } from "./schemas.ts";
+
+export const DEFAULT_PER_PAGE = 20;
+export const MAX_PER_PAGE = 100;
+
+type OrgTable = SQLiteTable & { organizationId: SQLiteColumn; id: SQLiteColumn };
+
+export type FilterSpec =
+  /** column = value; `schema` validates the raw query string (enum, uuid, date…) */
+  | { column: SQLiteColumn; op?: "eq" | "gte" | "lte"; schema?: TSchema; map?: (value: string) => unknown }
+  /** anything else, e.g. `overdue=true` */
+  | { schema: TSchema; where: (value: string) => SQL | undefined };
+
+export type ListSpec<T extends OrgTable = OrgTable> = {
+  table: T;
+  /** sort name → column; the default is written as it would be sent: "name" or "-issue_date" */
+  sorts: Record<string, SQLiteColumn>;
+  defaultSort: string;
+  filters?: Record<string, FilterSpec>;
+  /** name of the FTS5 table whose rowids are the base table's rowids */
+  searchTable?: string;
+  /** column for `filter[updated_since]` (every list has it) */
+  updatedAt: SQLiteColumn;
+};
+
+export type ListQuery = Record<string, unknown>;
+
+export type ListPage<Row> = {
+  rows: Row[];
+  links: { first: string; last: string; prev: string | null; next: string | null };
+  meta: {
+    current_page: number;
+    from: number | null;
+    last_page: number;
+    per_page: number;
+    to: number | null;
+    total: number;
+  };
+};
+
+/** The query-string schema of a list: used by Elysia to validate and by the OpenAPI document. */
+export function listQuerySchema(spec: ListSpec): TObject {
+  const sortNames = Object.keys(spec.sorts).flatMap((name) => [name, `-${name}`]);
+  const properties: Record<string, TSchema> = {
+    page: t.Optional(t.Integer({ minimum: 1, description: "Page number (default 1)" })),
+    per_page: t.Optional(
+      t.Integer({ minimum: 1, maximum: MAX_PER_PAGE, description: `Page size, 1–${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE})` }),
+    ),
+    sort: t.Optional(
+      t.UnionEnum(sortNames as [string, ...string[]], {
+        description: `Sort field; prefix with - for descending. Default: ${spec.defaultSort}`,
+      }),
+    ),
+    "filter[updated_since]": t.Optional(
+      t.String({ ...Timestamp, description: "Only rows changed at or after this timestamp" }),
+    ),
+  };
+  if (spec.searchTable) {
+    properties.search = t.Optional(t.String({ maxLength: 200, description: "Full-text search" }));
+  }
+  for (const [name, filter] of Object.entries(spec.filters ?? {})) {
+    properties[`filter[${name}]`] = t.Optional(filter.schema ?? t.String({ maxLength: 255 }));
+  }
+  return t.Object(properties, { additionalProperties: false });
+}
+
+/** Words of the search text as an FTS5 prefix query: `"acme"* "gmbh"*`; null when there are none. */
+export function ftsQuery(text: string): string | null {
+  const words = text.match(/[\p{L}\p{N}]+/gu);
+  if (!words || words.length === 0) return null;
+  return words
+    .slice(0, 10)
+    .map((w) => `"${w}"*`)
+    .join(" ");
+}
+
+export function runList<T extends OrgTable>(
+  tx: Tx,
+  spec: ListSpec<T>,
+  orgId: string,
+  query: ListQuery,
+  url: string,
+  extraConditions: (SQL | undefined)[] = [],
+): ListPage<T["$inferSelect"]> {
+  const page = Number(query.page ?? 1);
+  const perPage = Number(query.per_page ?? DEFAULT_PER_PAGE);
+  const sortParam = String(query.sort ?? spec.defaultSort);
+  const descending = sortParam.startsWith("-");
+  const sortColumn = spec.sorts[descending ? sortParam.slice(1) : sortParam];
+  if (!sortColumn) throw ValidationFailed.field("sort", "The selected sort is invalid.");
+
+  const conditions: (SQL | undefined)[] = [...extraConditions];
+  for (const [name, filter] of Object.entries(spec.filters ?? {})) {
+    const raw = query[`filter[${name}]`];
+    if (raw === undefined || raw === "") continue;
+    const value = String(raw);
+    if ("where" in filter) conditions.push(filter.where(value));
+    else {
+      const mapped = filter.map ? filter.map(value) : value;
+      const op = filter.op ?? "eq";
+      conditions.push(op === "gte" ? gte(filter.column, mapped) : op === "lte" ? lte(filter.column, mapped) : eq(filter.column, mapped));
+    }
+  }
+  const since = query["filter[updated_since]"];
+  if (since !== undefined && since !== "") {
+    const normalized = normalizeTimestamp(String(since));
+    if (!normalized) throw ValidationFailed.field("filter.updated_since", "The filter.updated since field must be a valid ISO 8601 timestamp.");
+    conditions.push(gte(spec.updatedAt, normalized));
+  }
+  if (spec.searchTable && query.search !== undefined && query.search !== "") {
+    const match = ftsQuery(String(query.search));
+    if (match === null) conditions.push(sql`0`);
+    else {
+      const fts = sql.raw(spec.searchTable);
+      conditions.push(sql`${spec.table}.rowid IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ${match})`);
+    }
+  }
+
+  const where = inOrg(spec.table, orgId, ...conditions);
+  const total = tx.select({ n: count() }).from(spec.table as SQLiteTable).where(where).get()!.n;
+  const direction = descending ? desc : asc;
+  const rows = tx
+    .select()
+    .from(spec.table as SQLiteTable)
+    .where(where)
+    .orderBy(direction(sortColumn), direction(spec.table.id))
+    .limit(perPage)
+    .offset((page - 1) * perPage)
+    .all() as T["$inferSelect"][];
+
+  const lastPage = Math.max(1, Math.ceil(total / perPage));
+  const from = rows.length ? (page - 1) * perPage + 1 : null;
+  const pageUrl = (n: number) => {
+    const u = new URL(url);
+    u.searchParams.set("page", String(n));
+    return u.toString();
+  };
+  return {
+    rows,
+    links: {
+      first: pageUrl(1),
+      last: pageUrl(lastPage),
+      prev: page > 1 ? pageUrl(Math.min(page - 1, lastPage)) : null,
+      next: page < lastPage ? pageUrl(page + 1) : null,
+    },
+    meta: {
+      current_page: page,
+      from,
+      last_page: lastPage,
+      per_page: perPage,
+      to: from === null ? null : from + rows.length - 1,
+      total,
+    },
+  };
+}
+
+/** Response schema of a list of `item`. */
+export function listResponse(item: TSchema) {
+  const NullableUrl = t.Union([t.String(), t.Null()]);
+  const NullableInt = t.Union([t.Integer(), t.Null()]);
+  return t.Object({
+    data: t.Array(item),
+    links: t.Object({ first: t.String(), last: t.String(), prev: NullableUrl, next: NullableUrl }),
+    meta: t.Object({
+      current_page: t.Integer(),
+      from: NullableInt,
+      last_page: t.Integer(),
+      per_page: t.Integer(),
+      to: NullableInt,
+      total: t.Integer(),
+    }),
+  });
+}

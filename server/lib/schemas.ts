@@ -1,0 +1,56 @@
+/**
+ * Shared TypeBox building blocks. The same schemas validate requests and feed the OpenAPI
+ * document; `server/docs/openapi.ts` turns `anyOf [X, null]` into OpenAPI 3.0 `nullable`.
+ */
+import { t, type TSchema } from "elysia";
+import { FormatRegistry, type TObject, type TProperties } from "@sinclair/typebox";
+import { isValidDate } from "./time.ts";
+
+// Elysia's own "date" format accepts "March 3rd"-like strings; the API wants real YYYY-MM-DD.
+FormatRegistry.Set("date", isValidDate);
+const regionNames = new Intl.DisplayNames(["en"], { type: "region" });
+const currencies = new Set(Intl.supportedValuesOf("currency"));
+/** Real ISO 3166-1 alpha-2 codes (ICU knows their names), upper case. */
+export const isCountryCode = (v: string) => /^[A-Z]{2}$/.test(v) && regionNames.of(v) !== v && regionNames.of(v) !== "Unknown Region";
+/** Real ISO 4217 codes, upper case. */
+export const isCurrencyCode = (v: string) => /^[A-Z]{3}$/.test(v) && currencies.has(v);
+FormatRegistry.Set("iso-3166-alpha2", isCountryCode);
+FormatRegistry.Set("iso-4217", isCurrencyCode);
+
+/** A request body object that rejects unknown (and read-only) fields: contract section 5. */
+export function strictObject<P extends TProperties>(properties: P, options: object = {}): TObject<P> {
+  return t.Object(properties, { additionalProperties: false, ...options });
+}
+
+export const Uuid = t.String({ format: "uuid", description: "UUID" });
+export const DateString = t.String({ format: "date", description: "Date, YYYY-MM-DD", examples: ["2026-11-22"] });
+export const Timestamp = t.String({
+  format: "date-time",
+  description: "ISO 8601 UTC with microseconds",
+  examples: ["2026-11-22T10:15:30.123456Z"],
+});
+export const Country = t.String({ format: "iso-3166-alpha2", description: "ISO 3166-1 alpha-2, e.g. BE" });
+export const Currency = t.String({ format: "iso-4217", description: "ISO 4217, e.g. EUR" });
+export const Email = t.String({ format: "email", maxLength: 255 });
+/** Input: a JSON number or numeric string, at most two fraction digits (checked by readMoney). */
+export const MoneyInput = t.Union([t.Number(), t.String({ maxLength: 32 })], {
+  description: 'Decimal with at most 2 fraction digits, as a number or string ("12.50")',
+});
+/** Output: a decimal string with exactly two fraction digits. */
+export const Money = t.String({ pattern: "^-?\\d+\\.\\d{2}$", examples: ["12.50"] });
+
+export const Nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()]);
+
+export const IdParams = t.Object({ id: t.String() });
+
+export const ErrorBody = t.Object(
+  { message: t.String() },
+  { description: "Error", examples: [{ message: "Not found." }] },
+);
+export const ValidationErrorBody = t.Object(
+  { message: t.String(), errors: t.Record(t.String(), t.Array(t.String())) },
+  { description: "Validation error", examples: [{ message: "The name field is required.", errors: { name: ["The name field is required."] } }] },
+);
+
+/** `{data: …}`: single resources are wrapped (contract section 5). */
+export const Wrapped = <T extends TSchema>(schema: T) => t.Object({ data: schema });

@@ -1,0 +1,40 @@
+/**
+ * Who is acting, for which organisation. Every service takes a Scope instead of an HTTP
+ * context, so the CLI calls the same code; every query filters by `scope.orgId` through
+ * the helpers below, never by a handler remembering to.
+ */
+import { and, eq, type SQL } from "drizzle-orm";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
+import type { Db, Tx } from "../../db/client.ts";
+import { NotFound } from "./errors.ts";
+
+export type Actor = { type: "user" | "token" | "cli"; id: string | null; ip: string | null };
+
+export type Organization = {
+  id: string;
+  name: string;
+  currency: string;
+  country: string;
+  apiAccess: boolean;
+};
+
+export type Scope = { db: Db; org: Organization; actor: Actor };
+
+type OrgTable = SQLiteTable & { organizationId: SQLiteColumn; id: SQLiteColumn };
+
+/** `organization_id = ? AND …`: the one place tenant isolation is written. */
+export function inOrg(table: OrgTable, orgId: string, ...conditions: (SQL | undefined)[]): SQL {
+  return and(eq(table.organizationId, orgId), ...conditions)!;
+}
+
+/** The row with this id in this organisation, or a 404 (another organisation's row included). */
+export function findInOrg<T extends OrgTable>(tx: Tx, table: T, orgId: string, id: string): T["$inferSelect"] {
+  const row = tx.select().from(table as SQLiteTable).where(inOrg(table, orgId, eq(table.id, id))).get();
+  if (!row) throw new NotFound();
+  return row as T["$inferSelect"];
+}
+
+/** Runs `work` in one synchronous SQLite transaction (no awaits inside: bun:sqlite is sync). */
+export function transaction<T>(db: Db, work: (tx: Tx) => T): T {
+  return db.transaction((tx) => work(tx), { behavior: "immediate" });
+}

@@ -1,0 +1,52 @@
+/** Wall clock with microseconds: ISO 8601 UTC, six fraction digits, trailing Z. */
+let lastMicros = 0;
+export function nowIso(): string {
+  return isoFromMicros(nowMicros());
+}
+
+/** Strictly increasing within the process, so ordering by timestamp is stable. */
+export function nowMicros(): number {
+  let micros = Math.floor((performance.timeOrigin + performance.now()) * 1000);
+  if (micros <= lastMicros) micros = lastMicros + 1;
+  lastMicros = micros;
+  return micros;
+}
+
+export function isoFromMicros(micros: number): string {
+  const ms = Math.floor(micros / 1000);
+  const base = new Date(ms).toISOString(); // 2026-11-22T18:32:30.123Z
+  return `${base.slice(0, 19)}.${String(micros % 1_000_000).padStart(6, "0")}Z`;
+}
+
+/** Converts any ISO timestamp accepted as input to the stored form, or null when invalid. */
+export function normalizeTimestamp(input: string): string | null {
+  const m = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/.exec(input);
+  if (!m) return null;
+  const ms = Date.parse(
+    `${m[1]}T${m[2] ?? "00"}:${m[3] ?? "00"}:${m[4] ?? "00"}${m[6] ?? "Z"}`.replace(/([+-]\d{2})(\d{2})$/, "$1:$2"),
+  );
+  if (Number.isNaN(ms)) return null;
+  const fraction = (m[5] ?? "").padEnd(6, "0");
+  return `${new Date(ms).toISOString().slice(0, 19)}.${fraction}Z`;
+}
+
+export function newId(): string {
+  return Bun.randomUUIDv7();
+}
+
+/** A real calendar date in YYYY-MM-DD form. */
+export function isValidDate(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const d = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === value;
+}
+
+export function addDays(date: string, days: number): string {
+  const d = new Date(`${date}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + days);
+  return d.toISOString().slice(0, 10);
+}
+
+export function today(): string {
+  return new Date().toISOString().slice(0, 10);
+}

@@ -1,0 +1,127 @@
+/** Organisations and users: managed from the CLI (contract section 2). */
+import { and, eq, or, sql } from "drizzle-orm";
+import type { Db } from "../../db/client.ts";
+import { apiTokens, organizations, users } from "../../db/schema.ts";
+import { ROLES, type Role } from "../auth/abilities.ts";
+import { audit } from "../audit/service.ts";
+import { ApiError, FieldErrorBag, NotFound } from "../lib/errors.ts";
+import { transaction, type Actor, type Organization, type Scope } from "../lib/scope.ts";
+import { newId, nowIso } from "../lib/time.ts";
+import { seedVatRates } from "../vat-rates/seed.ts";
+import { seedChart } from "../accounts/seed.ts";
+
+export const CLI_ACTOR: Actor = { type: "cli", id: null, ip: null };
+
+export type OrganizationInput = { name: string; currency?: string; country?: string; apiAccess?: boolean };
+
+export function createOrganization(db: Db, input: OrganizationInput, actor: Actor = CLI_ACTOR): Organization {
+  const bag = new FieldErrorBag();
+  const name = input.name?.trim() ?? "";
+  const currency = (input.currency ?? "EUR").toUpperCase();
+  const country = (input.country ?? "BE").toUpperCase();
+  if (name === "" || name.length > 255) bag.add("name", "The name must be 1 to 255 characters.");
+  if (!/^[A-Z]{3}$/.test(currency)) bag.add("currency", "The currency must be an ISO 4217 code (e.g. EUR).");
+  if (!/^[A-Z]{2}$/.test(country)) bag.add("country", "The country must be an ISO 3166-1 alpha-2 code (e.g. BE).");
+  bag.throwIfAny();
+  const now = nowIso();
+  const org: Organization = { id: newId(), name, currency, country, apiAccess: input.apiAccess ?? true };
+  return transaction(db, (tx) => {
+    tx.insert(organizations).values({ ...org, createdAt: now, updatedAt: now }).run();
+    seedVatRates(tx, org.id, country);
+    seedChart(tx, org.id, currency);
+    audit(tx, { db, org, actor }, "organization.created", "organization", org.id);
+    return org;
+  });
+}
+
+export function listOrganizations(db: Db) {
+  return db.select().from(organizations).orderBy(organizations.createdAt).all();
+}
+
+/** An organisation by id or unique name. */
+export function findOrganization(db: Db, ref: string): Organization {
+  const rows = db
+    .select()
+    .from(organizations)
+    .where(or(eq(organizations.id, ref), eq(organizations.name, ref)))
+    .all();
+  if (rows.length === 0) throw new ApiError(404, `No organisation "${ref}".`);
+  if (rows.length > 1) throw new ApiError(422, `"${ref}" names ${rows.length} organisations; use its id.`);
+  const { id, name, currency, country, apiAccess } = rows[0]!;
+  return { id, name, currency, country, apiAccess };
+}
+
+export function setApiAccess(db: Db, org: Organization, on: boolean, actor: Actor = CLI_ACTOR): Organization {
+  return transaction(db, (tx) => {
+    tx.update(organizations).set({ apiAccess: on, updatedAt: nowIso() }).where(eq(organizations.id, org.id)).run();
+    audit(tx, { db, org, actor }, on ? "organization.api_access_enabled" : "organization.api_access_disabled", "organization", org.id);
+    return { ...org, apiAccess: on };
+  });
+}
+
+export type UserRow = typeof users.$inferSelect;
+
+export function createUser(db: Db, org: Organization, input: { email: string; name: string; role: string }, actor: Actor = CLI_ACTOR): UserRow {
+  const bag = new FieldErrorBag();
+  const email = input.email?.trim().toLowerCase() ?? "";
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) bag.add("email", "The email must be a valid email address.");
+  if (!input.name?.trim()) bag.add("name", "The name is required.");
+  if (!ROLES.includes(input.role as Role)) bag.add("role", `The role must be one of ${ROLES.join(", ")}.`);
+  bag.throwIfAny();
+  const taken = db.select({ id: users.id }).from(users).where(and(eq(users.organizationId, org.id), eq(users.email, email))).get();
+  if (taken) throw new ApiError(422, `A user with email ${email} already exists in ${org.name}.`);
+  const now = nowIso();
+  const row: UserRow = { id: newId(), organizationId: org.id, email, name: input.name.trim(), role: input.role as Role, createdAt: now, updatedAt: now };
+  return transaction(db, (tx) => {
+    tx.insert(users).values(row).run();
+    audit(tx, { db, org, actor }, "user.created", "user", row.id);
+    return row;
+  });
+}
+
+export function listUsers(db: Db, org: Organization): UserRow[] {
+  return db.select().from(users).where(eq(users.organizationId, org.id)).orderBy(users.createdAt).all();
+}
+
+/** A user by id or email (unique across organisations, else use the id). */
+export function findUser(db: Db, ref: string): UserRow {
+  const rows = db
+    .select()
+    .from(users)
+    .where(or(eq(users.id, ref), eq(users.email, ref.toLowerCase())))
+    .all();
+  if (rows.length === 0) throw new ApiError(404, `No user "${ref}".`);
+  if (rows.length > 1) throw new ApiError(422, `"${ref}" names ${rows.length} users; use the id.`);
+  return rows[0]!;
+}
+
+function orgOf(db: Db, id: string): Organization {
+  const o = db.select().from(organizations).where(eq(organizations.id, id)).get();
+  if (!o) throw new NotFound();
+  return { id: o.id, name: o.name, currency: o.currency, country: o.country, apiAccess: o.apiAccess };
+}
+
+export function setUserRole(db: Db, user: UserRow, role: string, actor: Actor = CLI_ACTOR): UserRow {
+  if (!ROLES.includes(role as Role)) throw new ApiError(422, `The role must be one of ${ROLES.join(", ")}.`);
+  const scope: Scope = { db, org: orgOf(db, user.organizationId), actor };
+  return transaction(db, (tx) => {
+    tx.update(users).set({ role: role as Role, updatedAt: nowIso() }).where(eq(users.id, user.id)).run();
+    audit(tx, scope, "user.role_changed", "user", user.id);
+    return { ...user, role: role as Role };
+  });
+}
+
+/** Removes a user: their personal tokens go with them; organisation tokens they minted stay. */
+export function removeUser(db: Db, user: UserRow, actor: Actor = CLI_ACTOR): { revokedTokens: number } {
+  const scope: Scope = { db, org: orgOf(db, user.organizationId), actor };
+  return transaction(db, (tx) => {
+    const personal = tx
+      .select({ n: sql<number>`count(*)` })
+      .from(apiTokens)
+      .where(eq(apiTokens.userId, user.id))
+      .get()!.n;
+    tx.delete(users).where(eq(users.id, user.id)).run(); // cascades to personal tokens
+    audit(tx, scope, "user.removed", "user", user.id);
+    return { revokedTokens: personal };
+  });
+}

@@ -1,0 +1,62 @@
+/**
+ * The transactional outbox: the one place a webhook delivery is written. `emit` runs inside
+ * the caller's transaction, so the change and its deliveries commit (or roll back) together.
+ */
+import { and, eq } from "drizzle-orm";
+import type { Tx } from "../../db/client.ts";
+import { webhookDeliveries, webhooks } from "../../db/schema.ts";
+import type { Scope } from "../lib/scope.ts";
+import { newId, nowIso } from "../lib/time.ts";
+import type { WebhookEvent } from "./events.ts";
+
+type Listener = () => void;
+const listeners = new Set<Listener>();
+
+/** The worker subscribes here to be nudged right after deliveries are queued. */
+export function onEnqueue(listener: Listener): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+let nudgeScheduled = false;
+function scheduleNudge(): void {
+  if (nudgeScheduled || listeners.size === 0) return;
+  nudgeScheduled = true;
+  // runs after the synchronous transaction has committed
+  setTimeout(() => {
+    nudgeScheduled = false;
+    for (const listener of listeners) listener();
+  }, 0);
+}
+
+/** Queues one delivery per active webhook of the organisation subscribed to `event`. */
+export function emit(tx: Tx, scope: Scope, event: WebhookEvent, data: unknown): number {
+  const subscribed = tx
+    .select({ id: webhooks.id, events: webhooks.events })
+    .from(webhooks)
+    .where(and(eq(webhooks.organizationId, scope.org.id), eq(webhooks.isActive, true)))
+    .all()
+    .filter((w) => w.events.includes(event));
+  if (subscribed.length === 0) return 0;
+  const now = nowIso();
+  const payload = JSON.stringify({ event, timestamp: now, data });
+  for (const webhook of subscribed) {
+    tx.insert(webhookDeliveries)
+      .values({
+        id: newId(),
+        organizationId: scope.org.id,
+        webhookId: webhook.id,
+        event,
+        payload,
+        status: "pending",
+        attempts: 0,
+        nextAttemptAt: Date.now(),
+        createdAt: now,
+        updatedAt: now,
+      })
+      .run();
+    tx.update(webhooks).set({ lastTriggeredAt: now }).where(eq(webhooks.id, webhook.id)).run();
+  }
+  scheduleNudge();
+  return subscribed.length;
+}

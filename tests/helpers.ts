@@ -1,0 +1,109 @@
+/**
+ * Test harness: the real app on a fresh SQLite file per test file, driven through
+ * `app.handle(new Request(...))`, plus organisations, users and tokens made by the same
+ * services the CLI uses. No mocks of our own database.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { migrate, openDatabase, type Db } from "../db/client.ts";
+import { createApp, type App } from "../server/app.ts";
+import { loadConfig, type Config } from "../server/config.ts";
+import { CLI_ACTOR, createOrganization, createUser } from "../server/orgs/service.ts";
+import type { Organization } from "../server/lib/scope.ts";
+import { createToken } from "../server/tokens/service.ts";
+import type { Role } from "../server/auth/abilities.ts";
+
+export type ApiResponse<T = any> = { status: number; body: T; headers: Headers; text: string };
+
+export type TestEnv = {
+  db: Db;
+  app: App;
+  config: Config;
+  dir: string;
+  /** organisation token with `*` in the first organisation */
+  token: string;
+  org: Organization;
+  request: (method: string, path: string, options?: RequestOptions) => Promise<ApiResponse>;
+  /** shorthand: JSON request with the given token (default: the `*` token) */
+  api: (method: string, path: string, body?: unknown, token?: string | null) => Promise<ApiResponse>;
+  newOrg: (name?: string, options?: { apiAccess?: boolean; country?: string; currency?: string }) => { org: Organization; token: string };
+  orgToken: (abilities: string[], org?: Organization) => string;
+  userToken: (role: Role, abilities?: string[], org?: Organization) => { token: string; userId: string };
+  close: () => void;
+};
+
+export type RequestOptions = { body?: unknown; rawBody?: string; token?: string | null; headers?: Record<string, string> };
+
+let counter = 0;
+
+export function createTestEnv(env: Record<string, string> = {}): TestEnv {
+  const dir = mkdtempSync(join(tmpdir(), "kontor-test-"));
+  const config = loadConfig({ KONTOR_ENV: "test", KONTOR_RATE_LIMIT: "100000", ...env, KONTOR_DB: join(dir, "kontor.db") });
+  const db = openDatabase(config.dbPath);
+  migrate(db);
+  const app = createApp({ db, config, log: () => {} });
+
+  const orgToken = (abilities: string[], org: Organization = first.org) =>
+    createToken({ db, org, actor: CLI_ACTOR }, { cli: true }, "organization", { userId: null, createdByUserId: null }, { name: `t${++counter}`, abilities }).token;
+  const userToken = (role: Role, abilities?: string[], org: Organization = first.org) => {
+    const user = createUser(db, org, { email: `user${++counter}@example.test`, name: `User ${counter}`, role });
+    const token = createToken({ db, org, actor: CLI_ACTOR }, { cli: true }, "personal", { userId: user.id, createdByUserId: user.id }, {
+      name: `p${counter}`,
+      abilities,
+    }).token;
+    return { token, userId: user.id };
+  };
+  const newOrg = (name = `Org ${++counter}`, options: { apiAccess?: boolean; country?: string; currency?: string } = {}) => {
+    const org = createOrganization(db, { name, ...options });
+    return { org, token: orgToken(["*"], org) };
+  };
+  const first = { org: null as unknown as Organization };
+  first.org = createOrganization(db, { name: "Acme", country: "BE", currency: "EUR" });
+  const token = orgToken(["*"]);
+
+  const request = async (method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> => {
+    const headers: Record<string, string> = { ...options.headers };
+    const bearer = options.token === undefined ? token : options.token;
+    if (bearer) headers.authorization = `Bearer ${bearer}`;
+    let body: string | undefined = options.rawBody;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers["content-type"] ??= "application/json";
+    }
+    const response = await app.handle(new Request(`http://localhost${path}`, { method, headers, body }));
+    const text = await response.text();
+    let parsed: unknown = undefined;
+    if (text && (response.headers.get("content-type") ?? "").includes("json")) parsed = JSON.parse(text);
+    return { status: response.status, body: parsed, headers: response.headers, text };
+  };
+
+  return {
+    db,
+    app,
+    config,
+    dir,
+    token,
+    org: first.org,
+    request,
+    api: (method, path, body, bearer) => request(method, path, { body, token: bearer }),
+    newOrg,
+    orgToken,
+    userToken,
+    close: () => {
+      db.$client.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Runs a CLI command as a real process; returns exit code and output. */
+export async function runCli(args: string[], env: Record<string, string> = {}) {
+  const proc = Bun.spawn(["bun", join(import.meta.dir, "../cli/main.ts"), ...args], {
+    env: { ...process.env, KONTOR_ENV: "test", ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, stdout, stderr };
+}

@@ -1,0 +1,2 @@
+// Preloaded by bun test (bunfig.toml): quiet, deterministic configuration for every test file.
+process.env.KONTOR_ENV = "test";
