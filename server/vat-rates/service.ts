@@ -1,0 +1,21 @@
+import { asc, desc, eq } from "drizzle-orm";
+import type { Tx } from "../../db/client.ts";
+import { vatRates } from "../../db/schema.ts";
+import type { FieldErrorBag } from "../lib/errors.ts";
+import { inOrg } from "../lib/scope.ts";
+
+export type VatRateRow = typeof vatRates.$inferSelect;
+
+/**
+ * The organisation's VAT rate with this id, or an error on `field` in the bag (a rate of
+ * another organisation is a validation error, 422, not a 404: the resource is the invoice).
+ */
+export function readVatRate(tx: Tx, orgId: string, bag: FieldErrorBag, field: string, id: string): VatRateRow | null {
+  const row = tx.select().from(vatRates).where(inOrg(vatRates, orgId, eq(vatRates.id, id))).get();
+  if (!row) bag.add(field, `The selected ${field.replace(/_/g, " ")} is invalid.`);
+  return row ?? null;
+}
+
+export function listVatRates(tx: Tx, orgId: string): VatRateRow[] {
+  return tx.select().from(vatRates).where(inOrg(vatRates, orgId)).orderBy(desc(vatRates.isDefault), desc(vatRates.rateBp), asc(vatRates.id)).all();
+}
