@@ -13,6 +13,7 @@ import { CLI_ACTOR, createOrganization, createUser } from "../server/orgs/servic
 import type { Organization } from "../server/lib/scope.ts";
 import { createToken } from "../server/tokens/service.ts";
 import type { Role } from "../server/auth/abilities.ts";
+import { createContractChecker, type ContractChecker } from "./contract.ts";
 
 export type ApiResponse<T = any> = { status: number; body: T; headers: Headers; text: string };
 
@@ -34,6 +35,8 @@ export type TestEnv = {
 };
 
 export type RequestOptions = { body?: unknown; rawBody?: string; token?: string | null; headers?: Record<string, string> };
+
+let contractChecker: Promise<ContractChecker> | null = null;
 
 let counter = 0;
 
@@ -74,7 +77,11 @@ export function createTestEnv(env: Record<string, string> = {}): TestEnv {
     const response = await app.handle(new Request(`http://localhost${path}`, { method, headers, body }));
     const text = await response.text();
     let parsed: unknown = undefined;
-    if (text && (response.headers.get("content-type") ?? "").includes("json")) parsed = JSON.parse(text);
+    const contentType = response.headers.get("content-type") ?? "";
+    if (text && contentType.includes("json")) parsed = JSON.parse(text);
+    // every response of the suite must match the published OpenAPI document (tests/contract.ts)
+    contractChecker ??= createContractChecker((r) => app.handle(r));
+    (await contractChecker)(method, `http://localhost${path}`, response.status, parsed, contentType);
     return { status: response.status, body: parsed, headers: response.headers, text };
   };
 

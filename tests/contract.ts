@@ -1,0 +1,91 @@
+/**
+ * Contract check: every response the test suite sees is validated against the OpenAPI
+ * document the server publishes (/docs/openapi.json), so the document and the server
+ * cannot drift. Hooked into tests/helpers.ts `request`; a mismatch fails the test that
+ * made the request, naming the operation, the status and the schema errors.
+ */
+import Ajv, { type ValidateFunction } from "ajv";
+import addFormats from "ajv-formats";
+
+type Operation = { pattern: RegExp; path: string; method: string; responses: Record<string, any> };
+
+export type ContractChecker = (method: string, url: string, status: number, body: unknown, contentType: string) => void;
+
+let loaded: Promise<{ operations: Operation[]; validators: Map<string, ValidateFunction>; ajv: Ajv; doc: any }> | null = null;
+
+/** The published OpenAPI document, loaded once per test process. */
+export function openApiDocument(handle: (request: Request) => Promise<Response>): Promise<any> {
+  return load(handle).then((l) => l.doc);
+}
+
+function load(handle: (request: Request) => Promise<Response>) {
+  loaded ??= (async () => {
+    const doc = await (await handle(new Request("http://localhost/docs/openapi.json"))).json();
+    // OpenAPI 3.0 `nullable` is understood by Ajv; `example(s)` and x-* are annotations
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    addFormats(ajv);
+    ajv.addSchema({ $id: "openapi", components: doc.components }, "openapi");
+    const operations: Operation[] = [];
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      const pattern = new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[^}]+\}/g, "[^/]+")}$`);
+      for (const [method, op] of Object.entries<any>(item)) operations.push({ pattern, path, method: method.toUpperCase(), responses: op.responses });
+    }
+    return { operations, validators: new Map<string, ValidateFunction>(), ajv, doc };
+  })();
+  return loaded;
+}
+
+/** Rewrites local `#/components/...` refs so they resolve against the registered document. */
+function rebase(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(rebase);
+  if (schema && typeof schema === "object") {
+    return Object.fromEntries(
+      Object.entries(schema).map(([k, v]) => [k, k === "$ref" && typeof v === "string" && v.startsWith("#/") ? `openapi${v}` : rebase(v)]),
+    );
+  }
+  return schema;
+}
+
+export async function createContractChecker(handle: (request: Request) => Promise<Response>): Promise<ContractChecker> {
+  const { operations, validators, ajv } = await load(handle);
+  return (method, url, status, body, contentType) => {
+    const path = new URL(url).pathname;
+    if (!path.startsWith("/api/v1") && path !== "/health") return;
+    const operation = operations.find((o) => o.method === method && o.pattern.test(path));
+    if (!operation) {
+      // unknown routes and wrong methods: still the documented error shape
+      if (status === 404 || status === 405) assertErrorShape(method, path, status, body);
+      else if (status !== 401 && status !== 429) throw new Error(`contract: ${method} ${path} answered ${status} but has no operation in the OpenAPI document`);
+      else assertErrorShape(method, path, status, body);
+      return;
+    }
+    const response = operation.responses[String(status)];
+    if (!response) {
+      throw new Error(
+        `contract: ${method} ${operation.path} answered ${status}, which its OpenAPI operation does not document (documented: ${Object.keys(operation.responses).join(", ")}); body: ${JSON.stringify(body)?.slice(0, 300)}`,
+      );
+    }
+    const schema = response.content?.["application/json"]?.schema;
+    if (!schema) {
+      if (status !== 204 && body !== undefined) throw new Error(`contract: ${method} ${operation.path} ${status} returned a body the document does not describe`);
+      return;
+    }
+    if (!contentType.includes("json")) throw new Error(`contract: ${method} ${operation.path} ${status} is documented as JSON but was ${contentType}`);
+    const key = `${operation.method} ${operation.path} ${status}`;
+    let validate = validators.get(key);
+    if (!validate) {
+      validate = ajv.compile(rebase(schema) as object);
+      validators.set(key, validate);
+    }
+    if (!validate(body)) {
+      throw new Error(
+        `contract: ${key} body does not match the OpenAPI schema: ${ajv.errorsText(validate.errors, { separator: "; " })}; body: ${JSON.stringify(body)?.slice(0, 500)}`,
+      );
+    }
+  };
+}
+
+function assertErrorShape(method: string, path: string, status: number, body: unknown) {
+  const ok = !!body && typeof body === "object" && typeof (body as { message?: unknown }).message === "string";
+  if (!ok) throw new Error(`contract: ${method} ${path} ${status} is not a JSON error {message}: ${JSON.stringify(body)}`);
+}
