@@ -4,7 +4,7 @@
  * Money and quantities are integer hundredths (`*_cents`), VAT rates basis points.
  */
 import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { type AnySQLiteColumn, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 const id = () => text("id").primaryKey();
 const orgId = () =>
@@ -14,6 +14,8 @@ const orgId = () =>
 const createdAt = () => text("created_at").notNull();
 const updatedAt = () => text("updated_at").notNull();
 const bool = (name: string) => integer(name, { mode: "boolean" });
+/** Names sort case-insensitively ("alpha" between "Aaron" and "Bravo"); lists order by the same expression. */
+export const nocase = (column: AnySQLiteColumn) => sql`${column} collate nocase`;
 
 export const organizations = sqliteTable("organizations", {
   id: id(),
@@ -79,20 +81,20 @@ const partyColumns = () => ({
 });
 
 export const customers = sqliteTable("customers", partyColumns(), (t) => [
-  index("customers_org_name").on(t.organizationId, t.name, t.id),
+  index("customers_org_name").on(t.organizationId, nocase(t.name), t.id),
   index("customers_org_created").on(t.organizationId, t.createdAt, t.id),
   index("customers_org_updated").on(t.organizationId, t.updatedAt, t.id),
-  index("customers_org_country").on(t.organizationId, t.country, t.name),
-  index("customers_org_currency").on(t.organizationId, t.currency, t.name),
+  index("customers_org_country").on(t.organizationId, t.country, nocase(t.name), t.id),
+  index("customers_org_currency").on(t.organizationId, t.currency, nocase(t.name), t.id),
   index("customers_org_email").on(t.organizationId, t.email),
 ]);
 
 export const suppliers = sqliteTable("suppliers", partyColumns(), (t) => [
-  index("suppliers_org_name").on(t.organizationId, t.name, t.id),
+  index("suppliers_org_name").on(t.organizationId, nocase(t.name), t.id),
   index("suppliers_org_created").on(t.organizationId, t.createdAt, t.id),
   index("suppliers_org_updated").on(t.organizationId, t.updatedAt, t.id),
-  index("suppliers_org_country").on(t.organizationId, t.country, t.name),
-  index("suppliers_org_currency").on(t.organizationId, t.currency, t.name),
+  index("suppliers_org_country").on(t.organizationId, t.country, nocase(t.name), t.id),
+  index("suppliers_org_currency").on(t.organizationId, t.currency, nocase(t.name), t.id),
   index("suppliers_org_email").on(t.organizationId, t.email),
   // vendor → supplier matching is case-insensitive and trimmed
   index("suppliers_org_lower_name").on(t.organizationId, sql`lower(trim(${t.name}))`),
@@ -273,7 +275,7 @@ export const accounts = sqliteTable(
   },
   (t) => [
     uniqueIndex("accounts_org_code").on(t.organizationId, t.code),
-    index("accounts_org_name").on(t.organizationId, t.name, t.id),
+    index("accounts_org_name").on(t.organizationId, nocase(t.name), t.id),
     index("accounts_org_type").on(t.organizationId, t.type, t.code),
     index("accounts_org_parent").on(t.organizationId, t.parentId, t.code),
     index("accounts_org_updated").on(t.organizationId, t.updatedAt, t.id),
@@ -298,7 +300,7 @@ export const bankAccounts = sqliteTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    index("bank_accounts_org_name").on(t.organizationId, t.name, t.id),
+    index("bank_accounts_org_name").on(t.organizationId, nocase(t.name), t.id),
     index("bank_accounts_org_updated").on(t.organizationId, t.updatedAt, t.id),
   ],
 );

@@ -20,7 +20,7 @@ export function openApiDocument(handle: (request: Request) => Promise<Response>)
 
 function load(handle: (request: Request) => Promise<Response>) {
   loaded ??= (async () => {
-    const doc = await (await handle(new Request("http://localhost/docs/openapi.json"))).json();
+    const doc: any = await (await handle(new Request("http://localhost/docs/openapi.json"))).json();
     // OpenAPI 3.0 `nullable` is understood by Ajv; `example(s)` and x-* are annotations
     const ajv = new Ajv({ strict: false, allErrors: true });
     addFormats(ajv);

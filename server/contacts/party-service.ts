@@ -4,7 +4,7 @@
  */
 import { eq } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
-import { customers, suppliers } from "../../db/schema.ts";
+import { customers, nocase, suppliers } from "../../db/schema.ts";
 import { audit } from "../audit/service.ts";
 import { t } from "elysia";
 import { Conflict } from "../lib/errors.ts";
@@ -41,7 +41,7 @@ export function presentParty(row: PartyRow) {
 export function partyListSpec(table: PartyTable, searchTable: string): ListSpec<PartyTable> {
   return {
     table,
-    sorts: { name: table.name, created_at: table.createdAt, updated_at: table.updatedAt },
+    sorts: { name: nocase(table.name), created_at: table.createdAt, updated_at: table.updatedAt },
     defaultSort: "name",
     filters: {
       country: { column: table.country, schema: Country },

@@ -110,7 +110,7 @@ export function createKernel({ db, config, log = (l) => console.error(l) }: Deps
       const cause = (error as { cause?: unknown }).cause;
       if (error instanceof ApiError) apiError = error;
       else if (code === "PARSE" && cause instanceof ApiError) apiError = cause;
-      else if (code === "VALIDATION" && error.type !== "response") apiError = toValidationFailed(error.all as any);
+      else if (code === "VALIDATION" && error.type !== "response") apiError = toValidationFailed(validationErrors(error));
       else if (code === "NOT_FOUND") {
         const path = pathOf(request.url);
         const allowed = routes.filter((r) => r.pattern.test(path)).map((r) => r.method);
@@ -131,6 +131,18 @@ export function createKernel({ db, config, log = (l) => console.error(l) }: Deps
 }
 
 export type Kernel = ReturnType<typeof createKernel>;
+
+/**
+ * Elysia checks coerced query integers one property at a time and loses the property's
+ * name on the way; list schemas tag those properties with `x-param` so the error is keyed.
+ */
+function validationErrors(error: { type: string; all: unknown; validator?: unknown }) {
+  const all = error.all as { path: string }[];
+  if (error.type !== "property") return all as any;
+  const validator = error.validator as { schema?: Record<string, unknown> } & Record<string, unknown>;
+  const param = (validator?.schema ?? validator)?.["x-param"];
+  return typeof param === "string" ? all.map((e) => ({ ...e, path: `/${param}${e.path}` })) : all;
+}
 
 function pathOf(url: string): string {
   const start = url.indexOf("/", url.indexOf("//") + 2);

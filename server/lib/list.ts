@@ -26,8 +26,11 @@ export type FilterSpec =
 
 export type ListSpec<T extends OrgTable = OrgTable> = {
   table: T;
-  /** sort name → column; the default is written as it would be sent: "name" or "-issue_date" */
-  sorts: Record<string, SQLiteColumn>;
+  /**
+   * sort name → column or expression (e.g. `nocase(table.name)` from db/schema.ts, matching its
+   * index); the default is written as it would be sent: "name" or "-issue_date"
+   */
+  sorts: Record<string, SQLiteColumn | SQL>;
   defaultSort: string;
   filters?: Record<string, FilterSpec>;
   /** name of the FTS5 table whose rowids are the base table's rowids */
@@ -55,9 +58,9 @@ export type ListPage<Row> = {
 export function listQuerySchema(spec: ListSpec): TObject {
   const sortNames = Object.keys(spec.sorts).flatMap((name) => [name, `-${name}`]);
   const properties: Record<string, TSchema> = {
-    page: t.Optional(t.Integer({ minimum: 1, description: "Page number (default 1)" })),
+    page: t.Optional(t.Integer({ minimum: 1, "x-param": "page", description: "Page number (default 1)" })),
     per_page: t.Optional(
-      t.Integer({ minimum: 1, maximum: MAX_PER_PAGE, description: `Page size, 1–${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE})` }),
+      t.Integer({ minimum: 1, maximum: MAX_PER_PAGE, "x-param": "per_page", description: `Page size, 1–${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE})` }),
     ),
     sort: t.Optional(
       t.UnionEnum(sortNames as [string, ...string[]], {

@@ -1,0 +1,265 @@
+/** Authentication, abilities, roles and tokens (contract section 6, api-spec 4.2 and 5). */
+import { afterAll, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { apiTokens } from "../db/schema.ts";
+import { ABILITIES } from "../server/auth/abilities.ts";
+import { CLI_ACTOR, findUser, removeUser, setApiAccess, setUserRole } from "../server/orgs/service.ts";
+import { createTestEnv } from "./helpers.ts";
+
+const env = createTestEnv();
+afterAll(() => env.close());
+
+describe("401", () => {
+  const cases: [string, Record<string, string>][] = [
+    ["no header", {}],
+    ["not bearer", { authorization: "Basic YWJjOmRlZg==" }],
+    ["no secret part", { authorization: "Bearer 01900000-0000-7000-8000-000000000000" }],
+    ["unknown id", { authorization: "Bearer 01900000-0000-7000-8000-000000000000|" + "x".repeat(40) }],
+    ["garbage", { authorization: "Bearer ||||" }],
+  ];
+  for (const [name, headers] of cases) {
+    test(name, async () => {
+      const r = await env.request("GET", "/api/v1/customers", { token: null, headers });
+      expect(r.status).toBe(401);
+      expect(r.body).toEqual({ message: "Unauthenticated." });
+    });
+  }
+
+  test("a wrong secret for a real token id", async () => {
+    const [id] = env.token.split("|");
+    const r = await env.request("GET", "/api/v1/customers", { token: `${id}|${"A".repeat(43)}` });
+    expect(r.status).toBe(401);
+  });
+
+  test("401 comes before the body is looked at", async () => {
+    const r = await env.request("POST", "/api/v1/customers", { token: null, rawBody: "{not json", headers: { "content-type": "application/json" } });
+    expect(r.status).toBe(401);
+  });
+
+  test("the API index and /health need no token", async () => {
+    expect((await env.request("GET", "/api/v1", { token: null })).body).toMatchObject({ name: "Kontor", docs: "/docs" });
+    expect((await env.request("GET", "/health", { token: null })).body).toEqual({ status: "ok" });
+  });
+});
+
+describe("secrets", () => {
+  test("only a SHA-256 of the secret is stored", async () => {
+    const [id, secret] = env.token.split("|") as [string, string];
+    expect(secret.length).toBeGreaterThanOrEqual(40);
+    expect(secret).toMatch(/^[A-Za-z0-9_-]+$/);
+    const row = env.db.select().from(apiTokens).where(eq(apiTokens.id, id)).get()!;
+    const expected = new Bun.CryptoHasher("sha256").update(secret).digest("hex");
+    expect(row.secretHash).toBe(expected);
+    expect(JSON.stringify(row)).not.toContain(secret);
+  });
+
+  test("last_used_at is recorded", async () => {
+    const token = env.orgToken(["contacts.view"]);
+    const id = token.split("|")[0]!;
+    expect(env.db.select().from(apiTokens).where(eq(apiTokens.id, id)).get()!.lastUsedAt).toBeNull();
+    expect((await env.api("GET", "/api/v1/customers", undefined, token)).status).toBe(200);
+    expect(env.db.select().from(apiTokens).where(eq(apiTokens.id, id)).get()!.lastUsedAt).toMatch(/\.\d{6}Z$/);
+  });
+});
+
+describe("403", () => {
+  test("a missing ability is named", async () => {
+    const token = env.orgToken(["contacts.view"]);
+    const r = await env.api("POST", "/api/v1/customers", { name: "X" }, token);
+    expect(r.status).toBe(403);
+    expect(r.body.message).toContain("contacts.create");
+    expect((await env.api("GET", "/api/v1/customers", undefined, token)).status).toBe(200);
+  });
+
+  test("an organisation without api_access", async () => {
+    const other = env.newOrg("No access");
+    setApiAccess(env.db, other.org, false, CLI_ACTOR);
+    const r = await env.api("GET", "/api/v1/customers", undefined, other.token);
+    expect(r.status).toBe(403);
+    expect(r.body.message).toContain("API access");
+    // meta endpoints too: every token route is behind api_access
+    expect((await env.api("GET", "/api/v1/meta/abilities", undefined, other.token)).status).toBe(403);
+    setApiAccess(env.db, other.org, true, CLI_ACTOR);
+    expect((await env.api("GET", "/api/v1/customers", undefined, other.token)).status).toBe(200);
+  });
+});
+
+describe("roles and personal tokens", () => {
+  test("a personal token's abilities are its own ∩ its user's role", async () => {
+    const { token } = env.userToken("viewer", ["contacts.view", "contacts.create"]);
+    expect((await env.api("GET", "/api/v1/customers", undefined, token)).status).toBe(200);
+    const r = await env.api("POST", "/api/v1/customers", { name: "Nope" }, token);
+    expect(r.status).toBe(403);
+    expect(r.body.message).toContain("contacts.create");
+  });
+
+  test("member: views plus create/edit of contacts, invoicing, expenses; no delete", async () => {
+    const { token } = env.userToken("member");
+    const created = await env.api("POST", "/api/v1/customers", { name: "By member" }, token);
+    expect(created.status).toBe(201);
+    expect((await env.api("DELETE", `/api/v1/customers/${created.body.data.id}`, undefined, token)).status).toBe(403);
+  });
+
+  test("a demoted user's token loses power at once", async () => {
+    const { token, userId } = env.userToken("admin");
+    expect((await env.api("POST", "/api/v1/customers", { name: "Before" }, token)).status).toBe(201);
+    setUserRole(env.db, findUser(env.db, userId), "viewer", CLI_ACTOR);
+    expect((await env.api("POST", "/api/v1/customers", { name: "After" }, token)).status).toBe(403);
+    expect((await env.api("GET", "/api/v1/customers", undefined, token)).status).toBe(200);
+  });
+
+  test("removing a user ends its personal tokens but not the organisation tokens it created", async () => {
+    const { token: personal, userId } = env.userToken("owner");
+    const minted = await env.api("POST", "/api/v1/org-tokens", { name: "integration", abilities: ["contacts.view"] }, personal);
+    expect(minted.status).toBe(201);
+    removeUser(env.db, findUser(env.db, userId), CLI_ACTOR);
+    expect((await env.api("GET", "/api/v1/customers", undefined, personal)).status).toBe(401);
+    expect((await env.api("GET", "/api/v1/customers", undefined, minted.body.token)).status).toBe(200);
+  });
+});
+
+describe("personal tokens: /api/v1/tokens", () => {
+  test("create, list without secrets, use, revoke", async () => {
+    const { token } = env.userToken("accountant");
+    const r = await env.api("POST", "/api/v1/tokens", { name: "laptop", abilities: ["contacts.view"], expires_in_days: 30 }, token);
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ name: "laptop", type: "personal", abilities: ["contacts.view"] });
+    expect(r.body.token).toMatch(/^[0-9a-f-]{36}\|[A-Za-z0-9_-]{40,}$/);
+    expect(r.headers.get("location")).toBe(`/api/v1/tokens/${r.body.id}`);
+    const days = (Date.parse(r.body.expires_at) - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(29.9);
+    expect(days).toBeLessThan(30.1);
+
+    const list = await env.api("GET", "/api/v1/tokens", undefined, token);
+    expect(list.status).toBe(200);
+    const ids = list.body.data.map((t: any) => t.id);
+    expect(ids).toContain(r.body.id);
+    expect(list.text).not.toContain(r.body.token.split("|")[1]);
+    for (const item of list.body.data) expect(Object.keys(item).sort()).toEqual(["abilities", "created_at", "expires_at", "id", "last_used_at", "name", "type"]);
+
+    expect((await env.api("GET", "/api/v1/customers", undefined, r.body.token)).status).toBe(200);
+    expect((await env.api("DELETE", `/api/v1/tokens/${r.body.id}`, undefined, token)).status).toBe(204);
+    expect((await env.api("GET", "/api/v1/customers", undefined, r.body.token)).status).toBe(401);
+    expect((await env.api("DELETE", `/api/v1/tokens/${r.body.id}`, undefined, token)).status).toBe(404);
+  });
+
+  test("omitted abilities: everything the caller holds", async () => {
+    const { token } = env.userToken("viewer");
+    const r = await env.api("POST", "/api/v1/tokens", { name: "all" }, token);
+    expect(r.status).toBe(201);
+    expect(r.body.abilities.every((a: string) => a.endsWith(".view"))).toBe(true);
+  });
+
+  test("an organisation token cannot create personal tokens", async () => {
+    const r = await env.api("POST", "/api/v1/tokens", { name: "x" });
+    expect(r.status).toBe(403);
+  });
+
+  test("* on a personal token is a 422", async () => {
+    const { token } = env.userToken("owner");
+    const r = await env.api("POST", "/api/v1/tokens", { name: "x", abilities: ["*"] }, token);
+    expect(r.status).toBe(422);
+    expect(r.body.errors.abilities[0]).toContain("*");
+  });
+
+  test("no token can mint more power than its own: 422 naming the excess", async () => {
+    const { token } = env.userToken("viewer");
+    const r = await env.api("POST", "/api/v1/tokens", { name: "x", abilities: ["contacts.view", "invoicing.create", "expenses.approve"] }, token);
+    expect(r.status).toBe(422);
+    expect(r.body.errors.abilities[0]).toContain("invoicing.create");
+    expect(r.body.errors.abilities[0]).toContain("expenses.approve");
+    expect(r.body.errors.abilities[0]).not.toContain("contacts.view");
+  });
+
+  test("validation: name, unknown abilities, expires_in_days bounds, unknown fields", async () => {
+    const { token } = env.userToken("owner");
+    const bad = [
+      [{}, "name"],
+      [{ name: "" }, "name"],
+      [{ name: "x".repeat(256) }, "name"],
+      [{ name: "x", abilities: ["nope.view"] }, "abilities"],
+      [{ name: "x", abilities: [] }, "abilities"],
+      [{ name: "x", expires_in_days: 0 }, "expires_in_days"],
+      [{ name: "x", expires_in_days: 366 }, "expires_in_days"],
+      [{ name: "x", expires_in_days: 1.5 }, "expires_in_days"],
+      [{ name: "x", type: "organization" }, "type"],
+    ] as const;
+    for (const [body, field] of bad) {
+      const r = await env.api("POST", "/api/v1/tokens", body, token);
+      expect(r.status, JSON.stringify(body)).toBe(422);
+      expect(Object.keys(r.body.errors), JSON.stringify(body)).toContain(field);
+    }
+    const ok = await env.api("POST", "/api/v1/tokens", { name: "x", expires_in_days: null }, token);
+    expect(ok.status).toBe(201);
+    expect(ok.body.expires_at).toBeNull();
+  });
+
+  test("an expired token is a 401", async () => {
+    const { token } = env.userToken("owner");
+    const r = await env.api("POST", "/api/v1/tokens", { name: "short", expires_in_days: 1 }, token);
+    const id = r.body.id;
+    env.db.update(apiTokens).set({ expiresAt: "2020-01-01T00:00:00.000000Z" }).where(eq(apiTokens.id, id)).run();
+    expect((await env.api("GET", "/api/v1/meta/abilities", undefined, r.body.token)).status).toBe(401);
+  });
+
+  test("a user cannot revoke another user's personal token", async () => {
+    const a = env.userToken("owner");
+    const b = env.userToken("owner");
+    const minted = await env.api("POST", "/api/v1/tokens", { name: "a's" }, a.token);
+    expect((await env.api("DELETE", `/api/v1/tokens/${minted.body.id}`, undefined, b.token)).status).toBe(404);
+    expect((await env.api("GET", "/api/v1/tokens", undefined, b.token)).body.data.map((t: any) => t.id)).not.toContain(minted.body.id);
+  });
+});
+
+describe("organisation tokens: /api/v1/org-tokens", () => {
+  test("an owner's personal token can mint within its own power", async () => {
+    const { token } = env.userToken("owner");
+    const r = await env.api("POST", "/api/v1/org-tokens", { name: "erp", abilities: ["invoicing.view"] }, token);
+    expect(r.status).toBe(201);
+    expect(r.body.type).toBe("organization");
+    expect(r.headers.get("location")).toBe(`/api/v1/org-tokens/${r.body.id}`);
+    // * needs the caller to hold every ability: an owner personal token does
+    const star = await env.api("POST", "/api/v1/org-tokens", { name: "all", abilities: ["*"] }, token);
+    expect(star.status).toBe(201);
+    expect(star.body.abilities).toEqual(["*"]);
+  });
+
+  test("accountants and admins without manage-users cannot mint organisation tokens", async () => {
+    const { token } = env.userToken("accountant");
+    expect((await env.api("POST", "/api/v1/org-tokens", { name: "x", abilities: ["contacts.view"] }, token)).status).toBe(403);
+    const admin = env.userToken("admin", ["contacts.view"]);
+    expect((await env.api("POST", "/api/v1/org-tokens", { name: "x", abilities: ["contacts.view"] }, admin.token)).status).toBe(403);
+  });
+
+  test("only an organisation token with * may mint organisation tokens", async () => {
+    const limited = env.orgToken([...ABILITIES]);
+    expect((await env.api("POST", "/api/v1/org-tokens", { name: "x", abilities: ["contacts.view"] }, limited)).status).toBe(403);
+    const r = await env.api("POST", "/api/v1/org-tokens", { name: "x", abilities: ["contacts.view"] });
+    expect(r.status).toBe(201);
+    const list = await env.api("GET", "/api/v1/org-tokens");
+    expect(list.body.data.map((t: any) => t.id)).toContain(r.body.id);
+    expect(list.body.data.every((t: any) => t.type === "organization")).toBe(true);
+    expect((await env.api("DELETE", `/api/v1/org-tokens/${r.body.id}`)).status).toBe(204);
+    expect((await env.api("GET", "/api/v1/customers", undefined, r.body.token)).status).toBe(401);
+  });
+
+  test("another organisation's token ids are 404", async () => {
+    const other = env.newOrg();
+    const r = await env.api("POST", "/api/v1/org-tokens", { name: "theirs", abilities: ["contacts.view"] }, other.token);
+    expect((await env.api("DELETE", `/api/v1/org-tokens/${r.body.id}`)).status).toBe(404);
+    expect((await env.api("GET", "/api/v1/customers", undefined, r.body.token)).status).toBe(200);
+  });
+});
+
+describe("meta", () => {
+  test("abilities and webhook events", async () => {
+    const token = env.orgToken(["contacts.view"]);
+    const abilities = await env.api("GET", "/api/v1/meta/abilities", undefined, token);
+    expect(abilities.body.data).toContain("invoicing.finalize");
+    expect(abilities.body.data).toContain("organization.view-audit-log");
+    expect(abilities.body.data).toHaveLength(ABILITIES.length);
+    const events = await env.api("GET", "/api/v1/meta/webhook-events", undefined, token);
+    expect(events.body.data).toContain("invoice.payment_recorded");
+    expect(events.body.data).toHaveLength(12);
+  });
+});

@@ -1,0 +1,188 @@
+/** Customers (api-spec 2.1, 4.4), contact persons (contract 3) and tenant isolation. */
+import { afterAll, describe, expect, test } from "bun:test";
+import { createTestEnv } from "./helpers.ts";
+import { customers, invoices } from "../db/schema.ts";
+import { eq } from "drizzle-orm";
+import { newId, nowIso } from "../server/lib/time.ts";
+
+const env = createTestEnv();
+afterAll(() => env.close());
+
+const full = {
+  name: "Brouwerij De Koninck NV",
+  email: "billing@dekoninck.be",
+  phone: "+32 3 218 40 48",
+  address: "Mechelsesteenweg 291",
+  city: "Antwerpen",
+  postal_code: "2018",
+  country: "BE",
+  vat_number: "BE0404795578",
+  currency: "EUR",
+  payment_terms: "30 days net",
+};
+
+async function customer(body: Record<string, unknown> = { name: `C ${Math.random()}` }) {
+  const r = await env.api("POST", "/api/v1/customers", body);
+  expect(r.status).toBe(201);
+  return r.body.data;
+}
+
+describe("customer fields", () => {
+  test("create with every field; type derived from vat_number; Location", async () => {
+    const r = await env.api("POST", "/api/v1/customers", full);
+    expect(r.status).toBe(201);
+    expect(r.body.data).toMatchObject({ ...full, type: "organization", contact_persons: [] });
+    expect(r.headers.get("location")).toBe(`/api/v1/customers/${r.body.data.id}`);
+    const shown = await env.api("GET", `/api/v1/customers/${r.body.data.id}`);
+    expect(shown.body.data).toEqual(r.body.data);
+  });
+
+  test("only a name: an individual, other fields null", async () => {
+    const c = await customer({ name: "Jan Peeters" });
+    expect(c.type).toBe("individual");
+    for (const f of ["email", "phone", "address", "city", "postal_code", "country", "vat_number", "currency", "payment_terms"]) expect(c[f]).toBeNull();
+  });
+
+  test("every field rule of api-spec 4.4", async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{}, "name"],
+      [{ name: "" }, "name"],
+      [{ name: "x".repeat(256) }, "name"],
+      [{ name: 42 }, "name"],
+      [{ name: "x", email: "not-an-email" }, "email"],
+      [{ name: "x", phone: "1".repeat(51) }, "phone"],
+      [{ name: "x", address: "a".repeat(501) }, "address"],
+      [{ name: "x", city: "c".repeat(101) }, "city"],
+      [{ name: "x", postal_code: "12345678901" }, "postal_code"],
+      [{ name: "x", country: "XX" }, "country"],
+      [{ name: "x", country: "be" }, "country"],
+      [{ name: "x", country: "BEL" }, "country"],
+      [{ name: "x", vat_number: "v".repeat(51) }, "vat_number"],
+      [{ name: "x", currency: "EURO" }, "currency"],
+      [{ name: "x", currency: "XYZ" }, "currency"],
+      [{ name: "x", payment_terms: "p".repeat(256) }, "payment_terms"],
+      [{ name: "x", contact_persons: [] }, "contact_persons"],
+    ];
+    for (const [body, field] of cases) {
+      const r = await env.api("POST", "/api/v1/customers", body);
+      expect(r.status, JSON.stringify(body).slice(0, 80)).toBe(422);
+      expect(Object.keys(r.body.errors), JSON.stringify(body).slice(0, 80)).toEqual([field]);
+    }
+    // the limits themselves are accepted
+    const edge = await env.api("POST", "/api/v1/customers", { name: "x".repeat(255), phone: "1".repeat(50), postal_code: "1234567890", city: "c".repeat(100) });
+    expect(edge.status).toBe(201);
+  });
+
+  test("update: partial, name optional but not empty, type follows vat_number", async () => {
+    const c = await customer({ name: "Before", vat_number: "BE0123" });
+    expect(c.type).toBe("organization");
+    const r = await env.api("PUT", `/api/v1/customers/${c.id}`, { vat_number: null, city: "Gent" });
+    expect(r.status).toBe(200);
+    expect(r.body.data).toMatchObject({ name: "Before", vat_number: null, city: "Gent", type: "individual" });
+    expect(r.body.data.updated_at > c.updated_at).toBe(true);
+    expect((await env.api("PUT", `/api/v1/customers/${c.id}`, { name: "" })).status).toBe(422);
+    expect((await env.api("PUT", `/api/v1/customers/${c.id}`, { type: "organization" })).status).toBe(422);
+  });
+
+  test("delete: 204, then 404; 409 while it has invoices", async () => {
+    const c = await customer();
+    expect((await env.api("DELETE", `/api/v1/customers/${c.id}`)).status).toBe(204);
+    expect((await env.api("GET", `/api/v1/customers/${c.id}`)).status).toBe(404);
+    expect((await env.api("DELETE", `/api/v1/customers/${c.id}`)).status).toBe(404);
+
+    const billed = await customer();
+    const now = nowIso();
+    env.db
+      .insert(invoices)
+      .values({
+        id: newId(),
+        organizationId: env.org.id,
+        customerId: billed.id,
+        number: `T-${billed.id}`,
+        type: "invoice",
+        status: "draft",
+        issueDate: "2026-01-01",
+        dueDate: "2026-01-31",
+        currency: "EUR",
+        subtotalCents: 0,
+        vatCents: 0,
+        totalCents: 0,
+        paidCents: 0,
+        createdAt: now,
+        updatedAt: now,
+      } as typeof invoices.$inferInsert)
+      .run();
+    const r = await env.api("DELETE", `/api/v1/customers/${billed.id}`);
+    expect(r.status).toBe(409);
+    expect(r.body.message).toContain("invoice");
+    expect(env.db.select().from(customers).where(eq(customers.id, billed.id)).get()).toBeDefined();
+  });
+});
+
+describe("contact persons", () => {
+  test("create, full_name, list, update, delete", async () => {
+    const c = await customer();
+    const r = await env.api("POST", `/api/v1/customers/${c.id}/contact-persons`, { first_name: "Els", last_name: "Janssens", email: "els@x.be", position: "CFO" });
+    expect(r.status).toBe(201);
+    expect(r.body.data).toMatchObject({ first_name: "Els", last_name: "Janssens", full_name: "Els Janssens", is_primary: false, notes: null });
+    expect(r.headers.get("location")).toBe(`/api/v1/customers/${c.id}/contact-persons/${r.body.data.id}`);
+    const cp = r.body.data;
+
+    const list = await env.api("GET", `/api/v1/customers/${c.id}/contact-persons`);
+    expect(list.body.data.map((p: any) => p.id)).toEqual([cp.id]);
+    expect((await env.api("GET", `/api/v1/customers/${c.id}`)).body.data.contact_persons.map((p: any) => p.id)).toEqual([cp.id]);
+
+    const updated = await env.api("PUT", `/api/v1/customers/${c.id}/contact-persons/${cp.id}`, { last_name: "Peeters" });
+    expect(updated.body.data.full_name).toBe("Els Peeters");
+    expect((await env.api("PUT", `/api/v1/customers/${c.id}/contact-persons/${cp.id}`, { full_name: "x" })).status).toBe(422);
+
+    expect((await env.api("DELETE", `/api/v1/customers/${c.id}/contact-persons/${cp.id}`)).status).toBe(204);
+    expect((await env.api("GET", `/api/v1/customers/${c.id}/contact-persons`)).body.data).toEqual([]);
+  });
+
+  test("at most one primary: setting one clears the others", async () => {
+    const c = await customer();
+    const a = (await env.api("POST", `/api/v1/customers/${c.id}/contact-persons`, { first_name: "A", last_name: "A", is_primary: true })).body.data;
+    const b = (await env.api("POST", `/api/v1/customers/${c.id}/contact-persons`, { first_name: "B", last_name: "B", is_primary: true })).body.data;
+    let list = (await env.api("GET", `/api/v1/customers/${c.id}/contact-persons`)).body.data;
+    expect(list.filter((p: any) => p.is_primary).map((p: any) => p.id)).toEqual([b.id]);
+    await env.api("PUT", `/api/v1/customers/${c.id}/contact-persons/${a.id}`, { is_primary: true });
+    list = (await env.api("GET", `/api/v1/customers/${c.id}/contact-persons`)).body.data;
+    expect(list.filter((p: any) => p.is_primary).map((p: any) => p.id)).toEqual([a.id]);
+  });
+
+  test("rules: names required, a person of another customer is a 404", async () => {
+    const c = await customer();
+    const other = await customer();
+    expect((await env.api("POST", `/api/v1/customers/${c.id}/contact-persons`, { first_name: "Only" })).status).toBe(422);
+    const p = (await env.api("POST", `/api/v1/customers/${c.id}/contact-persons`, { first_name: "A", last_name: "B" })).body.data;
+    expect((await env.api("PUT", `/api/v1/customers/${other.id}/contact-persons/${p.id}`, { first_name: "X" })).status).toBe(404);
+    expect((await env.api("DELETE", `/api/v1/customers/${other.id}/contact-persons/${p.id}`)).status).toBe(404);
+  });
+});
+
+describe("tenant isolation", () => {
+  test("another organisation's customer is a 404 on every verb", async () => {
+    const mine = await customer({ name: "Mine" });
+    const person = (await env.api("POST", `/api/v1/customers/${mine.id}/contact-persons`, { first_name: "A", last_name: "B" })).body.data;
+    const other = env.newOrg("Other");
+    const attempts: [string, string, unknown?][] = [
+      ["GET", `/api/v1/customers/${mine.id}`],
+      ["PUT", `/api/v1/customers/${mine.id}`, { name: "Stolen" }],
+      ["DELETE", `/api/v1/customers/${mine.id}`],
+      ["GET", `/api/v1/customers/${mine.id}/contact-persons`],
+      ["POST", `/api/v1/customers/${mine.id}/contact-persons`, { first_name: "X", last_name: "Y" }],
+      ["PUT", `/api/v1/customers/${mine.id}/contact-persons/${person.id}`, { first_name: "X" }],
+      ["DELETE", `/api/v1/customers/${mine.id}/contact-persons/${person.id}`],
+    ];
+    for (const [method, path, body] of attempts) {
+      const r = await env.api(method, path, body, other.token);
+      expect(r.status, `${method} ${path}`).toBe(404);
+      expect(r.body).toEqual({ message: "Not found." });
+    }
+    expect((await env.api("GET", "/api/v1/customers", undefined, other.token)).body.data).toEqual([]);
+    const still = await env.api("GET", `/api/v1/customers/${mine.id}`);
+    expect(still.body.data.name).toBe("Mine");
+    expect(still.body.data.contact_persons).toHaveLength(1);
+  });
+});

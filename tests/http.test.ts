@@ -1,0 +1,206 @@
+/** HTTP conventions of contract section 5: bodies, errors, limits, rate limiting, docs. */
+import { afterAll, describe, expect, test } from "bun:test";
+import { createTestEnv } from "./helpers.ts";
+
+const env = createTestEnv();
+afterAll(() => env.close());
+
+const json = { "content-type": "application/json" };
+
+describe("request bodies", () => {
+  test("malformed JSON is a 400 {message}", async () => {
+    const r = await env.request("POST", "/api/v1/customers", { rawBody: '{"name": "x",', headers: json });
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({ message: "The request body is not valid JSON." });
+  });
+
+  test("a non-JSON content type is a 415", async () => {
+    const r = await env.request("POST", "/api/v1/customers", { rawBody: "name=x", headers: { "content-type": "application/x-www-form-urlencoded" } });
+    expect(r.status).toBe(415);
+    expect(r.body.message).toContain("JSON");
+    const none = await env.request("POST", "/api/v1/customers", { rawBody: '{"name":"x"}', headers: { "content-type": "text/plain" } });
+    expect(none.status).toBe(415);
+  });
+
+  test("a JSON content type with a charset is fine", async () => {
+    const r = await env.request("POST", "/api/v1/customers", { rawBody: '{"name":"Charset"}', headers: { "content-type": "application/json; charset=utf-8" } });
+    expect(r.status).toBe(201);
+  });
+
+  test("over 1 MiB is a 413, declared or streamed", async () => {
+    const big = JSON.stringify({ name: "x", notes: "a".repeat(1024 * 1024) });
+    const declared = await env.request("POST", "/api/v1/customers", { rawBody: big, headers: json });
+    expect(declared.status).toBe(413);
+    expect(declared.body.message).toContain("1048576");
+
+    // chunked: no content-length, the limit must hold while reading
+    const stream = new ReadableStream({
+      start(controller) {
+        for (let i = 0; i < 20; i++) controller.enqueue(new TextEncoder().encode("a".repeat(64 * 1024)));
+        controller.close();
+      },
+    });
+    const response = await env.app.handle(
+      new Request("http://localhost/api/v1/customers", {
+        method: "POST",
+        headers: { ...json, authorization: `Bearer ${env.token}` },
+        body: stream,
+        duplex: "half",
+      }),
+    );
+    expect(response.status).toBe(413);
+    expect(await response.json()).toHaveProperty("message");
+  });
+
+  test("an empty body where one is required is a 422", async () => {
+    const r = await env.request("POST", "/api/v1/customers", { rawBody: "", headers: json });
+    expect(r.status).toBe(422);
+  });
+
+  test("a JSON array or scalar instead of an object is a 422", async () => {
+    for (const raw of ["[]", "42", '"name"', "null"]) {
+      const r = await env.request("POST", "/api/v1/customers", { rawBody: raw, headers: json });
+      expect(r.status, raw).toBe(422);
+    }
+  });
+
+  test("unknown and read-only fields are a 422 naming them", async () => {
+    const r = await env.api("POST", "/api/v1/customers", { name: "X", nmae: "typo", id: "x", type: "organization", created_at: "2026-01-01" });
+    expect(r.status).toBe(422);
+    expect(Object.keys(r.body.errors).sort()).toEqual(["created_at", "id", "nmae", "type"]);
+    expect(r.body.errors.nmae[0]).toContain("nmae");
+  });
+});
+
+describe("errors", () => {
+  test("unknown routes are a JSON 404", async () => {
+    for (const path of ["/api/v1/nope", "/api/v1/customers/x/y/z", "/nope"]) {
+      const r = await env.request("GET", path);
+      expect(r.status, path).toBe(404);
+      expect(r.body).toEqual({ message: "Not found." });
+    }
+  });
+
+  test("a known path with the wrong method is a JSON 405 with Allow", async () => {
+    const r = await env.request("PATCH", "/api/v1/customers/01900000-0000-7000-8000-000000000000");
+    expect(r.status).toBe(405);
+    expect(r.body).toEqual({ message: "Method not allowed." });
+    expect(r.headers.get("allow")!.split(", ").sort()).toEqual(["DELETE", "GET", "PUT"]);
+  });
+
+  test("a bad id is a 404, not a 500", async () => {
+    for (const id of ["not-a-uuid", "'; DROP TABLE customers;--", "%00", "0".repeat(300)]) {
+      const r = await env.request("GET", `/api/v1/customers/${encodeURIComponent(id)}`);
+      expect(r.status, id).toBe(404);
+    }
+  });
+
+  test("validation errors use Laravel-style keys and human messages", async () => {
+    const r = await env.api("POST", "/api/v1/customers", { name: "", email: "nope", country: "XX", currency: "EURO", phone: "1".repeat(51) });
+    expect(r.status).toBe(422);
+    expect(r.body.message).toBeString();
+    expect(Object.keys(r.body.errors).sort()).toEqual(["country", "currency", "email", "name", "phone"]);
+    for (const messages of Object.values<string[]>(r.body.errors)) {
+      expect(messages[0]).toMatch(/^The [a-z ]+ (field )?/);
+      expect(messages[0]).not.toContain("must match");
+    }
+  });
+});
+
+describe("resources", () => {
+  test("UUID v7 ids and microsecond UTC timestamps", async () => {
+    const r = await env.api("POST", "/api/v1/customers", { name: "Stamp" });
+    expect(r.body.data.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(r.body.data.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
+  });
+});
+
+describe("rate limit", () => {
+  test("60 a minute per token by default, with headers on every response and Retry-After on 429", async () => {
+    const limited = createTestEnv({ KONTOR_RATE_LIMIT: "5" });
+    try {
+      const other = limited.orgToken(["contacts.view"]);
+      const statuses: number[] = [];
+      for (let i = 0; i < 6; i++) {
+        const r = await limited.request("GET", "/api/v1/customers");
+        statuses.push(r.status);
+        expect(r.headers.get("x-ratelimit-limit")).toBe("5");
+        expect(r.headers.get("x-ratelimit-remaining")).toBe(String(Math.max(0, 4 - i)));
+        if (r.status === 429) {
+          expect(Number(r.headers.get("retry-after"))).toBeGreaterThan(0);
+          expect(r.body.message).toBeString();
+        }
+      }
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+      // another organisation token has its own budget
+      expect((await limited.request("GET", "/api/v1/customers", { token: other })).status).toBe(200);
+    } finally {
+      limited.close();
+    }
+  });
+
+  test("personal tokens share their user's budget", async () => {
+    const limited = createTestEnv({ KONTOR_RATE_LIMIT: "3" });
+    try {
+      const first = limited.userToken("owner");
+      const second = await limited.api("POST", "/api/v1/tokens", { name: "second" }, first.token);
+      expect(second.status).toBe(201);
+      expect((await limited.request("GET", "/api/v1/customers", { token: first.token })).status).toBe(200);
+      expect((await limited.request("GET", "/api/v1/customers", { token: second.body.token })).status).toBe(200);
+      expect((await limited.request("GET", "/api/v1/customers", { token: second.body.token })).status).toBe(429);
+    } finally {
+      limited.close();
+    }
+  });
+
+  test("unauthenticated requests are limited per IP", async () => {
+    const limited = createTestEnv({ KONTOR_RATE_LIMIT: "2" });
+    try {
+      const statuses = [];
+      for (let i = 0; i < 3; i++) statuses.push((await limited.request("GET", "/api/v1/customers", { token: null })).status);
+      expect(statuses).toEqual([401, 401, 429]);
+      // an authenticated token is not affected by the IP's budget
+      expect((await limited.request("GET", "/api/v1/customers")).status).toBe(200);
+    } finally {
+      limited.close();
+    }
+  });
+});
+
+describe("documentation", () => {
+  test("/docs loads its scripts from Kontor itself", async () => {
+    const page = await env.app.handle(new Request("http://localhost/docs"));
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    const sources = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    expect(sources.length).toBeGreaterThan(0);
+    for (const src of sources) expect(src.startsWith("http"), src).toBe(false);
+    for (const asset of ["/docs/assets/viewer.js", "/docs/assets/swagger-ui-bundle.js", "/docs/assets/swagger-ui.css"]) {
+      const r = await env.app.handle(new Request(`http://localhost${asset}`));
+      expect(r.status, asset).toBe(200);
+      expect((await r.text()).length, asset).toBeGreaterThan(100);
+    }
+  });
+
+  test("OpenAPI 3.0 in JSON and YAML, every operation with its ability, schemas and errors", async () => {
+    const doc: any = await (await env.app.handle(new Request("http://localhost/docs/openapi.json"))).json();
+    expect(doc.openapi).toMatch(/^3\.0\./);
+    const yaml = await (await env.app.handle(new Request("http://localhost/docs/openapi.yaml"))).text();
+    expect(Bun.YAML.parse(yaml)).toEqual(doc);
+    expect(doc.components.securitySchemes.bearerAuth.scheme).toBe("bearer");
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(item)) {
+        const name = `${method.toUpperCase()} ${path}`;
+        expect(op.responses, name).toBeObject();
+        const success = Object.keys(op.responses).filter((c) => c.startsWith("2"));
+        expect(success.length, name).toBeGreaterThan(0);
+        if (path === "/api/v1" || path === "/health") continue;
+        expect(op["x-ability"], name).toBeString();
+        expect(op.security, name).toEqual([{ bearerAuth: [] }]);
+        for (const code of ["401", "403", "429"]) expect(op.responses[code], `${name} ${code}`).toBeDefined();
+        if (path.includes("{")) expect(op.responses["404"], name).toBeDefined();
+        if (op.requestBody) expect(op.responses["422"], name).toBeDefined();
+      }
+    }
+  });
+});

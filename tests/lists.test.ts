@@ -1,0 +1,160 @@
+/** The list mechanism (api-spec 4.1, contract 5), exercised through customers. */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { customers } from "../db/schema.ts";
+import { createTestEnv } from "./helpers.ts";
+
+const env = createTestEnv({ KONTOR_BASE_URL: "https://kontor.example.com" });
+afterAll(() => env.close());
+
+const names = ["Delta", "alpha", "Charlie", "Bravo", "Echo", "Foxtrot", "Golf", "Hotel", "India", "Juliet", "Kilo", "Lima"];
+const ids: Record<string, string> = {};
+
+beforeAll(async () => {
+  for (const [i, name] of names.entries()) {
+    const r = await env.api("POST", "/api/v1/customers", {
+      name,
+      email: `${name.toLowerCase()}@example.com`,
+      country: i % 2 ? "NL" : "BE",
+      currency: i % 3 ? "EUR" : "USD",
+      vat_number: i === 0 ? "BE0999888777" : null,
+    });
+    ids[name] = r.body.data.id;
+  }
+});
+
+const list = (query: string) => env.api("GET", `/api/v1/customers${query}`);
+
+describe("pagination", () => {
+  test("default page size 20, meta and absolute links from KONTOR_BASE_URL", async () => {
+    const r = await list("");
+    expect(r.status).toBe(200);
+    expect(r.body.meta).toEqual({ current_page: 1, from: 1, last_page: 1, per_page: 20, to: 12, total: 12 });
+    expect(r.body.links.first).toBe("https://kontor.example.com/api/v1/customers?page=1");
+    expect(r.body.links.prev).toBeNull();
+    expect(r.body.links.next).toBeNull();
+  });
+
+  test("page and per_page", async () => {
+    const r = await list("?per_page=5&page=2");
+    expect(r.body.meta).toEqual({ current_page: 2, from: 6, last_page: 3, per_page: 5, to: 10, total: 12 });
+    expect(r.body.data).toHaveLength(5);
+    expect(r.body.links.prev).toBe("https://kontor.example.com/api/v1/customers?per_page=5&page=1");
+    expect(r.body.links.next).toBe("https://kontor.example.com/api/v1/customers?per_page=5&page=3");
+    expect(r.body.links.last).toBe("https://kontor.example.com/api/v1/customers?per_page=5&page=3");
+    const beyond = await list("?per_page=5&page=9");
+    expect(beyond.body.data).toEqual([]);
+    expect(beyond.body.meta).toMatchObject({ from: null, to: null, total: 12 });
+  });
+
+  test("walking every page sees every row once", async () => {
+    const seen: string[] = [];
+    for (let page = 1; page <= 5; page++) seen.push(...(await list(`?per_page=3&page=${page}&sort=-updated_at`)).body.data.map((c: any) => c.id));
+    expect(seen).toHaveLength(12);
+    expect(new Set(seen).size).toBe(12);
+  });
+
+  test("per_page 1–100 and page ≥ 1; others are 422 keyed by the parameter", async () => {
+    for (const q of ["per_page=0", "per_page=101", "per_page=abc", "page=0", "page=-1", "page=1.5"]) {
+      const r = await list(`?${q}`);
+      expect(r.status, q).toBe(422);
+      expect(Object.keys(r.body.errors), q).toEqual([q.split("=")[0]!]);
+    }
+    expect((await list("?per_page=100")).status).toBe(200);
+  });
+});
+
+describe("sorting", () => {
+  test("default sort is name, ascending", async () => {
+    const r = await list("?per_page=3");
+    expect(r.body.data.map((c: any) => c.name)).toEqual(["alpha", "Bravo", "Charlie"]);
+  });
+
+  test("-name sorts descending", async () => {
+    const r = await list("?per_page=3&sort=-name");
+    expect(r.body.data.map((c: any) => c.name)).toEqual(["Lima", "Kilo", "Juliet"]);
+  });
+
+  test("created_at with a stable id tiebreak", async () => {
+    const asc = (await list("?per_page=100&sort=created_at")).body.data.map((c: any) => c.id);
+    const desc = (await list("?per_page=100&sort=-created_at")).body.data.map((c: any) => c.id);
+    expect(desc).toEqual([...asc].reverse());
+  });
+
+  test("an unknown sort is a 422 keyed sort", async () => {
+    const r = await list("?sort=email");
+    expect(r.status).toBe(422);
+    expect(Object.keys(r.body.errors)).toEqual(["sort"]);
+  });
+});
+
+describe("filters", () => {
+  test("country, currency and email", async () => {
+    expect((await list("?filter[country]=NL")).body.meta.total).toBe(6);
+    expect((await list("?filter[currency]=USD")).body.meta.total).toBe(4);
+    expect((await list("?filter[country]=BE&filter[currency]=USD")).body.meta.total).toBe(2);
+    const byEmail = await list("?filter[email]=echo@example.com");
+    expect(byEmail.body.data.map((c: any) => c.name)).toEqual(["Echo"]);
+  });
+
+  test("unknown filters and bad values are 422 keyed filter.<name>", async () => {
+    const unknown = await list("?filter[status]=x");
+    expect(unknown.status).toBe(422);
+    expect(Object.keys(unknown.body.errors)).toEqual(["filter.status"]);
+    const bad = await list("?filter[country]=Belgium");
+    expect(bad.status).toBe(422);
+    expect(Object.keys(bad.body.errors)).toEqual(["filter.country"]);
+  });
+
+  test("updated_since for incremental sync", async () => {
+    const mark = (await list("?per_page=100&sort=-updated_at")).body.data[0].updated_at;
+    await Bun.sleep(2);
+    await env.api("PUT", `/api/v1/customers/${ids.Golf}`, { city: "Brussel" });
+    const r = await list(`?filter[updated_since]=${encodeURIComponent(mark)}&sort=updated_at`);
+    expect(r.body.data.map((c: any) => c.name)).toContain("Golf");
+    const after = (await env.api("GET", `/api/v1/customers/${ids.Golf}`)).body.data.updated_at;
+    const later = await list(`?filter[updated_since]=${encodeURIComponent(after)}`);
+    expect(later.body.data.map((c: any) => c.name)).toEqual(["Golf"]);
+    const bad = await list("?filter[updated_since]=yesterday");
+    expect(bad.status).toBe(422);
+    expect(Object.keys(bad.body.errors)).toEqual(["filter.updated_since"]);
+  });
+});
+
+describe("search (FTS5)", () => {
+  test("by name prefix, email and vat number; case-insensitive", async () => {
+    expect((await list("?search=char")).body.data.map((c: any) => c.name)).toEqual(["Charlie"]);
+    expect((await list("?search=ALPHA")).body.data.map((c: any) => c.name)).toEqual(["alpha"]);
+    expect((await list("?search=kilo%40example.com")).body.data.map((c: any) => c.name)).toEqual(["Kilo"]);
+    expect((await list("?search=BE0999888777")).body.data.map((c: any) => c.name)).toEqual(["Delta"]);
+  });
+
+  test("follows renames and deletes", async () => {
+    await env.api("PUT", `/api/v1/customers/${ids.Hotel}`, { name: "Motel Zonneschijn", email: "info@zonneschijn.nl" });
+    expect((await list("?search=hotel")).body.data).toEqual([]);
+    expect((await list("?search=zonneschijn")).body.data.map((c: any) => c.id)).toEqual([ids.Hotel]);
+    await env.api("DELETE", `/api/v1/customers/${ids.India}`);
+    expect((await list("?search=india")).body.data).toEqual([]);
+  });
+
+  test("FTS syntax in the search text is not an error", async () => {
+    for (const q of ['"', "AND OR NOT", "*", "a:b", "(", "NEAR(x y)", "%%%", " "]) {
+      const r = await list(`?search=${encodeURIComponent(q)}`);
+      expect(r.status, q).toBe(200);
+    }
+  });
+
+  test("search is scoped to the organisation", async () => {
+    const other = env.newOrg();
+    expect((await env.api("GET", "/api/v1/customers?search=alpha", undefined, other.token)).body.data).toEqual([]);
+  });
+
+  test("search uses the FTS index, not a scan of the name column", () => {
+    const plan = env.db.$client
+      .query("EXPLAIN QUERY PLAN SELECT id FROM customers WHERE rowid IN (SELECT rowid FROM customers_fts WHERE customers_fts MATCH ?)")
+      .all('"alpha"*') as { detail: string }[];
+    expect(plan.map((p) => p.detail).join("\n")).toMatch(/VIRTUAL TABLE INDEX/);
+    const row = env.db.select().from(customers).where(eq(customers.id, ids.Lima!)).get();
+    expect(row?.name).toBe("Lima");
+  });
+});
