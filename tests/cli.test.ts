@@ -1,0 +1,184 @@
+/**
+ * The CLI contract (contract section 2) and the server as real processes: `bun cli/main.ts`
+ * for the commands, and the compiled binary copied alone into an empty folder.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runCli } from "./helpers.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "kontor-cli-"));
+const db = join(dir, "cli.db");
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const cli = (...args: string[]) => runCli([...args, "--db", db]);
+const cliJson = async (...args: string[]) => {
+  const r = await cli(...args, "--json");
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout);
+};
+
+/** Starts a server process and reads the lines it prints until the listening line. */
+async function startServer(command: string[], options: { cwd?: string; env?: Record<string, string> } = {}) {
+  const proc = Bun.spawn(command, {
+    cwd: options.cwd,
+    env: { ...process.env, KONTOR_ENV: "test", ...options.env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const reader = proc.stdout.getReader();
+  let output = "";
+  const deadline = Date.now() + 20_000;
+  while (!/Kontor listening on (\S+)/.test(output) || (output.includes("Default organisation") && !output.includes("curl"))) {
+    if (Date.now() > deadline) throw new Error(`server did not start: ${output}`);
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`server exited: ${output}${await new Response(proc.stderr).text()}`);
+    output += new TextDecoder().decode(value);
+  }
+  await Bun.sleep(50); // the rest of the bootstrap message
+  const more = await Promise.race([reader.read(), Bun.sleep(200).then(() => null)]);
+  if (more && !more.done) output += new TextDecoder().decode(more.value);
+  reader.releaseLock();
+  const url = /Kontor listening on (\S+)/.exec(output)![1]!;
+  return { proc, url, output };
+}
+
+describe("organisations, users and tokens", () => {
+  test("org create/list/api-access with --json and human tables", async () => {
+    const org = await cliJson("org", "create", "--name", "Globex", "--currency", "USD", "--country", "NL");
+    expect(Object.keys(org).sort()).toEqual(["api_access", "country", "currency", "id", "name"]);
+    expect(org).toMatchObject({ name: "Globex", currency: "USD", country: "NL", api_access: true });
+    const closed = await cliJson("org", "create", "--name", "Initech", "--no-api-access");
+    expect(closed.api_access).toBe(false);
+
+    const list = await cliJson("org", "list");
+    expect(list.map((o: any) => o.name)).toEqual(expect.arrayContaining(["Globex", "Initech"]));
+    const table = await cli("org", "list");
+    expect(table.code).toBe(0);
+    expect(table.stdout).toContain("Globex");
+    expect(table.stdout.split("\n")[0]).toMatch(/ID|NAME/i);
+
+    const toggled = await cliJson("org", "api-access", "Initech", "on");
+    expect(toggled.api_access).toBe(true);
+  });
+
+  test("user create/list/role/remove and tokens, by name or id", async () => {
+    const user = await cliJson("user", "create", "--org", "Globex", "--email", "ann@globex.test", "--name", "Ann", "--role", "accountant");
+    expect(Object.keys(user).sort()).toEqual(["email", "id", "name", "role"]);
+    expect((await cliJson("user", "list", "--org", "Globex")).map((u: any) => u.email)).toContain("ann@globex.test");
+    expect((await cliJson("user", "role", "ann@globex.test", "admin")).role).toBe("admin");
+
+    const personal = await cliJson("token", "create", "--org", "Globex", "--user", user.id, "--name", "ann-laptop", "--abilities", "contacts.view,invoicing.view", "--expires-in-days", "7");
+    expect(Object.keys(personal).sort()).toEqual(["abilities", "expires_at", "id", "token"]);
+    expect(personal.abilities).toEqual(["contacts.view", "invoicing.view"]);
+    expect(personal.token).toStartWith(`${personal.id}|`);
+    const orgToken = await cliJson("token", "create", "--org", "Globex", "--organisation", "--name", "erp", "--abilities", "*");
+    expect(orgToken.abilities).toEqual(["*"]);
+    expect(orgToken.expires_at).toBeNull();
+
+    const tokens = await cli("token", "list", "--org", "Globex");
+    expect(tokens.stdout).toContain("ann-laptop");
+    expect(tokens.stdout).not.toContain(personal.token.split("|")[1]);
+
+    const removed = await cli("user", "remove", "ann@globex.test");
+    expect(removed.code).toBe(0);
+    const remaining = await cliJson("token", "list", "--org", "Globex");
+    expect(remaining.map((t: any) => t.name)).toEqual(["erp"]);
+    expect((await cli("token", "revoke", orgToken.id)).code).toBe(0);
+    expect(await cliJson("token", "list", "--org", "Globex")).toEqual([]);
+  });
+
+  test("exit codes: 1 for user errors (stderr), 2 for usage errors", async () => {
+    const unknownOrg = await cli("user", "list", "--org", "Nope Inc");
+    expect(unknownOrg.code).toBe(1);
+    expect(unknownOrg.stderr.length).toBeGreaterThan(0);
+    expect(unknownOrg.stdout).toBe("");
+
+    const badRole = await cli("user", "create", "--org", "Globex", "--email", "x@y.z", "--name", "X", "--role", "emperor");
+    expect(badRole.code).not.toBe(0);
+    const personalStar = await cli("token", "create", "--org", "Globex", "--user", "nobody@x.y", "--name", "x");
+    expect(personalStar.code).toBe(1);
+
+    expect((await cli("frobnicate")).code).toBe(2);
+    expect((await cli("org", "create")).code).toBe(2); // --name is required
+    expect((await cli("token", "create", "--org", "Globex", "--name", "x")).code).toBe(2); // --user or --organisation
+    expect((await runCli(["serve", "--port", "http"])).code).toBe(2);
+  });
+
+  test("migrate is idempotent", async () => {
+    const fresh = join(dir, "migrate.db");
+    const first = await runCli(["migrate", "--db", fresh, "--json"]);
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout).applied).toBeGreaterThan(0);
+    const again = await runCli(["migrate", "--db", fresh, "--json"]);
+    expect(JSON.parse(again.stdout).applied).toBe(0);
+  });
+});
+
+describe("kontor serve", () => {
+  test("bootstraps an empty database, prints a working token and curl line, stops on SIGTERM", async () => {
+    const serveDb = join(dir, "serve.db");
+    const { proc, url, output } = await startServer(["bun", join(import.meta.dir, "../cli/main.ts"), "serve", "--db", serveDb, "--port", "0", "--no-worker"]);
+    try {
+      const token = /\b([0-9a-f-]{36}\|[A-Za-z0-9_-]{40,})\b/.exec(output)?.[1];
+      expect(token, output).toBeDefined();
+      // the printed curl line works when pasted into a shell
+      const curl = output.split("\n").find((l) => l.trim().startsWith("curl "))!.trim();
+      expect(curl).toContain(token!);
+      const pasted = Bun.spawnSync(["sh", "-c", curl], { stdout: "pipe" });
+      expect(pasted.exitCode).toBe(0);
+      expect(JSON.parse(pasted.stdout.toString())).toMatchObject({ data: [], meta: { total: 0 } });
+      const r = await fetch(`${url}/api/v1/customers`, { headers: { authorization: `Bearer ${token}` } });
+      expect(r.status).toBe(200);
+      // the CLI works on the same database while the server runs (WAL)
+      const minted = JSON.parse((await runCli(["token", "create", "--db", serveDb, "--org", "Default organisation", "--organisation", "--name", "side", "--abilities", "contacts.view", "--json"])).stdout);
+      expect((await fetch(`${url}/api/v1/customers`, { headers: { authorization: `Bearer ${minted.token}` } })).status).toBe(200);
+      // a second start does not bootstrap again
+    } finally {
+      proc.kill("SIGTERM");
+    }
+    expect(await proc.exited).toBe(0);
+    const again = await startServer(["bun", join(import.meta.dir, "../cli/main.ts"), "serve", "--db", serveDb, "--port", "0", "--no-worker"]);
+    again.proc.kill("SIGTERM");
+    await again.proc.exited;
+    expect(again.output).not.toContain("Bearer");
+  });
+});
+
+describe("the compiled binary", () => {
+  test("bun run build → dist/kontor runs alone in an empty folder: migrations, API and docs assets embedded", async () => {
+    const build = Bun.spawnSync(["bun", "run", "build"], { cwd: join(import.meta.dir, ".."), stdout: "pipe", stderr: "pipe" });
+    expect(build.exitCode, build.stderr.toString()).toBe(0);
+    const empty = mkdtempSync(join(tmpdir(), "kontor-bin-"));
+    try {
+      copyFileSync(join(import.meta.dir, "../dist/kontor"), join(empty, "kontor"));
+      Bun.spawnSync(["chmod", "+x", join(empty, "kontor")]);
+      const { proc, url, output } = await startServer(["./kontor", "serve", "--port", "0"], { cwd: empty });
+      try {
+        expect(existsSync(join(empty, "data/kontor.db"))).toBe(true);
+        const token = /\b([0-9a-f-]{36}\|[A-Za-z0-9_-]{40,})\b/.exec(output)![1]!;
+        const created = await fetch(`${url}/api/v1/customers`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          body: JSON.stringify({ name: "From the binary" }),
+        });
+        expect(created.status).toBe(201);
+        expect((await fetch(`${url}/health`)).status).toBe(200);
+        for (const asset of ["/docs", "/docs/assets/viewer.js", "/docs/assets/swagger-ui-bundle.js", "/docs/assets/swagger-ui.css", "/docs/openapi.yaml"]) {
+          const r = await fetch(`${url}${asset}`);
+          expect(r.status, asset).toBe(200);
+          expect((await r.text()).length, asset).toBeGreaterThan(100);
+        }
+      } finally {
+        proc.kill("SIGTERM");
+        await proc.exited;
+      }
+      const cliInBinary = Bun.spawnSync(["./kontor", "org", "list", "--json"], { cwd: empty, env: { ...process.env, KONTOR_ENV: "test" } });
+      expect(cliInBinary.exitCode).toBe(0);
+      expect(JSON.parse(cliInBinary.stdout.toString())[0].name).toBe("Default organisation");
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
