@@ -36,8 +36,16 @@ export function parseDuration(text: string): number | null {
   return n * unit;
 }
 
+/** A whole number within bounds, or a clear start-up error naming the variable. */
+function integer(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined || value === "") return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be a whole number from ${min} to ${max} (got "${value}")`);
+  return n;
+}
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const kontorEnv = (env.KONTOR_ENV ?? "production") as Config["env"];
+  const kontorEnv = (env.KONTOR_ENV || "production") as Config["env"];
   if (!["production", "development", "test"].includes(kontorEnv)) {
     throw new Error(`KONTOR_ENV must be production, development or test (got "${kontorEnv}")`);
   }
@@ -45,14 +53,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return {
     dbPath: env.KONTOR_DB ?? "./data/kontor.db",
     host: env.KONTOR_HOST ?? "127.0.0.1",
-    port: Number(env.KONTOR_PORT ?? 8080),
+    port: integer("KONTOR_PORT", env.KONTOR_PORT, 8080, 0, 65535),
     baseUrl: env.KONTOR_BASE_URL ? env.KONTOR_BASE_URL.replace(/\/+$/, "") : null,
     env: kontorEnv,
-    rateLimitPerMinute: Number(env.KONTOR_RATE_LIMIT ?? 60),
+    rateLimitPerMinute: integer("KONTOR_RATE_LIMIT", env.KONTOR_RATE_LIMIT, 60, 1, 1_000_000_000),
     webhookAllowHttp: bool(env.KONTOR_WEBHOOK_ALLOW_HTTP, relaxed),
     webhookAllowPrivate: bool(env.KONTOR_WEBHOOK_ALLOW_PRIVATE, false),
     webhookBackoffMs: parseDurations(env.KONTOR_WEBHOOK_BACKOFF ?? "30s,5m,1h"),
-    webhookMaxAttempts: Number(env.KONTOR_WEBHOOK_MAX_ATTEMPTS ?? 3),
-    webhookTimeoutMs: Number(env.KONTOR_WEBHOOK_TIMEOUT_MS ?? 10_000),
+    webhookMaxAttempts: integer("KONTOR_WEBHOOK_MAX_ATTEMPTS", env.KONTOR_WEBHOOK_MAX_ATTEMPTS, 3, 1, 100),
+    webhookTimeoutMs: integer("KONTOR_WEBHOOK_TIMEOUT_MS", env.KONTOR_WEBHOOK_TIMEOUT_MS, 10_000, 1, 600_000),
   };
 }
