@@ -204,3 +204,27 @@ describe("documentation", () => {
     }
   });
 });
+
+describe("failures", () => {
+  test("an unexpected error is a 500 {message} without a stack trace; /health turns 503", async () => {
+    const lines: string[] = [];
+    const broken = createTestEnv();
+    try {
+      // swap in an app whose log we can read, then pull the database from under it
+      const { createApp } = await import("../server/app.ts");
+      const app = createApp({ db: broken.db, config: broken.config, log: (l) => lines.push(l) });
+      broken.db.$client.close();
+      const health = await app.handle(new Request("http://localhost/health"));
+      expect(health.status).toBe(503);
+      expect(await health.json()).toEqual({ status: "unavailable" });
+      const r = await app.handle(new Request("http://localhost/api/v1/customers", { headers: { authorization: `Bearer ${broken.token}` } }));
+      expect(r.status).toBe(500);
+      const text = await r.text();
+      expect(JSON.parse(text)).toEqual({ message: "Server error." });
+      expect(text).not.toContain(".ts");
+      expect(lines.join("\n")).toContain("/api/v1/customers");
+    } finally {
+      broken.close();
+    }
+  });
+});
