@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { customers } from "../db/schema.ts";
+import { join } from "node:path";
 import { createTestEnv } from "./helpers.ts";
 
 const env = createTestEnv({ KONTOR_BASE_URL: "https://kontor.example.com" });
@@ -150,11 +151,31 @@ describe("search (FTS5)", () => {
   });
 
   test("search uses the FTS index, not a scan of the name column", () => {
-    const plan = env.db.$client
-      .query("EXPLAIN QUERY PLAN SELECT id FROM customers WHERE rowid IN (SELECT rowid FROM customers_fts WHERE customers_fts MATCH ?)")
-      .all('"alpha"*') as { detail: string }[];
+    // prepare + finalize: a cached EXPLAIN statement over FTS5 keeps a read snapshot open
+    const statement = env.db.$client.prepare("EXPLAIN QUERY PLAN SELECT id FROM customers WHERE rowid IN (SELECT rowid FROM customers_fts WHERE customers_fts MATCH ?)");
+    const plan = statement.all('"alpha"*') as { detail: string }[];
+    statement.finalize();
     expect(plan.map((p) => p.detail).join("\n")).toMatch(/VIRTUAL TABLE INDEX/);
     const row = env.db.select().from(customers).where(eq(customers.id, ids.Lima!)).get();
     expect(row?.name).toBe("Lima");
+  });
+});
+
+describe("meta.total stays exact", () => {
+  test("after writes by this connection and by another process on the same file", async () => {
+    const { Database } = await import("bun:sqlite");
+    const before = (await list("")).body.meta.total;
+    expect((await list("")).body.meta.total).toBe(before);
+    // another connection (as the CLI or a worker process would be)
+    const other = new Database(join(env.dir, "kontor.db"));
+    other.run(
+      "INSERT INTO customers (id, organization_id, name, created_at, updated_at) VALUES (?, ?, 'Raw Insert', '2026-01-01T00:00:00.000000Z', '2026-01-01T00:00:00.000000Z')",
+      [crypto.randomUUID(), env.org.id],
+    );
+    other.close();
+    expect((await list("")).body.meta.total).toBe(before + 1);
+    // this connection, outside any service
+    env.db.$client.run("DELETE FROM customers WHERE name = 'Raw Insert'");
+    expect((await list("")).body.meta.total).toBe(before);
   });
 });

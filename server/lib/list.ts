@@ -7,6 +7,7 @@ import { t, type TSchema } from "elysia";
 import { asc, count, desc, eq, gte, lte, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { TObject } from "@sinclair/typebox";
+import type { Database } from "bun:sqlite";
 import type { Tx } from "../../db/client.ts";
 import { normalizeTimestamp } from "./time.ts";
 import { ValidationFailed } from "./errors.ts";
@@ -133,7 +134,7 @@ export function runList<T extends OrgTable>(
   }
 
   const where = inOrg(spec.table, orgId, ...conditions);
-  const total = tx.select({ n: count() }).from(spec.table as SQLiteTable).where(where).get()!.n;
+  const total = cachedCount(tx, tx.select({ n: count() }).from(spec.table as SQLiteTable).where(where));
   const direction = descending ? desc : asc;
   const rows = tx
     .select()
@@ -168,6 +169,32 @@ export function runList<T extends OrgTable>(
       total,
     },
   };
+}
+
+/**
+ * `meta.total` is exact, and counting a million rows costs tens of milliseconds. Counts are
+ * therefore remembered per connection and query, and forgotten as soon as anything commits:
+ * `total_changes()` moves on every write of this connection, `PRAGMA data_version` on every
+ * commit of another one (the CLI, a worker process).
+ */
+const countCaches = new WeakMap<Database, Map<string, { version: string; n: number }>>();
+const MAX_CACHED_COUNTS = 1000;
+const VERSION_SQL = "SELECT total_changes() || ':' || (SELECT data_version FROM pragma_data_version) AS v";
+
+function cachedCount(tx: Tx, query: { get(): { n: number } | undefined; toSQL(): { sql: string; params: unknown[] } }): number {
+  const client = (tx as unknown as { session?: { client?: Database } }).session?.client;
+  if (!client) return query.get()!.n;
+  const version = client.query<{ v: string }, []>(VERSION_SQL).get()!.v;
+  const { sql: text, params } = query.toSQL();
+  const key = `${text}\u0000${JSON.stringify(params)}`;
+  let cache = countCaches.get(client);
+  if (!cache) countCaches.set(client, (cache = new Map()));
+  const hit = cache.get(key);
+  if (hit && hit.version === version) return hit.n;
+  const n = query.get()!.n;
+  if (cache.size >= MAX_CACHED_COUNTS) cache.clear();
+  cache.set(key, { version, n });
+  return n;
 }
 
 /** Response schema of a list of `item`. */
