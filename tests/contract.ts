@@ -49,7 +49,8 @@ function rebase(schema: unknown): unknown {
 export async function createContractChecker(handle: (request: Request) => Promise<Response>): Promise<ContractChecker> {
   const { operations, validators, ajv } = await load(handle);
   return (method, url, status, body, contentType) => {
-    const path = new URL(url).pathname;
+    // Elysia serves `/customers/` as `/customers`
+    const path = new URL(url).pathname.replace(/(.)\/$/, "$1");
     if (!path.startsWith("/api/v1") && path !== "/health") return;
     const operation = operations.find((o) => o.method === method && o.pattern.test(path));
     if (!operation) {

@@ -16,6 +16,8 @@ import { Timestamp } from "./schemas.ts";
 
 export const DEFAULT_PER_PAGE = 20;
 export const MAX_PER_PAGE = 100;
+/** Deeper pages are pointless (and their OFFSET would overflow SQLite integers). */
+export const MAX_PAGE = 1_000_000;
 
 type OrgTable = SQLiteTable & { organizationId: SQLiteColumn; id: SQLiteColumn };
 
@@ -59,7 +61,7 @@ export type ListPage<Row> = {
 export function listQuerySchema(spec: ListSpec): TObject {
   const sortNames = Object.keys(spec.sorts).flatMap((name) => [name, `-${name}`]);
   const properties: Record<string, TSchema> = {
-    page: t.Optional(t.Integer({ minimum: 1, "x-param": "page", description: "Page number (default 1)" })),
+    page: t.Optional(t.Integer({ minimum: 1, maximum: MAX_PAGE, "x-param": "page", description: "Page number (default 1)" })),
     per_page: t.Optional(
       t.Integer({ minimum: 1, maximum: MAX_PER_PAGE, "x-param": "per_page", description: `Page size, 1–${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE})` }),
     ),
