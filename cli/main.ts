@@ -6,6 +6,7 @@
 import { Command, CommanderError } from "commander";
 import { ApiError } from "../server/lib/errors.ts";
 import { VERSION } from "../server/version.ts";
+import { registerBankAccountCommands } from "./commands/bank-accounts.ts";
 import { registerCoreCommands } from "./commands/core.ts";
 import { registerOrgCommands } from "./commands/orgs.ts";
 import { registerTokenCommands } from "./commands/tokens.ts";
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
   registerCoreCommands(program);
   registerOrgCommands(program);
   registerTokenCommands(program);
+  registerBankAccountCommands(program);
   return program;
 }
 

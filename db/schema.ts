@@ -95,9 +95,11 @@ export const suppliers = sqliteTable("suppliers", partyColumns(), (t) => [
   index("suppliers_org_updated").on(t.organizationId, t.updatedAt, t.id),
   index("suppliers_org_country").on(t.organizationId, t.country, nocase(t.name), t.id),
   index("suppliers_org_currency").on(t.organizationId, t.currency, nocase(t.name), t.id),
-  index("suppliers_org_email").on(t.organizationId, t.email),
-  // vendor → supplier matching is case-insensitive and trimmed
-  index("suppliers_org_lower_name").on(t.organizationId, sql`lower(trim(${t.name}))`),
+  // filter[email] with the list order: no sort step
+  index("suppliers_org_email").on(t.organizationId, t.email, nocase(t.name), t.id),
+  // vendor → supplier matching is case-insensitive and trimmed; created_at, id make the
+  // oldest match the index's first row, so the planner prefers this index (no sort)
+  index("suppliers_org_lower_name").on(t.organizationId, sql`lower(trim(${t.name}))`, t.createdAt, t.id),
 ]);
 
 export const contactPersons = sqliteTable(
@@ -251,6 +253,9 @@ export const expenses = sqliteTable(
     index("expenses_org_amount").on(t.organizationId, t.amountCents, t.id),
     index("expenses_org_category").on(t.organizationId, t.category, t.date, t.id),
     index("expenses_org_status").on(t.organizationId, t.status, t.date, t.id),
+    // sort=category / sort=status with the id tiebreak, without a sort step
+    index("expenses_org_category_id").on(t.organizationId, t.category, t.id),
+    index("expenses_org_status_id").on(t.organizationId, t.status, t.id),
     index("expenses_org_supplier").on(t.organizationId, t.supplierId, t.date, t.id),
     index("expenses_org_currency").on(t.organizationId, t.currency, t.date, t.id),
     index("expenses_org_created").on(t.organizationId, t.createdAt, t.id),
@@ -320,8 +325,10 @@ export const auditLog = sqliteTable(
   },
   (t) => [
     index("audit_org_created").on(t.organizationId, t.createdAt, t.id),
-    index("audit_org_resource").on(t.organizationId, t.resourceType, t.resourceId, t.createdAt),
-    index("audit_org_action").on(t.organizationId, t.action, t.createdAt),
+    // each filter followed by the list order (newest first, id tiebreak): no sort step
+    index("audit_org_resource").on(t.organizationId, t.resourceId, t.createdAt, t.id),
+    index("audit_org_type").on(t.organizationId, t.resourceType, t.createdAt, t.id),
+    index("audit_org_action").on(t.organizationId, t.action, t.createdAt, t.id),
   ],
 );
 

@@ -1,9 +1,14 @@
 /** Assembles the Kontor HTTP application from its feature modules. */
 import { Elysia } from "elysia";
+import { accountRoutes } from "./accounts/routes.ts";
+import { auditRoutes } from "./audit/routes.ts";
+import { bankAccountRoutes } from "./bank-accounts/routes.ts";
 import { customerRoutes } from "./customers/routes.ts";
 import { docsRoutes } from "./docs/openapi.ts";
+import { expenseRoutes } from "./expenses/routes.ts";
 import { createKernel, type Deps } from "./http/kernel.ts";
 import { metaRoutes } from "./meta/routes.ts";
+import { supplierRoutes } from "./suppliers/routes.ts";
 import { tokenRoutes } from "./tokens/routes.ts";
 import { VERSION } from "./version.ts";
 
@@ -16,7 +21,12 @@ export function createApp(deps: Deps) {
     .use(docsRoutes(VERSION, () => root))
     .use(metaRoutes(kernel, VERSION))
     .use(tokenRoutes(kernel))
-    .use(customerRoutes(kernel));
+    .use(customerRoutes(kernel))
+    .use(supplierRoutes(kernel))
+    .use(expenseRoutes(kernel))
+    .use(accountRoutes(kernel))
+    .use(bankAccountRoutes(kernel))
+    .use(auditRoutes(kernel));
   kernel.setRouteTable(app.routes);
   return app;
 }

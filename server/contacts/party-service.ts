@@ -84,6 +84,32 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
   const { table, resourceType, events } = kind;
   const listSpec = partyListSpec(table, kind.searchTable);
 
+  function insert(tx: Tx, scope: Scope, input: PartyCreate): Shown {
+    const now = nowIso();
+    const row: PartyRow = {
+      id: newId(),
+      organizationId: scope.org.id,
+      name: "",
+      email: null,
+      phone: null,
+      address: null,
+      city: null,
+      postalCode: null,
+      country: null,
+      vatNumber: null,
+      currency: null,
+      paymentTerms: null,
+      ...columns(input),
+      createdAt: now,
+      updatedAt: now,
+    };
+    tx.insert(table).values(row).run();
+    const shown = kind.show(tx, row);
+    audit(tx, scope, `${resourceType}.created`, resourceType, row.id);
+    if (events) emit(tx, scope, events.created, shown);
+    return shown;
+  }
+
   return {
     listSpec,
     list(scope: Scope, query: ListQuery, url: string) {
@@ -97,32 +123,10 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
       return findInOrg(tx, table, scope.org.id, id);
     },
     create(scope: Scope, input: PartyCreate): Shown {
-      return transaction(scope.db, (tx) => {
-        const now = nowIso();
-        const row: PartyRow = {
-          id: newId(),
-          organizationId: scope.org.id,
-          name: "",
-          email: null,
-          phone: null,
-          address: null,
-          city: null,
-          postalCode: null,
-          country: null,
-          vatNumber: null,
-          currency: null,
-          paymentTerms: null,
-          ...columns(input),
-          createdAt: now,
-          updatedAt: now,
-        };
-        tx.insert(table).values(row).run();
-        const shown = kind.show(tx, row);
-        audit(tx, scope, `${resourceType}.created`, resourceType, row.id);
-        if (events) emit(tx, scope, events.created, shown);
-        return shown;
-      });
+      return transaction(scope.db, (tx) => insert(tx, scope, input));
     },
+    /** Creates the party inside the caller's transaction (an expense's vendor creates suppliers so). */
+    insert,
     update(scope: Scope, id: string, input: PartyUpdate): Shown {
       return transaction(scope.db, (tx) => {
         findInOrg(tx, table, scope.org.id, id);
@@ -146,3 +150,5 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
     },
   };
 }
+
+export type PartyService<Shown> = ReturnType<typeof partyService<Shown>>;

@@ -1,7 +1,7 @@
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
+import { partyRoutes } from "../contacts/party-routes.ts";
 import type { Kernel } from "../http/kernel.ts";
 import { created, errors, noContent } from "../http/responses.ts";
-import { listQuerySchema, listResponse } from "../lib/list.ts";
 import { IdParams, Wrapped } from "../lib/schemas.ts";
 import { ContactPersonModel, CustomerModel } from "./model.ts";
 import { contactPersonService, customerService } from "./service.ts";
@@ -10,53 +10,15 @@ const tags = ["Customers"];
 const PersonParams = t.Object({ id: t.String(), cpid: t.String() });
 
 export const customerRoutes = (kernel: Kernel) =>
-  new Elysia({ prefix: "/api/v1/customers" })
-    .use(kernel)
-    .get("", ({ scope, query, url }) => customerService.list(scope, query, url), {
-      ability: "contacts.view",
-      query: listQuerySchema(customerService.listSpec),
-      response: { 200: listResponse(CustomerModel.customer), ...errors(422) },
-      detail: { tags, summary: "List customers" },
-    })
-    .get("/:id", ({ scope, params }) => ({ data: customerService.get(scope, params.id) }), {
-      ability: "contacts.view",
-      params: IdParams,
-      response: { 200: Wrapped(CustomerModel.customerWithContacts), ...errors(404) },
-      detail: { tags, summary: "Show a customer with its contact persons" },
-    })
-    .post(
-      "",
-      ({ scope, body, set }) => {
-        const customer = customerService.create(scope, body);
-        return created(set, `/api/v1/customers/${customer.id}`, customer);
-      },
-      {
-        ability: "contacts.create",
-        body: CustomerModel.create,
-        response: { 201: Wrapped(CustomerModel.customerWithContacts), ...errors(422) },
-        detail: { tags, summary: "Create a customer" },
-      },
-    )
-    .put("/:id", ({ scope, params, body }) => ({ data: customerService.update(scope, params.id, body) }), {
-      ability: "contacts.edit",
-      params: IdParams,
-      body: CustomerModel.update,
-      response: { 200: Wrapped(CustomerModel.customerWithContacts), ...errors(404, 422) },
-      detail: { tags, summary: "Update a customer" },
-    })
-    .delete(
-      "/:id",
-      ({ scope, params, set }) => {
-        customerService.remove(scope, params.id);
-        return noContent(set);
-      },
-      {
-        ability: "contacts.delete",
-        params: IdParams,
-        response: { 204: t.Void(), ...errors(404, 409) },
-        detail: { tags, summary: "Delete a customer (409 when it has invoices)" },
-      },
-    )
+  partyRoutes(kernel, {
+    prefix: "/api/v1/customers",
+    tag: "Customers",
+    noun: "customer",
+    service: customerService,
+    shown: CustomerModel.customerWithContacts,
+    showDetail: " with its contact persons",
+    blockedBy: "invoices",
+  })
     .get("/:id/contact-persons", ({ scope, params }) => contactPersonService.list(scope, params.id), {
       ability: "contacts.view",
       params: IdParams,

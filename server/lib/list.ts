@@ -66,9 +66,11 @@ export function listQuerySchema(spec: ListSpec): TObject {
       t.Integer({ minimum: 1, maximum: MAX_PER_PAGE, "x-param": "per_page", description: `Page size, 1–${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE})` }),
     ),
     sort: t.Optional(
-      t.UnionEnum(sortNames as [string, ...string[]], {
-        description: `Sort field; prefix with - for descending. Default: ${spec.defaultSort}`,
-      }),
+      withoutDefault(
+        t.UnionEnum(sortNames as [string, ...string[]], {
+          description: `Sort field; prefix with - for descending. Default: ${spec.defaultSort}`,
+        }),
+      ),
     ),
     "filter[updated_since]": t.Optional(
       t.String({ ...Timestamp, description: "Only rows changed at or after this timestamp" }),
@@ -78,9 +80,18 @@ export function listQuerySchema(spec: ListSpec): TObject {
     properties.search = t.Optional(t.String({ maxLength: 200, description: "Full-text search" }));
   }
   for (const [name, filter] of Object.entries(spec.filters ?? {})) {
-    properties[`filter[${name}]`] = t.Optional(filter.schema ?? t.String({ maxLength: 255 }));
+    properties[`filter[${name}]`] = t.Optional(withoutDefault(filter.schema ?? t.String({ maxLength: 255 })));
   }
   return t.Object(properties, { additionalProperties: false });
+}
+
+/**
+ * Elysia's `t.UnionEnum` carries `default: <first value>` and Elysia fills defaults into absent
+ * query parameters: an absent sort would become the first sort name, an absent filter a filter.
+ */
+function withoutDefault<T extends TSchema>(schema: T): T {
+  const { default: _ignored, ...rest } = schema;
+  return rest as T;
 }
 
 /** Words of the search text as an FTS5 prefix query: `"acme"* "gmbh"*`; null when there are none. */
@@ -215,4 +226,9 @@ export function listResponse(item: TSchema) {
       total: t.Integer(),
     }),
   });
+}
+
+/** `filter[<name>]=true|false` on a boolean column. */
+export function booleanFilter(column: SQLiteColumn): FilterSpec {
+  return { column, schema: t.UnionEnum(["true", "false"]), map: (value) => value === "true" };
 }

@@ -1,0 +1,51 @@
+/** Reading the chart of accounts (seeded per organisation by ./seed.ts; read-only over the API). */
+import { eq, isNull } from "drizzle-orm";
+import { t } from "elysia";
+import { accounts, nocase } from "../../db/schema.ts";
+import { booleanFilter, runList, type ListQuery, type ListSpec } from "../lib/list.ts";
+import { Uuid } from "../lib/schemas.ts";
+import { findInOrg, type Scope } from "../lib/scope.ts";
+import { ACCOUNT_TYPES } from "./model.ts";
+
+type AccountRow = typeof accounts.$inferSelect;
+
+export function presentAccount(row: AccountRow) {
+  return {
+    id: row.id,
+    code: row.code,
+    name: row.name,
+    type: row.type,
+    parent_id: row.parentId,
+    is_active: row.isActive,
+    description: row.description,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+  };
+}
+
+export const accountList: ListSpec<typeof accounts> = {
+  table: accounts,
+  sorts: { code: accounts.code, name: nocase(accounts.name) },
+  defaultSort: "code",
+  filters: {
+    type: { column: accounts.type, schema: t.UnionEnum([...ACCOUNT_TYPES]) },
+    is_active: booleanFilter(accounts.isActive),
+    // "null" selects the top-level accounts
+    parent_id: {
+      schema: t.Union([Uuid, t.Literal("null")], { description: "A parent account's id, or null for top-level accounts" }),
+      where: (value) => (value === "null" ? isNull(accounts.parentId) : eq(accounts.parentId, value)),
+    },
+  },
+  searchTable: "accounts_fts",
+  updatedAt: accounts.updatedAt,
+};
+
+export const accountService = {
+  list(scope: Scope, query: ListQuery, url: string) {
+    const page = runList(scope.db, accountList, scope.org.id, query, url);
+    return { data: page.rows.map(presentAccount), links: page.links, meta: page.meta };
+  },
+  get(scope: Scope, id: string) {
+    return presentAccount(findInOrg(scope.db, accounts, scope.org.id, id));
+  },
+};

@@ -1,0 +1,122 @@
+/**
+ * Bank accounts: read over the API (banking.view), added from the CLI (`kontor bank-account
+ * add`). Each links to the chart's bank asset account (BANK_ACCOUNT_CODE).
+ */
+import { eq } from "drizzle-orm";
+import { accounts, bankAccounts, nocase } from "../../db/schema.ts";
+import { BANK_ACCOUNT_CODE } from "../accounts/seed.ts";
+import { audit } from "../audit/service.ts";
+import { ApiError, FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
+import { booleanFilter, runList, type ListQuery, type ListSpec } from "../lib/list.ts";
+import { formatCents } from "../lib/money.ts";
+import { Currency, isCurrencyCode } from "../lib/schemas.ts";
+import { findInOrg, inOrg, transaction, type Scope } from "../lib/scope.ts";
+import { newId, nowIso } from "../lib/time.ts";
+
+type BankAccountRow = typeof bankAccounts.$inferSelect;
+
+export function presentBankAccount(row: BankAccountRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    iban: row.iban,
+    bank_name: row.bankName,
+    currency: row.currency,
+    balance: formatCents(row.balanceCents),
+    is_active: row.isActive,
+    account_id: row.accountId,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+  };
+}
+
+export const bankAccountList: ListSpec<typeof bankAccounts> = {
+  table: bankAccounts,
+  sorts: { name: nocase(bankAccounts.name) },
+  defaultSort: "name",
+  filters: {
+    is_active: booleanFilter(bankAccounts.isActive),
+    currency: { column: bankAccounts.currency, schema: Currency },
+  },
+  searchTable: "bank_accounts_fts",
+  updatedAt: bankAccounts.updatedAt,
+};
+
+/** "be71 0961 2345 6769" → "BE71096123456769": the electronic form, stored and shown. */
+export function normalizeIban(input: string): string {
+  return input.replace(/\s+/g, "").toUpperCase();
+}
+
+/** Why an IBAN (normalised) is not valid, or null: ISO 13616 shape and the mod-97 check digits. */
+export function ibanProblem(iban: string): string | null {
+  if (!/^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/.test(iban)) {
+    return "The IBAN must be a 2-letter country code, 2 check digits and 11 to 30 letters or digits.";
+  }
+  // move the first four characters to the end, letters to numbers (A = 10 … Z = 35): the result mod 97 must be 1
+  const digits = (iban.slice(4) + iban.slice(0, 4)).replace(/[A-Z]/g, (c) => String(c.charCodeAt(0) - 55));
+  let remainder = 0;
+  for (const digit of digits) remainder = (remainder * 10 + Number(digit)) % 97;
+  return remainder === 1 ? null : `The IBAN ${iban} has wrong check digits (mod 97): check it for a typo.`;
+}
+
+export type BankAccountInput = { name: string; iban: string; bankName?: string | null; currency?: string | null };
+
+export const bankAccountService = {
+  list(scope: Scope, query: ListQuery, url: string) {
+    const page = runList(scope.db, bankAccountList, scope.org.id, query, url);
+    return { data: page.rows.map(presentBankAccount), links: page.links, meta: page.meta };
+  },
+
+  get(scope: Scope, id: string) {
+    return presentBankAccount(findInOrg(scope.db, bankAccounts, scope.org.id, id));
+  },
+
+  /** Adds a bank account with a zero balance, linked to the chart's bank account, audited. */
+  add(scope: Scope, input: BankAccountInput) {
+    const bag = new FieldErrorBag();
+    const name = input.name.trim();
+    if (name === "" || name.length > 255) bag.add("name", "The name must be 1 to 255 characters.");
+    const iban = normalizeIban(input.iban);
+    const problem = ibanProblem(iban);
+    if (problem) bag.add("iban", problem);
+    const bankName = input.bankName?.trim() || null;
+    if (bankName && bankName.length > 255) bag.add("bank_name", "The bank name must not be longer than 255 characters.");
+    const currency = (input.currency ?? scope.org.currency).toUpperCase();
+    if (!isCurrencyCode(currency)) bag.add("currency", "The currency must be an ISO 4217 code (e.g. EUR).");
+    bag.throwIfAny();
+
+    return transaction(scope.db, (tx) => {
+      const ledger = tx
+        .select()
+        .from(accounts)
+        .where(inOrg(accounts, scope.org.id, eq(accounts.code, BANK_ACCOUNT_CODE)))
+        .get();
+      if (!ledger || ledger.type !== "asset") {
+        throw new ApiError(422, `The chart of accounts has no asset account ${BANK_ACCOUNT_CODE} to link the bank account to.`);
+      }
+      const taken = tx
+        .select({ id: bankAccounts.id })
+        .from(bankAccounts)
+        .where(inOrg(bankAccounts, scope.org.id, eq(bankAccounts.iban, iban)))
+        .get();
+      if (taken) throw ValidationFailed.field("iban", `${scope.org.name} already has a bank account with IBAN ${iban}.`);
+      const now = nowIso();
+      const row: BankAccountRow = {
+        id: newId(),
+        organizationId: scope.org.id,
+        name,
+        iban,
+        bankName,
+        currency,
+        balanceCents: 0,
+        isActive: true,
+        accountId: ledger.id,
+        createdAt: now,
+        updatedAt: now,
+      };
+      tx.insert(bankAccounts).values(row).run();
+      audit(tx, scope, "bank_account.created", "bank_account", row.id);
+      return presentBankAccount(row);
+    });
+  },
+};

@@ -1,0 +1,79 @@
+/**
+ * The five CRUD routes customers and suppliers share (contract section 3: suppliers have the
+ * customer's fields and rules). Each kind names its path, its tag and what it shows; customers
+ * chain their contact-person routes onto the instance this returns.
+ */
+import { Elysia, t, type TSchema } from "elysia";
+import type { Kernel } from "../http/kernel.ts";
+import { created, errors, noContent } from "../http/responses.ts";
+import { listQuerySchema, listResponse } from "../lib/list.ts";
+import { IdParams, Wrapped } from "../lib/schemas.ts";
+import { PartyModel } from "./party-model.ts";
+import type { PartyService } from "./party-service.ts";
+
+export type PartyRoutesOptions<Shown> = {
+  /** e.g. "/api/v1/suppliers" */
+  prefix: string;
+  tag: string;
+  noun: "customer" | "supplier";
+  service: PartyService<Shown>;
+  /** the schema of what `service.get/create/update` return */
+  shown: TSchema;
+  /** appended to "Show a <noun>", e.g. " with its contact persons" */
+  showDetail?: string;
+  /** what makes a delete a 409, e.g. "invoices" */
+  blockedBy: string;
+};
+
+export const partyRoutes = <Shown extends { id: string }>(kernel: Kernel, options: PartyRoutesOptions<Shown>) => {
+  const { prefix, noun, service, shown } = options;
+  const tags = [options.tag];
+  const plural = `${noun}s`;
+  return new Elysia({ prefix })
+    .use(kernel)
+    .get("", ({ scope, query, url }) => service.list(scope, query, url), {
+      ability: "contacts.view",
+      query: listQuerySchema(service.listSpec),
+      response: { 200: listResponse(PartyModel.party), ...errors(422) },
+      detail: { tags, summary: `List ${plural}` },
+    })
+    .get("/:id", ({ scope, params }) => ({ data: service.get(scope, params.id) }), {
+      ability: "contacts.view",
+      params: IdParams,
+      response: { 200: Wrapped(shown), ...errors(404) },
+      detail: { tags, summary: `Show a ${noun}${options.showDetail ?? ""}` },
+    })
+    .post(
+      "",
+      ({ scope, body, set }) => {
+        const party = service.create(scope, body);
+        return created(set, `${prefix}/${party.id}`, party);
+      },
+      {
+        ability: "contacts.create",
+        body: PartyModel.create,
+        response: { 201: Wrapped(shown), ...errors(422) },
+        detail: { tags, summary: `Create a ${noun}` },
+      },
+    )
+    .put("/:id", ({ scope, params, body }) => ({ data: service.update(scope, params.id, body) }), {
+      ability: "contacts.edit",
+      params: IdParams,
+      body: PartyModel.update,
+      response: { 200: Wrapped(shown), ...errors(404, 422) },
+      detail: { tags, summary: `Update a ${noun}` },
+    })
+    .delete(
+      "/:id",
+      ({ scope, params, set }) => {
+        service.remove(scope, params.id);
+        return noContent(set);
+      },
+      {
+        ability: "contacts.delete",
+        params: IdParams,
+        response: { 204: t.Void(), ...errors(404, 409) },
+        detail: { tags, summary: `Delete a ${noun} (409 when it has ${options.blockedBy})` },
+      },
+    );
+};

@@ -1,0 +1,14 @@
+import { partyRoutes } from "../contacts/party-routes.ts";
+import type { Kernel } from "../http/kernel.ts";
+import { SupplierModel } from "./model.ts";
+import { supplierService } from "./service.ts";
+
+export const supplierRoutes = (kernel: Kernel) =>
+  partyRoutes(kernel, {
+    prefix: "/api/v1/suppliers",
+    tag: "Suppliers",
+    noun: "supplier",
+    service: supplierService,
+    shown: SupplierModel.supplier,
+    blockedBy: "expenses",
+  });

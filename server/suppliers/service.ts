@@ -1,0 +1,39 @@
+/**
+ * Suppliers: the shared party logic (server/contacts/party-service.ts) on the suppliers table,
+ * plus the vendor → supplier match that expenses use. api-spec 6.1 names no supplier events.
+ */
+import { asc, count, eq, sql } from "drizzle-orm";
+import type { Tx } from "../../db/client.ts";
+import { expenses, suppliers } from "../../db/schema.ts";
+import { partyService, presentParty } from "../contacts/party-service.ts";
+import { inOrg, type Scope } from "../lib/scope.ts";
+
+export const supplierService = partyService({
+  table: suppliers,
+  resourceType: "supplier",
+  searchTable: "suppliers_fts",
+  show: (_tx, row) => presentParty(row),
+  deleteBlocker: (tx, row) => {
+    const n = tx.select({ n: count() }).from(expenses).where(eq(expenses.supplierId, row.id)).get()!.n;
+    return n > 0 ? `The supplier has ${n} expense${n === 1 ? "" : "s"} and cannot be deleted.` : null;
+  },
+});
+
+/**
+ * The id of the supplier an expense's vendor names: the oldest supplier whose trimmed name
+ * matches it case-insensitively, else a new supplier of that name (audited like any creation).
+ * Runs in the caller's transaction. Both sides go through SQLite's `lower(trim(…))`, the
+ * expression `suppliers_org_lower_name` indexes, so the lookup is one index probe; SQLite's
+ * `lower()` folds ASCII letters only ("ÉCOLE" and "école" are two suppliers).
+ */
+export function supplierForVendor(tx: Tx, scope: Scope, vendor: string): string {
+  const name = vendor.trim();
+  const match = tx
+    .select({ id: suppliers.id })
+    .from(suppliers)
+    .where(inOrg(suppliers, scope.org.id, sql`lower(trim(${suppliers.name})) = lower(${name})`))
+    .orderBy(asc(suppliers.createdAt), asc(suppliers.id))
+    .limit(1)
+    .get();
+  return match ? match.id : supplierService.insert(tx, scope, { name }).id;
+}
