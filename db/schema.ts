@@ -1,6 +1,6 @@
 /**
  * The whole Kontor schema. Every organisation-owned table carries `organization_id`;
- * queries go through `server/lib/tenant.ts`, which adds that condition in one place.
+ * queries go through `inOrg`/`findInOrg` in `server/lib/scope.ts`, which add that condition in one place.
  * Money and quantities are integer hundredths (`*_cents`), VAT rates basis points.
  */
 import { sql } from "drizzle-orm";

@@ -100,6 +100,10 @@ describe("organisations, users and tokens", () => {
     const personalStar = await cli("token", "create", "--org", "Globex", "--user", "nobody@x.y", "--name", "x");
     expect(personalStar.code).toBe(1);
 
+    const badCurrency = await cli("org", "create", "--name", "Bad Money", "--currency", "XYZ");
+    expect(badCurrency.code).toBe(1);
+    expect(badCurrency.stderr).toContain("ISO 4217");
+
     expect((await cli("frobnicate")).code).toBe(2);
     expect((await cli("org", "create")).code).toBe(2); // --name is required
     expect((await cli("token", "create", "--org", "Globex", "--name", "x")).code).toBe(2); // --user or --organisation

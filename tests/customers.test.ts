@@ -47,6 +47,7 @@ describe("customer fields", () => {
     const cases: [Record<string, unknown>, string][] = [
       [{}, "name"],
       [{ name: "" }, "name"],
+      [{ name: "   " }, "name"],
       [{ name: "x".repeat(256) }, "name"],
       [{ name: 42 }, "name"],
       [{ name: "x", email: "not-an-email" }, "email"],

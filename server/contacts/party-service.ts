@@ -7,7 +7,7 @@ import type { Tx } from "../../db/client.ts";
 import { customers, nocase, suppliers } from "../../db/schema.ts";
 import { audit } from "../audit/service.ts";
 import { t } from "elysia";
-import { Conflict } from "../lib/errors.ts";
+import { Conflict, ValidationFailed } from "../lib/errors.ts";
 import { runList, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { Country, Currency } from "../lib/schemas.ts";
 import { findInOrg, transaction, type Scope } from "../lib/scope.ts";
@@ -56,7 +56,11 @@ export function partyListSpec(table: PartyTable, searchTable: string): ListSpec<
 /** Input field → column; emails are stored lower-cased so the email filter is exact. */
 function columns(input: PartyUpdate) {
   const out: Partial<PartyRow> = {};
-  if (input.name !== undefined) out.name = input.name.trim();
+  if (input.name !== undefined) {
+    out.name = input.name.trim();
+    // the schema's minLength sees "   " as three characters
+    if (out.name === "") throw ValidationFailed.field("name", "The name field must not be empty.");
+  }
   if (input.email !== undefined) out.email = input.email === null ? null : input.email.trim().toLowerCase();
   if (input.phone !== undefined) out.phone = input.phone;
   if (input.address !== undefined) out.address = input.address;

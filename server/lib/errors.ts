@@ -1,5 +1,5 @@
 /**
- * Every error a client can see. Services throw these; `server/http/errors.ts` turns them
+ * Every error a client can see. Services throw these; the `onError` of `server/http/kernel.ts` turns them
  * (and everything else) into the contract's JSON in one `onError`.
  */
 export type FieldErrors = Record<string, string[]>;

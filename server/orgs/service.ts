@@ -1,4 +1,5 @@
 /** Organisations and users: managed from the CLI (contract section 2). */
+import { isCountryCode, isCurrencyCode } from "../lib/schemas.ts";
 import { and, eq, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { apiTokens, organizations, users } from "../../db/schema.ts";
@@ -20,8 +21,8 @@ export function createOrganization(db: Db, input: OrganizationInput, actor: Acto
   const currency = (input.currency ?? "EUR").toUpperCase();
   const country = (input.country ?? "BE").toUpperCase();
   if (name === "" || name.length > 255) bag.add("name", "The name must be 1 to 255 characters.");
-  if (!/^[A-Z]{3}$/.test(currency)) bag.add("currency", "The currency must be an ISO 4217 code (e.g. EUR).");
-  if (!/^[A-Z]{2}$/.test(country)) bag.add("country", "The country must be an ISO 3166-1 alpha-2 code (e.g. BE).");
+  if (!isCurrencyCode(currency)) bag.add("currency", "The currency must be an ISO 4217 code (e.g. EUR).");
+  if (!isCountryCode(country)) bag.add("country", "The country must be an ISO 3166-1 alpha-2 code (e.g. BE).");
   bag.throwIfAny();
   const now = nowIso();
   const org: Organization = { id: newId(), name, currency, country, apiAccess: input.apiAccess ?? true };
