@@ -86,7 +86,8 @@ export const customers = sqliteTable("customers", partyColumns(), (t) => [
   index("customers_org_updated").on(t.organizationId, t.updatedAt, t.id),
   index("customers_org_country").on(t.organizationId, t.country, nocase(t.name), t.id),
   index("customers_org_currency").on(t.organizationId, t.currency, nocase(t.name), t.id),
-  index("customers_org_email").on(t.organizationId, t.email),
+  // filter[email] with the list order: no sort step
+  index("customers_org_email").on(t.organizationId, t.email, nocase(t.name), t.id),
 ]);
 
 export const suppliers = sqliteTable("suppliers", partyColumns(), (t) => [
