@@ -7,9 +7,11 @@ import { customerRoutes } from "./customers/routes.ts";
 import { docsRoutes } from "./docs/openapi.ts";
 import { expenseRoutes } from "./expenses/routes.ts";
 import { createKernel, type Deps } from "./http/kernel.ts";
+import { invoiceRoutes } from "./invoices/routes.ts";
 import { metaRoutes } from "./meta/routes.ts";
 import { supplierRoutes } from "./suppliers/routes.ts";
 import { tokenRoutes } from "./tokens/routes.ts";
+import { vatRateRoutes } from "./vat-rates/routes.ts";
 import { VERSION } from "./version.ts";
 
 export function createApp(deps: Deps) {
@@ -22,6 +24,8 @@ export function createApp(deps: Deps) {
     .use(metaRoutes(kernel, VERSION))
     .use(tokenRoutes(kernel))
     .use(customerRoutes(kernel))
+    .use(invoiceRoutes(kernel))
+    .use(vatRateRoutes(kernel))
     .use(supplierRoutes(kernel))
     .use(expenseRoutes(kernel))
     .use(accountRoutes(kernel))

@@ -10,6 +10,7 @@ import { stringify } from "yaml";
 import swaggerBundle from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "file" };
 import swaggerCss from "swagger-ui-dist/swagger-ui.css" with { type: "file" };
 import viewer from "./viewer.js" with { type: "file" };
+import { IDEMPOTENCY_PARAMETER } from "../http/idempotency.ts";
 
 const RAW_SPEC_PATH = "/docs/openapi.raw.json";
 
@@ -134,6 +135,11 @@ function finish(raw: any, version: string) {
         const { examples, ...rest } = p;
         return { ...rest, schema: toOpenApiSchema(p.schema) };
       });
+      // every POST takes an Idempotency-Key (server/http/idempotency.ts): a reused key is a 422, one in flight a 409
+      if (method === "post" && secured) {
+        parameters.push(IDEMPOTENCY_PARAMETER);
+        for (const code of ["409", "422"]) responses[code] ??= STANDARD_ERRORS[code]!;
+      }
       const description = [ability ? `**Ability:** \`${ability === "any" ? "any valid token" : ability}\`` : null, op.description]
         .filter(Boolean)
         .join("\n\n");

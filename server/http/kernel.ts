@@ -20,6 +20,7 @@ import {
   UnsupportedMediaType,
 } from "../lib/errors.ts";
 import type { Actor, Scope } from "../lib/scope.ts";
+import { createIdempotency } from "./idempotency.ts";
 import { createRateLimiter } from "./rate-limit.ts";
 import { toValidationFailed } from "./validation.ts";
 
@@ -35,6 +36,7 @@ type RouteInfo = { method: string; pattern: RegExp };
 export function createKernel({ db, config, log = (l) => console.error(l) }: Deps) {
   const authenticate = createAuthenticator(db);
   const rateLimit = createRateLimiter(config.rateLimitPerMinute);
+  const idempotency = createIdempotency(db);
   const states = new WeakMap<Request, RequestState>();
   let routes: RouteInfo[] = [];
 
@@ -74,6 +76,7 @@ export function createKernel({ db, config, log = (l) => console.error(l) }: Deps
       const length = Number(request.headers.get("content-length") ?? "0");
       if (length > MAX_BODY_BYTES) throw new PayloadTooLarge(MAX_BODY_BYTES);
       const text = await readLimited(request, MAX_BODY_BYTES);
+      idempotency.rememberBody(request, text);
       if (text.trim() === "") return null;
       const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
       if (type !== "application/json" && !type.endsWith("+json")) throw new UnsupportedMediaType();
@@ -102,6 +105,13 @@ export function createKernel({ db, config, log = (l) => console.error(l) }: Deps
           const scope: Scope = { db, org: auth!.org, actor };
           return { auth: auth!, scope, url: publicUrl(request.url) };
         },
+        /** Idempotency-Key on every POST (server/http/idempotency.ts): replay, or reserve the key. */
+        beforeHandle({ request }) {
+          return idempotency.begin(request, stateOf(request).auth!.tokenId);
+        },
+        async afterHandle({ request, responseValue, set }) {
+          await idempotency.settle(request, typeof set.status === "number" ? set.status : 200, responseValue, set.headers);
+        },
       }),
     })
     .onError({ as: "global" }, ({ code, error, set, request }) => {
@@ -124,7 +134,9 @@ export function createKernel({ db, config, log = (l) => console.error(l) }: Deps
       for (const [k, v] of Object.entries(set.headers)) if (typeof v === "string") headers.set(k, v);
       for (const [k, v] of Object.entries(apiError.headers ?? {})) headers.set(k, v);
       headers.set("content-type", "application/json");
-      return new Response(JSON.stringify(apiError.toJSON()), { status: apiError.status, headers });
+      const body = JSON.stringify(apiError.toJSON());
+      idempotency.settleError(request, apiError.status, body, apiError.headers ?? {});
+      return new Response(body, { status: apiError.status, headers });
     });
 
   return Object.assign(kernel, { setRouteTable });

@@ -2,6 +2,7 @@ import { asc, desc, eq } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
 import { vatRates } from "../../db/schema.ts";
 import type { FieldErrorBag } from "../lib/errors.ts";
+import { formatCents } from "../lib/money.ts";
 import { inOrg } from "../lib/scope.ts";
 
 export type VatRateRow = typeof vatRates.$inferSelect;
@@ -18,4 +19,9 @@ export function readVatRate(tx: Tx, orgId: string, bag: FieldErrorBag, field: st
 
 export function listVatRates(tx: Tx, orgId: string): VatRateRow[] {
   return tx.select().from(vatRates).where(inOrg(vatRates, orgId)).orderBy(desc(vatRates.isDefault), desc(vatRates.rateBp), asc(vatRates.id)).all();
+}
+
+/** The rate as the API shows it: basis points of a percent as a decimal string (2100 → "21.00"). */
+export function presentVatRate(row: VatRateRow) {
+  return { id: row.id, name: row.name, rate: formatCents(row.rateBp), is_default: row.isDefault };
 }

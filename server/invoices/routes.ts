@@ -1,0 +1,126 @@
+import { Elysia, t } from "elysia";
+import type { Kernel } from "../http/kernel.ts";
+import { created, errors, noContent } from "../http/responses.ts";
+import { listQuerySchema, listResponse } from "../lib/list.ts";
+import { IdParams, Wrapped } from "../lib/schemas.ts";
+import { InvoiceModel } from "./model.ts";
+import { invoiceList, invoiceService } from "./service.ts";
+
+const tags = ["Invoices"];
+const Invoice = Wrapped(InvoiceModel.invoice);
+const PaymentParams = t.Object({ id: t.String(), pid: t.String() });
+const location = (id: string) => `/api/v1/invoices/${id}`;
+
+/** A state transition of contract section 4: no fields, 200 with the invoice, 409 from a wrong state. */
+const transition = (ability: "invoicing.finalize" | "invoicing.edit", summary: string) => ({
+  ability,
+  params: IdParams,
+  body: t.Optional(InvoiceModel.action),
+  response: { 200: Invoice, ...errors(404, 409, 422) },
+  detail: { tags, summary },
+});
+
+export const invoiceRoutes = (kernel: Kernel) =>
+  new Elysia({ prefix: "/api/v1/invoices" })
+    .use(kernel)
+    .get("", ({ scope, query, url }) => invoiceService.list(scope, query, url), {
+      ability: "invoicing.view",
+      query: listQuerySchema(invoiceList),
+      response: { 200: listResponse(InvoiceModel.invoice), ...errors(422) },
+      detail: { tags, summary: "List invoices and credit notes, each with its customer, lines and payments" },
+    })
+    .get("/:id", ({ scope, params }) => ({ data: invoiceService.get(scope, params.id) }), {
+      ability: "invoicing.view",
+      params: IdParams,
+      response: { 200: Invoice, ...errors(404) },
+      detail: { tags, summary: "Show an invoice with its customer, lines and payments" },
+    })
+    .post(
+      "",
+      ({ scope, body, set }) => {
+        const invoice = invoiceService.create(scope, body);
+        return created(set, location(invoice.id), invoice);
+      },
+      {
+        ability: "invoicing.create",
+        body: InvoiceModel.create,
+        response: { 201: Invoice, ...errors(422) },
+        detail: { tags, summary: "Create an invoice (draft; numbered INV-<year>-00001… unless a number is given)" },
+      },
+    )
+    .put("/:id", ({ scope, params, body }) => ({ data: invoiceService.update(scope, params.id, body) }), {
+      ability: "invoicing.edit",
+      params: IdParams,
+      body: InvoiceModel.update,
+      response: { 200: Invoice, ...errors(404, 409, 422) },
+      detail: { tags, summary: "Update a draft (lines, when sent, replace its lines; 409 once finalized)" },
+    })
+    .delete(
+      "/:id",
+      ({ scope, params, set }) => {
+        invoiceService.remove(scope, params.id);
+        return noContent(set);
+      },
+      {
+        ability: "invoicing.delete",
+        params: IdParams,
+        response: { 204: t.Void(), ...errors(404, 409) },
+        detail: { tags, summary: "Delete a draft (409 once finalized)" },
+      },
+    )
+    .post(
+      "/:id/finalize",
+      ({ scope, params }) => ({ data: invoiceService.finalize(scope, params.id) }),
+      transition("invoicing.finalize", "Finalize a draft: its lines, totals, customer and number are locked"),
+    )
+    .post(
+      "/:id/send",
+      ({ scope, params }) => ({ data: invoiceService.send(scope, params.id) }),
+      transition("invoicing.edit", "Mark a finalized invoice as sent (sets sent_at)"),
+    )
+    .post(
+      "/:id/cancel",
+      ({ scope, params }) => ({ data: invoiceService.cancel(scope, params.id) }),
+      transition("invoicing.finalize", "Cancel a finalized or sent invoice that has no payments"),
+    )
+    .post(
+      "/:id/record-payment",
+      ({ scope, params, body, set }) => {
+        const invoice = invoiceService.recordPayment(scope, params.id, body);
+        return created(set, location(invoice.id), invoice);
+      },
+      {
+        ability: "invoicing.record-payment",
+        params: IdParams,
+        body: InvoiceModel.payment,
+        response: { 201: Invoice, ...errors(404, 409, 422) },
+        detail: { tags, summary: "Record a payment (at most the amount due): 201 with the invoice, now partially_paid or paid" },
+      },
+    )
+    .delete(
+      "/:id/payments/:pid",
+      ({ scope, params, set }) => {
+        invoiceService.deletePayment(scope, params.id, params.pid);
+        return noContent(set);
+      },
+      {
+        ability: "invoicing.record-payment",
+        params: PaymentParams,
+        response: { 204: t.Void(), ...errors(404, 409) },
+        detail: { tags, summary: "Delete a payment; the status follows the remaining payments (409 when cancelled)" },
+      },
+    )
+    .post(
+      "/:id/credit-note",
+      ({ scope, params, set }) => {
+        const creditNote = invoiceService.creditNote(scope, params.id);
+        return created(set, location(creditNote.id), creditNote);
+      },
+      {
+        ability: "invoicing.create",
+        params: IdParams,
+        body: t.Optional(InvoiceModel.action),
+        response: { 201: Invoice, ...errors(404, 409, 422) },
+        detail: { tags, summary: "Create a draft credit note of the invoice: its lines copied, related_invoice_id set" },
+      },
+    );

@@ -1,0 +1,557 @@
+/**
+ * Invoices and credit notes (api-spec 2.3–2.5, 4.5; contract sections 3–5): exact totals, the
+ * per-year numbering, the state machine of contract section 4 and payments. Every change
+ * writes its audit entry and its webhook deliveries in the transaction of the change.
+ */
+import { and, asc, eq, gte, inArray, lt, ne, notInArray, or, sql } from "drizzle-orm";
+import { t } from "elysia";
+import type { Tx } from "../../db/client.ts";
+import { contactPersons, customers, invoiceLines, invoices, numberSequences, payments } from "../../db/schema.ts";
+import { audit } from "../audit/service.ts";
+import { presentParty, type PartyRow } from "../contacts/party-service.ts";
+import { presentContactPerson } from "../customers/service.ts";
+import { Conflict, FieldErrorBag, NotFound } from "../lib/errors.ts";
+import { runList, type ListQuery, type ListSpec } from "../lib/list.ts";
+import { formatCents, MAX_CENTS, readMoney } from "../lib/money.ts";
+import { Currency, DateString, Uuid } from "../lib/schemas.ts";
+import { findInOrg, inOrg, transaction, type Scope } from "../lib/scope.ts";
+import { addDays, newId, nowIso, today } from "../lib/time.ts";
+import { readVatRate } from "../vat-rates/service.ts";
+import type { WebhookEvent } from "../webhooks/events.ts";
+import { emit } from "../webhooks/outbox.ts";
+import {
+  INVOICE_STATUSES,
+  INVOICE_TYPES,
+  type InvoiceCreate,
+  type InvoiceStatus,
+  type InvoiceType,
+  type InvoiceUpdate,
+  type LineInput,
+  type PaymentInput,
+  type PaymentMethod,
+} from "./model.ts";
+import { priceLine, totalsOf, type PricedLine } from "./totals.ts";
+
+type InvoiceRow = typeof invoices.$inferSelect;
+type LineRow = typeof invoiceLines.$inferSelect;
+type PaymentRow = typeof payments.$inferSelect;
+export type ShownInvoice = ReturnType<typeof presentInvoices>[number];
+
+/** Finalized and not (fully) paid: the states in which an invoice can be overdue. */
+const AWAITING_PAYMENT = ["finalized", "sent", "partially_paid"] as const satisfies readonly InvoiceStatus[];
+
+/**
+ * The state machine of contract section 4, as data: the states each operation starts from,
+ * and what the 409 says otherwise (after "The invoice is <status>; ").
+ */
+const TRANSITIONS = {
+  update: { from: ["draft"], refusal: "only a draft can be edited" },
+  delete: { from: ["draft"], refusal: "only a draft can be deleted" },
+  finalize: { from: ["draft"], refusal: "only a draft can be finalized" },
+  send: { from: ["finalized"], refusal: "only a finalized invoice can be sent" },
+  recordPayment: { from: AWAITING_PAYMENT, refusal: "payments are recorded on finalized, sent or partially paid invoices only" },
+  deletePayment: {
+    from: INVOICE_STATUSES.filter((s) => s !== "cancelled"),
+    refusal: "the payments of a cancelled invoice cannot be deleted",
+  },
+  cancel: { from: ["finalized", "sent"], refusal: "only a finalized or sent invoice without payments can be cancelled" },
+  creditNote: {
+    from: ["finalized", "sent", "partially_paid", "paid"],
+    refusal: "only a finalized, sent, partially paid or paid invoice can be credited",
+  },
+} as const satisfies Record<string, { from: readonly InvoiceStatus[]; refusal: string }>;
+type Operation = keyof typeof TRANSITIONS;
+
+const NUMBER_PREFIX: Record<InvoiceType, string> = { invoice: "INV", credit_note: "CN" };
+const DEFAULT_PAYMENT_DAYS = 30;
+
+export const invoiceList: ListSpec<typeof invoices> = {
+  table: invoices,
+  sorts: {
+    issue_date: invoices.issueDate,
+    due_date: invoices.dueDate,
+    total: invoices.totalCents,
+    number: invoices.number,
+    status: invoices.status,
+    created_at: invoices.createdAt,
+    updated_at: invoices.updatedAt,
+  },
+  defaultSort: "-issue_date",
+  filters: {
+    status: { column: invoices.status, schema: t.UnionEnum([...INVOICE_STATUSES]) },
+    type: { column: invoices.type, schema: t.UnionEnum([...INVOICE_TYPES]) },
+    customer_id: { column: invoices.customerId, schema: Uuid },
+    currency: { column: invoices.currency, schema: Currency },
+    issue_date_from: { column: invoices.issueDate, op: "gte", schema: t.String({ ...DateString, description: "Issued on or after this date" }) },
+    issue_date_to: { column: invoices.issueDate, op: "lte", schema: t.String({ ...DateString, description: "Issued on or before this date" }) },
+    overdue: {
+      schema: t.UnionEnum(["true", "false"], { description: "true: finalized, sent or partially paid, and due before today" }),
+      where: (value) => {
+        const overdue = and(inArray(invoices.status, [...AWAITING_PAYMENT]), lt(invoices.dueDate, today()));
+        return value === "true" ? overdue : or(notInArray(invoices.status, [...AWAITING_PAYMENT]), gte(invoices.dueDate, today()));
+      },
+    },
+  },
+  searchTable: "invoices_fts",
+  updatedAt: invoices.updatedAt,
+};
+
+// ---------------------------------------------------------------------------------------------
+// Presentation
+
+function presentLine(row: LineRow) {
+  return {
+    id: row.id,
+    description: row.description,
+    quantity: formatCents(row.quantityCents),
+    unit_price: formatCents(row.unitPriceCents),
+    amount: formatCents(row.amountCents),
+    vat_rate_id: row.vatRateId,
+    vat_rate: formatCents(row.vatRateBp),
+    vat_amount: formatCents(row.vatCents),
+    sort_order: row.sortOrder,
+  };
+}
+
+function presentPayment(row: PaymentRow) {
+  return {
+    id: row.id,
+    amount: formatCents(row.amountCents),
+    payment_date: row.paymentDate,
+    payment_method: row.paymentMethod as PaymentMethod,
+    reference: row.reference,
+    created_at: row.createdAt,
+  };
+}
+
+function groupBy<T>(rows: T[], keyOf: (row: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const row of rows) {
+    const key = keyOf(row);
+    const group = groups.get(key);
+    if (group) group.push(row);
+    else groups.set(key, [row]);
+  }
+  return groups;
+}
+
+/**
+ * Invoices as the API and their webhooks show them (api-spec 2.3): each with its customer in
+ * the full shape of 2.1, its lines and its payments. One query per related table for the
+ * whole page, whatever its size.
+ */
+export function presentInvoices(tx: Tx, orgId: string, rows: InvoiceRow[]) {
+  if (rows.length === 0) return [];
+  const invoiceIds = rows.map((r) => r.id);
+  const customerIds = [...new Set(rows.map((r) => r.customerId))];
+  const lines = groupBy(
+    tx
+      .select()
+      .from(invoiceLines)
+      .where(inOrg(invoiceLines, orgId, inArray(invoiceLines.invoiceId, invoiceIds)))
+      .orderBy(asc(invoiceLines.invoiceId), asc(invoiceLines.sortOrder))
+      .all(),
+    (l) => l.invoiceId,
+  );
+  const paid = groupBy(
+    tx
+      .select()
+      .from(payments)
+      .where(inOrg(payments, orgId, inArray(payments.invoiceId, invoiceIds)))
+      .orderBy(asc(payments.invoiceId), asc(payments.createdAt), asc(payments.id))
+      .all(),
+    (p) => p.invoiceId,
+  );
+  const customerRows = tx.select().from(customers).where(inOrg(customers, orgId, inArray(customers.id, customerIds))).all();
+  const persons = groupBy(
+    tx
+      .select()
+      .from(contactPersons)
+      .where(inOrg(contactPersons, orgId, inArray(contactPersons.customerId, customerIds)))
+      .orderBy(asc(contactPersons.customerId), asc(contactPersons.createdAt), asc(contactPersons.id))
+      .all(),
+    (p) => p.customerId,
+  );
+  // the shape of showCustomer (GET /customers/{id}), built from the rows loaded above
+  const shownCustomers = new Map(
+    customerRows.map((c: PartyRow) => [c.id, { ...presentParty(c), contact_persons: (persons.get(c.id) ?? []).map(presentContactPerson) }]),
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    number: row.number,
+    status: row.status,
+    type: row.type,
+    related_invoice_id: row.relatedInvoiceId,
+    customer: shownCustomers.get(row.customerId)!,
+    issue_date: row.issueDate,
+    due_date: row.dueDate,
+    subtotal: formatCents(row.subtotalCents),
+    vat_amount: formatCents(row.vatCents),
+    total: formatCents(row.totalCents),
+    currency: row.currency,
+    notes: row.notes,
+    payment_terms: row.paymentTerms,
+    amount_paid: formatCents(row.paidCents),
+    amount_due: formatCents(row.totalCents - row.paidCents),
+    lines: (lines.get(row.id) ?? []).map(presentLine),
+    payments: (paid.get(row.id) ?? []).map(presentPayment),
+    finalized_at: row.finalizedAt,
+    sent_at: row.sentAt,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+  }));
+}
+
+function showInvoice(tx: Tx, orgId: string, id: string): ShownInvoice {
+  return presentInvoices(tx, orgId, [findInOrg(tx, invoices, orgId, id)])[0]!;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Input checks the schema cannot make (all collected, then thrown together as one 422)
+
+function readCustomer(tx: Tx, orgId: string, bag: FieldErrorBag, id: string): PartyRow | null {
+  const row = tx.select().from(customers).where(inOrg(customers, orgId, eq(customers.id, id))).get();
+  if (!row) bag.add("customer_id", "The selected customer id is invalid.");
+  return row ?? null;
+}
+
+/** A number given by hand: trimmed, not blank, unique in the organisation. */
+function readNumber(tx: Tx, orgId: string, bag: FieldErrorBag, input: string, exceptId?: string): string {
+  const number = input.trim();
+  if (number === "") bag.add("number", "The number field must not be empty.");
+  else if (numberTaken(tx, orgId, number, exceptId)) bag.add("number", "The number has already been taken.");
+  return number;
+}
+
+function numberTaken(tx: Tx, orgId: string, number: string, exceptId?: string): boolean {
+  const other = tx
+    .select({ id: invoices.id })
+    .from(invoices)
+    .where(inOrg(invoices, orgId, eq(invoices.number, number), exceptId ? ne(invoices.id, exceptId) : undefined))
+    .get();
+  return other !== undefined;
+}
+
+type NewLine = PricedLine & { description: string; vatRateId: string | null };
+
+/** Reads and prices the lines; errors are keyed `lines.N.field`. */
+function readLines(tx: Tx, orgId: string, bag: FieldErrorBag, input: LineInput[]): NewLine[] {
+  const lines: NewLine[] = [];
+  input.forEach((line, i) => {
+    const field = `lines.${i}`;
+    const description = line.description.trim();
+    if (description === "") bag.add(`${field}.description`, `The ${field}.description field must not be empty.`);
+    const quantityCents = readMoney(bag, `${field}.quantity`, line.quantity, { min: 1 });
+    const unitPriceCents = readMoney(bag, `${field}.unit_price`, line.unit_price, { min: 0 });
+    const rate = line.vat_rate_id ? readVatRate(tx, orgId, bag, `${field}.vat_rate_id`, line.vat_rate_id) : null;
+    if (quantityCents === null || unitPriceCents === null) return;
+    const priced = priceLine({ quantityCents, unitPriceCents, vatRateBp: rate?.rateBp ?? 0 });
+    if (priced.amountCents + priced.vatCents > MAX_CENTS) {
+      bag.add(field, `The amount of line ${i + 1} (quantity × unit price, with VAT) must not be greater than ${formatCents(MAX_CENTS)}.`);
+      return;
+    }
+    lines.push({ ...priced, description, vatRateId: rate?.id ?? null });
+  });
+  if (lines.length === input.length && totalsOf(lines).totalCents > MAX_CENTS) {
+    bag.add("lines", `The invoice total must not be greater than ${formatCents(MAX_CENTS)}.`);
+  }
+  return lines;
+}
+
+function checkDueDate(bag: FieldErrorBag, issueDate: string, dueDate: string): void {
+  if (dueDate < issueDate) bag.add("due_date", "The due date must be a date after or equal to the issue date.");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+
+/**
+ * The next number of the organisation's sequence for this type and year (INV-2026-00001),
+ * drawn inside the caller's transaction: `BEGIN IMMEDIATE` serialises concurrent creates,
+ * and a rolled-back create gives its number back. Numbers already given by hand are skipped.
+ */
+function nextNumber(tx: Tx, orgId: string, type: InvoiceType, issueDate: string): string {
+  const year = Number(issueDate.slice(0, 4));
+  for (;;) {
+    const { lastValue } = tx
+      .insert(numberSequences)
+      .values({ organizationId: orgId, kind: type, year, lastValue: 1 })
+      .onConflictDoUpdate({
+        target: [numberSequences.organizationId, numberSequences.kind, numberSequences.year],
+        set: { lastValue: sql`${numberSequences.lastValue} + 1` },
+      })
+      .returning({ lastValue: numberSequences.lastValue })
+      .get()!;
+    const number = `${NUMBER_PREFIX[type]}-${year}-${String(lastValue).padStart(5, "0")}`;
+    if (!numberTaken(tx, orgId, number)) return number;
+  }
+}
+
+function insertLines(tx: Tx, orgId: string, invoiceId: string, lines: NewLine[]): void {
+  if (lines.length === 0) return;
+  tx.insert(invoiceLines)
+    .values(
+      lines.map((line, i) => ({
+        id: newId(),
+        organizationId: orgId,
+        invoiceId,
+        description: line.description,
+        quantityCents: line.quantityCents,
+        unitPriceCents: line.unitPriceCents,
+        amountCents: line.amountCents,
+        vatRateId: line.vatRateId,
+        vatRateBp: line.vatRateBp,
+        vatCents: line.vatCents,
+        sortOrder: i,
+      })),
+    )
+    .run();
+}
+
+type NewInvoice = Omit<InvoiceRow, "id" | "organizationId" | "number" | "subtotalCents" | "vatCents" | "totalCents" | "paidCents" | "status" | "finalizedAt" | "sentAt" | "createdAt" | "updatedAt">;
+
+/** Inserts a draft with its lines and totals; numbers it unless a number is given. */
+function insertDraft(tx: Tx, scope: Scope, fields: NewInvoice, lines: NewLine[], number: string | null): ShownInvoice {
+  const now = nowIso();
+  const row: InvoiceRow = {
+    ...fields,
+    id: newId(),
+    organizationId: scope.org.id,
+    number: number ?? nextNumber(tx, scope.org.id, fields.type, fields.issueDate),
+    status: "draft",
+    ...totalsColumns(lines),
+    paidCents: 0,
+    finalizedAt: null,
+    sentAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  tx.insert(invoices).values(row).run();
+  insertLines(tx, scope.org.id, row.id, lines);
+  const shown = showInvoice(tx, scope.org.id, row.id);
+  recordChange(tx, scope, "invoice.created", "invoice.created", shown);
+  return shown;
+}
+
+function totalsColumns(lines: NewLine[]) {
+  const totals = totalsOf(lines);
+  return { subtotalCents: totals.subtotalCents, vatCents: totals.vatCents, totalCents: totals.totalCents };
+}
+
+/** The audit entry and the webhook deliveries of a change, in its transaction. */
+function recordChange(tx: Tx, scope: Scope, action: string, event: WebhookEvent, shown: ShownInvoice): void {
+  audit(tx, scope, action, "invoice", shown.id);
+  emit(tx, scope, event, shown);
+}
+
+/** Loads the invoice (404) and checks that `operation` may start from its state (409 naming it). */
+function findFor(tx: Tx, scope: Scope, id: string, operation: Operation): InvoiceRow {
+  const row = findInOrg(tx, invoices, scope.org.id, id);
+  const { from, refusal } = TRANSITIONS[operation];
+  if (!(from as readonly InvoiceStatus[]).includes(row.status)) {
+    throw new Conflict(`The ${row.type === "credit_note" ? "credit note" : "invoice"} is ${row.status}; ${refusal}.`);
+  }
+  return row;
+}
+
+/** Sets columns of the invoice (with a fresh updated_at) and returns it as shown. */
+function change(tx: Tx, orgId: string, id: string, set: Partial<InvoiceRow>): ShownInvoice {
+  tx.update(invoices).set({ ...set, updatedAt: nowIso() }).where(inOrg(invoices, orgId, eq(invoices.id, id))).run();
+  return showInvoice(tx, orgId, id);
+}
+
+/** The status that the payments imply for an invoice past finalization. */
+function statusAfterPayments(row: InvoiceRow, paidCents: number): InvoiceStatus {
+  if (paidCents === 0) return row.sentAt ? "sent" : "finalized";
+  return paidCents >= row.totalCents ? "paid" : "partially_paid";
+}
+
+export const invoiceService = {
+  list(scope: Scope, query: ListQuery, url: string) {
+    const page = runList(scope.db, invoiceList, scope.org.id, query, url);
+    return { data: presentInvoices(scope.db, scope.org.id, page.rows), links: page.links, meta: page.meta };
+  },
+
+  get(scope: Scope, id: string): ShownInvoice {
+    return showInvoice(scope.db, scope.org.id, id);
+  },
+
+  create(scope: Scope, input: InvoiceCreate): ShownInvoice {
+    return transaction(scope.db, (tx) => {
+      const bag = new FieldErrorBag();
+      const customer = readCustomer(tx, scope.org.id, bag, input.customer_id);
+      const lines = readLines(tx, scope.org.id, bag, input.lines);
+      const dueDate = input.due_date ?? addDays(input.issue_date, DEFAULT_PAYMENT_DAYS);
+      checkDueDate(bag, input.issue_date, dueDate);
+      const number = input.number === undefined ? null : readNumber(tx, scope.org.id, bag, input.number);
+      bag.throwIfAny();
+      return insertDraft(
+        tx,
+        scope,
+        {
+          customerId: customer!.id,
+          type: "invoice",
+          relatedInvoiceId: null,
+          issueDate: input.issue_date,
+          dueDate,
+          currency: input.currency ?? customer!.currency ?? scope.org.currency,
+          notes: input.notes ?? null,
+          paymentTerms: input.payment_terms === undefined ? customer!.paymentTerms : input.payment_terms,
+        },
+        lines,
+        number,
+      );
+    });
+  },
+
+  /** Drafts only: a finalized invoice never changes its lines, totals, customer or number. */
+  update(scope: Scope, id: string, input: InvoiceUpdate): ShownInvoice {
+    return transaction(scope.db, (tx) => {
+      const row = findFor(tx, scope, id, "update");
+      const bag = new FieldErrorBag();
+      const set: Partial<InvoiceRow> = {};
+      if (input.customer_id !== undefined) set.customerId = readCustomer(tx, scope.org.id, bag, input.customer_id)?.id;
+      if (input.number !== undefined) set.number = readNumber(tx, scope.org.id, bag, input.number, id);
+      if (input.issue_date !== undefined) set.issueDate = input.issue_date;
+      if (input.due_date !== undefined) set.dueDate = input.due_date;
+      if (input.currency !== undefined) set.currency = input.currency;
+      if (input.notes !== undefined) set.notes = input.notes;
+      if (input.payment_terms !== undefined) set.paymentTerms = input.payment_terms;
+      const lines = input.lines === undefined ? null : readLines(tx, scope.org.id, bag, input.lines);
+      checkDueDate(bag, set.issueDate ?? row.issueDate, set.dueDate ?? row.dueDate);
+      bag.throwIfAny();
+      if (lines) {
+        tx.delete(invoiceLines).where(inOrg(invoiceLines, scope.org.id, eq(invoiceLines.invoiceId, id))).run();
+        insertLines(tx, scope.org.id, id, lines);
+        Object.assign(set, totalsColumns(lines));
+      }
+      const shown = change(tx, scope.org.id, id, set);
+      recordChange(tx, scope, "invoice.updated", "invoice.updated", shown);
+      return shown;
+    });
+  },
+
+  /** Drafts only; the event carries the invoice as it was. Lines go with it (ON DELETE CASCADE). */
+  remove(scope: Scope, id: string): void {
+    transaction(scope.db, (tx) => {
+      findFor(tx, scope, id, "delete");
+      const last = showInvoice(tx, scope.org.id, id);
+      tx.delete(invoices).where(inOrg(invoices, scope.org.id, eq(invoices.id, id))).run();
+      recordChange(tx, scope, "invoice.deleted", "invoice.deleted", last);
+    });
+  },
+
+  finalize(scope: Scope, id: string): ShownInvoice {
+    return transaction(scope.db, (tx) => {
+      findFor(tx, scope, id, "finalize");
+      const shown = change(tx, scope.org.id, id, { status: "finalized", finalizedAt: nowIso() });
+      recordChange(tx, scope, "invoice.finalized", "invoice.finalized", shown);
+      return shown;
+    });
+  },
+
+  send(scope: Scope, id: string): ShownInvoice {
+    return transaction(scope.db, (tx) => {
+      findFor(tx, scope, id, "send");
+      const shown = change(tx, scope.org.id, id, { status: "sent", sentAt: nowIso() });
+      recordChange(tx, scope, "invoice.sent", "invoice.updated", shown);
+      return shown;
+    });
+  },
+
+  /** A payment of at most the amount due; the invoice becomes partially_paid or paid. */
+  recordPayment(scope: Scope, id: string, input: PaymentInput): ShownInvoice {
+    return transaction(scope.db, (tx) => {
+      const row = findFor(tx, scope, id, "recordPayment");
+      const bag = new FieldErrorBag();
+      const dueCents = row.totalCents - row.paidCents;
+      const amountCents = readMoney(bag, "amount", input.amount, { min: 1 });
+      if (amountCents !== null && amountCents > dueCents) {
+        bag.add("amount", `The amount must not be greater than the amount due (${formatCents(dueCents)}).`);
+      }
+      bag.throwIfAny();
+      tx.insert(payments)
+        .values({
+          id: newId(),
+          organizationId: scope.org.id,
+          invoiceId: id,
+          amountCents: amountCents!,
+          paymentDate: input.payment_date,
+          paymentMethod: input.payment_method ?? "bank_transfer",
+          reference: input.reference ?? null,
+          createdAt: nowIso(),
+        })
+        .run();
+      const paidCents = row.paidCents + amountCents!;
+      const shown = change(tx, scope.org.id, id, { paidCents, status: statusAfterPayments(row, paidCents) });
+      recordChange(tx, scope, "invoice.payment_recorded", "invoice.payment_recorded", shown);
+      return shown;
+    });
+  },
+
+  /** Removes a payment (e.g. recorded by mistake); the status follows the remaining payments. */
+  deletePayment(scope: Scope, id: string, paymentId: string): void {
+    transaction(scope.db, (tx) => {
+      const row = findFor(tx, scope, id, "deletePayment");
+      const payment = tx
+        .select()
+        .from(payments)
+        .where(inOrg(payments, scope.org.id, eq(payments.invoiceId, id), eq(payments.id, paymentId)))
+        .get();
+      if (!payment) throw new NotFound();
+      tx.delete(payments).where(eq(payments.id, paymentId)).run();
+      const paidCents = row.paidCents - payment.amountCents;
+      const shown = change(tx, scope.org.id, id, { paidCents, status: statusAfterPayments(row, paidCents) });
+      recordChange(tx, scope, "invoice.payment_deleted", "invoice.updated", shown);
+    });
+  },
+
+  cancel(scope: Scope, id: string): ShownInvoice {
+    return transaction(scope.db, (tx) => {
+      // "without payments" needs no check of its own: a payment moves the status on
+      findFor(tx, scope, id, "cancel");
+      const shown = change(tx, scope.org.id, id, { status: "cancelled" });
+      recordChange(tx, scope, "invoice.cancelled", "invoice.updated", shown);
+      return shown;
+    });
+  },
+
+  /**
+   * A draft credit note for the invoice: its customer, currency and lines (positive amounts,
+   * at the rates the invoice was written with: the type says it credits), issued today.
+   */
+  creditNote(scope: Scope, id: string): ShownInvoice {
+    return transaction(scope.db, (tx) => {
+      const original = findFor(tx, scope, id, "creditNote");
+      if (original.type !== "invoice") throw new Conflict(`The credit note is ${original.status}; only an invoice can be credited.`);
+      const lines: NewLine[] = tx
+        .select()
+        .from(invoiceLines)
+        .where(inOrg(invoiceLines, scope.org.id, eq(invoiceLines.invoiceId, id)))
+        .orderBy(asc(invoiceLines.sortOrder))
+        .all()
+        .map((l) => ({
+          ...priceLine({ quantityCents: l.quantityCents, unitPriceCents: l.unitPriceCents, vatRateBp: l.vatRateBp }),
+          description: l.description,
+          vatRateId: l.vatRateId,
+        }));
+      const issueDate = today();
+      return insertDraft(
+        tx,
+        scope,
+        {
+          customerId: original.customerId,
+          type: "credit_note",
+          relatedInvoiceId: original.id,
+          issueDate,
+          dueDate: addDays(issueDate, DEFAULT_PAYMENT_DAYS),
+          currency: original.currency,
+          notes: null,
+          paymentTerms: original.paymentTerms,
+        },
+        lines,
+        null,
+      );
+    });
+  },
+};
