@@ -8,6 +8,7 @@ import { ApiError } from "../server/lib/errors.ts";
 import { VERSION } from "../server/version.ts";
 import { registerBankAccountCommands } from "./commands/bank-accounts.ts";
 import { registerCoreCommands } from "./commands/core.ts";
+import { registerDeliveryCommands } from "./commands/deliveries.ts";
 import { registerOrgCommands } from "./commands/orgs.ts";
 import { registerTokenCommands } from "./commands/tokens.ts";
 
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
   registerCoreCommands(program);
   registerOrgCommands(program);
   registerTokenCommands(program);
+  registerDeliveryCommands(program);
   registerBankAccountCommands(program);
   return program;
 }

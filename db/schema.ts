@@ -373,8 +373,12 @@ export const webhookDeliveries = sqliteTable(
     updatedAt: updatedAt(),
   },
   (t) => [
+    // the workers' claim: pending rows in next_attempt_at order
     index("deliveries_due").on(t.status, t.nextAttemptAt),
-    index("deliveries_webhook_created").on(t.webhookId, t.createdAt, t.id),
+    // a webhook's deliveries list, newest first, alone and per filter: no sort step
+    index("deliveries_webhook_created").on(t.organizationId, t.webhookId, t.createdAt, t.id),
+    index("deliveries_webhook_status").on(t.organizationId, t.webhookId, t.status, t.createdAt, t.id),
+    index("deliveries_webhook_event").on(t.organizationId, t.webhookId, t.event, t.createdAt, t.id),
     index("deliveries_org_status").on(t.organizationId, t.status, t.createdAt),
   ],
 );

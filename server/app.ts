@@ -13,6 +13,7 @@ import { supplierRoutes } from "./suppliers/routes.ts";
 import { tokenRoutes } from "./tokens/routes.ts";
 import { vatRateRoutes } from "./vat-rates/routes.ts";
 import { VERSION } from "./version.ts";
+import { webhookRoutes } from "./webhooks/routes.ts";
 
 export function createApp(deps: Deps) {
   const kernel = createKernel(deps);
@@ -26,6 +27,7 @@ export function createApp(deps: Deps) {
     .use(customerRoutes(kernel))
     .use(invoiceRoutes(kernel))
     .use(vatRateRoutes(kernel))
+    .use(webhookRoutes(kernel))
     .use(supplierRoutes(kernel))
     .use(expenseRoutes(kernel))
     .use(accountRoutes(kernel))

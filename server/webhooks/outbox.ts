@@ -19,7 +19,8 @@ export function onEnqueue(listener: Listener): () => void {
 }
 
 let nudgeScheduled = false;
-function scheduleNudge(): void {
+/** Nudges this process's worker once the current synchronous work (a transaction) is done. */
+export function scheduleNudge(): void {
   if (nudgeScheduled || listeners.size === 0) return;
   nudgeScheduled = true;
   // runs after the synchronous transaction has committed

@@ -1,0 +1,191 @@
+/**
+ * Reading and replaying deliveries (contract 7.7), for the API and the CLI alike. A replay
+ * queues the same row again as a fresh series of attempts: same id, so the receiver sees the
+ * same X-Webhook-Id / webhook-id and can tell it has had it.
+ */
+import { t } from "elysia";
+import { and, asc, count, desc, eq, gte, inArray, type SQL } from "drizzle-orm";
+import type { Db, Tx } from "../../db/client.ts";
+import { webhookAttempts, webhookDeliveries as deliveries, webhooks } from "../../db/schema.ts";
+import { audit } from "../audit/service.ts";
+import { ApiError, NotFound } from "../lib/errors.ts";
+import { runList, type ListQuery, type ListSpec } from "../lib/list.ts";
+import { findInOrg, inOrg, transaction, type Actor, type Scope } from "../lib/scope.ts";
+import { isoFromMicros, nowIso } from "../lib/time.ts";
+import { findOrganization } from "../orgs/service.ts";
+import { WEBHOOK_EVENTS } from "./events.ts";
+import { DELIVERY_STATUSES, type DeliveryStatus } from "./model.ts";
+import { scheduleNudge } from "./outbox.ts";
+
+export type DeliveryRow = typeof deliveries.$inferSelect;
+type AttemptRow = typeof webhookAttempts.$inferSelect;
+
+export function presentDelivery(row: DeliveryRow) {
+  return {
+    id: row.id,
+    event: row.event,
+    status: row.status,
+    attempts: row.attempts,
+    last_status_code: row.lastStatusCode,
+    last_error: row.lastError,
+    // stored as epoch ms for the claim query; shown like every other timestamp
+    next_attempt_at: row.status === "pending" && row.nextAttemptAt !== null ? isoFromMicros(row.nextAttemptAt * 1000) : null,
+    delivered_at: row.deliveredAt,
+    created_at: row.createdAt,
+  };
+}
+
+function presentAttempt(row: AttemptRow) {
+  return {
+    id: row.id,
+    attempted_at: row.attemptedAt,
+    status_code: row.statusCode,
+    duration_ms: row.durationMs,
+    error: row.error,
+    response_body: row.responseBody,
+  };
+}
+
+export const deliveryListSpec: ListSpec<typeof deliveries> = {
+  table: deliveries,
+  sorts: { created_at: deliveries.createdAt },
+  defaultSort: "-created_at",
+  filters: {
+    status: { column: deliveries.status, schema: t.UnionEnum([...DELIVERY_STATUSES]) },
+    event: { column: deliveries.event, schema: t.UnionEnum([...WEBHOOK_EVENTS]) },
+  },
+  updatedAt: deliveries.updatedAt,
+};
+
+function findDelivery(tx: Tx, scope: Scope, webhookId: string, deliveryId: string): DeliveryRow {
+  findInOrg(tx, webhooks, scope.org.id, webhookId);
+  const row = tx
+    .select()
+    .from(deliveries)
+    .where(inOrg(deliveries, scope.org.id, eq(deliveries.webhookId, webhookId), eq(deliveries.id, deliveryId)))
+    .get();
+  if (!row) throw new NotFound();
+  return row;
+}
+
+/**
+ * Queues a delivery again: pending, due now, a new series of attempts. The lease column is left
+ * alone: if an attempt is in flight right now, its worker hands the row back when it is done,
+ * so the new series never overlaps it.
+ */
+function requeue(tx: Tx, scope: Scope, deliveryId: string): void {
+  tx.update(deliveries)
+    .set({
+      status: "pending",
+      attempts: 0,
+      nextAttemptAt: Date.now(),
+      leasedBy: null,
+      lastStatusCode: null,
+      lastError: null,
+      deliveredAt: null,
+      updatedAt: nowIso(),
+    })
+    .where(eq(deliveries.id, deliveryId))
+    .run();
+  audit(tx, scope, "delivery.redelivered", "delivery", deliveryId);
+}
+
+export const deliveryService = {
+  listSpec: deliveryListSpec,
+  list(scope: Scope, webhookId: string, query: ListQuery, url: string) {
+    findInOrg(scope.db, webhooks, scope.org.id, webhookId);
+    const page = runList(scope.db, deliveryListSpec, scope.org.id, query, url, [eq(deliveries.webhookId, webhookId)]);
+    return { data: page.rows.map(presentDelivery), links: page.links, meta: page.meta };
+  },
+  get(scope: Scope, webhookId: string, deliveryId: string) {
+    const row = findDelivery(scope.db, scope, webhookId, deliveryId);
+    const attempts = scope.db
+      .select()
+      .from(webhookAttempts)
+      .where(eq(webhookAttempts.deliveryId, row.id))
+      .orderBy(asc(webhookAttempts.attemptedAt), asc(webhookAttempts.id))
+      .all();
+    return { ...presentDelivery(row), attempts_log: attempts.map(presentAttempt), payload: JSON.parse(row.payload) };
+  },
+  redeliver(scope: Scope, webhookId: string, deliveryId: string) {
+    const row = transaction(scope.db, (tx) => {
+      findDelivery(tx, scope, webhookId, deliveryId);
+      requeue(tx, scope, deliveryId);
+      return findDelivery(tx, scope, webhookId, deliveryId);
+    });
+    scheduleNudge();
+    return presentDelivery(row);
+  },
+};
+
+export type DeliverySearch = {
+  orgId?: string;
+  webhookId?: string;
+  status?: DeliveryStatus;
+  /** created at or after this timestamp */
+  createdSince?: string;
+};
+
+function searchConditions(search: DeliverySearch): SQL | undefined {
+  const conditions: SQL[] = [];
+  if (search.orgId) conditions.push(eq(deliveries.organizationId, search.orgId));
+  if (search.webhookId) conditions.push(eq(deliveries.webhookId, search.webhookId));
+  if (search.status) conditions.push(eq(deliveries.status, search.status));
+  if (search.createdSince) conditions.push(gte(deliveries.createdAt, search.createdSince));
+  return and(...conditions);
+}
+
+/** Deliveries across organisations, newest first (the CLI's view of the database), and how many match. */
+export function findDeliveries(db: Db, search: DeliverySearch & { limit: number }): { rows: DeliveryRow[]; total: number } {
+  const where = searchConditions(search);
+  const rows = db.select().from(deliveries).where(where).orderBy(desc(deliveries.createdAt), desc(deliveries.id)).limit(search.limit).all();
+  const total = rows.length < search.limit ? rows.length : db.select({ n: count() }).from(deliveries).where(where).get()!.n;
+  return { rows, total };
+}
+
+/** The ids of every matching delivery, oldest first (what a replay queues, in event order). */
+export function findDeliveryIds(db: Db, search: DeliverySearch): string[] {
+  return db
+    .select({ id: deliveries.id })
+    .from(deliveries)
+    .where(searchConditions(search))
+    .orderBy(asc(deliveries.createdAt), asc(deliveries.id))
+    .all()
+    .map((row) => row.id);
+}
+
+const REPLAY_BATCH = 200;
+
+/**
+ * Queues these deliveries again, each audited with `actor` in its own organisation. Unknown ids
+ * refuse the whole replay before anything changes. Batches commit one by one (`onProgress`
+ * after each), so a long replay does not hold the write lock for long.
+ */
+export function replayDeliveries(db: Db, ids: string[], actor: Actor, onProgress?: (done: number, total: number) => void): number {
+  const unique = [...new Set(ids)];
+  const orgOf = new Map<string, string>();
+  for (let i = 0; i < unique.length; i += REPLAY_BATCH) {
+    const batch = unique.slice(i, i + REPLAY_BATCH);
+    for (const row of db.select({ id: deliveries.id, orgId: deliveries.organizationId }).from(deliveries).where(inArray(deliveries.id, batch)).all()) {
+      orgOf.set(row.id, row.orgId);
+    }
+  }
+  const missing = unique.filter((id) => !orgOf.has(id));
+  if (missing.length > 0) throw new ApiError(404, `No delivery ${missing.slice(0, 5).join(", ")}${missing.length > 5 ? ` (and ${missing.length - 5} more)` : ""}.`);
+
+  const scopes = new Map<string, Scope>();
+  const scopeOf = (orgId: string) => {
+    let scope = scopes.get(orgId);
+    if (!scope) scopes.set(orgId, (scope = { db, org: findOrganization(db, orgId), actor }));
+    return scope;
+  };
+  for (let i = 0; i < unique.length; i += REPLAY_BATCH) {
+    const batch = unique.slice(i, i + REPLAY_BATCH);
+    transaction(db, (tx) => {
+      for (const id of batch) requeue(tx, scopeOf(orgOf.get(id)!), id);
+    });
+    onProgress?.(Math.min(i + REPLAY_BATCH, unique.length), unique.length);
+  }
+  scheduleNudge();
+  return unique.length;
+}

@@ -1,0 +1,79 @@
+import { t } from "elysia";
+import { Nullable, strictObject, Timestamp, Uuid } from "../lib/schemas.ts";
+import { WEBHOOK_EVENTS } from "./events.ts";
+
+export const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+export const MAX_URL_LENGTH = 2048;
+
+const EventName = t.UnionEnum([...WEBHOOK_EVENTS], { description: "An event name of GET /api/v1/meta/webhook-events" });
+const Url = t.String({
+  maxLength: MAX_URL_LENGTH,
+  description: "HTTPS endpoint (plain http only when KONTOR_WEBHOOK_ALLOW_HTTP is on), at most 2048 characters",
+  examples: ["https://erp.example.com/hooks/kontor"],
+});
+// a list of distinct names; duplicates are folded, so the cap only bounds the request
+const Events = t.Array(EventName, { minItems: 1, maxItems: 50, description: "At least one event name" });
+const IsActive = t.Boolean({ description: "Inactive webhooks get nothing queued; what was queued waits until reactivated" });
+
+const webhook = t.Object({
+  id: Uuid,
+  url: t.String(),
+  events: t.Array(t.String()),
+  is_active: t.Boolean(),
+  last_triggered_at: Nullable(Timestamp),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+const delivery = t.Object({
+  id: Uuid,
+  event: t.String(),
+  status: t.UnionEnum([...DELIVERY_STATUSES]),
+  attempts: t.Integer({ description: "Attempts made in the current series (a redeliver starts a new one)" }),
+  last_status_code: Nullable(t.Integer()),
+  last_error: Nullable(t.String()),
+  next_attempt_at: Nullable(Timestamp),
+  delivered_at: Nullable(Timestamp),
+  created_at: Timestamp,
+});
+
+const attempt = t.Object({
+  id: Uuid,
+  attempted_at: Timestamp,
+  status_code: Nullable(t.Integer()),
+  duration_ms: t.Integer(),
+  error: Nullable(t.String()),
+  response_body: Nullable(t.String({ description: "The first 1 KiB of the receiver's answer" })),
+});
+
+export const WebhookModel = {
+  create: strictObject({ url: Url, events: Events, is_active: t.Optional(IsActive) }),
+  update: strictObject({ url: t.Optional(Url), events: t.Optional(Events), is_active: t.Optional(IsActive) }),
+  webhook,
+  webhookWithSecret: t.Composite([
+    webhook,
+    t.Object({
+      secret: t.String({
+        description:
+          "Signing secret, shown only here: `whsec_` + 33 random bytes in base64 (also valid base64url). " +
+          "X-Webhook-Signature is keyed with this whole string, webhook-signature (Standard Webhooks) with the decoded bytes.",
+      }),
+    }),
+  ]),
+  delivery,
+  deliveryDetail: t.Composite([
+    delivery,
+    t.Object({
+      attempts_log: t.Array(attempt),
+      payload: t.Object(
+        { event: t.String(), timestamp: Timestamp, data: t.Object({}, { additionalProperties: true }) },
+        { description: "The body sent, as frozen when the event happened" },
+      ),
+    }),
+  ]),
+} as const;
+
+export type WebhookCreate = typeof WebhookModel.create.static;
+export type WebhookUpdate = typeof WebhookModel.update.static;

@@ -1,0 +1,96 @@
+import { Elysia, t } from "elysia";
+import type { Kernel } from "../http/kernel.ts";
+import { created, errors, noContent } from "../http/responses.ts";
+import { listQuerySchema, listResponse } from "../lib/list.ts";
+import { IdParams, strictObject, Wrapped } from "../lib/schemas.ts";
+import { deliveryService } from "./deliveries.ts";
+import { WebhookModel } from "./model.ts";
+import { webhookService } from "./service.ts";
+
+const tags = ["Webhooks"];
+const DeliveryParams = t.Object({ id: t.String(), did: t.String() });
+/** Actions take no fields; a body, when sent, must be an empty object (unknown fields are a 422). */
+const NoFields = t.Optional(strictObject({}, { description: "No fields; the body may be omitted" }));
+
+export const webhookRoutes = (kernel: Kernel) =>
+  new Elysia({ prefix: "/api/v1/webhooks" })
+    .use(kernel)
+    .get("", ({ scope, query, url }) => webhookService.list(scope, query, url), {
+      ability: "organization.view",
+      query: listQuerySchema(webhookService.listSpec),
+      response: { 200: listResponse(WebhookModel.webhook), ...errors(422) },
+      detail: { tags, summary: "List webhooks" },
+    })
+    .get("/:id", ({ scope, params }) => ({ data: webhookService.get(scope, params.id) }), {
+      ability: "organization.view",
+      params: IdParams,
+      response: { 200: Wrapped(WebhookModel.webhook), ...errors(404) },
+      detail: { tags, summary: "Show a webhook (never its secret)" },
+    })
+    .post(
+      "",
+      ({ scope, config, body, set }) => {
+        const webhook = webhookService.create(scope, body, config);
+        return created(set, `/api/v1/webhooks/${webhook.id}`, webhook);
+      },
+      {
+        ability: "organization.edit",
+        body: WebhookModel.create,
+        response: { 201: Wrapped(WebhookModel.webhookWithSecret), ...errors(422) },
+        detail: { tags, summary: "Create a webhook; the answer holds its secret, shown only here" },
+      },
+    )
+    .put("/:id", ({ scope, config, params, body }) => ({ data: webhookService.update(scope, params.id, body, config) }), {
+      ability: "organization.edit",
+      params: IdParams,
+      body: WebhookModel.update,
+      response: { 200: Wrapped(WebhookModel.webhook), ...errors(404, 422) },
+      detail: { tags, summary: "Update a webhook's URL, events or is_active" },
+    })
+    .delete(
+      "/:id",
+      ({ scope, params, set }) => {
+        webhookService.remove(scope, params.id);
+        return noContent(set);
+      },
+      {
+        ability: "organization.edit",
+        params: IdParams,
+        response: { 204: t.Void(), ...errors(404) },
+        detail: { tags, summary: "Delete a webhook with its queued deliveries" },
+      },
+    )
+    .post("/:id/regenerate-secret", ({ scope, params }) => ({ data: webhookService.regenerateSecret(scope, params.id) }), {
+      ability: "organization.edit",
+      params: IdParams,
+      body: NoFields,
+      response: { 200: Wrapped(WebhookModel.webhookWithSecret), ...errors(404, 422) },
+      detail: { tags, summary: "Replace the signing secret; the old one stops at once" },
+    })
+    .get("/:id/deliveries", ({ scope, params, query, url }) => deliveryService.list(scope, params.id, query, url), {
+      ability: "organization.view",
+      params: IdParams,
+      query: listQuerySchema(deliveryService.listSpec),
+      response: { 200: listResponse(WebhookModel.delivery), ...errors(404, 422) },
+      detail: { tags, summary: "List a webhook's deliveries" },
+    })
+    .get("/:id/deliveries/:did", ({ scope, params }) => ({ data: deliveryService.get(scope, params.id, params.did) }), {
+      ability: "organization.view",
+      params: DeliveryParams,
+      response: { 200: Wrapped(WebhookModel.deliveryDetail), ...errors(404) },
+      detail: { tags, summary: "Show a delivery with its attempts and payload" },
+    })
+    .post(
+      "/:id/deliveries/:did/redeliver",
+      ({ scope, params, set }) => {
+        set.status = 202;
+        return { data: deliveryService.redeliver(scope, params.id, params.did) };
+      },
+      {
+        ability: "organization.edit",
+        params: DeliveryParams,
+        body: NoFields,
+        response: { 202: Wrapped(WebhookModel.delivery), ...errors(404, 422) },
+        detail: { tags, summary: "Queue a delivery again as a fresh series of attempts (same id)" },
+      },
+    );
