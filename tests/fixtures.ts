@@ -1,0 +1,166 @@
+/**
+ * A populated organisation for the generated suites (matrices, fuzzing, crash safety): one
+ * real resource of every kind, created through the API, and the map from a path's segments
+ * to the id that fills its `{id}`. A route whose segment has no fixture fails the matrix
+ * test, so a new route cannot escape it.
+ */
+import { expect } from "bun:test";
+import { sql } from "drizzle-orm";
+import type { TestEnv } from "./helpers.ts";
+import { openApiDocument } from "./contract.ts";
+
+export type Fixture = Record<string, string>;
+
+/** Creates one of everything in the env's first organisation; returns ids by path segment. */
+export async function seedFixture(env: TestEnv): Promise<Fixture> {
+  const ok = async (method: string, path: string, body?: unknown, token?: string) => {
+    const r = await env.api(method, path, body, token);
+    expect(r.status, `${method} ${path}: ${r.text.slice(0, 300)}`).toBeLessThan(300);
+    return r.body;
+  };
+  const customer = (await ok("POST", "/api/v1/customers", { name: "Fixture Customer NV", country: "BE", vat_number: "BE0123456789" })).data;
+  const person = (await ok("POST", `/api/v1/customers/${customer.id}/contact-persons`, { first_name: "Fix", last_name: "Ture" })).data;
+  const vatRates = (await ok("GET", "/api/v1/vat-rates")).data;
+  const invoice = (
+    await ok("POST", "/api/v1/invoices", {
+      customer_id: customer.id,
+      issue_date: "2026-03-01",
+      lines: [{ description: "Consulting", quantity: "2", unit_price: "100.00", vat_rate_id: vatRates[0].id }],
+    })
+  ).data;
+  await ok("POST", `/api/v1/invoices/${invoice.id}/finalize`);
+  const paid = (await ok("POST", `/api/v1/invoices/${invoice.id}/record-payment`, { amount: "10.00", payment_date: "2026-03-05" })).data;
+  const expense = (await ok("POST", "/api/v1/expenses", { category: "Travel", amount: "42.00", date: "2026-03-02", vendor: "NMBS" })).data;
+  const suppliers = (await ok("GET", "/api/v1/suppliers")).data;
+  const accounts = (await ok("GET", "/api/v1/accounts")).data;
+  const bankAccounts = (await ok("GET", "/api/v1/bank-accounts")).data;
+  const webhook = (await ok("POST", "/api/v1/webhooks", { url: "https://hooks.example.com/kontor", events: ["customer.updated"] })).data;
+  await ok("PUT", `/api/v1/customers/${customer.id}`, { city: "Gent" }); // queues a delivery
+  const deliveries = (await ok("GET", `/api/v1/webhooks/${webhook.id}/deliveries`)).data;
+  const owner = env.userToken("owner");
+  const personal = await ok("POST", "/api/v1/tokens", { name: "fixture personal" }, owner.token);
+  const orgToken = await ok("POST", "/api/v1/org-tokens", { name: "fixture org", abilities: ["contacts.view"] });
+  const ids: Fixture = {
+    customers: customer.id,
+    "contact-persons": person.id,
+    invoices: invoice.id,
+    payments: paid.payments[0].id,
+    expenses: expense.id,
+    suppliers: suppliers[0].id,
+    accounts: accounts[0].id,
+    "bank-accounts": bankAccounts[0].id,
+    webhooks: webhook.id,
+    deliveries: deliveries[0].id,
+    tokens: personal.id,
+    "org-tokens": orgToken.id,
+  };
+  for (const [segment, id] of Object.entries(ids)) expect(id, segment).toBeString();
+  return ids;
+}
+
+/** `/api/v1/customers/{id}/contact-persons/{cpid}` → the concrete path, each param from the segment before it. */
+export function fillPath(path: string, fixture: Fixture): string {
+  const parts = path.split("/");
+  return parts
+    .map((part, i) => {
+      if (!part.startsWith("{")) return part;
+      const segment = parts[i - 1]!;
+      const id = fixture[segment];
+      if (!id) throw new Error(`no fixture id for the "${segment}" segment of ${path}: add one to tests/fixtures.ts`);
+      return id;
+    })
+    .join("/");
+}
+
+/** A minimal body that satisfies an OpenAPI request schema: required fields only. */
+export function sampleBody(schema: any, name = ""): unknown {
+  if (!schema) return undefined;
+  if (schema.enum) return schema.enum[0];
+  if (schema.anyOf || schema.oneOf) return sampleBody((schema.anyOf ?? schema.oneOf)[0], name);
+  switch (schema.type) {
+    case "object": {
+      const out: Record<string, unknown> = {};
+      for (const key of schema.required ?? []) out[key] = sampleBody(schema.properties?.[key], key);
+      return out;
+    }
+    case "array":
+      return Array.from({ length: Math.max(1, schema.minItems ?? 0) }, () => sampleBody(schema.items, name));
+    case "integer":
+    case "number":
+      return schema.minimum ?? 1;
+    case "boolean":
+      return true;
+    case "string":
+      switch (schema.format) {
+        case "uuid":
+          return crypto.randomUUID();
+        case "date":
+          return "2026-03-01";
+        case "date-time":
+          return "2026-03-01T00:00:00.000000Z";
+        case "email":
+          return "someone@example.com";
+        case "uri":
+          return "https://example.com/hook";
+        case "iso-3166-alpha2":
+          return "BE";
+        case "iso-4217":
+          return "EUR";
+      }
+      if (/amount|price|quantity/.test(name)) return "1.00";
+      if (name === "url") return "https://example.com/hook";
+      return "x".repeat(Math.max(1, schema.minLength ?? 1));
+  }
+  return "x";
+}
+
+/** Every row of every table but request logs and token bookkeeping, for "nothing changed" checks. */
+export function databaseSnapshot(env: TestEnv): string {
+  const client = env.db.$client;
+  const tables = client
+    .query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '%_fts%' AND name NOT LIKE '__drizzle%' ORDER BY name")
+    .all() as { name: string }[];
+  const hasher = new Bun.CryptoHasher("sha256");
+  for (const { name } of tables) {
+    if (name === "idempotency_keys") continue; // a request log, not data
+    const rows = client.query(`SELECT * FROM "${name}" ORDER BY rowid`).all() as Record<string, unknown>[];
+    for (const row of rows) {
+      if (name === "api_tokens") delete row.last_used_at;
+      hasher.update(JSON.stringify(row));
+    }
+  }
+  return hasher.digest("hex");
+}
+
+export const rowCount = (env: TestEnv, table: string) => (env.db.get<{ n: number }>(sql.raw(`SELECT count(*) AS n FROM "${table}"`)) as { n: number }).n;
+
+export type DocumentedOperation = {
+  method: string;
+  path: string;
+  /** the `x-ability` of the operation; undefined for the public index and health check */
+  ability: string | undefined;
+  /** a minimal valid body (required fields only), when the operation takes one */
+  body: unknown;
+  hasBody: boolean;
+  query: { name: string; schema: any }[];
+};
+
+/** Every operation of the published OpenAPI document: what the generated suites iterate over. */
+export async function documentedOperations(env: TestEnv): Promise<DocumentedOperation[]> {
+  const doc = await openApiDocument((r) => env.app.handle(r));
+  const operations: DocumentedOperation[] = [];
+  for (const [path, item] of Object.entries<any>(doc.paths)) {
+    for (const [method, op] of Object.entries<any>(item)) {
+      const schema = op.requestBody?.content?.["application/json"]?.schema;
+      operations.push({
+        method: method.toUpperCase(),
+        path,
+        ability: op["x-ability"],
+        body: schema ? sampleBody(schema) : undefined,
+        hasBody: !!schema,
+        query: (op.parameters ?? []).filter((p: any) => p.in === "query").map((p: any) => ({ name: p.name, schema: p.schema })),
+      });
+    }
+  }
+  return operations;
+}

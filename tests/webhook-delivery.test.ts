@@ -1,0 +1,466 @@
+/**
+ * Webhook delivery end to end (api-spec 6, contract 7.3 to 7.6): a real receiver on 127.0.0.1
+ * (Bun.serve), the real worker in this process or as `kontor worker` processes, events made
+ * through the API. Back-offs are 50 ms so retries do not make the suite wait.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { join } from "node:path";
+import { Webhook } from "standardwebhooks";
+import type { Subprocess } from "bun";
+import { auditLog, webhookDeliveries } from "../db/schema.ts";
+import { eq } from "drizzle-orm";
+import type { Config } from "../server/config.ts";
+import { CLI_ACTOR } from "../server/orgs/service.ts";
+import { customerService } from "../server/customers/service.ts";
+import { webhookService } from "../server/webhooks/service.ts";
+import { refusedRange } from "../server/webhooks/ssrf.ts";
+import { startWorker } from "../server/webhooks/worker.ts";
+import { createTestEnv } from "./helpers.ts";
+
+const WORKER_ENV = { KONTOR_WEBHOOK_BACKOFF: "50ms,50ms", KONTOR_WEBHOOK_ALLOW_PRIVATE: "true", KONTOR_WEBHOOK_TIMEOUT_MS: "2000" };
+const env = createTestEnv(WORKER_ENV);
+
+type Received = { path: string; headers: Headers; body: string; at: number };
+type Responder = (request: Received, nth: number) => Response | Promise<Response>;
+
+/** The receiver: records every request; each path answers as its test says (200 "ok" by default). */
+const received: Received[] = [];
+const responders = new Map<string, Responder>();
+const receiver = Bun.serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  async fetch(request) {
+    const path = new URL(request.url).pathname;
+    const entry = { path, headers: request.headers, body: await request.text(), at: Date.now() };
+    received.push(entry);
+    const respond = responders.get(path) ?? (() => new Response("ok"));
+    return respond(entry, received.filter((r) => r.path === path).length);
+  },
+});
+afterAll(() => {
+  receiver.stop(true);
+  env.close();
+});
+
+let pathCounter = 0;
+/** A fresh receiver path, answering with `respond`. */
+function endpoint(respond?: Responder, host = "127.0.0.1") {
+  const path = `/hook-${++pathCounter}`;
+  if (respond) responders.set(path, respond);
+  return { path, url: `http://${host}:${receiver.port}${path}`, requests: () => received.filter((r) => r.path === path) };
+}
+
+async function waitFor(what: string, condition: () => boolean, timeoutMs = 8000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(10);
+  }
+}
+
+/** A fresh organisation (so tests do not see each other's events) with a webhook on `url`. */
+async function setup(url: string, events: string[] = ["customer.created"]) {
+  const { org, token } = env.newOrg();
+  const api = (method: string, path: string, body?: unknown) => env.api(method, path, body, token);
+  const created = await api("POST", "/api/v1/webhooks", { url, events });
+  expect(created.status).toBe(201);
+  const webhook = created.body.data;
+  const deliveries = async () => (await api("GET", `/api/v1/webhooks/${webhook.id}/deliveries`)).body.data;
+  const delivery = async (id: string) => (await api("GET", `/api/v1/webhooks/${webhook.id}/deliveries/${id}`)).body.data;
+  return { org, token, api, webhook, secret: webhook.secret as string, deliveries, delivery };
+}
+
+/** Runs `work` with a worker in this process, stopped afterwards (each test's own configuration). */
+async function withWorker<T>(work: () => Promise<T>, config: Partial<Config> = {}, graceMs?: number): Promise<T> {
+  const worker = startWorker(env.db, { ...env.config, ...config }, { graceMs, log: () => {} });
+  try {
+    return await work();
+  } finally {
+    await worker.stop();
+  }
+}
+
+const hexSignature = (secret: string, body: string) => createHmac("sha256", secret).update(body).digest("hex");
+const sameHex = (a: string, b: string | null) => b !== null && a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+const headerObject = (headers: Headers) => Object.fromEntries(headers.entries());
+/** Both checks a receiver makes: api-spec 6.4 and Standard Webhooks (the `standardwebhooks` package). */
+function verifies(secret: string, request: Received): { hex: boolean; standard: boolean } {
+  let standard = true;
+  try {
+    new Webhook(secret).verify(request.body, headerObject(request.headers));
+  } catch {
+    standard = false;
+  }
+  return { hex: sameHex(hexSignature(secret, request.body), request.headers.get("x-webhook-signature")), standard };
+}
+
+describe("signed deliveries", () => {
+  test("headers of api-spec 6.3 and both signatures, verified as a receiver would; payload is the resource", async () => {
+    // a host name, not an IP: resolved, checked and connected to by address, Host kept
+    const target = endpoint(undefined, "localhost");
+    const { api, secret, deliveries, delivery } = await setup(target.url);
+    await withWorker(async () => {
+      const customer = (await api("POST", "/api/v1/customers", { name: "Brouwerij Het Anker", country: "BE" })).body.data;
+      await waitFor("the delivery", () => target.requests().length === 1);
+      const [request] = target.requests();
+      const [queued] = await deliveries();
+      expect(request!.headers.get("content-type")).toBe("application/json");
+      expect(request!.headers.get("user-agent")).toBe("Kontor-Webhook/1.0");
+      expect(request!.headers.get("x-webhook-event")).toBe("customer.created");
+      expect(request!.headers.get("x-webhook-id")).toBe(queued.id);
+      expect(request!.headers.get("webhook-id")).toBe(queued.id);
+      expect(request!.headers.get("host")).toBe(`localhost:${receiver.port}`);
+      expect(Math.abs(Number(request!.headers.get("webhook-timestamp")) - Date.now() / 1000)).toBeLessThan(5);
+      expect(request!.headers.get("webhook-signature")).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+      expect(verifies(secret, request!)).toEqual({ hex: true, standard: true });
+      expect(new Webhook(secret).verify(request!.body, headerObject(request!.headers))).toEqual(JSON.parse(request!.body));
+
+      const payload = JSON.parse(request!.body);
+      expect(Object.keys(payload).sort()).toEqual(["data", "event", "timestamp"]);
+      expect(payload).toMatchObject({ event: "customer.created", data: customer });
+      expect(payload.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
+
+      await waitFor("delivered", () => env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, queued.id)).get()!.status === "delivered");
+      const shown = await delivery(queued.id);
+      expect(shown).toMatchObject({ status: "delivered", attempts: 1, last_status_code: 200, last_error: null, next_attempt_at: null });
+      expect(shown.attempts_log).toHaveLength(1);
+      expect(shown.attempts_log[0]).toMatchObject({ status_code: 200, error: null, response_body: "ok" });
+      expect(shown.payload).toEqual(payload);
+    });
+  });
+
+  test("a tampered body or another secret fails both checks", async () => {
+    const target = endpoint();
+    const { api, secret } = await setup(target.url);
+    await withWorker(async () => {
+      await api("POST", "/api/v1/customers", { name: "Tamper" });
+      await waitFor("the delivery", () => target.requests().length === 1);
+    });
+    const [request] = target.requests();
+    expect(verifies(secret, { ...request!, body: request!.body.replace("Tamper", "Tampered") })).toEqual({ hex: false, standard: false });
+    const other = (await env.api("POST", "/api/v1/webhooks", { url: target.url, events: ["customer.created"] })).body.data.secret;
+    expect(verifies(other, request!)).toEqual({ hex: false, standard: false });
+  });
+
+  test("regenerate-secret switches the signing key at once", async () => {
+    const target = endpoint();
+    const { api, webhook, secret: oldSecret } = await setup(target.url);
+    const regenerated = await api("POST", `/api/v1/webhooks/${webhook.id}/regenerate-secret`);
+    const newSecret = regenerated.body.data.secret;
+    expect(newSecret).not.toBe(oldSecret);
+    await withWorker(async () => {
+      await api("POST", "/api/v1/customers", { name: "After regenerate" });
+      await waitFor("the delivery", () => target.requests().length === 1);
+    });
+    const [request] = target.requests();
+    expect(verifies(newSecret, request!)).toEqual({ hex: true, standard: true });
+    expect(verifies(oldSecret, request!)).toEqual({ hex: false, standard: false });
+  });
+});
+
+describe("what is delivered to whom", () => {
+  test("only subscribed events; a deleted event carries the last state", async () => {
+    const updates = endpoint();
+    const { api, org } = await setup(updates.url, ["customer.updated"]);
+    const token = env.orgToken(["*"], org);
+    const deletes = endpoint();
+    await env.api("POST", "/api/v1/webhooks", { url: deletes.url, events: ["customer.deleted"] }, token);
+    await withWorker(async () => {
+      const customer = (await api("POST", "/api/v1/customers", { name: "Old name" })).body.data;
+      await api("PUT", `/api/v1/customers/${customer.id}`, { name: "Last name" });
+      expect((await api("DELETE", `/api/v1/customers/${customer.id}`)).status).toBe(204);
+      await waitFor("both deliveries", () => updates.requests().length === 1 && deletes.requests().length === 1);
+    });
+    expect(updates.requests().map((r) => r.headers.get("x-webhook-event"))).toEqual(["customer.updated"]);
+    const deleted = JSON.parse(deletes.requests()[0]!.body);
+    expect(deleted).toMatchObject({ event: "customer.deleted", data: { name: "Last name" } });
+  });
+
+  test("an inactive webhook gets nothing queued; what was queued waits and goes on when reactivated", async () => {
+    const target = endpoint();
+    const { org, api, webhook, deliveries } = await setup(target.url);
+    await withWorker(async () => {
+      // queued while active, then deactivated before the worker's next turn (both synchronous)
+      const scope = { db: env.db, org, actor: CLI_ACTOR };
+      customerService.create(scope, { name: "Queued while active" });
+      webhookService.update(scope, webhook.id, { is_active: false }, env.config);
+      await api("POST", "/api/v1/customers", { name: "Made while inactive" });
+      await Bun.sleep(300);
+      expect(target.requests()).toHaveLength(0);
+      const waiting = await deliveries();
+      expect(waiting.map((d: any) => d.status)).toEqual(["pending"]);
+
+      expect((await api("PUT", `/api/v1/webhooks/${webhook.id}`, { is_active: true })).body.data.is_active).toBe(true);
+      await waitFor("the waiting delivery", () => target.requests().length === 1);
+      expect(JSON.parse(target.requests()[0]!.body).data.name).toBe("Queued while active");
+    });
+    expect(await deliveries()).toHaveLength(1);
+  });
+});
+
+describe("retries", () => {
+  test("500, 500, 200: three attempts with one X-Webhook-Id, each logged", async () => {
+    const target = endpoint((_, nth) => (nth < 3 ? new Response("x".repeat(3000), { status: 500 }) : new Response("thanks")));
+    const { api, secret, deliveries, delivery } = await setup(target.url);
+    await withWorker(async () => {
+      await api("POST", "/api/v1/customers", { name: "Retried" });
+      await waitFor("three attempts", () => target.requests().length === 3);
+      const [queued] = await deliveries();
+      const shown = await deliveryWhen(delivery, queued.id, (d) => d.status === "delivered");
+      expect(shown).toMatchObject({ status: "delivered", attempts: 3, last_status_code: 200, last_error: null });
+      expect(shown.attempts_log.map((a: any) => a.status_code)).toEqual([500, 500, 200]);
+      // the first 1 KiB of the answer is kept
+      expect(shown.attempts_log[0].response_body).toBe("x".repeat(1024));
+      expect(shown.attempts_log[2].response_body).toBe("thanks");
+      for (const a of shown.attempts_log) expect(a.duration_ms).toBeGreaterThanOrEqual(0);
+    });
+    const ids = new Set(target.requests().flatMap((r) => [r.headers.get("x-webhook-id"), r.headers.get("webhook-id")]));
+    expect(ids.size).toBe(1);
+    for (const request of target.requests()) expect(verifies(secret, request)).toEqual({ hex: true, standard: true });
+  });
+
+  test("always 500: failed after three attempts; redeliver queues a fresh series under the same id", async () => {
+    let healthy = false;
+    const target = endpoint(() => (healthy ? new Response("ok") : new Response("down", { status: 500 })));
+    const { api, webhook, deliveries, delivery } = await setup(target.url);
+    await withWorker(async () => {
+      await api("POST", "/api/v1/customers", { name: "Unlucky" });
+      const [queued] = await deliveries();
+      const failed = await deliveryWhen(delivery, queued.id, (d) => d.status === "failed");
+      expect(failed).toMatchObject({ status: "failed", attempts: 3, last_status_code: 500, next_attempt_at: null, delivered_at: null });
+      expect(failed.attempts_log.map((a: any) => a.status_code)).toEqual([500, 500, 500]);
+      expect(target.requests()).toHaveLength(3);
+
+      healthy = true;
+      const redelivered = await api("POST", `/api/v1/webhooks/${webhook.id}/deliveries/${queued.id}/redeliver`);
+      expect(redelivered.status).toBe(202);
+      expect(redelivered.body.data).toMatchObject({ id: queued.id, status: "pending", attempts: 0, last_status_code: null, last_error: null });
+      const delivered = await deliveryWhen(delivery, queued.id, (d) => d.status === "delivered");
+      expect(delivered).toMatchObject({ attempts: 1, last_status_code: 200 });
+      expect(delivered.attempts_log.map((a: any) => a.status_code)).toEqual([500, 500, 500, 200]);
+    });
+    expect(new Set(target.requests().map((r) => r.headers.get("x-webhook-id")))).toEqual(new Set([(await deliveries())[0].id]));
+    const audited = env.db.select().from(auditLog).where(eq(auditLog.action, "delivery.redelivered")).all();
+    expect(audited.some((a) => a.resourceType === "delivery" && a.resourceId === (target.requests()[0]!.headers.get("x-webhook-id") as string))).toBe(true);
+  });
+
+  test("a timeout and a redirect are failed attempts; the redirect is not followed", async () => {
+    const slow = endpoint(async () => {
+      await Bun.sleep(1500);
+      return new Response("late");
+    });
+    const moved = endpoint(() => new Response(null, { status: 302, headers: { location: "/elsewhere" } }));
+    const slowHook = await setup(slow.url);
+    const movedHook = await setup(moved.url);
+    await withWorker(
+      async () => {
+        await slowHook.api("POST", "/api/v1/customers", { name: "Slow" });
+        await movedHook.api("POST", "/api/v1/customers", { name: "Moved" });
+        const timedOut = await deliveryWhen(slowHook.delivery, (await slowHook.deliveries())[0].id, (d) => d.status === "failed");
+        expect(timedOut.attempts_log[0]).toMatchObject({ status_code: null, error: "Timed out after 200 ms.", response_body: null });
+        expect(timedOut.attempts_log[0].duration_ms).toBeGreaterThanOrEqual(190);
+        expect(timedOut.attempts_log[0].duration_ms).toBeLessThan(1400);
+        const redirected = await deliveryWhen(movedHook.delivery, (await movedHook.deliveries())[0].id, (d) => d.status === "failed");
+        expect(redirected).toMatchObject({ last_status_code: 302, last_error: "Redirect to /elsewhere not followed." });
+      },
+      { webhookTimeoutMs: 200, webhookMaxAttempts: 1 },
+    );
+    expect(received.filter((r) => r.path === "/elsewhere")).toHaveLength(0);
+  });
+});
+
+/** Polls a delivery through the API until `done` holds. */
+async function deliveryWhen(show: (id: string) => Promise<any>, id: string, done: (d: any) => boolean): Promise<any> {
+  const deadline = Date.now() + 8000;
+  for (;;) {
+    const d = await show(id);
+    if (done(d)) return d;
+    if (Date.now() > deadline) throw new Error(`delivery ${id} stayed ${JSON.stringify(d).slice(0, 300)}`);
+    await Bun.sleep(20);
+  }
+}
+
+describe("SSRF guard (contract 7.6)", () => {
+  test("loopback, private, metadata and IPv6 loopback destinations are refused at delivery time", async () => {
+    const port = receiver.port;
+    const urls: [string, RegExp][] = [
+      [`http://127.0.0.1:${port}/ssrf`, /127\.0\.0\.1 \(loopback\)/],
+      [`http://localhost:${port}/ssrf`, /localhost resolves to 127\.0\.0\.1 \(loopback\)/],
+      ["http://10.0.0.1/ssrf", /10\.0\.0\.1 \(private\)/],
+      ["http://169.254.169.254/latest/meta-data/", /169\.254\.169\.254 \(cloud metadata\)/],
+      [`http://[::1]:${port}/ssrf`, /::1 \(loopback\)/],
+      [`http://[::ffff:127.0.0.1]:${port}/ssrf`, /\(IPv4-mapped\)/],
+    ];
+    const { org, token, api } = await setup(urls[0]![0]);
+    for (const [url] of urls.slice(1)) expect((await env.api("POST", "/api/v1/webhooks", { url, events: ["customer.created"] }, token)).status).toBe(201);
+    await withWorker(
+      async () => {
+        await api("POST", "/api/v1/customers", { name: "Internal" });
+        await waitFor("every delivery to fail", () => {
+          const rows = env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.organizationId, org.id)).all();
+          return rows.length === urls.length && rows.every((r) => r.status === "failed");
+        });
+      },
+      { webhookAllowPrivate: false, webhookMaxAttempts: 1 },
+    );
+    const rows = env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.organizationId, org.id)).all();
+    const errors = rows.map((r) => r.lastError ?? "");
+    for (const [url, pattern] of urls) expect(errors.some((e) => pattern.test(e)), `${url}: ${errors.join(" | ")}`).toBe(true);
+    expect(errors.every((e) => e.startsWith("Refused: "))).toBe(true);
+    expect(received.filter((r) => r.path === "/ssrf")).toHaveLength(0);
+  });
+
+  test("the address classification", () => {
+    const cases: [string, string | null][] = [
+      ["127.0.0.1", "loopback"], ["10.1.2.3", "private"], ["172.16.0.1", "private"], ["172.31.255.255", "private"],
+      ["192.168.1.1", "private"], ["169.254.169.254", "cloud metadata"], ["169.254.10.1", "link-local"],
+      ["100.64.0.1", "carrier-grade NAT"], ["0.0.0.0", "this-network"], ["224.0.0.1", "multicast"],
+      ["::1", "loopback"], ["::", "unspecified"], ["::ffff:8.8.8.8", "IPv4-mapped"], ["fd00:ec2::254", "unique local"],
+      ["fe80::1", "link-local"], ["64:ff9b::a00:1", "private"], ["2002:a00:1::1", "private"],
+      ["8.8.8.8", null], ["93.184.216.34", null], ["172.32.0.1", null], ["2606:4700:4700::1111", null], ["64:ff9b::808:808", null],
+    ];
+    for (const [address, expected] of cases) expect(refusedRange(address), address).toBe(expected);
+  });
+});
+
+describe("leases, shutdown and several workers", () => {
+  test("stop() lets an attempt in flight finish, and hands back what it had to cut short", async () => {
+    const quick = endpoint(async () => {
+      await Bun.sleep(100);
+      return new Response("ok");
+    });
+    const stalled = endpoint(() => new Promise<Response>(() => {}));
+    const finishing = await setup(quick.url);
+    const cut = await setup(stalled.url);
+    const worker = startWorker(env.db, env.config, { graceMs: 400, log: () => {} });
+    await finishing.api("POST", "/api/v1/customers", { name: "Finishes" });
+    await cut.api("POST", "/api/v1/customers", { name: "Cut short" });
+    await waitFor("both in flight", () => quick.requests().length === 1 && stalled.requests().length === 1);
+    const started = Date.now();
+    await worker.stop();
+    expect(Date.now() - started).toBeLessThan(2000);
+    const [done] = await finishing.deliveries();
+    expect(done).toMatchObject({ status: "delivered", attempts: 1 });
+    const row = env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, cut.webhook.id)).get()!;
+    // not an attempt of its series, and claimable again at once
+    expect(row).toMatchObject({ status: "pending", attempts: 0, leasedBy: null, leaseUntil: null });
+    expect((await cut.delivery(row.id)).attempts_log).toHaveLength(0);
+    await cut.api("PUT", `/api/v1/webhooks/${cut.webhook.id}`, { is_active: false }); // the receiver never answers
+  });
+
+  test("a delivery redelivered while in flight is not sent twice at once", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let inFlight = 0;
+    let overlapped = false;
+    const target = endpoint(async () => {
+      if (++inFlight > 1) overlapped = true;
+      await gate;
+      inFlight--;
+      return new Response("ok");
+    });
+    const { api, webhook, deliveries, delivery } = await setup(target.url);
+    await withWorker(async () => {
+      await api("POST", "/api/v1/customers", { name: "In flight" });
+      await waitFor("the first attempt", () => target.requests().length === 1);
+      const [queued] = await deliveries();
+      expect((await api("POST", `/api/v1/webhooks/${webhook.id}/deliveries/${queued.id}/redeliver`)).status).toBe(202);
+      await Bun.sleep(200);
+      expect(target.requests()).toHaveLength(1);
+      release();
+      // the fresh series starts once the first attempt is back
+      await waitFor("the redelivery", () => target.requests().length === 2);
+      const shown = await deliveryWhen(delivery, queued.id, (d) => d.status === "delivered" && d.attempts_log.length === 2);
+      expect(shown.attempts).toBe(1);
+    });
+    expect(overlapped).toBe(false);
+  });
+
+  const cliPath = join(import.meta.dir, "../cli/main.ts");
+  /** A `kontor worker` process, returned once it says it is running. */
+  async function spawnWorker(extraEnv: Record<string, string> = {}): Promise<Subprocess> {
+    const proc = Bun.spawn(["bun", cliPath, "worker", "--db", env.config.dbPath], {
+      env: { ...process.env, KONTOR_ENV: "test", ...WORKER_ENV, ...extraEnv },
+      stdout: "pipe",
+      stderr: "ignore",
+    });
+    const reader = proc.stdout.getReader();
+    let output = "";
+    while (!output.includes("worker running")) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`worker exited: ${output}`);
+      output += new TextDecoder().decode(value);
+    }
+    reader.releaseLock();
+    return proc;
+  }
+  const rowsOf = (orgId: string) => env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.organizationId, orgId)).all();
+
+  test("two worker processes on one database send each delivery once", async () => {
+    // enough latency that the first worker's 128 slots (4 webhooks × 32) are still busy when
+    // the second one's tick comes, even on a loaded machine
+    const targets = Array.from({ length: 4 }, () => endpoint(() => Bun.sleep(250).then(() => new Response("ok"))));
+    const { org, token } = await setup(targets[0]!.url);
+    for (const t of targets.slice(1)) await env.api("POST", "/api/v1/webhooks", { url: t.url, events: ["customer.created"] }, token);
+    // both running, and everything queued just after a second boundary: both wake on the next
+    // cron second with 200 rows due, and compete for them
+    const workers = await Promise.all([spawnWorker(), spawnWorker()]);
+    await Bun.sleep(1000 - (Date.now() % 1000) + 20);
+    const scope = { db: env.db, org, actor: CLI_ACTOR };
+    for (let i = 0; i < 50; i++) customerService.create(scope, { name: `Customer ${i}` }); // 200 deliveries
+    const leaseHolders = new Set<string>();
+    try {
+      await waitFor(
+        "every delivery",
+        () => {
+          const rows = rowsOf(org.id);
+          for (const r of rows) if (r.leasedBy) leaseHolders.add(r.leasedBy.split(":")[1]!);
+          return rows.every((r) => r.status === "delivered");
+        },
+        15_000,
+      );
+    } finally {
+      for (const w of workers) w.kill("SIGTERM");
+      await Promise.all(workers.map((w) => w.exited));
+    }
+    const ids = targets.flatMap((t) => t.requests().map((r) => r.headers.get("x-webhook-id")!));
+    expect(ids).toHaveLength(200);
+    expect(new Set(ids).size).toBe(200);
+    expect(rowsOf(org.id).every((r) => r.attempts === 1)).toBe(true);
+    // both took part (leased_by is host:pid:random)
+    expect(leaseHolders).toEqual(new Set(workers.map((w) => String(w.pid))));
+  });
+
+  test("a worker killed with SIGKILL mid-flight loses nothing: after a restart every delivery arrives", async () => {
+    let stalling = true;
+    const stalled: (() => void)[] = [];
+    const answered = new Set<string>();
+    const target = endpoint(async (request) => {
+      if (stalling) await new Promise<void>((resolve) => stalled.push(resolve));
+      else answered.add(request.headers.get("x-webhook-id")!);
+      return new Response("ok");
+    });
+    const { org } = await setup(target.url);
+    const scope = { db: env.db, org, actor: CLI_ACTOR };
+    for (let i = 0; i < 20; i++) customerService.create(scope, { name: `Stalled ${i}` });
+    // a 1.5 s attempt timeout makes the lease 3.5 s, so the restart does not wait long
+    const crashEnv = { KONTOR_WEBHOOK_TIMEOUT_MS: "1500" };
+    const first = await spawnWorker(crashEnv);
+    await waitFor("the first worker's attempts", () => target.requests().length === 20, 10_000);
+    first.kill("SIGKILL");
+    await first.exited;
+    stalling = false;
+    for (const resume of stalled) resume();
+    expect(rowsOf(org.id).every((r) => r.status === "pending" && r.leasedBy !== null)).toBe(true);
+
+    const second = await spawnWorker(crashEnv);
+    try {
+      await waitFor("every delivery after the restart", () => rowsOf(org.id).every((r) => r.status === "delivered"), 15_000);
+    } finally {
+      second.kill("SIGTERM");
+      await second.exited;
+    }
+    expect([...answered].sort()).toEqual(rowsOf(org.id).map((r) => r.id).sort());
+  }, 30_000);
+});

@@ -1,0 +1,392 @@
+/**
+ * Webhooks API (api-spec 4.9, contract 7.1, 7.2, 7.7), the outbox as seen through the API, and
+ * `kontor deliveries list|replay` as real processes. No worker runs here: deliveries stay as
+ * the outbox wrote them, and the tests move them where they need them.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { and, eq } from "drizzle-orm";
+import { auditLog, webhookAttempts, webhookDeliveries } from "../db/schema.ts";
+import { WEBHOOK_EVENTS } from "../server/webhooks/events.ts";
+import { claimDue, releaseLeases } from "../server/webhooks/queue.ts";
+import { createTestEnv, runCli } from "./helpers.ts";
+import { plansOf, slowListSteps, slowSteps } from "./query-plan.ts";
+
+const env = createTestEnv();
+const strict = createTestEnv({ KONTOR_WEBHOOK_ALLOW_HTTP: "false" });
+afterAll(() => {
+  env.close();
+  strict.close();
+});
+
+const HOOK = "https://hooks.example.com/kontor";
+
+async function webhook(body: Record<string, unknown> = {}, token?: string) {
+  const r = await env.api("POST", "/api/v1/webhooks", { url: HOOK, events: ["customer.created"], ...body }, token);
+  expect(r.status, r.text).toBe(201);
+  return r.body.data;
+}
+
+const deliveriesOf = (webhookId: string) => env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, webhookId)).all();
+const audited = (action: string, id: string) =>
+  env.db.select().from(auditLog).where(and(eq(auditLog.action, action), eq(auditLog.resourceId, id))).all().length;
+
+describe("webhooks CRUD", () => {
+  test("create: 201 with Location and the secret, shown only then", async () => {
+    const r = await env.api("POST", "/api/v1/webhooks", { url: HOOK, events: ["invoice.created", "customer.created", "invoice.created"] });
+    expect(r.status).toBe(201);
+    const created = r.body.data;
+    expect(Object.keys(created).sort()).toEqual(["created_at", "events", "id", "is_active", "last_triggered_at", "secret", "updated_at", "url"]);
+    expect(created).toMatchObject({ url: HOOK, events: ["invoice.created", "customer.created"], is_active: true, last_triggered_at: null });
+    expect(r.headers.get("location")).toBe(`/api/v1/webhooks/${created.id}`);
+    // whsec_ + 33 random bytes, the same text in base64 and base64url
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9]{44}$/);
+    const text = created.secret.slice("whsec_".length);
+    expect(Buffer.from(text, "base64")).toEqual(Buffer.from(text, "base64url"));
+    expect(Buffer.from(text, "base64").length).toBe(33);
+
+    const shown = (await env.api("GET", `/api/v1/webhooks/${created.id}`)).body.data;
+    const { secret, ...withoutSecret } = created;
+    expect(shown).toEqual(withoutSecret);
+    const listed = (await env.api("GET", "/api/v1/webhooks")).body.data;
+    expect(listed.every((w: any) => !("secret" in w))).toBe(true);
+    expect(audited("webhook.created", created.id)).toBe(1);
+  });
+
+  test("secrets differ per webhook and per regeneration", async () => {
+    const secrets = new Set<string>();
+    for (let i = 0; i < 5; i++) secrets.add((await webhook()).secret);
+    expect(secrets.size).toBe(5);
+  });
+
+  test("list: newest first, paginated", async () => {
+    const { token } = env.newOrg();
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await webhook({}, token)).id);
+    const page = await env.api("GET", "/api/v1/webhooks?per_page=2", undefined, token);
+    expect(page.body.data.map((w: any) => w.id)).toEqual([ids[2], ids[1]]);
+    expect(page.body.meta).toMatchObject({ total: 3, last_page: 2, per_page: 2 });
+    const oldest = await env.api("GET", "/api/v1/webhooks?sort=created_at", undefined, token);
+    expect(oldest.body.data.map((w: any) => w.id)).toEqual(ids);
+    expect((await env.api("GET", "/api/v1/webhooks?sort=url", undefined, token)).status).toBe(422);
+  });
+
+  test("update: partial, and each field's rules", async () => {
+    const w = await webhook();
+    const r = await env.api("PUT", `/api/v1/webhooks/${w.id}`, { events: ["expense.approved"], is_active: false });
+    expect(r.status).toBe(200);
+    expect(r.body.data).toMatchObject({ url: HOOK, events: ["expense.approved"], is_active: false });
+    expect(r.body.data).not.toHaveProperty("secret");
+    const moved = await env.api("PUT", `/api/v1/webhooks/${w.id}`, { url: "https://other.example.com/hook" });
+    expect(moved.body.data).toMatchObject({ url: "https://other.example.com/hook", events: ["expense.approved"], is_active: false });
+    for (const [body, field] of [
+      [{ events: [] }, "events"],
+      [{ events: ["invoice.paid"] }, "events.0"],
+      [{ url: "not a url" }, "url"],
+      [{ is_active: "yes" }, "is_active"],
+      [{ secret: "mine" }, "secret"],
+    ] as const) {
+      const bad = await env.api("PUT", `/api/v1/webhooks/${w.id}`, body);
+      expect(bad.status, JSON.stringify(body)).toBe(422);
+      expect(Object.keys(bad.body.errors), JSON.stringify(body)).toEqual([field]);
+    }
+    expect(audited("webhook.updated", w.id)).toBe(2);
+  });
+
+  test("create rules of api-spec 4.9", async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ events: ["customer.created"] }, "url"],
+      [{ url: HOOK }, "events"],
+      [{ url: HOOK, events: [] }, "events"],
+      [{ url: HOOK, events: ["customer.created", "customer.exploded"] }, "events.1"],
+      [{ url: HOOK, events: "customer.created" }, "events"],
+      [{ url: `https://example.com/${"x".repeat(2048)}`, events: ["customer.created"] }, "url"],
+      [{ url: "ftp://example.com/hook", events: ["customer.created"] }, "url"],
+      [{ url: "https://", events: ["customer.created"] }, "url"],
+      [{ url: HOOK, events: ["customer.created"], is_active: 1 }, "is_active"],
+      [{ url: HOOK, events: ["customer.created"], id: "mine" }, "id"],
+    ];
+    for (const [body, field] of cases) {
+      const r = await env.api("POST", "/api/v1/webhooks", body);
+      expect(r.status, JSON.stringify(body).slice(0, 100)).toBe(422);
+      expect(Object.keys(r.body.errors), JSON.stringify(body).slice(0, 100)).toEqual([field]);
+    }
+    // the limits themselves, every known event, and plain http where allowed (test env)
+    const longest = `https://example.com/${"x".repeat(2048 - "https://example.com/".length)}`;
+    expect((await env.api("POST", "/api/v1/webhooks", { url: longest, events: [...WEBHOOK_EVENTS] })).status).toBe(201);
+    expect((await env.api("POST", "/api/v1/webhooks", { url: "http://127.0.0.1:9/hook", events: ["customer.created"], is_active: false })).status).toBe(201);
+  });
+
+  test("plain http is a 422 unless KONTOR_WEBHOOK_ALLOW_HTTP", async () => {
+    const http = await strict.api("POST", "/api/v1/webhooks", { url: "http://hooks.example.com/kontor", events: ["customer.created"] });
+    expect(http.status).toBe(422);
+    expect(http.body.errors).toEqual({ url: ["The url must be an HTTPS URL."] });
+    const created = await strict.api("POST", "/api/v1/webhooks", { url: HOOK, events: ["customer.created"] });
+    expect(created.status).toBe(201);
+    expect((await strict.api("PUT", `/api/v1/webhooks/${created.body.data.id}`, { url: "http://hooks.example.com/x" })).status).toBe(422);
+  });
+
+  test("regenerate-secret: 200 with a new secret, the old one gone; a body is refused when it has fields", async () => {
+    const w = await webhook();
+    const r = await env.api("POST", `/api/v1/webhooks/${w.id}/regenerate-secret`);
+    expect(r.status).toBe(200);
+    expect(r.body.data.secret).toMatch(/^whsec_/);
+    expect(r.body.data.secret).not.toBe(w.secret);
+    expect(r.body.data.id).toBe(w.id);
+    const stored = env.db.$client.query("SELECT secret FROM webhooks WHERE id = ?").get(w.id) as { secret: string };
+    expect(stored.secret).toBe(r.body.data.secret);
+    expect((await env.api("POST", `/api/v1/webhooks/${w.id}/regenerate-secret`, {})).status).toBe(200);
+    const extra = await env.api("POST", `/api/v1/webhooks/${w.id}/regenerate-secret`, { secret: "chosen" });
+    expect(extra.status).toBe(422);
+    expect(Object.keys(extra.body.errors)).toEqual(["secret"]);
+    expect(audited("webhook.secret_regenerated", w.id)).toBe(2);
+  });
+
+  test("delete: 204, then 404; its deliveries and attempts go with it", async () => {
+    const w = await webhook();
+    await env.api("POST", "/api/v1/customers", { name: "Queued for a webhook about to go" });
+    const [queued] = deliveriesOf(w.id);
+    env.db.insert(webhookAttempts).values({ id: crypto.randomUUID(), organizationId: env.org.id, deliveryId: queued!.id, attemptedAt: "2026-01-01T00:00:00.000000Z", durationMs: 5, statusCode: 500 }).run();
+    const r = await env.api("DELETE", `/api/v1/webhooks/${w.id}`);
+    expect(r.status).toBe(204);
+    expect(r.text).toBe("");
+    expect((await env.api("GET", `/api/v1/webhooks/${w.id}`)).status).toBe(404);
+    expect((await env.api("DELETE", `/api/v1/webhooks/${w.id}`)).status).toBe(404);
+    expect(deliveriesOf(w.id)).toHaveLength(0);
+    expect(env.db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, queued!.id)).all()).toHaveLength(0);
+    expect(audited("webhook.deleted", w.id)).toBe(1);
+  });
+});
+
+describe("abilities and tenant isolation", () => {
+  test("organization.view reads, organization.edit changes", async () => {
+    const w = await webhook();
+    const viewer = env.orgToken(["organization.view"]);
+    expect((await env.api("GET", "/api/v1/webhooks", undefined, viewer)).status).toBe(200);
+    expect((await env.api("GET", `/api/v1/webhooks/${w.id}/deliveries`, undefined, viewer)).status).toBe(200);
+    for (const [method, path] of [
+      ["POST", "/api/v1/webhooks"],
+      ["PUT", `/api/v1/webhooks/${w.id}`],
+      ["DELETE", `/api/v1/webhooks/${w.id}`],
+      ["POST", `/api/v1/webhooks/${w.id}/regenerate-secret`],
+    ] as const) {
+      const r = await env.api(method, path, method === "DELETE" ? undefined : { url: HOOK, events: ["customer.created"] }, viewer);
+      expect(r.status, `${method} ${path}`).toBe(403);
+      expect(r.body.message).toContain("organization.edit");
+    }
+    const blind = env.orgToken(["contacts.view"]);
+    expect((await env.api("GET", "/api/v1/webhooks", undefined, blind)).body.message).toContain("organization.view");
+    // an accountant's role lacks organization.edit: their personal token can read, not change
+    const accountant = env.userToken("accountant").token;
+    expect((await env.api("GET", `/api/v1/webhooks/${w.id}`, undefined, accountant)).status).toBe(200);
+    expect((await env.api("PUT", `/api/v1/webhooks/${w.id}`, { is_active: false }, accountant)).status).toBe(403);
+  });
+
+  test("another organisation's webhooks and deliveries are a 404, and absent from its lists", async () => {
+    const w = await webhook();
+    await env.api("POST", "/api/v1/customers", { name: "Isolated" });
+    const [d] = deliveriesOf(w.id);
+    const other = env.newOrg();
+    const as = (method: string, path: string, body?: unknown) => env.api(method, path, body, other.token);
+    expect((await as("GET", `/api/v1/webhooks/${w.id}`)).status).toBe(404);
+    expect((await as("PUT", `/api/v1/webhooks/${w.id}`, { is_active: false })).status).toBe(404);
+    expect((await as("POST", `/api/v1/webhooks/${w.id}/regenerate-secret`)).status).toBe(404);
+    expect((await as("GET", `/api/v1/webhooks/${w.id}/deliveries`)).status).toBe(404);
+    expect((await as("GET", `/api/v1/webhooks/${w.id}/deliveries/${d!.id}`)).status).toBe(404);
+    expect((await as("POST", `/api/v1/webhooks/${w.id}/deliveries/${d!.id}/redeliver`)).status).toBe(404);
+    expect((await as("DELETE", `/api/v1/webhooks/${w.id}`)).status).toBe(404);
+    expect((await as("GET", "/api/v1/webhooks")).body.data).toEqual([]);
+    // its own webhook with our delivery id: still a 404
+    const theirs = (await as("POST", "/api/v1/webhooks", { url: HOOK, events: ["customer.created"] })).body.data;
+    expect((await as("GET", `/api/v1/webhooks/${theirs.id}/deliveries/${d!.id}`)).status).toBe(404);
+    // and its events reach only its own webhooks
+    await as("POST", "/api/v1/customers", { name: "Theirs" });
+    expect(deliveriesOf(theirs.id)).toHaveLength(1);
+    expect(deliveriesOf(w.id)).toHaveLength(1);
+    expect((await env.api("GET", `/api/v1/webhooks/${w.id}`)).body.data.is_active).toBe(true);
+  });
+});
+
+describe("the outbox through the API", () => {
+  test("one delivery per subscribed active webhook, in the transaction of the change, payload frozen", async () => {
+    const { token } = env.newOrg();
+    const created = await webhook({ events: ["customer.created"] }, token);
+    const updated = await webhook({ events: ["customer.updated"] }, token);
+    const inactive = await webhook({ events: ["customer.created"], is_active: false }, token);
+    const customer = (await env.api("POST", "/api/v1/customers", { name: "Frozen NV" }, token)).body.data;
+    await env.api("PUT", `/api/v1/customers/${customer.id}`, { name: "Thawed NV" }, token);
+    expect(deliveriesOf(created.id).map((d) => d.event)).toEqual(["customer.created"]);
+    expect(deliveriesOf(updated.id).map((d) => d.event)).toEqual(["customer.updated"]);
+    expect(deliveriesOf(inactive.id)).toHaveLength(0);
+    const payload = JSON.parse(deliveriesOf(created.id)[0]!.payload);
+    expect(payload).toEqual({ event: "customer.created", timestamp: expect.any(String), data: customer });
+    expect(payload.data.name).toBe("Frozen NV");
+    expect((await env.api("GET", `/api/v1/webhooks/${created.id}`, undefined, token)).body.data.last_triggered_at).toBe(payload.timestamp);
+    // a change that fails writes no delivery either
+    expect((await env.api("POST", "/api/v1/customers", { name: "" }, token)).status).toBe(422);
+    expect(deliveriesOf(created.id)).toHaveLength(1);
+  });
+});
+
+describe("deliveries API (contract 7.7)", () => {
+  test("list with filters, show with attempts and payload, shapes", async () => {
+    const { token } = env.newOrg();
+    const w = await webhook({ events: ["customer.created", "customer.updated"] }, token);
+    const customer = (await env.api("POST", "/api/v1/customers", { name: "Listed" }, token)).body.data;
+    await env.api("PUT", `/api/v1/customers/${customer.id}`, { city: "Gent" }, token);
+    const [first, second] = deliveriesOf(w.id);
+    env.db.update(webhookDeliveries).set({ status: "failed", attempts: 3, lastStatusCode: 503, nextAttemptAt: null }).where(eq(webhookDeliveries.id, first!.id)).run();
+    env.db.insert(webhookAttempts).values({ id: crypto.randomUUID(), organizationId: first!.organizationId, deliveryId: first!.id, attemptedAt: "2026-01-01T00:00:00.000000Z", statusCode: 503, durationMs: 12, error: null, responseBody: "busy" }).run();
+
+    const base = `/api/v1/webhooks/${w.id}/deliveries`;
+    const all = await env.api("GET", base, undefined, token);
+    expect(all.status).toBe(200);
+    expect(all.body.data.map((d: any) => d.id)).toEqual([second!.id, first!.id]); // newest first
+    expect(Object.keys(all.body.data[0]).sort()).toEqual(
+      ["attempts", "created_at", "delivered_at", "event", "id", "last_error", "last_status_code", "next_attempt_at", "status"],
+    );
+    expect(all.body.data[0]).toMatchObject({ status: "pending", attempts: 0, next_attempt_at: expect.stringMatching(/Z$/) });
+    expect(all.body.data[1]).toMatchObject({ status: "failed", attempts: 3, last_status_code: 503, next_attempt_at: null });
+    const failed = await env.api("GET", `${base}?filter[status]=failed`, undefined, token);
+    expect(failed.body.data.map((d: any) => d.id)).toEqual([first!.id]);
+    const updates = await env.api("GET", `${base}?filter[event]=customer.updated`, undefined, token);
+    expect(updates.body.data.map((d: any) => d.id)).toEqual([second!.id]);
+    for (const bad of ["filter[status]=lost", "filter[event]=customer.exploded", "filter[webhook_id]=x", "sort=status"]) {
+      const r = await env.api("GET", `${base}?${bad}`, undefined, token);
+      expect(r.status, bad).toBe(422);
+    }
+
+    const shown = await env.api("GET", `${base}/${first!.id}`, undefined, token);
+    expect(shown.status).toBe(200);
+    expect(shown.body.data.attempts_log).toEqual([
+      { id: expect.any(String), attempted_at: "2026-01-01T00:00:00.000000Z", status_code: 503, duration_ms: 12, error: null, response_body: "busy" },
+    ]);
+    expect(shown.body.data.payload).toEqual({ event: "customer.created", timestamp: expect.any(String), data: customer });
+    expect((await env.api("GET", `${base}/${crypto.randomUUID()}`, undefined, token)).status).toBe(404);
+  });
+
+  test("redeliver: 202, a fresh series under the same id, audited", async () => {
+    const w = await webhook();
+    await env.api("POST", "/api/v1/customers", { name: "Redelivered" });
+    const [d] = deliveriesOf(w.id);
+    env.db.update(webhookDeliveries)
+      .set({ status: "failed", attempts: 3, lastStatusCode: 500, lastError: "boom", nextAttemptAt: null, leasedBy: "gone-worker", leaseUntil: 1 })
+      .where(eq(webhookDeliveries.id, d!.id))
+      .run();
+    const before = Date.now();
+    const r = await env.api("POST", `/api/v1/webhooks/${w.id}/deliveries/${d!.id}/redeliver`);
+    expect(r.status).toBe(202);
+    expect(r.body.data).toMatchObject({ id: d!.id, status: "pending", attempts: 0, last_status_code: null, last_error: null, delivered_at: null });
+    const row = deliveriesOf(w.id)[0]!;
+    expect(row).toMatchObject({ status: "pending", attempts: 0, leasedBy: null });
+    expect(row.nextAttemptAt!).toBeGreaterThanOrEqual(before);
+    expect(row.payload).toBe(d!.payload);
+    expect(audited("delivery.redelivered", d!.id)).toBe(1);
+    expect((await env.api("POST", `/api/v1/webhooks/${w.id}/deliveries/${crypto.randomUUID()}/redeliver`)).status).toBe(404);
+  });
+});
+
+describe("query plans", () => {
+  test("the lists and the workers' claim read through their indexes: no full scan, no sort step", async () => {
+    const { token } = env.newOrg();
+    const w = await webhook({ events: ["customer.created", "customer.updated"] }, token);
+    for (const name of ["P1", "P2"]) await env.api("POST", "/api/v1/customers", { name }, token);
+    const base = `/api/v1/webhooks/${w.id}/deliveries`;
+    const slow = [
+      ...(await slowListSteps(env, "webhooks", "/api/v1/webhooks", token)),
+      ...(await slowListSteps(env, "webhooks", "/api/v1/webhooks?sort=created_at", token)),
+      ...(await slowListSteps(env, "webhook_deliveries", base, token, ["webhook_id"])),
+      ...(await slowListSteps(env, "webhook_deliveries", `${base}?sort=created_at`, token, ["webhook_id"])),
+      ...(await slowListSteps(env, "webhook_deliveries", `${base}?filter[status]=failed`, token, ["webhook_id", "status"])),
+      ...(await slowListSteps(env, "webhook_deliveries", `${base}?filter[event]=customer.updated`, token, ["webhook_id", "event"])),
+    ];
+    expect(slow).toEqual([]);
+
+    const claimPlans = await plansOf(env, async () => {
+      claimDue(env.db, { workerId: "plan-check", limit: 4, leaseMs: 1000, inFlightByWebhook: new Map([["some-webhook", 32]]), perWebhookLimit: 32 });
+    });
+    releaseLeases(env.db, "plan-check");
+    const onDeliveries = claimPlans.filter((p) => /from "webhook_deliveries"/.test(p.sql));
+    expect(onDeliveries.length).toBeGreaterThan(0);
+    expect(onDeliveries.flatMap((p) => slowSteps(p.plan))).toEqual([]);
+    expect(onDeliveries[0]!.plan.join(" ")).toContain("deliveries_due (status=? AND next_attempt_at<?)");
+  });
+});
+
+describe("kontor deliveries", () => {
+  const cli = (...args: string[]) => runCli([...args, "--db", env.config.dbPath]);
+
+  test("list: newest first, filters, --json, a human table", async () => {
+    const { org, token } = env.newOrg("CLI Org");
+    const w = await webhook({ events: ["customer.created"] }, token);
+    for (const name of ["One", "Two", "Three"]) await env.api("POST", "/api/v1/customers", { name }, token);
+    const rows = deliveriesOf(w.id);
+    env.db.update(webhookDeliveries).set({ status: "failed", attempts: 3, lastError: "Refused: x resolves to 10.0.0.1 (private)" }).where(eq(webhookDeliveries.id, rows[0]!.id)).run();
+
+    const listed = await cli("deliveries", "list", "--webhook", w.id, "--json");
+    expect(listed.code, listed.stderr).toBe(0);
+    const out = JSON.parse(listed.stdout);
+    expect(out.map((d: any) => d.id)).toEqual(rows.map((r) => r.id).reverse());
+    expect(out[0]).toMatchObject({ webhook_id: w.id, event: "customer.created", status: "pending" });
+
+    const failed = JSON.parse((await cli("deliveries", "list", "--org", org.id, "--status", "failed", "--json")).stdout);
+    expect(failed.map((d: any) => d.id)).toEqual([rows[0]!.id]);
+    const recent = JSON.parse((await cli("deliveries", "list", "--webhook", w.id, "--since", "2h", "--limit", "2", "--json")).stdout);
+    expect(recent).toHaveLength(2);
+    const future = JSON.parse((await cli("deliveries", "list", "--webhook", w.id, "--since", "2999-01-01T00:00:00Z", "--json")).stdout);
+    expect(future).toEqual([]);
+
+    const table = await cli("deliveries", "list", "--webhook", w.id, "--limit", "2");
+    expect(table.code).toBe(0);
+    expect(table.stdout.split("\n")[0]).toMatch(/^ID\s+WEBHOOK\s+EVENT\s+STATUS\s+ATTEMPTS/);
+    expect(table.stdout).toContain(rows[2]!.id);
+    expect(table.stderr).toContain("newest 2 of 3");
+
+    for (const args of [["--status", "lost"], ["--since", "yesterday"], ["--limit", "0"]]) {
+      const r = await cli("deliveries", "list", ...args);
+      expect(r.code, args.join(" ")).toBe(2);
+    }
+    expect((await cli("deliveries", "list", "--webhook", crypto.randomUUID())).code).toBe(1);
+    expect((await cli("deliveries", "list", "--org", "No Such Org")).code).toBe(1);
+  });
+
+  test("replay: by ids or --failed, audited as the CLI, exit codes 0/1/2", async () => {
+    const { org, token } = env.newOrg();
+    const w = await webhook({ events: ["customer.created"] }, token);
+    const other = await webhook({ events: ["customer.created"] }, token);
+    for (const name of ["A", "B", "C"]) await env.api("POST", "/api/v1/customers", { name }, token);
+    const mine = deliveriesOf(w.id);
+    const fail = (id: string) =>
+      env.db.update(webhookDeliveries).set({ status: "failed", attempts: 3, lastStatusCode: 500, nextAttemptAt: null }).where(eq(webhookDeliveries.id, id)).run();
+    for (const d of [...mine, ...deliveriesOf(other.id)]) fail(d.id);
+
+    const byId = await cli("deliveries", "replay", mine[0]!.id, "--json");
+    expect(byId.code, byId.stderr).toBe(0);
+    expect(JSON.parse(byId.stdout)).toEqual({ replayed: 1, ids: [mine[0]!.id] });
+    expect(byId.stderr).toBe(""); // no progress bar when stderr is not a terminal
+    expect(deliveriesOf(w.id).find((d) => d.id === mine[0]!.id)).toMatchObject({ status: "pending", attempts: 0 });
+    const entry = env.db.select().from(auditLog).where(and(eq(auditLog.action, "delivery.redelivered"), eq(auditLog.resourceId, mine[0]!.id))).get();
+    expect(entry).toMatchObject({ actorType: "cli", organizationId: org.id, resourceType: "delivery" });
+
+    const failedOfOne = await cli("deliveries", "replay", "--failed", "--webhook", w.id, "--since", "1h", "--json");
+    expect(JSON.parse(failedOfOne.stdout).replayed).toBe(2);
+    expect(deliveriesOf(w.id).every((d) => d.status === "pending")).toBe(true);
+    expect(deliveriesOf(other.id).every((d) => d.status === "failed")).toBe(true);
+
+    const human = await cli("deliveries", "replay", "--failed", "--org", org.id);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain("Queued 3 deliveries again");
+    expect((await cli("deliveries", "replay", "--failed", "--org", org.id)).stdout).toContain("Nothing to replay.");
+
+    // usage errors: neither or both selections, filters without --failed
+    for (const args of [[], [mine[0]!.id, "--failed"], [mine[0]!.id, "--since", "2h"], ["--failed", "--since", "soon"]]) {
+      const r = await cli("deliveries", "replay", ...args);
+      expect(r.code, args.join(" ")).toBe(2);
+    }
+    // an unknown id refuses the whole replay
+    fail(mine[1]!.id);
+    const unknown = await cli("deliveries", "replay", mine[1]!.id, "01900000-0000-7000-8000-000000000000");
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("No delivery 01900000-0000-7000-8000-000000000000");
+    expect(deliveriesOf(w.id).find((d) => d.id === mine[1]!.id)!.status).toBe("failed");
+  });
+});
