@@ -1,0 +1,188 @@
+/**
+ * The floor: the least a server can do to answer "list invoices, page 1" and "show one
+ * invoice" with the same JSON as Kontor — a bare Bun.serve and prepared bun:sqlite statements
+ * on the same database, no framework, no validation, no auth. The benchmark reports Kontor's
+ * throughput as a fraction of this.
+ *
+ * It does the same database work Kontor's list must do: the page of invoices in the default
+ * order (`-issue_date`, tiebreak `id`), the page's customers, lines and payments, and the exact
+ * total for `meta` — remembered until anything commits, as server/lib/list.ts does.
+ *
+ *   bun bench/floor.ts --db bench/out/run.db --org <organization id> [--port 0]
+ */
+import { Database } from "bun:sqlite";
+import { formatCents } from "../server/lib/money.ts";
+
+type Row = Record<string, any>;
+
+const PER_PAGE = 20;
+
+export function startFloor({ dbPath, orgId, port = 0 }: { dbPath: string; orgId: string; port?: number }) {
+  const db = new Database(dbPath, { strict: true });
+  // the same connection settings as db/client.ts openDatabase
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec("PRAGMA synchronous = NORMAL");
+  db.exec("PRAGMA foreign_keys = ON");
+  db.exec("PRAGMA busy_timeout = 5000");
+  db.exec("PRAGMA cache_size = -65536");
+  db.exec("PRAGMA temp_store = MEMORY");
+
+  const version = db.query<{ v: string }, []>("SELECT total_changes() || ':' || (SELECT data_version FROM pragma_data_version) AS v");
+  const countAll = db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM invoices WHERE organization_id = ?");
+  const page = db.query<Row, [string, number, number]>(
+    "SELECT * FROM invoices WHERE organization_id = ? ORDER BY issue_date DESC, id DESC LIMIT ? OFFSET ?",
+  );
+  const one = db.query<Row, [string, string]>("SELECT * FROM invoices WHERE id = ? AND organization_id = ?");
+  const customersIn = db.query<Row, [string]>("SELECT * FROM customers WHERE id IN (SELECT value FROM json_each(?))");
+  const linesIn = db.query<Row, [string]>(
+    "SELECT * FROM invoice_lines WHERE invoice_id IN (SELECT value FROM json_each(?)) ORDER BY invoice_id, sort_order",
+  );
+  const paymentsIn = db.query<Row, [string]>(
+    "SELECT * FROM payments WHERE invoice_id IN (SELECT value FROM json_each(?)) ORDER BY invoice_id, created_at, id",
+  );
+  const customerById = db.query<Row, [string]>("SELECT * FROM customers WHERE id = ?");
+  const linesOf = db.query<Row, [string]>("SELECT * FROM invoice_lines WHERE invoice_id = ? ORDER BY sort_order");
+  const paymentsOf = db.query<Row, [string]>("SELECT * FROM payments WHERE invoice_id = ? ORDER BY created_at, id");
+
+  let cachedTotal: { version: string; n: number } | null = null;
+  const total = () => {
+    const v = version.get()!.v;
+    if (cachedTotal?.version === v) return cachedTotal.n;
+    cachedTotal = { version: v, n: countAll.get(orgId)!.n };
+    return cachedTotal.n;
+  };
+
+  const customer = (c: Row) => ({
+    id: c.id,
+    type: c.vat_number ? "organization" : "individual",
+    name: c.name,
+    email: c.email,
+    phone: c.phone,
+    address: c.address,
+    city: c.city,
+    postal_code: c.postal_code,
+    country: c.country,
+    vat_number: c.vat_number,
+    currency: c.currency,
+    payment_terms: c.payment_terms,
+    created_at: c.created_at,
+    updated_at: c.updated_at,
+  });
+  const line = (l: Row) => ({
+    id: l.id,
+    description: l.description,
+    quantity: formatCents(l.quantity_cents),
+    unit_price: formatCents(l.unit_price_cents),
+    amount: formatCents(l.amount_cents),
+    vat_rate_id: l.vat_rate_id,
+    vat_amount: formatCents(l.vat_cents),
+    sort_order: l.sort_order,
+  });
+  const payment = (p: Row) => ({
+    id: p.id,
+    amount: formatCents(p.amount_cents),
+    payment_date: p.payment_date,
+    payment_method: p.payment_method,
+    reference: p.reference,
+    created_at: p.created_at,
+  });
+  const invoice = (i: Row, c: Row | undefined, lines: Row[], payments: Row[]) => ({
+    id: i.id,
+    number: i.number,
+    status: i.status,
+    type: i.type,
+    related_invoice_id: i.related_invoice_id,
+    customer: c ? customer(c) : null,
+    issue_date: i.issue_date,
+    due_date: i.due_date,
+    subtotal: formatCents(i.subtotal_cents),
+    vat_amount: formatCents(i.vat_cents),
+    total: formatCents(i.total_cents),
+    currency: i.currency,
+    notes: i.notes,
+    payment_terms: i.payment_terms,
+    amount_paid: formatCents(i.paid_cents),
+    amount_due: formatCents(i.total_cents - i.paid_cents),
+    lines: lines.map(line),
+    payments: payments.map(payment),
+    finalized_at: i.finalized_at,
+    sent_at: i.sent_at,
+    created_at: i.created_at,
+    updated_at: i.updated_at,
+  });
+  const group = (rows: Row[]) => {
+    const by = new Map<string, Row[]>();
+    for (const r of rows) {
+      const list = by.get(r.invoice_id);
+      if (list) list.push(r);
+      else by.set(r.invoice_id, [r]);
+    }
+    return by;
+  };
+  const json = (body: unknown, status = 200) =>
+    new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+
+  const list = (url: URL) => {
+    const pageNo = Math.max(1, Number(url.searchParams.get("page") ?? 1) || 1);
+    const n = total();
+    const rows = page.all(orgId, PER_PAGE, (pageNo - 1) * PER_PAGE);
+    const ids = JSON.stringify(rows.map((r) => r.id));
+    const customers = new Map(customersIn.all(JSON.stringify([...new Set(rows.map((r) => r.customer_id))])).map((c) => [c.id, c]));
+    const lines = group(linesIn.all(ids));
+    const payments = group(paymentsIn.all(ids));
+    const lastPage = Math.max(1, Math.ceil(n / PER_PAGE));
+    const from = rows.length ? (pageNo - 1) * PER_PAGE + 1 : null;
+    const pageUrl = (p: number) => {
+      const u = new URL(url);
+      u.searchParams.set("page", String(p));
+      return u.toString();
+    };
+    return json({
+      data: rows.map((r) => invoice(r, customers.get(r.customer_id), lines.get(r.id) ?? [], payments.get(r.id) ?? [])),
+      links: {
+        first: pageUrl(1),
+        last: pageUrl(lastPage),
+        prev: pageNo > 1 ? pageUrl(Math.min(pageNo - 1, lastPage)) : null,
+        next: pageNo < lastPage ? pageUrl(pageNo + 1) : null,
+      },
+      meta: { current_page: pageNo, from, last_page: lastPage, per_page: PER_PAGE, to: from === null ? null : from + rows.length - 1, total: n },
+    });
+  };
+
+  const show = (id: string) => {
+    const row = one.get(id, orgId);
+    if (!row) return json({ message: "Not found." }, 404);
+    return json({ data: invoice(row, customerById.get(row.customer_id) ?? undefined, linesOf.all(id), paymentsOf.all(id)) });
+  };
+
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port,
+    fetch(request) {
+      const url = new URL(request.url);
+      const path = url.pathname;
+      if (path === "/api/v1/invoices") return list(url);
+      if (path.startsWith("/api/v1/invoices/")) return show(path.slice("/api/v1/invoices/".length));
+      return json({ message: "Not found." }, 404);
+    },
+  });
+  return { url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true).then(() => db.close()) };
+}
+
+if (import.meta.main) {
+  const arg = (name: string) => {
+    const i = process.argv.indexOf(name);
+    return i === -1 ? undefined : process.argv[i + 1];
+  };
+  const dbPath = arg("--db");
+  const orgId = arg("--org");
+  if (!dbPath || !orgId) {
+    console.error("usage: bun bench/floor.ts --db PATH --org ORGANIZATION_ID [--port N]");
+    process.exit(2);
+  }
+  const floor = startFloor({ dbPath, orgId, port: Number(arg("--port") ?? 0) });
+  console.log(JSON.stringify({ url: floor.url }));
+  const stop = () => floor.stop().finally(() => process.exit(0));
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+}
