@@ -398,17 +398,28 @@ describe("leases, shutdown and several workers", () => {
   const rowsOf = (orgId: string) => env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.organizationId, orgId)).all();
 
   test("two worker processes on one database send each delivery once", async () => {
-    // enough latency that the first worker's 128 slots (4 webhooks × 32) are still busy when
-    // the second one's tick comes, even on a loaded machine
-    const targets = Array.from({ length: 4 }, () => endpoint(() => Bun.sleep(250).then(() => new Response("ok"))));
+    // A barrier: every request is held until all 200 are in flight at once. One worker has at
+    // most 128 attempts in flight (4 webhooks × 32), so the barrier opens only when both
+    // workers are sending, whatever the machine's load; should it not open, the answers go out
+    // after 4 s and the test fails on the count below.
+    const total = 200;
+    let open = false;
+    let releaseAll!: () => void;
+    const barrier = new Promise<void>((resolve) => (releaseAll = resolve));
+    let arrived = 0;
+    const hold = async () => {
+      arrived++;
+      if (arrived === total) (open = true), releaseAll();
+      await Promise.race([barrier, Bun.sleep(4000)]);
+      return new Response("ok");
+    };
+    const targets = Array.from({ length: 4 }, () => endpoint(hold));
     const { org, token } = await setup(targets[0]!.url);
     for (const t of targets.slice(1)) await env.api("POST", "/api/v1/webhooks", { url: t.url, events: ["customer.created"] }, token);
-    // both running, and everything queued just after a second boundary: both wake on the next
-    // cron second with 200 rows due, and compete for them
-    const workers = await Promise.all([spawnWorker(), spawnWorker()]);
-    await Bun.sleep(1000 - (Date.now() % 1000) + 20);
+    const workerEnv = { KONTOR_WEBHOOK_TIMEOUT_MS: "8000" };
+    const workers = await Promise.all([spawnWorker(workerEnv), spawnWorker(workerEnv)]);
     const scope = { db: env.db, org, actor: CLI_ACTOR };
-    for (let i = 0; i < 50; i++) customerService.create(scope, { name: `Customer ${i}` }); // 200 deliveries
+    for (let i = 0; i < total / 4; i++) customerService.create(scope, { name: `Customer ${i}` }); // 200 deliveries
     const leaseHolders = new Set<string>();
     try {
       await waitFor(
@@ -418,19 +429,20 @@ describe("leases, shutdown and several workers", () => {
           for (const r of rows) if (r.leasedBy) leaseHolders.add(r.leasedBy.split(":")[1]!);
           return rows.every((r) => r.status === "delivered");
         },
-        15_000,
+        20_000,
       );
     } finally {
       for (const w of workers) w.kill("SIGTERM");
       await Promise.all(workers.map((w) => w.exited));
     }
     const ids = targets.flatMap((t) => t.requests().map((r) => r.headers.get("x-webhook-id")!));
-    expect(ids).toHaveLength(200);
-    expect(new Set(ids).size).toBe(200);
+    expect(ids).toHaveLength(total);
+    expect(new Set(ids).size).toBe(total);
     expect(rowsOf(org.id).every((r) => r.attempts === 1)).toBe(true);
-    // both took part (leased_by is host:pid:random)
+    // both took part: all 200 were in flight at once, more than one worker may hold
+    expect(open).toBe(true);
     expect(leaseHolders).toEqual(new Set(workers.map((w) => String(w.pid))));
-  });
+  }, 40_000);
 
   test("a worker killed with SIGKILL mid-flight loses nothing: after a restart every delivery arrives", async () => {
     let stalling = true;
