@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from "commander";
-import { migrate, openDatabase } from "../../db/client.ts";
+import { keepStatisticsFresh, migrate, openDatabase } from "../../db/client.ts";
 import { bootstrapIfEmpty, bootstrapMessage } from "../../server/bootstrap.ts";
 import { loadConfig } from "../../server/config.ts";
 import { startServer } from "../../server/serve.ts";
@@ -21,6 +21,7 @@ export function registerCoreCommands(program: Command): void {
       const db = openDatabase(config.dbPath);
       migrate(db);
       const created = bootstrapIfEmpty(db);
+      const stopStatistics = keepStatisticsFresh(db);
       const running = startServer(db, config, { worker: options.worker });
       const baseUrl = config.baseUrl ?? running.url;
       if (options.json) printJson({ url: baseUrl, bootstrap: created });
@@ -28,7 +29,10 @@ export function registerCoreCommands(program: Command): void {
         console.log(`Kontor listening on ${running.url} (database ${config.dbPath}, docs at ${baseUrl}/docs)`);
         if (created) console.log(bootstrapMessage(created, baseUrl));
       }
-      stopOnSignal(() => running.stop().then(() => db.$client.close()));
+      stopOnSignal(() => {
+        stopStatistics();
+        return running.stop().then(() => db.$client.close());
+      });
     });
 
   withGlobals(program.command("worker").description("run only the webhook worker (a second process on the same database)")).action(

@@ -4,15 +4,15 @@
  * `{data, links, meta}` with a stable tiebreak on `id`, always scoped to the organisation.
  */
 import { t, type TSchema } from "elysia";
-import { asc, count, desc, eq, gte, lte, sql, type SQL } from "drizzle-orm";
+import { asc, count, desc, eq, getTableName, gte, lte, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { TObject } from "@sinclair/typebox";
 import type { Database } from "bun:sqlite";
-import type { Tx } from "../../db/client.ts";
+import { clientOf, prepared, type Tx } from "../../db/client.ts";
 import { normalizeTimestamp } from "./time.ts";
 import { ValidationFailed } from "./errors.ts";
 import { inOrg } from "./scope.ts";
-import { Timestamp } from "./schemas.ts";
+import { ResponseSchema, Timestamp } from "./schemas.ts";
 
 export const DEFAULT_PER_PAGE = 20;
 export const MAX_PER_PAGE = 100;
@@ -119,44 +119,67 @@ export function runList<T extends OrgTable>(
   const sortColumn = spec.sorts[descending ? sortParam.slice(1) : sortParam];
   if (!sortColumn) throw ValidationFailed.field("sort", "The selected sort is invalid.");
 
+  // The query's shape (which filters, which sort) and its values are kept apart: values are
+  // placeholders, so each shape is built and compiled once per connection (`prepared`). Shapes
+  // with conditions written per request (extraConditions, `where` filters) are built each time.
+  const params: Record<string, unknown> = { orgId, limit: perPage, offset: (page - 1) * perPage };
+  const value = <V>(name: string, v: V) => ((params[name] = v), sql.placeholder(name));
   const conditions: (SQL | undefined)[] = [...extraConditions];
+  const shape: string[] = [sortParam];
+  let reusable = extraConditions.length === 0;
   for (const [name, filter] of Object.entries(spec.filters ?? {})) {
     const raw = query[`filter[${name}]`];
     if (raw === undefined || raw === "") continue;
-    const value = String(raw);
-    if ("where" in filter) conditions.push(filter.where(value));
-    else {
-      const mapped = filter.map ? filter.map(value) : value;
+    const text = String(raw);
+    shape.push(name);
+    if ("where" in filter) {
+      reusable = false;
+      conditions.push(filter.where(text));
+    } else {
+      const bound = value(`filter_${name}`, filter.map ? filter.map(text) : text);
       const op = filter.op ?? "eq";
-      conditions.push(op === "gte" ? gte(filter.column, mapped) : op === "lte" ? lte(filter.column, mapped) : eq(filter.column, mapped));
+      conditions.push(op === "gte" ? gte(filter.column, bound) : op === "lte" ? lte(filter.column, bound) : eq(filter.column, bound));
     }
   }
   const since = query["filter[updated_since]"];
   if (since !== undefined && since !== "") {
     const normalized = normalizeTimestamp(String(since));
     if (!normalized) throw ValidationFailed.field("filter.updated_since", "The filter.updated since field must be a valid ISO 8601 timestamp.");
-    conditions.push(gte(spec.updatedAt, normalized));
+    shape.push("updated_since");
+    conditions.push(gte(spec.updatedAt, value("updated_since", normalized)));
   }
   if (spec.searchTable && query.search !== undefined && query.search !== "") {
     const match = ftsQuery(String(query.search));
+    shape.push(match === null ? "search:none" : "search");
     if (match === null) conditions.push(sql`0`);
     else {
       const fts = sql.raw(spec.searchTable);
-      conditions.push(sql`${spec.table}.rowid IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ${match})`);
+      conditions.push(sql`${spec.table}.rowid IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ${value("search", match)})`);
     }
   }
 
-  const where = inOrg(spec.table, orgId, ...conditions);
-  const total = cachedCount(tx, tx.select({ n: count() }).from(spec.table as SQLiteTable).where(where));
-  const direction = descending ? desc : asc;
-  const rows = tx
-    .select()
-    .from(spec.table as SQLiteTable)
-    .where(where)
-    .orderBy(direction(sortColumn), direction(spec.table.id))
-    .limit(perPage)
-    .offset((page - 1) * perPage)
-    .all() as T["$inferSelect"][];
+  const build = (tx: Tx) => {
+    const where = inOrg(spec.table, sql.placeholder("orgId"), ...conditions);
+    const direction = descending ? desc : asc;
+    return {
+      count: tx.select({ n: count() }).from(spec.table as SQLiteTable).where(where).prepare(),
+      rows: tx
+        .select()
+        .from(spec.table as SQLiteTable)
+        .where(where)
+        .orderBy(direction(sortColumn), direction(spec.table.id))
+        .limit(sql.placeholder("limit"))
+        .offset(sql.placeholder("offset"))
+        .prepare(),
+    };
+  };
+  const shapeKey = `list:${getTableName(spec.table)}:${shape.join(",")}`;
+  const queries = reusable ? prepared(tx, shapeKey, build) : build(tx);
+  const { limit: _limit, offset: _offset, ...countParams } = params;
+  // a count built per request carries values of its own (extraConditions, `where` filters)
+  const countKey = reusable ? shapeKey : JSON.stringify(queries.count.getQuery());
+  const total = cachedCount(tx, countKey, countParams, () => queries.count.get(params)!.n);
+  const rows = queries.rows.all(params) as T["$inferSelect"][];
 
   const lastPage = Math.max(1, Math.ceil(total / perPage));
   const from = rows.length ? (page - 1) * perPage + 1 : null;
@@ -194,17 +217,15 @@ const countCaches = new WeakMap<Database, Map<string, { version: string; n: numb
 const MAX_CACHED_COUNTS = 1000;
 const VERSION_SQL = "SELECT total_changes() || ':' || (SELECT data_version FROM pragma_data_version) AS v";
 
-function cachedCount(tx: Tx, query: { get(): { n: number } | undefined; toSQL(): { sql: string; params: unknown[] } }): number {
-  const client = (tx as unknown as { session?: { client?: Database } }).session?.client;
-  if (!client) return query.get()!.n;
+function cachedCount(tx: Tx, shape: string, params: Record<string, unknown>, countNow: () => number): number {
+  const client = clientOf(tx);
   const version = client.query<{ v: string }, []>(VERSION_SQL).get()!.v;
-  const { sql: text, params } = query.toSQL();
-  const key = `${text}\u0000${JSON.stringify(params)}`;
+  const key = `${shape}\u0000${JSON.stringify(params)}`;
   let cache = countCaches.get(client);
   if (!cache) countCaches.set(client, (cache = new Map()));
   const hit = cache.get(key);
   if (hit && hit.version === version) return hit.n;
-  const n = query.get()!.n;
+  const n = countNow();
   if (cache.size >= MAX_CACHED_COUNTS) cache.clear();
   cache.set(key, { version, n });
   return n;
@@ -214,7 +235,7 @@ function cachedCount(tx: Tx, query: { get(): { n: number } | undefined; toSQL():
 export function listResponse(item: TSchema) {
   const NullableUrl = t.Union([t.String(), t.Null()]);
   const NullableInt = t.Union([t.Integer(), t.Null()]);
-  return t.Object({
+  return ResponseSchema(t.Object({
     data: t.Array(item),
     links: t.Object({ first: t.String(), last: t.String(), prev: NullableUrl, next: NullableUrl }),
     meta: t.Object({
@@ -225,7 +246,7 @@ export function listResponse(item: TSchema) {
       to: NullableInt,
       total: t.Integer(),
     }),
-  });
+  }));
 }
 
 /** `filter[<name>]=true|false` on a boolean column. */

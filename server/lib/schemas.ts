@@ -52,5 +52,14 @@ export const ValidationErrorBody = t.Object(
   { description: "Validation error", examples: [{ message: "The name field is required.", errors: { name: ["The name field is required."] } }] },
 );
 
+/**
+ * Marks a response schema as documentation only: Elysia does not check (or encode) the
+ * handler's result against it at run time. Checking every invoice of a page against its
+ * schema took a third of a list request's time; the test suite instead checks every response
+ * it sees against the published OpenAPI document (tests/contract.ts), which is built from
+ * these same schemas.
+ */
+export const ResponseSchema = <T extends TSchema>(schema: T): T => ({ ...schema, noValidate: true }) as T;
+
 /** `{data: …}`: single resources are wrapped (contract section 5). */
-export const Wrapped = <T extends TSchema>(schema: T) => t.Object({ data: schema });
+export const Wrapped = <T extends TSchema>(schema: T) => ResponseSchema(t.Object({ data: schema }));

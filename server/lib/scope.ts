@@ -3,9 +3,9 @@
  * context, so the CLI calls the same code; every query filters by `scope.orgId` through
  * the helpers below, never by a handler remembering to.
  */
-import { and, eq, type SQL } from "drizzle-orm";
+import { and, eq, getTableName, sql, type Placeholder, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import type { Db, Tx } from "../../db/client.ts";
+import { prepared, type Db, type Tx } from "../../db/client.ts";
 import { NotFound } from "./errors.ts";
 
 export type Actor = { type: "user" | "token" | "cli"; id: string | null; ip: string | null };
@@ -23,13 +23,20 @@ export type Scope = { db: Db; org: Organization; actor: Actor };
 type OrgTable = SQLiteTable & { organizationId: SQLiteColumn; id: SQLiteColumn };
 
 /** `organization_id = ? AND …`: the one place tenant isolation is written. */
-export function inOrg(table: OrgTable, orgId: string, ...conditions: (SQL | undefined)[]): SQL {
+export function inOrg(table: OrgTable, orgId: string | Placeholder, ...conditions: (SQL | undefined)[]): SQL {
   return and(eq(table.organizationId, orgId), ...conditions)!;
 }
 
 /** The row with this id in this organisation, or a 404 (another organisation's row included). */
 export function findInOrg<T extends OrgTable>(tx: Tx, table: T, orgId: string, id: string): T["$inferSelect"] {
-  const row = tx.select().from(table as SQLiteTable).where(inOrg(table, orgId, eq(table.id, id))).get();
+  const query = prepared(tx, `findInOrg:${getTableName(table)}`, (tx) =>
+    tx
+      .select()
+      .from(table as SQLiteTable)
+      .where(inOrg(table, sql.placeholder("orgId"), eq(table.id, sql.placeholder("id"))))
+      .prepare(),
+  );
+  const row = query.get({ orgId, id });
   if (!row) throw new NotFound();
   return row as T["$inferSelect"];
 }
