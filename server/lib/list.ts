@@ -8,7 +8,7 @@ import { asc, count, desc, eq, getTableName, gte, lte, sql, type SQL } from "dri
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { TObject } from "@sinclair/typebox";
 import type { Database } from "bun:sqlite";
-import { clientOf, prepared, type Tx } from "../../db/client.ts";
+import { clientOf, prepared, preparedRows, type Tx } from "../../db/client.ts";
 import { normalizeTimestamp } from "./time.ts";
 import { ValidationFailed } from "./errors.ts";
 import { inOrg } from "./scope.ts";
@@ -158,23 +158,21 @@ export function runList<T extends OrgTable>(
     }
   }
 
-  const build = (tx: Tx) => {
-    const where = inOrg(spec.table, sql.placeholder("orgId"), ...conditions);
-    const direction = descending ? desc : asc;
-    return {
-      count: tx.select({ n: count() }).from(spec.table as SQLiteTable).where(where).prepare(),
-      rows: tx
-        .select()
-        .from(spec.table as SQLiteTable)
-        .where(where)
-        .orderBy(direction(sortColumn), direction(spec.table.id))
-        .limit(sql.placeholder("limit"))
-        .offset(sql.placeholder("offset"))
-        .prepare(),
-    };
-  };
+  const where = () => inOrg(spec.table, sql.placeholder("orgId"), ...conditions);
+  const direction = descending ? desc : asc;
+  const countQuery = (tx: Tx) => tx.select({ n: count() }).from(spec.table as SQLiteTable).where(where()).prepare();
+  const rowsQuery = (tx: Tx) =>
+    tx
+      .select()
+      .from(spec.table as SQLiteTable)
+      .where(where())
+      .orderBy(direction(sortColumn), direction(spec.table.id))
+      .limit(sql.placeholder("limit"))
+      .offset(sql.placeholder("offset"));
   const shapeKey = `list:${getTableName(spec.table)}:${shape.join(",")}`;
-  const queries = reusable ? prepared(tx, shapeKey, build) : build(tx);
+  const queries = reusable
+    ? { count: prepared(tx, shapeKey, countQuery), rows: preparedRows(tx, shapeKey, spec.table, rowsQuery) }
+    : { count: countQuery(tx), rows: rowsQuery(tx).prepare() };
   const { limit: _limit, offset: _offset, ...countParams } = params;
   // a count built per request carries values of its own (extraConditions, `where` filters)
   const countKey = reusable ? shapeKey : JSON.stringify(queries.count.getQuery());

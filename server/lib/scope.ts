@@ -5,7 +5,7 @@
  */
 import { and, eq, getTableName, sql, type Placeholder, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import { prepared, type Db, type Tx } from "../../db/client.ts";
+import { preparedRows, type Db, type Tx } from "../../db/client.ts";
 import { NotFound } from "./errors.ts";
 
 export type Actor = { type: "user" | "token" | "cli"; id: string | null; ip: string | null };
@@ -29,12 +29,11 @@ export function inOrg(table: OrgTable, orgId: string | Placeholder, ...condition
 
 /** The row with this id in this organisation, or a 404 (another organisation's row included). */
 export function findInOrg<T extends OrgTable>(tx: Tx, table: T, orgId: string, id: string): T["$inferSelect"] {
-  const query = prepared(tx, `findInOrg:${getTableName(table)}`, (tx) =>
+  const query = preparedRows(tx, `findInOrg:${getTableName(table)}`, table, (tx) =>
     tx
       .select()
       .from(table as SQLiteTable)
-      .where(inOrg(table, sql.placeholder("orgId"), eq(table.id, sql.placeholder("id"))))
-      .prepare(),
+      .where(inOrg(table, sql.placeholder("orgId"), eq(table.id, sql.placeholder("id")))),
   );
   const row = query.get({ orgId, id });
   if (!row) throw new NotFound();
