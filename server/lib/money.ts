@@ -23,12 +23,12 @@ export function toCents(value: unknown): number | null {
   return m[1] === "-" ? -cents : cents;
 }
 
+/** 1250 → "12.50", -5 → "-0.05": on every amount of every response, so kept cheap. */
 export function formatCents(cents: number): string {
-  const negative = cents < 0;
-  const abs = Math.abs(cents);
-  const whole = Math.floor(abs / 100);
-  const frac = String(abs % 100).padStart(2, "0");
-  return `${negative ? "-" : ""}${whole}.${frac}`;
+  const abs = cents < 0 ? -cents : cents;
+  const fraction = abs % 100;
+  const text = `${(abs - fraction) / 100}.${fraction < 10 ? "0" : ""}${fraction}`;
+  return cents < 0 ? `-${text}` : text;
 }
 
 /**
