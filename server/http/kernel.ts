@@ -81,7 +81,7 @@ export function createKernel({ db, config, log = (l) => console.error(l) }: Deps
       const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
       if (type !== "application/json" && !type.endsWith("+json")) throw new UnsupportedMediaType();
       try {
-        return JSON.parse(text);
+        return parseJson(text);
       } catch {
         throw new BadRequest("The request body is not valid JSON.");
       }
@@ -160,6 +160,33 @@ function pathOf(url: string): string {
   const start = url.indexOf("/", url.indexOf("//") + 2);
   const q = url.indexOf("?", start);
   return start === -1 ? "/" : url.slice(start, q === -1 ? undefined : q);
+}
+
+/**
+ * JSON.parse, except that a number literal whose double is not the decimal the client wrote
+ * (more significant digits than a double holds, or out of its range: 1.999999999999999999
+ * parses as 2, 1e-400 as 0) is kept as its source text. The field's own check then sees what
+ * was sent, and refuses it (money: more than two fraction digits, a 422) instead of silently
+ * taking the rounded double. A body without a number of 16 or more characters or with an
+ * exponent cannot hold such a literal, and skips the slower reviver.
+ */
+export function parseJson(text: string): unknown {
+  if (!/(?:^|[:,[])\s*-?(?:[\d.]{16}|[\d.]+[eE])/.test(text)) return JSON.parse(text);
+  return JSON.parse(text, (_key, value: unknown, context?: { source?: string }) =>
+    typeof value === "number" && context?.source !== undefined && decimalKey(context.source) !== decimalKey(String(value)) ? context.source : value,
+  );
+}
+
+/** A decimal literal as sign, significant digits and exponent ("1.50" and "15e-1" → "15e-1"); zero is "0". */
+function decimalKey(literal: string): string {
+  const m = /^(-?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(literal);
+  if (!m) return literal;
+  const fraction = m[3] ?? "";
+  const digits = `${m[2]}${fraction}`.replace(/^0+/, "");
+  if (digits === "") return "0";
+  const significant = digits.replace(/0+$/, "");
+  const exponent = BigInt(m[4] ?? "0") - BigInt(fraction.length) + BigInt(digits.length - significant.length);
+  return `${m[1]}${significant}e${exponent}`;
 }
 
 /** Reads the body as text, refusing (413) once it grows past `limit` bytes. */
