@@ -16,6 +16,14 @@ const updatedAt = () => text("updated_at").notNull();
 const bool = (name: string) => integer(name, { mode: "boolean" });
 /** Names sort case-insensitively ("alpha" between "Aaron" and "Bravo"); lists order by the same expression. */
 export const nocase = (column: AnySQLiteColumn) => sql`${column} collate nocase`;
+/** Invoice states that wait for payment: the ones in which an invoice can be overdue. */
+export const AWAITING_PAYMENT = ["finalized", "sent", "partially_paid"] as const;
+/**
+ * `status IN ('finalized', 'sent', 'partially_paid')` with the values written out: SQLite uses a
+ * partial index only for a query whose WHERE states the index's condition itself (bound
+ * parameters do not count), so the index and the overdue filter share this expression.
+ */
+export const awaitingPayment = sql.raw(`"status" IN (${AWAITING_PAYMENT.map((s) => `'${s}'`).join(", ")})`);
 
 export const organizations = sqliteTable("organizations", {
   id: id(),
@@ -172,6 +180,9 @@ export const invoices = sqliteTable(
     index("invoices_org_due").on(t.organizationId, t.dueDate, t.id),
     index("invoices_org_total").on(t.organizationId, t.totalCents, t.id),
     index("invoices_org_status").on(t.organizationId, t.status, t.issueDate, t.id),
+    index("invoices_org_status_id").on(t.organizationId, t.status, t.id),
+    // overdue=true in list order: the invoices awaiting payment, newest first
+    index("invoices_org_awaiting_issue").on(t.organizationId, t.issueDate, t.id).where(awaitingPayment),
     index("invoices_org_type").on(t.organizationId, t.type, t.issueDate, t.id),
     index("invoices_org_customer").on(t.organizationId, t.customerId, t.issueDate, t.id),
     index("invoices_org_currency").on(t.organizationId, t.currency, t.issueDate, t.id),

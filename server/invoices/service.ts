@@ -3,10 +3,11 @@
  * per-year numbering, the state machine of contract section 4 and payments. Every change
  * writes its audit entry and its webhook deliveries in the transaction of the change.
  */
-import { and, asc, eq, gte, inArray, lt, ne, notInArray, or, sql } from "drizzle-orm";
+import { asc, eq, gte, inArray, ne, notInArray, or, sql } from "drizzle-orm";
 import { t } from "elysia";
-import type { Tx } from "../../db/client.ts";
-import { contactPersons, customers, invoiceLines, invoices, numberSequences, payments } from "../../db/schema.ts";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { preparedRows, type Tx } from "../../db/client.ts";
+import { AWAITING_PAYMENT, awaitingPayment, contactPersons, customers, invoiceLines, invoices, numberSequences, payments } from "../../db/schema.ts";
 import { audit } from "../audit/service.ts";
 import { presentParty, type PartyRow } from "../contacts/party-service.ts";
 import { presentContactPerson } from "../customers/service.ts";
@@ -36,9 +37,6 @@ type InvoiceRow = typeof invoices.$inferSelect;
 type LineRow = typeof invoiceLines.$inferSelect;
 type PaymentRow = typeof payments.$inferSelect;
 export type ShownInvoice = ReturnType<typeof presentInvoices>[number];
-
-/** Finalized and not (fully) paid: the states in which an invoice can be overdue. */
-const AWAITING_PAYMENT = ["finalized", "sent", "partially_paid"] as const satisfies readonly InvoiceStatus[];
 
 /**
  * The state machine of contract section 4, as data: the states each operation starts from,
@@ -87,7 +85,9 @@ export const invoiceList: ListSpec<typeof invoices> = {
     overdue: {
       schema: t.UnionEnum(["true", "false"], { description: "true: finalized, sent or partially paid, and due before today" }),
       where: (value) => {
-        const overdue = and(inArray(invoices.status, [...AWAITING_PAYMENT]), lt(invoices.dueDate, today()));
+        // true reads the partial index of the invoices awaiting payment in list order; the
+        // unary + keeps the planner from seeking on due_date instead and sorting the result
+        const overdue = sql`${awaitingPayment} AND +${invoices.dueDate} < ${today()}`;
         return value === "true" ? overdue : or(notInArray(invoices.status, [...AWAITING_PAYMENT]), gte(invoices.dueDate, today()));
       },
     },
@@ -135,6 +135,40 @@ function groupBy<T>(rows: T[], keyOf: (row: T) => string): Map<string, T[]> {
   return groups;
 }
 
+/** `column IN (ids)`, the ids bound as one JSON array: one prepared statement for any page size. */
+const inJsonArray = (column: SQLiteColumn, name: string) => sql`${column} IN (SELECT value FROM json_each(${sql.placeholder(name)}))`;
+
+/** The related rows of a page of invoices, one prepared query per table (see presentInvoices). */
+function presentQueries(tx: Tx) {
+  const orgId = sql.placeholder("orgId");
+  return {
+    lines: preparedRows(tx, "invoice lines of a page", invoiceLines, (tx) =>
+      tx
+        .select()
+        .from(invoiceLines)
+        .where(inOrg(invoiceLines, orgId, inJsonArray(invoiceLines.invoiceId, "invoiceIds")))
+        .orderBy(asc(invoiceLines.invoiceId), asc(invoiceLines.sortOrder)),
+    ),
+    payments: preparedRows(tx, "payments of a page", payments, (tx) =>
+      tx
+        .select()
+        .from(payments)
+        .where(inOrg(payments, orgId, inJsonArray(payments.invoiceId, "invoiceIds")))
+        .orderBy(asc(payments.invoiceId), asc(payments.createdAt), asc(payments.id)),
+    ),
+    customers: preparedRows(tx, "customers of a page", customers, (tx) =>
+      tx.select().from(customers).where(inOrg(customers, orgId, inJsonArray(customers.id, "customerIds"))),
+    ),
+    contactPersons: preparedRows(tx, "contact persons of a page", contactPersons, (tx) =>
+      tx
+        .select()
+        .from(contactPersons)
+        .where(inOrg(contactPersons, orgId, inJsonArray(contactPersons.customerId, "customerIds")))
+        .orderBy(asc(contactPersons.customerId), asc(contactPersons.createdAt), asc(contactPersons.id)),
+    ),
+  };
+}
+
 /**
  * Invoices as the API and their webhooks show them (api-spec 2.3): each with its customer in
  * the full shape of 2.1, its lines and its payments. One query per related table for the
@@ -142,36 +176,12 @@ function groupBy<T>(rows: T[], keyOf: (row: T) => string): Map<string, T[]> {
  */
 export function presentInvoices(tx: Tx, orgId: string, rows: InvoiceRow[]) {
   if (rows.length === 0) return [];
-  const invoiceIds = rows.map((r) => r.id);
-  const customerIds = [...new Set(rows.map((r) => r.customerId))];
-  const lines = groupBy(
-    tx
-      .select()
-      .from(invoiceLines)
-      .where(inOrg(invoiceLines, orgId, inArray(invoiceLines.invoiceId, invoiceIds)))
-      .orderBy(asc(invoiceLines.invoiceId), asc(invoiceLines.sortOrder))
-      .all(),
-    (l) => l.invoiceId,
-  );
-  const paid = groupBy(
-    tx
-      .select()
-      .from(payments)
-      .where(inOrg(payments, orgId, inArray(payments.invoiceId, invoiceIds)))
-      .orderBy(asc(payments.invoiceId), asc(payments.createdAt), asc(payments.id))
-      .all(),
-    (p) => p.invoiceId,
-  );
-  const customerRows = tx.select().from(customers).where(inOrg(customers, orgId, inArray(customers.id, customerIds))).all();
-  const persons = groupBy(
-    tx
-      .select()
-      .from(contactPersons)
-      .where(inOrg(contactPersons, orgId, inArray(contactPersons.customerId, customerIds)))
-      .orderBy(asc(contactPersons.customerId), asc(contactPersons.createdAt), asc(contactPersons.id))
-      .all(),
-    (p) => p.customerId,
-  );
+  const params = { orgId, invoiceIds: JSON.stringify(rows.map((r) => r.id)), customerIds: JSON.stringify([...new Set(rows.map((r) => r.customerId))]) };
+  const q = presentQueries(tx);
+  const lines = groupBy(q.lines.all(params), (l) => l.invoiceId);
+  const paid = groupBy(q.payments.all(params), (p) => p.invoiceId);
+  const customerRows = q.customers.all(params);
+  const persons = groupBy(q.contactPersons.all(params), (p) => p.customerId);
   // the shape of showCustomer (GET /customers/{id}), built from the rows loaded above
   const shownCustomers = new Map(
     customerRows.map((c: PartyRow) => [c.id, { ...presentParty(c), contact_persons: (persons.get(c.id) ?? []).map(presentContactPerson) }]),

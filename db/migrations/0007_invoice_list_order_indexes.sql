@@ -1,0 +1,2 @@
+CREATE INDEX `invoices_org_status_id` ON `invoices` (`organization_id`,`status`,`id`);--> statement-breakpoint
+CREATE INDEX `invoices_org_awaiting_issue` ON `invoices` (`organization_id`,`issue_date`,`id`) WHERE "status" IN ('finalized', 'sent', 'partially_paid');
