@@ -5,7 +5,6 @@
  * test, so a new route cannot escape it.
  */
 import { expect } from "bun:test";
-import { sql } from "drizzle-orm";
 import type { TestEnv } from "./helpers.ts";
 import { openApiDocument } from "./contract.ts";
 
@@ -132,7 +131,7 @@ export function databaseSnapshot(env: TestEnv): string {
   return hasher.digest("hex");
 }
 
-export const rowCount = (env: TestEnv, table: string) => (env.db.get<{ n: number }>(sql.raw(`SELECT count(*) AS n FROM "${table}"`)) as { n: number }).n;
+export const rowCount = (env: TestEnv, table: string) => env.db.$client.query<{ n: number }, []>(`SELECT count(*) AS n FROM "${table}"`).get()!.n;
 
 export type DocumentedOperation = {
   method: string;
