@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import { idempotencyKeys, payments } from "../db/schema.ts";
+import { STALE_RESERVATION_MS } from "../server/http/idempotency.ts";
 import { newId } from "../server/lib/time.ts";
 import { createTestEnv, type ApiResponse } from "./helpers.ts";
 import { databaseSnapshot, documentedOperations, fillPath, seedFixture } from "./fixtures.ts";
@@ -313,6 +314,21 @@ describe("what is kept", () => {
     expect(retry.status).toBe(201);
     expect(retry.headers.get("idempotent-replayed")).toBeNull();
     expect(((await retry.json()) as { data: { name: string } }).data.name).toBe("After The Crash NV");
+  });
+
+  test("a reservation left by a crashed request is taken over once stale, not a 409 for 24 h", async () => {
+    const key = freshKey();
+    const body = { name: "Crashed Midway NV" };
+    const tokenId = env.token.split("|")[0]!;
+    const requestHash = createHash("sha256").update(`POST /api/v1/customers\n${JSON.stringify(body)}`).digest("hex");
+    // the process died between reserving the key and storing the answer
+    env.db.insert(idempotencyKeys).values({ tokenId, key, requestHash, createdAt: Date.now() - STALE_RESERVATION_MS - 1 }).run();
+    const before = count("customers");
+    const retry = await post("/api/v1/customers", body, key);
+    expect(retry.status, retry.text).toBe(201);
+    expect(count("customers")).toBe(before + 1);
+    // and the key now holds the new answer
+    expectSame(retry, await post("/api/v1/customers", body, key));
   });
 
   test("after 24 h a key is forgotten: the same key does the work again", async () => {

@@ -9,6 +9,9 @@
  *   done again. The same key with another method, path or body is a 422 keyed
  *   `Idempotency-Key`. Keys are per token.
  * - A 5xx is not stored: the reservation is released, and a retry does the work.
+ * - A reservation left by a process that died mid-request (never settled) is taken over
+ *   after `STALE_RESERVATION_MS`, instead of answering 409 for 24 h. Whether the dead
+ *   request's work committed cannot be known here, so such a retry does the work again.
  * - Requests that fail before the handler (401, 403, 429, schema 422) reserve nothing.
  *
  * The stored body is sealed (AES-256-GCM) with a key derived from the caller's own token
@@ -16,7 +19,7 @@
  * the contract stores only hashes of token secrets. Only the same token can replay it.
  */
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from "node:crypto";
-import { and, eq, lt } from "drizzle-orm";
+import { and, eq, isNull, lt, or } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { idempotencyKeys } from "../../db/schema.ts";
 import { Conflict, ValidationFailed } from "../lib/errors.ts";
@@ -28,6 +31,8 @@ export const REPLAYED_HEADER = "Idempotent-Replayed";
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 const MAX_KEY_LENGTH = 255;
 const POLL_MS = 20;
+/** No live request holds its key this long (handlers are synchronous SQLite work on ≤ 1 MiB). */
+export const STALE_RESERVATION_MS = 60 * 1000;
 /** Expired keys are swept at most this often (besides the lazy check of the key in hand). */
 const SWEEP_EVERY_MS = 60 * 1000;
 /** Response headers a replay repeats. */
@@ -68,7 +73,8 @@ export function createIdempotency(db: Db, { waitMs = 3000 }: { waitMs?: number }
         tx.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, cutoff)).run();
       }
       const mine = and(eq(idempotencyKeys.tokenId, tokenId), eq(idempotencyKeys.key, key));
-      tx.delete(idempotencyKeys).where(and(mine, lt(idempotencyKeys.createdAt, cutoff))).run();
+      const stale = and(isNull(idempotencyKeys.statusCode), lt(idempotencyKeys.createdAt, now - STALE_RESERVATION_MS));
+      tx.delete(idempotencyKeys).where(and(mine, or(lt(idempotencyKeys.createdAt, cutoff), stale))).run();
       const inserted = tx
         .insert(idempotencyKeys)
         .values({ tokenId, key, requestHash, createdAt: now })
