@@ -16,9 +16,11 @@ export function startServer(db: Db, config: Config, { worker = true }: { worker?
   return {
     url,
     async stop() {
-      // stop accepting requests, let in-flight ones finish, then drain the worker
-      await server.stop();
-      await background?.stop();
+      // The worker stops claiming first (synchronously, inside its stop()), so it sends nothing
+      // new while the HTTP side drains; deliveries queued by requests still in flight wait in
+      // the outbox for the next worker. Both then drain side by side.
+      const draining = await Promise.allSettled([background?.stop(), server.stop()]);
+      for (const result of draining) if (result.status === "rejected") throw result.reason;
     },
   };
 }

@@ -1,8 +1,8 @@
 /** Customers (api-spec 2.1, 4.4), contact persons (contract 3) and tenant isolation. */
 import { afterAll, describe, expect, test } from "bun:test";
 import { createTestEnv } from "./helpers.ts";
-import { customers, invoices } from "../db/schema.ts";
-import { eq } from "drizzle-orm";
+import { customers, invoices, webhookDeliveries } from "../db/schema.ts";
+import { asc, eq } from "drizzle-orm";
 import { newId, nowIso } from "../server/lib/time.ts";
 
 const env = createTestEnv();
@@ -159,6 +159,52 @@ describe("contact persons", () => {
     const p = (await env.api("POST", `/api/v1/customers/${c.id}/contact-persons`, { first_name: "A", last_name: "B" })).body.data;
     expect((await env.api("PUT", `/api/v1/customers/${other.id}/contact-persons/${p.id}`, { first_name: "X" })).status).toBe(404);
     expect((await env.api("DELETE", `/api/v1/customers/${other.id}/contact-persons/${p.id}`)).status).toBe(404);
+  });
+});
+
+describe("contact persons and webhooks", () => {
+  test("creating, updating and deleting a contact person queues customer.updated with the customer as it now is", async () => {
+    const { token } = env.newOrg();
+    const api = (method: string, path: string, body?: unknown) => env.api(method, path, body, token);
+    const hook = await api("POST", "/api/v1/webhooks", { url: "https://hooks.example.com/kontor", events: ["customer.updated"] });
+    expect(hook.status).toBe(201);
+    /** the payloads queued for the webhook, oldest first */
+    const queued = () =>
+      env.db
+        .select()
+        .from(webhookDeliveries)
+        .where(eq(webhookDeliveries.webhookId, hook.body.data.id))
+        .orderBy(asc(webhookDeliveries.createdAt), asc(webhookDeliveries.id))
+        .all()
+        .map((d) => ({ event: d.event, payload: JSON.parse(d.payload) }));
+    const shown = async (id: string) => (await api("GET", `/api/v1/customers/${id}`)).body.data;
+
+    const c = (await api("POST", "/api/v1/customers", { name: "Hooked BV" })).body.data;
+    expect(queued()).toEqual([]); // customer.created is not subscribed
+
+    const person = (await api("POST", `/api/v1/customers/${c.id}/contact-persons`, { first_name: "Els", last_name: "Janssens", is_primary: true })).body.data;
+    const afterCreate = await shown(c.id);
+    expect(afterCreate.contact_persons.map((p: any) => p.id)).toEqual([person.id]);
+    expect(queued()).toEqual([{ event: "customer.updated", payload: { event: "customer.updated", timestamp: expect.any(String), data: afterCreate } }]);
+
+    expect((await api("PUT", `/api/v1/customers/${c.id}/contact-persons/${person.id}`, { last_name: "Peeters" })).status).toBe(200);
+    const afterUpdate = await shown(c.id);
+    expect(afterUpdate.contact_persons[0]).toMatchObject({ id: person.id, full_name: "Els Peeters", is_primary: true });
+    expect(queued()).toHaveLength(2);
+    expect(queued()[1]!.payload).toEqual({ event: "customer.updated", timestamp: expect.any(String), data: afterUpdate });
+
+    expect((await api("DELETE", `/api/v1/customers/${c.id}/contact-persons/${person.id}`)).status).toBe(204);
+    const afterDelete = await shown(c.id);
+    expect(afterDelete.contact_persons).toEqual([]);
+    expect(queued()).toHaveLength(3);
+    expect(queued()[2]!.payload).toEqual({ event: "customer.updated", timestamp: expect.any(String), data: afterDelete });
+    // each payload is frozen: the first still shows the person as created
+    expect(queued()[0]!.payload.data.contact_persons[0].full_name).toBe("Els Janssens");
+
+    // a refused change queues nothing
+    expect((await api("POST", `/api/v1/customers/${c.id}/contact-persons`, { first_name: "Only" })).status).toBe(422);
+    expect((await api("DELETE", `/api/v1/customers/${c.id}/contact-persons/${person.id}`)).status).toBe(404);
+    expect(queued()).toHaveLength(3);
   });
 });
 

@@ -15,6 +15,7 @@ import { CLI_ACTOR } from "../server/orgs/service.ts";
 import { customerService } from "../server/customers/service.ts";
 import { webhookService } from "../server/webhooks/service.ts";
 import { refusedRange } from "../server/webhooks/ssrf.ts";
+import { startServer } from "../server/serve.ts";
 import { startWorker } from "../server/webhooks/worker.ts";
 import { createTestEnv } from "./helpers.ts";
 
@@ -143,19 +144,37 @@ describe("signed deliveries", () => {
     expect(verifies(other, request!)).toEqual({ hex: false, standard: false });
   });
 
-  test("regenerate-secret switches the signing key at once", async () => {
-    const target = endpoint();
-    const { api, webhook, secret: oldSecret } = await setup(target.url);
-    const regenerated = await api("POST", `/api/v1/webhooks/${webhook.id}/regenerate-secret`);
-    const newSecret = regenerated.body.data.secret;
-    expect(newSecret).not.toBe(oldSecret);
-    await withWorker(async () => {
-      await api("POST", "/api/v1/customers", { name: "After regenerate" });
-      await waitFor("the delivery", () => target.requests().length === 1);
+  test("regenerate-secret switches the signing key at once, for the retry of an event queued before it", async () => {
+    // The first attempt is held, then refused, only once the secret has been regenerated: its
+    // retry necessarily leaves after the regenerate. A secret frozen with the event (or with the
+    // first attempt) would sign the retry with the old key.
+    let answerFirst!: () => void;
+    const firstHeld = new Promise<void>((resolve) => (answerFirst = resolve));
+    const target = endpoint(async (_, nth) => {
+      if (nth > 1) return new Response("ok");
+      await firstHeld;
+      return new Response("not yet", { status: 500 });
     });
-    const [request] = target.requests();
-    expect(verifies(newSecret, request!)).toEqual({ hex: true, standard: true });
-    expect(verifies(oldSecret, request!)).toEqual({ hex: false, standard: false });
+    const { api, webhook, secret: oldSecret, deliveries, delivery } = await setup(target.url);
+    let newSecret = "";
+    await withWorker(async () => {
+      await api("POST", "/api/v1/customers", { name: "Before regenerate" });
+      await waitFor("the first attempt", () => target.requests().length === 1);
+      const regenerate = await api("POST", `/api/v1/webhooks/${webhook.id}/regenerate-secret`);
+      expect(regenerate.status).toBe(200);
+      newSecret = regenerate.body.data.secret;
+      answerFirst();
+      const [queued] = await deliveries();
+      const shown = await deliveryWhen(delivery, queued.id, (d) => d.status === "delivered");
+      expect(shown.attempts_log.map((a: any) => a.status_code)).toEqual([500, 200]);
+    });
+    expect(newSecret).not.toBe(oldSecret);
+    const [first, retry] = target.requests();
+    expect(first!.headers.get("x-webhook-id")).toBe(retry!.headers.get("x-webhook-id"));
+    expect(retry!.body).toBe(first!.body); // the payload is frozen, the key is not
+    expect(verifies(oldSecret, first!)).toEqual({ hex: true, standard: true });
+    expect(verifies(newSecret, retry!)).toEqual({ hex: true, standard: true });
+    expect(verifies(oldSecret, retry!)).toEqual({ hex: false, standard: false });
   });
 });
 
@@ -344,9 +363,69 @@ describe("leases, shutdown and several workers", () => {
     expect(done).toMatchObject({ status: "delivered", attempts: 1 });
     const row = env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, cut.webhook.id)).get()!;
     // not an attempt of its series, and claimable again at once
-    expect(row).toMatchObject({ status: "pending", attempts: 0, leasedBy: null, leaseUntil: null });
-    expect((await cut.delivery(row.id)).attempts_log).toHaveLength(0);
+    expect(row).toMatchObject({ status: "pending", attempts: 0, leasedBy: null, leaseUntil: null, lastStatusCode: null, lastError: null });
+    // but recorded, like every attempt (contract 7.5), saying why it ended
+    const shown = await cut.delivery(row.id);
+    expect(shown).toMatchObject({ status: "pending", attempts: 0, last_status_code: null, last_error: null });
+    expect(shown.attempts_log).toEqual([
+      { id: expect.any(String), attempted_at: expect.any(String), status_code: null, duration_ms: expect.any(Number), error: "Interrupted by worker shutdown.", response_body: null },
+    ]);
+    expect(shown.attempts_log[0].duration_ms).toBeGreaterThanOrEqual(300);
     await cut.api("PUT", `/api/v1/webhooks/${cut.webhook.id}`, { is_active: false }); // the receiver never answers
+  });
+
+  test("by default stop() gives an attempt in flight its whole timeout: a slow receiver is not cut off by a deploy", async () => {
+    // 5.5 s: longer than the 5 s grace the worker used to default to, shorter than the attempt timeout
+    const slow = endpoint(async () => {
+      await Bun.sleep(5500);
+      return new Response("finally");
+    });
+    const { api, deliveries, delivery } = await setup(slow.url);
+    const worker = startWorker(env.db, { ...env.config, webhookTimeoutMs: 7000 }, { log: () => {} });
+    await api("POST", "/api/v1/customers", { name: "Slow receiver" });
+    await waitFor("the attempt", () => slow.requests().length === 1);
+    await worker.stop();
+    const [queued] = await deliveries();
+    const shown = await delivery(queued.id);
+    expect(shown).toMatchObject({ status: "delivered", attempts: 1, last_status_code: 200, last_error: null });
+    expect(shown.attempts_log.map((a: any) => [a.status_code, a.error, a.response_body])).toEqual([[200, null, "finally"]]);
+  }, 20_000);
+
+  test("kontor serve stops its worker's claiming at once, while the HTTP side still drains", async () => {
+    const target = endpoint();
+    const { org, token, deliveries } = await setup(target.url);
+    const running = startServer(env.db, { ...env.config, port: 0 });
+    // a request in flight: its body is still on its way, so the HTTP server cannot finish stopping
+    let bodyStream!: ReadableStreamDefaultController<Uint8Array>;
+    const body = new ReadableStream<Uint8Array>({ start: (controller) => void (bodyStream = controller) });
+    const inFlight = fetch(`${running.url}/api/v1/customers`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body,
+      duplex: "half",
+    } as RequestInit);
+    bodyStream.enqueue(new TextEncoder().encode('{"name": '));
+    await Bun.sleep(200);
+
+    let stopped = false;
+    const stopping = running.stop().then(() => void (stopped = true));
+    // queued while the HTTP side drains: this worker must not take it (the next one will)
+    customerService.create({ db: env.db, org, actor: CLI_ACTOR }, { name: "Queued during the drain" });
+    await Bun.sleep(500);
+    expect(stopped).toBe(false);
+    expect(target.requests()).toHaveLength(0);
+
+    bodyStream.enqueue(new TextEncoder().encode('"Sent during the drain"}'));
+    bodyStream.close();
+    const answer = await inFlight;
+    expect(answer.status).toBe(201); // the request in flight was served to the end
+    await stopping;
+    expect(target.requests()).toHaveLength(0);
+    const queued = await deliveries();
+    expect(queued.map((d: any) => [d.status, d.attempts])).toEqual([
+      ["pending", 0],
+      ["pending", 0],
+    ]);
   });
 
   test("a delivery redelivered while in flight is not sent twice at once", async () => {

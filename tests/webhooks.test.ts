@@ -7,7 +7,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { auditLog, webhookAttempts, webhookDeliveries } from "../db/schema.ts";
 import { WEBHOOK_EVENTS } from "../server/webhooks/events.ts";
-import { claimDue, releaseLeases } from "../server/webhooks/queue.ts";
+import { claimDue, reconcileParking, recordOutcomes, releaseLeases } from "../server/webhooks/queue.ts";
+import { closeObjects, createContractChecker } from "./contract.ts";
 import { createTestEnv, runCli } from "./helpers.ts";
 import { plansOf, slowListSteps, slowSteps } from "./query-plan.ts";
 
@@ -116,6 +117,64 @@ describe("webhooks CRUD", () => {
     expect((await env.api("POST", "/api/v1/webhooks", { url: "http://127.0.0.1:9/hook", events: ["customer.created"], is_active: false })).status).toBe(201);
   });
 
+  test("the url is stored parsed and normalised; credentials, port 0 and control characters are refused", async () => {
+    const refused: [string, string][] = [
+      // reads like x.example.com, goes to evil.com with "x.example.com:443" as user name and password
+      ["https://x.example.com:443@evil.com/", "The url must not contain a user name or password."],
+      ["https://user:secret@x.example.com/hook", "The url must not contain a user name or password."],
+      ["https://token@x.example.com/hook", "The url must not contain a user name or password."],
+      ["https://x.example.com:0/hook", "The url must not use port 0."],
+      ["https://x.example.com:000/hook", "The url must not use port 0."],
+      ["https://x.example.com\u0000/hook", "The url must not contain control characters."],
+      ["https://x.example.com/ho\u0000ok", "The url must not contain control characters."],
+      ["https://x.exa\tmple.com/hook", "The url must not contain control characters."],
+      ["https://x.example.com/hook\n", "The url must not contain control characters."],
+      ["https://x.example.com/\u0085", "The url must not contain control characters."],
+      ["javascript:alert(1)", "The url must be an HTTPS or HTTP URL."],
+      ["mailto:ops@example.com", "The url must be an HTTPS or HTTP URL."],
+      ["https://x.example.com:99999/", "The url field must be a valid URL."],
+      // 600 characters as sent, 3 618 once each é is percent-encoded
+      [`https://x.example.com/${"é".repeat(600)}`, "The url must not be greater than 2048 characters once normalised."],
+    ];
+    for (const [url, message] of refused) {
+      const created = await env.api("POST", "/api/v1/webhooks", { url, events: ["customer.created"] });
+      expect(created.status, JSON.stringify(url)).toBe(422);
+      expect(created.body.errors, JSON.stringify(url)).toEqual({ url: [message] });
+    }
+    const w = await webhook();
+    for (const [url, message] of refused) {
+      const updated = await env.api("PUT", `/api/v1/webhooks/${w.id}`, { url });
+      expect(updated.status, JSON.stringify(url)).toBe(422);
+      expect(updated.body.errors, JSON.stringify(url)).toEqual({ url: [message] });
+    }
+    expect((await env.api("GET", `/api/v1/webhooks/${w.id}`)).body.data.url).toBe(HOOK);
+
+    const normalised: [string, string][] = [
+      [" https://x.example.com/hook", "https://x.example.com/hook"],
+      ["https://x.example.com/hook  ", "https://x.example.com/hook"],
+      ["https:x.example.com", "https://x.example.com/"],
+      ["HTTPS://X.Example.COM:443/a/../hook?b=1", "https://x.example.com/hook?b=1"],
+      ["https://x.example.com:8443", "https://x.example.com:8443/"],
+      ["https://x.example.com/é", "https://x.example.com/%C3%A9"],
+    ];
+    for (const [url, stored] of normalised) {
+      const created = await env.api("POST", "/api/v1/webhooks", { url, events: ["customer.created"] });
+      expect(created.status, JSON.stringify(url)).toBe(201);
+      expect(created.body.data.url, JSON.stringify(url)).toBe(stored);
+      expect((await env.api("GET", `/api/v1/webhooks/${created.body.data.id}`)).body.data.url).toBe(stored);
+      const updated = await env.api("PUT", `/api/v1/webhooks/${w.id}`, { url });
+      expect(updated.body.data.url, JSON.stringify(url)).toBe(stored);
+    }
+    const stored = env.db.$client.query("SELECT url FROM webhooks WHERE id = ?").get(w.id) as { url: string };
+    expect(stored.url).toBe("https://x.example.com/%C3%A9");
+    // http where it is not allowed, whatever its spelling
+    for (const url of ["http://hooks.example.com/x", "HTTP://hooks.example.com/x", " http:hooks.example.com"]) {
+      const r = await strict.api("POST", "/api/v1/webhooks", { url, events: ["customer.created"] });
+      expect(r.status, url).toBe(422);
+      expect(r.body.errors).toEqual({ url: ["The url must be an HTTPS URL."] });
+    }
+  });
+
   test("plain http is a 422 unless KONTOR_WEBHOOK_ALLOW_HTTP", async () => {
     const http = await strict.api("POST", "/api/v1/webhooks", { url: "http://hooks.example.com/kontor", events: ["customer.created"] });
     expect(http.status).toBe(422);
@@ -154,6 +213,31 @@ describe("webhooks CRUD", () => {
     expect(deliveriesOf(w.id)).toHaveLength(0);
     expect(env.db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, queued!.id)).all()).toHaveLength(0);
     expect(audited("webhook.deleted", w.id)).toBe(1);
+  });
+});
+
+describe("the contract check (tests/contract.ts)", () => {
+  test("a field the OpenAPI document does not describe fails it: a secret leaking into GET", async () => {
+    const check = await createContractChecker((r) => env.app.handle(r));
+    const w = await webhook();
+    const { secret, ...shown } = w;
+    const url = `http://localhost/api/v1/webhooks/${w.id}`;
+    expect(() => check("GET", url, 200, { data: shown }, "application/json")).not.toThrow();
+    expect(() => check("GET", url, 200, { data: w }, "application/json")).toThrow("must NOT have additional properties");
+    expect(() => check("GET", url, 200, { data: shown, debug: true }, "application/json")).toThrow("must NOT have additional properties");
+    const list = (await env.api("GET", "/api/v1/webhooks?per_page=1")).body;
+    expect(() => check("GET", "http://localhost/api/v1/webhooks?per_page=1", 200, list, "application/json")).not.toThrow();
+    const leaky = { ...list, data: [{ ...list.data[0], secret }] };
+    expect(() => check("GET", "http://localhost/api/v1/webhooks?per_page=1", 200, leaky, "application/json")).toThrow("must NOT have additional properties");
+    const withMeta = { ...list, meta: { ...list.meta, sql: "SELECT" } };
+    expect(() => check("GET", "http://localhost/api/v1/webhooks?per_page=1", 200, withMeta, "application/json")).toThrow("must NOT have additional properties");
+    // shared components (the error bodies) are closed too; free-form objects stay open
+    expect(() => check("GET", url.replace(w.id, crypto.randomUUID()), 404, { message: "Not found.", trace: "at x" }, "application/json")).toThrow("must NOT have additional properties");
+    expect(closeObjects({ type: "object", properties: { data: { type: "object", properties: {}, additionalProperties: true } } })).toEqual({
+      type: "object",
+      properties: { data: { type: "object", properties: {}, additionalProperties: true } },
+      additionalProperties: false,
+    });
   });
 });
 
@@ -282,6 +366,100 @@ describe("deliveries API (contract 7.7)", () => {
     expect(row.payload).toBe(d!.payload);
     expect(audited("delivery.redelivered", d!.id)).toBe(1);
     expect((await env.api("POST", `/api/v1/webhooks/${w.id}/deliveries/${crypto.randomUUID()}/redeliver`)).status).toBe(404);
+  });
+});
+
+describe("parking: the queued deliveries of an inactive webhook wait out of the claim's way (contract 7.2)", () => {
+  const claimAll = (workerId: string) => claimDue(env.db, { workerId, limit: 1000, leaseMs: 60_000, inFlightByWebhook: new Map(), perWebhookLimit: 1000 }).claims;
+  const rowsOf = (webhookId: string) => deliveriesOf(webhookId).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  /** Rows the claim's index range (status = pending AND next_attempt_at <= now) walks. */
+  const walked = (webhookId: string) =>
+    (env.db.$client.query("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? AND webhook_id = ?").get(Date.now(), webhookId) as { n: number }).n;
+
+  test("deactivation parks the pending rows, events while inactive queue nothing, reactivation makes them due at once", async () => {
+    const { token } = env.newOrg();
+    const api = (method: string, path: string, body?: unknown) => env.api(method, path, body, token);
+    const w = await webhook({ events: ["customer.created"] }, token);
+    for (const name of ["P1", "P2", "P3"]) await api("POST", "/api/v1/customers", { name });
+    const [p1, p2, delivered] = rowsOf(w.id);
+    env.db.update(webhookDeliveries).set({ status: "delivered", attempts: 1, nextAttemptAt: null, deliveredAt: "2026-01-01T00:00:00.000000Z" }).where(eq(webhookDeliveries.id, delivered!.id)).run();
+    expect(walked(w.id)).toBe(2);
+
+    expect((await api("PUT", `/api/v1/webhooks/${w.id}`, { is_active: false })).status).toBe(200);
+    expect(rowsOf(w.id).map((r) => [r.status, r.nextAttemptAt])).toEqual([["pending", null], ["pending", null], ["delivered", null]]);
+    expect(walked(w.id)).toBe(0);
+    const listed = (await api("GET", `/api/v1/webhooks/${w.id}/deliveries`)).body.data;
+    expect(listed.map((d: any) => [d.status, d.next_attempt_at])).toEqual([["delivered", null], ["pending", null], ["pending", null]]);
+    expect(claimAll("parking-1").some((c) => c.webhookId === w.id)).toBe(false);
+    releaseLeases(env.db, "parking-1");
+    // an inactive webhook gets nothing queued
+    await api("POST", "/api/v1/customers", { name: "While inactive" });
+    expect(rowsOf(w.id)).toHaveLength(3);
+    // updating something else leaves the parked rows parked
+    await api("PUT", `/api/v1/webhooks/${w.id}`, { events: ["customer.created", "customer.updated"], is_active: false });
+    expect(walked(w.id)).toBe(0);
+
+    const before = Date.now();
+    expect((await api("PUT", `/api/v1/webhooks/${w.id}`, { is_active: true })).status).toBe(200);
+    const after = rowsOf(w.id);
+    expect(after.map((r) => r.id)).toEqual([p1!.id, p2!.id, delivered!.id]);
+    for (const r of after.slice(0, 2)) {
+      expect(r.status).toBe("pending");
+      expect(r.nextAttemptAt!).toBeGreaterThanOrEqual(before);
+      expect(r.nextAttemptAt!).toBeLessThanOrEqual(Date.now());
+    }
+    expect(after[2]).toMatchObject({ status: "delivered", nextAttemptAt: null });
+    expect((await api("GET", `/api/v1/webhooks/${w.id}/deliveries/${p1!.id}`)).body.data.next_attempt_at).toMatch(/Z$/);
+    const claimed = claimAll("parking-2").filter((c) => c.webhookId === w.id);
+    releaseLeases(env.db, "parking-2");
+    expect(claimed.map((c) => c.id).sort()).toEqual([p1!.id, p2!.id].sort());
+  });
+
+  test("a redelivery while inactive stays parked until reactivation; a retry of a webhook deactivated mid-attempt is parked", async () => {
+    const { token } = env.newOrg();
+    const api = (method: string, path: string, body?: unknown) => env.api(method, path, body, token);
+    const w = await webhook({ events: ["customer.created"] }, token);
+    await api("POST", "/api/v1/customers", { name: "Failed, then redelivered" });
+    await api("POST", "/api/v1/customers", { name: "In flight when deactivated" });
+    const [failed, inFlight] = rowsOf(w.id);
+    env.db.update(webhookDeliveries).set({ status: "failed", attempts: 3, lastStatusCode: 500, nextAttemptAt: null }).where(eq(webhookDeliveries.id, failed!.id)).run();
+    // the worker holds the second row when the webhook is deactivated
+    const claim = claimAll("parking-3").find((c) => c.id === inFlight!.id)!;
+    expect(claim).toBeDefined();
+    await api("PUT", `/api/v1/webhooks/${w.id}`, { is_active: false });
+
+    const redelivered = await api("POST", `/api/v1/webhooks/${w.id}/deliveries/${failed!.id}/redeliver`);
+    expect(redelivered.status).toBe(202);
+    expect(redelivered.body.data).toMatchObject({ status: "pending", attempts: 0, next_attempt_at: null });
+    expect(rowsOf(w.id)[0]).toMatchObject({ status: "pending", nextAttemptAt: null });
+
+    // its attempt fails: a retry is due, but the webhook is inactive now, so it is parked
+    const retryAt = recordOutcomes(env.db, "parking-3", [
+      { claim, attemptedAt: "2026-01-01T00:00:00.000000Z", result: { ok: false, statusCode: 503, durationMs: 5, error: null, responseBody: "busy", interrupted: false } },
+    ], { webhookBackoffMs: [10], webhookMaxAttempts: 3 });
+    expect(retryAt).toBeNull();
+    expect(rowsOf(w.id)[1]).toMatchObject({ status: "pending", attempts: 1, lastStatusCode: 503, nextAttemptAt: null, leasedBy: null, leaseUntil: null });
+    releaseLeases(env.db, "parking-3");
+    expect(walked(w.id)).toBe(0);
+
+    await api("PUT", `/api/v1/webhooks/${w.id}`, { is_active: true });
+    expect(walked(w.id)).toBe(2);
+    expect(rowsOf(w.id).map((r) => [r.status, r.attempts])).toEqual([["pending", 0], ["pending", 1]]);
+  });
+
+  test("a worker's start parks what an older version left due, and makes due what an active webhook had parked", async () => {
+    const { token } = env.newOrg();
+    const parked = await webhook({ events: ["customer.created"], is_active: true }, token);
+    const active = await webhook({ events: ["customer.created"] }, token);
+    await env.api("POST", "/api/v1/customers", { name: "Both" }, token);
+    await env.api("PUT", `/api/v1/webhooks/${parked.id}`, { is_active: false }, token);
+    // the state a version without parking leaves behind, and its converse
+    env.db.update(webhookDeliveries).set({ nextAttemptAt: Date.now() - 1000 }).where(eq(webhookDeliveries.webhookId, parked.id)).run();
+    env.db.update(webhookDeliveries).set({ nextAttemptAt: null }).where(eq(webhookDeliveries.webhookId, active.id)).run();
+    reconcileParking(env.db);
+    expect(deliveriesOf(parked.id).map((r) => r.nextAttemptAt)).toEqual([null]);
+    expect(deliveriesOf(active.id)[0]!.nextAttemptAt).toBeNumber();
+    expect(walked(active.id)).toBe(1);
   });
 });
 

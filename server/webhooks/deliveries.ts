@@ -69,16 +69,23 @@ function findDelivery(tx: Tx, scope: Scope, webhookId: string, deliveryId: strin
 }
 
 /**
- * Queues a delivery again: pending, due now, a new series of attempts. The lease column is left
- * alone: if an attempt is in flight right now, its worker hands the row back when it is done,
- * so the new series never overlaps it.
+ * Queues a delivery again: pending, due now, a new series of attempts; when its webhook is
+ * inactive, pending but parked (next_attempt_at null, see queue.ts) until it is reactivated.
+ * The lease column is left alone: if an attempt is in flight right now, its worker hands the row
+ * back when it is done, so the new series never overlaps it.
  */
 function requeue(tx: Tx, scope: Scope, deliveryId: string): void {
+  const webhook = tx
+    .select({ isActive: webhooks.isActive })
+    .from(deliveries)
+    .innerJoin(webhooks, eq(webhooks.id, deliveries.webhookId))
+    .where(eq(deliveries.id, deliveryId))
+    .get();
   tx.update(deliveries)
     .set({
       status: "pending",
       attempts: 0,
-      nextAttemptAt: Date.now(),
+      nextAttemptAt: webhook?.isActive ? Date.now() : null,
       leasedBy: null,
       lastStatusCode: null,
       lastError: null,

@@ -10,7 +10,10 @@ export const MAX_URL_LENGTH = 2048;
 const EventName = t.UnionEnum([...WEBHOOK_EVENTS], { description: "An event name of GET /api/v1/meta/webhook-events" });
 const Url = t.String({
   maxLength: MAX_URL_LENGTH,
-  description: "HTTPS endpoint (plain http only when KONTOR_WEBHOOK_ALLOW_HTTP is on), at most 2048 characters",
+  description:
+    "HTTPS endpoint (plain http only when KONTOR_WEBHOOK_ALLOW_HTTP is on), stored normalised as a URL parser writes it " +
+    '(" https:Example.com" is stored as "https://example.com/"). At most 2048 characters, as sent and once normalised. ' +
+    "No user name or password, no port 0, no control characters.",
   examples: ["https://erp.example.com/hooks/kontor"],
 });
 // a list of distinct names; duplicates are folded, so the cap only bounds the request
@@ -34,7 +37,13 @@ const delivery = t.Object({
   attempts: t.Integer({ description: "Attempts made in the current series (a redeliver starts a new one)" }),
   last_status_code: Nullable(t.Integer()),
   last_error: Nullable(t.String()),
-  next_attempt_at: Nullable(Timestamp),
+  next_attempt_at: Nullable(
+    t.String({
+      format: "date-time",
+      description: "When the next attempt is due; null unless pending, and while the webhook is inactive (it is due at once when reactivated)",
+      examples: ["2026-11-22T10:15:30.123456Z"],
+    }),
+  ),
   delivered_at: Nullable(Timestamp),
   created_at: Timestamp,
 });

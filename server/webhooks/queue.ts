@@ -8,7 +8,7 @@
  * out. Only the holder of the lease may move the row on (checked on both columns), which keeps
  * a late worker from overwriting a row that was redelivered or re-claimed in the meantime.
  */
-import { and, asc, eq, inArray, isNull, lt, lte, notInArray, or } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, isNull, lt, lte, notInArray, or } from "drizzle-orm";
 import type { Db, Tx } from "../../db/client.ts";
 import { webhookAttempts, webhookDeliveries as deliveries, webhooks } from "../../db/schema.ts";
 import type { Config } from "../config.ts";
@@ -129,9 +129,11 @@ export function retryDelay(attemptsMade: number, policy: RetryPolicy): number | 
 export type Outcome = { claim: Claim; result: AttemptResult; attemptedAt: string };
 
 /**
- * Writes a batch of outcomes in one transaction: every real attempt into webhook_attempts,
- * and the delivery moved on (delivered, retry later, failed) when this worker still holds its
- * lease. An attempt cut short by shutdown is not one of the series: its row is only handed back.
+ * Writes a batch of outcomes in one transaction: every attempt into webhook_attempts, and the
+ * delivery moved on (delivered, retry later, failed) when this worker still holds its lease.
+ * An attempt cut short by shutdown is logged (error "Interrupted by worker shutdown.") but is not
+ * one of the series: it does not count, nor touch last_status_code/last_error; its row is only
+ * handed back, due again at once.
  * Returns the earliest retry this batch scheduled (epoch ms), so the worker can wake for it.
  */
 export function recordOutcomes(db: Db, workerId: string, outcomes: Outcome[], policy: RetryPolicy): number | null {
@@ -140,25 +142,25 @@ export function recordOutcomes(db: Db, workerId: string, outcomes: Outcome[], po
   transaction(db, (tx) => {
     for (const { claim, result, attemptedAt } of outcomes) {
       const row = tx
-        .select({ attempts: deliveries.attempts, leasedBy: deliveries.leasedBy, leaseUntil: deliveries.leaseUntil })
+        .select({ attempts: deliveries.attempts, leasedBy: deliveries.leasedBy, leaseUntil: deliveries.leaseUntil, active: webhooks.isActive })
         .from(deliveries)
+        .innerJoin(webhooks, eq(webhooks.id, deliveries.webhookId))
         .where(eq(deliveries.id, claim.id))
         .get();
       if (!row) continue; // its webhook was deleted meanwhile
-      if (!result.interrupted) {
-        tx.insert(webhookAttempts)
-          .values({
-            id: newId(),
-            organizationId: claim.organizationId,
-            deliveryId: claim.id,
-            attemptedAt,
-            statusCode: result.statusCode,
-            durationMs: result.durationMs,
-            error: result.error,
-            responseBody: result.responseBody,
-          })
-          .run();
-      }
+      // every attempt is logged (contract 7.5), one cut short by shutdown too (its error says so)
+      tx.insert(webhookAttempts)
+        .values({
+          id: newId(),
+          organizationId: claim.organizationId,
+          deliveryId: claim.id,
+          attemptedAt,
+          statusCode: result.statusCode,
+          durationMs: result.durationMs,
+          error: result.error,
+          responseBody: result.responseBody,
+        })
+        .run();
       const now = Date.now();
       const updatedAt = nowIso();
       const holdsLease = row.leasedBy === workerId && row.leaseUntil === claim.leaseUntil;
@@ -184,7 +186,8 @@ export function recordOutcomes(db: Db, workerId: string, outcomes: Outcome[], po
         continue;
       }
       const delay = retryDelay(attempts, policy);
-      const nextAttemptAt = delay === null ? null : now + delay;
+      // a retry of a webhook deactivated while this attempt was in flight is parked with the rest
+      const nextAttemptAt = delay === null || !row.active ? null : now + delay;
       if (nextAttemptAt !== null) earliestRetry = Math.min(earliestRetry ?? nextAttemptAt, nextAttemptAt);
       tx.update(deliveries)
         .set({ ...released, ...last, status: delay === null ? "failed" : "pending", nextAttemptAt })
@@ -206,4 +209,52 @@ export function releaseLeases(db: Db, workerId: string): number {
       .returning({ id: deliveries.id })
       .all(),
   ).length;
+}
+
+/*
+ * Parking (contract 7.2). The pending rows of an inactive webhook wait, kept on purpose; but a
+ * claim reads the deliveries_due (status, next_attempt_at) index in next_attempt_at order, so
+ * rows of an inactive webhook that stayed due would be walked (and dropped by the join) by every
+ * claim, idle ticks included. So they are parked: next_attempt_at NULL, which the index range
+ * `next_attempt_at <= now` skips. Deactivating a webhook parks its pending rows, reactivating it
+ * makes them due at once, both in the transaction that flips is_active; a retry scheduled or a
+ * redelivery queued while the webhook is inactive is parked as well. A pending row shows
+ * next_attempt_at null while parked.
+ */
+
+/** Parks a webhook's pending rows (in the transaction that deactivates it). */
+export function parkDeliveries(tx: Tx, orgId: string, webhookId: string): void {
+  tx.update(deliveries)
+    .set({ nextAttemptAt: null, updatedAt: nowIso() })
+    // served by deliveries_webhook_status (organization_id, webhook_id, status, …)
+    .where(and(eq(deliveries.organizationId, orgId), eq(deliveries.webhookId, webhookId), eq(deliveries.status, "pending"), isNotNull(deliveries.nextAttemptAt)))
+    .run();
+}
+
+/** Makes a webhook's parked rows due now (in the transaction that reactivates it). */
+export function unparkDeliveries(tx: Tx, orgId: string, webhookId: string): void {
+  tx.update(deliveries)
+    .set({ nextAttemptAt: Date.now(), updatedAt: nowIso() })
+    .where(and(eq(deliveries.organizationId, orgId), eq(deliveries.webhookId, webhookId), eq(deliveries.status, "pending"), isNull(deliveries.nextAttemptAt)))
+    .run();
+}
+
+/**
+ * Brings parking in line with is_active across the database, once when a worker starts: rows
+ * left due by a version of Kontor that did not park (an upgrade, a rolling deploy) are parked,
+ * and parked rows of an active webhook are made due.
+ */
+export function reconcileParking(db: Db): void {
+  transaction(db, (tx) => {
+    const inactive = tx.select({ id: webhooks.id }).from(webhooks).where(eq(webhooks.isActive, false));
+    const active = tx.select({ id: webhooks.id }).from(webhooks).where(eq(webhooks.isActive, true));
+    tx.update(deliveries)
+      .set({ nextAttemptAt: null })
+      .where(and(eq(deliveries.status, "pending"), isNotNull(deliveries.nextAttemptAt), inArray(deliveries.webhookId, inactive)))
+      .run();
+    tx.update(deliveries)
+      .set({ nextAttemptAt: Date.now() })
+      .where(and(eq(deliveries.status, "pending"), isNull(deliveries.nextAttemptAt), inArray(deliveries.webhookId, active)))
+      .run();
+  });
 }

@@ -10,8 +10,9 @@ import { ValidationFailed } from "../lib/errors.ts";
 import { runList, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { findInOrg, transaction, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
-import type { WebhookCreate, WebhookUpdate } from "./model.ts";
+import { MAX_URL_LENGTH, type WebhookCreate, type WebhookUpdate } from "./model.ts";
 import { scheduleNudge } from "./outbox.ts";
+import { parkDeliveries, unparkDeliveries } from "./queue.ts";
 import { generateSecret } from "./signing.ts";
 
 type WebhookRow = typeof webhooks.$inferSelect;
@@ -32,23 +33,38 @@ export function presentWebhook(row: WebhookRow) {
 
 const withSecret = (row: WebhookRow) => ({ ...presentWebhook(row), secret: row.secret });
 
+/** C0 controls, DEL and C1 controls: the URL parser would silently drop some (tab, newline) and encode others. */
+const CONTROL = /\p{Cc}/u;
+
 /**
- * HTTPS only, unless plain http is allowed (development/test). Private destinations are not
- * refused here: what a name resolves to can change, so that is checked at every attempt.
+ * The URL as stored: the WHATWG parser's normalised `href` (scheme and host lower-cased, default
+ * port dropped, path resolved and percent-encoded, leading and trailing spaces removed, so
+ * " https:x.example.com" is stored as "https://x.example.com/"). Refused, each a 422 on `url`:
+ * what does not parse, a scheme other than https (or http where allowed), control characters,
+ * credentials (`user:pass@host`: a receiver does not need them, and "https://a.example.com:443@evil.com/"
+ * reads like a.example.com but goes to evil.com), port 0, and more than 2048 characters once
+ * normalised. Private destinations are not refused here: what a name resolves to can change, so
+ * that is checked at every attempt.
  */
-function checkUrl(url: string, policy: UrlPolicy): string {
+export function normaliseUrl(url: string, policy: UrlPolicy): string {
+  const fail = (message: string): never => {
+    throw ValidationFailed.field("url", message);
+  };
+  if (CONTROL.test(url)) fail("The url must not contain control characters.");
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw ValidationFailed.field("url", "The url field must be a valid URL.");
+    return fail("The url field must be a valid URL.");
   }
   const schemes = policy.webhookAllowHttp ? ["https:", "http:"] : ["https:"];
-  if (!schemes.includes(parsed.protocol)) {
-    throw ValidationFailed.field("url", policy.webhookAllowHttp ? "The url must be an HTTPS or HTTP URL." : "The url must be an HTTPS URL.");
-  }
-  if (parsed.hostname === "") throw ValidationFailed.field("url", "The url field must name a host.");
-  return url;
+  if (!schemes.includes(parsed.protocol)) fail(policy.webhookAllowHttp ? "The url must be an HTTPS or HTTP URL." : "The url must be an HTTPS URL.");
+  if (parsed.hostname === "") fail("The url field must name a host.");
+  if (parsed.username !== "" || parsed.password !== "") fail("The url must not contain a user name or password.");
+  if (parsed.port === "0") fail("The url must not use port 0.");
+  const href = parsed.href;
+  if (href.length > MAX_URL_LENGTH) fail(`The url must not be greater than ${MAX_URL_LENGTH} characters once normalised.`);
+  return href;
 }
 
 /** Event names are checked by the schema; repeated names are folded into one subscription. */
@@ -71,7 +87,7 @@ export const webhookService = {
     return presentWebhook(findInOrg(scope.db, webhooks, scope.org.id, id));
   },
   create(scope: Scope, input: WebhookCreate, policy: UrlPolicy) {
-    const url = checkUrl(input.url, policy);
+    const url = normaliseUrl(input.url, policy);
     return transaction(scope.db, (tx) => {
       const now = nowIso();
       const row: WebhookRow = {
@@ -91,7 +107,7 @@ export const webhookService = {
     });
   },
   update(scope: Scope, id: string, input: WebhookUpdate, policy: UrlPolicy) {
-    const url = input.url === undefined ? undefined : checkUrl(input.url, policy);
+    const url = input.url === undefined ? undefined : normaliseUrl(input.url, policy);
     return transaction(scope.db, (tx) => {
       const before = findInOrg(tx, webhooks, scope.org.id, id);
       const set: Partial<WebhookRow> = { updatedAt: nowIso() };
@@ -100,8 +116,12 @@ export const webhookService = {
       if (input.is_active !== undefined) set.isActive = input.is_active;
       tx.update(webhooks).set(set).where(eq(webhooks.id, id)).run();
       audit(tx, scope, "webhook.updated", "webhook", id);
-      // what waited while it was inactive may go now
-      if (!before.isActive && input.is_active) scheduleNudge();
+      // its queued deliveries wait while it is inactive, parked out of the claim's way (queue.ts)
+      if (before.isActive && input.is_active === false) parkDeliveries(tx, scope.org.id, id);
+      if (!before.isActive && input.is_active === true) {
+        unparkDeliveries(tx, scope.org.id, id);
+        scheduleNudge(); // what waited may go now
+      }
       return presentWebhook(findInOrg(tx, webhooks, scope.org.id, id));
     });
   },

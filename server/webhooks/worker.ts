@@ -6,8 +6,10 @@
  * sent at once and its lease only has to outlast one attempt.
  *
  * At-least-once: a row is moved on only after its attempt; a worker that dies leaves its rows
- * leased, and they are claimed again when the lease runs out. `stop()` stops claiming, lets the
- * attempts in flight finish (bounded), and hands back the leases of those it had to cut short.
+ * leased, and they are claimed again when the lease runs out. `stop()` stops claiming at once
+ * (synchronously, before it returns its promise), lets the attempts in flight finish (by default
+ * for as long as an attempt may take, so a slow receiver is not cut off by a deploy), and hands
+ * back the rows of those it had to cut short; each of those is logged as an interrupted attempt.
  */
 import { Cron } from "croner";
 import { hostname } from "node:os";
@@ -15,7 +17,7 @@ import type { Db } from "../../db/client.ts";
 import type { Config } from "../config.ts";
 import { nowIso } from "../lib/time.ts";
 import { onEnqueue } from "./outbox.ts";
-import { claimDue, recordOutcomes, releaseLeases, type Claim, type Outcome } from "./queue.ts";
+import { claimDue, reconcileParking, recordOutcomes, releaseLeases, type Claim, type Outcome } from "./queue.ts";
 import { sendAttempt } from "./send.ts";
 
 export type Worker = { stop: () => Promise<void> };
@@ -25,7 +27,10 @@ export type WorkerOptions = {
   concurrency?: number;
   /** attempts in flight at once to one webhook (default 32): a slow endpoint cannot take every slot */
   perWebhookConcurrency?: number;
-  /** how long `stop()` lets attempts in flight finish (default 5 s) */
+  /**
+   * how long `stop()` lets attempts in flight finish; default: the attempt timeout
+   * (config.webhookTimeoutMs), so an attempt started just before the stop can still complete
+   */
   graceMs?: number;
   log?: (line: string) => void;
 };
@@ -41,7 +46,7 @@ const LEASE_MARGIN_MS = 2000;
 export function startWorker(db: Db, config: Config, options: WorkerOptions = {}): Worker {
   const concurrency = options.concurrency ?? 128;
   const perWebhookLimit = options.perWebhookConcurrency ?? 32;
-  const graceMs = options.graceMs ?? 5000;
+  const graceMs = options.graceMs ?? config.webhookTimeoutMs;
   const log = options.log ?? ((line: string) => console.error(line));
   const workerId = `${hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`;
   const leaseMs = config.webhookTimeoutMs + LEASE_MARGIN_MS;
@@ -129,6 +134,12 @@ export function startWorker(db: Db, config: Config, options: WorkerOptions = {})
     wakeTimers.add(timer);
   }
 
+  try {
+    // rows an older Kontor left due for inactive webhooks would slow every claim (queue.ts)
+    reconcileParking(db);
+  } catch (error) {
+    log(`[kontor] webhook worker: parking the deliveries of inactive webhooks failed: ${(error as Error).message}`);
+  }
   const cron = new Cron("* * * * * *", { protect: true }, schedulePump);
   const unsubscribe = onEnqueue(schedulePump);
   schedulePump();
