@@ -2,7 +2,8 @@
  * Contract check: every response the test suite sees is validated against the OpenAPI
  * document the server publishes (/docs/openapi.json), so the document and the server
  * cannot drift. Hooked into tests/helpers.ts `request`; a mismatch fails the test that
- * made the request, naming the operation, the status and the schema errors.
+ * made the request, naming the operation, the status and the schema errors. Objects are
+ * checked closed: a field the document does not describe is a mismatch too.
  */
 import Ajv, { type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
@@ -24,7 +25,9 @@ function load(handle: (request: Request) => Promise<Response>) {
     // OpenAPI 3.0 `nullable` is understood by Ajv; `example(s)` and x-* are annotations
     const ajv = new Ajv({ strict: false, allErrors: true });
     addFormats(ajv);
-    ajv.addSchema({ $id: "openapi", components: doc.components }, "openapi");
+    // responses are checked closed (closeObjects): the shared components too
+    const components = { ...doc.components, schemas: Object.fromEntries(Object.entries<any>(doc.components?.schemas ?? {}).map(([name, schema]) => [name, closeObjects(schema)])) };
+    ajv.addSchema({ $id: "openapi", components }, "openapi");
     const operations: Operation[] = [];
     for (const [path, item] of Object.entries<any>(doc.paths)) {
       const pattern = new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[^}]+\}/g, "[^/]+")}$`);
@@ -33,6 +36,28 @@ function load(handle: (request: Request) => Promise<Response>) {
     return { operations, validators: new Map<string, ValidateFunction>(), ajv, doc };
   })();
   return loaded;
+}
+
+/**
+ * A response schema as the check reads it: every object schema that lists its properties and
+ * says nothing about others gets `additionalProperties: false`, so a field the document does
+ * not describe (a leaked `secret`, a renamed field) fails the check instead of passing. Objects
+ * that declare `additionalProperties` themselves (a free-form payload, a map) keep it. Walks the
+ * subschema keywords only, so a property that happens to be named "properties" is not mistaken
+ * for one.
+ */
+export function closeObjects(schema: any): any {
+  if (!schema || typeof schema !== "object" || Array.isArray(schema)) return schema;
+  const out: any = { ...schema };
+  if (schema.properties && typeof schema.properties === "object") {
+    out.properties = Object.fromEntries(Object.entries<any>(schema.properties).map(([name, sub]) => [name, closeObjects(sub)]));
+    if (!("additionalProperties" in schema)) out.additionalProperties = false;
+  }
+  if (schema.additionalProperties && typeof schema.additionalProperties === "object") out.additionalProperties = closeObjects(schema.additionalProperties);
+  if (schema.items) out.items = Array.isArray(schema.items) ? schema.items.map(closeObjects) : closeObjects(schema.items);
+  for (const keyword of ["allOf", "anyOf", "oneOf"]) if (Array.isArray(schema[keyword])) out[keyword] = schema[keyword].map(closeObjects);
+  if (schema.not) out.not = closeObjects(schema.not);
+  return out;
 }
 
 /** Rewrites local `#/components/...` refs so they resolve against the registered document. */
@@ -75,7 +100,7 @@ export async function createContractChecker(handle: (request: Request) => Promis
     const key = `${operation.method} ${operation.path} ${status}`;
     let validate = validators.get(key);
     if (!validate) {
-      validate = ajv.compile(rebase(schema) as object);
+      validate = ajv.compile(rebase(closeObjects(schema)) as object);
       validators.set(key, validate);
     }
     if (!validate(body)) {
