@@ -7,11 +7,16 @@
  *
  *   bun bench/webhooks.ts                 all three scenarios
  *   bun bench/webhooks.ts --only idle,fast  options: --count N (default 10000) --webhooks N (10)
- *                                         --slow-ms MS (1000) --json
+ *                                         --slow-ms MS (1000) --deadline-s S --json
  *
  * Scenarios: `idle` one change at a time (200 changes, 25 ms apart); `fast` N deliveries
  * queued as fast as the service can write them while the worker drains, receiver answering at
  * once; `slow` the same with the receiver answering after --slow-ms.
+ *
+ * A scenario stops waiting when every delivery has arrived, when none is pending any more
+ * (some failed: nothing else will come), or at its deadline (--deadline-s, default 30 s plus
+ * room for the scenario's size and receiver delay); then it reports what did not arrive, by
+ * status and last error, with a few examples, and the run exits with code 1.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,7 +28,7 @@ import { customerService } from "../server/customers/service.ts";
 import { CLI_ACTOR, createOrganization } from "../server/orgs/service.ts";
 import { webhookService } from "../server/webhooks/service.ts";
 import { startWorker } from "../server/webhooks/worker.ts";
-import { count, ne } from "drizzle-orm";
+import { count, eq, ne } from "drizzle-orm";
 
 const argv = process.argv.slice(2);
 const option = (name: string) => {
@@ -37,7 +42,7 @@ else await main();
 // ---------------------------------------------------------------------------------------------
 // the receiver process
 
-type Stats = { received: number; unique: number; latenciesMs: number[] };
+type Stats = { received: number; unique: number; latenciesMs: number[]; ids?: string[] };
 
 async function runReceiver(delayMs: number): Promise<void> {
   let latenciesMs: number[] = [];
@@ -48,8 +53,10 @@ async function runReceiver(delayMs: number): Promise<void> {
     port: 0,
     async fetch(request) {
       if (request.method === "GET") {
-        const stats: Stats = { received: latenciesMs.length, unique: ids.size, latenciesMs };
-        if (new URL(request.url).pathname === "/reset") {
+        const path = new URL(request.url).pathname;
+        const stats: Stats = { received: latenciesMs.length, unique: ids.size, latenciesMs: path === "/ids" ? [] : latenciesMs };
+        if (path === "/ids") stats.ids = [...ids];
+        if (path === "/reset") {
           latenciesMs = [];
           ids = new Set();
         }
@@ -81,6 +88,8 @@ async function startReceiver(delayMs: number) {
   return {
     base,
     stats: async (reset = false): Promise<Stats> => (await fetch(`${base}${reset ? "/reset" : "/stats"}`)).json() as Promise<Stats>,
+    /** the X-Webhook-Id of every delivery that arrived */
+    ids: async (): Promise<Set<string>> => new Set(((await (await fetch(`${base}/ids`)).json()) as Stats).ids),
     stop: () => proc.kill("SIGTERM"),
   };
 }
@@ -88,31 +97,46 @@ async function startReceiver(delayMs: number) {
 // ---------------------------------------------------------------------------------------------
 // Kontor's side
 
-type Result = { scenario: string; deliveries: number; seconds: number; perSecond: number; p50Ms: number; p99Ms: number; maxMs: number; duplicates: number; notDelivered: number };
+type Result = {
+  scenario: string;
+  deliveries: number;
+  seconds: number;
+  perSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  duplicates: number;
+  notDelivered: number;
+  /** deliveries that never reached the receiver (failed, still pending at the deadline) */
+  missing: number;
+  /** why the wait ended: all arrived, nothing left pending, or the deadline */
+  ended: "complete" | "settled" | "deadline";
+};
 
 async function main(): Promise<void> {
   const only = option("--only")?.split(",");
   const total = Number(option("--count") ?? 10_000);
   const webhookCount = Number(option("--webhooks") ?? 10);
   const slowMs = Number(option("--slow-ms") ?? 1000);
+  const deadlineS = option("--deadline-s") === undefined ? undefined : Number(option("--deadline-s"));
   const asJson = argv.includes("--json");
   const log = (line: string) => console.error(line);
   const results: Result[] = [];
   const scenarios: [string, () => Promise<Result>][] = [
-    ["idle", () => scenario("idle", 0, 200, 1, 25)],
-    ["fast", () => scenario("fast", 0, total, webhookCount, 0)],
-    ["slow", () => scenario(`slow (${slowMs} ms)`, slowMs, total, webhookCount, 0)],
+    ["idle", () => scenario("idle", 0, 200, 1, 25, deadlineS)],
+    ["fast", () => scenario("fast", 0, total, webhookCount, 0, deadlineS)],
+    ["slow", () => scenario(`slow (${slowMs} ms)`, slowMs, total, webhookCount, 0, deadlineS)],
   ];
   for (const [name, run] of scenarios) {
     if (only && !only.includes(name)) continue;
     log(`running ${name} …`);
     const result = await run();
     results.push(result);
-    log(`  ${result.deliveries} deliveries in ${result.seconds.toFixed(2)} s`);
+    log(`  ${result.deliveries} deliveries in ${result.seconds.toFixed(2)} s${result.missing ? `, ${result.missing} MISSING (${result.ended})` : ""}`);
   }
   if (asJson) console.log(JSON.stringify(results, null, 2));
   else {
-    console.log("scenario        deliveries   seconds   deliveries/s   p50 ms   p99 ms   max ms   dup  lost");
+    console.log("scenario        deliveries   seconds   deliveries/s   p50 ms   p99 ms   max ms   dup  lost  missing");
     for (const r of results) {
       console.log(
         [
@@ -125,6 +149,7 @@ async function main(): Promise<void> {
           r.maxMs.toFixed(1).padStart(8),
           String(r.duplicates).padStart(5),
           String(r.notDelivered).padStart(5),
+          String(r.missing).padStart(8),
         ].join(" "),
       );
     }
@@ -133,6 +158,16 @@ async function main(): Promise<void> {
     if (fast) console.log(`target ≥ 1000 deliveries/s: ${fast.perSecond >= 1000 ? "met" : "NOT met"}`);
     if (idle) console.log(`target idle p50 < 50 ms: ${idle.p50Ms < 50 ? "met" : "NOT met"}`);
   }
+  const incomplete = results.filter((r) => r.missing > 0);
+  if (incomplete.length > 0) {
+    log(`INCOMPLETE: ${incomplete.map((r) => `${r.scenario} missed ${r.missing} of ${r.deliveries} (${r.ended})`).join("; ")}`);
+    process.exitCode = 1;
+  }
+}
+
+/** How long a scenario may wait for its deliveries: 30 s, plus 2 ms a delivery, plus twice its share of the receiver's delay (128 in flight). */
+function defaultDeadlineMs(deliveries: number, receiverDelayMs: number): number {
+  return 30_000 + deliveries * (2 + (2 * receiverDelayMs) / 128);
 }
 
 /**
@@ -140,55 +175,101 @@ async function main(): Promise<void> {
  * them one by one; 0 writes them in chunks, yielding between chunks so the worker drains
  * while changes keep coming (as a busy server would).
  */
-async function scenario(name: string, receiverDelayMs: number, deliveries: number, webhooks: number, gapMs: number): Promise<Result> {
+async function scenario(name: string, receiverDelayMs: number, deliveries: number, webhooks: number, gapMs: number, deadlineS?: number): Promise<Result> {
   const dir = mkdtempSync(join(tmpdir(), "kontor-bench-webhooks-"));
   const receiver = await startReceiver(receiverDelayMs);
-  const config = loadConfig({ KONTOR_ENV: "test", KONTOR_DB: join(dir, "bench.db"), KONTOR_WEBHOOK_ALLOW_PRIVATE: "true" });
-  const db = openDatabase(config.dbPath);
-  migrate(db);
-  const org = createOrganization(db, { name: "Bench" });
-  const scope = { db, org, actor: CLI_ACTOR };
-  for (let i = 0; i < webhooks; i++) webhookService.create(scope, { url: `${receiver.base}/hook-${i}`, events: ["customer.created"] }, config);
-  const worker = startWorker(db, config, { log: (line) => console.error(line) });
+  // the receiver is a process of its own: it goes whatever happens here
+  try {
+    const config = loadConfig({ KONTOR_ENV: "test", KONTOR_DB: join(dir, "bench.db"), KONTOR_WEBHOOK_ALLOW_PRIVATE: "true" });
+    const db = openDatabase(config.dbPath);
+    migrate(db);
+    const org = createOrganization(db, { name: "Bench" });
+    const scope = { db, org, actor: CLI_ACTOR };
+    for (let i = 0; i < webhooks; i++) webhookService.create(scope, { url: `${receiver.base}/hook-${i}`, events: ["customer.created"] }, config);
+    const worker = startWorker(db, config, { log: (line) => console.error(line) });
 
-  const changes = Math.ceil(deliveries / webhooks);
-  const started = performance.now();
-  if (gapMs > 0) {
-    for (let i = 0; i < changes; i++) {
-      customerService.create(scope, { name: `Customer ${i}` });
-      await Bun.sleep(gapMs);
+    const changes = Math.ceil(deliveries / webhooks);
+    const started = performance.now();
+    if (gapMs > 0) {
+      for (let i = 0; i < changes; i++) {
+        customerService.create(scope, { name: `Customer ${i}` });
+        await Bun.sleep(gapMs);
+      }
+    } else {
+      const CHUNK = 10;
+      for (let i = 0; i < changes; i += CHUNK) {
+        for (let k = i; k < Math.min(changes, i + CHUNK); k++) customerService.create(scope, { name: `Customer ${k}` });
+        await new Promise((resolve) => setImmediate(resolve));
+      }
     }
-  } else {
-    const CHUNK = 10;
-    for (let i = 0; i < changes; i += CHUNK) {
-      for (let k = i; k < Math.min(changes, i + CHUNK); k++) customerService.create(scope, { name: `Customer ${k}` });
-      await new Promise((resolve) => setImmediate(resolve));
+    const expected = changes * webhooks;
+    const deadline = started + (deadlineS !== undefined ? deadlineS * 1000 : defaultDeadlineMs(expected, receiverDelayMs));
+    const pendingLeft = () => db.select({ n: count() }).from(webhookDeliveries).where(eq(webhookDeliveries.status, "pending")).get()!.n;
+    let ended: Result["ended"] = "complete";
+    let stats = await receiver.stats();
+    let polls = 0;
+    while (stats.unique < expected) {
+      if (performance.now() > deadline) {
+        ended = "deadline";
+        break;
+      }
+      // failed deliveries never arrive: once nothing is pending, waiting longer changes nothing
+      // (checked every 20th poll, once the receiver's count has been read after the database's)
+      if (++polls % 20 === 0 && pendingLeft() === 0) {
+        stats = await receiver.stats();
+        if (stats.unique < expected) ended = "settled";
+        break;
+      }
+      await Bun.sleep(50);
+      stats = await receiver.stats();
     }
-  }
-  const expected = changes * webhooks;
-  let stats = await receiver.stats();
-  while (stats.unique < expected) {
-    await Bun.sleep(50);
-    stats = await receiver.stats();
-  }
-  const seconds = (performance.now() - started) / 1000;
-  await worker.stop();
-  const notDelivered = db.select({ n: count() }).from(webhookDeliveries).where(ne(webhookDeliveries.status, "delivered")).get()!.n;
-  db.$client.close();
-  receiver.stop();
-  rmSync(dir, { recursive: true, force: true });
+    const seconds = (performance.now() - started) / 1000;
+    await worker.stop();
+    const notDelivered = db.select({ n: count() }).from(webhookDeliveries).where(ne(webhookDeliveries.status, "delivered")).get()!.n;
+    const missing = ended === "complete" ? 0 : reportMissing(name, db, await receiver.ids(), expected, ended);
+    db.$client.close();
+    rmSync(dir, { recursive: true, force: true });
 
-  const sorted = [...stats.latenciesMs].sort((a, b) => a - b);
-  const quantile = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-  return {
-    scenario: name,
-    deliveries: expected,
-    seconds,
-    perSecond: expected / seconds,
-    p50Ms: quantile(0.5),
-    p99Ms: quantile(0.99),
-    maxMs: sorted[sorted.length - 1]!,
-    duplicates: stats.received - stats.unique,
-    notDelivered,
-  };
+    const sorted = [...stats.latenciesMs].sort((a, b) => a - b);
+    // NaN when nothing arrived at all
+    const quantile = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+    return {
+      scenario: name,
+      deliveries: expected,
+      seconds,
+      perSecond: (expected - missing) / seconds,
+      p50Ms: quantile(0.5),
+      p99Ms: quantile(0.99),
+      maxMs: sorted[sorted.length - 1] ?? NaN,
+      duplicates: stats.received - stats.unique,
+      notDelivered,
+      missing,
+      ended,
+    };
+  } finally {
+    receiver.stop();
+  }
+}
+
+/**
+ * What did not reach the receiver: counted by status and last error, with a few examples, on
+ * stderr. Returns how many deliveries are missing.
+ */
+function reportMissing(name: string, db: ReturnType<typeof openDatabase>, arrived: Set<string>, expected: number, ended: Result["ended"]): number {
+  const rows = db.select().from(webhookDeliveries).all();
+  const lost = rows.filter((row) => !arrived.has(row.id));
+  const neverQueued = Math.max(0, expected - rows.length);
+  const why = ended === "deadline" ? "the deadline passed" : "nothing was pending any more";
+  console.error(`  ${name}: ${lost.length + neverQueued} of ${expected} deliveries did not arrive (${why})`);
+  if (neverQueued > 0) console.error(`    ${neverQueued} never queued (${rows.length} rows in webhook_deliveries)`);
+  const groups = new Map<string, typeof lost>();
+  for (const row of lost) {
+    const key = `${row.status}, ${row.attempts} attempt(s), last: ${row.lastStatusCode ?? "-"} ${row.lastError ?? ""}`.trim();
+    groups.set(key, [...(groups.get(key) ?? []), row]);
+  }
+  for (const [key, group] of [...groups].sort((a, b) => b[1].length - a[1].length).slice(0, 10)) {
+    console.error(`    ${String(group.length).padStart(6)} × ${key}`);
+    for (const row of group.slice(0, 3)) console.error(`             e.g. ${row.id} (webhook ${row.webhookId}, leased by ${row.leasedBy ?? "nobody"})`);
+  }
+  return lost.length + neverQueued;
 }
