@@ -41,6 +41,9 @@ export function startFloor({ dbPath, orgId, port = 0 }: { dbPath: string; orgId:
     "SELECT * FROM payments WHERE invoice_id IN (SELECT value FROM json_each(?)) ORDER BY invoice_id, created_at, id",
   );
   const customerById = db.query<Row, [string]>("SELECT * FROM customers WHERE id = ?");
+  const personsIn = db.query<Row, [string]>(
+    "SELECT * FROM contact_persons WHERE customer_id IN (SELECT value FROM json_each(?)) ORDER BY customer_id, created_at, id",
+  );
   const linesOf = db.query<Row, [string]>("SELECT * FROM invoice_lines WHERE invoice_id = ? ORDER BY sort_order");
   const paymentsOf = db.query<Row, [string]>("SELECT * FROM payments WHERE invoice_id = ? ORDER BY created_at, id");
 
@@ -52,7 +55,20 @@ export function startFloor({ dbPath, orgId, port = 0 }: { dbPath: string; orgId:
     return cachedTotal.n;
   };
 
-  const customer = (c: Row) => ({
+  const person = (p: Row) => ({
+    id: p.id,
+    first_name: p.first_name,
+    last_name: p.last_name,
+    full_name: `${p.first_name} ${p.last_name}`.trim(),
+    email: p.email,
+    phone: p.phone,
+    position: p.position,
+    is_primary: p.is_primary === 1,
+    notes: p.notes,
+    created_at: p.created_at,
+    updated_at: p.updated_at,
+  });
+  const customer = (c: Row, persons: Row[]) => ({
     id: c.id,
     type: c.vat_number ? "organization" : "individual",
     name: c.name,
@@ -67,6 +83,7 @@ export function startFloor({ dbPath, orgId, port = 0 }: { dbPath: string; orgId:
     payment_terms: c.payment_terms,
     created_at: c.created_at,
     updated_at: c.updated_at,
+    contact_persons: persons.map(person),
   });
   const line = (l: Row) => ({
     id: l.id,
@@ -75,6 +92,7 @@ export function startFloor({ dbPath, orgId, port = 0 }: { dbPath: string; orgId:
     unit_price: formatCents(l.unit_price_cents),
     amount: formatCents(l.amount_cents),
     vat_rate_id: l.vat_rate_id,
+    vat_rate: formatCents(l.vat_rate_bp),
     vat_amount: formatCents(l.vat_cents),
     sort_order: l.sort_order,
   });
@@ -86,13 +104,13 @@ export function startFloor({ dbPath, orgId, port = 0 }: { dbPath: string; orgId:
     reference: p.reference,
     created_at: p.created_at,
   });
-  const invoice = (i: Row, c: Row | undefined, lines: Row[], payments: Row[]) => ({
+  const invoice = (i: Row, c: Row | undefined, persons: Row[], lines: Row[], payments: Row[]) => ({
     id: i.id,
     number: i.number,
     status: i.status,
     type: i.type,
     related_invoice_id: i.related_invoice_id,
-    customer: c ? customer(c) : null,
+    customer: c ? customer(c, persons) : null,
     issue_date: i.issue_date,
     due_date: i.due_date,
     subtotal: formatCents(i.subtotal_cents),
@@ -110,12 +128,12 @@ export function startFloor({ dbPath, orgId, port = 0 }: { dbPath: string; orgId:
     created_at: i.created_at,
     updated_at: i.updated_at,
   });
-  const group = (rows: Row[]) => {
+  const group = (rows: Row[], key = "invoice_id") => {
     const by = new Map<string, Row[]>();
     for (const r of rows) {
-      const list = by.get(r.invoice_id);
+      const list = by.get(r[key]);
       if (list) list.push(r);
-      else by.set(r.invoice_id, [r]);
+      else by.set(r[key], [r]);
     }
     return by;
   };
@@ -127,7 +145,9 @@ export function startFloor({ dbPath, orgId, port = 0 }: { dbPath: string; orgId:
     const n = total();
     const rows = page.all(orgId, PER_PAGE, (pageNo - 1) * PER_PAGE);
     const ids = JSON.stringify(rows.map((r) => r.id));
-    const customers = new Map(customersIn.all(JSON.stringify([...new Set(rows.map((r) => r.customer_id))])).map((c) => [c.id, c]));
+    const customerIds = JSON.stringify([...new Set(rows.map((r) => r.customer_id))]);
+    const customers = new Map(customersIn.all(customerIds).map((c) => [c.id, c]));
+    const persons = group(personsIn.all(customerIds), "customer_id");
     const lines = group(linesIn.all(ids));
     const payments = group(paymentsIn.all(ids));
     const lastPage = Math.max(1, Math.ceil(n / PER_PAGE));
@@ -138,7 +158,9 @@ export function startFloor({ dbPath, orgId, port = 0 }: { dbPath: string; orgId:
       return u.toString();
     };
     return json({
-      data: rows.map((r) => invoice(r, customers.get(r.customer_id), lines.get(r.id) ?? [], payments.get(r.id) ?? [])),
+      data: rows.map((r) =>
+        invoice(r, customers.get(r.customer_id), persons.get(r.customer_id) ?? [], lines.get(r.id) ?? [], payments.get(r.id) ?? []),
+      ),
       links: {
         first: pageUrl(1),
         last: pageUrl(lastPage),
@@ -152,7 +174,8 @@ export function startFloor({ dbPath, orgId, port = 0 }: { dbPath: string; orgId:
   const show = (id: string) => {
     const row = one.get(id, orgId);
     if (!row) return json({ message: "Not found." }, 404);
-    return json({ data: invoice(row, customerById.get(row.customer_id) ?? undefined, linesOf.all(id), paymentsOf.all(id)) });
+    const persons = personsIn.all(JSON.stringify([row.customer_id]));
+    return json({ data: invoice(row, customerById.get(row.customer_id) ?? undefined, persons, linesOf.all(id), paymentsOf.all(id)) });
   };
 
   const server = Bun.serve({

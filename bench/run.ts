@@ -306,6 +306,27 @@ const runLoad = loader === "wrk" ? runWrk : runBuiltin;
 
 type Proc = { url: string; pid: number; stop: () => Promise<void> };
 
+/**
+ * The floor is only a fair baseline if it does the same work: its list and show must answer
+ * the very JSON Kontor answers (links aside, which name each server's own address).
+ */
+async function checkFloorAnswersAlike(kontor: Proc, floor: Proc, pools: { token: string; showIds: string[] }) {
+  for (const path of ["/api/v1/invoices", `/api/v1/invoices/${pools.showIds[0]}`]) {
+    const [ours, bare] = await Promise.all(
+      [
+        fetch(kontor.url + path, { headers: { authorization: `Bearer ${pools.token}` } }),
+        fetch(floor.url + path),
+      ].map(async (r) => {
+        const { links: _links, ...body } = (await (await r).json()) as Record<string, unknown>;
+        return body;
+      }),
+    );
+    if (!Bun.deepEquals(ours, bare, true)) {
+      throw new Error(`the floor answers ${path} differently from Kontor: fix bench/floor.ts so that both do the same work`);
+    }
+  }
+}
+
 async function spawnServer(cmd: string[], env: Record<string, string>, logName: string): Promise<Proc> {
   const logPath = join(OUT_DIR, logName);
   const fd = openSync(logPath, "w");
@@ -553,6 +574,7 @@ async function main() {
     procs.push(kontor);
     const floor = await startFloorProcess(dbPath, pools.orgId);
     procs.push(floor);
+    await checkFloorAnswersAlike(kontor, floor, pools);
     webhookNote = await subscribeWebhook(kontor, dbPath, pools, receiverUrl);
     log(`Webhook: ${webhookNote} → ${receiverUrl}`);
 
