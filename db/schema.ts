@@ -129,7 +129,8 @@ export const contactPersons = sqliteTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [index("contact_persons_customer").on(t.customerId, t.createdAt)],
+  // a customer's persons in list order, id as the tiebreak: no sort step
+  (t) => [index("contact_persons_customer").on(t.customerId, t.createdAt, t.id)],
 );
 
 export const vatRates = sqliteTable(
@@ -227,7 +228,8 @@ export const payments = sqliteTable(
     reference: text("reference"),
     createdAt: createdAt(),
   },
-  (t) => [index("payments_invoice").on(t.invoiceId, t.createdAt)],
+  // an invoice's payments in list order, id as the tiebreak: no sort step
+  (t) => [index("payments_invoice").on(t.invoiceId, t.createdAt, t.id)],
 );
 
 export const numberSequences = sqliteTable(

@@ -1082,6 +1082,19 @@ describe("lists (contract section 5)", () => {
     for (const [q, seekOn] of queries) slow.push(...(await slowListSteps(env, "invoices", `/api/v1/invoices${q}`, org.token, seekOn)));
     expect(slow).toEqual([]);
   });
+
+  test("a page's and an invoice's lines, payments, customers and contact persons read through indexes, unsorted", async () => {
+    const list = await env.api("GET", "/api/v1/invoices", undefined, org.token);
+    const id = list.body.data[0].id;
+    const slow: string[] = [];
+    for (const table of ["invoice_lines", "payments", "customers", "contact_persons"]) {
+      for (const path of ["/api/v1/invoices", `/api/v1/invoices/${id}`]) {
+        const steps = await slowListSteps(env, table, path, org.token);
+        slow.push(...steps);
+      }
+    }
+    expect(slow).toEqual([]);
+  });
 });
 
 describe("webhook outbox (contract 7.2)", () => {

@@ -7,6 +7,7 @@ import m4 from "./0004_audit_log_append_only.sql" with { type: "text" };
 import m5 from "./0005_customer_email_order.sql" with { type: "text" };
 import m6 from "./0006_webhook_delivery_indexes.sql" with { type: "text" };
 import m7 from "./0007_invoice_list_order_indexes.sql" with { type: "text" };
+import m8 from "./0008_related_rows_order_indexes.sql" with { type: "text" };
 
 export const embeddedMigrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_init", when: 1795372542016, breakpoints: true, sql: m0 },
@@ -17,4 +18,5 @@ export const embeddedMigrations: { tag: string; when: number; breakpoints: boole
   { tag: "0005_customer_email_order", when: 1795383236293, breakpoints: true, sql: m5 },
   { tag: "0006_webhook_delivery_indexes", when: 1795383504412, breakpoints: true, sql: m6 },
   { tag: "0007_invoice_list_order_indexes", when: 1795424889783, breakpoints: true, sql: m7 },
+  { tag: "0008_related_rows_order_indexes", when: 1795426684871, breakpoints: true, sql: m8 },
 ];
