@@ -3,9 +3,8 @@ import type { Tx } from "../../db/client.ts";
 import { contactPersons, customers, invoices } from "../../db/schema.ts";
 import { audit } from "../audit/service.ts";
 import { partyService, presentParty, type PartyRow } from "../contacts/party-service.ts";
-import { findInOrg, inOrg, transaction, type Scope } from "../lib/scope.ts";
+import { findChildInOrg, findInOrg, transaction, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
-import { NotFound } from "../lib/errors.ts";
 import { emit } from "../webhooks/outbox.ts";
 import type { ContactPersonCreate, ContactPersonUpdate } from "./model.ts";
 
@@ -70,13 +69,7 @@ function clearOtherPrimaries(tx: Tx, customerId: string, keepId: string) {
 
 function findPerson(tx: Tx, scope: Scope, customerId: string, personId: string): ContactRow {
   findInOrg(tx, customers, scope.org.id, customerId);
-  const row = tx
-    .select()
-    .from(contactPersons)
-    .where(inOrg(contactPersons, scope.org.id, eq(contactPersons.customerId, customerId), eq(contactPersons.id, personId)))
-    .get();
-  if (!row) throw new NotFound();
-  return row;
+  return findChildInOrg(tx, contactPersons, contactPersons.customerId, scope.org.id, customerId, personId);
 }
 
 export const contactPersonService = {

@@ -3,7 +3,7 @@
  * per-year numbering, the state machine of contract section 4 and payments. Every change
  * writes its audit entry and its webhook deliveries in the transaction of the change.
  */
-import { asc, eq, gte, inArray, ne, notInArray, or, sql } from "drizzle-orm";
+import { asc, eq, gte, ne, notInArray, or, sql } from "drizzle-orm";
 import { t } from "elysia";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { preparedRows, type Tx } from "../../db/client.ts";
@@ -11,11 +11,11 @@ import { AWAITING_PAYMENT, awaitingPayment, contactPersons, customers, invoiceLi
 import { audit } from "../audit/service.ts";
 import { presentParty, type PartyRow } from "../contacts/party-service.ts";
 import { presentContactPerson } from "../customers/service.ts";
-import { Conflict, FieldErrorBag, NotFound } from "../lib/errors.ts";
+import { Conflict, FieldErrorBag } from "../lib/errors.ts";
 import { runList, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { formatCents, MAX_CENTS, readMoney } from "../lib/money.ts";
 import { Currency, DateString, Uuid } from "../lib/schemas.ts";
-import { findInOrg, inOrg, transaction, type Scope } from "../lib/scope.ts";
+import { findChildInOrg, findInOrg, inOrg, transaction, type Scope } from "../lib/scope.ts";
 import { addDays, newId, nowIso, today } from "../lib/time.ts";
 import { readVatRate } from "../vat-rates/service.ts";
 import type { WebhookEvent } from "../webhooks/events.ts";
@@ -503,12 +503,7 @@ export const invoiceService = {
   deletePayment(scope: Scope, id: string, paymentId: string): void {
     transaction(scope.db, (tx) => {
       const row = findFor(tx, scope, id, "deletePayment");
-      const payment = tx
-        .select()
-        .from(payments)
-        .where(inOrg(payments, scope.org.id, eq(payments.invoiceId, id), eq(payments.id, paymentId)))
-        .get();
-      if (!payment) throw new NotFound();
+      const payment = findChildInOrg(tx, payments, payments.invoiceId, scope.org.id, id, paymentId);
       tx.delete(payments).where(eq(payments.id, paymentId)).run();
       const paidCents = row.paidCents - payment.amountCents;
       const shown = change(tx, scope.org.id, id, { paidCents, status: statusAfterPayments(row, paidCents) });

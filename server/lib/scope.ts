@@ -40,6 +40,27 @@ export function findInOrg<T extends OrgTable>(tx: Tx, table: T, orgId: string, i
   return row as T["$inferSelect"];
 }
 
+/**
+ * A nested resource (a contact person of a customer, a payment of an invoice, a delivery of
+ * a webhook): the row with this id under that parent, in this organisation, or a 404.
+ */
+export function findChildInOrg<T extends OrgTable>(
+  tx: Tx,
+  table: T,
+  parentColumn: SQLiteColumn,
+  orgId: string,
+  parentId: string,
+  id: string,
+): T["$inferSelect"] {
+  const row = tx
+    .select()
+    .from(table as SQLiteTable)
+    .where(inOrg(table, orgId, eq(parentColumn, parentId), eq(table.id, id)))
+    .get();
+  if (!row) throw new NotFound();
+  return row as T["$inferSelect"];
+}
+
 /** Runs `work` in one synchronous SQLite transaction (no awaits inside: bun:sqlite is sync). */
 export function transaction<T>(db: Db, work: (tx: Tx) => T): T {
   return db.transaction((tx) => work(tx), { behavior: "immediate" });

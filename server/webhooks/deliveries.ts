@@ -8,9 +8,9 @@ import { and, asc, count, desc, eq, gte, inArray, type SQL } from "drizzle-orm";
 import type { Db, Tx } from "../../db/client.ts";
 import { webhookAttempts, webhookDeliveries as deliveries, webhooks } from "../../db/schema.ts";
 import { audit } from "../audit/service.ts";
-import { ApiError, NotFound } from "../lib/errors.ts";
+import { ApiError } from "../lib/errors.ts";
 import { runList, type ListQuery, type ListSpec } from "../lib/list.ts";
-import { findInOrg, inOrg, transaction, type Actor, type Scope } from "../lib/scope.ts";
+import { findChildInOrg, findInOrg, transaction, type Actor, type Scope } from "../lib/scope.ts";
 import { isoFromMicros, nowIso } from "../lib/time.ts";
 import { findOrganization } from "../orgs/service.ts";
 import { WEBHOOK_EVENTS } from "./events.ts";
@@ -59,13 +59,7 @@ export const deliveryListSpec: ListSpec<typeof deliveries> = {
 
 function findDelivery(tx: Tx, scope: Scope, webhookId: string, deliveryId: string): DeliveryRow {
   findInOrg(tx, webhooks, scope.org.id, webhookId);
-  const row = tx
-    .select()
-    .from(deliveries)
-    .where(inOrg(deliveries, scope.org.id, eq(deliveries.webhookId, webhookId), eq(deliveries.id, deliveryId)))
-    .get();
-  if (!row) throw new NotFound();
-  return row;
+  return findChildInOrg(tx, deliveries, deliveries.webhookId, scope.org.id, webhookId, deliveryId);
 }
 
 /**
