@@ -113,7 +113,7 @@ export function preparedRows<T extends SQLiteTable>(
   return prepared(tx, `rows:${key}`, (tx) => {
     const { sql: text, params } = build(tx).toSQL();
     const columns = Object.entries(getTableColumns(table));
-    const selectList = columns.map(([property, column]) => `"${column.name}"`).join(", ");
+    const selectList = columns.map(([, column]) => `"${column.name}"`).join(", ");
     const aliased = columns.map(([property, column]) => `"${column.name}" AS "${property}"`).join(", ");
     const prefix = `select ${selectList} from "${getTableName(table)}"`;
     if (!text.startsWith(prefix)) throw new Error(`preparedRows(${key}): not a plain select of ${getTableName(table)}: ${text}`);
