@@ -18,6 +18,13 @@ type Row = Record<string, any>;
 const PER_PAGE = 20;
 
 export function startFloor({ dbPath, orgId, port = 0 }: { dbPath: string; orgId: string; port?: number }) {
+  const floor = createFloor(dbPath, orgId);
+  const server = Bun.serve({ hostname: "127.0.0.1", port, fetch: floor.fetch });
+  return { url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true).then(() => floor.close()) };
+}
+
+/** The floor's request handler on its own connection (bench/profile.ts calls it in-process). */
+export function createFloor(dbPath: string, orgId: string) {
   const db = new Database(dbPath, { strict: true });
   // the same connection settings as db/client.ts openDatabase
   db.exec("PRAGMA journal_mode = WAL");
@@ -34,18 +41,17 @@ export function startFloor({ dbPath, orgId, port = 0 }: { dbPath: string; orgId:
   );
   const one = db.query<Row, [string, string]>("SELECT * FROM invoices WHERE id = ? AND organization_id = ?");
   const customersIn = db.query<Row, [string]>("SELECT * FROM customers WHERE id IN (SELECT value FROM json_each(?))");
-  const linesIn = db.query<Row, [string]>(
-    "SELECT * FROM invoice_lines WHERE invoice_id IN (SELECT value FROM json_each(?)) ORDER BY invoice_id, sort_order",
-  );
-  const paymentsIn = db.query<Row, [string]>(
-    "SELECT * FROM payments WHERE invoice_id IN (SELECT value FROM json_each(?)) ORDER BY invoice_id, created_at, id",
-  );
+  // related rows unordered, put in order in JavaScript: cheaper than ORDER BY (as in Kontor's presentInvoices)
+  const linesIn = db.query<Row, [string]>("SELECT * FROM invoice_lines WHERE invoice_id IN (SELECT value FROM json_each(?))");
+  const paymentsIn = db.query<Row, [string]>("SELECT * FROM payments WHERE invoice_id IN (SELECT value FROM json_each(?))");
+  const personsIn = db.query<Row, [string]>("SELECT * FROM contact_persons WHERE customer_id IN (SELECT value FROM json_each(?))");
   const customerById = db.query<Row, [string]>("SELECT * FROM customers WHERE id = ?");
-  const personsIn = db.query<Row, [string]>(
-    "SELECT * FROM contact_persons WHERE customer_id IN (SELECT value FROM json_each(?)) ORDER BY customer_id, created_at, id",
-  );
-  const linesOf = db.query<Row, [string]>("SELECT * FROM invoice_lines WHERE invoice_id = ? ORDER BY sort_order");
-  const paymentsOf = db.query<Row, [string]>("SELECT * FROM payments WHERE invoice_id = ? ORDER BY created_at, id");
+  const personsOf = db.query<Row, [string]>("SELECT * FROM contact_persons WHERE customer_id = ?");
+  const linesOf = db.query<Row, [string]>("SELECT * FROM invoice_lines WHERE invoice_id = ?");
+  const paymentsOf = db.query<Row, [string]>("SELECT * FROM payments WHERE invoice_id = ?");
+  const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  const lineOrder = (a: Row, b: Row) => a.sort_order - b.sort_order || byText(a.id, b.id);
+  const creationOrder = (a: Row, b: Row) => byText(a.created_at, b.created_at) || byText(a.id, b.id);
 
   let cachedTotal: { version: string; n: number } | null = null;
   const total = () => {
@@ -128,13 +134,14 @@ export function startFloor({ dbPath, orgId, port = 0 }: { dbPath: string; orgId:
     created_at: i.created_at,
     updated_at: i.updated_at,
   });
-  const group = (rows: Row[], key = "invoice_id") => {
+  const group = (rows: Row[], key: string, order: (a: Row, b: Row) => number) => {
     const by = new Map<string, Row[]>();
     for (const r of rows) {
       const list = by.get(r[key]);
       if (list) list.push(r);
       else by.set(r[key], [r]);
     }
+    for (const list of by.values()) if (list.length > 1) list.sort(order);
     return by;
   };
   const json = (body: unknown, status = 200) =>
@@ -147,9 +154,9 @@ export function startFloor({ dbPath, orgId, port = 0 }: { dbPath: string; orgId:
     const ids = JSON.stringify(rows.map((r) => r.id));
     const customerIds = JSON.stringify([...new Set(rows.map((r) => r.customer_id))]);
     const customers = new Map(customersIn.all(customerIds).map((c) => [c.id, c]));
-    const persons = group(personsIn.all(customerIds), "customer_id");
-    const lines = group(linesIn.all(ids));
-    const payments = group(paymentsIn.all(ids));
+    const persons = group(personsIn.all(customerIds), "customer_id", creationOrder);
+    const lines = group(linesIn.all(ids), "invoice_id", lineOrder);
+    const payments = group(paymentsIn.all(ids), "invoice_id", creationOrder);
     const lastPage = Math.max(1, Math.ceil(n / PER_PAGE));
     const from = rows.length ? (pageNo - 1) * PER_PAGE + 1 : null;
     const pageUrl = (p: number) => {
@@ -174,22 +181,20 @@ export function startFloor({ dbPath, orgId, port = 0 }: { dbPath: string; orgId:
   const show = (id: string) => {
     const row = one.get(id, orgId);
     if (!row) return json({ message: "Not found." }, 404);
-    const persons = personsIn.all(JSON.stringify([row.customer_id]));
-    return json({ data: invoice(row, customerById.get(row.customer_id) ?? undefined, persons, linesOf.all(id), paymentsOf.all(id)) });
+    const persons = personsOf.all(row.customer_id).sort(creationOrder);
+    const lines = linesOf.all(id).sort(lineOrder);
+    const payments = paymentsOf.all(id).sort(creationOrder);
+    return json({ data: invoice(row, customerById.get(row.customer_id) ?? undefined, persons, lines, payments) });
   };
 
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port,
-    fetch(request) {
-      const url = new URL(request.url);
-      const path = url.pathname;
-      if (path === "/api/v1/invoices") return list(url);
-      if (path.startsWith("/api/v1/invoices/")) return show(path.slice("/api/v1/invoices/".length));
-      return json({ message: "Not found." }, 404);
-    },
-  });
-  return { url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true).then(() => db.close()) };
+  const fetch = (request: Request): Response => {
+    const url = new URL(request.url);
+    const path = url.pathname;
+    if (path === "/api/v1/invoices") return list(url);
+    if (path.startsWith("/api/v1/invoices/")) return show(path.slice("/api/v1/invoices/".length));
+    return json({ message: "Not found." }, 404);
+  };
+  return { fetch, close: () => db.close() };
 }
 
 if (import.meta.main) {

@@ -1,4 +1,4 @@
-import { Database } from "bun:sqlite";
+import { Database, type Statement } from "bun:sqlite";
 import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
@@ -73,6 +73,22 @@ export function prepared<T>(tx: Tx, key: string, build: (tx: Tx) => T): T {
   if (query === undefined) cache.set(key, (query = build(tx)));
   return query;
 }
+
+/**
+ * A value that changes whenever anything may have committed: `total_changes()` moves on every
+ * write of this connection, `PRAGMA data_version` on every commit of another one (the CLI, a
+ * worker process). What is remembered from the database (list counts, authenticated tokens)
+ * is valid only while it stays the same.
+ */
+export function databaseVersion(client: Database): string {
+  let statement = versionStatements.get(client);
+  if (!statement) {
+    statement = client.prepare<{ v: string }, []>("SELECT total_changes() || ':' || (SELECT data_version FROM pragma_data_version) AS v");
+    versionStatements.set(client, statement);
+  }
+  return statement.get()!.v;
+}
+const versionStatements = new WeakMap<Database, Statement<{ v: string }, []>>();
 
 const STATISTICS_EVERY_MS = 60 * 60 * 1000;
 

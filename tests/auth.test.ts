@@ -2,6 +2,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { apiTokens } from "../db/schema.ts";
+import { openDatabase } from "../db/client.ts";
 import { ABILITIES } from "../server/auth/abilities.ts";
 import { CLI_ACTOR, findUser, removeUser, setApiAccess, setUserRole } from "../server/orgs/service.ts";
 import { createTestEnv } from "./helpers.ts";
@@ -59,6 +60,51 @@ describe("secrets", () => {
     expect(env.db.select().from(apiTokens).where(eq(apiTokens.id, id)).get()!.lastUsedAt).toBeNull();
     expect((await env.api("GET", "/api/v1/customers", undefined, token)).status).toBe(200);
     expect(env.db.select().from(apiTokens).where(eq(apiTokens.id, id)).get()!.lastUsedAt).toMatch(/\.\d{6}Z$/);
+  });
+});
+
+describe("a resolved token is remembered only while nothing commits", () => {
+  test("a revocation by another connection (the CLI) counts from the next request", async () => {
+    const token = env.orgToken(["contacts.view"]);
+    const id = token.split("|")[0]!;
+    expect((await env.api("GET", "/api/v1/customers", undefined, token)).status).toBe(200);
+    expect((await env.api("GET", "/api/v1/customers", undefined, token)).status).toBe(200);
+    const cli = openDatabase(env.config.dbPath);
+    try {
+      cli.update(apiTokens).set({ revokedAt: new Date().toISOString() }).where(eq(apiTokens.id, id)).run();
+    } finally {
+      cli.$client.close();
+    }
+    expect((await env.api("GET", "/api/v1/customers", undefined, token)).status).toBe(401);
+  });
+
+  test("abilities changed by another connection count from the next request", async () => {
+    const token = env.orgToken(["contacts.view"]);
+    expect((await env.api("POST", "/api/v1/customers", { name: "Not yet" }, token)).status).toBe(403);
+    const cli = openDatabase(env.config.dbPath);
+    try {
+      cli.update(apiTokens).set({ abilities: ["contacts.view", "contacts.create"] }).where(eq(apiTokens.id, token.split("|")[0]!)).run();
+    } finally {
+      cli.$client.close();
+    }
+    expect((await env.api("POST", "/api/v1/customers", { name: "Now" }, token)).status).toBe(201);
+  });
+
+  test("expiry is checked on every request, also with nothing committed in between", async () => {
+    const token = env.orgToken(["contacts.view"]);
+    const expiresAt = new Date(Date.now() + 1500).toISOString().replace("Z", "000Z");
+    env.db.update(apiTokens).set({ expiresAt }).where(eq(apiTokens.id, token.split("|")[0]!)).run();
+    expect((await env.api("GET", "/api/v1/customers", undefined, token)).status).toBe(200);
+    await Bun.sleep(1600);
+    expect((await env.api("GET", "/api/v1/customers", undefined, token)).status).toBe(401);
+  });
+
+  test("the right id with a wrong secret is refused even after the right secret was seen", async () => {
+    const token = env.orgToken(["contacts.view"]);
+    expect((await env.api("GET", "/api/v1/customers", undefined, token)).status).toBe(200);
+    const [id, secret] = token.split("|") as [string, string];
+    const wrong = `${id}|${secret.slice(0, -1)}${secret.endsWith("A") ? "B" : "A"}`;
+    expect((await env.api("GET", "/api/v1/customers", undefined, wrong)).status).toBe(401);
   });
 });
 

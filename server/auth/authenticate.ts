@@ -1,5 +1,5 @@
-/** Resolves a bearer token to who is calling; one prepared statement per request. */
-import type { Db } from "../../db/client.ts";
+/** Resolves a bearer token to who is calling. */
+import { databaseVersion, type Db } from "../../db/client.ts";
 import { effectiveAbilities, type Role } from "./abilities.ts";
 import { parseTokenString, secretMatches } from "./tokens.ts";
 import type { Organization } from "../lib/scope.ts";
@@ -38,6 +38,10 @@ type Row = {
 
 /** last_used_at is written at most once a minute per token, to keep reads read-only. */
 const LAST_USED_RESOLUTION_MS = 60_000;
+/** Resolved tokens remembered at most; past it the memory starts afresh. */
+const MAX_REMEMBERED_TOKENS = 10_000;
+
+type Resolved = { auth: Auth; expiresAt: string | null };
 
 export function createAuthenticator(db: Db) {
   const lookup = db.$client.query<Row, [string]>(`
@@ -50,27 +54,25 @@ export function createAuthenticator(db: Db) {
   const touch = db.$client.query<unknown, [string, string]>("UPDATE api_tokens SET last_used_at = ? WHERE id = ?");
   const lastTouched = new Map<string, number>();
 
-  return function authenticate(authorization: string | null): Auth | null {
-    if (!authorization) return null;
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    if (!m) return null;
-    const parsed = parseTokenString(m[1]!);
+  /**
+   * The token's row joined to its organisation and user costs more than the rest of a small
+   * read, so what a token string resolved to is remembered — keyed by the whole string, so its
+   * secret was checked — until anything commits (databaseVersion): a revocation, a role change
+   * or api_access switched off counts from the very next request. Expiry is checked every time.
+   */
+  let remembered = new Map<string, Resolved>();
+  let rememberedAt = "";
+
+  const resolve = (token: string): Resolved | null => {
+    const parsed = parseTokenString(token);
     if (!parsed) return null;
     const row = lookup.get(parsed.id);
     if (!row || !secretMatches(parsed.secret, row.secret_hash)) return null;
-    const now = nowIso();
     if (row.revoked_at !== null) return null;
-    if (row.expires_at !== null && row.expires_at <= now) return null;
     // a personal token whose user is gone (removed users' tokens are deleted too)
     if (row.type === "personal" && (row.user_id === null || row.role === null)) return null;
-
-    const nowMs = Date.now();
-    if (nowMs - (lastTouched.get(row.id) ?? 0) > LAST_USED_RESOLUTION_MS) {
-      lastTouched.set(row.id, nowMs);
-      touch.run(now, row.id);
-    }
     const tokenAbilities = JSON.parse(row.abilities) as string[];
-    return {
+    const auth: Auth = {
       tokenId: row.id,
       tokenType: row.type,
       tokenAbilities,
@@ -80,5 +82,34 @@ export function createAuthenticator(db: Db) {
       org: { id: row.org_id, name: row.org_name, currency: row.currency, country: row.country, apiAccess: row.api_access === 1 },
       rateKey: row.type === "personal" ? `user:${row.user_id}` : `token:${row.id}`,
     };
+    return { auth, expiresAt: row.expires_at };
+  };
+
+  return function authenticate(authorization: string | null): Auth | null {
+    if (!authorization) return null;
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (!m) return null;
+    const token = m[1]!;
+    const version = databaseVersion(db.$client);
+    if (version !== rememberedAt || remembered.size >= MAX_REMEMBERED_TOKENS) {
+      remembered = new Map();
+      rememberedAt = version;
+    }
+    let resolved = remembered.get(token);
+    if (!resolved) {
+      const fresh = resolve(token);
+      if (!fresh) return null;
+      remembered.set(token, (resolved = fresh));
+    }
+    const now = nowIso();
+    if (resolved.expiresAt !== null && resolved.expiresAt <= now) return null;
+
+    const { auth } = resolved;
+    const nowMs = Date.now();
+    if (nowMs - (lastTouched.get(auth.tokenId) ?? 0) > LAST_USED_RESOLUTION_MS) {
+      lastTouched.set(auth.tokenId, nowMs);
+      touch.run(now, auth.tokenId);
+    }
+    return auth;
   };
 }

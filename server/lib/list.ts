@@ -8,7 +8,7 @@ import { asc, count, desc, eq, getTableName, gte, lte, sql, type SQL } from "dri
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { TObject } from "@sinclair/typebox";
 import type { Database } from "bun:sqlite";
-import { clientOf, prepared, preparedRows, type Tx } from "../../db/client.ts";
+import { clientOf, databaseVersion, prepared, preparedRows, type Tx } from "../../db/client.ts";
 import { normalizeTimestamp } from "./time.ts";
 import { ValidationFailed } from "./errors.ts";
 import { inOrg } from "./scope.ts";
@@ -207,17 +207,15 @@ export function runList<T extends OrgTable>(
 
 /**
  * `meta.total` is exact, and counting a million rows costs tens of milliseconds. Counts are
- * therefore remembered per connection and query, and forgotten as soon as anything commits:
- * `total_changes()` moves on every write of this connection, `PRAGMA data_version` on every
- * commit of another one (the CLI, a worker process).
+ * therefore remembered per connection and query, and forgotten as soon as anything commits
+ * (databaseVersion).
  */
 const countCaches = new WeakMap<Database, Map<string, { version: string; n: number }>>();
 const MAX_CACHED_COUNTS = 1000;
-const VERSION_SQL = "SELECT total_changes() || ':' || (SELECT data_version FROM pragma_data_version) AS v";
 
 function cachedCount(tx: Tx, shape: string, params: Record<string, unknown>, countNow: () => number): number {
   const client = clientOf(tx);
-  const version = client.query<{ v: string }, []>(VERSION_SQL).get()!.v;
+  const version = databaseVersion(client);
   const key = `${shape}\u0000${JSON.stringify(params)}`;
   let cache = countCaches.get(client);
   if (!cache) countCaches.set(client, (cache = new Map()));
