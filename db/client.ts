@@ -90,6 +90,26 @@ export function databaseVersion(client: Database): string {
 }
 const versionStatements = new WeakMap<Database, Statement<{ v: string }, []>>();
 
+type Runner = (work: () => unknown) => unknown;
+const transactionRunners = new WeakMap<Database, { deferred: Runner; immediate: Runner }>();
+
+/**
+ * Runs `work` in one transaction of the connection (a savepoint when one is open already), by
+ * bun:sqlite's own wrapper: its BEGIN and COMMIT are prepared once per connection, where
+ * drizzle's `transaction` compiles them on every call — a fifth of a small read's time. `work`
+ * is handed the database itself: inside, every query of the connection is in the transaction.
+ */
+export function inTransaction<T>(db: Db, behavior: "deferred" | "immediate", work: (tx: Tx) => T): T {
+  const client = db.$client;
+  let runners = transactionRunners.get(client);
+  if (!runners) {
+    const wrapped = client.transaction((run: () => unknown) => run());
+    runners = { deferred: wrapped.deferred, immediate: wrapped.immediate };
+    transactionRunners.set(client, runners);
+  }
+  return runners[behavior](() => work(db)) as T;
+}
+
 const STATISTICS_EVERY_MS = 60 * 60 * 1000;
 
 /**

@@ -2,7 +2,7 @@
 import { eq, isNull } from "drizzle-orm";
 import { t } from "elysia";
 import { accounts, nocase } from "../../db/schema.ts";
-import { booleanFilter, runList, type ListQuery, type ListSpec } from "../lib/list.ts";
+import { booleanFilter, listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { Uuid } from "../lib/schemas.ts";
 import { findInOrg, type Scope } from "../lib/scope.ts";
 import { ACCOUNT_TYPES } from "./model.ts";
@@ -42,8 +42,7 @@ export const accountList: ListSpec<typeof accounts> = {
 
 export const accountService = {
   list(scope: Scope, query: ListQuery, url: string) {
-    const page = runList(scope.db, accountList, scope.org.id, query, url);
-    return { data: page.rows.map(presentAccount), links: page.links, meta: page.meta };
+    return listPage(scope, accountList, query, url, (rows) => rows.map(presentAccount));
   },
   get(scope: Scope, id: string) {
     return presentAccount(findInOrg(scope.db, accounts, scope.org.id, id));

@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import { auditLog } from "../../db/schema.ts";
 import type { Tx } from "../../db/client.ts";
-import { runList, type ListQuery, type ListSpec } from "../lib/list.ts";
+import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import type { Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 
@@ -57,6 +57,5 @@ export const auditList: ListSpec<typeof auditLog> = {
 };
 
 export function listAuditLog(scope: Scope, query: ListQuery, url: string) {
-  const page = runList(scope.db, auditList, scope.org.id, query, url);
-  return { data: page.rows.map(presentAuditEntry), links: page.links, meta: page.meta };
+  return listPage(scope, auditList, query, url, (rows) => rows.map(presentAuditEntry));
 }

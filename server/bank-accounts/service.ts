@@ -7,7 +7,7 @@ import { accounts, bankAccounts, nocase } from "../../db/schema.ts";
 import { BANK_ACCOUNT_CODE } from "../accounts/seed.ts";
 import { audit } from "../audit/service.ts";
 import { ApiError, FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
-import { booleanFilter, runList, type ListQuery, type ListSpec } from "../lib/list.ts";
+import { booleanFilter, listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { formatCents } from "../lib/money.ts";
 import { Currency, isCurrencyCode } from "../lib/schemas.ts";
 import { findInOrg, inOrg, transaction, type Scope } from "../lib/scope.ts";
@@ -63,8 +63,7 @@ export type BankAccountInput = { name: string; iban: string; bankName?: string |
 
 export const bankAccountService = {
   list(scope: Scope, query: ListQuery, url: string) {
-    const page = runList(scope.db, bankAccountList, scope.org.id, query, url);
-    return { data: page.rows.map(presentBankAccount), links: page.links, meta: page.meta };
+    return listPage(scope, bankAccountList, query, url, (rows) => rows.map(presentBankAccount));
   },
 
   get(scope: Scope, id: string) {

@@ -8,9 +8,9 @@ import { customers, nocase, suppliers } from "../../db/schema.ts";
 import { audit } from "../audit/service.ts";
 import { t } from "elysia";
 import { Conflict, ValidationFailed } from "../lib/errors.ts";
-import { runList, type ListQuery, type ListSpec } from "../lib/list.ts";
+import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { Country, Currency } from "../lib/schemas.ts";
-import { findInOrg, transaction, type Scope } from "../lib/scope.ts";
+import { findInOrg, snapshot, transaction, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import { emit } from "../webhooks/outbox.ts";
 import type { WebhookEvent } from "../webhooks/events.ts";
@@ -117,11 +117,10 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
   return {
     listSpec,
     list(scope: Scope, query: ListQuery, url: string) {
-      const page = runList(scope.db, listSpec, scope.org.id, query, url);
-      return { data: page.rows.map(presentParty), links: page.links, meta: page.meta };
+      return listPage(scope, listSpec, query, url, (rows) => rows.map(presentParty));
     },
     get(scope: Scope, id: string): Shown {
-      return kind.show(scope.db, findInOrg(scope.db, table, scope.org.id, id));
+      return snapshot(scope.db, (tx) => kind.show(tx, findInOrg(tx, table, scope.org.id, id)));
     },
     find(tx: Tx, scope: Scope, id: string): PartyRow {
       return findInOrg(tx, table, scope.org.id, id);

@@ -8,7 +8,7 @@ import type { Tx } from "../../db/client.ts";
 import { expenses } from "../../db/schema.ts";
 import { audit } from "../audit/service.ts";
 import { Conflict, FieldErrorBag } from "../lib/errors.ts";
-import { runList, type ListQuery, type ListSpec } from "../lib/list.ts";
+import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { formatCents, readMoney } from "../lib/money.ts";
 import { Currency, DateString, Uuid } from "../lib/schemas.ts";
 import { findInOrg, transaction, type Scope } from "../lib/scope.ts";
@@ -121,8 +121,7 @@ function decide(scope: Scope, id: string, status: "approved" | "rejected", rejec
 
 export const expenseService = {
   list(scope: Scope, query: ListQuery, url: string) {
-    const page = runList(scope.db, expenseList, scope.org.id, query, url);
-    return { data: page.rows.map(presentExpense), links: page.links, meta: page.meta };
+    return listPage(scope, expenseList, query, url, (rows) => rows.map(presentExpense));
   },
 
   get(scope: Scope, id: string) {

@@ -12,10 +12,10 @@ import { audit } from "../audit/service.ts";
 import { presentParty, type PartyRow } from "../contacts/party-service.ts";
 import { presentContactPerson } from "../customers/service.ts";
 import { Conflict, FieldErrorBag } from "../lib/errors.ts";
-import { runList, type ListQuery, type ListSpec } from "../lib/list.ts";
+import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { formatCents, MAX_CENTS, readMoney } from "../lib/money.ts";
 import { Currency, DateString, Uuid } from "../lib/schemas.ts";
-import { findChildInOrg, findInOrg, inOrg, transaction, type Scope } from "../lib/scope.ts";
+import { findChildInOrg, findInOrg, inOrg, snapshot, transaction, type Scope } from "../lib/scope.ts";
 import { addDays, newId, nowIso, today } from "../lib/time.ts";
 import { readVatRate } from "../vat-rates/service.ts";
 import type { WebhookEvent } from "../webhooks/events.ts";
@@ -396,12 +396,11 @@ function statusAfterPayments(row: InvoiceRow, paidCents: number): InvoiceStatus 
 
 export const invoiceService = {
   list(scope: Scope, query: ListQuery, url: string) {
-    const page = runList(scope.db, invoiceList, scope.org.id, query, url);
-    return { data: presentInvoices(scope.db, scope.org.id, page.rows), links: page.links, meta: page.meta };
+    return listPage(scope, invoiceList, query, url, (rows, tx) => presentInvoices(tx, scope.org.id, rows));
   },
 
   get(scope: Scope, id: string): ShownInvoice {
-    return showInvoice(scope.db, scope.org.id, id);
+    return snapshot(scope.db, (tx) => showInvoice(tx, scope.org.id, id));
   },
 
   create(scope: Scope, input: InvoiceCreate): ShownInvoice {

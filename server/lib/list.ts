@@ -11,7 +11,7 @@ import type { Database } from "bun:sqlite";
 import { clientOf, databaseVersion, prepared, preparedRows, type Tx } from "../../db/client.ts";
 import { normalizeTimestamp } from "./time.ts";
 import { ValidationFailed } from "./errors.ts";
-import { inOrg } from "./scope.ts";
+import { inOrg, snapshot, type Scope } from "./scope.ts";
 import { ResponseSchema, Timestamp } from "./schemas.ts";
 
 export const DEFAULT_PER_PAGE = 20;
@@ -102,6 +102,24 @@ export function ftsQuery(text: string): string | null {
     .slice(0, 10)
     .map((w) => `"${w}"*`)
     .join(" ");
+}
+
+/**
+ * A list endpoint's answer: a page of rows (runList) as the API shows them, all read in one
+ * snapshot, so that `meta.total`, the rows and what `present` reads beside them agree.
+ */
+export function listPage<T extends OrgTable, Shown>(
+  scope: Scope,
+  spec: ListSpec<T>,
+  query: ListQuery,
+  url: string,
+  present: (rows: T["$inferSelect"][], tx: Tx) => Shown[],
+  extraConditions: (SQL | undefined)[] = [],
+): { data: Shown[]; links: ListPage<unknown>["links"]; meta: ListPage<unknown>["meta"] } {
+  return snapshot(scope.db, (tx) => {
+    const page = runList(tx, spec, scope.org.id, query, url, extraConditions);
+    return { data: present(page.rows, tx), links: page.links, meta: page.meta };
+  });
 }
 
 export function runList<T extends OrgTable>(

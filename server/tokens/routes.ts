@@ -33,7 +33,7 @@ export const tokenRoutes = (kernel: Kernel) =>
       "/tokens",
       ({ scope, auth, query, url }) => {
         requirePersonal(auth);
-        return listTokens(scope.db, scope, "personal", auth.userId, query, url);
+        return listTokens(scope, "personal", auth.userId, query, url);
       },
       { ability: "any", query: listQuerySchema(tokenList), response: { 200: listResponse(TokenModel.token), ...errors(422) }, detail: detail("List your personal tokens") },
     )
@@ -61,7 +61,7 @@ export const tokenRoutes = (kernel: Kernel) =>
       "/org-tokens",
       ({ scope, auth, query, url }) => {
         requireOrgTokenManager(auth);
-        return listTokens(scope.db, scope, "organization", null, query, url);
+        return listTokens(scope, "organization", null, query, url);
       },
       {
         ability: "organization.manage-users",

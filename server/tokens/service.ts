@@ -10,7 +10,7 @@ import type { Auth } from "../auth/authenticate.ts";
 import { hashSecret, newSecret } from "../auth/tokens.ts";
 import { audit } from "../audit/service.ts";
 import { FieldErrorBag, NotFound, ValidationFailed } from "../lib/errors.ts";
-import { runList, type ListQuery, type ListSpec } from "../lib/list.ts";
+import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { inOrg, transaction, type Scope } from "../lib/scope.ts";
 import { isoFromMicros, newId, nowIso, nowMicros } from "../lib/time.ts";
 import type { TokenCreateInput } from "./model.ts";
@@ -96,9 +96,12 @@ function ownership(type: TokenType, userId: string | null) {
   return type === "personal" ? eq(apiTokens.userId, userId ?? "") : isNull(apiTokens.userId);
 }
 
-export function listTokens(tx: Tx, scope: Scope, type: TokenType, userId: string | null, query: ListQuery, url: string) {
-  const page = runList(tx, tokenList, scope.org.id, query, url, [eq(apiTokens.type, type), ownership(type, userId), isNull(apiTokens.revokedAt)]);
-  return { data: page.rows.map(presentToken), links: page.links, meta: page.meta };
+export function listTokens(scope: Scope, type: TokenType, userId: string | null, query: ListQuery, url: string) {
+  return listPage(scope, tokenList, query, url, (rows) => rows.map(presentToken), [
+    eq(apiTokens.type, type),
+    ownership(type, userId),
+    isNull(apiTokens.revokedAt),
+  ]);
 }
 
 export function revokeToken(scope: Scope, type: TokenType | null, userId: string | null, id: string): void {

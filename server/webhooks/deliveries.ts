@@ -9,7 +9,7 @@ import type { Db, Tx } from "../../db/client.ts";
 import { webhookAttempts, webhookDeliveries as deliveries, webhooks } from "../../db/schema.ts";
 import { audit } from "../audit/service.ts";
 import { ApiError } from "../lib/errors.ts";
-import { runList, type ListQuery, type ListSpec } from "../lib/list.ts";
+import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { findChildInOrg, findInOrg, transaction, type Actor, type Scope } from "../lib/scope.ts";
 import { isoFromMicros, nowIso } from "../lib/time.ts";
 import { findOrganization } from "../orgs/service.ts";
@@ -95,8 +95,7 @@ export const deliveryService = {
   listSpec: deliveryListSpec,
   list(scope: Scope, webhookId: string, query: ListQuery, url: string) {
     findInOrg(scope.db, webhooks, scope.org.id, webhookId);
-    const page = runList(scope.db, deliveryListSpec, scope.org.id, query, url, [eq(deliveries.webhookId, webhookId)]);
-    return { data: page.rows.map(presentDelivery), links: page.links, meta: page.meta };
+    return listPage(scope, deliveryListSpec, query, url, (rows) => rows.map(presentDelivery), [eq(deliveries.webhookId, webhookId)]);
   },
   get(scope: Scope, webhookId: string, deliveryId: string) {
     const row = findDelivery(scope.db, scope, webhookId, deliveryId);

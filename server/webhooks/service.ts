@@ -7,7 +7,7 @@ import { webhooks } from "../../db/schema.ts";
 import { audit } from "../audit/service.ts";
 import type { Config } from "../config.ts";
 import { ValidationFailed } from "../lib/errors.ts";
-import { runList, type ListQuery, type ListSpec } from "../lib/list.ts";
+import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { findInOrg, transaction, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import { MAX_URL_LENGTH, type WebhookCreate, type WebhookUpdate } from "./model.ts";
@@ -80,8 +80,7 @@ export const webhookListSpec: ListSpec<typeof webhooks> = {
 export const webhookService = {
   listSpec: webhookListSpec,
   list(scope: Scope, query: ListQuery, url: string) {
-    const page = runList(scope.db, webhookListSpec, scope.org.id, query, url);
-    return { data: page.rows.map(presentWebhook), links: page.links, meta: page.meta };
+    return listPage(scope, webhookListSpec, query, url, (rows) => rows.map(presentWebhook));
   },
   get(scope: Scope, id: string) {
     return presentWebhook(findInOrg(scope.db, webhooks, scope.org.id, id));
