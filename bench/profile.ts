@@ -30,7 +30,12 @@ const stopStatistics = keepStatisticsFresh(db); // as `kontor serve` does
 const app = createApp({ db, config: { ...loadConfig({}), dbPath, rateLimitPerMinute: 1e9 } });
 const token = meta.orgs.main.token as string;
 const ids = db.$client.query<{ id: string }, [string]>("SELECT id FROM invoices WHERE organization_id = ? LIMIT 500").all(meta.orgs.main.id).map((r) => r.id);
-const customers = db.$client.query<{ id: string }, [string]>("SELECT id FROM customers WHERE organization_id = ? LIMIT 200").all(meta.orgs.main.id).map((r) => r.id);
+const customerRows = db.$client
+  .query<{ id: string; name: string }, [string]>("SELECT id, name FROM customers WHERE organization_id = ? ORDER BY random() LIMIT 500")
+  .all(meta.orgs.main.id);
+const customers = customerRows.map((r) => r.id);
+// as bench/run.ts searches: the first two words of a customer's name
+const searchTerms = customerRows.slice(0, 100).map((r) => r.name.split(" ").slice(0, 2).join(" "));
 
 const f = (k: string, v: string) => `filter%5B${k}%5D=${encodeURIComponent(v)}`;
 const scenarios: Record<string, (i: number) => string> = {
@@ -41,7 +46,7 @@ const scenarios: Record<string, (i: number) => string> = {
   customer: (i) => `/api/v1/invoices?${f("customer_id", customers[i % customers.length]!)}`,
   dates: (i) => `/api/v1/invoices?${f("issue_date_from", `2025-${String((i % 12) + 1).padStart(2, "0")}-01`)}&${f("issue_date_to", `2025-${String((i % 12) + 1).padStart(2, "0")}-28`)}`,
   overdue: () => `/api/v1/invoices?${f("overdue", "true")}`,
-  search: (i) => `/api/v1/invoices?search=${["Müller", "Schmidt", "Acme", "Nord", "Berg"][i % 5]}`,
+  search: (i) => `/api/v1/invoices?search=${encodeURIComponent(searchTerms[i % searchTerms.length]!)}`,
   customers: () => "/api/v1/customers",
 };
 

@@ -4,6 +4,7 @@ import { eq } from "drizzle-orm";
 import { customers } from "../db/schema.ts";
 import { join } from "node:path";
 import { createTestEnv } from "./helpers.ts";
+import { plansOf, slowSteps } from "./query-plan.ts";
 
 const env = createTestEnv({ KONTOR_BASE_URL: "https://kontor.example.com" });
 afterAll(() => env.close());
@@ -177,5 +178,71 @@ describe("meta.total stays exact", () => {
     // this connection, outside any service
     env.db.$client.run("DELETE FROM customers WHERE name = 'Raw Insert'");
     expect((await list("")).body.meta.total).toBe(before);
+  });
+});
+
+describe("a page read after the one before it seeks past that page's last row", () => {
+  const idsOf = async (query: string) => (await list(query)).body.data.map((c: any) => c.id as string);
+  /** a commit that leaves the customers as they were: what lists remember is forgotten */
+  const commitNothing = async () => {
+    const r = await env.api("POST", "/api/v1/customers", { name: "Transient" });
+    expect((await env.api("DELETE", `/api/v1/customers/${r.body.data.id}`)).status).toBe(204);
+  };
+
+  test("with ties on the sort column, walking forward equals reading each page by OFFSET", async () => {
+    const tied: string[] = [];
+    for (let i = 0; i < 7; i++) tied.push((await env.api("POST", "/api/v1/customers", { name: "Tie" })).body.data.id);
+    // the same timestamps for all seven: the id alone orders them
+    for (const id of tied) env.db.update(customers).set({ createdAt: "2026-01-01T00:00:00.000000Z", updatedAt: "2026-01-01T00:00:00.000000Z" }).where(eq(customers.id, id)).run();
+    try {
+      const total = (await list("")).body.meta.total;
+      for (const sort of ["created_at", "-created_at", "updated_at", "-updated_at", "name"]) {
+        const pages = Math.ceil(total / 2);
+        await commitNothing();
+        const forward: string[][] = [];
+        for (let page = 1; page <= pages + 1; page++) forward.push(await idsOf(`?per_page=2&sort=${sort}&page=${page}`));
+        // backwards, after a commit: no page is read after the one before it, every page by OFFSET
+        await commitNothing();
+        const byOffset: string[][] = [];
+        for (let page = pages + 1; page >= 1; page--) byOffset.unshift(await idsOf(`?per_page=2&sort=${sort}&page=${page}`));
+        expect(forward).toEqual(byOffset);
+        // each page twice: the second time by a seek to the page's own first row
+        const again: string[][] = [];
+        for (let page = 1; page <= pages + 1; page++) {
+          await idsOf(`?per_page=2&sort=${sort}&page=${page}`);
+          again.push(await idsOf(`?per_page=2&sort=${sort}&page=${page}`));
+        }
+        expect(again).toEqual(byOffset);
+        expect(forward.flat()).toHaveLength(total);
+        expect(new Set(forward.flat()).size).toBe(total);
+      }
+    } finally {
+      for (const id of tied) await env.api("DELETE", `/api/v1/customers/${id}`);
+    }
+  });
+
+  test("the seek is an index search, with no sort step", async () => {
+    await list("?per_page=3&sort=-created_at&page=1");
+    const plans = await plansOf(env, () => list("?per_page=3&sort=-created_at&page=2"));
+    const seek = plans.find((p) => /\("customers"\."created_at", "customers"\."id"\) < \(\?, \?\)/.test(p.sql));
+    expect(seek).toBeDefined();
+    expect(seek!.plan.join(" ")).toMatch(/SEARCH customers USING INDEX .*\(created_at,id\)<\(\?,\?\)/);
+    expect(slowSteps(seek!.plan)).toEqual([]);
+    // the same page again seeks to its own first row
+    const again = await plansOf(env, () => list("?per_page=3&sort=-created_at&page=2"));
+    const inclusive = again.find((p) => /\("customers"\."created_at", "customers"\."id"\) <= \(\?, \?\)/.test(p.sql));
+    expect(inclusive).toBeDefined();
+    expect(slowSteps(inclusive!.plan)).toEqual([]);
+  });
+
+  test("after a commit the next page is read afresh: a new first row shifts every page", async () => {
+    const first = await idsOf("?per_page=3&sort=-created_at&page=1");
+    const created = await env.api("POST", "/api/v1/customers", { name: "Newest" });
+    try {
+      const second = await idsOf("?per_page=3&sort=-created_at&page=2");
+      expect(second[0]).toBe(first[2]);
+    } finally {
+      await env.api("DELETE", `/api/v1/customers/${created.body.data.id}`);
+    }
   });
 });

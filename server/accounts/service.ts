@@ -33,7 +33,7 @@ export const accountList: ListSpec<typeof accounts> = {
     // "null" selects the top-level accounts
     parent_id: {
       schema: t.Union([Uuid, t.Literal("null")], { description: "A parent account's id, or null for top-level accounts" }),
-      where: (value) => (value === "null" ? isNull(accounts.parentId) : eq(accounts.parentId, value)),
+      where: (value, bind) => (value === "null" ? isNull(accounts.parentId) : eq(accounts.parentId, bind("id", value))),
     },
   },
   searchTable: "accounts_fts",

@@ -84,11 +84,11 @@ export const invoiceList: ListSpec<typeof invoices> = {
     issue_date_to: { column: invoices.issueDate, op: "lte", schema: t.String({ ...DateString, description: "Issued on or before this date" }) },
     overdue: {
       schema: t.UnionEnum(["true", "false"], { description: "true: finalized, sent or partially paid, and due before today" }),
-      where: (value) => {
+      where: (value, bind) => {
         // true reads the partial index of the invoices awaiting payment in list order; the
         // unary + keeps the planner from seeking on due_date instead and sorting the result
-        const overdue = sql`${awaitingPayment} AND +${invoices.dueDate} < ${today()}`;
-        return value === "true" ? overdue : or(notInArray(invoices.status, [...AWAITING_PAYMENT]), gte(invoices.dueDate, today()));
+        const overdue = sql`${awaitingPayment} AND +${invoices.dueDate} < ${bind("today", today())}`;
+        return value === "true" ? overdue : or(notInArray(invoices.status, [...AWAITING_PAYMENT]), gte(invoices.dueDate, bind("today", today())));
       },
     },
   },

@@ -4,8 +4,8 @@
  * `{data, links, meta}` with a stable tiebreak on `id`, always scoped to the organisation.
  */
 import { t, type TSchema } from "elysia";
-import { asc, count, desc, eq, getTableName, gte, lte, sql, type SQL } from "drizzle-orm";
-import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
+import { asc, count, desc, eq, getTableColumns, getTableName, gte, is, lte, Placeholder, sql, type SQL } from "drizzle-orm";
+import { SQLiteColumn, SQLiteSyncDialect, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { TObject } from "@sinclair/typebox";
 import type { Database } from "bun:sqlite";
 import { clientOf, databaseVersion, prepared, preparedRows, type Tx } from "../../db/client.ts";
@@ -24,8 +24,14 @@ type OrgTable = SQLiteTable & { organizationId: SQLiteColumn; id: SQLiteColumn }
 export type FilterSpec =
   /** column = value; `schema` validates the raw query string (enum, uuid, date…) */
   | { column: SQLiteColumn; op?: "eq" | "gte" | "lte"; schema?: TSchema; map?: (value: string) => unknown }
-  /** anything else, e.g. `overdue=true` */
-  | { schema: TSchema; where: (value: string) => SQL | undefined };
+  /**
+   * anything else, e.g. `overdue=true`: values go through `bind` (a placeholder), so that the
+   * condition's SQL is one of a few shapes, each compiled once
+   */
+  | { schema: TSchema; where: (value: string, bind: Bind) => SQL | undefined };
+
+/** Binds a value to the list query under a name of its own; returns its placeholder. */
+export type Bind = (name: string, value: unknown) => Placeholder;
 
 export type ListSpec<T extends OrgTable = OrgTable> = {
   table: T;
@@ -139,22 +145,23 @@ export function runList<T extends OrgTable>(
 
   // The query's shape (which filters, which sort) and its values are kept apart: values are
   // placeholders, so each shape is built and compiled once per connection (`prepared`). Shapes
-  // with conditions written per request (extraConditions, `where` filters) are built each time.
+  // with conditions written per request (extraConditions) are built each time.
   const params: Record<string, unknown> = { orgId, limit: perPage, offset: (page - 1) * perPage };
-  const value = <V>(name: string, v: V) => ((params[name] = v), sql.placeholder(name));
+  const bind = (name: string, v: unknown) => ((params[name] = v), sql.placeholder(name));
   const conditions: (SQL | undefined)[] = [...extraConditions];
   const shape: string[] = [sortParam];
-  let reusable = extraConditions.length === 0;
+  const reusable = extraConditions.length === 0;
   for (const [name, filter] of Object.entries(spec.filters ?? {})) {
     const raw = query[`filter[${name}]`];
     if (raw === undefined || raw === "") continue;
     const text = String(raw);
-    shape.push(name);
     if ("where" in filter) {
-      reusable = false;
-      conditions.push(filter.where(text));
+      const condition = filter.where(text, (key, v) => bind(`filter_${name}_${key}`, v));
+      shape.push(`${name}:${condition === undefined ? "" : shapeOf(condition)}`);
+      conditions.push(condition);
     } else {
-      const bound = value(`filter_${name}`, filter.map ? filter.map(text) : text);
+      shape.push(name);
+      const bound = bind(`filter_${name}`, filter.map ? filter.map(text) : text);
       const op = filter.op ?? "eq";
       conditions.push(op === "gte" ? gte(filter.column, bound) : op === "lte" ? lte(filter.column, bound) : eq(filter.column, bound));
     }
@@ -164,7 +171,7 @@ export function runList<T extends OrgTable>(
     const normalized = normalizeTimestamp(String(since));
     if (!normalized) throw ValidationFailed.field("filter.updated_since", "The filter.updated since field must be a valid ISO 8601 timestamp.");
     shape.push("updated_since");
-    conditions.push(gte(spec.updatedAt, value("updated_since", normalized)));
+    conditions.push(gte(spec.updatedAt, bind("updated_since", normalized)));
   }
   if (spec.searchTable && query.search !== undefined && query.search !== "") {
     const match = ftsQuery(String(query.search));
@@ -172,30 +179,55 @@ export function runList<T extends OrgTable>(
     if (match === null) conditions.push(sql`0`);
     else {
       const fts = sql.raw(spec.searchTable);
-      conditions.push(sql`${spec.table}.rowid IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ${value("search", match)})`);
+      conditions.push(sql`${spec.table}.rowid IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ${bind("search", match)})`);
     }
   }
 
-  const where = () => inOrg(spec.table, sql.placeholder("orgId"), ...conditions);
   const direction = descending ? desc : asc;
-  const countQuery = (tx: Tx) => tx.select({ n: count() }).from(spec.table as SQLiteTable).where(where()).prepare();
-  const rowsQuery = (tx: Tx) =>
+  const countQuery = (tx: Tx) =>
+    tx.select({ n: count() }).from(spec.table as SQLiteTable).where(inOrg(spec.table, sql.placeholder("orgId"), ...conditions)).prepare();
+  const rowsQuery = (after: SQL | undefined) => (tx: Tx) =>
     tx
       .select()
       .from(spec.table as SQLiteTable)
-      .where(where())
+      .where(inOrg(spec.table, sql.placeholder("orgId"), ...conditions, after))
       .orderBy(direction(sortColumn), direction(spec.table.id))
       .limit(sql.placeholder("limit"))
       .offset(sql.placeholder("offset"));
+  const { limit: _limit, offset: _offset, ...filterParams } = params;
   const shapeKey = `list:${getTableName(spec.table)}:${shape.join(",")}`;
-  const queries = reusable
-    ? { count: prepared(tx, shapeKey, countQuery), rows: preparedRows(tx, shapeKey, spec.table, rowsQuery) }
-    : { count: countQuery(tx), rows: rowsQuery(tx).prepare() };
-  const { limit: _limit, offset: _offset, ...countParams } = params;
-  // a count built per request carries values of its own (extraConditions, `where` filters)
-  const countKey = reusable ? shapeKey : JSON.stringify(queries.count.getQuery());
-  const total = cachedCount(tx, countKey, countParams, () => queries.count.get(params)!.n);
-  const rows = queries.rows.all(params) as T["$inferSelect"][];
+  const memory = listMemory(tx);
+
+  // a count built per request carries values of its own (extraConditions)
+  const count1 = reusable ? prepared(tx, shapeKey, countQuery) : countQuery(tx);
+  const countKey = `${reusable ? shapeKey : JSON.stringify(count1.getQuery())}\u0000${JSON.stringify(filterParams)}`;
+  const total = memory.count(countKey, () => count1.get(params)!.n);
+
+  // Where this page starts, if it or the page before it was read since the last commit: it is
+  // then read by a seek to that row instead of skipping OFFSET rows (row values compare as the
+  // ORDER BY sorts; a sort column that may be NULL would not, and is read by OFFSET).
+  const seekColumn = reusable && is(sortColumn, SQLiteColumn) && sortColumn.notNull ? sortColumn : null;
+  const pageKey = (n: number) => `${shapeKey}\u0000${JSON.stringify(filterParams)}\u0000${perPage}\u0000${n}`;
+  const cursor = seekColumn && page > 1 ? memory.cursor(pageKey(page)) : undefined;
+  let rows: T["$inferSelect"][];
+  if (cursor) {
+    const operator = `${descending ? "<" : ">"}${cursor.inclusive ? "=" : ""}`;
+    const from = sql`(${sortColumn}, ${spec.table.id}) ${sql.raw(operator)} (${sql.placeholder("from_sort")}, ${sql.placeholder("from_id")})`;
+    rows = preparedRows(tx, `${shapeKey}:${operator}`, spec.table, rowsQuery(from)).all({ ...params, offset: 0, from_sort: cursor.sort, from_id: cursor.id });
+  } else if (reusable) {
+    rows = preparedRows(tx, shapeKey, spec.table, rowsQuery(undefined)).all(params);
+  } else {
+    rows = rowsQuery(undefined)(tx).all(params) as T["$inferSelect"][];
+  }
+  if (seekColumn && rows.length > 0) {
+    const property = propertyOf(spec.table, seekColumn);
+    const at = (row: unknown, inclusive: boolean): Cursor => {
+      const r = row as Record<string, unknown>;
+      return { sort: seekColumn.mapToDriverValue(r[property]), id: r.id, inclusive };
+    };
+    if (page > 1) memory.rememberCursor(pageKey(page), at(rows[0], true));
+    if (rows.length === perPage) memory.rememberCursor(pageKey(page + 1), at(rows[perPage - 1], false));
+  }
 
   const lastPage = Math.max(1, Math.ceil(total / perPage));
   const from = rows.length ? (page - 1) * perPage + 1 : null;
@@ -224,25 +256,59 @@ export function runList<T extends OrgTable>(
 }
 
 /**
- * `meta.total` is exact, and counting a million rows costs tens of milliseconds. Counts are
- * therefore remembered per connection and query, and forgotten as soon as anything commits
- * (databaseVersion).
+ * What lists remember per connection until anything commits (databaseVersion): exact counts
+ * — `meta.total` of a million rows costs tens of milliseconds — and where each page read
+ * starts and ends, so that the page, or the next one, is read by a seek: a connector walking
+ * every page pays for 20 rows a page, not for the OFFSET of all before them, and so does a
+ * dashboard asking for page 2000 again.
  */
-const countCaches = new WeakMap<Database, Map<string, { version: string; n: number }>>();
-const MAX_CACHED_COUNTS = 1000;
+/** A page's start: at this row (inclusive) or just past it. */
+type Cursor = { sort: unknown; id: unknown; inclusive: boolean };
+type Memory = { version: string; counts: Map<string, number>; cursors: Map<string, Cursor> };
+const memories = new WeakMap<Database, Memory>();
+const MAX_REMEMBERED = 10_000;
 
-function cachedCount(tx: Tx, shape: string, params: Record<string, unknown>, countNow: () => number): number {
+function listMemory(tx: Tx) {
   const client = clientOf(tx);
   const version = databaseVersion(client);
-  const key = `${shape}\u0000${JSON.stringify(params)}`;
-  let cache = countCaches.get(client);
-  if (!cache) countCaches.set(client, (cache = new Map()));
-  const hit = cache.get(key);
-  if (hit && hit.version === version) return hit.n;
-  const n = countNow();
-  if (cache.size >= MAX_CACHED_COUNTS) cache.clear();
-  cache.set(key, { version, n });
-  return n;
+  let memory = memories.get(client);
+  if (!memory || memory.version !== version) memories.set(client, (memory = { version, counts: new Map(), cursors: new Map() }));
+  const { counts, cursors } = memory;
+  return {
+    count(key: string, countNow: () => number): number {
+      let n = counts.get(key);
+      if (n === undefined) {
+        if (counts.size >= MAX_REMEMBERED) counts.clear();
+        counts.set(key, (n = countNow()));
+      }
+      return n;
+    },
+    cursor: (key: string) => cursors.get(key),
+    rememberCursor(key: string, cursor: Cursor) {
+      if (cursors.size >= MAX_REMEMBERED) cursors.clear();
+      cursors.set(key, cursor);
+    },
+  };
+}
+
+const dialect = new SQLiteSyncDialect();
+
+/**
+ * A `where` filter's condition as a shape key: its SQL (`overdue=true` and `=false` differ)
+ * and any value it did not bind. Bound values are placeholders, the same for every request;
+ * a value written into the condition keys a shape of its own, so that it cannot be served
+ * another request's compiled statement.
+ */
+function shapeOf(condition: SQL): string {
+  const { sql: text, params } = dialect.sqlToQuery(condition);
+  return `${text}${JSON.stringify(params.filter((p) => !is(p, Placeholder)))}`;
+}
+
+/** The row property under which drizzle returns `column` of `table`. */
+function propertyOf(table: SQLiteTable, column: SQLiteColumn): string {
+  const entry = Object.entries(getTableColumns(table)).find(([, c]) => c === column);
+  if (!entry) throw new Error(`${column.name} is not a column of ${getTableName(table)}`);
+  return entry[0];
 }
 
 /** Response schema of a list of `item`. */
