@@ -182,8 +182,9 @@ export const invoices = sqliteTable(
     index("invoices_org_total").on(t.organizationId, t.totalCents, t.id),
     index("invoices_org_status").on(t.organizationId, t.status, t.issueDate, t.id),
     index("invoices_org_status_id").on(t.organizationId, t.status, t.id),
-    // overdue=true in list order: the invoices awaiting payment, newest first
-    index("invoices_org_awaiting_issue").on(t.organizationId, t.issueDate, t.id).where(awaitingPayment),
+    // overdue=true in list order: the invoices awaiting payment, newest first, each with its
+    // due date, so that the ones not yet due are passed over without reading their rows
+    index("invoices_org_awaiting_issue_due").on(t.organizationId, t.issueDate, t.id, t.dueDate).where(awaitingPayment),
     index("invoices_org_type").on(t.organizationId, t.type, t.issueDate, t.id),
     index("invoices_org_customer").on(t.organizationId, t.customerId, t.issueDate, t.id),
     index("invoices_org_currency").on(t.organizationId, t.currency, t.issueDate, t.id),

@@ -187,17 +187,21 @@ function presentQueries(tx: Tx, one: boolean) {
 /**
  * Invoices as the API and their webhooks show them (api-spec 2.3): each with its customer in
  * the full shape of 2.1, its lines and its payments. One query per related table for the
- * whole page, whatever its size.
+ * whole page, whatever its size. Payments are read only for invoices with something paid:
+ * paid_cents is the sum of an invoice's payments, each at least 0.01, kept in the same
+ * transaction as they are (recordPayment, deletePayment).
  */
 export function presentInvoices(tx: Tx, orgId: string, rows: InvoiceRow[]) {
   if (rows.length === 0) return [];
   const one = rows.length === 1;
+  const withPayments = rows.filter((r) => r.paidCents > 0).map((r) => r.id);
   const params = one
     ? { orgId, invoiceIds: rows[0]!.id, customerIds: rows[0]!.customerId }
     : { orgId, invoiceIds: JSON.stringify(rows.map((r) => r.id)), customerIds: JSON.stringify([...new Set(rows.map((r) => r.customerId))]) };
   const q = presentQueries(tx, one);
   const lines = groupBy(q.lines.all(params), (l) => l.invoiceId, lineOrder);
-  const paid = groupBy(q.payments.all(params), (p) => p.invoiceId, creationOrder);
+  const paymentRows = withPayments.length === 0 ? [] : q.payments.all(one ? params : { ...params, invoiceIds: JSON.stringify(withPayments) });
+  const paid = groupBy(paymentRows, (p) => p.invoiceId, creationOrder);
   const customerRows = q.customers.all(params);
   const persons = groupBy(q.contactPersons.all(params), (p) => p.customerId, creationOrder);
   // the shape of showCustomer (GET /customers/{id}), built from the rows loaded above

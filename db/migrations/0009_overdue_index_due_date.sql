@@ -1,0 +1,2 @@
+DROP INDEX `invoices_org_awaiting_issue`;--> statement-breakpoint
+CREATE INDEX `invoices_org_awaiting_issue_due` ON `invoices` (`organization_id`,`issue_date`,`id`,`due_date`) WHERE "status" IN ('finalized', 'sent', 'partially_paid');
