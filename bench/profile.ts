@@ -27,7 +27,6 @@ if (!option("--db")) copyFileSync(metaPath.replace(/\.json$/, ".db"), dbPath);
 
 const db = openDatabase(dbPath);
 const stopStatistics = keepStatisticsFresh(db); // as `kontor serve` does
-if (process.env.MMAP) db.$client.exec(`PRAGMA mmap_size = ${process.env.MMAP}`);
 const app = createApp({ db, config: { ...loadConfig({}), dbPath, rateLimitPerMinute: 1e9 } });
 const token = meta.orgs.main.token as string;
 const ids = db.$client.query<{ id: string }, [string]>("SELECT id FROM invoices WHERE organization_id = ? LIMIT 500").all(meta.orgs.main.id).map((r) => r.id);

@@ -186,11 +186,11 @@ export function runList<T extends OrgTable>(
   const direction = descending ? desc : asc;
   const countQuery = (tx: Tx) =>
     tx.select({ n: count() }).from(spec.table as SQLiteTable).where(inOrg(spec.table, sql.placeholder("orgId"), ...conditions)).prepare();
-  const rowsQuery = (after: SQL | undefined) => (tx: Tx) =>
+  const rowsQuery = (start: SQL | undefined) => (tx: Tx) =>
     tx
       .select()
       .from(spec.table as SQLiteTable)
-      .where(inOrg(spec.table, sql.placeholder("orgId"), ...conditions, after))
+      .where(inOrg(spec.table, sql.placeholder("orgId"), ...conditions, start))
       .orderBy(direction(sortColumn), direction(spec.table.id))
       .limit(sql.placeholder("limit"))
       .offset(sql.placeholder("offset"));
@@ -199,9 +199,9 @@ export function runList<T extends OrgTable>(
   const memory = listMemory(tx);
 
   // a count built per request carries values of its own (extraConditions)
-  const count1 = reusable ? prepared(tx, shapeKey, countQuery) : countQuery(tx);
-  const countKey = `${reusable ? shapeKey : JSON.stringify(count1.getQuery())}\u0000${JSON.stringify(filterParams)}`;
-  const total = memory.count(countKey, () => count1.get(params)!.n);
+  const countStatement = reusable ? prepared(tx, shapeKey, countQuery) : countQuery(tx);
+  const countKey = `${reusable ? shapeKey : JSON.stringify(countStatement.getQuery())}\u0000${JSON.stringify(filterParams)}`;
+  const total = memory.count(countKey, () => countStatement.get(params)!.n);
 
   // Where this page starts, if it or the page before it was read since the last commit: it is
   // then read by a seek to that row instead of skipping OFFSET rows (row values compare as the
