@@ -114,14 +114,20 @@ const STATISTICS_EVERY_MS = 60 * 60 * 1000;
 
 /**
  * Keeps SQLite's planner statistics current for a long-running server: `PRAGMA optimize` at
- * start (analysing every table that needs it, bounded by `analysis_limit` so that a million-row
- * table costs milliseconds) and hourly. Without statistics the planner guesses, and on a large
- * organisation it guesses wrong: it walked every customer of the organisation to find the 20 of
- * an invoice page, and scanned the invoice index for a search instead of starting from FTS hits.
+ * start (analysing every table that has no statistics or has grown tenfold since) and hourly.
+ * Without statistics the planner guesses, and on a large organisation it guesses wrong: it
+ * walked every customer of the organisation to find the 20 of an invoice page, and scanned the
+ * invoice index for a search instead of starting from FTS hits.
+ *
+ * The analysis reads whole indexes (`analysis_limit = 0`): a sample of the first rows of an
+ * index that begins with organization_id sees one organisation, and the planner then believes
+ * an organisation has a thousand invoices; at a million it read overdue=true through the index
+ * of every invoice (400 µs a page) instead of the one of invoices awaiting payment (80 µs).
+ * Exact statistics cost 8.5 s instead of 6.6 s on a cold million-invoice database, once.
  */
 export function keepStatisticsFresh(db: Db): () => void {
   const client = db.$client;
-  client.exec("PRAGMA analysis_limit = 1000");
+  client.exec("PRAGMA analysis_limit = 0");
   client.exec("PRAGMA optimize = 0x10002");
   const timer = setInterval(() => client.exec("PRAGMA optimize"), STATISTICS_EVERY_MS);
   timer.unref();

@@ -185,6 +185,8 @@ export const invoices = sqliteTable(
     // overdue=true in list order: the invoices awaiting payment, newest first, each with its
     // due date, so that the ones not yet due are passed over without reading their rows
     index("invoices_org_awaiting_issue_due").on(t.organizationId, t.issueDate, t.id, t.dueDate).where(awaitingPayment),
+    // the count of overdue=true: the range of due dates before today among those invoices
+    index("invoices_org_awaiting_due").on(t.organizationId, t.dueDate).where(awaitingPayment),
     index("invoices_org_type").on(t.organizationId, t.type, t.issueDate, t.id),
     index("invoices_org_customer").on(t.organizationId, t.customerId, t.issueDate, t.id),
     index("invoices_org_currency").on(t.organizationId, t.currency, t.issueDate, t.id),

@@ -3,7 +3,7 @@
  * per-year numbering, the state machine of contract section 4 and payments. Every change
  * writes its audit entry and its webhook deliveries in the transaction of the change.
  */
-import { asc, eq, gte, ne, notInArray, or, sql } from "drizzle-orm";
+import { asc, eq, gte, ne, notInArray, or, sql, type SQL } from "drizzle-orm";
 import { t } from "elysia";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { preparedRows, type Tx } from "../../db/client.ts";
@@ -85,10 +85,12 @@ export const invoiceList: ListSpec<typeof invoices> = {
     overdue: {
       schema: t.UnionEnum(["true", "false"], { description: "true: finalized, sent or partially paid, and due before today" }),
       where: (value, bind) => {
-        // true reads the partial index of the invoices awaiting payment in list order; the
-        // unary + keeps the planner from seeking on due_date instead and sorting the result
-        const overdue = sql`${awaitingPayment} AND +${invoices.dueDate} < ${bind("today", today())}`;
-        return value === "true" ? overdue : or(notInArray(invoices.status, [...AWAITING_PAYMENT]), gte(invoices.dueDate, bind("today", today())));
+        const dueBefore = (dueDate: SQL) => sql`${awaitingPayment} AND ${dueDate} < ${bind("today", today())}`;
+        if (value === "false") return or(notInArray(invoices.status, [...AWAITING_PAYMENT]), gte(invoices.dueDate, bind("today", today())));
+        // The page reads the invoices awaiting payment in list order (the unary + keeps the
+        // planner from seeking on due_date and sorting all of them); the count is the range of
+        // due dates before today in the index of the invoices awaiting payment by due date.
+        return { rows: dueBefore(sql`+${invoices.dueDate}`), count: dueBefore(sql`${invoices.dueDate}`) };
       },
     },
   },

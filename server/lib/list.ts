@@ -4,7 +4,7 @@
  * `{data, links, meta}` with a stable tiebreak on `id`, always scoped to the organisation.
  */
 import { t, type TSchema } from "elysia";
-import { asc, count, desc, eq, getTableColumns, getTableName, gte, is, lte, Placeholder, sql, type SQL } from "drizzle-orm";
+import { asc, count, desc, eq, getTableColumns, getTableName, gte, is, lte, Placeholder, sql, SQL } from "drizzle-orm";
 import { SQLiteColumn, SQLiteSyncDialect, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { TObject } from "@sinclair/typebox";
 import type { Database } from "bun:sqlite";
@@ -28,7 +28,13 @@ export type FilterSpec =
    * anything else, e.g. `overdue=true`: values go through `bind` (a placeholder), so that the
    * condition's SQL is one of a few shapes, each compiled once
    */
-  | { schema: TSchema; where: (value: string, bind: Bind) => SQL | undefined };
+  | { schema: TSchema; where: (value: string, bind: Bind) => FilterCondition | undefined };
+
+/**
+ * A filter's condition; or the same rows spelled twice, when the page and the count are best
+ * read through different indexes (the page in list order, the count by a range of another).
+ */
+export type FilterCondition = SQL | { rows: SQL; count: SQL };
 
 /** Binds a value to the list query under a name of its own; returns its placeholder. */
 export type Bind = (name: string, value: unknown) => Placeholder;
@@ -148,7 +154,7 @@ export function runList<T extends OrgTable>(
   // with conditions written per request (extraConditions) are built each time.
   const params: Record<string, unknown> = { orgId, limit: perPage, offset: (page - 1) * perPage };
   const bind = (name: string, v: unknown) => ((params[name] = v), sql.placeholder(name));
-  const conditions: (SQL | undefined)[] = [...extraConditions];
+  const conditions: (FilterCondition | undefined)[] = [...extraConditions];
   const shape: string[] = [sortParam];
   const reusable = extraConditions.length === 0;
   for (const [name, filter] of Object.entries(spec.filters ?? {})) {
@@ -157,7 +163,7 @@ export function runList<T extends OrgTable>(
     const text = String(raw);
     if ("where" in filter) {
       const condition = filter.where(text, (key, v) => bind(`filter_${name}_${key}`, v));
-      shape.push(`${name}:${condition === undefined ? "" : shapeOf(condition)}`);
+      shape.push(`${name}:${condition === undefined ? "" : is(condition, SQL) ? shapeOf(condition) : `${shapeOf(condition.rows)}|${shapeOf(condition.count)}`}`);
       conditions.push(condition);
     } else {
       shape.push(name);
@@ -184,13 +190,18 @@ export function runList<T extends OrgTable>(
   }
 
   const direction = descending ? desc : asc;
+  const spelledFor = (query: "rows" | "count") => conditions.map((c) => (c === undefined || is(c, SQL) ? c : c[query]));
   const countQuery = (tx: Tx) =>
-    tx.select({ n: count() }).from(spec.table as SQLiteTable).where(inOrg(spec.table, sql.placeholder("orgId"), ...conditions)).prepare();
+    tx
+      .select({ n: count() })
+      .from(spec.table as SQLiteTable)
+      .where(inOrg(spec.table, sql.placeholder("orgId"), ...spelledFor("count")))
+      .prepare();
   const rowsQuery = (start: SQL | undefined) => (tx: Tx) =>
     tx
       .select()
       .from(spec.table as SQLiteTable)
-      .where(inOrg(spec.table, sql.placeholder("orgId"), ...conditions, start))
+      .where(inOrg(spec.table, sql.placeholder("orgId"), ...spelledFor("rows"), start))
       .orderBy(direction(sortColumn), direction(spec.table.id))
       .limit(sql.placeholder("limit"))
       .offset(sql.placeholder("offset"));

@@ -1,0 +1,1 @@
+CREATE INDEX `invoices_org_awaiting_due` ON `invoices` (`organization_id`,`due_date`) WHERE "status" IN ('finalized', 'sent', 'partially_paid');
