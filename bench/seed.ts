@@ -25,7 +25,7 @@ import { isoFromMicros } from "../server/lib/time.ts";
 import type { Organization } from "../server/lib/scope.ts";
 
 /** Bump when the generated data changes, so cached files are rebuilt. */
-const SEED_VERSION = 2;
+const SEED_VERSION = 3;
 
 export const OUT_DIR = join(import.meta.dir, "out");
 
@@ -168,12 +168,11 @@ function restoreAfterBulk(sqlite: Database, saved: Saved, log: (line: string) =>
   for (const i of saved.indexes) sqlite.exec(i.sql);
   log(`  indexes rebuilt (${saved.indexes.length}) in ${secs(t0)}`);
   t0 = performance.now();
-  // external-content FTS tables rebuild from their base table; invoices_fts holds its own copy
-  for (const fts of ["customers_fts", "suppliers_fts", "expenses_fts"]) sqlite.exec(`INSERT INTO ${fts}(${fts}) VALUES ('rebuild')`);
-  sqlite.exec("DELETE FROM invoices_fts");
-  sqlite.exec(`INSERT INTO invoices_fts(rowid, number, customer_name)
-               SELECT i.rowid, i.number, c.name FROM invoices i JOIN customers c ON c.id = i.customer_id`);
-  sqlite.exec("INSERT INTO invoices_fts(invoices_fts) VALUES ('optimize')");
+  // external-content FTS tables rebuild from their base table
+  for (const fts of ["customers_fts", "suppliers_fts", "expenses_fts", "invoices_fts"]) {
+    sqlite.exec(`INSERT INTO ${fts}(${fts}) VALUES ('rebuild')`);
+    sqlite.exec(`INSERT INTO ${fts}(${fts}) VALUES ('optimize')`);
+  }
   log(`  full-text indexes built in ${secs(t0)}`);
   for (const t of saved.triggers) sqlite.exec(t.sql);
   // the statistics `kontor serve` computes at its first start on this database (keepStatisticsFresh),

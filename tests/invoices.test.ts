@@ -1032,7 +1032,7 @@ describe("lists (contract section 5)", () => {
     expect(last.body.links.next).toBeNull();
   });
 
-  test("search: invoice number and customer name (prefixes), combined with filters", async () => {
+  test("search: invoice number (its parts in order) or customer name (its words in any order), as prefixes, combined with filters", async () => {
     expect(await keys("?search=INV-2026-00003")).toEqual(["c"]);
     expect(await keys("?search=00004")).toEqual(["d"]);
     expect(await keys("?search=CN")).toEqual(["e"]);
@@ -1041,6 +1041,22 @@ describe("lists (contract section 5)", () => {
     expect(await keys("?search=bak")).toEqual(["e", "c", "a", "f"]);
     expect(await keys("?search=zeta%20traders")).toEqual(["d", "b", "g"]);
     expect(await keys("?search=alpha&filter[status]=cancelled")).toEqual(["f"]);
+    // a number's parts in order, the last as a prefix; a name's words in any order, each a prefix
+    expect(await keys("?search=inv%202026%200000")).toEqual(["d", ...bc(true), "a", "g"]);
+    expect(await keys("?search=2026-00003")).toEqual(["c"]);
+    expect(await keys("?search=00003%202026")).toEqual([]);
+    expect(await keys("?search=INV%2000003")).toEqual([]);
+    expect(await keys("?search=trad%20ze")).toEqual(["d", "b", "g"]);
+    // a search's pages, in any sort, are the unsearched list's rows that match, in the same order
+    for (const sort of ["-issue_date", "total", "-total", "number"]) {
+      const matching = new Set(["e", "c", "a", "f"]);
+      const expected = (await keys(`?sort=${sort}&per_page=100`)).filter((k) => matching.has(k));
+      expect(await keys(`?search=alpha&sort=${sort}`)).toEqual(expected);
+      expect(await keys(`?search=alpha&sort=${sort}&per_page=3&page=2`)).toEqual(expected.slice(3));
+      expect((await list(`?search=alpha&sort=${sort}&per_page=3&page=2`)).body.meta).toMatchObject({ total: 4, from: 4, to: 4, last_page: 2 });
+    }
+    // words of the number and of the name together match neither
+    expect(await keys("?search=alpha%2000003")).toEqual([]);
     expect(await keys("?search=nobody")).toEqual([]);
     expect(await keys("?search=--")).toEqual([]);
     expect((await env.api("GET", "/api/v1/invoices?search=alpha")).body.data).toEqual([]); // not in env.org
@@ -1085,7 +1101,7 @@ describe("lists (contract section 5)", () => {
 
   test("overdue=true is counted by a range of due dates among the invoices awaiting payment, without reading their rows", async () => {
     // (which index the page walks is the planner's choice by statistics: at a million invoices it
-    // is invoices_org_awaiting_issue_due, see bench/explain.ts; the test above holds it to list order)
+    // is invoices_org_awaiting_issue_due; the test above holds it to list order)
     const plans = await plansOf(env, () => env.api("GET", "/api/v1/invoices?filter[overdue]=true", undefined, org.token));
     const count = plans.find((p) => /count\(\*\)/i.test(p.sql) && /from "invoices"/i.test(p.sql));
     expect(count?.plan).toEqual([expect.stringMatching(/^SEARCH invoices USING (COVERING )?INDEX invoices_org_awaiting_due \(organization_id=\? AND due_date<\?\)$/)]);

@@ -36,7 +36,7 @@ export const accountList: ListSpec<typeof accounts> = {
       where: (value, bind) => (value === "null" ? isNull(accounts.parentId) : eq(accounts.parentId, bind("id", value))),
     },
   },
-  searchTable: "accounts_fts",
+  search: "accounts_fts",
   updatedAt: accounts.updatedAt,
 };
 

@@ -38,7 +38,7 @@ export const bankAccountList: ListSpec<typeof bankAccounts> = {
     is_active: booleanFilter(bankAccounts.isActive),
     currency: { column: bankAccounts.currency, schema: Currency },
   },
-  searchTable: "bank_accounts_fts",
+  search: "bank_accounts_fts",
   updatedAt: bankAccounts.updatedAt,
 };
 

@@ -48,7 +48,7 @@ export function partyListSpec(table: PartyTable, searchTable: string): ListSpec<
       currency: { column: table.currency, schema: Currency },
       email: { column: table.email, schema: t.String({ maxLength: 255 }), map: (v) => v.trim().toLowerCase() },
     },
-    searchTable,
+    search: searchTable,
     updatedAt: table.updatedAt,
   };
 }

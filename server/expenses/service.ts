@@ -60,7 +60,7 @@ export const expenseList: ListSpec<typeof expenses> = {
     date_from: { column: expenses.date, op: "gte", schema: t.String({ ...DateString, description: "On or after this date" }) },
     date_to: { column: expenses.date, op: "lte", schema: t.String({ ...DateString, description: "On or before this date" }) },
   },
-  searchTable: "expenses_fts",
+  search: "expenses_fts",
   updatedAt: expenses.updatedAt,
 };
 

@@ -12,7 +12,7 @@ import { audit } from "../audit/service.ts";
 import { presentParty, type PartyRow } from "../contacts/party-service.ts";
 import { presentContactPerson } from "../customers/service.ts";
 import { Conflict, FieldErrorBag } from "../lib/errors.ts";
-import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
+import { ftsPhrasePrefix, ftsPrefixes, listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { formatCents, MAX_CENTS, readMoney } from "../lib/money.ts";
 import { Currency, DateString, Uuid } from "../lib/schemas.ts";
 import { findChildInOrg, findInOrg, inOrg, snapshot, transaction, type Scope } from "../lib/scope.ts";
@@ -94,7 +94,12 @@ export const invoiceList: ListSpec<typeof invoices> = {
       },
     },
   },
-  searchTable: "invoices_fts",
+  // the number (its parts in order, the last as a prefix: "INV-2026-004", "00042") or the
+  // customer's name (every word as a prefix: "acme gm"); a name is searched once among the
+  // customers, not once per invoice (migration 0011)
+  search: (words, bind) =>
+    sql`(${invoices.customerId} IN (SELECT id FROM customers WHERE rowid IN (SELECT rowid FROM customers_fts WHERE customers_fts MATCH ${bind("name", `name : (${ftsPrefixes(words)})`)}))
+      OR ${invoices}.rowid IN (SELECT rowid FROM invoices_fts WHERE invoices_fts MATCH ${bind("number", ftsPhrasePrefix(words))}))`,
   updatedAt: invoices.updatedAt,
 };
 
