@@ -1050,7 +1050,7 @@ describe("lists (contract section 5)", () => {
     // a search's pages, in any sort, are the unsearched list's rows that match, in the same order
     for (const sort of ["-issue_date", "total", "-total", "number"]) {
       const matching = new Set(["e", "c", "a", "f"]);
-      const expected = (await keys(`?sort=${sort}&per_page=100`)).filter((k) => matching.has(k));
+      const expected = (await keys(`?sort=${sort}&per_page=100`)).filter((k: string) => matching.has(k));
       expect(await keys(`?search=alpha&sort=${sort}`)).toEqual(expected);
       expect(await keys(`?search=alpha&sort=${sort}&per_page=3&page=2`)).toEqual(expected.slice(3));
       expect((await list(`?search=alpha&sort=${sort}&per_page=3&page=2`)).body.meta).toMatchObject({ total: 4, from: 4, to: 4, last_page: 2 });
