@@ -197,7 +197,7 @@ export function runList<T extends OrgTable>(
   }
 
   const direction = descending ? desc : asc;
-  const spelledFor = (query: "rows" | "count") => conditions.map((c) => (c === undefined || is(c, SQL) ? c : c[query]));
+  const spelledFor = (statement: "rows" | "count") => conditions.map((c) => (c === undefined || is(c, SQL) ? c : c[statement]));
   const countQuery = (tx: Tx) =>
     tx
       .select({ n: count() })
