@@ -13,14 +13,17 @@ export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 /** A drizzle transaction or the database itself: services accept either. */
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0] | Db;
 
-export function openDatabase(path: string): Db {
+/** SQLite's page cache of a server, in KiB; its HTTP threads divide it among their connections. */
+export const PAGE_CACHE_KIB = 65536;
+
+export function openDatabase(path: string, { cacheKiB = PAGE_CACHE_KIB }: { cacheKiB?: number } = {}): Db {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const sqlite = new Database(path, { create: true, strict: true });
   sqlite.exec("PRAGMA journal_mode = WAL");
   sqlite.exec("PRAGMA synchronous = NORMAL");
   sqlite.exec("PRAGMA foreign_keys = ON");
   sqlite.exec("PRAGMA busy_timeout = 5000");
-  sqlite.exec("PRAGMA cache_size = -65536");
+  sqlite.exec(`PRAGMA cache_size = -${Math.floor(cacheKiB)}`);
   sqlite.exec("PRAGMA temp_store = MEMORY");
   return drizzle(sqlite, { schema }) as Db;
 }

@@ -1,4 +1,6 @@
 /** Configuration from the environment (contract section 1); CLI flags override some fields. */
+import { availableParallelism } from "node:os";
+
 export type Config = {
   dbPath: string;
   host: string;
@@ -6,6 +8,8 @@ export type Config = {
   baseUrl: string | null;
   env: "production" | "development" | "test";
   rateLimitPerMinute: number;
+  /** JavaScript threads serving HTTP, each with its own connection (server/serve.ts) */
+  httpThreads: number;
   webhookAllowHttp: boolean;
   webhookAllowPrivate: boolean;
   /** Delays between attempts, in milliseconds. */
@@ -13,6 +17,9 @@ export type Config = {
   webhookMaxAttempts: number;
   webhookTimeoutMs: number;
 };
+
+/** Threads when KONTOR_HTTP_THREADS is unset: one per core, up to this many (each costs ~40 MB). */
+const MAX_DEFAULT_HTTP_THREADS = 4;
 
 function bool(value: string | undefined, fallback: boolean): boolean {
   if (value === undefined || value === "") return fallback;
@@ -57,6 +64,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     baseUrl: env.KONTOR_BASE_URL ? env.KONTOR_BASE_URL.replace(/\/+$/, "") : null,
     env: kontorEnv,
     rateLimitPerMinute: integer("KONTOR_RATE_LIMIT", env.KONTOR_RATE_LIMIT, 60, 1, 1_000_000_000),
+    httpThreads: integer("KONTOR_HTTP_THREADS", env.KONTOR_HTTP_THREADS, Math.min(availableParallelism(), MAX_DEFAULT_HTTP_THREADS), 1, 64),
     webhookAllowHttp: bool(env.KONTOR_WEBHOOK_ALLOW_HTTP, relaxed),
     webhookAllowPrivate: bool(env.KONTOR_WEBHOOK_ALLOW_PRIVATE, false),
     webhookBackoffMs: parseDurations(env.KONTOR_WEBHOOK_BACKOFF ?? "30s,5m,1h"),

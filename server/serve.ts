@@ -1,26 +1,96 @@
-/** Starts the HTTP server (and, unless told not to, the in-process webhook worker). */
-import type { Db } from "../db/client.ts";
+/**
+ * Starts the HTTP server (and, unless told not to, the in-process webhook worker).
+ *
+ * bun:sqlite is synchronous: while one request waits for SQLite, nothing else on its thread
+ * runs. So the server listens on `config.httpThreads` JavaScript threads, this one and
+ * workers (server/http-thread.ts), each with its own connection and the same port
+ * (SO_REUSEPORT: the kernel spreads connections over them). What they share lives in the
+ * database (SQLite's locking: every write is `BEGIN IMMEDIATE`) or in the rate-limit counters'
+ * shared memory. The webhook worker and the statistics upkeep stay on this thread.
+ */
+import { PAGE_CACHE_KIB, type Db } from "../db/client.ts";
 import { createApp } from "./app.ts";
 import type { Config } from "./config.ts";
-import { startWorker, type Worker } from "./webhooks/worker.ts";
+import { createRateLimitMemory } from "./http/rate-limit.ts";
+import { startWorker, type Worker as WebhookWorker } from "./webhooks/worker.ts";
 
 export type Running = { url: string; stop: () => Promise<void> };
 
-export function startServer(db: Db, config: Config, { worker = true }: { worker?: boolean } = {}): Running {
-  const app = createApp({ db, config });
+/** What a thread needs to serve: the port is the one the first thread was given. */
+export type ThreadSetup = { config: Config; rateLimitMemory: SharedArrayBuffer; cacheKiB: number };
+export type ThreadMessage = { type: "listening" } | { type: "stopped" } | { type: "failed"; message: string };
+
+/** Listens with `app` on the config's host and port; every thread shares the port. */
+export function listen(app: ReturnType<typeof createApp>, config: Config) {
   // Bun's own body limit is set high so that Kontor answers oversize bodies with its JSON 413
-  app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: 64 * 1024 * 1024 });
-  const server = app.server!;
-  const background: Worker | null = worker ? startWorker(db, config) : null;
+  app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: 64 * 1024 * 1024, reusePort: config.httpThreads > 1 });
+  return app.server!;
+}
+
+export async function startServer(db: Db, config: Config, { worker = true }: { worker?: boolean } = {}): Promise<Running> {
+  const rateLimitMemory = createRateLimitMemory();
+  const cacheKiB = PAGE_CACHE_KIB / config.httpThreads;
+  db.$client.exec(`PRAGMA cache_size = -${Math.floor(cacheKiB)}`);
+  const app = createApp({ db, config, rateLimitMemory });
+  const server = listen(app, config);
+  // port 0 picks a free port: the other threads join the one picked
+  const setup: ThreadSetup = { config: { ...config, port: server.port! }, rateLimitMemory, cacheKiB };
+  let threads: HttpThread[];
+  try {
+    threads = await Promise.all(Array.from({ length: config.httpThreads - 1 }, () => startThread(setup)));
+  } catch (error) {
+    await server.stop(true);
+    throw error;
+  }
+  const background: WebhookWorker | null = worker ? startWorker(db, config) : null;
   const url = `http://${server.hostname === "0.0.0.0" ? "127.0.0.1" : server.hostname}:${server.port}`;
   return {
     url,
     async stop() {
       // The worker stops claiming first (synchronously, inside its stop()), so it sends nothing
       // new while the HTTP side drains; deliveries queued by requests still in flight wait in
-      // the outbox for the next worker. Both then drain side by side.
-      const draining = await Promise.allSettled([background?.stop(), server.stop()]);
+      // the outbox for the next worker. All then drain side by side.
+      const draining = await Promise.allSettled([background?.stop(), server.stop(), ...threads.map((t) => t.stop())]);
       for (const result of draining) if (result.status === "rejected") throw result.reason;
     },
   };
+}
+
+type HttpThread = { stop: () => Promise<void> };
+
+/**
+ * The thread's entry point: beside this file when run from source; in the binary, where
+ * `bun build --compile` embeds it as an entry point of its own (package.json "build"), by its
+ * path from the project root.
+ */
+const THREAD_ENTRY = import.meta.url.includes("$bunfs") ? "./server/http-thread.ts" : new URL("./http-thread.ts", import.meta.url).href;
+
+/** A worker thread serving HTTP; resolves once it listens, rejects if it could not. */
+function startThread(setup: ThreadSetup): Promise<HttpThread> {
+  const thread = new Worker(THREAD_ENTRY);
+  let onStopped: (() => void) | null = null;
+  return new Promise((resolve, reject) => {
+    thread.addEventListener("error", (event) => {
+      const message = `an HTTP thread failed: ${event.message}`;
+      reject(new Error(message));
+      console.error(message);
+    });
+    thread.addEventListener("message", (event: MessageEvent<ThreadMessage>) => {
+      const message = event.data;
+      if (message.type === "failed") reject(new Error(`an HTTP thread could not start: ${message.message}`));
+      else if (message.type === "stopped") onStopped?.();
+      else
+        resolve({
+          stop: () =>
+            new Promise<void>((stopped) => {
+              onStopped = () => {
+                thread.terminate();
+                stopped();
+              };
+              thread.postMessage({ type: "stop" });
+            }),
+        });
+    });
+    thread.postMessage({ type: "start", setup });
+  });
 }

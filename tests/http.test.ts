@@ -1,5 +1,7 @@
 /** HTTP conventions of contract section 5: bodies, errors, limits, rate limiting, docs. */
 import { afterAll, describe, expect, test } from "bun:test";
+import { createRateLimiter, createRateLimitMemory } from "../server/http/rate-limit.ts";
+import { startServer } from "../server/serve.ts";
 import { createTestEnv } from "./helpers.ts";
 
 const env = createTestEnv();
@@ -151,6 +153,38 @@ describe("rate limit", () => {
     } finally {
       limited.close();
     }
+  });
+
+  test("the server's HTTP threads count in one budget: every connection, whichever thread takes it", async () => {
+    const limited = createTestEnv();
+    const running = await startServer(limited.db, { ...limited.config, port: 0, httpThreads: 2, rateLimitPerMinute: 10 }, { worker: false });
+    try {
+      const statuses: number[] = [];
+      // a connection each: the kernel spreads connections over the threads' sockets, so with
+      // budgets per thread some 20 of these would pass (all on one thread: 1 in 500,000)
+      for (let i = 0; i < 20; i++) {
+        const r = await fetch(`${running.url}/api/v1/customers`, { headers: { authorization: `Bearer ${limited.token}`, connection: "close" } });
+        await r.arrayBuffer();
+        statuses.push(r.status);
+      }
+      expect(statuses).toEqual([...Array(10).fill(200), ...Array(10).fill(429)]);
+    } finally {
+      await running.stop();
+      limited.close();
+    }
+  });
+
+  test("counters: one window per key, a new window once it has passed, counted in shared memory", () => {
+    const memory = createRateLimitMemory();
+    const [first, second] = [createRateLimiter(3, memory, 1000), createRateLimiter(3, memory, 1000)];
+    const t = 1_700_000_000_000;
+    expect([first("a", t), second("a", t + 1), first("a", t + 2), second("a", t + 3)].map((d) => d.allowed)).toEqual([true, true, true, false]);
+    expect(second("a", t + 3).retryAfterSeconds).toBe(1);
+    expect(first("b", t + 4)).toMatchObject({ allowed: true, remaining: 2 });
+    expect(first("a", t + 1000)).toMatchObject({ allowed: true, remaining: 2 });
+    // more callers than slots: the oldest windows are forgotten, never merged with another key's
+    for (let i = 0; i < 40_000; i++) expect(first(`ip:${i}`, t + 2000 + i).remaining).toBe(2);
+    expect(first("ip:39999", t + 2000 + 40_000).remaining).toBe(1);
   });
 
   test("unauthenticated requests are limited per IP", async () => {

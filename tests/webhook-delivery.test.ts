@@ -394,7 +394,7 @@ describe("leases, shutdown and several workers", () => {
   test("kontor serve stops its worker's claiming at once, while the HTTP side still drains", async () => {
     const target = endpoint();
     const { org, token, deliveries } = await setup(target.url);
-    const running = startServer(env.db, { ...env.config, port: 0 });
+    const running = await startServer(env.db, { ...env.config, port: 0, httpThreads: 2 });
     // a request in flight: its body is still on its way, so the HTTP server cannot finish stopping
     let bodyStream!: ReadableStreamDefaultController<Uint8Array>;
     const body = new ReadableStream<Uint8Array>({ start: (controller) => void (bodyStream = controller) });

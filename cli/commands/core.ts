@@ -13,7 +13,7 @@ export function registerCoreCommands(program: Command): void {
     .option("--host <host>", "interface to listen on (KONTOR_HOST, default 127.0.0.1)")
     .option("--port <port>", "port (KONTOR_PORT, default 8080)", parsePort)
     .option("--no-worker", "do not run the webhook worker in this process")
-    .action((options: GlobalOptions & { host?: string; port?: number; worker: boolean }) => {
+    .action(async (options: GlobalOptions & { host?: string; port?: number; worker: boolean }) => {
       const config = loadConfig();
       if (options.db) config.dbPath = options.db;
       if (options.host) config.host = options.host;
@@ -22,7 +22,7 @@ export function registerCoreCommands(program: Command): void {
       migrate(db);
       const created = bootstrapIfEmpty(db);
       const stopStatistics = keepStatisticsFresh(db);
-      const running = startServer(db, config, { worker: options.worker });
+      const running = await startServer(db, config, { worker: options.worker });
       const baseUrl = config.baseUrl ?? running.url;
       if (options.json) printJson({ url: baseUrl, bootstrap: created });
       else {

@@ -29,13 +29,19 @@ const API_PREFIX = "/api/v1";
 
 type RequestState = { ip: string | null; auth: Auth | null };
 
-export type Deps = { db: Db; config: Config; log?: (line: string) => void };
+export type Deps = {
+  db: Db;
+  config: Config;
+  log?: (line: string) => void;
+  /** the rate-limit counters shared by the server's HTTP threads (createRateLimitMemory) */
+  rateLimitMemory?: SharedArrayBuffer;
+};
 
 type RouteInfo = { method: string; pattern: RegExp };
 
-export function createKernel({ db, config, log = (l) => console.error(l) }: Deps) {
+export function createKernel({ db, config, log = (l) => console.error(l), rateLimitMemory }: Deps) {
   const authenticate = createAuthenticator(db);
-  const rateLimit = createRateLimiter(config.rateLimitPerMinute);
+  const rateLimit = createRateLimiter(config.rateLimitPerMinute, rateLimitMemory);
   const idempotency = createIdempotency(db);
   const states = new WeakMap<Request, RequestState>();
   let routes: RouteInfo[] = [];
