@@ -10,21 +10,27 @@
  * the way Kontor reads: each answer in one read transaction, related rows unordered and put in
  * order in JavaScript, one invoice's related rows by `=`, payments only of invoices with
  * something paid. What Kontor learns about reading
- * faster, the floor does too, so the fraction measures the framework and nothing else.
+ * faster, the floor does too, so the fraction measures the framework and nothing else. It
+ * serves on as many threads as Kontor does (`--threads`, from KONTOR_HTTP_THREADS), each with
+ * its own connection on the one port, as server/serve.ts does.
  *
- *   bun bench/floor.ts --db bench/out/run.db --org <organization id> [--port 0]
+ *   bun bench/floor.ts --db bench/out/run.db --org <organization id> [--port 0] [--threads N]
  */
 import { Database } from "bun:sqlite";
 import { formatCents } from "../server/lib/money.ts";
 
 type Row = Record<string, any>;
 
+declare const self: Worker;
+
 const PER_PAGE = 20;
 
-export function startFloor({ dbPath, orgId, port = 0 }: { dbPath: string; orgId: string; port?: number }) {
+type FloorSetup = { dbPath: string; orgId: string; port?: number; reusePort?: boolean };
+
+export function startFloor({ dbPath, orgId, port = 0, reusePort = false }: FloorSetup) {
   const floor = createFloor(dbPath, orgId);
-  const server = Bun.serve({ hostname: "127.0.0.1", port, fetch: floor.fetch });
-  return { url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true).then(() => floor.close()) };
+  const server = Bun.serve({ hostname: "127.0.0.1", port, reusePort, fetch: floor.fetch });
+  return { port: server.port!, url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true).then(() => floor.close()) };
 }
 
 /** The floor's request handler on its own connection (bench/profile.ts calls it in-process). */
@@ -215,9 +221,24 @@ if (import.meta.main) {
     console.error("usage: bun bench/floor.ts --db PATH --org ORGANIZATION_ID [--port N]");
     process.exit(2);
   }
-  const floor = startFloor({ dbPath, orgId, port: Number(arg("--port") ?? 0) });
+  const threads = Number(arg("--threads") ?? 1);
+  const floor = startFloor({ dbPath, orgId, port: Number(arg("--port") ?? 0), reusePort: threads > 1 });
+  // the other threads join the port picked; each answers "ready" once it listens
+  await Promise.all(
+    Array.from({ length: threads - 1 }, () => {
+      const thread = new Worker(import.meta.url);
+      thread.postMessage({ dbPath, orgId, port: floor.port, reusePort: true } satisfies FloorSetup);
+      return new Promise((ready) => thread.addEventListener("message", ready, { once: true }));
+    }),
+  );
   console.log(JSON.stringify({ url: floor.url }));
   const stop = () => floor.stop().finally(() => process.exit(0));
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
+}
+else if (!Bun.isMainThread) {
+  self.addEventListener("message", (event: MessageEvent<FloorSetup>) => {
+    startFloor(event.data);
+    self.postMessage("ready");
+  });
 }

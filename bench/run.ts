@@ -14,6 +14,7 @@ import { Database } from "bun:sqlite";
 import { closeSync, copyFileSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
+import { loadConfig } from "../server/config.ts";
 import { ensureSeed, FULL, mb, OUT_DIR, QUICK, type SeedMeta } from "./seed.ts";
 
 const ROOT = join(import.meta.dir, "..");
@@ -381,8 +382,10 @@ function startKontor(dbPath: string, rateLimit: number, logName: string): Promis
   );
 }
 
+/** The floor, on as many threads as `kontor serve` takes (KONTOR_HTTP_THREADS or its default). */
 function startFloorProcess(dbPath: string, orgId: string): Promise<Proc> {
-  return spawnServer(["bun", join(import.meta.dir, "floor.ts"), "--db", dbPath, "--org", orgId, "--port", "0"], {}, "floor.log");
+  const threads = String(loadConfig().httpThreads);
+  return spawnServer(["bun", join(import.meta.dir, "floor.ts"), "--db", dbPath, "--org", orgId, "--port", "0", "--threads", threads], {}, "floor.log");
 }
 
 /** Resets the process's peak RSS (Linux ≥ 4.0), so each scenario reports its own peak. */
@@ -671,7 +674,7 @@ async function main() {
   const report = {
     kontor: { commit: gitCommit(), serverLoggedErrors: serverErrors, serverLog: join(OUT_DIR, "server.log") },
     machine: { cpus: cpuCount, platform: process.platform, bun: Bun.version },
-    settings: { size: size.label, loader, connections, threads, durationSeconds: durationS, warmupSeconds: warmupS },
+    settings: { size: size.label, loader, connections, threads, httpThreads: loadConfig().httpThreads, durationSeconds: durationS, warmupSeconds: warmupS },
     dataset: {
       invoices: seeded.meta.rows.invoices,
       invoiceLines: seeded.meta.rows.invoice_lines,
@@ -707,7 +710,8 @@ function gitCommit(): string | null {
 }
 
 function renderTable(report: {
-  settings: { size: string; loader: string; connections: number; threads: number; durationSeconds: number };
+  /** threads: wrk's; httpThreads: Kontor's and the floor's (KONTOR_HTTP_THREADS) */
+  settings: { size: string; loader: string; connections: number; threads: number; httpThreads: number; durationSeconds: number };
   machine: { cpus: number; bun: string };
   dataset: { invoices?: number; customers?: number; expenses?: number; databaseBytes: number; seedSeconds: number; reused: boolean };
   webhook: { setup: string; deliveriesReceived: number };
@@ -722,7 +726,7 @@ function renderTable(report: {
     `${n(report.dataset.expenses)} expenses (${mb(report.dataset.databaseBytes)}, seeded in ${report.dataset.seedSeconds.toFixed(1)} s` +
     `${report.dataset.reused ? ", cached" : ""})\n` +
     `${report.settings.loader} · ${report.settings.connections} connections · ${report.settings.durationSeconds} s per scenario · ` +
-    `${report.machine.cpus} CPUs · Bun ${report.machine.bun}\n`;
+    `${report.settings.httpThreads} HTTP threads (Kontor and floor) · ${report.machine.cpus} CPUs · Bun ${report.machine.bun}\n`;
   const cols = ["scenario", "req/s", "p50 ms", "p99 ms", "errors", "peak RSS", "vs floor", "result"];
   const rows = report.scenarios.map((o) => [
     o.title,

@@ -13,8 +13,11 @@ export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 /** A drizzle transaction or the database itself: services accept either. */
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0] | Db;
 
-/** SQLite's page cache of a server, in KiB; its HTTP threads divide it among their connections. */
-export const PAGE_CACHE_KIB = 65536;
+/**
+ * SQLite's page cache of a server, in KiB; its HTTP threads divide it among their connections.
+ * 32 MB: with two threads, 64 MB took the server past 250 MB under load (bench/).
+ */
+export const PAGE_CACHE_KIB = 32768;
 
 export function openDatabase(path: string, { cacheKiB = PAGE_CACHE_KIB }: { cacheKiB?: number } = {}): Db {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
@@ -110,7 +113,29 @@ export function inTransaction<T>(db: Db, behavior: "deferred" | "immediate", wor
     runners = { deferred: wrapped.deferred, immediate: wrapped.immediate };
     transactionRunners.set(client, runners);
   }
-  return runners[behavior](() => work(db)) as T;
+  const turn = behavior === "immediate" && !client.inTransaction ? writeTurns.get(client) : undefined;
+  if (!turn) return runners[behavior](() => work(db)) as T;
+  while (Atomics.compareExchange(turn, 0, 0, 1) !== 0) Atomics.wait(turn, 0, 1, 100);
+  try {
+    return runners.immediate(() => work(db)) as T;
+  } finally {
+    Atomics.store(turn, 0, 0);
+    Atomics.notify(turn, 0, 1);
+  }
+}
+
+const writeTurns = new WeakMap<Database, Int32Array>();
+
+/**
+ * Makes the connection's write transactions take turns with those of the other connections
+ * given the same `memory` (a SharedArrayBuffer of 4 bytes): the HTTP threads of one server
+ * (server/serve.ts). A thread waiting for SQLite's write lock sleeps in SQLite's busy handler,
+ * 1 to 100 ms at a time, and its whole event loop with it: writes from two threads waited up to
+ * 700 ms. Waiting here, a thread is woken the moment the other commits. Other processes (the
+ * CLI, a separate webhook worker) still meet at SQLite's lock.
+ */
+export function shareWriteTurns(db: Db, memory: SharedArrayBuffer): void {
+  writeTurns.set(db.$client, new Int32Array(memory, 0, 1));
 }
 
 const STATISTICS_EVERY_MS = 60 * 60 * 1000;

@@ -2,7 +2,7 @@
  * An HTTP thread of `kontor serve` (server/serve.ts): the same app on its own connection,
  * listening on the server's port beside the others.
  */
-import { openDatabase, type Db } from "../db/client.ts";
+import { openDatabase, shareWriteTurns, type Db } from "../db/client.ts";
 import { createApp } from "./app.ts";
 import { listen, type ThreadMessage, type ThreadSetup } from "./serve.ts";
 
@@ -13,10 +13,11 @@ const answer = (message: ThreadMessage) => self.postMessage(message);
 
 self.addEventListener("message", async (event: MessageEvent<{ type: "start"; setup: ThreadSetup } | { type: "stop" }>) => {
   if (event.data.type === "start") {
-    const { config, rateLimitMemory, cacheKiB } = event.data.setup;
+    const { config, rateLimitMemory, writeTurns, cacheKiB } = event.data.setup;
     let db: Db | null = null;
     try {
       db = openDatabase(config.dbPath, { cacheKiB });
+      shareWriteTurns(db, writeTurns);
       const server = listen(createApp({ db, config, rateLimitMemory }), config);
       const opened = db;
       stop = async () => {

@@ -5,10 +5,11 @@
  * runs. So the server listens on `config.httpThreads` JavaScript threads, this one and
  * workers (server/http-thread.ts), each with its own connection and the same port
  * (SO_REUSEPORT: the kernel spreads connections over them). What they share lives in the
- * database (SQLite's locking: every write is `BEGIN IMMEDIATE`) or in the rate-limit counters'
- * shared memory. The webhook worker and the statistics upkeep stay on this thread.
+ * database (SQLite's locking: every write is `BEGIN IMMEDIATE`, and the threads take turns
+ * before it: shareWriteTurns) or in the rate-limit counters' shared memory. The webhook worker
+ * and the statistics upkeep stay on this thread.
  */
-import { PAGE_CACHE_KIB, type Db } from "../db/client.ts";
+import { PAGE_CACHE_KIB, shareWriteTurns, type Db } from "../db/client.ts";
 import { createApp } from "./app.ts";
 import type { Config } from "./config.ts";
 import { createRateLimitMemory } from "./http/rate-limit.ts";
@@ -17,7 +18,7 @@ import { startWorker, type Worker as WebhookWorker } from "./webhooks/worker.ts"
 export type Running = { url: string; stop: () => Promise<void> };
 
 /** What a thread needs to serve: the port is the one the first thread was given. */
-export type ThreadSetup = { config: Config; rateLimitMemory: SharedArrayBuffer; cacheKiB: number };
+export type ThreadSetup = { config: Config; rateLimitMemory: SharedArrayBuffer; writeTurns: SharedArrayBuffer; cacheKiB: number };
 export type ThreadMessage = { type: "listening" } | { type: "stopped" } | { type: "failed"; message: string };
 
 /** Listens with `app` on the config's host and port; every thread shares the port. */
@@ -29,12 +30,14 @@ export function listen(app: ReturnType<typeof createApp>, config: Config) {
 
 export async function startServer(db: Db, config: Config, { worker = true }: { worker?: boolean } = {}): Promise<Running> {
   const rateLimitMemory = createRateLimitMemory();
+  const writeTurns = new SharedArrayBuffer(4);
   const cacheKiB = PAGE_CACHE_KIB / config.httpThreads;
   db.$client.exec(`PRAGMA cache_size = -${Math.floor(cacheKiB)}`);
+  if (config.httpThreads > 1) shareWriteTurns(db, writeTurns);
   const app = createApp({ db, config, rateLimitMemory });
   const server = listen(app, config);
   // port 0 picks a free port: the other threads join the one picked
-  const setup: ThreadSetup = { config: { ...config, port: server.port! }, rateLimitMemory, cacheKiB };
+  const setup: ThreadSetup = { config: { ...config, port: server.port! }, rateLimitMemory, writeTurns, cacheKiB };
   let threads: HttpThread[];
   try {
     threads = await Promise.all(Array.from({ length: config.httpThreads - 1 }, () => startThread(setup)));
