@@ -150,6 +150,16 @@ describe("kontor serve", () => {
   });
 });
 
+describe("kontor serve configuration", () => {
+  test("KONTOR_HTTP_THREADS outside 1–64 stops the start with a message naming it", async () => {
+    for (const threads of ["0", "65", "two"]) {
+      const r = await runCli(["serve", "--db", join(dir, "threads.db"), "--port", "0", "--no-worker"], { KONTOR_HTTP_THREADS: threads });
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toContain(`KONTOR_HTTP_THREADS must be a whole number from 1 to 64 (got "${threads}")`);
+    }
+  });
+});
+
 describe("the compiled binary", () => {
   test("bun run build → dist/kontor runs alone in an empty folder: migrations, API and docs assets embedded", async () => {
     const build = Bun.spawnSync(["bun", "run", "build"], { cwd: join(import.meta.dir, ".."), stdout: "pipe", stderr: "pipe" });

@@ -201,6 +201,33 @@ describe("rate limit", () => {
   });
 });
 
+describe("HTTP threads", () => {
+  test("writes arriving on both threads at once all commit, each once", async () => {
+    const threaded = createTestEnv();
+    const running = await startServer(threaded.db, { ...threaded.config, port: 0, httpThreads: 2 }, { worker: false });
+    try {
+      const statuses = await Promise.all(
+        Array.from({ length: 40 }, async (_, i) => {
+          const r = await fetch(`${running.url}/api/v1/customers`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${threaded.token}`, "content-type": "application/json", connection: "close" },
+            body: JSON.stringify({ name: `Concurrent ${i}` }),
+          });
+          await r.arrayBuffer();
+          return r.status;
+        }),
+      );
+      expect(statuses).toEqual(Array(40).fill(201));
+      const names = threaded.db.$client.query("SELECT name FROM customers WHERE name LIKE 'Concurrent %'").all() as { name: string }[];
+      expect(new Set(names.map((n) => n.name)).size).toBe(40);
+      expect(names).toHaveLength(40);
+    } finally {
+      await running.stop();
+      threaded.close();
+    }
+  });
+});
+
 describe("documentation", () => {
   test("/docs loads its scripts from Kontor itself", async () => {
     const page = await env.app.handle(new Request("http://localhost/docs"));
