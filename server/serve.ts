@@ -38,12 +38,13 @@ export async function startServer(db: Db, config: Config, { worker = true }: { w
   const server = listen(app, config);
   // port 0 picks a free port: the other threads join the one picked
   const setup: ThreadSetup = { config: { ...config, port: server.port! }, rateLimitMemory, writeTurns, cacheKiB };
-  let threads: HttpThread[];
-  try {
-    threads = await Promise.all(Array.from({ length: config.httpThreads - 1 }, () => startThread(setup)));
-  } catch (error) {
-    await server.stop(true);
-    throw error;
+  const starting = await Promise.allSettled(Array.from({ length: config.httpThreads - 1 }, () => startThread(setup)));
+  const threads = starting.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
+  const failed = starting.find((s) => s.status === "rejected");
+  if (failed) {
+    // all threads or none: a server short of some would not be the one configured
+    await Promise.allSettled([server.stop(true), ...threads.map((t) => t.stop())]);
+    throw failed.reason;
   }
   const background: WebhookWorker | null = worker ? startWorker(db, config) : null;
   const url = `http://${server.hostname === "0.0.0.0" ? "127.0.0.1" : server.hostname}:${server.port}`;
