@@ -218,7 +218,7 @@ if (import.meta.main) {
   const dbPath = arg("--db");
   const orgId = arg("--org");
   if (!dbPath || !orgId) {
-    console.error("usage: bun bench/floor.ts --db PATH --org ORGANIZATION_ID [--port N]");
+    console.error("usage: bun bench/floor.ts --db PATH --org ORGANIZATION_ID [--port N] [--threads N]");
     process.exit(2);
   }
   const threads = Number(arg("--threads") ?? 1);

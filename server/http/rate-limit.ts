@@ -24,14 +24,19 @@ export function createRateLimiter(limitPerMinute: number, memory: SharedArrayBuf
   const ints = new Int32Array(memory, 8, SLOTS * INTS_PER_SLOT);
   const starts = new Float64Array(memory, 8 + SLOTS * INTS_PER_SLOT * 4, SLOTS);
 
-  /** The slot of `key`'s window: its own, else a free one, else the one whose window began first. */
+  /**
+   * The slot of `key`'s current window: its own (started afresh if its window has passed), else
+   * a free one, else the one whose window began first.
+   */
   const slotOf = (high: number, low: number, now: number): number => {
     const home = (low >>> 0) & (SLOTS - 1);
     let oldest = home;
     for (let i = 0; i < PROBES; i++) {
       const slot = (home + i) & (SLOTS - 1);
       const at = slot * INTS_PER_SLOT;
-      if (ints[at] === high && ints[at + 1] === low && starts[slot]! !== 0) return slot;
+      if (ints[at] === high && ints[at + 1] === low && starts[slot]! !== 0) {
+        return now - starts[slot]! >= windowMs ? claim(slot, high, low, now) : slot;
+      }
       if (starts[slot]! < starts[oldest]!) oldest = slot;
     }
     for (let i = 0; i < PROBES; i++) {
@@ -58,7 +63,6 @@ export function createRateLimiter(limitPerMinute: number, memory: SharedArrayBuf
     let start: number;
     try {
       const slot = slotOf(high, low, now);
-      if (now - starts[slot]! >= windowMs) claim(slot, high, low, now);
       const at = slot * INTS_PER_SLOT;
       count = ++ints[at + 2]!;
       start = starts[slot]!;
