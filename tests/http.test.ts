@@ -1,8 +1,9 @@
 /** HTTP conventions of contract section 5: bodies, errors, limits, rate limiting, docs. */
 import { afterAll, describe, expect, test } from "bun:test";
 import { createRateLimiter, createRateLimitMemory } from "../server/http/rate-limit.ts";
+import { commitMark, openDatabase } from "../db/client.ts";
 import { startServer } from "../server/serve.ts";
-import { createTestEnv } from "./helpers.ts";
+import { createTestEnv, runCli } from "./helpers.ts";
 
 const env = createTestEnv();
 afterAll(() => env.close());
@@ -224,6 +225,62 @@ describe("HTTP threads", () => {
     } finally {
       await running.stop();
       threaded.close();
+    }
+  });
+});
+
+describe("HTTP threads: what each thread remembers of tokens", () => {
+  test("a token revoked by the CLI, a process of its own, is refused on both threads from the next request", async () => {
+    const threaded = createTestEnv();
+    const running = await startServer(threaded.db, { ...threaded.config, port: 0, httpThreads: 2 }, { worker: false });
+    const token = threaded.orgToken(["contacts.view"]);
+    // a connection each, so both threads see (and remember) the token
+    const statuses = (n: number) =>
+      Promise.all(
+        Array.from({ length: n }, async () => {
+          const r = await fetch(`${running.url}/api/v1/customers`, { headers: { authorization: `Bearer ${token}`, connection: "close" } });
+          await r.arrayBuffer();
+          return r.status;
+        }),
+      );
+    try {
+      expect(await statuses(20)).toEqual(Array(20).fill(200));
+      const revoked = await runCli(["token", "revoke", token.split("|")[0]!, "--db", threaded.config.dbPath]);
+      expect(revoked.code).toBe(0);
+      expect(await statuses(20)).toEqual(Array(20).fill(401));
+    } finally {
+      await running.stop();
+      threaded.close();
+    }
+  });
+
+  test("commitMark moves on every commit, of this connection or another, and not on reads", () => {
+    const marked = createTestEnv();
+    const other = openDatabase(marked.config.dbPath);
+    try {
+      const client = marked.db.$client;
+      const marks = [commitMark(client)];
+      client.query("SELECT count(*) FROM customers").get();
+      expect(commitMark(client)).toBe(marks[0]!);
+      other.$client.exec("UPDATE organizations SET name = name || '.'");
+      marks.push(commitMark(client));
+      client.exec("UPDATE organizations SET name = name || '.'");
+      marks.push(commitMark(client));
+      // a checkpoint that restarts the WAL from its first frame: the next commit still moves it
+      client.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+      other.$client.exec("UPDATE organizations SET name = name || '.'");
+      marks.push(commitMark(client));
+      expect(new Set(marks).size).toBe(4);
+      expect(commitMark(client)).toBe(marks[3]!);
+      // without a -shm file: the version a read transaction sees
+      const memory = openDatabase(":memory:");
+      const before = commitMark(memory.$client);
+      memory.$client.exec("CREATE TABLE t (x); INSERT INTO t VALUES (1)");
+      expect(commitMark(memory.$client)).not.toBe(before);
+      memory.$client.close();
+    } finally {
+      other.$client.close();
+      marked.close();
     }
   });
 });
