@@ -16,7 +16,7 @@
  *
  *   bun bench/floor.ts --db bench/out/run.db --org <organization id> [--port 0] [--threads N]
  */
-import { Database } from "bun:sqlite";
+import { openDatabase, PAGE_CACHE_KIB } from "../db/client.ts";
 import { formatCents } from "../server/lib/money.ts";
 
 type Row = Record<string, any>;
@@ -25,24 +25,18 @@ declare const self: Worker;
 
 const PER_PAGE = 20;
 
-type FloorSetup = { dbPath: string; orgId: string; port?: number; reusePort?: boolean };
+type FloorSetup = { dbPath: string; orgId: string; port?: number; threads?: number };
 
-export function startFloor({ dbPath, orgId, port = 0, reusePort = false }: FloorSetup) {
-  const floor = createFloor(dbPath, orgId);
-  const server = Bun.serve({ hostname: "127.0.0.1", port, reusePort, fetch: floor.fetch });
+export function startFloor({ dbPath, orgId, port = 0, threads = 1 }: FloorSetup) {
+  const floor = createFloor(dbPath, orgId, threads);
+  const server = Bun.serve({ hostname: "127.0.0.1", port, reusePort: threads > 1, fetch: floor.fetch });
   return { port: server.port!, url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true).then(() => floor.close()) };
 }
 
 /** The floor's request handler on its own connection (bench/profile.ts calls it in-process). */
-export function createFloor(dbPath: string, orgId: string) {
-  const db = new Database(dbPath, { strict: true });
-  // the same connection settings as db/client.ts openDatabase
-  db.exec("PRAGMA journal_mode = WAL");
-  db.exec("PRAGMA synchronous = NORMAL");
-  db.exec("PRAGMA foreign_keys = ON");
-  db.exec("PRAGMA busy_timeout = 5000");
-  db.exec("PRAGMA cache_size = -65536");
-  db.exec("PRAGMA temp_store = MEMORY");
+export function createFloor(dbPath: string, orgId: string, threads = 1) {
+  // Kontor's own connection settings, and the share of the page cache a thread of it gets
+  const db = openDatabase(dbPath, { cacheKiB: PAGE_CACHE_KIB / threads }).$client;
 
   const version = db.query<{ v: string }, []>("SELECT total_changes() || ':' || (SELECT data_version FROM pragma_data_version) AS v");
   const countAll = db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM invoices WHERE organization_id = ?");
@@ -222,12 +216,12 @@ if (import.meta.main) {
     process.exit(2);
   }
   const threads = Number(arg("--threads") ?? 1);
-  const floor = startFloor({ dbPath, orgId, port: Number(arg("--port") ?? 0), reusePort: threads > 1 });
+  const floor = startFloor({ dbPath, orgId, port: Number(arg("--port") ?? 0), threads });
   // the other threads join the port picked; each answers "ready" once it listens
   await Promise.all(
     Array.from({ length: threads - 1 }, () => {
       const thread = new Worker(import.meta.url);
-      thread.postMessage({ dbPath, orgId, port: floor.port, reusePort: true } satisfies FloorSetup);
+      thread.postMessage({ dbPath, orgId, port: floor.port, threads } satisfies FloorSetup);
       return new Promise((ready) => thread.addEventListener("message", ready, { once: true }));
     }),
   );
