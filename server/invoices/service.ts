@@ -6,7 +6,7 @@
 import { asc, eq, gte, ne, notInArray, or, sql, type SQL } from "drizzle-orm";
 import { t } from "elysia";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { preparedRows, type Tx } from "../../db/client.ts";
+import { prepared, preparedRows, type Tx } from "../../db/client.ts";
 import { AWAITING_PAYMENT, awaitingPayment, contactPersons, customers, invoiceLines, invoices, numberSequences, payments } from "../../db/schema.ts";
 import { audit } from "../audit/service.ts";
 import { presentParty, type PartyRow } from "../contacts/party-service.ts";
@@ -95,13 +95,29 @@ export const invoiceList: ListSpec<typeof invoices> = {
     },
   },
   // the number (its parts in order, the last as a prefix: "INV-2026-004", "00042") or the
-  // customer's name (every word as a prefix: "acme gm"); a name is searched once among the
-  // customers, not once per invoice (migration 0011)
-  search: (words, bind) =>
-    sql`(${invoices.customerId} IN (SELECT id FROM customers WHERE rowid IN (SELECT rowid FROM customers_fts WHERE customers_fts MATCH ${bind("name", `name : (${ftsPrefixes(words)})`)}))
-      OR ${invoices}.rowid IN (SELECT rowid FROM invoices_fts WHERE invoices_fts MATCH ${bind("number", ftsPhrasePrefix(words))}))`,
+  // customer's name (every word as a prefix: "acme gm"). A name is matched among the
+  // organisation's customers, not once per invoice (migration 0011), before the list query, and
+  // the ids it matched are remembered until anything commits: a search paged through, and its
+  // count, match once. At a million invoices the match was a third of a search page's query.
+  search: (words, bind, { tx, orgId, remember }) => {
+    const named = remember(`customers named\u0000${orgId}\u0000${ftsPrefixes(words)}`, () => customerIdsNamed(tx, orgId, words));
+    return sql`(${invoices.customerId} IN (SELECT value FROM json_each(${bind("customers", named)}))
+      OR ${invoices}.rowid IN (SELECT rowid FROM invoices_fts WHERE invoices_fts MATCH ${bind("number", ftsPhrasePrefix(words))}))`;
+  },
   updatedAt: invoices.updatedAt,
 };
+
+/** The ids of the organisation's customers whose name has every word as a prefix, as a JSON array. */
+function customerIdsNamed(tx: Tx, orgId: string, words: string[]): string {
+  const query = prepared(tx, "invoice search: customers named", (tx) =>
+    tx
+      .select({ ids: sql<string>`json_group_array(${customers.id})` })
+      .from(customers)
+      .where(inOrg(customers, sql.placeholder("orgId"), sql`${customers}.rowid IN (SELECT rowid FROM customers_fts WHERE customers_fts MATCH ${sql.placeholder("name")})`))
+      .prepare(),
+  );
+  return query.get({ orgId, name: `name : (${ftsPrefixes(words)})` })!.ids;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Presentation

@@ -39,6 +39,12 @@ export type FilterCondition = SQL | { rows: SQL; count: SQL };
 /** Binds a value to the list query under a name of its own; returns its placeholder. */
 export type Bind = (name: string, value: unknown) => Placeholder;
 
+/**
+ * What a search condition may read before the list query runs: the snapshot the list reads,
+ * the organisation, and a memory of values kept until anything commits (what lists remember).
+ */
+export type SearchContext = { tx: Tx; orgId: string; remember: <T>(key: string, compute: () => T) => T };
+
 export type ListSpec<T extends OrgTable = OrgTable> = {
   table: T;
   /**
@@ -52,7 +58,7 @@ export type ListSpec<T extends OrgTable = OrgTable> = {
    * `search`: the name of an FTS5 table whose rowids are the base table's rowids, matched with
    * every word as a prefix; or the condition for the words searched (see ftsPrefixes)
    */
-  search?: string | ((words: string[], bind: Bind) => SQL);
+  search?: string | ((words: string[], bind: Bind, context: SearchContext) => SQL);
   /** column for `filter[updated_since]` (every list has it) */
   updatedAt: SQLiteColumn;
 };
@@ -183,6 +189,7 @@ export function runList<T extends OrgTable>(
     shape.push("updated_since");
     conditions.push(gte(spec.updatedAt, bind("updated_since", normalized)));
   }
+  const memory = listMemory(tx);
   const search = spec.search && query.search !== undefined && query.search !== "" ? spec.search : undefined;
   if (search) {
     const words = searchWords(String(query.search));
@@ -192,7 +199,7 @@ export function runList<T extends OrgTable>(
       const fts = sql.raw(search);
       conditions.push(sql`${spec.table}.rowid IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ${bind("search", ftsPrefixes(words))})`);
     } else {
-      conditions.push(search(words, (key, v) => bind(`search_${key}`, v)));
+      conditions.push(search(words, (key, v) => bind(`search_${key}`, v), { tx, orgId, remember: memory.remember }));
     }
   }
 
@@ -235,12 +242,11 @@ export function runList<T extends OrgTable>(
   };
   const { limit: _limit, offset: _offset, ...filterParams } = params;
   const shapeKey = `list:${getTableName(spec.table)}:${shape.join(",")}`;
-  const memory = listMemory(tx);
 
   // a count built per request carries values of its own (extraConditions)
   const countStatement = reusable ? prepared(tx, shapeKey, countQuery) : countQuery(tx);
   const countKey = `${reusable ? shapeKey : JSON.stringify(countStatement.getQuery())}\u0000${JSON.stringify(filterParams)}`;
-  const total = memory.count(countKey, () => countStatement.get(params)!.n);
+  const total = memory.remember(`count\u0000${countKey}`, () => countStatement.get(params)!.n);
 
   // Where this page starts, if it or the page before it was read since the last commit: it is
   // then read by a seek to that row instead of skipping OFFSET rows (row values compare as the
@@ -296,14 +302,15 @@ export function runList<T extends OrgTable>(
 
 /**
  * What lists remember per connection until anything commits (databaseVersion): exact counts
- * — `meta.total` of a million rows costs tens of milliseconds — and where each page read
+ * — `meta.total` of a million rows costs tens of milliseconds —, what a search condition
+ * looked up before its query (SearchContext), and where each page read
  * starts and ends, so that the page, or the next one, is read by a seek: a connector walking
  * every page pays for 20 rows a page, not for the OFFSET of all before them, and so does a
  * dashboard asking for page 2000 again.
  */
 /** A page's start: at this row (inclusive) or just past it. */
 type Cursor = { sort: unknown; id: unknown; inclusive: boolean };
-type Memory = { version: string; counts: Map<string, number>; cursors: Map<string, Cursor> };
+type Memory = { version: string; values: Map<string, unknown>; cursors: Map<string, Cursor> };
 const memories = new WeakMap<Database, Memory>();
 const MAX_REMEMBERED = 10_000;
 
@@ -311,16 +318,15 @@ function listMemory(tx: Tx) {
   const client = clientOf(tx);
   const version = databaseVersion(client);
   let memory = memories.get(client);
-  if (!memory || memory.version !== version) memories.set(client, (memory = { version, counts: new Map(), cursors: new Map() }));
-  const { counts, cursors } = memory;
+  if (!memory || memory.version !== version) memories.set(client, (memory = { version, values: new Map(), cursors: new Map() }));
+  const { values, cursors } = memory;
   return {
-    count(key: string, countNow: () => number): number {
-      let n = counts.get(key);
-      if (n === undefined) {
-        if (counts.size >= MAX_REMEMBERED) counts.clear();
-        counts.set(key, (n = countNow()));
-      }
-      return n;
+    remember<T>(key: string, compute: () => T): T {
+      if (values.has(key)) return values.get(key) as T;
+      if (values.size >= MAX_REMEMBERED) values.clear();
+      const value = compute();
+      values.set(key, value);
+      return value;
     },
     cursor: (key: string) => cursors.get(key),
     rememberCursor(key: string, cursor: Cursor) {
