@@ -905,6 +905,28 @@ describe("tenant isolation", () => {
   });
 });
 
+describe("search by a name thousands of customers share", () => {
+  test("is matched again on every request when its ids are too many to remember, and follows a rename", async () => {
+    const { org: wide, token } = env.newOrg("Wide Search Co");
+    // 14,000 customers named alike: the ids their name matches (about 550 KB as JSON) are more
+    // than a list remembers of one search
+    env.db.$client.exec(`INSERT INTO customers (id, organization_id, name, created_at, updated_at)
+      WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 14000)
+      SELECT printf('00000000-0000-7000-8000-%012d', i), '${wide.id}', 'Widespread ' || i, '2026-01-01T00:00:00.000000Z', '2026-01-01T00:00:00.000000Z' FROM n`);
+    const customer = (await env.api("POST", "/api/v1/customers", { name: "Widespread Last" }, token)).body.data;
+    const created = await env.api("POST", "/api/v1/invoices", { customer_id: customer.id, issue_date: "2026-02-01", lines: [line({ quantity: "1", unit_price: "5.00" })] }, token);
+    expect(created.status, created.text).toBe(201);
+    const search = async (words: string) =>
+      (await env.api("GET", `/api/v1/invoices?search=${encodeURIComponent(words)}`, undefined, token)).body.data.map((i: any) => i.id);
+    expect(await search("widespread")).toEqual([created.body.data.id]);
+    expect(await search("widespread")).toEqual([created.body.data.id]);
+    expect(await search("widespread last")).toEqual([created.body.data.id]);
+    expect((await env.api("PUT", `/api/v1/customers/${customer.id}`, { name: "Narrow Last" }, token)).status).toBe(200);
+    expect(await search("widespread")).toEqual([]);
+    expect(await search("narrow")).toEqual([created.body.data.id]);
+  });
+});
+
 describe("lists (contract section 5)", () => {
   const org = env.newOrg("Invoice Lists Co");
   const list = (query: string) => env.api("GET", `/api/v1/invoices${query}`, undefined, org.token);

@@ -310,22 +310,35 @@ export function runList<T extends OrgTable>(
  */
 /** A page's start: at this row (inclusive) or just past it. */
 type Cursor = { sort: unknown; id: unknown; inclusive: boolean };
-type Memory = { version: string; values: Map<string, unknown>; cursors: Map<string, Cursor> };
+type Memory = { version: string; values: Map<string, unknown>; textLength: number; cursors: Map<string, Cursor> };
 const memories = new WeakMap<Database, Memory>();
 const MAX_REMEMBERED = 10_000;
+/**
+ * Text remembered per connection at most (the ids a broad search matched can run to a
+ * megabyte); past it the memory starts afresh, and a single text over a sixteenth of it is
+ * computed every time instead.
+ */
+const MAX_REMEMBERED_TEXT = 8 * 1024 * 1024;
 
 function listMemory(tx: Tx) {
   const client = clientOf(tx);
   const version = databaseVersion(client);
   let memory = memories.get(client);
-  if (!memory || memory.version !== version) memories.set(client, (memory = { version, values: new Map(), cursors: new Map() }));
+  if (!memory || memory.version !== version) memories.set(client, (memory = { version, values: new Map(), textLength: 0, cursors: new Map() }));
+  const remembered = memory;
   const { values, cursors } = memory;
   return {
     remember<T>(key: string, compute: () => T): T {
       if (values.has(key)) return values.get(key) as T;
-      if (values.size >= MAX_REMEMBERED) values.clear();
       const value = compute();
+      const length = key.length + (typeof value === "string" ? value.length : 0);
+      if (length > MAX_REMEMBERED_TEXT / 16) return value;
+      if (values.size >= MAX_REMEMBERED || remembered.textLength + length > MAX_REMEMBERED_TEXT) {
+        values.clear();
+        remembered.textLength = 0;
+      }
       values.set(key, value);
+      remembered.textLength += length;
       return value;
     },
     cursor: (key: string) => cursors.get(key),
