@@ -1,6 +1,6 @@
 import { Database, type Statement } from "bun:sqlite";
 import { createHash } from "node:crypto";
-import { closeSync, mkdirSync, openSync, readSync } from "node:fs";
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { fillPlaceholders, getTableColumns, getTableName } from "drizzle-orm";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
@@ -109,7 +109,8 @@ const versionStatements = new WeakMap<Database, Statement<{ v: string }, []>>();
  * version that opens the database shares that file, so its format is fixed. Reading it is one
  * pread. A read transaction takes shared-memory locks the HTTP threads contend for: with two
  * threads, databaseVersion on every request cost 12–17 µs, a sixth of a shown invoice's time
- * (bench/). Without a `-shm` (":memory:", a database not in WAL mode) it is databaseVersion.
+ * (bench/). Without a `-shm` (":memory:", a database not in WAL mode), and inside a
+ * transaction (whose snapshot may be older than the file), it is databaseVersion.
  *
  * Read it before what it vouches for: a commit that lands between the two only makes the
  * remembered value newer than its mark, never older.
@@ -120,7 +121,7 @@ export function commitMark(client: Database): string {
     header = openWalIndexHeader(client);
     walIndexHeaders.set(client, header);
   }
-  if (header === null) return databaseVersion(client);
+  if (header === null || client.inTransaction) return databaseVersion(client);
   readSync(header.fd, header.bytes, 0, WAL_INDEX_HEADER_BYTES, 0);
   return header.bytes.toString("latin1");
 }
@@ -128,14 +129,28 @@ export function commitMark(client: Database): string {
 /** The header's first copy: a writer updates the second, then this one. */
 const WAL_INDEX_HEADER_BYTES = 48;
 const walIndexHeaders = new WeakMap<Database, { fd: number; bytes: Buffer } | null>();
-const closeWhenCollected = new FinalizationRegistry<number>((fd) => closeSync(fd));
+/**
+ * One descriptor per `-shm` file for the life of the thread, never closed: SQLite's locks on
+ * that file are POSIX locks, which belong to the process, and closing any descriptor of the
+ * file drops every one of them, those of every other connection included.
+ */
+const walIndexFiles = new Map<string, number>();
 
 function openWalIndexHeader(client: Database): { fd: number; bytes: Buffer } | null {
   const mode = client.query<{ journal_mode: string }, []>("PRAGMA journal_mode").get()?.journal_mode;
-  if (mode !== "wal" || client.filename === "" || client.filename === ":memory:") return null;
+  // the path SQLite itself opened: absolute, links resolved ("" for an in-memory database)
+  const file = client.query<{ file: string }, []>("SELECT file FROM pragma_database_list WHERE name = 'main'").get()?.file ?? "";
+  if (mode !== "wal" || file === "") return null;
+  const path = `${file}-shm`;
   try {
-    const fd = openSync(`${client.filename}-shm`, "r");
-    closeWhenCollected.register(client, fd);
+    let fd = walIndexFiles.get(path);
+    // SQLite deletes the file with the last connection of the process; a descriptor of the old
+    // one holds no lock of anyone's and is closed
+    if (fd !== undefined && fstatSync(fd).ino !== statSync(path).ino) {
+      closeSync(fd);
+      fd = undefined;
+    }
+    if (fd === undefined) walIndexFiles.set(path, (fd = openSync(path, "r")));
     return { fd, bytes: Buffer.alloc(WAL_INDEX_HEADER_BYTES) };
   } catch {
     return null;

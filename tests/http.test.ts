@@ -1,6 +1,9 @@
 /** HTTP conventions of contract section 5: bodies, errors, limits, rate limiting, docs. */
 import { afterAll, describe, expect, test } from "bun:test";
 import { createRateLimiter, createRateLimitMemory } from "../server/http/rate-limit.ts";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { commitMark, openDatabase } from "../db/client.ts";
 import { startServer } from "../server/serve.ts";
 import { createTestEnv, runCli } from "./helpers.ts";
@@ -272,6 +275,8 @@ describe("HTTP threads: what each thread remembers of tokens", () => {
       marks.push(commitMark(client));
       expect(new Set(marks).size).toBe(4);
       expect(commitMark(client)).toBe(marks[3]!);
+      // inside a transaction: the version of its snapshot, not the file's
+      client.transaction(() => expect(commitMark(client)).toMatch(/^\d+:\d+$/))();
       // without a -shm file: the version a read transaction sees
       const memory = openDatabase(":memory:");
       const before = commitMark(memory.$client);
@@ -281,6 +286,27 @@ describe("HTTP threads: what each thread remembers of tokens", () => {
     } finally {
       other.$client.close();
       marked.close();
+    }
+  });
+
+  test("commitMark follows a database deleted with its last connection and created again at the same path", () => {
+    const dir = mkdtempSync(join(tmpdir(), "kontor-mark-"));
+    const path = join(dir, "again.db");
+    try {
+      for (let round = 0; round < 2; round++) {
+        const db = openDatabase(path);
+        db.$client.exec("CREATE TABLE IF NOT EXISTS t (x)");
+        const before = commitMark(db.$client);
+        const other = openDatabase(path);
+        other.$client.exec("INSERT INTO t VALUES (1)");
+        expect(commitMark(db.$client)).not.toBe(before);
+        other.$client.close();
+        db.$client.close();
+        // the last connection took the -shm file with it: the next round opens a new one
+        expect(existsSync(`${path}-shm`)).toBe(false);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

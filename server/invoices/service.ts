@@ -99,9 +99,9 @@ export const invoiceList: ListSpec<typeof invoices> = {
   // organisation's customers, not once per invoice (migration 0011), before the list query, and
   // the ids it matched are remembered until anything commits: a search paged through, and its
   // count, match once. At a million invoices the match was a third of a search page's query.
-  search: (words, bind, { tx, orgId, remember }) => {
+  search: (words, bind, { tx, orgId, remember, bindLookedUp }) => {
     const named = remember(`customers named\u0000${orgId}\u0000${ftsPrefixes(words)}`, () => customerIdsNamed(tx, orgId, words));
-    return sql`(${invoices.customerId} IN (SELECT value FROM json_each(${bind("customers", named)}))
+    return sql`(${invoices.customerId} IN (SELECT value FROM json_each(${bindLookedUp("customers", named)}))
       OR ${invoices}.rowid IN (SELECT rowid FROM invoices_fts WHERE invoices_fts MATCH ${bind("number", ftsPhrasePrefix(words))}))`;
   },
   updatedAt: invoices.updatedAt,

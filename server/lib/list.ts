@@ -41,9 +41,17 @@ export type Bind = (name: string, value: unknown) => Placeholder;
 
 /**
  * What a search condition may read before the list query runs: the snapshot the list reads,
- * the organisation, and a memory of values kept until anything commits (what lists remember).
+ * the organisation, a memory of values kept until anything commits (what lists remember), and
+ * `bindLookedUp`, which binds a value looked up from the words (the ids a name matched): the
+ * words key what the list remembers of the search, not that value, which can run to half a
+ * megabyte.
  */
-export type SearchContext = { tx: Tx; orgId: string; remember: <T>(key: string, compute: () => T) => T };
+export type SearchContext = {
+  tx: Tx;
+  orgId: string;
+  remember: <T>(key: string, compute: () => T) => T;
+  bindLookedUp: Bind;
+};
 
 export type ListSpec<T extends OrgTable = OrgTable> = {
   table: T;
@@ -190,16 +198,18 @@ export function runList<T extends OrgTable>(
     conditions.push(gte(spec.updatedAt, bind("updated_since", normalized)));
   }
   const memory = listMemory(tx);
+  const lookedUp = new Set<string>();
   const search = spec.search && query.search !== undefined && query.search !== "" ? spec.search : undefined;
+  const words = search ? searchWords(String(query.search)) : [];
   if (search) {
-    const words = searchWords(String(query.search));
     shape.push(words.length === 0 ? "search:none" : "search");
     if (words.length === 0) conditions.push(sql`0`);
     else if (typeof search === "string") {
       const fts = sql.raw(search);
       conditions.push(sql`${spec.table}.rowid IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ${bind("search", ftsPrefixes(words))})`);
     } else {
-      conditions.push(search(words, (key, v) => bind(`search_${key}`, v), { tx, orgId, remember: memory.remember }));
+      const bindLookedUp: Bind = (key, v) => (lookedUp.add(`search_${key}`), bind(`search_${key}`, v));
+      conditions.push(search(words, (key, v) => bind(`search_${key}`, v), { tx, orgId, remember: memory.remember, bindLookedUp }));
     }
   }
 
@@ -240,7 +250,11 @@ export function runList<T extends OrgTable>(
       .where(sql`${spec.table}.rowid IN ${page}`)
       .orderBy(...order);
   };
-  const { limit: _limit, offset: _offset, ...filterParams } = params;
+  // what keys the count and the page cursors: the values bound, less those looked up from the
+  // search's words, which stand in their place
+  const { limit: _limit, offset: _offset, ...bound } = params;
+  const filterParams: Record<string, unknown> = Object.fromEntries(Object.entries(bound).filter(([name]) => !lookedUp.has(name)));
+  if (search) filterParams["search words"] = words;
   const shapeKey = `list:${getTableName(spec.table)}:${shape.join(",")}`;
 
   // a count built per request carries values of its own (extraConditions)
