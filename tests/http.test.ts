@@ -206,25 +206,27 @@ describe("rate limit", () => {
 });
 
 describe("HTTP threads", () => {
-  test("writes arriving on both threads at once all commit, each once", async () => {
+  test("writes arriving on both threads at once all commit, each once, with their idempotency keys", async () => {
     const threaded = createTestEnv();
     const running = await startServer(threaded.db, { ...threaded.config, port: 0, httpThreads: 2 }, { worker: false });
+    const create = async (i: number) => {
+      const r = await fetch(`${running.url}/api/v1/customers`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${threaded.token}`, "content-type": "application/json", "idempotency-key": `k${i}`, connection: "close" },
+        body: JSON.stringify({ name: `Concurrent ${i}` }),
+      });
+      return { status: r.status, id: ((await r.json()) as { data?: { id: string } }).data?.id };
+    };
     try {
-      const statuses = await Promise.all(
-        Array.from({ length: 40 }, async (_, i) => {
-          const r = await fetch(`${running.url}/api/v1/customers`, {
-            method: "POST",
-            headers: { authorization: `Bearer ${threaded.token}`, "content-type": "application/json", connection: "close" },
-            body: JSON.stringify({ name: `Concurrent ${i}` }),
-          });
-          await r.arrayBuffer();
-          return r.status;
-        }),
-      );
-      expect(statuses).toEqual(Array(40).fill(201));
+      const first = await Promise.all(Array.from({ length: 40 }, (_, i) => create(i)));
+      expect(first.map((r) => r.status)).toEqual(Array(40).fill(201));
       const names = threaded.db.$client.query("SELECT name FROM customers WHERE name LIKE 'Concurrent %'").all() as { name: string }[];
       expect(new Set(names.map((n) => n.name)).size).toBe(40);
       expect(names).toHaveLength(40);
+      // every key stored its answer: sent again, each replays it instead of creating another
+      const again = await Promise.all(Array.from({ length: 40 }, (_, i) => create(i)));
+      expect(again.map((r) => r.id)).toEqual(first.map((r) => r.id));
+      expect(threaded.db.$client.query("SELECT count(*) AS n FROM customers WHERE name LIKE 'Concurrent %'").get()).toEqual({ n: 40 });
     } finally {
       await running.stop();
       threaded.close();

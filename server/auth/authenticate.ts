@@ -1,5 +1,5 @@
 /** Resolves a bearer token to who is calling. */
-import { commitMark, type Db } from "../../db/client.ts";
+import { commitMark, inTransaction, type Db } from "../../db/client.ts";
 import { effectiveAbilities, type Role } from "./abilities.ts";
 import { parseTokenString, secretMatches } from "./tokens.ts";
 import type { Organization } from "../lib/scope.ts";
@@ -108,7 +108,8 @@ export function createAuthenticator(db: Db) {
     const nowMs = Date.now();
     if (nowMs - (lastTouched.get(auth.tokenId) ?? 0) > LAST_USED_RESOLUTION_MS) {
       lastTouched.set(auth.tokenId, nowMs);
-      touch.run(now, auth.tokenId);
+      // in a transaction of its own, to take its turn with the other threads' writes
+      inTransaction(db, "immediate", () => touch.run(now, auth.tokenId));
     }
     return auth;
   };

@@ -85,15 +85,24 @@ export function createIdempotency(db: Db, { waitMs = 3000 }: { waitMs?: number }
     });
   }
 
+  // single statements, in a transaction of their own all the same: a write takes its turn with
+  // the other HTTP threads' writes (db/client.ts shareWriteTurns) instead of sleeping in SQLite's
+  // busy handler
+
   function release(claim: Claim) {
-    db.delete(idempotencyKeys).where(and(eq(idempotencyKeys.tokenId, claim.tokenId), eq(idempotencyKeys.key, claim.key))).run();
+    transaction(db, (tx) =>
+      tx.delete(idempotencyKeys).where(and(eq(idempotencyKeys.tokenId, claim.tokenId), eq(idempotencyKeys.key, claim.key))).run(),
+    );
   }
 
   function store(claim: Claim, status: number, body: string | null, headers: Record<string, string>) {
-    db.update(idempotencyKeys)
-      .set({ statusCode: status, responseBody: body === null ? null : seal(claim.sealKey, body), responseHeaders: headers })
-      .where(and(eq(idempotencyKeys.tokenId, claim.tokenId), eq(idempotencyKeys.key, claim.key)))
-      .run();
+    transaction(db, (tx) =>
+      tx
+        .update(idempotencyKeys)
+        .set({ statusCode: status, responseBody: body === null ? null : seal(claim.sealKey, body), responseHeaders: headers })
+        .where(and(eq(idempotencyKeys.tokenId, claim.tokenId), eq(idempotencyKeys.key, claim.key)))
+        .run(),
+    );
   }
 
   return {
