@@ -254,7 +254,7 @@ export function runList<T extends OrgTable>(
   // search's words, which stand in their place
   const { limit: _limit, offset: _offset, ...bound } = params;
   const filterParams: Record<string, unknown> = Object.fromEntries(Object.entries(bound).filter(([name]) => !lookedUp.has(name)));
-  if (search) filterParams["search words"] = words;
+  if (lookedUp.size > 0) filterParams["search words"] = words;
   const shapeKey = `list:${getTableName(spec.table)}:${shape.join(",")}`;
 
   // a count built per request carries values of its own (extraConditions)
