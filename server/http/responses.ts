@@ -24,3 +24,8 @@ export function noContent(set: SetContext): Response {
   set.status = 204;
   return new Response(null, { status: 204 });
 }
+
+/** Responses that carry a new secret (a token, a webhook secret) must never be stored by a cache. */
+export function noStore(set: SetContext): void {
+  set.headers["cache-control"] = "no-store";
+}
