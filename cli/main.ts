@@ -3,6 +3,7 @@
  * The `kontor` command (contract section 2). Exit codes: 0 success, 1 user error (message on
  * stderr), 2 usage error. Every command takes --db PATH and --json.
  */
+import "../server/http/elysia-production.ts";
 import { Command, CommanderError } from "commander";
 import { ApiError } from "../server/lib/errors.ts";
 import { VERSION } from "../server/version.ts";

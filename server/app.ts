@@ -1,4 +1,5 @@
 /** Assembles the Kontor HTTP application from its feature modules. */
+import "./http/elysia-production.ts";
 import { Elysia } from "elysia";
 import { accountRoutes } from "./accounts/routes.ts";
 import { auditRoutes } from "./audit/routes.ts";

@@ -2,6 +2,7 @@
  * An HTTP thread of `kontor serve` (server/serve.ts): the same app on its own connection,
  * listening on the server's port beside the others.
  */
+import "./http/elysia-production.ts";
 import { openDatabase, shareWriteTurns, type Db } from "../db/client.ts";
 import { createApp } from "./app.ts";
 import { listen, type ThreadMessage, type ThreadSetup } from "./serve.ts";

@@ -3,7 +3,7 @@
  * (onRequest, before any body is read), JSON body parsing with its 400/413/415, the guard
  * macro each route declares (`ability: "contacts.view"`), and the one error handler.
  */
-import { Elysia } from "elysia";
+import { Elysia, t, ValidationError } from "elysia";
 import type { Db } from "../../db/client.ts";
 import type { Config } from "../config.ts";
 import type { Ability } from "../auth/abilities.ts";
@@ -18,6 +18,7 @@ import {
   TooManyRequests,
   Unauthenticated,
   UnsupportedMediaType,
+  ValidationFailed,
 } from "../lib/errors.ts";
 import type { Actor, Scope } from "../lib/scope.ts";
 import { createIdempotency } from "./idempotency.ts";
@@ -25,6 +26,8 @@ import { createRateLimiter } from "./rate-limit.ts";
 import { toValidationFailed } from "./validation.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+/** Bounds of a body's shape, checked before it is parsed (refuseOversizedShape). */
+export const BODY_SHAPE_LIMITS = { maxDepth: 32, maxValues: 10_000 };
 const API_PREFIX = "/api/v1";
 
 type RequestState = { ip: string | null; auth: Auth | null };
@@ -40,6 +43,7 @@ export type Deps = {
 type RouteInfo = { method: string; pattern: RegExp };
 
 export function createKernel({ db, config, log = (l) => console.error(l), rateLimitMemory }: Deps) {
+  assertElysiaQuietErrors();
   const authenticate = createAuthenticator(db);
   const rateLimit = createRateLimiter(config.rateLimitPerMinute, rateLimitMemory);
   const idempotency = createIdempotency(db);
@@ -86,11 +90,16 @@ export function createKernel({ db, config, log = (l) => console.error(l), rateLi
       if (text.trim() === "") return null;
       const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
       if (type !== "application/json" && !type.endsWith("+json")) throw new UnsupportedMediaType();
+      // before parsing: the cost of a deep body is in what is built from it, not in reading it
+      refuseOversizedShape(text, BODY_SHAPE_LIMITS);
+      let body: unknown;
       try {
-        return parseJson(text);
+        body = parseJson(text);
       } catch {
         throw new BadRequest("The request body is not valid JSON.");
       }
+      refuseProtoKeys(body);
+      return body;
     })
     .macro({
       /** Declares the ability a route needs; "any" means any valid token of an organisation with api_access. */
@@ -168,6 +177,14 @@ function pathOf(url: string): string {
   return start === -1 ? "/" : url.slice(start, q === -1 ? undefined : q);
 }
 
+/** Fails the start when Elysia loaded outside production mode (server/http/elysia-production.ts). */
+export function assertElysiaQuietErrors(): void {
+  const probe = new ValidationError("body", t.Object({}), { probe: [1] });
+  if (probe.message.includes("\n")) {
+    throw new Error("Elysia was loaded before server/http/elysia-production.ts: its validation errors would copy whole bodies");
+  }
+}
+
 /**
  * JSON.parse, except that a number literal whose double is not the decimal the client wrote
  * (more significant digits than a double holds, or out of its range: 1.999999999999999999
@@ -193,6 +210,49 @@ function decimalKey(literal: string): string {
   const significant = digits.replace(/0+$/, "");
   const exponent = BigInt(m[4] ?? "0") - BigInt(fraction.length) + BigInt(digits.length - significant.length);
   return `${m[1]}${significant}e${exponent}`;
+}
+
+/**
+ * 422 for a body whose arrays and objects nest deeper than `maxDepth`, or that holds more than
+ * `maxValues` values, found by one scan of the text before JSON.parse. Neither is a body the
+ * API takes (its largest, an invoice of 500 lines, holds about 2,600 values at depth 3), and
+ * building objects from one, validating it and describing what is wrong with it costs what the
+ * text does not show: 20,000 nested arrays are 40 kB, and took seconds and gigabytes.
+ */
+export function refuseOversizedShape(text: string, { maxDepth, maxValues }: { maxDepth: number; maxValues: number }): void {
+  let depth = 0;
+  let values = 1;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: the next character is escaped
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 || c === 123) {
+      if (++depth > maxDepth) {
+        throw ValidationFailed.field("body", `The request body must not nest arrays and objects more than ${maxDepth} levels deep.`);
+      }
+      values++;
+    } else if (c === 93 || c === 125) depth--;
+    else if (c === 44 && ++values > maxValues) {
+      throw ValidationFailed.field("body", `The request body must not hold more than ${maxValues} values.`);
+    }
+  }
+}
+
+/**
+ * JSON.parse makes "__proto__" an own key like any other, but schema checks and spreads treat
+ * it as the prototype: it would pass as "no unknown field". Refused like every unknown field.
+ */
+function refuseProtoKeys(value: unknown, path = ""): void {
+  if (value === null || typeof value !== "object") return;
+  if (Array.isArray(value)) {
+    value.forEach((item, i) => refuseProtoKeys(item, `${path}${i}.`));
+    return;
+  }
+  if (Object.hasOwn(value, "__proto__")) throw ValidationFailed.field(`${path}__proto__`, `The ${path}__proto__ field is not accepted.`);
+  for (const key in value) refuseProtoKeys((value as Record<string, unknown>)[key], `${path}${key}.`);
 }
 
 /** Reads the body as text, refusing (413) once it grows past `limit` bytes. */
