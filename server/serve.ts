@@ -12,6 +12,7 @@
 import { PAGE_CACHE_KIB, shareWriteTurns, type Db } from "../db/client.ts";
 import { createApp } from "./app.ts";
 import type { Config } from "./config.ts";
+import { listeningOrigin } from "./http/kernel.ts";
 import { createRateLimitMemory } from "./http/rate-limit.ts";
 import { startWorker, type Worker as WebhookWorker } from "./webhooks/worker.ts";
 
@@ -47,7 +48,7 @@ export async function startServer(db: Db, config: Config, { worker = true }: { w
     throw failed.reason;
   }
   const background: WebhookWorker | null = worker ? startWorker(db, config) : null;
-  const url = `http://${server.hostname === "0.0.0.0" ? "127.0.0.1" : server.hostname}:${server.port}`;
+  const url = listeningOrigin(server.hostname!, server.port!);
   return {
     url,
     async stop() {

@@ -283,6 +283,18 @@ describe("what is kept", () => {
     expectSame(missing, await post(`/api/v1/invoices/${missingId}/finalize`, undefined, key3));
   });
 
+  test("a 403 raised inside the handler keeps nothing, like one raised before it", async () => {
+    // POST /tokens takes any token, and its handler refuses an organisation token
+    const orgToken = env.orgToken(["contacts.view"]);
+    const key = freshKey();
+    const first = await post("/api/v1/tokens", { name: "mine" }, key, orgToken);
+    expect(first.status).toBe(403);
+    const again = await post("/api/v1/tokens", { name: "mine" }, key, orgToken);
+    expect(again.status).toBe(403);
+    expect(again.headers.get("idempotent-replayed")).toBeNull();
+    expect(env.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, key)).all()).toEqual([]);
+  });
+
   test("a request refused before its handler (schema 422) keeps nothing: the corrected body may use the key", async () => {
     const key = freshKey();
     const invalid = await post("/api/v1/customers", { name: "" }, key);

@@ -246,3 +246,23 @@ describe("a page read after the one before it seeks past that page's last row", 
     }
   });
 });
+
+describe("absolute links", () => {
+  test("a forged Host header never becomes their origin: KONTOR_BASE_URL, else the listening address", async () => {
+    const { startServer } = await import("../server/serve.ts");
+    const plain = createTestEnv();
+    const running = await startServer(plain.db, { ...plain.config, port: 0, httpThreads: 1 }, { worker: false });
+    try {
+      const r = await fetch(`${running.url}/api/v1/customers`, { headers: { authorization: `Bearer ${plain.token}`, host: "evil.example" } });
+      const body = (await r.json()) as { links: { first: string } };
+      expect(body.links.first).toBe(`${running.url}/api/v1/customers?page=1`);
+      expect(running.url).toStartWith("http://127.0.0.1:");
+    } finally {
+      await running.stop();
+      plain.close();
+    }
+    // in process, the URL's host is the Host header's: configured base wins
+    const forged = await env.app.handle(new Request("http://evil.example/api/v1/customers", { headers: { authorization: `Bearer ${env.token}` } }));
+    expect(((await forged.json()) as { links: { first: string } }).links.first).toBe("https://kontor.example.com/api/v1/customers?page=1");
+  });
+});

@@ -8,7 +8,7 @@
  * - A settled key replays the stored status, body and Location for 24 h; the work is not
  *   done again. The same key with another method, path or body is a 422 keyed
  *   `Idempotency-Key`. Keys are per token.
- * - A 5xx is not stored: the reservation is released, and a retry does the work.
+ * - A 5xx, 401, 403 or 429 is not stored: the reservation is released, and a retry does the work.
  * - A reservation left by a process that died mid-request (never settled) is taken over
  *   after `STALE_RESERVATION_MS`, instead of answering 409 for 24 h. Whether the dead
  *   request's work committed cannot be known here, so such a retry does the work again.
@@ -35,6 +35,8 @@ const POLL_MS = 20;
 export const STALE_RESERVATION_MS = 60 * 1000;
 /** Expired keys are swept at most this often (besides the lazy check of the key in hand). */
 const SWEEP_EVERY_MS = 60 * 1000;
+/** Refusals of the caller, not outcomes of the request: released like a 5xx, never replayed. */
+const NOT_STORED = new Set([401, 403, 429]);
 /** Response headers a replay repeats. */
 const REPLAYED_HEADERS = ["location", "content-type"];
 
@@ -165,13 +167,16 @@ export function createIdempotency(db: Db, { waitMs = 3000 }: { waitMs?: number }
     },
 
     /**
-     * From the error handler: a 4xx answer is the request's outcome and is stored; a 5xx
+     * From the error handler: a 4xx answer is the request's outcome and is stored (but see
+     * NOT_STORED); a 5xx
      * (also one raised after `settle`, e.g. a response failing its schema) releases the key.
      */
     settleError(request: Request, status: number, body: string, headers: Record<string, string>): void {
       const claim = claims.get(request);
       if (!claim) return;
-      if (status >= 500) {
+      // like a 5xx, a refusal of who is asking (401, 403, 429) is not the request's outcome: a
+      // retry once the caller may do it must do the work, wherever the refusal was raised
+      if (status >= 500 || NOT_STORED.has(status)) {
         claim.settled = true;
         return release(claim);
       }

@@ -58,11 +58,13 @@ export function createKernel({ db, config, log = (l) => console.error(l), rateLi
     }));
   };
 
-  /** The request URL as clients see it: KONTOR_BASE_URL when set (for `links`). */
-  const publicUrl = (url: string): string => {
-    if (!config.baseUrl) return url;
-    const u = new URL(url);
-    return `${config.baseUrl}${u.pathname}${u.search}`;
+  /**
+   * The request URL as clients see it, for absolute `links`: KONTOR_BASE_URL, else the address
+   * the server listens on. Never the request's Host header, which any client can forge.
+   */
+  const publicUrl = (url: string, server: { hostname?: string; port?: number } | null): string => {
+    const origin = config.baseUrl ?? listeningOrigin(server?.hostname ?? config.host, server?.port ?? config.port);
+    return `${origin}${url.slice(url.indexOf("/", url.indexOf("//") + 2))}`;
   };
 
   const stateOf = (request: Request): RequestState => states.get(request) ?? { ip: null, auth: null };
@@ -113,12 +115,12 @@ export function createKernel({ db, config, log = (l) => console.error(l), rateLi
             throw new Forbidden(`This action requires the ${required} ability.`);
           }
         },
-        resolve({ request }) {
+        resolve({ request, server }) {
           const { auth, ip } = stateOf(request);
           const actor: Actor =
             auth!.tokenType === "personal" ? { type: "user", id: auth!.userId, ip } : { type: "token", id: auth!.tokenId, ip };
           const scope: Scope = { db, org: auth!.org, actor };
-          return { auth: auth!, scope, url: publicUrl(request.url) };
+          return { auth: auth!, scope, url: publicUrl(request.url, server) };
         },
         /** Idempotency-Key on every POST (server/http/idempotency.ts): replay, or reserve the key. */
         beforeHandle({ request }) {
@@ -169,6 +171,12 @@ function validationErrors(error: { type: string; all: unknown; validator?: unkno
   const validator = error.validator as { schema?: Record<string, unknown> } & Record<string, unknown>;
   const param = (validator?.schema ?? validator)?.["x-param"];
   return typeof param === "string" ? all.map((e) => ({ ...e, path: `/${param}${e.path}` })) : all;
+}
+
+/** http://host:port of a listening address; a wildcard address is reached on loopback. */
+export function listeningOrigin(hostname: string, port: number): string {
+  const host = hostname === "0.0.0.0" ? "127.0.0.1" : hostname === "::" ? "::1" : hostname;
+  return `http://${host.includes(":") ? `[${host}]` : host}${port === 80 || port === 0 ? "" : `:${port}`}`;
 }
 
 function pathOf(url: string): string {
