@@ -687,6 +687,43 @@ describe("state machine (contract section 4)", () => {
     }
   });
 
+  test("a credit note keeps the credited invoice's customer and currency, and never credits more than is left", async () => {
+    const inv = await inState("sent"); // 242.00
+    const other = (await env.api("POST", "/api/v1/customers", { name: "Someone Else" })).body.data;
+    const cn = await act(inv.id, "credit-note");
+    const half = await act(inv.id, "credit-note"); // drafts do not count until finalized
+    expectValidation(await env.api("PUT", `/api/v1/invoices/${cn.id}`, { customer_id: other.id }), ["customer_id"]);
+    expectValidation(await env.api("PUT", `/api/v1/invoices/${cn.id}`, { currency: "USD" }), ["currency"]);
+    expect((await env.api("PUT", `/api/v1/invoices/${cn.id}`, { customer_id: inv.customer.id })).status).toBe(200);
+    // more than the invoice's total
+    const tooMuch = await env.api("PUT", `/api/v1/invoices/${cn.id}`, { lines: [line({ quantity: "3", vat_rate_id: rate("21.00").id })] });
+    expectValidation(tooMuch, ["lines"]);
+    expect(tooMuch.body.errors.lines[0]).toContain(`${inv.number} (242.00)`);
+    await act(cn.id, "finalize", undefined);
+    // the first one credited the whole 242.00: nothing is left for the second
+    expectValidation(await env.api("PUT", `/api/v1/invoices/${half.id}`, { lines: [line({ quantity: "1", vat_rate_id: rate("21.00").id })] }), ["lines"]);
+    const refused = await env.api("POST", `/api/v1/invoices/${half.id}/finalize`);
+    expectValidation(refused, ["total"]);
+    expect(refused.body.errors.total[0]).toContain("(0.00)");
+    expect((await show(half.id)).status).toBe("draft");
+    const none = await env.api("POST", `/api/v1/invoices/${inv.id}/credit-note`);
+    expect(none.status).toBe(409);
+    expect(none.body.message).toContain("credited in full");
+
+    // two partial credit notes add up to the total, and no further
+    const inv2 = await inState("finalized");
+    const a = await act(inv2.id, "credit-note");
+    const b = await act(inv2.id, "credit-note");
+    const halfLines = { lines: [line({ quantity: "1", vat_rate_id: rate("21.00").id })] }; // 121.00
+    for (const note of [a, b]) expect((await env.api("PUT", `/api/v1/invoices/${note.id}`, halfLines)).status).toBe(200);
+    await act(a.id, "finalize");
+    expect((await env.api("PUT", `/api/v1/invoices/${b.id}`, { lines: [line({ quantity: "1.01", vat_rate_id: rate("21.00").id })] })).status).toBe(422);
+    await act(b.id, "finalize");
+    // a cancelled credit note gives its amount back
+    await act(a.id, "cancel");
+    expect((await env.api("POST", `/api/v1/invoices/${inv2.id}/credit-note`)).status).toBe(201);
+  });
+
   test("a credit note cannot be credited (409)", async () => {
     const inv = await inState("finalized");
     const cn = await act(inv.id, "credit-note");

@@ -11,7 +11,7 @@ import { AWAITING_PAYMENT, awaitingPayment, contactPersons, customers, invoiceLi
 import { audit } from "../audit/service.ts";
 import { presentParty, type PartyRow } from "../contacts/party-service.ts";
 import { presentContactPerson } from "../customers/service.ts";
-import { Conflict, FieldErrorBag } from "../lib/errors.ts";
+import { Conflict, FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
 import { ftsPhrasePrefix, ftsPrefixes, listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { formatCents, MAX_CENTS, readMoney } from "../lib/money.ts";
 import { Currency, DateString, Uuid } from "../lib/schemas.ts";
@@ -415,6 +415,38 @@ function change(tx: Tx, orgId: string, id: string, set: Partial<InvoiceRow>): Sh
   return showInvoice(tx, orgId, id);
 }
 
+/**
+ * What is left to credit on an invoice: its total less the totals of its credit notes past
+ * draft (cancelled ones aside), leaving out `exceptId`. Drafts do not count until they are
+ * finalized, where each is checked against what is left then.
+ */
+function creditLeftCents(tx: Tx, orgId: string, invoice: InvoiceRow, exceptId: string | null): number {
+  const credited = tx
+    .select({ cents: sql<number>`coalesce(sum(${invoices.totalCents}), 0)` })
+    .from(invoices)
+    .where(
+      inOrg(
+        invoices,
+        orgId,
+        eq(invoices.relatedInvoiceId, invoice.id),
+        eq(invoices.type, "credit_note"),
+        notInArray(invoices.status, ["draft", "cancelled"]),
+        ...(exceptId ? [ne(invoices.id, exceptId)] : []),
+      ),
+    )
+    .get()!.cents;
+  return invoice.totalCents - credited;
+}
+
+/** The invoice a credit note credits, with what is left to credit on it besides the note itself. */
+function creditedBy(tx: Tx, orgId: string, note: InvoiceRow): { invoice: InvoiceRow; leftCents: number } {
+  const invoice = findInOrg(tx, invoices, orgId, note.relatedInvoiceId!);
+  return { invoice, leftCents: creditLeftCents(tx, orgId, invoice, note.id) };
+}
+
+const tooMuchCredit = (invoice: InvoiceRow, leftCents: number) =>
+  `A credit note must not credit more than is left to credit on invoice ${invoice.number} (${formatCents(leftCents)}).`;
+
 /** The status that the payments imply for an invoice past finalization. */
 function statusAfterPayments(row: InvoiceRow, paidCents: number): InvoiceStatus {
   if (paidCents === 0) return row.sentAt ? "sent" : "finalized";
@@ -473,6 +505,15 @@ export const invoiceService = {
       if (input.payment_terms !== undefined) set.paymentTerms = input.payment_terms;
       const lines = input.lines === undefined ? null : readLines(tx, scope.org.id, bag, input.lines);
       checkDueDate(bag, set.issueDate ?? row.issueDate, set.dueDate ?? row.dueDate);
+      if (row.type === "credit_note" && row.relatedInvoiceId) {
+        // a credit note credits its invoice: the invoice's customer and currency, at most what is left
+        const { invoice, leftCents } = creditedBy(tx, scope.org.id, row);
+        if (set.customerId !== undefined && set.customerId !== invoice.customerId) {
+          bag.add("customer_id", "A credit note keeps the customer of the invoice it credits.");
+        }
+        if (set.currency !== undefined && set.currency !== invoice.currency) bag.add("currency", "A credit note keeps the currency of the invoice it credits.");
+        if (lines && totalsOf(lines).totalCents > leftCents) bag.add("lines", tooMuchCredit(invoice, leftCents));
+      }
       bag.throwIfAny();
       if (lines) {
         tx.delete(invoiceLines).where(inOrg(invoiceLines, scope.org.id, eq(invoiceLines.invoiceId, id))).run();
@@ -497,7 +538,11 @@ export const invoiceService = {
 
   finalize(scope: Scope, id: string): ShownInvoice {
     return transaction(scope.db, (tx) => {
-      findFor(tx, scope, id, "finalize");
+      const row = findFor(tx, scope, id, "finalize");
+      if (row.type === "credit_note" && row.relatedInvoiceId) {
+        const { invoice, leftCents } = creditedBy(tx, scope.org.id, row);
+        if (row.totalCents > leftCents) throw ValidationFailed.field("total", tooMuchCredit(invoice, leftCents));
+      }
       const shown = change(tx, scope.org.id, id, { status: "finalized", finalizedAt: nowIso() });
       recordChange(tx, scope, "invoice.finalized", "invoice.finalized", shown);
       return shown;
@@ -573,6 +618,9 @@ export const invoiceService = {
     return transaction(scope.db, (tx) => {
       const original = findFor(tx, scope, id, "creditNote");
       if (original.type !== "invoice") throw new Conflict(`The credit note is ${original.status}; only an invoice can be credited.`);
+      if (creditLeftCents(tx, scope.org.id, original, null) <= 0) {
+        throw new Conflict(`The invoice is ${original.status} and credited in full; nothing is left to credit.`);
+      }
       const lines: NewLine[] = tx
         .select()
         .from(invoiceLines)
