@@ -89,3 +89,33 @@ describe("errors never echo the body", () => {
     expect(error.message).not.toContain("\n");
   });
 });
+
+describe("lengths count characters (code points), as JSON Schema does", () => {
+  const emoji = "😀"; // one code point, two UTF-16 units
+  test("200 emoji are a name of 200 characters; 256 are over 255", async () => {
+    const ok = await env.api("POST", "/api/v1/customers", { name: emoji.repeat(200), phone: "☎".repeat(50) });
+    expect(ok.status, ok.text).toBe(201);
+    expect(ok.body.data.name).toBe(emoji.repeat(200));
+    const over = await env.api("POST", "/api/v1/customers", { name: emoji.repeat(256) });
+    expect(over.status).toBe(422);
+    expect(over.body.errors).toEqual({ name: ["The name field must not be greater than 255 characters."] });
+    const empty = await env.api("POST", "/api/v1/customers", { name: "" });
+    expect(empty.body.errors).toEqual({ name: ["The name field must not be empty."] });
+    const typed = await env.api("POST", "/api/v1/customers", { name: 5, email: "nope" });
+    expect(typed.body.errors).toEqual({ name: ["The name field must be a string."], email: ["The email field must be a valid email address."] });
+  });
+
+  test("in every body: invoice lines, expenses, tokens", async () => {
+    const customer = (await env.api("POST", "/api/v1/customers", { name: "Emoji" })).body.data;
+    const invoice = await env.api("POST", "/api/v1/invoices", {
+      customer_id: customer.id,
+      issue_date: "2026-11-01",
+      lines: [{ description: emoji.repeat(2000), quantity: "1", unit_price: "1.00" }],
+    });
+    expect(invoice.status, invoice.text).toBe(201);
+    const expense = await env.api("POST", "/api/v1/expenses", { amount: "1.00", date: "2026-11-01", category: emoji.repeat(100) });
+    expect(expense.status, expense.text).toBe(201);
+    const token = await env.api("POST", "/api/v1/org-tokens", { name: emoji.repeat(255), abilities: ["contacts.view"] });
+    expect(token.status, token.text).toBe(201);
+  });
+});

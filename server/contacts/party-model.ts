@@ -1,20 +1,20 @@
 /** Customers and suppliers share their fields and rules (api-spec 4.4, contract section 3). */
 import { t } from "elysia";
-import { Country, Currency, Email, Nullable, strictObject, Timestamp, Uuid } from "../lib/schemas.ts";
+import { Country, Currency, Email, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";
 
 const optionalFields = {
   email: t.Optional(Nullable(Email)),
-  phone: t.Optional(Nullable(t.String({ maxLength: 50 }))),
-  address: t.Optional(Nullable(t.String({ maxLength: 500 }))),
-  city: t.Optional(Nullable(t.String({ maxLength: 100 }))),
-  postal_code: t.Optional(Nullable(t.String({ maxLength: 10 }))),
+  phone: t.Optional(Nullable(Text({ maxLength: 50 }))),
+  address: t.Optional(Nullable(Text({ maxLength: 500 }))),
+  city: t.Optional(Nullable(Text({ maxLength: 100 }))),
+  postal_code: t.Optional(Nullable(Text({ maxLength: 10 }))),
   country: t.Optional(Nullable(Country)),
-  vat_number: t.Optional(Nullable(t.String({ maxLength: 50 }))),
+  vat_number: t.Optional(Nullable(Text({ maxLength: 50 }))),
   currency: t.Optional(Nullable(Currency)),
-  payment_terms: t.Optional(Nullable(t.String({ maxLength: 255 }))),
+  payment_terms: t.Optional(Nullable(Text({ maxLength: 255 }))),
 };
 
-const Name = t.String({ minLength: 1, maxLength: 255 });
+const Name = Text({ minLength: 1, maxLength: 255 });
 
 export const PartyModel = {
   create: strictObject({ name: Name, ...optionalFields }),

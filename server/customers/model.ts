@@ -1,15 +1,15 @@
 import { t } from "elysia";
 import { PartyModel } from "../contacts/party-model.ts";
-import { Email, Nullable, strictObject, Timestamp, Uuid } from "../lib/schemas.ts";
+import { Email, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";
 
 const contactFields = {
   email: t.Optional(Nullable(Email)),
-  phone: t.Optional(Nullable(t.String({ maxLength: 50 }))),
-  position: t.Optional(Nullable(t.String({ maxLength: 255 }))),
+  phone: t.Optional(Nullable(Text({ maxLength: 50 }))),
+  position: t.Optional(Nullable(Text({ maxLength: 255 }))),
   is_primary: t.Optional(t.Boolean()),
-  notes: t.Optional(Nullable(t.String({ maxLength: 5000 }))),
+  notes: t.Optional(Nullable(Text({ maxLength: 5000 }))),
 };
-const PersonName = t.String({ minLength: 1, maxLength: 100 });
+const PersonName = Text({ minLength: 1, maxLength: 100 });
 
 export const ContactPersonModel = {
   create: strictObject({ first_name: PersonName, last_name: PersonName, ...contactFields }),

@@ -1,11 +1,11 @@
 /** Expenses (api-spec 2.6, 4.6; contract sections 3 and 4). */
 import { t } from "elysia";
 import { CloneType } from "@sinclair/typebox";
-import { Currency, DateString, Money, MoneyInput, Nullable, strictObject, Timestamp, Uuid } from "../lib/schemas.ts";
+import { Currency, DateString, Money, MoneyInput, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";
 
 export const EXPENSE_STATUSES = ["pending", "approved", "rejected"] as const;
 
-const Category = t.String({ minLength: 1, maxLength: 100 });
+const Category = Text({ minLength: 1, maxLength: 100 });
 const Amount = CloneType(MoneyInput, { description: "Decimal, minimum 0.01, at most 2 fraction digits" });
 
 /**
@@ -13,11 +13,11 @@ const Amount = CloneType(MoneyInput, { description: "Decimal, minimum 0.01, at m
  * workflow sets the one and the vendor derives the other (a 422 names them when sent).
  */
 const optionalFields = {
-  description: t.Optional(Nullable(t.String({ maxLength: 5000 }))),
+  description: t.Optional(Nullable(Text({ maxLength: 5000 }))),
   vat_amount: t.Optional(CloneType(MoneyInput, { description: "Decimal, minimum 0, at most 2 fraction digits; default 0" })),
   vat_rate_id: t.Optional(Nullable(t.String({ ...Uuid, description: "A VAT rate of the organisation (GET /api/v1/vat-rates)" }))),
   vendor: t.Optional(
-    Nullable(t.String({ maxLength: 255, description: "Matched to a supplier by name (case-insensitive, trimmed); created when missing" })),
+    Nullable(Text({ maxLength: 255, description: "Matched to a supplier by name (case-insensitive, trimmed); created when missing" })),
   ),
   currency: t.Optional(t.String({ ...Currency, description: "ISO 4217; default: the organisation's currency" })),
 };
@@ -28,7 +28,7 @@ export const ExpenseModel = {
   /** approve takes no fields: the body may be omitted, and a field sent is a 422 naming it */
   approve: strictObject({}, { description: "No fields; the body may be omitted" }),
   /** the body may be omitted */
-  reject: strictObject({ reason: t.Optional(Nullable(t.String({ maxLength: 1000, description: "Why it is rejected; shown as rejection_reason" }))) }),
+  reject: strictObject({ reason: t.Optional(Nullable(Text({ maxLength: 1000, description: "Why it is rejected; shown as rejection_reason" }))) }),
   expense: t.Object({
     id: Uuid,
     category: t.String(),

@@ -1,8 +1,9 @@
 /** Turns TypeBox validation errors into Laravel-style `{message, errors}` with human messages. */
-import type { TSchema } from "@sinclair/typebox";
+import { Kind, type TSchema } from "@sinclair/typebox";
 import { ValueErrorType, type ValueError } from "@sinclair/typebox/errors";
 import { Value } from "@sinclair/typebox/value";
 import { attributeName, ValidationFailed, type FieldErrors } from "../lib/errors.ts";
+import { textProblem } from "../lib/schemas.ts";
 
 /** "/lines/0/quantity" → "lines.0.quantity"; "/filter[status]" → "filter.status". */
 export function fieldKey(path: string): string {
@@ -64,6 +65,7 @@ function describe(error: ValueError, key: string): string {
     case ValueErrorType.NumberMaximum:
       return `The ${name} field must not be greater than ${s.maximum}.`;
     case ValueErrorType.Kind:
+      if ((error.schema as { [Kind]?: string })[Kind] === "Text") return describeText(name, s as Parameters<typeof textProblem>[0], error.value);
       return `The selected ${name} is invalid.`;
     case ValueErrorType.StringFormat:
       return formatMessage(name, s.format);
@@ -80,6 +82,22 @@ function describe(error: ValueError, key: string): string {
           : `The ${name} field format is invalid.`;
     default:
       return `The ${name} field is invalid.`;
+  }
+}
+
+/** The message of a Text field (server/lib/schemas.ts), whose lengths count code points. */
+function describeText(name: string, schema: Parameters<typeof textProblem>[0], value: unknown): string {
+  switch (textProblem(schema, value)) {
+    case "type":
+      return `The ${name} field must be a string.`;
+    case "minLength":
+      return schema.minLength === 1 ? `The ${name} field must not be empty.` : `The ${name} field must be at least ${schema.minLength} characters.`;
+    case "maxLength":
+      return `The ${name} field must not be greater than ${schema.maxLength} characters.`;
+    case "format":
+      return formatMessage(name, schema.format!);
+    default:
+      return `The ${name} field format is invalid.`;
   }
 }
 

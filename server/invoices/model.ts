@@ -2,7 +2,7 @@
 import { t } from "elysia";
 import { CloneType } from "@sinclair/typebox";
 import { CustomerModel } from "../customers/model.ts";
-import { Currency, DateString, Money, MoneyInput, Nullable, strictObject, Timestamp, Uuid } from "../lib/schemas.ts";
+import { Currency, DateString, Money, MoneyInput, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";
 
 export const INVOICE_STATUSES = ["draft", "finalized", "sent", "partially_paid", "paid", "cancelled"] as const;
 export const INVOICE_TYPES = ["invoice", "credit_note"] as const;
@@ -15,7 +15,7 @@ export type InvoiceType = (typeof INVOICE_TYPES)[number];
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 
 const Line = strictObject({
-  description: t.String({ minLength: 1, maxLength: 2000 }),
+  description: Text({ minLength: 1, maxLength: 2000 }),
   quantity: CloneType(MoneyInput, { description: "Decimal, minimum 0.01, at most 2 fraction digits" }),
   unit_price: CloneType(MoneyInput, { description: "Decimal, minimum 0, at most 2 fraction digits" }),
   vat_rate_id: t.Optional(
@@ -26,12 +26,12 @@ const Lines = t.Array(Line, { minItems: 1, maxItems: MAX_LINES, description: `1 
 
 const optionalFields = {
   number: t.Optional(
-    t.String({ minLength: 1, maxLength: 50, description: "Unique in the organisation; default the next of the year: INV-2026-00001" }),
+    Text({ minLength: 1, maxLength: 50, description: "Unique in the organisation; default the next of the year: INV-2026-00001" }),
   ),
   due_date: t.Optional(t.String({ ...DateString, description: "On or after issue_date; default issue_date + 30 days" })),
   currency: t.Optional(t.String({ ...Currency, description: "ISO 4217; default the customer's currency, then the organisation's" })),
-  notes: t.Optional(Nullable(t.String({ maxLength: 5000, description: "Shown on the invoice" }))),
-  payment_terms: t.Optional(Nullable(t.String({ maxLength: 255, description: "Default: the customer's payment terms" }))),
+  notes: t.Optional(Nullable(Text({ maxLength: 5000, description: "Shown on the invoice" }))),
+  payment_terms: t.Optional(Nullable(Text({ maxLength: 255, description: "Default: the customer's payment terms" }))),
 };
 
 const LineShown = t.Object({
@@ -74,7 +74,7 @@ export const InvoiceModel = {
     amount: CloneType(MoneyInput, { description: "Decimal, minimum 0.01, at most the amount due" }),
     payment_date: DateString,
     payment_method: t.Optional(t.UnionEnum([...PAYMENT_METHODS], { description: "Default bank_transfer" })),
-    reference: t.Optional(Nullable(t.String({ maxLength: 255 }))),
+    reference: t.Optional(Nullable(Text({ maxLength: 255 }))),
   }),
   invoice: t.Object({
     id: Uuid,

@@ -3,7 +3,7 @@
  * document; `server/docs/openapi.ts` turns `anyOf [X, null]` into OpenAPI 3.0 `nullable`.
  */
 import { t, type TSchema } from "elysia";
-import { FormatRegistry, type TObject, type TProperties } from "@sinclair/typebox";
+import { FormatRegistry, Kind, TypeRegistry, type TObject, type TProperties, type TUnsafe } from "@sinclair/typebox";
 import { isValidDate } from "./time.ts";
 
 // Elysia's own "date" format accepts "March 3rd"-like strings; the API wants real YYYY-MM-DD.
@@ -16,6 +16,43 @@ export const isCountryCode = (v: string) => /^[A-Z]{2}$/.test(v) && regionNames.
 export const isCurrencyCode = (v: string) => /^[A-Z]{3}$/.test(v) && currencies.has(v);
 FormatRegistry.Set("iso-3166-alpha2", isCountryCode);
 FormatRegistry.Set("iso-4217", isCurrencyCode);
+
+/** Characters as JSON Schema counts them (Unicode code points): "😀" is 1, not 2 UTF-16 units. */
+export function codePoints(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
+}
+
+type TextOptions = { minLength?: number; maxLength: number; format?: string; pattern?: string; description?: string; examples?: unknown[] };
+
+/** Why a value is not a Text of `schema`, for the 422 (server/http/validation.ts); null when it is one. */
+export function textProblem(schema: TextOptions, value: unknown): "type" | "minLength" | "maxLength" | "format" | "pattern" | null {
+  if (typeof value !== "string") return "type";
+  const length = codePoints(value);
+  if (schema.minLength !== undefined && length < schema.minLength) return "minLength";
+  if (length > schema.maxLength) return "maxLength";
+  if (schema.format !== undefined && !(FormatRegistry.Get(schema.format)?.(value) ?? true)) return "format";
+  if (schema.pattern !== undefined && !new RegExp(schema.pattern, "u").test(value)) return "pattern";
+  return null;
+}
+TypeRegistry.Set<TextOptions>("Text", (schema, value) => textProblem(schema, value) === null);
+
+/**
+ * A string field of bounded length. TypeBox's own minLength/maxLength count UTF-16 units (200
+ * emoji would be 400); this kind counts code points, as JSON Schema (and so the OpenAPI
+ * document, and every client validating against it) does. The document shows a plain string.
+ */
+export const Text = (options: TextOptions): TUnsafe<string> => t.Unsafe<string>({ [Kind]: "Text", type: "string", ...options });
 
 /** A request body object that rejects unknown (and read-only) fields: contract section 5. */
 export function strictObject<P extends TProperties>(properties: P, options: object = {}): TObject<P> {
@@ -31,7 +68,7 @@ export const Timestamp = t.String({
 });
 export const Country = t.String({ format: "iso-3166-alpha2", description: "ISO 3166-1 alpha-2, e.g. BE" });
 export const Currency = t.String({ format: "iso-4217", description: "ISO 4217, e.g. EUR" });
-export const Email = t.String({ format: "email", maxLength: 255 });
+export const Email = Text({ format: "email", maxLength: 255 });
 /** Input: a JSON number or numeric string, at most two fraction digits (checked by readMoney). */
 export const MoneyInput = t.Union([t.Number(), t.String({ maxLength: 32 })], {
   description: 'Decimal with at most 2 fraction digits, as a number or string ("12.50")',
