@@ -1,6 +1,6 @@
 import { Database, type Statement } from "bun:sqlite";
 import { createHash } from "node:crypto";
-import { closeSync, fstatSync, mkdirSync, openSync, readSync, statSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { fillPlaceholders, getTableColumns, getTableName } from "drizzle-orm";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
@@ -25,7 +25,7 @@ export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0] | Db;
 export const PAGE_CACHE_KIB = 8192;
 
 export function openDatabase(path: string, { cacheKiB = PAGE_CACHE_KIB }: { cacheKiB?: number } = {}): Db {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  if (path !== ":memory:") keepPrivate(path);
   const sqlite = new Database(path, { create: true, strict: true });
   sqlite.exec("PRAGMA journal_mode = WAL");
   sqlite.exec("PRAGMA synchronous = NORMAL");
@@ -34,6 +34,20 @@ export function openDatabase(path: string, { cacheKiB = PAGE_CACHE_KIB }: { cach
   sqlite.exec(`PRAGMA cache_size = -${Math.floor(cacheKiB)}`);
   sqlite.exec("PRAGMA temp_store = MEMORY");
   return drizzle(sqlite, { schema }) as Db;
+}
+
+/**
+ * The database holds every organisation's data: its folder is created 0700 and its files are
+ * 0600, whatever the umask. SQLite gives the -wal and -shm files the mode of the database
+ * file; ones left by an older Kontor with a looser mode are tightened.
+ */
+function keepPrivate(path: string): void {
+  const dir = dirname(path);
+  if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  closeSync(openSync(path, "a", 0o600));
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    if (existsSync(file) && (statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
+  }
 }
 
 /** Applies the migrations embedded at build time, in drizzle's own bookkeeping format. */

@@ -29,7 +29,16 @@ export function listen(app: ReturnType<typeof createApp>, config: Config) {
   return app.server!;
 }
 
-export async function startServer(db: Db, config: Config, { worker = true }: { worker?: boolean } = {}): Promise<Running> {
+/**
+ * `onListening` runs as soon as the port is bound, before this thread can answer a request
+ * (nothing runs until it returns) and before the other threads start: what it prints (the first
+ * start's token) is out before `/health` answers anyone.
+ */
+export async function startServer(
+  db: Db,
+  config: Config,
+  { worker = true, onListening }: { worker?: boolean; onListening?: (url: string) => void } = {},
+): Promise<Running> {
   const rateLimitMemory = createRateLimitMemory();
   const writeTurns = new SharedArrayBuffer(4);
   const cacheKiB = PAGE_CACHE_KIB / config.httpThreads;
@@ -37,6 +46,8 @@ export async function startServer(db: Db, config: Config, { worker = true }: { w
   if (config.httpThreads > 1) shareWriteTurns(db, writeTurns);
   const app = createApp({ db, config, rateLimitMemory });
   const server = listen(app, config);
+  const url = listeningOrigin(server.hostname!, server.port!);
+  onListening?.(url);
   // port 0 picks a free port: the other threads join the one picked
   const setup: ThreadSetup = { config: { ...config, port: server.port! }, rateLimitMemory, writeTurns, cacheKiB };
   const starting = await Promise.allSettled(Array.from({ length: config.httpThreads - 1 }, () => startThread(setup)));
@@ -48,7 +59,6 @@ export async function startServer(db: Db, config: Config, { worker = true }: { w
     throw failed.reason;
   }
   const background: WebhookWorker | null = worker ? startWorker(db, config) : null;
-  const url = listeningOrigin(server.hostname!, server.port!);
   return {
     url,
     async stop() {

@@ -6,6 +6,9 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { openDatabase } from "../db/client.ts";
+import { createAuthenticator } from "../server/auth/authenticate.ts";
+import { createToken } from "../server/tokens/service.ts";
 import { runCli } from "./helpers.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "kontor-cli-"));
@@ -89,6 +92,73 @@ describe("organisations, users and tokens", () => {
     expect(await cliJson("token", "list", "--org", "Globex")).toEqual([]);
   });
 
+  test("control characters in names, typed arguments and errors are printed escaped", async () => {
+    const evil = "\u001b[31mevil\u0007\u009b2J\u202e";
+    await cliJson("org", "create", "--name", "Escapes");
+    const made = await cliJson("token", "create", "--org", "Escapes", "--organisation", "--name", evil);
+    const raw = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/;
+    const table = await cli("token", "list", "--org", "Escapes");
+    expect(table.code).toBe(0);
+    expect(table.stdout).not.toMatch(raw);
+    expect(table.stdout).toContain("\\x1b[31mevil\\x07\\x9b2J\\u202e");
+    // --json: the same name, JSON-escaped (parsing gives it back exactly)
+    const json = await cli("token", "list", "--org", "Escapes", "--json");
+    expect(json.stdout).not.toMatch(raw);
+    expect(JSON.parse(json.stdout).find((t: any) => t.id === made.id).name).toBe(evil);
+
+    await cliJson("user", "create", "--org", "Escapes", "--email", "esc@example.test", "--name", evil, "--role", "viewer");
+    const users = await cli("user", "list", "--org", "Escapes");
+    expect(users.stdout).not.toMatch(raw);
+    expect(users.stdout).toContain("\\x1b[31mevil");
+    // what was typed comes back in errors: from our messages and from commander's
+    for (const args of [["token", "revoke", evil], ["user", "list", "--org", evil], ["org", "list", `--${evil}`]]) {
+      const r = await cli(...args);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toContain("\\x1b[31mevil");
+      expect(r.stderr + r.stdout).not.toMatch(raw);
+    }
+  });
+
+  test("token list shows who created each token; revoke --cascade revokes what a token minted", async () => {
+    await cliJson("org", "create", "--name", "Lineage");
+    const owner = await cliJson("user", "create", "--org", "Lineage", "--email", "owner@lineage.test", "--name", "Owner", "--role", "owner");
+    const personal = await cliJson("token", "create", "--org", "Lineage", "--user", owner.id, "--name", "laptop");
+    // the API mints from a token; here the same service does it against the CLI's database
+    const database = openDatabase(db);
+    const mint = (parent: string, name: string) => {
+      const auth = createAuthenticator(database)(`Bearer ${parent}`)!;
+      const scope = { db: database, org: auth.org, actor: { type: "token" as const, id: auth.tokenId, ip: null } };
+      return createToken(scope, { auth }, "organization", { userId: null, createdByUserId: auth.userId }, { name, abilities: ["contacts.view"] });
+    };
+    let child: { id: string; token: string };
+    let grandchild: { id: string; token: string };
+    try {
+      child = mint(personal.token, "child");
+      grandchild = mint(child.token, "grandchild");
+    } finally {
+      database.$client.close();
+    }
+    const listed = await cliJson("token", "list", "--org", "Lineage");
+    const createdBy = (id: string) => listed.find((t: any) => t.id === id).created_by;
+    expect(createdBy(personal.id)).toEqual({ user_id: owner.id, token_id: null });
+    expect(createdBy(child.id)).toEqual({ user_id: owner.id, token_id: personal.id });
+    expect(createdBy(grandchild.id)).toEqual({ user_id: owner.id, token_id: child.id });
+    const table = (await cli("token", "list", "--org", "Lineage")).stdout;
+    expect(table.split("\n")[0]).toContain("CREATED BY");
+    expect(table.split("\n").find((l) => l.startsWith(grandchild.id))).toContain(`owner@lineage.test via token ${child.id}`);
+
+    // without --cascade what it minted keeps working; with it, the rest goes too
+    expect((await cliJson("token", "revoke", personal.id)).revoked).toBe(true);
+    expect((await cliJson("token", "list", "--org", "Lineage")).map((t: any) => t.id).sort()).toEqual([child.id, grandchild.id].sort());
+    const cascaded = await cliJson("token", "revoke", personal.id, "--cascade");
+    expect(cascaded).toEqual({ id: personal.id, revoked: true, minted_revoked: [child.id, grandchild.id] });
+    expect(await cliJson("token", "list", "--org", "Lineage")).toEqual([]);
+    const human = await cli("token", "revoke", personal.id, "--cascade");
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain("and 0 token(s) minted from it");
+    expect((await cli("token", "revoke", personal.id)).code).toBe(1);
+  });
+
   test("exit codes: 1 for user errors (stderr), 2 for usage errors", async () => {
     const unknownOrg = await cli("user", "list", "--org", "Nope Inc");
     expect(unknownOrg.code).toBe(1);
@@ -147,6 +217,47 @@ describe("kontor serve", () => {
     again.proc.kill("SIGTERM");
     await again.proc.exited;
     expect(again.output).not.toContain("Bearer");
+  });
+});
+
+describe("kontor serve: the first start", () => {
+  test("its token and curl line are printed before /health answers, with two HTTP threads", async () => {
+    const probe = Bun.serve({ port: 0, fetch: () => new Response() });
+    const port = probe.port!;
+    probe.stop(true);
+    const firstDb = join(dir, "first", "kontor.db");
+    const proc = Bun.spawn(["bun", join(import.meta.dir, "../cli/main.ts"), "serve", "--db", firstDb, "--port", String(port), "--no-worker"], {
+      env: { ...process.env, KONTOR_ENV: "test", KONTOR_HTTP_THREADS: "2" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const up = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.status === 200, () => false);
+      if (up) break;
+      if (Date.now() > deadline) throw new Error("no /health");
+      await Bun.sleep(5);
+    }
+    // what a script reads once /health answers: nothing printed later may count
+    proc.kill("SIGKILL");
+    await proc.exited;
+    const output = await new Response(proc.stdout).text();
+    expect(output).toMatch(/\b[0-9a-f-]{36}\|[A-Za-z0-9_-]{40,}\b/);
+    expect(output).toContain("curl -H 'Authorization: Bearer");
+
+    // the data folder and the database files are its owner's alone, whatever the umask
+    const { statSync } = await import("node:fs");
+    expect(statSync(join(dir, "first")).mode & 0o777).toBe(0o700);
+    for (const file of [firstDb, `${firstDb}-wal`, `${firstDb}-shm`]) expect(statSync(file).mode & 0o777, file).toBe(0o600);
+  });
+
+  test("a database left readable by others is made private when opened", async () => {
+    const { chmodSync, statSync, writeFileSync } = await import("node:fs");
+    const loose = join(dir, "loose.db");
+    writeFileSync(loose, "");
+    chmodSync(loose, 0o644);
+    expect((await runCli(["migrate", "--db", loose])).code).toBe(0);
+    expect(statSync(loose).mode & 0o777).toBe(0o600);
   });
 });
 

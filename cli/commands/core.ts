@@ -1,3 +1,4 @@
+import { writeSync } from "node:fs";
 import { InvalidArgumentError, type Command } from "commander";
 import { keepStatisticsFresh, migrate, openDatabase } from "../../db/client.ts";
 import { bootstrapIfEmpty, bootstrapMessage } from "../../server/bootstrap.ts";
@@ -5,7 +6,7 @@ import { loadConfig } from "../../server/config.ts";
 import { startServer } from "../../server/serve.ts";
 import { startWorker } from "../../server/webhooks/worker.ts";
 import { withGlobals } from "../main.ts";
-import { printJson } from "../output.ts";
+import { printError, printJson, printLine } from "../output.ts";
 import { open, type GlobalOptions } from "../context.ts";
 
 export function registerCoreCommands(program: Command): void {
@@ -22,13 +23,18 @@ export function registerCoreCommands(program: Command): void {
       migrate(db);
       const created = bootstrapIfEmpty(db);
       const stopStatistics = keepStatisticsFresh(db);
-      const running = await startServer(db, config, { worker: options.worker });
-      const baseUrl = config.baseUrl ?? running.url;
-      if (options.json) printJson({ url: baseUrl, bootstrap: created });
-      else {
-        console.log(`Kontor listening on ${running.url} (database ${config.dbPath}, docs at ${baseUrl}/docs)`);
-        if (created) console.log(bootstrapMessage(created, baseUrl));
-      }
+      const running = await startServer(db, config, {
+        worker: options.worker,
+        // written at once (not buffered), before the first request is answered: a script that
+        // waits for /health finds the first start's token in the output
+        onListening: (url) => {
+          const baseUrl = config.baseUrl ?? url;
+          const text = options.json
+            ? JSON.stringify({ url: baseUrl, bootstrap: created }, null, 2)
+            : [`Kontor listening on ${url} (database ${config.dbPath}, docs at ${baseUrl}/docs)`, ...(created ? [bootstrapMessage(created, baseUrl)] : [])].join("\n");
+          writeSync(1, `${text}\n`);
+        },
+      });
       stopOnSignal(() => {
         stopStatistics();
         return running.stop().then(() => db.$client.close());
@@ -39,7 +45,7 @@ export function registerCoreCommands(program: Command): void {
     (options: GlobalOptions) => {
       const { db, config } = open(options);
       const worker = startWorker(db, config);
-      if (!options.json) console.log(`Kontor webhook worker running on ${config.dbPath}`);
+      if (!options.json) printLine(`Kontor webhook worker running on ${config.dbPath}`);
       stopOnSignal(() => worker.stop().then(() => db.$client.close()));
     },
   );
@@ -49,7 +55,7 @@ export function registerCoreCommands(program: Command): void {
     const db = openDatabase(options.db ?? config.dbPath);
     const applied = migrate(db);
     if (options.json) printJson({ applied });
-    else console.log(applied ? `Applied ${applied} migration(s).` : "Database is up to date.");
+    else printLine(applied ? `Applied ${applied} migration(s).` : "Database is up to date.");
   });
 }
 
@@ -68,7 +74,7 @@ function stopOnSignal(stop: () => Promise<void>): void {
     if (stopping) return;
     stopping = true;
     stop()
-      .catch((error) => console.error(`error during shutdown: ${error}`))
+      .catch((error) => printError(`error during shutdown: ${error}`))
       .finally(() => process.exit(0));
   };
   process.on("SIGTERM", handler);
