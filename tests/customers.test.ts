@@ -141,6 +141,24 @@ describe("contact persons", () => {
     expect((await env.api("GET", `/api/v1/customers/${c.id}/contact-persons`)).body.data).toEqual([]);
   });
 
+  test("the contact persons of a customer are a list like every other: {data, links, meta} with the list parameters", async () => {
+    const c = await customer();
+    const ids: string[] = [];
+    for (const name of ["One", "Two", "Three"]) {
+      ids.push((await env.api("POST", `/api/v1/customers/${c.id}/contact-persons`, { first_name: name, last_name: "P" })).body.data.id);
+    }
+    const page = await env.api("GET", `/api/v1/customers/${c.id}/contact-persons?per_page=2&page=2`);
+    expect(page.status).toBe(200);
+    expect(page.body.data.map((p: any) => p.id)).toEqual([ids[2]]);
+    expect(page.body.meta).toMatchObject({ current_page: 2, per_page: 2, total: 3, last_page: 2 });
+    expect(page.body.links.prev).toContain(`/api/v1/customers/${c.id}/contact-persons?per_page=2&page=1`);
+    const newest = await env.api("GET", `/api/v1/customers/${c.id}/contact-persons?sort=-created_at`);
+    expect(newest.body.data.map((p: any) => p.id)).toEqual([...ids].reverse());
+    expect((await env.api("GET", `/api/v1/customers/${c.id}/contact-persons?sort=name`)).body.errors).toHaveProperty("sort");
+    const later = await env.api("GET", `/api/v1/customers/${c.id}/contact-persons?filter[updated_since]=2999-01-01T00:00:00Z`);
+    expect(later.body.data).toEqual([]);
+  });
+
   test("at most one primary: setting one clears the others", async () => {
     const c = await customer();
     const a = (await env.api("POST", `/api/v1/customers/${c.id}/contact-persons`, { first_name: "A", last_name: "A", is_primary: true })).body.data;

@@ -2,6 +2,7 @@ import { t } from "elysia";
 import { partyRoutes } from "../contacts/party-routes.ts";
 import type { Kernel } from "../http/kernel.ts";
 import { created, errors, noContent } from "../http/responses.ts";
+import { listQuerySchema, listResponse } from "../lib/list.ts";
 import { IdParams, Wrapped } from "../lib/schemas.ts";
 import { ContactPersonModel, CustomerModel } from "./model.ts";
 import { contactPersonService, customerService } from "./service.ts";
@@ -19,10 +20,11 @@ export const customerRoutes = (kernel: Kernel) =>
     showDetail: " with its contact persons",
     blockedBy: "invoices",
   })
-    .get("/:id/contact-persons", ({ scope, params }) => contactPersonService.list(scope, params.id), {
+    .get("/:id/contact-persons", ({ scope, params, query, url }) => contactPersonService.list(scope, params.id, query, url), {
       ability: "contacts.view",
       params: IdParams,
-      response: { 200: t.Object({ data: t.Array(ContactPersonModel.contactPerson) }), ...errors(404) },
+      query: listQuerySchema(contactPersonService.listSpec),
+      response: { 200: listResponse(ContactPersonModel.contactPerson), ...errors(404, 422) },
       detail: { tags, summary: "List a customer's contact persons" },
     })
     .post(

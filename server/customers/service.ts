@@ -3,6 +3,7 @@ import type { Tx } from "../../db/client.ts";
 import { contactPersons, customers, invoices } from "../../db/schema.ts";
 import { audit } from "../audit/service.ts";
 import { partyService, presentParty, type PartyRow } from "../contacts/party-service.ts";
+import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { findChildInOrg, findInOrg, transaction, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import { emit } from "../webhooks/outbox.ts";
@@ -72,10 +73,19 @@ function findPerson(tx: Tx, scope: Scope, customerId: string, personId: string):
   return findChildInOrg(tx, contactPersons, contactPersons.customerId, scope.org.id, customerId, personId);
 }
 
+/** A customer's contact persons, in the order they were added (contact_persons_customer). */
+const contactPersonList: ListSpec<typeof contactPersons> = {
+  table: contactPersons,
+  sorts: { created_at: contactPersons.createdAt, updated_at: contactPersons.updatedAt },
+  defaultSort: "created_at",
+  updatedAt: contactPersons.updatedAt,
+};
+
 export const contactPersonService = {
-  list(scope: Scope, customerId: string) {
-    const customer = findInOrg(scope.db, customers, scope.org.id, customerId);
-    return { data: showCustomer(scope.db, customer).contact_persons };
+  listSpec: contactPersonList,
+  list(scope: Scope, customerId: string, query: ListQuery, url: string) {
+    findInOrg(scope.db, customers, scope.org.id, customerId);
+    return listPage(scope, contactPersonList, query, url, (rows) => rows.map(presentContactPerson), [eq(contactPersons.customerId, customerId)]);
   },
   create(scope: Scope, customerId: string, input: ContactPersonCreate) {
     return transaction(scope.db, (tx) => {
