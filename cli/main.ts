@@ -12,13 +12,19 @@ import { registerCoreCommands } from "./commands/core.ts";
 import { registerDeliveryCommands } from "./commands/deliveries.ts";
 import { registerOrgCommands } from "./commands/orgs.ts";
 import { registerTokenCommands } from "./commands/tokens.ts";
+import { printError, terminalSafe } from "./output.ts";
 
 export function buildProgram(): Command {
   const program = new Command("kontor")
     .description("Kontor: self-hosted invoicing and accounting API")
     .version(VERSION)
     .showHelpAfterError()
-    .exitOverride();
+    .exitOverride()
+    // commander's own messages quote what was typed ("unknown option '…'"): escaped like the rest
+    .configureOutput({
+      writeOut: (text) => process.stdout.write(terminalSafe(text, { keepNewlines: true })),
+      writeErr: (text) => process.stderr.write(terminalSafe(text, { keepNewlines: true })),
+    });
   registerCoreCommands(program);
   registerOrgCommands(program);
   registerTokenCommands(program);
@@ -55,14 +61,14 @@ function exitCodeOf(error: unknown): number {
   }
   if (error instanceof ApiError) {
     const details = error.errors ? Object.values(error.errors).flat() : [];
-    console.error(`error: ${details.length ? details.join(" ") : error.message}`);
+    printError(`error: ${details.length ? details.join(" ") : error.message}`);
     return 1;
   }
   if (error instanceof UserError) {
-    console.error(`error: ${error.message}`);
+    printError(`error: ${error.message}`);
     return 1;
   }
-  console.error(`error: ${(error as Error)?.message ?? String(error)}`);
+  printError(`error: ${(error as Error)?.message ?? String(error)}`);
   return 1;
 }
 

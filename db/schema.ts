@@ -57,8 +57,16 @@ export const apiTokens = sqliteTable(
     type: text("type", { enum: ["personal", "organization"] }).notNull(),
     /** Set for personal tokens; deleting the user deletes them (they stop working). */
     userId: text("user_id").references(() => users.id, { onDelete: "cascade" }),
-    /** Who minted an organisation token; kept loose so the token survives the user. */
+    /**
+     * The user on whose behalf the token was made: directly, or through the token that minted
+     * it (inherited from that token). Kept loose so the token survives the user.
+     */
     createdByUserId: text("created_by_user_id"),
+    /**
+     * The token that minted this one (null when made by the CLI). Kept loose: a removed user's
+     * personal tokens are deleted, while what they minted stays and still names them.
+     */
+    createdByTokenId: text("created_by_token_id"),
     name: text("name").notNull(),
     secretHash: text("secret_hash").notNull(),
     abilities: text("abilities", { mode: "json" }).$type<string[]>().notNull(),
@@ -67,7 +75,11 @@ export const apiTokens = sqliteTable(
     revokedAt: text("revoked_at"),
     createdAt: createdAt(),
   },
-  (t) => [index("api_tokens_org_type_created").on(t.organizationId, t.type, t.createdAt, t.id)],
+  (t) => [
+    index("api_tokens_org_type_created").on(t.organizationId, t.type, t.createdAt, t.id),
+    // a revocation's cascade walks from a token to what it minted
+    index("api_tokens_created_by_token").on(t.createdByTokenId),
+  ],
 );
 
 /** Customers and suppliers share their columns and rules. */

@@ -2,7 +2,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { apiTokens } from "../db/schema.ts";
-import { openDatabase } from "../db/client.ts";
+import { migrate, openDatabase, type Db } from "../db/client.ts";
+import { embeddedMigrations } from "../db/migrations/index.ts";
 import { ABILITIES } from "../server/auth/abilities.ts";
 import { CLI_ACTOR, findUser, removeUser, setApiAccess, setUserRole } from "../server/orgs/service.ts";
 import { createTestEnv } from "./helpers.ts";
@@ -181,7 +182,9 @@ describe("personal tokens: /api/v1/tokens", () => {
     const ids = list.body.data.map((t: any) => t.id);
     expect(ids).toContain(r.body.id);
     expect(list.text).not.toContain(r.body.token.split("|")[1]);
-    for (const item of list.body.data) expect(Object.keys(item).sort()).toEqual(["abilities", "created_at", "expires_at", "id", "last_used_at", "name", "type"]);
+    for (const item of list.body.data) {
+      expect(Object.keys(item).sort()).toEqual(["abilities", "created_at", "created_by", "expires_at", "id", "last_used_at", "name", "type"]);
+    }
 
     expect((await env.api("GET", "/api/v1/customers", undefined, r.body.token)).status).toBe(200);
     expect((await env.api("DELETE", `/api/v1/tokens/${r.body.id}`, undefined, token)).status).toBe(204);
@@ -307,5 +310,182 @@ describe("meta", () => {
     const events = await env.api("GET", "/api/v1/meta/webhook-events", undefined, token);
     expect(events.body.data).toContain("invoice.payment_recorded");
     expect(events.body.data).toHaveLength(12);
+  });
+});
+
+describe("tokens minted by tokens", () => {
+  const idOf = (token: string) => token.split("|")[0]!;
+  const rowOf = (id: string) => env.db.select().from(apiTokens).where(eq(apiTokens.id, id)).get()!;
+  /** An organisation token with `*` made by an owner's personal token, and that owner. */
+  async function ownedStarToken(body: Record<string, unknown> = {}) {
+    const owner = env.userToken("owner");
+    const r = await env.api("POST", "/api/v1/org-tokens", { name: "star", abilities: ["*"], ...body }, owner.token);
+    expect(r.status, r.text).toBe(201);
+    return { owner, star: r.body as { id: string; token: string; expires_at: string | null } };
+  }
+  const mintOrg = async (parent: string, body: Record<string, unknown> = {}) => {
+    const r = await env.api("POST", "/api/v1/org-tokens", { name: "child", abilities: ["*"], ...body }, parent);
+    expect(r.status, r.text).toBe(201);
+    return r.body as { id: string; token: string; expires_at: string | null };
+  };
+
+  test("a child never expires later than the token that minted it", async () => {
+    const { star } = await ownedStarToken({ expires_in_days: 1 });
+    expect(star.expires_at).not.toBeNull();
+    // no expiry asked: the parent's; a later one: the parent's; an earlier one: its own
+    expect((await mintOrg(star.token)).expires_at).toBe(star.expires_at);
+    expect((await mintOrg(star.token, { expires_in_days: 365 })).expires_at).toBe(star.expires_at);
+    expect((await mintOrg(star.token, { expires_in_days: null })).expires_at).toBe(star.expires_at);
+    const grandchild = await mintOrg((await mintOrg(star.token)).token);
+    expect(grandchild.expires_at).toBe(star.expires_at);
+    expect(rowOf(grandchild.id).expiresAt).toBe(star.expires_at);
+
+    const long = await ownedStarToken({ expires_in_days: 30 });
+    const shorter = await mintOrg(long.star.token, { expires_in_days: 2 });
+    expect(shorter.expires_at! < long.star.expires_at!).toBe(true);
+
+    // personal tokens minting personal tokens: the same rule
+    const { token } = env.userToken("accountant");
+    const parent = await env.api("POST", "/api/v1/tokens", { name: "week", expires_in_days: 7 }, token);
+    const child = await env.api("POST", "/api/v1/tokens", { name: "forever" }, parent.body.token);
+    expect(child.status).toBe(201);
+    expect(child.body.expires_at).toBe(parent.body.expires_at);
+    // a token with no expiry mints what was asked
+    expect((await env.api("POST", "/api/v1/tokens", { name: "free" }, token)).body.expires_at).toBeNull();
+  });
+
+  test("lists show created_by: the user behind it and the token that minted it", async () => {
+    const { owner, star } = await ownedStarToken();
+    const child = await mintOrg(star.token);
+    const cliMade = idOf(env.orgToken(["contacts.view"]));
+    const list = await env.api("GET", "/api/v1/org-tokens?per_page=100");
+    const byId = new Map(list.body.data.map((t: any) => [t.id, t.created_by]));
+    expect(byId.get(star.id)).toEqual({ user_id: owner.userId, token_id: idOf(owner.token) });
+    // minted by an organisation token: on behalf of the user behind that token
+    expect(byId.get(child.id)).toEqual({ user_id: owner.userId, token_id: star.id });
+    expect(byId.get(cliMade)).toEqual({ user_id: null, token_id: null });
+
+    const personal = await env.api("POST", "/api/v1/tokens", { name: "mine" }, owner.token);
+    const mine = await env.api("GET", "/api/v1/tokens", undefined, owner.token);
+    expect(mine.body.data.find((t: any) => t.id === personal.body.id).created_by).toEqual({ user_id: owner.userId, token_id: idOf(owner.token) });
+  });
+
+  test("revoking without cascade leaves what a token minted working; ?cascade=true revokes it all, each audited", async () => {
+    const { star } = await ownedStarToken();
+    const child = await mintOrg(star.token);
+    const grandchild = await mintOrg(child.token);
+    const sibling = await mintOrg(star.token);
+    expect((await env.api("DELETE", `/api/v1/org-tokens/${child.id}`)).status).toBe(204);
+    expect((await env.api("GET", "/api/v1/customers", undefined, child.token)).status).toBe(401);
+    expect((await env.api("GET", "/api/v1/customers", undefined, grandchild.token)).status).toBe(200);
+
+    // cascading from the star reaches the grandchild through its revoked parent
+    expect((await env.api("DELETE", `/api/v1/org-tokens/${star.id}?cascade=true`)).status).toBe(204);
+    for (const t of [star, grandchild, sibling]) expect((await env.api("GET", "/api/v1/customers", undefined, t.token)).status).toBe(401);
+    const audit = await env.api("GET", "/api/v1/audit-log?filter[action]=token.revoked&per_page=100");
+    const revoked = audit.body.data.map((e: any) => e.resource_id);
+    for (const t of [star, child, grandchild, sibling]) expect(revoked).toContain(t.id);
+    expect(revoked.filter((id: string) => id === child.id)).toHaveLength(1);
+  });
+
+  test("cascade on an already revoked token revokes what it left behind", async () => {
+    const { star } = await ownedStarToken();
+    const child = await mintOrg(star.token);
+    expect((await env.api("DELETE", `/api/v1/org-tokens/${star.id}`)).status).toBe(204);
+    expect((await env.api("DELETE", `/api/v1/org-tokens/${star.id}`)).status).toBe(404);
+    expect((await env.api("GET", "/api/v1/customers", undefined, child.token)).status).toBe(200);
+    expect((await env.api("DELETE", `/api/v1/org-tokens/${star.id}?cascade=true`)).status).toBe(204);
+    expect((await env.api("GET", "/api/v1/customers", undefined, child.token)).status).toBe(401);
+  });
+
+  test("a personal token's cascade reaches the organisation tokens it minted", async () => {
+    const { owner, star } = await ownedStarToken();
+    const personal = await env.api("POST", "/api/v1/tokens", { name: "laptop" }, owner.token);
+    const other = env.userToken("owner");
+    // the cascade starts only from one's own token
+    expect((await env.api("DELETE", `/api/v1/tokens/${idOf(owner.token)}?cascade=true`, undefined, other.token)).status).toBe(404);
+    expect((await env.api("DELETE", `/api/v1/tokens/${idOf(owner.token)}?cascade=true`, undefined, owner.token)).status).toBe(204);
+    for (const t of [owner.token, star.token, personal.body.token]) expect((await env.api("GET", "/api/v1/meta/abilities", undefined, t)).status).toBe(401);
+    expect((await env.api("GET", "/api/v1/meta/abilities", undefined, other.token)).status).toBe(200);
+  });
+
+  test("cascade takes true or false; other query parameters are a 422", async () => {
+    const { star } = await ownedStarToken();
+    const child = await mintOrg(star.token);
+    for (const query of ["cascade=yes", "cascade=1", "cascad=true"]) {
+      const r = await env.api("DELETE", `/api/v1/org-tokens/${star.id}?${query}`);
+      expect(r.status, query).toBe(422);
+    }
+    expect((await env.api("DELETE", `/api/v1/org-tokens/${star.id}?cascade=false`)).status).toBe(204);
+    expect((await env.api("GET", "/api/v1/customers", undefined, child.token)).status).toBe(200);
+  });
+
+  test("responses carrying a new token are never stored by a cache", async () => {
+    const { owner } = await ownedStarToken();
+    const personal = await env.api("POST", "/api/v1/tokens", { name: "x" }, owner.token);
+    const org = await env.api("POST", "/api/v1/org-tokens", { name: "x", abilities: ["contacts.view"] }, owner.token);
+    for (const r of [personal, org]) {
+      expect(r.status).toBe(201);
+      expect(r.headers.get("cache-control")).toBe("no-store");
+    }
+    // nor is its replay under the same Idempotency-Key
+    const headers = { "idempotency-key": "mint-once" };
+    const first = await env.request("POST", "/api/v1/tokens", { body: { name: "once" }, token: owner.token, headers });
+    const replay = await env.request("POST", "/api/v1/tokens", { body: { name: "once" }, token: owner.token, headers });
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(replay.body.token).toBe(first.body.token);
+    expect(replay.headers.get("cache-control")).toBe("no-store");
+  });
+});
+
+describe("migration 0012: existing tokens learn who minted them", () => {
+  test("the minting organisation token comes from the audit log; children inherit its user and expiry", () => {
+    const scratch = createTestEnv();
+    let db: Db | null = null;
+    try {
+      // a database as it was before 0012: migrations up to 0011, with tokens minted the old way
+      const path = `${scratch.dir}/old.db`;
+      db = openDatabase(path);
+      const before = embeddedMigrations.filter((m) => m.tag < "0012");
+      (db as any).dialect.migrate(
+        before.map((m) => ({ sql: m.sql.split("--> statement-breakpoint"), bps: m.breakpoints, folderMillis: m.when, hash: m.tag })),
+        (db as any).session,
+        {},
+      );
+      const client = db.$client;
+      const org = crypto.randomUUID();
+      const user = crypto.randomUUID();
+      client.run("INSERT INTO organizations (id, name, currency, country, api_access, created_at, updated_at) VALUES (?, 'Old', 'EUR', 'BE', 1, '2026-01-01T00:00:00.000000Z', '2026-01-01T00:00:00.000000Z')", [org]);
+      const token = (id: string, createdByUser: string | null, expiresAt: string | null) =>
+        client.run(
+          "INSERT INTO api_tokens (id, organization_id, type, user_id, created_by_user_id, name, secret_hash, abilities, expires_at, created_at) VALUES (?, ?, 'organization', NULL, ?, 'old', 'x', '[\"*\"]', ?, '2026-01-01T00:00:00.000000Z')",
+          [id, org, createdByUser, expiresAt],
+        );
+      const minted = (id: string, by: { type: string; id: string | null }) =>
+        client.run(
+          "INSERT INTO audit_log (id, organization_id, action, resource_type, resource_id, actor_type, actor_id, created_at) VALUES (?, ?, 'token.created', 'token', ?, ?, ?, '2026-01-01T00:00:00.000000Z')",
+          [crypto.randomUUID(), org, id, by.type, by.id],
+        );
+      const [root, child, grandchild, cliMade] = [1, 2, 3, 4].map(() => crypto.randomUUID()) as [string, string, string, string];
+      token(root, user, "2026-02-01T00:00:00.000000Z");
+      minted(root, { type: "user", id: user });
+      token(child, null, null);
+      minted(child, { type: "token", id: root });
+      token(grandchild, null, "2027-01-01T00:00:00.000000Z");
+      minted(grandchild, { type: "token", id: child });
+      token(cliMade, null, null);
+      minted(cliMade, { type: "cli", id: null });
+      db.$client.close();
+      db = openDatabase(path);
+      migrate(db);
+      const row = (id: string) => db!.select().from(apiTokens).where(eq(apiTokens.id, id)).get()!;
+      expect(row(root)).toMatchObject({ createdByTokenId: null, createdByUserId: user, expiresAt: "2026-02-01T00:00:00.000000Z" });
+      expect(row(child)).toMatchObject({ createdByTokenId: root, createdByUserId: user, expiresAt: "2026-02-01T00:00:00.000000Z" });
+      expect(row(grandchild)).toMatchObject({ createdByTokenId: child, createdByUserId: user, expiresAt: "2026-02-01T00:00:00.000000Z" });
+      expect(row(cliMade)).toMatchObject({ createdByTokenId: null, createdByUserId: null, expiresAt: null });
+    } finally {
+      db?.$client.close();
+      scratch.close();
+    }
   });
 });

@@ -159,6 +159,39 @@ describe("rate limit", () => {
     }
   });
 
+  test("organisation tokens count against the user who created them: rotating five gives no more", async () => {
+    const limited = createTestEnv({ KONTOR_RATE_LIMIT: "10" });
+    try {
+      const owner = limited.userToken("owner");
+      const tokens: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const r = await limited.api("POST", "/api/v1/org-tokens", { name: `rotate ${i}`, abilities: ["*"] }, owner.token);
+        expect(r.status).toBe(201);
+        tokens.push(r.body.token);
+      }
+      // and one minted by one of them: on behalf of the same user
+      const grandchild = await limited.api("POST", "/api/v1/org-tokens", { name: "grandchild", abilities: ["contacts.view"] }, tokens[0]);
+      expect(grandchild.status).toBe(201);
+      tokens.push(grandchild.body.token);
+      const statuses: number[] = [];
+      for (let i = 0; i < 12; i++) statuses.push((await limited.request("GET", "/api/v1/customers", { token: tokens[i % tokens.length] })).status);
+      // six of the ten went to minting
+      expect(statuses).toEqual([...Array(4).fill(200), ...Array(8).fill(429)]);
+      expect((await limited.request("GET", "/api/v1/customers", { token: owner.token })).status).toBe(429);
+
+      // a token made by the CLI without a user keeps its own budget, shared with what it mints
+      const cliMade = limited.orgToken(["*"]);
+      const minted = await limited.api("POST", "/api/v1/org-tokens", { name: "from cli token", abilities: ["contacts.view"] }, cliMade);
+      expect(minted.status).toBe(201);
+      const more: number[] = [];
+      for (let i = 0; i < 10; i++) more.push((await limited.request("GET", "/api/v1/customers", { token: i % 2 ? cliMade : minted.body.token })).status);
+      expect(more).toEqual([...Array(9).fill(200), 429]);
+      expect((await limited.request("GET", "/api/v1/customers", { token: limited.orgToken(["contacts.view"]) })).status).toBe(200);
+    } finally {
+      limited.close();
+    }
+  });
+
   test("the server's HTTP threads count in one budget: every connection, whichever thread takes it", async () => {
     const limited = createTestEnv();
     const running = await startServer(limited.db, { ...limited.config, port: 0, httpThreads: 2, rateLimitPerMinute: 10 }, { worker: false });

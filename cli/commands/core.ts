@@ -6,7 +6,7 @@ import { loadConfig } from "../../server/config.ts";
 import { startServer } from "../../server/serve.ts";
 import { startWorker } from "../../server/webhooks/worker.ts";
 import { withGlobals } from "../main.ts";
-import { printError, printJson, printLine } from "../output.ts";
+import { printError, printJson, printLine, terminalSafe } from "../output.ts";
 import { open, type GlobalOptions } from "../context.ts";
 
 export function registerCoreCommands(program: Command): void {
@@ -32,7 +32,7 @@ export function registerCoreCommands(program: Command): void {
           const text = options.json
             ? JSON.stringify({ url: baseUrl, bootstrap: created }, null, 2)
             : [`Kontor listening on ${url} (database ${config.dbPath}, docs at ${baseUrl}/docs)`, ...(created ? [bootstrapMessage(created, baseUrl)] : [])].join("\n");
-          writeSync(1, `${text}\n`);
+          writeSync(1, `${terminalSafe(text, { keepNewlines: true })}\n`);
         },
       });
       stopOnSignal(() => {

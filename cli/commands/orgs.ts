@@ -13,7 +13,7 @@ import {
 } from "../../server/orgs/service.ts";
 import { open, type GlobalOptions } from "../context.ts";
 import { withGlobals } from "../main.ts";
-import { printJson, printRecord, printTable } from "../output.ts";
+import { printJson, printLine, printRecord, printTable } from "../output.ts";
 
 const orgJson = (o: { id: string; name: string; currency: string; country: string; apiAccess: boolean }) => ({
   id: o.id,
@@ -49,7 +49,7 @@ export function registerOrgCommands(program: Command): void {
       const { db } = open(options);
       const updated = setApiAccess(db, findOrganization(db, ref), state === "on");
       if (options.json) printJson(orgJson(updated));
-      else console.log(`API access for ${updated.name} is ${state}.`);
+      else printLine(`API access for ${updated.name} is ${state}.`);
     });
 
   const user = program.command("user").description("manage users");
@@ -78,7 +78,7 @@ export function registerOrgCommands(program: Command): void {
       const { db } = open(options);
       const updated = setUserRole(db, findUser(db, ref), role);
       if (options.json) printJson(userJson(updated));
-      else console.log(`${updated.email} is now ${updated.role}.`);
+      else printLine(`${updated.email} is now ${updated.role}.`);
     });
   withGlobals(user.command("remove").description("remove a user (their personal tokens stop working)").argument("<user>", "user id or email")).action(
     (ref: string, options: GlobalOptions) => {
@@ -86,7 +86,7 @@ export function registerOrgCommands(program: Command): void {
       const target = findUser(db, ref);
       const result = removeUser(db, target);
       if (options.json) printJson({ id: target.id, removed: true, revoked_tokens: result.revokedTokens });
-      else console.log(`Removed ${target.email}; ${result.revokedTokens} personal token(s) no longer work.`);
+      else printLine(`Removed ${target.email}; ${result.revokedTokens} personal token(s) no longer work.`);
     },
   );
 }

@@ -1,12 +1,12 @@
 import { InvalidArgumentError, type Command } from "commander";
 import { and, eq, isNull } from "drizzle-orm";
-import { apiTokens } from "../../db/schema.ts";
+import { apiTokens, users } from "../../db/schema.ts";
 import { ApiError } from "../../server/lib/errors.ts";
 import { CLI_ACTOR, findOrganization, findUser } from "../../server/orgs/service.ts";
 import { createToken, presentToken, revokeToken } from "../../server/tokens/service.ts";
 import { open, type GlobalOptions } from "../context.ts";
 import { withGlobals } from "../main.ts";
-import { printJson, printRecord, printTable } from "../output.ts";
+import { printJson, printLine, printRecord, printTable } from "../output.ts";
 
 type CreateOptions = GlobalOptions & {
   org: string;
@@ -51,7 +51,7 @@ export function registerTokenCommands(program: Command): void {
       if (options.json) printJson(out);
       else {
         printRecord(out);
-        console.log("\nStore the token now: it is not shown again.");
+        printLine("\nStore the token now: it is not shown again.");
       }
     });
   withGlobals(token.command("list").description("list an organisation's tokens"))
@@ -67,7 +67,13 @@ export function registerTokenCommands(program: Command): void {
         .all()
         .map((row) => ({ ...presentToken(row), user_id: row.userId }));
       if (options.json) printJson(rows);
-      else
+      else {
+        const emails = new Map(
+          db.select({ id: users.id, email: users.email }).from(users).where(eq(users.organizationId, org.id)).all().map((u) => [u.id, u.email]),
+        );
+        // the user by email (a removed user by id), and the minting token: what an admin looks for
+        const createdBy = ({ user_id, token_id }: { user_id: string | null; token_id: string | null }) =>
+          [user_id && (emails.get(user_id) ?? user_id), token_id && `via token ${token_id}`].filter(Boolean).join(" ") || "cli";
         printTable(rows, [
           ["ID", (r) => r.id],
           ["TYPE", (r) => r.type],
@@ -76,15 +82,19 @@ export function registerTokenCommands(program: Command): void {
           ["ABILITIES", (r) => (r.abilities.length > 4 ? `${r.abilities.length} abilities` : r.abilities)],
           ["EXPIRES", (r) => r.expires_at],
           ["LAST USED", (r) => r.last_used_at],
+          ["CREATED BY", (r) => createdBy(r.created_by)],
         ]);
+      }
     });
-  withGlobals(token.command("revoke").description("revoke a token").argument("<id>", "token id")).action((id: string, options: GlobalOptions) => {
-    const { db } = open(options);
-    const row = db.select().from(apiTokens).where(eq(apiTokens.id, id)).get();
-    if (!row || row.revokedAt) throw new ApiError(404, `No active token ${id}.`);
-    const org = findOrganization(db, row.organizationId);
-    revokeToken({ db, org, actor: CLI_ACTOR }, null, null, id);
-    if (options.json) printJson({ id, revoked: true });
-    else console.log(`Revoked token ${id}.`);
-  });
+  withGlobals(token.command("revoke").description("revoke a token").argument("<id>", "token id"))
+    .option("--cascade", "also revoke every token it minted, recursively (an already revoked token is accepted)")
+    .action((id: string, options: GlobalOptions & { cascade?: boolean }) => {
+      const { db } = open(options);
+      const row = db.select().from(apiTokens).where(eq(apiTokens.id, id)).get();
+      if (!row || (row.revokedAt && !options.cascade)) throw new ApiError(404, `No active token ${id}.`);
+      const org = findOrganization(db, row.organizationId);
+      const minted = revokeToken({ db, org, actor: CLI_ACTOR }, null, null, id, { cascade: !!options.cascade });
+      if (options.json) printJson(options.cascade ? { id, revoked: true, minted_revoked: minted } : { id, revoked: true });
+      else printLine(`Revoked token ${id}${options.cascade ? ` and ${minted.length} token(s) minted from it` : ""}.`);
+    });
 }

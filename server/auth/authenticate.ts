@@ -15,7 +15,10 @@ export type Auth = {
   userId: string | null;
   role: Role | null;
   org: Organization;
-  /** rate-limit bucket: the user for personal tokens, the token for organisation tokens */
+  /**
+   * Rate-limit bucket: the user for personal tokens and for organisation tokens made on a
+   * user's behalf (so rotating tokens adds no budget); else the first token of its minting chain.
+   */
   rateKey: string;
 };
 
@@ -23,6 +26,8 @@ type Row = {
   id: string;
   type: "personal" | "organization";
   user_id: string | null;
+  created_by_user_id: string | null;
+  created_by_token_id: string | null;
   secret_hash: string;
   abilities: string;
   expires_at: string | null;
@@ -45,12 +50,25 @@ type Resolved = { auth: Auth; expiresAt: string | null };
 
 export function createAuthenticator(db: Db) {
   const lookup = db.$client.query<Row, [string]>(`
-    SELECT t.id, t.type, t.user_id, t.secret_hash, t.abilities, t.expires_at, t.revoked_at, t.last_used_at,
+    SELECT t.id, t.type, t.user_id, t.created_by_user_id, t.created_by_token_id, t.secret_hash, t.abilities, t.expires_at, t.revoked_at, t.last_used_at,
            o.id AS org_id, o.name AS org_name, o.currency, o.country, o.api_access, u.role
     FROM api_tokens t
     JOIN organizations o ON o.id = t.organization_id
     LEFT JOIN users u ON u.id = t.user_id
     WHERE t.id = ?`);
+  // a token made by the CLI without a user, at the top of a chain of tokens it (indirectly) minted
+  const chainRoot = db.$client.query<{ id: string }, [string]>(`
+    WITH RECURSIVE chain(id, parent, depth) AS (
+      SELECT id, created_by_token_id, 0 FROM api_tokens WHERE id = ?
+      UNION ALL
+      SELECT t.id, t.created_by_token_id, chain.depth + 1 FROM api_tokens t JOIN chain ON t.id = chain.parent WHERE chain.depth < 100
+    )
+    SELECT id FROM chain ORDER BY depth DESC LIMIT 1`);
+  const rateKeyOf = (row: Row): string => {
+    if (row.type === "personal") return `user:${row.user_id}`;
+    if (row.created_by_user_id !== null) return `user:${row.created_by_user_id}`;
+    return `token:${row.created_by_token_id === null ? row.id : (chainRoot.get(row.id)?.id ?? row.id)}`;
+  };
   const touch = db.$client.query<unknown, [string, string]>("UPDATE api_tokens SET last_used_at = ? WHERE id = ?");
   const lastTouched = new Map<string, number>();
 
@@ -80,7 +98,7 @@ export function createAuthenticator(db: Db) {
       userId: row.user_id,
       role: row.type === "personal" ? row.role : null,
       org: { id: row.org_id, name: row.org_name, currency: row.currency, country: row.country, apiAccess: row.api_access === 1 },
-      rateKey: row.type === "personal" ? `user:${row.user_id}` : `token:${row.id}`,
+      rateKey: rateKeyOf(row),
     };
     return { auth, expiresAt: row.expires_at };
   };

@@ -37,8 +37,8 @@ export const STALE_RESERVATION_MS = 60 * 1000;
 const SWEEP_EVERY_MS = 60 * 1000;
 /** Refusals of the caller, not outcomes of the request: released like a 5xx, never replayed. */
 const NOT_STORED = new Set([401, 403, 429]);
-/** Response headers a replay repeats. */
-const REPLAYED_HEADERS = ["location", "content-type"];
+/** Response headers a replay repeats (a replayed new token or secret must not be cached either). */
+const REPLAYED_HEADERS = ["location", "content-type", "cache-control"];
 
 /** The header parameter every POST operation documents (server/docs/openapi.ts). */
 export const IDEMPOTENCY_PARAMETER = {

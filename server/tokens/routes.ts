@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import type { Kernel } from "../http/kernel.ts";
-import { errors, noContent } from "../http/responses.ts";
+import { errors, noContent, noStore } from "../http/responses.ts";
 import { Forbidden } from "../lib/errors.ts";
 import { listQuerySchema, listResponse } from "../lib/list.ts";
 import { IdParams } from "../lib/schemas.ts";
@@ -9,6 +9,17 @@ import { createToken, listTokens, revokeToken, tokenList } from "./service.ts";
 import type { Auth } from "../auth/authenticate.ts";
 
 const detail = (summary: string) => ({ tags: ["Tokens"], summary });
+
+const RevokeQuery = t.Object(
+  {
+    cascade: t.Optional(
+      t.Union([t.Literal("true"), t.Literal("false")], {
+        description: "true: also revoke every token this one minted, recursively (default false: they keep working)",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 /** Personal tokens are managed by a user for themselves: an organisation token has no user. */
 function requirePersonal(auth: Auth): void {
@@ -42,6 +53,7 @@ export const tokenRoutes = (kernel: Kernel) =>
       ({ scope, auth, body, set }) => {
         requirePersonal(auth);
         const token = createToken(scope, { auth }, "personal", { userId: auth.userId, createdByUserId: auth.userId }, body);
+        noStore(set);
         set.status = 201;
         set.headers["location"] = `/api/v1/tokens/${token.id}`;
         return token;
@@ -50,12 +62,12 @@ export const tokenRoutes = (kernel: Kernel) =>
     )
     .delete(
       "/tokens/:id",
-      ({ scope, auth, params, set }) => {
+      ({ scope, auth, params, query, set }) => {
         requirePersonal(auth);
-        revokeToken(scope, "personal", auth.userId, params.id);
+        revokeToken(scope, "personal", auth.userId, params.id, { cascade: query.cascade === "true" });
         return noContent(set);
       },
-      { ability: "any", params: IdParams, response: { 204: t.Void(), ...errors(404) }, detail: detail("Revoke a personal token") },
+      { ability: "any", params: IdParams, query: RevokeQuery, response: { 204: t.Void(), ...errors(404) }, detail: detail("Revoke a personal token") },
     )
     .get(
       "/org-tokens",
@@ -75,6 +87,7 @@ export const tokenRoutes = (kernel: Kernel) =>
       ({ scope, auth, body, set }) => {
         requireOrgTokenManager(auth);
         const token = createToken(scope, { auth }, "organization", { userId: null, createdByUserId: auth.userId }, body);
+        noStore(set);
         set.status = 201;
         set.headers["location"] = `/api/v1/org-tokens/${token.id}`;
         return token;
@@ -88,10 +101,10 @@ export const tokenRoutes = (kernel: Kernel) =>
     )
     .delete(
       "/org-tokens/:id",
-      ({ scope, auth, params, set }) => {
+      ({ scope, auth, params, query, set }) => {
         requireOrgTokenManager(auth);
-        revokeToken(scope, "organization", null, params.id);
+        revokeToken(scope, "organization", null, params.id, { cascade: query.cascade === "true" });
         return noContent(set);
       },
-      { ability: "organization.manage-users", params: IdParams, response: { 204: t.Void(), ...errors(404) }, detail: detail("Revoke an organisation token") },
+      { ability: "organization.manage-users", params: IdParams, query: RevokeQuery, response: { 204: t.Void(), ...errors(404) }, detail: detail("Revoke an organisation token") },
     );

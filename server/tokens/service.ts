@@ -1,8 +1,8 @@
 /**
  * Token minting and revocation, for the API and the CLI alike. No token can mint a token
- * with more power than its own; `*` is for organisation tokens alone.
+ * with more power than its own, nor one that outlives it; `*` is for organisation tokens alone.
  */
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db, Tx } from "../../db/client.ts";
 import { apiTokens, users } from "../../db/schema.ts";
 import { ABILITIES, isAbility, WILDCARD } from "../auth/abilities.ts";
@@ -34,6 +34,7 @@ export function presentToken(row: TokenRow) {
     last_used_at: row.lastUsedAt,
     expires_at: row.expiresAt,
     created_at: row.createdAt,
+    created_by: { user_id: row.createdByUserId, token_id: row.createdByTokenId },
   };
 }
 
@@ -69,26 +70,39 @@ export function createToken(
   const id = newId();
   const secret = newSecret();
   const nowUs = nowMicros();
-  const expiresAt = input.expires_in_days ? isoFromMicros(nowUs + input.expires_in_days * 86_400_000_000) : null;
-  const row: TokenRow = {
-    id,
-    organizationId: scope.org.id,
-    type,
-    userId: owner.userId,
-    createdByUserId: owner.createdByUserId,
-    name: input.name,
-    secretHash: hashSecret(secret),
-    abilities,
-    lastUsedAt: null,
-    expiresAt,
-    revokedAt: null,
-    createdAt: isoFromMicros(nowUs),
-  };
-  transaction(scope.db, (tx) => {
+  const expiryRequested = input.expires_in_days ? isoFromMicros(nowUs + input.expires_in_days * 86_400_000_000) : null;
+  const row = transaction(scope.db, (tx) => {
+    const parent = "auth" in minter ? tx.select().from(apiTokens).where(eq(apiTokens.id, minter.auth.tokenId)).get() : undefined;
+    const row: TokenRow = {
+      id,
+      organizationId: scope.org.id,
+      type,
+      userId: owner.userId,
+      // an organisation token has no user: what it mints is on behalf of the user behind it
+      createdByUserId: owner.createdByUserId ?? parent?.createdByUserId ?? null,
+      createdByTokenId: parent?.id ?? null,
+      name: input.name,
+      secretHash: hashSecret(secret),
+      abilities,
+      lastUsedAt: null,
+      expiresAt: earlierExpiry(expiryRequested, parent?.expiresAt ?? null),
+      revokedAt: null,
+      createdAt: isoFromMicros(nowUs),
+    };
     tx.insert(apiTokens).values(row).run();
     audit(tx, scope, "token.created", "token", id);
+    return row;
   });
-  return { id, token: `${id}|${secret}`, name: row.name, type, abilities, expires_at: expiresAt };
+  return { id, token: `${id}|${secret}`, name: row.name, type, abilities, expires_at: row.expiresAt };
+}
+
+/**
+ * A minted token never outlives its minter: the earlier of the requested expiry and the
+ * minter's (no expiry requested: the minter's). Timestamps share one format, so they compare as text.
+ */
+function earlierExpiry(requested: string | null, parent: string | null): string | null {
+  if (parent === null) return requested;
+  return requested !== null && requested < parent ? requested : parent;
 }
 
 /** Personal tokens are the user's own; organisation tokens are the organisation's. */
@@ -104,15 +118,57 @@ export function listTokens(scope: Scope, type: TokenType, userId: string | null,
   ]);
 }
 
-export function revokeToken(scope: Scope, type: TokenType | null, userId: string | null, id: string): void {
-  transaction(scope.db, (tx) => {
-    const conditions = [eq(apiTokens.id, id), isNull(apiTokens.revokedAt)];
+/**
+ * Revokes a token (`type` null: any of the organisation's, for the CLI). With `cascade`, also
+ * every token it minted, recursively, whatever their type (what a leaked token made is as
+ * suspect as the token), each audited; an already revoked token is then accepted, so its
+ * remaining descendants can be revoked after the fact. Without `cascade`, minted tokens keep
+ * working. Returns the ids revoked besides `id`.
+ */
+export function revokeToken(
+  scope: Scope,
+  type: TokenType | null,
+  userId: string | null,
+  id: string,
+  options: { cascade?: boolean } = {},
+): string[] {
+  return transaction(scope.db, (tx) => {
+    const conditions = [eq(apiTokens.id, id)];
+    if (!options.cascade) conditions.push(isNull(apiTokens.revokedAt));
     if (type) conditions.push(eq(apiTokens.type, type), ownership(type, userId));
-    const row = tx.select({ id: apiTokens.id }).from(apiTokens).where(inOrg(apiTokens, scope.org.id, ...conditions)).get();
+    const row = tx
+      .select({ id: apiTokens.id, revokedAt: apiTokens.revokedAt })
+      .from(apiTokens)
+      .where(inOrg(apiTokens, scope.org.id, ...conditions))
+      .get();
     if (!row) throw new NotFound();
-    tx.update(apiTokens).set({ revokedAt: nowIso() }).where(eq(apiTokens.id, id)).run();
-    audit(tx, scope, "token.revoked", "token", id);
+    const now = nowIso();
+    if (row.revokedAt === null) {
+      tx.update(apiTokens).set({ revokedAt: now }).where(eq(apiTokens.id, id)).run();
+      audit(tx, scope, "token.revoked", "token", id);
+    }
+    if (!options.cascade) return [];
+    const descendants = mintedBy(tx, scope.org.id, id);
+    for (const child of descendants) {
+      tx.update(apiTokens).set({ revokedAt: now }).where(eq(apiTokens.id, child)).run();
+      audit(tx, scope, "token.revoked", "token", child);
+    }
+    return descendants;
   });
+}
+
+/** The unrevoked tokens minted by `id`, recursively (through revoked ones too), oldest first. */
+function mintedBy(tx: Tx, orgId: string, id: string): string[] {
+  const rows = tx.all<{ id: string }>(sql`
+    WITH RECURSIVE tree(id) AS (
+      SELECT ${id}
+      UNION
+      SELECT t.id FROM api_tokens t JOIN tree ON t.created_by_token_id = tree.id WHERE t.organization_id = ${orgId}
+    )
+    SELECT t.id FROM api_tokens t JOIN tree ON tree.id = t.id
+    WHERE t.id <> ${id} AND t.revoked_at IS NULL
+    ORDER BY t.created_at, t.id`);
+  return rows.map((r) => r.id);
 }
 
 export function findTokenOrg(db: Db, id: string) {
