@@ -205,6 +205,8 @@ export const invoices = sqliteTable(
     index("invoices_org_created").on(t.organizationId, t.createdAt, t.id),
     index("invoices_org_updated").on(t.organizationId, t.updatedAt, t.id),
     index("invoices_customer").on(t.customerId),
+    // what is left to credit on an invoice: its credit notes (server/invoices/service.ts creditLeftCents)
+    index("invoices_org_related").on(t.organizationId, t.relatedInvoiceId).where(sql`${t.relatedInvoiceId} IS NOT NULL`),
   ],
 );
 

@@ -1,0 +1,1 @@
+CREATE INDEX `invoices_org_related` ON `invoices` (`organization_id`,`related_invoice_id`) WHERE "invoices"."related_invoice_id" IS NOT NULL;
