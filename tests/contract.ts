@@ -10,7 +10,7 @@ import addFormats from "ajv-formats";
 
 type Operation = { pattern: RegExp; path: string; method: string; responses: Record<string, any> };
 
-export type ContractChecker = (method: string, url: string, status: number, body: unknown, contentType: string) => void;
+export type ContractChecker = (method: string, url: string, status: number, body: unknown, contentType: string, headers?: Headers) => void;
 
 let loaded: Promise<{ operations: Operation[]; validators: Map<string, ValidateFunction>; ajv: Ajv; doc: any }> | null = null;
 
@@ -29,9 +29,14 @@ function load(handle: (request: Request) => Promise<Response>) {
     const components = { ...doc.components, schemas: Object.fromEntries(Object.entries<any>(doc.components?.schemas ?? {}).map(([name, schema]) => [name, closeObjects(schema)])) };
     ajv.addSchema({ $id: "openapi", components }, "openapi");
     const operations: Operation[] = [];
+    // shared error responses are components (`#/components/responses/NotFound`)
+    const response = (r: any) => (typeof r?.$ref === "string" ? doc.components.responses[r.$ref.split("/").pop()] : r);
     for (const [path, item] of Object.entries<any>(doc.paths)) {
       const pattern = new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[^}]+\}/g, "[^/]+")}$`);
-      for (const [method, op] of Object.entries<any>(item)) operations.push({ pattern, path, method: method.toUpperCase(), responses: op.responses });
+      for (const [method, op] of Object.entries<any>(item)) {
+        const responses = Object.fromEntries(Object.entries<any>(op.responses).map(([code, r]) => [code, response(r)]));
+        operations.push({ pattern, path, method: method.toUpperCase(), responses });
+      }
     }
     return { operations, validators: new Map<string, ValidateFunction>(), ajv, doc };
   })();
@@ -72,8 +77,8 @@ function rebase(schema: unknown): unknown {
 }
 
 export async function createContractChecker(handle: (request: Request) => Promise<Response>): Promise<ContractChecker> {
-  const { operations, validators, ajv } = await load(handle);
-  return (method, url, status, body, contentType) => {
+  const { operations, validators, ajv, doc } = await load(handle);
+  return (method, url, status, body, contentType, headers) => {
     // Elysia serves `/customers/` as `/customers`
     const path = new URL(url).pathname.replace(/(.)\/$/, "$1");
     if (!path.startsWith("/api/v1") && path !== "/health") return;
@@ -90,6 +95,11 @@ export async function createContractChecker(handle: (request: Request) => Promis
       throw new Error(
         `contract: ${method} ${operation.path} answered ${status}, which its OpenAPI operation does not document (documented: ${Object.keys(operation.responses).join(", ")}); body: ${JSON.stringify(body)?.slice(0, 300)}`,
       );
+    }
+    // headers the document promises (X-RateLimit-*, Location on a 201) are there
+    for (const [name, declared] of Object.entries<any>(response.headers ?? {})) {
+      const header = typeof declared?.$ref === "string" ? doc.components.headers[declared.$ref.split("/").pop()] : declared;
+      if (headers && header?.required && !headers.has(name)) throw new Error(`contract: ${method} ${operation.path} ${status} lacks its ${name} header`);
     }
     const schema = response.content?.["application/json"]?.schema;
     if (!schema) {

@@ -144,12 +144,24 @@ export type DocumentedOperation = {
   query: { name: string; schema: any }[];
 };
 
+/** `node` with every local `$ref` replaced by what it points at (the document has no cycles). */
+export function inlineRefs(doc: any, node: any): any {
+  if (Array.isArray(node)) return node.map((n) => inlineRefs(doc, n));
+  if (!node || typeof node !== "object") return node;
+  if (typeof node.$ref === "string") {
+    return inlineRefs(doc, node.$ref.split("/").slice(1).reduce((at: any, key: string) => at[key.replace(/~1/g, "/").replace(/~0/g, "~")], doc));
+  }
+  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, inlineRefs(doc, v)]));
+}
+
 /** Every operation of the published OpenAPI document: what the generated suites iterate over. */
 export async function documentedOperations(env: TestEnv): Promise<DocumentedOperation[]> {
   const doc = await openApiDocument((r) => env.app.handle(r));
   const operations: DocumentedOperation[] = [];
   for (const [path, item] of Object.entries<any>(doc.paths)) {
-    for (const [method, op] of Object.entries<any>(item)) {
+    for (const [method, named] of Object.entries<any>(item)) {
+      // named schemas, shared parameters and responses are components: read them in place
+      const op = inlineRefs(doc, named);
       const schema = op.requestBody?.content?.["application/json"]?.schema;
       operations.push({
         method: method.toUpperCase(),

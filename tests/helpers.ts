@@ -81,7 +81,7 @@ export function createTestEnv(env: Record<string, string> = {}): TestEnv {
     if (text && contentType.includes("json")) parsed = JSON.parse(text);
     // every response of the suite must match the published OpenAPI document (tests/contract.ts)
     contractChecker ??= createContractChecker((r) => app.handle(r));
-    (await contractChecker)(method, `http://localhost${path}`, response.status, parsed, contentType);
+    (await contractChecker)(method, `http://localhost${path}`, response.status, parsed, contentType, response.headers);
     return { status: response.status, body: parsed, headers: response.headers, text };
   };
 

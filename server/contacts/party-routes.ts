@@ -17,8 +17,8 @@ export type PartyRoutesOptions<Shown> = {
   tag: string;
   noun: "customer" | "supplier";
   service: PartyService<Shown>;
-  /** the schema of what `service.get/create/update` return */
-  shown: TSchema;
+  /** the kind's named schemas (CustomerCreate, …): bodies, a list's items, and what `service.get/create/update` return */
+  model: { create: typeof PartyModel.create; update: typeof PartyModel.update; listed: TSchema; shown: TSchema };
   /** appended to "Show a <noun>", e.g. " with its contact persons" */
   showDetail?: string;
   /** what makes a delete a 409, e.g. "invoices" */
@@ -26,7 +26,8 @@ export type PartyRoutesOptions<Shown> = {
 };
 
 export const partyRoutes = <Shown extends { id: string }>(kernel: Kernel, options: PartyRoutesOptions<Shown>) => {
-  const { prefix, noun, service, shown } = options;
+  const { prefix, noun, service, model } = options;
+  const { shown } = model;
   const tags = [options.tag];
   const plural = `${noun}s`;
   return new Elysia({ prefix })
@@ -34,7 +35,7 @@ export const partyRoutes = <Shown extends { id: string }>(kernel: Kernel, option
     .get("", ({ scope, query, url }) => service.list(scope, query, url), {
       ability: "contacts.view",
       query: listQuerySchema(service.listSpec),
-      response: { 200: listResponse(PartyModel.party), ...errors(422) },
+      response: { 200: listResponse(model.listed, `${shown.title}List`), ...errors(422) },
       detail: { tags, summary: `List ${plural}` },
     })
     .get("/:id", ({ scope, params }) => ({ data: service.get(scope, params.id) }), {
@@ -51,7 +52,7 @@ export const partyRoutes = <Shown extends { id: string }>(kernel: Kernel, option
       },
       {
         ability: "contacts.create",
-        body: PartyModel.create,
+        body: model.create,
         response: { 201: Wrapped(shown), ...errors(422) },
         detail: { tags, summary: `Create a ${noun}` },
       },
@@ -59,7 +60,7 @@ export const partyRoutes = <Shown extends { id: string }>(kernel: Kernel, option
     .put("/:id", ({ scope, params, body }) => ({ data: service.update(scope, params.id, body) }), {
       ability: "contacts.edit",
       params: IdParams,
-      body: PartyModel.update,
+      body: model.update,
       response: { 200: Wrapped(shown), ...errors(404, 422) },
       detail: { tags, summary: `Update a ${noun}` },
     })

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { PartyModel } from "../contacts/party-model.ts";
-import { Email, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";
+import { Email, named, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";
 
 const contactFields = {
   email: t.Optional(Nullable(Email)),
@@ -12,28 +12,37 @@ const contactFields = {
 const PersonName = Text({ minLength: 1, maxLength: 100 });
 
 export const ContactPersonModel = {
-  create: strictObject({ first_name: PersonName, last_name: PersonName, ...contactFields }),
-  update: strictObject({ first_name: t.Optional(PersonName), last_name: t.Optional(PersonName), ...contactFields }),
-  contactPerson: t.Object({
-    id: Uuid,
-    first_name: t.String(),
-    last_name: t.String(),
-    full_name: t.String(),
-    email: Nullable(t.String()),
-    phone: Nullable(t.String()),
-    position: Nullable(t.String()),
-    is_primary: t.Boolean(),
-    notes: Nullable(t.String()),
-    created_at: Timestamp,
-    updated_at: Timestamp,
-  }),
+  create: strictObject({ first_name: PersonName, last_name: PersonName, ...contactFields }, { title: "ContactPersonCreate" }),
+  update: strictObject(
+    { first_name: t.Optional(PersonName), last_name: t.Optional(PersonName), ...contactFields },
+    { title: "ContactPersonUpdate" },
+  ),
+  contactPerson: t.Object(
+    {
+      id: Uuid,
+      first_name: t.String(),
+      last_name: t.String(),
+      full_name: t.String(),
+      email: Nullable(t.String()),
+      phone: Nullable(t.String()),
+      position: Nullable(t.String()),
+      is_primary: t.Boolean(),
+      notes: Nullable(t.String()),
+      created_at: Timestamp,
+      updated_at: Timestamp,
+    },
+    { title: "ContactPerson" },
+  ),
 } as const;
 
+/** `Customer` is the customer as shown on its own (with its contact persons); lists show a `CustomerSummary`. */
 export const CustomerModel = {
-  create: PartyModel.create,
-  update: PartyModel.update,
-  customer: PartyModel.party,
-  customerWithContacts: t.Composite([PartyModel.party, t.Object({ contact_persons: t.Array(ContactPersonModel.contactPerson) })]),
+  create: named("CustomerCreate", PartyModel.create),
+  update: named("CustomerUpdate", PartyModel.update),
+  customer: named("CustomerSummary", PartyModel.party),
+  customerWithContacts: t.Composite([PartyModel.party, t.Object({ contact_persons: t.Array(ContactPersonModel.contactPerson) })], {
+    title: "Customer",
+  }),
 } as const;
 
 export type ContactPersonCreate = typeof ContactPersonModel.create.static;

@@ -16,7 +16,7 @@ export const customerRoutes = (kernel: Kernel) =>
     tag: "Customers",
     noun: "customer",
     service: customerService,
-    shown: CustomerModel.customerWithContacts,
+    model: { create: CustomerModel.create, update: CustomerModel.update, listed: CustomerModel.customer, shown: CustomerModel.customerWithContacts },
     showDetail: " with its contact persons",
     blockedBy: "invoices",
   })

@@ -1,45 +1,112 @@
 /**
- * The OpenAPI 3.0 document. @elysiajs/swagger reads the route table (the same TypeBox
- * schemas that validate requests); this module completes it once per process: the bearer
- * scheme, each operation's ability, the error responses every operation shares, and the
- * few TypeBox/JSON-Schema constructs OpenAPI 3.0 spells differently (null, const, examples).
+ * The OpenAPI 3.0 document, built once per process from the route table: the same TypeBox
+ * schemas that validate requests. @elysiajs/swagger's utilities map paths and parameters; this
+ * module adds what the route table does not say: the bearer scheme, each operation's ability,
+ * operationId and description, the error responses and headers operations share, named schemas
+ * as components (every schema with a `title`, see `named` in server/lib/schemas.ts), and the few
+ * TypeBox/JSON-Schema constructs OpenAPI 3.0 spells differently (null, const, examples).
+ *
+ * One document is served, /docs/openapi.json and the same as YAML. The plugin's own route
+ * (which served its unfinished, invalid document beside it) and its page are not used: /docs is
+ * a page of our own that loads Kontor's copy of Swagger UI.
  */
 import { Elysia } from "elysia";
-import { swagger } from "@elysiajs/swagger";
+import { mapProperties, toOpenAPIPath } from "@elysiajs/swagger/utils";
 import { stringify } from "yaml";
 import swaggerBundle from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "file" };
 import swaggerCss from "swagger-ui-dist/swagger-ui.css" with { type: "file" };
 import viewer from "./viewer.js" with { type: "file" };
 import { IDEMPOTENCY_PARAMETER } from "../http/idempotency.ts";
 
-const RAW_SPEC_PATH = "/docs/openapi.raw.json";
+/** A route as the app's route table holds it (`app.routes`). */
+export type RouteEntry = { method: string; path: string; hooks: Record<string, any> };
 
-const ERROR_REF = { $ref: "#/components/schemas/Error" };
-const VALIDATION_REF = { $ref: "#/components/schemas/ValidationError" };
-const errorResponse = (description: string, schema: object = ERROR_REF, headers?: object) => ({
-  description,
-  ...(headers ? { headers } : {}),
-  content: { "application/json": { schema } },
-});
-const RATE_HEADERS = {
-  "X-RateLimit-Limit": { description: "Requests allowed per minute", schema: { type: "integer" } },
-  "X-RateLimit-Remaining": { description: "Requests left in this minute", schema: { type: "integer" } },
+const TAGS = [
+  { name: "Meta", description: "Index, health and the lists of abilities and webhook events" },
+  { name: "Tokens", description: "Personal and organisation API tokens" },
+  { name: "Customers", description: "Customers and their contact persons" },
+  { name: "Suppliers", description: "Suppliers, matched from expense vendors" },
+  { name: "Invoices", description: "Invoices, credit notes, their lines, payments and state transitions" },
+  { name: "VAT rates", description: "The organisation's VAT rates" },
+  { name: "Expenses", description: "Expenses and their approval workflow" },
+  { name: "Accounts", description: "The chart of accounts (read-only)" },
+  { name: "Bank accounts", description: "Bank accounts (read-only)" },
+  { name: "Webhooks", description: "Webhook subscriptions and their deliveries" },
+  { name: "Audit log", description: "Every change, who made it and when" },
+];
+
+const ref = (kind: "schemas" | "responses" | "headers" | "parameters", name: string) => ({ $ref: `#/components/${kind}/${name}` });
+
+const integer = { type: "integer" };
+const HEADERS: Record<string, object> = {
+  "X-RateLimit-Limit": { description: "Requests allowed per minute", required: true, schema: integer },
+  "X-RateLimit-Remaining": { description: "Requests left in this minute", required: true, schema: integer },
+  "Retry-After": { description: "Seconds until the next window", required: true, schema: integer },
+  Location: { description: "The path of the resource created (record-payment: of the invoice)", required: true, schema: { type: "string" } },
 };
-const STANDARD_ERRORS: Record<string, object> = {
-  "400": errorResponse("Malformed JSON body"),
-  "401": errorResponse("Missing or invalid token"),
-  "403": errorResponse("The token lacks the ability, or the organisation has no api_access"),
-  "404": errorResponse("Not found (or another organisation's)"),
-  "409": errorResponse("Conflict with the resource's current state"),
-  "413": errorResponse("Body larger than 1 MiB"),
-  "415": errorResponse("Body is not JSON"),
-  "422": errorResponse("Validation error", VALIDATION_REF),
-  "429": errorResponse("Rate limit exceeded", ERROR_REF, {
-    ...RATE_HEADERS,
-    "Retry-After": { description: "Seconds until the next window", schema: { type: "integer" } },
-  }),
+
+/** The error responses operations share, as components.responses; all of them are /api/v1's. */
+const ERRORS: Record<string, { name: string; description: string; validation?: true; retryAfter?: true }> = {
+  "400": { name: "BadRequest", description: "Malformed JSON body" },
+  "401": { name: "Unauthenticated", description: "Missing or invalid token" },
+  "403": { name: "Forbidden", description: "The token lacks the ability, or the organisation has no api_access" },
+  "404": { name: "NotFound", description: "Not found (or another organisation's)" },
+  "409": { name: "Conflict", description: "Conflict with the resource's current state, or an Idempotency-Key still in use" },
+  "413": { name: "PayloadTooLarge", description: "Body larger than 1 MiB" },
+  "415": { name: "UnsupportedMediaType", description: "Body is not JSON" },
+  "422": { name: "ValidationFailed", description: "Validation error", validation: true },
+  "429": { name: "TooManyRequests", description: "Rate limit exceeded", retryAfter: true },
 };
 const DESCRIPTIONS: Record<string, string> = { "200": "OK", "201": "Created", "202": "Accepted", "204": "No content", "503": "Unavailable" };
+
+/**
+ * operationIds are derived from method and path (`GET /invoices` listInvoices, `POST
+ * /invoices/{id}/record-payment` recordInvoicePayment, `GET /customers/{id}/contact-persons`
+ * listCustomerContactPersons); these are the paths the rule does not read well.
+ */
+const OPERATION_IDS: Record<string, string> = {
+  "GET /api/v1": "showApiIndex",
+  "GET /health": "checkHealth",
+  "GET /api/v1/meta/abilities": "listAbilities",
+  "GET /api/v1/meta/webhook-events": "listWebhookEvents",
+  "GET /api/v1/audit-log": "listAuditEntries",
+  "DELETE /api/v1/tokens/{id}": "revokeToken",
+  "DELETE /api/v1/org-tokens/{id}": "revokeOrgToken",
+  "POST /api/v1/invoices/{id}/credit-note": "createInvoiceCreditNote",
+};
+
+const pascal = (segment: string) => segment.split("-").map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join("");
+const singular = (segment: string) => (segment.endsWith("ies") ? `${segment.slice(0, -3)}y` : segment.endsWith("s") ? segment.slice(0, -1) : segment);
+
+/**
+ * A segment is a collection when it is listed (a GET on it) or followed by an id; a last
+ * segment that is neither is an action (finalize, record-payment): verb, then the resource.
+ */
+export function operationId(method: string, path: string, collections: ReadonlySet<string>): string {
+  const exception = OPERATION_IDS[`${method.toUpperCase()} ${path}`];
+  if (exception) return exception;
+  const segments = path.replace(/^\/api\/v1/, "").split("/").filter(Boolean);
+  const last = segments.at(-1)!;
+  const nouns: string[] = [];
+  let prefix = "/api/v1";
+  for (const [i, segment] of segments.entries()) {
+    prefix += `/${segment}`;
+    if (segment.startsWith("{")) continue;
+    if (i === segments.length - 1 && !collections.has(prefix)) {
+      const [verb, ...rest] = segment.split("-");
+      return `${verb}${nouns.join("")}${rest.map(pascal).join("")}`;
+    }
+    nouns.push(pascal(singular(segment)));
+  }
+  const m = method.toLowerCase();
+  if (!last.startsWith("{")) {
+    if (m === "get") return `list${nouns.slice(0, -1).join("")}${pascal(last)}`;
+    if (m === "post") return `create${nouns.join("")}`;
+  }
+  const verb = { get: "show", put: "update", patch: "update", delete: "delete" }[m];
+  if (!verb) throw new Error(`OpenAPI: no operationId rule for ${method} ${path}`);
+  return `${verb}${nouns.join("")}`;
+}
 
 /** Rewrites JSON-Schema constructs into their OpenAPI 3.0 spelling, recursively. */
 export function toOpenApiSchema(node: unknown): unknown {
@@ -53,6 +120,8 @@ export function toOpenApiSchema(node: unknown): unknown {
     else if (key === "patternProperties" && value && typeof value === "object") {
       out.additionalProperties = toOpenApiSchema(Object.values(value)[0]);
     } else if (key === "default" && value === 0 && input.format === "integer") continue;
+    // run-time switches and the documented-only keywords (merged below) are not schema
+    else if (key === "noValidate" || key === "x-param" || key === "x-openapi") continue;
     else out[key] = toOpenApiSchema(value);
   }
   for (const union of ["anyOf", "oneOf"] as const) {
@@ -72,142 +141,243 @@ export function toOpenApiSchema(node: unknown): unknown {
     }
   }
   if (out.type === "const" || out.const !== undefined) delete out.type;
+  // keywords the server checks in code of its own (`documented` in server/lib/schemas.ts)
+  if (input["x-openapi"] && typeof input["x-openapi"] === "object") Object.assign(out, input["x-openapi"]);
   return out;
 }
 
-function finish(raw: any, version: string) {
+/** JSON with sorted keys: two schemas are the same when these are equal. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value && typeof value === "object") {
+    return `{${Object.keys(value)
+      .sort()
+      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * Replaces every schema with a title, innermost first, by a `$ref` to the component of that
+ * name. Walks subschemas only (an example or a property named "title" is not a schema). Two
+ * different schemas under one name would make one of them wrong in every client: that throws.
+ */
+function hoist(node: unknown, components: Record<string, unknown>): unknown {
+  if (!node || typeof node !== "object" || Array.isArray(node)) return node;
+  const out: Record<string, unknown> = { ...(node as Record<string, unknown>) };
+  if (out.properties && typeof out.properties === "object") {
+    out.properties = Object.fromEntries(Object.entries(out.properties).map(([name, sub]) => [name, hoist(sub, components)]));
+  }
+  for (const key of ["items", "additionalProperties", "not"]) if (out[key] && typeof out[key] === "object") out[key] = hoist(out[key], components);
+  for (const key of ["anyOf", "oneOf", "allOf"]) if (Array.isArray(out[key])) out[key] = (out[key] as unknown[]).map((s) => hoist(s, components));
+  if (typeof out.title !== "string") return out;
+  const { title: name, ...schema } = out;
+  const existing = components[name as string];
+  if (existing !== undefined && canonical(existing) !== canonical(schema)) {
+    throw new Error(`OpenAPI: two different schemas are named ${name}`);
+  }
+  components[name as string] = schema;
+  return ref("schemas", name as string);
+}
+
+const isVoid = (schema: any) => !schema || ["void", "undefined", "null"].includes(schema.type);
+const OPTIONAL = Symbol.for("TypeBox.Optional");
+const KIND = Symbol.for("TypeBox.Kind");
+
+/** The document for the routes of the app (its route table, `app.routes`). */
+export function buildDocument(routes: readonly RouteEntry[], version: string) {
+  const schemas: Record<string, unknown> = {
+    Error: { type: "object", required: ["message"], properties: { message: { type: "string" } } },
+    ValidationError: {
+      type: "object",
+      required: ["message", "errors"],
+      properties: {
+        message: { type: "string" },
+        errors: { type: "object", additionalProperties: { type: "array", items: { type: "string" } } },
+      },
+    },
+  };
+  const responses: Record<string, unknown> = {};
+  const headers: Record<string, unknown> = {};
+  const schema = (typebox: unknown) => hoist(toOpenApiSchema(typebox), schemas);
+  const header = (name: string) => {
+    headers[name] = HEADERS[name];
+    return ref("headers", name);
+  };
+  /** Every response under /api/v1 carries them, errors included (the kernel sets them before anything else). */
+  const rateHeaders = () => ({ "X-RateLimit-Limit": header("X-RateLimit-Limit"), "X-RateLimit-Remaining": header("X-RateLimit-Remaining") });
+  const errorResponse = (code: string) => {
+    const error = ERRORS[code]!;
+    responses[error.name] ??= {
+      description: error.description,
+      headers: { ...rateHeaders(), ...(error.retryAfter ? { "Retry-After": header("Retry-After") } : {}) },
+      content: { "application/json": { schema: ref("schemas", error.validation ? "ValidationError" : "Error") } },
+    };
+    return ref("responses", error.name);
+  };
+
+  const documented = routes.filter((r) => !r.hooks.detail?.hide && (r.path.startsWith("/api/v1") || r.path === "/health"));
+  const paths = documented.map((r) => toOpenAPIPath(r.path));
+  // for operationId: a collection is listed (a GET not ending in an id) or followed by an id
+  const collections = new Set<string>();
+  for (const [i, path] of paths.entries()) {
+    if (documented[i]!.method === "GET" && !path.endsWith("}")) collections.add(path);
+    for (const m of path.matchAll(/\/\{[^}]+\}/g)) collections.add(path.slice(0, m.index));
+  }
+  const operationIds = new Set<string>();
   const doc: any = {
     openapi: "3.0.3",
     info: {
       title: "Kontor API",
       version,
+      // self-hosted: whoever runs the server answers for its API
+      contact: { name: "The administrators of this Kontor server" },
       license: { name: "MIT", url: "https://opensource.org/licenses/MIT" },
       description:
         "Self-hosted invoicing and accounting integration API. Every operation under /api/v1 needs a bearer token " +
-        "(`Authorization: Bearer <id>|<secret>`) holding the ability named in the operation (`x-ability`).",
+        "(`Authorization: Bearer <id>|<secret>`) holding the ability named in the operation (`x-ability`). Every " +
+        "response under /api/v1, errors included, carries `X-RateLimit-Limit` and `X-RateLimit-Remaining`.",
     },
     servers: [{ url: "/" }],
-    tags: raw.tags,
-    paths: {},
-    components: {
-      securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "`<id>|<secret>` token" } },
-      schemas: {
-        Error: { type: "object", required: ["message"], properties: { message: { type: "string" } } },
-        ValidationError: {
-          type: "object",
-          required: ["message", "errors"],
-          properties: {
-            message: { type: "string" },
-            errors: { type: "object", additionalProperties: { type: "array", items: { type: "string" } } },
-          },
-        },
-      },
-    },
+    tags: TAGS,
+    paths: {} as Record<string, Record<string, unknown>>,
   };
-  for (const [path, operations] of Object.entries<any>(raw.paths)) {
-    if (path.startsWith("/docs")) continue;
-    const item: Record<string, unknown> = {};
-    for (const [method, op] of Object.entries<any>(operations)) {
-      const secured = Array.isArray(op.security) ? op.security.length > 0 : false;
-      const ability = op["x-ability"] as string | undefined;
-      const responses: Record<string, object> = {};
-      for (const [code, response] of Object.entries<any>(op.responses ?? {})) {
-        if (STANDARD_ERRORS[code]) {
-          responses[code] = STANDARD_ERRORS[code]!;
-          continue;
-        }
-        const schema = response?.content?.["application/json"]?.schema;
-        responses[code] =
-          code === "204" || !schema
-            ? { description: DESCRIPTIONS[code] ?? "OK" }
-            : { description: DESCRIPTIONS[code] ?? "OK", headers: secured ? RATE_HEADERS : undefined, content: { "application/json": { schema: toOpenApiSchema(schema) } } };
-        if (!(responses[code] as any).headers) delete (responses[code] as any).headers;
-      }
-      if (secured) {
-        for (const code of ["401", "403", "429"]) responses[code] ??= STANDARD_ERRORS[code]!;
-      } else if (path.startsWith("/api/v1")) responses["429"] ??= STANDARD_ERRORS["429"]!;
-      const requestSchema = op.requestBody?.content?.["application/json"]?.schema;
-      if (requestSchema) for (const code of ["400", "413", "415", "422"]) responses[code] ??= STANDARD_ERRORS[code]!;
-      if (op.parameters?.some((p: any) => p.in === "query")) responses["422"] ??= STANDARD_ERRORS["422"]!;
-      if (path.includes("{")) responses["404"] ??= STANDARD_ERRORS["404"]!;
 
-      const parameters = (op.parameters ?? []).map((p: any) => {
-        const { examples, ...rest } = p;
-        return { ...rest, schema: toOpenApiSchema(p.schema) };
-      });
-      // every POST takes an Idempotency-Key (server/http/idempotency.ts): a reused key is a 422, one in flight a 409
-      if (method === "post" && secured) {
-        parameters.push(IDEMPOTENCY_PARAMETER);
-        for (const code of ["409", "422"]) responses[code] ??= STANDARD_ERRORS[code]!;
+  for (const [i, route] of documented.entries()) {
+    const path = paths[i]!;
+    const method = route.method.toLowerCase();
+    const hooks = route.hooks;
+    const detail = hooks.detail ?? {};
+    const api = path.startsWith("/api/v1");
+    const secured = Array.isArray(detail.security) && detail.security.length > 0;
+    const ability = detail["x-ability"] as string | undefined;
+
+    const declared: Record<string, unknown> = hooks.response && KIND in hooks.response ? { 200: hooks.response } : (hooks.response ?? {});
+    const out: Record<string, unknown> = {};
+    for (const [code, body] of Object.entries(declared)) {
+      if (ERRORS[code]) {
+        out[code] = errorResponse(code);
+        continue;
       }
-      const description = [ability ? `**Ability:** \`${ability === "any" ? "any valid token" : ability}\`` : null, op.description]
-        .filter(Boolean)
-        .join("\n\n");
-      item[method] = {
-        operationId: op.operationId,
-        summary: op.summary,
-        ...(description ? { description } : {}),
-        tags: op.tags,
-        ...(ability ? { "x-ability": ability } : {}),
-        security: secured ? [{ bearerAuth: [] }] : [],
-        ...(parameters.length ? { parameters } : {}),
-        ...(requestSchema
-          ? { requestBody: { required: true, content: { "application/json": { schema: toOpenApiSchema(requestSchema) } } } }
-          : {}),
-        responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b))),
+      const responseHeaders = { ...(api ? rateHeaders() : {}), ...(code === "201" ? { Location: header("Location") } : {}) };
+      out[code] = {
+        description: DESCRIPTIONS[code] ?? "OK",
+        ...(Object.keys(responseHeaders).length ? { headers: responseHeaders } : {}),
+        ...(code === "204" || isVoid(body) ? {} : { content: { "application/json": { schema: schema(body) } } }),
       };
     }
-    doc.paths[path] = item;
+    const errorCodes: string[] = [];
+    if (secured) errorCodes.push("401", "403", "429");
+    else if (api) errorCodes.push("429");
+    const body = hooks.body;
+    if (body) errorCodes.push("400", "413", "415", "422");
+    if (hooks.query) errorCodes.push("422");
+    if (path.includes("{")) errorCodes.push("404");
+    const parameters: object[] = [...mapProperties("path", hooks.params, {}), ...mapProperties("query", hooks.query, {})].map(
+      ({ examples, description, ...p }) => {
+        // said once, on the parameter
+        const { description: inSchema, ...paramSchema } = toOpenApiSchema(p.schema) as Record<string, unknown>;
+        return { ...p, ...(description ?? inSchema ? { description: description ?? inSchema } : {}), schema: paramSchema };
+      },
+    );
+    for (const [, name] of path.matchAll(/\{([^}]+)\}/g)) {
+      if (!parameters.some((p: any) => p.in === "path" && p.name === name)) parameters.unshift({ name, in: "path", required: true, schema: { type: "string" } });
+    }
+    // every POST takes an Idempotency-Key (server/http/idempotency.ts): a reused key is a 422, one in flight a 409
+    if (method === "post" && secured) {
+      parameters.push(ref("parameters", "IdempotencyKey"));
+      errorCodes.push("409", "422");
+    }
+    for (const code of errorCodes) out[code] ??= errorResponse(code);
+
+    const id = operationId(method, path, collections);
+    if (operationIds.has(id)) throw new Error(`OpenAPI: two operations are named ${id}`);
+    operationIds.add(id);
+    const description = [detail.description, ability ? `**Ability:** \`${ability === "any" ? "any valid token" : ability}\`` : null]
+      .filter(Boolean)
+      .join("\n\n");
+    if (!description) throw new Error(`OpenAPI: ${method.toUpperCase()} ${path} has no description`);
+    doc.paths[path] ??= {};
+    doc.paths[path][method] = {
+      operationId: id,
+      summary: detail.summary,
+      description,
+      tags: detail.tags,
+      ...(ability ? { "x-ability": ability } : {}),
+      security: secured ? [{ bearerAuth: [] }] : [],
+      ...(parameters.length ? { parameters } : {}),
+      // actions without fields take an optional body (`NoFields`)
+      ...(body ? { requestBody: { required: !(OPTIONAL in body), content: { "application/json": { schema: schema(body) } } } } : {}),
+      responses: Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b))),
+    };
   }
+  doc.components = {
+    securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "`<id>|<secret>` token" } },
+    schemas: Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b))),
+    responses,
+    headers,
+    parameters: { IdempotencyKey: IDEMPOTENCY_PARAMETER, ...shareQueryParameters(doc.paths) },
+  };
   return doc;
 }
 
-export const docsRoutes = (version: string, root: () => { handle: (r: Request) => Promise<Response> }) => {
-  let cached: { json: string; yaml: string } | null = null;
-  return new Elysia({ name: "kontor-docs" })
-    .use(
-      swagger({
-        path: "/docs",
-        specPath: RAW_SPEC_PATH,
-        provider: "scalar",
-        // the page's single script is Kontor's own viewer, which loads the bundled Swagger UI
-        scalarCDN: "/docs/assets/viewer.js",
-        documentation: {
-          info: { title: "Kontor API", version, description: "Kontor API reference" },
-          tags: [
-            { name: "Meta", description: "Index, health and the lists of abilities and webhook events" },
-            { name: "Tokens", description: "Personal and organisation API tokens" },
-            { name: "Customers", description: "Customers and their contact persons" },
-            { name: "Suppliers", description: "Suppliers, matched from expense vendors" },
-            { name: "Invoices", description: "Invoices, credit notes, their lines, payments and state transitions" },
-            { name: "VAT rates", description: "The organisation's VAT rates" },
-            { name: "Expenses", description: "Expenses and their approval workflow" },
-            { name: "Accounts", description: "The chart of accounts (read-only)" },
-            { name: "Bank accounts", description: "Bank accounts (read-only)" },
-            { name: "Webhooks", description: "Webhook subscriptions and their deliveries" },
-            { name: "Audit log", description: "Every change, who made it and when" },
-          ],
-        },
-      }),
-    )
-    .get("/docs/openapi.json", async ({ request }) => new Response((await load(request)).json, { headers: { "content-type": "application/json" } }), {
-      detail: { hide: true },
-    })
-    .get("/docs/openapi.yaml", async ({ request }) => new Response((await load(request)).yaml, { headers: { "content-type": "application/yaml" } }), {
-      detail: { hide: true },
-    })
-    .get("/docs/assets/viewer.js", () => asset(viewer, "text/javascript"), { detail: { hide: true } })
-    .get("/docs/assets/swagger-ui-bundle.js", () => asset(swaggerBundle, "text/javascript"), { detail: { hide: true } })
-    .get("/docs/assets/swagger-ui.css", () => asset(swaggerCss, "text/css"), { detail: { hide: true } });
+/**
+ * A query parameter that is the same in every operation that has it (page, per_page,
+ * filter[updated_since], …) becomes one component (`Page`, `PerPage`, `FilterUpdatedSince`);
+ * those that differ per list (sort, filter[status]) stay in their operations.
+ */
+function shareQueryParameters(paths: Record<string, Record<string, { parameters?: any[] }>>): Record<string, unknown> {
+  const uses = new Map<string, { forms: Set<string>; count: number; parameter: unknown }>();
+  const operations = Object.values(paths).flatMap((item) => Object.values(item));
+  for (const p of operations.flatMap((op) => op.parameters ?? [])) {
+    if (p.in !== "query") continue;
+    const use = uses.get(p.name) ?? { forms: new Set<string>(), count: 0, parameter: p };
+    use.forms.add(canonical(p));
+    use.count++;
+    uses.set(p.name, use);
+  }
+  const shared: Record<string, unknown> = {};
+  for (const [name, use] of uses) {
+    if (use.forms.size !== 1 || use.count < 2) continue;
+    const component = name.split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join("");
+    shared[component] = use.parameter;
+    for (const op of operations) op.parameters = op.parameters?.map((p) => (p.in === "query" && p.name === name ? ref("parameters", component) : p));
+  }
+  return shared;
+}
 
-  async function load(request: Request) {
+const PAGE = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>Kontor API</title>
+  </head>
+  <body>
+    <script src="/docs/assets/viewer.js"></script>
+  </body>
+</html>
+`;
+
+export const docsRoutes = (version: string, routes: () => readonly RouteEntry[]) => {
+  let cached: { json: string; yaml: string } | null = null;
+  // built on first use: by then the route table is complete
+  const load = () => {
     if (cached) return cached;
-    const origin = new URL(request.url).origin;
-    const raw = await (await root().handle(new Request(`${origin}${RAW_SPEC_PATH}`))).json();
-    const doc = finish(raw, version);
+    const doc = buildDocument(routes(), version);
     cached = { json: JSON.stringify(doc, null, 2), yaml: stringify(doc, { aliasDuplicateObjects: false }) };
     return cached;
-  }
+  };
+  const hidden = { detail: { hide: true } };
+  return new Elysia({ name: "kontor-docs" })
+    .get("/docs", () => new Response(PAGE, { headers: { "content-type": "text/html; charset=utf-8" } }), hidden)
+    .get("/docs/openapi.json", () => new Response(load().json, { headers: { "content-type": "application/json" } }), hidden)
+    .get("/docs/openapi.yaml", () => new Response(load().yaml, { headers: { "content-type": "application/yaml" } }), hidden)
+    .get("/docs/assets/viewer.js", () => asset(viewer, "text/javascript"), hidden)
+    .get("/docs/assets/swagger-ui-bundle.js", () => asset(swaggerBundle, "text/javascript"), hidden)
+    .get("/docs/assets/swagger-ui.css", () => asset(swaggerCss, "text/css"), hidden);
 };
 
 function asset(path: string, type: string): Response {

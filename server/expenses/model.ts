@@ -1,12 +1,11 @@
 /** Expenses (api-spec 2.6, 4.6; contract sections 3 and 4). */
 import { t } from "elysia";
-import { CloneType } from "@sinclair/typebox";
-import { Currency, DateString, Money, MoneyInput, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";
+import { Currency, DateString, Money, moneyInput, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";
 
 export const EXPENSE_STATUSES = ["pending", "approved", "rejected"] as const;
 
 const Category = Text({ minLength: 1, maxLength: 100 });
-const Amount = CloneType(MoneyInput, { description: "Decimal, minimum 0.01, at most 2 fraction digits" });
+const Amount = moneyInput({ positive: true, description: "Decimal, minimum 0.01, at most 2 fraction digits" });
 
 /**
  * Fields accepted on create and update. `status` and `supplier_id` are not among them: the
@@ -14,7 +13,7 @@ const Amount = CloneType(MoneyInput, { description: "Decimal, minimum 0.01, at m
  */
 const optionalFields = {
   description: t.Optional(Nullable(Text({ maxLength: 5000 }))),
-  vat_amount: t.Optional(CloneType(MoneyInput, { description: "Decimal, minimum 0, at most 2 fraction digits; default 0" })),
+  vat_amount: t.Optional(moneyInput({ positive: false, description: "Decimal, minimum 0, at most 2 fraction digits; default 0" })),
   vat_rate_id: t.Optional(Nullable(t.String({ ...Uuid, description: "A VAT rate of the organisation (GET /api/v1/vat-rates)" }))),
   vendor: t.Optional(
     Nullable(Text({ maxLength: 255, description: "Matched to a supplier by name (case-insensitive, trimmed); created when missing" })),
@@ -23,28 +22,35 @@ const optionalFields = {
 };
 
 export const ExpenseModel = {
-  create: strictObject({ category: Category, amount: Amount, date: DateString, ...optionalFields }),
-  update: strictObject({ category: t.Optional(Category), amount: t.Optional(Amount), date: t.Optional(DateString), ...optionalFields }),
-  /** approve takes no fields: the body may be omitted, and a field sent is a 422 naming it */
-  approve: strictObject({}, { description: "No fields; the body may be omitted" }),
+  create: strictObject({ category: Category, amount: Amount, date: DateString, ...optionalFields }, { title: "ExpenseCreate" }),
+  update: strictObject(
+    { category: t.Optional(Category), amount: t.Optional(Amount), date: t.Optional(DateString), ...optionalFields },
+    { title: "ExpenseUpdate" },
+  ),
   /** the body may be omitted */
-  reject: strictObject({ reason: t.Optional(Nullable(Text({ maxLength: 1000, description: "Why it is rejected; shown as rejection_reason" }))) }),
-  expense: t.Object({
-    id: Uuid,
-    category: t.String(),
-    description: Nullable(t.String()),
-    amount: Money,
-    vat_amount: Money,
-    vat_rate_id: Nullable(Uuid),
-    date: DateString,
-    vendor: Nullable(t.String()),
-    status: t.UnionEnum([...EXPENSE_STATUSES], { description: "pending → approved | rejected; a rejected expense returns to pending when updated" }),
-    rejection_reason: Nullable(t.String({ description: "The reason given when the expense was rejected; null otherwise" })),
-    currency: t.String(),
-    supplier_id: Nullable(t.String({ ...Uuid, description: "Derived from vendor; null without a vendor" })),
-    created_at: Timestamp,
-    updated_at: Timestamp,
-  }),
+  reject: strictObject(
+    { reason: t.Optional(Nullable(Text({ maxLength: 1000, description: "Why it is rejected; shown as rejection_reason" }))) },
+    { title: "ExpenseReject" },
+  ),
+  expense: t.Object(
+    {
+      id: Uuid,
+      category: t.String(),
+      description: Nullable(t.String()),
+      amount: Money,
+      vat_amount: Money,
+      vat_rate_id: Nullable(Uuid),
+      date: DateString,
+      vendor: Nullable(t.String()),
+      status: t.UnionEnum([...EXPENSE_STATUSES], { description: "pending → approved | rejected; a rejected expense returns to pending when updated" }),
+      rejection_reason: Nullable(t.String({ description: "The reason given when the expense was rejected; null otherwise" })),
+      currency: t.String(),
+      supplier_id: Nullable(t.String({ ...Uuid, description: "Derived from vendor; null without a vendor" })),
+      created_at: Timestamp,
+      updated_at: Timestamp,
+    },
+    { title: "Expense" },
+  ),
 } as const;
 
 export type ExpenseCreate = typeof ExpenseModel.create.static;

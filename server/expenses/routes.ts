@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import type { Kernel } from "../http/kernel.ts";
 import { created, errors, noContent } from "../http/responses.ts";
 import { listQuerySchema, listResponse } from "../lib/list.ts";
-import { IdParams, Wrapped } from "../lib/schemas.ts";
+import { IdParams, NoFields, Wrapped } from "../lib/schemas.ts";
 import { ExpenseModel } from "./model.ts";
 import { expenseList, expenseService } from "./service.ts";
 
@@ -60,7 +60,7 @@ export const expenseRoutes = (kernel: Kernel) =>
     .post("/:id/approve", ({ scope, params }) => ({ data: expenseService.approve(scope, params.id) }), {
       ability: "expenses.approve",
       params: IdParams,
-      body: t.Optional(ExpenseModel.approve),
+      body: NoFields,
       response: { 200: Expense, ...errors(404, 409, 422) },
       detail: { tags, summary: "Approve a pending expense (the body may be omitted)" },
     })

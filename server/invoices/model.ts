@@ -1,8 +1,7 @@
 /** Invoices, their lines and payments (api-spec 2.3–2.5, 4.5; contract sections 3 and 4). */
 import { t } from "elysia";
-import { CloneType } from "@sinclair/typebox";
 import { CustomerModel } from "../customers/model.ts";
-import { Currency, DateString, Money, MoneyInput, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";
+import { Currency, DateString, Money, moneyInput, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";
 
 export const INVOICE_STATUSES = ["draft", "finalized", "sent", "partially_paid", "paid", "cancelled"] as const;
 export const INVOICE_TYPES = ["invoice", "credit_note"] as const;
@@ -14,14 +13,17 @@ export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 export type InvoiceType = (typeof INVOICE_TYPES)[number];
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 
-const Line = strictObject({
-  description: Text({ minLength: 1, maxLength: 2000 }),
-  quantity: CloneType(MoneyInput, { description: "Decimal, minimum 0.01, at most 2 fraction digits" }),
-  unit_price: CloneType(MoneyInput, { description: "Decimal, minimum 0, at most 2 fraction digits" }),
-  vat_rate_id: t.Optional(
-    Nullable(t.String({ ...Uuid, description: "A VAT rate of the organisation (GET /api/v1/vat-rates); without one the line has no VAT" })),
-  ),
-});
+const Line = strictObject(
+  {
+    description: Text({ minLength: 1, maxLength: 2000 }),
+    quantity: moneyInput({ positive: true, description: "Decimal, minimum 0.01, at most 2 fraction digits" }),
+    unit_price: moneyInput({ positive: false, description: "Decimal, minimum 0, at most 2 fraction digits" }),
+    vat_rate_id: t.Optional(
+      Nullable(t.String({ ...Uuid, description: "A VAT rate of the organisation (GET /api/v1/vat-rates); without one the line has no VAT" })),
+    ),
+  },
+  { title: "InvoiceLineInput" },
+);
 const Lines = t.Array(Line, { minItems: 1, maxItems: MAX_LINES, description: `1 to ${MAX_LINES} lines; on update they replace the lines` });
 
 const optionalFields = {
@@ -34,72 +36,88 @@ const optionalFields = {
   payment_terms: t.Optional(Nullable(Text({ maxLength: 255, description: "Default: the customer's payment terms" }))),
 };
 
-const LineShown = t.Object({
-  id: Uuid,
-  description: t.String(),
-  quantity: Money,
-  unit_price: Money,
-  amount: t.String({ ...Money, description: "quantity × unit_price, rounded half-up to cents" }),
-  vat_rate_id: Nullable(Uuid),
-  vat_rate: t.String({ ...Money, description: "The rate in percent when the line was written, e.g. 21.00", examples: ["21.00"] }),
-  vat_amount: t.String({ ...Money, description: "amount × vat_rate, rounded half-up per line" }),
-  sort_order: t.Integer(),
-});
+const LineShown = t.Object(
+  {
+    id: Uuid,
+    description: t.String(),
+    quantity: Money,
+    unit_price: Money,
+    amount: t.String({ ...Money, description: "quantity × unit_price, rounded half-up to cents" }),
+    vat_rate_id: Nullable(Uuid),
+    vat_rate: t.String({ ...Money, description: "The rate in percent when the line was written, e.g. 21.00", examples: ["21.00"] }),
+    vat_amount: t.String({ ...Money, description: "amount × vat_rate, rounded half-up per line" }),
+    sort_order: t.Integer(),
+  },
+  { title: "InvoiceLine" },
+);
 
-const PaymentShown = t.Object({
-  id: Uuid,
-  amount: Money,
-  payment_date: DateString,
-  payment_method: t.UnionEnum([...PAYMENT_METHODS]),
-  reference: Nullable(t.String()),
-  created_at: Timestamp,
-});
+const PaymentShown = t.Object(
+  {
+    id: Uuid,
+    amount: Money,
+    payment_date: DateString,
+    payment_method: t.UnionEnum([...PAYMENT_METHODS]),
+    reference: Nullable(t.String()),
+    created_at: Timestamp,
+  },
+  { title: "InvoicePayment" },
+);
 
 export const InvoiceModel = {
-  create: strictObject({
-    customer_id: t.String({ ...Uuid, description: "A customer of the organisation" }),
-    issue_date: DateString,
-    lines: Lines,
-    ...optionalFields,
-  }),
-  update: strictObject({
-    customer_id: t.Optional(t.String({ ...Uuid, description: "A customer of the organisation" })),
-    issue_date: t.Optional(DateString),
-    lines: t.Optional(Lines),
-    ...optionalFields,
-  }),
-  /** finalize, send, cancel and credit-note take no fields: the body may be omitted, a field sent is a 422 */
-  action: strictObject({}, { description: "No fields; the body may be omitted" }),
-  payment: strictObject({
-    amount: CloneType(MoneyInput, { description: "Decimal, minimum 0.01, at most the amount due" }),
-    payment_date: DateString,
-    payment_method: t.Optional(t.UnionEnum([...PAYMENT_METHODS], { description: "Default bank_transfer" })),
-    reference: t.Optional(Nullable(Text({ maxLength: 255 }))),
-  }),
-  invoice: t.Object({
-    id: Uuid,
-    number: t.String(),
-    status: t.UnionEnum([...INVOICE_STATUSES], { description: "draft → finalized → sent → partially_paid → paid; or cancelled" }),
-    type: t.UnionEnum([...INVOICE_TYPES]),
-    related_invoice_id: Nullable(t.String({ ...Uuid, description: "The invoice a credit note credits" })),
-    customer: CustomerModel.customerWithContacts,
-    issue_date: DateString,
-    due_date: DateString,
-    subtotal: t.String({ ...Money, description: "Σ line amounts" }),
-    vat_amount: t.String({ ...Money, description: "Σ line VAT" }),
-    total: t.String({ ...Money, description: "subtotal + vat_amount" }),
-    currency: t.String(),
-    notes: Nullable(t.String()),
-    payment_terms: Nullable(t.String()),
-    amount_paid: t.String({ ...Money, description: "Σ payments" }),
-    amount_due: t.String({ ...Money, description: "total − amount_paid" }),
-    lines: t.Array(LineShown),
-    payments: t.Array(PaymentShown),
-    finalized_at: Nullable(Timestamp),
-    sent_at: Nullable(Timestamp),
-    created_at: Timestamp,
-    updated_at: Timestamp,
-  }),
+  create: strictObject(
+    {
+      customer_id: t.String({ ...Uuid, description: "A customer of the organisation" }),
+      issue_date: DateString,
+      lines: Lines,
+      ...optionalFields,
+    },
+    { title: "InvoiceCreate" },
+  ),
+  update: strictObject(
+    {
+      customer_id: t.Optional(t.String({ ...Uuid, description: "A customer of the organisation" })),
+      issue_date: t.Optional(DateString),
+      lines: t.Optional(Lines),
+      ...optionalFields,
+    },
+    { title: "InvoiceUpdate" },
+  ),
+  payment: strictObject(
+    {
+      amount: moneyInput({ positive: true, description: "Decimal, minimum 0.01, at most the amount due" }),
+      payment_date: DateString,
+      payment_method: t.Optional(t.UnionEnum([...PAYMENT_METHODS], { description: "Default bank_transfer" })),
+      reference: t.Optional(Nullable(Text({ maxLength: 255 }))),
+    },
+    { title: "InvoicePaymentCreate" },
+  ),
+  invoice: t.Object(
+    {
+      id: Uuid,
+      number: t.String(),
+      status: t.UnionEnum([...INVOICE_STATUSES], { description: "draft → finalized → sent → partially_paid → paid; or cancelled" }),
+      type: t.UnionEnum([...INVOICE_TYPES]),
+      related_invoice_id: Nullable(t.String({ ...Uuid, description: "The invoice a credit note credits" })),
+      customer: CustomerModel.customerWithContacts,
+      issue_date: DateString,
+      due_date: DateString,
+      subtotal: t.String({ ...Money, description: "Σ line amounts" }),
+      vat_amount: t.String({ ...Money, description: "Σ line VAT" }),
+      total: t.String({ ...Money, description: "subtotal + vat_amount" }),
+      currency: t.String(),
+      notes: Nullable(t.String()),
+      payment_terms: Nullable(t.String()),
+      amount_paid: t.String({ ...Money, description: "Σ payments" }),
+      amount_due: t.String({ ...Money, description: "total − amount_paid" }),
+      lines: t.Array(LineShown),
+      payments: t.Array(PaymentShown),
+      finalized_at: Nullable(Timestamp),
+      sent_at: Nullable(Timestamp),
+      created_at: Timestamp,
+      updated_at: Timestamp,
+    },
+    { title: "Invoice" },
+  ),
 } as const;
 
 export type InvoiceCreate = typeof InvoiceModel.create.static;

@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import type { Kernel } from "../http/kernel.ts";
 import { created, errors, noContent } from "../http/responses.ts";
 import { listQuerySchema, listResponse } from "../lib/list.ts";
-import { IdParams, Wrapped } from "../lib/schemas.ts";
+import { IdParams, NoFields, Wrapped } from "../lib/schemas.ts";
 import { InvoiceModel } from "./model.ts";
 import { invoiceList, invoiceService } from "./service.ts";
 
@@ -15,7 +15,7 @@ const location = (id: string) => `/api/v1/invoices/${id}`;
 const transition = (ability: "invoicing.finalize" | "invoicing.edit", summary: string) => ({
   ability,
   params: IdParams,
-  body: t.Optional(InvoiceModel.action),
+  body: NoFields,
   response: { 200: Invoice, ...errors(404, 409, 422) },
   detail: { tags, summary },
 });
@@ -119,7 +119,7 @@ export const invoiceRoutes = (kernel: Kernel) =>
       {
         ability: "invoicing.create",
         params: IdParams,
-        body: t.Optional(InvoiceModel.action),
+        body: NoFields,
         response: { 201: Invoice, ...errors(404, 409, 422) },
         detail: { tags, summary: "Create a draft credit note of the invoice: its lines copied, related_invoice_id set" },
       },

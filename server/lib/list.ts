@@ -383,22 +383,27 @@ function propertyOf(table: SQLiteTable, column: SQLiteColumn): string {
   return entry[0];
 }
 
-/** Response schema of a list of `item`. */
-export function listResponse(item: TSchema) {
-  const NullableUrl = t.Union([t.String(), t.Null()]);
-  const NullableInt = t.Union([t.Integer(), t.Null()]);
-  return ResponseSchema(t.Object({
-    data: t.Array(item),
-    links: t.Object({ first: t.String(), last: t.String(), prev: NullableUrl, next: NullableUrl }),
-    meta: t.Object({
-      current_page: t.Integer(),
-      from: NullableInt,
-      last_page: t.Integer(),
-      per_page: t.Integer(),
-      to: NullableInt,
-      total: t.Integer(),
-    }),
-  }));
+const NullableUrl = t.Union([t.String(), t.Null()]);
+const NullableInt = t.Union([t.Integer(), t.Null()]);
+const ListLinks = t.Object({ first: t.String(), last: t.String(), prev: NullableUrl, next: NullableUrl }, { title: "ListLinks" });
+const ListMeta = t.Object(
+  {
+    current_page: t.Integer(),
+    from: NullableInt,
+    last_page: t.Integer(),
+    per_page: t.Integer(),
+    to: NullableInt,
+    total: t.Integer(),
+  },
+  { title: "ListMeta" },
+);
+
+/**
+ * Response schema of a list of `item`, named in the OpenAPI document after the item
+ * (`Invoice` → `InvoiceList`) unless `name` says otherwise.
+ */
+export function listResponse(item: TSchema, name: string | undefined = item.title && `${item.title}List`) {
+  return ResponseSchema(t.Object({ data: t.Array(item), links: ListLinks, meta: ListMeta }, name ? { title: name } : {}));
 }
 
 /** `filter[<name>]=true|false` on a boolean column. */

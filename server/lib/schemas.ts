@@ -3,7 +3,7 @@
  * document; `server/docs/openapi.ts` turns `anyOf [X, null]` into OpenAPI 3.0 `nullable`.
  */
 import { t, type TSchema } from "elysia";
-import { FormatRegistry, Kind, TypeRegistry, type TObject, type TProperties, type TUnsafe } from "@sinclair/typebox";
+import { CloneType, FormatRegistry, Kind, TypeRegistry, type TObject, type TProperties, type TUnsafe } from "@sinclair/typebox";
 import { isValidDate } from "./time.ts";
 
 // Elysia's own "date" format accepts "March 3rd"-like strings; the API wants real YYYY-MM-DD.
@@ -66,13 +66,55 @@ export const Timestamp = t.String({
   description: "ISO 8601 UTC with microseconds",
   examples: ["2026-11-22T10:15:30.123456Z"],
 });
-export const Country = t.String({ format: "iso-3166-alpha2", description: "ISO 3166-1 alpha-2, e.g. BE" });
-export const Currency = t.String({ format: "iso-4217", description: "ISO 4217, e.g. EUR" });
-export const Email = Text({ format: "email", maxLength: 255 });
-/** Input: a JSON number or numeric string, at most two fraction digits (checked by readMoney). */
-export const MoneyInput = t.Union([t.Number(), t.String({ maxLength: 32 })], {
-  description: 'Decimal with at most 2 fraction digits, as a number or string ("12.50")',
+/**
+ * Keywords the OpenAPI document shows that TypeBox does not check, because a check of our own
+ * does, with its own message (readMoney, the abilities check, the webhook URL check, the
+ * country and currency formats). None allows what the server refuses, beyond what a format
+ * beside it names (a real ISO code) or a number's two decimals (see moneyInput); the server
+ * takes a little more than they say (a money string with spaces around it).
+ * server/docs/openapi.ts merges them into the schema.
+ */
+export const documented = (keywords: Record<string, unknown>) => ({ "x-openapi": keywords });
+
+/**
+ * Names a schema in the OpenAPI document: server/docs/openapi.ts makes every schema with a
+ * title a component of that name and refers to it with `$ref` (generated clients get
+ * `components["schemas"]["Invoice"]`). A copy, so one shared shape can carry two names.
+ */
+export const named = <T extends TSchema>(name: string, schema: T): T => CloneType(schema, { title: name });
+
+// the format is the check (a real code); the pattern tells clients the shape
+export const Country = t.String({
+  format: "iso-3166-alpha2",
+  description: "ISO 3166-1 alpha-2, e.g. BE",
+  examples: ["BE"],
+  ...documented({ pattern: "^[A-Z]{2}$" }),
 });
+export const Currency = t.String({
+  format: "iso-4217",
+  description: "ISO 4217, e.g. EUR",
+  examples: ["EUR"],
+  ...documented({ pattern: "^[A-Z]{3}$" }),
+});
+export const Email = Text({ format: "email", maxLength: 255 });
+/**
+ * Input: a JSON number or numeric string, at most two fraction digits, checked by readMoney
+ * (which also trims and takes leading zeros; the documented pattern is the plain form). No
+ * `multipleOf: 0.01` on the number: 0.07 / 0.01 is 7.000000000000001 in floating point, and
+ * validators that divide (Ajv, Python's jsonschema) would refuse valid amounts.
+ */
+export const moneyInput = ({ positive, description }: { positive: boolean; description: string }) =>
+  t.Union(
+    [
+      t.Number(documented({ minimum: positive ? 0.01 : 0, maximum: 999_999_999_999.99 })),
+      t.String({
+        maxLength: 32,
+        // at least 0.01 without a lookahead: a non-zero integer part, or 0.01–0.99
+        ...documented({ pattern: positive ? "^(?:[1-9]\\d{0,11}(?:\\.\\d{1,2})?|0\\.(?:0[1-9]|[1-9]\\d?))$" : "^\\d{1,12}(?:\\.\\d{1,2})?$" }),
+      }),
+    ],
+    { description, examples: [positive ? "12.50" : "0.00"] },
+  );
 /** Output: a decimal string with exactly two fraction digits. */
 export const Money = t.String({ pattern: "^-?\\d+\\.\\d{2}$", examples: ["12.50"] });
 
@@ -97,6 +139,12 @@ export const ValidationErrorBody = t.Object(
  * these same schemas.
  */
 export const ResponseSchema = <T extends TSchema>(schema: T): T => ({ ...schema, noValidate: true }) as T;
+
+/**
+ * The body of an action that takes no fields (finalize, approve, regenerate-secret, …): it may
+ * be omitted, and one sent must be an empty object (a field is a 422 naming it).
+ */
+export const NoFields = t.Optional(strictObject({}, { title: "NoFields", description: "No fields; the body may be omitted" }));
 
 /** `{data: …}`: single resources are wrapped (contract section 5). */
 export const Wrapped = <T extends TSchema>(schema: T) => ResponseSchema(t.Object({ data: schema }));

@@ -4,13 +4,19 @@ import type { Kernel } from "../http/kernel.ts";
 import { WEBHOOK_EVENTS } from "../webhooks/events.ts";
 
 const StringList = t.Object({ data: t.Array(t.String()) });
+const Health = t.Object({ status: t.UnionEnum(["ok", "unavailable"]) }, { title: "Health" });
 
 export const metaRoutes = (kernel: Kernel, version: string) =>
   new Elysia()
     .use(kernel)
     .get("/api/v1", () => ({ name: "Kontor", version, docs: "/docs" }), {
-      response: t.Object({ name: t.String(), version: t.String(), docs: t.String() }),
-      detail: { tags: ["Meta"], summary: "API index (no token needed)", security: [] },
+      response: t.Object({ name: t.String(), version: t.String(), docs: t.String() }, { title: "ApiIndex" }),
+      detail: {
+        tags: ["Meta"],
+        summary: "API index (no token needed)",
+        description: "The product's name and version, and where this reference is. Needs no token; rate-limited per IP.",
+        security: [],
+      },
     })
     .get(
       "/health",
@@ -24,8 +30,13 @@ export const metaRoutes = (kernel: Kernel, version: string) =>
         }
       },
       {
-        response: { 200: t.Object({ status: t.String() }), 503: t.Object({ status: t.String() }) },
-        detail: { tags: ["Meta"], summary: "Health check (no token needed)", security: [] },
+        response: { 200: Health, 503: Health },
+        detail: {
+          tags: ["Meta"],
+          summary: "Health check (no token needed)",
+          description: 'For load balancers and supervisors: 200 `{"status":"ok"}` when the database answers, 503 otherwise. Needs no token and is not rate-limited.',
+          security: [],
+        },
       },
     )
     .get("/api/v1/meta/abilities", () => ({ data: [...ABILITIES] }), {

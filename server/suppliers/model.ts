@@ -1,8 +1,9 @@
 /** Suppliers have the customer's fields and rules (contract section 3), without contact persons. */
 import { PartyModel } from "../contacts/party-model.ts";
+import { named } from "../lib/schemas.ts";
 
 export const SupplierModel = {
-  create: PartyModel.create,
-  update: PartyModel.update,
-  supplier: PartyModel.party,
+  create: named("SupplierCreate", PartyModel.create),
+  update: named("SupplierUpdate", PartyModel.update),
+  supplier: named("Supplier", PartyModel.party),
 } as const;

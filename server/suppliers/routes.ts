@@ -9,6 +9,6 @@ export const supplierRoutes = (kernel: Kernel) =>
     tag: "Suppliers",
     noun: "supplier",
     service: supplierService,
-    shown: SupplierModel.supplier,
+    model: { create: SupplierModel.create, update: SupplierModel.update, listed: SupplierModel.supplier, shown: SupplierModel.supplier },
     blockedBy: "expenses",
   });
