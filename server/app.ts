@@ -5,7 +5,7 @@ import { accountRoutes } from "./accounts/routes.ts";
 import { auditRoutes } from "./audit/routes.ts";
 import { bankAccountRoutes } from "./bank-accounts/routes.ts";
 import { customerRoutes } from "./customers/routes.ts";
-import { docsRoutes } from "./docs/openapi.ts";
+import { docsRoutes, type RouteEntry } from "./docs/openapi.ts";
 import { expenseRoutes } from "./expenses/routes.ts";
 import { createKernel, type Deps } from "./http/kernel.ts";
 import { invoiceRoutes } from "./invoices/routes.ts";
@@ -18,11 +18,10 @@ import { webhookRoutes } from "./webhooks/routes.ts";
 
 export function createApp(deps: Deps) {
   const kernel = createKernel(deps);
-  const root: { handle: (request: Request) => Promise<Response> } = { handle: (request) => app.handle(request) };
   // normalize: false — unknown body fields must be a 422 naming them, not silently dropped
   const app = new Elysia({ normalize: false })
     .use(kernel)
-    .use(docsRoutes(VERSION, () => root))
+    .use(docsRoutes(VERSION, (): readonly RouteEntry[] => app.routes))
     .use(metaRoutes(kernel, VERSION))
     .use(tokenRoutes(kernel))
     .use(customerRoutes(kernel))

@@ -3,7 +3,7 @@
  * listening on the server's port beside the others.
  */
 import "./http/elysia-production.ts";
-import { openDatabase, shareWriteTurns, type Db } from "../db/client.ts";
+import { openDatabase, type Db } from "../db/client.ts";
 import { createApp } from "./app.ts";
 import { listen, type ThreadMessage, type ThreadSetup } from "./serve.ts";
 
@@ -18,7 +18,7 @@ self.addEventListener("message", async (event: MessageEvent<{ type: "start"; set
     let db: Db | null = null;
     try {
       db = openDatabase(config.dbPath, { cacheKiB });
-      shareWriteTurns(db, writeTurns);
+      db.connection.transactions.shareWriteTurns(writeTurns);
       const server = listen(createApp({ db, config, rateLimitMemory }), config);
       const opened = db;
       stop = async () => {

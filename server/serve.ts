@@ -6,10 +6,10 @@
  * workers (server/http-thread.ts), each with its own connection and the same port
  * (SO_REUSEPORT: the kernel spreads connections over them). What they share lives in the
  * database (SQLite's locking: every write is `BEGIN IMMEDIATE`, and the threads take turns
- * before it: shareWriteTurns) or in the rate-limit counters' shared memory. The webhook worker
+ * before it: Transactions.shareWriteTurns) or in the rate-limit counters' shared memory. The webhook worker
  * and the statistics upkeep stay on this thread.
  */
-import { PAGE_CACHE_KIB, shareWriteTurns, type Db } from "../db/client.ts";
+import { PAGE_CACHE_KIB, type Db } from "../db/client.ts";
 import { createApp } from "./app.ts";
 import type { Config } from "./config.ts";
 import { listeningOrigin } from "./http/kernel.ts";
@@ -43,7 +43,7 @@ export async function startServer(
   const writeTurns = new SharedArrayBuffer(4);
   const cacheKiB = PAGE_CACHE_KIB / config.httpThreads;
   db.$client.exec(`PRAGMA cache_size = -${Math.floor(cacheKiB)}`);
-  if (config.httpThreads > 1) shareWriteTurns(db, writeTurns);
+  if (config.httpThreads > 1) db.connection.transactions.shareWriteTurns(writeTurns);
   const app = createApp({ db, config, rateLimitMemory });
   const server = listen(app, config);
   const url = listeningOrigin(server.hostname!, server.port!);

@@ -4,7 +4,7 @@ import { createRateLimiter, createRateLimitMemory } from "../server/http/rate-li
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { commitMark, openDatabase } from "../db/client.ts";
+import { openDatabase } from "../db/client.ts";
 import { startServer } from "../server/serve.ts";
 import { createTestEnv, runCli } from "./helpers.ts";
 
@@ -292,31 +292,31 @@ describe("HTTP threads: what each thread remembers of tokens", () => {
     }
   });
 
-  test("commitMark moves on every commit, of this connection or another, and not on reads", () => {
+  test("the change clock's mark moves on every commit, of this connection or another, and not on reads", () => {
     const marked = createTestEnv();
     const other = openDatabase(marked.config.dbPath);
     try {
       const client = marked.db.$client;
-      const marks = [commitMark(client)];
+      const marks = [marked.db.connection.clock.mark()];
       client.query("SELECT count(*) FROM customers").get();
-      expect(commitMark(client)).toBe(marks[0]!);
+      expect(marked.db.connection.clock.mark()).toBe(marks[0]!);
       other.$client.exec("UPDATE organizations SET name = name || '.'");
-      marks.push(commitMark(client));
+      marks.push(marked.db.connection.clock.mark());
       client.exec("UPDATE organizations SET name = name || '.'");
-      marks.push(commitMark(client));
+      marks.push(marked.db.connection.clock.mark());
       // a checkpoint that restarts the WAL from its first frame: the next commit still moves it
       client.exec("PRAGMA wal_checkpoint(TRUNCATE)");
       other.$client.exec("UPDATE organizations SET name = name || '.'");
-      marks.push(commitMark(client));
+      marks.push(marked.db.connection.clock.mark());
       expect(new Set(marks).size).toBe(4);
-      expect(commitMark(client)).toBe(marks[3]!);
+      expect(marked.db.connection.clock.mark()).toBe(marks[3]!);
       // inside a transaction: the version of its snapshot, not the file's
-      client.transaction(() => expect(commitMark(client)).toMatch(/^\d+:\d+$/))();
+      client.transaction(() => expect(marked.db.connection.clock.mark()).toMatch(/^\d+:\d+$/))();
       // without a -shm file: the version a read transaction sees
       const memory = openDatabase(":memory:");
-      const before = commitMark(memory.$client);
+      const before = memory.connection.clock.mark();
       memory.$client.exec("CREATE TABLE t (x); INSERT INTO t VALUES (1)");
-      expect(commitMark(memory.$client)).not.toBe(before);
+      expect(memory.connection.clock.mark()).not.toBe(before);
       memory.$client.close();
     } finally {
       other.$client.close();
@@ -324,17 +324,17 @@ describe("HTTP threads: what each thread remembers of tokens", () => {
     }
   });
 
-  test("commitMark follows a database deleted with its last connection and created again at the same path", () => {
+  test("the change clock's mark follows a database deleted with its last connection and created again at the same path", () => {
     const dir = mkdtempSync(join(tmpdir(), "kontor-mark-"));
     const path = join(dir, "again.db");
     try {
       for (let round = 0; round < 2; round++) {
         const db = openDatabase(path);
         db.$client.exec("CREATE TABLE IF NOT EXISTS t (x)");
-        const before = commitMark(db.$client);
+        const before = db.connection.clock.mark();
         const other = openDatabase(path);
         other.$client.exec("INSERT INTO t VALUES (1)");
-        expect(commitMark(db.$client)).not.toBe(before);
+        expect(db.connection.clock.mark()).not.toBe(before);
         other.$client.close();
         db.$client.close();
         // the last connection took the -shm file with it: the next round opens a new one

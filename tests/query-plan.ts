@@ -5,15 +5,14 @@
  * scan of a table and no sort step ("TEMP B-TREE"), so it stays fast at a million rows.
  */
 import { Database } from "bun:sqlite";
-import { forgetPreparedQueries } from "../db/client.ts";
 import type { TestEnv } from "./helpers.ts";
 
 /** The SELECT statements run by `work`, each with its query plan (one line per plan step). */
 export async function plansOf(env: TestEnv, work: () => Promise<unknown>): Promise<{ sql: string; plan: string[] }[]> {
   const client = env.db.$client;
   const seen: string[] = [];
-  // queries prepared before (db/client.ts `prepared`) are prepared again, so they are seen
-  forgetPreparedQueries(client);
+  // queries prepared before (db/statements.ts `prepared`) are prepared again, so they are seen
+  env.db.connection.statements.clear();
   const prepare = client.prepare;
   client.prepare = function (this: Database, sql: string, ...rest: unknown[]) {
     seen.push(sql);

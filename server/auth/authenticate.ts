@@ -1,5 +1,5 @@
 /** Resolves a bearer token to who is calling. */
-import { commitMark, inTransaction, type Db } from "../../db/client.ts";
+import { inTransaction, type Db } from "../../db/client.ts";
 import { effectiveAbilities, type Role } from "./abilities.ts";
 import { parseTokenString, secretMatches } from "./tokens.ts";
 import type { Organization } from "../lib/scope.ts";
@@ -75,7 +75,7 @@ export function createAuthenticator(db: Db) {
   /**
    * The token's row joined to its organisation and user costs more than the rest of a small
    * read, so what a token string resolved to is remembered — keyed by the whole string, so its
-   * secret was checked — until anything commits (commitMark): a revocation, a role change
+   * secret was checked — until anything commits (the connection's clock): a revocation, a role change
    * or api_access switched off counts from the very next request. Expiry is checked every time.
    */
   let remembered = new Map<string, Resolved>();
@@ -108,7 +108,7 @@ export function createAuthenticator(db: Db) {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!m) return null;
     const token = m[1]!;
-    const version = commitMark(db.$client);
+    const version = db.connection.clock.mark();
     if (version !== rememberedAt || remembered.size >= MAX_REMEMBERED_TOKENS) {
       remembered = new Map();
       rememberedAt = version;

@@ -7,8 +7,7 @@ import { t, type TSchema } from "elysia";
 import { asc, count, desc, eq, getTableColumns, getTableName, gte, is, lte, Placeholder, sql, SQL } from "drizzle-orm";
 import { SQLiteColumn, SQLiteSyncDialect, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { TObject } from "@sinclair/typebox";
-import type { Database } from "bun:sqlite";
-import { clientOf, databaseVersion, prepared, preparedRows, type Tx } from "../../db/client.ts";
+import { prepared, preparedRows, type Tx } from "../../db/client.ts";
 import { normalizeTimestamp } from "./time.ts";
 import { ValidationFailed } from "./errors.ts";
 import { inOrg, snapshot, type Scope } from "./scope.ts";
@@ -197,7 +196,7 @@ export function runList<T extends OrgTable>(
     shape.push("updated_since");
     conditions.push(gte(spec.updatedAt, bind("updated_since", normalized)));
   }
-  const memory = listMemory(tx);
+  const memory = tx.connection.memory.refresh();
   const lookedUp = new Set<string>();
   const search = spec.search && query.search !== undefined && query.search !== "" ? spec.search : undefined;
   const words = search ? searchWords(String(query.search)) : [];
@@ -209,7 +208,7 @@ export function runList<T extends OrgTable>(
       conditions.push(sql`${spec.table}.rowid IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ${bind("search", ftsPrefixes(words))})`);
     } else {
       const bindLookedUp: Bind = (key, v) => (lookedUp.add(`search_${key}`), bind(`search_${key}`, v));
-      conditions.push(search(words, (key, v) => bind(`search_${key}`, v), { tx, orgId, remember: memory.remember, bindLookedUp }));
+      conditions.push(search(words, (key, v) => bind(`search_${key}`, v), { tx, orgId, remember: (key, compute) => memory.remember(key, compute), bindLookedUp }));
     }
   }
 
@@ -267,7 +266,7 @@ export function runList<T extends OrgTable>(
   // ORDER BY sorts; a sort column that may be NULL would not, and is read by OFFSET).
   const seekColumn = reusable && is(sortColumn, SQLiteColumn) && sortColumn.notNull ? sortColumn : null;
   const pageKey = (n: number) => `${shapeKey}\u0000${JSON.stringify(filterParams)}\u0000${perPage}\u0000${n}`;
-  const cursor = seekColumn && page > 1 ? memory.cursor(pageKey(page)) : undefined;
+  const cursor = seekColumn && page > 1 ? (memory.place(pageKey(page)) as Cursor | undefined) : undefined;
   let rows: T["$inferSelect"][];
   if (cursor) {
     const operator = `${descending ? "<" : ">"}${cursor.inclusive ? "=" : ""}`;
@@ -284,8 +283,8 @@ export function runList<T extends OrgTable>(
       const r = row as Record<string, unknown>;
       return { sort: seekColumn.mapToDriverValue(r[property]), id: r.id, inclusive };
     };
-    if (page > 1) memory.rememberCursor(pageKey(page), at(rows[0], true));
-    if (rows.length === perPage) memory.rememberCursor(pageKey(page + 1), at(rows[perPage - 1], false));
+    if (page > 1) memory.rememberPlace(pageKey(page), at(rows[0], true));
+    if (rows.length === perPage) memory.rememberPlace(pageKey(page + 1), at(rows[perPage - 1], false));
   }
 
   const lastPage = Math.max(1, Math.ceil(total / perPage));
@@ -315,53 +314,14 @@ export function runList<T extends OrgTable>(
 }
 
 /**
- * What lists remember per connection until anything commits (databaseVersion): exact counts
- * — `meta.total` of a million rows costs tens of milliseconds —, what a search condition
- * looked up before its query (SearchContext), and where each page read
- * starts and ends, so that the page, or the next one, is read by a seek: a connector walking
- * every page pays for 20 rows a page, not for the OFFSET of all before them, and so does a
- * dashboard asking for page 2000 again.
+ * What lists remember in the connection's memory until anything commits (db/memory.ts): exact
+ * counts (`meta.total` of a million rows is costly), what a search condition looked up before
+ * its query (SearchContext), and where each page read starts and ends, so that the page, or the
+ * next one, is read by a seek: a connector walking every page pays for 20 rows a page, not for
+ * the OFFSET of all before them, and so does a dashboard asking for the same deep page again.
  */
 /** A page's start: at this row (inclusive) or just past it. */
 type Cursor = { sort: unknown; id: unknown; inclusive: boolean };
-type Memory = { version: string; values: Map<string, unknown>; textLength: number; cursors: Map<string, Cursor> };
-const memories = new WeakMap<Database, Memory>();
-const MAX_REMEMBERED = 10_000;
-/**
- * Text remembered per connection at most (the ids a broad search matched can run to a
- * megabyte); past it the memory starts afresh, and a single text over a sixteenth of it is
- * computed every time instead.
- */
-const MAX_REMEMBERED_TEXT = 8 * 1024 * 1024;
-
-function listMemory(tx: Tx) {
-  const client = clientOf(tx);
-  const version = databaseVersion(client);
-  let memory = memories.get(client);
-  if (!memory || memory.version !== version) memories.set(client, (memory = { version, values: new Map(), textLength: 0, cursors: new Map() }));
-  const remembered = memory;
-  const { values, cursors } = memory;
-  return {
-    remember<T>(key: string, compute: () => T): T {
-      if (values.has(key)) return values.get(key) as T;
-      const value = compute();
-      const length = key.length + (typeof value === "string" ? value.length : 0);
-      if (length > MAX_REMEMBERED_TEXT / 16) return value;
-      if (values.size >= MAX_REMEMBERED || remembered.textLength + length > MAX_REMEMBERED_TEXT) {
-        values.clear();
-        remembered.textLength = 0;
-      }
-      values.set(key, value);
-      remembered.textLength += length;
-      return value;
-    },
-    cursor: (key: string) => cursors.get(key),
-    rememberCursor(key: string, cursor: Cursor) {
-      if (cursors.size >= MAX_REMEMBERED) cursors.clear();
-      cursors.set(key, cursor);
-    },
-  };
-}
 
 const dialect = new SQLiteSyncDialect();
 

@@ -1,0 +1,65 @@
+/**
+ * The connection's statement cache: queries built once per connection and query shape, with
+ * their values as placeholders.
+ */
+import { fillPlaceholders, getTableColumns, getTableName } from "drizzle-orm";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
+import type { Tx } from "./connection.ts";
+
+/**
+ * A drizzle prepared query (`….prepare()`, values as `sql.placeholder`), built once per
+ * connection and reused: building a query's SQL and compiling it cost more than running it
+ * on the read paths (a show spent ~80% of its time there). A query built on a transaction
+ * stays valid after it: bun:sqlite statements belong to the connection, not the transaction.
+ */
+export function prepared<T>(tx: Tx, key: string, build: (tx: Tx) => T): T {
+  const cache = tx.connection.statements;
+  let query = cache.get(key) as T | undefined;
+  if (query === undefined) cache.set(key, (query = build(tx)));
+  return query;
+}
+
+/** Column types whose stored value is already the value drizzle returns. */
+const PLAIN_COLUMN_TYPES = new Set(["SQLiteText", "SQLiteInteger", "SQLiteReal", "SQLiteNumeric"]);
+
+export type RowQuery<Row> = { all(values: Record<string, unknown>): Row[]; get(values: Record<string, unknown>): Row | undefined };
+
+/**
+ * Like `prepared`, for a `select().from(table)` query on a hot read path: drizzle builds the SQL
+ * once, and bun:sqlite runs it and makes the row objects itself, each column aliased to its
+ * property name. That halves the cost of a query that returns a few dozen rows (drizzle reads
+ * arrays and maps every row in JavaScript); only columns with a mode (booleans, JSON) are
+ * decoded afterwards, by the column's own decoder, so the rows are exactly drizzle's.
+ */
+export function preparedRows<T extends SQLiteTable>(
+  tx: Tx,
+  key: string,
+  table: T,
+  build: (tx: Tx) => { toSQL(): { sql: string; params: unknown[] } },
+): RowQuery<T["$inferSelect"]> {
+  return prepared(tx, `rows:${key}`, (tx) => {
+    const { sql: text, params } = build(tx).toSQL();
+    const columns = Object.entries(getTableColumns(table));
+    const selectList = columns.map(([, column]) => `"${column.name}"`).join(", ");
+    const aliased = columns.map(([property, column]) => `"${column.name}" AS "${property}"`).join(", ");
+    const prefix = `select ${selectList} from "${getTableName(table)}"`;
+    if (!text.startsWith(prefix)) throw new Error(`preparedRows(${key}): not a plain select of ${getTableName(table)}: ${text}`);
+    const statement = tx.$client.prepare<T["$inferSelect"], any[]>(`select ${aliased} from "${getTableName(table)}"${text.slice(prefix.length)}`);
+    const decoded = columns.filter(([, column]) => !PLAIN_COLUMN_TYPES.has(column.columnType));
+    const decode = (row: Record<string, unknown>) => {
+      for (const [property, column] of decoded) if (row[property] !== null) row[property] = column.mapFromDriverValue(row[property]);
+      return row as T["$inferSelect"];
+    };
+    return {
+      all: (values) => {
+        const rows = statement.all(...fillPlaceholders(params, values)) as Record<string, unknown>[];
+        if (decoded.length > 0) for (const row of rows) decode(row);
+        return rows as T["$inferSelect"][];
+      },
+      get: (values) => {
+        const row = statement.get(...fillPlaceholders(params, values)) as Record<string, unknown> | null;
+        return row === null ? undefined : decode(row);
+      },
+    };
+  });
+}
