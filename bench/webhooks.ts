@@ -24,6 +24,7 @@ import { join } from "node:path";
 import { migrate, openDatabase } from "../db/client.ts";
 import { webhookDeliveries } from "../db/schema.ts";
 import { loadConfig } from "../server/config.ts";
+import { loadSecretBox } from "../server/lib/secret-box.ts";
 import { customerService } from "../server/customers/service.ts";
 import { CLI_ACTOR, createOrganization } from "../server/orgs/service.ts";
 import { webhookService } from "../server/webhooks/service.ts";
@@ -185,8 +186,9 @@ async function scenario(name: string, receiverDelayMs: number, deliveries: numbe
     migrate(db);
     const org = createOrganization(db, { name: "Bench" });
     const scope = { db, org, actor: CLI_ACTOR };
-    for (let i = 0; i < webhooks; i++) webhookService.create(scope, { url: `${receiver.base}/hook-${i}`, events: ["customer.created"] }, config);
-    const worker = startWorker(db, config, { log: (line) => console.error(line) });
+    const secrets = loadSecretBox(config);
+    for (let i = 0; i < webhooks; i++) webhookService.create(scope, { url: `${receiver.base}/hook-${i}`, events: ["customer.created"] }, config, secrets, null);
+    const worker = startWorker(db, config, { secrets, log: (line) => console.error(line) });
 
     const changes = Math.ceil(deliveries / webhooks);
     const started = performance.now();

@@ -8,6 +8,7 @@ import { customerRoutes } from "./customers/routes.ts";
 import { docsRoutes, type RouteEntry } from "./docs/openapi.ts";
 import { expenseRoutes } from "./expenses/routes.ts";
 import { createKernel, type Deps } from "./http/kernel.ts";
+import { loadSecretBox, type SecretBox } from "./lib/secret-box.ts";
 import { invoiceRoutes } from "./invoices/routes.ts";
 import { metaRoutes } from "./meta/routes.ts";
 import { supplierRoutes } from "./suppliers/routes.ts";
@@ -16,7 +17,8 @@ import { vatRateRoutes } from "./vat-rates/routes.ts";
 import { VERSION } from "./version.ts";
 import { webhookRoutes } from "./webhooks/routes.ts";
 
-export function createApp(deps: Deps) {
+/** `secrets` seals webhook secrets; default: the key file of `deps.config` (server/lib/secret-box.ts). */
+export function createApp(deps: Deps & { secrets?: SecretBox }) {
   const kernel = createKernel(deps);
   // normalize: false — unknown body fields must be a 422 naming them, not silently dropped
   const app = new Elysia({ normalize: false })
@@ -27,7 +29,7 @@ export function createApp(deps: Deps) {
     .use(customerRoutes(kernel))
     .use(invoiceRoutes(kernel))
     .use(vatRateRoutes(kernel))
-    .use(webhookRoutes(kernel))
+    .use(webhookRoutes(kernel, deps.secrets ?? loadSecretBox(deps.config)))
     .use(supplierRoutes(kernel))
     .use(expenseRoutes(kernel))
     .use(accountRoutes(kernel))

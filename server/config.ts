@@ -16,6 +16,11 @@ export type Config = {
   webhookBackoffMs: number[];
   webhookMaxAttempts: number;
   webhookTimeoutMs: number;
+  /**
+   * The key file that encrypts webhook secrets at rest (KONTOR_SECRET_KEY_FILE); null: `kontor.key`
+   * beside the database, or a random key held in memory for a `:memory:` database (server/lib/secret-box.ts)
+   */
+  secretKeyFile: string | null;
 };
 
 /** Threads when KONTOR_HTTP_THREADS is unset: one per core, up to this many (each costs ~40 MB). */
@@ -70,5 +75,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookBackoffMs: parseDurations(env.KONTOR_WEBHOOK_BACKOFF ?? "30s,5m,1h"),
     webhookMaxAttempts: integer("KONTOR_WEBHOOK_MAX_ATTEMPTS", env.KONTOR_WEBHOOK_MAX_ATTEMPTS, 3, 1, 100),
     webhookTimeoutMs: integer("KONTOR_WEBHOOK_TIMEOUT_MS", env.KONTOR_WEBHOOK_TIMEOUT_MS, 10_000, 1, 600_000),
+    secretKeyFile: env.KONTOR_SECRET_KEY_FILE || null,
   };
 }

@@ -5,6 +5,7 @@
 import "./http/elysia-production.ts";
 import { openDatabase, type Db } from "../db/client.ts";
 import { createApp } from "./app.ts";
+import { SecretBox } from "./lib/secret-box.ts";
 import { listen, type ThreadMessage, type ThreadSetup } from "./serve.ts";
 
 declare const self: Worker;
@@ -14,12 +15,12 @@ const answer = (message: ThreadMessage) => self.postMessage(message);
 
 self.addEventListener("message", async (event: MessageEvent<{ type: "start"; setup: ThreadSetup } | { type: "stop" }>) => {
   if (event.data.type === "start") {
-    const { config, rateLimitMemory, writeTurns, cacheKiB } = event.data.setup;
+    const { config, rateLimitMemory, writeTurns, cacheKiB, secretKey } = event.data.setup;
     let db: Db | null = null;
     try {
       db = openDatabase(config.dbPath, { cacheKiB });
       db.connection.transactions.shareWriteTurns(writeTurns);
-      const server = listen(createApp({ db, config, rateLimitMemory }), config);
+      const server = listen(createApp({ db, config, rateLimitMemory, secrets: new SecretBox(secretKey) }), config);
       const opened = db;
       stop = async () => {
         await server.stop();

@@ -14,12 +14,13 @@ import { createApp } from "./app.ts";
 import type { Config } from "./config.ts";
 import { listeningOrigin } from "./http/kernel.ts";
 import { createRateLimitMemory } from "./http/rate-limit.ts";
+import { openSecrets } from "./webhooks/service.ts";
 import { startWorker, type Worker as WebhookWorker } from "./webhooks/worker.ts";
 
 export type Running = { url: string; stop: () => Promise<void> };
 
-/** What a thread needs to serve: the port is the one the first thread was given. */
-export type ThreadSetup = { config: Config; rateLimitMemory: SharedArrayBuffer; writeTurns: SharedArrayBuffer; cacheKiB: number };
+/** What a thread needs to serve: the port is the one the first thread was given; the key of the secret box. */
+export type ThreadSetup = { config: Config; rateLimitMemory: SharedArrayBuffer; writeTurns: SharedArrayBuffer; cacheKiB: number; secretKey: Uint8Array };
 export type ThreadMessage = { type: "listening" } | { type: "stopped" } | { type: "failed"; message: string };
 
 /** Listens with `app` on the config's host and port; every thread shares the port. */
@@ -44,12 +45,13 @@ export async function startServer(
   const cacheKiB = PAGE_CACHE_KIB / config.httpThreads;
   db.$client.exec(`PRAGMA cache_size = -${Math.floor(cacheKiB)}`);
   if (config.httpThreads > 1) db.connection.transactions.shareWriteTurns(writeTurns);
-  const app = createApp({ db, config, rateLimitMemory });
+  const secrets = openSecrets(db, config);
+  const app = createApp({ db, config, rateLimitMemory, secrets });
   const server = listen(app, config);
   const url = listeningOrigin(server.hostname!, server.port!);
   onListening?.(url);
   // port 0 picks a free port: the other threads join the one picked
-  const setup: ThreadSetup = { config: { ...config, port: server.port! }, rateLimitMemory, writeTurns, cacheKiB };
+  const setup: ThreadSetup = { config: { ...config, port: server.port! }, rateLimitMemory, writeTurns, cacheKiB, secretKey: secrets.key };
   const starting = await Promise.allSettled(Array.from({ length: config.httpThreads - 1 }, () => startThread(setup)));
   const threads = starting.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
   const failed = starting.find((s) => s.status === "rejected");
@@ -58,7 +60,7 @@ export async function startServer(
     await Promise.allSettled([server.stop(true), ...threads.map((t) => t.stop())]);
     throw failed.reason;
   }
-  const background: WebhookWorker | null = worker ? startWorker(db, config) : null;
+  const background: WebhookWorker | null = worker ? startWorker(db, config, { secrets }) : null;
   return {
     url,
     async stop() {

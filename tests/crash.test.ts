@@ -113,3 +113,58 @@ test("SIGKILL during a stream of invoice creations loses nothing that was acknow
     db.close();
   }
 }, 60_000);
+
+test("SIGKILL during a stream of keyed creates: after a restart, every retry finds exactly one invoice per key, with the first answer", async () => {
+  const token = JSON.parse((await runCli(["token", "create", "--org", "Crash Test", "--organisation", "--name", "keys", "--abilities", "*", "--json", "--db", dbPath])).stdout).token;
+  const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+  const first = await serve();
+  const customer = ((await (await fetch(`${first.url}/api/v1/customers`, { method: "POST", headers, body: JSON.stringify({ name: "Keyed" }) })).json()) as any).data;
+  const body = (key: string) => JSON.stringify({ customer_id: customer.id, issue_date: "2026-05-01", notes: key, lines: [{ description: "x", quantity: "1", unit_price: "1.00" }] });
+  const create = (url: string, key: string) => fetch(`${url}/api/v1/invoices`, { method: "POST", headers: { ...headers, "idempotency-key": key }, body: body(key) });
+
+  const answered = new Map<string, string>(); // key → the first answer's body
+  const sent = new Set<string>();
+  let stop = false;
+  const client = async (n: number) => {
+    for (let i = 0; !stop; i++) {
+      const key = `crash-${n}-${i}`;
+      sent.add(key);
+      try {
+        const r = await create(first.url, key);
+        if (r.status === 201) answered.set(key, await r.text());
+      } catch {
+        return; // the server is gone; this key's request may or may not have committed
+      }
+    }
+  };
+  const clients = Array.from({ length: 6 }, (_, n) => client(n));
+  while (answered.size < 100) await Bun.sleep(5);
+  first.proc.kill("SIGKILL");
+  stop = true;
+  await Promise.all(clients);
+  await first.proc.exited;
+
+  const second = await serve();
+  try {
+    for (const key of sent) {
+      const r = await create(second.url, key);
+      expect(r.status, key).toBe(201);
+      const text = await r.text();
+      if (answered.has(key)) {
+        expect(text, key).toBe(answered.get(key)!);
+        expect(r.headers.get("idempotent-replayed"), key).toBe("true");
+      }
+    }
+  } finally {
+    second.proc.kill("SIGTERM");
+    await second.proc.exited;
+  }
+  const db = new Database(dbPath, { readonly: true });
+  try {
+    const perKey = db.query("SELECT notes AS key, count(*) AS n FROM invoices WHERE notes LIKE 'crash-%' GROUP BY notes").all() as { key: string; n: number }[];
+    expect(perKey.filter((r) => r.n !== 1)).toEqual([]);
+    expect(new Set(perKey.map((r) => r.key))).toEqual(sent);
+  } finally {
+    db.close();
+  }
+}, 60_000);

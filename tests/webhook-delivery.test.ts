@@ -73,14 +73,16 @@ async function setup(url: string, events: string[] = ["customer.created"]) {
 }
 
 /** Runs `work` with a worker in this process, stopped afterwards (each test's own configuration). */
-async function withWorker<T>(work: () => Promise<T>, config: Partial<Config> = {}, graceMs?: number): Promise<T> {
-  const worker = startWorker(env.db, { ...env.config, ...config }, { graceMs, log: () => {} });
+async function withWorker<T>(work: () => Promise<T>, config: Partial<Config> = {}, graceMs?: number, log: (line: string) => void = () => {}): Promise<T> {
+  const worker = startWorker(env.db, { ...env.config, ...config }, { graceMs, log });
   try {
     return await work();
   } finally {
     await worker.stop();
   }
 }
+
+const rowsOf = (orgId: string) => env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.organizationId, orgId)).all();
 
 const hexSignature = (secret: string, body: string) => createHmac("sha256", secret).update(body).digest("hex");
 const sameHex = (a: string, b: string | null) => b !== null && a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
@@ -203,7 +205,7 @@ describe("what is delivered to whom", () => {
       // queued while active, then deactivated before the worker's next turn (both synchronous)
       const scope = { db: env.db, org, actor: CLI_ACTOR };
       customerService.create(scope, { name: "Queued while active" });
-      webhookService.update(scope, webhook.id, { is_active: false }, env.config);
+      webhookService.update(scope, webhook.id, { is_active: false }, env.config, null);
       await api("POST", "/api/v1/customers", { name: "Made while inactive" });
       await Bun.sleep(300);
       expect(target.requests()).toHaveLength(0);
@@ -301,7 +303,7 @@ async function deliveryWhen(show: (id: string) => Promise<any>, id: string, done
 }
 
 describe("SSRF guard (contract 7.6)", () => {
-  test("loopback, private, metadata and IPv6 loopback destinations are refused at delivery time", async () => {
+  test("loopback, private, metadata and IPv6 loopback destinations are refused at delivery time; the address goes to the log only", async () => {
     const port = receiver.port;
     const urls: [string, RegExp][] = [
       [`http://127.0.0.1:${port}/ssrf`, /127\.0\.0\.1 \(loopback\)/],
@@ -311,8 +313,10 @@ describe("SSRF guard (contract 7.6)", () => {
       [`http://[::1]:${port}/ssrf`, /::1 \(loopback\)/],
       [`http://[::ffff:127.0.0.1]:${port}/ssrf`, /\(IPv4-mapped\)/],
     ];
-    const { org, token, api } = await setup(urls[0]![0]);
+    // created while KONTOR_WEBHOOK_ALLOW_PRIVATE was on (this file's env); the worker then runs with it off
+    const { org, token, api, webhook, delivery } = await setup(urls[0]![0]);
     for (const [url] of urls.slice(1)) expect((await env.api("POST", "/api/v1/webhooks", { url, events: ["customer.created"] }, token)).status).toBe(201);
+    const logged: string[] = [];
     await withWorker(
       async () => {
         await api("POST", "/api/v1/customers", { name: "Internal" });
@@ -322,12 +326,35 @@ describe("SSRF guard (contract 7.6)", () => {
         });
       },
       { webhookAllowPrivate: false, webhookMaxAttempts: 1 },
+      undefined,
+      (line) => logged.push(line),
     );
     const rows = env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.organizationId, org.id)).all();
-    const errors = rows.map((r) => r.lastError ?? "");
-    for (const [url, pattern] of urls) expect(errors.some((e) => pattern.test(e)), `${url}: ${errors.join(" | ")}`).toBe(true);
-    expect(errors.every((e) => e.startsWith("Refused: "))).toBe(true);
+    // what a client sees says the destination is refused, never what a name resolved to
+    expect(new Set(rows.map((r) => r.lastError))).toEqual(new Set(["The destination is not allowed (private or loopback address)."]));
+    const shown = await delivery(rows.find((r) => r.webhookId === webhook.id)!.id);
+    expect(shown.attempts_log.map((a: any) => a.error)).toEqual(["The destination is not allowed (private or loopback address)."]);
+    // the server log keeps it, for the operator
+    for (const [url, pattern] of urls) expect(logged.some((line) => pattern.test(line)), `${url}: ${logged.join(" | ")}`).toBe(true);
     expect(received.filter((r) => r.path === "/ssrf")).toHaveLength(0);
+  });
+
+  test("an http:// webhook saved while plain HTTP was allowed is not sent once it is off", async () => {
+    const target = endpoint();
+    const { api, deliveries, delivery } = await setup(target.url);
+    expect(target.url).toStartWith("http://");
+    await withWorker(
+      async () => {
+        await api("POST", "/api/v1/customers", { name: "Plain" });
+        const [queued] = await deliveries();
+        const failed = await deliveryWhen(delivery, queued.id, (d) => d.status === "failed");
+        expect(failed.attempts_log.map((a: any) => [a.status_code, a.error])).toEqual([
+          [null, "Plain HTTP is not allowed (KONTOR_WEBHOOK_ALLOW_HTTP is off): change the webhook's url to HTTPS."],
+        ]);
+      },
+      { webhookAllowHttp: false, webhookMaxAttempts: 1 },
+    );
+    expect(target.requests()).toHaveLength(0);
   });
 
   test("the address classification", () => {
@@ -340,6 +367,131 @@ describe("SSRF guard (contract 7.6)", () => {
       ["8.8.8.8", null], ["93.184.216.34", null], ["172.32.0.1", null], ["2606:4700:4700::1111", null], ["64:ff9b::808:808", null],
     ];
     for (const [address, expected] of cases) expect(refusedRange(address), address).toBe(expected);
+  });
+});
+
+describe("fairness between organisations", () => {
+  test("one organisation's dead receivers do not delay another organisation's delivery by more than a second", async () => {
+    // organisation A: 5 webhooks to a receiver that never answers, 150 deliveries queued (more
+    // than the worker's 128 slots, and 5 × 32 per webhook); B: one webhook, answered at once
+    const dead = endpoint(() => new Promise<Response>(() => {}));
+    const a = await setup(dead.url);
+    for (let i = 0; i < 4; i++) expect((await a.api("POST", "/api/v1/webhooks", { url: dead.url, events: ["customer.created"] })).status).toBe(201);
+    const scopeA = { db: env.db, org: a.org, actor: CLI_ACTOR };
+    for (let i = 0; i < 30; i++) customerService.create(scopeA, { name: `Backlog ${i}` });
+    const fast = endpoint();
+    const b = await setup(fast.url);
+    try {
+      await withWorker(
+        async () => {
+          await waitFor("A's attempts in flight", () => dead.requests().length >= 16);
+          await Bun.sleep(300); // the worker has claimed all it will for A
+          const inFlightForA = dead.requests().length;
+          const sent = Date.now();
+          await b.api("POST", "/api/v1/customers", { name: "Not kept waiting" });
+          await waitFor("B's delivery", () => fast.requests().length === 1, 8000);
+          expect(fast.requests()[0]!.at - sent).toBeLessThan(1000);
+          // A filled the slots anyone may use (B took one of those kept for organisations
+          // within their share); the rest of its backlog waits, pending
+          expect(inFlightForA).toBe(128);
+          expect(dead.requests().length).toBe(128);
+          expect(rowsOf(a.org.id).filter((r) => r.status === "pending")).toHaveLength(150);
+        },
+        { webhookTimeoutMs: 3000 },
+        100,
+      );
+    } finally {
+      // no later worker must send to the dead receiver: A's webhooks go, their deliveries with them
+      for (const w of (await a.api("GET", "/api/v1/webhooks")).body.data) await a.api("DELETE", `/api/v1/webhooks/${w.id}`);
+    }
+  }, 20_000);
+
+  test("nor do they when two more organisations' receivers hang as well", async () => {
+    const stalled = () => endpoint(() => new Promise<Response>(() => {}));
+    const [deadA, deadC, deadD] = [stalled(), stalled(), stalled()];
+    const a = await setup(deadA.url);
+    for (let i = 0; i < 4; i++) expect((await a.api("POST", "/api/v1/webhooks", { url: deadA.url, events: ["customer.created"] })).status).toBe(201);
+    const c = await setup(deadC.url);
+    const d = await setup(deadD.url);
+    for (let i = 0; i < 30; i++) customerService.create({ db: env.db, org: a.org, actor: CLI_ACTOR }, { name: `Backlog A${i}` });
+    for (const { org } of [c, d]) for (let i = 0; i < 20; i++) customerService.create({ db: env.db, org, actor: CLI_ACTOR }, { name: `Backlog ${i}` });
+    const fast = endpoint();
+    const b = await setup(fast.url);
+    try {
+      await withWorker(
+        async () => {
+          await waitFor("the stalled attempts", () => deadA.requests().length + deadC.requests().length + deadD.requests().length >= 128);
+          await Bun.sleep(300);
+          const sent = Date.now();
+          await b.api("POST", "/api/v1/customers", { name: "Still not kept waiting" });
+          await waitFor("B's delivery", () => fast.requests().length === 1, 8000);
+          expect(fast.requests()[0]!.at - sent).toBeLessThan(1000);
+          // C and D each have their share; A borrowed the rest of the slots anyone may use
+          expect([deadC.requests().length, deadD.requests().length]).toEqual([16, 16]);
+          expect(deadA.requests().length).toBe(128 - 32);
+        },
+        { webhookTimeoutMs: 3000 },
+        100,
+      );
+    } finally {
+      for (const { api } of [a, c, d]) for (const w of (await api("GET", "/api/v1/webhooks")).body.data) await api("DELETE", `/api/v1/webhooks/${w.id}`);
+    }
+  }, 20_000);
+});
+
+describe("the README", () => {
+  /** The lines a process prints, as they come. */
+  function lines(stream: ReadableStream<Uint8Array>) {
+    const seen: string[] = [];
+    void (async () => {
+      const decoder = new TextDecoder();
+      let rest = "";
+      for await (const chunk of stream) {
+        const parts = (rest + decoder.decode(chunk, { stream: true })).split("\n");
+        rest = parts.pop()!;
+        seen.push(...parts);
+      }
+    })();
+    return async (containing: string) => {
+      await waitFor(`a line with "${containing}" (seen: ${seen.join(" | ")})`, () => seen.some((l) => l.includes(containing)));
+      return seen.find((l) => l.includes(containing))!;
+    };
+  }
+
+  test("its standardwebhooks receiver, run exactly as written, verifies a real delivery", async () => {
+    const readme = await Bun.file(join(import.meta.dir, "../README.md")).text();
+    const examples = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((code) => code.includes('from "standardwebhooks"'));
+    expect(examples).toHaveLength(1);
+    const { api, webhook, secret, deliveries, delivery } = await setup("https://receiver.example.com/kontor");
+    const receiverProcess = Bun.spawn(["bun", "-e", examples[0]!], {
+      cwd: join(import.meta.dir, ".."),
+      env: { ...process.env, KONTOR_WEBHOOK_SECRET: secret, PORT: "0" },
+      stdout: "pipe",
+      stderr: "inherit",
+    });
+    try {
+      const line = lines(receiverProcess.stdout);
+      const port = new URL((await line("Listening on ")).slice("Listening on ".length)).port;
+      const url = `http://127.0.0.1:${port}/kontor`;
+      expect((await api("PUT", `/api/v1/webhooks/${webhook.id}`, { url })).status).toBe(200);
+      await withWorker(async () => {
+        const customer = (await api("POST", "/api/v1/customers", { name: "Read the README" })).body.data;
+        const [queued] = await deliveries();
+        expect(await line(queued.id)).toBe(`${queued.id} customer.created ${customer.id}`);
+        const shown = await deliveryWhen(delivery, queued.id, (d) => d.status === "delivered");
+        expect(shown.attempts_log.map((a: any) => [a.status_code, a.response_body])).toEqual([[200, "ok"]]);
+      });
+      // and it refuses what the secret did not sign
+      const forged = await fetch(url, {
+        method: "POST",
+        headers: { "webhook-id": "msg_forged", "webhook-timestamp": String(Math.floor(Date.now() / 1000)), "webhook-signature": "v1,Zm9yZ2Vk" },
+        body: JSON.stringify({ event: "customer.created", timestamp: "2026-01-01T00:00:00.000000Z", data: {} }),
+      });
+      expect(forged.status).toBe(400);
+    } finally {
+      receiverProcess.kill();
+      await receiverProcess.exited;
+    }
   });
 });
 
@@ -474,7 +626,6 @@ describe("leases, shutdown and several workers", () => {
     reader.releaseLock();
     return proc;
   }
-  const rowsOf = (orgId: string) => env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.organizationId, orgId)).all();
 
   test("two worker processes on one database send each delivery once", async () => {
     // A barrier: every request is held until all 200 are in flight at once. One worker has at

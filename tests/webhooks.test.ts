@@ -55,7 +55,8 @@ describe("webhooks CRUD", () => {
 
   test("secrets differ per webhook and per regeneration", async () => {
     const secrets = new Set<string>();
-    for (let i = 0; i < 5; i++) secrets.add((await webhook()).secret);
+    const { token } = env.newOrg(); // the first organisation's 20 webhooks are for the other tests
+    for (let i = 0; i < 5; i++) secrets.add((await webhook({}, token)).secret);
     expect(secrets.size).toBe(5);
   });
 
@@ -114,7 +115,7 @@ describe("webhooks CRUD", () => {
     // the limits themselves, every known event, and plain http where allowed (test env)
     const longest = `https://example.com/${"x".repeat(2048 - "https://example.com/".length)}`;
     expect((await env.api("POST", "/api/v1/webhooks", { url: longest, events: [...WEBHOOK_EVENTS] })).status).toBe(201);
-    expect((await env.api("POST", "/api/v1/webhooks", { url: "http://127.0.0.1:9/hook", events: ["customer.created"], is_active: false })).status).toBe(201);
+    expect((await env.api("POST", "/api/v1/webhooks", { url: "http://hooks.example.com:9/hook", events: ["customer.created"], is_active: false })).status).toBe(201);
   });
 
   test("the url is stored parsed and normalised; credentials, port 0 and control characters are refused", async () => {
@@ -162,6 +163,7 @@ describe("webhooks CRUD", () => {
       expect(created.status, JSON.stringify(url)).toBe(201);
       expect(created.body.data.url, JSON.stringify(url)).toBe(stored);
       expect((await env.api("GET", `/api/v1/webhooks/${created.body.data.id}`)).body.data.url).toBe(stored);
+      await env.api("DELETE", `/api/v1/webhooks/${created.body.data.id}`); // within the organisation's 20
       const updated = await env.api("PUT", `/api/v1/webhooks/${w.id}`, { url });
       expect(updated.body.data.url, JSON.stringify(url)).toBe(stored);
     }
@@ -191,8 +193,10 @@ describe("webhooks CRUD", () => {
     expect(r.body.data.secret).toMatch(/^whsec_/);
     expect(r.body.data.secret).not.toBe(w.secret);
     expect(r.body.data.id).toBe(w.id);
+    // stored sealed, never as shown (tests/webhook-secrets.test.ts)
     const stored = env.db.$client.query("SELECT secret FROM webhooks WHERE id = ?").get(w.id) as { secret: string };
-    expect(stored.secret).toBe(r.body.data.secret);
+    expect(stored.secret).toStartWith("enc:v1:");
+    expect(stored.secret).not.toContain(r.body.data.secret.slice("whsec_".length));
     expect((await env.api("POST", `/api/v1/webhooks/${w.id}/regenerate-secret`, {})).status).toBe(200);
     const extra = await env.api("POST", `/api/v1/webhooks/${w.id}/regenerate-secret`, { secret: "chosen" });
     expect(extra.status).toBe(422);
@@ -290,6 +294,134 @@ describe("abilities and tenant isolation", () => {
   });
 });
 
+describe("webhooks reach no further than their token (README, Webhooks)", () => {
+  const ORG = ["organization.view", "organization.edit"];
+
+  test("subscribing needs the view ability of every resource type the events carry", async () => {
+    const { org } = env.newOrg();
+    const bare = env.orgToken(ORG, org);
+    const invoices = await env.api("POST", "/api/v1/webhooks", { url: HOOK, events: ["customer.created", "invoice.created"] }, env.orgToken([...ORG, "contacts.view"], org));
+    expect(invoices.status).toBe(403);
+    expect(invoices.body.message).toContain("invoicing.view");
+    expect(invoices.body.message).not.toContain("contacts.view");
+    const both = await env.api("POST", "/api/v1/webhooks", { url: HOOK, events: ["customer.created", "expense.approved"] }, bare);
+    expect(both.status).toBe(403);
+    expect(both.body.message).toContain("contacts.view");
+    expect(both.body.message).toContain("expenses.view");
+    expect((await env.api("GET", "/api/v1/webhooks", undefined, bare)).body.data).toEqual([]);
+    const allowed = await env.api("POST", "/api/v1/webhooks", { url: HOOK, events: ["customer.created", "expense.approved"] }, env.orgToken([...ORG, "contacts.view", "expenses.view"], org));
+    expect(allowed.status).toBe(201);
+  });
+
+  test("changing url or events needs them for the old and the new events; is_active does not", async () => {
+    const { org, token } = env.newOrg();
+    const w = await webhook({ events: ["invoice.finalized"] }, token);
+    const contacts = env.orgToken([...ORG, "contacts.view"], org);
+    const moved = await env.api("PUT", `/api/v1/webhooks/${w.id}`, { url: "https://attacker.example.net/collect" }, contacts);
+    expect(moved.status).toBe(403);
+    expect(moved.body.message).toContain("invoicing.view");
+    // swapping the events for ones it may read still needs the ability of the old ones
+    expect((await env.api("PUT", `/api/v1/webhooks/${w.id}`, { events: ["customer.created"] }, contacts)).status).toBe(403);
+    expect((await env.api("GET", `/api/v1/webhooks/${w.id}`, undefined, token)).body.data).toMatchObject({ url: HOOK, events: ["invoice.finalized"] });
+    // the same url and events again change nothing, so need nothing more; nor does is_active
+    const same = await env.api("PUT", `/api/v1/webhooks/${w.id}`, { url: HOOK, events: ["invoice.finalized"], is_active: false }, contacts);
+    expect(same.status).toBe(200);
+    const invoicing = env.orgToken([...ORG, "invoicing.view"], org);
+    expect((await env.api("PUT", `/api/v1/webhooks/${w.id}`, { events: ["invoice.finalized", "customer.created"] }, invoicing)).status).toBe(403);
+    const full = env.orgToken([...ORG, "invoicing.view", "contacts.view"], org);
+    expect((await env.api("PUT", `/api/v1/webhooks/${w.id}`, { events: ["customer.created"] }, full)).status).toBe(200);
+    expect((await env.api("PUT", `/api/v1/webhooks/${w.id}`, { url: "https://erp.example.com/hook" }, env.orgToken([...ORG, "contacts.view"], org))).status).toBe(200);
+  });
+
+  test("a delivery's payload and its redelivery need them too; the list without payloads does not", async () => {
+    const { org, token } = env.newOrg();
+    const w = await webhook({ events: ["invoice.created"] }, token);
+    const customer = (await env.api("POST", "/api/v1/customers", { name: "Payload NV" }, token)).body.data;
+    const vatRate = (await env.api("GET", "/api/v1/vat-rates", undefined, token)).body.data[0];
+    const lines = [{ description: "Secret work", quantity: "1", unit_price: "990.00", vat_rate_id: vatRate.id }];
+    expect((await env.api("POST", "/api/v1/invoices", { customer_id: customer.id, issue_date: "2026-03-01", lines }, token)).status).toBe(201);
+    const [d] = deliveriesOf(w.id);
+    const base = `/api/v1/webhooks/${w.id}/deliveries`;
+
+    const viewer = env.orgToken(["organization.view"], org);
+    expect((await env.api("GET", base, undefined, viewer)).body.data.map((x: any) => x.id)).toEqual([d!.id]);
+    const shown = await env.api("GET", `${base}/${d!.id}`, undefined, viewer);
+    expect(shown.status).toBe(403);
+    expect(shown.body.message).toContain("invoicing.view");
+    expect(shown.text).not.toContain("Secret work");
+    expect((await env.api("GET", `${base}/${d!.id}`, undefined, env.orgToken(["organization.view", "invoicing.view"], org))).body.data.payload.data.lines[0].description).toBe("Secret work");
+
+    const editor = env.orgToken(ORG, org);
+    const redelivered = await env.api("POST", `${base}/${d!.id}/redeliver`, undefined, editor);
+    expect(redelivered.status).toBe(403);
+    expect(redelivered.body.message).toContain("invoicing.view");
+    expect(audited("delivery.redelivered", d!.id)).toBe(0);
+    expect((await env.api("POST", `${base}/${d!.id}/redeliver`, undefined, env.orgToken([...ORG, "invoicing.view"], org))).status).toBe(202);
+
+    // a member's personal token has every *.view
+    const member = env.userToken("member", undefined, org).token;
+    expect((await env.api("GET", `${base}/${d!.id}`, undefined, member)).status).toBe(200);
+  });
+});
+
+describe("webhook URLs and limits (issue 16)", () => {
+  test("a literal loopback, private, link-local or metadata host, or localhost, is a 422 at once", async () => {
+    const { token } = env.newOrg();
+    const w = await webhook({}, token);
+    const refused = [
+      "http://127.0.0.1:8080/hook", "https://127.1.2.3/", "http://0.0.0.0/", "http://10.0.0.7/", "https://172.16.5.4/", "https://192.168.1.1/",
+      "http://169.254.169.254/latest/meta-data/", "http://100.100.100.200/", "http://[::1]/", "http://[::]/", "http://[fd00:ec2::254]/",
+      "http://[fe80::1]/", "http://[::ffff:127.0.0.1]/", "http://[64:ff9b::a9fe:a9fe]/", "http://localhost:3000/", "https://LOCALHOST./",
+      "https://api.localhost/", "http://2130706433/", "http://0x7f.1/",
+    ];
+    for (const url of refused) {
+      const created = await env.api("POST", "/api/v1/webhooks", { url, events: ["customer.created"] }, token);
+      expect(created.status, url).toBe(422);
+      expect(Object.keys(created.body.errors), url).toEqual(["url"]);
+      expect(created.body.errors.url[0], url).toMatch(/^The url must not point to a private, loopback or other internal address \(.+\)\.$/);
+      const updated = await env.api("PUT", `/api/v1/webhooks/${w.id}`, { url }, token);
+      expect(updated.status, url).toBe(422);
+    }
+    // names are resolved at each attempt instead; public addresses pass
+    for (const url of ["https://internal.example.com/hook", "https://8.8.8.8/hook", "https://[2606:4700:4700::1111]/hook", "https://localhost.example.com/"]) {
+      const created = await env.api("POST", "/api/v1/webhooks", { url, events: ["customer.created"] }, token);
+      expect(created.status, url).toBe(201);
+      await env.api("DELETE", `/api/v1/webhooks/${created.body.data.id}`, undefined, token);
+    }
+    // with KONTOR_WEBHOOK_ALLOW_PRIVATE the operator allows them
+    const lenient = createTestEnv({ KONTOR_WEBHOOK_ALLOW_PRIVATE: "true" });
+    try {
+      expect((await lenient.api("POST", "/api/v1/webhooks", { url: "http://127.0.0.1:9/hook", events: ["customer.created"] })).status).toBe(201);
+    } finally {
+      lenient.close();
+    }
+  });
+
+  test("at most 20 webhooks per organisation: the 21st is a 422 naming the cap", async () => {
+    const { token } = env.newOrg();
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) ids.push((await webhook({ is_active: i % 2 === 0 }, token)).id);
+    const over = await env.api("POST", "/api/v1/webhooks", { url: HOOK, events: ["customer.created"] }, token);
+    expect(over.status).toBe(422);
+    expect(over.body.errors).toEqual({ webhooks: ["An organisation can have at most 20 webhooks; delete one before creating another."] });
+    expect((await env.api("GET", "/api/v1/webhooks", undefined, token)).body.meta.total).toBe(20);
+    // another organisation is not affected, and deleting one makes room
+    expect((await env.api("POST", "/api/v1/webhooks", { url: HOOK, events: ["customer.created"] }, env.newOrg().token)).status).toBe(201);
+    expect((await env.api("DELETE", `/api/v1/webhooks/${ids[0]}`, undefined, token)).status).toBe(204);
+    expect((await env.api("POST", "/api/v1/webhooks", { url: HOOK, events: ["customer.created"] }, token)).status).toBe(201);
+  });
+
+  test("the answers that carry a secret are not stored by caches", async () => {
+    const { token } = env.newOrg();
+    const created = await env.api("POST", "/api/v1/webhooks", { url: HOOK, events: ["customer.created"] }, token);
+    expect(created.status).toBe(201);
+    expect(created.headers.get("cache-control")).toBe("no-store");
+    const regenerated = await env.api("POST", `/api/v1/webhooks/${created.body.data.id}/regenerate-secret`, undefined, token);
+    expect(regenerated.status).toBe(200);
+    expect(regenerated.headers.get("cache-control")).toBe("no-store");
+  });
+});
+
 describe("the outbox through the API", () => {
   test("one delivery per subscribed active webhook, in the transaction of the change, payload frozen", async () => {
     const { token } = env.newOrg();
@@ -370,7 +502,7 @@ describe("deliveries API (contract 7.7)", () => {
 });
 
 describe("parking: the queued deliveries of an inactive webhook wait out of the claim's way (contract 7.2)", () => {
-  const claimAll = (workerId: string) => claimDue(env.db, { workerId, limit: 1000, leaseMs: 60_000, inFlightByWebhook: new Map(), perWebhookLimit: 1000 }).claims;
+  const claimAll = (workerId: string) => claimDue(env.db, { workerId, limit: 1000, leaseMs: 60_000, inFlightByWebhook: new Map(), perWebhookLimit: 1000, inFlightByOrganization: new Map(), organizationShare: 1000, reserve: 0, refill: [], sweep: true }).claims;
   const rowsOf = (webhookId: string) => deliveriesOf(webhookId).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
   /** Rows the claim's index range (status = pending AND next_attempt_at <= now) walks. */
   const walked = (webhookId: string) =>
@@ -465,7 +597,7 @@ describe("parking: the queued deliveries of an inactive webhook wait out of the 
 
 describe("query plans", () => {
   test("the lists and the workers' claim read through their indexes: no full scan, no sort step", async () => {
-    const { token } = env.newOrg();
+    const { org, token } = env.newOrg();
     const w = await webhook({ events: ["customer.created", "customer.updated"] }, token);
     for (const name of ["P1", "P2"]) await env.api("POST", "/api/v1/customers", { name }, token);
     const base = `/api/v1/webhooks/${w.id}/deliveries`;
@@ -480,13 +612,28 @@ describe("query plans", () => {
     expect(slow).toEqual([]);
 
     const claimPlans = await plansOf(env, async () => {
-      claimDue(env.db, { workerId: "plan-check", limit: 4, leaseMs: 1000, inFlightByWebhook: new Map([["some-webhook", 32]]), perWebhookLimit: 32 });
+      claimDue(env.db, {
+        workerId: "plan-check",
+        limit: 64,
+        leaseMs: 1000,
+        inFlightByWebhook: new Map([["some-webhook", 32]]),
+        perWebhookLimit: 32,
+        // each step runs: a refill, a sweep past an organisation at its share, and borrowing
+        inFlightByOrganization: new Map([["some-organisation", 16]]),
+        organizationShare: 16,
+        reserve: 0,
+        refill: [org.id],
+        sweep: true,
+      });
     });
     releaseLeases(env.db, "plan-check");
     const onDeliveries = claimPlans.filter((p) => /from "webhook_deliveries"/.test(p.sql));
-    expect(onDeliveries.length).toBeGreaterThan(0);
+    expect(onDeliveries).toHaveLength(4); // the idle check, then the three steps
     expect(onDeliveries.flatMap((p) => slowSteps(p.plan))).toEqual([]);
     expect(onDeliveries[0]!.plan.join(" ")).toContain("deliveries_due (status=? AND next_attempt_at<?)");
+    // the refill reads one organisation's range, whatever the others' backlog
+    expect(onDeliveries[1]!.plan.join(" ")).toContain("deliveries_org_status (organization_id=? AND status=?)");
+    for (const p of onDeliveries.slice(2)) expect(p.plan.join(" ")).toContain("deliveries_due (status=? AND next_attempt_at<?)");
   });
 });
 

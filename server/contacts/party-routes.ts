@@ -46,10 +46,10 @@ export const partyRoutes = <Shown extends { id: string }>(kernel: Kernel, option
     })
     .post(
       "",
-      ({ scope, body, set }) => {
+      ({ scope, body, set, once }) => once(() => {
         const party = service.create(scope, body);
         return created(set, `${prefix}/${party.id}`, party);
-      },
+      }),
       {
         ability: "contacts.create",
         body: model.create,

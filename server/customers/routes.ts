@@ -29,10 +29,10 @@ export const customerRoutes = (kernel: Kernel) =>
     })
     .post(
       "/:id/contact-persons",
-      ({ scope, params, body, set }) => {
+      ({ scope, params, body, set, once }) => once(() => {
         const person = contactPersonService.create(scope, params.id, body);
         return created(set, `/api/v1/customers/${params.id}/contact-persons/${person.id}`, person);
-      },
+      }),
       {
         ability: "contacts.create",
         params: IdParams,

@@ -26,10 +26,10 @@ export const expenseRoutes = (kernel: Kernel) =>
     })
     .post(
       "",
-      ({ scope, body, set }) => {
+      ({ scope, body, set, once }) => once(() => {
         const expense = expenseService.create(scope, body);
         return created(set, `/api/v1/expenses/${expense.id}`, expense);
-      },
+      }),
       {
         ability: "expenses.create",
         body: ExpenseModel.create,
@@ -57,14 +57,14 @@ export const expenseRoutes = (kernel: Kernel) =>
         detail: { tags, summary: "Delete an expense (409 when approved)" },
       },
     )
-    .post("/:id/approve", ({ scope, params }) => ({ data: expenseService.approve(scope, params.id) }), {
+    .post("/:id/approve", ({ scope, params, once }) => once(() => ({ data: expenseService.approve(scope, params.id) })), {
       ability: "expenses.approve",
       params: IdParams,
       body: NoFields,
       response: { 200: Expense, ...errors(404, 409, 422) },
       detail: { tags, summary: "Approve a pending expense (the body may be omitted)" },
     })
-    .post("/:id/reject", ({ scope, params, body }) => ({ data: expenseService.reject(scope, params.id, body) }), {
+    .post("/:id/reject", ({ scope, params, body, once }) => once(() => ({ data: expenseService.reject(scope, params.id, body) })), {
       ability: "expenses.approve",
       params: IdParams,
       body: t.Optional(ExpenseModel.reject),

@@ -21,7 +21,7 @@ import {
   ValidationFailed,
 } from "../lib/errors.ts";
 import type { Actor, Scope } from "../lib/scope.ts";
-import { createIdempotency } from "./idempotency.ts";
+import { createIdempotency, type AnswerSet } from "./idempotency.ts";
 import { createRateLimiter } from "./rate-limit.ts";
 import { toValidationFailed } from "./validation.ts";
 
@@ -30,7 +30,13 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export const BODY_SHAPE_LIMITS = { maxDepth: 32, maxValues: 10_000 };
 const API_PREFIX = "/api/v1";
 
-type RequestState = { ip: string | null; auth: Auth | null };
+/**
+ * What the kernel learns of a request before its handler runs. It is kept on Elysia's context of
+ * the request (the one object every hook and the handler receive), under `kontor`.
+ */
+type RequestFacts = { ip: string | null; auth: Auth | null; rawBody: string };
+type WithFacts = { kontor?: RequestFacts };
+const factsOf = (context: object): RequestFacts => (context as WithFacts).kontor ?? { ip: null, auth: null, rawBody: "" };
 
 export type Deps = {
   db: Db;
@@ -47,7 +53,6 @@ export function createKernel({ db, config, log = (l) => console.error(l), rateLi
   const authenticate = createAuthenticator(db);
   const rateLimit = createRateLimiter(config.rateLimitPerMinute, rateLimitMemory);
   const idempotency = createIdempotency(db);
-  const states = new WeakMap<Request, RequestState>();
   let routes: RouteInfo[] = [];
 
   /** Known paths answer 405 for a wrong method instead of 404. */
@@ -67,16 +72,15 @@ export function createKernel({ db, config, log = (l) => console.error(l), rateLi
     return `${origin}${url.slice(url.indexOf("/", url.indexOf("//") + 2))}`;
   };
 
-  const stateOf = (request: Request): RequestState => states.get(request) ?? { ip: null, auth: null };
-
   const kernel = new Elysia({ name: "kontor-kernel" })
     .decorate({ db, config })
-    .onRequest(({ request, server, set }) => {
+    .onRequest((context) => {
+      const { request, server, set } = context;
       const path = pathOf(request.url);
       if (!path.startsWith(API_PREFIX)) return;
       const ip = server?.requestIP(request)?.address ?? null;
       const auth = authenticate(request.headers.get("authorization"));
-      states.set(request, { ip, auth });
+      (context as WithFacts).kontor = { ip, auth, rawBody: "" };
       const decision = rateLimit(auth ? auth.rateKey : `ip:${ip ?? "unknown"}`);
       set.headers["x-ratelimit-limit"] = String(decision.limit);
       set.headers["x-ratelimit-remaining"] = String(decision.remaining);
@@ -84,11 +88,12 @@ export function createKernel({ db, config, log = (l) => console.error(l), rateLi
       // every API route but the index needs a token: answer 401 before reading any body
       if (!auth && path !== API_PREFIX && path !== `${API_PREFIX}/`) throw new Unauthenticated();
     })
-    .onParse({ as: "global" }, async ({ request }) => {
+    .onParse({ as: "global" }, async (context) => {
+      const { request } = context;
       const length = Number(request.headers.get("content-length") ?? "0");
       if (length > MAX_BODY_BYTES) throw new PayloadTooLarge(MAX_BODY_BYTES);
       const text = await readLimited(request, MAX_BODY_BYTES);
-      idempotency.rememberBody(request, text);
+      factsOf(context).rawBody = text;
       if (text.trim() === "") return null;
       const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
       if (type !== "application/json" && !type.endsWith("+json")) throw new UnsupportedMediaType();
@@ -107,27 +112,31 @@ export function createKernel({ db, config, log = (l) => console.error(l), rateLi
       /** Declares the ability a route needs; "any" means any valid token of an organisation with api_access. */
       ability: (required: Ability | "any") => ({
         detail: { "x-ability": required, security: [{ bearerAuth: [] }] } as Record<string, unknown>,
-        transform({ request }) {
-          const { auth } = stateOf(request);
+        transform(context) {
+          const { auth } = factsOf(context);
           if (!auth) throw new Unauthenticated();
           if (!auth.org.apiAccess) throw new Forbidden("API access is not enabled for this organisation.");
           if (required !== "any" && !auth.abilities.has(required)) {
             throw new Forbidden(`This action requires the ${required} ability.`);
           }
         },
-        resolve({ request, server }) {
-          const { auth, ip } = stateOf(request);
+        resolve(context) {
+          const { request, server, set } = context;
+          const { auth, ip, rawBody } = factsOf(context);
           const actor: Actor =
             auth!.tokenType === "personal" ? { type: "user", id: auth!.userId, ip } : { type: "token", id: auth!.tokenId, ip };
           const scope: Scope = { db, org: auth!.org, actor };
-          return { auth: auth!, scope, url: publicUrl(request.url, server) };
-        },
-        /** Idempotency-Key on every POST (server/http/idempotency.ts): replay, or reserve the key. */
-        beforeHandle({ request }) {
-          return idempotency.begin(request, stateOf(request).auth!.tokenId);
-        },
-        async afterHandle({ request, responseValue, set }) {
-          await idempotency.settle(request, typeof set.status === "number" ? set.status : 200, responseValue, set.headers);
+          const keyed = { method: request.method, url: request.url, headers: request.headers, rawBody, tokenId: auth!.tokenId };
+          return {
+            auth: auth!,
+            scope,
+            url: publicUrl(request.url, server),
+            /**
+             * A POST handler's work, done once per Idempotency-Key: looked up, done and its answer
+             * stored in one transaction (server/http/idempotency.ts).
+             */
+            once: <T>(work: () => T): T | Response => idempotency.once(keyed, set as AnswerSet, work),
+          };
         },
       }),
     })
@@ -152,7 +161,6 @@ export function createKernel({ db, config, log = (l) => console.error(l), rateLi
       for (const [k, v] of Object.entries(apiError.headers ?? {})) headers.set(k, v);
       headers.set("content-type", "application/json");
       const body = JSON.stringify(apiError.toJSON());
-      idempotency.settleError(request, apiError.status, body, apiError.headers ?? {});
       return new Response(body, { status: apiError.status, headers });
     });
 

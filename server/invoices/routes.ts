@@ -37,10 +37,10 @@ export const invoiceRoutes = (kernel: Kernel) =>
     })
     .post(
       "",
-      ({ scope, body, set }) => {
+      ({ scope, body, set, once }) => once(() => {
         const invoice = invoiceService.create(scope, body);
         return created(set, location(invoice.id), invoice);
-      },
+      }),
       {
         ability: "invoicing.create",
         body: InvoiceModel.create,
@@ -70,25 +70,25 @@ export const invoiceRoutes = (kernel: Kernel) =>
     )
     .post(
       "/:id/finalize",
-      ({ scope, params }) => ({ data: invoiceService.finalize(scope, params.id) }),
+      ({ scope, params, once }) => once(() => ({ data: invoiceService.finalize(scope, params.id) })),
       transition("invoicing.finalize", "Finalize a draft: its lines, totals, customer and number are locked"),
     )
     .post(
       "/:id/send",
-      ({ scope, params }) => ({ data: invoiceService.send(scope, params.id) }),
+      ({ scope, params, once }) => once(() => ({ data: invoiceService.send(scope, params.id) })),
       transition("invoicing.edit", "Mark a finalized invoice as sent (sets sent_at)"),
     )
     .post(
       "/:id/cancel",
-      ({ scope, params }) => ({ data: invoiceService.cancel(scope, params.id) }),
+      ({ scope, params, once }) => once(() => ({ data: invoiceService.cancel(scope, params.id) })),
       transition("invoicing.finalize", "Cancel a finalized or sent invoice that has no payments"),
     )
     .post(
       "/:id/record-payment",
-      ({ scope, params, body, set }) => {
+      ({ scope, params, body, set, once }) => once(() => {
         const invoice = invoiceService.recordPayment(scope, params.id, body);
         return created(set, location(invoice.id), invoice);
-      },
+      }),
       {
         ability: "invoicing.record-payment",
         params: IdParams,
@@ -112,10 +112,10 @@ export const invoiceRoutes = (kernel: Kernel) =>
     )
     .post(
       "/:id/credit-note",
-      ({ scope, params, set }) => {
+      ({ scope, params, set, once }) => once(() => {
         const creditNote = invoiceService.creditNote(scope, params.id);
         return created(set, location(creditNote.id), creditNote);
-      },
+      }),
       {
         ability: "invoicing.create",
         params: IdParams,

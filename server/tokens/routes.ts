@@ -50,14 +50,14 @@ export const tokenRoutes = (kernel: Kernel) =>
     )
     .post(
       "/tokens",
-      ({ scope, auth, body, set }) => {
+      ({ scope, auth, body, set, once }) => once(() => {
         requirePersonal(auth);
         const token = createToken(scope, { auth }, "personal", { userId: auth.userId, createdByUserId: auth.userId }, body);
         noStore(set);
         set.status = 201;
         set.headers["location"] = `/api/v1/tokens/${token.id}`;
         return token;
-      },
+      }),
       { ability: "any", body: TokenModel.create, response: { 201: TokenModel.created, ...errors(422) }, detail: detail("Create a personal token") },
     )
     .delete(
@@ -84,14 +84,14 @@ export const tokenRoutes = (kernel: Kernel) =>
     )
     .post(
       "/org-tokens",
-      ({ scope, auth, body, set }) => {
+      ({ scope, auth, body, set, once }) => once(() => {
         requireOrgTokenManager(auth);
         const token = createToken(scope, { auth }, "organization", { userId: null, createdByUserId: auth.userId }, body);
         noStore(set);
         set.status = 201;
         set.headers["location"] = `/api/v1/org-tokens/${token.id}`;
         return token;
-      },
+      }),
       {
         ability: "organization.manage-users",
         body: TokenModel.create,

@@ -16,6 +16,7 @@ import { findOrganization } from "../orgs/service.ts";
 import { WEBHOOK_EVENTS } from "./events.ts";
 import { DELIVERY_STATUSES, type DeliveryStatus } from "./model.ts";
 import { scheduleNudge } from "./outbox.ts";
+import { requireEventAccess, type Reader } from "./service.ts";
 
 export type DeliveryRow = typeof deliveries.$inferSelect;
 type AttemptRow = typeof webhookAttempts.$inferSelect;
@@ -57,9 +58,16 @@ export const deliveryListSpec: ListSpec<typeof deliveries> = {
   updatedAt: deliveries.updatedAt,
 };
 
-function findDelivery(tx: Tx, scope: Scope, webhookId: string, deliveryId: string): DeliveryRow {
-  findInOrg(tx, webhooks, scope.org.id, webhookId);
-  return findChildInOrg(tx, deliveries, deliveries.webhookId, scope.org.id, webhookId, deliveryId);
+/**
+ * The delivery under its webhook in this organisation (or a 404). With `abilities`, its payload
+ * must be one the caller may read: the view abilities of the webhook's events and of the
+ * delivery's own (requireEventAccess).
+ */
+function findDelivery(tx: Tx, scope: Scope, webhookId: string, deliveryId: string, abilities: Reader): DeliveryRow {
+  const webhook = findInOrg(tx, webhooks, scope.org.id, webhookId);
+  const row = findChildInOrg(tx, deliveries, deliveries.webhookId, scope.org.id, webhookId, deliveryId);
+  requireEventAccess(abilities, [...webhook.events, row.event]);
+  return row;
 }
 
 /**
@@ -97,8 +105,8 @@ export const deliveryService = {
     findInOrg(scope.db, webhooks, scope.org.id, webhookId);
     return listPage(scope, deliveryListSpec, query, url, (rows) => rows.map(presentDelivery), [eq(deliveries.webhookId, webhookId)]);
   },
-  get(scope: Scope, webhookId: string, deliveryId: string) {
-    const row = findDelivery(scope.db, scope, webhookId, deliveryId);
+  get(scope: Scope, webhookId: string, deliveryId: string, abilities: Reader) {
+    const row = findDelivery(scope.db, scope, webhookId, deliveryId, abilities);
     const attempts = scope.db
       .select()
       .from(webhookAttempts)
@@ -107,11 +115,11 @@ export const deliveryService = {
       .all();
     return { ...presentDelivery(row), attempts_log: attempts.map(presentAttempt), payload: JSON.parse(row.payload) };
   },
-  redeliver(scope: Scope, webhookId: string, deliveryId: string) {
+  redeliver(scope: Scope, webhookId: string, deliveryId: string, abilities: Reader) {
     const row = transaction(scope.db, (tx) => {
-      findDelivery(tx, scope, webhookId, deliveryId);
+      findDelivery(tx, scope, webhookId, deliveryId, abilities);
       requeue(tx, scope, deliveryId);
-      return findDelivery(tx, scope, webhookId, deliveryId);
+      return findDelivery(tx, scope, webhookId, deliveryId, null);
     });
     scheduleNudge();
     return presentDelivery(row);

@@ -1,3 +1,5 @@
+import type { Ability } from "../auth/abilities.ts";
+
 /** Webhook event names (api-spec 6.1). */
 export const WEBHOOK_EVENTS = [
   "invoice.created", "invoice.updated", "invoice.deleted", "invoice.finalized", "invoice.payment_recorded",
@@ -5,3 +7,19 @@ export const WEBHOOK_EVENTS = [
   "expense.created", "expense.updated", "expense.deleted", "expense.approved",
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+/** "invoice" of "invoice.created": the resource type an event's `data` holds. */
+export type EventResource = WebhookEvent extends `${infer R}.${string}` ? R : never;
+
+/**
+ * The ability that reads each resource type directly (contract 6). A webhook carries nothing its
+ * manager could not read (webhooks service, `requireEventAccess`); an event of a new resource
+ * type does not compile until it is mapped here.
+ */
+export const RESOURCE_VIEW_ABILITY: Record<EventResource, Ability> = {
+  invoice: "invoicing.view",
+  customer: "contacts.view",
+  expense: "expenses.view",
+};
+
+export const resourceOf = (event: string): EventResource => event.slice(0, event.indexOf(".")) as EventResource;

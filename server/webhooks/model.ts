@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { Nullable, strictObject, Timestamp, Uuid } from "../lib/schemas.ts";
+import { documented, Nullable, strictObject, Timestamp, Uuid } from "../lib/schemas.ts";
 import { WEBHOOK_EVENTS } from "./events.ts";
 
 export const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
@@ -15,73 +15,90 @@ const Url = t.String({
     '(" https:Example.com" is stored as "https://example.com/"). At most 2048 characters, as sent and once normalised. ' +
     "No user name or password, no port 0, no control characters.",
   examples: ["https://erp.example.com/hooks/kontor"],
+  // the service's URL check is the check; it also takes forms a parser normalises, which these do not describe
+  ...documented({ format: "uri", pattern: "^https?://" }),
 });
 // a list of distinct names; duplicates are folded, so the cap only bounds the request
 const Events = t.Array(EventName, { minItems: 1, maxItems: 50, description: "At least one event name" });
 const IsActive = t.Boolean({ description: "Inactive webhooks get nothing queued; what was queued waits until reactivated" });
 
-const webhook = t.Object({
-  id: Uuid,
-  url: t.String(),
-  events: t.Array(t.String()),
-  is_active: t.Boolean(),
-  last_triggered_at: Nullable(Timestamp),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-});
+const webhook = t.Object(
+  {
+    id: Uuid,
+    url: t.String(),
+    events: t.Array(t.String()),
+    is_active: t.Boolean(),
+    last_triggered_at: Nullable(Timestamp),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { title: "Webhook" },
+);
 
-const delivery = t.Object({
-  id: Uuid,
-  event: t.String(),
-  status: t.UnionEnum([...DELIVERY_STATUSES]),
-  attempts: t.Integer({ description: "Attempts made in the current series (a redeliver starts a new one)" }),
-  last_status_code: Nullable(t.Integer()),
-  last_error: Nullable(t.String()),
-  next_attempt_at: Nullable(
-    t.String({
-      format: "date-time",
-      description: "When the next attempt is due; null unless pending, and while the webhook is inactive (it is due at once when reactivated)",
-      examples: ["2026-11-22T10:15:30.123456Z"],
-    }),
-  ),
-  delivered_at: Nullable(Timestamp),
-  created_at: Timestamp,
-});
+const delivery = t.Object(
+  {
+    id: Uuid,
+    event: t.String(),
+    status: t.UnionEnum([...DELIVERY_STATUSES]),
+    attempts: t.Integer({ description: "Attempts made in the current series (a redeliver starts a new one)" }),
+    last_status_code: Nullable(t.Integer()),
+    last_error: Nullable(t.String()),
+    next_attempt_at: Nullable(
+      t.String({
+        format: "date-time",
+        description: "When the next attempt is due; null unless pending, and while the webhook is inactive (it is due at once when reactivated)",
+        examples: ["2026-11-22T10:15:30.123456Z"],
+      }),
+    ),
+    delivered_at: Nullable(Timestamp),
+    created_at: Timestamp,
+  },
+  { title: "WebhookDelivery" },
+);
 
-const attempt = t.Object({
-  id: Uuid,
-  attempted_at: Timestamp,
-  status_code: Nullable(t.Integer()),
-  duration_ms: t.Integer(),
-  error: Nullable(t.String()),
-  response_body: Nullable(t.String({ description: "The first 1 KiB of the receiver's answer" })),
-});
+const attempt = t.Object(
+  {
+    id: Uuid,
+    attempted_at: Timestamp,
+    status_code: Nullable(t.Integer()),
+    duration_ms: t.Integer(),
+    error: Nullable(t.String()),
+    response_body: Nullable(t.String({ description: "The first 1 KiB of the receiver's answer" })),
+  },
+  { title: "WebhookDeliveryAttempt" },
+);
 
 export const WebhookModel = {
-  create: strictObject({ url: Url, events: Events, is_active: t.Optional(IsActive) }),
-  update: strictObject({ url: t.Optional(Url), events: t.Optional(Events), is_active: t.Optional(IsActive) }),
+  create: strictObject({ url: Url, events: Events, is_active: t.Optional(IsActive) }, { title: "WebhookCreate" }),
+  update: strictObject({ url: t.Optional(Url), events: t.Optional(Events), is_active: t.Optional(IsActive) }, { title: "WebhookUpdate" }),
   webhook,
-  webhookWithSecret: t.Composite([
-    webhook,
-    t.Object({
-      secret: t.String({
-        description:
-          "Signing secret, shown only here: `whsec_` + 33 random bytes in base64 (also valid base64url). " +
-          "X-Webhook-Signature is keyed with this whole string, webhook-signature (Standard Webhooks) with the decoded bytes.",
+  webhookWithSecret: t.Composite(
+    [
+      webhook,
+      t.Object({
+        secret: t.String({
+          description:
+            "Signing secret, shown only here: `whsec_` + 33 random bytes in base64 (also valid base64url). " +
+            "X-Webhook-Signature is keyed with this whole string, webhook-signature (Standard Webhooks) with the decoded bytes.",
+        }),
       }),
-    }),
-  ]),
+    ],
+    { title: "WebhookWithSecret" },
+  ),
   delivery,
-  deliveryDetail: t.Composite([
-    delivery,
-    t.Object({
-      attempts_log: t.Array(attempt),
-      payload: t.Object(
-        { event: t.String(), timestamp: Timestamp, data: t.Object({}, { additionalProperties: true }) },
-        { description: "The body sent, as frozen when the event happened" },
-      ),
-    }),
-  ]),
+  deliveryDetail: t.Composite(
+    [
+      delivery,
+      t.Object({
+        attempts_log: t.Array(attempt),
+        payload: t.Object(
+          { event: t.String(), timestamp: Timestamp, data: t.Object({}, { additionalProperties: true }) },
+          { description: "The body sent, as frozen when the event happened" },
+        ),
+      }),
+    ],
+    { title: "WebhookDeliveryDetail" },
+  ),
 } as const;
 
 export type WebhookCreate = typeof WebhookModel.create.static;

@@ -8,7 +8,8 @@
  * out. Only the holder of the lease may move the row on (checked on both columns), which keeps
  * a late worker from overwriting a row that was redelivered or re-claimed in the meantime.
  */
-import { and, asc, eq, inArray, isNotNull, isNull, lt, lte, notInArray, or } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, isNull, lt, lte, notInArray, or, sql, type SQL } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db, Tx } from "../../db/client.ts";
 import { webhookAttempts, webhookDeliveries as deliveries, webhooks } from "../../db/schema.ts";
 import type { Config } from "../config.ts";
@@ -26,7 +27,7 @@ export type Claim = {
   payload: string;
   /** attempts made before this one, in the current series */
   attempts: number;
-  /** the webhook's URL and secret as they are now: an attempt always uses the current ones */
+  /** the webhook's URL and secret (sealed, as stored) as they are now: an attempt always uses the current ones */
   url: string;
   secret: string;
   leaseUntil: number;
@@ -34,65 +35,126 @@ export type Claim = {
 
 export type ClaimRequest = {
   workerId: string;
+  /** free slots: rows claimed at most */
   limit: number;
   leaseMs: number;
   /** rows this worker is sending now, per webhook, so one slow endpoint cannot take every slot */
   inFlightByWebhook: ReadonlyMap<string, number>;
   perWebhookLimit: number;
+  /**
+   * and per organisation, for the organisations' shares (worker.ts): below `organizationShare`
+   * an organisation may take any free slot; at or above it, only one that leaves `reserve`
+   * slots free, kept for the organisations below their share
+   */
+  inFlightByOrganization: ReadonlyMap<string, number>;
+  organizationShare: number;
+  reserve: number;
+  /**
+   * organisations below their share whose attempts just ended: their next rows are read
+   * through their own index range first, so that no other organisation's backlog is in the way
+   */
+  refill: readonly string[];
+  /**
+   * whether to look past the backlog of the organisations at their share for everyone else's
+   * due rows: that walks over the backlog, so the worker does it a few times a second (SWEEP_MS)
+   */
+  sweep: boolean;
 };
 
-/** How many due rows are looked at per free slot, so capped webhooks do not hide the others. */
+/** How many due rows are looked at per row wanted, so capped webhooks do not hide the others. */
 const CANDIDATES_PER_SLOT = 4;
+
+type Candidate = { id: string; webhookId: string; organizationId: string };
 
 /**
  * Claims up to `limit` due rows in one IMMEDIATE transaction (the write lock is taken before
- * the rows are read, so a second worker waits and then sees them leased). `more` says that
- * the per-webhook caps left rows behind that a new round, skipping the now-full webhooks, may take.
+ * the rows are read, so a second worker waits and then sees them leased), in three steps:
+ *
+ * 1. refill: the organisations of `refill`, each up to its share, oldest first;
+ * 2. sweep (when asked): the oldest due rows of the organisations below their share, the
+ *    others' skipped by the query, so that an organisation's backlog, however old, cannot keep
+ *    another's rows out of sight;
+ * 3. borrow: the oldest due rows of anyone, as long as `reserve` slots stay free.
+ *
+ * Rows a cap keeps back stay pending for a later claim. `more` says that a step filled its
+ * window of candidates without using all its room: a new round may find more.
  */
 export function claimDue(db: Db, request: ClaimRequest): { claims: Claim[]; more: boolean } {
-  const { workerId, limit, leaseMs, inFlightByWebhook, perWebhookLimit } = request;
+  const { workerId, limit, leaseMs, inFlightByWebhook, perWebhookLimit, inFlightByOrganization, organizationShare, reserve } = request;
   if (limit <= 0) return { claims: [], more: false };
-  const full = [...inFlightByWebhook].filter(([, n]) => n >= perWebhookLimit).map(([id]) => id);
-  const candidateLimit = limit * CANDIDATES_PER_SLOT;
-  // served by the deliveries_due (status, next_attempt_at) index, oldest due first
-  const dueRows = (tx: Tx, now: number, max: number) =>
+  const due = (now: number, nextAttemptAtIndexed = true) => [
+    eq(deliveries.status, "pending"),
+    // `+column` keeps SQLite from using the column's index (the refill wants the organisation's)
+    nextAttemptAtIndexed ? lte(deliveries.nextAttemptAt, now) : sql`+${deliveries.nextAttemptAt} <= ${now}`,
+    or(isNull(deliveries.leaseUntil), lt(deliveries.leaseUntil, now)),
+  ];
+  const fullWebhooks = [...inFlightByWebhook].filter(([, n]) => n >= perWebhookLimit).map(([id]) => id);
+  const candidates = (tx: Tx, where: (SQL | undefined)[], orderBy: SQLiteColumn, max: number): Candidate[] =>
     tx
-      .select({ id: deliveries.id, webhookId: deliveries.webhookId })
+      .select({ id: deliveries.id, webhookId: deliveries.webhookId, organizationId: deliveries.organizationId })
       .from(deliveries)
       .innerJoin(webhooks, and(eq(webhooks.id, deliveries.webhookId), eq(webhooks.isActive, true)))
-      .where(
-        and(
-          eq(deliveries.status, "pending"),
-          lte(deliveries.nextAttemptAt, now),
-          or(isNull(deliveries.leaseUntil), lt(deliveries.leaseUntil, now)),
-          full.length > 0 ? notInArray(deliveries.webhookId, full) : undefined,
-        ),
-      )
-      .orderBy(asc(deliveries.nextAttemptAt))
+      .where(and(...where, fullWebhooks.length > 0 ? notInArray(deliveries.webhookId, fullWebhooks) : undefined))
+      .orderBy(asc(orderBy))
       .limit(max)
       .all();
   // an idle tick only reads: the write lock is taken when there is something to claim
-  if (dueRows(db, Date.now(), 1).length === 0) return { claims: [], more: false };
+  // (served by the deliveries_due (status, next_attempt_at) index, oldest due first)
+  if (candidates(db, due(Date.now()), deliveries.nextAttemptAt, 1).length === 0) return { claims: [], more: false };
+
   return transaction(db, (tx) => {
     const now = Date.now();
-    const candidates = dueRows(tx, now, candidateLimit);
-
+    const chosen = new Set<string>();
     const taken = new Map<string, number>();
-    const chosen: string[] = [];
-    for (const candidate of candidates) {
-      if (chosen.length === limit) break;
-      const busy = (inFlightByWebhook.get(candidate.webhookId) ?? 0) + (taken.get(candidate.webhookId) ?? 0);
-      if (busy >= perWebhookLimit) continue;
-      taken.set(candidate.webhookId, (taken.get(candidate.webhookId) ?? 0) + 1);
-      chosen.push(candidate.id);
+    const takenByOrganization = new Map<string, number>();
+    const count = (counts: Map<string, number>, key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
+    const webhookBusy = (c: Candidate) => (inFlightByWebhook.get(c.webhookId) ?? 0) + (taken.get(c.webhookId) ?? 0);
+    const organizationBusy = (id: string) => (inFlightByOrganization.get(id) ?? 0) + (takenByOrganization.get(id) ?? 0);
+    let more = false;
+    /** Takes what `accept` allows of `rows`, at most `room`; notes when the window was full but the room was not. */
+    const step = (rows: Candidate[], window: number, room: number, accept: (c: Candidate) => boolean, noteMore = true) => {
+      let took = 0;
+      for (const c of rows) {
+        if (took === room) break;
+        if (chosen.has(c.id) || webhookBusy(c) >= perWebhookLimit || !accept(c)) continue;
+        chosen.add(c.id);
+        count(taken, c.webhookId);
+        count(takenByOrganization, c.organizationId);
+        took++;
+      }
+      if (noteMore && rows.length === window && took < room) more = true;
+    };
+    const free = () => limit - chosen.size;
+    const belowShare = (c: Candidate) => organizationBusy(c.organizationId) < organizationShare;
+
+    // 1. refill, through deliveries_org_status (organization_id, status, created_at)
+    for (const organizationId of request.refill) {
+      const room = Math.min(free(), organizationShare - organizationBusy(organizationId));
+      if (room <= 0) continue;
+      const window = room * CANDIDATES_PER_SLOT;
+      // what its webhooks' caps keep back waits for its next refill or the next sweep
+      step(candidates(tx, [eq(deliveries.organizationId, organizationId), ...due(now, false)], deliveries.createdAt, window), window, room, belowShare, false);
     }
-    if (chosen.length === 0) return { claims: [], more: false };
+    // 2. sweep
+    if (request.sweep && free() > 0) {
+      const atShare = [...new Set([...inFlightByOrganization.keys(), ...takenByOrganization.keys()])].filter((id) => organizationBusy(id) >= organizationShare);
+      const window = free() * CANDIDATES_PER_SLOT;
+      const others = atShare.length > 0 ? notInArray(deliveries.organizationId, atShare) : undefined;
+      step(candidates(tx, [...due(now), others], deliveries.nextAttemptAt, window), window, free(), belowShare);
+    }
+    // 3. borrow
+    if (free() > reserve) {
+      const room = free() - reserve;
+      const window = (room + chosen.size) * CANDIDATES_PER_SLOT; // what was chosen above may come again
+      step(candidates(tx, due(now), deliveries.nextAttemptAt, window), window, room, () => true);
+    }
+    if (chosen.size === 0) return { claims: [], more: false };
 
     const leaseUntil = now + leaseMs;
     const rows = tx
       .update(deliveries)
       .set({ leasedBy: workerId, leaseUntil })
-      .where(inArray(deliveries.id, chosen))
+      .where(inArray(deliveries.id, [...chosen]))
       .returning({
         id: deliveries.id,
         organizationId: deliveries.organizationId,
@@ -111,7 +173,7 @@ export function claimDue(db: Db, request: ClaimRequest): { claims: Claim[]; more
         .map((w) => [w.id, w]),
     );
     const claims = rows.map((row) => ({ ...row, url: targets.get(row.webhookId)!.url, secret: targets.get(row.webhookId)!.secret, leaseUntil }));
-    return { claims, more: chosen.length < limit && candidates.length === candidateLimit };
+    return { claims, more };
   });
 }
 

@@ -1,18 +1,22 @@
 import { Elysia, t } from "elysia";
 import type { Kernel } from "../http/kernel.ts";
-import { created, errors, noContent } from "../http/responses.ts";
+import { created, errors, noContent, noStore } from "../http/responses.ts";
 import { listQuerySchema, listResponse } from "../lib/list.ts";
-import { IdParams, strictObject, Wrapped } from "../lib/schemas.ts";
+import { IdParams, NoFields, Wrapped } from "../lib/schemas.ts";
+import type { SecretBox } from "../lib/secret-box.ts";
 import { deliveryService } from "./deliveries.ts";
 import { WebhookModel } from "./model.ts";
 import { webhookService } from "./service.ts";
 
 const tags = ["Webhooks"];
 const DeliveryParams = t.Object({ id: t.String(), did: t.String() });
-/** Actions take no fields; a body, when sent, must be an empty object (unknown fields are a 422). */
-const NoFields = t.Optional(strictObject({}, { description: "No fields; the body may be omitted" }));
 
-export const webhookRoutes = (kernel: Kernel) =>
+/**
+ * Routes that write or read what a webhook's events carry (create, changing url or events, a
+ * delivery's payload, redeliver) also check the caller's view abilities in the service
+ * (requireEventAccess); `secrets` seals the secrets they generate.
+ */
+export const webhookRoutes = (kernel: Kernel, secrets: SecretBox) =>
   new Elysia({ prefix: "/api/v1/webhooks" })
     .use(kernel)
     .get("", ({ scope, query, url }) => webhookService.list(scope, query, url), {
@@ -29,10 +33,11 @@ export const webhookRoutes = (kernel: Kernel) =>
     })
     .post(
       "",
-      ({ scope, config, body, set }) => {
-        const webhook = webhookService.create(scope, body, config);
+      ({ scope, config, auth, body, set, once }) => once(() => {
+        const webhook = webhookService.create(scope, body, config, secrets, auth.abilities);
+        noStore(set);
         return created(set, `/api/v1/webhooks/${webhook.id}`, webhook);
-      },
+      }),
       {
         ability: "organization.edit",
         body: WebhookModel.create,
@@ -40,7 +45,7 @@ export const webhookRoutes = (kernel: Kernel) =>
         detail: { tags, summary: "Create a webhook; the answer holds its secret, shown only here" },
       },
     )
-    .put("/:id", ({ scope, config, params, body }) => ({ data: webhookService.update(scope, params.id, body, config) }), {
+    .put("/:id", ({ scope, config, auth, params, body }) => ({ data: webhookService.update(scope, params.id, body, config, auth.abilities) }), {
       ability: "organization.edit",
       params: IdParams,
       body: WebhookModel.update,
@@ -60,13 +65,21 @@ export const webhookRoutes = (kernel: Kernel) =>
         detail: { tags, summary: "Delete a webhook with its queued deliveries" },
       },
     )
-    .post("/:id/regenerate-secret", ({ scope, params }) => ({ data: webhookService.regenerateSecret(scope, params.id) }), {
-      ability: "organization.edit",
-      params: IdParams,
-      body: NoFields,
-      response: { 200: Wrapped(WebhookModel.webhookWithSecret), ...errors(404, 422) },
-      detail: { tags, summary: "Replace the signing secret; the old one stops at once" },
-    })
+    .post(
+      "/:id/regenerate-secret",
+      ({ scope, params, set, once }) => once(() => {
+        const webhook = webhookService.regenerateSecret(scope, params.id, secrets);
+        noStore(set);
+        return { data: webhook };
+      }),
+      {
+        ability: "organization.edit",
+        params: IdParams,
+        body: NoFields,
+        response: { 200: Wrapped(WebhookModel.webhookWithSecret), ...errors(404, 422) },
+        detail: { tags, summary: "Replace the signing secret; the old one stops at once" },
+      },
+    )
     .get("/:id/deliveries", ({ scope, params, query, url }) => deliveryService.list(scope, params.id, query, url), {
       ability: "organization.view",
       params: IdParams,
@@ -74,7 +87,7 @@ export const webhookRoutes = (kernel: Kernel) =>
       response: { 200: listResponse(WebhookModel.delivery), ...errors(404, 422) },
       detail: { tags, summary: "List a webhook's deliveries" },
     })
-    .get("/:id/deliveries/:did", ({ scope, params }) => ({ data: deliveryService.get(scope, params.id, params.did) }), {
+    .get("/:id/deliveries/:did", ({ scope, auth, params }) => ({ data: deliveryService.get(scope, params.id, params.did, auth.abilities) }), {
       ability: "organization.view",
       params: DeliveryParams,
       response: { 200: Wrapped(WebhookModel.deliveryDetail), ...errors(404) },
@@ -82,10 +95,10 @@ export const webhookRoutes = (kernel: Kernel) =>
     })
     .post(
       "/:id/deliveries/:did/redeliver",
-      ({ scope, params, set }) => {
+      ({ scope, auth, params, set, once }) => once(() => {
         set.status = 202;
-        return { data: deliveryService.redeliver(scope, params.id, params.did) };
-      },
+        return { data: deliveryService.redeliver(scope, params.id, params.did, auth.abilities) };
+      }),
       {
         ability: "organization.edit",
         params: DeliveryParams,

@@ -1,9 +1,12 @@
 /**
- * One delivery attempt (api-spec 6.3 and 6.5, contract 7.4 to 7.6): resolve and check the
- * destination, sign with the secret given, POST the frozen payload, and describe what happened.
- * It never throws: every failure is an attempt result, recorded by the worker.
+ * One delivery attempt (api-spec 6.3 and 6.5, contract 7.4 to 7.6): check the scheme, open the
+ * webhook's secret, resolve and check the destination, sign, POST the frozen payload, and
+ * describe what happened. The scheme and the destination are checked at every attempt, against
+ * the configuration of now. It never throws: every failure is an attempt result, recorded by
+ * the worker.
  */
-import { DestinationRefused, pinnedRequest, resolveDestination } from "./ssrf.ts";
+import { SecretUnreadable, type SecretBox } from "../lib/secret-box.ts";
+import { DestinationRefused, pinnedRequest, REFUSED_DESTINATION, resolveDestination } from "./ssrf.ts";
 import { signatureHeaders } from "./signing.ts";
 
 export const USER_AGENT = "Kontor-Webhook/1.0";
@@ -11,12 +14,20 @@ export const USER_AGENT = "Kontor-Webhook/1.0";
 export const RESPONSE_BODY_LIMIT = 1024;
 const ERROR_LIMIT = 500;
 
-export type AttemptRequest = { deliveryId: string; event: string; payload: string; url: string; secret: string };
+export const PLAIN_HTTP_REFUSED = "Plain HTTP is not allowed (KONTOR_WEBHOOK_ALLOW_HTTP is off): change the webhook's url to HTTPS.";
+export const SECRET_UNREADABLE =
+  "The webhook's secret cannot be decrypted with this server's key (KONTOR_SECRET_KEY_FILE): restore the key file that belongs to this database, or regenerate the secret.";
+
+/** `secret` as stored: sealed with the webhook id (server/lib/secret-box.ts). */
+export type AttemptRequest = { deliveryId: string; webhookId: string; event: string; payload: string; url: string; secret: string };
 
 export type AttemptOptions = {
   /** the whole attempt, DNS included, ends by then (10 s by default, KONTOR_WEBHOOK_TIMEOUT_MS) */
   timeoutMs: number;
   allowPrivate: boolean;
+  allowHttp: boolean;
+  /** opens the stored secret */
+  secrets: SecretBox;
   /** aborted when the worker shuts down */
   shutdown: AbortSignal;
 };
@@ -31,6 +42,8 @@ export type AttemptResult = {
   responseBody: string | null;
   /** cut short by the worker's shutdown: not counted as an attempt */
   interrupted: boolean;
+  /** for the server log only, never recorded with the attempt (e.g. the address a refused name resolved to) */
+  logDetail?: string;
 };
 
 export async function sendAttempt(request: AttemptRequest, options: AttemptOptions): Promise<AttemptResult> {
@@ -50,6 +63,15 @@ export async function sendAttempt(request: AttemptRequest, options: AttemptOptio
   let response: Response;
   try {
     const url = new URL(request.url);
+    // the URL was checked when it was saved, under the configuration of then
+    if (url.protocol !== "https:" && !(url.protocol === "http:" && options.allowHttp)) return result({ error: PLAIN_HTTP_REFUSED });
+    let secret: string;
+    try {
+      secret = options.secrets.open(request.secret, request.webhookId);
+    } catch (error) {
+      if (!(error instanceof SecretUnreadable)) throw error;
+      return result({ error: SECRET_UNREADABLE, logDetail: error.message });
+    }
     const target = pinnedRequest(url, await resolveDestination(url.hostname, options.allowPrivate, signal));
     const headers = {
       "content-type": "application/json",
@@ -57,7 +79,7 @@ export async function sendAttempt(request: AttemptRequest, options: AttemptOptio
       host: target.host,
       "x-webhook-event": request.event,
       "x-webhook-id": request.deliveryId,
-      ...signatureHeaders(request.secret, request.deliveryId, request.payload, Math.floor(Date.now() / 1000)),
+      ...signatureHeaders(secret, request.deliveryId, request.payload, Math.floor(Date.now() / 1000)),
     };
     response = await fetch(target.url, {
       method: "POST",
@@ -70,6 +92,7 @@ export async function sendAttempt(request: AttemptRequest, options: AttemptOptio
   } catch (error) {
     if (options.shutdown.aborted) return result({ interrupted: true, error: "Interrupted by worker shutdown." });
     if (timeout.aborted) return result({ error: `Timed out after ${options.timeoutMs} ms.` });
+    if (error instanceof DestinationRefused) return result({ error: REFUSED_DESTINATION, logDetail: error.message });
     return result({ error: describeError(error) });
   }
 
@@ -101,7 +124,6 @@ async function readPrefix(response: Response, limit: number): Promise<string> {
 }
 
 function describeError(error: unknown): string {
-  if (error instanceof DestinationRefused) return error.message;
   if (!(error instanceof Error)) return String(error).slice(0, ERROR_LIMIT);
   const code = (error as NodeJS.ErrnoException).code;
   const text = code && !error.message.includes(code) ? `${code}: ${error.message}` : error.message;

@@ -1,23 +1,67 @@
 /**
  * Webhook subscriptions (api-spec 2.9, 4.9; contract 7.1). Every change is audited in its own
- * transaction. The secret leaves the server only in the answers of create and regenerate.
+ * transaction. The secret leaves the server only in the answers of create and regenerate; it
+ * is stored sealed with the server's key (server/lib/secret-box.ts).
  */
-import { eq } from "drizzle-orm";
+import { count, eq } from "drizzle-orm";
+import type { Db, Tx } from "../../db/client.ts";
 import { webhooks } from "../../db/schema.ts";
 import { audit } from "../audit/service.ts";
 import type { Config } from "../config.ts";
-import { ValidationFailed } from "../lib/errors.ts";
+import { Forbidden, ValidationFailed } from "../lib/errors.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { findInOrg, transaction, type Scope } from "../lib/scope.ts";
+import { isSealed, loadSecretBox, type SecretBox } from "../lib/secret-box.ts";
 import { newId, nowIso } from "../lib/time.ts";
+import { RESOURCE_VIEW_ABILITY, resourceOf } from "./events.ts";
 import { MAX_URL_LENGTH, type WebhookCreate, type WebhookUpdate } from "./model.ts";
 import { scheduleNudge } from "./outbox.ts";
 import { parkDeliveries, unparkDeliveries } from "./queue.ts";
 import { generateSecret } from "./signing.ts";
+import { refusedHost } from "./ssrf.ts";
 
 type WebhookRow = typeof webhooks.$inferSelect;
 /** The part of the configuration that decides which URLs are accepted. */
-export type UrlPolicy = Pick<Config, "webhookAllowHttp">;
+export type UrlPolicy = Pick<Config, "webhookAllowHttp" | "webhookAllowPrivate">;
+
+/**
+ * Webhooks one organisation may have: each multiplies the deliveries of its events, and so the
+ * work the organisation puts on the worker (worker.ts; README, Webhooks).
+ */
+export const MAX_WEBHOOKS_PER_ORGANIZATION = 20;
+
+/**
+ * The abilities of the caller, for `requireEventAccess`; null for the operator (the CLI), whom
+ * no ability limits.
+ */
+export type Reader = ReadonlySet<string> | null;
+
+/**
+ * A webhook reaches no further than its manager could read directly (README, Webhooks): its
+ * events carry resources, so subscribing to them or changing them, moving the webhook to
+ * another URL, reading a delivery's payload and redelivering need, besides the route's
+ * organization.* ability, the view ability of every resource type those events carry.
+ */
+export function requireEventAccess(abilities: Reader, events: Iterable<string>): void {
+  if (abilities === null) return;
+  const missing = new Set<string>();
+  const families = new Set<string>(); // "invoice.*": the events that need a missing ability
+  for (const event of events) {
+    const resource = resourceOf(event);
+    const ability = RESOURCE_VIEW_ABILITY[resource] as string | undefined;
+    // an event name no longer known (left by an older version) is never emitted: it carries nothing
+    if (ability === undefined || abilities.has(ability)) continue;
+    missing.add(ability);
+    families.add(`${resource}.*`);
+  }
+  if (missing.size === 0) return;
+  const and = (items: Set<string>) => [...items].join(" and ");
+  const plural = missing.size > 1;
+  throw new Forbidden(
+    `Missing the ${and(missing)} abilit${plural ? "ies" : "y"}: the webhook's ${and(families)} events carry data that ` +
+      `needs ${plural ? "them" : "it"}, and a webhook reaches no further than its token could read directly.`,
+  );
+}
 
 export function presentWebhook(row: WebhookRow) {
   return {
@@ -31,7 +75,8 @@ export function presentWebhook(row: WebhookRow) {
   };
 }
 
-const withSecret = (row: WebhookRow) => ({ ...presentWebhook(row), secret: row.secret });
+/** The answer of create and regenerate: the secret as generated, before it was sealed. */
+const withSecret = (row: WebhookRow, secret: string) => ({ ...presentWebhook(row), secret });
 
 /** C0 controls, DEL and C1 controls: the URL parser would silently drop some (tab, newline) and encode others. */
 const CONTROL = /\p{Cc}/u;
@@ -42,9 +87,10 @@ const CONTROL = /\p{Cc}/u;
  * " https:x.example.com" is stored as "https://x.example.com/"). Refused, each a 422 on `url`:
  * what does not parse, a scheme other than https (or http where allowed), control characters,
  * credentials (`user:pass@host`: a receiver does not need them, and "https://a.example.com:443@evil.com/"
- * reads like a.example.com but goes to evil.com), port 0, and more than 2048 characters once
- * normalised. Private destinations are not refused here: what a name resolves to can change, so
- * that is checked at every attempt.
+ * reads like a.example.com but goes to evil.com), port 0, more than 2048 characters once
+ * normalised, and (unless private destinations are allowed) a host that is a loopback, private,
+ * link-local or metadata address literally, or `localhost`. What a name resolves to can change,
+ * so that, like the scheme, is checked again at every attempt (send.ts).
  */
 export function normaliseUrl(url: string, policy: UrlPolicy): string {
   const fail = (message: string): never => {
@@ -62,6 +108,8 @@ export function normaliseUrl(url: string, policy: UrlPolicy): string {
   if (parsed.hostname === "") fail("The url field must name a host.");
   if (parsed.username !== "" || parsed.password !== "") fail("The url must not contain a user name or password.");
   if (parsed.port === "0") fail("The url must not use port 0.");
+  const refused = policy.webhookAllowPrivate ? null : refusedHost(parsed.hostname);
+  if (refused) fail(`The url must not point to a private, loopback or other internal address (${refused}).`);
   const href = parsed.href;
   if (href.length > MAX_URL_LENGTH) fail(`The url must not be greater than ${MAX_URL_LENGTH} characters once normalised.`);
   return href;
@@ -85,33 +133,43 @@ export const webhookService = {
   get(scope: Scope, id: string) {
     return presentWebhook(findInOrg(scope.db, webhooks, scope.org.id, id));
   },
-  create(scope: Scope, input: WebhookCreate, policy: UrlPolicy) {
+  create(scope: Scope, input: WebhookCreate, policy: UrlPolicy, secrets: SecretBox, abilities: Reader) {
+    requireEventAccess(abilities, input.events);
     const url = normaliseUrl(input.url, policy);
     return transaction(scope.db, (tx) => {
+      const existing = tx.select({ n: count() }).from(webhooks).where(eq(webhooks.organizationId, scope.org.id)).get()!.n;
+      if (existing >= MAX_WEBHOOKS_PER_ORGANIZATION) {
+        throw ValidationFailed.field("webhooks", `An organisation can have at most ${MAX_WEBHOOKS_PER_ORGANIZATION} webhooks; delete one before creating another.`);
+      }
       const now = nowIso();
+      const id = newId();
+      const secret = generateSecret();
       const row: WebhookRow = {
-        id: newId(),
+        id,
         organizationId: scope.org.id,
         url,
         events: distinct(input.events),
         isActive: input.is_active ?? true,
-        secret: generateSecret(),
+        secret: secrets.seal(secret, id),
         lastTriggeredAt: null,
         createdAt: now,
         updatedAt: now,
       };
       tx.insert(webhooks).values(row).run();
       audit(tx, scope, "webhook.created", "webhook", row.id);
-      return withSecret(row);
+      return withSecret(row, secret);
     });
   },
-  update(scope: Scope, id: string, input: WebhookUpdate, policy: UrlPolicy) {
+  update(scope: Scope, id: string, input: WebhookUpdate, policy: UrlPolicy, abilities: Reader) {
     const url = input.url === undefined ? undefined : normaliseUrl(input.url, policy);
+    const events = input.events === undefined ? undefined : distinct(input.events);
     return transaction(scope.db, (tx) => {
       const before = findInOrg(tx, webhooks, scope.org.id, id);
+      const eventsChange = events !== undefined && (events.length !== before.events.length || events.some((e) => !before.events.includes(e)));
+      if ((url !== undefined && url !== before.url) || eventsChange) requireEventAccess(abilities, [...before.events, ...(events ?? [])]);
       const set: Partial<WebhookRow> = { updatedAt: nowIso() };
       if (url !== undefined) set.url = url;
-      if (input.events !== undefined) set.events = distinct(input.events);
+      if (events !== undefined) set.events = events;
       if (input.is_active !== undefined) set.isActive = input.is_active;
       tx.update(webhooks).set(set).where(eq(webhooks.id, id)).run();
       audit(tx, scope, "webhook.updated", "webhook", id);
@@ -133,12 +191,36 @@ export const webhookService = {
     });
   },
   /** The old secret stops at once: every later attempt, retries included, signs with the new one. */
-  regenerateSecret(scope: Scope, id: string) {
+  regenerateSecret(scope: Scope, id: string, secrets: SecretBox) {
     return transaction(scope.db, (tx) => {
       findInOrg(tx, webhooks, scope.org.id, id);
-      tx.update(webhooks).set({ secret: generateSecret(), updatedAt: nowIso() }).where(eq(webhooks.id, id)).run();
+      const secret = generateSecret();
+      tx.update(webhooks).set({ secret: secrets.seal(secret, id), updatedAt: nowIso() }).where(eq(webhooks.id, id)).run();
       audit(tx, scope, "webhook.secret_regenerated", "webhook", id);
-      return withSecret(findInOrg(tx, webhooks, scope.org.id, id));
+      return withSecret(findInOrg(tx, webhooks, scope.org.id, id), secret);
     });
   },
 };
+
+/** The server's secret box, with what an older Kontor stored in plaintext sealed: for a server's or worker's start. */
+export function openSecrets(db: Db, config: Config): SecretBox {
+  const secrets = loadSecretBox(config);
+  sealPlaintextSecrets(db, secrets);
+  return secrets;
+}
+
+/**
+ * Seals the secrets an older Kontor stored in plaintext, at start (`kontor serve`, `kontor
+ * worker`): one transaction, and nothing written when every secret is sealed already, so it
+ * can run on every start. Returns how many it sealed.
+ */
+export function sealPlaintextSecrets(db: Db, secrets: SecretBox): number {
+  // a few rows per organisation: read whole, so that "sealed" has the one definition of secret-box.ts
+  const plaintext = (tx: Tx) => tx.select({ id: webhooks.id, secret: webhooks.secret }).from(webhooks).all().filter((row) => !isSealed(row.secret));
+  if (plaintext(db).length === 0) return 0;
+  return transaction(db, (tx) => {
+    const rows = plaintext(tx);
+    for (const row of rows) tx.update(webhooks).set({ secret: secrets.seal(row.secret, row.id) }).where(eq(webhooks.id, row.id)).run();
+    return rows.length;
+  });
+}

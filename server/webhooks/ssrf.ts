@@ -8,8 +8,14 @@
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 
-/** A destination refused by policy; its message is recorded as the attempt's error. */
+/**
+ * A destination refused by policy. Its message names the address, for the server log only: the
+ * attempt records REFUSED_DESTINATION, so a client cannot map the internal network through the
+ * errors of webhooks it points at internal names.
+ */
 export class DestinationRefused extends Error {}
+
+export const REFUSED_DESTINATION = "The destination is not allowed (private or loopback address).";
 
 type Range = { bytes: number[]; prefix: number; label: string };
 
@@ -104,6 +110,17 @@ export function refusedRange(address: string): string | null {
   return IPV6_BLOCKED.find((r) => matches(bytes, r))?.label ?? null;
 }
 
+/**
+ * Why a URL's host is refused without asking DNS: an IP literal in a refused range, or
+ * `localhost` and names under `.localhost` (RFC 6761: always loopback); null when only a lookup
+ * can tell. Webhook create and update refuse these at once (service.ts).
+ */
+export function refusedHost(hostname: string): string | null {
+  const host = hostname.replace(/^\[(.*)\]$/, "$1").toLowerCase().replace(/\.$/, "");
+  if (host === "localhost" || host.endsWith(".localhost")) return "loopback";
+  return isIP(host) === 0 ? null : refusedRange(host);
+}
+
 export type Destination = { address: string; family: 4 | 6 };
 
 /**
@@ -125,9 +142,7 @@ export async function resolveDestination(hostname: string, allowPrivate: boolean
     for (const { address } of addresses) {
       const refused = refusedRange(address);
       if (refused) {
-        throw new DestinationRefused(
-          `Refused: ${host} resolves to ${address} (${refused}); set KONTOR_WEBHOOK_ALLOW_PRIVATE=true to allow private destinations.`,
-        );
+        throw new DestinationRefused(`${host} resolves to ${address} (${refused}); KONTOR_WEBHOOK_ALLOW_PRIVATE=true would allow it`);
       }
     }
   }

@@ -3,7 +3,10 @@
  * any number of them on one database. It wakes every second (croner), right after an enqueue
  * in this process (the outbox's nudge), when a retry it scheduled falls due and when a slot
  * frees up; each time it claims as many due rows as it has free slots, so a claimed row is
- * sent at once and its lease only has to outlast one attempt.
+ * sent at once and its lease only has to outlast one attempt. Each organisation has a share of
+ * attempts it can always start, in slots kept for that beyond those anyone may use
+ * (`organizationShare`, `reserve`): so one organisation's slow or dead receivers never hold up
+ * another's deliveries, and an organisation alone still has the whole worker.
  *
  * At-least-once: a row is moved on only after its attempt; a worker that dies leaves its rows
  * leased, and they are claimed again when the lease runs out. `stop()` stops claiming at once
@@ -15,18 +18,34 @@ import { Cron } from "croner";
 import { hostname } from "node:os";
 import type { Db } from "../../db/client.ts";
 import type { Config } from "../config.ts";
+import type { SecretBox } from "../lib/secret-box.ts";
 import { nowIso } from "../lib/time.ts";
 import { onEnqueue } from "./outbox.ts";
 import { claimDue, reconcileParking, recordOutcomes, releaseLeases, type Claim, type Outcome } from "./queue.ts";
 import { sendAttempt } from "./send.ts";
+import { openSecrets } from "./service.ts";
 
 export type Worker = { stop: () => Promise<void> };
 
 export type WorkerOptions = {
-  /** attempts in flight at once (default 128) */
+  /** attempts in flight at once, of any organisation (default 128) */
   concurrency?: number;
+  /**
+   * attempts an organisation may always start (default max(4, concurrency / 8)): beyond
+   * `concurrency`, `reserve` more slots are kept for the organisations below their share, so one
+   * organisation's slow or dead receivers, however many slots they hold, cannot hold up
+   * another's deliveries, while an organisation alone still has the whole of `concurrency`
+   */
+  organizationShare?: number;
+  /** the slots beyond `concurrency` kept for organisations below their share (default concurrency / 2) */
+  reserve?: number;
   /** attempts in flight at once to one webhook (default 32): a slow endpoint cannot take every slot */
   perWebhookConcurrency?: number;
+  /**
+   * opens the webhooks' secrets; default: the key file of `config`, after sealing what an older
+   * Kontor left in plaintext (`kontor worker`; `kontor serve` passes the box it opened)
+   */
+  secrets?: SecretBox;
   /**
    * how long `stop()` lets attempts in flight finish; default: the attempt timeout
    * (config.webhookTimeoutMs), so an attempt started just before the stop can still complete
@@ -37,6 +56,12 @@ export type WorkerOptions = {
 
 const TICK_MS = 1000;
 /**
+ * How often a claim looks past the backlog of the organisations at their share (a walk over
+ * it, see queue.ts): the longest a row of an organisation with nothing in flight waits while
+ * another organisation fills the worker.
+ */
+const SWEEP_MS = 200;
+/**
  * A lease outlasts the attempt's own timeout by this much. Each attempt starts right after its
  * claim and is aborted at the timeout, so the margin only has to absorb a late timer; should a
  * lease still run out, the worst case is a second send, which at-least-once allows.
@@ -45,7 +70,10 @@ const LEASE_MARGIN_MS = 2000;
 
 export function startWorker(db: Db, config: Config, options: WorkerOptions = {}): Worker {
   const concurrency = options.concurrency ?? 128;
+  const organizationShare = options.organizationShare ?? Math.max(4, Math.floor(concurrency / 8));
+  const reserve = options.reserve ?? Math.floor(concurrency / 2);
   const perWebhookLimit = options.perWebhookConcurrency ?? 32;
+  const secrets = options.secrets ?? openSecrets(db, config);
   const graceMs = options.graceMs ?? config.webhookTimeoutMs;
   const log = options.log ?? ((line: string) => console.error(line));
   const workerId = `${hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`;
@@ -53,12 +81,20 @@ export function startWorker(db: Db, config: Config, options: WorkerOptions = {})
 
   const inFlight = new Set<Promise<void>>();
   const inFlightByWebhook = new Map<string, number>();
+  const inFlightByOrganization = new Map<string, number>();
   const shutdown = new AbortController();
   const wakeTimers = new Set<Timer>();
   let stopping = false;
 
   let pumpScheduled = false;
-  const schedulePump = () => {
+  let sweepRequested = false;
+  let lastSweep = 0;
+  let sweepTimer: Timer | null = null;
+  /** organisations whose attempts ended since the last claim */
+  const ended = new Set<string>();
+  /** `sweep`: the last claim swept and left rows behind, so the next one sweeps too */
+  const schedulePump = (sweep = false) => {
+    sweepRequested ||= sweep;
     if (pumpScheduled || stopping) return;
     pumpScheduled = true;
     setImmediate(pump);
@@ -67,37 +103,77 @@ export function startWorker(db: Db, config: Config, options: WorkerOptions = {})
   function pump(): void {
     pumpScheduled = false;
     if (stopping) return;
+    const sweep = sweepRequested || Date.now() - lastSweep >= SWEEP_MS;
+    // a claim that may not sweep yet leaves a timer for the one that will: with every slot
+    // held by stalled attempts, nothing else would come to look
+    if (!sweep && sweepTimer === null) {
+      sweepTimer = setTimeout(() => {
+        sweepTimer = null;
+        schedulePump(true);
+      }, lastSweep + SWEEP_MS - Date.now());
+    }
+    const refill = [...ended].filter((id) => (inFlightByOrganization.get(id) ?? 0) < organizationShare);
     let claimed: ReturnType<typeof claimDue>;
     try {
-      claimed = claimDue(db, { workerId, limit: concurrency - inFlight.size, leaseMs, inFlightByWebhook, perWebhookLimit });
+      claimed = claimDue(db, {
+        workerId,
+        limit: concurrency + reserve - inFlight.size,
+        leaseMs,
+        inFlightByWebhook,
+        perWebhookLimit,
+        inFlightByOrganization,
+        organizationShare,
+        reserve,
+        refill,
+        sweep,
+      });
     } catch (error) {
       // e.g. the database stayed locked past busy_timeout: the next tick tries again
       log(`[kontor] webhook worker: claiming failed: ${(error as Error).message}`);
       return;
     }
+    sweepRequested = false;
+    ended.clear();
+    if (sweep) lastSweep = Date.now();
     for (const claim of claimed.claims) send(claim);
-    if (claimed.more) schedulePump();
+    if (claimed.more) schedulePump(sweep);
   }
 
   function send(claim: Claim): void {
-    inFlightByWebhook.set(claim.webhookId, (inFlightByWebhook.get(claim.webhookId) ?? 0) + 1);
+    count(inFlightByWebhook, claim.webhookId, 1);
+    count(inFlightByOrganization, claim.organizationId, 1);
     const attemptedAt = nowIso();
     const attempt = sendAttempt(
-      { deliveryId: claim.id, event: claim.event, payload: claim.payload, url: claim.url, secret: claim.secret },
-      { timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivate, shutdown: shutdown.signal },
+      { deliveryId: claim.id, webhookId: claim.webhookId, event: claim.event, payload: claim.payload, url: claim.url, secret: claim.secret },
+      {
+        timeoutMs: config.webhookTimeoutMs,
+        allowPrivate: config.webhookAllowPrivate,
+        allowHttp: config.webhookAllowHttp,
+        secrets,
+        shutdown: shutdown.signal,
+      },
     )
-      .then((result) => record({ claim, result, attemptedAt }))
+      .then((result) => {
+        if (result.logDetail) log(`[kontor] webhook worker: delivery ${claim.id} of webhook ${claim.webhookId}: ${result.error} (${result.logDetail})`);
+        record({ claim, result, attemptedAt });
+      })
       // sendAttempt reports failures as results; anything else is a bug, and the row's lease
       // running out brings it back, so it is logged rather than allowed to end the process
       .catch((error) => log(`[kontor] webhook worker: delivery ${claim.id} failed unexpectedly: ${(error as Error)?.stack ?? error}`))
       .finally(() => {
         inFlight.delete(attempt);
-        const left = inFlightByWebhook.get(claim.webhookId)! - 1;
-        if (left === 0) inFlightByWebhook.delete(claim.webhookId);
-        else inFlightByWebhook.set(claim.webhookId, left);
+        count(inFlightByWebhook, claim.webhookId, -1);
+        count(inFlightByOrganization, claim.organizationId, -1);
+        ended.add(claim.organizationId);
         schedulePump();
       });
     inFlight.add(attempt);
+  }
+
+  function count(counts: Map<string, number>, key: string, by: 1 | -1): void {
+    const n = (counts.get(key) ?? 0) + by;
+    if (n === 0) counts.delete(key);
+    else counts.set(key, n);
   }
 
   // outcomes finishing in the same turn of the event loop are written in one transaction
@@ -140,8 +216,8 @@ export function startWorker(db: Db, config: Config, options: WorkerOptions = {})
   } catch (error) {
     log(`[kontor] webhook worker: parking the deliveries of inactive webhooks failed: ${(error as Error).message}`);
   }
-  const cron = new Cron("* * * * * *", { protect: true }, schedulePump);
-  const unsubscribe = onEnqueue(schedulePump);
+  const cron = new Cron("* * * * * *", { protect: true }, () => schedulePump());
+  const unsubscribe = onEnqueue(() => schedulePump());
   schedulePump();
 
   let stopped: Promise<void> | null = null;
@@ -152,6 +228,7 @@ export function startWorker(db: Db, config: Config, options: WorkerOptions = {})
         cron.stop();
         unsubscribe();
         for (const timer of wakeTimers) clearTimeout(timer);
+        if (sweepTimer) clearTimeout(sweepTimer);
         const drained = Promise.allSettled([...inFlight]);
         let graceTimer: Timer | undefined;
         const finishedInTime = await Promise.race([
