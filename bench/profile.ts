@@ -4,11 +4,13 @@
  * and prints microseconds per request, beside the floor's handler for list and show. Use it to
  * find where a scenario's time goes before reaching for `bun run bench`.
  */
+import "../server/http/elysia-production.ts";
 import { copyFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { keepStatisticsFresh, openDatabase } from "../db/client.ts";
 import { createApp } from "../server/app.ts";
 import { loadConfig } from "../server/config.ts";
+import { createRuntime } from "../server/runtime.ts";
 import { createFloor } from "./floor.ts";
 import { OUT_DIR } from "./seed.ts";
 
@@ -27,7 +29,7 @@ if (!option("--db")) copyFileSync(metaPath.replace(/\.json$/, ".db"), dbPath);
 
 const db = openDatabase(dbPath);
 const stopStatistics = keepStatisticsFresh(db); // as `kontor serve` does
-const app = createApp({ db, config: { ...loadConfig({}), dbPath, rateLimitPerMinute: 1e9 } });
+const app = createApp(createRuntime({ ...loadConfig({}), dbPath, rateLimitPerMinute: 1e9 }, { db }));
 const token = meta.orgs.main.token as string;
 const ids = db.$client.query<{ id: string }, [string]>("SELECT id FROM invoices WHERE organization_id = ? LIMIT 500").all(meta.orgs.main.id).map((r) => r.id);
 const customerRows = db.$client

@@ -11,7 +11,10 @@
  *
  * Scenarios: `idle` one change at a time (200 changes, 25 ms apart); `fast` N deliveries
  * queued as fast as the service can write them while the worker drains, receiver answering at
- * once; `slow` the same with the receiver answering after --slow-ms.
+ * once; `slow` the same with the receiver answering after --slow-ms; `serve` the real
+ * `kontor serve` process with 1, 2 and 4 HTTP threads (--threads 1,2,4), 30 customers created
+ * one at a time over the API, each on a connection of its own (so they land on every thread):
+ * change to receiver, p50 and p90.
  *
  * A scenario stops waiting when every delivery has arrived, when none is pending any more
  * (some failed: nothing else will come), or at its deadline (--deadline-s, default 30 s plus
@@ -105,6 +108,8 @@ type Result = {
   perSecond: number;
   p50Ms: number;
   p99Ms: number;
+  /** the serve scenarios' second figure */
+  p90Ms?: number;
   maxMs: number;
   duplicates: number;
   notDelivered: number;
@@ -127,6 +132,7 @@ async function main(): Promise<void> {
     ["idle", () => scenario("idle", 0, 200, 1, 25, deadlineS)],
     ["fast", () => scenario("fast", 0, total, webhookCount, 0, deadlineS)],
     ["slow", () => scenario(`slow (${slowMs} ms)`, slowMs, total, webhookCount, 0, deadlineS)],
+    ...(option("--threads") ?? "1,2,4").split(",").map((n): [string, () => Promise<Result>] => ["serve", () => serveScenario(Number(n))]),
   ];
   for (const [name, run] of scenarios) {
     if (only && !only.includes(name)) continue;
@@ -158,6 +164,10 @@ async function main(): Promise<void> {
     const idle = results.find((r) => r.scenario === "idle");
     if (fast) console.log(`target ≥ 1000 deliveries/s: ${fast.perSecond >= 1000 ? "met" : "NOT met"}`);
     if (idle) console.log(`target idle p50 < 50 ms: ${idle.p50Ms < 50 ? "met" : "NOT met"}`);
+    for (const served of results.filter((r) => r.scenario.startsWith("serve"))) {
+      const met = served.p50Ms < 10 && served.p90Ms! < 50;
+      console.log(`${served.scenario}: change to receiver p50 ${served.p50Ms.toFixed(1)} ms, p90 ${served.p90Ms!.toFixed(1)} ms (target p50 < 10, p90 < 50: ${met ? "met" : "NOT met"})`);
+    }
   }
   const incomplete = results.filter((r) => r.missing > 0);
   if (incomplete.length > 0) {
@@ -274,4 +284,63 @@ function reportMissing(name: string, db: ReturnType<typeof openDatabase>, arrive
     for (const row of group.slice(0, 3)) console.error(`             e.g. ${row.id} (webhook ${row.webhookId}, leased by ${row.leasedBy ?? "nobody"})`);
   }
   return lost.length + neverQueued;
+}
+
+/**
+ * The real server: `kontor serve` with `threads` HTTP threads on a fresh database, a webhook to
+ * the receiver, and 30 customers created one at a time, each on a new connection (SO_REUSEPORT
+ * spreads them over the threads). Whichever thread answers, the worker on the first must be
+ * woken at once.
+ */
+async function serveScenario(threads: number): Promise<Result> {
+  const dir = mkdtempSync(join(tmpdir(), "kontor-bench-serve-"));
+  const receiver = await startReceiver(0);
+  const proc = Bun.spawn(["bun", join(import.meta.dir, "../cli/main.ts"), "serve", "--db", join(dir, "kontor.db"), "--port", "0", "--json"], {
+    env: { ...process.env, KONTOR_ENV: "production", KONTOR_HTTP_THREADS: String(threads), KONTOR_WEBHOOK_ALLOW_HTTP: "true", KONTOR_WEBHOOK_ALLOW_PRIVATE: "true", KONTOR_RATE_LIMIT: "100000" },
+    stdout: "pipe",
+    stderr: "inherit",
+  });
+  try {
+    const reader = proc.stdout.getReader();
+    let out = "";
+    while (!/"bootstrap"[\s\S]*\}\s*\}\s*$/.test(out)) out += new TextDecoder().decode((await reader.read()).value);
+    reader.releaseLock();
+    const { url, bootstrap } = JSON.parse(out) as { url: string; bootstrap: { token: string } };
+    const headers = { authorization: `Bearer ${bootstrap.token}`, "content-type": "application/json", connection: "close" };
+    const hook = await fetch(`${url}/api/v1/webhooks`, { method: "POST", headers, body: JSON.stringify({ url: `${receiver.base}/hook`, events: ["customer.created"] }) });
+    if (hook.status !== 201) throw new Error(`webhook: ${hook.status} ${await hook.text()}`);
+    await receiver.stats(true);
+    const started = performance.now();
+    const changes = 30;
+    for (let i = 0; i < changes; i++) {
+      const r = await fetch(`${url}/api/v1/customers`, { method: "POST", headers, body: JSON.stringify({ name: `Serve ${i}` }) });
+      await r.arrayBuffer();
+      // one change at a time: wait for its delivery before the next
+      const deadline = Date.now() + 5000;
+      while ((await receiver.stats()).received < i + 1 && Date.now() < deadline) await Bun.sleep(1);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const stats = await receiver.stats();
+    const sorted = [...stats.latenciesMs].sort((a, b) => a - b);
+    const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+    return {
+      scenario: `serve ${threads} thread${threads === 1 ? "" : "s"}`,
+      deliveries: changes,
+      seconds,
+      perSecond: stats.received / seconds,
+      p50Ms: at(0.5),
+      p90Ms: at(0.9),
+      p99Ms: at(0.99),
+      maxMs: sorted.at(-1) ?? NaN,
+      duplicates: stats.received - stats.unique,
+      notDelivered: changes - stats.unique,
+      missing: Math.max(0, changes - stats.unique),
+      ended: stats.unique >= changes ? "complete" : "deadline",
+    };
+  } finally {
+    proc.kill("SIGTERM");
+    await proc.exited;
+    receiver.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -1,6 +1,6 @@
 /** Kontor's database layer: connections, transactions, prepared statements. */
 export { keepStatisticsFresh, migrate, openDatabase, PAGE_CACHE_KIB, type Connection, type Db, type Tx } from "./connection.ts";
-export { prepared, preparedRows, type RowQuery } from "./statements.ts";
+export { plainRows, prepared, preparedRows, tableRows, type RenderableQuery, type RowQuery } from "./statements.ts";
 import type { Db, Tx } from "./connection.ts";
 
 /**

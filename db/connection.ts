@@ -1,7 +1,8 @@
 /**
  * A connection to Kontor's database: the drizzle database over one bun:sqlite connection, with
  * what belongs to that connection alone in `connection` (its change clock, statement cache,
- * transactions and write turns, and what it remembers until anything commits). Each HTTP
+ * transactions and write turns, what it remembers until anything commits, and the outbox signal
+ * it moves). Each HTTP
  * thread, the CLI and every test opens its own (server/runtime.ts).
  */
 import { Database } from "bun:sqlite";
@@ -13,6 +14,7 @@ import type { MigrationMeta } from "drizzle-orm/migrator";
 import { ChangeClock } from "./clock.ts";
 import { CommitMemory } from "./memory.ts";
 import { embeddedMigrations } from "./migrations/index.ts";
+import { OutboxSignal } from "./outbox-signal.ts";
 import * as schema from "./schema.ts";
 import { Transactions } from "./transactions.ts";
 
@@ -24,6 +26,8 @@ export type Connection = {
   readonly transactions: Transactions;
   /** what lists remember until anything commits (server/lib/list.ts) */
   readonly memory: CommitMemory;
+  /** wakes the webhook worker once deliveries this connection queued have committed */
+  readonly outbox: OutboxSignal;
 };
 
 export type Db = BunSQLiteDatabase<typeof schema> & { readonly $client: Database; readonly connection: Connection };
@@ -32,12 +36,11 @@ export type Tx = Db;
 
 /**
  * SQLite's page cache of a server, in KiB; its HTTP threads divide it among their connections.
- * Small on purpose: it copies pages the OS page cache holds anyway, where reading one back costs
- * about a microsecond (pread of 4 KB), and the scattered reads of a search or a customer's
- * invoices (tens of thousands of pages at a million invoices) miss a private cache of any size
- * a server can afford. At two threads on the million-invoice benchmark, 8 MB in all answered
- * searches 5 % and the customer filter 8 % faster than 48 MB, with a peak RSS 45 MB lower
- * (about 195 MB instead of 240). The interior pages of every index still fit.
+ * Small on purpose: it copies pages the OS page cache holds anyway, where reading one back is a
+ * cheap pread, and the scattered reads of a search or a customer's invoices (tens of thousands
+ * of pages at a million invoices) miss a private cache of any size a server can afford. On the
+ * million-invoice benchmark a larger cache made those reads no faster, only the server bigger
+ * (docs/performance.md has the figures). The interior pages of every index still fit.
  */
 export const PAGE_CACHE_KIB = 8192;
 
@@ -51,7 +54,13 @@ export function openDatabase(path: string, { cacheKiB = PAGE_CACHE_KIB }: { cach
   sqlite.exec(`PRAGMA cache_size = -${Math.floor(cacheKiB)}`);
   sqlite.exec("PRAGMA temp_store = MEMORY");
   const clock = new ChangeClock(sqlite);
-  const connection: Connection = { clock, statements: new Map(), transactions: new Transactions(sqlite), memory: new CommitMemory(clock) };
+  const connection: Connection = {
+    clock,
+    statements: new Map(),
+    transactions: new Transactions(sqlite),
+    memory: new CommitMemory(clock),
+    outbox: new OutboxSignal(),
+  };
   return Object.assign(drizzle(sqlite, { schema }), { $client: sqlite, connection });
 }
 
@@ -103,9 +112,9 @@ const STATISTICS_EVERY_MS = 60 * 60 * 1000;
  * The analysis reads whole indexes (`analysis_limit = 0`): a sample of the first rows of an
  * index that begins with organization_id sees one organisation, and the planner then believes
  * an organisation has a thousand invoices; at a million it read overdue=true through the index
- * of every invoice (400 µs a page) instead of the one of invoices awaiting payment (80 µs).
- * Exact statistics cost 8.5 s instead of 6.6 s on a cold million-invoice database, at the first
- * start and again only when a table has grown tenfold.
+ * of every invoice instead of the much smaller one of invoices awaiting payment. Exact
+ * statistics take somewhat longer to gather, at the first start and again only when a table
+ * has grown tenfold.
  */
 export function keepStatisticsFresh(db: Db): () => void {
   const client = db.$client;

@@ -1,10 +1,20 @@
 /**
  * The whole Kontor schema. Every organisation-owned table carries `organization_id`;
- * queries go through `inOrg`/`findInOrg` in `server/lib/scope.ts`, which add that condition in one place.
+ * queries go through `inOrg`, `findInOrg`, `updateInOrg` and `deleteInOrg` in `server/lib/scope.ts`,
+ * which add that condition in one place.
  * Money and quantities are integer hundredths (`*_cents`), VAT rates basis points.
  */
 import { sql } from "drizzle-orm";
 import { type AnySQLiteColumn, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+// Each enum is declared once, beside the API schema that shows it; `enum` on a SQLite text
+// column only types it (no CHECK constraint, no migration when a list changes).
+import { ACCOUNT_TYPES } from "../server/accounts/model.ts";
+import { ACTOR_TYPES } from "../server/audit/model.ts";
+import { ROLES } from "../server/auth/abilities.ts";
+import { EXPENSE_STATUSES } from "../server/expenses/model.ts";
+import { INVOICE_STATUSES, INVOICE_TYPES, PAYMENT_METHODS, type InvoiceStatus } from "../server/invoices/model.ts";
+import { TOKEN_TYPES } from "../server/tokens/model.ts";
+import { DELIVERY_STATUSES } from "../server/webhooks/model.ts";
 
 const id = () => text("id").primaryKey();
 const orgId = () =>
@@ -17,7 +27,7 @@ const bool = (name: string) => integer(name, { mode: "boolean" });
 /** Names sort case-insensitively ("alpha" between "Aaron" and "Bravo"); lists order by the same expression. */
 export const nocase = (column: AnySQLiteColumn) => sql`${column} collate nocase`;
 /** Invoice states that wait for payment: the ones in which an invoice can be overdue. */
-export const AWAITING_PAYMENT = ["finalized", "sent", "partially_paid"] as const;
+export const AWAITING_PAYMENT = ["finalized", "sent", "partially_paid"] as const satisfies readonly InvoiceStatus[];
 /**
  * `status IN ('finalized', 'sent', 'partially_paid')` with the values written out: SQLite uses a
  * partial index only for a query whose WHERE states the index's condition itself (bound
@@ -42,7 +52,7 @@ export const users = sqliteTable(
     organizationId: orgId(),
     email: text("email").notNull(),
     name: text("name").notNull(),
-    role: text("role", { enum: ["owner", "admin", "accountant", "member", "viewer"] }).notNull(),
+    role: text("role", { enum: ROLES }).notNull(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -54,7 +64,7 @@ export const apiTokens = sqliteTable(
   {
     id: id(),
     organizationId: orgId(),
-    type: text("type", { enum: ["personal", "organization"] }).notNull(),
+    type: text("type", { enum: TOKEN_TYPES }).notNull(),
     /** Set for personal tokens; deleting the user deletes them (they stop working). */
     userId: text("user_id").references(() => users.id, { onDelete: "cascade" }),
     /**
@@ -168,10 +178,8 @@ export const invoices = sqliteTable(
       .notNull()
       .references(() => customers.id),
     number: text("number").notNull(),
-    type: text("type", { enum: ["invoice", "credit_note"] }).notNull(),
-    status: text("status", {
-      enum: ["draft", "finalized", "sent", "partially_paid", "paid", "cancelled"],
-    }).notNull(),
+    type: text("type", { enum: INVOICE_TYPES }).notNull(),
+    status: text("status", { enum: INVOICE_STATUSES }).notNull(),
     relatedInvoiceId: text("related_invoice_id"),
     issueDate: text("issue_date").notNull(),
     dueDate: text("due_date").notNull(),
@@ -241,7 +249,7 @@ export const payments = sqliteTable(
       .references(() => invoices.id, { onDelete: "cascade" }),
     amountCents: integer("amount_cents").notNull(),
     paymentDate: text("payment_date").notNull(),
-    paymentMethod: text("payment_method").notNull(),
+    paymentMethod: text("payment_method", { enum: PAYMENT_METHODS }).notNull(),
     reference: text("reference"),
     createdAt: createdAt(),
   },
@@ -273,7 +281,7 @@ export const expenses = sqliteTable(
     date: text("date").notNull(),
     vendor: text("vendor"),
     supplierId: text("supplier_id").references(() => suppliers.id),
-    status: text("status", { enum: ["pending", "approved", "rejected"] }).notNull(),
+    status: text("status", { enum: EXPENSE_STATUSES }).notNull(),
     currency: text("currency").notNull(),
     rejectionReason: text("rejection_reason"),
     createdAt: createdAt(),
@@ -302,7 +310,7 @@ export const accounts = sqliteTable(
     organizationId: orgId(),
     code: text("code").notNull(),
     name: text("name").notNull(),
-    type: text("type", { enum: ["asset", "liability", "equity", "revenue", "expense"] }).notNull(),
+    type: text("type", { enum: ACCOUNT_TYPES }).notNull(),
     parentId: text("parent_id"),
     isActive: bool("is_active").notNull(),
     description: text("description").notNull(),
@@ -349,7 +357,7 @@ export const auditLog = sqliteTable(
     action: text("action").notNull(),
     resourceType: text("resource_type").notNull(),
     resourceId: text("resource_id").notNull(),
-    actorType: text("actor_type", { enum: ["user", "token", "cli"] }).notNull(),
+    actorType: text("actor_type", { enum: ACTOR_TYPES }).notNull(),
     actorId: text("actor_id"),
     ip: text("ip"),
     createdAt: createdAt(),
@@ -390,7 +398,7 @@ export const webhookDeliveries = sqliteTable(
     event: text("event").notNull(),
     /** The frozen `{event, timestamp, data}` body, byte for byte what is sent. */
     payload: text("payload").notNull(),
-    status: text("status", { enum: ["pending", "delivered", "failed"] }).notNull(),
+    status: text("status", { enum: DELIVERY_STATUSES }).notNull(),
     attempts: integer("attempts").notNull(),
     /** Epoch milliseconds; the worker's claim query reads these two columns. */
     nextAttemptAt: integer("next_attempt_at"),

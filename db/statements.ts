@@ -8,9 +8,9 @@ import type { Tx } from "./connection.ts";
 
 /**
  * A drizzle prepared query (`….prepare()`, values as `sql.placeholder`), built once per
- * connection and reused: building a query's SQL and compiling it cost more than running it
- * on the read paths (a show spent ~80% of its time there). A query built on a transaction
- * stays valid after it: bun:sqlite statements belong to the connection, not the transaction.
+ * connection and reused: on the read paths, building a query's SQL and compiling it cost more
+ * than running it. A query built on a transaction stays valid after it: bun:sqlite statements
+ * belong to the connection, not the transaction.
  */
 export function prepared<T>(tx: Tx, key: string, build: (tx: Tx) => T): T {
   const cache = tx.connection.statements;
@@ -19,6 +19,9 @@ export function prepared<T>(tx: Tx, key: string, build: (tx: Tx) => T): T {
   return query;
 }
 
+/** A query drizzle can render: a select built on a database or by drizzle's `QueryBuilder`. */
+export type RenderableQuery = { toSQL(): { sql: string; params: unknown[] } };
+
 /** Column types whose stored value is already the value drizzle returns. */
 const PLAIN_COLUMN_TYPES = new Set(["SQLiteText", "SQLiteInteger", "SQLiteReal", "SQLiteNumeric"]);
 
@@ -26,40 +29,60 @@ export type RowQuery<Row> = { all(values: Record<string, unknown>): Row[]; get(v
 
 /**
  * Like `prepared`, for a `select().from(table)` query on a hot read path: drizzle builds the SQL
- * once, and bun:sqlite runs it and makes the row objects itself, each column aliased to its
- * property name. That halves the cost of a query that returns a few dozen rows (drizzle reads
- * arrays and maps every row in JavaScript); only columns with a mode (booleans, JSON) are
- * decoded afterwards, by the column's own decoder, so the rows are exactly drizzle's.
+ * once, and bun:sqlite runs it and makes the row objects itself (see `tableRows`).
  */
 export function preparedRows<T extends SQLiteTable>(
   tx: Tx,
   key: string,
   table: T,
-  build: (tx: Tx) => { toSQL(): { sql: string; params: unknown[] } },
+  build: (tx: Tx) => RenderableQuery,
 ): RowQuery<T["$inferSelect"]> {
-  return prepared(tx, `rows:${key}`, (tx) => {
-    const { sql: text, params } = build(tx).toSQL();
-    const columns = Object.entries(getTableColumns(table));
-    const selectList = columns.map(([, column]) => `"${column.name}"`).join(", ");
-    const aliased = columns.map(([property, column]) => `"${column.name}" AS "${property}"`).join(", ");
-    const prefix = `select ${selectList} from "${getTableName(table)}"`;
-    if (!text.startsWith(prefix)) throw new Error(`preparedRows(${key}): not a plain select of ${getTableName(table)}: ${text}`);
-    const statement = tx.$client.prepare<T["$inferSelect"], any[]>(`select ${aliased} from "${getTableName(table)}"${text.slice(prefix.length)}`);
-    const decoded = columns.filter(([, column]) => !PLAIN_COLUMN_TYPES.has(column.columnType));
-    const decode = (row: Record<string, unknown>) => {
-      for (const [property, column] of decoded) if (row[property] !== null) row[property] = column.mapFromDriverValue(row[property]);
-      return row as T["$inferSelect"];
-    };
-    return {
-      all: (values) => {
-        const rows = statement.all(...fillPlaceholders(params, values)) as Record<string, unknown>[];
-        if (decoded.length > 0) for (const row of rows) decode(row);
-        return rows as T["$inferSelect"][];
-      },
-      get: (values) => {
-        const row = statement.get(...fillPlaceholders(params, values)) as Record<string, unknown> | null;
-        return row === null ? undefined : decode(row);
-      },
-    };
-  });
+  return prepared(tx, `rows:${key}`, (tx) => tableRows(tx, table, build(tx)));
+}
+
+/**
+ * A `select().from(table)` query as a bun:sqlite statement (compiled now, kept by no one: see
+ * `preparedRows`) that makes the row objects itself, each column aliased to its property name,
+ * where drizzle reads arrays and maps every row in JavaScript. Only columns with a mode
+ * (booleans, JSON) are decoded afterwards, by the column's own decoder, so the rows are exactly
+ * drizzle's (tests/prepared-rows.test.ts holds it to that for every table). Values missing from
+ * the query are its placeholders, given at each run.
+ */
+export function tableRows<T extends SQLiteTable>(tx: Tx, table: T, query: RenderableQuery): RowQuery<T["$inferSelect"]> {
+  const { sql: text, params } = query.toSQL();
+  const columns = Object.entries(getTableColumns(table));
+  const selectList = columns.map(([, column]) => `"${column.name}"`).join(", ");
+  const aliased = columns.map(([property, column]) => `"${column.name}" AS "${property}"`).join(", ");
+  const prefix = `select ${selectList} from "${getTableName(table)}"`;
+  if (!text.startsWith(prefix)) throw new Error(`not a plain select of ${getTableName(table)}: ${text}`);
+  const statement = tx.$client.prepare<T["$inferSelect"], any[]>(`select ${aliased} from "${getTableName(table)}"${text.slice(prefix.length)}`);
+  const decoded = columns.filter(([, column]) => !PLAIN_COLUMN_TYPES.has(column.columnType));
+  const decode = (row: Record<string, unknown>) => {
+    for (const [property, column] of decoded) if (row[property] !== null) row[property] = column.mapFromDriverValue(row[property]);
+    return row as T["$inferSelect"];
+  };
+  return {
+    all: (values) => {
+      const rows = statement.all(...fillPlaceholders(params, values)) as Record<string, unknown>[];
+      if (decoded.length > 0) for (const row of rows) decode(row);
+      return rows as T["$inferSelect"][];
+    },
+    get: (values) => {
+      const row = statement.get(...fillPlaceholders(params, values)) as Record<string, unknown> | null;
+      return row === null ? undefined : decode(row);
+    },
+  };
+}
+
+/**
+ * A query as a bun:sqlite statement whose rows are what SQLite returns, under the names the
+ * query gives its columns (`count(*) as "n"`): for aggregates and ids, nothing to decode.
+ */
+export function plainRows<Row>(tx: Tx, query: RenderableQuery): RowQuery<Row> {
+  const { sql: text, params } = query.toSQL();
+  const statement = tx.$client.prepare<Row, any[]>(text);
+  return {
+    all: (values) => statement.all(...fillPlaceholders(params, values)),
+    get: (values) => statement.get(...fillPlaceholders(params, values)) ?? undefined,
+  };
 }

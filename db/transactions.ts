@@ -14,7 +14,7 @@ export class Transactions {
   constructor(client: Database) {
     this.#client = client;
     // bun:sqlite's own wrapper: its BEGIN and COMMIT are prepared once per connection, where
-    // drizzle's `transaction` compiles them on every call (a fifth of a small read's time)
+    // drizzle's `transaction` compiles them on every call (a sizeable share of a small read)
     const wrapped = client.transaction((run: () => unknown) => run());
     this.#deferred = wrapped.deferred;
     this.#immediate = wrapped.immediate;

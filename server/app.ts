@@ -7,19 +7,19 @@ import { bankAccountRoutes } from "./bank-accounts/routes.ts";
 import { customerRoutes } from "./customers/routes.ts";
 import { docsRoutes, type RouteEntry } from "./docs/openapi.ts";
 import { expenseRoutes } from "./expenses/routes.ts";
-import { createKernel, type Deps } from "./http/kernel.ts";
-import { loadSecretBox, type SecretBox } from "./lib/secret-box.ts";
+import { createKernel } from "./http/kernel.ts";
 import { invoiceRoutes } from "./invoices/routes.ts";
 import { metaRoutes } from "./meta/routes.ts";
 import { supplierRoutes } from "./suppliers/routes.ts";
 import { tokenRoutes } from "./tokens/routes.ts";
 import { vatRateRoutes } from "./vat-rates/routes.ts";
+import type { Runtime } from "./runtime.ts";
 import { VERSION } from "./version.ts";
 import { webhookRoutes } from "./webhooks/routes.ts";
 
-/** `secrets` seals webhook secrets; default: the key file of `deps.config` (server/lib/secret-box.ts). */
-export function createApp(deps: Deps & { secrets?: SecretBox }) {
-  const kernel = createKernel(deps);
+/** The HTTP application of one thread, on its runtime (server/runtime.ts). */
+export function createApp(runtime: Runtime) {
+  const kernel = createKernel(runtime);
   // normalize: false — unknown body fields must be a 422 naming them, not silently dropped
   const app = new Elysia({ normalize: false })
     .use(kernel)
@@ -29,7 +29,7 @@ export function createApp(deps: Deps & { secrets?: SecretBox }) {
     .use(customerRoutes(kernel))
     .use(invoiceRoutes(kernel))
     .use(vatRateRoutes(kernel))
-    .use(webhookRoutes(kernel, deps.secrets ?? loadSecretBox(deps.config)))
+    .use(webhookRoutes(kernel, runtime.secrets))
     .use(supplierRoutes(kernel))
     .use(expenseRoutes(kernel))
     .use(accountRoutes(kernel))

@@ -23,7 +23,7 @@ export type Config = {
   secretKeyFile: string | null;
 };
 
-/** Threads when KONTOR_HTTP_THREADS is unset: one per core, up to this many (each costs ~40 MB). */
+/** Threads when KONTOR_HTTP_THREADS is unset: one per core, up to this many (each has its own heap and SQLite connection). */
 const MAX_DEFAULT_HTTP_THREADS = 4;
 
 function bool(value: string | undefined, fallback: boolean): boolean {

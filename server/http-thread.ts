@@ -1,11 +1,10 @@
 /**
- * An HTTP thread of `kontor serve` (server/serve.ts): the same app on its own connection,
- * listening on the server's port beside the others.
+ * An HTTP thread of `kontor serve` (server/serve.ts): the same app on a Runtime of its own,
+ * sharing the server's SharedState, listening on the server's port beside the others.
  */
 import "./http/elysia-production.ts";
-import { openDatabase, type Db } from "../db/client.ts";
 import { createApp } from "./app.ts";
-import { SecretBox } from "./lib/secret-box.ts";
+import { createRuntime, type Runtime } from "./runtime.ts";
 import { listen, type ThreadMessage, type ThreadSetup } from "./serve.ts";
 
 declare const self: Worker;
@@ -15,20 +14,19 @@ const answer = (message: ThreadMessage) => self.postMessage(message);
 
 self.addEventListener("message", async (event: MessageEvent<{ type: "start"; setup: ThreadSetup } | { type: "stop" }>) => {
   if (event.data.type === "start") {
-    const { config, rateLimitMemory, writeTurns, cacheKiB, secretKey } = event.data.setup;
-    let db: Db | null = null;
+    const { config, shared } = event.data.setup;
+    let runtime: Runtime | null = null;
     try {
-      db = openDatabase(config.dbPath, { cacheKiB });
-      db.connection.transactions.shareWriteTurns(writeTurns);
-      const server = listen(createApp({ db, config, rateLimitMemory, secrets: new SecretBox(secretKey) }), config);
-      const opened = db;
+      runtime = createRuntime(config, { shared });
+      const server = listen(createApp(runtime), config);
+      const { db } = runtime;
       stop = async () => {
         await server.stop();
-        opened.$client.close();
+        db.$client.close();
       };
       answer({ type: "listening" });
     } catch (error) {
-      db?.$client.close();
+      runtime?.db.$client.close();
       answer({ type: "failed", message: error instanceof Error ? error.message : String(error) });
     }
   } else {

@@ -4,23 +4,23 @@
  * bun:sqlite is synchronous: while one request waits for SQLite, nothing else on its thread
  * runs. So the server listens on `config.httpThreads` JavaScript threads, this one and
  * workers (server/http-thread.ts), each with its own connection and the same port
- * (SO_REUSEPORT: the kernel spreads connections over them). What they share lives in the
- * database (SQLite's locking: every write is `BEGIN IMMEDIATE`, and the threads take turns
- * before it: Transactions.shareWriteTurns) or in the rate-limit counters' shared memory. The webhook worker
- * and the statistics upkeep stay on this thread.
+ * (SO_REUSEPORT: the kernel spreads connections over them), each with a Runtime of its own
+ * (server/runtime.ts). What they share lives in the database or in shared memory (SharedState):
+ * the rate-limit counters, the turns their write transactions take before SQLite's lock, and
+ * the outbox signal that wakes the webhook worker. The worker and the statistics upkeep stay
+ * on this thread.
  */
-import { PAGE_CACHE_KIB, type Db } from "../db/client.ts";
 import { createApp } from "./app.ts";
 import type { Config } from "./config.ts";
 import { listeningOrigin } from "./http/kernel.ts";
-import { createRateLimitMemory } from "./http/rate-limit.ts";
-import { openSecrets } from "./webhooks/service.ts";
+import type { Runtime, SharedState } from "./runtime.ts";
+import { sealPlaintextSecrets } from "./webhooks/service.ts";
 import { startWorker, type Worker as WebhookWorker } from "./webhooks/worker.ts";
 
 export type Running = { url: string; stop: () => Promise<void> };
 
-/** What a thread needs to serve: the port is the one the first thread was given; the key of the secret box. */
-export type ThreadSetup = { config: Config; rateLimitMemory: SharedArrayBuffer; writeTurns: SharedArrayBuffer; cacheKiB: number; secretKey: Uint8Array };
+/** What a thread needs to serve: the port is the one the first thread was given. */
+export type ThreadSetup = { config: Config; shared: SharedState };
 export type ThreadMessage = { type: "listening" } | { type: "stopped" } | { type: "failed"; message: string };
 
 /** Listens with `app` on the config's host and port; every thread shares the port. */
@@ -36,22 +36,17 @@ export function listen(app: ReturnType<typeof createApp>, config: Config) {
  * start's token) is out before `/health` answers anyone.
  */
 export async function startServer(
-  db: Db,
-  config: Config,
+  runtime: Runtime,
   { worker = true, onListening }: { worker?: boolean; onListening?: (url: string) => void } = {},
 ): Promise<Running> {
-  const rateLimitMemory = createRateLimitMemory();
-  const writeTurns = new SharedArrayBuffer(4);
-  const cacheKiB = PAGE_CACHE_KIB / config.httpThreads;
-  db.$client.exec(`PRAGMA cache_size = -${Math.floor(cacheKiB)}`);
-  if (config.httpThreads > 1) db.connection.transactions.shareWriteTurns(writeTurns);
-  const secrets = openSecrets(db, config);
-  const app = createApp({ db, config, rateLimitMemory, secrets });
+  const { db, config, secrets } = runtime;
+  sealPlaintextSecrets(db, secrets);
+  const app = createApp(runtime);
   const server = listen(app, config);
   const url = listeningOrigin(server.hostname!, server.port!);
   onListening?.(url);
   // port 0 picks a free port: the other threads join the one picked
-  const setup: ThreadSetup = { config: { ...config, port: server.port! }, rateLimitMemory, writeTurns, cacheKiB, secretKey: secrets.key };
+  const setup: ThreadSetup = { config: { ...config, port: server.port! }, shared: runtime.shared };
   const starting = await Promise.allSettled(Array.from({ length: config.httpThreads - 1 }, () => startThread(setup)));
   const threads = starting.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
   const failed = starting.find((s) => s.status === "rejected");
@@ -60,7 +55,7 @@ export async function startServer(
     await Promise.allSettled([server.stop(true), ...threads.map((t) => t.stop())]);
     throw failed.reason;
   }
-  const background: WebhookWorker | null = worker ? startWorker(db, config, { secrets }) : null;
+  const background: WebhookWorker | null = worker ? startWorker(db, config, { secrets, log: runtime.log }) : null;
   return {
     url,
     async stop() {

@@ -1,5 +1,6 @@
 /** HTTP conventions of contract section 5: bodies, errors, limits, rate limiting, docs. */
 import { afterAll, describe, expect, test } from "bun:test";
+import { createRuntime } from "../server/runtime.ts";
 import { createRateLimiter, createRateLimitMemory } from "../server/http/rate-limit.ts";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -194,7 +195,7 @@ describe("rate limit", () => {
 
   test("the server's HTTP threads count in one budget: every connection, whichever thread takes it", async () => {
     const limited = createTestEnv();
-    const running = await startServer(limited.db, { ...limited.config, port: 0, httpThreads: 2, rateLimitPerMinute: 10 }, { worker: false });
+    const running = await startServer(createRuntime({ ...limited.config, port: 0, httpThreads: 2, rateLimitPerMinute: 10 }, { db: limited.db }), { worker: false });
     try {
       const statuses: number[] = [];
       // a connection each: the kernel spreads connections over the threads' sockets, so with
@@ -241,7 +242,7 @@ describe("rate limit", () => {
 describe("HTTP threads", () => {
   test("writes arriving on both threads at once all commit, each once, with their idempotency keys", async () => {
     const threaded = createTestEnv();
-    const running = await startServer(threaded.db, { ...threaded.config, port: 0, httpThreads: 2 }, { worker: false });
+    const running = await startServer(createRuntime({ ...threaded.config, port: 0, httpThreads: 2 }, { db: threaded.db }), { worker: false });
     const create = async (i: number) => {
       const r = await fetch(`${running.url}/api/v1/customers`, {
         method: "POST",
@@ -270,7 +271,7 @@ describe("HTTP threads", () => {
 describe("HTTP threads: what each thread remembers of tokens", () => {
   test("a token revoked by the CLI, a process of its own, is refused on both threads from the next request", async () => {
     const threaded = createTestEnv();
-    const running = await startServer(threaded.db, { ...threaded.config, port: 0, httpThreads: 2 }, { worker: false });
+    const running = await startServer(createRuntime({ ...threaded.config, port: 0, httpThreads: 2 }, { db: threaded.db }), { worker: false });
     const token = threaded.orgToken(["contacts.view"]);
     // a connection each, so both threads see (and remember) the token
     const statuses = (n: number) =>
@@ -391,7 +392,7 @@ describe("failures", () => {
     try {
       // swap in an app whose log we can read, then pull the database from under it
       const { createApp } = await import("../server/app.ts");
-      const app = createApp({ db: broken.db, config: broken.config, log: (l) => lines.push(l) });
+      const app = createApp(createRuntime(broken.config, { db: broken.db, log: (l) => lines.push(l) }));
       broken.db.$client.close();
       const health = await app.handle(new Request("http://localhost/health"));
       expect(health.status).toBe(503);

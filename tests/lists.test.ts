@@ -1,5 +1,6 @@
 /** The list mechanism (api-spec 4.1, contract 5), exercised through customers. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createRuntime } from "../server/runtime.ts";
 import { eq } from "drizzle-orm";
 import { customers } from "../db/schema.ts";
 import { join } from "node:path";
@@ -251,7 +252,7 @@ describe("absolute links", () => {
   test("a forged Host header never becomes their origin: KONTOR_BASE_URL, else the listening address", async () => {
     const { startServer } = await import("../server/serve.ts");
     const plain = createTestEnv();
-    const running = await startServer(plain.db, { ...plain.config, port: 0, httpThreads: 1 }, { worker: false });
+    const running = await startServer(createRuntime({ ...plain.config, port: 0, httpThreads: 1 }, { db: plain.db }), { worker: false });
     try {
       const r = await fetch(`${running.url}/api/v1/customers`, { headers: { authorization: `Bearer ${plain.token}`, host: "evil.example" } });
       const body = (await r.json()) as { links: { first: string } };

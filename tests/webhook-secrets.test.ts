@@ -4,6 +4,7 @@
  * what an older Kontor stored in plaintext. Deliveries go to a real receiver on 127.0.0.1.
  */
 import { afterAll, describe, expect, test } from "bun:test";
+import { createRuntime } from "../server/runtime.ts";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -177,7 +178,7 @@ describe("secrets at rest", () => {
     const db = openDatabase(config.dbPath);
     migrate(db);
     try {
-      expect(() => createApp({ db, config })).toThrow(/must hold exactly 32 bytes .*restore it from the backup/);
+      expect(() => createApp(createRuntime(config, { db }))).toThrow(/must hold exactly 32 bytes .*restore it from the backup/);
       expect(() => startWorker(db, config)).toThrow(/must hold exactly 32 bytes/);
     } finally {
       db.$client.close();
@@ -191,7 +192,7 @@ describe("secrets at rest", () => {
     const plaintext = `whsec_${"Q".repeat(44)}`;
     env.db.$client.query("UPDATE webhooks SET secret = ? WHERE id = ?").run(plaintext, id); // as an older version stored it
 
-    const server = await startServer(env.db, { ...env.config, port: 0, httpThreads: 1 }, { worker: false });
+    const server = await startServer(createRuntime({ ...env.config, port: 0, httpThreads: 1 }, { db: env.db }), { worker: false });
     await server.stop();
     const sealed = storedSecret(env, id);
     expect(sealed).toStartWith("enc:v1:");
@@ -199,7 +200,7 @@ describe("secrets at rest", () => {
     // every other secret was sealed already, and is left as it was; a second start changes nothing
     const all = () => env.db.$client.query("SELECT id, secret FROM webhooks ORDER BY id").all();
     const before = all();
-    const again = await startServer(env.db, { ...env.config, port: 0, httpThreads: 1 }, { worker: false });
+    const again = await startServer(createRuntime({ ...env.config, port: 0, httpThreads: 1 }, { db: env.db }), { worker: false });
     await again.stop();
     expect(all()).toEqual(before);
 
@@ -215,7 +216,7 @@ describe("secrets at rest", () => {
 
   test("every HTTP thread of kontor serve seals with the server's key", async () => {
     const { org, token } = env.newOrg();
-    const running = await startServer(env.db, { ...env.config, port: 0, httpThreads: 2 }, { worker: false });
+    const running = await startServer(createRuntime({ ...env.config, port: 0, httpThreads: 2 }, { db: env.db }), { worker: false });
     const hooks: { url: string; secret: string }[] = [];
     try {
       for (let i = 0; i < 6; i++) {

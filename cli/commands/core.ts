@@ -3,6 +3,7 @@ import { InvalidArgumentError, type Command } from "commander";
 import { keepStatisticsFresh, migrate, openDatabase } from "../../db/client.ts";
 import { bootstrapIfEmpty, bootstrapMessage } from "../../server/bootstrap.ts";
 import { loadConfig } from "../../server/config.ts";
+import { createRuntime } from "../../server/runtime.ts";
 import { startServer } from "../../server/serve.ts";
 import { startWorker } from "../../server/webhooks/worker.ts";
 import { withGlobals } from "../main.ts";
@@ -23,11 +24,11 @@ export function registerCoreCommands(program: Command): void {
       migrate(db);
       const created = bootstrapIfEmpty(db);
       const stopStatistics = keepStatisticsFresh(db);
-      const running = await startServer(db, config, {
+      const running = await startServer(createRuntime(config, { db }), {
         worker: options.worker,
         // written at once (not buffered), before the first request is answered: a script that
         // waits for /health finds the first start's token in the output
-        onListening: (url) => {
+        onListening: (url: string) => {
           const baseUrl = config.baseUrl ?? url;
           const text = options.json
             ? JSON.stringify({ url: baseUrl, bootstrap: created }, null, 2)

@@ -2,6 +2,10 @@
 import { t } from "elysia";
 import { Nullable, Timestamp, Uuid } from "../lib/schemas.ts";
 
+/** Who made a change: a user (through a personal token), an organisation token, or the CLI. */
+export const ACTOR_TYPES = ["user", "token", "cli"] as const;
+export type ActorType = (typeof ACTOR_TYPES)[number];
+
 export const AuditModel = {
   entry: t.Object(
     {
@@ -10,7 +14,7 @@ export const AuditModel = {
       resource_type: t.String({ examples: ["expense"] }),
       resource_id: t.String(),
       actor: t.Object({
-        type: t.UnionEnum(["user", "token", "cli"], { description: "user: a personal token; token: an organisation token; cli: the kontor command" }),
+        type: t.UnionEnum([...ACTOR_TYPES], { description: "user: a personal token; token: an organisation token; cli: the kontor command" }),
         id: Nullable(t.String({ description: "The user's or the organisation token's id; null for the CLI" })),
       }),
       ip: Nullable(t.String()),

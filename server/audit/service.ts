@@ -6,8 +6,9 @@ import type { Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 
 /**
- * Appends an audit entry. Call it inside the transaction of the change it records, so a
- * change without its entry (or an entry without its change) cannot be committed.
+ * Appends an audit entry, inside the transaction of the change it records, so a change
+ * without its entry (or an entry without its change) cannot be committed. Services call
+ * `recordChange` (server/changes/record.ts), which calls this.
  * Entries are never updated or deleted: migration 0004 makes SQLite refuse both.
  */
 export function audit(tx: Tx, scope: Scope, action: string, resourceType: string, resourceId: string): void {

@@ -5,7 +5,7 @@
 import { eq } from "drizzle-orm";
 import { accounts, bankAccounts, nocase } from "../../db/schema.ts";
 import { BANK_ACCOUNT_CODE } from "../accounts/seed.ts";
-import { audit } from "../audit/service.ts";
+import { recordChange } from "../changes/record.ts";
 import { ApiError, FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
 import { booleanFilter, listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { formatCents } from "../lib/money.ts";
@@ -114,7 +114,7 @@ export const bankAccountService = {
         updatedAt: now,
       };
       tx.insert(bankAccounts).values(row).run();
-      audit(tx, scope, "bank_account.created", "bank_account", row.id);
+      recordChange(tx, scope, { action: "bank_account.created", resource: { type: "bank_account", id: row.id } });
       return presentBankAccount(row);
     });
   },

@@ -2,17 +2,15 @@
  * CRUD shared by customers and suppliers: same columns, rules, list declaration and
  * audit; each kind plugs in its table, its webhook events and what blocks a delete.
  */
-import { eq } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
 import { customers, nocase, suppliers } from "../../db/schema.ts";
-import { audit } from "../audit/service.ts";
+import { recordChange, type Payload } from "../changes/record.ts";
 import { t } from "elysia";
 import { Conflict, ValidationFailed } from "../lib/errors.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { Country, Currency } from "../lib/schemas.ts";
-import { findInOrg, snapshot, transaction, type Scope } from "../lib/scope.ts";
+import { deleteInOrg, findInOrg, snapshot, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
-import { emit } from "../webhooks/outbox.ts";
 import type { WebhookEvent } from "../webhooks/events.ts";
 import type { PartyCreate, PartyUpdate } from "./party-model.ts";
 
@@ -88,6 +86,17 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
   const { table, resourceType, events } = kind;
   const listSpec = partyListSpec(table, kind.searchTable);
 
+  /** The audit entry and (customers) the webhook event of a change; `shown` is the event's payload. */
+  function record(tx: Tx, scope: Scope, change: "created" | "updated" | "deleted", id: string, shown: Shown): void {
+    recordChange(tx, scope, {
+      action: `${resourceType}.${change}`,
+      resource: { type: resourceType, id },
+      event: events?.[change],
+      // the kind's `show` is its events' payload (customers: showCustomer, as PAYLOADS builds it)
+      data: shown as Payload<WebhookEvent>,
+    });
+  }
+
   function insert(tx: Tx, scope: Scope, input: PartyCreate): Shown {
     const now = nowIso();
     const row: PartyRow = {
@@ -109,8 +118,7 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
     };
     tx.insert(table).values(row).run();
     const shown = kind.show(tx, row);
-    audit(tx, scope, `${resourceType}.created`, resourceType, row.id);
-    if (events) emit(tx, scope, events.created, shown);
+    record(tx, scope, "created", row.id, shown);
     return shown;
   }
 
@@ -133,10 +141,9 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
     update(scope: Scope, id: string, input: PartyUpdate): Shown {
       return transaction(scope.db, (tx) => {
         findInOrg(tx, table, scope.org.id, id);
-        tx.update(table).set({ ...columns(input), updatedAt: nowIso() }).where(eq(table.id, id)).run();
+        updateInOrg(tx, table, scope.org.id, id, { ...columns(input), updatedAt: nowIso() });
         const shown = kind.show(tx, findInOrg(tx, table, scope.org.id, id));
-        audit(tx, scope, `${resourceType}.updated`, resourceType, id);
-        if (events) emit(tx, scope, events.updated, shown);
+        record(tx, scope, "updated", id, shown);
         return shown;
       });
     },
@@ -146,9 +153,8 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
         const blocker = kind.deleteBlocker(tx, row);
         if (blocker) throw new Conflict(blocker);
         const last = kind.show(tx, row);
-        tx.delete(table).where(eq(table.id, id)).run();
-        audit(tx, scope, `${resourceType}.deleted`, resourceType, id);
-        if (events) emit(tx, scope, events.deleted, last);
+        deleteInOrg(tx, table, scope.org.id, id);
+        record(tx, scope, "deleted", id, last);
       });
     },
   };

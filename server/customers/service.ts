@@ -1,12 +1,11 @@
-import { and, asc, count, eq, ne } from "drizzle-orm";
+import { asc, count, eq, ne } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
 import { contactPersons, customers, invoices } from "../../db/schema.ts";
-import { audit } from "../audit/service.ts";
+import { payloadOf, recordChange } from "../changes/record.ts";
 import { partyService, presentParty, type PartyRow } from "../contacts/party-service.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
-import { findChildInOrg, findInOrg, transaction, type Scope } from "../lib/scope.ts";
+import { deleteInOrg, findChildInOrg, findInOrg, inOrg, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
-import { emit } from "../webhooks/outbox.ts";
 import type { ContactPersonCreate, ContactPersonUpdate } from "./model.ts";
 
 type ContactRow = typeof contactPersons.$inferSelect;
@@ -32,7 +31,7 @@ export function showCustomer(tx: Tx, row: PartyRow) {
   const persons = tx
     .select()
     .from(contactPersons)
-    .where(eq(contactPersons.customerId, row.id))
+    .where(inOrg(contactPersons, row.organizationId, eq(contactPersons.customerId, row.id)))
     .orderBy(asc(contactPersons.createdAt), asc(contactPersons.id))
     .all();
   return { ...presentParty(row), contact_persons: persons.map(presentContactPerson) };
@@ -45,26 +44,30 @@ export const customerService = partyService({
   events: { created: "customer.created", updated: "customer.updated", deleted: "customer.deleted" },
   show: showCustomer,
   deleteBlocker: (tx, row) => {
-    const n = tx.select({ n: count() }).from(invoices).where(eq(invoices.customerId, row.id)).get()!.n;
+    const n = tx.select({ n: count() }).from(invoices).where(inOrg(invoices, row.organizationId, eq(invoices.customerId, row.id))).get()!.n;
     return n > 0 ? `The customer has ${n} invoice${n === 1 ? "" : "s"} and cannot be deleted.` : null;
   },
 });
 
 /**
- * Contact persons change their customer: each change is audited and emits customer.updated
- * with the customer as it now is.
+ * Contact persons change their customer: each change is audited as the person's and emits
+ * customer.updated with the customer as it now is.
  */
 function touchCustomer(tx: Tx, scope: Scope, customerId: string, action: string, personId: string) {
-  tx.update(customers).set({ updatedAt: nowIso() }).where(eq(customers.id, customerId)).run();
-  audit(tx, scope, action, "contact_person", personId);
-  emit(tx, scope, "customer.updated", showCustomer(tx, findInOrg(tx, customers, scope.org.id, customerId)));
+  updateInOrg(tx, customers, scope.org.id, customerId, { updatedAt: nowIso() });
+  recordChange(tx, scope, {
+    action,
+    resource: { type: "contact_person", id: personId },
+    event: "customer.updated",
+    data: payloadOf(tx, scope.org.id, "customer.updated", customerId),
+  });
 }
 
 /** At most one primary contact per customer: setting one clears the others. */
-function clearOtherPrimaries(tx: Tx, customerId: string, keepId: string) {
+function clearOtherPrimaries(tx: Tx, orgId: string, customerId: string, keepId: string) {
   tx.update(contactPersons)
     .set({ isPrimary: false })
-    .where(and(eq(contactPersons.customerId, customerId), ne(contactPersons.id, keepId), eq(contactPersons.isPrimary, true)))
+    .where(inOrg(contactPersons, orgId, eq(contactPersons.customerId, customerId), ne(contactPersons.id, keepId), eq(contactPersons.isPrimary, true)))
     .run();
 }
 
@@ -106,7 +109,7 @@ export const contactPersonService = {
         updatedAt: now,
       };
       tx.insert(contactPersons).values(row).run();
-      if (row.isPrimary) clearOtherPrimaries(tx, customerId, row.id);
+      if (row.isPrimary) clearOtherPrimaries(tx, scope.org.id, customerId, row.id);
       touchCustomer(tx, scope, customerId, "contact_person.created", row.id);
       return presentContactPerson(row);
     });
@@ -122,8 +125,8 @@ export const contactPersonService = {
       if (input.position !== undefined) set.position = input.position;
       if (input.is_primary !== undefined) set.isPrimary = input.is_primary;
       if (input.notes !== undefined) set.notes = input.notes;
-      tx.update(contactPersons).set(set).where(eq(contactPersons.id, personId)).run();
-      if (input.is_primary) clearOtherPrimaries(tx, customerId, personId);
+      updateInOrg(tx, contactPersons, scope.org.id, personId, set);
+      if (input.is_primary) clearOtherPrimaries(tx, scope.org.id, customerId, personId);
       touchCustomer(tx, scope, customerId, "contact_person.updated", personId);
       return presentContactPerson(findPerson(tx, scope, customerId, personId));
     });
@@ -131,7 +134,7 @@ export const contactPersonService = {
   remove(scope: Scope, customerId: string, personId: string) {
     transaction(scope.db, (tx) => {
       findPerson(tx, scope, customerId, personId);
-      tx.delete(contactPersons).where(eq(contactPersons.id, personId)).run();
+      deleteInOrg(tx, contactPersons, scope.org.id, personId);
       touchCustomer(tx, scope, customerId, "contact_person.deleted", personId);
     });
   },

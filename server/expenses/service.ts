@@ -2,21 +2,19 @@
  * Expenses and their approval workflow (contract section 4): pending → approved | rejected.
  * Every change writes its audit entry and its webhook deliveries in its own transaction.
  */
-import { eq } from "drizzle-orm";
 import { t } from "elysia";
 import type { Tx } from "../../db/client.ts";
 import { expenses } from "../../db/schema.ts";
-import { audit } from "../audit/service.ts";
-import { Conflict, FieldErrorBag } from "../lib/errors.ts";
+import { recordChange } from "../changes/record.ts";
+import { FieldErrorBag } from "../lib/errors.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { formatCents, readMoney } from "../lib/money.ts";
 import { Currency, DateString, Uuid } from "../lib/schemas.ts";
-import { findInOrg, transaction, type Scope } from "../lib/scope.ts";
+import { deleteInOrg, findInOrg, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
+import { stateMachine } from "../lib/transitions.ts";
 import { supplierForVendor } from "../suppliers/service.ts";
 import { readVatRate } from "../vat-rates/service.ts";
-import type { WebhookEvent } from "../webhooks/events.ts";
-import { emit } from "../webhooks/outbox.ts";
 import { EXPENSE_STATUSES, type ExpenseCreate, type ExpenseReject, type ExpenseUpdate } from "./model.ts";
 
 type ExpenseRow = typeof expenses.$inferSelect;
@@ -94,27 +92,26 @@ function columnsOf(tx: Tx, scope: Scope, input: ExpenseUpdate): Partial<ExpenseR
   return out;
 }
 
-/** Writes the audit entry and the webhook deliveries of a change, in its transaction. */
-function recordChange(tx: Tx, scope: Scope, action: string, event: WebhookEvent, shown: ReturnType<typeof presentExpense>) {
-  audit(tx, scope, action, "expense", shown.id);
-  emit(tx, scope, event, shown);
-}
-
-/** Loads the expense and checks it is in one of `allowed` states, else a 409 naming its state. */
-function findInState(tx: Tx, scope: Scope, id: string, allowed: readonly ExpenseRow["status"][], refusal: string): ExpenseRow {
-  const row = findInOrg(tx, expenses, scope.org.id, id);
-  if (!allowed.includes(row.status)) throw new Conflict(`The expense is ${row.status}; ${refusal}`);
-  return row;
-}
+/**
+ * The approval workflow as data (contract section 4): the states each operation starts from, and
+ * what the 409 says otherwise (after "The expense is <status>; ").
+ */
+const findFor = stateMachine(expenses, () => "expense", {
+  update: { from: ["pending", "rejected"], refusal: "an approved expense can no longer be edited" },
+  delete: { from: ["pending", "rejected"], refusal: "an approved expense cannot be deleted" },
+  approve: { from: ["pending"], refusal: "only a pending expense can be approved" },
+  reject: { from: ["pending"], refusal: "only a pending expense can be rejected" },
+});
 
 /** Moves a pending expense to `status` (approve, reject). */
 function decide(scope: Scope, id: string, status: "approved" | "rejected", rejectionReason: string | null) {
   return transaction(scope.db, (tx) => {
-    findInState(tx, scope, id, ["pending"], `only a pending expense can be ${status}.`);
-    tx.update(expenses).set({ status, rejectionReason, updatedAt: nowIso() }).where(eq(expenses.id, id)).run();
+    findFor(tx, scope, id, status === "approved" ? "approve" : "reject");
+    updateInOrg(tx, expenses, scope.org.id, id, { status, rejectionReason, updatedAt: nowIso() });
     const shown = presentExpense(findInOrg(tx, expenses, scope.org.id, id));
     // api-spec 6.1 has no expense.rejected event: a rejection is an update
-    recordChange(tx, scope, `expense.${status}`, status === "approved" ? "expense.approved" : "expense.updated", shown);
+    const event = status === "approved" ? "expense.approved" : "expense.updated";
+    recordChange(tx, scope, { action: `expense.${status}`, resource: { type: "expense", id }, event, data: shown });
     return shown;
   });
 }
@@ -152,7 +149,7 @@ export const expenseService = {
       };
       tx.insert(expenses).values(row).run();
       const shown = presentExpense(row);
-      recordChange(tx, scope, "expense.created", "expense.created", shown);
+      recordChange(tx, scope, { action: "expense.created", resource: { type: "expense", id: row.id }, event: "expense.created", data: shown });
       return shown;
     });
   },
@@ -160,23 +157,20 @@ export const expenseService = {
   /** Pending and rejected expenses can be edited; a rejected one returns to pending. */
   update(scope: Scope, id: string, input: ExpenseUpdate) {
     return transaction(scope.db, (tx) => {
-      const row = findInState(tx, scope, id, ["pending", "rejected"], "an approved expense can no longer be edited.");
+      const row = findFor(tx, scope, id, "update");
       const resubmitted = row.status === "rejected" ? { status: "pending" as const, rejectionReason: null } : {};
-      tx.update(expenses)
-        .set({ ...columnsOf(tx, scope, input), ...resubmitted, updatedAt: nowIso() })
-        .where(eq(expenses.id, id))
-        .run();
+      updateInOrg(tx, expenses, scope.org.id, id, { ...columnsOf(tx, scope, input), ...resubmitted, updatedAt: nowIso() });
       const shown = presentExpense(findInOrg(tx, expenses, scope.org.id, id));
-      recordChange(tx, scope, "expense.updated", "expense.updated", shown);
+      recordChange(tx, scope, { action: "expense.updated", resource: { type: "expense", id }, event: "expense.updated", data: shown });
       return shown;
     });
   },
 
   remove(scope: Scope, id: string): void {
     transaction(scope.db, (tx) => {
-      const row = findInState(tx, scope, id, ["pending", "rejected"], "an approved expense cannot be deleted.");
-      tx.delete(expenses).where(eq(expenses.id, id)).run();
-      recordChange(tx, scope, "expense.deleted", "expense.deleted", presentExpense(row));
+      const row = findFor(tx, scope, id, "delete");
+      deleteInOrg(tx, expenses, scope.org.id, id);
+      recordChange(tx, scope, { action: "expense.deleted", resource: { type: "expense", id }, event: "expense.deleted", data: presentExpense(row) });
     });
   },
 

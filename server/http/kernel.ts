@@ -4,8 +4,7 @@
  * macro each route declares (`ability: "contacts.view"`), and the one error handler.
  */
 import { Elysia, t, ValidationError } from "elysia";
-import type { Db } from "../../db/client.ts";
-import type { Config } from "../config.ts";
+import type { Runtime } from "../runtime.ts";
 import type { Ability } from "../auth/abilities.ts";
 import { createAuthenticator, type Auth } from "../auth/authenticate.ts";
 import {
@@ -38,20 +37,12 @@ type RequestFacts = { ip: string | null; auth: Auth | null; rawBody: string };
 type WithFacts = { kontor?: RequestFacts };
 const factsOf = (context: object): RequestFacts => (context as WithFacts).kontor ?? { ip: null, auth: null, rawBody: "" };
 
-export type Deps = {
-  db: Db;
-  config: Config;
-  log?: (line: string) => void;
-  /** the rate-limit counters shared by the server's HTTP threads (createRateLimitMemory) */
-  rateLimitMemory?: SharedArrayBuffer;
-};
-
 type RouteInfo = { method: string; pattern: RegExp };
 
-export function createKernel({ db, config, log = (l) => console.error(l), rateLimitMemory }: Deps) {
+export function createKernel({ db, config, log, shared }: Runtime) {
   assertElysiaQuietErrors();
   const authenticate = createAuthenticator(db);
-  const rateLimit = createRateLimiter(config.rateLimitPerMinute, rateLimitMemory);
+  const rateLimit = createRateLimiter(config.rateLimitPerMinute, shared.rateLimit);
   const idempotency = createIdempotency(db);
   let routes: RouteInfo[] = [];
 

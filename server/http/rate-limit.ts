@@ -5,7 +5,7 @@
  *
  * The table is a SharedArrayBuffer of slots, open addressing: a key is known by its 64-bit hash
  * (two different keys sharing one is not a practical concern), a slot whose window has ended
- * is free again. One lock word guards it; a hit holds it for well under a microsecond.
+ * is free again. One lock word guards it; a hit holds it for a few memory operations only.
  */
 export type RateDecision = { allowed: boolean; limit: number; remaining: number; retryAfterSeconds: number };
 

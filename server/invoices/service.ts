@@ -8,18 +8,17 @@ import { t } from "elysia";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { prepared, preparedRows, type Tx } from "../../db/client.ts";
 import { AWAITING_PAYMENT, awaitingPayment, contactPersons, customers, invoiceLines, invoices, numberSequences, payments } from "../../db/schema.ts";
-import { audit } from "../audit/service.ts";
+import { recordChange } from "../changes/record.ts";
 import { presentParty, type PartyRow } from "../contacts/party-service.ts";
 import { presentContactPerson } from "../customers/service.ts";
 import { Conflict, FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
-import { ftsPhrasePrefix, ftsPrefixes, listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
+import { ftsPhrasePrefix, ftsPrefixes, listPage, LookUp, searchParam, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { formatCents, MAX_CENTS, readMoney } from "../lib/money.ts";
 import { Currency, DateString, Uuid } from "../lib/schemas.ts";
-import { findChildInOrg, findInOrg, inOrg, snapshot, transaction, type Scope } from "../lib/scope.ts";
+import { deleteInOrg, findChildInOrg, findInOrg, inOrg, snapshot, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
 import { addDays, newId, nowIso, today } from "../lib/time.ts";
+import { stateMachine, type Transition } from "../lib/transitions.ts";
 import { readVatRate } from "../vat-rates/service.ts";
-import type { WebhookEvent } from "../webhooks/events.ts";
-import { emit } from "../webhooks/outbox.ts";
 import {
   INVOICE_STATUSES,
   INVOICE_TYPES,
@@ -29,7 +28,6 @@ import {
   type InvoiceUpdate,
   type LineInput,
   type PaymentInput,
-  type PaymentMethod,
 } from "./model.ts";
 import { priceLine, totalsOf, type PricedLine } from "./totals.ts";
 
@@ -57,8 +55,9 @@ const TRANSITIONS = {
     from: ["finalized", "sent", "partially_paid", "paid"],
     refusal: "only a finalized, sent, partially paid or paid invoice can be credited",
   },
-} as const satisfies Record<string, { from: readonly InvoiceStatus[]; refusal: string }>;
-type Operation = keyof typeof TRANSITIONS;
+} as const satisfies Record<string, Transition<InvoiceStatus>>;
+/** Loads the invoice (404) and checks that an operation may start from its state (409 naming it). */
+const findFor = stateMachine(invoices, (row) => (row.type === "credit_note" ? "credit note" : "invoice"), TRANSITIONS);
 
 const NUMBER_PREFIX: Record<InvoiceType, string> = { invoice: "INV", credit_note: "CN" };
 const DEFAULT_PAYMENT_DAYS = 30;
@@ -96,19 +95,30 @@ export const invoiceList: ListSpec<typeof invoices> = {
   },
   // the number (its parts in order, the last as a prefix: "INV-2026-004", "00042") or the
   // customer's name (every word as a prefix: "acme gm"). A name is matched among the
-  // organisation's customers, not once per invoice (migration 0011), before the list query, and
-  // the ids it matched are remembered until anything commits: a search paged through, and its
-  // count, match once. At a million invoices the match was a third of a search page's query.
-  search: (words, bind, { tx, orgId, remember, bindLookedUp }) => {
-    const named = remember(`customers named\u0000${orgId}\u0000${ftsPrefixes(words)}`, () => customerIdsNamed(tx, orgId, words));
-    return sql`(${invoices.customerId} IN (SELECT value FROM json_each(${bindLookedUp("customers", named)}))
-      OR ${invoices}.rowid IN (SELECT rowid FROM invoices_fts WHERE invoices_fts MATCH ${bind("number", ftsPhrasePrefix(words))}))`;
-  },
+  // organisation's customers, not once per invoice (migration 0011), before the list query
+  // (customersNamed)
+  search: (words) => ({
+    where: sql`(${invoices.customerId} IN (SELECT value FROM json_each(${searchParam("customers")}))
+      OR ${invoices}.rowid IN (SELECT rowid FROM invoices_fts WHERE invoices_fts MATCH ${searchParam("number")}))`,
+    params: { customers: customersNamed(words), number: ftsPhrasePrefix(words) },
+  }),
   updatedAt: invoices.updatedAt,
 };
 
-/** The ids of the organisation's customers whose name has every word as a prefix, as a JSON array. */
-function customerIdsNamed(tx: Tx, orgId: string, words: string[]): string {
+/**
+ * The ids of the organisation's customers whose name has every word as a prefix, as a JSON
+ * array, read when the list runs. They are remembered in the connection's memory until
+ * anything commits: a search paged through, and its count, match the name once, where the
+ * match is a large part of a search's work.
+ */
+function customersNamed(words: string[]): LookUp {
+  const name = `name : (${ftsPrefixes(words)})`;
+  return new LookUp(name, (tx, orgId) =>
+    tx.connection.memory.remember(`invoice search: customers named\u0000${orgId}\u0000${name}`, () => customerIdsNamed(tx, orgId, name)),
+  );
+}
+
+function customerIdsNamed(tx: Tx, orgId: string, name: string): string {
   const query = prepared(tx, "invoice search: customers named", (tx) =>
     tx
       .select({ ids: sql<string>`json_group_array(${customers.id})` })
@@ -116,7 +126,7 @@ function customerIdsNamed(tx: Tx, orgId: string, words: string[]): string {
       .where(inOrg(customers, sql.placeholder("orgId"), sql`${customers}.rowid IN (SELECT rowid FROM customers_fts WHERE customers_fts MATCH ${sql.placeholder("name")})`))
       .prepare(),
   );
-  return query.get({ orgId, name: `name : (${ftsPrefixes(words)})` })!.ids;
+  return query.get({ orgId, name })!.ids;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -141,7 +151,7 @@ function presentPayment(row: PaymentRow) {
     id: row.id,
     amount: formatCents(row.amountCents),
     payment_date: row.paymentDate,
-    payment_method: row.paymentMethod as PaymentMethod,
+    payment_method: row.paymentMethod,
     reference: row.reference,
     created_at: row.createdAt,
   };
@@ -169,7 +179,7 @@ const creationOrder = (a: { createdAt: string; id: string }, b: { createdAt: str
 /**
  * `column IN (ids)` for a page, the ids bound as one JSON array: one prepared statement for any
  * page size. A single invoice (show, and every write's answer) binds `column = id` instead:
- * json_each costs a few microseconds per query, a third of a shown invoice's time in SQL.
+ * json_each has a cost of its own per query, large beside the few rows of one invoice.
  */
 const matching = (column: SQLiteColumn, name: string, one: boolean) =>
   one ? eq(column, sql.placeholder(name)) : sql`${column} IN (SELECT value FROM json_each(${sql.placeholder(name)}))`;
@@ -177,7 +187,7 @@ const matching = (column: SQLiteColumn, name: string, one: boolean) =>
 /**
  * The related rows of one invoice or a page of them, one prepared query per table (see
  * presentInvoices). They come back unordered and are put in order in groupBy: an ORDER BY,
- * even one an index satisfies, costs a small query more than reading its rows (~5 µs of 9).
+ * even one an index satisfies, costs a small query more than reading its few rows does.
  */
 function presentQueries(tx: Tx, one: boolean) {
   const orgId = sql.placeholder("orgId");
@@ -257,7 +267,7 @@ export function presentInvoices(tx: Tx, orgId: string, rows: InvoiceRow[]) {
   }));
 }
 
-function showInvoice(tx: Tx, orgId: string, id: string): ShownInvoice {
+export function showInvoice(tx: Tx, orgId: string, id: string): ShownInvoice {
   return presentInvoices(tx, orgId, [findInOrg(tx, invoices, orgId, id)])[0]!;
 }
 
@@ -384,7 +394,7 @@ function insertDraft(tx: Tx, scope: Scope, fields: NewInvoice, lines: NewLine[],
   tx.insert(invoices).values(row).run();
   insertLines(tx, scope.org.id, row.id, lines);
   const shown = showInvoice(tx, scope.org.id, row.id);
-  recordChange(tx, scope, "invoice.created", "invoice.created", shown);
+  recordChange(tx, scope, { action: "invoice.created", resource: { type: "invoice", id: row.id }, event: "invoice.created", data: shown });
   return shown;
 }
 
@@ -393,25 +403,9 @@ function totalsColumns(lines: NewLine[]) {
   return { subtotalCents: totals.subtotalCents, vatCents: totals.vatCents, totalCents: totals.totalCents };
 }
 
-/** The audit entry and the webhook deliveries of a change, in its transaction. */
-function recordChange(tx: Tx, scope: Scope, action: string, event: WebhookEvent, shown: ShownInvoice): void {
-  audit(tx, scope, action, "invoice", shown.id);
-  emit(tx, scope, event, shown);
-}
-
-/** Loads the invoice (404) and checks that `operation` may start from its state (409 naming it). */
-function findFor(tx: Tx, scope: Scope, id: string, operation: Operation): InvoiceRow {
-  const row = findInOrg(tx, invoices, scope.org.id, id);
-  const { from, refusal } = TRANSITIONS[operation];
-  if (!(from as readonly InvoiceStatus[]).includes(row.status)) {
-    throw new Conflict(`The ${row.type === "credit_note" ? "credit note" : "invoice"} is ${row.status}; ${refusal}.`);
-  }
-  return row;
-}
-
 /** Sets columns of the invoice (with a fresh updated_at) and returns it as shown. */
 function change(tx: Tx, orgId: string, id: string, set: Partial<InvoiceRow>): ShownInvoice {
-  tx.update(invoices).set({ ...set, updatedAt: nowIso() }).where(inOrg(invoices, orgId, eq(invoices.id, id))).run();
+  updateInOrg(tx, invoices, orgId, id, { ...set, updatedAt: nowIso() });
   return showInvoice(tx, orgId, id);
 }
 
@@ -521,7 +515,7 @@ export const invoiceService = {
         Object.assign(set, totalsColumns(lines));
       }
       const shown = change(tx, scope.org.id, id, set);
-      recordChange(tx, scope, "invoice.updated", "invoice.updated", shown);
+      recordChange(tx, scope, { action: "invoice.updated", resource: { type: "invoice", id }, event: "invoice.updated", data: shown });
       return shown;
     });
   },
@@ -531,8 +525,8 @@ export const invoiceService = {
     transaction(scope.db, (tx) => {
       findFor(tx, scope, id, "delete");
       const last = showInvoice(tx, scope.org.id, id);
-      tx.delete(invoices).where(inOrg(invoices, scope.org.id, eq(invoices.id, id))).run();
-      recordChange(tx, scope, "invoice.deleted", "invoice.deleted", last);
+      deleteInOrg(tx, invoices, scope.org.id, id);
+      recordChange(tx, scope, { action: "invoice.deleted", resource: { type: "invoice", id }, event: "invoice.deleted", data: last });
     });
   },
 
@@ -544,7 +538,7 @@ export const invoiceService = {
         if (row.totalCents > leftCents) throw ValidationFailed.field("total", tooMuchCredit(invoice, leftCents));
       }
       const shown = change(tx, scope.org.id, id, { status: "finalized", finalizedAt: nowIso() });
-      recordChange(tx, scope, "invoice.finalized", "invoice.finalized", shown);
+      recordChange(tx, scope, { action: "invoice.finalized", resource: { type: "invoice", id }, event: "invoice.finalized", data: shown });
       return shown;
     });
   },
@@ -553,7 +547,7 @@ export const invoiceService = {
     return transaction(scope.db, (tx) => {
       findFor(tx, scope, id, "send");
       const shown = change(tx, scope.org.id, id, { status: "sent", sentAt: nowIso() });
-      recordChange(tx, scope, "invoice.sent", "invoice.updated", shown);
+      recordChange(tx, scope, { action: "invoice.sent", resource: { type: "invoice", id }, event: "invoice.updated", data: shown });
       return shown;
     });
   },
@@ -583,7 +577,12 @@ export const invoiceService = {
         .run();
       const paidCents = row.paidCents + amountCents!;
       const shown = change(tx, scope.org.id, id, { paidCents, status: statusAfterPayments(row, paidCents) });
-      recordChange(tx, scope, "invoice.payment_recorded", "invoice.payment_recorded", shown);
+      recordChange(tx, scope, {
+        action: "invoice.payment_recorded",
+        resource: { type: "invoice", id },
+        event: "invoice.payment_recorded",
+        data: shown,
+      });
       return shown;
     });
   },
@@ -593,10 +592,10 @@ export const invoiceService = {
     transaction(scope.db, (tx) => {
       const row = findFor(tx, scope, id, "deletePayment");
       const payment = findChildInOrg(tx, payments, payments.invoiceId, scope.org.id, id, paymentId);
-      tx.delete(payments).where(eq(payments.id, paymentId)).run();
+      deleteInOrg(tx, payments, scope.org.id, payment.id);
       const paidCents = row.paidCents - payment.amountCents;
       const shown = change(tx, scope.org.id, id, { paidCents, status: statusAfterPayments(row, paidCents) });
-      recordChange(tx, scope, "invoice.payment_deleted", "invoice.updated", shown);
+      recordChange(tx, scope, { action: "invoice.payment_deleted", resource: { type: "invoice", id }, event: "invoice.updated", data: shown });
     });
   },
 
@@ -605,7 +604,7 @@ export const invoiceService = {
       // "without payments" needs no check of its own: a payment moves the status on
       findFor(tx, scope, id, "cancel");
       const shown = change(tx, scope.org.id, id, { status: "cancelled" });
-      recordChange(tx, scope, "invoice.cancelled", "invoice.updated", shown);
+      recordChange(tx, scope, { action: "invoice.cancelled", resource: { type: "invoice", id }, event: "invoice.updated", data: shown });
       return shown;
     });
   },

@@ -134,7 +134,7 @@ export const ValidationErrorBody = t.Object(
 /**
  * Marks a response schema as documentation only: Elysia does not check (or encode) the
  * handler's result against it at run time. Checking every invoice of a page against its
- * schema took a third of a list request's time; the test suite instead checks every response
+ * schema cost a large share of a list request; the test suite instead checks every response
  * it sees against the published OpenAPI document (tests/contract.ts), which is built from
  * these same schemas.
  */

@@ -1,12 +1,12 @@
 /** Organisations and users: managed from the CLI (contract section 2). */
 import { isCountryCode, isCurrencyCode } from "../lib/schemas.ts";
-import { and, eq, or, sql } from "drizzle-orm";
+import { eq, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { apiTokens, organizations, users } from "../../db/schema.ts";
 import { ROLES, type Role } from "../auth/abilities.ts";
-import { audit } from "../audit/service.ts";
+import { recordChange } from "../changes/record.ts";
 import { ApiError, FieldErrorBag, NotFound } from "../lib/errors.ts";
-import { transaction, type Actor, type Organization, type Scope } from "../lib/scope.ts";
+import { deleteInOrg, inOrg, transaction, updateInOrg, type Actor, type Organization, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import { seedVatRates } from "../vat-rates/seed.ts";
 import { seedChart } from "../accounts/seed.ts";
@@ -30,7 +30,7 @@ export function createOrganization(db: Db, input: OrganizationInput, actor: Acto
     tx.insert(organizations).values({ ...org, createdAt: now, updatedAt: now }).run();
     seedVatRates(tx, org.id, country);
     seedChart(tx, org.id, currency);
-    audit(tx, { db, org, actor }, "organization.created", "organization", org.id);
+    recordChange(tx, { db, org, actor }, { action: "organization.created", resource: { type: "organization", id: org.id } });
     return org;
   });
 }
@@ -54,8 +54,12 @@ export function findOrganization(db: Db, ref: string): Organization {
 
 export function setApiAccess(db: Db, org: Organization, on: boolean, actor: Actor = CLI_ACTOR): Organization {
   return transaction(db, (tx) => {
+    // the organisation itself: its id is the scope
     tx.update(organizations).set({ apiAccess: on, updatedAt: nowIso() }).where(eq(organizations.id, org.id)).run();
-    audit(tx, { db, org, actor }, on ? "organization.api_access_enabled" : "organization.api_access_disabled", "organization", org.id);
+    recordChange(tx, { db, org, actor }, {
+      action: on ? "organization.api_access_enabled" : "organization.api_access_disabled",
+      resource: { type: "organization", id: org.id },
+    });
     return { ...org, apiAccess: on };
   });
 }
@@ -69,19 +73,19 @@ export function createUser(db: Db, org: Organization, input: { email: string; na
   if (!input.name?.trim()) bag.add("name", "The name is required.");
   if (!ROLES.includes(input.role as Role)) bag.add("role", `The role must be one of ${ROLES.join(", ")}.`);
   bag.throwIfAny();
-  const taken = db.select({ id: users.id }).from(users).where(and(eq(users.organizationId, org.id), eq(users.email, email))).get();
+  const taken = db.select({ id: users.id }).from(users).where(inOrg(users, org.id, eq(users.email, email))).get();
   if (taken) throw new ApiError(422, `A user with email ${email} already exists in ${org.name}.`);
   const now = nowIso();
   const row: UserRow = { id: newId(), organizationId: org.id, email, name: input.name.trim(), role: input.role as Role, createdAt: now, updatedAt: now };
   return transaction(db, (tx) => {
     tx.insert(users).values(row).run();
-    audit(tx, { db, org, actor }, "user.created", "user", row.id);
+    recordChange(tx, { db, org, actor }, { action: "user.created", resource: { type: "user", id: row.id } });
     return row;
   });
 }
 
 export function listUsers(db: Db, org: Organization): UserRow[] {
-  return db.select().from(users).where(eq(users.organizationId, org.id)).orderBy(users.createdAt).all();
+  return db.select().from(users).where(inOrg(users, org.id)).orderBy(users.createdAt).all();
 }
 
 /** A user by id or email (unique across organisations, else use the id). */
@@ -106,8 +110,8 @@ export function setUserRole(db: Db, user: UserRow, role: string, actor: Actor = 
   if (!ROLES.includes(role as Role)) throw new ApiError(422, `The role must be one of ${ROLES.join(", ")}.`);
   const scope: Scope = { db, org: orgOf(db, user.organizationId), actor };
   return transaction(db, (tx) => {
-    tx.update(users).set({ role: role as Role, updatedAt: nowIso() }).where(eq(users.id, user.id)).run();
-    audit(tx, scope, "user.role_changed", "user", user.id);
+    updateInOrg(tx, users, scope.org.id, user.id, { role: role as Role, updatedAt: nowIso() });
+    recordChange(tx, scope, { action: "user.role_changed", resource: { type: "user", id: user.id } });
     return { ...user, role: role as Role };
   });
 }
@@ -119,10 +123,10 @@ export function removeUser(db: Db, user: UserRow, actor: Actor = CLI_ACTOR): { r
     const personal = tx
       .select({ n: sql<number>`count(*)` })
       .from(apiTokens)
-      .where(eq(apiTokens.userId, user.id))
+      .where(inOrg(apiTokens, scope.org.id, eq(apiTokens.userId, user.id)))
       .get()!.n;
-    tx.delete(users).where(eq(users.id, user.id)).run(); // cascades to personal tokens
-    audit(tx, scope, "user.removed", "user", user.id);
+    deleteInOrg(tx, users, scope.org.id, user.id); // cascades to personal tokens
+    recordChange(tx, scope, { action: "user.removed", resource: { type: "user", id: user.id } });
     return { revokedTokens: personal };
   });
 }

@@ -14,7 +14,7 @@ export const supplierService = partyService({
   searchTable: "suppliers_fts",
   show: (_tx, row) => presentParty(row),
   deleteBlocker: (tx, row) => {
-    const n = tx.select({ n: count() }).from(expenses).where(eq(expenses.supplierId, row.id)).get()!.n;
+    const n = tx.select({ n: count() }).from(expenses).where(inOrg(expenses, row.organizationId, eq(expenses.supplierId, row.id))).get()!.n;
     return n > 0 ? `The supplier has ${n} expense${n === 1 ? "" : "s"} and cannot be deleted.` : null;
   },
 });

@@ -2,6 +2,10 @@ import { t } from "elysia";
 import { ABILITIES, WILDCARD } from "../auth/abilities.ts";
 import { documented, strictObject, Text, Timestamp, Nullable, Uuid } from "../lib/schemas.ts";
 
+/** Personal tokens belong to a user; organisation tokens to the organisation. */
+export const TOKEN_TYPES = ["personal", "organization"] as const;
+export type TokenType = (typeof TOKEN_TYPES)[number];
+
 export const TokenModel = {
   create: strictObject(
     {
@@ -31,7 +35,7 @@ export const TokenModel = {
       id: Uuid,
       token: t.String({ description: "`<id>|<secret>`; shown only in this response" }),
       name: t.String(),
-      type: t.UnionEnum(["personal", "organization"]),
+      type: t.UnionEnum([...TOKEN_TYPES]),
       abilities: t.Array(t.String()),
       expires_at: Nullable(Timestamp),
     },
@@ -41,7 +45,7 @@ export const TokenModel = {
     {
       id: Uuid,
       name: t.String(),
-      type: t.UnionEnum(["personal", "organization"]),
+      type: t.UnionEnum([...TOKEN_TYPES]),
       abilities: t.Array(t.String()),
       last_used_at: Nullable(Timestamp),
       expires_at: Nullable(Timestamp),

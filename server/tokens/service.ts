@@ -2,20 +2,19 @@
  * Token minting and revocation, for the API and the CLI alike. No token can mint a token
  * with more power than its own, nor one that outlives it; `*` is for organisation tokens alone.
  */
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { eq, isNull, sql } from "drizzle-orm";
 import type { Db, Tx } from "../../db/client.ts";
 import { apiTokens, users } from "../../db/schema.ts";
 import { ABILITIES, isAbility, WILDCARD } from "../auth/abilities.ts";
 import type { Auth } from "../auth/authenticate.ts";
 import { hashSecret, newSecret } from "../auth/tokens.ts";
-import { audit } from "../audit/service.ts";
+import { recordChange } from "../changes/record.ts";
 import { FieldErrorBag, NotFound, ValidationFailed } from "../lib/errors.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
-import { inOrg, transaction, type Scope } from "../lib/scope.ts";
+import { inOrg, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
 import { isoFromMicros, newId, nowIso, nowMicros } from "../lib/time.ts";
-import type { TokenCreateInput } from "./model.ts";
+import type { TokenCreateInput, TokenType } from "./model.ts";
 
-type TokenType = "personal" | "organization";
 type TokenRow = typeof apiTokens.$inferSelect;
 
 export const tokenList: ListSpec<typeof apiTokens> = {
@@ -72,7 +71,7 @@ export function createToken(
   const nowUs = nowMicros();
   const expiryRequested = input.expires_in_days ? isoFromMicros(nowUs + input.expires_in_days * 86_400_000_000) : null;
   const row = transaction(scope.db, (tx) => {
-    const parent = "auth" in minter ? tx.select().from(apiTokens).where(eq(apiTokens.id, minter.auth.tokenId)).get() : undefined;
+    const parent = "auth" in minter ? tx.select().from(apiTokens).where(inOrg(apiTokens, scope.org.id, eq(apiTokens.id, minter.auth.tokenId))).get() : undefined;
     const row: TokenRow = {
       id,
       organizationId: scope.org.id,
@@ -90,7 +89,7 @@ export function createToken(
       createdAt: isoFromMicros(nowUs),
     };
     tx.insert(apiTokens).values(row).run();
-    audit(tx, scope, "token.created", "token", id);
+    recordChange(tx, scope, { action: "token.created", resource: { type: "token", id } });
     return row;
   });
   return { id, token: `${id}|${secret}`, name: row.name, type, abilities, expires_at: row.expiresAt };
@@ -143,16 +142,14 @@ export function revokeToken(
       .get();
     if (!row) throw new NotFound();
     const now = nowIso();
-    if (row.revokedAt === null) {
-      tx.update(apiTokens).set({ revokedAt: now }).where(eq(apiTokens.id, id)).run();
-      audit(tx, scope, "token.revoked", "token", id);
-    }
+    const revoke = (tokenId: string) => {
+      updateInOrg(tx, apiTokens, scope.org.id, tokenId, { revokedAt: now });
+      recordChange(tx, scope, { action: "token.revoked", resource: { type: "token", id: tokenId } });
+    };
+    if (row.revokedAt === null) revoke(id);
     if (!options.cascade) return [];
     const descendants = mintedBy(tx, scope.org.id, id);
-    for (const child of descendants) {
-      tx.update(apiTokens).set({ revokedAt: now }).where(eq(apiTokens.id, child)).run();
-      audit(tx, scope, "token.revoked", "token", child);
-    }
+    for (const child of descendants) revoke(child);
     return descendants;
   });
 }
@@ -176,5 +173,5 @@ export function findTokenOrg(db: Db, id: string) {
 }
 
 export function userExists(tx: Tx, orgId: string, userId: string): boolean {
-  return !!tx.select({ id: users.id }).from(users).where(and(eq(users.id, userId), eq(users.organizationId, orgId))).get();
+  return !!tx.select({ id: users.id }).from(users).where(inOrg(users, orgId, eq(users.id, userId))).get();
 }

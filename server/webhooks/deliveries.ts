@@ -7,7 +7,7 @@ import { t } from "elysia";
 import { and, asc, count, desc, eq, gte, inArray, type SQL } from "drizzle-orm";
 import type { Db, Tx } from "../../db/client.ts";
 import { webhookAttempts, webhookDeliveries as deliveries, webhooks } from "../../db/schema.ts";
-import { audit } from "../audit/service.ts";
+import { recordChange } from "../changes/record.ts";
 import { ApiError } from "../lib/errors.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { findChildInOrg, findInOrg, transaction, type Actor, type Scope } from "../lib/scope.ts";
@@ -15,7 +15,6 @@ import { isoFromMicros, nowIso } from "../lib/time.ts";
 import { findOrganization } from "../orgs/service.ts";
 import { WEBHOOK_EVENTS } from "./events.ts";
 import { DELIVERY_STATUSES, type DeliveryStatus } from "./model.ts";
-import { scheduleNudge } from "./outbox.ts";
 import { requireEventAccess, type Reader } from "./service.ts";
 
 export type DeliveryRow = typeof deliveries.$inferSelect;
@@ -96,7 +95,7 @@ function requeue(tx: Tx, scope: Scope, deliveryId: string): void {
     })
     .where(eq(deliveries.id, deliveryId))
     .run();
-  audit(tx, scope, "delivery.redelivered", "delivery", deliveryId);
+  recordChange(tx, scope, { action: "delivery.redelivered", resource: { type: "delivery", id: deliveryId } });
 }
 
 export const deliveryService = {
@@ -119,9 +118,9 @@ export const deliveryService = {
     const row = transaction(scope.db, (tx) => {
       findDelivery(tx, scope, webhookId, deliveryId, abilities);
       requeue(tx, scope, deliveryId);
+      tx.connection.outbox.queued();
       return findDelivery(tx, scope, webhookId, deliveryId, null);
     });
-    scheduleNudge();
     return presentDelivery(row);
   },
 };
@@ -194,6 +193,6 @@ export function replayDeliveries(db: Db, ids: string[], actor: Actor, onProgress
     });
     onProgress?.(Math.min(i + REPLAY_BATCH, unique.length), unique.length);
   }
-  scheduleNudge();
+  db.connection.outbox.queued();
   return unique.length;
 }

@@ -1,6 +1,7 @@
 /**
  * The transactional outbox: the one place a webhook delivery is written. `emit` runs inside
- * the caller's transaction, so the change and its deliveries commit (or roll back) together.
+ * the caller's transaction, so the change and its deliveries commit (or roll back) together,
+ * and the connection's outbox signal wakes the worker, on whichever thread, once they have.
  */
 import { and, eq } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
@@ -8,27 +9,6 @@ import { webhookDeliveries, webhooks } from "../../db/schema.ts";
 import type { Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import type { WebhookEvent } from "./events.ts";
-
-type Listener = () => void;
-const listeners = new Set<Listener>();
-
-/** The worker subscribes here to be nudged right after deliveries are queued. */
-export function onEnqueue(listener: Listener): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
-}
-
-let nudgeScheduled = false;
-/** Nudges this process's worker once the current synchronous work (a transaction) is done. */
-export function scheduleNudge(): void {
-  if (nudgeScheduled || listeners.size === 0) return;
-  nudgeScheduled = true;
-  // runs after the synchronous transaction has committed
-  setTimeout(() => {
-    nudgeScheduled = false;
-    for (const listener of listeners) listener();
-  }, 0);
-}
 
 /** Queues one delivery per active webhook of the organisation subscribed to `event`. */
 export function emit(tx: Tx, scope: Scope, event: WebhookEvent, data: unknown): number {
@@ -58,6 +38,6 @@ export function emit(tx: Tx, scope: Scope, event: WebhookEvent, data: unknown): 
       .run();
     tx.update(webhooks).set({ lastTriggeredAt: now }).where(eq(webhooks.id, webhook.id)).run();
   }
-  scheduleNudge();
+  tx.connection.outbox.queued();
   return subscribed.length;
 }

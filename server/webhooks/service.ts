@@ -6,7 +6,7 @@
 import { count, eq } from "drizzle-orm";
 import type { Db, Tx } from "../../db/client.ts";
 import { webhooks } from "../../db/schema.ts";
-import { audit } from "../audit/service.ts";
+import { recordChange } from "../changes/record.ts";
 import type { Config } from "../config.ts";
 import { Forbidden, ValidationFailed } from "../lib/errors.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
@@ -15,7 +15,6 @@ import { isSealed, loadSecretBox, type SecretBox } from "../lib/secret-box.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import { RESOURCE_VIEW_ABILITY, resourceOf } from "./events.ts";
 import { MAX_URL_LENGTH, type WebhookCreate, type WebhookUpdate } from "./model.ts";
-import { scheduleNudge } from "./outbox.ts";
 import { parkDeliveries, unparkDeliveries } from "./queue.ts";
 import { generateSecret } from "./signing.ts";
 import { refusedHost } from "./ssrf.ts";
@@ -156,7 +155,7 @@ export const webhookService = {
         updatedAt: now,
       };
       tx.insert(webhooks).values(row).run();
-      audit(tx, scope, "webhook.created", "webhook", row.id);
+      recordChange(tx, scope, { action: "webhook.created", resource: { type: "webhook", id: row.id } });
       return withSecret(row, secret);
     });
   },
@@ -172,12 +171,12 @@ export const webhookService = {
       if (events !== undefined) set.events = events;
       if (input.is_active !== undefined) set.isActive = input.is_active;
       tx.update(webhooks).set(set).where(eq(webhooks.id, id)).run();
-      audit(tx, scope, "webhook.updated", "webhook", id);
+      recordChange(tx, scope, { action: "webhook.updated", resource: { type: "webhook", id } });
       // its queued deliveries wait while it is inactive, parked out of the claim's way (queue.ts)
       if (before.isActive && input.is_active === false) parkDeliveries(tx, scope.org.id, id);
       if (!before.isActive && input.is_active === true) {
         unparkDeliveries(tx, scope.org.id, id);
-        scheduleNudge(); // what waited may go now
+        tx.connection.outbox.queued(); // what waited may go now
       }
       return presentWebhook(findInOrg(tx, webhooks, scope.org.id, id));
     });
@@ -187,7 +186,7 @@ export const webhookService = {
     transaction(scope.db, (tx) => {
       findInOrg(tx, webhooks, scope.org.id, id);
       tx.delete(webhooks).where(eq(webhooks.id, id)).run();
-      audit(tx, scope, "webhook.deleted", "webhook", id);
+      recordChange(tx, scope, { action: "webhook.deleted", resource: { type: "webhook", id } });
     });
   },
   /** The old secret stops at once: every later attempt, retries included, signs with the new one. */
@@ -196,7 +195,7 @@ export const webhookService = {
       findInOrg(tx, webhooks, scope.org.id, id);
       const secret = generateSecret();
       tx.update(webhooks).set({ secret: secrets.seal(secret, id), updatedAt: nowIso() }).where(eq(webhooks.id, id)).run();
-      audit(tx, scope, "webhook.secret_regenerated", "webhook", id);
+      recordChange(tx, scope, { action: "webhook.secret_regenerated", resource: { type: "webhook", id } });
       return withSecret(findInOrg(tx, webhooks, scope.org.id, id), secret);
     });
   },

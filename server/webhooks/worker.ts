@@ -1,7 +1,7 @@
 /**
  * The webhook worker (contract 7.3): in-process in `kontor serve`, alone in `kontor worker`,
  * any number of them on one database. It wakes every second (croner), right after an enqueue
- * in this process (the outbox's nudge), when a retry it scheduled falls due and when a slot
+ * on any thread of the server (the connection's outbox signal), when a retry it scheduled falls due and when a slot
  * frees up; each time it claims as many due rows as it has free slots, so a claimed row is
  * sent at once and its lease only has to outlast one attempt. Each organisation has a share of
  * attempts it can always start, in slots kept for that beyond those anyone may use
@@ -20,7 +20,6 @@ import type { Db } from "../../db/client.ts";
 import type { Config } from "../config.ts";
 import type { SecretBox } from "../lib/secret-box.ts";
 import { nowIso } from "../lib/time.ts";
-import { onEnqueue } from "./outbox.ts";
 import { claimDue, reconcileParking, recordOutcomes, releaseLeases, type Claim, type Outcome } from "./queue.ts";
 import { sendAttempt } from "./send.ts";
 import { openSecrets } from "./service.ts";
@@ -217,7 +216,8 @@ export function startWorker(db: Db, config: Config, options: WorkerOptions = {})
     log(`[kontor] webhook worker: parking the deliveries of inactive webhooks failed: ${(error as Error).message}`);
   }
   const cron = new Cron("* * * * * *", { protect: true }, () => schedulePump());
-  const unsubscribe = onEnqueue(() => schedulePump());
+  // deliveries queued by any thread of the server (they share the signal's memory)
+  const unsubscribe = db.connection.outbox.subscribe(() => schedulePump());
   schedulePump();
 
   let stopped: Promise<void> | null = null;

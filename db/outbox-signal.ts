@@ -1,0 +1,62 @@
+/**
+ * The outbox's wake-up: a counter in shared memory that a connection moves once a transaction
+ * that queued webhook deliveries has committed, and that the webhook worker waits on. The HTTP
+ * threads of one server share the counter with the worker's thread (`share`), so a change
+ * answered by any thread wakes the worker at once instead of at its next tick.
+ */
+export class OutboxSignal {
+  #counter = new Int32Array(new SharedArrayBuffer(4));
+  #pending = false;
+
+  /** The shared memory to hand to other threads' connections. */
+  get memory(): SharedArrayBuffer {
+    return this.#counter.buffer as SharedArrayBuffer;
+  }
+
+  /** Moves the counter of `memory` (4 bytes) from now on: that of the server's other threads. */
+  share(memory: SharedArrayBuffer): void {
+    this.#counter = new Int32Array(memory, 0, 1);
+  }
+
+  /**
+   * Deliveries were queued in the current transaction: tell the worker once it has committed.
+   * Transactions are synchronous, so a microtask runs after the commit, never before it.
+   */
+  queued(): void {
+    if (this.#pending) return;
+    this.#pending = true;
+    queueMicrotask(() => {
+      this.#pending = false;
+      Atomics.add(this.#counter, 0, 1);
+      Atomics.notify(this.#counter, 0);
+    });
+  }
+
+  /** Calls `listener` after every `queued()` of any thread sharing the counter, until the returned stop. */
+  subscribe(listener: () => void): () => void {
+    const counter = this.#counter;
+    let stopped = false;
+    let seen = Atomics.load(counter, 0);
+    const wait = (): void => {
+      if (stopped) return;
+      const waiting = Atomics.waitAsync(counter, 0, seen);
+      const woken = () => {
+        if (stopped) return;
+        const now = Atomics.load(counter, 0);
+        if (now !== seen) {
+          seen = now;
+          listener();
+        }
+        wait();
+      };
+      if (waiting.async) void waiting.value.then(woken);
+      else woken();
+    };
+    wait();
+    return () => {
+      stopped = true;
+      // releases the pending wait (other subscribers see no change and wait again)
+      Atomics.notify(counter, 0);
+    };
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * What one thread of Kontor runs with, built once per thread (server/serve.ts for the first
+ * HTTP thread and the webhook worker, server/http-thread.ts for the others, the CLI, tests) and
+ * handed down to the app (`createApp(runtime)`), whose kernel hands the request's part of it to
+ * handlers as `scope`. Nothing of it lives in module globals or side tables:
+ *
+ * - `db`: the thread's connection; its own state hangs on `db.connection` (change clock,
+ *   statement cache, transactions and write turns, commit memory, outbox signal: db/).
+ * - `config`, `secrets` (the key that seals webhook secrets), `log`.
+ * - what the server's threads share, in shared memory (`SharedState`): the rate-limit counters,
+ *   the write turns and the outbox signal, so that a change answered by any thread wakes the
+ *   worker at once.
+ */
+import { openDatabase, PAGE_CACHE_KIB, type Db } from "../db/client.ts";
+import type { Config } from "./config.ts";
+import { createRateLimitMemory } from "./http/rate-limit.ts";
+import { loadSecretBox, SecretBox } from "./lib/secret-box.ts";
+
+export type Runtime = {
+  readonly db: Db;
+  readonly config: Config;
+  readonly secrets: SecretBox;
+  readonly shared: SharedState;
+  readonly log: (line: string) => void;
+};
+
+/** Made by the first thread of a server and sent to the others (structured clone keeps the memory shared). */
+export type SharedState = {
+  rateLimit: SharedArrayBuffer;
+  writeTurns: SharedArrayBuffer;
+  outbox: SharedArrayBuffer;
+  secretKey: Uint8Array;
+  /** KiB of SQLite page cache for each thread's connection */
+  cacheKiB: number;
+};
+
+export function createSharedState(config: Config, secrets: SecretBox): SharedState {
+  return {
+    rateLimit: createRateLimitMemory(),
+    writeTurns: new SharedArrayBuffer(4),
+    outbox: new SharedArrayBuffer(4),
+    secretKey: secrets.key,
+    cacheKiB: PAGE_CACHE_KIB / config.httpThreads,
+  };
+}
+
+/**
+ * A runtime on `db` (default: a new connection to `config.dbPath`), sharing `shared` (default:
+ * new): the connection's writes take turns with those of every runtime sharing it, and the
+ * deliveries it queues wake the worker that waits on its outbox signal, on whichever thread.
+ */
+export function createRuntime(
+  config: Config,
+  options: { db?: Db; shared?: SharedState; secrets?: SecretBox; log?: (line: string) => void } = {},
+): Runtime {
+  const secrets = options.secrets ?? (options.shared ? new SecretBox(options.shared.secretKey) : loadSecretBox(config));
+  const shared = options.shared ?? createSharedState(config, secrets);
+  const db = options.db ?? openDatabase(config.dbPath, { cacheKiB: shared.cacheKiB });
+  db.$client.exec(`PRAGMA cache_size = -${Math.floor(shared.cacheKiB)}`);
+  db.connection.transactions.shareWriteTurns(shared.writeTurns);
+  db.connection.outbox.share(shared.outbox);
+  return { db, config, secrets, shared, log: options.log ?? ((line) => console.error(line)) };
+}

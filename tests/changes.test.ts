@@ -1,0 +1,142 @@
+/**
+ * One write path for the side effects of a change (server/changes/record.ts): every webhook
+ * event has its payload builder, each builds the resource as its GET shows it, `recordChange`
+ * writes the audit entry and one delivery per subscribed webhook in the change's transaction,
+ * and no other module writes either.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { and, eq } from "drizzle-orm";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { auditLog, webhookDeliveries, webhooks } from "../db/schema.ts";
+import { PAYLOADS, payloadOf, recordChange } from "../server/changes/record.ts";
+import { transaction, type Scope } from "../server/lib/scope.ts";
+import { newId, nowIso } from "../server/lib/time.ts";
+import { CLI_ACTOR } from "../server/orgs/service.ts";
+import { WEBHOOK_EVENTS } from "../server/webhooks/events.ts";
+import { createTestEnv } from "./helpers.ts";
+
+const env = createTestEnv();
+afterAll(() => env.close());
+
+const ok = async (method: string, path: string, body?: unknown) => {
+  const r = await env.api(method, path, body);
+  expect(r.status, `${method} ${path}: ${r.text.slice(0, 200)}`).toBeLessThan(300);
+  return r.body.data;
+};
+
+/** One resource of each type that has events, with the path its GET answers at. */
+async function oneOfEach(): Promise<Record<string, { id: string; path: string }>> {
+  const customer = await ok("POST", "/api/v1/customers", { name: "Payload Customer", currency: "EUR" });
+  await ok("POST", `/api/v1/customers/${customer.id}/contact-persons`, { first_name: "Ada", last_name: "Payload", is_primary: true });
+  const invoice = await ok("POST", "/api/v1/invoices", {
+    customer_id: customer.id,
+    issue_date: "2026-03-01",
+    lines: [{ description: "Work", quantity: "2", unit_price: "10.00" }],
+  });
+  await ok("POST", `/api/v1/invoices/${invoice.id}/finalize`);
+  await ok("POST", `/api/v1/invoices/${invoice.id}/record-payment`, { amount: "5.00", payment_date: "2026-03-02" });
+  const expense = await ok("POST", "/api/v1/expenses", { category: "Travel", amount: "12.50", date: "2026-03-01", vendor: "Payload Vendor" });
+  return {
+    customer: { id: customer.id, path: `/api/v1/customers/${customer.id}` },
+    invoice: { id: invoice.id, path: `/api/v1/invoices/${invoice.id}` },
+    expense: { id: expense.id, path: `/api/v1/expenses/${expense.id}` },
+  };
+}
+
+describe("the payload map", () => {
+  test("every webhook event has exactly one payload builder", () => {
+    expect(Object.keys(PAYLOADS).sort()).toEqual([...WEBHOOK_EVENTS].sort());
+  });
+
+  test("each builder builds the resource as its GET shows it", async () => {
+    const resources = await oneOfEach();
+    for (const event of WEBHOOK_EVENTS) {
+      const resource = resources[event.slice(0, event.indexOf("."))];
+      expect(resource, event).toBeDefined();
+      const shown = await ok("GET", resource!.path);
+      expect(payloadOf(env.db, env.org.id, event, resource!.id), event).toEqual(shown);
+    }
+  });
+});
+
+describe("recordChange", () => {
+  const org = env.newOrg("Recorded Co");
+  const scope: Scope = { db: env.db, org: org.org, actor: CLI_ACTOR };
+  const now = nowIso();
+  const hook = (events: string[], isActive = true) => {
+    const id = newId();
+    env.db
+      .insert(webhooks)
+      .values({ id, organizationId: org.org.id, url: "https://hooks.example.com/x", events, isActive, secret: "s".repeat(64), createdAt: now, updatedAt: now })
+      .run();
+    return id;
+  };
+  const subscribed = [hook(["expense.updated"]), hook(["expense.created", "expense.updated"])];
+  const otherEvent = hook(["expense.approved"]);
+  const inactive = hook(["expense.updated"], false);
+  const entries = (action: string) =>
+    env.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.organizationId, org.org.id), eq(auditLog.action, action)))
+      .all();
+  const deliveriesOf = (webhookId: string) => env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, webhookId)).all();
+
+  test("writes the audit entry and one delivery per subscribed active webhook, the payload built from the resource", async () => {
+    const expense = (await env.api("POST", "/api/v1/expenses", { category: "Meals", amount: "9.00", date: "2026-03-03" }, org.token)).body.data;
+    const before = subscribed.map((id) => deliveriesOf(id).length);
+    transaction(env.db, (tx) =>
+      recordChange(tx, scope, { action: "test.recorded", resource: { type: "expense", id: expense.id }, event: "expense.updated" }),
+    );
+
+    expect(entries("test.recorded")).toMatchObject([{ resourceType: "expense", resourceId: expense.id, actorType: "cli", actorId: null }]);
+    for (const [i, id] of subscribed.entries()) {
+      const rows = deliveriesOf(id);
+      expect(rows.length).toBe(before[i]! + 1);
+      const last = JSON.parse(rows.at(-1)!.payload);
+      expect(last).toMatchObject({ event: "expense.updated", data: expense });
+    }
+    expect(deliveriesOf(otherEvent)).toEqual([]);
+    expect(deliveriesOf(inactive)).toEqual([]);
+  });
+
+  test("without an event: the audit entry alone", () => {
+    transaction(env.db, (tx) => recordChange(tx, scope, { action: "test.audit_only", resource: { type: "token", id: "t-1" } }));
+    expect(entries("test.audit_only")).toMatchObject([{ resourceType: "token", resourceId: "t-1" }]);
+  });
+
+  test("a failure after recordChange, in the same transaction, leaves neither the audit entry nor a delivery", async () => {
+    const expense = (await env.api("POST", "/api/v1/expenses", { category: "Meals", amount: "4.00", date: "2026-03-04" }, org.token)).body.data;
+    const before = subscribed.map((id) => deliveriesOf(id).length);
+    expect(() =>
+      transaction(env.db, (tx) => {
+        recordChange(tx, scope, { action: "test.rolled_back", resource: { type: "expense", id: expense.id }, event: "expense.updated", data: expense });
+        // both are written at this point, inside the transaction
+        expect(entries("test.rolled_back").length).toBe(1);
+        throw new Error("after the change");
+      }),
+    ).toThrow("after the change");
+    expect(entries("test.rolled_back")).toEqual([]);
+    expect(subscribed.map((id) => deliveriesOf(id).length)).toEqual(before);
+  });
+});
+
+describe("one path", () => {
+
+  test("no module but server/changes/record.ts calls audit() or emit() itself", () => {
+    const root = join(import.meta.dir, "..");
+    const writers: string[] = [];
+    for (const file of new Bun.Glob("server/**/*.ts").scanSync(root)) {
+      if (file === "server/changes/record.ts") continue;
+      const source = readFileSync(join(root, file), "utf8");
+      const imports = [...source.matchAll(/import\s*{([^}]*)}\s*from\s*"([^"]+)"/g)];
+      const writes = imports.some(
+        ([, names, from]) =>
+          (from!.endsWith("audit/service.ts") && /\baudit\b/.test(names!)) || (from!.endsWith("webhooks/outbox.ts") && /\bemit\b/.test(names!)),
+      );
+      if (writes) writers.push(file);
+    }
+    expect(writers).toEqual([]);
+  });
+});

@@ -1,0 +1,76 @@
+/**
+ * `preparedRows` (db/statements.ts) lets bun:sqlite make the row objects and decodes only the
+ * columns with a mode, where drizzle maps every row itself: its rows must be exactly drizzle's.
+ * This holds it to that for every table of db/schema.ts, with rows whose every column is set
+ * (booleans, JSON, large integers, text that needs quoting) and rows whose nullable columns are
+ * NULL, so that a drizzle upgrade that maps rows differently, or a column of a new type, fails
+ * here instead of changing what the API shows.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { getTableColumns, getTableName, is, sql } from "drizzle-orm";
+import { SQLiteTable, type SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { migrate, openDatabase, preparedRows } from "../db/client.ts";
+import * as schema from "../db/schema.ts";
+
+const db = openDatabase(":memory:");
+migrate(db);
+// rows of one table at a time, whatever they point at
+db.$client.exec("PRAGMA foreign_keys = OFF");
+afterAll(() => db.$client.close());
+
+const tables = Object.values(schema as Record<string, unknown>).filter((value): value is SQLiteTable => is(value, SQLiteTable));
+
+/**
+ * A value for `column` in row `n` (0: every column set; 1: nullable columns NULL, the others
+ * set to other values). Text carries the row number, so keys and unique indexes hold.
+ */
+function valueFor(column: SQLiteColumn, n: number): unknown {
+  if (n === 1 && !column.notNull) return null;
+  const enumValues = (column as { enumValues?: string[] }).enumValues;
+  switch (column.columnType) {
+    case "SQLiteText":
+      if (enumValues && enumValues.length > 0) return enumValues[n % enumValues.length];
+      return `${column.name} ${n}: "quoted" 'single' é ✓ 😀`;
+    case "SQLiteInteger":
+      return n === 0 ? 2 ** 40 + 7 : -3;
+    case "SQLiteBoolean":
+      return n === 0;
+    case "SQLiteTextJson":
+      return n === 0 ? { nested: { list: [1, "two", null, true, 2.5] }, text: "é ✓", empty: {} } : ["a", "b"];
+    case "SQLiteReal":
+      return n === 0 ? 1.5 : -0.25;
+    default:
+      throw new Error(
+        `${column.name}: no test value for drizzle column type ${column.columnType}: add one to tests/prepared-rows.test.ts (and check that preparedRows decodes it)`,
+      );
+  }
+}
+
+describe("preparedRows returns exactly drizzle's rows", () => {
+  test("the schema's tables are all here", () => {
+    expect(tables.map((t) => getTableName(t))).toEqual(expect.arrayContaining(["organizations", "invoices", "webhooks", "idempotency_keys"]));
+  });
+
+  for (const table of tables) {
+    const name = getTableName(table);
+    test(name, () => {
+      const columns = Object.entries(getTableColumns(table));
+      const rows = [0, 1].map((n) => Object.fromEntries(columns.map(([property, column]) => [property, valueFor(column, n)])));
+      db.insert(table).values(rows).run();
+
+      const drizzleRows = db.select().from(table).orderBy(sql`rowid`).all();
+      const fast = preparedRows(db, `prepared-rows test:${name}`, table, (tx) => tx.select().from(table).orderBy(sql`rowid`));
+      expect(fast.all({})).toStrictEqual(drizzleRows);
+      // and what was written comes back as written
+      expect(drizzleRows).toStrictEqual(rows);
+
+      const one = preparedRows(db, `prepared-rows test:${name}:one`, table, (tx) =>
+        tx.select().from(table).where(sql`rowid = ${sql.placeholder("rowid")}`),
+      );
+      for (const rowid of [1, 2]) {
+        expect(one.get({ rowid })).toStrictEqual(db.select().from(table).where(sql`rowid = ${rowid}`).get());
+      }
+      expect(one.get({ rowid: 99 })).toBeUndefined();
+    });
+  }
+});
