@@ -1,7 +1,7 @@
 /**
  * Webhook delivery benchmark (not a test). Kontor's side runs in this process as in
  * `kontor serve`: changes made through the customer service write their outbox rows, and the
- * in-process worker, nudged by the outbox, sends them. The receiver is a second process on
+ * in-process worker, woken by the connection's outbox signal, sends them. The receiver is a second process on
  * 127.0.0.1 that timestamps each arrival; latency is arrival minus the payload's `timestamp`,
  * which the outbox sets inside the change's transaction (the same machine clock).
  *

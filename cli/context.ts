@@ -1,13 +1,14 @@
-import { migrate, openDatabase, type Db } from "../db/client.ts";
-import { loadConfig, type Config } from "../server/config.ts";
+import { migrate, openDatabase } from "../db/client.ts";
+import { loadConfig } from "../server/config.ts";
+import { createRuntime, type Runtime } from "../server/runtime.ts";
 
 export type GlobalOptions = { db?: string; json?: boolean };
 
-/** Opens (and migrates) the database named by --db or KONTOR_DB. */
-export function open(options: GlobalOptions): { db: Db; config: Config } {
+/** The command's runtime (server/runtime.ts) on the database named by --db or KONTOR_DB, migrated. */
+export function open(options: GlobalOptions): Runtime {
   const config = loadConfig();
   if (options.db) config.dbPath = options.db;
   const db = openDatabase(config.dbPath);
   migrate(db);
-  return { db, config };
+  return createRuntime(config, { db });
 }

@@ -25,7 +25,12 @@ export function printRecord(record: Record<string, unknown>): void {
  * CSI, bidi overrides) can only stand inside strings, where `\uXXXX` means the same.
  */
 export function printJson(value: unknown): void {
-  console.log(JSON.stringify(value, null, 2).replace(UNSAFE_IN_JSON, (ch) => `\\u${hex(ch, 4)}`));
+  console.log(jsonText(value));
+}
+
+/** The --json document of `value`, as printJson prints it. */
+export function jsonText(value: unknown): string {
+  return JSON.stringify(value, null, 2).replace(UNSAFE_IN_JSON, (ch) => `\\u${hex(ch, 4)}`);
 }
 
 /** A message on stdout: our own line breaks are kept, every other control character escaped. */

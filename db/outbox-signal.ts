@@ -8,11 +8,6 @@ export class OutboxSignal {
   #counter = new Int32Array(new SharedArrayBuffer(4));
   #pending = false;
 
-  /** The shared memory to hand to other threads' connections. */
-  get memory(): SharedArrayBuffer {
-    return this.#counter.buffer as SharedArrayBuffer;
-  }
-
   /** Moves the counter of `memory` (4 bytes) from now on: that of the server's other threads. */
   share(memory: SharedArrayBuffer): void {
     this.#counter = new Int32Array(memory, 0, 1);
@@ -20,7 +15,8 @@ export class OutboxSignal {
 
   /**
    * Deliveries were queued in the current transaction: tell the worker once it has committed.
-   * Transactions are synchronous, so a microtask runs after the commit, never before it.
+   * Transactions are synchronous, so a microtask runs after the commit, never before it. After a
+   * rollback the worker is woken all the same and finds nothing new: harmless.
    */
   queued(): void {
     if (this.#pending) return;
@@ -34,11 +30,16 @@ export class OutboxSignal {
 
   /** Calls `listener` after every `queued()` of any thread sharing the counter, until the returned stop. */
   subscribe(listener: () => void): () => void {
-    const counter = this.#counter;
+    let counter = this.#counter;
     let stopped = false;
     let seen = Atomics.load(counter, 0);
     const wait = (): void => {
       if (stopped) return;
+      // the counter shared since (share() after subscribe) is the one to wait on
+      if (counter !== this.#counter) {
+        counter = this.#counter;
+        seen = Atomics.load(counter, 0);
+      }
       const waiting = Atomics.waitAsync(counter, 0, seen);
       const woken = () => {
         if (stopped) return;

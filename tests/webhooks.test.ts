@@ -333,6 +333,18 @@ describe("webhooks reach no further than their token (README, Webhooks)", () => 
     expect((await env.api("PUT", `/api/v1/webhooks/${w.id}`, { url: "https://erp.example.com/hook" }, env.orgToken([...ORG, "contacts.view"], org))).status).toBe(200);
   });
 
+  test("a new signing secret needs them too: whoever holds it can sign events the receiver trusts", async () => {
+    const { org, token } = env.newOrg();
+    const w = await webhook({ events: ["invoice.payment_recorded"] }, token);
+    const refused = await env.api("POST", `/api/v1/webhooks/${w.id}/regenerate-secret`, undefined, env.orgToken(ORG, org));
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toContain("invoicing.view");
+    expect(refused.text).not.toContain("whsec_");
+    const allowed = await env.api("POST", `/api/v1/webhooks/${w.id}/regenerate-secret`, undefined, env.orgToken([...ORG, "invoicing.view"], org));
+    expect(allowed.status).toBe(200);
+    expect(allowed.body.data.secret).toStartWith("whsec_");
+  });
+
   test("a delivery's payload and its redelivery need them too; the list without payloads does not", async () => {
     const { org, token } = env.newOrg();
     const w = await webhook({ events: ["invoice.created"] }, token);

@@ -5,9 +5,10 @@ import { bootstrapIfEmpty, bootstrapMessage } from "../../server/bootstrap.ts";
 import { loadConfig } from "../../server/config.ts";
 import { createRuntime } from "../../server/runtime.ts";
 import { startServer } from "../../server/serve.ts";
+import { sealPlaintextSecrets } from "../../server/webhooks/service.ts";
 import { startWorker } from "../../server/webhooks/worker.ts";
 import { withGlobals } from "../main.ts";
-import { printError, printJson, printLine, terminalSafe } from "../output.ts";
+import { jsonText, printError, printJson, printLine, terminalSafe } from "../output.ts";
 import { open, type GlobalOptions } from "../context.ts";
 
 export function registerCoreCommands(program: Command): void {
@@ -31,9 +32,9 @@ export function registerCoreCommands(program: Command): void {
         onListening: (url: string) => {
           const baseUrl = config.baseUrl ?? url;
           const text = options.json
-            ? JSON.stringify({ url: baseUrl, bootstrap: created }, null, 2)
-            : [`Kontor listening on ${url} (database ${config.dbPath}, docs at ${baseUrl}/docs)`, ...(created ? [bootstrapMessage(created, baseUrl)] : [])].join("\n");
-          writeSync(1, `${terminalSafe(text, { keepNewlines: true })}\n`);
+            ? jsonText({ url: baseUrl, bootstrap: created })
+            : terminalSafe([`Kontor listening on ${url} (database ${config.dbPath}, docs at ${baseUrl}/docs)`, ...(created ? [bootstrapMessage(created, baseUrl)] : [])].join("\n"), { keepNewlines: true });
+          writeSync(1, `${text}\n`);
         },
       });
       stopOnSignal(() => {
@@ -44,8 +45,9 @@ export function registerCoreCommands(program: Command): void {
 
   withGlobals(program.command("worker").description("run only the webhook worker (a second process on the same database)")).action(
     (options: GlobalOptions) => {
-      const { db, config } = open(options);
-      const worker = startWorker(db, config);
+      const { db, config, secrets, log } = open(options);
+      sealPlaintextSecrets(db, secrets);
+      const worker = startWorker(db, config, { secrets, log });
       if (!options.json) printLine(`Kontor webhook worker running on ${config.dbPath}`);
       stopOnSignal(() => worker.stop().then(() => db.$client.close()));
     },

@@ -121,6 +121,8 @@ export function createIdempotency(db: Db) {
         try {
           // a savepoint: a refused work's changes roll back, the stored refusal stays
           const value = transaction(db, () => work());
+          // the transaction has committed by the time a promise settles: the work must be synchronous
+          if (value instanceof Promise) throw new Error("once(): the work must be synchronous (bun:sqlite transactions are)");
           const status = typeof set.status === "number" ? set.status : 200;
           if (value instanceof Response) {
             if (value.body !== null) throw new Error("once(): a Response with a body cannot be stored; return the value instead");

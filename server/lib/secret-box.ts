@@ -9,7 +9,7 @@
  * copied onto another row does not open.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Config } from "../config.ts";
 
@@ -104,6 +104,8 @@ function readOrCreateKey(path: string): Buffer {
 }
 
 function readKey(path: string): Buffer {
+  // the key is its owner's alone, like the database: a looser file (copied, restored) is tightened
+  if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
   const key = readFileSync(path);
   if (key.length !== SECRET_KEY_BYTES) {
     throw new Error(`the secret key file ${path} must hold exactly ${SECRET_KEY_BYTES} bytes (it holds ${key.length}); restore it from the backup made with the database`);

@@ -3,8 +3,8 @@
  * with more power than its own, nor one that outlives it; `*` is for organisation tokens alone.
  */
 import { eq, isNull, sql } from "drizzle-orm";
-import type { Db, Tx } from "../../db/client.ts";
-import { apiTokens, users } from "../../db/schema.ts";
+import type { Tx } from "../../db/client.ts";
+import { apiTokens } from "../../db/schema.ts";
 import { ABILITIES, isAbility, WILDCARD } from "../auth/abilities.ts";
 import type { Auth } from "../auth/authenticate.ts";
 import { hashSecret, newSecret } from "../auth/tokens.ts";
@@ -166,12 +166,4 @@ function mintedBy(tx: Tx, orgId: string, id: string): string[] {
     WHERE t.id <> ${id} AND t.revoked_at IS NULL
     ORDER BY t.created_at, t.id`);
   return rows.map((r) => r.id);
-}
-
-export function findTokenOrg(db: Db, id: string) {
-  return db.select().from(apiTokens).where(eq(apiTokens.id, id)).get();
-}
-
-export function userExists(tx: Tx, orgId: string, userId: string): boolean {
-  return !!tx.select({ id: users.id }).from(users).where(inOrg(users, orgId, eq(users.id, userId))).get();
 }

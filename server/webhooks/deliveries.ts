@@ -10,7 +10,7 @@ import { webhookAttempts, webhookDeliveries as deliveries, webhooks } from "../.
 import { recordChange } from "../changes/record.ts";
 import { ApiError } from "../lib/errors.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
-import { findChildInOrg, findInOrg, transaction, type Actor, type Scope } from "../lib/scope.ts";
+import { findChildInOrg, findInOrg, inOrg, transaction, updateInOrg, type Actor, type Scope } from "../lib/scope.ts";
 import { isoFromMicros, nowIso } from "../lib/time.ts";
 import { findOrganization } from "../orgs/service.ts";
 import { WEBHOOK_EVENTS } from "./events.ts";
@@ -80,21 +80,18 @@ function requeue(tx: Tx, scope: Scope, deliveryId: string): void {
     .select({ isActive: webhooks.isActive })
     .from(deliveries)
     .innerJoin(webhooks, eq(webhooks.id, deliveries.webhookId))
-    .where(eq(deliveries.id, deliveryId))
+    .where(inOrg(deliveries, scope.org.id, eq(deliveries.id, deliveryId)))
     .get();
-  tx.update(deliveries)
-    .set({
-      status: "pending",
-      attempts: 0,
-      nextAttemptAt: webhook?.isActive ? Date.now() : null,
-      leasedBy: null,
-      lastStatusCode: null,
-      lastError: null,
-      deliveredAt: null,
-      updatedAt: nowIso(),
-    })
-    .where(eq(deliveries.id, deliveryId))
-    .run();
+  updateInOrg(tx, deliveries, scope.org.id, deliveryId, {
+    status: "pending",
+    attempts: 0,
+    nextAttemptAt: webhook?.isActive ? Date.now() : null,
+    leasedBy: null,
+    lastStatusCode: null,
+    lastError: null,
+    deliveredAt: null,
+    updatedAt: nowIso(),
+  });
   recordChange(tx, scope, { action: "delivery.redelivered", resource: { type: "delivery", id: deliveryId } });
 }
 

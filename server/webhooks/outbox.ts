@@ -6,7 +6,7 @@
 import { and, eq } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
 import { webhookDeliveries, webhooks } from "../../db/schema.ts";
-import type { Scope } from "../lib/scope.ts";
+import { updateInOrg, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import type { WebhookEvent } from "./events.ts";
 
@@ -36,7 +36,7 @@ export function emit(tx: Tx, scope: Scope, event: WebhookEvent, data: unknown): 
         updatedAt: now,
       })
       .run();
-    tx.update(webhooks).set({ lastTriggeredAt: now }).where(eq(webhooks.id, webhook.id)).run();
+    updateInOrg(tx, webhooks, scope.org.id, webhook.id, { lastTriggeredAt: now });
   }
   tx.connection.outbox.queued();
   return subscribed.length;

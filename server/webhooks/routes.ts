@@ -67,8 +67,8 @@ export const webhookRoutes = (kernel: Kernel, secrets: SecretBox) =>
     )
     .post(
       "/:id/regenerate-secret",
-      ({ scope, params, set, once }) => once(() => {
-        const webhook = webhookService.regenerateSecret(scope, params.id, secrets);
+      ({ scope, auth, params, set, once }) => once(() => {
+        const webhook = webhookService.regenerateSecret(scope, params.id, secrets, auth.abilities);
         noStore(set);
         return { data: webhook };
       }),

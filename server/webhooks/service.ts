@@ -10,7 +10,7 @@ import { recordChange } from "../changes/record.ts";
 import type { Config } from "../config.ts";
 import { Forbidden, ValidationFailed } from "../lib/errors.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
-import { findInOrg, transaction, type Scope } from "../lib/scope.ts";
+import { deleteInOrg, findInOrg, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
 import { isSealed, loadSecretBox, type SecretBox } from "../lib/secret-box.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import { RESOURCE_VIEW_ABILITY, resourceOf } from "./events.ts";
@@ -170,7 +170,7 @@ export const webhookService = {
       if (url !== undefined) set.url = url;
       if (events !== undefined) set.events = events;
       if (input.is_active !== undefined) set.isActive = input.is_active;
-      tx.update(webhooks).set(set).where(eq(webhooks.id, id)).run();
+      updateInOrg(tx, webhooks, scope.org.id, id, set);
       recordChange(tx, scope, { action: "webhook.updated", resource: { type: "webhook", id } });
       // its queued deliveries wait while it is inactive, parked out of the claim's way (queue.ts)
       if (before.isActive && input.is_active === false) parkDeliveries(tx, scope.org.id, id);
@@ -184,17 +184,20 @@ export const webhookService = {
   /** Its queued deliveries and their attempts go with it (the subscription is gone). */
   remove(scope: Scope, id: string): void {
     transaction(scope.db, (tx) => {
-      findInOrg(tx, webhooks, scope.org.id, id);
-      tx.delete(webhooks).where(eq(webhooks.id, id)).run();
+      deleteInOrg(tx, webhooks, scope.org.id, id);
       recordChange(tx, scope, { action: "webhook.deleted", resource: { type: "webhook", id } });
     });
   },
-  /** The old secret stops at once: every later attempt, retries included, signs with the new one. */
-  regenerateSecret(scope: Scope, id: string, secrets: SecretBox) {
+  /**
+   * The old secret stops at once: every later attempt, retries included, signs with the new one.
+   * Whoever holds the secret can sign events its receiver trusts, so it takes what reading them would.
+   */
+  regenerateSecret(scope: Scope, id: string, secrets: SecretBox, abilities: Reader) {
     return transaction(scope.db, (tx) => {
-      findInOrg(tx, webhooks, scope.org.id, id);
+      const row = findInOrg(tx, webhooks, scope.org.id, id);
+      requireEventAccess(abilities, row.events);
       const secret = generateSecret();
-      tx.update(webhooks).set({ secret: secrets.seal(secret, id), updatedAt: nowIso() }).where(eq(webhooks.id, id)).run();
+      updateInOrg(tx, webhooks, scope.org.id, id, { secret: secrets.seal(secret, id), updatedAt: nowIso() });
       recordChange(tx, scope, { action: "webhook.secret_regenerated", resource: { type: "webhook", id } });
       return withSecret(findInOrg(tx, webhooks, scope.org.id, id), secret);
     });

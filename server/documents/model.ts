@@ -1,0 +1,90 @@
+/**
+ * What an issued document says, read once from the database (server/documents/read.ts) and
+ * rendered as a Peppol BIS Billing 3.0 UBL file (ubl.ts) or a PDF (pdf.ts). Renderers take this
+ * and nothing else: no database, no clock, so the same document renders to the same bytes.
+ *
+ * Amounts are integer cents (quantities in hundredths, rates in hundredths of a percent), as
+ * stored; renderers format them with server/lib/money.ts.
+ */
+
+/** EN 16931 VAT category codes (UNCL5305 subset used by Peppol BIS 3.0). */
+export const VAT_CATEGORIES = ["S", "Z", "E", "AE", "K", "G", "O"] as const;
+export type VatCategory = (typeof VAT_CATEGORIES)[number];
+
+export const DOCUMENT_LANGUAGES = ["en", "nl", "fr", "de"] as const;
+export type DocumentLanguage = (typeof DOCUMENT_LANGUAGES)[number];
+
+export type DocumentParty = {
+  name: string;
+  address: string | null;
+  city: string | null;
+  postalCode: string | null;
+  /** ISO 3166-1 alpha-2 */
+  country: string | null;
+  vatNumber: string | null;
+  /** the seller's company number (e.g. Belgian enterprise number), null for buyers without one */
+  companyNumber: string | null;
+  email: string | null;
+  phone: string | null;
+  /** `<scheme>:<id>`, scheme from the Peppol EAS code list, e.g. "0208:0123456749" */
+  peppolId: string | null;
+};
+
+export type DocumentLine = {
+  /** 1-based position */
+  position: number;
+  description: string;
+  /** hundredths: 1.25 → 125 */
+  quantityCents: number;
+  /** UN/ECE Recommendation 20, e.g. "C62" (one), "HUR" (hour) */
+  unitCode: string;
+  unitPriceCents: number;
+  /** quantity × unit price, rounded half-up */
+  amountCents: number;
+  vatCategory: VatCategory;
+  /** hundredths of a percent: 21 % → 2100 */
+  vatRateBp: number;
+  vatCents: number;
+};
+
+/** One row of the VAT breakdown: per category and rate. */
+export type DocumentVatGroup = {
+  category: VatCategory;
+  rateBp: number;
+  taxableCents: number;
+  vatCents: number;
+  /** VATEX code where the category needs an exemption reason (E, AE, K, G, O), e.g. "VATEX-EU-AE" */
+  exemptionReasonCode: string | null;
+  exemptionReason: string | null;
+};
+
+export type IssuedDocument = {
+  type: "invoice" | "credit_note";
+  id: string;
+  number: string;
+  status: "draft" | "finalized" | "sent" | "partially_paid" | "paid" | "cancelled";
+  issueDate: string;
+  dueDate: string;
+  currency: string;
+  /** document language: the customer's, else the organisation's, else "en" */
+  language: DocumentLanguage;
+  buyerReference: string | null;
+  orderReference: string | null;
+  /** BE structured communication "+++123/4567/89012+++" or an ISO 11649 "RF…" reference; null on a draft */
+  paymentReference: string | null;
+  /** the invoice a credit note credits (its number and issue date) */
+  credited: { number: string; issueDate: string } | null;
+  notes: string | null;
+  paymentTerms: string | null;
+  seller: DocumentParty;
+  buyer: DocumentParty;
+  /** the seller's account for credit transfers, from the organisation's default bank account */
+  payee: { iban: string; bic: string | null; accountName: string } | null;
+  lines: DocumentLine[];
+  vatGroups: DocumentVatGroup[];
+  subtotalCents: number;
+  vatCents: number;
+  totalCents: number;
+  paidCents: number;
+  dueCents: number;
+};
