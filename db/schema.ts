@@ -15,6 +15,7 @@ import { EXPENSE_STATUSES } from "../server/expenses/model.ts";
 import { INVOICE_STATUSES, INVOICE_TYPES, PAYMENT_METHODS, type InvoiceStatus } from "../server/invoices/model.ts";
 import { TOKEN_TYPES } from "../server/tokens/model.ts";
 import { DELIVERY_STATUSES } from "../server/webhooks/model.ts";
+import { DOCUMENT_LANGUAGES, VAT_CATEGORIES } from "../server/documents/model.ts";
 
 const id = () => text("id").primaryKey();
 const orgId = () =>
@@ -41,6 +42,26 @@ export const organizations = sqliteTable("organizations", {
   currency: text("currency").notNull(),
   country: text("country").notNull(),
   apiAccess: bool("api_access").notNull(),
+  // the seller's identity on issued documents (issue 18); all optional but the language
+  address: text("address"),
+  city: text("city"),
+  postalCode: text("postal_code"),
+  vatNumber: text("vat_number"),
+  /** e.g. the Belgian enterprise number */
+  companyNumber: text("company_number"),
+  email: text("email"),
+  phone: text("phone"),
+  website: text("website"),
+  /** `<EAS scheme>:<id>`, e.g. "0208:0123456749" */
+  peppolId: text("peppol_id"),
+  /**
+   * The bank account whose IBAN goes on documents. Checked by the service (one of the
+   * organisation's accounts), not a foreign key: bank_accounts already references
+   * organizations, and SQLite cannot add a constraint to an existing table without rebuilding
+   * it (which would cascade through every organisation-owned row).
+   */
+  defaultBankAccountId: text("default_bank_account_id"),
+  language: text("language", { enum: DOCUMENT_LANGUAGES }).notNull().default("en"),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -106,6 +127,10 @@ const partyColumns = () => ({
   vatNumber: text("vat_number"),
   currency: text("currency"),
   paymentTerms: text("payment_terms"),
+  /** `<EAS scheme>:<id>`: where e-invoices reach the party over Peppol */
+  peppolId: text("peppol_id"),
+  /** the language of the documents it receives; null: the organisation's */
+  language: text("language", { enum: DOCUMENT_LANGUAGES }),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -164,6 +189,10 @@ export const vatRates = sqliteTable(
     /** Percentage in hundredths: 21.00 % → 2100. */
     rateBp: integer("rate_bp").notNull(),
     isDefault: bool("is_default").notNull(),
+    /** EN 16931 VAT category (UNCL5305): S standard/reduced, Z zero, E exempt, AE reverse charge, K intra-EU, G export, O outside scope */
+    category: text("category", { enum: VAT_CATEGORIES }).notNull().default("S"),
+    /** VATEX code where the category needs an exemption reason (E, AE, K, G, O) */
+    exemptionReasonCode: text("exemption_reason_code"),
     createdAt: createdAt(),
   },
   (t) => [index("vat_rates_org").on(t.organizationId, t.rateBp)],
@@ -186,6 +215,12 @@ export const invoices = sqliteTable(
     currency: text("currency").notNull(),
     notes: text("notes"),
     paymentTerms: text("payment_terms"),
+    /** BT-10: the buyer's reference (Peppol requires it or an order reference) */
+    buyerReference: text("buyer_reference"),
+    /** BT-13: the buyer's purchase order */
+    orderReference: text("order_reference"),
+    /** set at finalize: BE structured communication or ISO 11649 RF reference, unique per organisation */
+    paymentReference: text("payment_reference"),
     subtotalCents: integer("subtotal_cents").notNull(),
     vatCents: integer("vat_cents").notNull(),
     totalCents: integer("total_cents").notNull(),
@@ -215,6 +250,8 @@ export const invoices = sqliteTable(
     index("invoices_customer").on(t.customerId),
     // what is left to credit on an invoice: its credit notes (server/invoices/service.ts creditLeftCents)
     index("invoices_org_related").on(t.organizationId, t.relatedInvoiceId).where(sql`${t.relatedInvoiceId} IS NOT NULL`),
+    // a transfer's reference names one document of the organisation
+    uniqueIndex("invoices_org_payment_reference").on(t.organizationId, t.paymentReference).where(sql`${t.paymentReference} IS NOT NULL`),
   ],
 );
 
@@ -228,6 +265,8 @@ export const invoiceLines = sqliteTable(
       .references(() => invoices.id, { onDelete: "cascade" }),
     description: text("description").notNull(),
     quantityCents: integer("quantity_cents").notNull(),
+    /** UN/ECE Recommendation 20 unit of the quantity: C62 "one", HUR hour, DAY, KGM, … */
+    unitCode: text("unit_code").notNull().default("C62"),
     unitPriceCents: integer("unit_price_cents").notNull(),
     amountCents: integer("amount_cents").notNull(),
     vatRateId: text("vat_rate_id").references(() => vatRates.id),

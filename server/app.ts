@@ -10,6 +10,7 @@ import { expenseRoutes } from "./expenses/routes.ts";
 import { createKernel } from "./http/kernel.ts";
 import { invoiceRoutes } from "./invoices/routes.ts";
 import { metaRoutes } from "./meta/routes.ts";
+import { organizationRoutes } from "./orgs/routes.ts";
 import { supplierRoutes } from "./suppliers/routes.ts";
 import { tokenRoutes } from "./tokens/routes.ts";
 import { vatRateRoutes } from "./vat-rates/routes.ts";
@@ -25,6 +26,7 @@ export function createApp(runtime: Runtime) {
     .use(kernel)
     .use(docsRoutes(VERSION, (): readonly RouteEntry[] => app.routes))
     .use(metaRoutes(kernel, VERSION))
+    .use(organizationRoutes(kernel))
     .use(tokenRoutes(kernel))
     .use(customerRoutes(kernel))
     .use(invoiceRoutes(kernel))

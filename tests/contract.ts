@@ -102,6 +102,12 @@ export async function createContractChecker(handle: (request: Request) => Promis
       if (headers && header?.required && !headers.has(name)) throw new Error(`contract: ${method} ${operation.path} ${status} lacks its ${name} header`);
     }
     const schema = response.content?.["application/json"]?.schema;
+    const otherMediaType = Object.keys(response.content ?? {}).find((type) => type !== "application/json");
+    if (!schema && otherMediaType) {
+      // a document (PDF, XML): its media type is what the document says
+      if (!contentType.startsWith(otherMediaType)) throw new Error(`contract: ${method} ${operation.path} ${status} is documented as ${otherMediaType} but was ${contentType}`);
+      return;
+    }
     if (!schema) {
       if (status !== 204 && body !== undefined) throw new Error(`contract: ${method} ${operation.path} ${status} returned a body the document does not describe`);
       return;

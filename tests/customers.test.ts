@@ -19,6 +19,8 @@ const full = {
   vat_number: "BE0404795578",
   currency: "EUR",
   payment_terms: "30 days net",
+  peppol_id: "0208:0404795549",
+  language: "nl",
 };
 
 async function customer(body: Record<string, unknown> = { name: `C ${Math.random()}` }) {
@@ -40,7 +42,7 @@ describe("customer fields", () => {
   test("only a name: an individual, other fields null", async () => {
     const c = await customer({ name: "Jan Peeters" });
     expect(c.type).toBe("individual");
-    for (const f of ["email", "phone", "address", "city", "postal_code", "country", "vat_number", "currency", "payment_terms"]) expect(c[f]).toBeNull();
+    for (const f of ["email", "phone", "address", "city", "postal_code", "country", "vat_number", "currency", "payment_terms", "peppol_id", "language"]) expect(c[f]).toBeNull();
   });
 
   test("every field rule of api-spec 4.4", async () => {
@@ -62,6 +64,14 @@ describe("customer fields", () => {
       [{ name: "x", currency: "EURO" }, "currency"],
       [{ name: "x", currency: "XYZ" }, "currency"],
       [{ name: "x", payment_terms: "p".repeat(256) }, "payment_terms"],
+      [{ name: "x", peppol_id: "0208" }, "peppol_id"],
+      [{ name: "x", peppol_id: "208:0123456749" }, "peppol_id"],
+      [{ name: "x", peppol_id: "1234:0123456749" }, "peppol_id"],
+      [{ name: "x", peppol_id: "0208:0123456748" }, "peppol_id"],
+      [{ name: "x", peppol_id: "9925:BE 0123456749" }, "peppol_id"],
+      [{ name: "x", peppol_id: `0088:${"1".repeat(61)}` }, "peppol_id"],
+      [{ name: "x", language: "es" }, "language"],
+      [{ name: "x", language: "NL" }, "language"],
       [{ name: "x", contact_persons: [] }, "contact_persons"],
     ];
     for (const [body, field] of cases) {
@@ -74,7 +84,26 @@ describe("customer fields", () => {
     expect(edge.status).toBe(201);
   });
 
-  test("update: partial, name optional but not empty, type follows vat_number", async () => {
+  test("peppol_id: any scheme of the Peppol EAS list; language en, nl, fr, de; both can be cleared", async () => {
+    for (const peppol_id of ["0208:0123456749", "9925:BE0123456749", "0088:5412345000013", "0106:12345678", "0190:00000000000000000001", "9930:DE123456789", "9944:NL123456789B01"]) {
+      const c = await customer({ name: `Peppol ${peppol_id}`, peppol_id });
+      expect(c.peppol_id).toBe(peppol_id);
+    }
+    const c = await customer({ name: "Languages", peppol_id: "0208:0123456749", language: "fr" });
+    expect(c.language).toBe("fr");
+    for (const language of ["en", "nl", "fr", "de"]) {
+      const r = await env.api("PUT", `/api/v1/customers/${c.id}`, { language });
+      expect(r.status, r.text).toBe(200);
+      expect(r.body.data.language).toBe(language);
+    }
+    const cleared = await env.api("PUT", `/api/v1/customers/${c.id}`, { language: null, peppol_id: null });
+    expect(cleared.body.data).toMatchObject({ language: null, peppol_id: null });
+    const bad = await env.api("PUT", `/api/v1/customers/${c.id}`, { peppol_id: "0208:0123456748" });
+    expect(bad.status).toBe(422);
+    expect(bad.body.errors.peppol_id[0]).toContain("Peppol EAS");
+  });
+
+    test("update: partial, name optional but not empty, type follows vat_number", async () => {
     const c = await customer({ name: "Before", vat_number: "BE0123" });
     expect(c.type).toBe("organization");
     const r = await env.api("PUT", `/api/v1/customers/${c.id}`, { vat_number: null, city: "Gent" });

@@ -17,13 +17,33 @@ export async function seedFixture(env: TestEnv): Promise<Fixture> {
     expect(r.status, `${method} ${path}: ${r.text.slice(0, 300)}`).toBeLessThan(300);
     return r.body;
   };
-  const customer = (await ok("POST", "/api/v1/customers", { name: "Fixture Customer NV", country: "BE", vat_number: "BE0123456789" })).data;
+  // what an e-invoice needs of the seller, the buyer and the invoice, so that every GET {id} answers 200
+  await ok("PUT", "/api/v1/organization", {
+    address: "Kerkstraat 1",
+    city: "Gent",
+    postal_code: "9000",
+    vat_number: "BE0123456749",
+    company_number: "0123456749",
+    peppol_id: "0208:0123456749",
+  });
+  const customer = (
+    await ok("POST", "/api/v1/customers", {
+      name: "Fixture Customer NV",
+      country: "BE",
+      vat_number: "BE0123456789",
+      address: "Markt 1",
+      city: "Brugge",
+      postal_code: "8000",
+      peppol_id: "0208:0404795549",
+    })
+  ).data;
   const person = (await ok("POST", `/api/v1/customers/${customer.id}/contact-persons`, { first_name: "Fix", last_name: "Ture" })).data;
   const vatRates = (await ok("GET", "/api/v1/vat-rates")).data;
   const invoice = (
     await ok("POST", "/api/v1/invoices", {
       customer_id: customer.id,
       issue_date: "2026-03-01",
+      buyer_reference: "Fixture",
       lines: [{ description: "Consulting", quantity: "2", unit_price: "100.00", vat_rate_id: vatRates[0].id }],
     })
   ).data;

@@ -21,15 +21,16 @@ const count = (table: string) => (env.db.$client.query(`SELECT count(*) AS n FRO
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 const INVOICE_KEYS = [
-  "amount_due", "amount_paid", "created_at", "currency", "customer", "due_date", "finalized_at", "id", "issue_date", "lines", "notes",
-  "number", "payment_terms", "payments", "related_invoice_id", "sent_at", "status", "subtotal", "total", "type", "updated_at", "vat_amount",
+  "amount_due", "amount_paid", "buyer_reference", "created_at", "currency", "customer", "due_date", "finalized_at", "id", "issue_date", "lines", "notes",
+  "number", "order_reference", "payment_reference", "payment_terms", "payments", "related_invoice_id", "sent_at", "status", "subtotal", "total", "type",
+  "updated_at", "vat_amount",
 ];
 /** api-spec 2.1, as GET /customers/{id} shows it */
 const CUSTOMER_KEYS = [
-  "address", "city", "contact_persons", "country", "created_at", "currency", "email", "id", "name", "payment_terms", "phone", "postal_code",
-  "type", "updated_at", "vat_number",
+  "address", "city", "contact_persons", "country", "created_at", "currency", "email", "id", "language", "name", "payment_terms", "peppol_id", "phone",
+  "postal_code", "type", "updated_at", "vat_number",
 ];
-const LINE_KEYS = ["amount", "description", "id", "quantity", "sort_order", "unit_price", "vat_amount", "vat_rate", "vat_rate_id"];
+const LINE_KEYS = ["amount", "description", "id", "quantity", "sort_order", "unit_code", "unit_price", "vat_amount", "vat_rate", "vat_rate_id"];
 const PAYMENT_KEYS = ["amount", "created_at", "id", "payment_date", "payment_method", "reference"];
 const STATES = ["draft", "finalized", "sent", "partially_paid", "paid", "cancelled"] as const;
 type State = (typeof STATES)[number];
@@ -126,34 +127,45 @@ function expectConflict(r: ApiResponse, state: string, label = "") {
 }
 
 describe("VAT rates (contract section 3)", () => {
-  test("GET /api/v1/vat-rates: the organisation's rates, {id, name, rate, is_default}, the default first", async () => {
+  test("GET /api/v1/vat-rates: the organisation's rates, {id, name, rate, is_default, category, exemption_reason_code}, the default first", async () => {
     const r = await env.api("GET", "/api/v1/vat-rates");
     expect(r.status).toBe(200);
     expect(Object.keys(r.body)).toEqual(["data"]);
     for (const row of r.body.data) {
-      expect(Object.keys(row).sort()).toEqual(["id", "is_default", "name", "rate"]);
+      expect(Object.keys(row).sort()).toEqual(["category", "exemption_reason_code", "id", "is_default", "name", "rate"]);
       expect(row.rate).toMatch(/^\d+\.\d{2}$/);
     }
-    expect(r.body.data.map((x: any) => x.rate)).toEqual(["21.00", "12.00", "6.00", "0.00"]);
-    expect(r.body.data.map((x: any) => x.is_default)).toEqual([true, false, false, false]);
+    // the country's rates (S), a zero rate (Z), then the 0 % rates that need an exemption reason
+    expect(r.body.data.map((x: any) => [x.rate, x.category, x.exemption_reason_code, x.is_default])).toEqual([
+      ["21.00", "S", null, true],
+      ["12.00", "S", null, false],
+      ["6.00", "S", null, false],
+      ["0.00", "Z", null, false],
+      ["0.00", "AE", "VATEX-EU-AE", false],
+      ["0.00", "K", "VATEX-EU-IC", false],
+      ["0.00", "G", "VATEX-EU-G", false],
+      ["0.00", "E", "VATEX-EU-132", false],
+    ]);
   });
 
   test("seeded from the country: standard and reduced rates and 0 %; other countries get 0 %", async () => {
+    const zeros = ["0.00", "0.00", "0.00", "0.00", "0.00"]; // Z, AE, K, G, E
     const expected: Record<string, string[]> = {
-      BE: ["21.00", "12.00", "6.00", "0.00"],
-      NL: ["21.00", "9.00", "0.00"],
-      DE: ["19.00", "7.00", "0.00"],
-      FR: ["20.00", "10.00", "5.50", "2.10", "0.00"],
-      LU: ["17.00", "14.00", "8.00", "3.00", "0.00"],
-      GB: ["20.00", "5.00", "0.00"],
-      US: ["0.00"],
-      JP: ["0.00"],
+      BE: ["21.00", "12.00", "6.00", ...zeros],
+      NL: ["21.00", "9.00", ...zeros],
+      DE: ["19.00", "7.00", ...zeros],
+      FR: ["20.00", "10.00", "5.50", "2.10", ...zeros],
+      LU: ["17.00", "14.00", "8.00", "3.00", ...zeros],
+      GB: ["20.00", "5.00", ...zeros],
+      US: zeros,
+      JP: zeros,
     };
     for (const [country, list] of Object.entries(expected)) {
       const org = env.newOrg(`VAT ${country}`, { country });
       const r = await env.api("GET", "/api/v1/vat-rates", undefined, org.token);
       expect(r.status).toBe(200);
       expect(r.body.data.map((x: any) => x.rate), country).toEqual(list);
+      expect(r.body.data.map((x: any) => x.category), country).toEqual([...list.slice(0, -5).map(() => "S"), "Z", "AE", "K", "G", "E"]);
       // exactly one default: the standard rate (0 % where no other is known)
       expect(r.body.data.filter((x: any) => x.is_default).map((x: any) => x.rate), country).toEqual([list[0]]);
       expect(r.body.data[0].is_default, country).toBe(true);
@@ -1229,7 +1241,9 @@ describe("webhook outbox (contract 7.2)", () => {
     expect(payloads.map((p) => p.data)).toEqual([created, updated, finalized, sent, paid, unpaid, credit, cancelled, credit]);
     expect(payloads[4].data.payments).toHaveLength(1); // payment_recorded carries the invoice with its payments
     for (const [i, p] of payloads.entries()) {
-      expect(Object.keys(p)).toEqual(["event", "timestamp", "data"]);
+      // an issued invoice's delivery also carries where its documents are (issue 18)
+      expect(Object.keys(p)).toEqual(p.event === "invoice.finalized" ? ["event", "timestamp", "data", "links"] : ["event", "timestamp", "data"]);
+      if (p.event === "invoice.finalized") expect(p.links).toEqual({ pdf: `/api/v1/invoices/${p.data.id}/pdf`, ubl: `/api/v1/invoices/${p.data.id}/ubl` });
       expect(p.event).toBe(rows[i]!.event);
       expect(p.timestamp).toMatch(TIMESTAMP);
       expect(rows[i]).toMatchObject({ status: "pending", attempts: 0, organizationId: org.org.id });

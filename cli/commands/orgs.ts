@@ -1,6 +1,7 @@
 import { Argument, Option, type Command } from "commander";
 import { ROLES } from "../../server/auth/abilities.ts";
 import {
+  CLI_ACTOR,
   createOrganization,
   createUser,
   findOrganization,
@@ -10,7 +11,10 @@ import {
   removeUser,
   setApiAccess,
   setUserRole,
+  updateOrganization,
 } from "../../server/orgs/service.ts";
+import type { OrganizationUpdate } from "../../server/orgs/model.ts";
+import { DOCUMENT_LANGUAGES } from "../../server/documents/model.ts";
 import { open, type GlobalOptions } from "../context.ts";
 import { withGlobals } from "../main.ts";
 import { printJson, printLine, printRecord, printTable } from "../output.ts";
@@ -22,6 +26,24 @@ const orgJson = (o: { id: string; name: string; currency: string; country: strin
   country: o.country,
   api_access: o.apiAccess,
 });
+/** `kontor org set` options: [flag, API field, help, may be cleared with ""]; the service checks them as the API does. */
+const SET_FIELDS: [string, string, string, boolean][] = [
+  ["--name <name>", "name", "organisation name", false],
+  ["--address <text>", "address", "street and number", true],
+  ["--city <text>", "city", "city", true],
+  ["--postal-code <text>", "postal_code", "postal code", true],
+  ["--country <code>", "country", "ISO 3166-1 alpha-2 country (BE: Belgian structured payment references)", false],
+  ["--vat-number <text>", "vat_number", "VAT number, e.g. BE0123456749", true],
+  ["--company-number <text>", "company_number", "company number, e.g. the Belgian enterprise number", true],
+  ["--email <email>", "email", "email address", true],
+  ["--phone <text>", "phone", "phone number", true],
+  ["--website <url>", "website", "website", true],
+  ["--peppol-id <scheme:id>", "peppol_id", "Peppol participant id, e.g. 0208:0123456749", true],
+  ["--default-bank-account <id>", "default_bank_account_id", "id of the bank account whose IBAN goes on documents", true],
+];
+/** "--postal-code <text>" → "postalCode", as commander names the option. */
+const optionKey = (flag: string) => flag.split(" ")[0]!.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
 const userJson = (u: { id: string; email: string; name: string; role: string }) => ({ id: u.id, email: u.email, name: u.name, role: u.role });
 
 export function registerOrgCommands(program: Command): void {
@@ -51,6 +73,27 @@ export function registerOrgCommands(program: Command): void {
       if (options.json) printJson(orgJson(updated));
       else printLine(`API access for ${updated.name} is ${state}.`);
     });
+
+  const set = withGlobals(
+    org
+      .command("set")
+      .description("set the organisation's identity (what its documents say of the seller); an empty value clears a field")
+      .argument("<org>", "organisation id or name"),
+  );
+  for (const [flag, , description] of SET_FIELDS) set.option(flag, description);
+  set.addOption(new Option("--language <code>", "default document language").choices([...DOCUMENT_LANGUAGES]));
+  set.action((ref: string, options: GlobalOptions & Record<string, string | undefined>) => {
+    const { db } = open(options);
+    const input: Record<string, unknown> = {};
+    for (const [flag, field, , nullable] of SET_FIELDS) {
+      const value = options[optionKey(flag)];
+      if (value !== undefined) input[field] = value === "" && nullable ? null : value;
+    }
+    if (options.language !== undefined) input.language = options.language;
+    const updated = updateOrganization({ db, org: findOrganization(db, ref), actor: CLI_ACTOR }, input as OrganizationUpdate);
+    if (options.json) printJson(updated);
+    else printRecord(updated);
+  });
 
   const user = program.command("user").description("manage users");
   withGlobals(user.command("create").description("create a user"))

@@ -33,8 +33,8 @@ export const GENERIC_CHART: [string, string, AccountType, string | null, string]
 /** The code of the asset account that seeded and CLI-added bank accounts link to. */
 export const BANK_ACCOUNT_CODE = "1110";
 
-/** Seeds the chart of accounts and one bank account linked to its current-account asset. */
-export function seedChart(tx: Tx, organizationId: string, currency: string): void {
+/** Seeds the chart of accounts and one bank account linked to its current-account asset; returns the bank account's id. */
+export function seedChart(tx: Tx, organizationId: string, currency: string): string {
   const now = nowIso();
   const idByCode = new Map<string, string>();
   for (const [code] of GENERIC_CHART) idByCode.set(code, newId());
@@ -54,9 +54,10 @@ export function seedChart(tx: Tx, organizationId: string, currency: string): voi
       })),
     )
     .run();
+  const bankAccountId = newId();
   tx.insert(bankAccounts)
     .values({
-      id: newId(),
+      id: bankAccountId,
       organizationId,
       name: "Current account",
       iban: "BE71096123456769",
@@ -69,4 +70,5 @@ export function seedChart(tx: Tx, organizationId: string, currency: string): voi
       updatedAt: now,
     })
     .run();
+  return bankAccountId;
 }

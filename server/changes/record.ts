@@ -60,6 +60,8 @@ export type Change<E extends WebhookEvent> = {
    * or when it cannot be read any more (a delete: the last state); else built by PAYLOADS.
    */
   data?: Payload<E>;
+  /** related URLs the delivery carries beside `data` (an issued invoice: its PDF and UBL) */
+  links?: Record<string, string>;
 };
 
 /**
@@ -69,5 +71,5 @@ export type Change<E extends WebhookEvent> = {
 export function recordChange<E extends WebhookEvent>(tx: Tx, scope: Scope, change: Change<E>): void {
   audit(tx, scope, change.action, change.resource.type, change.resource.id);
   if (change.event === undefined) return;
-  emit(tx, scope, change.event, change.data ?? payloadOf(tx, scope.org.id, change.event, change.resource.id));
+  emit(tx, scope, change.event, change.data ?? payloadOf(tx, scope.org.id, change.event, change.resource.id), change.links);
 }

@@ -1,6 +1,19 @@
 /** Customers and suppliers share their fields and rules (api-spec 4.4, contract section 3). */
 import { t } from "elysia";
+import { DOCUMENT_LANGUAGES } from "../documents/model.ts";
+import { PeppolId } from "../documents/peppol.ts";
 import { Country, Currency, Email, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";
+
+/**
+ * The language of the documents a party receives (and, on the organisation, the default).
+ * Elysia's UnionEnum gives itself a `default` (its first value), which its body check would
+ * write into a request that leaves the field out: an update would reset the language. None here.
+ */
+export const Language = (description: string) => {
+  const schema = t.UnionEnum([...DOCUMENT_LANGUAGES], { description });
+  delete schema.default;
+  return schema;
+};
 
 const optionalFields = {
   email: t.Optional(Nullable(Email)),
@@ -12,6 +25,8 @@ const optionalFields = {
   vat_number: t.Optional(Nullable(Text({ maxLength: 50 }))),
   currency: t.Optional(Nullable(Currency)),
   payment_terms: t.Optional(Nullable(Text({ maxLength: 255 }))),
+  peppol_id: t.Optional(Nullable(PeppolId)),
+  language: t.Optional(Nullable(Language("Document language: en, nl, fr or de; null: the organisation's"))),
 };
 
 const Name = Text({ minLength: 1, maxLength: 255 });
@@ -32,6 +47,8 @@ export const PartyModel = {
     vat_number: Nullable(t.String()),
     currency: Nullable(t.String()),
     payment_terms: Nullable(t.String()),
+    peppol_id: Nullable(t.String({ description: "Peppol participant id, <scheme>:<identifier>", examples: ["0208:0123456749"] })),
+    language: Nullable(Language("Document language; null: documents use the organisation's language")),
     created_at: Timestamp,
     updated_at: Timestamp,
   }),

@@ -31,6 +31,8 @@ export function presentParty(row: PartyRow) {
     vat_number: row.vatNumber,
     currency: row.currency,
     payment_terms: row.paymentTerms,
+    peppol_id: row.peppolId,
+    language: row.language,
     created_at: row.createdAt,
     updated_at: row.updatedAt,
   };
@@ -68,6 +70,8 @@ function columns(input: PartyUpdate) {
   if (input.vat_number !== undefined) out.vatNumber = input.vat_number;
   if (input.currency !== undefined) out.currency = input.currency;
   if (input.payment_terms !== undefined) out.paymentTerms = input.payment_terms;
+  if (input.peppol_id !== undefined) out.peppolId = input.peppol_id;
+  if (input.language !== undefined) out.language = input.language;
   return out;
 }
 
@@ -112,6 +116,8 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
       vatNumber: null,
       currency: null,
       paymentTerms: null,
+      peppolId: null,
+      language: null,
       ...columns(input),
       createdAt: now,
       updatedAt: now,

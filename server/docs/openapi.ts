@@ -130,7 +130,11 @@ export function toOpenApiSchema(node: unknown): unknown {
     const nonNull = members.filter((m) => m.type !== "null");
     if (nonNull.length < members.length) {
       delete out[union];
-      if (nonNull.length === 1) Object.assign(out, nonNull[0], { nullable: true });
+      if (nonNull.length === 1) {
+        Object.assign(out, nonNull[0], { nullable: true });
+        // OpenAPI 3.0.3: `nullable` does not widen an `enum`; null must be one of its values
+        if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
+      }
       else Object.assign(out, { [union]: nonNull, nullable: true });
     }
     // Elysia's numeric coercion for query strings: document it as the integer it is
@@ -265,7 +269,7 @@ export function buildDocument(routes: readonly RouteEntry[], version: string) {
       out[code] = {
         description: DESCRIPTIONS[code] ?? "OK",
         ...(Object.keys(responseHeaders).length ? { headers: responseHeaders } : {}),
-        ...(code === "204" || isVoid(body) ? {} : { content: { "application/json": { schema: schema(body) } } }),
+        ...(code === "204" || isVoid(body) ? {} : { content: { [mediaTypeOf(body)]: { schema: schema(body) } } }),
       };
     }
     const errorCodes: string[] = [];
@@ -382,4 +386,9 @@ export const docsRoutes = (version: string, routes: () => readonly RouteEntry[])
 
 function asset(path: string, type: string): Response {
   return new Response(Bun.file(path), { headers: { "content-type": type, "cache-control": "public, max-age=86400" } });
+}
+
+/** A response schema's media type: JSON unless it says otherwise (`x-media-type`, e.g. a PDF). */
+function mediaTypeOf(body: unknown): string {
+  return ((body as Record<string, unknown>)["x-media-type"] as string | undefined) ?? "application/json";
 }

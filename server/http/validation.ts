@@ -117,6 +117,8 @@ function formatMessage(name: string, format: string): string {
       return `The ${name} field must be an ISO 4217 currency code (e.g. EUR).`;
     case "uri":
       return `The ${name} field must be a valid URL.`;
+    case "peppol-id":
+      return `The ${name} field must be <scheme>:<identifier> with a scheme of the Peppol EAS code list (e.g. 0208:0123456749; a 0208 enterprise number has valid check digits).`;
     default:
       return `The ${name} field format is invalid.`;
   }

@@ -13,10 +13,18 @@ export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 export type InvoiceType = (typeof INVOICE_TYPES)[number];
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 
+/** UN/ECE Recommendation 20 (with Rec. 21) unit of measure: C62 one, HUR hour, DAY day, KGM kilogram, MTR metre, … */
+const UnitCode = t.String({
+  pattern: "^[A-Z0-9]{2,3}$",
+  description: "Unit of the quantity, UN/ECE Recommendation 20 code (C62 one, HUR hour, DAY day, KGM kilogram); default C62",
+  examples: ["C62"],
+});
+
 const Line = strictObject(
   {
     description: Text({ minLength: 1, maxLength: 2000 }),
     quantity: moneyInput({ positive: true, description: "Decimal, minimum 0.01, at most 2 fraction digits" }),
+    unit_code: t.Optional(UnitCode),
     unit_price: moneyInput({ positive: false, description: "Decimal, minimum 0, at most 2 fraction digits" }),
     vat_rate_id: t.Optional(
       Nullable(t.String({ ...Uuid, description: "A VAT rate of the organisation (GET /api/v1/vat-rates); without one the line has no VAT" })),
@@ -34,6 +42,8 @@ const optionalFields = {
   currency: t.Optional(t.String({ ...Currency, description: "ISO 4217; default the customer's currency, then the organisation's" })),
   notes: t.Optional(Nullable(Text({ maxLength: 5000, description: "Shown on the invoice" }))),
   payment_terms: t.Optional(Nullable(Text({ maxLength: 255, description: "Default: the customer's payment terms" }))),
+  buyer_reference: t.Optional(Nullable(Text({ maxLength: 200, description: "The buyer's reference (EN 16931 BT-10), e.g. a cost centre; editable while draft" }))),
+  order_reference: t.Optional(Nullable(Text({ maxLength: 200, description: "The buyer's purchase order number (BT-13); editable while draft" }))),
 };
 
 const LineShown = t.Object(
@@ -41,6 +51,7 @@ const LineShown = t.Object(
     id: Uuid,
     description: t.String(),
     quantity: Money,
+    unit_code: t.String({ description: "UN/ECE Recommendation 20 unit code", examples: ["C62"] }),
     unit_price: Money,
     amount: t.String({ ...Money, description: "quantity × unit_price, rounded half-up to cents" }),
     vat_rate_id: Nullable(Uuid),
@@ -107,6 +118,15 @@ export const InvoiceModel = {
       currency: t.String(),
       notes: Nullable(t.String()),
       payment_terms: Nullable(t.String()),
+      buyer_reference: Nullable(t.String()),
+      order_reference: Nullable(t.String()),
+      payment_reference: Nullable(
+        t.String({
+          description:
+            "Set at finalize, unique in the organisation: the Belgian structured communication (+++123/4567/89012+++) for a Belgian organisation, else an ISO 11649 creditor reference (RF…)",
+          examples: ["+++090/9337/55493+++"],
+        }),
+      ),
       amount_paid: t.String({ ...Money, description: "Σ payments" }),
       amount_due: t.String({ ...Money, description: "total − amount_paid" }),
       lines: t.Array(LineShown),

@@ -2,7 +2,8 @@ import { Elysia, t } from "elysia";
 import type { Kernel } from "../http/kernel.ts";
 import { created, errors, noContent } from "../http/responses.ts";
 import { listQuerySchema, listResponse } from "../lib/list.ts";
-import { IdParams, NoFields, Wrapped } from "../lib/schemas.ts";
+import { documentService } from "../documents/service.ts";
+import { IdParams, NoFields, ResponseSchema, Wrapped } from "../lib/schemas.ts";
 import { InvoiceModel } from "./model.ts";
 import { invoiceList, invoiceService } from "./service.ts";
 
@@ -10,6 +11,9 @@ const tags = ["Invoices"];
 const Invoice = Wrapped(InvoiceModel.invoice);
 const PaymentParams = t.Object({ id: t.String(), pid: t.String() });
 const location = (id: string) => `/api/v1/invoices/${id}`;
+/** Non-JSON answers: server/docs/openapi.ts documents them under their media type. */
+const UblDocument = ResponseSchema(t.String({ description: "UBL 2.1 XML", "x-media-type": "application/xml" }));
+const PdfDocument = ResponseSchema(t.String({ description: "PDF", format: "binary", "x-media-type": "application/pdf" }));
 
 /** A state transition of contract section 4: no fields, 200 with the invoice, 409 from a wrong state. */
 const transition = (ability: "invoicing.finalize" | "invoicing.edit", summary: string) => ({
@@ -35,6 +39,39 @@ export const invoiceRoutes = (kernel: Kernel) =>
       response: { 200: Invoice, ...errors(404) },
       detail: { tags, summary: "Show an invoice with its customer, lines and payments" },
     })
+    .get(
+      "/:id/ubl",
+      ({ scope, params }) => new Response(documentService.ubl(scope, params.id), { headers: { "content-type": "application/xml; charset=utf-8" } }),
+      {
+        ability: "invoicing.view",
+        params: IdParams,
+        response: { 200: UblDocument, ...errors(404, 409, 422) },
+        detail: {
+          tags,
+          summary: "The Peppol BIS Billing 3.0 e-invoice (UBL 2.1 Invoice, or CreditNote for a credit note)",
+          description:
+            "A finalized, sent, paid or cancelled document; a draft is a 409. What EN 16931 needs that Kontor does not know " +
+            "(e.g. the customer's peppol_id, the organisation's VAT number or a buyer or order reference) is a 422 naming the fields.",
+        },
+      },
+    )
+    .get(
+      "/:id/pdf",
+      async ({ scope, params }) => new Response(await documentService.pdf(scope, params.id), { headers: { "content-type": "application/pdf" } }),
+      {
+        ability: "invoicing.view",
+        params: IdParams,
+        response: { 200: PdfDocument, ...errors(404) },
+        detail: {
+          tags,
+          summary: "The PDF of the invoice or credit note, in the customer's language",
+          description:
+            "A4, fonts embedded, with the VAT breakdown, the payment reference, the IBAN and, for euro documents with an amount due, " +
+            "an EPC QR code (SEPA credit transfer) a banking app can scan. A draft carries a visible draft mark. A finalized " +
+            "document renders to the same bytes every time.",
+        },
+      },
+    )
     .post(
       "",
       ({ scope, body, set, once }) => once(() => {

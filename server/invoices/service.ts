@@ -9,6 +9,7 @@ import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { prepared, preparedRows, type Tx } from "../../db/client.ts";
 import { AWAITING_PAYMENT, awaitingPayment, contactPersons, customers, invoiceLines, invoices, numberSequences, payments } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
+import { documentLinks } from "../documents/service.ts";
 import { presentParty, type PartyRow } from "../contacts/party-service.ts";
 import { presentContactPerson } from "../customers/service.ts";
 import { Conflict, FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
@@ -18,6 +19,7 @@ import { Currency, DateString, Uuid } from "../lib/schemas.ts";
 import { deleteInOrg, findChildInOrg, findInOrg, inOrg, snapshot, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
 import { addDays, newId, nowIso, today } from "../lib/time.ts";
 import { stateMachine, type Transition } from "../lib/transitions.ts";
+import { paymentReference } from "../documents/payment-reference.ts";
 import { readVatRate } from "../vat-rates/service.ts";
 import {
   INVOICE_STATUSES,
@@ -60,6 +62,8 @@ const TRANSITIONS = {
 const findFor = stateMachine(invoices, (row) => (row.type === "credit_note" ? "credit note" : "invoice"), TRANSITIONS);
 
 const NUMBER_PREFIX: Record<InvoiceType, string> = { invoice: "INV", credit_note: "CN" };
+/** number_sequences.kind of the payment references (year 0: one sequence for all years) */
+const PAYMENT_REFERENCE_SEQUENCE = "payment_reference";
 const DEFAULT_PAYMENT_DAYS = 30;
 
 export const invoiceList: ListSpec<typeof invoices> = {
@@ -137,6 +141,7 @@ function presentLine(row: LineRow) {
     id: row.id,
     description: row.description,
     quantity: formatCents(row.quantityCents),
+    unit_code: row.unitCode,
     unit_price: formatCents(row.unitPriceCents),
     amount: formatCents(row.amountCents),
     vat_rate_id: row.vatRateId,
@@ -256,6 +261,9 @@ export function presentInvoices(tx: Tx, orgId: string, rows: InvoiceRow[]) {
     currency: row.currency,
     notes: row.notes,
     payment_terms: row.paymentTerms,
+    buyer_reference: row.buyerReference,
+    order_reference: row.orderReference,
+    payment_reference: row.paymentReference,
     amount_paid: formatCents(row.paidCents),
     amount_due: formatCents(row.totalCents - row.paidCents),
     lines: (lines.get(row.id) ?? []).map(presentLine),
@@ -297,7 +305,10 @@ function numberTaken(tx: Tx, orgId: string, number: string, exceptId?: string): 
   return other !== undefined;
 }
 
-type NewLine = PricedLine & { description: string; vatRateId: string | null };
+type NewLine = PricedLine & { description: string; unitCode: string; vatRateId: string | null };
+
+/** The unit of a line without one: C62, "one" (UN/ECE Recommendation 20). */
+export const DEFAULT_UNIT_CODE = "C62";
 
 /** Reads and prices the lines; errors are keyed `lines.N.field`. */
 function readLines(tx: Tx, orgId: string, bag: FieldErrorBag, input: LineInput[]): NewLine[] {
@@ -315,7 +326,7 @@ function readLines(tx: Tx, orgId: string, bag: FieldErrorBag, input: LineInput[]
       bag.add(field, `The amount of line ${i + 1} (quantity × unit price, with VAT) must not be greater than ${formatCents(MAX_CENTS)}.`);
       return;
     }
-    lines.push({ ...priced, description, vatRateId: rate?.id ?? null });
+    lines.push({ ...priced, description, unitCode: line.unit_code ?? DEFAULT_UNIT_CODE, vatRateId: rate?.id ?? null });
   });
   if (lines.length === input.length && totalsOf(lines).totalCents > MAX_CENTS) {
     bag.add("lines", `The invoice total must not be greater than ${formatCents(MAX_CENTS)}.`);
@@ -352,6 +363,35 @@ function nextNumber(tx: Tx, orgId: string, type: InvoiceType, issueDate: string)
   }
 }
 
+/**
+ * The payment reference of a document being finalized (invoices and credit notes alike): the
+ * next value of the organisation's payment-reference sequence (one sequence, not per year: the
+ * ten digits last long), as a Belgian structured communication or an ISO 11649 reference
+ * (server/documents/payment-reference.ts). Drawn in the finalize's transaction, as numbers are;
+ * a value already used (the country changed between formats, or a hand-made row) is skipped, so
+ * the partial unique index invoices_org_payment_reference never refuses a finalize.
+ */
+function nextPaymentReference(tx: Tx, orgId: string, country: string): string {
+  for (;;) {
+    const { lastValue } = tx
+      .insert(numberSequences)
+      .values({ organizationId: orgId, kind: PAYMENT_REFERENCE_SEQUENCE, year: 0, lastValue: 1 })
+      .onConflictDoUpdate({
+        target: [numberSequences.organizationId, numberSequences.kind, numberSequences.year],
+        set: { lastValue: sql`${numberSequences.lastValue} + 1` },
+      })
+      .returning({ lastValue: numberSequences.lastValue })
+      .get()!;
+    const reference = paymentReference(country, lastValue);
+    const taken = tx
+      .select({ id: invoices.id })
+      .from(invoices)
+      .where(inOrg(invoices, orgId, eq(invoices.paymentReference, reference)))
+      .get();
+    if (!taken) return reference;
+  }
+}
+
 function insertLines(tx: Tx, orgId: string, invoiceId: string, lines: NewLine[]): void {
   if (lines.length === 0) return;
   tx.insert(invoiceLines)
@@ -362,6 +402,7 @@ function insertLines(tx: Tx, orgId: string, invoiceId: string, lines: NewLine[])
         invoiceId,
         description: line.description,
         quantityCents: line.quantityCents,
+        unitCode: line.unitCode,
         unitPriceCents: line.unitPriceCents,
         amountCents: line.amountCents,
         vatRateId: line.vatRateId,
@@ -373,7 +414,10 @@ function insertLines(tx: Tx, orgId: string, invoiceId: string, lines: NewLine[])
     .run();
 }
 
-type NewInvoice = Omit<InvoiceRow, "id" | "organizationId" | "number" | "subtotalCents" | "vatCents" | "totalCents" | "paidCents" | "status" | "finalizedAt" | "sentAt" | "createdAt" | "updatedAt">;
+type NewInvoice = Omit<
+  InvoiceRow,
+  "id" | "organizationId" | "number" | "subtotalCents" | "vatCents" | "totalCents" | "paidCents" | "status" | "paymentReference" | "finalizedAt" | "sentAt" | "createdAt" | "updatedAt"
+>;
 
 /** Inserts a draft with its lines and totals; numbers it unless a number is given. */
 function insertDraft(tx: Tx, scope: Scope, fields: NewInvoice, lines: NewLine[], number: string | null): ShownInvoice {
@@ -386,6 +430,7 @@ function insertDraft(tx: Tx, scope: Scope, fields: NewInvoice, lines: NewLine[],
     status: "draft",
     ...totalsColumns(lines),
     paidCents: 0,
+    paymentReference: null,
     finalizedAt: null,
     sentAt: null,
     createdAt: now,
@@ -477,6 +522,8 @@ export const invoiceService = {
           currency: input.currency ?? customer!.currency ?? scope.org.currency,
           notes: input.notes ?? null,
           paymentTerms: input.payment_terms === undefined ? customer!.paymentTerms : input.payment_terms,
+          buyerReference: input.buyer_reference ?? null,
+          orderReference: input.order_reference ?? null,
         },
         lines,
         number,
@@ -497,6 +544,8 @@ export const invoiceService = {
       if (input.currency !== undefined) set.currency = input.currency;
       if (input.notes !== undefined) set.notes = input.notes;
       if (input.payment_terms !== undefined) set.paymentTerms = input.payment_terms;
+      if (input.buyer_reference !== undefined) set.buyerReference = input.buyer_reference;
+      if (input.order_reference !== undefined) set.orderReference = input.order_reference;
       const lines = input.lines === undefined ? null : readLines(tx, scope.org.id, bag, input.lines);
       checkDueDate(bag, set.issueDate ?? row.issueDate, set.dueDate ?? row.dueDate);
       if (row.type === "credit_note" && row.relatedInvoiceId) {
@@ -537,8 +586,12 @@ export const invoiceService = {
         const { invoice, leftCents } = creditedBy(tx, scope.org.id, row);
         if (row.totalCents > leftCents) throw ValidationFailed.field("total", tooMuchCredit(invoice, leftCents));
       }
-      const shown = change(tx, scope.org.id, id, { status: "finalized", finalizedAt: nowIso() });
-      recordChange(tx, scope, { action: "invoice.finalized", resource: { type: "invoice", id }, event: "invoice.finalized", data: shown });
+      const shown = change(tx, scope.org.id, id, {
+        status: "finalized",
+        finalizedAt: nowIso(),
+        paymentReference: nextPaymentReference(tx, scope.org.id, scope.org.country),
+      });
+      recordChange(tx, scope, { action: "invoice.finalized", resource: { type: "invoice", id }, event: "invoice.finalized", data: shown, links: documentLinks(id) });
       return shown;
     });
   },
@@ -629,6 +682,7 @@ export const invoiceService = {
         .map((l) => ({
           ...priceLine({ quantityCents: l.quantityCents, unitPriceCents: l.unitPriceCents, vatRateBp: l.vatRateBp }),
           description: l.description,
+          unitCode: l.unitCode,
           vatRateId: l.vatRateId,
         }));
       const issueDate = today();
@@ -644,6 +698,9 @@ export const invoiceService = {
           currency: original.currency,
           notes: null,
           paymentTerms: original.paymentTerms,
+          // the buyer's references still name what is credited
+          buyerReference: original.buyerReference,
+          orderReference: original.orderReference,
         },
         lines,
         null,

@@ -23,5 +23,5 @@ export function listVatRates(tx: Tx, orgId: string): VatRateRow[] {
 
 /** The rate as the API shows it: basis points of a percent as a decimal string (2100 → "21.00"). */
 export function presentVatRate(row: VatRateRow) {
-  return { id: row.id, name: row.name, rate: formatCents(row.rateBp), is_default: row.isDefault };
+  return { id: row.id, name: row.name, rate: formatCents(row.rateBp), is_default: row.isDefault, category: row.category, exemption_reason_code: row.exemptionReasonCode };
 }

@@ -92,7 +92,14 @@ export const WebhookModel = {
       t.Object({
         attempts_log: t.Array(attempt),
         payload: t.Object(
-          { event: t.String(), timestamp: Timestamp, data: t.Object({}, { additionalProperties: true }) },
+          {
+            event: t.String(),
+            timestamp: Timestamp,
+            data: t.Object({}, { additionalProperties: true }),
+            links: t.Optional(
+              t.Record(t.String(), t.String(), { description: "Related URLs (invoice.finalized: the invoice's `pdf` and `ubl`), relative to Kontor's base URL" }),
+            ),
+          },
           { description: "The body sent, as frozen when the event happened" },
         ),
       }),

@@ -11,7 +11,7 @@ import { newId, nowIso } from "../lib/time.ts";
 import type { WebhookEvent } from "./events.ts";
 
 /** Queues one delivery per active webhook of the organisation subscribed to `event`. */
-export function emit(tx: Tx, scope: Scope, event: WebhookEvent, data: unknown): number {
+export function emit(tx: Tx, scope: Scope, event: WebhookEvent, data: unknown, links?: Record<string, string>): number {
   const subscribed = tx
     .select({ id: webhooks.id, events: webhooks.events })
     .from(webhooks)
@@ -20,7 +20,7 @@ export function emit(tx: Tx, scope: Scope, event: WebhookEvent, data: unknown): 
     .filter((w) => w.events.includes(event));
   if (subscribed.length === 0) return 0;
   const now = nowIso();
-  const payload = JSON.stringify({ event, timestamp: now, data });
+  const payload = JSON.stringify(links ? { event, timestamp: now, data, links } : { event, timestamp: now, data });
   for (const webhook of subscribed) {
     tx.insert(webhookDeliveries)
       .values({

@@ -1,0 +1,354 @@
+/**
+ * The words on an issued document, per document language, and the number and date formats that
+ * go with them. Hand-written rather than taken from `Intl`: a document's bytes must not change
+ * when the runtime's ICU data does (a finalized PDF is hashed and archived).
+ */
+import type { DocumentLanguage, VatCategory } from "./model.ts";
+
+export type DocumentLabels = {
+  invoice: string;
+  creditNote: string;
+  draft: string;
+  number: string;
+  issueDate: string;
+  dueDate: string;
+  buyerReference: string;
+  orderReference: string;
+  creditedInvoice: string;
+  billTo: string;
+  vatNumber: string;
+  companyNumber: string;
+  email: string;
+  phone: string;
+  description: string;
+  quantity: string;
+  unit: string;
+  unitPrice: string;
+  vatPercent: string;
+  amount: string;
+  vatBreakdown: string;
+  category: string;
+  rate: string;
+  taxableAmount: string;
+  vatAmount: string;
+  exemptionReason: string;
+  subtotal: string;
+  totalVat: string;
+  total: string;
+  paid: string;
+  amountDue: string;
+  /** a credit note's last total: what it credits the buyer, not what the buyer owes */
+  amountCredited: string;
+  payment: string;
+  iban: string;
+  bic: string;
+  accountHolder: string;
+  paymentReference: string;
+  payBy: string;
+  scanToPay: string;
+  nothingDue: string;
+  notes: string;
+  paymentTerms: string;
+  page: (page: number, pages: number) => string;
+  continued: string;
+  categories: Record<VatCategory, string>;
+  /** VATEX codes the seeded rates use, for a group whose reason has no text of its own */
+  vatex: Record<string, string>;
+  /** UN/ECE Recommendation 20 units, short; a code not here is printed as it is */
+  units: Record<string, string>;
+  /** decimal and thousands separators */
+  decimal: string;
+  group: string;
+  /** where the currency symbol goes: "€1,234.56" (before) or "1.234,56 €" (after) */
+  symbolBefore: boolean;
+  date: (iso: string) => string;
+};
+
+const two = (n: number) => (n < 10 ? `0${n}` : String(n));
+const EN_MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+
+function parts(iso: string): [number, number, number] | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(iso);
+  return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : null;
+}
+
+export const LABELS: Record<DocumentLanguage, DocumentLabels> = {
+  en: {
+    invoice: "Invoice",
+    creditNote: "Credit note",
+    draft: "DRAFT",
+    number: "Number",
+    issueDate: "Issue date",
+    dueDate: "Due date",
+    buyerReference: "Your reference",
+    orderReference: "Order reference",
+    creditedInvoice: "Credits invoice",
+    billTo: "Bill to",
+    vatNumber: "VAT number",
+    companyNumber: "Company number",
+    email: "Email",
+    phone: "Phone",
+    description: "Description",
+    quantity: "Qty",
+    unit: "Unit",
+    unitPrice: "Unit price",
+    vatPercent: "VAT",
+    amount: "Amount",
+    vatBreakdown: "VAT breakdown",
+    category: "Category",
+    rate: "Rate",
+    taxableAmount: "Taxable amount",
+    vatAmount: "VAT",
+    exemptionReason: "Exemption reason",
+    subtotal: "Subtotal",
+    totalVat: "VAT",
+    total: "Total",
+    paid: "Paid",
+    amountDue: "Amount due",
+    amountCredited: "Amount credited",
+    payment: "Payment",
+    iban: "IBAN",
+    bic: "BIC",
+    accountHolder: "Account holder",
+    paymentReference: "Payment reference",
+    payBy: "Please pay by",
+    scanToPay: "Scan with your banking app",
+    nothingDue: "Nothing is due.",
+    notes: "Notes",
+    paymentTerms: "Payment terms",
+    page: (p, n) => `Page ${p} of ${n}`,
+    continued: "continued",
+    categories: { S: "Standard rate", Z: "Zero rated", E: "Exempt", AE: "Reverse charge", K: "Intra-EU supply", G: "Export outside the EU", O: "Not subject to VAT" },
+    vatex: {
+      "VATEX-EU-AE": "Reverse charge",
+      "VATEX-EU-IC": "Intra-Community supply",
+      "VATEX-EU-G": "Export outside the EU",
+      "VATEX-EU-O": "Not subject to VAT",
+    },
+    units: { C62: "pc", H87: "pc", HUR: "h", DAY: "day", WEE: "week", MON: "month", ANN: "year", MIN: "min", KGM: "kg", GRM: "g", MTR: "m", KMT: "km", MTK: "m²", MTQ: "m³", LTR: "l", E48: "service", LS: "lump sum", SET: "set" },
+    decimal: ".",
+    group: ",",
+    symbolBefore: true,
+    date: (iso) => {
+      const p = parts(iso);
+      return p ? `${p[2]} ${EN_MONTHS[p[1] - 1]} ${p[0]}` : iso;
+    },
+  },
+  nl: {
+    invoice: "Factuur",
+    creditNote: "Creditnota",
+    draft: "CONCEPT",
+    number: "Nummer",
+    issueDate: "Factuurdatum",
+    dueDate: "Vervaldatum",
+    buyerReference: "Uw referentie",
+    orderReference: "Bestelreferentie",
+    creditedInvoice: "Crediteert factuur",
+    billTo: "Factuur aan",
+    vatNumber: "Btw-nummer",
+    companyNumber: "Ondernemingsnummer",
+    email: "E-mail",
+    phone: "Telefoon",
+    description: "Omschrijving",
+    quantity: "Aantal",
+    unit: "Eenheid",
+    unitPrice: "Eenheidsprijs",
+    vatPercent: "Btw",
+    amount: "Bedrag",
+    vatBreakdown: "Btw-overzicht",
+    category: "Categorie",
+    rate: "Tarief",
+    taxableAmount: "Maatstaf van heffing",
+    vatAmount: "Btw",
+    exemptionReason: "Reden van vrijstelling",
+    subtotal: "Subtotaal",
+    totalVat: "Btw",
+    total: "Totaal",
+    paid: "Betaald",
+    amountDue: "Te betalen",
+    amountCredited: "Gecrediteerd bedrag",
+    payment: "Betaling",
+    iban: "IBAN",
+    bic: "BIC",
+    accountHolder: "Rekeninghouder",
+    paymentReference: "Gestructureerde mededeling",
+    payBy: "Gelieve te betalen voor",
+    scanToPay: "Scan met uw bankapp",
+    nothingDue: "Er staat niets meer open.",
+    notes: "Opmerkingen",
+    paymentTerms: "Betalingsvoorwaarden",
+    page: (p, n) => `Pagina ${p} van ${n}`,
+    continued: "vervolg",
+    categories: { S: "Normaal tarief", Z: "Nultarief", E: "Vrijgesteld", AE: "Btw verlegd", K: "Intracommunautaire levering", G: "Uitvoer buiten de EU", O: "Niet onderworpen aan btw" },
+    vatex: {
+      "VATEX-EU-AE": "Btw verlegd",
+      "VATEX-EU-IC": "Intracommunautaire levering",
+      "VATEX-EU-G": "Uitvoer buiten de EU",
+      "VATEX-EU-O": "Niet onderworpen aan btw",
+    },
+    units: { C62: "st.", H87: "st.", HUR: "u", DAY: "dag", WEE: "week", MON: "maand", ANN: "jaar", MIN: "min", KGM: "kg", GRM: "g", MTR: "m", KMT: "km", MTK: "m²", MTQ: "m³", LTR: "l", E48: "dienst", LS: "forfait", SET: "set" },
+    decimal: ",",
+    group: ".",
+    symbolBefore: false,
+    date: (iso) => {
+      const p = parts(iso);
+      return p ? `${two(p[2])}/${two(p[1])}/${p[0]}` : iso;
+    },
+  },
+  fr: {
+    invoice: "Facture",
+    creditNote: "Note de crédit",
+    draft: "BROUILLON",
+    number: "Numéro",
+    issueDate: "Date de facture",
+    dueDate: "Date d’échéance",
+    buyerReference: "Votre référence",
+    orderReference: "Référence de commande",
+    creditedInvoice: "Crédite la facture",
+    billTo: "Facturé à",
+    vatNumber: "N° TVA",
+    companyNumber: "N° d’entreprise",
+    email: "E-mail",
+    phone: "Téléphone",
+    description: "Description",
+    quantity: "Qté",
+    unit: "Unité",
+    unitPrice: "Prix unitaire",
+    vatPercent: "TVA",
+    amount: "Montant",
+    vatBreakdown: "Détail de la TVA",
+    category: "Catégorie",
+    rate: "Taux",
+    taxableAmount: "Base imposable",
+    vatAmount: "TVA",
+    exemptionReason: "Motif d’exonération",
+    subtotal: "Sous-total",
+    totalVat: "TVA",
+    total: "Total",
+    paid: "Payé",
+    amountDue: "Montant dû",
+    amountCredited: "Montant crédité",
+    payment: "Paiement",
+    iban: "IBAN",
+    bic: "BIC",
+    accountHolder: "Titulaire du compte",
+    paymentReference: "Communication structurée",
+    payBy: "À payer avant le",
+    scanToPay: "Scannez avec votre app bancaire",
+    nothingDue: "Aucun montant n’est dû.",
+    notes: "Remarques",
+    paymentTerms: "Conditions de paiement",
+    page: (p, n) => `Page ${p} sur ${n}`,
+    continued: "suite",
+    categories: { S: "Taux normal", Z: "Taux zéro", E: "Exonéré", AE: "Autoliquidation", K: "Livraison intracommunautaire", G: "Exportation hors UE", O: "Hors champ de la TVA" },
+    vatex: {
+      "VATEX-EU-AE": "Autoliquidation",
+      "VATEX-EU-IC": "Livraison intracommunautaire exonérée",
+      "VATEX-EU-G": "Exportation hors UE",
+      "VATEX-EU-O": "Hors champ de la TVA",
+    },
+    units: { C62: "pce", H87: "pce", HUR: "h", DAY: "jour", WEE: "sem.", MON: "mois", ANN: "an", MIN: "min", KGM: "kg", GRM: "g", MTR: "m", KMT: "km", MTK: "m²", MTQ: "m³", LTR: "l", E48: "service", LS: "forfait", SET: "lot" },
+    decimal: ",",
+    // a no-break space, as French typography groups thousands
+    group: "\u00a0",
+    symbolBefore: false,
+    date: (iso) => {
+      const p = parts(iso);
+      return p ? `${two(p[2])}/${two(p[1])}/${p[0]}` : iso;
+    },
+  },
+  de: {
+    invoice: "Rechnung",
+    creditNote: "Gutschrift",
+    draft: "ENTWURF",
+    number: "Nummer",
+    issueDate: "Rechnungsdatum",
+    dueDate: "Fällig am",
+    buyerReference: "Ihre Referenz",
+    orderReference: "Bestellnummer",
+    creditedInvoice: "Korrigiert Rechnung",
+    billTo: "Rechnung an",
+    vatNumber: "USt-IdNr.",
+    companyNumber: "Unternehmensnummer",
+    email: "E-Mail",
+    phone: "Telefon",
+    description: "Beschreibung",
+    quantity: "Menge",
+    unit: "Einheit",
+    unitPrice: "Einzelpreis",
+    vatPercent: "USt.",
+    amount: "Betrag",
+    vatBreakdown: "Umsatzsteuer",
+    category: "Kategorie",
+    rate: "Satz",
+    taxableAmount: "Nettobetrag",
+    vatAmount: "USt.",
+    exemptionReason: "Befreiungsgrund",
+    subtotal: "Zwischensumme",
+    totalVat: "USt.",
+    total: "Gesamt",
+    paid: "Bezahlt",
+    amountDue: "Offener Betrag",
+    amountCredited: "Gutgeschriebener Betrag",
+    payment: "Zahlung",
+    iban: "IBAN",
+    bic: "BIC",
+    accountHolder: "Kontoinhaber",
+    paymentReference: "Verwendungszweck",
+    payBy: "Zahlbar bis",
+    scanToPay: "Mit Ihrer Banking-App scannen",
+    nothingDue: "Es ist nichts offen.",
+    notes: "Hinweise",
+    paymentTerms: "Zahlungsbedingungen",
+    page: (p, n) => `Seite ${p} von ${n}`,
+    continued: "Fortsetzung",
+    categories: { S: "Regelsteuersatz", Z: "Nullsatz", E: "Steuerbefreit", AE: "Steuerschuldnerschaft des Leistungsempfängers", K: "Innergemeinschaftliche Lieferung", G: "Ausfuhr aus der EU", O: "Nicht steuerbar" },
+    vatex: {
+      "VATEX-EU-AE": "Steuerschuldnerschaft des Leistungsempfängers",
+      "VATEX-EU-IC": "Steuerfreie innergemeinschaftliche Lieferung",
+      "VATEX-EU-G": "Steuerfreie Ausfuhrlieferung",
+      "VATEX-EU-O": "Nicht steuerbar",
+    },
+    units: { C62: "Stk.", H87: "Stk.", HUR: "Std.", DAY: "Tag", WEE: "Woche", MON: "Monat", ANN: "Jahr", MIN: "Min.", KGM: "kg", GRM: "g", MTR: "m", KMT: "km", MTK: "m²", MTQ: "m³", LTR: "l", E48: "Leistung", LS: "pauschal", SET: "Satz" },
+    decimal: ",",
+    group: ".",
+    symbolBefore: false,
+    date: (iso) => {
+      const p = parts(iso);
+      return p ? `${two(p[2])}.${two(p[1])}.${p[0]}` : iso;
+    },
+  },
+};
+
+const SYMBOLS: Record<string, string> = { EUR: "€", USD: "$", GBP: "£", JPY: "¥", CHF: "CHF", SEK: "kr", NOK: "kr", DKK: "kr", PLN: "zł", CZK: "Kč" };
+
+/** 123456 → "1,234.56" (en) or "1.234,56" (nl, de); `fraction` digits of the integer's scale. */
+export function formatNumber(labels: DocumentLabels, scaled: number, { trim = false }: { trim?: boolean } = {}): string {
+  const negative = scaled < 0;
+  const abs = Math.abs(scaled);
+  const whole = Math.floor(abs / 100);
+  let fraction = two(abs % 100);
+  if (trim) fraction = fraction.replace(/0+$/, "");
+  const grouped = String(whole).replace(/\B(?=(\d{3})+(?!\d))/g, labels.group);
+  return `${negative ? "-" : ""}${grouped}${fraction ? labels.decimal + fraction : ""}`;
+}
+
+/** An amount in cents with its currency: "€1,234.56", "1.234,56 €", "USD" spelled "$". */
+export function formatMoney(labels: DocumentLabels, cents: number, currency: string): string {
+  const symbol = SYMBOLS[currency] ?? currency;
+  const number = formatNumber(labels, cents);
+  if (labels.symbolBefore && symbol.length === 1) {
+    return number.startsWith("-") ? `-${symbol}${number.slice(1)}` : `${symbol}${number}`;
+  }
+  return `${number}\u00a0${symbol}`;
+}
+
+/** A quantity in hundredths, without trailing zeros: 125 → "1.25", 200 → "2". */
+export function formatQuantity(labels: DocumentLabels, hundredths: number): string {
+  return formatNumber(labels, hundredths, { trim: true });
+}
+
+/** A rate in hundredths of a percent: 2100 → "21 %", 550 → "5,5 %". */
+export function formatRate(labels: DocumentLabels, bp: number): string {
+  return `${formatNumber(labels, bp, { trim: true })}\u00a0%`;
+}

@@ -1,0 +1,6 @@
+// Font files bundled with `with { type: "file" }`: the import is the file's path, inside the
+// compiled binary too (see server/documents/pdf.ts).
+declare module "*.ttf" {
+  const path: string;
+  export default path;
+}

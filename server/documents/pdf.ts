@@ -1,0 +1,627 @@
+/**
+ * An issued document as a PDF: A4, browser-free (pdf-lib draws it, fontkit subsets DejaVu Sans
+ * into it), in the document's language, with an EPC069-12 "SEPA credit transfer" QR code a
+ * banking app scans for euro invoices that have something to pay.
+ *
+ * The bytes depend on the document and nothing else, so a finalized invoice can be hashed and
+ * archived: pdf-lib's clock (creation/modification dates, Producer) is switched off and the dates
+ * are the issue date; the trailer ID is a hash of the document; the subset fonts get a fixed tag
+ * instead of pdf-lib's random suffix; numbers and dates are formatted by i18n.ts, not `Intl`.
+ * tests/pdf.test.ts renders each fixture twice and compares the bytes.
+ *
+ * The fonts are bundled with `with { type: "file" }` (as server/docs/openapi.ts bundles Swagger
+ * UI), so `bun build --compile` carries them inside the binary and Bun.file reads them there.
+ */
+import fontkit from "@pdf-lib/fontkit";
+import { degrees, fill, PDFDocument, PDFHexString, PDFName, popGraphicsState, pushGraphicsState, rectangle, rgb, setFillingGrayscaleColor, type PDFFont, type PDFPage } from "pdf-lib";
+import QRCode from "qrcode";
+import sansPath from "dejavu-fonts-ttf/ttf/DejaVuSans.ttf" with { type: "file" };
+import sansBoldPath from "dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf" with { type: "file" };
+import { formatCents } from "../lib/money.ts";
+import { formatMoney, formatNumber, formatQuantity, formatRate, LABELS, type DocumentLabels } from "./i18n.ts";
+import type { DocumentLine, DocumentParty, IssuedDocument } from "./model.ts";
+
+// ---------------------------------------------------------------------------------------------
+// fonts: read and parsed once per process, embedded (subset) into every document
+
+type Fontkit = { create(bytes: Uint8Array): any };
+type LoadedFont = { bytes: Uint8Array; parsed: any; glyphs: Set<number> };
+let fonts: Promise<{ regular: LoadedFont; bold: LoadedFont }> | null = null;
+
+async function loadFont(path: string): Promise<LoadedFont> {
+  const bytes = new Uint8Array(await Bun.file(path).arrayBuffer());
+  const parsed = (fontkit as unknown as Fontkit).create(bytes);
+  // pdf-lib measures and encodes text through fontkit's `layout`, a full OpenType shaper
+  // (GSUB/GPOS) that was 80 % of a render's time. pdf-lib uses only the glyphs it returns (it
+  // draws no kerning or mark positions), and the scripts DejaVu Sans covers read right without
+  // substitution, so a code point → glyph map (cached) does. It also means no ligatures, which
+  // text extraction would read back as one odd character ("ﬁ").
+  const cache = new Map<number, unknown>();
+  parsed.layout = (text: string) => {
+    const glyphs: unknown[] = [];
+    for (const ch of text) {
+      const cp = ch.codePointAt(0)!;
+      let glyph = cache.get(cp);
+      if (glyph === undefined) cache.set(cp, (glyph = parsed.glyphForCodePoint(cp)));
+      glyphs.push(glyph);
+    }
+    return { glyphs };
+  };
+  return { bytes, parsed, glyphs: new Set<number>(parsed.characterSet) };
+}
+
+function loadFonts() {
+  fonts ??= Promise.all([loadFont(sansPath), loadFont(sansBoldPath)]).then(([regular, bold]) => ({ regular, bold }));
+  return fonts;
+}
+
+/**
+ * pdf-lib parses a font's bytes on every `embedFont`; this fontkit hands back the font parsed at
+ * start instead (parsing DejaVu Sans is most of a small document's render time). fontkit's font
+ * objects only cache glyphs as they are used, which changes no output.
+ */
+function cachedFontkit(loaded: LoadedFont[]): Fontkit {
+  return {
+    create(bytes: Uint8Array) {
+      const hit = loaded.find((f) => f.bytes === bytes);
+      return hit ? hit.parsed : (fontkit as unknown as Fontkit).create(bytes);
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// the EPC QR code's payload
+
+const RF_REFERENCE = /^RF\d{2}[0-9A-Z]{1,21}$/;
+
+/**
+ * EPC069-12 v2 "SEPA credit transfer" payload, or null when the document asks no euro payment of
+ * its buyer: not EUR, no payee IBAN, nothing due, a credit note (the seller owes the buyer, not
+ * the reverse), a draft (not yet an invoice) or cancelled. An ISO 11649 `RF` reference goes in
+ * the structured remittance field; anything else (the Belgian structured communication
+ * `+++123/4567/89012+++`) in the unstructured one, as EPC's structured field is for ISO 11649
+ * only and Belgian banking apps recognise the `+++` form there.
+ */
+export function epcPayload(doc: IssuedDocument): string | null {
+  if (doc.currency !== "EUR" || !doc.payee || doc.type !== "invoice") return null;
+  if (doc.status === "draft" || doc.status === "cancelled") return null;
+  if (doc.dueCents <= 0 || doc.dueCents > 99_999_999_999) return null;
+  const reference = (doc.paymentReference ?? "").trim();
+  const compact = reference.replace(/\s+/g, "").toUpperCase();
+  const structured = RF_REFERENCE.test(compact) ? compact : "";
+  const unstructured = structured ? "" : oneLine(reference).slice(0, 140);
+  const fields = [
+    "BCD",
+    "002",
+    "1", // UTF-8
+    "SCT",
+    (doc.payee.bic ?? "").replace(/\s+/g, "").toUpperCase(),
+    oneLine(doc.payee.accountName || doc.seller.name).slice(0, 70),
+    doc.payee.iban.replace(/\s+/g, "").toUpperCase(),
+    `EUR${formatCents(doc.dueCents)}`,
+    "", // purpose
+    structured,
+    unstructured,
+  ];
+  while (fields.at(-1) === "") fields.pop();
+  return fields.join("\n");
+}
+
+// ---------------------------------------------------------------------------------------------
+// page geometry (points; A4) and style
+
+const PAGE_W = 595.28;
+const PAGE_H = 841.89;
+const LEFT = 50;
+const RIGHT = PAGE_W - 50;
+const TOP = PAGE_H - 50;
+/** content stops here; the footer sits below */
+const BOTTOM = 64;
+const SIZE = 9;
+const LEADING = 11.5;
+const INK = rgb(0.11, 0.11, 0.13);
+const MUTED = rgb(0.42, 0.42, 0.45);
+const RULE = rgb(0.8, 0.8, 0.82);
+const SHADE = rgb(0.94, 0.94, 0.95);
+
+/** the lines table's columns: description on the left, the numbers right-aligned at `right` */
+const COLUMNS = {
+  description: { x: LEFT + 4, width: 200 },
+  quantity: { right: 300 },
+  unit: { x: 308 },
+  unitPrice: { right: 425 },
+  vat: { right: 470 },
+  amount: { right: RIGHT - 4 },
+};
+
+type Fonts = { regular: PDFFont; bold: PDFFont; glyphs: Set<number>; boldGlyphs: Set<number> };
+
+/** Single-line text: control characters and line breaks become spaces. */
+function oneLine(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ").replace(/ {2,}/g, " ").trim();
+}
+
+/** Writes on pages, adding one (with the lines table's header again, when inside it) as needed. */
+class Writer {
+  pages: PDFPage[] = [];
+  page!: PDFPage;
+  y = TOP;
+  /** set while the lines table is drawn, so a new page repeats its header */
+  tableHeader: (() => void) | null = null;
+
+  constructor(
+    private pdf: PDFDocument,
+    readonly fonts: Fonts,
+    readonly labels: DocumentLabels,
+    readonly language: string,
+    private draft: boolean,
+  ) {
+    this.newPage();
+  }
+
+  newPage() {
+    this.page = this.pdf.addPage([PAGE_W, PAGE_H]);
+    this.pages.push(this.page);
+    this.y = TOP;
+    // the draft mark first, so the content is drawn over it and stays readable
+    if (this.draft) this.draftMark();
+    this.tableHeader?.();
+  }
+
+  /** Moves to a new page unless `height` more points fit on this one. */
+  need(height: number) {
+    if (this.y - height < BOTTOM) this.newPage();
+  }
+
+  /** Replaces what the font cannot draw (a glyph box would also corrupt text extraction). */
+  clean(text: string, bold = false): string {
+    const glyphs = bold ? this.fonts.boldGlyphs : this.fonts.glyphs;
+    let out = "";
+    // NFC: "e" + combining acute is drawn as the one glyph "é" (pdf-lib places no marks)
+    for (const ch of oneLine(text).normalize("NFC")) {
+      const cp = ch.codePointAt(0)!;
+      out += glyphs.has(cp) ? ch : glyphs.has(0xfffd) ? "\ufffd" : "?";
+    }
+    return out;
+  }
+
+  width(text: string, size = SIZE, bold = false) {
+    return (bold ? this.fonts.bold : this.fonts.regular).widthOfTextAtSize(text, size);
+  }
+
+  text(text: string, x: number, y: number, { size = SIZE, bold = false, color = INK } = {}) {
+    // a no-break space keeps "1 234,56 €" together in i18n.ts; drawn, it is the same blank as a
+    // space, which text extraction reads reliably (poppler drops some mapped to U+00A0)
+    const clean = this.clean(text, bold).replace(/\u00a0/g, " ");
+    if (clean) this.page.drawText(clean, { x, y, size, font: bold ? this.fonts.bold : this.fonts.regular, color });
+  }
+
+  textRight(text: string, right: number, y: number, options: { size?: number; bold?: boolean; color?: typeof INK } = {}) {
+    const clean = this.clean(text, options.bold);
+    this.text(clean, right - this.width(clean, options.size, options.bold), y, options);
+  }
+
+  rule(y: number, from = LEFT, to = RIGHT, thickness = 0.6, color = RULE) {
+    this.page.drawLine({ start: { x: from, y }, end: { x: to, y }, thickness, color });
+  }
+
+  /** Splits text into lines no wider than `width`, on spaces, breaking words longer than a line. */
+  wrap(text: string, width: number, size = SIZE, bold = false): string[] {
+    const lines: string[] = [];
+    for (const paragraph of text.replace(/\r\n?/g, "\n").split("\n")) {
+      let line = "";
+      for (const word of this.clean(paragraph, bold).split(" ")) {
+        const candidate = line ? `${line} ${word}` : word;
+        if (this.width(candidate, size, bold) <= width) {
+          line = candidate;
+          continue;
+        }
+        if (line) lines.push(line);
+        line = "";
+        // a word wider than the line: cut it where it stops fitting
+        let rest = word;
+        while (this.width(rest, size, bold) > width) {
+          let cut = 1;
+          const chars = Array.from(rest);
+          while (cut < chars.length && this.width(chars.slice(0, cut + 1).join(""), size, bold) <= width) cut++;
+          lines.push(chars.slice(0, cut).join(""));
+          rest = chars.slice(cut).join("");
+        }
+        line = rest;
+      }
+      lines.push(line);
+    }
+    while (lines.length > 1 && lines.at(-1) === "") lines.pop();
+    return lines;
+  }
+
+  private draftMark() {
+    const word = this.labels.draft;
+    const size = 110;
+    const w = this.fonts.bold.widthOfTextAtSize(word, size);
+    // fit the localised word (BROUILLON is longer than DRAFT) along the page's diagonal
+    const scale = Math.min(1, 640 / w);
+    const s = size * scale;
+    const width = w * scale;
+    const angle = Math.atan2(PAGE_H, PAGE_W);
+    const cx = PAGE_W / 2;
+    const cy = PAGE_H / 2;
+    // start point so the text's centre (width/2 along, cap height/2 up) lands on the page's centre
+    const along = width / 2;
+    const up = s * 0.36;
+    const x = cx - along * Math.cos(angle) + up * Math.sin(angle);
+    const y = cy - along * Math.sin(angle) - up * Math.cos(angle);
+    this.page.drawText(word, { x, y, size: s, font: this.fonts.bold, color: rgb(0.85, 0.2, 0.2), opacity: 0.18, rotate: degrees((angle * 180) / Math.PI) });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// the sections of the document
+
+function partyLines(w: Writer, party: DocumentParty, { company }: { company: boolean }): string[] {
+  const l = w.labels;
+  const lines: string[] = [];
+  if (party.address) lines.push(...party.address.split(/\r?\n/).map((s) => s.trim()).filter(Boolean));
+  const place = [party.postalCode, party.city].filter(Boolean).join(" ");
+  if (place) lines.push(place);
+  if (party.country) lines.push(countryName(party.country, w));
+  if (party.vatNumber) lines.push(`${l.vatNumber}: ${party.vatNumber}`);
+  if (company && party.companyNumber) lines.push(`${l.companyNumber}: ${party.companyNumber}`);
+  if (party.email) lines.push(party.email);
+  if (party.phone) lines.push(`${l.phone}: ${party.phone}`);
+  return lines;
+}
+
+const regionNames = new Map<string, Intl.DisplayNames>();
+function countryName(code: string, w: Writer): string {
+  const language = w.language;
+  let names = regionNames.get(language);
+  if (!names) regionNames.set(language, (names = new Intl.DisplayNames([language], { type: "region", fallback: "code" })));
+  try {
+    return names.of(code.toUpperCase()) ?? code;
+  } catch {
+    return code;
+  }
+}
+
+function header(w: Writer, doc: IssuedDocument) {
+  const l = w.labels;
+  const title = doc.type === "credit_note" ? l.creditNote : l.invoice;
+
+  // the seller, top left
+  let y = TOP - 12;
+  for (const line of w.wrap(doc.seller.name, 280, 15, true)) {
+    w.text(line, LEFT, y, { size: 15, bold: true });
+    y -= 18;
+  }
+  y += 3;
+  for (const line of partyLines(w, doc.seller, { company: true })) {
+    for (const part of w.wrap(line, 280, 8.5)) {
+      w.text(part, LEFT, y, { size: 8.5, color: MUTED });
+      y -= 10.5;
+    }
+  }
+  const sellerBottom = y;
+
+  // the title and the document's particulars, top right
+  let ry = TOP - 16;
+  w.textRight(title, RIGHT, ry, { size: 22, bold: true });
+  ry -= 24;
+  const particulars: [string, string][] = [[l.number, doc.number], [l.issueDate, l.date(doc.issueDate)]];
+  if (doc.type === "invoice") particulars.push([l.dueDate, l.date(doc.dueDate)]);
+  if (doc.credited) particulars.push([l.creditedInvoice, `${doc.credited.number} (${l.date(doc.credited.issueDate)})`]);
+  // a credit note has no payment block (see payment()); its reference is shown here instead
+  if (doc.type === "credit_note" && doc.paymentReference) particulars.push([l.paymentReference, doc.paymentReference]);
+  if (doc.buyerReference) particulars.push([l.buyerReference, doc.buyerReference]);
+  if (doc.orderReference) particulars.push([l.orderReference, doc.orderReference]);
+  const valueWidth = Math.max(...particulars.map(([, v]) => w.width(w.clean(v), SIZE, true)));
+  const labelRight = RIGHT - Math.max(valueWidth, 70) - 10;
+  for (const [label, value] of particulars) {
+    w.textRight(label, labelRight, ry, { color: MUTED });
+    w.textRight(value, RIGHT, ry, { bold: true });
+    ry -= LEADING;
+  }
+
+  // the buyer, below the seller
+  y = Math.min(sellerBottom, ry) - 18;
+  w.text(l.billTo.toUpperCase(), LEFT, y, { size: 7.5, bold: true, color: MUTED });
+  y -= 13;
+  for (const line of w.wrap(doc.buyer.name, 300, 11, true)) {
+    w.text(line, LEFT, y, { size: 11, bold: true });
+    y -= 13.5;
+  }
+  for (const line of partyLines(w, doc.buyer, { company: true })) {
+    for (const part of w.wrap(line, 300)) {
+      w.text(part, LEFT, y);
+      y -= LEADING;
+    }
+  }
+  w.y = y - 16;
+}
+
+function linesTable(w: Writer, doc: IssuedDocument) {
+  const l = w.labels;
+  const drawHeader = () => {
+    const top = w.y;
+    w.page.drawRectangle({ x: LEFT, y: top - 16, width: RIGHT - LEFT, height: 16, color: SHADE });
+    const y = top - 11.5;
+    const o = { size: 8, bold: true, color: MUTED };
+    w.text(l.description, COLUMNS.description.x, y, o);
+    w.textRight(l.quantity, COLUMNS.quantity.right, y, o);
+    w.text(l.unit, COLUMNS.unit.x, y, o);
+    w.textRight(l.unitPrice, COLUMNS.unitPrice.right, y, o);
+    w.textRight(l.vatPercent, COLUMNS.vat.right, y, o);
+    w.textRight(l.amount, COLUMNS.amount.right, y, o);
+    w.y = top - 16 - 4;
+  };
+  w.need(16 + 4 + LEADING * 2 + 6);
+  drawHeader();
+  w.tableHeader = drawHeader;
+
+  for (const line of doc.lines) {
+    const description = w.wrap(line.description, COLUMNS.description.width);
+    // a description longer than a page continues on the next one; the numbers stay on its first row
+    let first = true;
+    let rest = description;
+    while (rest.length > 0) {
+      const fits = Math.floor((w.y - BOTTOM - 6) / LEADING);
+      if (fits < Math.min(rest.length, 2)) {
+        w.newPage();
+        continue;
+      }
+      const chunk = rest.slice(0, fits);
+      rest = rest.slice(fits);
+      let y = w.y - 9;
+      if (first) lineNumbers(w, line, doc.currency, y);
+      first = false;
+      for (const text of chunk) {
+        w.text(text, COLUMNS.description.x, y);
+        y -= LEADING;
+      }
+      w.y = y + LEADING - 9 - 6;
+    }
+    w.rule(w.y + 2.5);
+  }
+  w.tableHeader = null;
+  w.y -= 8;
+}
+
+function lineNumbers(w: Writer, line: DocumentLine, _currency: string, y: number) {
+  const l = w.labels;
+  w.textRight(formatQuantity(l, line.quantityCents), COLUMNS.quantity.right, y);
+  w.text(l.units[line.unitCode] ?? line.unitCode, COLUMNS.unit.x, y, { color: MUTED });
+  w.textRight(formatNumber(l, line.unitPriceCents), COLUMNS.unitPrice.right, y);
+  w.textRight(line.vatCategory === "S" || line.vatCategory === "Z" || line.vatRateBp > 0 ? formatRate(l, line.vatRateBp) : line.vatCategory, COLUMNS.vat.right, y, { color: MUTED });
+  w.textRight(formatNumber(l, line.amountCents), COLUMNS.amount.right, y);
+}
+
+function totals(w: Writer, doc: IssuedDocument) {
+  const l = w.labels;
+  const rows: [string, number, "plain" | "strong" | "due"][] = [
+    [l.subtotal, doc.subtotalCents, "plain"],
+    [l.totalVat, doc.vatCents, "plain"],
+    [l.total, doc.totalCents, "strong"],
+  ];
+  if (doc.paidCents !== 0) rows.push([l.paid, -doc.paidCents, "plain"]);
+  rows.push([doc.type === "credit_note" ? l.amountCredited : l.amountDue, doc.dueCents, "due"]);
+  const height = rows.length * 15 + 10;
+  w.need(height);
+  const labelX = RIGHT - 220;
+  let y = w.y - 10;
+  for (const [label, cents, kind] of rows) {
+    if (kind !== "plain") {
+      w.rule(y + 11, labelX, RIGHT, kind === "due" ? 1 : 0.6, kind === "due" ? INK : RULE);
+    }
+    const size = kind === "due" ? 11 : SIZE;
+    const bold = kind !== "plain";
+    w.text(label, labelX, y, { size, bold, color: kind === "plain" ? MUTED : INK });
+    w.textRight(formatMoney(l, cents, doc.currency), RIGHT - 4, y, { size, bold });
+    y -= kind === "due" ? 17 : 15;
+  }
+  w.y = y - 6;
+}
+
+function vatBreakdown(w: Writer, doc: IssuedDocument) {
+  if (doc.vatGroups.length === 0) return;
+  const l = w.labels;
+  const cols = { category: LEFT + 4, categoryWidth: 230, rate: 340, taxable: 450, vat: RIGHT - 4 };
+  const rows = doc.vatGroups.map((g) => {
+    // the reason in the document's language where Kontor knows the code, else the rate's own text
+    const reason = (g.exemptionReasonCode ? l.vatex[g.exemptionReasonCode] : undefined) ?? g.exemptionReason;
+    const reasonText = reason ? `${l.exemptionReason}: ${reason}${g.exemptionReasonCode ? ` (${g.exemptionReasonCode})` : ""}` : "";
+    return {
+      g,
+      category: w.wrap(`${g.category} · ${l.categories[g.category]}`, cols.categoryWidth, 8.5),
+      reason: reasonText ? w.wrap(reasonText, RIGHT - LEFT - 8, 8) : [],
+    };
+  });
+  const rowHeight = (r: (typeof rows)[number]) => (r.category.length + r.reason.length) * 10.5 + 6;
+  const height = 18 + 15 + rows.reduce((sum, r) => sum + rowHeight(r), 0);
+  w.need(Math.min(height, TOP - BOTTOM));
+  w.text(l.vatBreakdown, LEFT, w.y - 10, { size: 10, bold: true });
+  w.y -= 18;
+  const o = { size: 8, bold: true, color: MUTED };
+  w.text(l.category, cols.category, w.y - 9, o);
+  w.textRight(l.rate, cols.rate, w.y - 9, o);
+  w.textRight(l.taxableAmount, cols.taxable, w.y - 9, o);
+  w.textRight(l.vatAmount, cols.vat, w.y - 9, o);
+  w.rule(w.y - 13);
+  w.y -= 15;
+  for (const row of rows) {
+    const { g } = row;
+    w.need(rowHeight(row));
+    let y = w.y - 10;
+    w.textRight(formatRate(l, g.rateBp), cols.rate, y, { size: 8.5 });
+    w.textRight(formatMoney(l, g.taxableCents, doc.currency), cols.taxable, y, { size: 8.5 });
+    w.textRight(formatMoney(l, g.vatCents, doc.currency), cols.vat, y, { size: 8.5 });
+    for (const text of row.category) {
+      w.text(text, cols.category, y, { size: 8.5 });
+      y -= 10.5;
+    }
+    for (const text of row.reason) {
+      w.text(text, cols.category, y, { size: 8, color: MUTED });
+      y -= 10.5;
+    }
+    w.y -= rowHeight(row);
+  }
+  w.rule(w.y + 2);
+  w.y -= 14;
+}
+
+/**
+ * How to pay: the amount due, the payee's account, the reference and the QR code. Not on a
+ * credit note: the seller's IBAN there would invite the buyer to pay what it is owed.
+ */
+function payment(w: Writer, doc: IssuedDocument) {
+  if (doc.type === "credit_note") return;
+  const l = w.labels;
+  const epc = epcPayload(doc);
+  const rows: [string, string, boolean][] = [];
+  const asksPayment = doc.type === "invoice" && doc.status !== "draft" && doc.status !== "cancelled" && doc.dueCents > 0;
+  if (asksPayment) {
+    rows.push([l.amountDue, formatMoney(l, doc.dueCents, doc.currency), true]);
+    rows.push([l.payBy, l.date(doc.dueDate), false]);
+  }
+  if (doc.payee) {
+    rows.push([l.iban, groupIban(doc.payee.iban), true]);
+    if (doc.payee.bic) rows.push([l.bic, doc.payee.bic, false]);
+    rows.push([l.accountHolder, doc.payee.accountName || doc.seller.name, false]);
+  }
+  if (doc.paymentReference) rows.push([l.paymentReference, doc.paymentReference, true]);
+  if (rows.length === 0) return;
+
+  const qrModules = epc ? QRCode.create(epc, { errorCorrectionLevel: "M" }).modules : null;
+  const qrSide = 108;
+  const textHeight = 20 + rows.length * 14 + (asksPayment ? 0 : 14);
+  const height = Math.max(textHeight, qrModules ? qrSide + 26 : 0) + 8;
+  w.need(height);
+  const top = w.y;
+  w.page.drawRectangle({ x: LEFT, y: top - height, width: RIGHT - LEFT, height, borderColor: RULE, borderWidth: 0.8 });
+  w.text(l.payment, LEFT + 12, top - 18, { size: 10, bold: true });
+  let y = top - 34;
+  if (!asksPayment && doc.type === "invoice" && doc.status !== "draft") {
+    w.text(l.nothingDue, LEFT + 12, y);
+    y -= 14;
+  }
+  const valueX = LEFT + 12 + Math.max(...rows.map(([label]) => w.width(w.clean(label)))) + 14;
+  for (const [label, value, strong] of rows) {
+    w.text(label, LEFT + 12, y, { color: MUTED });
+    w.text(value, valueX, y, { bold: strong, size: strong ? 10 : SIZE });
+    y -= 14;
+  }
+  if (qrModules) {
+    const x = RIGHT - 12 - qrSide;
+    const qy = top - 10 - qrSide;
+    drawQr(w.page, qrModules, x, qy, qrSide);
+    const caption = w.clean(l.scanToPay);
+    const size = 7;
+    w.text(caption, x + qrSide / 2 - w.width(caption, size) / 2, qy - 9, { size, color: MUTED });
+  }
+  w.y = top - height - 14;
+}
+
+function groupIban(iban: string): string {
+  return iban.replace(/\s+/g, "").toUpperCase().replace(/(.{4})(?=.)/g, "$1 ");
+}
+
+/**
+ * The QR symbol as vector squares: one rectangle per run of dark modules in a row, filled at
+ * once. A quiet zone of four modules is part of `side` (the QR standard asks for it).
+ */
+function drawQr(page: PDFPage, modules: { size: number; data: Uint8Array }, x: number, y: number, side: number) {
+  const n = modules.size;
+  const unit = side / (n + 8);
+  const ops = [pushGraphicsState(), setFillingGrayscaleColor(0)];
+  for (let row = 0; row < n; row++) {
+    let col = 0;
+    while (col < n) {
+      if (!modules.data[row * n + col]) {
+        col++;
+        continue;
+      }
+      const start = col;
+      while (col < n && modules.data[row * n + col]) col++;
+      ops.push(rectangle(x + (4 + start) * unit, y + side - (4 + row + 1) * unit, (col - start) * unit, unit));
+    }
+  }
+  ops.push(fill(), popGraphicsState());
+  page.pushOperators(...ops);
+}
+
+function notes(w: Writer, doc: IssuedDocument) {
+  const l = w.labels;
+  for (const [title, body] of [[l.paymentTerms, doc.paymentTerms], [l.notes, doc.notes]] as const) {
+    if (!body || !body.trim()) continue;
+    const lines = w.wrap(body, RIGHT - LEFT);
+    w.need(16 + Math.min(lines.length, 3) * LEADING);
+    w.text(title, LEFT, w.y - 10, { size: 9, bold: true });
+    w.y -= 24;
+    for (const line of lines) {
+      w.need(LEADING);
+      w.text(line, LEFT, w.y);
+      w.y -= LEADING;
+    }
+    w.y -= 8;
+  }
+}
+
+function footers(w: Writer, doc: IssuedDocument) {
+  const l = w.labels;
+  const title = doc.type === "credit_note" ? l.creditNote : l.invoice;
+  const left = [doc.seller.name, doc.seller.vatNumber ? `${l.vatNumber} ${doc.seller.vatNumber}` : null, doc.seller.companyNumber && doc.seller.companyNumber !== doc.seller.vatNumber ? `${l.companyNumber} ${doc.seller.companyNumber}` : null]
+    .filter(Boolean)
+    .join(" · ");
+  w.pages.forEach((page, i) => {
+    w.page = page;
+    w.rule(BOTTOM - 18, LEFT, RIGHT, 0.5);
+    w.text(left, LEFT, BOTTOM - 30, { size: 7, color: MUTED });
+    w.textRight(`${title} ${doc.number} · ${l.page(i + 1, w.pages.length)}`, RIGHT, BOTTOM - 30, { size: 7, color: MUTED });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** The trailer's document ID: a hash of the document, the same for the same document. */
+function documentId(doc: IssuedDocument): string {
+  return new Bun.CryptoHasher("sha256").update(JSON.stringify(doc)).digest("hex").slice(0, 32).toUpperCase();
+}
+
+/** The document's date as the file's creation and modification date: noon UTC of its issue date. */
+function fileDate(doc: IssuedDocument): Date {
+  const date = new Date(`${doc.issueDate}T12:00:00Z`);
+  return Number.isNaN(date.getTime()) ? new Date(0) : date;
+}
+
+export async function renderPdf(doc: IssuedDocument): Promise<Uint8Array> {
+  const labels = LABELS[doc.language] ?? LABELS.en;
+  const loaded = await loadFonts();
+  // updateMetadata: false keeps pdf-lib from stamping the clock and its own Producer into the file
+  const pdf = await PDFDocument.create({ updateMetadata: false });
+  pdf.registerFontkit(cachedFontkit([loaded.regular, loaded.bold]));
+  // subset names carry a fixed tag (PDF 32000 9.6.4) instead of pdf-lib's random suffix
+  const regular = await pdf.embedFont(loaded.regular.bytes, { subset: true, customName: "KONTOR+DejaVuSans" });
+  const bold = await pdf.embedFont(loaded.bold.bytes, { subset: true, customName: "KONTOR+DejaVuSans-Bold" });
+
+  const title = doc.type === "credit_note" ? labels.creditNote : labels.invoice;
+  pdf.setTitle(`${title} ${doc.number}`);
+  pdf.setAuthor(doc.seller.name);
+  pdf.setSubject(`${title} ${doc.number}: ${doc.seller.name} → ${doc.buyer.name}`);
+  pdf.setCreator("Kontor");
+  pdf.setProducer("Kontor (pdf-lib)");
+  pdf.setLanguage(doc.language);
+  pdf.setCreationDate(fileDate(doc));
+  pdf.setModificationDate(fileDate(doc));
+  const id = PDFHexString.of(documentId(doc));
+  pdf.context.trailerInfo.ID = pdf.context.obj([id, id]);
+  pdf.catalog.set(PDFName.of("PageLayout"), PDFName.of("OneColumn"));
+
+  const w = new Writer(pdf, { regular, bold, glyphs: loaded.regular.glyphs, boldGlyphs: loaded.bold.glyphs }, labels, doc.language, doc.status === "draft");
+  header(w, doc);
+  linesTable(w, doc);
+  totals(w, doc);
+  vatBreakdown(w, doc);
+  payment(w, doc);
+  notes(w, doc);
+  footers(w, doc);
+  return pdf.save({ useObjectStreams: true });
+}

@@ -1,0 +1,59 @@
+/**
+ * The organisation's own identity (issue 18): what goes on its documents as the seller.
+ * `GET /api/v1/organization` shows it, `PUT` changes it; `currency` and `api_access` are
+ * read-only (the currency prices every stored amount; API access is the CLI's to switch).
+ */
+import { t } from "elysia";
+import { Language } from "../contacts/party-model.ts";
+import { PeppolId } from "../documents/peppol.ts";
+import { Country, Email, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";
+
+const Name = Text({ minLength: 1, maxLength: 255 });
+
+export const OrganizationModel = {
+  update: strictObject(
+    {
+      name: t.Optional(Name),
+      address: t.Optional(Nullable(Text({ maxLength: 500 }))),
+      city: t.Optional(Nullable(Text({ maxLength: 100 }))),
+      postal_code: t.Optional(Nullable(Text({ maxLength: 10 }))),
+      country: t.Optional(t.String({ ...Country, description: "ISO 3166-1 alpha-2; BE gives Belgian structured communications as payment references" })),
+      vat_number: t.Optional(Nullable(Text({ maxLength: 50, description: "e.g. BE0123456749" }))),
+      company_number: t.Optional(Nullable(Text({ maxLength: 50, description: "The company registration number, e.g. the Belgian enterprise number 0123.456.749" }))),
+      email: t.Optional(Nullable(Email)),
+      phone: t.Optional(Nullable(Text({ maxLength: 50 }))),
+      website: t.Optional(Nullable(Text({ maxLength: 255 }))),
+      peppol_id: t.Optional(Nullable(PeppolId)),
+      default_bank_account_id: t.Optional(
+        Nullable(t.String({ ...Uuid, description: "An active bank account of the organisation: its IBAN goes on documents" })),
+      ),
+      language: t.Optional(Language("Default document language: en, nl, fr or de")),
+    },
+    { title: "OrganizationUpdate" },
+  ),
+  organization: t.Object(
+    {
+      id: Uuid,
+      name: t.String(),
+      address: Nullable(t.String()),
+      city: Nullable(t.String()),
+      postal_code: Nullable(t.String()),
+      country: t.String({ description: "ISO 3166-1 alpha-2" }),
+      vat_number: Nullable(t.String()),
+      company_number: Nullable(t.String()),
+      email: Nullable(t.String()),
+      phone: Nullable(t.String()),
+      website: Nullable(t.String()),
+      peppol_id: Nullable(t.String({ description: "Peppol participant id, <scheme>:<identifier>", examples: ["0208:0123456749"] })),
+      default_bank_account_id: Nullable(t.String({ ...Uuid, description: "The bank account whose IBAN goes on documents" })),
+      currency: t.String({ description: "ISO 4217; read-only" }),
+      language: Language("Default document language (a customer's own language wins)"),
+      api_access: t.Boolean({ description: "Read-only; switched with `kontor org api-access`" }),
+      created_at: Timestamp,
+      updated_at: Timestamp,
+    },
+    { title: "Organization" },
+  ),
+} as const;
+
+export type OrganizationUpdate = typeof OrganizationModel.update.static;

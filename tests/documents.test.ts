@@ -1,0 +1,152 @@
+/**
+ * GET /invoices/{id}/ubl and /pdf through the API (issue 18): the e-invoice of a real invoice
+ * passes the UBL 2.1 schema, the CEN EN 16931 rules and the Peppol BIS 3.0 rules; the PDF reads
+ * back (pdftotext) with its number, totals, IBAN and reference; drafts, missing data and the
+ * webhook links.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createTestEnv } from "./helpers.ts";
+import { describe as describeValidation, validateUbl } from "./einvoicing/validate.ts";
+
+const env = createTestEnv({ KONTOR_WEBHOOK_ALLOW_PRIVATE: "true" });
+const scratch = mkdtempSync(join(tmpdir(), "kontor-documents-"));
+afterAll(() => {
+  env.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+const ok = async (method: string, path: string, body?: unknown) => {
+  const r = await env.api(method, path, body);
+  expect(r.status, `${method} ${path}: ${r.text.slice(0, 300)}`).toBeLessThan(300);
+  return r.body?.data;
+};
+const raw = (path: string) => env.app.handle(new Request(`http://localhost${path}`, { headers: { authorization: `Bearer ${env.token}` } }));
+
+let rates: Record<string, any>;
+let customer: any;
+beforeAll(async () => {
+  await ok("PUT", "/api/v1/organization", {
+    address: "Kerkstraat 1",
+    city: "Gent",
+    postal_code: "9000",
+    vat_number: "BE0123456749",
+    company_number: "0123456749",
+    email: "billing@acme.example",
+    peppol_id: "0208:0123456749",
+    language: "nl",
+  });
+  customer = await ok("POST", "/api/v1/customers", {
+    name: "Brasserie Dupont SA",
+    address: "Rue de l'Église 5",
+    city: "Liège",
+    postal_code: "4000",
+    country: "BE",
+    vat_number: "BE0404795549",
+    peppol_id: "0208:0404795549",
+    language: "fr",
+  });
+  rates = Object.fromEntries((await ok("GET", "/api/v1/vat-rates")).map((r: any) => [`${r.category}:${r.rate}`, r]));
+}, 120_000);
+
+async function finalizedInvoice(over: Record<string, unknown> = {}) {
+  const inv = await ok("POST", "/api/v1/invoices", {
+    customer_id: customer.id,
+    issue_date: "2026-03-01",
+    buyer_reference: "Dept. 42",
+    lines: [
+      { description: "Conseil € — équipe", quantity: "10", unit_price: "95.50", unit_code: "HUR", vat_rate_id: rates["S:21.00"].id },
+      { description: "Livres", quantity: 3, unit_price: 12.99, vat_rate_id: rates["S:6.00"].id },
+    ],
+    ...over,
+  });
+  return ok("POST", `/api/v1/invoices/${inv.id}/finalize`);
+}
+
+describe("GET /invoices/{id}/ubl", () => {
+  test("a finalized invoice and its credit note pass the UBL 2.1 schema, EN 16931 and Peppol BIS 3.0", async () => {
+    const inv = await finalizedInvoice();
+    const r = await raw(`/api/v1/invoices/${inv.id}/ubl`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toStartWith("application/xml");
+    const xml = await r.text();
+    expect(xml).toContain(`<cbc:ID>${inv.number}</cbc:ID>`);
+    expect(xml).toContain(inv.payment_reference);
+    const validation = await validateUbl(xml);
+    expect(validation.fatal, describeValidation(validation)).toEqual([]);
+    expect(validation.xsdErrors).toEqual([]);
+
+    const credit = await ok("POST", `/api/v1/invoices/${inv.id}/credit-note`);
+    await ok("POST", `/api/v1/invoices/${credit.id}/finalize`);
+    const note = await (await raw(`/api/v1/invoices/${credit.id}/ubl`)).text();
+    expect(note).toContain("<CreditNote");
+    expect(note).toContain(inv.number); // the invoice it credits
+    const noteValidation = await validateUbl(note);
+    expect(noteValidation.fatal, describeValidation(noteValidation)).toEqual([]);
+    expect(noteValidation.xsdErrors).toEqual([]);
+  }, 120_000);
+
+  test("a draft is a 409; what EN 16931 needs and Kontor lacks is a 422 naming it", async () => {
+    const draft = await ok("POST", "/api/v1/invoices", { customer_id: customer.id, issue_date: "2026-03-01", lines: [{ description: "x", quantity: "1", unit_price: "1.00" }] });
+    const conflict = await env.api("GET", `/api/v1/invoices/${draft.id}/ubl`);
+    expect(conflict.status).toBe(409);
+    expect(conflict.body.message).toContain("draft");
+
+    const anonymous = await ok("POST", "/api/v1/customers", { name: "No Address Ltd" });
+    const inv = await finalizedInvoice({ customer_id: anonymous.id, buyer_reference: null });
+    const missing = await env.api("GET", `/api/v1/invoices/${inv.id}/ubl`);
+    expect(missing.status).toBe(422);
+    expect(Object.keys(missing.body.errors)).toContain("customer.peppol_id");
+  });
+
+  test("needs invoicing.view", async () => {
+    const inv = await finalizedInvoice();
+    const r = await env.api("GET", `/api/v1/invoices/${inv.id}/ubl`, undefined, env.orgToken(["contacts.view"]));
+    expect(r.status).toBe(403);
+  });
+});
+
+describe("GET /invoices/{id}/pdf", () => {
+  test("reads back with its number, totals, IBAN and payment reference; the same bytes twice", async () => {
+    const inv = await finalizedInvoice();
+    const r = await raw(`/api/v1/invoices/${inv.id}/pdf`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toBe("application/pdf");
+    const bytes = new Uint8Array(await r.arrayBuffer());
+    const again = new Uint8Array(await (await raw(`/api/v1/invoices/${inv.id}/pdf`)).arrayBuffer());
+    expect(Buffer.from(again).equals(Buffer.from(bytes))).toBe(true);
+    const file = join(scratch, `${inv.id}.pdf`);
+    writeFileSync(file, bytes);
+    const text = Bun.spawnSync(["pdftotext", "-layout", file, "-"]).stdout.toString();
+    expect(text).toContain(inv.number);
+    expect(text).toContain(inv.payment_reference);
+    expect(text).toContain("Liège");
+    const iban = (await ok("GET", "/api/v1/bank-accounts"))[0].iban as string;
+    expect(text.replace(/\s/g, "")).toContain(iban.replace(/\s/g, ""));
+    // totals in the customer's language (fr): 1 193,89 € or 1.193,89 €
+    expect(text.replace(/[\s.\u202f\u00a0]/g, "")).toContain(inv.total.replace(".", ","));
+  });
+
+  test("a draft renders, marked as a draft", async () => {
+    const draft = await ok("POST", "/api/v1/invoices", { customer_id: customer.id, issue_date: "2026-03-01", lines: [{ description: "x", quantity: "1", unit_price: "1.00" }] });
+    const r = await raw(`/api/v1/invoices/${draft.id}/pdf`);
+    expect(r.status).toBe(200);
+    const file = join(scratch, `${draft.id}.pdf`);
+    writeFileSync(file, new Uint8Array(await r.arrayBuffer()));
+    // -raw reads in drawing order: the diagonal mark comes first, in the customer's language
+    expect(Bun.spawnSync(["pdftotext", "-raw", file, "-"]).stdout.toString().replace(/\s+/g, "")).toStartWith("BROUILLON");
+  });
+});
+
+describe("invoice.finalized deliveries", () => {
+  test("carry the URLs of the PDF and the e-invoice", async () => {
+    const hook = await ok("POST", "/api/v1/webhooks", { url: "http://127.0.0.1:9/hook", events: ["invoice.finalized"] });
+    const inv = await finalizedInvoice();
+    const [delivery] = (await env.api("GET", `/api/v1/webhooks/${hook.id}/deliveries`)).body.data;
+    const shown = await ok("GET", `/api/v1/webhooks/${hook.id}/deliveries/${delivery.id}`);
+    expect(shown.payload.data.id).toBe(inv.id);
+    expect(shown.payload.links).toEqual({ pdf: `/api/v1/invoices/${inv.id}/pdf`, ubl: `/api/v1/invoices/${inv.id}/ubl` });
+  });
+});

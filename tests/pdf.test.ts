@@ -1,0 +1,429 @@
+/**
+ * The PDF of an issued document, checked as its reader would: poppler's `pdftotext` must find
+ * the number, totals, IBAN, payment reference, the euro sign and accented names; `qpdf --check`
+ * must find the file sound; `pdffonts` must show the fonts embedded; the page rendered by
+ * `pdftoppm` at 200 dpi must carry a QR code that `zbarimg` decodes to the exact EPC069-12
+ * payload. The same document renders to the same bytes every time.
+ *
+ * Fixtures are `IssuedDocument`s built here, so the renderer is tested without a database.
+ * The tools come from Debian's poppler-utils, qpdf and zbar-tools (.ci/run installs them).
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { epcPayload, renderPdf } from "../server/documents/pdf.ts";
+import type { DocumentLine, DocumentParty, DocumentVatGroup, IssuedDocument, VatCategory } from "../server/documents/model.ts";
+import { lineAmountCents, vatCents } from "../server/lib/money.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "kontor-pdf-"));
+// KONTOR_KEEP_PDF=1 keeps the rendered files (and the 200 dpi pages) to look at
+afterAll(() => (process.env.KONTOR_KEEP_PDF ? console.log(`PDFs kept in ${dir}`) : rmSync(dir, { recursive: true, force: true })));
+
+function run(cmd: string[]): { code: number; out: string; err: string; bytes: Uint8Array } {
+  const p = Bun.spawnSync(cmd, { stdout: "pipe", stderr: "pipe" });
+  return { code: p.exitCode ?? -1, out: p.stdout.toString(), err: p.stderr.toString(), bytes: new Uint8Array(p.stdout) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// fixtures
+
+const party = (p: Partial<DocumentParty> & { name: string }): DocumentParty => ({
+  address: null,
+  city: null,
+  postalCode: null,
+  country: null,
+  vatNumber: null,
+  companyNumber: null,
+  email: null,
+  phone: null,
+  peppolId: null,
+  ...p,
+});
+
+type LineIn = { description: string; quantity: number; unitPrice: number; rate?: number; category?: VatCategory; unit?: string };
+
+const REASONS: Partial<Record<VatCategory, [string, string]>> = {
+  AE: ["VATEX-EU-AE", "Reverse charge"],
+  K: ["VATEX-EU-IC", "Intra-Community supply"],
+  G: ["VATEX-EU-G", "Export outside the EU"],
+};
+
+/** An issued document whose amounts add up the way Kontor computes them (per line, half-up). */
+function issued(over: Omit<Partial<IssuedDocument>, "lines"> & { lines: LineIn[] }): IssuedDocument {
+  const lines: DocumentLine[] = over.lines.map((l, i) => {
+    const amountCents = lineAmountCents(Math.round(l.quantity * 100), Math.round(l.unitPrice * 100));
+    const rate = Math.round((l.rate ?? 21) * 100);
+    return {
+      position: i + 1,
+      description: l.description,
+      quantityCents: Math.round(l.quantity * 100),
+      unitCode: l.unit ?? "C62",
+      unitPriceCents: Math.round(l.unitPrice * 100),
+      amountCents,
+      vatCategory: l.category ?? "S",
+      vatRateBp: rate,
+      vatCents: vatCents(amountCents, rate),
+    };
+  });
+  const groups = new Map<string, DocumentVatGroup>();
+  for (const l of lines) {
+    const key = `${l.vatCategory}:${l.vatRateBp}`;
+    const reason = REASONS[l.vatCategory];
+    const g = groups.get(key) ?? { category: l.vatCategory, rateBp: l.vatRateBp, taxableCents: 0, vatCents: 0, exemptionReasonCode: reason?.[0] ?? null, exemptionReason: reason?.[1] ?? null };
+    g.taxableCents += l.amountCents;
+    g.vatCents += l.vatCents;
+    groups.set(key, g);
+  }
+  const subtotalCents = lines.reduce((s, l) => s + l.amountCents, 0);
+  const vat = lines.reduce((s, l) => s + l.vatCents, 0);
+  const paidCents = over.paidCents ?? 0;
+  const base: IssuedDocument = {
+    type: "invoice",
+    id: "inv_01J0000000000000000000000",
+    number: "2026-0042",
+    status: "finalized",
+    issueDate: "2026-03-02",
+    dueDate: "2026-04-01",
+    currency: "EUR",
+    language: "en",
+    buyerReference: null,
+    orderReference: null,
+    paymentReference: null,
+    credited: null,
+    notes: null,
+    paymentTerms: null,
+    seller: party({
+      name: "Atelier Zoë & Søren BV",
+      address: "Wetstraat 16",
+      postalCode: "1000",
+      city: "Brussel",
+      country: "BE",
+      vatNumber: "BE0123456749",
+      companyNumber: "0123.456.749",
+      email: "facturen@atelier.example",
+      phone: "+32 2 123 45 67",
+      peppolId: "0208:0123456749",
+    }),
+    buyer: party({ name: "Buyer NV", address: "Meir 1", postalCode: "2000", city: "Antwerpen", country: "BE", vatNumber: "BE0999999922" }),
+    payee: { iban: "BE68539007547034", bic: "GKCCBEBB", accountName: "Atelier Zoë & Søren BV" },
+    subtotalCents,
+    vatCents: vat,
+    totalCents: subtotalCents + vat,
+    paidCents,
+    dueCents: subtotalCents + vat - paidCents,
+    vatGroups: [...groups.values()],
+    ...over,
+    lines,
+  };
+  return base;
+}
+
+const belgian = issued({
+  language: "nl",
+  number: "F2026-0042",
+  paymentReference: "+++123/4567/89002+++",
+  buyerReference: "PO-778",
+  buyer: party({ name: "Café De Gouden Kroon", address: "Grote Markt 1", postalCode: "9000", city: "Gent", country: "BE", vatNumber: "BE0999999922", email: "boekhouding@kroon.example" }),
+  paymentTerms: "Betaling binnen 30 dagen na factuurdatum.",
+  lines: [
+    { description: "Ontwerp van de huisstijl, inclusief twee correctierondes", quantity: 12.5, unitPrice: 85, unit: "HUR" },
+    { description: "Drukwerk visitekaartjes (500 st.)", quantity: 2, unitPrice: 1234.5, rate: 6 },
+    { description: "Levering aan Nederlandse vestiging", quantity: 1, unitPrice: 300, rate: 0, category: "AE" },
+  ],
+});
+
+const german = issued({
+  language: "de",
+  number: "RE-2026-0007",
+  paymentReference: "RF18539007547034",
+  orderReference: "Bestellung 4711",
+  seller: party({ name: "Müller & Söhne GmbH", address: "Königstraße 3", postalCode: "70173", city: "Stuttgart", country: "DE", vatNumber: "DE123456789", companyNumber: "HRB 12345", email: "rechnung@mueller.example" }),
+  buyer: party({ name: "Bäckerei Groß KG", address: "Weißenburger Straße 9", postalCode: "81667", city: "München", country: "DE", vatNumber: "DE987654321" }),
+  payee: { iban: "DE89370400440532013000", bic: "COBADEFFXXX", accountName: "Müller & Söhne GmbH" },
+  paidCents: 10000,
+  lines: [
+    { description: "Wartung der Backöfen – Frühjahr", quantity: 3, unitPrice: 420, rate: 19, unit: "HUR" },
+    { description: "Ersatzteil Dichtung für Öfen, Größe XL", quantity: 4, unitPrice: 12.99, rate: 19 },
+    { description: "Fachbuch „Brot backen“", quantity: 1, unitPrice: 29.9, rate: 7 },
+  ],
+});
+
+const french = issued({
+  language: "fr",
+  number: "FA-2026-0110",
+  paymentReference: "RF712348231",
+  seller: party({ name: "Société Générale des Éléphants SARL", address: "12 rue de l’Église", postalCode: "75004", city: "Paris", country: "FR", vatNumber: "FR40303265045", companyNumber: "303 265 045", email: "compta@elephants.example" }),
+  buyer: party({ name: "Hélène Dupré-Lefèvre", address: "3 place de la Concorde", postalCode: "69001", city: "Lyon", country: "FR" }),
+  payee: { iban: "FR1420041010050500013M02606", bic: null, accountName: "Société Générale des Éléphants" },
+  notes: "Merci de votre confiance — à bientôt !",
+  lines: [
+    { description: "Création d’un logo « Éléphant déçu », révision n° 2", quantity: 1, unitPrice: 1850, rate: 20 },
+    { description: "Traduction Ελληνικά / Русский / Čeština / Łódź", quantity: 1.25, unitPrice: 99.99, rate: 5.5 },
+    { description: "Caractères hors police : 東京 ✓", quantity: 1, unitPrice: 10, rate: 20 },
+  ],
+});
+
+const creditNote = issued({
+  type: "credit_note",
+  number: "CN-2026-0003",
+  language: "en",
+  paymentReference: "+++123/4567/89002+++",
+  credited: { number: "F2026-0042", issueDate: "2026-03-02" },
+  lines: [{ description: "Refund: two correction rounds not delivered", quantity: 2, unitPrice: 85, unit: "HUR" }],
+});
+
+const long = issued({
+  number: "2026-0100",
+  language: "en",
+  paymentReference: "RF18539007547034",
+  lines: Array.from({ length: 60 }, (_, i) => ({
+    description:
+      i % 7 === 3
+        ? `Line ${i + 1}: a long description that wraps over several lines of the table because it goes on and on about the consulting work done in week ${i + 1}, including travel, preparation and follow-up`
+        : `Line ${i + 1}: consulting, week ${i + 1}`,
+    quantity: 1 + (i % 4),
+    unitPrice: 100 + i,
+    rate: i % 3 === 0 ? 6 : 21,
+  })),
+});
+
+const draft = issued({
+  status: "draft",
+  number: "2026-D17",
+  language: "en",
+  paymentReference: null,
+  lines: [{ description: "Work in progress", quantity: 1, unitPrice: 500 }],
+});
+
+const usd = issued({
+  number: "US-2026-0001",
+  currency: "USD",
+  language: "en",
+  paymentReference: "RF18539007547034",
+  buyer: party({ name: "Acme Corp.", address: "1 Infinite Loop", postalCode: "95014", city: "Cupertino", country: "US" }),
+  lines: [{ description: "Export consulting", quantity: 10, unitPrice: 150, rate: 0, category: "G" }],
+});
+
+// ---------------------------------------------------------------------------------------------
+// rendering once per fixture, and what the tools make of it
+
+type Checked = { file: string; bytes: Uint8Array; text: string; pages: number };
+const rendered = new Map<IssuedDocument, Promise<Checked>>();
+
+function check(doc: IssuedDocument): Promise<Checked> {
+  let p = rendered.get(doc);
+  if (!p) {
+    p = (async () => {
+      const bytes = await renderPdf(doc);
+      const file = join(dir, `${doc.number}.pdf`);
+      writeFileSync(file, bytes);
+      const text = run(["pdftotext", "-enc", "UTF-8", file, "-"]);
+      expect(text.code).toBe(0);
+      const info = run(["pdfinfo", file]);
+      const pages = Number(/Pages:\s+(\d+)/.exec(info.out)?.[1]);
+      // no-break spaces (thousands in French, before the currency sign) read as spaces
+      return { file, bytes, text: text.out.replace(/\u00a0/g, " "), pages };
+    })();
+    rendered.set(doc, p);
+  }
+  return p;
+}
+
+/** Every QR code on every page, decoded by zbar from a 200 dpi rendering. */
+function qrCodes(file: string, name: string): string[] {
+  const prefix = join(dir, name);
+  expect(run(["pdftoppm", "-r", "200", "-png", file, prefix]).code).toBe(0);
+  const found: string[] = [];
+  for (const png of readdirSync(dir).filter((f) => f.startsWith(`${name}-`) && f.endsWith(".png")).sort()) {
+    // -Sbinary: the symbol's bytes as they are (UTF-8 here), not re-encoded by zbar's guess
+    const r = run(["zbarimg", "--quiet", "--raw", "-Sbinary", join(dir, png)]);
+    if (r.code === 0) found.push(new TextDecoder().decode(r.bytes));
+  }
+  return found;
+}
+
+const ALL = { belgian, german, french, creditNote, long, draft, usd };
+
+// ---------------------------------------------------------------------------------------------
+
+describe("PDF: every fixture", () => {
+  for (const [name, doc] of Object.entries(ALL)) {
+    test(`${name}: qpdf --check passes, fonts are embedded, A4`, async () => {
+      const { file } = await check(doc);
+      const q = run(["qpdf", "--check", file]);
+      expect(q.err).toBe("");
+      expect(q.code).toBe(0);
+      expect(q.out).toContain("No syntax or stream encoding errors found");
+      const fonts = run(["pdffonts", file]).out.split("\n").slice(2).filter(Boolean);
+      expect(fonts.length).toBeGreaterThanOrEqual(1);
+      for (const line of fonts) {
+        expect(line).toContain("DejaVuSans");
+        // columns: name type encoding emb sub uni
+        expect(line).toMatch(/CID TrueType\s+Identity-H\s+yes\s+yes\s+yes/);
+      }
+      const info = run(["pdfinfo", file]).out;
+      expect(info).toMatch(/Page size:\s+595\.28 x 841\.89 pts \(A4\)/);
+      expect(info).not.toContain("Producer:        pdf-lib");
+    });
+
+    test(`${name}: the same document renders to the same bytes`, async () => {
+      const { bytes } = await check(doc);
+      const again = await renderPdf(structuredClone(doc));
+      expect(Buffer.from(again).equals(Buffer.from(bytes))).toBe(true);
+    });
+
+    test(`${name}: the text holds the number, the totals and the names`, async () => {
+      const { text } = await check(doc);
+      expect(text).toContain(doc.number);
+      expect(text).toContain(doc.seller.name);
+      expect(text).toContain(doc.buyer.name);
+      if (doc.seller.vatNumber) expect(text).toContain(doc.seller.vatNumber);
+      for (const line of doc.lines.slice(0, 3)) expect(text.replace(/\s+/g, " ")).toContain(line.description.split(" ").slice(0, 3).join(" "));
+    });
+  }
+});
+
+describe("PDF: what a reader reads", () => {
+  test("Belgian invoice (nl): euro amounts, IBAN, structured communication, VAT breakdown with reverse charge", async () => {
+    const { text } = await check(belgian);
+    expect(text).toContain("Factuur");
+    expect(text).toContain("Café De Gouden Kroon");
+    expect(text).toContain("Atelier Zoë & Søren BV");
+    expect(text).toContain("0123.456.749");
+    expect(text).toContain("PO-778");
+    expect(text).toContain("02/03/2026");
+    expect(text).toContain("01/04/2026");
+    // 12.5 h × 85 = 1 062.50; 2 × 1 234.50 = 2 469.00; 300 at 0 %: subtotal 3 831.50,
+    // VAT 223.13 + 148.14 = 371.27, total 4 202.77
+    expect(belgian.totalCents).toBe(420277);
+    expect(text).toContain("3.831,50 €");
+    expect(text).toContain("371,27 €");
+    expect(text).toContain("4.202,77 €");
+    expect(text).toContain("12,5");
+    expect(text).toContain("BE68 5390 0754 7034");
+    expect(text).toContain("GKCCBEBB");
+    expect(text).toContain("+++123/4567/89002+++");
+    expect(text).toContain("Btw verlegd");
+    expect(text).toContain("VATEX-EU-AE");
+    expect(text).toContain("21 %");
+    expect(text).toMatch(/\b6 ?%/);
+    expect(text).not.toContain("\ufffd");
+  });
+
+  test("German invoice (de): labels, umlauts, a partial payment and the amount due", async () => {
+    const { text } = await check(german);
+    for (const word of ["Rechnung", "Rechnungsdatum", "Fällig am", "Zwischensumme", "Offener Betrag", "Bestellung 4711", "Bäckerei Groß KG", "Weißenburger Straße 9", "München", "Wartung der Backöfen – Frühjahr", "Fachbuch „Brot backen“"]) {
+      expect(text).toContain(word);
+    }
+    expect(text).toContain("DE89 3704 0044 0532 0130 00");
+    expect(text).toContain("RF18539007547034");
+    expect(text).toContain(formatDe(german.totalCents));
+    expect(text).toContain(formatDe(german.dueCents));
+    expect(text).toContain("-100,00 €");
+  });
+
+  test("French invoice (fr): accents, other scripts, a glyph the font lacks replaced, not dropped", async () => {
+    const { text } = await check(french);
+    for (const word of ["Facture", "Société Générale des Éléphants SARL", "Hélène Dupré-Lefèvre", "12 rue de l’Église", "« Éléphant déçu »", "Ελληνικά", "Русский", "Čeština", "Łódź", "Montant dû", "Merci de votre confiance — à bientôt !"]) {
+      expect(text).toContain(word);
+    }
+    // 1 850.00 + 124.99 (1.25 × 99.99 = 124.9875 → 124.99) + 10.00; French groups thousands
+    expect(text).toContain("1 984,99 €");
+    expect(text).toContain("5,5 %");
+    // CJK is beyond DejaVu Sans: shown as the replacement character, and the rest stays intact
+    expect(text).toContain("Caractères hors police : \ufffd\ufffd ✓");
+  });
+
+  test("credit note: titled so, names the invoice it credits, asks no payment and has no QR code", async () => {
+    const { text, file } = await check(creditNote);
+    expect(text).toContain("Credit note");
+    expect(text).toContain("Credits invoice");
+    expect(text).toContain("F2026-0042 (2 March 2026)");
+    expect(text).toContain("€205.70");
+    expect(text).toContain("Amount credited");
+    expect(text).toContain("+++123/4567/89002+++");
+    expect(text).not.toContain("Please pay by");
+    expect(text).not.toContain("BE68 5390 0754 7034");
+    expect(epcPayload(creditNote)).toBeNull();
+    expect(qrCodes(file, "credit")).toEqual([]);
+  });
+
+  test("60 lines continue over pages with the table header repeated and numbered pages", async () => {
+    const { text, pages } = await check(long);
+    expect(pages).toBeGreaterThanOrEqual(3);
+    expect(text).toContain(`Page 1 of ${pages}`);
+    expect(text).toContain(`Page ${pages} of ${pages}`);
+    const flat = text.replace(/\s+/g, " ");
+    for (let i = 1; i <= 60; i++) expect(flat).toContain(`Line ${i}:`);
+    expect(flat).toContain("including travel, preparation and follow-up");
+    // the table's header again on every page that continues it
+    const withLines = text.split("\f").filter((page) => /Line \d+:/.test(page));
+    expect(withLines.length).toBeGreaterThanOrEqual(2);
+    for (const page of withLines) expect(page).toContain("Unit price");
+    expect(text).toContain(formatEn(long.totalCents));
+  });
+
+  test("a draft shows the DRAFT mark (localised), and asks no payment yet", async () => {
+    const { file } = await check(draft);
+    // -raw reads in drawing order, and the diagonal mark is drawn first (under the content);
+    // poppler gives a diagonal word one letter a line
+    const mark = (file: string) => run(["pdftotext", "-raw", file, "-"]).out.replace(/\s+/g, "");
+    expect(mark(file).startsWith("DRAFT")).toBe(true);
+    expect(epcPayload(draft)).toBeNull();
+    expect(qrCodes(file, "draft")).toEqual([]);
+    const fr = await renderPdf({ ...draft, language: "fr" });
+    const frFile = join(dir, "draft-fr.pdf");
+    writeFileSync(frFile, fr);
+    expect(mark(frFile).startsWith("BROUILLON")).toBe(true);
+    // a finalized document carries no mark
+    expect(mark((await check(belgian)).file).startsWith("Atelier")).toBe(true);
+  });
+
+  test("a USD invoice has no EPC QR code (EPC is for euro credit transfers)", async () => {
+    const { text, file } = await check(usd);
+    expect(text).toContain("$1,500.00");
+    expect(text).toContain("Export outside the EU");
+    expect(epcPayload(usd)).toBeNull();
+    expect(qrCodes(file, "usd")).toEqual([]);
+  });
+});
+
+describe("PDF: the EPC QR code decodes to the exact payload", () => {
+  test("Belgian structured communication goes in the unstructured remittance line", async () => {
+    const expected = ["BCD", "002", "1", "SCT", "GKCCBEBB", "Atelier Zoë & Søren BV", "BE68539007547034", "EUR4202.77", "", "", "+++123/4567/89002+++"].join("\n");
+    expect(epcPayload(belgian)).toBe(expected);
+    expect(qrCodes((await check(belgian)).file, "belgian")).toEqual([expected]);
+  });
+
+  test("an RF creditor reference goes in the structured field; the amount is what is still due", async () => {
+    const expected = ["BCD", "002", "1", "SCT", "COBADEFFXXX", "Müller & Söhne GmbH", "DE89370400440532013000", `EUR${(german.dueCents / 100).toFixed(2)}`, "", "RF18539007547034"].join("\n");
+    expect(epcPayload(german)).toBe(expected);
+    expect(qrCodes((await check(german)).file, "german")).toEqual([expected]);
+  });
+
+  test("no BIC: the field stays empty (EPC069-12 v2 makes it optional within the EEA)", async () => {
+    const expected = ["BCD", "002", "1", "SCT", "", "Société Générale des Éléphants", "FR1420041010050500013M02606", "EUR2363.86", "", "RF712348231"].join("\n");
+    expect(epcPayload(french)).toBe(expected);
+    expect(qrCodes((await check(french)).file, "french")).toEqual([expected]);
+  });
+
+  test("on a multi-page invoice the QR code is on the page with the payment block", async () => {
+    const codes = qrCodes((await check(long)).file, "long");
+    expect(codes).toEqual([epcPayload(long)!]);
+  });
+
+  test("nothing due, nothing to scan", () => {
+    expect(epcPayload({ ...belgian, status: "paid", paidCents: belgian.totalCents, dueCents: 0 })).toBeNull();
+    expect(epcPayload({ ...belgian, payee: null })).toBeNull();
+  });
+});
+
+function formatDe(cents: number): string {
+  const [whole, fraction] = (cents / 100).toFixed(2).split(".");
+  return `${whole!.replace(/\B(?=(\d{3})+(?!\d))/g, ".")},${fraction} €`;
+}
+function formatEn(cents: number): string {
+  const [whole, fraction] = (cents / 100).toFixed(2).split(".");
+  return `€${whole!.replace(/\B(?=(\d{3})+(?!\d))/g, ",")}.${fraction}`;
+}
