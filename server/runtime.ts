@@ -13,6 +13,7 @@
  */
 import { openDatabase, PAGE_CACHE_KIB, type Db } from "../db/client.ts";
 import type { Config } from "./config.ts";
+import { RenderTurns } from "./documents/service.ts";
 import { createRateLimitMemory } from "./http/rate-limit.ts";
 import { loadSecretBox, SecretBox } from "./lib/secret-box.ts";
 
@@ -20,6 +21,8 @@ export type Runtime = {
   readonly db: Db;
   readonly config: Config;
   readonly secrets: SecretBox;
+  /** PDFs are rendered one at a time on this thread (server/documents/service.ts) */
+  readonly renderTurns: RenderTurns;
   readonly shared: SharedState;
   readonly log: (line: string) => void;
 };
@@ -59,5 +62,5 @@ export function createRuntime(
   db.$client.exec(`PRAGMA cache_size = -${Math.floor(shared.cacheKiB)}`);
   db.connection.transactions.shareWriteTurns(shared.writeTurns);
   db.connection.outbox.share(shared.outbox);
-  return { db, config, secrets, shared, log: options.log ?? ((line) => console.error(line)) };
+  return { db, config, secrets, renderTurns: new RenderTurns(), shared, log: options.log ?? ((line) => console.error(line)) };
 }

@@ -39,7 +39,7 @@ const factsOf = (context: object): RequestFacts => (context as WithFacts).kontor
 
 type RouteInfo = { method: string; pattern: RegExp };
 
-export function createKernel({ db, config, log, shared }: Runtime) {
+export function createKernel({ db, config, log, shared, renderTurns }: Runtime) {
   assertElysiaQuietErrors();
   const authenticate = createAuthenticator(db);
   const rateLimit = createRateLimiter(config.rateLimitPerMinute, shared.rateLimit);
@@ -64,7 +64,7 @@ export function createKernel({ db, config, log, shared }: Runtime) {
   };
 
   const kernel = new Elysia({ name: "kontor-kernel" })
-    .decorate({ db, config })
+    .decorate({ db, config, renderTurns })
     .onRequest((context) => {
       const { request, server, set } = context;
       const path = pathOf(request.url);

@@ -57,7 +57,8 @@ export const invoiceRoutes = (kernel: Kernel) =>
     )
     .get(
       "/:id/pdf",
-      async ({ scope, params }) => new Response(await documentService.pdf(scope, params.id), { headers: { "content-type": "application/pdf" } }),
+      async ({ scope, params, renderTurns }) =>
+        new Response(await documentService.pdf(scope, params.id, renderTurns), { headers: { "content-type": "application/pdf" } }),
       {
         ability: "invoicing.view",
         params: IdParams,
