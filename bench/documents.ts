@@ -10,6 +10,7 @@
  * `load` drives the real `kontor serve`: the p99 of reads alone and while 100 PDFs are requested at once.
  */
 import { renderUbl } from "../server/documents/ubl.ts";
+import { startFreshServer } from "./fresh-server.ts";
 import { twentyLineInvoice } from "../tests/einvoicing/fixtures.ts";
 
 type Figures = { name: string; iterations: number; p50: number; p90: number; p99: number; max: number; targetP50: number };
@@ -79,22 +80,10 @@ async function pdf(): Promise<void> {
  * requested at once.
  */
 async function load(): Promise<void> {
-  const { mkdtempSync, rmSync } = await import("node:fs");
-  const { tmpdir } = await import("node:os");
-  const { join } = await import("node:path");
-  const dir = mkdtempSync(join(tmpdir(), "kontor-bench-documents-"));
-  const proc = Bun.spawn(["bun", join(import.meta.dir, "../cli/main.ts"), "serve", "--db", join(dir, "kontor.db"), "--port", "0", "--json", "--no-worker"], {
-    env: { ...process.env, KONTOR_ENV: "production", KONTOR_RATE_LIMIT: "1000000" },
-    stdout: "pipe",
-    stderr: "inherit",
-  });
+  const server = await startFreshServer({}, { worker: false });
+  const { url } = server;
   try {
-    const reader = proc.stdout.getReader();
-    let out = "";
-    while (!/"bootstrap"[\s\S]*\}\s*\}\s*$/.test(out)) out += new TextDecoder().decode((await reader.read()).value);
-    reader.releaseLock();
-    const { url, bootstrap } = JSON.parse(out) as { url: string; bootstrap: { token: string } };
-    const headers = { authorization: `Bearer ${bootstrap.token}`, "content-type": "application/json" };
+    const headers = { authorization: `Bearer ${server.token}`, "content-type": "application/json" };
     const post = async (path: string, body: unknown) => ((await (await fetch(`${url}${path}`, { method: "POST", headers, body: JSON.stringify(body) })).json()) as { data: { id: string } }).data;
     const customer = await post("/api/v1/customers", { name: "Bench Customer BV", country: "BE" });
     const lines = Array.from({ length: 20 }, (_, i) => ({ description: `Line ${i + 1} of the benchmark`, quantity: `${i + 1}`, unit_price: "12.34" }));
@@ -128,9 +117,7 @@ async function load(): Promise<void> {
     console.log(`reads alone                  ${alone.n} reads, p50 ${alone.p50.toFixed(1)} ms, p99 ${alone.p99.toFixed(1)} ms`);
     console.log(`reads during 100 PDFs        ${during.n} reads, p50 ${during.p50.toFixed(1)} ms, p99 ${during.p99.toFixed(1)} ms (the 100 PDFs took ${pdfSeconds.toFixed(2)} s)`);
   } finally {
-    proc.kill("SIGTERM");
-    await proc.exited;
-    rmSync(dir, { recursive: true, force: true });
+    await server.stop();
   }
 }
 

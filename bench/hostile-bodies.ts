@@ -5,8 +5,8 @@
  *
  *   bun bench/hostile-bodies.ts [--rounds 20] [--seconds 3]
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
+import { startFreshServer } from "./fresh-server.ts";
 import { join } from "node:path";
 
 const ROOT = join(import.meta.dir, "..");
@@ -33,29 +33,18 @@ function rssKiB(pid: number, field: "VmRSS" | "VmHWM"): number {
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 
 async function main() {
-  const dir = mkdtempSync(join(tmpdir(), "kontor-hostile-"));
-  const db = join(dir, "kontor.db");
+  const server = await startFreshServer({}, { worker: false });
+  const { url, pid } = server;
   const cli = (...args: string[]) => {
-    const r = Bun.spawnSync(["bun", join(ROOT, "cli/main.ts"), ...args, "--db", db, "--json"], { stdout: "pipe", stderr: "pipe" });
+    const r = Bun.spawnSync(["bun", join(ROOT, "cli/main.ts"), ...args, "--db", server.dbPath, "--json"], { stdout: "pipe", stderr: "pipe" });
     if (r.exitCode !== 0) throw new Error(r.stderr.toString());
     return JSON.parse(r.stdout.toString());
   };
-  const proc = Bun.spawn(["bun", join(ROOT, "cli/main.ts"), "serve", "--db", db, "--port", "0", "--json", "--no-worker"], {
-    env: { ...process.env, KONTOR_ENV: "production", KONTOR_RATE_LIMIT: "1000000" },
-    stdout: "pipe",
-    stderr: "inherit",
-  });
   try {
-    const reader = proc.stdout.getReader();
-    let out = "";
-    while (!/"bootstrap"/.test(out) || !out.trimEnd().endsWith("}")) out += new TextDecoder().decode((await reader.read()).value);
-    reader.releaseLock();
-    const started = JSON.parse(out) as { url: string; bootstrap: { token: string } };
-    const url = started.url;
     const viewer = await (
       await fetch(`${url}/api/v1/org-tokens`, {
         method: "POST",
-        headers: { authorization: `Bearer ${started.bootstrap.token}`, "content-type": "application/json" },
+        headers: { authorization: `Bearer ${server.token}`, "content-type": "application/json" },
         body: JSON.stringify({ name: "viewer", abilities: ["contacts.view"] }),
       })
     ).json() as { token: string };
@@ -64,10 +53,10 @@ async function main() {
     const hostile = (body: string) =>
       fetch(`${url}/api/v1/customers`, { method: "POST", headers: { authorization: `Bearer ${viewer.token}`, "content-type": "application/json" }, body });
 
-    console.log(`kontor serve at ${url}, pid ${proc.pid}, RSS ${(rssKiB(proc.pid, "VmRSS") / 1024).toFixed(0)} MB`);
+    console.log(`kontor serve at ${url}, pid ${pid}, RSS ${(rssKiB(pid, "VmRSS") / 1024).toFixed(0)} MB`);
     console.log(`\n| body | status | p50 ms | max ms | RSS growth MB | peak RSS MB |\n|---|---:|---:|---:|---:|---:|`);
     for (const [name, body] of Object.entries(SHAPES)) {
-      const before = rssKiB(proc.pid, "VmRSS");
+      const before = rssKiB(pid, "VmRSS");
       const times: number[] = [];
       let status = 0;
       for (let i = 0; i < rounds; i++) {
@@ -78,9 +67,9 @@ async function main() {
         status = r.status;
       }
       times.sort((a, b) => a - b);
-      const grown = (rssKiB(proc.pid, "VmRSS") - before) / 1024;
+      const grown = (rssKiB(pid, "VmRSS") - before) / 1024;
       console.log(
-        `| ${name} | ${status} | ${quantile(times, 0.5).toFixed(1)} | ${times.at(-1)!.toFixed(1)} | ${grown.toFixed(1)} | ${(rssKiB(proc.pid, "VmHWM") / 1024).toFixed(0)} |`,
+        `| ${name} | ${status} | ${quantile(times, 0.5).toFixed(1)} | ${times.at(-1)!.toFixed(1)} | ${grown.toFixed(1)} | ${(rssKiB(pid, "VmHWM") / 1024).toFixed(0)} |`,
       );
     }
 
@@ -105,12 +94,10 @@ async function main() {
     console.log(
       `\n8 senders of 30,000-deep bodies for ${seconds} s (${sent} sent): another organisation's GET /customers ` +
         `p50 ${quantile(waits, 0.5).toFixed(1)} ms, p99 ${quantile(waits, 0.99).toFixed(1)} ms, max ${waits.at(-1)!.toFixed(1)} ms ` +
-        `(${waits.length} reads); peak RSS ${(rssKiB(proc.pid, "VmHWM") / 1024).toFixed(0)} MB`,
+        `(${waits.length} reads); peak RSS ${(rssKiB(pid, "VmHWM") / 1024).toFixed(0)} MB`,
     );
   } finally {
-    proc.kill("SIGTERM");
-    await proc.exited;
-    rmSync(dir, { recursive: true, force: true });
+    await server.stop();
   }
 }
 

@@ -33,6 +33,7 @@ import { CLI_ACTOR, createOrganization } from "../server/orgs/service.ts";
 import { webhookService } from "../server/webhooks/service.ts";
 import { startWorker } from "../server/webhooks/worker.ts";
 import { count, eq, ne } from "drizzle-orm";
+import { startFreshServer } from "./fresh-server.ts";
 
 const argv = process.argv.slice(2);
 const option = (name: string) => {
@@ -293,20 +294,11 @@ function reportMissing(name: string, db: ReturnType<typeof openDatabase>, arrive
  * woken at once.
  */
 async function serveScenario(threads: number): Promise<Result> {
-  const dir = mkdtempSync(join(tmpdir(), "kontor-bench-serve-"));
   const receiver = await startReceiver(0);
-  const proc = Bun.spawn(["bun", join(import.meta.dir, "../cli/main.ts"), "serve", "--db", join(dir, "kontor.db"), "--port", "0", "--json"], {
-    env: { ...process.env, KONTOR_ENV: "production", KONTOR_HTTP_THREADS: String(threads), KONTOR_WEBHOOK_ALLOW_HTTP: "true", KONTOR_WEBHOOK_ALLOW_PRIVATE: "true", KONTOR_RATE_LIMIT: "100000" },
-    stdout: "pipe",
-    stderr: "inherit",
-  });
+  const server = await startFreshServer({ KONTOR_HTTP_THREADS: String(threads), KONTOR_WEBHOOK_ALLOW_HTTP: "true", KONTOR_WEBHOOK_ALLOW_PRIVATE: "true" });
+  const { url } = server;
   try {
-    const reader = proc.stdout.getReader();
-    let out = "";
-    while (!/"bootstrap"[\s\S]*\}\s*\}\s*$/.test(out)) out += new TextDecoder().decode((await reader.read()).value);
-    reader.releaseLock();
-    const { url, bootstrap } = JSON.parse(out) as { url: string; bootstrap: { token: string } };
-    const headers = { authorization: `Bearer ${bootstrap.token}`, "content-type": "application/json", connection: "close" };
+    const headers = { authorization: `Bearer ${server.token}`, "content-type": "application/json", connection: "close" };
     const hook = await fetch(`${url}/api/v1/webhooks`, { method: "POST", headers, body: JSON.stringify({ url: `${receiver.base}/hook`, events: ["customer.created"] }) });
     if (hook.status !== 201) throw new Error(`webhook: ${hook.status} ${await hook.text()}`);
     await receiver.stats(true);
@@ -338,9 +330,7 @@ async function serveScenario(threads: number): Promise<Result> {
       ended: stats.unique >= changes ? "complete" : "deadline",
     };
   } finally {
-    proc.kill("SIGTERM");
-    await proc.exited;
+    await server.stop();
     receiver.stop();
-    rmSync(dir, { recursive: true, force: true });
   }
 }
