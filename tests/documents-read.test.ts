@@ -7,6 +7,7 @@ import { loadDocument, readDocument } from "../server/documents/read.ts";
 import { NotFound } from "../server/lib/errors.ts";
 import { snapshot } from "../server/lib/scope.ts";
 import { CLI_ACTOR } from "../server/orgs/service.ts";
+import { SELLER_IDENTITY } from "./fixtures.ts";
 import { createTestEnv } from "./helpers.ts";
 
 const env = createTestEnv();
@@ -22,15 +23,10 @@ let rates: Record<string, any>;
 let customer: any;
 beforeAll(async () => {
   await ok("PUT", "/api/v1/organization", {
+    ...SELLER_IDENTITY,
     name: "Acme Consulting BV",
-    address: "Kerkstraat 1",
-    city: "Gent",
-    postal_code: "9000",
-    vat_number: "BE0123456749",
-    company_number: "0123456749",
     email: "billing@acme.example",
     phone: "+32 9 123 45 67",
-    peppol_id: "0208:0123456749",
     language: "nl",
   });
   customer = await ok("POST", "/api/v1/customers", {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { SELLER_IDENTITY } from "./fixtures.ts";
 import { createTestEnv } from "./helpers.ts";
 import { describe as describeValidation, validateUbl } from "./einvoicing/validate.ts";
 
@@ -28,16 +29,7 @@ const raw = (path: string) => env.app.handle(new Request(`http://localhost${path
 let rates: Record<string, any>;
 let customer: any;
 beforeAll(async () => {
-  await ok("PUT", "/api/v1/organization", {
-    address: "Kerkstraat 1",
-    city: "Gent",
-    postal_code: "9000",
-    vat_number: "BE0123456749",
-    company_number: "0123456749",
-    email: "billing@acme.example",
-    peppol_id: "0208:0123456749",
-    language: "nl",
-  });
+  await ok("PUT", "/api/v1/organization", { ...SELLER_IDENTITY, email: "billing@acme.example", language: "nl" });
   customer = await ok("POST", "/api/v1/customers", {
     name: "Brasserie Dupont SA",
     address: "Rue de l'Église 5",

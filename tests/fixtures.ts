@@ -11,6 +11,16 @@ import { openApiDocument } from "./contract.ts";
 export type Fixture = Record<string, string>;
 
 /** Creates one of everything in the env's first organisation; returns ids by path segment. */
+/** A Belgian seller with what a Peppol e-invoice needs of it (valid enterprise number and Peppol id). */
+export const SELLER_IDENTITY = {
+  address: "Kerkstraat 1",
+  city: "Gent",
+  postal_code: "9000",
+  vat_number: "BE0123456749",
+  company_number: "0123456749",
+  peppol_id: "0208:0123456749",
+};
+
 export async function seedFixture(env: TestEnv): Promise<Fixture> {
   const ok = async (method: string, path: string, body?: unknown, token?: string) => {
     const r = await env.api(method, path, body, token);
@@ -18,14 +28,7 @@ export async function seedFixture(env: TestEnv): Promise<Fixture> {
     return r.body;
   };
   // what an e-invoice needs of the seller, the buyer and the invoice, so that every GET {id} answers 200
-  await ok("PUT", "/api/v1/organization", {
-    address: "Kerkstraat 1",
-    city: "Gent",
-    postal_code: "9000",
-    vat_number: "BE0123456749",
-    company_number: "0123456749",
-    peppol_id: "0208:0123456749",
-  });
+  await ok("PUT", "/api/v1/organization", SELLER_IDENTITY);
   const customer = (
     await ok("POST", "/api/v1/customers", {
       name: "Fixture Customer NV",

@@ -49,31 +49,12 @@ export const VATEX_REASONS: Record<string, string> = {
 const isLanguage = (value: string | null | undefined): value is DocumentLanguage =>
   value !== null && value !== undefined && (DOCUMENT_LANGUAGES as readonly string[]).includes(value);
 
-type PartyFields = {
-  name: string;
-  address: string | null;
-  city: string | null;
-  postalCode: string | null;
-  country: string | null;
-  vatNumber: string | null;
-  email: string | null;
-  phone: string | null;
-  peppolId: string | null;
-};
+/** The columns an organisation and a customer share with a document's party, by the same names. */
+type PartyFields = Omit<DocumentParty, "companyNumber">;
 
 function party(row: PartyFields, companyNumber: string | null): DocumentParty {
-  return {
-    name: row.name,
-    address: row.address,
-    city: row.city,
-    postalCode: row.postalCode,
-    country: row.country,
-    vatNumber: row.vatNumber,
-    companyNumber,
-    email: row.email,
-    phone: row.phone,
-    peppolId: row.peppolId,
-  };
+  const { name, address, city, postalCode, country, vatNumber, email, phone, peppolId } = row;
+  return { name, address, city, postalCode, country, vatNumber, companyNumber, email, phone, peppolId };
 }
 
 /**
