@@ -73,6 +73,10 @@ const OPERATION_IDS: Record<string, string> = {
   "DELETE /api/v1/tokens/{id}": "revokeToken",
   "DELETE /api/v1/org-tokens/{id}": "revokeOrgToken",
   "POST /api/v1/invoices/{id}/credit-note": "createInvoiceCreditNote",
+  "GET /api/v1/organization": "showOrganization",
+  "PUT /api/v1/organization": "updateOrganization",
+  "GET /api/v1/invoices/{id}/ubl": "showInvoiceUbl",
+  "GET /api/v1/invoices/{id}/pdf": "showInvoicePdf",
 };
 
 const pascal = (segment: string) => segment.split("-").map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join("");

@@ -51,7 +51,14 @@ async function loadFont(path: string): Promise<LoadedFont> {
 }
 
 function loadFonts() {
-  fonts ??= Promise.all([loadFont(sansPath), loadFont(sansBoldPath)]).then(([regular, bold]) => ({ regular, bold }));
+  fonts ??= Promise.all([loadFont(sansPath), loadFont(sansBoldPath)]).then(
+    ([regular, bold]) => ({ regular, bold }),
+    (error) => {
+      // a failed read is tried again by the next PDF, not remembered until a restart
+      fonts = null;
+      throw error;
+    },
+  );
   return fonts;
 }
 
