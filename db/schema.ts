@@ -5,6 +5,7 @@
  * Money and quantities are integer hundredths (`*_cents`), VAT rates basis points.
  */
 import { sql } from "drizzle-orm";
+import type { IssuedParties } from "../server/documents/model.ts";
 import { type AnySQLiteColumn, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 // Each enum is declared once, beside the API schema that shows it; `enum` on a SQLite text
 // column only types it (no CHECK constraint, no migration when a list changes).
@@ -221,6 +222,11 @@ export const invoices = sqliteTable(
     orderReference: text("order_reference"),
     /** set at finalize: BE structured communication or ISO 11649 RF reference, unique per organisation */
     paymentReference: text("payment_reference"),
+    /**
+     * Seller, buyer, payee and language as they were at finalize (server/documents/read.ts): an
+     * issued document renders the same whatever is edited afterwards. Null on drafts.
+     */
+    issuedParties: text("issued_parties", { mode: "json" }).$type<IssuedParties>(),
     subtotalCents: integer("subtotal_cents").notNull(),
     vatCents: integer("vat_cents").notNull(),
     totalCents: integer("total_cents").notNull(),

@@ -132,6 +132,28 @@ describe("GET /invoices/{id}/pdf", () => {
   });
 });
 
+describe("an issued document says what it said", () => {
+  test("renaming the customer or editing the organisation afterwards changes neither its PDF nor its UBL; a draft follows", async () => {
+    const buyer = await ok("POST", "/api/v1/customers", { name: "Frozen NV", address: "Dorp 1", city: "Aalst", postal_code: "9300", country: "BE", peppol_id: "0208:0404795549" });
+    const inv = await finalizedInvoice({ customer_id: buyer.id });
+    const draft = await ok("POST", "/api/v1/invoices", { customer_id: buyer.id, issue_date: "2026-03-01", lines: [{ description: "x", quantity: "1", unit_price: "1.00" }] });
+    const bytes = async (path: string) => Buffer.from(await (await raw(path)).arrayBuffer());
+    const pdf = await bytes(`/api/v1/invoices/${inv.id}/pdf`);
+    const ubl = await bytes(`/api/v1/invoices/${inv.id}/ubl`);
+    const draftPdf = await bytes(`/api/v1/invoices/${draft.id}/pdf`);
+
+    await ok("PUT", `/api/v1/customers/${buyer.id}`, { name: "Renamed NV", language: "de" });
+    await ok("PUT", "/api/v1/organization", { address: "Nieuwe Straat 99", email: "new@acme.example" });
+    try {
+      expect((await bytes(`/api/v1/invoices/${inv.id}/pdf`)).equals(pdf)).toBe(true);
+      expect((await bytes(`/api/v1/invoices/${inv.id}/ubl`)).equals(ubl)).toBe(true);
+      expect((await bytes(`/api/v1/invoices/${draft.id}/pdf`)).equals(draftPdf)).toBe(false);
+    } finally {
+      await ok("PUT", "/api/v1/organization", { address: SELLER_IDENTITY.address, email: "billing@acme.example" });
+    }
+  });
+});
+
 describe("invoice.finalized deliveries", () => {
   test("carry the URLs of the PDF and the e-invoice", async () => {
     const hook = await ok("POST", "/api/v1/webhooks", { url: "http://127.0.0.1:9/hook", events: ["invoice.finalized"] });

@@ -88,3 +88,6 @@ export type IssuedDocument = {
   paidCents: number;
   dueCents: number;
 };
+
+/** What an issued document says of who issues it, to whom, paid where, in which language: frozen at finalize. */
+export type IssuedParties = Pick<IssuedDocument, "seller" | "buyer" | "payee" | "language">;

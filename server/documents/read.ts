@@ -14,6 +14,7 @@ import {
   DOCUMENT_LANGUAGES,
   VAT_CATEGORIES,
   type DocumentLanguage,
+  type IssuedParties,
   type DocumentLine,
   type DocumentParty,
   type DocumentVatGroup,
@@ -100,12 +101,30 @@ function vatGroupsOf(lines: DocumentLine[], exemptionOf: Map<string, string | nu
   return [...groups.values()].sort((a, b) => order(a.category) - order(b.category) || b.rateBp - a.rateBp);
 }
 
-/** The document of this invoice or credit note of the organisation (404 when there is none), read in `tx`. */
-export function readDocument(tx: Tx, orgId: string, invoiceId: string): IssuedDocument {
-  const invoice = findInOrg(tx, invoices, orgId, invoiceId);
+/**
+ * Seller, buyer, payee and language of an invoice as the organisation and the customer are now:
+ * what a draft shows, and what finalize freezes (`invoices.issued_parties`).
+ */
+export function currentParties(tx: Tx, orgId: string, customerId: string): IssuedParties {
   const org = tx.select().from(organizations).where(eq(organizations.id, orgId)).get();
   if (!org) throw new NotFound();
-  const customer = findInOrg(tx, customers, orgId, invoice.customerId);
+  const customer = findInOrg(tx, customers, orgId, customerId);
+  return {
+    language: isLanguage(customer.language) ? customer.language : isLanguage(org.language) ? org.language : "en",
+    seller: party(org, org.companyNumber),
+    buyer: party(customer, null),
+    payee: payeeOf(tx, orgId, org.defaultBankAccountId, org.name),
+  };
+}
+
+/**
+ * The document of this invoice or credit note of the organisation (404 when there is none), read
+ * in `tx`. An issued one shows its parties as they were at finalize; one finalized before they
+ * were frozen (migration 0015), as they are now.
+ */
+export function readDocument(tx: Tx, orgId: string, invoiceId: string): IssuedDocument {
+  const invoice = findInOrg(tx, invoices, orgId, invoiceId);
+  const parties = invoice.issuedParties ?? currentParties(tx, orgId, invoice.customerId);
   const lineRows = tx
     .select()
     .from(invoiceLines)
@@ -150,16 +169,16 @@ export function readDocument(tx: Tx, orgId: string, invoiceId: string): IssuedDo
     issueDate: invoice.issueDate,
     dueDate: invoice.dueDate,
     currency: invoice.currency,
-    language: isLanguage(customer.language) ? customer.language : isLanguage(org.language) ? org.language : "en",
+    language: parties.language,
     buyerReference: invoice.buyerReference,
     orderReference: invoice.orderReference,
     paymentReference: invoice.paymentReference,
     credited: related ? { number: related.number, issueDate: related.issueDate } : null,
     notes: invoice.notes,
     paymentTerms: invoice.paymentTerms,
-    seller: party(org, org.companyNumber),
-    buyer: party(customer, null),
-    payee: payeeOf(tx, orgId, org.defaultBankAccountId, org.name),
+    seller: parties.seller,
+    buyer: parties.buyer,
+    payee: parties.payee,
     lines,
     vatGroups: vatGroupsOf(lines, exemptionOf),
     subtotalCents: invoice.subtotalCents,

@@ -9,6 +9,7 @@ import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { prepared, preparedRows, type Tx } from "../../db/client.ts";
 import { AWAITING_PAYMENT, awaitingPayment, contactPersons, customers, invoiceLines, invoices, numberSequences, payments } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
+import { currentParties } from "../documents/read.ts";
 import { documentLinks } from "../documents/service.ts";
 import { presentParty, type PartyRow } from "../contacts/party-service.ts";
 import { presentContactPerson } from "../customers/service.ts";
@@ -416,7 +417,20 @@ function insertLines(tx: Tx, orgId: string, invoiceId: string, lines: NewLine[])
 
 type NewInvoice = Omit<
   InvoiceRow,
-  "id" | "organizationId" | "number" | "subtotalCents" | "vatCents" | "totalCents" | "paidCents" | "status" | "paymentReference" | "finalizedAt" | "sentAt" | "createdAt" | "updatedAt"
+  | "id"
+  | "organizationId"
+  | "number"
+  | "subtotalCents"
+  | "vatCents"
+  | "totalCents"
+  | "paidCents"
+  | "status"
+  | "paymentReference"
+  | "issuedParties"
+  | "finalizedAt"
+  | "sentAt"
+  | "createdAt"
+  | "updatedAt"
 >;
 
 /** Inserts a draft with its lines and totals; numbers it unless a number is given. */
@@ -431,6 +445,7 @@ function insertDraft(tx: Tx, scope: Scope, fields: NewInvoice, lines: NewLine[],
     ...totalsColumns(lines),
     paidCents: 0,
     paymentReference: null,
+    issuedParties: null,
     finalizedAt: null,
     sentAt: null,
     createdAt: now,
@@ -590,6 +605,8 @@ export const invoiceService = {
         status: "finalized",
         finalizedAt: nowIso(),
         paymentReference: nextPaymentReference(tx, scope.org.id, scope.org.country),
+        // the document says from now on what it says today, whatever is edited afterwards
+        issuedParties: currentParties(tx, scope.org.id, row.customerId),
       });
       recordChange(tx, scope, { action: "invoice.finalized", resource: { type: "invoice", id }, event: "invoice.finalized", data: shown, links: documentLinks(id) });
       return shown;
