@@ -54,7 +54,8 @@ describe("unit_code on lines", () => {
   test("default C62; a UN/ECE code is kept; bad codes are a 422 on the line", async () => {
     const inv = await draft({ lines: [line(), line({ unit_code: "HUR" }), line({ unit_code: "KGM" })] });
     expect(inv.lines.map((l: any) => l.unit_code)).toEqual(["C62", "HUR", "KGM"]);
-    for (const unit_code of ["hur", "H", "HOUR", "H-R", ""]) {
+    // "ABC" has the shape of a code but is none (EN 16931 BR-CL-23 would refuse the e-invoice)
+    for (const unit_code of ["hur", "H", "HOUR", "H-R", "", "ABC", "ZZ9"]) {
       const r = await env.api("POST", "/api/v1/invoices", { customer_id: customerId, issue_date: "2026-03-01", lines: [line(), line({ unit_code })] });
       expect(r.status, unit_code).toBe(422);
       expect(Object.keys(r.body.errors), unit_code).toEqual(["lines.1.unit_code"]);

@@ -10,6 +10,7 @@ import { prepared, preparedRows, type Tx } from "../../db/client.ts";
 import { AWAITING_PAYMENT, awaitingPayment, contactPersons, customers, invoiceLines, invoices, numberSequences, payments } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
 import { currentParties } from "../documents/read.ts";
+import { UNIT_CODES } from "../documents/unit-codes.ts";
 import { documentLinks } from "../documents/service.ts";
 import { presentParty, type PartyRow } from "../contacts/party-service.ts";
 import { presentContactPerson } from "../customers/service.ts";
@@ -321,6 +322,9 @@ function readLines(tx: Tx, orgId: string, bag: FieldErrorBag, input: LineInput[]
     const quantityCents = readMoney(bag, `${field}.quantity`, line.quantity, { min: 1 });
     const unitPriceCents = readMoney(bag, `${field}.unit_price`, line.unit_price, { min: 0 });
     const rate = line.vat_rate_id ? readVatRate(tx, orgId, bag, `${field}.vat_rate_id`, line.vat_rate_id) : null;
+    if (line.unit_code !== undefined && !UNIT_CODES.has(line.unit_code)) {
+      bag.add(`${field}.unit_code`, `The ${field}.unit_code field must be a UN/ECE Recommendation 20 or 21 unit code (e.g. C62, HUR, DAY, KGM).`);
+    }
     if (quantityCents === null || unitPriceCents === null) return;
     const priced = priceLine({ quantityCents, unitPriceCents, vatRateBp: rate?.rateBp ?? 0 });
     if (priced.amountCents + priced.vatCents > MAX_CENTS) {
