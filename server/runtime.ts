@@ -13,7 +13,7 @@
  */
 import { openDatabase, PAGE_CACHE_KIB, type Db } from "../db/client.ts";
 import type { Config } from "./config.ts";
-import { RenderTurns } from "./documents/service.ts";
+import { RenderTurns } from "./documents/render-turns.ts";
 import { createRateLimitMemory } from "./http/rate-limit.ts";
 import { loadSecretBox, SecretBox } from "./lib/secret-box.ts";
 
@@ -21,7 +21,7 @@ export type Runtime = {
   readonly db: Db;
   readonly config: Config;
   readonly secrets: SecretBox;
-  /** PDFs are rendered one at a time on this thread (server/documents/service.ts) */
+  /** PDFs are rendered one at a time on this thread (server/documents/render-turns.ts) */
   readonly renderTurns: RenderTurns;
   readonly shared: SharedState;
   readonly log: (line: string) => void;

@@ -7,38 +7,10 @@ import type { Scope } from "../lib/scope.ts";
 import { loadDocument } from "./read.ts";
 import type { IssuedDocument } from "./model.ts";
 import { renderPdf } from "./pdf.ts";
+import type { RenderTurns } from "./render-turns.ts";
 import { renderUbl } from "./ubl.ts";
 
-/** Where an invoice's documents are served: the links `invoice.finalized` deliveries carry. */
-export function documentLinks(invoiceId: string): { pdf: string; ubl: string } {
-  return { pdf: `/api/v1/invoices/${invoiceId}/pdf`, ubl: `/api/v1/invoices/${invoiceId}/ubl` };
-}
-
 const noun = (doc: IssuedDocument) => (doc.type === "credit_note" ? "credit note" : "invoice");
-
-/**
- * PDFs rendered one at a time per thread, with the thread's other requests let through between
- * two: rendering is CPU work on the thread that answers reads too, and a hundred PDFs rendered
- * side by side (pdf-lib yields between batches of objects) made every read on the thread wait for
- * nearly all of them. One at a time, a read waits for one render at most.
- */
-export class RenderTurns {
-  #busy = false;
-  readonly #waiting: (() => void)[] = [];
-
-  async run<T>(work: () => Promise<T>): Promise<T> {
-    if (this.#busy) await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    this.#busy = true;
-    try {
-      return await work();
-    } finally {
-      const next = this.#waiting.shift();
-      // the next render starts after the I/O that came in meanwhile (setImmediate), not before it
-      if (next) setImmediate(next);
-      else this.#busy = false;
-    }
-  }
-}
 
 export const documentService = {
   /** The UBL file of an issued document: a draft is a 409; what EN 16931 needs and is missing, a 422 naming it. */

@@ -11,7 +11,7 @@ import { AWAITING_PAYMENT, awaitingPayment, contactPersons, customers, invoiceLi
 import { recordChange } from "../changes/record.ts";
 import { currentParties } from "../documents/read.ts";
 import { UNIT_CODES } from "../documents/unit-codes.ts";
-import { documentLinks } from "../documents/service.ts";
+import { documentLinks } from "../documents/links.ts";
 import { presentParty, type PartyRow } from "../contacts/party-service.ts";
 import { presentContactPerson } from "../customers/service.ts";
 import { Conflict, FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
