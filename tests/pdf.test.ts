@@ -389,6 +389,31 @@ describe("PDF: what a reader reads", () => {
   });
 });
 
+describe("PDF: what a client may store stays on the page", () => {
+  test("a 200-character reference wraps, an address of many lines is joined up; nothing is drawn off the page", async () => {
+    const crowded = issued({
+      number: "F2026-CROWDED",
+      buyerReference: "Ω".repeat(200),
+      orderReference: "PO ".repeat(66),
+      buyer: party({ name: "Crowded NV", address: Array.from({ length: 60 }, (_, i) => `Line ${i}`).join("\n"), postalCode: "9000", city: "Gent", country: "BE" }),
+      lines: [{ description: "Work", quantity: 1, unitPrice: 10 }],
+    });
+    const { file, text } = await check(crowded);
+    expect(text.match(/Ω/g)).toHaveLength(200); // all of it, over several lines
+    expect(text).toContain("Line 3, Line 4");
+    // every word inside the A4 page (595.28 × 841.89 pt)
+    const boxes = run(["pdftotext", "-bbox", file, "-"]).out;
+    const words = [...boxes.matchAll(/<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)"/g)].map((m) => m.slice(1).map(Number));
+    expect(words.length).toBeGreaterThan(20);
+    for (const [xMin, yMin, xMax, yMax] of words) {
+      expect(xMin).toBeGreaterThanOrEqual(0);
+      expect(yMin).toBeGreaterThanOrEqual(0);
+      expect(xMax).toBeLessThanOrEqual(595.28);
+      expect(yMax).toBeLessThanOrEqual(841.89);
+    }
+  });
+});
+
 describe("PDF: the EPC QR code decodes to the exact payload", () => {
   test("Belgian structured communication goes in the unstructured remittance line", async () => {
     const expected = ["BCD", "002", "1", "SCT", "GKCCBEBB", "Atelier Zoë & Søren BV", "BE68539007547034", "EUR4202.77", "", "", "+++123/4567/89002+++"].join("\n");

@@ -265,10 +265,19 @@ class Writer {
 // ---------------------------------------------------------------------------------------------
 // the sections of the document
 
+/** Lines of an address drawn as they are; the rest is joined onto the last one. */
+const MAX_ADDRESS_LINES = 4;
+/** The widest value in the particulars top right; longer ones (a 200-character reference) wrap. */
+const MAX_PARTICULAR_WIDTH = 170;
+
 function partyLines(w: Writer, party: DocumentParty, { company }: { company: boolean }): string[] {
   const l = w.labels;
   const lines: string[] = [];
-  if (party.address) lines.push(...party.address.split(/\r?\n/).map((s) => s.trim()).filter(Boolean));
+  // an address is at most a few lines on paper; what a client stored beyond them is joined up
+  if (party.address) {
+    const address = party.address.split(/\r?\n/).map((s) => s.trim()).filter(Boolean);
+    lines.push(...address.slice(0, MAX_ADDRESS_LINES - 1), ...(address.length >= MAX_ADDRESS_LINES ? [address.slice(MAX_ADDRESS_LINES - 1).join(", ")] : []));
+  }
   const place = [party.postalCode, party.city].filter(Boolean).join(" ");
   if (place) lines.push(place);
   if (party.country) lines.push(countryName(party.country, w));
@@ -321,12 +330,15 @@ function header(w: Writer, doc: IssuedDocument) {
   if (doc.type === "credit_note" && doc.paymentReference) particulars.push([l.paymentReference, doc.paymentReference]);
   if (doc.buyerReference) particulars.push([l.buyerReference, doc.buyerReference]);
   if (doc.orderReference) particulars.push([l.orderReference, doc.orderReference]);
-  const valueWidth = Math.max(...particulars.map(([, v]) => w.width(w.clean(v), SIZE, true)));
+  const wrapped = particulars.map(([label, value]) => [label, w.wrap(value, MAX_PARTICULAR_WIDTH, SIZE, true)] as const);
+  const valueWidth = Math.max(...wrapped.flatMap(([, lines]) => lines.map((line) => w.width(w.clean(line), SIZE, true))));
   const labelRight = RIGHT - Math.max(valueWidth, 70) - 10;
-  for (const [label, value] of particulars) {
+  for (const [label, lines] of wrapped) {
     w.textRight(label, labelRight, ry, { color: MUTED });
-    w.textRight(value, RIGHT, ry, { bold: true });
-    ry -= LEADING;
+    for (const line of lines) {
+      w.textRight(line, RIGHT, ry, { bold: true });
+      ry -= LEADING;
+    }
   }
 
   // the buyer, below the seller
