@@ -364,7 +364,7 @@ describe("PDF: what a reader reads", () => {
     expect(text).toContain(formatEn(long.totalCents));
   });
 
-  test("a draft shows the DRAFT mark (localised), and asks no payment yet", async () => {
+  test("a draft shows the DRAFT mark, a cancelled document CANCELLED (localised); neither asks payment", async () => {
     const { file } = await check(draft);
     // -raw reads in drawing order, and the diagonal mark is drawn first (under the content);
     // poppler gives a diagonal word one letter a line
@@ -378,6 +378,12 @@ describe("PDF: what a reader reads", () => {
     expect(mark(frFile).startsWith("BROUILLON")).toBe(true);
     // a finalized document carries no mark
     expect(mark((await check(belgian)).file).startsWith("Atelier")).toBe(true);
+    // a cancelled one says so, in its language, and asks no payment
+    const cancelled = { ...belgian, status: "cancelled" as const };
+    const cancelledFile = join(dir, "cancelled-nl.pdf");
+    writeFileSync(cancelledFile, await renderPdf(cancelled));
+    expect(mark(cancelledFile).startsWith("GEANNULEERD")).toBe(true);
+    expect(epcPayload(cancelled)).toBeNull();
   });
 
   test("a USD invoice has no EPC QR code (EPC is for euro credit transfers)", async () => {

@@ -256,6 +256,13 @@ group("missingForUbl", () => {
     expect(missingForUbl(base())).toEqual({});
   });
 
+  test("a VAT number whose prefix is no country is named (BR-CO-09); EL and XI are prefixes", () => {
+    const doc = base();
+    expect(fields({ ...doc, buyer: { ...doc.buyer, vatNumber: "AB123456789" } })).toEqual(["customer.vat_number"]);
+    expect(fields({ ...doc, buyer: { ...doc.buyer, vatNumber: "EL123456789" } })).toEqual([]);
+    expect(fields({ ...doc, buyer: { ...doc.buyer, vatNumber: "XI123456789" } })).toEqual([]);
+  });
+
   test("a bare organization and customer", () => {
     const bare = { name: "X", address: null, city: null, postalCode: null, country: null, vatNumber: null, companyNumber: null, email: "x@example.com", phone: null, peppolId: null };
     expect(fields({ ...base(), seller: bare, buyer: bare, payee: null })).toEqual([

@@ -9,6 +9,8 @@ export type DocumentLabels = {
   invoice: string;
   creditNote: string;
   draft: string;
+  /** the diagonal mark of a cancelled document */
+  cancelled: string;
   number: string;
   issueDate: string;
   dueDate: string;
@@ -77,6 +79,7 @@ export const LABELS: Record<DocumentLanguage, DocumentLabels> = {
     invoice: "Invoice",
     creditNote: "Credit note",
     draft: "DRAFT",
+    cancelled: "CANCELLED",
     number: "Number",
     issueDate: "Issue date",
     dueDate: "Due date",
@@ -138,6 +141,7 @@ export const LABELS: Record<DocumentLanguage, DocumentLabels> = {
     invoice: "Factuur",
     creditNote: "Creditnota",
     draft: "CONCEPT",
+    cancelled: "GEANNULEERD",
     number: "Nummer",
     issueDate: "Factuurdatum",
     dueDate: "Vervaldatum",
@@ -199,6 +203,7 @@ export const LABELS: Record<DocumentLanguage, DocumentLabels> = {
     invoice: "Facture",
     creditNote: "Note de crédit",
     draft: "BROUILLON",
+    cancelled: "ANNULÉE",
     number: "Numéro",
     issueDate: "Date de facture",
     dueDate: "Date d’échéance",
@@ -261,6 +266,7 @@ export const LABELS: Record<DocumentLanguage, DocumentLabels> = {
     invoice: "Rechnung",
     creditNote: "Gutschrift",
     draft: "ENTWURF",
+    cancelled: "STORNIERT",
     number: "Nummer",
     issueDate: "Rechnungsdatum",
     dueDate: "Fällig am",

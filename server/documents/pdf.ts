@@ -161,7 +161,8 @@ class Writer {
     readonly fonts: Fonts,
     readonly labels: DocumentLabels,
     readonly language: string,
-    private draft: boolean,
+    /** the diagonal word over every page: a draft's or a cancelled document's, else none */
+    private mark: string | null,
   ) {
     this.newPage();
   }
@@ -170,8 +171,8 @@ class Writer {
     this.page = this.pdf.addPage([PAGE_W, PAGE_H]);
     this.pages.push(this.page);
     this.y = TOP;
-    // the draft mark first, so the content is drawn over it and stays readable
-    if (this.draft) this.draftMark();
+    // the mark first, so the content is drawn over it and stays readable
+    if (this.mark) this.drawMark(this.mark);
     this.tableHeader?.();
   }
 
@@ -242,8 +243,7 @@ class Writer {
     return lines;
   }
 
-  private draftMark() {
-    const word = this.labels.draft;
+  private drawMark(word: string) {
     const size = 110;
     const w = this.fonts.bold.widthOfTextAtSize(word, size);
     // fit the localised word (BROUILLON is longer than DRAFT) along the page's diagonal
@@ -634,7 +634,7 @@ export async function renderPdf(doc: IssuedDocument): Promise<Uint8Array> {
   pdf.context.trailerInfo.ID = pdf.context.obj([id, id]);
   pdf.catalog.set(PDFName.of("PageLayout"), PDFName.of("OneColumn"));
 
-  const w = new Writer(pdf, { regular, bold, glyphs: loaded.regular.glyphs, boldGlyphs: loaded.bold.glyphs }, labels, doc.language, doc.status === "draft");
+  const w = new Writer(pdf, { regular, bold, glyphs: loaded.regular.glyphs, boldGlyphs: loaded.bold.glyphs }, labels, doc.language, doc.status === "draft" ? labels.draft : doc.status === "cancelled" ? labels.cancelled : null);
   header(w, doc);
   linesTable(w, doc);
   totals(w, doc);

@@ -13,6 +13,7 @@
  * empty elements, PEPPOL-EN16931-R008), and the output is plain string joins, well under 1 ms for
  * a 20-line invoice.
  */
+import { isCountryCode } from "../lib/schemas.ts";
 import { ValidationFailed, type FieldErrors } from "../lib/errors.ts";
 import { formatCents } from "../lib/money.ts";
 import type { DocumentLine, DocumentParty, DocumentVatGroup, IssuedDocument, VatCategory } from "./model.ts";
@@ -317,6 +318,8 @@ function gln(id: string): boolean {
   return (10 - (sum % 10)) % 10 === Number(id.at(-1));
 }
 
+const isVatPrefix = (prefix: string) => prefix === "EL" || prefix === "XI" || isCountryCode(prefix);
+
 /**
  * The VAT identifier with its country prefix (BR-CO-09): "BE 0123.456.749" → "BE0123456749"; a
  * number stored without prefix takes the party's country's (Greece's is EL). Null when neither works.
@@ -324,7 +327,8 @@ function gln(id: string): boolean {
 function vatIdentifier(p: DocumentParty): string | null {
   if (!present(p.vatNumber)) return null;
   const compact = p.vatNumber!.replace(/[\s.\-/]/g, "").toUpperCase();
-  if (/^[A-Z]{2}[0-9A-Z+*]{2,13}$/.test(compact)) return compact;
+  // BR-CO-09: the prefix is an ISO 3166-1 alpha-2 code, with Greece's EL and Northern Ireland's XI
+  if (/^[A-Z]{2}[0-9A-Z+*]{2,13}$/.test(compact)) return isVatPrefix(compact.slice(0, 2)) ? compact : null;
   const c = p.country?.trim().toUpperCase();
   if (/^[0-9A-Z+*]{2,13}$/.test(compact) && c && /^[A-Z]{2}$/.test(c)) return `${c === "GR" ? "EL" : c}${compact}`;
   return null;
