@@ -2,6 +2,7 @@
  * Bank accounts: read over the API (banking.view), added from the CLI (`kontor bank-account
  * add`). Each links to the chart's bank asset account (BANK_ACCOUNT_CODE).
  */
+import { mod97 } from "../lib/mod97.ts";
 import { eq } from "drizzle-orm";
 import { accounts, bankAccounts, nocase } from "../../db/schema.ts";
 import { BANK_ACCOUNT_CODE } from "../accounts/seed.ts";
@@ -52,11 +53,8 @@ export function ibanProblem(iban: string): string | null {
   if (!/^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/.test(iban)) {
     return "The IBAN must be a 2-letter country code, 2 check digits and 11 to 30 letters or digits.";
   }
-  // move the first four characters to the end, letters to numbers (A = 10 … Z = 35): the result mod 97 must be 1
-  const digits = (iban.slice(4) + iban.slice(0, 4)).replace(/[A-Z]/g, (c) => String(c.charCodeAt(0) - 55));
-  let remainder = 0;
-  for (const digit of digits) remainder = (remainder * 10 + Number(digit)) % 97;
-  return remainder === 1 ? null : `The IBAN ${iban} has wrong check digits (mod 97): check it for a typo.`;
+  // the first four characters moved to the end: mod 97 must be 1
+  return mod97(iban.slice(4) + iban.slice(0, 4)) === 1 ? null : `The IBAN ${iban} has wrong check digits (mod 97): check it for a typo.`;
 }
 
 export type BankAccountInput = { name: string; iban: string; bankName?: string | null; currency?: string | null };

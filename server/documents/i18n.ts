@@ -3,7 +3,7 @@
  * go with them. Hand-written rather than taken from `Intl`: a document's bytes must not change
  * when the runtime's ICU data does (a finalized PDF is hashed and archived).
  */
-import type { DocumentLanguage, VatCategory } from "./model.ts";
+import { VATEX_REASONS, type DocumentLanguage, type VatCategory } from "./model.ts";
 
 export type DocumentLabels = {
   invoice: string;
@@ -122,12 +122,8 @@ export const LABELS: Record<DocumentLanguage, DocumentLabels> = {
     page: (p, n) => `Page ${p} of ${n}`,
     continued: "continued",
     categories: { S: "Standard rate", Z: "Zero rated", E: "Exempt", AE: "Reverse charge", K: "Intra-EU supply", G: "Export outside the EU", O: "Not subject to VAT" },
-    vatex: {
-      "VATEX-EU-AE": "Reverse charge",
-      "VATEX-EU-IC": "Intra-Community supply",
-      "VATEX-EU-G": "Export outside the EU",
-      "VATEX-EU-O": "Not subject to VAT",
-    },
+    // the code list's own wording (BT-120), as the e-invoice carries it
+    vatex: VATEX_REASONS,
     units: { C62: "pc", H87: "pc", HUR: "h", DAY: "day", WEE: "week", MON: "month", ANN: "year", MIN: "min", KGM: "kg", GRM: "g", MTR: "m", KMT: "km", MTK: "m²", MTQ: "m³", LTR: "l", E48: "service", LS: "lump sum", SET: "set" },
     decimal: ".",
     group: ",",

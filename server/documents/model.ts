@@ -11,6 +11,19 @@
 export const VAT_CATEGORIES = ["S", "Z", "E", "AE", "K", "G", "O"] as const;
 export type VatCategory = (typeof VAT_CATEGORIES)[number];
 
+/** The VATEX codes Kontor seeds, with the reason in words (BT-120) as the code list states it. */
+export const VATEX_REASONS: Record<string, string> = {
+  "VATEX-EU-AE": "Reverse charge",
+  "VATEX-EU-IC": "Intra-Community supply",
+  "VATEX-EU-G": "Export outside the EU",
+  "VATEX-EU-O": "Not subject to VAT",
+  "VATEX-EU-132": "Exempt based on article 132 of Council Directive 2006/112/EC",
+  "VATEX-EU-143": "Exempt based on article 143 of Council Directive 2006/112/EC",
+  "VATEX-EU-148": "Exempt based on article 148 of Council Directive 2006/112/EC",
+  "VATEX-EU-151": "Exempt based on article 151 of Council Directive 2006/112/EC",
+  "VATEX-EU-309": "Exempt based on article 309 of Council Directive 2006/112/EC",
+};
+
 export const DOCUMENT_LANGUAGES = ["en", "nl", "fr", "de"] as const;
 export type DocumentLanguage = (typeof DOCUMENT_LANGUAGES)[number];
 

@@ -10,18 +10,7 @@
  *   digits; the check digits make `reference + "RF" + check` mod 97 equal 1 (ISO 7064 mod 97-10,
  *   letters as numbers A = 10 … Z = 35, as in an IBAN).
  */
-
-/** Remainder of a long decimal string mod 97, without big integers. */
-function mod97(digits: string): number {
-  let remainder = 0;
-  for (const digit of digits) remainder = (remainder * 10 + (digit.charCodeAt(0) - 48)) % 97;
-  return remainder;
-}
-
-/** Letters to numbers (A = 10 … Z = 35), digits as they are: "RF00" → "271500". */
-function lettersAsNumbers(text: string): string {
-  return text.replace(/[A-Z]/g, (c) => String(c.charCodeAt(0) - 55));
-}
+import { mod97 } from "../lib/mod97.ts";
 
 /** The two check digits of a Belgian structured communication for a number of at most 10 digits. */
 export function belgianCheckDigits(base: string): string {
@@ -51,7 +40,7 @@ export function isBelgianStructuredCommunication(text: string): boolean {
 export function creditorReference(reference: string): string {
   const body = reference.toUpperCase();
   if (!/^[A-Z0-9]{1,21}$/.test(body)) throw new RangeError("An ISO 11649 reference holds 1 to 21 letters or digits.");
-  const check = 98 - mod97(lettersAsNumbers(`${body}RF00`));
+  const check = 98 - mod97(`${body}RF00`);
   return `RF${String(check).padStart(2, "0")}${body}`;
 }
 
@@ -59,7 +48,7 @@ export function creditorReference(reference: string): string {
 export function isCreditorReference(text: string): boolean {
   const compact = text.replace(/\s+/g, "").toUpperCase();
   if (!/^RF\d{2}[A-Z0-9]{1,21}$/.test(compact)) return false;
-  return mod97(lettersAsNumbers(compact.slice(4) + compact.slice(0, 4))) === 1;
+  return mod97(compact.slice(4) + compact.slice(0, 4)) === 1;
 }
 
 /**

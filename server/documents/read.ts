@@ -15,6 +15,7 @@ import {
   VAT_CATEGORIES,
   type DocumentLanguage,
   type IssuedParties,
+  VATEX_REASONS,
   type DocumentLine,
   type DocumentParty,
   type DocumentVatGroup,
@@ -32,19 +33,6 @@ const DEFAULT_EXEMPTION: Partial<Record<VatCategory, string>> = {
   G: "VATEX-EU-G",
   E: "VATEX-EU-132",
   O: "VATEX-EU-O",
-};
-
-/** The VATEX codes Kontor seeds, with the reason in words (BT-120) as the code list states it. */
-export const VATEX_REASONS: Record<string, string> = {
-  "VATEX-EU-AE": "Reverse charge",
-  "VATEX-EU-IC": "Intra-Community supply",
-  "VATEX-EU-G": "Export outside the EU",
-  "VATEX-EU-O": "Not subject to VAT",
-  "VATEX-EU-132": "Exempt based on article 132 of Council Directive 2006/112/EC",
-  "VATEX-EU-143": "Exempt based on article 143 of Council Directive 2006/112/EC",
-  "VATEX-EU-148": "Exempt based on article 148 of Council Directive 2006/112/EC",
-  "VATEX-EU-151": "Exempt based on article 151 of Council Directive 2006/112/EC",
-  "VATEX-EU-309": "Exempt based on article 309 of Council Directive 2006/112/EC",
 };
 
 const isLanguage = (value: string | null | undefined): value is DocumentLanguage =>
