@@ -405,6 +405,8 @@ export const auditLog = sqliteTable(
     actorType: text("actor_type", { enum: ACTOR_TYPES }).notNull(),
     actorId: text("actor_id"),
     ip: text("ip"),
+    /** the X-Request-Id of the API request that made the change (null for the CLI and older entries) */
+    requestId: text("request_id"),
     createdAt: createdAt(),
   },
   (t) => [
