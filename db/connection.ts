@@ -11,11 +11,14 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 
 import { dirname } from "node:path";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import type { MigrationMeta } from "drizzle-orm/migrator";
+import { eq } from "drizzle-orm";
+import { BACKFILLS } from "./backfills.ts";
 import { ChangeClock } from "./clock.ts";
 import { CommitMemory } from "./memory.ts";
 import { embeddedMigrations } from "./migrations/index.ts";
 import { OutboxSignal } from "./outbox-signal.ts";
 import * as schema from "./schema.ts";
+import { pendingBackfills } from "./schema.ts";
 import { Transactions } from "./transactions.ts";
 
 export type Connection = {
@@ -89,7 +92,23 @@ export function migrate(db: Db): number {
   const before = countApplied(db);
   // drizzle's sqlite dialect runs every pending migration in one transaction
   (db as any).dialect.migrate(migrations, (db as any).session, {});
+  runBackfills(db);
   return countApplied(db) - before;
+}
+
+/**
+ * Data migrations a SQL migration asked for (a row in pending_backfills): each runs in one
+ * transaction that also removes its row, so a crash leaves it for the next start.
+ */
+function runBackfills(db: Db): void {
+  for (const { name } of db.select().from(pendingBackfills).all()) {
+    const backfill = BACKFILLS[name];
+    if (!backfill) throw new Error(`this Kontor does not know the data migration "${name}" the database asks for: is it older than the database?`);
+    db.connection.transactions.run("immediate", () => {
+      backfill(db);
+      db.delete(pendingBackfills).where(eq(pendingBackfills.name, name)).run();
+    });
+  }
 }
 
 function countApplied(db: Db): number {

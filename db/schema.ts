@@ -9,7 +9,7 @@ import type { IssuedParties } from "../server/documents/model.ts";
 import { type AnySQLiteColumn, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 // Each enum is declared once, beside the API schema that shows it; `enum` on a SQLite text
 // column only types it (no CHECK constraint, no migration when a list changes).
-import { ACCOUNT_TYPES } from "../server/accounts/model.ts";
+import { ACCOUNT_TYPES, SYSTEM_ACCOUNTS } from "../server/accounts/model.ts";
 import { ACTOR_TYPES } from "../server/audit/model.ts";
 import { ROLES } from "../server/auth/abilities.ts";
 import { EXPENSE_STATUSES } from "../server/expenses/model.ts";
@@ -17,6 +17,7 @@ import { INVOICE_STATUSES, INVOICE_TYPES, PAYMENT_METHODS, type InvoiceStatus } 
 import { TOKEN_TYPES } from "../server/tokens/model.ts";
 import { DELIVERY_STATUSES } from "../server/webhooks/model.ts";
 import { DOCUMENT_LANGUAGES, VAT_CATEGORIES } from "../server/documents/model.ts";
+import { FISCAL_YEAR_STATUSES, JOURNAL_SOURCES, VAT_ROLES, VAT_SIDES } from "../server/ledger/model.ts";
 
 const id = () => text("id").primaryKey();
 const orgId = () =>
@@ -296,6 +297,8 @@ export const payments = sqliteTable(
     paymentDate: text("payment_date").notNull(),
     paymentMethod: text("payment_method", { enum: PAYMENT_METHODS }).notNull(),
     reference: text("reference"),
+    /** the bank account the money came in on (or went out of, for a credit note's refund) */
+    bankAccountId: text("bank_account_id").references(() => bankAccounts.id),
     createdAt: createdAt(),
   },
   // an invoice's payments in list order, id as the tiebreak: no sort step
@@ -329,6 +332,8 @@ export const expenses = sqliteTable(
     status: text("status", { enum: EXPENSE_STATUSES }).notNull(),
     currency: text("currency").notNull(),
     rejectionReason: text("rejection_reason"),
+    /** Σ of its payments (expense_payments): what has been paid of amount + VAT */
+    paidCents: integer("paid_cents").notNull().default(0),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -359,10 +364,14 @@ export const accounts = sqliteTable(
     parentId: text("parent_id"),
     isActive: bool("is_active").notNull(),
     description: text("description").notNull(),
+    /** the role Kontor posts to the account in (as Xero's SystemAccount); null for the others */
+    systemAccount: text("system_account", { enum: SYSTEM_ACCOUNTS }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
+    // one account per role, but every bank account has a ledger account of its own
+    uniqueIndex("accounts_org_system").on(t.organizationId, t.systemAccount).where(sql`${t.systemAccount} IS NOT NULL AND ${t.systemAccount} <> 'bank'`),
     uniqueIndex("accounts_org_code").on(t.organizationId, t.code),
     index("accounts_org_name").on(t.organizationId, nocase(t.name), t.id),
     index("accounts_org_type").on(t.organizationId, t.type, t.code),
@@ -380,7 +389,6 @@ export const bankAccounts = sqliteTable(
     iban: text("iban").notNull(),
     bankName: text("bank_name"),
     currency: text("currency").notNull(),
-    balanceCents: integer("balance_cents").notNull(),
     isActive: bool("is_active").notNull(),
     accountId: text("account_id")
       .notNull()
@@ -499,3 +507,171 @@ export const idempotencyKeys = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.tokenId, t.key] }), index("idempotency_created").on(t.createdAt)],
 );
+
+export const expensePayments = sqliteTable(
+  "expense_payments",
+  {
+    id: id(),
+    organizationId: orgId(),
+    expenseId: text("expense_id")
+      .notNull()
+      .references(() => expenses.id, { onDelete: "cascade" }),
+    amountCents: integer("amount_cents").notNull(),
+    paymentDate: text("payment_date").notNull(),
+    paymentMethod: text("payment_method", { enum: PAYMENT_METHODS }).notNull(),
+    reference: text("reference"),
+    bankAccountId: text("bank_account_id").references(() => bankAccounts.id),
+    createdAt: createdAt(),
+  },
+  (t) => [index("expense_payments_expense").on(t.expenseId, t.createdAt, t.id)],
+);
+
+/** Which expense account an expense category posts to (server/ledger/accounts.ts); the rest go to 6800. */
+export const expenseCategoryAccounts = sqliteTable(
+  "expense_category_accounts",
+  {
+    organizationId: orgId(),
+    /** lower-cased and trimmed, as categories are matched */
+    category: text("category").notNull(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    updatedAt: updatedAt(),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.category] })],
+);
+
+/**
+ * The ledger (server/ledger). An entry's lines are written first and its header last: the
+ * header's INSERT trigger refuses an entry whose lines do not balance, and a line whose entry
+ * already exists (migration 0017). The foreign key from a line to its entry is deferred, so a
+ * line without a header cannot be committed either. Nothing here is updated or deleted.
+ */
+export const journalEntries = sqliteTable(
+  "journal_entries",
+  {
+    id: id(),
+    organizationId: orgId(),
+    /** JE-2026-00001: per organisation and year */
+    number: text("number").notNull(),
+    date: text("date").notNull(),
+    description: text("description").notNull(),
+    currency: text("currency").notNull(),
+    sourceType: text("source_type", { enum: JOURNAL_SOURCES }).notNull(),
+    /** the invoice, payment, expense, expense payment or fiscal year (the year) it posts; null for manual entries */
+    sourceId: text("source_id"),
+    /** set on a reversing entry: the entry it cancels out */
+    reversesEntryId: text("reverses_entry_id"),
+    /** a year-end closing entry: left out of the profit and loss of its year */
+    isClosing: bool("is_closing").notNull().default(false),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("journal_entries_org_number").on(t.organizationId, t.number),
+    index("journal_entries_org_date").on(t.organizationId, t.date, t.id),
+    index("journal_entries_org_source").on(t.organizationId, t.sourceType, t.sourceId, t.date, t.id),
+    // an entry is reversed at most once
+    uniqueIndex("journal_entries_reverses").on(t.reversesEntryId).where(sql`${t.reversesEntryId} IS NOT NULL`),
+  ],
+);
+
+export const journalLines = sqliteTable(
+  "journal_lines",
+  {
+    id: id(),
+    organizationId: orgId(),
+    // deferred in the migration's SQL (drizzle cannot say DEFERRABLE): the lines come first
+    entryId: text("entry_id").notNull(),
+    lineNo: integer("line_no").notNull(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    /** the entry's date and currency, copied so that an account's lines are read by one index */
+    date: text("date").notNull(),
+    currency: text("currency").notNull(),
+    debitCents: integer("debit_cents").notNull(),
+    creditCents: integer("credit_cents").notNull(),
+    description: text("description"),
+    /** what the VAT report counts the line as: sales or purchases, the base or the VAT of a (category, rate) */
+    vatSide: text("vat_side", { enum: VAT_SIDES }),
+    vatRole: text("vat_role", { enum: VAT_ROLES }),
+    vatCategory: text("vat_category", { enum: VAT_CATEGORIES }),
+    vatRateBp: integer("vat_rate_bp"),
+    /** the line belongs to a credit note's posting (the Belgian return reports those apart) */
+    vatNote: bool("vat_note").notNull().default(false),
+  },
+  (t) => [
+    index("journal_lines_entry").on(t.entryId, t.lineNo),
+    index("journal_lines_org_account").on(t.organizationId, t.accountId, t.date, t.entryId),
+  ],
+);
+
+/**
+ * Running balances, kept by the journal's triggers: debits and credits per account, currency and
+ * day (closing entries apart), so that a report sums days, not postings.
+ */
+export const accountDays = sqliteTable(
+  "account_days",
+  {
+    organizationId: orgId(),
+    accountId: text("account_id").notNull(),
+    currency: text("currency").notNull(),
+    date: text("date").notNull(),
+    isClosing: bool("is_closing").notNull(),
+    debitCents: integer("debit_cents").notNull(),
+    creditCents: integer("credit_cents").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.accountId, t.currency, t.date, t.isClosing] }),
+    index("account_days_org_date").on(t.organizationId, t.currency, t.date, t.accountId, t.isClosing, t.debitCents, t.creditCents),
+  ],
+);
+
+/** Each account's balance to date per currency (the `balance` of accounts and bank accounts). */
+export const accountTotals = sqliteTable(
+  "account_totals",
+  {
+    organizationId: orgId(),
+    accountId: text("account_id").notNull(),
+    currency: text("currency").notNull(),
+    debitCents: integer("debit_cents").notNull(),
+    creditCents: integer("credit_cents").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.currency] })],
+);
+
+/** The VAT report's running totals: base and VAT per day, side, category and rate. */
+export const vatDays = sqliteTable(
+  "vat_days",
+  {
+    organizationId: orgId(),
+    currency: text("currency").notNull(),
+    date: text("date").notNull(),
+    side: text("side", { enum: VAT_SIDES }).notNull(),
+    category: text("category", { enum: VAT_CATEGORIES }).notNull(),
+    rateBp: integer("rate_bp").notNull(),
+    /** base and VAT, positive for sales and purchases, negative for credit notes */
+    baseCents: integer("base_cents").notNull(),
+    vatCents: integer("vat_cents").notNull(),
+    /** the part of the above that comes from credit notes (the Belgian return reports them apart) */
+    creditBaseCents: integer("credit_base_cents").notNull(),
+    creditVatCents: integer("credit_vat_cents").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.currency, t.date, t.side, t.category, t.rateBp] })],
+);
+
+/** Calendar years that have been closed (an open year has no row, or status open after a reopen). */
+export const fiscalYears = sqliteTable(
+  "fiscal_years",
+  {
+    organizationId: orgId(),
+    year: integer("year").notNull(),
+    status: text("status", { enum: FISCAL_YEAR_STATUSES }).notNull(),
+    closedAt: text("closed_at"),
+    updatedAt: updatedAt(),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.year] })],
+);
+
+/** Data migrations still to run after the SQL ones (db/connection.ts `migrate`), by name. */
+export const pendingBackfills = sqliteTable("pending_backfills", { name: text("name").primaryKey() });

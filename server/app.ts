@@ -7,8 +7,10 @@ import { bankAccountRoutes } from "./bank-accounts/routes.ts";
 import { customerRoutes } from "./customers/routes.ts";
 import { docsRoutes, type RouteEntry } from "./docs/openapi.ts";
 import { expenseRoutes } from "./expenses/routes.ts";
+import { fiscalYearRoutes } from "./fiscal-years/routes.ts";
 import { createKernel } from "./http/kernel.ts";
 import { invoiceRoutes } from "./invoices/routes.ts";
+import { journalRoutes } from "./ledger/routes.ts";
 import { metaRoutes } from "./meta/routes.ts";
 import { organizationRoutes } from "./orgs/routes.ts";
 import { supplierRoutes } from "./suppliers/routes.ts";
@@ -36,6 +38,8 @@ export function createApp(runtime: Runtime) {
     .use(expenseRoutes(kernel))
     .use(accountRoutes(kernel))
     .use(bankAccountRoutes(kernel))
+    .use(journalRoutes(kernel))
+    .use(fiscalYearRoutes(kernel))
     .use(auditRoutes(kernel));
   kernel.setRouteTable(app.routes);
   return app;

@@ -179,12 +179,18 @@ describe("bank accounts API (banking.view)", () => {
     env.db.update(bankAccounts).set({ isActive: false }).where(eq(bankAccounts.name, "savings")).run();
   });
 
-  test("show: the fields of api-spec 2.8; balance a decimal string", async () => {
+  test("show: the fields of api-spec 2.8; balance a decimal string, its ledger account's", async () => {
     const r = await env.api("GET", `/api/v1/bank-accounts/${seeded.id}`, undefined, org.token);
     expect(r.status).toBe(200);
     expect(Object.keys(r.body.data).sort()).toEqual(["account_id", "balance", "bank_name", "created_at", "currency", "iban", "id", "is_active", "name", "updated_at"]);
     expect(r.body.data).toMatchObject({ name: "Current account", balance: "0.00", is_active: true, currency: "EUR" });
-    env.db.update(bankAccounts).set({ balanceCents: 1234567 }).where(eq(bankAccounts.id, seeded.id)).run();
+    const capital = (await env.api("GET", "/api/v1/accounts?search=capital", undefined, org.token)).body.data[0];
+    const entry = await env.api("POST", "/api/v1/journal-entries", {
+      date: "2026-01-02",
+      description: "Capital paid in",
+      lines: [{ account_id: seeded.account_id, debit: "12345.67" }, { account_id: capital.id, credit: "12345.67" }],
+    }, org.token);
+    expect(entry.status, entry.text).toBe(201);
     expect((await env.api("GET", `/api/v1/bank-accounts/${seeded.id}`, undefined, org.token)).body.data.balance).toBe("12345.67");
     expect((await env.api("GET", `/api/v1/bank-accounts/${newId()}`, undefined, org.token)).status).toBe(404);
   });
@@ -244,7 +250,7 @@ describe("kontor bank-account add (a real process)", () => {
   const org = env.newOrg("CLI Bank Co", { currency: "CHF", country: "CH" });
   const cli = (...args: string[]) => runCli([...args, "--db", env.config.dbPath]);
 
-  test("--json: the bank account as the API shows it, linked to the chart's bank account, audited as cli", async () => {
+  test("--json: the bank account as the API shows it, with a ledger account of its own under 1100 Bank, audited as cli", async () => {
     const r = await cli("bank-account", "add", "--org", "CLI Bank Co", "--name", "Postfinance", "--iban", "ch93 0076 2011 6238 5295 7", "--bank-name", "PostFinance AG", "--json");
     expect(r.code, r.stderr).toBe(0);
     const added = JSON.parse(r.stdout);
@@ -252,7 +258,8 @@ describe("kontor bank-account add (a real process)", () => {
     const shown = await env.api("GET", `/api/v1/bank-accounts/${added.id}`, undefined, org.token);
     expect(shown.body.data).toEqual(added);
     const ledger = (await env.api("GET", `/api/v1/accounts/${added.account_id}`, undefined, org.token)).body.data;
-    expect(ledger).toMatchObject({ code: BANK_ACCOUNT_CODE, type: "asset" });
+    const bank = (await env.api("GET", "/api/v1/accounts?search=1100", undefined, org.token)).body.data[0];
+    expect(ledger).toMatchObject({ code: "1111", name: "Postfinance", type: "asset", system_account: "bank", parent_id: bank.id, balance: "0.00" });
     const entries = env.db.select().from(auditLog).where(eq(auditLog.resourceId, added.id)).all();
     expect(entries.map((a) => [a.action, a.resourceType, a.actorType, a.actorId, a.organizationId])).toEqual([["bank_account.created", "bank_account", "cli", null, org.org.id]]);
   });

@@ -31,7 +31,7 @@ const CUSTOMER_KEYS = [
   "postal_code", "type", "updated_at", "vat_number",
 ];
 const LINE_KEYS = ["amount", "description", "id", "quantity", "sort_order", "unit_code", "unit_price", "vat_amount", "vat_rate", "vat_rate_id"];
-const PAYMENT_KEYS = ["amount", "created_at", "id", "payment_date", "payment_method", "reference"];
+const PAYMENT_KEYS = ["amount", "bank_account_id", "created_at", "id", "payment_date", "payment_method", "reference"];
 const STATES = ["draft", "finalized", "sent", "partially_paid", "paid", "cancelled"] as const;
 type State = (typeof STATES)[number];
 

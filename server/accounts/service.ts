@@ -1,7 +1,10 @@
 /** Reading the chart of accounts (seeded per organisation by ./seed.ts; read-only over the API). */
 import { eq, isNull } from "drizzle-orm";
 import { t } from "elysia";
+import type { Tx } from "../../db/client.ts";
 import { accounts, nocase } from "../../db/schema.ts";
+import { debitBalances, shownBalance } from "../ledger/balances.ts";
+import { formatCents } from "../lib/money.ts";
 import { booleanFilter, listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { Uuid } from "../lib/schemas.ts";
 import { findInOrg, type Scope } from "../lib/scope.ts";
@@ -9,7 +12,13 @@ import { ACCOUNT_TYPES } from "./model.ts";
 
 type AccountRow = typeof accounts.$inferSelect;
 
-export function presentAccount(row: AccountRow) {
+/** The accounts as the API shows them, each with its balance in the organisation's currency. */
+export function presentAccounts(tx: Tx, currency: string, rows: AccountRow[]) {
+  const balances = debitBalances(tx, rows.map((r) => r.id), currency);
+  return rows.map((row) => presentAccount(row, shownBalance(row.type, balances.get(row.id) ?? 0)));
+}
+
+function presentAccount(row: AccountRow, balanceCents: number) {
   return {
     id: row.id,
     code: row.code,
@@ -18,6 +27,8 @@ export function presentAccount(row: AccountRow) {
     parent_id: row.parentId,
     is_active: row.isActive,
     description: row.description,
+    system_account: row.systemAccount,
+    balance: formatCents(balanceCents),
     created_at: row.createdAt,
     updated_at: row.updatedAt,
   };
@@ -42,9 +53,9 @@ export const accountList: ListSpec<typeof accounts> = {
 
 export const accountService = {
   list(scope: Scope, query: ListQuery, url: string) {
-    return listPage(scope, accountList, query, url, (rows) => rows.map(presentAccount));
+    return listPage(scope, accountList, query, url, (rows) => presentAccounts(scope.db, scope.org.currency, rows));
   },
   get(scope: Scope, id: string) {
-    return presentAccount(findInOrg(scope.db, accounts, scope.org.id, id));
+    return presentAccounts(scope.db, scope.org.currency, [findInOrg(scope.db, accounts, scope.org.id, id)])[0]!;
   },
 };

@@ -1,11 +1,13 @@
 /**
  * Bank accounts: read over the API (banking.view), added from the CLI (`kontor bank-account
- * add`). Each links to the chart's bank asset account (BANK_ACCOUNT_CODE).
+ * add`). Each has a ledger account of its own; its balance is that account's.
  */
 import { mod97 } from "../lib/mod97.ts";
 import { eq } from "drizzle-orm";
 import { accounts, bankAccounts, nocase } from "../../db/schema.ts";
-import { BANK_ACCOUNT_CODE } from "../accounts/seed.ts";
+import type { Tx } from "../../db/client.ts";
+import { newBankLedgerAccount } from "../ledger/accounts.ts";
+import { debitBalances } from "../ledger/balances.ts";
 import { recordChange } from "../changes/record.ts";
 import { ApiError, FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
 import { booleanFilter, listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
@@ -16,14 +18,19 @@ import { newId, nowIso } from "../lib/time.ts";
 
 type BankAccountRow = typeof bankAccounts.$inferSelect;
 
-export function presentBankAccount(row: BankAccountRow) {
+/** The bank accounts as the API shows them: each one's balance is its ledger account's, in its currency. */
+export function presentBankAccounts(tx: Tx, rows: BankAccountRow[]) {
+  return rows.map((row) => presentBankAccount(row, debitBalances(tx, [row.accountId], row.currency).get(row.accountId) ?? 0));
+}
+
+function presentBankAccount(row: BankAccountRow, balanceCents: number) {
   return {
     id: row.id,
     name: row.name,
     iban: row.iban,
     bank_name: row.bankName,
     currency: row.currency,
-    balance: formatCents(row.balanceCents),
+    balance: formatCents(balanceCents),
     is_active: row.isActive,
     account_id: row.accountId,
     created_at: row.createdAt,
@@ -61,14 +68,14 @@ export type BankAccountInput = { name: string; iban: string; bankName?: string |
 
 export const bankAccountService = {
   list(scope: Scope, query: ListQuery, url: string) {
-    return listPage(scope, bankAccountList, query, url, (rows) => rows.map(presentBankAccount));
+    return listPage(scope, bankAccountList, query, url, (rows) => presentBankAccounts(scope.db, rows));
   },
 
   get(scope: Scope, id: string) {
-    return presentBankAccount(findInOrg(scope.db, bankAccounts, scope.org.id, id));
+    return presentBankAccounts(scope.db, [findInOrg(scope.db, bankAccounts, scope.org.id, id)])[0]!;
   },
 
-  /** Adds a bank account with a zero balance, linked to the chart's bank account, audited. */
+  /** Adds a bank account with a ledger account of its own (1111, 1112, … under 1100 Bank), audited. */
   add(scope: Scope, input: BankAccountInput) {
     const bag = new FieldErrorBag();
     const name = input.name.trim();
@@ -83,14 +90,6 @@ export const bankAccountService = {
     bag.throwIfAny();
 
     return transaction(scope.db, (tx) => {
-      const ledger = tx
-        .select()
-        .from(accounts)
-        .where(inOrg(accounts, scope.org.id, eq(accounts.code, BANK_ACCOUNT_CODE)))
-        .get();
-      if (!ledger || ledger.type !== "asset") {
-        throw new ApiError(422, `The chart of accounts has no asset account ${BANK_ACCOUNT_CODE} to link the bank account to.`);
-      }
       const taken = tx
         .select({ id: bankAccounts.id })
         .from(bankAccounts)
@@ -105,15 +104,14 @@ export const bankAccountService = {
         iban,
         bankName,
         currency,
-        balanceCents: 0,
         isActive: true,
-        accountId: ledger.id,
+        accountId: newBankLedgerAccount(tx, scope.org.id, name),
         createdAt: now,
         updatedAt: now,
       };
       tx.insert(bankAccounts).values(row).run();
       recordChange(tx, scope, { action: "bank_account.created", resource: { type: "bank_account", id: row.id } });
-      return presentBankAccount(row);
+      return presentBankAccount(row, 0);
     });
   },
 };

@@ -1,15 +1,18 @@
 /**
- * The one write path for the side effects of a change: its audit entry and its webhook
- * deliveries (and, once there is a ledger, its postings). `recordChange` writes them in the
- * change's own transaction, so a change cannot commit without them, nor they without it; a
- * service never calls `audit` or `emit` itself.
+ * The one write path for the side effects of a change: its journal entries, its audit entry and
+ * its webhook deliveries. `recordChange` writes them in the change's own transaction, so a change
+ * cannot commit without them, nor they without it; a service never calls `postEntry`, `audit` or
+ * `emit` itself.
  */
 import type { Tx } from "../../db/client.ts";
-import { customers, expenses } from "../../db/schema.ts";
+import { customers } from "../../db/schema.ts";
 import { audit } from "../audit/service.ts";
 import { showCustomer } from "../customers/service.ts";
-import { presentExpense } from "../expenses/service.ts";
+import { showExpense } from "../expenses/service.ts";
+import { showFiscalYear } from "../fiscal-years/service.ts";
+import { readOrganization } from "../orgs/service.ts";
 import { showInvoice } from "../invoices/service.ts";
+import { applyLedgerEffects, type LedgerEffect } from "../ledger/post.ts";
 import { findInOrg, type Scope } from "../lib/scope.ts";
 import type { WebhookEvent } from "../webhooks/events.ts";
 import { emit } from "../webhooks/outbox.ts";
@@ -19,7 +22,8 @@ type PayloadBuilder = (tx: Tx, orgId: string, id: string) => unknown;
 // each resource as its GET shows it, read in the change's transaction
 const invoice = (tx: Tx, orgId: string, id: string) => showInvoice(tx, orgId, id);
 const customer = (tx: Tx, orgId: string, id: string) => showCustomer(tx, findInOrg(tx, customers, orgId, id));
-const expense = (tx: Tx, orgId: string, id: string) => presentExpense(findInOrg(tx, expenses, orgId, id));
+const expense = (tx: Tx, orgId: string, id: string) => showExpense(tx, orgId, id);
+const fiscalYear = (tx: Tx, orgId: string, year: string) => showFiscalYear(tx, readOrganization(tx, orgId), Number(year));
 
 /**
  * Event name → the function that builds its `data` from the resource's id. An event without a
@@ -39,6 +43,8 @@ export const PAYLOADS = {
   "expense.updated": expense,
   "expense.deleted": expense,
   "expense.approved": expense,
+  "fiscal_year.closed": fiscalYear,
+  "fiscal_year.reopened": fiscalYear,
 } as const satisfies Record<WebhookEvent, PayloadBuilder>;
 
 export type Payload<E extends WebhookEvent> = ReturnType<(typeof PAYLOADS)[E]>;
@@ -62,13 +68,17 @@ export type Change<E extends WebhookEvent> = {
   data?: Payload<E>;
   /** related URLs the delivery carries beside `data` (an issued invoice: its PDF and UBL) */
   links?: Record<string, string>;
+  /** what the change posts to the ledger (server/ledger/rules.ts), or reverses */
+  ledger?: LedgerEffect[];
 };
 
 /**
- * Writes the audit entry and the webhook deliveries of a change. Call it inside the change's
- * transaction, after the change: a payload built here reads the resource as changed.
+ * Writes the journal entries, the audit entry and the webhook deliveries of a change. Call it
+ * inside the change's transaction, after the change: a payload built here reads the resource as
+ * changed. A posting into a closed fiscal year is a 409 that rolls the change back.
  */
 export function recordChange<E extends WebhookEvent>(tx: Tx, scope: Scope, change: Change<E>): void {
+  if (change.ledger) applyLedgerEffects(tx, scope.org.id, change.ledger);
   audit(tx, scope, change.action, change.resource.type, change.resource.id);
   if (change.event === undefined) return;
   emit(tx, scope, change.event, change.data ?? payloadOf(tx, scope.org.id, change.event, change.resource.id), change.links);

@@ -1,6 +1,7 @@
 /** Expenses (api-spec 2.6, 4.6; contract sections 3 and 4). */
 import { t } from "elysia";
 import { Currency, DateString, Money, moneyInput, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";
+import { paymentInput, paymentShown } from "../payments/model.ts";
 
 export const EXPENSE_STATUSES = ["pending", "approved", "rejected"] as const;
 
@@ -32,6 +33,7 @@ export const ExpenseModel = {
     { reason: t.Optional(Nullable(Text({ maxLength: 1000, description: "Why it is rejected; shown as rejection_reason" }))) },
     { title: "ExpenseReject" },
   ),
+  payment: paymentInput("ExpensePaymentCreate"),
   expense: t.Object(
     {
       id: Uuid,
@@ -46,6 +48,10 @@ export const ExpenseModel = {
       rejection_reason: Nullable(t.String({ description: "The reason given when the expense was rejected; null otherwise" })),
       currency: t.String(),
       supplier_id: Nullable(t.String({ ...Uuid, description: "Derived from vendor; null without a vendor" })),
+      total: t.String({ ...Money, description: "amount + vat_amount: what is owed to the supplier once approved" }),
+      amount_paid: t.String({ ...Money, description: "Σ payments" }),
+      amount_due: t.String({ ...Money, description: "total − amount_paid once approved; 0.00 before" }),
+      payments: t.Array(paymentShown("ExpensePayment"), { description: "Oldest first; only an approved expense has payments" }),
       created_at: Timestamp,
       updated_at: Timestamp,
     },

@@ -3,6 +3,7 @@ import type { Kernel } from "../http/kernel.ts";
 import { created, errors, noContent } from "../http/responses.ts";
 import { listQuerySchema, listResponse } from "../lib/list.ts";
 import { IdParams, NoFields, Wrapped } from "../lib/schemas.ts";
+import { PaymentParams } from "../payments/model.ts";
 import { ExpenseModel } from "./model.ts";
 import { expenseList, expenseService } from "./service.ts";
 
@@ -70,4 +71,34 @@ export const expenseRoutes = (kernel: Kernel) =>
       body: t.Optional(ExpenseModel.reject),
       response: { 200: Expense, ...errors(404, 409, 422) },
       detail: { tags, summary: "Reject a pending expense, optionally with a reason (shown as rejection_reason; the body may be omitted)" },
-    });
+    })
+    .post(
+      "/:id/record-payment",
+      ({ scope, params, body, set, once }) => once(() => {
+        const expense = expenseService.recordPayment(scope, params.id, body);
+        return created(set, `/api/v1/expenses/${expense.id}`, expense);
+      }),
+      {
+        ability: "expenses.approve",
+        params: IdParams,
+        body: ExpenseModel.payment,
+        response: { 201: Expense, ...errors(404, 409, 422) },
+        detail: {
+          tags,
+          summary: "Record a payment of an approved expense (at most the amount due): 201 with the expense; posts payables against the bank",
+        },
+      },
+    )
+    .delete(
+      "/:id/payments/:pid",
+      ({ scope, params, set }) => {
+        expenseService.deletePayment(scope, params.id, params.pid);
+        return noContent(set);
+      },
+      {
+        ability: "expenses.approve",
+        params: PaymentParams,
+        response: { 204: t.Void(), ...errors(404, 409) },
+        detail: { tags, summary: "Delete a payment of an expense; its posting is reversed on its own date (409 in a closed fiscal year)" },
+      },
+    );

@@ -1,16 +1,22 @@
 /**
- * Expenses and their approval workflow (contract section 4): pending → approved | rejected.
- * Every change writes its audit entry and its webhook deliveries in its own transaction.
+ * Expenses and their approval workflow (contract section 4): pending → approved | rejected; an
+ * approved expense is posted to the ledger and paid by payments, like an invoice.
+ * Every change writes its journal entries, audit entry and webhook deliveries in its own transaction.
  */
 import { t } from "elysia";
 import type { Tx } from "../../db/client.ts";
-import { expenses } from "../../db/schema.ts";
+import { asc, inArray } from "drizzle-orm";
+import { expensePayments, expenses } from "../../db/schema.ts";
+import { bankLedgerAccountId } from "../ledger/accounts.ts";
+import { expensePaymentPosting, expensePosting } from "../ledger/rules.ts";
+import type { PaymentInput } from "../payments/model.ts";
+import { paymentBankAccount, presentPayment } from "../payments/service.ts";
 import { recordChange } from "../changes/record.ts";
 import { FieldErrorBag } from "../lib/errors.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { formatCents, readMoney } from "../lib/money.ts";
 import { Currency, DateString, Uuid } from "../lib/schemas.ts";
-import { deleteInOrg, findInOrg, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
+import { deleteInOrg, findChildInOrg, findInOrg, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import { stateMachine } from "../lib/transitions.ts";
 import { supplierForVendor } from "../suppliers/service.ts";
@@ -18,9 +24,25 @@ import { readVatRate } from "../vat-rates/service.ts";
 import { EXPENSE_STATUSES, type ExpenseCreate, type ExpenseReject, type ExpenseUpdate } from "./model.ts";
 
 type ExpenseRow = typeof expenses.$inferSelect;
+type ExpensePaymentRow = typeof expensePayments.$inferSelect;
 
-/** The expense as the API and its webhooks show it. */
-export function presentExpense(row: ExpenseRow) {
+/** The expenses as the API and its webhooks show them, each with its payments (one query for all). */
+export function presentExpenses(tx: Tx, rows: ExpenseRow[]) {
+  const approved = rows.filter((r) => r.status === "approved").map((r) => r.id);
+  const paymentRows =
+    approved.length === 0
+      ? []
+      : tx.select().from(expensePayments).where(inArray(expensePayments.expenseId, approved)).orderBy(asc(expensePayments.createdAt), asc(expensePayments.id)).all();
+  const byExpense = Map.groupBy(paymentRows, (p) => p.expenseId);
+  return rows.map((row) => presentExpense(row, byExpense.get(row.id) ?? []));
+}
+
+export function showExpense(tx: Tx, orgId: string, id: string) {
+  return presentExpenses(tx, [findInOrg(tx, expenses, orgId, id)])[0]!;
+}
+
+function presentExpense(row: ExpenseRow, paymentRows: ExpensePaymentRow[]) {
+  const totalCents = row.amountCents + row.vatCents;
   return {
     id: row.id,
     category: row.category,
@@ -34,6 +56,10 @@ export function presentExpense(row: ExpenseRow) {
     rejection_reason: row.rejectionReason,
     currency: row.currency,
     supplier_id: row.supplierId,
+    total: formatCents(totalCents),
+    amount_paid: formatCents(row.paidCents),
+    amount_due: formatCents(row.status === "approved" ? totalCents - row.paidCents : 0),
+    payments: paymentRows.map(presentPayment),
     created_at: row.createdAt,
     updated_at: row.updatedAt,
   };
@@ -101,6 +127,8 @@ const findFor = stateMachine(expenses, () => "expense", {
   delete: { from: ["pending", "rejected"], refusal: "an approved expense cannot be deleted" },
   approve: { from: ["pending"], refusal: "only a pending expense can be approved" },
   reject: { from: ["pending"], refusal: "only a pending expense can be rejected" },
+  recordPayment: { from: ["approved"], refusal: "only an approved expense can be paid" },
+  deletePayment: { from: ["approved"], refusal: "only an approved expense has payments" },
 });
 
 /** Moves a pending expense to `status` (approve, reject). */
@@ -108,21 +136,23 @@ function decide(scope: Scope, id: string, status: "approved" | "rejected", rejec
   return transaction(scope.db, (tx) => {
     findFor(tx, scope, id, status === "approved" ? "approve" : "reject");
     updateInOrg(tx, expenses, scope.org.id, id, { status, rejectionReason, updatedAt: nowIso() });
-    const shown = presentExpense(findInOrg(tx, expenses, scope.org.id, id));
+    const row = findInOrg(tx, expenses, scope.org.id, id);
+    const shown = presentExpenses(tx, [row])[0]!;
     // api-spec 6.1 has no expense.rejected event: a rejection is an update
     const event = status === "approved" ? "expense.approved" : "expense.updated";
-    recordChange(tx, scope, { action: `expense.${status}`, resource: { type: "expense", id }, event, data: shown });
+    const ledger = status === "approved" ? [{ post: expensePosting(tx, row) }] : [];
+    recordChange(tx, scope, { action: `expense.${status}`, resource: { type: "expense", id }, event, data: shown, ledger });
     return shown;
   });
 }
 
 export const expenseService = {
   list(scope: Scope, query: ListQuery, url: string) {
-    return listPage(scope, expenseList, query, url, (rows) => rows.map(presentExpense));
+    return listPage(scope, expenseList, query, url, (rows) => presentExpenses(scope.db, rows));
   },
 
   get(scope: Scope, id: string) {
-    return presentExpense(findInOrg(scope.db, expenses, scope.org.id, id));
+    return showExpense(scope.db, scope.org.id, id);
   },
 
   create(scope: Scope, input: ExpenseCreate) {
@@ -143,12 +173,13 @@ export const expenseService = {
         status: "pending",
         currency: scope.org.currency,
         rejectionReason: null,
+        paidCents: 0,
         ...columnsOf(tx, scope, input),
         createdAt: now,
         updatedAt: now,
       };
       tx.insert(expenses).values(row).run();
-      const shown = presentExpense(row);
+      const shown = presentExpense(row, []);
       recordChange(tx, scope, { action: "expense.created", resource: { type: "expense", id: row.id }, event: "expense.created", data: shown });
       return shown;
     });
@@ -160,7 +191,7 @@ export const expenseService = {
       const row = findFor(tx, scope, id, "update");
       const resubmitted = row.status === "rejected" ? { status: "pending" as const, rejectionReason: null } : {};
       updateInOrg(tx, expenses, scope.org.id, id, { ...columnsOf(tx, scope, input), ...resubmitted, updatedAt: nowIso() });
-      const shown = presentExpense(findInOrg(tx, expenses, scope.org.id, id));
+      const shown = showExpense(tx, scope.org.id, id);
       recordChange(tx, scope, { action: "expense.updated", resource: { type: "expense", id }, event: "expense.updated", data: shown });
       return shown;
     });
@@ -170,7 +201,7 @@ export const expenseService = {
     transaction(scope.db, (tx) => {
       const row = findFor(tx, scope, id, "delete");
       deleteInOrg(tx, expenses, scope.org.id, id);
-      recordChange(tx, scope, { action: "expense.deleted", resource: { type: "expense", id }, event: "expense.deleted", data: presentExpense(row) });
+      recordChange(tx, scope, { action: "expense.deleted", resource: { type: "expense", id }, event: "expense.deleted", data: presentExpense(row, []) });
     });
   },
 
@@ -180,5 +211,58 @@ export const expenseService = {
 
   reject(scope: Scope, id: string, input: ExpenseReject | null | undefined) {
     return decide(scope, id, "rejected", input?.reason?.trim() || null);
+  },
+
+  /** A payment of at most the amount due of an approved expense: payables against the bank. */
+  recordPayment(scope: Scope, id: string, input: PaymentInput) {
+    return transaction(scope.db, (tx) => {
+      const row = findFor(tx, scope, id, "recordPayment");
+      const bag = new FieldErrorBag();
+      const dueCents = row.amountCents + row.vatCents - row.paidCents;
+      const amountCents = readMoney(bag, "amount", input.amount, { min: 1 });
+      if (amountCents !== null && amountCents > dueCents) {
+        bag.add("amount", `The amount must not be greater than the amount due (${formatCents(dueCents)}).`);
+      }
+      const bank = paymentBankAccount(tx, scope.org.id, bag, input.bank_account_id, row.currency);
+      bag.throwIfAny();
+      const payment: ExpensePaymentRow = {
+        id: newId(),
+        organizationId: scope.org.id,
+        expenseId: id,
+        amountCents: amountCents!,
+        paymentDate: input.payment_date,
+        paymentMethod: input.payment_method ?? "bank_transfer",
+        reference: input.reference ?? null,
+        bankAccountId: bank?.id ?? null,
+        createdAt: nowIso(),
+      };
+      tx.insert(expensePayments).values(payment).run();
+      updateInOrg(tx, expenses, scope.org.id, id, { paidCents: row.paidCents + payment.amountCents, updatedAt: nowIso() });
+      const shown = showExpense(tx, scope.org.id, id);
+      recordChange(tx, scope, {
+        action: "expense.payment_recorded",
+        resource: { type: "expense", id },
+        event: "expense.updated",
+        data: shown,
+        ledger: [{ post: expensePaymentPosting(tx, row, payment, bankLedgerAccountId(tx, scope.org.id, bank)) }],
+      });
+      return shown;
+    });
+  },
+
+  /** Removes a payment recorded by mistake: its posting is reversed on its own date. */
+  deletePayment(scope: Scope, id: string, paymentId: string): void {
+    transaction(scope.db, (tx) => {
+      const row = findFor(tx, scope, id, "deletePayment");
+      const payment = findChildInOrg(tx, expensePayments, expensePayments.expenseId, scope.org.id, id, paymentId);
+      deleteInOrg(tx, expensePayments, scope.org.id, payment.id);
+      updateInOrg(tx, expenses, scope.org.id, id, { paidCents: row.paidCents - payment.amountCents, updatedAt: nowIso() });
+      recordChange(tx, scope, {
+        action: "expense.payment_deleted",
+        resource: { type: "expense", id },
+        event: "expense.updated",
+        ledger: [{ reverse: { type: "expense_payment", id: payment.id } }],
+      });
+    });
   },
 };

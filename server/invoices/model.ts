@@ -1,11 +1,12 @@
 /** Invoices, their lines and payments (api-spec 2.3–2.5, 4.5; contract sections 3 and 4). */
 import { t } from "elysia";
 import { CustomerModel } from "../customers/model.ts";
+import { PAYMENT_METHODS, paymentInput, paymentShown } from "../payments/model.ts";
 import { Currency, DateString, Money, moneyInput, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";
 
 export const INVOICE_STATUSES = ["draft", "finalized", "sent", "partially_paid", "paid", "cancelled"] as const;
 export const INVOICE_TYPES = ["invoice", "credit_note"] as const;
-export const PAYMENT_METHODS = ["bank_transfer", "card", "cash", "direct_debit", "other"] as const;
+export { PAYMENT_METHODS };
 /** Not in the spec (8: "not shown"); bounds the work of one request well inside the 1 MiB body. */
 export const MAX_LINES = 500;
 
@@ -62,17 +63,7 @@ const LineShown = t.Object(
   { title: "InvoiceLine" },
 );
 
-const PaymentShown = t.Object(
-  {
-    id: Uuid,
-    amount: Money,
-    payment_date: DateString,
-    payment_method: t.UnionEnum([...PAYMENT_METHODS]),
-    reference: Nullable(t.String()),
-    created_at: Timestamp,
-  },
-  { title: "InvoicePayment" },
-);
+const PaymentShown = paymentShown("InvoicePayment");
 
 export const InvoiceModel = {
   create: strictObject(
@@ -93,15 +84,7 @@ export const InvoiceModel = {
     },
     { title: "InvoiceUpdate" },
   ),
-  payment: strictObject(
-    {
-      amount: moneyInput({ positive: true, description: "Decimal, minimum 0.01, at most the amount due" }),
-      payment_date: DateString,
-      payment_method: t.Optional(t.UnionEnum([...PAYMENT_METHODS], { description: "Default bank_transfer" })),
-      reference: t.Optional(Nullable(Text({ maxLength: 255 }))),
-    },
-    { title: "InvoicePaymentCreate" },
-  ),
+  payment: paymentInput("InvoicePaymentCreate"),
   invoice: t.Object(
     {
       id: Uuid,

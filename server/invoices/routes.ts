@@ -4,12 +4,12 @@ import { created, errors, noContent } from "../http/responses.ts";
 import { listQuerySchema, listResponse } from "../lib/list.ts";
 import { documentService } from "../documents/service.ts";
 import { IdParams, NoFields, ResponseSchema, Wrapped } from "../lib/schemas.ts";
+import { PaymentParams } from "../payments/model.ts";
 import { InvoiceModel } from "./model.ts";
 import { invoiceList, invoiceService } from "./service.ts";
 
 const tags = ["Invoices"];
 const Invoice = Wrapped(InvoiceModel.invoice);
-const PaymentParams = t.Object({ id: t.String(), pid: t.String() });
 const location = (id: string) => `/api/v1/invoices/${id}`;
 /** Non-JSON answers: server/docs/openapi.ts documents them under their media type. */
 const UblDocument = ResponseSchema(t.String({ description: "UBL 2.1 XML", "x-media-type": "application/xml" }));

@@ -7,8 +7,12 @@ import { asc, eq, gte, ne, notInArray, or, sql, type SQL } from "drizzle-orm";
 import { t } from "elysia";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { prepared, preparedRows, type Tx } from "../../db/client.ts";
-import { AWAITING_PAYMENT, awaitingPayment, contactPersons, customers, invoiceLines, invoices, numberSequences, payments } from "../../db/schema.ts";
+import { AWAITING_PAYMENT, awaitingPayment, contactPersons, customers, invoiceLines, invoices, payments } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
+import { drawSequence } from "../lib/sequences.ts";
+import { bankLedgerAccountId } from "../ledger/accounts.ts";
+import { invoicePosting, paymentPosting } from "../ledger/rules.ts";
+import { paymentBankAccount, presentPayment } from "../payments/service.ts";
 import { currentParties } from "../documents/read.ts";
 import { UNIT_CODES } from "../documents/unit-codes.ts";
 import { documentLinks } from "../documents/links.ts";
@@ -150,17 +154,6 @@ function presentLine(row: LineRow) {
     vat_rate: formatCents(row.vatRateBp),
     vat_amount: formatCents(row.vatCents),
     sort_order: row.sortOrder,
-  };
-}
-
-function presentPayment(row: PaymentRow) {
-  return {
-    id: row.id,
-    amount: formatCents(row.amountCents),
-    payment_date: row.paymentDate,
-    payment_method: row.paymentMethod,
-    reference: row.reference,
-    created_at: row.createdAt,
   };
 }
 
@@ -347,22 +340,13 @@ function checkDueDate(bag: FieldErrorBag, issueDate: string, dueDate: string): v
 // Writing
 
 /**
- * The next number of the organisation's sequence for this type and year (INV-2026-00001),
- * drawn inside the caller's transaction: `BEGIN IMMEDIATE` serialises concurrent creates,
- * and a rolled-back create gives its number back. Numbers already given by hand are skipped.
+ * The next number of the organisation's sequence for this type and year (INV-2026-00001).
+ * Numbers already given by hand are skipped.
  */
 function nextNumber(tx: Tx, orgId: string, type: InvoiceType, issueDate: string): string {
   const year = Number(issueDate.slice(0, 4));
   for (;;) {
-    const { lastValue } = tx
-      .insert(numberSequences)
-      .values({ organizationId: orgId, kind: type, year, lastValue: 1 })
-      .onConflictDoUpdate({
-        target: [numberSequences.organizationId, numberSequences.kind, numberSequences.year],
-        set: { lastValue: sql`${numberSequences.lastValue} + 1` },
-      })
-      .returning({ lastValue: numberSequences.lastValue })
-      .get()!;
+    const lastValue = drawSequence(tx, orgId, type, year);
     const number = `${NUMBER_PREFIX[type]}-${year}-${String(lastValue).padStart(5, "0")}`;
     if (!numberTaken(tx, orgId, number)) return number;
   }
@@ -378,15 +362,7 @@ function nextNumber(tx: Tx, orgId: string, type: InvoiceType, issueDate: string)
  */
 function nextPaymentReference(tx: Tx, orgId: string, country: string): string {
   for (;;) {
-    const { lastValue } = tx
-      .insert(numberSequences)
-      .values({ organizationId: orgId, kind: PAYMENT_REFERENCE_SEQUENCE, year: 0, lastValue: 1 })
-      .onConflictDoUpdate({
-        target: [numberSequences.organizationId, numberSequences.kind, numberSequences.year],
-        set: { lastValue: sql`${numberSequences.lastValue} + 1` },
-      })
-      .returning({ lastValue: numberSequences.lastValue })
-      .get()!;
+    const lastValue = drawSequence(tx, orgId, PAYMENT_REFERENCE_SEQUENCE, 0);
     const reference = paymentReference(country, lastValue);
     const taken = tx
       .select({ id: invoices.id })
@@ -612,7 +588,14 @@ export const invoiceService = {
         // the document says from now on what it says today, whatever is edited afterwards
         issuedParties: currentParties(tx, scope.org.id, row.customerId),
       });
-      recordChange(tx, scope, { action: "invoice.finalized", resource: { type: "invoice", id }, event: "invoice.finalized", data: shown, links: documentLinks(id) });
+      recordChange(tx, scope, {
+        action: "invoice.finalized",
+        resource: { type: "invoice", id },
+        event: "invoice.finalized",
+        data: shown,
+        links: documentLinks(id),
+        ledger: [{ post: invoicePosting(tx, row) }],
+      });
       return shown;
     });
   },
@@ -636,19 +619,20 @@ export const invoiceService = {
       if (amountCents !== null && amountCents > dueCents) {
         bag.add("amount", `The amount must not be greater than the amount due (${formatCents(dueCents)}).`);
       }
+      const bank = paymentBankAccount(tx, scope.org.id, bag, input.bank_account_id, row.currency);
       bag.throwIfAny();
-      tx.insert(payments)
-        .values({
-          id: newId(),
-          organizationId: scope.org.id,
-          invoiceId: id,
-          amountCents: amountCents!,
-          paymentDate: input.payment_date,
-          paymentMethod: input.payment_method ?? "bank_transfer",
-          reference: input.reference ?? null,
-          createdAt: nowIso(),
-        })
-        .run();
+      const payment: PaymentRow = {
+        id: newId(),
+        organizationId: scope.org.id,
+        invoiceId: id,
+        amountCents: amountCents!,
+        paymentDate: input.payment_date,
+        paymentMethod: input.payment_method ?? "bank_transfer",
+        reference: input.reference ?? null,
+        bankAccountId: bank?.id ?? null,
+        createdAt: nowIso(),
+      };
+      tx.insert(payments).values(payment).run();
       const paidCents = row.paidCents + amountCents!;
       const shown = change(tx, scope.org.id, id, { paidCents, status: statusAfterPayments(row, paidCents) });
       recordChange(tx, scope, {
@@ -656,6 +640,7 @@ export const invoiceService = {
         resource: { type: "invoice", id },
         event: "invoice.payment_recorded",
         data: shown,
+        ledger: [{ post: paymentPosting(tx, row, payment, bankLedgerAccountId(tx, scope.org.id, bank)) }],
       });
       return shown;
     });
@@ -669,7 +654,13 @@ export const invoiceService = {
       deleteInOrg(tx, payments, scope.org.id, payment.id);
       const paidCents = row.paidCents - payment.amountCents;
       const shown = change(tx, scope.org.id, id, { paidCents, status: statusAfterPayments(row, paidCents) });
-      recordChange(tx, scope, { action: "invoice.payment_deleted", resource: { type: "invoice", id }, event: "invoice.updated", data: shown });
+      recordChange(tx, scope, {
+        action: "invoice.payment_deleted",
+        resource: { type: "invoice", id },
+        event: "invoice.updated",
+        data: shown,
+        ledger: [{ reverse: { type: "payment", id: payment.id } }],
+      });
     });
   },
 
@@ -678,7 +669,13 @@ export const invoiceService = {
       // "without payments" needs no check of its own: a payment moves the status on
       findFor(tx, scope, id, "cancel");
       const shown = change(tx, scope.org.id, id, { status: "cancelled" });
-      recordChange(tx, scope, { action: "invoice.cancelled", resource: { type: "invoice", id }, event: "invoice.updated", data: shown });
+      recordChange(tx, scope, {
+        action: "invoice.cancelled",
+        resource: { type: "invoice", id },
+        event: "invoice.updated",
+        data: shown,
+        ledger: [{ reverse: { type: "invoice", id } }],
+      });
       return shown;
     });
   },

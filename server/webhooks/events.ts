@@ -5,6 +5,7 @@ export const WEBHOOK_EVENTS = [
   "invoice.created", "invoice.updated", "invoice.deleted", "invoice.finalized", "invoice.payment_recorded",
   "customer.created", "customer.updated", "customer.deleted",
   "expense.created", "expense.updated", "expense.deleted", "expense.approved",
+  "fiscal_year.closed", "fiscal_year.reopened",
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
@@ -20,6 +21,7 @@ export const RESOURCE_VIEW_ABILITY: Record<EventResource, Ability> = {
   invoice: "invoicing.view",
   customer: "contacts.view",
   expense: "expenses.view",
+  fiscal_year: "accounting.view",
 };
 
 export const resourceOf = (event: string): EventResource => event.slice(0, event.indexOf(".")) as EventResource;

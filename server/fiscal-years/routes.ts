@@ -1,0 +1,36 @@
+import { Elysia, t } from "elysia";
+import type { Kernel } from "../http/kernel.ts";
+import { errors } from "../http/responses.ts";
+import { NoFields, Wrapped } from "../lib/schemas.ts";
+import { FiscalYearModel } from "./model.ts";
+import { fiscalYearService } from "./service.ts";
+
+const tags = ["Fiscal years"];
+const FiscalYear = Wrapped(FiscalYearModel.fiscalYear);
+
+export const fiscalYearRoutes = (kernel: Kernel) =>
+  new Elysia({ prefix: "/api/v1/fiscal-years" })
+    .use(kernel)
+    .get("", ({ scope }) => ({ data: fiscalYearService.list(scope) }), {
+      ability: "accounting.view",
+      response: { 200: t.Object({ data: t.Array(FiscalYearModel.fiscalYear) }, { title: "FiscalYearList" }) },
+      detail: { tags, summary: "List the fiscal years (calendar years) from the first posting to this year, oldest first" },
+    })
+    .post("/:year/close", ({ scope, params, once }) => once(() => ({ data: fiscalYearService.close(scope, params.year) })), {
+      ability: "accounting.close-year",
+      params: FiscalYearModel.params,
+      body: NoFields,
+      response: { 200: FiscalYear, ...errors(404, 409, 422) },
+      detail: {
+        tags,
+        summary:
+          "Close a year that has ended: posts its closing entries (the year's result to retained earnings) and locks it; earlier years must be closed first (409)",
+      },
+    })
+    .post("/:year/reopen", ({ scope, params, once }) => once(() => ({ data: fiscalYearService.reopen(scope, params.year) })), {
+      ability: "accounting.reopen-year",
+      params: FiscalYearModel.params,
+      body: NoFields,
+      response: { 200: FiscalYear, ...errors(404, 409, 422) },
+      detail: { tags, summary: "Reopen the last closed year: reverses its closing entries and unlocks it (409 when a later year is closed)" },
+    });

@@ -1,0 +1,152 @@
+/**
+ * Fiscal years are calendar years. Closing one posts its closing entries (each revenue and expense
+ * account's result to retained earnings, per currency) and locks it: every posting into it is then
+ * a 409 (server/ledger/post.ts `assertYearOpen`, and the journal's trigger), but for its closing
+ * entries and their reversal. Years close in order and reopen in reverse order; reopening reverses
+ * the closing entries.
+ */
+import { and, asc, eq, gt, lt, sql } from "drizzle-orm";
+import type { Tx } from "../../db/client.ts";
+import { accountDays, accounts, fiscalYears, journalEntries } from "../../db/schema.ts";
+import { recordChange } from "../changes/record.ts";
+import { closingPostings } from "../ledger/rules.ts";
+import { standingEntries } from "../ledger/post.ts";
+import { Conflict, NotFound } from "../lib/errors.ts";
+import { formatCents } from "../lib/money.ts";
+import { snapshot, transaction, type Scope } from "../lib/scope.ts";
+import { nowIso, today } from "../lib/time.ts";
+
+type YearRow = typeof fiscalYears.$inferSelect;
+
+/** The years with postings, the closed ones and the current one, oldest first. */
+function knownYears(tx: Tx, orgId: string): number[] {
+  const span = tx
+    .select({ first: sql<string | null>`min(${journalEntries.date})`, last: sql<string | null>`max(${journalEntries.date})` })
+    .from(journalEntries)
+    .where(eq(journalEntries.organizationId, orgId))
+    .get();
+  const closed = tx.select({ year: fiscalYears.year }).from(fiscalYears).where(eq(fiscalYears.organizationId, orgId)).all().map((r) => r.year);
+  const current = Number(today().slice(0, 4));
+  const years = [current, ...closed];
+  if (span?.first) years.push(Number(span.first.slice(0, 4)));
+  if (span?.last) years.push(Number(span.last.slice(0, 4)));
+  const from = Math.min(...years);
+  const to = Math.max(...years);
+  return Array.from({ length: to - from + 1 }, (_, i) => from + i);
+}
+
+/** Revenue less expenses of the year in `currency`, closing entries left out. */
+function resultOf(tx: Tx, orgId: string, year: number, currency: string): number {
+  const row = tx
+    .select({ net: sql<number>`coalesce(sum(${accountDays.creditCents}) - sum(${accountDays.debitCents}), 0)` })
+    .from(accountDays)
+    .innerJoin(accounts, eq(accounts.id, accountDays.accountId))
+    .where(
+      and(
+        eq(accountDays.organizationId, orgId),
+        eq(accountDays.currency, currency),
+        sql`${accountDays.date} BETWEEN ${`${year}-01-01`} AND ${`${year}-12-31`}`,
+        eq(accountDays.isClosing, false),
+        sql`${accounts.type} IN ('revenue', 'expense')`,
+      ),
+    )
+    .get();
+  return row?.net ?? 0;
+}
+
+type OrgCurrency = { id: string; currency: string };
+
+function present(tx: Tx, org: OrgCurrency, year: number, row: YearRow | undefined) {
+  const closed = row?.status === "closed";
+  return {
+    year,
+    start_date: `${year}-01-01`,
+    end_date: `${year}-12-31`,
+    status: closed ? ("closed" as const) : ("open" as const),
+    closed_at: closed ? row!.closedAt : null,
+    result: formatCents(resultOf(tx, org.id, year, org.currency)),
+    closing_entry_ids: closed ? standingEntries(tx, org.id, "fiscal_year", String(year)).map((e) => e.id) : [],
+  };
+}
+
+function yearRow(tx: Tx, orgId: string, year: number): YearRow | undefined {
+  return tx.select().from(fiscalYears).where(and(eq(fiscalYears.organizationId, orgId), eq(fiscalYears.year, year))).get();
+}
+
+/** The year as the API and its webhooks show it (`org`: whose currency the result is in). */
+export function showFiscalYear(tx: Tx, org: OrgCurrency, year: number) {
+  return present(tx, org, year, yearRow(tx, org.id, year));
+}
+
+function parseYear(text: string): number {
+  const year = Number(text);
+  if (!Number.isInteger(year) || year < 1900 || year > 9999) throw new NotFound();
+  return year;
+}
+
+export const fiscalYearService = {
+  list(scope: Scope) {
+    return snapshot(scope.db, (tx) => {
+      const rows = new Map(tx.select().from(fiscalYears).where(eq(fiscalYears.organizationId, scope.org.id)).all().map((r) => [r.year, r]));
+      return knownYears(tx, scope.org.id).map((year) => present(tx, scope.org, year, rows.get(year)));
+    });
+  },
+
+  close(scope: Scope, yearText: string) {
+    const year = parseYear(yearText);
+    return transaction(scope.db, (tx) => {
+      if (yearRow(tx, scope.org.id, year)?.status === "closed") throw new Conflict(`The fiscal year ${year} is closed already.`);
+      if (`${year}-12-31` >= today()) throw new Conflict(`The fiscal year ${year} is open and has not ended yet (it ends on ${year}-12-31).`);
+      const earlier = tx
+        .select({ date: journalEntries.date })
+        .from(journalEntries)
+        .where(and(eq(journalEntries.organizationId, scope.org.id), lt(journalEntries.date, `${year}-01-01`)))
+        .orderBy(asc(journalEntries.date))
+        .get();
+      if (earlier) {
+        const first = Number(earlier.date.slice(0, 4));
+        for (let y = first; y < year; y++) {
+          if (yearRow(tx, scope.org.id, y)?.status !== "closed") throw new Conflict(`The fiscal year ${y} is open; years close in order: close ${y} first.`);
+        }
+      }
+      const now = nowIso();
+      tx.insert(fiscalYears)
+        .values({ organizationId: scope.org.id, year, status: "closed", closedAt: now, updatedAt: now })
+        .onConflictDoUpdate({ target: [fiscalYears.organizationId, fiscalYears.year], set: { status: "closed", closedAt: now, updatedAt: now } })
+        .run();
+      // closing entries are the one posting a closed year takes (server/ledger/post.ts)
+      recordChange(tx, scope, {
+        action: "fiscal_year.closed",
+        resource: { type: "fiscal_year", id: String(year) },
+        event: "fiscal_year.closed",
+        ledger: closingPostings(tx, scope.org.id, year).map((post) => ({ post })),
+      });
+      return showFiscalYear(tx, scope.org, year);
+    });
+  },
+
+  reopen(scope: Scope, yearText: string) {
+    const year = parseYear(yearText);
+    return transaction(scope.db, (tx) => {
+      if (yearRow(tx, scope.org.id, year)?.status !== "closed") throw new Conflict(`The fiscal year ${year} is open; only a closed year can be reopened.`);
+      const later = tx
+        .select({ year: fiscalYears.year })
+        .from(fiscalYears)
+        .where(and(eq(fiscalYears.organizationId, scope.org.id), gt(fiscalYears.year, year), eq(fiscalYears.status, "closed")))
+        .orderBy(asc(fiscalYears.year))
+        .get();
+      if (later) throw new Conflict(`The fiscal year ${later.year} is closed; years reopen in reverse order: reopen ${later.year} first.`);
+      tx.update(fiscalYears)
+        .set({ status: "open", closedAt: null, updatedAt: nowIso() })
+        .where(and(eq(fiscalYears.organizationId, scope.org.id), eq(fiscalYears.year, year)))
+        .run();
+      recordChange(tx, scope, {
+        action: "fiscal_year.reopened",
+        resource: { type: "fiscal_year", id: String(year) },
+        event: "fiscal_year.reopened",
+        ledger: [{ reverse: { type: "fiscal_year", id: String(year) } }],
+      });
+      return showFiscalYear(tx, scope.org, year);
+    });
+  },
+};

@@ -1,0 +1,95 @@
+/**
+ * Which account of the organisation's chart a posting goes to: a system account by its role, a
+ * bank account's own ledger account, an expense category's account.
+ */
+import { and, asc, eq, like } from "drizzle-orm";
+import type { Tx } from "../../db/client.ts";
+import { accounts, bankAccounts, expenseCategoryAccounts, organizations } from "../../db/schema.ts";
+import type { SystemAccount } from "../accounts/model.ts";
+import { ApiError } from "../lib/errors.ts";
+import { inOrg } from "../lib/scope.ts";
+import { newId, nowIso } from "../lib/time.ts";
+
+type AccountRow = typeof accounts.$inferSelect;
+type BankAccountRow = typeof bankAccounts.$inferSelect;
+
+/** The organisation's account for a role (the lowest code for `bank`); a 409 if the chart lacks it. */
+export function systemAccount(tx: Tx, orgId: string, role: SystemAccount): AccountRow {
+  const row = tx
+    .select()
+    .from(accounts)
+    .where(inOrg(accounts, orgId, eq(accounts.systemAccount, role)))
+    .orderBy(asc(accounts.code))
+    .get();
+  if (!row) throw new ApiError(409, `The chart of accounts has no ${role.replace("_", " ")} account (system_account "${role}") to post to.`);
+  return row;
+}
+
+/** A category as categories are matched: trimmed, lower case. */
+export const categoryKey = (category: string) => category.trim().toLowerCase();
+
+/** The expense account an expense of this category posts to: its mapping, else the purchases account. */
+export function categoryAccount(tx: Tx, orgId: string, category: string): AccountRow {
+  const mapped = tx
+    .select({ account: accounts })
+    .from(expenseCategoryAccounts)
+    .innerJoin(accounts, eq(accounts.id, expenseCategoryAccounts.accountId))
+    .where(and(eq(expenseCategoryAccounts.organizationId, orgId), eq(expenseCategoryAccounts.category, categoryKey(category))))
+    .get();
+  return mapped?.account ?? systemAccount(tx, orgId, "purchases");
+}
+
+/**
+ * The bank account money in `currency` moves through when the client names none: the
+ * organisation's default bank account if it holds that currency, else its first active one that
+ * does, else its default, else its first active one. Null when it has no active bank account.
+ */
+export function defaultBankAccount(tx: Tx, orgId: string, currency: string): BankAccountRow | null {
+  const active = tx
+    .select()
+    .from(bankAccounts)
+    .where(inOrg(bankAccounts, orgId, eq(bankAccounts.isActive, true)))
+    .orderBy(asc(bankAccounts.createdAt), asc(bankAccounts.id))
+    .all();
+  const defaultId = tx.select({ id: organizations.defaultBankAccountId }).from(organizations).where(eq(organizations.id, orgId)).get()?.id;
+  const preferred = active.find((b) => b.id === defaultId);
+  if (preferred?.currency === currency) return preferred;
+  return active.find((b) => b.currency === currency) ?? preferred ?? active[0] ?? null;
+}
+
+/** The ledger account a payment through this bank account (or, without one, the bank role) posts to. */
+export function bankLedgerAccountId(tx: Tx, orgId: string, bankAccount: BankAccountRow | null): string {
+  return bankAccount?.accountId ?? systemAccount(tx, orgId, "bank").id;
+}
+
+/**
+ * A ledger account of its own for a new bank account: the next free code after 1110 under 1100
+ * Bank (1111, 1112, …), named after it, in the `bank` role. Returns its id.
+ */
+export function newBankLedgerAccount(tx: Tx, orgId: string, name: string): string {
+  const taken = new Set(
+    tx.select({ code: accounts.code }).from(accounts).where(inOrg(accounts, orgId, like(accounts.code, "11__"))).all().map((a) => a.code),
+  );
+  let code = 1111;
+  while (taken.has(String(code))) code++;
+  if (code > 1199) throw new ApiError(409, "The chart of accounts has no free code left under 1100 Bank for another bank account.");
+  const parent = tx.select({ id: accounts.id }).from(accounts).where(inOrg(accounts, orgId, eq(accounts.code, "1100"))).get();
+  const now = nowIso();
+  const id = newId();
+  tx.insert(accounts)
+    .values({
+      id,
+      organizationId: orgId,
+      code: String(code),
+      name: name.slice(0, 255),
+      type: "asset",
+      parentId: parent?.id ?? null,
+      isActive: true,
+      description: `Bank account ${name}`.slice(0, 1000),
+      systemAccount: "bank",
+      createdAt: now,
+      updatedAt: now,
+    })
+    .run();
+  return id;
+}

@@ -1,0 +1,72 @@
+/** The journal (issue 19): entries of balanced lines, posted by Kontor or by hand, never edited. */
+import { t } from "elysia";
+import { DateString, Money, moneyInput, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";
+
+/** What posted an entry: a document or payment (automatic), a person (manual), a year-end close. */
+export const JOURNAL_SOURCES = ["invoice", "payment", "expense", "expense_payment", "manual", "fiscal_year"] as const;
+export type JournalSource = (typeof JOURNAL_SOURCES)[number];
+
+export const VAT_SIDES = ["sales", "purchases"] as const;
+export type VatSide = (typeof VAT_SIDES)[number];
+export const VAT_ROLES = ["base", "vat"] as const;
+export type VatRole = (typeof VAT_ROLES)[number];
+
+export const FISCAL_YEAR_STATUSES = ["open", "closed"] as const;
+
+const Amount = moneyInput({ positive: false, description: "Decimal, at most 2 fraction digits; 0 on the other side" });
+
+export const JournalModel = {
+  entry: t.Object(
+    {
+      id: Uuid,
+      date: DateString,
+      number: t.String({ description: "JE-<year>-<sequence>, per organisation and year" }),
+      description: t.String(),
+      currency: t.String(),
+      source_type: t.UnionEnum([...JOURNAL_SOURCES], { description: "What posted the entry" }),
+      source_id: Nullable(t.String({ description: "The invoice, payment, expense, expense payment or year (closing) it posts; null for manual entries" })),
+      reverses_entry_id: Nullable(t.String({ ...Uuid, description: "Set on a reversing entry: the entry it cancels out" })),
+      reversed_by_entry_id: Nullable(t.String({ ...Uuid, description: "The entry that reverses this one, if any" })),
+      lines: t.Array(
+        t.Object(
+          {
+            account_id: Uuid,
+            debit: Money,
+            credit: Money,
+            description: Nullable(t.String()),
+          },
+          { title: "JournalLine" },
+        ),
+      ),
+      created_at: Timestamp,
+    },
+    { title: "JournalEntry" },
+  ),
+  create: strictObject(
+    {
+      date: DateString,
+      description: Text({ minLength: 1, maxLength: 1000 }),
+      currency: t.Optional(t.String({ pattern: "^[A-Z]{3}$", description: "ISO 4217; default: the organisation's currency" })),
+      lines: t.Array(
+        strictObject(
+          {
+            account_id: t.String({ ...Uuid, description: "An account of the organisation" }),
+            debit: t.Optional(Amount),
+            credit: t.Optional(Amount),
+            description: t.Optional(Nullable(Text({ maxLength: 1000 }))),
+          },
+          { title: "JournalLineInput" },
+        ),
+        { minItems: 2, maxItems: 500, description: "At least two lines; each has a debit or a credit (not both); debits equal credits" },
+      ),
+    },
+    { title: "JournalEntryCreate" },
+  ),
+  reverse: strictObject(
+    { date: t.Optional(t.String({ ...DateString, description: "Default: the date of the entry reversed" })) },
+    { title: "JournalEntryReverse", description: "The body may be omitted" },
+  ),
+} as const;
+
+export type JournalEntryCreate = typeof JournalModel.create.static;
+export type JournalEntryReverse = typeof JournalModel.reverse.static;

@@ -1,0 +1,186 @@
+/**
+ * The one function that writes to the journal (`postEntry`), and the one that cancels entries out
+ * (`reverseEntry`). Amounts are signed integer cents: positive debits, negative credits.
+ *
+ * The database holds the rules as well as this code (migration 0017): the lines go in first and
+ * the header last, and the header's INSERT trigger refuses lines that do not balance, a closed
+ * year, or lines of another organisation, date or currency; a line added to an existing entry,
+ * any UPDATE and any DELETE are refused; the same triggers keep the running balances
+ * (account_days, account_totals, vat_days) that reports read.
+ */
+import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
+import type { Tx } from "../../db/client.ts";
+import { fiscalYears, journalEntries, journalLines } from "../../db/schema.ts";
+import type { VatCategory } from "../documents/model.ts";
+import { Conflict } from "../lib/errors.ts";
+import { drawSequence } from "../lib/sequences.ts";
+import { newId, nowIso } from "../lib/time.ts";
+import type { JournalSource, VatRole, VatSide } from "./model.ts";
+
+/** How the VAT report counts a line: the base or the VAT of sales or purchases at a (category, rate). */
+export type VatTag = { side: VatSide; role: VatRole; category: VatCategory; rateBp: number; note: boolean };
+
+export type DraftLine = {
+  accountId: string;
+  /** positive: a debit; negative: a credit */
+  cents: number;
+  description?: string | null;
+  vat?: VatTag;
+};
+
+export type EntryDraft = {
+  date: string;
+  description: string;
+  currency: string;
+  source: { type: JournalSource; id: string | null };
+  lines: DraftLine[];
+  isClosing?: boolean;
+  reversesEntryId?: string | null;
+};
+
+type EntryRow = typeof journalEntries.$inferSelect;
+type LineRow = typeof journalLines.$inferSelect;
+
+const yearOf = (date: string) => Number(date.slice(0, 4));
+
+/** 409 when `date` falls in a closed fiscal year of the organisation. */
+export function assertYearOpen(tx: Tx, orgId: string, date: string, what = "This change"): void {
+  const year = yearOf(date);
+  const closed = tx
+    .select({ year: fiscalYears.year })
+    .from(fiscalYears)
+    .where(and(eq(fiscalYears.organizationId, orgId), eq(fiscalYears.year, year), eq(fiscalYears.status, "closed")))
+    .get();
+  if (closed) throw new Conflict(`The fiscal year ${year} is closed; ${what.charAt(0).toLowerCase()}${what.slice(1)} would post into it (${date}). Reopen the year first.`);
+}
+
+/**
+ * Writes a balanced entry and returns its id; null when every line is zero (a document of 0.00
+ * posts nothing). Lines of the same account and VAT tag are not merged: each says what it is.
+ */
+export function postEntry(tx: Tx, orgId: string, draft: EntryDraft): string | null {
+  const lines = draft.lines.filter((l) => l.cents !== 0);
+  if (lines.length === 0) return null;
+  const sum = lines.reduce((s, l) => s + l.cents, 0);
+  // the code computes balanced entries; the trigger is the backstop, this names the bug
+  if (sum !== 0 || lines.length < 2) throw new Error(`unbalanced journal entry (${draft.source.type} ${draft.source.id}): off by ${sum} cents`);
+  // closing entries (and their reversal on reopening) are the one posting a closed year takes
+  if (!draft.isClosing) assertYearOpen(tx, orgId, draft.date, draft.source.type === "manual" ? "This entry" : "This change");
+  const year = yearOf(draft.date);
+  const number = `JE-${year}-${String(drawSequence(tx, orgId, "journal", year)).padStart(5, "0")}`;
+  const id = newId();
+  tx.insert(journalLines)
+    .values(
+      lines.map((l, i) => ({
+        id: newId(),
+        organizationId: orgId,
+        entryId: id,
+        lineNo: i + 1,
+        accountId: l.accountId,
+        date: draft.date,
+        currency: draft.currency,
+        debitCents: l.cents > 0 ? l.cents : 0,
+        creditCents: l.cents < 0 ? -l.cents : 0,
+        description: l.description ?? null,
+        vatSide: l.vat?.side ?? null,
+        vatRole: l.vat?.role ?? null,
+        vatCategory: l.vat?.category ?? null,
+        vatRateBp: l.vat?.rateBp ?? null,
+        vatNote: l.vat?.note ?? false,
+      })),
+    )
+    .run();
+  tx.insert(journalEntries)
+    .values({
+      id,
+      organizationId: orgId,
+      number,
+      date: draft.date,
+      description: draft.description,
+      currency: draft.currency,
+      sourceType: draft.source.type,
+      sourceId: draft.source.id,
+      reversesEntryId: draft.reversesEntryId ?? null,
+      isClosing: draft.isClosing ?? false,
+      createdAt: nowIso(),
+    })
+    .run();
+  return id;
+}
+
+/** An entry's lines in order. */
+export function linesOf(tx: Tx, entryId: string): LineRow[] {
+  return tx.select().from(journalLines).where(eq(journalLines.entryId, entryId)).orderBy(asc(journalLines.lineNo)).all();
+}
+
+const asDraftLine = (l: LineRow): DraftLine => ({
+  accountId: l.accountId,
+  cents: l.debitCents - l.creditCents,
+  description: l.description,
+  vat: l.vatSide ? { side: l.vatSide, role: l.vatRole!, category: l.vatCategory!, rateBp: l.vatRateBp!, note: l.vatNote } : undefined,
+});
+
+/** Posts the mirror image of `entry` (every debit a credit), dated `date` (default: the entry's own). */
+export function reverseEntry(tx: Tx, entry: EntryRow, { date = entry.date, description }: { date?: string; description?: string } = {}): string {
+  const reversal = postEntry(tx, entry.organizationId, {
+    date,
+    description: description ?? `Reversal of ${entry.number}: ${entry.description}`,
+    currency: entry.currency,
+    source: { type: entry.sourceType, id: entry.sourceId },
+    isClosing: entry.isClosing,
+    reversesEntryId: entry.id,
+    lines: linesOf(tx, entry.id).map((l) => {
+      const line = asDraftLine(l);
+      return { ...line, cents: -line.cents };
+    }),
+  });
+  return reversal!;
+}
+
+/**
+ * The entries a source posted that still stand: neither a reversal nor reversed. Cancelling an
+ * invoice or deleting a payment reverses these, each on its own date, so that the ledger at any
+ * date says what the documents say.
+ */
+export function standingEntries(tx: Tx, orgId: string, sourceType: JournalSource, sourceId: string): EntryRow[] {
+  const reversal = sql`(SELECT 1 FROM ${journalEntries} r WHERE r.reverses_entry_id = ${journalEntries.id})`;
+  return tx
+    .select()
+    .from(journalEntries)
+    .where(
+      and(
+        eq(journalEntries.organizationId, orgId),
+        eq(journalEntries.sourceType, sourceType),
+        eq(journalEntries.sourceId, sourceId),
+        isNull(journalEntries.reversesEntryId),
+        sql`NOT EXISTS ${reversal}`,
+      ),
+    )
+    .orderBy(asc(journalEntries.date), asc(journalEntries.id))
+    .all();
+}
+
+/** Reverses every standing entry of a source (see standingEntries); returns the reversals' ids. */
+export function reverseSource(tx: Tx, orgId: string, sourceType: JournalSource, sourceId: string): string[] {
+  return standingEntries(tx, orgId, sourceType, sourceId).map((entry) => reverseEntry(tx, entry));
+}
+
+/** The entries with these ids, for presenting. */
+export function entriesByIds(tx: Tx, ids: string[]): EntryRow[] {
+  return ids.length === 0 ? [] : tx.select().from(journalEntries).where(inArray(journalEntries.id, ids)).all();
+}
+
+/** What a change does to the ledger (`recordChange`'s `ledger`): post a draft, or reverse what a source posted. */
+export type LedgerEffect = { post: EntryDraft } | { reverse: { type: JournalSource; id: string } };
+
+/** Applies a change's ledger effects in order; returns the ids of the entries written. */
+export function applyLedgerEffects(tx: Tx, orgId: string, effects: LedgerEffect[]): string[] {
+  const ids: string[] = [];
+  for (const effect of effects) {
+    if ("post" in effect) {
+      const id = postEntry(tx, orgId, effect.post);
+      if (id) ids.push(id);
+    } else ids.push(...reverseSource(tx, orgId, effect.reverse.type, effect.reverse.id));
+  }
+  return ids;
+}

@@ -1,0 +1,57 @@
+import { Elysia, t } from "elysia";
+import type { Kernel } from "../http/kernel.ts";
+import { created, errors } from "../http/responses.ts";
+import { listQuerySchema, listResponse } from "../lib/list.ts";
+import { IdParams, Wrapped } from "../lib/schemas.ts";
+import { JournalModel } from "./model.ts";
+import { journalList, journalService } from "./service.ts";
+
+const tags = ["Journal"];
+const Entry = Wrapped(JournalModel.entry);
+
+export const journalRoutes = (kernel: Kernel) =>
+  new Elysia({ prefix: "/api/v1/journal-entries" })
+    .use(kernel)
+    .get("", ({ scope, query, url }) => journalService.list(scope, query, url), {
+      ability: "accounting.view",
+      query: listQuerySchema(journalList),
+      response: { 200: listResponse(JournalModel.entry), ...errors(422) },
+      detail: { tags, summary: "List journal entries, with their lines" },
+    })
+    .get("/:id", ({ scope, params }) => ({ data: journalService.get(scope, params.id) }), {
+      ability: "accounting.view",
+      params: IdParams,
+      response: { 200: Entry, ...errors(404) },
+      detail: { tags, summary: "Show a journal entry" },
+    })
+    .post(
+      "",
+      ({ scope, body, set, once }) => once(() => {
+        const entry = journalService.create(scope, body);
+        return created(set, `/api/v1/journal-entries/${entry.id}`, entry);
+      }),
+      {
+        ability: "accounting.create",
+        body: JournalModel.create,
+        response: { 201: Entry, ...errors(409, 422) },
+        detail: { tags, summary: "Post a manual entry: balanced, at least two lines, accounts of the organisation (409 in a closed fiscal year)" },
+      },
+    )
+    .post(
+      "/:id/reverse",
+      ({ scope, params, body, set, once }) => once(() => {
+        const reversal = journalService.reverse(scope, params.id, body);
+        return created(set, `/api/v1/journal-entries/${reversal.id}`, reversal);
+      }),
+      {
+        ability: "accounting.create",
+        params: IdParams,
+        body: t.Optional(JournalModel.reverse),
+        response: { 201: Entry, ...errors(404, 409, 422) },
+        detail: {
+          tags,
+          summary:
+            "Reverse a manual entry: 201 with the reversing entry (every debit a credit), dated as asked or as the entry; an automatic entry is corrected by its document (409)",
+        },
+      },
+    );

@@ -1,0 +1,177 @@
+/**
+ * What each event posts (README "The books"): one function per rule, each returning a balanced
+ * draft that `recordChange` posts in the change's own transaction. Used by the services and by
+ * the migration that posts the data written before the ledger existed (./backfill.ts).
+ *
+ * | event                            | debit                              | credit                          |
+ * |----------------------------------|------------------------------------|---------------------------------|
+ * | invoice finalized                | receivables (total)                | sales (base), VAT payable (VAT), per category and rate |
+ * | credit note finalized            | the invoice's credits              | the invoice's debits            |
+ * | invoice payment                  | bank                               | receivables                     |
+ * | credit note refund (its payment) | receivables                        | bank                            |
+ * | expense approved                 | category's expense account (net), VAT receivable | payables (gross)  |
+ * | expense payment                  | payables                           | bank                            |
+ * | cancel, payment deleted          | the reversal of what was posted, on the same date                    |
+ */
+import { and, between, eq, inArray, sql } from "drizzle-orm";
+import type { Tx } from "../../db/client.ts";
+import { accountDays, accounts, expenses, invoiceLines, invoices, payments, vatRates } from "../../db/schema.ts";
+import type { VatCategory } from "../documents/model.ts";
+import { categoryAccount, systemAccount } from "./accounts.ts";
+import type { DraftLine, EntryDraft } from "./post.ts";
+
+type InvoiceRow = typeof invoices.$inferSelect;
+type PaymentRow = typeof payments.$inferSelect;
+type ExpenseRow = typeof expenses.$inferSelect;
+
+const documentName = (invoice: InvoiceRow) => (invoice.type === "credit_note" ? `Credit note ${invoice.number}` : `Invoice ${invoice.number}`);
+
+/**
+ * Finalizing an invoice (or, mirrored, a credit note): receivables against sales and VAT payable,
+ * one pair of lines per VAT category and rate of its lines (a line without a VAT rate is zero
+ * rated, Z, as on the e-invoice).
+ */
+export function invoicePosting(tx: Tx, invoice: InvoiceRow): EntryDraft {
+  const sign = invoice.type === "credit_note" ? -1 : 1;
+  const note = invoice.type === "credit_note";
+  const groups = tx
+    .select({
+      category: sql<VatCategory>`coalesce(${vatRates.category}, 'Z')`,
+      rateBp: invoiceLines.vatRateBp,
+      base: sql<number>`sum(${invoiceLines.amountCents})`,
+      vat: sql<number>`sum(${invoiceLines.vatCents})`,
+    })
+    .from(invoiceLines)
+    .leftJoin(vatRates, eq(vatRates.id, invoiceLines.vatRateId))
+    .where(eq(invoiceLines.invoiceId, invoice.id))
+    .groupBy(sql`1`, invoiceLines.vatRateBp)
+    .orderBy(sql`1`, sql`2 DESC`)
+    .all();
+  const sales = systemAccount(tx, invoice.organizationId, "sales").id;
+  const vatPayable = systemAccount(tx, invoice.organizationId, "vat_payable").id;
+  const lines: DraftLine[] = [{ accountId: systemAccount(tx, invoice.organizationId, "receivables").id, cents: sign * invoice.totalCents, description: documentName(invoice) }];
+  for (const g of groups) {
+    const rate = `${g.category} ${(g.rateBp / 100).toFixed(2)} %`;
+    const tag = { side: "sales" as const, category: g.category, rateBp: g.rateBp, note };
+    lines.push({ accountId: sales, cents: -sign * g.base, description: `Sales, VAT ${rate}`, vat: { ...tag, role: "base" } });
+    lines.push({ accountId: vatPayable, cents: -sign * g.vat, description: `VAT ${rate}`, vat: { ...tag, role: "vat" } });
+  }
+  return {
+    date: invoice.issueDate,
+    description: documentName(invoice),
+    currency: invoice.currency,
+    source: { type: "invoice", id: invoice.id },
+    lines,
+  };
+}
+
+/** A payment of an invoice (money in), or the refund of a credit note (money out), through `bankLedgerId`. */
+export function paymentPosting(tx: Tx, invoice: InvoiceRow, payment: PaymentRow, bankLedgerId: string): EntryDraft {
+  const sign = invoice.type === "credit_note" ? -1 : 1;
+  const what = invoice.type === "credit_note" ? `Refund of credit note ${invoice.number}` : `Payment of invoice ${invoice.number}`;
+  return {
+    date: payment.paymentDate,
+    description: payment.reference ? `${what} (${payment.reference})` : what,
+    currency: invoice.currency,
+    source: { type: "payment", id: payment.id },
+    lines: [
+      { accountId: bankLedgerId, cents: sign * payment.amountCents, description: what },
+      { accountId: systemAccount(tx, invoice.organizationId, "receivables").id, cents: -sign * payment.amountCents, description: what },
+    ],
+  };
+}
+
+/**
+ * The VAT rate an expense is reported at: its `vat_rate_id`'s, else its effective rate (VAT over
+ * amount, to 0.01 %), as `vat_amount` is what the client sent.
+ */
+function expenseRate(tx: Tx, expense: ExpenseRow): { category: VatCategory; rateBp: number } {
+  if (expense.vatRateId) {
+    const rate = tx.select().from(vatRates).where(eq(vatRates.id, expense.vatRateId)).get();
+    if (rate) return { category: rate.category, rateBp: rate.rateBp };
+  }
+  if (expense.vatCents === 0) return { category: "Z", rateBp: 0 };
+  return { category: "S", rateBp: Number((BigInt(expense.vatCents) * 1_000_000n + BigInt(expense.amountCents) * 50n) / (BigInt(expense.amountCents) * 100n)) };
+}
+
+const expenseName = (expense: ExpenseRow) => `Expense: ${expense.category}${expense.vendor ? `, ${expense.vendor}` : ""}`;
+
+/** Approving an expense: its category's expense account (amount) and VAT receivable against payables (amount + VAT). */
+export function expensePosting(tx: Tx, expense: ExpenseRow): EntryDraft {
+  const { category, rateBp } = expenseRate(tx, expense);
+  const tag = { side: "purchases" as const, category, rateBp, note: false };
+  const name = expenseName(expense);
+  return {
+    date: expense.date,
+    description: expense.description ? `${name}: ${expense.description}`.slice(0, 1000) : name,
+    currency: expense.currency,
+    source: { type: "expense", id: expense.id },
+    lines: [
+      { accountId: categoryAccount(tx, expense.organizationId, expense.category).id, cents: expense.amountCents, description: name, vat: { ...tag, role: "base" } },
+      { accountId: systemAccount(tx, expense.organizationId, "vat_receivable").id, cents: expense.vatCents, description: "Input VAT", vat: { ...tag, role: "vat" } },
+      { accountId: systemAccount(tx, expense.organizationId, "payables").id, cents: -(expense.amountCents + expense.vatCents), description: name },
+    ],
+  };
+}
+
+/** Paying an approved expense: payables against the bank. */
+export function expensePaymentPosting(
+  tx: Tx,
+  expense: ExpenseRow,
+  payment: { id: string; amountCents: number; paymentDate: string; reference: string | null },
+  bankLedgerId: string,
+): EntryDraft {
+  const what = `Payment of ${expenseName(expense).charAt(0).toLowerCase()}${expenseName(expense).slice(1)}`;
+  return {
+    date: payment.paymentDate,
+    description: payment.reference ? `${what} (${payment.reference})` : what,
+    currency: expense.currency,
+    source: { type: "expense_payment", id: payment.id },
+    lines: [
+      { accountId: systemAccount(tx, expense.organizationId, "payables").id, cents: payment.amountCents, description: what },
+      { accountId: bankLedgerId, cents: -payment.amountCents, description: what },
+    ],
+  };
+}
+
+/**
+ * Closing a year: per currency, every revenue and expense account's result of the year moved to
+ * retained earnings, dated the last day of the year. Marked as closing, so that the year's profit
+ * and loss still shows what it was.
+ */
+export function closingPostings(tx: Tx, orgId: string, year: number): EntryDraft[] {
+  const balances = tx
+    .select({
+      accountId: accountDays.accountId,
+      currency: accountDays.currency,
+      code: accounts.code,
+      net: sql<number>`sum(${accountDays.debitCents}) - sum(${accountDays.creditCents})`,
+    })
+    .from(accountDays)
+    .innerJoin(accounts, eq(accounts.id, accountDays.accountId))
+    .where(
+      and(
+        eq(accountDays.organizationId, orgId),
+        between(accountDays.date, `${year}-01-01`, `${year}-12-31`),
+        inArray(accounts.type, ["revenue", "expense"]),
+      ),
+    )
+    .groupBy(accountDays.currency, accountDays.accountId)
+    .orderBy(accountDays.currency, accounts.code)
+    .all()
+    .filter((b) => b.net !== 0);
+  const retained = systemAccount(tx, orgId, "retained_earnings").id;
+  const byCurrency = Map.groupBy(balances, (b) => b.currency);
+  return [...byCurrency].map(([currency, rows]) => {
+    const lines: DraftLine[] = rows.map((r) => ({ accountId: r.accountId, cents: -r.net, description: `Result of ${year}` }));
+    lines.push({ accountId: retained, cents: rows.reduce((s, r) => s + r.net, 0), description: `Result of ${year}` });
+    return {
+      date: `${year}-12-31`,
+      description: `Closing of the fiscal year ${year}`,
+      currency,
+      source: { type: "fiscal_year", id: String(year) },
+      lines,
+      isClosing: true,
+    };
+  });
+}

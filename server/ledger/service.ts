@@ -1,0 +1,149 @@
+/**
+ * The journal over the API: entries read, entries posted by hand, entries reversed. Posted entries
+ * are never edited or deleted (the database refuses it too): a correction is a reversing entry.
+ */
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { t } from "elysia";
+import type { Tx } from "../../db/client.ts";
+import { accounts, journalEntries, journalLines } from "../../db/schema.ts";
+import { recordChange } from "../changes/record.ts";
+import { Conflict, FieldErrorBag } from "../lib/errors.ts";
+import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
+import { formatCents, readMoney } from "../lib/money.ts";
+import { DateString, isCurrencyCode, Uuid } from "../lib/schemas.ts";
+import { findInOrg, inOrg, transaction, type Scope } from "../lib/scope.ts";
+import { JOURNAL_SOURCES, type JournalEntryCreate, type JournalEntryReverse } from "./model.ts";
+import { postEntry, reverseEntry, type DraftLine } from "./post.ts";
+
+type EntryRow = typeof journalEntries.$inferSelect;
+
+/** Entries as the API shows them, with their lines and what reversed them (two queries for a page). */
+export function presentEntries(tx: Tx, rows: EntryRow[]) {
+  if (rows.length === 0) return [];
+  const ids = rows.map((r) => r.id);
+  const lines = Map.groupBy(
+    tx.select().from(journalLines).where(inArray(journalLines.entryId, ids)).orderBy(asc(journalLines.entryId), asc(journalLines.lineNo)).all(),
+    (l) => l.entryId,
+  );
+  const reversedBy = new Map(
+    tx
+      .select({ id: journalEntries.id, reverses: journalEntries.reversesEntryId })
+      .from(journalEntries)
+      .where(inArray(journalEntries.reversesEntryId, ids))
+      .all()
+      .map((r) => [r.reverses!, r.id]),
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    date: row.date,
+    number: row.number,
+    description: row.description,
+    currency: row.currency,
+    source_type: row.sourceType,
+    source_id: row.sourceId,
+    reverses_entry_id: row.reversesEntryId,
+    reversed_by_entry_id: reversedBy.get(row.id) ?? null,
+    lines: (lines.get(row.id) ?? []).map((l) => ({
+      account_id: l.accountId,
+      debit: formatCents(l.debitCents),
+      credit: formatCents(l.creditCents),
+      description: l.description,
+    })),
+    created_at: row.createdAt,
+  }));
+}
+
+export function showEntry(tx: Tx, orgId: string, id: string) {
+  return presentEntries(tx, [findInOrg(tx, journalEntries, orgId, id)])[0]!;
+}
+
+export const journalList: ListSpec<typeof journalEntries> = {
+  table: journalEntries,
+  sorts: { date: journalEntries.date, number: journalEntries.number, created_at: journalEntries.createdAt },
+  defaultSort: "-date",
+  filters: {
+    date_from: { column: journalEntries.date, op: "gte", schema: t.String({ ...DateString, description: "On or after this date" }) },
+    date_to: { column: journalEntries.date, op: "lte", schema: t.String({ ...DateString, description: "On or before this date" }) },
+    account_id: {
+      schema: t.String({ ...Uuid, description: "Entries with a line on this account" }),
+      where: (value, bind) =>
+        sql`EXISTS (SELECT 1 FROM ${journalLines} WHERE ${journalLines.entryId} = ${journalEntries.id} AND ${journalLines.accountId} = ${bind("account", value)})`,
+    },
+    source_type: { column: journalEntries.sourceType, schema: t.UnionEnum([...JOURNAL_SOURCES]) },
+    source_id: { column: journalEntries.sourceId, schema: t.String({ maxLength: 64, description: "The invoice, payment, expense, expense payment or year posted" }) },
+  },
+  // entries never change: their creation is their last change
+  updatedAt: journalEntries.createdAt,
+};
+
+/** Where an automatic entry is corrected instead: the operation that reverses it. */
+const CORRECTED_BY: Record<string, string> = {
+  invoice: "cancel the invoice, or credit it with a credit note",
+  payment: "delete the payment (DELETE /api/v1/invoices/{id}/payments/{pid})",
+  expense: "record what changed as a manual entry",
+  expense_payment: "delete the payment (DELETE /api/v1/expenses/{id}/payments/{pid})",
+  fiscal_year: "reopen the year (POST /api/v1/fiscal-years/{year}/reopen)",
+};
+
+export const journalService = {
+  list(scope: Scope, query: ListQuery, url: string) {
+    return listPage(scope, journalList, query, url, (rows, tx) => presentEntries(tx, rows));
+  },
+
+  get(scope: Scope, id: string) {
+    return showEntry(scope.db, scope.org.id, id);
+  },
+
+  /** A manual entry: at least two lines, each a debit or a credit on an active account of the organisation, balanced. */
+  create(scope: Scope, input: JournalEntryCreate) {
+    return transaction(scope.db, (tx) => {
+      const bag = new FieldErrorBag();
+      const currency = input.currency ?? scope.org.currency;
+      if (!isCurrencyCode(currency)) bag.add("currency", "The currency must be an ISO 4217 code (e.g. EUR).");
+      const description = input.description.trim();
+      if (description === "") bag.add("description", "The description field must not be empty.");
+      const ids = [...new Set(input.lines.map((l) => l.account_id))];
+      const known = new Map(
+        tx.select().from(accounts).where(inOrg(accounts, scope.org.id, inArray(accounts.id, ids))).all().map((a) => [a.id, a]),
+      );
+      const lines: DraftLine[] = [];
+      input.lines.forEach((line, i) => {
+        const account = known.get(line.account_id);
+        if (!account) bag.add(`lines.${i}.account_id`, "The selected account id is invalid.");
+        else if (!account.isActive) bag.add(`lines.${i}.account_id`, `The account ${account.code} ${account.name} is not active.`);
+        const debit = line.debit === undefined ? 0 : readMoney(bag, `lines.${i}.debit`, line.debit);
+        const credit = line.credit === undefined ? 0 : readMoney(bag, `lines.${i}.credit`, line.credit);
+        if (debit === null || credit === null) return;
+        if ((debit === 0) === (credit === 0)) {
+          bag.add(`lines.${i}`, "Each line has a debit or a credit greater than 0.00, not both.");
+          return;
+        }
+        lines.push({ accountId: line.account_id, cents: debit - credit, description: line.description?.trim() || null });
+      });
+      if (bag.empty) {
+        const debits = lines.reduce((s, l) => s + Math.max(l.cents, 0), 0);
+        const credits = lines.reduce((s, l) => s - Math.min(l.cents, 0), 0);
+        if (debits !== credits) bag.add("lines", `The entry does not balance: debits ${formatCents(debits)}, credits ${formatCents(credits)}.`);
+      }
+      bag.throwIfAny();
+      const id = postEntry(tx, scope.org.id, { date: input.date, description, currency, source: { type: "manual", id: null }, lines })!;
+      recordChange(tx, scope, { action: "journal_entry.created", resource: { type: "journal_entry", id } });
+      return showEntry(tx, scope.org.id, id);
+    });
+  },
+
+  /** The mirror image of a manual entry, dated as asked (default: the entry's own date). */
+  reverse(scope: Scope, id: string, input: JournalEntryReverse | null | undefined) {
+    return transaction(scope.db, (tx) => {
+      const entry = findInOrg(tx, journalEntries, scope.org.id, id);
+      if (entry.sourceType !== "manual") {
+        throw new Conflict(`The entry ${entry.number} was posted by ${entry.sourceType.replace("_", " ")} ${entry.sourceId}; to correct it, ${CORRECTED_BY[entry.sourceType]}.`);
+      }
+      const reversal = tx.select({ number: journalEntries.number }).from(journalEntries).where(and(eq(journalEntries.reversesEntryId, entry.id))).get();
+      if (reversal) throw new Conflict(`The entry ${entry.number} is reversed already, by ${reversal.number}.`);
+      const reversalId = reverseEntry(tx, entry, { date: input?.date ?? entry.date });
+      recordChange(tx, scope, { action: "journal_entry.reversed", resource: { type: "journal_entry", id: entry.id } });
+      return showEntry(tx, scope.org.id, reversalId);
+    });
+  },
+};

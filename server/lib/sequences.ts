@@ -1,0 +1,21 @@
+/**
+ * Per-organisation counters (number_sequences): invoice and credit-note numbers per year, payment
+ * references, journal entry numbers. A value is drawn inside the caller's transaction:
+ * `BEGIN IMMEDIATE` serialises concurrent writers, and a rolled-back change gives its value back.
+ */
+import { sql } from "drizzle-orm";
+import type { Tx } from "../../db/client.ts";
+import { numberSequences } from "../../db/schema.ts";
+
+/** The next value of the organisation's sequence `kind` for `year` (0 for a sequence that spans years). */
+export function drawSequence(tx: Tx, orgId: string, kind: string, year: number): number {
+  return tx
+    .insert(numberSequences)
+    .values({ organizationId: orgId, kind, year, lastValue: 1 })
+    .onConflictDoUpdate({
+      target: [numberSequences.organizationId, numberSequences.kind, numberSequences.year],
+      set: { lastValue: sql`${numberSequences.lastValue} + 1` },
+    })
+    .returning({ lastValue: numberSequences.lastValue })
+    .get()!.lastValue;
+}
