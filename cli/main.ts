@@ -10,6 +10,7 @@ import { VERSION } from "../server/version.ts";
 import { registerBankAccountCommands } from "./commands/bank-accounts.ts";
 import { registerCoreCommands } from "./commands/core.ts";
 import { registerDeliveryCommands } from "./commands/deliveries.ts";
+import { registerExportCommands } from "./commands/export.ts";
 import { registerOrgCommands } from "./commands/orgs.ts";
 import { registerTokenCommands } from "./commands/tokens.ts";
 import { printError, terminalSafe } from "./output.ts";
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
   registerTokenCommands(program);
   registerDeliveryCommands(program);
   registerBankAccountCommands(program);
+  registerExportCommands(program);
   return program;
 }
 

@@ -13,6 +13,7 @@ import { invoiceRoutes } from "./invoices/routes.ts";
 import { journalRoutes } from "./ledger/routes.ts";
 import { metaRoutes } from "./meta/routes.ts";
 import { organizationRoutes } from "./orgs/routes.ts";
+import { reportRoutes } from "./reports/routes.ts";
 import { supplierRoutes } from "./suppliers/routes.ts";
 import { tokenRoutes } from "./tokens/routes.ts";
 import { vatRateRoutes } from "./vat-rates/routes.ts";
@@ -40,6 +41,7 @@ export function createApp(runtime: Runtime) {
     .use(bankAccountRoutes(kernel))
     .use(journalRoutes(kernel))
     .use(fiscalYearRoutes(kernel))
+    .use(reportRoutes(kernel))
     .use(auditRoutes(kernel));
   kernel.setRouteTable(app.routes);
   return app;

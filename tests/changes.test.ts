@@ -37,7 +37,9 @@ async function oneOfEach(): Promise<Record<string, { id: string; path: string }>
   await ok("POST", `/api/v1/invoices/${invoice.id}/finalize`);
   await ok("POST", `/api/v1/invoices/${invoice.id}/record-payment`, { amount: "5.00", payment_date: "2026-03-02" });
   const expense = await ok("POST", "/api/v1/expenses", { category: "Travel", amount: "12.50", date: "2026-03-01", vendor: "Payload Vendor" });
+  await ok("POST", "/api/v1/fiscal-years/2025/close");
   return {
+    fiscal_year: { id: "2025", path: "/api/v1/fiscal-years/2025" },
     customer: { id: customer.id, path: `/api/v1/customers/${customer.id}` },
     invoice: { id: invoice.id, path: `/api/v1/invoices/${invoice.id}` },
     expense: { id: expense.id, path: `/api/v1/expenses/${expense.id}` },

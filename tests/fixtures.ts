@@ -56,6 +56,14 @@ export async function seedFixture(env: TestEnv): Promise<Fixture> {
   const suppliers = (await ok("GET", "/api/v1/suppliers")).data;
   const accounts = (await ok("GET", "/api/v1/accounts")).data;
   const bankAccounts = (await ok("GET", "/api/v1/bank-accounts")).data;
+  const capital = accounts.find((a: { code: string }) => a.code === "3100");
+  const entry = (
+    await ok("POST", "/api/v1/journal-entries", {
+      date: "2026-03-01",
+      description: "Capital paid in",
+      lines: [{ account_id: bankAccounts[0].account_id, debit: "1000.00" }, { account_id: capital.id, credit: "1000.00" }],
+    })
+  ).data;
   const webhook = (await ok("POST", "/api/v1/webhooks", { url: "https://hooks.example.com/kontor", events: ["customer.updated"] })).data;
   await ok("PUT", `/api/v1/customers/${customer.id}`, { city: "Gent" }); // queues a delivery
   const deliveries = (await ok("GET", `/api/v1/webhooks/${webhook.id}/deliveries`)).data;
@@ -75,6 +83,8 @@ export async function seedFixture(env: TestEnv): Promise<Fixture> {
     deliveries: deliveries[0].id,
     tokens: personal.id,
     "org-tokens": orgToken.id,
+    "journal-entries": entry.id,
+    "fiscal-years": "2025",
   };
   for (const [segment, id] of Object.entries(ids)) expect(id, segment).toBeString();
   return ids;

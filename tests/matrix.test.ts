@@ -76,7 +76,9 @@ describe("tenant isolation", () => {
     const intruder = env.userToken("owner", undefined, other.org).token;
     const before = databaseSnapshot(env);
     const failures: string[] = [];
-    const idRoutes = operations.filter((o) => o.path.includes("{"));
+    // a fiscal year is a calendar year, not a row of one organisation: another organisation's
+    // 2025 is its own (tests/ledger.test.ts shows that closing it leaves ours open)
+    const idRoutes = operations.filter((o) => o.path.includes("{") && !o.path.includes("{year}"));
     expect(idRoutes.length).toBeGreaterThan(20);
     for (const o of idRoutes) {
       const path = fillPath(o.path, fixture);

@@ -77,6 +77,11 @@ const OPERATION_IDS: Record<string, string> = {
   "PUT /api/v1/organization": "updateOrganization",
   "GET /api/v1/invoices/{id}/ubl": "showInvoiceUbl",
   "GET /api/v1/invoices/{id}/pdf": "showInvoicePdf",
+  "GET /api/v1/journal-entries/export": "exportJournalEntries",
+  "POST /api/v1/journal-entries/{id}/reverse": "reverseJournalEntry",
+  "GET /api/v1/fiscal-years/{year}": "showFiscalYear",
+  "POST /api/v1/fiscal-years/{year}/close": "closeFiscalYear",
+  "POST /api/v1/fiscal-years/{year}/reopen": "reopenFiscalYear",
 };
 
 const pascal = (segment: string) => segment.split("-").map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join("");
@@ -125,7 +130,7 @@ export function toOpenApiSchema(node: unknown): unknown {
       out.additionalProperties = toOpenApiSchema(Object.values(value)[0]);
     } else if (key === "default" && value === 0 && input.format === "integer") continue;
     // run-time switches and the documented-only keywords (merged below) are not schema
-    else if (key === "noValidate" || key === "x-param" || key === "x-openapi") continue;
+    else if (key === "noValidate" || key === "x-param" || key === "x-openapi" || key === "x-alternatives") continue;
     else out[key] = toOpenApiSchema(value);
   }
   for (const union of ["anyOf", "oneOf"] as const) {
@@ -273,7 +278,7 @@ export function buildDocument(routes: readonly RouteEntry[], version: string) {
       out[code] = {
         description: DESCRIPTIONS[code] ?? "OK",
         ...(Object.keys(responseHeaders).length ? { headers: responseHeaders } : {}),
-        ...(code === "204" || isVoid(body) ? {} : { content: { [mediaTypeOf(body)]: { schema: schema(body) } } }),
+        ...(code === "204" || isVoid(body) ? {} : { content: { [mediaTypeOf(body)]: { schema: schema(body) }, ...alternativesOf(body) } }),
       };
     }
     const errorCodes: string[] = [];
@@ -390,6 +395,15 @@ export const docsRoutes = (version: string, routes: () => readonly RouteEntry[])
 
 function asset(path: string, type: string): Response {
   return new Response(Bun.file(path), { headers: { "content-type": type, "cache-control": "public, max-age=86400" } });
+}
+
+/**
+ * The other media types a response is also served in, by the request's Accept header
+ * (`x-alternatives` on the schema: media type → what that form holds), e.g. a report as CSV.
+ */
+function alternativesOf(body: unknown): Record<string, { schema: object }> {
+  const alternatives = ((body as Record<string, unknown>)["x-alternatives"] ?? {}) as Record<string, string>;
+  return Object.fromEntries(Object.entries(alternatives).map(([type, description]) => [type, { schema: { type: "string", description } }]));
 }
 
 /** A response schema's media type: JSON unless it says otherwise (`x-media-type`, e.g. a PDF). */

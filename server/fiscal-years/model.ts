@@ -16,5 +16,6 @@ export const FiscalYearModel = {
     },
     { title: "FiscalYear" },
   ),
-  params: t.Object({ year: t.String({ pattern: "^[0-9]{4}$", description: "The calendar year, e.g. 2025" }) }),
+  // checked by the service: anything but a year is a 404, as an unknown id is
+  params: t.Object({ year: t.String({ description: "The calendar year, e.g. 2025" }) }),
 } as const;

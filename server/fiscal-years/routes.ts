@@ -16,6 +16,12 @@ export const fiscalYearRoutes = (kernel: Kernel) =>
       response: { 200: t.Object({ data: t.Array(FiscalYearModel.fiscalYear) }, { title: "FiscalYearList" }) },
       detail: { tags, summary: "List the fiscal years (calendar years) from the first posting to this year, oldest first" },
     })
+    .get("/:year", ({ scope, params }) => ({ data: fiscalYearService.get(scope, params.year) }), {
+      ability: "accounting.view",
+      params: FiscalYearModel.params,
+      response: { 200: FiscalYear, ...errors(404) },
+      detail: { tags, summary: "Show a fiscal year: its status and result" },
+    })
     .post("/:year/close", ({ scope, params, once }) => once(() => ({ data: fiscalYearService.close(scope, params.year) })), {
       ability: "accounting.close-year",
       params: FiscalYearModel.params,

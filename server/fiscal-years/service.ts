@@ -79,9 +79,8 @@ export function showFiscalYear(tx: Tx, org: OrgCurrency, year: number) {
 }
 
 function parseYear(text: string): number {
-  const year = Number(text);
-  if (!Number.isInteger(year) || year < 1900 || year > 9999) throw new NotFound();
-  return year;
+  if (!/^\d{4}$/.test(text) || Number(text) < 1900) throw new NotFound();
+  return Number(text);
 }
 
 export const fiscalYearService = {
@@ -90,6 +89,11 @@ export const fiscalYearService = {
       const rows = new Map(tx.select().from(fiscalYears).where(eq(fiscalYears.organizationId, scope.org.id)).all().map((r) => [r.year, r]));
       return knownYears(tx, scope.org.id).map((year) => present(tx, scope.org, year, rows.get(year)));
     });
+  },
+
+  get(scope: Scope, yearText: string) {
+    const year = parseYear(yearText);
+    return snapshot(scope.db, (tx) => showFiscalYear(tx, scope.org, year));
   },
 
   close(scope: Scope, yearText: string) {

@@ -2,12 +2,17 @@ import { Elysia, t } from "elysia";
 import type { Kernel } from "../http/kernel.ts";
 import { created, errors } from "../http/responses.ts";
 import { listQuerySchema, listResponse } from "../lib/list.ts";
-import { IdParams, Wrapped } from "../lib/schemas.ts";
+import { DateString, IdParams, ResponseSchema, Wrapped } from "../lib/schemas.ts";
+import { csvResponse } from "../reports/csv.ts";
+import { EXPORT_FORMATS, exportFilename, exportJournal } from "./export.ts";
 import { JournalModel } from "./model.ts";
 import { journalList, journalService } from "./service.ts";
 
 const tags = ["Journal"];
 const Entry = Wrapped(JournalModel.entry);
+const JournalExport = ResponseSchema(
+  t.String({ description: "format=csv: a row per line; format=beancount: a Beancount ledger", "x-media-type": "text/csv", "x-alternatives": { "text/plain": "Beancount (format=beancount)" } }),
+);
 
 export const journalRoutes = (kernel: Kernel) =>
   new Elysia({ prefix: "/api/v1/journal-entries" })
@@ -18,6 +23,31 @@ export const journalRoutes = (kernel: Kernel) =>
       response: { 200: listResponse(JournalModel.entry), ...errors(422) },
       detail: { tags, summary: "List journal entries, with their lines" },
     })
+    .get(
+      "/export",
+      ({ scope, query }) => {
+        const body = exportJournal(scope, query.format, query);
+        const filename = exportFilename(query.format, scope.org.id);
+        if (query.format === "csv") return csvResponse(filename, body);
+        return new Response(body, { headers: { "content-type": "text/plain; charset=utf-8", "content-disposition": `attachment; filename="${filename}"` } });
+      },
+      {
+        ability: "accounting.view",
+        query: t.Object(
+          {
+            format: t.UnionEnum([...EXPORT_FORMATS], { description: "csv or beancount" }),
+            from: t.Optional(t.String({ ...DateString, description: "First day; what was posted before is carried in as opening balances (beancount)" })),
+            to: t.Optional(t.String({ ...DateString, description: "Last day; default today" })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: JournalExport, ...errors(422) },
+        detail: {
+          tags,
+          summary: "Export the journal for an accountant: CSV, or a Beancount file that bean-check accepts, ending with balance assertions equal to the trial balance",
+        },
+      },
+    )
     .get("/:id", ({ scope, params }) => ({ data: journalService.get(scope, params.id) }), {
       ability: "accounting.view",
       params: IdParams,

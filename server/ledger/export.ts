@@ -1,0 +1,148 @@
+/**
+ * The journal for accountants: CSV (a row per line) or a Beancount ledger that `bean-check`
+ * accepts, ending with a balance assertion per account and currency equal to Kontor's own trial
+ * balance, so that bean-check itself proves the two agree. With `from`, what was posted before is
+ * carried in as one opening entry per currency against Equity:Opening-Balances.
+ */
+import { and, asc, eq, gte, inArray, lt, lte, sql } from "drizzle-orm";
+import type { Tx } from "../../db/client.ts";
+import { accountDays, accounts, journalEntries, journalLines } from "../../db/schema.ts";
+import type { AccountType } from "../accounts/model.ts";
+import { toCsv } from "../reports/csv.ts";
+import { ValidationFailed } from "../lib/errors.ts";
+import { formatCents } from "../lib/money.ts";
+import { snapshot, type Scope } from "../lib/scope.ts";
+import { addDays, isValidDate, today } from "../lib/time.ts";
+
+export const EXPORT_FORMATS = ["csv", "beancount"] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+export type ExportRange = { from?: string; to?: string };
+
+type AccountRow = typeof accounts.$inferSelect;
+
+function rangeOf({ from, to }: ExportRange): { from: string | null; to: string } {
+  for (const [field, value] of [["from", from], ["to", to]] as const) {
+    if (value !== undefined && !isValidDate(value)) throw ValidationFailed.field(field, `The ${field} field must be a date (YYYY-MM-DD).`);
+  }
+  const end = to ?? today();
+  if (from !== undefined && from > end) throw ValidationFailed.field("from", `The from date (${from}) must not be after the to date (${end}).`);
+  return { from: from ?? null, to: end };
+}
+
+function linesIn(tx: Tx, orgId: string, from: string | null, to: string) {
+  return tx
+    .select({ entry: journalEntries, line: journalLines })
+    .from(journalEntries)
+    .innerJoin(journalLines, eq(journalLines.entryId, journalEntries.id))
+    .where(and(eq(journalEntries.organizationId, orgId), from === null ? undefined : gte(journalEntries.date, from), lte(journalEntries.date, to)))
+    .orderBy(asc(journalEntries.date), asc(journalEntries.number), asc(journalLines.lineNo))
+    .all();
+}
+
+const chartOf = (tx: Tx, orgId: string) => new Map(tx.select().from(accounts).where(eq(accounts.organizationId, orgId)).all().map((a) => [a.id, a]));
+
+export function journalCsv(scope: Scope, range: ExportRange): string {
+  const { from, to } = rangeOf(range);
+  return snapshot(scope.db, (tx) => {
+    const chart = chartOf(tx, scope.org.id);
+    return toCsv(
+      ["date", "number", "description", "source_type", "source_id", "account_code", "account_name", "debit", "credit", "currency", "line_description"],
+      linesIn(tx, scope.org.id, from, to).map(({ entry, line }) => [
+        entry.date,
+        entry.number,
+        entry.description,
+        entry.sourceType,
+        entry.sourceId,
+        chart.get(line.accountId)!.code,
+        chart.get(line.accountId)!.name,
+        formatCents(line.debitCents),
+        formatCents(line.creditCents),
+        entry.currency,
+        line.description,
+      ]),
+    );
+  });
+}
+
+const ROOT: Record<AccountType, string> = { asset: "Assets", liability: "Liabilities", equity: "Equity", revenue: "Income", expense: "Expenses" };
+
+/** "4100 Sales & services" → "Income:4100-Sales-services": Beancount's account name rules (ASCII letters, digits, dashes). */
+export function beancountAccount(account: Pick<AccountRow, "type" | "code" | "name">): string {
+  const words = account.name
+    .normalize("NFKD")
+    .replace(/[^A-Za-z0-9]+/g, " ")
+    .trim()
+    .split(" ")
+    .filter(Boolean);
+  const code = account.code.replace(/[^A-Za-z0-9]+/g, "-");
+  return `${ROOT[account.type]}:${[code, ...words].join("-")}`;
+}
+
+const quoted = (text: string) => `"${text.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/[\r\n]+/g, " ")}"`;
+/** A Beancount amount: the signed decimal; debits positive. */
+const amount = (cents: number, currency: string) => `${formatCents(cents)} ${currency}`;
+
+export function journalBeancount(scope: Scope, range: ExportRange): string {
+  const { from, to } = rangeOf(range);
+  return snapshot(scope.db, (tx) => {
+    const chart = chartOf(tx, scope.org.id);
+    const rows = linesIn(tx, scope.org.id, from, to);
+    // balances per account and currency: before `from` (the opening entry), and at `to` (the assertions)
+    const balancesBefore = (end: string | null, inclusive: boolean) =>
+      end === null
+        ? []
+        : tx
+            .select({ accountId: accountDays.accountId, currency: accountDays.currency, net: sql<number>`sum(${accountDays.debitCents}) - sum(${accountDays.creditCents})` })
+            .from(accountDays)
+            .where(and(eq(accountDays.organizationId, scope.org.id), inclusive ? lte(accountDays.date, end) : lt(accountDays.date, end)))
+            .groupBy(accountDays.accountId, accountDays.currency)
+            .all();
+    const opening = balancesBefore(from, false).filter((b) => b.net !== 0);
+    const closing = balancesBefore(to, true);
+
+    const used = new Set([...rows.map((r) => r.line.accountId), ...opening.map((b) => b.accountId), ...closing.map((b) => b.accountId)]);
+    const firstDate = [from, rows[0]?.entry.date, to].filter((d): d is string => d !== null && d !== undefined).sort()[0]!;
+    const currencies = [...new Set([...rows.map((r) => r.entry.currency), ...closing.map((b) => b.currency), scope.org.currency])].sort();
+    const out: string[] = [
+      `; Kontor journal of ${scope.org.name}${from ? ` from ${from}` : ""} to ${to}`,
+      `option "title" ${quoted(`Kontor: ${scope.org.name}`)}`,
+      `option "operating_currency" "${scope.org.currency}"`,
+      "",
+      ...currencies.map((c) => `${firstDate} commodity ${c}`),
+      "",
+      ...[...used]
+        .map((id) => chart.get(id)!)
+        .sort((a, b) => a.code.localeCompare(b.code))
+        .map((a) => `${firstDate} open ${beancountAccount(a)}`),
+    ];
+    if (opening.length > 0) {
+      out.push(`${firstDate} open Equity:Opening-Balances`);
+      for (const [currency, balances] of Map.groupBy(opening, (b) => b.currency)) {
+        out.push("", `${from} * "Opening balances" ${quoted(`Balances before ${from}`)}`);
+        for (const b of balances) out.push(`  ${beancountAccount(chart.get(b.accountId)!)}  ${amount(b.net, currency)}`);
+        out.push(`  Equity:Opening-Balances  ${amount(-balances.reduce((s, b) => s + b.net, 0), currency)}`);
+      }
+    }
+    let current: string | null = null;
+    for (const { entry, line } of rows) {
+      if (entry.id !== current) {
+        current = entry.id;
+        out.push("", `${entry.date} * ${quoted(entry.number)} ${quoted(entry.description)}`);
+        out.push(`  kontor_id: ${quoted(entry.id)}`, `  kontor_source: ${quoted(`${entry.sourceType}${entry.sourceId ? ` ${entry.sourceId}` : ""}`)}`);
+      }
+      out.push(`  ${beancountAccount(chart.get(line.accountId)!)}  ${amount(line.debitCents - line.creditCents, entry.currency)}`);
+    }
+    // Beancount checks a balance at the start of its day: the day after `to` holds what `to` ends with
+    out.push("", `; balances at the end of ${to}, as Kontor's trial balance shows them`);
+    for (const b of closing.sort((x, y) => chart.get(x.accountId)!.code.localeCompare(chart.get(y.accountId)!.code) || x.currency.localeCompare(y.currency))) {
+      out.push(`${addDays(to, 1)} balance ${beancountAccount(chart.get(b.accountId)!)}  ${amount(b.net, b.currency)}`);
+    }
+    return out.join("\n") + "\n";
+  });
+}
+
+export function exportJournal(scope: Scope, format: ExportFormat, range: ExportRange): string {
+  return format === "csv" ? journalCsv(scope, range) : journalBeancount(scope, range);
+}
+
+export const exportFilename = (format: ExportFormat, org: string) => `journal-${org}.${format === "csv" ? "csv" : "beancount"}`;

@@ -1,0 +1,83 @@
+import { Elysia } from "elysia";
+import type { Kernel } from "../http/kernel.ts";
+import { errors } from "../http/responses.ts";
+import { csvResponse, wantsCsv } from "./csv.ts";
+import { agedReceivablesCsv, balanceSheetCsv, profitAndLossCsv, trialBalanceCsv, vatReportCsv } from "./csv-views.ts";
+import { ReportModel, ReportQuery } from "./model.ts";
+import { agedReceivables, balanceSheet, profitAndLoss, trialBalance, vatReport } from "./service.ts";
+
+const tags = ["Reports"];
+
+/** JSON `{data}`, or CSV when the request's Accept asks for text/csv. */
+function answer<R>(accept: string | undefined, filename: string, report: R, csv: (report: R) => string) {
+  return wantsCsv(accept) ? csvResponse(filename, csv(report)) : { data: report };
+}
+
+export const reportRoutes = (kernel: Kernel) =>
+  new Elysia({ prefix: "/api/v1/reports" })
+    .use(kernel)
+    .get(
+      "/trial-balance",
+      ({ scope, query, headers }) => {
+        const report = trialBalance(scope, query);
+        return answer(headers.accept, `trial-balance-${report.date}.csv`, report, trialBalanceCsv);
+      },
+      {
+        ability: "reporting.view",
+        query: ReportQuery.atDate,
+        response: { 200: ReportModel.trialBalance, ...errors(422) },
+        detail: { tags, summary: "Trial balance at the end of a day: each account's net balance; total debits equal total credits" },
+      },
+    )
+    .get(
+      "/profit-and-loss",
+      ({ scope, query, headers }) => {
+        const report = profitAndLoss(scope, query);
+        return answer(headers.accept, `profit-and-loss-${report.from}-${report.to}.csv`, report, profitAndLossCsv);
+      },
+      {
+        ability: "reporting.view",
+        query: ReportQuery.period,
+        response: { 200: ReportModel.profitAndLoss, ...errors(422) },
+        detail: { tags, summary: "Profit and loss over a period: revenue and expense accounts, closing entries left out" },
+      },
+    )
+    .get(
+      "/balance-sheet",
+      ({ scope, query, headers }) => {
+        const report = balanceSheet(scope, query);
+        return answer(headers.accept, `balance-sheet-${report.date}.csv`, report, balanceSheetCsv);
+      },
+      {
+        ability: "reporting.view",
+        query: ReportQuery.atDate,
+        response: { 200: ReportModel.balanceSheet, ...errors(422) },
+        detail: { tags, summary: "Balance sheet at the end of a day: assets = liabilities + equity, the result not yet closed included" },
+      },
+    )
+    .get(
+      "/aged-receivables",
+      ({ scope, query, headers }) => {
+        const report = agedReceivables(scope, query);
+        return answer(headers.accept, `aged-receivables-${report.date}.csv`, report, agedReceivablesCsv);
+      },
+      {
+        ability: "reporting.view",
+        query: ReportQuery.atDate,
+        response: { 200: ReportModel.agedReceivables, ...errors(422) },
+        detail: { tags, summary: "Aged receivables per customer: open invoices less open credit notes, by days past due on the date" },
+      },
+    )
+    .get(
+      "/vat",
+      ({ scope, query, headers }) => {
+        const report = vatReport(scope, query);
+        return answer(headers.accept, `vat-${report.from}-${report.to}.csv`, report, vatReportCsv);
+      },
+      {
+        ability: "reporting.view",
+        query: ReportQuery.period,
+        response: { 200: ReportModel.vat, ...errors(422) },
+        detail: { tags, summary: "VAT over a period: sales and purchases per category and rate (base and VAT); the Belgian return's grids for a Belgian organisation" },
+      },
+    );

@@ -1,0 +1,293 @@
+/**
+ * The reports, read from the running balances the journal's triggers keep (account_days: debits
+ * and credits per account, currency and day; vat_days: VAT base and amount per day, side, category
+ * and rate), never from the postings: a report sums days, so it costs the same at a million
+ * invoices as at ten. Aged receivables read the open documents (a partial index holds them).
+ * Each report is in one currency (default the organisation's): Kontor keeps no exchange rates.
+ */
+import { and, asc, between, eq, inArray, lte, sql } from "drizzle-orm";
+import type { Tx } from "../../db/client.ts";
+import { accountDays, accounts, AWAITING_PAYMENT, customers, invoices, vatDays } from "../../db/schema.ts";
+import { isDebitNormal, type AccountType } from "../accounts/model.ts";
+import type { VatCategory } from "../documents/model.ts";
+import { ValidationFailed } from "../lib/errors.ts";
+import { formatCents } from "../lib/money.ts";
+import { isCurrencyCode } from "../lib/schemas.ts";
+import { snapshot, type Scope } from "../lib/scope.ts";
+import { addDays, isValidDate, today } from "../lib/time.ts";
+
+type AccountBalance = { accountId: string; code: string; name: string; type: AccountType; debit: number; credit: number };
+
+function currencyOf(scope: Scope, currency: string | undefined): string {
+  const chosen = currency ?? scope.org.currency;
+  if (!isCurrencyCode(chosen)) throw ValidationFailed.field("currency", "The currency must be an ISO 4217 code (e.g. EUR).");
+  return chosen;
+}
+
+function dayOf(field: string, value: string | undefined, fallback: string): string {
+  if (value === undefined) return fallback;
+  if (!isValidDate(value)) throw ValidationFailed.field(field, `The ${field} field must be a date (YYYY-MM-DD).`);
+  return value;
+}
+
+function periodOf(query: { from?: string; to?: string }): { from: string; to: string } {
+  const to = dayOf("to", query.to, today());
+  const from = dayOf("from", query.from, `${to.slice(0, 4)}-01-01`);
+  if (from > to) throw ValidationFailed.field("from", `The from date (${from}) must not be after the to date (${to}).`);
+  return { from, to };
+}
+
+/**
+ * Debits and credits per account over the days in range, in one currency; `closing: false`
+ * leaves the year-end closing entries out (a profit and loss shows what the year earned).
+ */
+function accountSums(tx: Tx, orgId: string, currency: string, from: string | null, to: string, withClosing: boolean): AccountBalance[] {
+  return tx
+    .select({
+      accountId: accountDays.accountId,
+      code: accounts.code,
+      name: accounts.name,
+      type: accounts.type,
+      debit: sql<number>`sum(${accountDays.debitCents})`,
+      credit: sql<number>`sum(${accountDays.creditCents})`,
+    })
+    .from(accountDays)
+    .innerJoin(accounts, eq(accounts.id, accountDays.accountId))
+    .where(
+      and(
+        eq(accountDays.organizationId, orgId),
+        eq(accountDays.currency, currency),
+        from === null ? lte(accountDays.date, to) : between(accountDays.date, from, to),
+        withClosing ? undefined : eq(accountDays.isClosing, false),
+      ),
+    )
+    .groupBy(accountDays.accountId)
+    .orderBy(asc(accounts.code))
+    .all();
+}
+
+/** An account's balance as its type shows it: debit-normal for assets and expenses, credit-normal otherwise. */
+const shown = (a: AccountBalance) => (isDebitNormal(a.type) ? a.debit - a.credit : a.credit - a.debit);
+const amountRow = (a: AccountBalance) => ({ account_id: a.accountId, code: a.code, name: a.name, amount: formatCents(shown(a)) });
+const sum = (values: number[]) => values.reduce((s, v) => s + v, 0);
+
+export function trialBalance(scope: Scope, query: { date?: string; currency?: string }) {
+  const date = dayOf("date", query.date, today());
+  const currency = currencyOf(scope, query.currency);
+  return snapshot(scope.db, (tx) => {
+    const rows = accountSums(tx, scope.org.id, currency, null, date, true)
+      .map((a) => ({ a, net: a.debit - a.credit }))
+      .filter((r) => r.net !== 0);
+    return {
+      date,
+      currency,
+      accounts: rows.map(({ a, net }) => ({
+        account_id: a.accountId,
+        code: a.code,
+        name: a.name,
+        type: a.type,
+        debit: formatCents(Math.max(net, 0)),
+        credit: formatCents(Math.max(-net, 0)),
+      })),
+      total_debit: formatCents(sum(rows.map((r) => Math.max(r.net, 0)))),
+      total_credit: formatCents(sum(rows.map((r) => Math.max(-r.net, 0)))),
+    };
+  });
+}
+
+export function profitAndLoss(scope: Scope, query: { from?: string; to?: string; currency?: string }) {
+  const { from, to } = periodOf(query);
+  const currency = currencyOf(scope, query.currency);
+  return snapshot(scope.db, (tx) => {
+    const rows = accountSums(tx, scope.org.id, currency, from, to, false).filter((a) => shown(a) !== 0);
+    const revenue = rows.filter((a) => a.type === "revenue");
+    const expenses = rows.filter((a) => a.type === "expense");
+    const totalRevenue = sum(revenue.map(shown));
+    const totalExpenses = sum(expenses.map(shown));
+    return {
+      from,
+      to,
+      currency,
+      revenue: revenue.map(amountRow),
+      expenses: expenses.map(amountRow),
+      total_revenue: formatCents(totalRevenue),
+      total_expenses: formatCents(totalExpenses),
+      net_result: formatCents(totalRevenue - totalExpenses),
+    };
+  });
+}
+
+export function balanceSheet(scope: Scope, query: { date?: string; currency?: string }) {
+  const date = dayOf("date", query.date, today());
+  const currency = currencyOf(scope, query.currency);
+  return snapshot(scope.db, (tx) => {
+    const rows = accountSums(tx, scope.org.id, currency, null, date, true);
+    const of = (type: AccountType) => rows.filter((a) => a.type === type && shown(a) !== 0);
+    // closed years' results sit in retained earnings already (their closing entries zeroed them)
+    const currentResult = sum(of("revenue").map(shown)) - sum(of("expense").map(shown));
+    const totalAssets = sum(of("asset").map(shown));
+    const totalLiabilities = sum(of("liability").map(shown));
+    const totalEquity = sum(of("equity").map(shown)) + currentResult;
+    return {
+      date,
+      currency,
+      assets: of("asset").map(amountRow),
+      liabilities: of("liability").map(amountRow),
+      equity: of("equity").map(amountRow),
+      current_result: formatCents(currentResult),
+      total_assets: formatCents(totalAssets),
+      total_liabilities: formatCents(totalLiabilities),
+      total_equity: formatCents(totalEquity),
+    };
+  });
+}
+
+const BUCKETS = ["current", "days_1_30", "days_31_60", "days_61_90", "over_90"] as const;
+type Bucket = (typeof BUCKETS)[number];
+
+/**
+ * What customers owe, by how long it is overdue on `date`: the documents open today (invoices less
+ * credit notes, each for its amount due) issued on or before `date`, aged by their due date.
+ */
+export function agedReceivables(scope: Scope, query: { date?: string; currency?: string }) {
+  const date = dayOf("date", query.date, today());
+  const currency = currencyOf(scope, query.currency);
+  const bucket = (cutoff: string) => sql`${invoices.dueDate} < ${cutoff}`;
+  const due = sql`CASE WHEN ${invoices.type} = 'credit_note' THEN -1 ELSE 1 END * (${invoices.totalCents} - ${invoices.paidCents})`;
+  const inBucket = (condition: ReturnType<typeof sql>) => sql<number>`sum(CASE WHEN ${condition} THEN ${due} ELSE 0 END)`;
+  return snapshot(scope.db, (tx) => {
+    const rows = tx
+      .select({
+        customerId: invoices.customerId,
+        current: inBucket(sql`${invoices.dueDate} >= ${date}`),
+        days_1_30: inBucket(sql`${invoices.dueDate} < ${date} AND NOT ${bucket(addDays(date, -30))}`),
+        days_31_60: inBucket(sql`${bucket(addDays(date, -30))} AND NOT ${bucket(addDays(date, -60))}`),
+        days_61_90: inBucket(sql`${bucket(addDays(date, -60))} AND NOT ${bucket(addDays(date, -90))}`),
+        over_90: inBucket(bucket(addDays(date, -90))),
+      })
+      .from(invoices)
+      .where(
+        and(
+          eq(invoices.organizationId, scope.org.id),
+          inArray(invoices.status, [...AWAITING_PAYMENT]),
+          eq(invoices.currency, currency),
+          lte(invoices.issueDate, date),
+        ),
+      )
+      .groupBy(invoices.customerId)
+      .all();
+    const names = new Map(
+      rows.length === 0
+        ? []
+        : tx.select({ id: customers.id, name: customers.name }).from(customers).where(inArray(customers.id, rows.map((r) => r.customerId))).all().map((c) => [c.id, c.name]),
+    );
+    const totals = Object.fromEntries(BUCKETS.map((b) => [b, 0])) as Record<Bucket, number>;
+    const list = rows
+      .map((r) => ({ ...r, name: names.get(r.customerId) ?? "" }))
+      .filter((r) => BUCKETS.some((b) => r[b] !== 0))
+      .sort((a, b) => a.name.localeCompare(b.name) || a.customerId.localeCompare(b.customerId))
+      .map((r) => {
+        for (const b of BUCKETS) totals[b] += r[b];
+        return {
+          customer_id: r.customerId,
+          name: r.name,
+          ...(Object.fromEntries(BUCKETS.map((b) => [b, formatCents(r[b])])) as Record<Bucket, string>),
+          total: formatCents(sum(BUCKETS.map((b) => r[b]))),
+        };
+      });
+    return {
+      date,
+      currency,
+      customers: list,
+      totals: {
+        ...(Object.fromEntries(BUCKETS.map((b) => [b, formatCents(totals[b])])) as Record<Bucket, string>),
+        total: formatCents(sum(BUCKETS.map((b) => totals[b]))),
+      },
+    };
+  });
+}
+
+type VatSum = { side: "sales" | "purchases"; category: VatCategory; rateBp: number; base: number; vat: number; noteBase: number; noteVat: number };
+
+/**
+ * The grids of the Belgian periodic VAT return (form 625), from the period's VAT totals. Sales:
+ * 01/02/03 the base at 6, 12 and 21 %, 00 other domestic rates, zero rated and exempt, 45 reverse
+ * charge (AE), 46 intra-EU supplies (K), 47 exports (G); 49 credit notes issued, 54 the VAT due, 64
+ * the VAT of credit notes issued. Purchases: 82 every base (Kontor does not tell goods, services
+ * and investments apart), 59 deductible VAT, 85 and 63 credit notes received. 71: VAT owed
+ * ((54 + 63) − (59 + 64)) when positive, else 72: VAT to recover. Outside scope (O) is not reported.
+ */
+function belgianGrids(rows: VatSum[]): Record<string, string> {
+  const grids: Record<string, number> = {};
+  const add = (grid: string, cents: number) => (grids[grid] = (grids[grid] ?? 0) + cents);
+  for (const r of rows) {
+    const base = r.base - r.noteBase;
+    const vat = r.vat - r.noteVat;
+    if (r.side === "sales") {
+      if (r.category === "O") continue;
+      const grid =
+        r.category === "S" ? ({ 600: "01", 1200: "02", 2100: "03" } as Record<number, string>)[r.rateBp] ?? "00"
+        : r.category === "AE" ? "45"
+        : r.category === "K" ? "46"
+        : r.category === "G" ? "47"
+        : "00";
+      add(grid, base);
+      add("54", vat);
+      add("49", -r.noteBase);
+      add("64", -r.noteVat);
+    } else {
+      add("82", base);
+      add("59", vat);
+      add("85", -r.noteBase);
+      add("63", -r.noteVat);
+    }
+  }
+  const balance = (grids["54"] ?? 0) + (grids["63"] ?? 0) - (grids["59"] ?? 0) - (grids["64"] ?? 0);
+  if (balance >= 0) grids["71"] = balance;
+  else grids["72"] = -balance;
+  // the grids with an amount, and the balance (71 or 72) always
+  return Object.fromEntries(
+    Object.keys(grids)
+      .filter((g) => grids[g] !== 0 || g === "71" || g === "72")
+      .sort()
+      .map((g) => [g, formatCents(grids[g]!)]),
+  );
+}
+
+export function vatReport(scope: Scope, query: { from?: string; to?: string; currency?: string }) {
+  const { from, to } = periodOf(query);
+  const currency = currencyOf(scope, query.currency);
+  return snapshot(scope.db, (tx) => {
+    const rows: VatSum[] = tx
+      .select({
+        side: vatDays.side,
+        category: vatDays.category,
+        rateBp: vatDays.rateBp,
+        base: sql<number>`sum(${vatDays.baseCents})`,
+        vat: sql<number>`sum(${vatDays.vatCents})`,
+        noteBase: sql<number>`sum(${vatDays.creditBaseCents})`,
+        noteVat: sql<number>`sum(${vatDays.creditVatCents})`,
+      })
+      .from(vatDays)
+      .where(and(eq(vatDays.organizationId, scope.org.id), eq(vatDays.currency, currency), between(vatDays.date, from, to)))
+      .groupBy(vatDays.side, vatDays.category, vatDays.rateBp)
+      .orderBy(vatDays.side, vatDays.category, sql`${vatDays.rateBp} DESC`)
+      .all()
+      .filter((r) => r.base !== 0 || r.vat !== 0 || r.noteBase !== 0);
+    const present = (side: VatSum["side"]) =>
+      rows.filter((r) => r.side === side).map((r) => ({ category: r.category, rate: formatCents(r.rateBp), base: formatCents(r.base), vat: formatCents(r.vat) }));
+    const salesVat = sum(rows.filter((r) => r.side === "sales").map((r) => r.vat));
+    const purchasesVat = sum(rows.filter((r) => r.side === "purchases").map((r) => r.vat));
+    return {
+      from,
+      to,
+      currency,
+      sales: present("sales"),
+      purchases: present("purchases"),
+      total_sales_vat: formatCents(salesVat),
+      total_purchases_vat: formatCents(purchasesVat),
+      vat_balance: formatCents(salesVat - purchasesVat),
+      belgian_return: scope.org.country === "BE" && currency === "EUR" ? { grids: belgianGrids(rows) } : null,
+    };
+  });
+}
