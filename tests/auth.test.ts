@@ -6,6 +6,7 @@ import { migrate, openDatabase, type Db } from "../db/client.ts";
 import { embeddedMigrations } from "../db/migrations/index.ts";
 import { ABILITIES } from "../server/auth/abilities.ts";
 import { CLI_ACTOR, findUser, removeUser, setApiAccess, setUserRole } from "../server/orgs/service.ts";
+import { WEBHOOK_EVENTS } from "../server/webhooks/events.ts";
 import { createTestEnv } from "./helpers.ts";
 
 const env = createTestEnv();
@@ -309,7 +310,8 @@ describe("meta", () => {
     expect(abilities.body.data).toHaveLength(ABILITIES.length);
     const events = await env.api("GET", "/api/v1/meta/webhook-events", undefined, token);
     expect(events.body.data).toContain("invoice.payment_recorded");
-    expect(events.body.data).toHaveLength(12);
+    expect(events.body.data).toEqual([...WEBHOOK_EVENTS]);
+    expect(events.body.data).toEqual(expect.arrayContaining(["fiscal_year.closed", "fiscal_year.reopened"]));
   });
 });
 
