@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { migrate, openDatabase, type Db } from "../db/client.ts";
 import { createApp, type App } from "../server/app.ts";
+import { silentLogger } from "../server/log.ts";
 import { createRuntime } from "../server/runtime.ts";
 import { loadConfig, type Config } from "../server/config.ts";
 import { CLI_ACTOR, createOrganization, createUser } from "../server/orgs/service.ts";
@@ -46,7 +47,7 @@ export function createTestEnv(env: Record<string, string> = {}): TestEnv {
   const config = loadConfig({ KONTOR_ENV: "test", KONTOR_RATE_LIMIT: "100000", ...env, KONTOR_DB: join(dir, "kontor.db") });
   const db = openDatabase(config.dbPath);
   migrate(db);
-  const app = createApp(createRuntime(config, { db, log: () => {} }));
+  const app = createApp(createRuntime(config, { db, log: silentLogger }));
 
   const orgToken = (abilities: string[], org: Organization = first.org) =>
     createToken({ db, org, actor: CLI_ACTOR }, { cli: true }, "organization", { userId: null, createdByUserId: null }, { name: `t${++counter}`, abilities }).token;
