@@ -116,3 +116,41 @@ export async function runCli(args: string[], env: Record<string, string> = {}) {
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, stdout, stderr };
 }
+
+/**
+ * Starts `kontor serve` as a real process and waits for its listening line; stderr (the log) is
+ * collected, so a test can read it and a full pipe never stalls the server.
+ */
+export async function serveProcess(args: string[], env: Record<string, string> = {}) {
+  const proc = Bun.spawn(["bun", join(import.meta.dir, "../cli/main.ts"), "serve", "--port", "0", ...args], {
+    env: { ...process.env, KONTOR_ENV: "test", KONTOR_RATE_LIMIT: "1000000", ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  let log = "";
+  const logDone = (async () => {
+    for await (const chunk of proc.stderr) log += new TextDecoder().decode(chunk);
+  })();
+  const reader = proc.stdout.getReader();
+  let out = "";
+  while (!/listening on (\S+)/.test(out)) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`server exited: ${out}${log}`);
+    out += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  void proc.stdout.pipeTo(new WritableStream());
+  return {
+    proc,
+    url: /listening on (\S+)/.exec(out)![1]!,
+    output: out,
+    /** what the server logged so far */
+    log: () => log,
+    async stop() {
+      proc.kill("SIGTERM");
+      await proc.exited;
+      await logDone;
+      return log;
+    },
+  };
+}

@@ -50,7 +50,7 @@ const factsOf = (context: object): RequestFacts =>
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export const requestIdOf = (sent: string | null): string => (sent !== null && SANE_REQUEST_ID.test(sent) ? sent : crypto.randomUUID());
 
-type RouteInfo = { method: string; pattern: RegExp };
+type RouteInfo = { method: string; path: string; pattern: RegExp };
 
 export function createKernel({ db, config, log, metrics, shared, renderTurns }: Runtime) {
   assertElysiaQuietErrors();
@@ -63,6 +63,7 @@ export function createKernel({ db, config, log, metrics, shared, renderTurns }: 
   const setRouteTable = (table: { method: string; path: string }[]) => {
     routes = table.map((r) => ({
       method: r.method,
+      path: r.path,
       pattern: new RegExp(`^${r.path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:[^/]+/g, "[^/]+")}/?$`),
     }));
   };
@@ -74,6 +75,16 @@ export function createKernel({ db, config, log, metrics, shared, renderTurns }: 
   const publicUrl = (url: string, server: { hostname?: string; port?: number } | null): string => {
     const origin = config.baseUrl ?? listeningOrigin(server?.hostname ?? config.host, server?.port ?? config.port);
     return `${origin}${url.slice(url.indexOf("/", url.indexOf("//") + 2))}`;
+  };
+
+  /**
+   * The matched route's pattern (`/api/v1/invoices/:id`), never the raw path: one label per
+   * route, not per URL. A request refused before routing (401, 429) is matched here.
+   */
+  const routeOf = (context: { request: Request; route?: string }): string => {
+    if (context.route) return context.route;
+    const path = pathOf(context.request.url);
+    return routes.find((r) => r.method === context.request.method && r.pattern.test(path))?.path ?? UNMATCHED_ROUTE;
   };
 
   const kernel = new Elysia({ name: "kontor-kernel" })
@@ -220,8 +231,6 @@ function validationErrors(error: { type: string; all: unknown; validator?: unkno
   return typeof param === "string" ? all.map((e) => ({ ...e, path: `/${param}${e.path}` })) : all;
 }
 
-/** The matched route's pattern (`/api/v1/invoices/:id`), never the raw path: one label per route, not per URL. */
-const routeOf = (context: object): string => (context as { route?: string }).route || UNMATCHED_ROUTE;
 
 /**
  * The status the client got: the error handler's (kept in the facts), that of a Response a
