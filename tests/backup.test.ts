@@ -99,7 +99,7 @@ test("backups taken under load hold every acknowledged change, and each restores
   const replaced = JSON.parse(again.stdout).replaced;
   expect(replaced).toMatch(/restored-2\/kontor\.db\.replaced-\d{8}T\d{6}Z$/);
   expect(existsSync(replaced)).toBe(true);
-});
+}, 120_000);
 
 test("restore refuses a file that is not an intact Kontor database, and changes nothing", async () => {
   const db = join(dir, "target", "kontor.db");
@@ -114,4 +114,4 @@ test("restore refuses a file that is not an intact Kontor database, and changes 
   const missing = await runCli(["backup", "--to", join(dir, "x.db"), "--db", join(dir, "nowhere.db")]);
   expect(missing.code).toBe(1);
   expect(missing.stderr).toContain("there is no database");
-});
+}, 120_000);

@@ -133,4 +133,4 @@ test("two threads' requests, refusals and deliveries add up on the metrics port;
     expect(copy.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
     copy.close();
   }
-});
+}, 120_000);

@@ -151,7 +151,7 @@ test("a database of the first migration is backed up, upgraded, and reads back t
   for (const rate of referenceRates as any[]) expect(comparable(upgradedRates.find((r) => r.id === rate.id)), rate.name).toEqual(comparable(rate));
   upgraded.$client.close();
   env.close();
-});
+}, 120_000);
 
 test("a database from a newer Kontor is refused with a message, and left as it was", async () => {
   const path = join(dir, "newer", "kontor.db");
@@ -171,4 +171,4 @@ test("a database from a newer Kontor is refused with a message, and left as it w
   }
   expect(createHash("sha256").update(readFileSync(path)).digest("hex")).toBe(before);
   expect(existsSync(join(dir, "newer", "kontor.db.holders"))).toBe(false);
-});
+}, 120_000);
