@@ -1,6 +1,7 @@
 import { migrate, openDatabase } from "../db/client.ts";
 import { loadConfig } from "../server/config.ts";
 import { createRuntime, type Runtime } from "../server/runtime.ts";
+import { printError } from "./output.ts";
 
 export type GlobalOptions = { db?: string; json?: boolean };
 
@@ -9,6 +10,6 @@ export function open(options: GlobalOptions): Runtime {
   const config = loadConfig();
   if (options.db) config.dbPath = options.db;
   const db = openDatabase(config.dbPath);
-  migrate(db);
+  migrate(db, { backupDir: config.backupDir, onBackup: (backup) => printError(`Backed up the database before upgrading it: ${backup.path}`) });
   return createRuntime(config, { db });
 }

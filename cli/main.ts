@@ -7,6 +7,7 @@ import "../server/http/elysia-production.ts";
 import { Command, CommanderError } from "commander";
 import { ApiError } from "../server/lib/errors.ts";
 import { VERSION } from "../server/version.ts";
+import { registerBackupCommands } from "./commands/backup.ts";
 import { registerBankAccountCommands } from "./commands/bank-accounts.ts";
 import { registerCoreCommands } from "./commands/core.ts";
 import { registerDeliveryCommands } from "./commands/deliveries.ts";
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
   registerDeliveryCommands(program);
   registerBankAccountCommands(program);
   registerExportCommands(program);
+  registerBackupCommands(program);
   return program;
 }
 

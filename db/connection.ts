@@ -8,11 +8,12 @@
 import { Database } from "bun:sqlite";
 import { createHash } from "node:crypto";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from "node:fs";
-import { dirname } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import type { MigrationMeta } from "drizzle-orm/migrator";
 import { eq } from "drizzle-orm";
 import { BACKFILLS } from "./backfills.ts";
+import { backupDatabase, scheduledBackupName, searchTables, type BackupResult } from "./backup.ts";
 import { ChangeClock } from "./clock.ts";
 import { CommitMemory } from "./memory.ts";
 import { embeddedMigrations } from "./migrations/index.ts";
@@ -81,19 +82,72 @@ function keepPrivate(path: string): void {
   }
 }
 
-/** Applies the migrations embedded at build time, in drizzle's own bookkeeping format. */
-export function migrate(db: Db): number {
+/** A database that a newer Kontor has migrated: this one refuses it, and leaves it untouched. */
+export class DatabaseTooNew extends Error {}
+
+export type MigrateOptions = {
+  /** where the backup taken before an upgrade goes (KONTOR_BACKUP_DIR); default: beside the database */
+  backupDir?: string | null;
+  onBackup?: (backup: BackupResult) => void;
+};
+
+/**
+ * Applies the migrations embedded at build time, in drizzle's own bookkeeping format.
+ *
+ * Before anything is written:
+ * - a database holding a migration this build does not know (by its time stamp, as drizzle
+ *   orders them) was made by a newer Kontor: DatabaseTooNew. drizzle alone would see nothing
+ *   newer to apply and carry on, with code that does not know the schema it writes to.
+ * - a database holding some migrations but not all (an older Kontor's) is backed up first
+ *   (db/backup.ts), so a failed or regretted upgrade can be undone with `kontor restore`.
+ */
+export function migrate(db: Db, { backupDir = null, onBackup }: MigrateOptions = {}): number {
   const migrations: MigrationMeta[] = embeddedMigrations.map((m) => ({
     sql: m.sql.split("--> statement-breakpoint"),
     bps: m.breakpoints,
     folderMillis: m.when,
     hash: createHash("sha256").update(m.sql).digest("hex"),
   }));
-  const before = countApplied(db);
+  refuseNewer(db.$client);
+  const applied = appliedMigrations(db.$client);
+  const last = Math.max(0, ...applied.map((m) => m.created_at));
+  const pending = embeddedMigrations.filter((m) => m.when > last);
+  const file = db.$client.filename;
+  if (applied.length > 0 && pending.length > 0 && file !== ":memory:" && file !== "") {
+    const from = embeddedMigrations.find((m) => m.when === last)?.tag.slice(0, 4) ?? "none";
+    const name = `${basename(file)}.before-upgrade-${from}-to-${pending.at(-1)!.tag.slice(0, 4)}-${scheduledBackupName(new Date()).slice(7)}`;
+    onBackup?.(backupDatabase(db.$client, join(backupDir ?? dirname(file), name)));
+  }
   // drizzle's sqlite dialect runs every pending migration in one transaction
   (db as any).dialect.migrate(migrations, (db as any).session, {});
   runBackfills(db);
-  return countApplied(db) - before;
+  if (applied.length > 0 && pending.length > 0) {
+    // 0001 made the search tables without indexing the rows already there: a database from
+    // before it found none of its old customers, suppliers or expenses. Rebuilt after every
+    // upgrade, the search indexes hold every row whatever the migrations did.
+    for (const table of searchTables(db.$client)) db.$client.run(`INSERT INTO "${table}"("${table}") VALUES ('rebuild')`);
+  }
+  return appliedMigrations(db.$client).length - applied.length;
+}
+
+/** DatabaseTooNew when `client`'s database holds a migration this build does not know. */
+export function refuseNewer(client: Database): void {
+  const known = new Set(embeddedMigrations.map((m) => m.when));
+  const unknown = appliedMigrations(client).filter((m) => !known.has(m.created_at));
+  if (unknown.length === 0) return;
+  const newest = new Date(Math.max(...unknown.map((m) => m.created_at))).toISOString();
+  throw new DatabaseTooNew(
+    `the database ${client.filename} was written by a newer Kontor: it holds ${unknown.length} migration(s) this version does not know (the newest from ${newest}). ` +
+      `Nothing was changed. Run the Kontor that wrote it, or restore a backup taken before that upgrade (kontor restore).`,
+  );
+}
+
+function appliedMigrations(client: Database): { hash: string; created_at: number }[] {
+  const table = client.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'").get();
+  if (!table) return [];
+  return (client.query("SELECT hash, created_at FROM __drizzle_migrations").all() as { hash: string; created_at: number | string }[]).map(
+    (m) => ({ hash: m.hash, created_at: Number(m.created_at) }),
+  );
 }
 
 /**
@@ -108,14 +162,6 @@ function runBackfills(db: Db): void {
       backfill(db);
       db.delete(pendingBackfills).where(eq(pendingBackfills.name, name)).run();
     });
-  }
-}
-
-function countApplied(db: Db): number {
-  try {
-    return (db.$client.query("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n;
-  } catch {
-    return 0;
   }
 }
 

@@ -21,7 +21,25 @@ export type Config = {
    * beside the database, or a random key held in memory for a `:memory:` database (server/lib/secret-box.ts)
    */
   secretKeyFile: string | null;
+  /** one line per log entry: JSON for a log collector, or `pretty` for a person at a terminal (server/log.ts) */
+  logFormat: "json" | "pretty";
+  /** entries below this level are not written */
+  logLevel: LogLevel;
+  /**
+   * The port of the separate listener that serves `/metrics` (KONTOR_METRICS_PORT); null: no
+   * metrics. Never on the API's port: API tokens must not be what guards it (server/metrics/).
+   */
+  metricsPort: number | null;
+  metricsHost: string;
+  /** where `kontor serve` writes scheduled backups (KONTOR_BACKUP_DIR); null: none (db/backup.ts) */
+  backupDir: string | null;
+  backupEveryMs: number;
+  /** scheduled backups kept; older ones are deleted after a new one is complete */
+  backupKeep: number;
 };
+
+export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** Threads when KONTOR_HTTP_THREADS is unset: one per core, up to this many (each has its own heap and SQLite connection). */
 const MAX_DEFAULT_HTTP_THREADS = 4;
@@ -56,6 +74,20 @@ function integer(name: string, value: string | undefined, fallback: number, min:
   return n;
 }
 
+function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
+  if (value === undefined || value === "") return fallback;
+  if (!(allowed as readonly string[]).includes(value)) throw new Error(`${name} must be one of ${allowed.join(", ")} (got "${value}")`);
+  return value as T;
+}
+
+/** A positive duration ("6h", "30m", "500ms"), or a clear start-up error naming the variable. */
+function duration(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === "") return fallback;
+  const ms = parseDuration(value.trim());
+  if (ms === null || ms <= 0) throw new Error(`${name} must be a duration such as 30m, 6h or 1d (got "${value}")`);
+  return ms;
+}
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const kontorEnv = (env.KONTOR_ENV || "production") as Config["env"];
   if (!["production", "development", "test"].includes(kontorEnv)) {
@@ -76,5 +108,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookMaxAttempts: integer("KONTOR_WEBHOOK_MAX_ATTEMPTS", env.KONTOR_WEBHOOK_MAX_ATTEMPTS, 3, 1, 100),
     webhookTimeoutMs: integer("KONTOR_WEBHOOK_TIMEOUT_MS", env.KONTOR_WEBHOOK_TIMEOUT_MS, 10_000, 1, 600_000),
     secretKeyFile: env.KONTOR_SECRET_KEY_FILE || null,
+    logFormat: oneOf("KONTOR_LOG_FORMAT", env.KONTOR_LOG_FORMAT, ["json", "pretty"] as const, kontorEnv === "development" ? "pretty" : "json"),
+    // tests start servers whose output nobody reads: request lines only when asked for
+    logLevel: oneOf("KONTOR_LOG_LEVEL", env.KONTOR_LOG_LEVEL, LOG_LEVELS, kontorEnv === "test" ? "warn" : "info"),
+    metricsPort: env.KONTOR_METRICS_PORT ? integer("KONTOR_METRICS_PORT", env.KONTOR_METRICS_PORT, 0, 0, 65535) : null,
+    metricsHost: env.KONTOR_METRICS_HOST || "127.0.0.1",
+    backupDir: env.KONTOR_BACKUP_DIR || null,
+    backupEveryMs: duration("KONTOR_BACKUP_EVERY", env.KONTOR_BACKUP_EVERY, 24 * 3_600_000),
+    backupKeep: integer("KONTOR_BACKUP_KEEP", env.KONTOR_BACKUP_KEEP, 7, 1, 10_000),
   };
 }

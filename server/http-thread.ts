@@ -5,17 +5,20 @@
 import "./http/elysia-production.ts";
 import { createApp } from "./app.ts";
 import { createRuntime, type Runtime } from "./runtime.ts";
-import { listen, type ThreadMessage, type ThreadSetup } from "./serve.ts";
+import { listen, type ThreadCommand, type ThreadMessage } from "./serve.ts";
 
 declare const self: Worker;
 
 let stop: (() => Promise<void>) | null = null;
+let runtime: Runtime | null = null;
 const answer = (message: ThreadMessage) => self.postMessage(message);
 
-self.addEventListener("message", async (event: MessageEvent<{ type: "start"; setup: ThreadSetup } | { type: "stop" }>) => {
-  if (event.data.type === "start") {
+self.addEventListener("message", async (event: MessageEvent<ThreadCommand>) => {
+  if (event.data.type === "metrics") {
+    // this thread's request counters, for the main thread's /metrics to add up
+    answer({ type: "metrics", id: event.data.id, metrics: runtime ? await runtime.metrics.registry.getMetricsAsJSON() : [] });
+  } else if (event.data.type === "start") {
     const { config, shared } = event.data.setup;
-    let runtime: Runtime | null = null;
     try {
       runtime = createRuntime(config, { shared });
       const server = listen(createApp(runtime), config);

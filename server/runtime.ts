@@ -6,7 +6,9 @@
  *
  * - `db`: the thread's connection; its own state hangs on `db.connection` (change clock,
  *   statement cache, transactions and write turns, commit memory, outbox signal: db/).
- * - `config`, `secrets` (the key that seals webhook secrets), `log`.
+ * - `config`, `secrets` (the key that seals webhook secrets), `log` (server/log.ts).
+ * - `metrics`: this thread's request counters, added up across threads by /metrics
+ *   (server/metrics/).
  * - what the server's threads share, in shared memory (`SharedState`): the rate-limit counters,
  *   the write turns and the outbox signal, so that a change answered by any thread wakes the
  *   worker at once.
@@ -16,6 +18,8 @@ import type { Config } from "./config.ts";
 import { RenderTurns } from "./documents/render-turns.ts";
 import { createRateLimitMemory } from "./http/rate-limit.ts";
 import { loadSecretBox, SecretBox } from "./lib/secret-box.ts";
+import { loggerFor, type Logger } from "./log.ts";
+import { createThreadMetrics, type ThreadMetrics } from "./metrics/thread.ts";
 
 export type Runtime = {
   readonly db: Db;
@@ -24,7 +28,8 @@ export type Runtime = {
   /** PDFs are rendered one at a time on this thread (server/documents/render-turns.ts) */
   readonly renderTurns: RenderTurns;
   readonly shared: SharedState;
-  readonly log: (line: string) => void;
+  readonly log: Logger;
+  readonly metrics: ThreadMetrics;
 };
 
 /** Made by the first thread of a server and sent to the others (structured clone keeps the memory shared). */
@@ -54,7 +59,7 @@ export function createSharedState(config: Config, secrets: SecretBox): SharedSta
  */
 export function createRuntime(
   config: Config,
-  options: { db?: Db; shared?: SharedState; secrets?: SecretBox; log?: (line: string) => void } = {},
+  options: { db?: Db; shared?: SharedState; secrets?: SecretBox; log?: Logger } = {},
 ): Runtime {
   const secrets = options.secrets ?? (options.shared ? new SecretBox(options.shared.secretKey) : loadSecretBox(config));
   const shared = options.shared ?? createSharedState(config, secrets);
@@ -62,5 +67,13 @@ export function createRuntime(
   db.$client.exec(`PRAGMA cache_size = -${Math.floor(shared.cacheKiB)}`);
   db.connection.transactions.shareWriteTurns(shared.writeTurns);
   db.connection.outbox.share(shared.outbox);
-  return { db, config, secrets, renderTurns: new RenderTurns(), shared, log: options.log ?? ((line) => console.error(line)) };
+  return {
+    db,
+    config,
+    secrets,
+    renderTurns: new RenderTurns(),
+    shared,
+    log: options.log ?? loggerFor(config),
+    metrics: createThreadMetrics(),
+  };
 }

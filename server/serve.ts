@@ -7,21 +7,33 @@
  * (SO_REUSEPORT: the kernel spreads connections over them), each with a Runtime of its own
  * (server/runtime.ts). What they share lives in the database or in shared memory (SharedState):
  * the rate-limit counters, the turns their write transactions take before SQLite's lock, and
- * the outbox signal that wakes the webhook worker. The worker and the statistics upkeep stay
- * on this thread.
+ * the outbox signal that wakes the webhook worker. The worker, the statistics upkeep, the
+ * scheduled backups and the /metrics listener stay on this thread; a scrape asks every other
+ * thread for its request counters (a `metrics` message) and adds them up.
  */
 import { createApp } from "./app.ts";
 import type { Config } from "./config.ts";
 import { listeningOrigin } from "./http/kernel.ts";
+import { startBackupSchedule, type BackupSchedule } from "./backup/schedule.ts";
+import { createServerMetrics, scrape, startMetricsListener, type MetricsListener } from "./metrics/server.ts";
 import type { Runtime, SharedState } from "./runtime.ts";
 import { sealPlaintextSecrets } from "./webhooks/service.ts";
 import { startWorker, type Worker as WebhookWorker } from "./webhooks/worker.ts";
 
-export type Running = { url: string; stop: () => Promise<void> };
+/** `metricsUrl`: where /metrics is served (null: KONTOR_METRICS_PORT unset) */
+export type Running = { url: string; metricsUrl: string | null; stop: () => Promise<void> };
 
 /** What a thread needs to serve: the port is the one the first thread was given. */
 export type ThreadSetup = { config: Config; shared: SharedState };
-export type ThreadMessage = { type: "listening" } | { type: "stopped" } | { type: "failed"; message: string };
+export type ThreadMessage =
+  | { type: "listening" }
+  | { type: "stopped" }
+  | { type: "failed"; message: string }
+  | { type: "metrics"; id: number; metrics: MetricsSnapshot };
+/** What the main thread sends a thread: start, stop, or "your request counters, please" (answered with the same id). */
+export type ThreadCommand = { type: "start"; setup: ThreadSetup } | { type: "stop" } | { type: "metrics"; id: number };
+/** A thread's registry as prom-client's getMetricsAsJSON gives it (structured-cloneable). */
+export type MetricsSnapshot = Awaited<ReturnType<Runtime["metrics"]["registry"]["getMetricsAsJSON"]>>;
 
 /** Listens with `app` on the config's host and port; every thread shares the port. */
 export function listen(app: ReturnType<typeof createApp>, config: Config) {
@@ -55,20 +67,36 @@ export async function startServer(
     await Promise.allSettled([server.stop(true), ...threads.map((t) => t.stop())]);
     throw failed.reason;
   }
-  const background: WebhookWorker | null = worker ? startWorker(db, config, { secrets, log: runtime.log }) : null;
+  const serverMetrics = config.metricsPort !== null ? createServerMetrics(db, config) : null;
+  const background: WebhookWorker | null = worker
+    ? startWorker(db, config, { secrets, log: (line) => runtime.log.warn(line), onAttempt: serverMetrics?.deliveryAttempt })
+    : null;
+  let metrics: MetricsListener | null = null;
+  if (serverMetrics) {
+    const others = () => Promise.all(threads.map((t) => t.metrics()));
+    metrics = startMetricsListener(config, () => scrape(runtime.metrics, others, serverMetrics), runtime.log);
+  }
+  const backups: BackupSchedule | null = config.backupDir ? startBackupSchedule(config, runtime.log) : null;
   return {
     url,
+    metricsUrl: metrics?.url ?? null,
     async stop() {
       // The worker stops claiming first (synchronously, inside its stop()), so it sends nothing
       // new while the HTTP side drains; deliveries queued by requests still in flight wait in
       // the outbox for the next worker. All then drain side by side.
-      const draining = await Promise.allSettled([background?.stop(), server.stop(), ...threads.map((t) => t.stop())]);
+      const draining = await Promise.allSettled([
+        background?.stop(),
+        server.stop(),
+        ...threads.map((t) => t.stop()),
+        metrics?.stop(),
+        backups?.stop(),
+      ]);
       for (const result of draining) if (result.status === "rejected") throw result.reason;
     },
   };
 }
 
-type HttpThread = { stop: () => Promise<void> };
+type HttpThread = { stop: () => Promise<void>; metrics: () => Promise<MetricsSnapshot> };
 
 /**
  * The thread's entry point: beside this file when run from source; in the binary, where
@@ -80,7 +108,10 @@ const THREAD_ENTRY = import.meta.url.includes("$bunfs") ? "./server/http-thread.
 /** A worker thread serving HTTP; resolves once it listens, rejects if it could not. */
 function startThread(setup: ThreadSetup): Promise<HttpThread> {
   const thread = new Worker(THREAD_ENTRY);
+  const command = (message: ThreadCommand) => thread.postMessage(message);
   let onStopped: (() => void) | null = null;
+  const scrapes = new Map<number, (snapshot: MetricsSnapshot) => void>();
+  let nextScrape = 0;
   return new Promise((resolve, reject) => {
     thread.addEventListener("error", (event) => {
       const message = `an HTTP thread failed: ${event.message}`;
@@ -91,7 +122,10 @@ function startThread(setup: ThreadSetup): Promise<HttpThread> {
       const message = event.data;
       if (message.type === "failed") reject(new Error(`an HTTP thread could not start: ${message.message}`));
       else if (message.type === "stopped") onStopped?.();
-      else
+      else if (message.type === "metrics") {
+        scrapes.get(message.id)?.(message.metrics);
+        scrapes.delete(message.id);
+      } else
         resolve({
           stop: () =>
             new Promise<void>((stopped) => {
@@ -99,10 +133,16 @@ function startThread(setup: ThreadSetup): Promise<HttpThread> {
                 thread.terminate();
                 stopped();
               };
-              thread.postMessage({ type: "stop" });
+              command({ type: "stop" });
+            }),
+          metrics: () =>
+            new Promise<MetricsSnapshot>((answered) => {
+              const id = nextScrape++;
+              scrapes.set(id, answered);
+              command({ type: "metrics", id });
             }),
         });
     });
-    thread.postMessage({ type: "start", setup });
+    command({ type: "start", setup });
   });
 }

@@ -155,6 +155,7 @@ describe("GET /api/v1/audit-log", () => {
       resource_id: ids.expense,
       actor: { type: "token", id: org.token.split("|")[0] },
       ip: null,
+      request_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/),
     });
     expect(r.body.data.at(-1).actor).toEqual({ type: "cli", id: null });

@@ -127,7 +127,7 @@ describe("organisations, users and tokens", () => {
     const database = openDatabase(db);
     const mint = (parent: string, name: string) => {
       const auth = createAuthenticator(database)(`Bearer ${parent}`)!;
-      const scope = { db: database, org: auth.org, actor: { type: "token" as const, id: auth.tokenId, ip: null } };
+      const scope = { db: database, org: auth.org, actor: { type: "token" as const, id: auth.tokenId, ip: null, requestId: null } };
       return createToken(scope, { auth }, "organization", { userId: null, createdByUserId: auth.userId }, { name, abilities: ["contacts.view"] });
     };
     let child: { id: string; token: string };

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { migrate, openDatabase, type Db } from "../db/client.ts";
 import { createApp, type App } from "../server/app.ts";
+import { silentLogger } from "../server/log.ts";
 import { createRuntime } from "../server/runtime.ts";
 import { loadConfig, type Config } from "../server/config.ts";
 import { CLI_ACTOR, createOrganization, createUser } from "../server/orgs/service.ts";
@@ -46,7 +47,7 @@ export function createTestEnv(env: Record<string, string> = {}): TestEnv {
   const config = loadConfig({ KONTOR_ENV: "test", KONTOR_RATE_LIMIT: "100000", ...env, KONTOR_DB: join(dir, "kontor.db") });
   const db = openDatabase(config.dbPath);
   migrate(db);
-  const app = createApp(createRuntime(config, { db, log: () => {} }));
+  const app = createApp(createRuntime(config, { db, log: silentLogger }));
 
   const orgToken = (abilities: string[], org: Organization = first.org) =>
     createToken({ db, org, actor: CLI_ACTOR }, { cli: true }, "organization", { userId: null, createdByUserId: null }, { name: `t${++counter}`, abilities }).token;
@@ -114,4 +115,42 @@ export async function runCli(args: string[], env: Record<string, string> = {}) {
   });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, stdout, stderr };
+}
+
+/**
+ * Starts `kontor serve` as a real process and waits for its listening line; stderr (the log) is
+ * collected, so a test can read it and a full pipe never stalls the server.
+ */
+export async function serveProcess(args: string[], env: Record<string, string> = {}) {
+  const proc = Bun.spawn(["bun", join(import.meta.dir, "../cli/main.ts"), "serve", "--port", "0", ...args], {
+    env: { ...process.env, KONTOR_ENV: "test", KONTOR_RATE_LIMIT: "1000000", ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  let log = "";
+  const logDone = (async () => {
+    for await (const chunk of proc.stderr) log += new TextDecoder().decode(chunk);
+  })();
+  const reader = proc.stdout.getReader();
+  let out = "";
+  while (!/listening on (\S+)/.test(out)) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`server exited: ${out}${log}`);
+    out += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  void proc.stdout.pipeTo(new WritableStream());
+  return {
+    proc,
+    url: /listening on (\S+)/.exec(out)![1]!,
+    output: out,
+    /** what the server logged so far */
+    log: () => log,
+    async stop() {
+      proc.kill("SIGTERM");
+      await proc.exited;
+      await logDone;
+      return log;
+    },
+  };
 }

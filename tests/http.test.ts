@@ -1,6 +1,7 @@
 /** HTTP conventions of contract section 5: bodies, errors, limits, rate limiting, docs. */
 import { afterAll, describe, expect, test } from "bun:test";
 import { createRuntime } from "../server/runtime.ts";
+import { createLogger } from "../server/log.ts";
 import { createRateLimiter, createRateLimitMemory } from "../server/http/rate-limit.ts";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -392,7 +393,7 @@ describe("failures", () => {
     try {
       // swap in an app whose log we can read, then pull the database from under it
       const { createApp } = await import("../server/app.ts");
-      const app = createApp(createRuntime(broken.config, { db: broken.db, log: (l) => lines.push(l) }));
+      const app = createApp(createRuntime(broken.config, { db: broken.db, log: createLogger({ format: "json", level: "info" }, (l) => lines.push(l)) }));
       broken.db.$client.close();
       const health = await app.handle(new Request("http://localhost/health"));
       expect(health.status).toBe(503);
@@ -403,6 +404,9 @@ describe("failures", () => {
       expect(JSON.parse(text)).toEqual({ message: "Server error." });
       expect(text).not.toContain(".ts");
       expect(lines.join("\n")).toContain("/api/v1/customers");
+      // the error line carries the id the client got, to find it from a support request
+      const failed = lines.map((l) => JSON.parse(l)).find((l) => l.msg === "request failed");
+      expect(failed.request_id).toBe(r.headers.get("x-request-id")!);
     } finally {
       broken.close();
     }

@@ -496,7 +496,7 @@ test("numbering: four processes creating at once on one database file get distin
     import { openDatabase } from ${JSON.stringify(join(root, "db/client.ts"))};
     import { invoiceService } from ${JSON.stringify(join(root, "server/invoices/service.ts"))};
     const db = openDatabase(process.env.T_DB);
-    const scope = { db, org: JSON.parse(process.env.T_ORG), actor: { type: "cli", id: null, ip: null } };
+    const scope = { db, org: JSON.parse(process.env.T_ORG), actor: { type: "cli", id: null, ip: null, requestId: null } };
     while (Date.now() < Number(process.env.T_START)) await Bun.sleep(1);
     const numbers = [];
     for (let i = 0; i < ${perProcess}; i++) {
@@ -1260,7 +1260,7 @@ describe("webhook outbox (contract 7.2)", () => {
     const party = { token: org.token, customerId: c.id };
     const inv = await draft({ lines: [line()] }, party);
     const fin = await inState("finalized", party, { lines: [line()] });
-    const scope: Scope = { db: env.db, org: org.org, actor: { type: "token", id: org.token.split("|")[0]!, ip: null } };
+    const scope: Scope = { db: env.db, org: org.org, actor: { type: "token", id: org.token.split("|")[0]!, ip: null, requestId: null } };
     const client = env.db.$client;
     client.run("CREATE TEMP TRIGGER refuse_delivery BEFORE INSERT ON webhook_deliveries BEGIN SELECT RAISE(ABORT, 'refused by test'); END");
     try {

@@ -1,6 +1,8 @@
 import { writeSync } from "node:fs";
 import { InvalidArgumentError, type Command } from "commander";
 import { keepStatisticsFresh, migrate, openDatabase } from "../../db/client.ts";
+import { holdDatabase } from "../../db/holders.ts";
+import { loggerFor } from "../../server/log.ts";
 import { bootstrapIfEmpty, bootstrapMessage } from "../../server/bootstrap.ts";
 import { loadConfig } from "../../server/config.ts";
 import { createRuntime } from "../../server/runtime.ts";
@@ -21,11 +23,13 @@ export function registerCoreCommands(program: Command): void {
       if (options.db) config.dbPath = options.db;
       if (options.host) config.host = options.host;
       if (options.port !== undefined) config.port = options.port;
+      const log = loggerFor(config);
       const db = openDatabase(config.dbPath);
-      migrate(db);
+      migrate(db, { backupDir: config.backupDir, onBackup: (backup) => log.warn("backed up the database before upgrading it", { path: backup.path, bytes: backup.bytes }) });
+      const letGo = holdDatabase(config.dbPath, "serve");
       const created = bootstrapIfEmpty(db);
       const stopStatistics = keepStatisticsFresh(db);
-      const running = await startServer(createRuntime(config, { db }), {
+      const running = await startServer(createRuntime(config, { db, log }), {
         worker: options.worker,
         // written at once (not buffered), before the first request is answered: a script that
         // waits for /health finds the first start's token in the output
@@ -37,28 +41,42 @@ export function registerCoreCommands(program: Command): void {
           writeSync(1, `${text}\n`);
         },
       });
+      if (running.metricsUrl) log.info("metrics served", { url: `${running.metricsUrl}/metrics` });
       stopOnSignal(() => {
         stopStatistics();
-        return running.stop().then(() => db.$client.close());
+        return running.stop().then(() => {
+          db.$client.close();
+          letGo();
+        });
       });
     });
 
   withGlobals(program.command("worker").description("run only the webhook worker (a second process on the same database)")).action(
     (options: GlobalOptions) => {
       const { db, config, secrets, log } = open(options);
+      const letGo = holdDatabase(config.dbPath, "worker");
       sealPlaintextSecrets(db, secrets);
-      const worker = startWorker(db, config, { secrets, log });
+      const worker = startWorker(db, config, { secrets, log: (line) => log.warn(line) });
       if (!options.json) printLine(`Kontor webhook worker running on ${config.dbPath}`);
-      stopOnSignal(() => worker.stop().then(() => db.$client.close()));
+      stopOnSignal(() =>
+        worker.stop().then(() => {
+          db.$client.close();
+          letGo();
+        }),
+      );
     },
   );
 
   withGlobals(program.command("migrate").description("apply database migrations and exit")).action((options: GlobalOptions) => {
     const config = loadConfig();
     const db = openDatabase(options.db ?? config.dbPath);
-    const applied = migrate(db);
-    if (options.json) printJson({ applied });
-    else printLine(applied ? `Applied ${applied} migration(s).` : "Database is up to date.");
+    let backup: string | null = null;
+    const applied = migrate(db, { backupDir: config.backupDir, onBackup: (b) => (backup = b.path) });
+    if (options.json) printJson({ applied, backup });
+    else {
+      if (backup) printLine(`Backed up the database before upgrading it: ${backup}`);
+      printLine(applied ? `Applied ${applied} migration(s).` : "Database is up to date.");
+    }
   });
 }
 

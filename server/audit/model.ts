@@ -18,6 +18,9 @@ export const AuditModel = {
         id: Nullable(t.String({ description: "The user's or the organisation token's id; null for the CLI" })),
       }),
       ip: Nullable(t.String()),
+      request_id: Nullable(
+        t.String({ description: "The X-Request-Id of the API request that made the change, as in the server's request log; null for the CLI and for entries written before Kontor kept it" }),
+      ),
       created_at: Timestamp,
     },
     { title: "AuditEntry" },

@@ -22,6 +22,7 @@ export function audit(tx: Tx, scope: Scope, action: string, resourceType: string
       actorType: scope.actor.type,
       actorId: scope.actor.id,
       ip: scope.actor.ip,
+      requestId: scope.actor.requestId,
       createdAt: nowIso(),
     })
     .run();
@@ -37,6 +38,7 @@ export function presentAuditEntry(row: AuditRow) {
     resource_id: row.resourceId,
     actor: { type: row.actorType, id: row.actorId },
     ip: row.ip,
+    request_id: row.requestId,
     created_at: row.createdAt,
   };
 }

@@ -1,9 +1,10 @@
 /**
- * The request pipeline shared by every feature module: authentication and rate limiting
- * (onRequest, before any body is read), JSON body parsing with its 400/413/415, the guard
- * macro each route declares (`ability: "contacts.view"`), and the one error handler.
+ * The request pipeline shared by every feature module: the request's id, authentication and
+ * rate limiting (onRequest, before any body is read), JSON body parsing with its 400/413/415,
+ * the guard macro each route declares (`ability: "contacts.view"`), the one error handler, and
+ * the request's log line and metrics once it is answered (onAfterResponse).
  */
-import { Elysia, t, ValidationError } from "elysia";
+import { Elysia, StatusMap, t, ValidationError } from "elysia";
 import type { Runtime } from "../runtime.ts";
 import type { Ability } from "../auth/abilities.ts";
 import { createAuthenticator, type Auth } from "../auth/authenticate.ts";
@@ -23,6 +24,7 @@ import type { Actor, Scope } from "../lib/scope.ts";
 import { createIdempotency, type AnswerSet } from "./idempotency.ts";
 import { createRateLimiter } from "./rate-limit.ts";
 import { toValidationFailed } from "./validation.ts";
+import { UNMATCHED_ROUTE } from "../metrics/thread.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** Bounds of a body's shape, checked before it is parsed (refuseOversizedShape). */
@@ -32,14 +34,25 @@ const API_PREFIX = "/api/v1";
 /**
  * What the kernel learns of a request before its handler runs. It is kept on Elysia's context of
  * the request (the one object every hook and the handler receive), under `kontor`.
+ * `status`: the status of an answer the error handler built (Elysia's `set.status` does not
+ * see it); `startedAt`: performance.now() at arrival.
  */
-type RequestFacts = { ip: string | null; auth: Auth | null; rawBody: string };
+type RequestFacts = { requestId: string; startedAt: number; ip: string | null; auth: Auth | null; rawBody: string; status?: number };
 type WithFacts = { kontor?: RequestFacts };
-const factsOf = (context: object): RequestFacts => (context as WithFacts).kontor ?? { ip: null, auth: null, rawBody: "" };
+const factsOf = (context: object): RequestFacts =>
+  (context as WithFacts).kontor ?? { requestId: "", startedAt: performance.now(), ip: null, auth: null, rawBody: "" };
 
-type RouteInfo = { method: string; pattern: RegExp };
+/**
+ * A client's X-Request-Id is kept when it is a plain token (so a proxy's or a client's id can be
+ * followed through the logs), else replaced: it is written to logs and the audit log, where a
+ * long value or one with spaces, quotes or line breaks could forge or bloat a line.
+ */
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+export const requestIdOf = (sent: string | null): string => (sent !== null && SANE_REQUEST_ID.test(sent) ? sent : crypto.randomUUID());
 
-export function createKernel({ db, config, log, shared, renderTurns }: Runtime) {
+type RouteInfo = { method: string; path: string; pattern: RegExp };
+
+export function createKernel({ db, config, log, metrics, shared, renderTurns }: Runtime) {
   assertElysiaQuietErrors();
   const authenticate = createAuthenticator(db);
   const rateLimit = createRateLimiter(config.rateLimitPerMinute, shared.rateLimit);
@@ -50,6 +63,7 @@ export function createKernel({ db, config, log, shared, renderTurns }: Runtime) 
   const setRouteTable = (table: { method: string; path: string }[]) => {
     routes = table.map((r) => ({
       method: r.method,
+      path: r.path,
       pattern: new RegExp(`^${r.path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:[^/]+/g, "[^/]+")}/?$`),
     }));
   };
@@ -63,19 +77,36 @@ export function createKernel({ db, config, log, shared, renderTurns }: Runtime) 
     return `${origin}${url.slice(url.indexOf("/", url.indexOf("//") + 2))}`;
   };
 
+  /**
+   * The matched route's pattern (`/api/v1/invoices/:id`), never the raw path: one label per
+   * route, not per URL. A request refused before routing (401, 429) is matched here.
+   */
+  const routeOf = (context: { request: Request; route?: string }): string => {
+    if (context.route) return context.route;
+    const path = pathOf(context.request.url);
+    return routes.find((r) => r.method === context.request.method && r.pattern.test(path))?.path ?? UNMATCHED_ROUTE;
+  };
+
   const kernel = new Elysia({ name: "kontor-kernel" })
     .decorate({ db, config, renderTurns })
     .onRequest((context) => {
       const { request, server, set } = context;
+      const requestId = requestIdOf(request.headers.get("x-request-id"));
+      set.headers["x-request-id"] = requestId;
+      const facts: RequestFacts = { requestId, startedAt: performance.now(), ip: null, auth: null, rawBody: "" };
+      (context as WithFacts).kontor = facts;
       const path = pathOf(request.url);
       if (!path.startsWith(API_PREFIX)) return;
       const ip = server?.requestIP(request)?.address ?? null;
       const auth = authenticate(request.headers.get("authorization"));
-      (context as WithFacts).kontor = { ip, auth, rawBody: "" };
+      Object.assign(facts, { ip, auth });
       const decision = rateLimit(auth ? auth.rateKey : `ip:${ip ?? "unknown"}`);
       set.headers["x-ratelimit-limit"] = String(decision.limit);
       set.headers["x-ratelimit-remaining"] = String(decision.remaining);
-      if (!decision.allowed) throw new TooManyRequests(decision.retryAfterSeconds);
+      if (!decision.allowed) {
+        metrics.rateLimited();
+        throw new TooManyRequests(decision.retryAfterSeconds);
+      }
       // every API route but the index needs a token: answer 401 before reading any body
       if (!auth && path !== API_PREFIX && path !== `${API_PREFIX}/`) throw new Unauthenticated();
     })
@@ -113,9 +144,11 @@ export function createKernel({ db, config, log, shared, renderTurns }: Runtime) 
         },
         resolve(context) {
           const { request, server, set } = context;
-          const { auth, ip, rawBody } = factsOf(context);
+          const { auth, ip, rawBody, requestId } = factsOf(context);
           const actor: Actor =
-            auth!.tokenType === "personal" ? { type: "user", id: auth!.userId, ip } : { type: "token", id: auth!.tokenId, ip };
+            auth!.tokenType === "personal"
+              ? { type: "user", id: auth!.userId, ip, requestId }
+              : { type: "token", id: auth!.tokenId, ip, requestId };
           const scope: Scope = { db, org: auth!.org, actor };
           const keyed = { method: request.method, url: request.url, headers: request.headers, rawBody, tokenId: auth!.tokenId };
           return {
@@ -131,7 +164,9 @@ export function createKernel({ db, config, log, shared, renderTurns }: Runtime) 
         },
       }),
     })
-    .onError({ as: "global" }, ({ code, error, set, request }) => {
+    .onError({ as: "global" }, (context) => {
+      const { code, error, set, request } = context;
+      const facts = factsOf(context);
       let apiError: ApiError;
       // Elysia wraps what a parse hook throws in a ParseError
       const cause = (error as { cause?: unknown }).cause;
@@ -144,15 +179,39 @@ export function createKernel({ db, config, log, shared, renderTurns }: Runtime) 
         apiError = allowed.length > 0 && !allowed.includes(request.method) ? new MethodNotAllowed([...new Set(allowed)]) : new NotFound();
       } else if (code === "PARSE") apiError = new BadRequest("The request body is not valid JSON.");
       else {
-        log(`[kontor] ${request.method} ${pathOf(request.url)} failed: ${(error as Error)?.stack ?? String(error)}`);
+        log.error("request failed", {
+          request_id: facts.requestId,
+          method: request.method,
+          route: routeOf(context),
+          // no route when it failed before routing; the path (never the query) says where
+          path: pathOf(request.url),
+          error: (error as Error)?.stack ?? String(error),
+        });
         apiError = new ApiError(500, "Server error.");
       }
+      facts.status = apiError.status;
       const headers = new Headers();
       for (const [k, v] of Object.entries(set.headers)) if (typeof v === "string") headers.set(k, v);
       for (const [k, v] of Object.entries(apiError.headers ?? {})) headers.set(k, v);
       headers.set("content-type", "application/json");
       const body = JSON.stringify(apiError.toJSON());
       return new Response(body, { status: apiError.status, headers });
+    })
+    .onAfterResponse({ as: "global" }, (context) => {
+      const facts = factsOf(context);
+      const seconds = (performance.now() - facts.startedAt) / 1000;
+      const status = statusOf(facts, context);
+      const route = routeOf(context);
+      metrics.request(context.request.method, route, status, seconds);
+      log.info("request", {
+        request_id: facts.requestId,
+        method: context.request.method,
+        route,
+        status,
+        duration_ms: Math.round(seconds * 1e6) / 1000,
+        organization_id: facts.auth?.org.id ?? null,
+        token_id: facts.auth?.tokenId ?? null,
+      });
     });
 
   return Object.assign(kernel, { setRouteTable });
@@ -170,6 +229,18 @@ function validationErrors(error: { type: string; all: unknown; validator?: unkno
   const validator = error.validator as { schema?: Record<string, unknown> } & Record<string, unknown>;
   const param = (validator?.schema ?? validator)?.["x-param"];
   return typeof param === "string" ? all.map((e) => ({ ...e, path: `/${param}${e.path}` })) : all;
+}
+
+
+/**
+ * The status the client got: the error handler's (kept in the facts), that of a Response a
+ * handler returned (an idempotent replay, a document), else Elysia's `set.status`.
+ */
+function statusOf(facts: RequestFacts, context: { set: { status?: number | string }; responseValue?: unknown }): number {
+  if (facts.status !== undefined) return facts.status;
+  if (context.responseValue instanceof Response) return context.responseValue.status;
+  const status = context.set.status;
+  return typeof status === "number" ? status : ((StatusMap as Record<string, number>)[status ?? ""] ?? 200);
 }
 
 /** http://host:port of a listening address; a wildcard address is reached on loopback. */

@@ -10,7 +10,8 @@ import { inTransaction, preparedRows, type Db, type Tx } from "../../db/client.t
 import type { ActorType } from "../audit/model.ts";
 import { NotFound } from "./errors.ts";
 
-export type Actor = { type: ActorType; id: string | null; ip: string | null };
+/** `requestId`: the X-Request-Id of the request that acts (null for the CLI), kept in its audit entries. */
+export type Actor = { type: ActorType; id: string | null; ip: string | null; requestId: string | null };
 
 export type Organization = {
   id: string;

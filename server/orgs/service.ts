@@ -14,7 +14,7 @@ import { seedChart } from "../accounts/seed.ts";
 import { toValidationFailed } from "../http/validation.ts";
 import { OrganizationModel, type OrganizationUpdate } from "./model.ts";
 
-export const CLI_ACTOR: Actor = { type: "cli", id: null, ip: null };
+export const CLI_ACTOR: Actor = { type: "cli", id: null, ip: null, requestId: null };
 
 export type OrganizationInput = { name: string; currency?: string; country?: string; apiAccess?: boolean };
 

@@ -51,6 +51,8 @@ export type WorkerOptions = {
    */
   graceMs?: number;
   log?: (line: string) => void;
+  /** told each attempt's outcome (the server's /metrics counts them: server/metrics/server.ts) */
+  onAttempt?: (outcome: "delivered" | "failed" | "interrupted") => void;
 };
 
 const TICK_MS = 1000;
@@ -153,6 +155,7 @@ export function startWorker(db: Db, config: Config, options: WorkerOptions = {})
       },
     )
       .then((result) => {
+        options.onAttempt?.(result.interrupted ? "interrupted" : result.ok ? "delivered" : "failed");
         if (result.logDetail) log(`[kontor] webhook worker: delivery ${claim.id} of webhook ${claim.webhookId}: ${result.error} (${result.logDetail})`);
         record({ claim, result, attemptedAt });
       })

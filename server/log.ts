@@ -1,0 +1,52 @@
+/**
+ * Kontor's log: one line per entry on stderr (stdout is the CLI's, where `--json` promises one
+ * JSON document), as JSON for a log collector (`KONTOR_LOG_FORMAT=json`, the default outside
+ * development) or as `time LEVEL message key=value…` for a person (`pretty`). Entries below
+ * `KONTOR_LOG_LEVEL` are dropped before anything is formatted.
+ *
+ * What is logged is chosen by the callers, field by field: never a request or response body,
+ * a token, a secret or a header's value (the request's own id excepted).
+ */
+import { LOG_LEVELS, type Config, type LogLevel } from "./config.ts";
+
+export type LogFields = Record<string, string | number | boolean | null | undefined>;
+export type LogMethod = (message: string, fields?: LogFields) => void;
+export type Logger = { readonly [level in LogLevel]: LogMethod };
+
+const RANK: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
+
+export function createLogger(
+  { format, level }: { format: Config["logFormat"]; level: LogLevel },
+  write: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+): Logger {
+  const method = (entryLevel: LogLevel): LogMethod => {
+    if (RANK[entryLevel] < RANK[level]) return () => {};
+    return (message, fields = {}) => {
+      const time = new Date().toISOString();
+      write(format === "json" ? JSON.stringify({ time, level: entryLevel, msg: message, ...fields }) : pretty(time, entryLevel, message, fields));
+    };
+  };
+  return Object.fromEntries(LOG_LEVELS.map((l) => [l, method(l)])) as unknown as Logger;
+}
+
+/** The logger of `config`'s level and format. */
+export const loggerFor = (config: Pick<Config, "logFormat" | "logLevel">) => createLogger({ format: config.logFormat, level: config.logLevel });
+
+/** Writes nothing (tests that do not read the log). */
+export const silentLogger: Logger = createLogger({ format: "json", level: "error" }, () => {});
+
+/**
+ * `key=value`, a value quoted as a JSON string when it holds a space, a quote or a control
+ * character, so that an error message cannot forge a line of its own in a terminal.
+ */
+function pretty(time: string, level: LogLevel, message: string, fields: LogFields): string {
+  const parts = [time, level.toUpperCase().padEnd(5), safe(message)];
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === undefined) continue;
+    const text = String(value);
+    parts.push(`${key}=${/^[^\s"=\\\u0000-\u001f\u007f-\u009f\u2028\u2029]+$/.test(text) ? text : JSON.stringify(text)}`);
+  }
+  return parts.join(" ");
+}
+
+const safe = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => JSON.stringify(c).slice(1, -1));
