@@ -132,8 +132,8 @@ ALTER TABLE `bank_accounts` DROP COLUMN `balance_cents`;
 UPDATE `accounts` SET `system_account` = CASE `code`
   WHEN '1110' THEN 'bank' WHEN '1200' THEN 'receivables' WHEN '1400' THEN 'vat_receivable'
   WHEN '2100' THEN 'payables' WHEN '2200' THEN 'vat_payable' WHEN '3200' THEN 'retained_earnings'
-  WHEN '4100' THEN 'sales' END
-WHERE `code` IN ('1110', '1200', '1400', '2100', '2200', '3200', '4100');
+  WHEN '4100' THEN 'sales' WHEN '6800' THEN 'purchases' END
+WHERE `code` IN ('1110', '1200', '1400', '2100', '2200', '3200', '4100', '6800');
 --> statement-breakpoint
 INSERT INTO `accounts` (`id`, `organization_id`, `code`, `name`, `type`, `parent_id`, `is_active`, `description`, `system_account`, `created_at`, `updated_at`)
 SELECT lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6))),
