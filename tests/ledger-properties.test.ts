@@ -1,0 +1,242 @@
+/**
+ * The books hold whatever happens (issue 19): random sequences of every operation that posts
+ * (create, finalize, pay, delete a payment, cancel, credit, approve and pay an expense, manual
+ * entries and their reversal, closing and reopening years), driven through the API of a fresh
+ * organisation each, some of them refused (409, 422) as they should be. After every sequence:
+ * - every entry balances, and the running balances the triggers keep equal the postings;
+ * - the trial balance's totals are equal, the balance sheet balances;
+ * - receivables = Σ amount_due of open invoices − open credit notes; VAT payable = VAT of the
+ *   issued invoices − credit notes; payables and VAT receivable follow the approved expenses;
+ * - each bank account's balance = its payments in − its payments out;
+ * - the Beancount export passes bean-check, and its balances are the trial balance's.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { toCents } from "../server/lib/money.ts";
+import { createTestEnv, type ApiResponse } from "./helpers.ts";
+
+const env = createTestEnv();
+const scratch = mkdtempSync(join(tmpdir(), "kontor-ledger-"));
+afterAll(() => {
+  env.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+const day = fc.integer({ min: 0, max: 729 }).map((n) => new Date(Date.UTC(2024, 0, 1 + n)).toISOString().slice(0, 10));
+const pick = fc.nat({ max: 1000 });
+const cents = (min: number, max: number) => fc.integer({ min, max }).map((c) => (c / 100).toFixed(2));
+const share = fc.integer({ min: 1, max: 100 });
+
+const operation = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ op: fc.constant("invoice" as const), date: day, lines: fc.array(fc.record({ qty: fc.integer({ min: 1, max: 500 }), price: cents(1, 200_000), rate: fc.nat({ max: 4 }) }), { minLength: 1, maxLength: 4 }) }) },
+  { weight: 4, arbitrary: fc.record({ op: fc.constant("finalize" as const), i: pick }) },
+  { weight: 4, arbitrary: fc.record({ op: fc.constant("pay" as const), i: pick, share, date: day }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant("deletePayment" as const), i: pick }) },
+  { weight: 3, arbitrary: fc.record({ op: fc.constant("cancel" as const), i: pick }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant("credit" as const), i: pick, finalize: fc.boolean() }) },
+  { weight: 3, arbitrary: fc.record({ op: fc.constant("expense" as const), category: fc.constantFrom("Travel", "rent", "Software", "Catering"), amount: cents(1, 500_000), vat: cents(0, 100_000), date: day, approve: fc.boolean() }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant("payExpense" as const), i: pick, share, date: day }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant("deleteExpensePayment" as const), i: pick }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant("manual" as const), debit: pick, credit: pick, amount: cents(1, 1_000_000), date: day }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant("reverse" as const), i: pick }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant("close" as const), year: fc.constantFrom(2024, 2025) }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant("reopen" as const), year: fc.constantFrom(2024, 2025) }) },
+);
+type Operation = typeof operation extends fc.Arbitrary<infer T> ? T : never;
+
+/** What a client may be told: never a 5xx, only the documented refusals. */
+const ALLOWED = new Set([200, 201, 204, 409, 422]);
+
+/** Manual entries stay off the accounts whose balance the documents determine. */
+const MANUAL_CODES = ["1300", "2300", "3100", "4900", "6200", "6400", "6900"];
+
+async function runSequence(operations: Operation[], run: number): Promise<void> {
+  const { org, token } = env.newOrg(`Ledger ${run}`, { country: "BE", currency: "EUR" });
+  const call = async (method: string, path: string, body?: unknown): Promise<ApiResponse> => {
+    const r = await env.api(method, path, body, token);
+    if (!ALLOWED.has(r.status)) throw new Error(`${method} ${path} → ${r.status} ${r.text.slice(0, 300)}`);
+    return r;
+  };
+  const accounts: { id: string; code: string }[] = (await call("GET", "/api/v1/accounts?per_page=100")).body.data;
+  const code = (c: string) => accounts.find((a) => a.code === c)!.id;
+  const rates: { id: string }[] = (await call("GET", "/api/v1/vat-rates")).body.data;
+  const customer = (await call("POST", "/api/v1/customers", { name: "Buyer", country: "BE" })).body.data.id;
+  const invoices: string[] = [];
+  const expenses: string[] = [];
+  const manual: string[] = [];
+  const at = <T>(list: T[], i: number) => (list.length === 0 ? undefined : list[i % list.length]);
+
+  for (const o of operations) {
+    switch (o.op) {
+      case "invoice": {
+        const lines = o.lines.map((l) => ({ description: "Work", quantity: (l.qty / 100).toFixed(2), unit_price: l.price, ...(rates[l.rate] ? { vat_rate_id: rates[l.rate]!.id } : {}) }));
+        const r = await call("POST", "/api/v1/invoices", { customer_id: customer, issue_date: o.date, lines });
+        if (r.status === 201) invoices.push(r.body.data.id);
+        break;
+      }
+      case "finalize": {
+        const id = at(invoices, o.i);
+        if (id) await call("POST", `/api/v1/invoices/${id}/finalize`);
+        break;
+      }
+      case "pay": {
+        const id = at(invoices, o.i);
+        if (!id) break;
+        const due = toCents((await call("GET", `/api/v1/invoices/${id}`)).body.data.amount_due)!;
+        const amount = Math.max(1, Math.floor((due * o.share) / 100));
+        await call("POST", `/api/v1/invoices/${id}/record-payment`, { amount: (amount / 100).toFixed(2), payment_date: o.date });
+        break;
+      }
+      case "deletePayment": {
+        const id = at(invoices, o.i);
+        if (!id) break;
+        const payment = (await call("GET", `/api/v1/invoices/${id}`)).body.data.payments[0];
+        if (payment) await call("DELETE", `/api/v1/invoices/${id}/payments/${payment.id}`);
+        break;
+      }
+      case "cancel": {
+        const id = at(invoices, o.i);
+        if (id) await call("POST", `/api/v1/invoices/${id}/cancel`);
+        break;
+      }
+      case "credit": {
+        const id = at(invoices, o.i);
+        if (!id) break;
+        const r = await call("POST", `/api/v1/invoices/${id}/credit-note`);
+        if (r.status !== 201) break;
+        invoices.push(r.body.data.id);
+        if (o.finalize) await call("POST", `/api/v1/invoices/${r.body.data.id}/finalize`);
+        break;
+      }
+      case "expense": {
+        const r = await call("POST", "/api/v1/expenses", { category: o.category, amount: o.amount, vat_amount: o.vat, date: o.date });
+        if (r.status !== 201) break;
+        expenses.push(r.body.data.id);
+        if (o.approve) await call("POST", `/api/v1/expenses/${r.body.data.id}/approve`);
+        break;
+      }
+      case "payExpense": {
+        const id = at(expenses, o.i);
+        if (!id) break;
+        const due = toCents((await call("GET", `/api/v1/expenses/${id}`)).body.data.amount_due)!;
+        const amount = Math.max(1, Math.floor((due * o.share) / 100));
+        await call("POST", `/api/v1/expenses/${id}/record-payment`, { amount: (amount / 100).toFixed(2), payment_date: o.date });
+        break;
+      }
+      case "deleteExpensePayment": {
+        const id = at(expenses, o.i);
+        if (!id) break;
+        const payment = (await call("GET", `/api/v1/expenses/${id}`)).body.data.payments[0];
+        if (payment) await call("DELETE", `/api/v1/expenses/${id}/payments/${payment.id}`);
+        break;
+      }
+      case "manual": {
+        const debit = MANUAL_CODES[o.debit % MANUAL_CODES.length]!;
+        const credit = MANUAL_CODES[(o.debit + 1 + (o.credit % (MANUAL_CODES.length - 1))) % MANUAL_CODES.length]!;
+        const r = await call("POST", "/api/v1/journal-entries", {
+          date: o.date,
+          description: "Manual",
+          lines: [{ account_id: code(debit), debit: o.amount }, { account_id: code(credit), credit: o.amount }],
+        });
+        if (r.status === 201) manual.push(r.body.data.id);
+        break;
+      }
+      case "reverse": {
+        const id = at(manual, o.i);
+        if (id) await call("POST", `/api/v1/journal-entries/${id}/reverse`, {});
+        break;
+      }
+      case "close":
+      case "reopen":
+        await call("POST", `/api/v1/fiscal-years/${o.year}/${o.op}`);
+        break;
+    }
+  }
+  await checkBooks(org.id, token, call, code);
+}
+
+const sql = <T>(query: string, ...params: string[]) => env.db.$client.query<T, string[]>(query).all(...params);
+const one = <T>(query: string, ...params: string[]) => sql<T>(query, ...params)[0]!;
+
+async function checkBooks(orgId: string, token: string, call: (method: string, path: string) => Promise<ApiResponse>, code: (c: string) => string) {
+  // every entry balances and has its lines; the running balances equal the postings
+  expect(sql(`SELECT entry_id FROM journal_lines WHERE organization_id = ? GROUP BY entry_id HAVING sum(debit_cents) <> sum(credit_cents) OR count(*) < 2`, orgId)).toEqual([]);
+  expect(one<{ n: number }>(`SELECT count(*) AS n FROM journal_entries e WHERE organization_id = ? AND NOT EXISTS (SELECT 1 FROM journal_lines l WHERE l.entry_id = e.id)`, orgId).n).toBe(0);
+  const byPosting = sql<{ k: string }>(
+    `SELECT account_id || ' ' || currency || ' ' || date || ' ' || sum(debit_cents) || ' ' || sum(credit_cents) AS k FROM journal_lines l WHERE organization_id = ? GROUP BY account_id, currency, date ORDER BY k`,
+    orgId,
+  ).map((r) => r.k);
+  const byDay = sql<{ k: string }>(
+    `SELECT account_id || ' ' || currency || ' ' || date || ' ' || sum(debit_cents) || ' ' || sum(credit_cents) AS k FROM account_days WHERE organization_id = ? GROUP BY account_id, currency, date ORDER BY k`,
+    orgId,
+  ).map((r) => r.k);
+  expect(byDay).toEqual(byPosting);
+  expect(
+    sql<{ k: string }>(`SELECT account_id || ' ' || debit_cents || ' ' || credit_cents AS k FROM account_totals WHERE organization_id = ? ORDER BY k`, orgId).map((r) => r.k),
+  ).toEqual(
+    sql<{ k: string }>(`SELECT account_id || ' ' || sum(debit_cents) || ' ' || sum(credit_cents) AS k FROM journal_lines WHERE organization_id = ? GROUP BY account_id ORDER BY k`, orgId).map((r) => r.k),
+  );
+
+  const trial = (await call("GET", "/api/v1/reports/trial-balance")).body.data;
+  expect(trial.total_debit).toBe(trial.total_credit);
+  const sheet = (await call("GET", "/api/v1/reports/balance-sheet")).body.data;
+  expect(toCents(sheet.total_assets)).toBe(toCents(sheet.total_liabilities)! + toCents(sheet.total_equity)!);
+
+  const balances = new Map<string, number>(
+    ((await call("GET", "/api/v1/accounts?per_page=100")).body.data as { id: string; balance: string }[]).map((a) => [a.id, toCents(a.balance)!]),
+  );
+  const documents = one<{ due: number; vat: number }>(
+    `SELECT coalesce(sum(CASE type WHEN 'credit_note' THEN -1 ELSE 1 END * (total_cents - paid_cents)), 0) AS due,
+            coalesce(sum(CASE type WHEN 'credit_note' THEN -1 ELSE 1 END * vat_cents), 0) AS vat
+     FROM invoices WHERE organization_id = ? AND status IN ('finalized', 'sent', 'partially_paid', 'paid')`,
+    orgId,
+  );
+  expect(balances.get(code("1200"))).toBe(documents.due);
+  expect(balances.get(code("2200"))).toBe(documents.vat);
+  const bought = one<{ owed: number; vat: number }>(
+    `SELECT coalesce(sum(amount_cents + vat_cents - paid_cents), 0) AS owed, coalesce(sum(vat_cents), 0) AS vat FROM expenses WHERE organization_id = ? AND status = 'approved'`,
+    orgId,
+  );
+  expect(balances.get(code("2100"))).toBe(bought.owed);
+  expect(balances.get(code("1400"))).toBe(bought.vat);
+
+  for (const bank of (await call("GET", "/api/v1/bank-accounts")).body.data as { id: string; balance: string }[]) {
+    const moved = one<{ cents: number }>(
+      `SELECT coalesce((SELECT sum(CASE i.type WHEN 'credit_note' THEN -p.amount_cents ELSE p.amount_cents END) FROM payments p JOIN invoices i ON i.id = p.invoice_id WHERE p.bank_account_id = ?1), 0)
+            - coalesce((SELECT sum(amount_cents) FROM expense_payments WHERE bank_account_id = ?1), 0) AS cents`,
+      bank.id,
+    );
+    expect(toCents(bank.balance)).toBe(moved.cents);
+  }
+
+  // the accountant's copy: bean-check accepts it, and its balances are the trial balance's
+  const exported = await env.request("GET", "/api/v1/journal-entries/export?format=beancount", { token });
+  expect(exported.status).toBe(200);
+  const file = join(scratch, `${orgId}.beancount`);
+  writeFileSync(file, exported.text);
+  const check = Bun.spawnSync(["bean-check", file]);
+  expect(check.stderr.toString() + check.stdout.toString()).toBe("");
+  expect(check.exitCode).toBe(0);
+  const asserted = new Map(
+    [...exported.text.matchAll(/^\S+ balance \S+:(\d+)-\S*\s+(-?\d+\.\d{2}) EUR$/gm)].map((m) => [m[1]!, toCents(m[2]!)!]),
+  );
+  for (const a of trial.accounts as { code: string; debit: string; credit: string }[]) {
+    expect(asserted.get(a.code), a.code).toBe(toCents(a.debit)! - toCents(a.credit)!);
+  }
+}
+
+describe("the books hold whatever happens", () => {
+  test("random sequences of every operation keep every invariant", async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(operation, { minLength: 10, maxLength: 60 }), async (operations) => {
+        await runSequence(operations, ++run);
+      }),
+      { numRuns: 50, endOnFailure: true },
+    );
+    expect(run).toBeGreaterThanOrEqual(50);
+  }, 120_000);
+});
