@@ -10,6 +10,7 @@
  */
 import { formatCents } from "../lib/money.ts";
 import { addDecimals, exactCents, parseDecimal, percentToBasisPoints, roundHalfUpCents, type ExactDecimal } from "./decimal.ts";
+import { isCalendarDate } from "./dates.ts";
 import { InboundDocumentError } from "./errors.ts";
 import { Lookup, parseXml, type XmlElement } from "./xml.ts";
 
@@ -239,13 +240,6 @@ function date(from: XmlElement, path: string, rootPath: string, needed: boolean)
   }
   if (!isCalendarDate(text)) throw new InboundDocumentError(`${rootPath}/${path}`, `'${text}' is not a date (YYYY-MM-DD).`);
   return text;
-}
-
-export function isCalendarDate(text: string): boolean {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
-  if (!m) return false;
-  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
-  return d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3]);
 }
 
 /** A document-level amount: exact cents, in the document currency. */
