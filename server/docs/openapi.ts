@@ -17,6 +17,7 @@ import swaggerBundle from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "f
 import swaggerCss from "swagger-ui-dist/swagger-ui.css" with { type: "file" };
 import viewer from "./viewer.js" with { type: "file" };
 import { IDEMPOTENCY_PARAMETER } from "../http/idempotency.ts";
+import { documentRuleOf } from "../http/kernel.ts";
 
 /** A route as the app's route table holds it (`app.routes`). */
 export type RouteEntry = { method: string; path: string; hooks: Record<string, any> };
@@ -317,7 +318,7 @@ export function buildDocument(routes: readonly RouteEntry[], version: string) {
       security: secured ? [{ bearerAuth: [] }] : [],
       ...(parameters.length ? { parameters } : {}),
       // actions without fields take an optional body (`NoFields`)
-      ...(body ? { requestBody: { required: !(OPTIONAL in body), content: { "application/json": { schema: schema(body) } } } } : {}),
+      ...(body ? { requestBody: { required: !(OPTIONAL in body), content: requestContent(body, schema) } } : {}),
       responses: Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b))),
     };
   }
@@ -390,6 +391,18 @@ export const docsRoutes = (version: string, routes: () => readonly RouteEntry[])
 
 function asset(path: string, type: string): Response {
   return new Response(Bun.file(path), { headers: { "content-type": type, "cache-control": "public, max-age=86400" } });
+}
+
+/**
+ * A request body's media types and schema: JSON, or the file types of a `documentBody` (an
+ * e-invoice, a bank statement), each with the schema of a binary string.
+ */
+function requestContent(body: unknown, schema: (typebox: unknown) => unknown): Record<string, { schema: unknown }> {
+  const rule = documentRuleOf(body);
+  if (!rule) return { "application/json": { schema: schema(body) } };
+  const { description } = body as { description?: string };
+  const binary = { type: "string", format: "binary", ...(description ? { description } : {}) };
+  return Object.fromEntries(rule.mediaTypes.map((type) => [type, { schema: binary }]));
 }
 
 /** A response schema's media type: JSON unless it says otherwise (`x-media-type`, e.g. a PDF). */
