@@ -31,7 +31,8 @@ const TAGS = [
   { name: "VAT rates", description: "The organisation's VAT rates" },
   { name: "Expenses", description: "Expenses and their approval workflow" },
   { name: "Accounts", description: "The chart of accounts (read-only)" },
-  { name: "Bank accounts", description: "Bank accounts (read-only)" },
+  { name: "Bank accounts", description: "Bank accounts (read-only) and their imported statements" },
+  { name: "Bank transactions", description: "Lines of imported bank statements and their reconciliation" },
   { name: "Webhooks", description: "Webhook subscriptions and their deliveries" },
   { name: "Audit log", description: "Every change, who made it and when" },
 ];
@@ -78,6 +79,8 @@ const OPERATION_IDS: Record<string, string> = {
   "PUT /api/v1/organization": "updateOrganization",
   "GET /api/v1/invoices/{id}/ubl": "showInvoiceUbl",
   "GET /api/v1/invoices/{id}/pdf": "showInvoicePdf",
+  "GET /api/v1/expenses/{id}/document": "showExpenseDocument",
+  "POST /api/v1/bank-accounts/{id}/statements": "importBankStatement",
 };
 
 const pascal = (segment: string) => segment.split("-").map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join("");

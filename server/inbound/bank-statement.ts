@@ -57,7 +57,7 @@ export function checkBalances(statement: BankStatement, path: string): void {
   if (expected !== statement.closingBalance.cents) {
     throw new InboundDocumentError(
       path,
-      `The closing balance ${formatCents(statement.closingBalance.cents)} is not the opening balance ${formatCents(statement.openingBalance.cents)} + credits ${formatCents(credits)} − debits ${formatCents(debits)} = ${formatCents(expected)}.`,
+      `The closing balance ${formatCents(statement.closingBalance.cents)} is not the opening balance ${formatCents(statement.openingBalance.cents)} + credits ${formatCents(credits)} − debits ${formatCents(debits)} = ${formatCents(expected)}: a difference of ${formatCents(statement.closingBalance.cents - expected)}.`,
     );
   }
 }
