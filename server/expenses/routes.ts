@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { documentBody, type DocumentUpload, type Kernel } from "../http/kernel.ts";
+import { documentBody, documentOf, type Kernel } from "../http/kernel.ts";
 import { MAX_DOCUMENT_BYTES } from "../banking/model.ts";
 import { DEFAULT_IMPORT_CATEGORY, expenseDocument, importSupplierDocument } from "./import.ts";
 import { created, errors, noContent } from "../http/responses.ts";
@@ -24,7 +24,7 @@ export const expenseRoutes = (kernel: Kernel) =>
     .post(
       "/import",
       ({ scope, body, query, set, once }) => once(() => {
-        const expense = importSupplierDocument(scope, body as DocumentUpload, query);
+        const expense = importSupplierDocument(scope, documentOf(body), query);
         return created(set, `/api/v1/expenses/${expense.id}`, expense);
       }),
       {

@@ -60,6 +60,17 @@ export function documentBody(rule: DocumentRule & { description: string }) {
   });
 }
 
+/** A document body the kernel refused (415, 413, empty), kept until the route's guard has run. */
+class RefusedDocument {
+  constructor(readonly error: ApiError) {}
+}
+
+/** The document a `documentBody` route received; throws the kernel's refusal of it, if any. */
+export function documentOf(body: unknown): DocumentUpload {
+  if (body instanceof RefusedDocument) throw body.error;
+  return body as DocumentUpload;
+}
+
 /** The document rule of a body schema, if it is a `documentBody`. */
 export const documentRuleOf = (body: unknown): DocumentRule | undefined =>
   body && typeof body === "object" ? ((body as Record<string, unknown>)[DOCUMENT_RULE] as DocumentRule | undefined) : undefined;
@@ -115,7 +126,13 @@ export function createKernel({ db, config, log, shared, renderTurns }: Runtime) 
     .onParse({ as: "global" }, async (context) => {
       const { request } = context;
       const document = documentRoutes.get(`${request.method} ${(context as { route?: string }).route}`);
-      if (document) return readDocument(request, document, factsOf(context));
+      if (document) {
+        // a refusal waits for the guard: a token without the route's ability hears 403, not 415
+        return readDocument(request, document, factsOf(context)).catch((error: unknown) => {
+          if (error instanceof ApiError) return new RefusedDocument(error);
+          throw error;
+        });
+      }
       const length = Number(request.headers.get("content-length") ?? "0");
       if (length > MAX_BODY_BYTES) throw new PayloadTooLarge(MAX_BODY_BYTES);
       const text = await readLimited(request, MAX_BODY_BYTES);
