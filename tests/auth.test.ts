@@ -309,7 +309,8 @@ describe("meta", () => {
     expect(abilities.body.data).toHaveLength(ABILITIES.length);
     const events = await env.api("GET", "/api/v1/meta/webhook-events", undefined, token);
     expect(events.body.data).toContain("invoice.payment_recorded");
-    expect(events.body.data).toHaveLength(12);
+    expect(events.body.data).toContain("bank_transaction.matched");
+    expect(events.body.data).toHaveLength(16);
   });
 });
 

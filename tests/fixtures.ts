@@ -58,12 +58,14 @@ export async function seedFixture(env: TestEnv): Promise<Fixture> {
   // a supplier's e-invoice, imported: the expense every {id} route of /expenses is tried on (GET …/document serves its original)
   const imported = await env.request("POST", "/api/v1/expenses/import", {
     rawBody: readFileSync(join(import.meta.dir, "einvoicing", "examples", "peppol", "base-example.xml"), "utf8"),
+    token: env.token,
     headers: { "content-type": "application/xml" },
   });
   expect(imported.status, imported.text.slice(0, 300)).toBe(201);
   // a statement of the seeded bank account (its IBAN is the fixtures')
   const statement = await env.request("POST", `/api/v1/bank-accounts/${(await ok("GET", "/api/v1/bank-accounts")).data[0].id}/statements`, {
     rawBody: readFileSync(join(import.meta.dir, "inbound", "fixtures", "statement-1.camt053.xml"), "utf8"),
+    token: env.token,
     headers: { "content-type": "application/xml" },
   });
   expect(statement.status, statement.text.slice(0, 300)).toBe(201);

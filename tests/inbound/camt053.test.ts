@@ -58,7 +58,7 @@ describe("readCamt053", () => {
 
   test("a closing balance 0.01 off is refused, with the sum", () => {
     const error = refusal(fixture("statement-1-broken.camt053.xml"));
-    expect(error.message).toBe("The closing balance 2802.00 is not the opening balance 1000.00 + credits 2164.99 − debits 363.00 = 2801.99.");
+    expect(error.message).toBe("The closing balance 2802.00 is not the opening balance 1000.00 + credits 2164.99 − debits 363.00 = 2801.99: a difference of 0.01.");
   });
 
   test("an overdrawn account: balances with DBIT are negative", () => {

@@ -58,7 +58,7 @@ describe("readCoda", () => {
 
   test("a closing balance 0.01 off is refused, with the sum", () => {
     expect(refusal(fixture("statement-1-broken.coda")).message).toBe(
-      "The closing balance 2802.00 is not the opening balance 1000.00 + credits 2164.99 − debits 363.00 = 2801.99.",
+      "The closing balance 2802.00 is not the opening balance 1000.00 + credits 2164.99 − debits 363.00 = 2801.99: a difference of 0.01.",
     );
   });
 
