@@ -6,13 +6,14 @@
  */
 import { sql } from "drizzle-orm";
 import type { IssuedParties } from "../server/documents/model.ts";
-import { type AnySQLiteColumn, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { type AnySQLiteColumn, blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 // Each enum is declared once, beside the API schema that shows it; `enum` on a SQLite text
 // column only types it (no CHECK constraint, no migration when a list changes).
 import { ACCOUNT_TYPES, SYSTEM_ACCOUNTS } from "../server/accounts/model.ts";
 import { ACTOR_TYPES } from "../server/audit/model.ts";
 import { ROLES } from "../server/auth/abilities.ts";
-import { EXPENSE_STATUSES } from "../server/expenses/model.ts";
+import { EXPENSE_DOCUMENT_TYPES, EXPENSE_STATUSES } from "../server/expenses/model.ts";
+import { BANK_STATEMENT_FORMATS, BANK_TRANSACTION_DIRECTIONS, BANK_TRANSACTION_STATUSES, PAYMENT_LINKS } from "../server/banking/model.ts";
 import { INVOICE_STATUSES, INVOICE_TYPES, PAYMENT_METHODS, type InvoiceStatus } from "../server/invoices/model.ts";
 import { TOKEN_TYPES } from "../server/tokens/model.ts";
 import { DELIVERY_STATUSES } from "../server/webhooks/model.ts";
@@ -115,6 +116,13 @@ export const apiTokens = sqliteTable(
   ],
 );
 
+/**
+ * A VAT number without spaces, dots or dashes, upper case ("BE 0123.456.789" → "BE0123456789"):
+ * the expression the suppliers_org_vat index holds and the import's lookup writes.
+ */
+export const compactVat = (column: AnySQLiteColumn) =>
+  sql`upper(replace(replace(replace(${column}, ' ', ''), '.', ''), '-', ''))`;
+
 /** Customers and suppliers share their columns and rules. */
 const partyColumns = () => ({
   id: id(),
@@ -158,6 +166,9 @@ export const suppliers = sqliteTable("suppliers", partyColumns(), (t) => [
   // vendor → supplier matching is case-insensitive and trimmed; created_at, id make the
   // oldest match the index's first row, so the planner prefers this index (no sort)
   index("suppliers_org_lower_name").on(t.organizationId, sql`lower(trim(${t.name}))`, t.createdAt, t.id),
+  // an imported e-invoice's supplier is found by VAT number (compact form, see compactVatNumber), then Peppol id
+  index("suppliers_org_vat").on(t.organizationId, compactVat(t.vatNumber), t.createdAt, t.id),
+  index("suppliers_org_peppol").on(t.organizationId, t.peppolId, t.createdAt, t.id),
 ]);
 
 export const contactPersons = sqliteTable(
@@ -334,10 +345,21 @@ export const expenses = sqliteTable(
     rejectionReason: text("rejection_reason"),
     /** Σ of its payments (expense_payments): what has been paid of amount + VAT */
     paidCents: integer("paid_cents").notNull().default(0),
+    /** credit_note: money the supplier owes back; its approval and payments post the reverse of an invoice's */
+    documentType: text("document_type", { enum: EXPENSE_DOCUMENT_TYPES }).notNull().default("invoice"),
+    /** the supplier's own number of an imported e-invoice (cbc:ID) */
+    supplierInvoiceNumber: text("supplier_invoice_number"),
+    /** from an imported e-invoice: the account it asks to be paid to and the reference to quote (bank matching) */
+    payeeIban: text("payee_iban"),
+    paymentReference: text("payment_reference"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
+    // a supplier's document is imported once (409 naming the expense)
+    uniqueIndex("expenses_org_supplier_document")
+      .on(t.organizationId, t.supplierId, t.documentType, t.supplierInvoiceNumber)
+      .where(sql`${t.supplierInvoiceNumber} IS NOT NULL`),
     index("expenses_org_date").on(t.organizationId, t.date, t.id),
     index("expenses_org_amount").on(t.organizationId, t.amountCents, t.id),
     index("expenses_org_category").on(t.organizationId, t.category, t.date, t.id),
@@ -524,6 +546,114 @@ export const expensePayments = sqliteTable(
     createdAt: createdAt(),
   },
   (t) => [index("expense_payments_expense").on(t.expenseId, t.createdAt, t.id)],
+);
+
+/** The original document of an imported expense, byte for byte (legal archiving); kept apart so expense rows stay small. */
+export const expenseDocuments = sqliteTable("expense_documents", {
+  expenseId: text("expense_id")
+    .primaryKey()
+    .references(() => expenses.id, { onDelete: "cascade" }),
+  organizationId: orgId(),
+  contentType: text("content_type").notNull(),
+  body: blob("body", { mode: "buffer" }).notNull(),
+  sha256: text("sha256").notNull(),
+  createdAt: createdAt(),
+});
+
+/** An imported expense's VAT breakdown, one row per category and rate (EN 16931 BG-23); its approval posts one base and VAT pair per row. */
+export const expenseVatLines = sqliteTable(
+  "expense_vat_lines",
+  {
+    id: id(),
+    organizationId: orgId(),
+    expenseId: text("expense_id")
+      .notNull()
+      .references(() => expenses.id, { onDelete: "cascade" }),
+    category: text("category", { enum: VAT_CATEGORIES }).notNull(),
+    rateBp: integer("rate_bp").notNull(),
+    /** signed as on the document, after the expense's own sign (a credit note's lines are positive) */
+    baseCents: integer("base_cents").notNull(),
+    vatCents: integer("vat_cents").notNull(),
+  },
+  (t) => [index("expense_vat_lines_expense").on(t.expenseId, t.category, t.rateBp)],
+);
+
+/** One imported statement of a bank account (server/banking): its balances chain from one to the next. */
+export const bankStatements = sqliteTable(
+  "bank_statements",
+  {
+    id: id(),
+    organizationId: orgId(),
+    bankAccountId: text("bank_account_id")
+      .notNull()
+      .references(() => bankAccounts.id),
+    /** the bank's id of the statement (CAMT Stmt/Id; CODA "<year>-<sequence>") */
+    statementId: text("statement_id").notNull(),
+    format: text("format", { enum: BANK_STATEMENT_FORMATS }).notNull(),
+    currency: text("currency").notNull(),
+    openingCents: integer("opening_cents").notNull(),
+    openingDate: text("opening_date").notNull(),
+    closingCents: integer("closing_cents").notNull(),
+    closingDate: text("closing_date").notNull(),
+    /** of the file as received: the same statement id with other content is a 409 */
+    sha256: text("sha256").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("bank_statements_account_statement").on(t.bankAccountId, t.statementId),
+    // the last imported statement of an account, whose closing balance the next must open with
+    index("bank_statements_account_closing").on(t.bankAccountId, t.closingDate, t.createdAt),
+  ],
+);
+
+/** A line of an imported statement and what it was reconciled with. */
+export const bankTransactions = sqliteTable(
+  "bank_transactions",
+  {
+    id: id(),
+    organizationId: orgId(),
+    bankAccountId: text("bank_account_id")
+      .notNull()
+      .references(() => bankAccounts.id),
+    statementId: text("statement_id")
+      .notNull()
+      .references(() => bankStatements.id),
+    /** unique per bank account: a line in two overlapping statements is imported once */
+    entryRef: text("entry_ref").notNull(),
+    bookingDate: text("booking_date").notNull(),
+    valueDate: text("value_date").notNull(),
+    /** always positive; `direction` gives the sign */
+    amountCents: integer("amount_cents").notNull(),
+    direction: text("direction", { enum: BANK_TRANSACTION_DIRECTIONS }).notNull(),
+    counterpartyName: text("counterparty_name"),
+    counterpartyIban: text("counterparty_iban"),
+    communication: text("communication"),
+    structuredReference: text("structured_reference"),
+    status: text("status", { enum: BANK_TRANSACTION_STATUSES }).notNull(),
+    /** matched: the invoice (or credit note) or the expense, and the payment that records the money */
+    invoiceId: text("invoice_id").references(() => invoices.id),
+    expenseId: text("expense_id").references(() => expenses.id),
+    /** payments.id or expense_payments.id; cleared by a trigger when that payment is deleted (migration 0018) */
+    paymentId: text("payment_id"),
+    /** recorded: the match recorded the payment (unmatch deletes it); linked: it took over a payment recorded by hand (unmatch keeps it) */
+    paymentLink: text("payment_link", { enum: PAYMENT_LINKS }),
+    matchedCents: integer("matched_cents"),
+    /** a debit line's likely expense (same amount due, and the supplier's IBAN or reference): suggested, never applied */
+    suggestedExpenseId: text("suggested_expense_id").references(() => expenses.id, { onDelete: "set null" }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("bank_transactions_account_entry").on(t.bankAccountId, t.entryRef),
+    index("bank_transactions_org_booking").on(t.organizationId, t.bookingDate, t.id),
+    index("bank_transactions_org_account").on(t.organizationId, t.bankAccountId, t.bookingDate, t.id),
+    index("bank_transactions_org_status").on(t.organizationId, t.status, t.bookingDate, t.id),
+    index("bank_transactions_org_amount").on(t.organizationId, t.amountCents, t.id),
+    index("bank_transactions_org_created").on(t.organizationId, t.createdAt, t.id),
+    index("bank_transactions_org_updated").on(t.organizationId, t.updatedAt, t.id),
+    index("bank_transactions_statement").on(t.statementId, t.bookingDate, t.id),
+    index("bank_transactions_payment").on(t.paymentId).where(sql`${t.paymentId} IS NOT NULL`),
+  ],
 );
 
 /** Which expense account an expense category posts to (server/ledger/accounts.ts); the rest go to 6800. */

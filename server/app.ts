@@ -4,6 +4,7 @@ import { Elysia } from "elysia";
 import { accountRoutes } from "./accounts/routes.ts";
 import { auditRoutes } from "./audit/routes.ts";
 import { bankAccountRoutes } from "./bank-accounts/routes.ts";
+import { bankingRoutes } from "./banking/routes.ts";
 import { customerRoutes } from "./customers/routes.ts";
 import { docsRoutes, type RouteEntry } from "./docs/openapi.ts";
 import { expenseRoutes } from "./expenses/routes.ts";
@@ -39,6 +40,7 @@ export function createApp(runtime: Runtime) {
     .use(expenseRoutes(kernel))
     .use(accountRoutes(kernel))
     .use(bankAccountRoutes(kernel))
+    .use(bankingRoutes(kernel))
     .use(journalRoutes(kernel))
     .use(fiscalYearRoutes(kernel))
     .use(reportRoutes(kernel))

@@ -312,6 +312,7 @@ describe("meta", () => {
     expect(events.body.data).toContain("invoice.payment_recorded");
     expect(events.body.data).toEqual([...WEBHOOK_EVENTS]);
     expect(events.body.data).toEqual(expect.arrayContaining(["fiscal_year.closed", "fiscal_year.reopened"]));
+    expect(events.body.data).toContain("bank_transaction.matched");
   });
 });
 

@@ -38,8 +38,16 @@ async function oneOfEach(): Promise<Record<string, { id: string; path: string }>
   await ok("POST", `/api/v1/invoices/${invoice.id}/record-payment`, { amount: "5.00", payment_date: "2026-03-02" });
   const expense = await ok("POST", "/api/v1/expenses", { category: "Travel", amount: "12.50", date: "2026-03-01", vendor: "Payload Vendor" });
   await ok("POST", "/api/v1/fiscal-years/2025/close");
+  const accounts = await env.api("GET", "/api/v1/bank-accounts");
+  const statement = await env.request("POST", `/api/v1/bank-accounts/${accounts.body.data[0].id}/statements`, {
+    rawBody: readFileSync(join(import.meta.dir, "inbound", "fixtures", "statement-1.camt053.xml"), "utf8"),
+    headers: { "content-type": "application/xml" },
+  });
+  expect(statement.status, statement.text).toBe(201);
+  const line = statement.body.data.transactions[0];
   return {
     fiscal_year: { id: "2025", path: "/api/v1/fiscal-years/2025" },
+    bank_transaction: { id: line.id, path: `/api/v1/bank-transactions/${line.id}` },
     customer: { id: customer.id, path: `/api/v1/customers/${customer.id}` },
     invoice: { id: invoice.id, path: `/api/v1/invoices/${invoice.id}` },
     expense: { id: expense.id, path: `/api/v1/expenses/${expense.id}` },

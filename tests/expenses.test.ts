@@ -48,7 +48,7 @@ describe("fields (api-spec 2.6, 4.6)", () => {
     expect(r.status).toBe(201);
     expect(r.headers.get("location")).toBe(`/api/v1/expenses/${r.body.data.id}`);
     expect(Object.keys(r.body.data).sort()).toEqual(
-      ["amount", "amount_due", "amount_paid", "category", "created_at", "currency", "date", "description", "id", "payments", "rejection_reason", "status", "supplier_id", "total", "updated_at", "vat_amount", "vat_rate_id", "vendor"].sort(),
+      ["amount", "amount_due", "amount_paid", "category", "created_at", "currency", "date", "description", "document_type", "document_url", "id", "payments", "rejection_reason", "status", "supplier_id", "supplier_invoice_number", "total", "updated_at", "vat_amount", "vat_rate_id", "vendor"].sort(),
     );
     expect(r.body.data).toMatchObject({ ...body, status: "pending", rejection_reason: null });
     expect(r.body.data.supplier_id).toBeString();

@@ -5,6 +5,8 @@
  * test, so a new route cannot escape it.
  */
 import { expect } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { TestEnv } from "./helpers.ts";
 import { openApiDocument } from "./contract.ts";
 
@@ -53,6 +55,20 @@ export async function seedFixture(env: TestEnv): Promise<Fixture> {
   await ok("POST", `/api/v1/invoices/${invoice.id}/finalize`);
   const paid = (await ok("POST", `/api/v1/invoices/${invoice.id}/record-payment`, { amount: "10.00", payment_date: "2026-03-05" })).data;
   const expense = (await ok("POST", "/api/v1/expenses", { category: "Travel", amount: "42.00", date: "2026-03-02", vendor: "NMBS" })).data;
+  // a supplier's e-invoice, imported: the expense every {id} route of /expenses is tried on (GET …/document serves its original)
+  const imported = await env.request("POST", "/api/v1/expenses/import", {
+    rawBody: readFileSync(join(import.meta.dir, "einvoicing", "examples", "peppol", "base-example.xml"), "utf8"),
+    token: env.token,
+    headers: { "content-type": "application/xml" },
+  });
+  expect(imported.status, imported.text.slice(0, 300)).toBe(201);
+  // a statement of the seeded bank account (its IBAN is the fixtures')
+  const statement = await env.request("POST", `/api/v1/bank-accounts/${(await ok("GET", "/api/v1/bank-accounts")).data[0].id}/statements`, {
+    rawBody: readFileSync(join(import.meta.dir, "inbound", "fixtures", "statement-1.camt053.xml"), "utf8"),
+    token: env.token,
+    headers: { "content-type": "application/xml" },
+  });
+  expect(statement.status, statement.text.slice(0, 300)).toBe(201);
   const suppliers = (await ok("GET", "/api/v1/suppliers")).data;
   const accounts = (await ok("GET", "/api/v1/accounts")).data;
   const bankAccounts = (await ok("GET", "/api/v1/bank-accounts")).data;
@@ -75,7 +91,8 @@ export async function seedFixture(env: TestEnv): Promise<Fixture> {
     "contact-persons": person.id,
     invoices: invoice.id,
     payments: paid.payments[0].id,
-    expenses: expense.id,
+    expenses: imported.body.data.id,
+    "bank-transactions": statement.body.data.transactions[0].id,
     suppliers: suppliers[0].id,
     accounts: accounts[0].id,
     "bank-accounts": bankAccounts[0].id,

@@ -47,6 +47,8 @@ function valueFor(column: SQLiteColumn, n: number): unknown {
       return n === 0 ? { nested: { list: [1, "two", null, true, 2.5] }, text: "é ✓", empty: {} } : ["a", "b"];
     case "SQLiteReal":
       return n === 0 ? 1.5 : -0.25;
+    case "SQLiteBlobBuffer":
+      return Buffer.from(n === 0 ? [0, 1, 255, 0x3c] : [0xef, 0xbb, 0xbf]);
     default:
       throw new Error(
         `${column.name}: no test value for drizzle column type ${column.columnType}: add one to tests/prepared-rows.test.ts (and check that preparedRows decodes it)`,

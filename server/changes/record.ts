@@ -7,6 +7,7 @@
 import type { Tx } from "../../db/client.ts";
 import { customers } from "../../db/schema.ts";
 import { audit } from "../audit/service.ts";
+import { showBankTransaction } from "../banking/service.ts";
 import { showCustomer } from "../customers/service.ts";
 import { showExpense } from "../expenses/service.ts";
 import { showFiscalYear } from "../fiscal-years/service.ts";
@@ -23,6 +24,7 @@ type PayloadBuilder = (tx: Tx, orgId: string, id: string) => unknown;
 const invoice = (tx: Tx, orgId: string, id: string) => showInvoice(tx, orgId, id);
 const customer = (tx: Tx, orgId: string, id: string) => showCustomer(tx, findInOrg(tx, customers, orgId, id));
 const expense = (tx: Tx, orgId: string, id: string) => showExpense(tx, orgId, id);
+const bankTransaction = (tx: Tx, orgId: string, id: string) => showBankTransaction(tx, orgId, id);
 const fiscalYear = (tx: Tx, orgId: string, year: string) => showFiscalYear(tx, readOrganization(tx, orgId), Number(year));
 
 /**
@@ -45,6 +47,8 @@ export const PAYLOADS = {
   "expense.approved": expense,
   "fiscal_year.closed": fiscalYear,
   "fiscal_year.reopened": fiscalYear,
+  "bank_transaction.imported": bankTransaction,
+  "bank_transaction.matched": bankTransaction,
 } as const satisfies Record<WebhookEvent, PayloadBuilder>;
 
 export type Payload<E extends WebhookEvent> = ReturnType<(typeof PAYLOADS)[E]>;

@@ -17,6 +17,7 @@ import swaggerBundle from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "f
 import swaggerCss from "swagger-ui-dist/swagger-ui.css" with { type: "file" };
 import viewer from "./viewer.js" with { type: "file" };
 import { IDEMPOTENCY_PARAMETER } from "../http/idempotency.ts";
+import { documentRuleOf } from "../http/kernel.ts";
 
 /** A route as the app's route table holds it (`app.routes`). */
 export type RouteEntry = { method: string; path: string; hooks: Record<string, any> };
@@ -30,7 +31,8 @@ const TAGS = [
   { name: "VAT rates", description: "The organisation's VAT rates" },
   { name: "Expenses", description: "Expenses and their approval workflow" },
   { name: "Accounts", description: "The chart of accounts (read-only)" },
-  { name: "Bank accounts", description: "Bank accounts (read-only)" },
+  { name: "Bank accounts", description: "Bank accounts (read-only) and their imported statements" },
+  { name: "Bank transactions", description: "Lines of imported bank statements and their reconciliation" },
   { name: "Webhooks", description: "Webhook subscriptions and their deliveries" },
   { name: "Audit log", description: "Every change, who made it and when" },
 ];
@@ -82,6 +84,8 @@ const OPERATION_IDS: Record<string, string> = {
   "GET /api/v1/fiscal-years/{year}": "showFiscalYear",
   "POST /api/v1/fiscal-years/{year}/close": "closeFiscalYear",
   "POST /api/v1/fiscal-years/{year}/reopen": "reopenFiscalYear",
+  "GET /api/v1/expenses/{id}/document": "showExpenseDocument",
+  "POST /api/v1/bank-accounts/{id}/statements": "importBankStatement",
 };
 
 const pascal = (segment: string) => segment.split("-").map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join("");
@@ -322,7 +326,7 @@ export function buildDocument(routes: readonly RouteEntry[], version: string) {
       security: secured ? [{ bearerAuth: [] }] : [],
       ...(parameters.length ? { parameters } : {}),
       // actions without fields take an optional body (`NoFields`)
-      ...(body ? { requestBody: { required: !(OPTIONAL in body), content: { "application/json": { schema: schema(body) } } } } : {}),
+      ...(body ? { requestBody: { required: !(OPTIONAL in body), content: requestContent(body, schema) } } : {}),
       responses: Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b))),
     };
   }
@@ -404,6 +408,18 @@ function asset(path: string, type: string): Response {
 function alternativesOf(body: unknown): Record<string, { schema: object }> {
   const alternatives = ((body as Record<string, unknown>)["x-alternatives"] ?? {}) as Record<string, string>;
   return Object.fromEntries(Object.entries(alternatives).map(([type, description]) => [type, { schema: { type: "string", description } }]));
+}
+
+/**
+ * A request body's media types and schema: JSON, or the file types of a `documentBody` (an
+ * e-invoice, a bank statement), each with the schema of a binary string.
+ */
+function requestContent(body: unknown, schema: (typebox: unknown) => unknown): Record<string, { schema: unknown }> {
+  const rule = documentRuleOf(body);
+  if (!rule) return { "application/json": { schema: schema(body) } };
+  const { description } = body as { description?: string };
+  const binary = { type: "string", format: "binary", ...(description ? { description } : {}) };
+  return Object.fromEntries(rule.mediaTypes.map((type) => [type, { schema: binary }]));
 }
 
 /** A response schema's media type: JSON unless it says otherwise (`x-media-type`, e.g. a PDF). */

@@ -4,6 +4,8 @@ import { Currency, DateString, Money, moneyInput, Nullable, strictObject, Text, 
 import { paymentInput, paymentShown } from "../payments/model.ts";
 
 export const EXPENSE_STATUSES = ["pending", "approved", "rejected"] as const;
+/** What the supplier's document is: an invoice (we owe), or a credit note (the supplier owes us; its postings are reversed). */
+export const EXPENSE_DOCUMENT_TYPES = ["invoice", "credit_note"] as const;
 
 const Category = Text({ minLength: 1, maxLength: 100 });
 const Amount = moneyInput({ positive: true, description: "Decimal, minimum 0.01, at most 2 fraction digits" });
@@ -52,6 +54,11 @@ export const ExpenseModel = {
       amount_paid: t.String({ ...Money, description: "Σ payments" }),
       amount_due: t.String({ ...Money, description: "total − amount_paid once approved; 0.00 before" }),
       payments: t.Array(paymentShown("ExpensePayment"), { description: "Oldest first; only an approved expense has payments" }),
+      document_type: t.UnionEnum([...EXPENSE_DOCUMENT_TYPES], {
+        description: "invoice; credit_note for a supplier's credit note (imported): the supplier owes the total, and its approval posts the reverse",
+      }),
+      supplier_invoice_number: Nullable(t.String({ description: "The supplier's number of an imported e-invoice; null for expenses entered by hand" })),
+      document_url: Nullable(t.String({ description: "Where the imported original document is served, byte for byte; null when none" })),
       created_at: Timestamp,
       updated_at: Timestamp,
     },

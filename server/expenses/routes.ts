@@ -1,8 +1,10 @@
 import { Elysia, t } from "elysia";
-import type { Kernel } from "../http/kernel.ts";
+import { documentBody, documentOf, type Kernel } from "../http/kernel.ts";
+import { MAX_DOCUMENT_BYTES } from "../banking/model.ts";
+import { DEFAULT_IMPORT_CATEGORY, expenseDocument, importSupplierDocument } from "./import.ts";
 import { created, errors, noContent } from "../http/responses.ts";
 import { listQuerySchema, listResponse } from "../lib/list.ts";
-import { IdParams, NoFields, Wrapped } from "../lib/schemas.ts";
+import { IdParams, NoFields, ResponseSchema, Text, Wrapped } from "../lib/schemas.ts";
 import { PaymentParams } from "../payments/model.ts";
 import { ExpenseModel } from "./model.ts";
 import { expenseList, expenseService } from "./service.ts";
@@ -19,6 +21,48 @@ export const expenseRoutes = (kernel: Kernel) =>
       response: { 200: listResponse(ExpenseModel.expense), ...errors(422) },
       detail: { tags, summary: "List expenses" },
     })
+    .post(
+      "/import",
+      ({ scope, body, query, set, once }) => once(() => {
+        const expense = importSupplierDocument(scope, documentOf(body), query);
+        return created(set, `/api/v1/expenses/${expense.id}`, expense);
+      }),
+      {
+        ability: "expenses.create",
+        body: documentBody({
+          mediaTypes: ["application/xml", "text/xml"],
+          maxBytes: MAX_DOCUMENT_BYTES,
+          description: "A UBL 2.1 Invoice or CreditNote (EN 16931, e.g. Peppol BIS Billing 3.0), as received",
+        }),
+        query: t.Object(
+          { category: t.Optional(Text({ minLength: 1, maxLength: 100, description: `The expense's category (default ${DEFAULT_IMPORT_CATEGORY})` })) },
+          { additionalProperties: false },
+        ),
+        response: { 201: Expense, ...errors(409, 422) },
+        detail: {
+          tags,
+          summary: "Import a supplier's e-invoice (UBL 2.1 Invoice or CreditNote) as a pending expense",
+          description:
+            "The document must be well-formed UBL 2.1, declare EN 16931 (CustomizationID) and have totals that reconcile; else a 422 naming the " +
+            "element and saying why. The supplier is matched by VAT number, then Peppol id, then name, and created when missing. " +
+            "A supplier's document already imported (same supplier, type and number) is a 409 naming the expense. " +
+            "The original is served byte for byte by GET /api/v1/expenses/{id}/document.",
+        },
+      },
+    )
+    .get(
+      "/:id/document",
+      ({ scope, params }) => {
+        const document = expenseDocument(scope, params.id);
+        return new Response(document.body, { headers: { "content-type": document.contentType } });
+      },
+      {
+        ability: "expenses.view",
+        params: IdParams,
+        response: { 200: ResponseSchema(t.String({ description: "The imported UBL document, byte for byte", "x-media-type": "application/xml" })), ...errors(404) },
+        detail: { tags, summary: "The original e-invoice of an imported expense, byte for byte (404 for an expense entered by hand)" },
+      },
+    )
     .get("/:id", ({ scope, params }) => ({ data: expenseService.get(scope, params.id) }), {
       ability: "expenses.view",
       params: IdParams,

@@ -5,8 +5,8 @@
  */
 import { t } from "elysia";
 import type { Tx } from "../../db/client.ts";
-import { asc, inArray } from "drizzle-orm";
-import { expensePayments, expenses } from "../../db/schema.ts";
+import { asc, eq, inArray } from "drizzle-orm";
+import { expensePayments, expenses, expenseVatLines } from "../../db/schema.ts";
 import { bankLedgerAccountId } from "../ledger/accounts.ts";
 import { expensePaymentPosting, expensePosting } from "../ledger/rules.ts";
 import type { PaymentInput } from "../payments/model.ts";
@@ -16,7 +16,7 @@ import { FieldErrorBag } from "../lib/errors.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { formatCents, readMoney } from "../lib/money.ts";
 import { Currency, DateString, Uuid } from "../lib/schemas.ts";
-import { deleteInOrg, findChildInOrg, findInOrg, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
+import { deleteInOrg, findChildInOrg, findInOrg, inOrg, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import { stateMachine } from "../lib/transitions.ts";
 import { supplierForVendor } from "../suppliers/service.ts";
@@ -60,6 +60,10 @@ function presentExpense(row: ExpenseRow, paymentRows: ExpensePaymentRow[]) {
     amount_paid: formatCents(row.paidCents),
     amount_due: formatCents(row.status === "approved" ? totalCents - row.paidCents : 0),
     payments: paymentRows.map(presentPayment),
+    document_type: row.documentType,
+    supplier_invoice_number: row.supplierInvoiceNumber,
+    // only an import sets the supplier's number, and every import keeps its document
+    document_url: row.supplierInvoiceNumber === null ? null : `/api/v1/expenses/${row.id}/document`,
     created_at: row.createdAt,
     updated_at: row.updatedAt,
   };
@@ -174,6 +178,10 @@ export const expenseService = {
         currency: scope.org.currency,
         rejectionReason: null,
         paidCents: 0,
+        documentType: "invoice",
+        supplierInvoiceNumber: null,
+        payeeIban: null,
+        paymentReference: null,
         ...columnsOf(tx, scope, input),
         createdAt: now,
         updatedAt: now,
@@ -191,6 +199,10 @@ export const expenseService = {
       const row = findFor(tx, scope, id, "update");
       const resubmitted = row.status === "rejected" ? { status: "pending" as const, rejectionReason: null } : {};
       updateInOrg(tx, expenses, scope.org.id, id, { ...columnsOf(tx, scope, input), ...resubmitted, updatedAt: nowIso() });
+      // an imported document's VAT breakdown no longer describes amounts edited by hand: the expense posts as one rate again
+      if (input.amount !== undefined || input.vat_amount !== undefined || input.vat_rate_id !== undefined) {
+        tx.delete(expenseVatLines).where(inOrg(expenseVatLines, scope.org.id, eq(expenseVatLines.expenseId, id))).run();
+      }
       const shown = showExpense(tx, scope.org.id, id);
       recordChange(tx, scope, { action: "expense.updated", resource: { type: "expense", id }, event: "expense.updated", data: shown });
       return shown;
@@ -215,39 +227,7 @@ export const expenseService = {
 
   /** A payment of at most the amount due of an approved expense: payables against the bank. */
   recordPayment(scope: Scope, id: string, input: PaymentInput) {
-    return transaction(scope.db, (tx) => {
-      const row = findFor(tx, scope, id, "recordPayment");
-      const bag = new FieldErrorBag();
-      const dueCents = row.amountCents + row.vatCents - row.paidCents;
-      const amountCents = readMoney(bag, "amount", input.amount, { min: 1 });
-      if (amountCents !== null && amountCents > dueCents) {
-        bag.add("amount", `The amount must not be greater than the amount due (${formatCents(dueCents)}).`);
-      }
-      const bank = paymentBankAccount(tx, scope.org.id, bag, input.bank_account_id, row.currency);
-      bag.throwIfAny();
-      const payment: ExpensePaymentRow = {
-        id: newId(),
-        organizationId: scope.org.id,
-        expenseId: id,
-        amountCents: amountCents!,
-        paymentDate: input.payment_date,
-        paymentMethod: input.payment_method ?? "bank_transfer",
-        reference: input.reference ?? null,
-        bankAccountId: bank?.id ?? null,
-        createdAt: nowIso(),
-      };
-      tx.insert(expensePayments).values(payment).run();
-      updateInOrg(tx, expenses, scope.org.id, id, { paidCents: row.paidCents + payment.amountCents, updatedAt: nowIso() });
-      const shown = showExpense(tx, scope.org.id, id);
-      recordChange(tx, scope, {
-        action: "expense.payment_recorded",
-        resource: { type: "expense", id },
-        event: "expense.updated",
-        data: shown,
-        ledger: [{ post: expensePaymentPosting(tx, row, payment, bankLedgerAccountId(tx, scope.org.id, bank)) }],
-      });
-      return shown;
-    });
+    return transaction(scope.db, (tx) => recordExpensePayment(tx, scope, id, input).shown);
   },
 
   /** Removes a payment recorded by mistake: its posting is reversed on its own date. */
@@ -266,3 +246,42 @@ export const expenseService = {
     });
   },
 };
+
+/**
+ * Records a payment of an approved expense in the caller's transaction (the service's
+ * record-payment, and a bank line matched to the expense): the payment row, the expense's
+ * paid amount, and through recordChange its posting, audit entry and expense.updated event.
+ */
+export function recordExpensePayment(tx: Tx, scope: Scope, id: string, input: PaymentInput) {
+  const row = findFor(tx, scope, id, "recordPayment");
+  const bag = new FieldErrorBag();
+  const dueCents = row.amountCents + row.vatCents - row.paidCents;
+  const amountCents = readMoney(bag, "amount", input.amount, { min: 1 });
+  if (amountCents !== null && amountCents > dueCents) {
+    bag.add("amount", `The amount must not be greater than the amount due (${formatCents(dueCents)}).`);
+  }
+  const bank = paymentBankAccount(tx, scope.org.id, bag, input.bank_account_id, row.currency);
+  bag.throwIfAny();
+  const payment: ExpensePaymentRow = {
+    id: newId(),
+    organizationId: scope.org.id,
+    expenseId: id,
+    amountCents: amountCents!,
+    paymentDate: input.payment_date,
+    paymentMethod: input.payment_method ?? "bank_transfer",
+    reference: input.reference ?? null,
+    bankAccountId: bank?.id ?? null,
+    createdAt: nowIso(),
+  };
+  tx.insert(expensePayments).values(payment).run();
+  updateInOrg(tx, expenses, scope.org.id, id, { paidCents: row.paidCents + payment.amountCents, updatedAt: nowIso() });
+  const shown = showExpense(tx, scope.org.id, id);
+  recordChange(tx, scope, {
+    action: "expense.payment_recorded",
+    resource: { type: "expense", id },
+    event: "expense.updated",
+    data: shown,
+    ledger: [{ post: expensePaymentPosting(tx, row, payment, bankLedgerAccountId(tx, scope.org.id, bank)) }],
+  });
+  return { shown, payment };
+}

@@ -4,6 +4,7 @@
  * the guard macro each route declares (`ability: "contacts.view"`), the one error handler, and
  * the request's log line and metrics once it is answered (onAfterResponse).
  */
+import { createHash } from "node:crypto";
 import { Elysia, StatusMap, t, ValidationError } from "elysia";
 import type { Runtime } from "../runtime.ts";
 import type { Ability } from "../auth/abilities.ts";
@@ -52,15 +53,58 @@ export const requestIdOf = (sent: string | null): string => (sent !== null && SA
 
 type RouteInfo = { method: string; path: string; pattern: RegExp };
 
+/**
+ * A request body that is a file, not JSON: a supplier's e-invoice, a bank statement. Only the
+ * routes whose body schema is a `documentBody` take one, in the media types it names and up to
+ * its size; every other route keeps the JSON rules (415, 1 MiB). The handler gets the bytes as
+ * sent (an e-invoice is archived byte for byte; a CODA file is usually latin-1).
+ */
+export type DocumentUpload = { bytes: Uint8Array; mediaType: string; charset: string | null };
+type DocumentRule = { mediaTypes: string[]; maxBytes: number };
+const DOCUMENT_RULE = "x-document-body";
+
+/** The body schema of a route that takes a document: what validates it (anything the kernel read) and what OpenAPI shows. */
+export function documentBody(rule: DocumentRule & { description: string }) {
+  return t.Any({
+    type: "string",
+    format: "binary",
+    description: rule.description,
+    [DOCUMENT_RULE]: { mediaTypes: rule.mediaTypes, maxBytes: rule.maxBytes },
+  });
+}
+
+/** A document body the kernel refused (415, 413, empty), kept until the route's guard has run. */
+class RefusedDocument {
+  constructor(readonly error: ApiError) {}
+}
+
+/** The document a `documentBody` route received; throws the kernel's refusal of it, if any. */
+export function documentOf(body: unknown): DocumentUpload {
+  if (body instanceof RefusedDocument) throw body.error;
+  return body as DocumentUpload;
+}
+
+/** The document rule of a body schema, if it is a `documentBody`. */
+export const documentRuleOf = (body: unknown): DocumentRule | undefined =>
+  body && typeof body === "object" ? ((body as Record<string, unknown>)[DOCUMENT_RULE] as DocumentRule | undefined) : undefined;
+
 export function createKernel({ db, config, log, metrics, shared, renderTurns }: Runtime) {
   assertElysiaQuietErrors();
   const authenticate = createAuthenticator(db);
   const rateLimit = createRateLimiter(config.rateLimitPerMinute, shared.rateLimit);
   const idempotency = createIdempotency(db);
   let routes: RouteInfo[] = [];
+  /** "POST /api/v1/expenses/import" → its document rule, by Elysia's route pattern (`context.route`) */
+  let documentRoutes = new Map<string, DocumentRule>();
 
-  /** Known paths answer 405 for a wrong method instead of 404. */
-  const setRouteTable = (table: { method: string; path: string }[]) => {
+  /** Known paths answer 405 for a wrong method instead of 404; routes with a document body take one. */
+  const setRouteTable = (table: { method: string; path: string; hooks?: { body?: unknown } }[]) => {
+    documentRoutes = new Map(
+      table.flatMap((r) => {
+        const rule = documentRuleOf(r.hooks?.body);
+        return rule ? [[`${r.method} ${r.path}`, rule] as const] : [];
+      }),
+    );
     routes = table.map((r) => ({
       method: r.method,
       path: r.path,
@@ -112,6 +156,14 @@ export function createKernel({ db, config, log, metrics, shared, renderTurns }: 
     })
     .onParse({ as: "global" }, async (context) => {
       const { request } = context;
+      const document = documentRoutes.get(`${request.method} ${(context as { route?: string }).route}`);
+      if (document) {
+        // a refusal waits for the guard: a token without the route's ability hears 403, not 415
+        return readDocument(request, document, factsOf(context)).catch((error: unknown) => {
+          if (error instanceof ApiError) return new RefusedDocument(error);
+          throw error;
+        });
+      }
       const length = Number(request.headers.get("content-length") ?? "0");
       if (length > MAX_BODY_BYTES) throw new PayloadTooLarge(MAX_BODY_BYTES);
       const text = await readLimited(request, MAX_BODY_BYTES);
@@ -333,9 +385,32 @@ function refuseProtoKeys(value: unknown, path = ""): void {
   for (const key in value) refuseProtoKeys((value as Record<string, unknown>)[key], `${path}${key}.`);
 }
 
+/**
+ * A document body (see DocumentUpload): one of the route's media types (else 415), at most its
+ * size (else 413), not empty (422). The idempotency key's request hash covers its bytes.
+ */
+async function readDocument(request: Request, rule: DocumentRule, facts: RequestFacts): Promise<DocumentUpload> {
+  const [type, ...params] = (request.headers.get("content-type") ?? "").split(";").map((p) => p.trim());
+  const mediaType = type!.toLowerCase();
+  if (!rule.mediaTypes.includes(mediaType)) {
+    throw new UnsupportedMediaType(`The request body must be a file of type ${rule.mediaTypes.join(", ")} (Content-Type).`);
+  }
+  if (Number(request.headers.get("content-length") ?? "0") > rule.maxBytes) throw new PayloadTooLarge(rule.maxBytes);
+  const bytes = await readBytesLimited(request, rule.maxBytes);
+  if (bytes.byteLength === 0) throw ValidationFailed.field("body", "The request body is empty: send the file itself.");
+  facts.rawBody = `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+  const charset = params.find((p) => /^charset=/i.test(p))?.slice("charset=".length).replace(/"/g, "").trim().toLowerCase() || null;
+  return { bytes, mediaType, charset };
+}
+
 /** Reads the body as text, refusing (413) once it grows past `limit` bytes. */
 async function readLimited(request: Request, limit: number): Promise<string> {
-  if (!request.body) return "";
+  return new TextDecoder().decode(await readBytesLimited(request, limit));
+}
+
+/** Reads the body's bytes, refusing (413) once they grow past `limit`. */
+async function readBytesLimited(request: Request, limit: number): Promise<Uint8Array> {
+  if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -349,5 +424,5 @@ async function readLimited(request: Request, limit: number): Promise<string> {
     }
     chunks.push(value);
   }
-  return new TextDecoder().decode(Buffer.concat(chunks));
+  return Buffer.concat(chunks);
 }

@@ -611,39 +611,7 @@ export const invoiceService = {
 
   /** A payment of at most the amount due; the invoice becomes partially_paid or paid. */
   recordPayment(scope: Scope, id: string, input: PaymentInput): ShownInvoice {
-    return transaction(scope.db, (tx) => {
-      const row = findFor(tx, scope, id, "recordPayment");
-      const bag = new FieldErrorBag();
-      const dueCents = row.totalCents - row.paidCents;
-      const amountCents = readMoney(bag, "amount", input.amount, { min: 1 });
-      if (amountCents !== null && amountCents > dueCents) {
-        bag.add("amount", `The amount must not be greater than the amount due (${formatCents(dueCents)}).`);
-      }
-      const bank = paymentBankAccount(tx, scope.org.id, bag, input.bank_account_id, row.currency);
-      bag.throwIfAny();
-      const payment: PaymentRow = {
-        id: newId(),
-        organizationId: scope.org.id,
-        invoiceId: id,
-        amountCents: amountCents!,
-        paymentDate: input.payment_date,
-        paymentMethod: input.payment_method ?? "bank_transfer",
-        reference: input.reference ?? null,
-        bankAccountId: bank?.id ?? null,
-        createdAt: nowIso(),
-      };
-      tx.insert(payments).values(payment).run();
-      const paidCents = row.paidCents + amountCents!;
-      const shown = change(tx, scope.org.id, id, { paidCents, status: statusAfterPayments(row, paidCents) });
-      recordChange(tx, scope, {
-        action: "invoice.payment_recorded",
-        resource: { type: "invoice", id },
-        event: "invoice.payment_recorded",
-        data: shown,
-        ledger: [{ post: paymentPosting(tx, row, payment, bankLedgerAccountId(tx, scope.org.id, bank)) }],
-      });
-      return shown;
-    });
+    return transaction(scope.db, (tx) => recordInvoicePayment(tx, scope, id, input).shown);
   },
 
   /** Removes a payment (e.g. recorded by mistake); the status follows the remaining payments. */
@@ -726,3 +694,43 @@ export const invoiceService = {
     });
   },
 };
+
+/**
+ * Records a payment of at most the amount due in the caller's transaction (record-payment, and a
+ * bank line matched to the invoice on import or by hand): the payment row, the invoice's paid
+ * amount and status, and through recordChange its posting, audit entry and invoice.payment_recorded.
+ */
+export function recordInvoicePayment(tx: Tx, scope: Scope, id: string, input: PaymentInput): { shown: ShownInvoice; payment: PaymentRow } {
+  const row = findFor(tx, scope, id, "recordPayment");
+  const bag = new FieldErrorBag();
+  const dueCents = row.totalCents - row.paidCents;
+  const amountCents = readMoney(bag, "amount", input.amount, { min: 1 });
+  if (amountCents !== null && amountCents > dueCents) {
+    bag.add("amount", `The amount must not be greater than the amount due (${formatCents(dueCents)}).`);
+  }
+  const bank = paymentBankAccount(tx, scope.org.id, bag, input.bank_account_id, row.currency);
+  bag.throwIfAny();
+  const payment: PaymentRow = {
+    id: newId(),
+    organizationId: scope.org.id,
+    invoiceId: id,
+    amountCents: amountCents!,
+    paymentDate: input.payment_date,
+    paymentMethod: input.payment_method ?? "bank_transfer",
+    reference: input.reference ?? null,
+    bankAccountId: bank?.id ?? null,
+    createdAt: nowIso(),
+  };
+  tx.insert(payments).values(payment).run();
+  const paidCents = row.paidCents + amountCents!;
+  const shown = change(tx, scope.org.id, id, { paidCents, status: statusAfterPayments(row, paidCents) });
+  recordChange(tx, scope, {
+    action: "invoice.payment_recorded",
+    resource: { type: "invoice", id },
+    event: "invoice.payment_recorded",
+    data: shown,
+    ledger: [{ post: paymentPosting(tx, row, payment, bankLedgerAccountId(tx, scope.org.id, bank)) }],
+  });
+  return { shown, payment };
+}
+

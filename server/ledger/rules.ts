@@ -9,13 +9,15 @@
  * | credit note finalized            | the invoice's credits              | the invoice's debits            |
  * | invoice payment                  | bank                               | receivables                     |
  * | credit note refund (its payment) | receivables                        | bank                            |
- * | expense approved                 | category's expense account (net), VAT receivable | payables (gross)  |
+ * | expense approved                 | category's expense account (net), VAT receivable, per category and rate | payables (gross) |
+ * | supplier credit note approved    | payables (gross)                   | the expense account, VAT receivable |
  * | expense payment                  | payables                           | bank                            |
+ * | supplier credit note refund      | bank                               | payables                        |
  * | cancel, payment deleted          | the reversal of what was posted, on the same date                    |
  */
-import { and, between, eq, inArray, sql } from "drizzle-orm";
+import { and, between, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
-import { accountDays, accounts, expenses, invoiceLines, invoices, payments, vatRates } from "../../db/schema.ts";
+import { accountDays, accounts, expenses, expenseVatLines, invoiceLines, invoices, payments, vatRates } from "../../db/schema.ts";
 import type { VatCategory } from "../documents/model.ts";
 import { categoryAccount, systemAccount } from "./accounts.ts";
 import type { DraftLine, EntryDraft } from "./post.ts";
@@ -96,40 +98,60 @@ function expenseRate(tx: Tx, expense: ExpenseRow): { category: VatCategory; rate
 
 const expenseName = (expense: ExpenseRow) => `Expense: ${expense.category}${expense.vendor ? `, ${expense.vendor}` : ""}`;
 
-/** Approving an expense: its category's expense account (amount) and VAT receivable against payables (amount + VAT). */
+/**
+ * Approving an expense: its category's expense account (amount) and VAT receivable against
+ * payables (amount + VAT), one base and VAT pair per category and rate of its VAT breakdown when
+ * it has one (an imported e-invoice), else one pair at its rate. A supplier's credit note posts
+ * the reverse (payables debited; the expense account and VAT receivable credited), tagged as a note.
+ */
 export function expensePosting(tx: Tx, expense: ExpenseRow): EntryDraft {
-  const { category, rateBp } = expenseRate(tx, expense);
-  const tag = { side: "purchases" as const, category, rateBp, note: false };
+  const sign = expense.documentType === "credit_note" ? -1 : 1;
+  const note = expense.documentType === "credit_note";
+  const breakdown = tx
+    .select()
+    .from(expenseVatLines)
+    .where(eq(expenseVatLines.expenseId, expense.id))
+    .orderBy(expenseVatLines.category, desc(expenseVatLines.rateBp))
+    .all();
+  const rates = breakdown.length > 0 ? breakdown : [{ ...expenseRate(tx, expense), baseCents: expense.amountCents, vatCents: expense.vatCents }];
   const name = expenseName(expense);
+  const expenseAccount = categoryAccount(tx, expense.organizationId, expense.category).id;
+  const vatReceivable = systemAccount(tx, expense.organizationId, "vat_receivable").id;
+  const lines: DraftLine[] = [];
+  for (const r of rates) {
+    const tag = { side: "purchases" as const, category: r.category, rateBp: r.rateBp, note };
+    const rate = breakdown.length > 0 ? `, VAT ${r.category} ${(r.rateBp / 100).toFixed(2)} %` : "";
+    lines.push({ accountId: expenseAccount, cents: sign * r.baseCents, description: `${name}${rate}`, vat: { ...tag, role: "base" } });
+    lines.push({ accountId: vatReceivable, cents: sign * r.vatCents, description: `Input VAT${rate}`, vat: { ...tag, role: "vat" } });
+  }
+  lines.push({ accountId: systemAccount(tx, expense.organizationId, "payables").id, cents: -sign * (expense.amountCents + expense.vatCents), description: name });
   return {
     date: expense.date,
     description: expense.description ? `${name}: ${expense.description}`.slice(0, 1000) : name,
     currency: expense.currency,
     source: { type: "expense", id: expense.id },
-    lines: [
-      { accountId: categoryAccount(tx, expense.organizationId, expense.category).id, cents: expense.amountCents, description: name, vat: { ...tag, role: "base" } },
-      { accountId: systemAccount(tx, expense.organizationId, "vat_receivable").id, cents: expense.vatCents, description: "Input VAT", vat: { ...tag, role: "vat" } },
-      { accountId: systemAccount(tx, expense.organizationId, "payables").id, cents: -(expense.amountCents + expense.vatCents), description: name },
-    ],
+    lines,
   };
 }
 
-/** Paying an approved expense: payables against the bank. */
+/** Paying an approved expense: payables against the bank (a supplier's credit note: its refund, the bank against payables). */
 export function expensePaymentPosting(
   tx: Tx,
   expense: ExpenseRow,
   payment: { id: string; amountCents: number; paymentDate: string; reference: string | null },
   bankLedgerId: string,
 ): EntryDraft {
-  const what = `Payment of ${expenseName(expense).charAt(0).toLowerCase()}${expenseName(expense).slice(1)}`;
+  const sign = expense.documentType === "credit_note" ? -1 : 1;
+  const lowerName = `${expenseName(expense).charAt(0).toLowerCase()}${expenseName(expense).slice(1)}`;
+  const what = expense.documentType === "credit_note" ? `Refund of ${lowerName}` : `Payment of ${lowerName}`;
   return {
     date: payment.paymentDate,
     description: payment.reference ? `${what} (${payment.reference})` : what,
     currency: expense.currency,
     source: { type: "expense_payment", id: payment.id },
     lines: [
-      { accountId: systemAccount(tx, expense.organizationId, "payables").id, cents: payment.amountCents, description: what },
-      { accountId: bankLedgerId, cents: -payment.amountCents, description: what },
+      { accountId: systemAccount(tx, expense.organizationId, "payables").id, cents: sign * payment.amountCents, description: what },
+      { accountId: bankLedgerId, cents: -sign * payment.amountCents, description: what },
     ],
   };
 }

@@ -54,8 +54,8 @@ export class PayloadTooLarge extends ApiError {
   }
 }
 export class UnsupportedMediaType extends ApiError {
-  constructor() {
-    super(415, "The request body must be JSON (Content-Type: application/json).");
+  constructor(message = "The request body must be JSON (Content-Type: application/json).") {
+    super(415, message);
   }
 }
 export class TooManyRequests extends ApiError {

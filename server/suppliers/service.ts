@@ -4,7 +4,8 @@
  */
 import { asc, count, eq, sql } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
-import { expenses, suppliers } from "../../db/schema.ts";
+import { compactVat, expenses, suppliers } from "../../db/schema.ts";
+import type { SupplierDocument } from "../inbound/ubl-import.ts";
 import { partyService, presentParty } from "../contacts/party-service.ts";
 import { inOrg, type Scope } from "../lib/scope.ts";
 
@@ -36,4 +37,40 @@ export function supplierForVendor(tx: Tx, scope: Scope, vendor: string): string 
     .limit(1)
     .get();
   return match ? match.id : supplierService.insert(tx, scope, { name }).id;
+}
+
+/** "BE 0123.456.789" → "BE0123456789": a VAT number as suppliers_org_vat indexes it. */
+export const compactVatNumber = (vat: string) => vat.replace(/[\s.-]/g, "").toUpperCase();
+
+/**
+ * The supplier of an imported e-invoice: the oldest with its VAT number (compared in compact
+ * form), else with its Peppol id, else with its name (as an expense's vendor is matched); else a
+ * new supplier with the document's name, VAT number, Peppol id and address. Runs in the caller's
+ * transaction.
+ */
+export function supplierForDocument(tx: Tx, scope: Scope, party: SupplierDocument["supplier"]): string {
+  const oldest = (condition: ReturnType<typeof sql>) =>
+    tx
+      .select({ id: suppliers.id })
+      .from(suppliers)
+      .where(inOrg(suppliers, scope.org.id, condition))
+      .orderBy(asc(suppliers.createdAt), asc(suppliers.id))
+      .limit(1)
+      .get()?.id;
+  const byVat = party.vatNumber ? oldest(sql`${compactVat(suppliers.vatNumber)} = ${compactVatNumber(party.vatNumber)}`) : undefined;
+  if (byVat) return byVat;
+  const byPeppol = party.peppolId ? oldest(sql`${suppliers.peppolId} = ${party.peppolId}`) : undefined;
+  if (byPeppol) return byPeppol;
+  const byName = oldest(sql`lower(trim(${suppliers.name})) = lower(${party.name.trim()})`);
+  if (byName) return byName;
+  const address = party.address;
+  return supplierService.insert(tx, scope, {
+    name: party.name.trim(),
+    vat_number: party.vatNumber,
+    peppol_id: party.peppolId,
+    address: address ? [address.line1, address.line2].filter(Boolean).join("\n") || null : null,
+    city: address?.city ?? null,
+    postal_code: address?.postalCode ?? null,
+    country: address?.country ?? null,
+  }).id;
 }

@@ -6,6 +6,7 @@ export const WEBHOOK_EVENTS = [
   "customer.created", "customer.updated", "customer.deleted",
   "expense.created", "expense.updated", "expense.deleted", "expense.approved",
   "fiscal_year.closed", "fiscal_year.reopened",
+  "bank_transaction.imported", "bank_transaction.matched",
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
@@ -22,6 +23,7 @@ export const RESOURCE_VIEW_ABILITY: Record<EventResource, Ability> = {
   customer: "contacts.view",
   expense: "expenses.view",
   fiscal_year: "accounting.view",
+  bank_transaction: "banking.view",
 };
 
 export const resourceOf = (event: string): EventResource => event.slice(0, event.indexOf(".")) as EventResource;

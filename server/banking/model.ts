@@ -1,0 +1,72 @@
+/** Bank statements and their transactions (issue 20): imported from CAMT.053 or CODA, reconciled with invoices and expenses. */
+import { t } from "elysia";
+import { DateString, Money, moneyInput, Nullable, strictObject, Timestamp, Uuid } from "../lib/schemas.ts";
+
+export const BANK_STATEMENT_FORMATS = ["camt.053", "coda"] as const;
+export const BANK_TRANSACTION_DIRECTIONS = ["credit", "debit"] as const;
+export const BANK_TRANSACTION_STATUSES = ["unmatched", "matched", "ignored"] as const;
+/** How a matched line holds its payment: the match recorded it, or took over one recorded by hand. */
+export const PAYMENT_LINKS = ["recorded", "linked"] as const;
+
+/** The largest statement or e-invoice file taken (the JSON bodies' 1 MiB is too small for a month of CAMT). */
+export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
+
+const transaction = t.Object(
+  {
+    id: Uuid,
+    bank_account_id: Uuid,
+    statement_id: t.String({ ...Uuid, description: "The imported statement (bank_statements) the line came in" }),
+    entry_ref: t.String({ description: "The bank's reference of the line, unique per bank account (a hash of the line when the bank gave none)" }),
+    booking_date: DateString,
+    value_date: DateString,
+    amount: t.String({ ...Money, description: "Always positive; direction gives the sign" }),
+    direction: t.UnionEnum([...BANK_TRANSACTION_DIRECTIONS], { description: "credit: money in; debit: money out" }),
+    counterparty_name: Nullable(t.String()),
+    counterparty_iban: Nullable(t.String()),
+    communication: Nullable(t.String({ description: "Free-text remittance information" })),
+    structured_reference: Nullable(t.String({ description: "Structured reference: +++ddd/dddd/ddddd+++ or RF…" })),
+    status: t.UnionEnum([...BANK_TRANSACTION_STATUSES]),
+    invoice_id: Nullable(t.String({ ...Uuid, description: "Matched invoice or credit note" })),
+    expense_id: Nullable(t.String({ ...Uuid, description: "Matched expense" })),
+    payment_id: Nullable(t.String({ ...Uuid, description: "The invoice's or expense's payment that records this money" })),
+    matched_amount: Nullable(t.String({ ...Money, description: "The part of the line the payment records" })),
+    suggested_expense_id: Nullable(
+      t.String({ ...Uuid, description: "A debit line's likely approved expense (same amount due, the supplier's IBAN or reference); never applied by itself" }),
+    ),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { title: "BankTransaction" },
+);
+
+export const BankingModel = {
+  transaction,
+  statement: t.Object(
+    {
+      id: Uuid,
+      bank_account_id: Uuid,
+      statement_id: t.String({ description: "The bank's id of the statement (CAMT Stmt/Id; CODA <year>-<sequence>)" }),
+      format: t.UnionEnum([...BANK_STATEMENT_FORMATS]),
+      currency: t.String(),
+      opening_balance: t.String({ ...Money, description: "Signed: negative when overdrawn" }),
+      opening_date: DateString,
+      closing_balance: Money,
+      closing_date: DateString,
+      transactions_imported: t.Integer({ description: "Lines added by this import (0 when the statement was imported before)" }),
+      transactions_matched: t.Integer({ description: "Lines of the statement matched on import" }),
+      transactions: t.Array(transaction, { description: "The statement's lines, in booking order" }),
+      created_at: Timestamp,
+    },
+    { title: "BankStatement" },
+  ),
+  match: strictObject(
+    {
+      invoice_id: t.Optional(t.String({ ...Uuid, description: "An invoice (credit line) or credit note (debit line) awaiting payment" })),
+      expense_id: t.Optional(t.String({ ...Uuid, description: "An approved expense (debit line; a supplier's credit note: credit line)" })),
+      amount: t.Optional(moneyInput({ positive: true, description: "Default: the line's amount, or the amount due when that is less" })),
+    },
+    { title: "BankTransactionMatch", description: "Exactly one of invoice_id and expense_id" },
+  ),
+} as const;
+
+export type BankTransactionMatch = typeof BankingModel.match.static;

@@ -1,0 +1,84 @@
+import { Elysia } from "elysia";
+import { documentBody, documentOf, type Kernel } from "../http/kernel.ts";
+import { errors } from "../http/responses.ts";
+import { listQuerySchema, listResponse } from "../lib/list.ts";
+import { IdParams, NoFields, Wrapped } from "../lib/schemas.ts";
+import { BankingModel, MAX_DOCUMENT_BYTES } from "./model.ts";
+import { bankingService, bankTransactionList } from "./service.ts";
+
+const BankTransaction = Wrapped(BankingModel.transaction);
+
+export const bankingRoutes = (kernel: Kernel) =>
+  new Elysia()
+    .use(kernel)
+    .post(
+      "/api/v1/bank-accounts/:id/statements",
+      ({ scope, params, body, set, once }) =>
+        once(() => {
+          const { created, statement } = bankingService.importStatement(scope, params.id, documentOf(body));
+          set.status = created ? 201 : 200;
+          if (created) set.headers["location"] = `/api/v1/bank-transactions?filter[bank_account_id]=${params.id}`;
+          return { data: statement };
+        }),
+      {
+        ability: "banking.import",
+        params: IdParams,
+        body: documentBody({
+          mediaTypes: ["application/xml", "text/xml", "text/plain", "application/octet-stream"],
+          maxBytes: MAX_DOCUMENT_BYTES,
+          description: "An ISO 20022 camt.053 statement (XML) or a Belgian CODA file (text, usually latin-1), one statement of this account",
+        }),
+        response: { 200: Wrapped(BankingModel.statement), 201: Wrapped(BankingModel.statement), ...errors(404, 409, 422) },
+        detail: {
+          tags: ["Bank accounts"],
+          summary: "Import a bank statement (CAMT.053 or CODA): 201 with its lines; 200 when it was imported before (nothing added)",
+          description:
+            "The statement's IBAN and currency must be the bank account's, its opening balance the closing balance of the account's last " +
+            "imported statement, and its lines must add up to its closing balance: else a 422 naming the figures and the difference. " +
+            "The same statement again adds nothing (200); the same statement id with other content is a 409. Credit lines whose reference " +
+            "is an open invoice's payment_reference (for at most its amount due) record that payment; see the README's matching rules.",
+        },
+      },
+    )
+    .group("/api/v1/bank-transactions", (group) =>
+      group
+        .get("", ({ scope, query, url }) => bankingService.list(scope, query, url), {
+          ability: "banking.view",
+          query: listQuerySchema(bankTransactionList),
+          response: { 200: listResponse(BankingModel.transaction), ...errors(422) },
+          detail: { tags: ["Bank transactions"], summary: "List bank transactions (search: counterparty, IBAN, communication, reference)" },
+        })
+        .get("/:id", ({ scope, params }) => ({ data: bankingService.get(scope, params.id) }), {
+          ability: "banking.view",
+          params: IdParams,
+          response: { 200: BankTransaction, ...errors(404) },
+          detail: { tags: ["Bank transactions"], summary: "Show a bank transaction" },
+        })
+        .post("/:id/match", ({ scope, params, body, once }) => once(() => ({ data: bankingService.match(scope, params.id, body) })), {
+          ability: "banking.reconcile",
+          params: IdParams,
+          body: BankingModel.match,
+          response: { 200: BankTransaction, ...errors(404, 409, 422) },
+          detail: {
+            tags: ["Bank transactions"],
+            summary: "Match an unmatched line with an invoice, credit note or expense: records its payment, or takes over one recorded by hand",
+          },
+        })
+        .post("/:id/unmatch", ({ scope, params, once }) => once(() => ({ data: bankingService.unmatch(scope, params.id) })), {
+          ability: "banking.reconcile",
+          params: IdParams,
+          body: NoFields,
+          response: { 200: BankTransaction, ...errors(404, 409, 422) },
+          detail: {
+            tags: ["Bank transactions"],
+            summary: "Undo a match (a payment the match recorded is deleted and its posting reversed) or an ignore",
+          },
+        })
+        .post("/:id/ignore", ({ scope, params, once }) => once(() => ({ data: bankingService.ignore(scope, params.id) })), {
+          ability: "banking.reconcile",
+          params: IdParams,
+          body: NoFields,
+          response: { 200: BankTransaction, ...errors(404, 409, 422) },
+          detail: { tags: ["Bank transactions"], summary: "Mark an unmatched line as needing no document (bank fees, own transfers)" },
+        }),
+    );

@@ -1,0 +1,501 @@
+/**
+ * Bank statements and reconciliation (issue 20). A statement file (CAMT.053 or CODA, read by
+ * server/inbound) of one bank account becomes bank_transactions; credit lines that carry an open
+ * invoice's payment reference pay it, debit lines that look like an approved expense's payment
+ * are suggested; the rest wait for a person (match, unmatch, ignore).
+ *
+ * The rules, all in this file:
+ * - The statement's IBAN and currency are the bank account's (422). Its opening balance is the
+ *   closing balance of the account's last imported statement (latest closing date); the first
+ *   statement of an account may open with any balance. Its lines add up to its closing balance
+ *   (the readers check it). Either refusal is a 422 naming the figures and the difference.
+ * - The same statement again (bank account and statement id) adds nothing: 200 with the statement
+ *   as imported; the same id with other content is a 409. A line already imported through another
+ *   statement (same entry reference on the account) is not imported twice.
+ * - Import posts nothing for the statement itself: the bank account's ledger balance moves only by
+ *   the payments recorded against it (a match on import, a match by hand, record-payment).
+ * - A credit line matches an invoice when its structured reference (or a valid reference in its
+ *   free text) is the invoice's payment_reference, the invoice awaits payment in the account's
+ *   currency, and the line is at most its amount due. A larger line is left unmatched, not split.
+ * - Replaces, never doubles: before recording a payment for a match, a payment of that document
+ *   of exactly the matched amount that no bank line holds yet (one recorded by hand) is taken
+ *   over: the line links to it, and if it went through another bank account its posting is
+ *   reversed and posted again through this one. Only when there is none is a payment recorded.
+ */
+import { createHash } from "node:crypto";
+import { and, asc, desc, eq, inArray, isNotNull, notInArray, sql } from "drizzle-orm";
+import { t } from "elysia";
+import type { Tx } from "../../db/client.ts";
+import { AWAITING_PAYMENT, bankAccounts, bankStatements, bankTransactions, expensePayments, expenses, invoices, payments } from "../../db/schema.ts";
+import { recordChange } from "../changes/record.ts";
+import { isBelgianStructuredCommunication, isCreditorReference } from "../documents/payment-reference.ts";
+import { recordExpensePayment, expenseService } from "../expenses/service.ts";
+import type { DocumentUpload } from "../http/kernel.ts";
+import { normalizeStructuredReference, type BankStatement, type BankStatementEntry } from "../inbound/bank-statement.ts";
+import { readCamt053 } from "../inbound/camt053.ts";
+import { readCoda } from "../inbound/coda.ts";
+import { decodeCoda, decodeXml, looksLikeXml } from "../inbound/decode.ts";
+import { invoiceService, recordInvoicePayment } from "../invoices/service.ts";
+import { bankLedgerAccountId } from "../ledger/accounts.ts";
+import { expensePaymentPosting, paymentPosting } from "../ledger/rules.ts";
+import type { LedgerEffect } from "../ledger/post.ts";
+import { Conflict, FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
+import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
+import { formatCents, readMoney } from "../lib/money.ts";
+import { DateString, Uuid } from "../lib/schemas.ts";
+import { findInOrg, inOrg, snapshot, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
+import { newId, nowIso } from "../lib/time.ts";
+import { BANK_TRANSACTION_STATUSES, type BankTransactionMatch } from "./model.ts";
+
+type BankAccountRow = typeof bankAccounts.$inferSelect;
+type StatementRow = typeof bankStatements.$inferSelect;
+type TransactionRow = typeof bankTransactions.$inferSelect;
+type InvoiceRow = typeof invoices.$inferSelect;
+type ExpenseRow = typeof expenses.$inferSelect;
+
+export function presentTransaction(row: TransactionRow) {
+  return {
+    id: row.id,
+    bank_account_id: row.bankAccountId,
+    statement_id: row.statementId,
+    entry_ref: row.entryRef,
+    booking_date: row.bookingDate,
+    value_date: row.valueDate,
+    amount: formatCents(row.amountCents),
+    direction: row.direction,
+    counterparty_name: row.counterpartyName,
+    counterparty_iban: row.counterpartyIban,
+    communication: row.communication,
+    structured_reference: row.structuredReference,
+    status: row.status,
+    invoice_id: row.invoiceId,
+    expense_id: row.expenseId,
+    payment_id: row.paymentId,
+    matched_amount: row.matchedCents === null ? null : formatCents(row.matchedCents),
+    suggested_expense_id: row.suggestedExpenseId,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+  };
+}
+
+export function showBankTransaction(tx: Tx, orgId: string, id: string) {
+  return presentTransaction(findInOrg(tx, bankTransactions, orgId, id));
+}
+
+function presentStatement(tx: Tx, row: StatementRow, imported: number) {
+  const lines = tx
+    .select()
+    .from(bankTransactions)
+    .where(eq(bankTransactions.statementId, row.id))
+    .orderBy(asc(bankTransactions.bookingDate), asc(bankTransactions.id))
+    .all();
+  return {
+    id: row.id,
+    bank_account_id: row.bankAccountId,
+    statement_id: row.statementId,
+    format: row.format,
+    currency: row.currency,
+    opening_balance: formatCents(row.openingCents),
+    opening_date: row.openingDate,
+    closing_balance: formatCents(row.closingCents),
+    closing_date: row.closingDate,
+    transactions_imported: imported,
+    transactions_matched: lines.filter((l) => l.status === "matched").length,
+    transactions: lines.map(presentTransaction),
+    created_at: row.createdAt,
+  };
+}
+
+export const bankTransactionList: ListSpec<typeof bankTransactions> = {
+  table: bankTransactions,
+  sorts: {
+    booking_date: bankTransactions.bookingDate,
+    amount: bankTransactions.amountCents,
+    created_at: bankTransactions.createdAt,
+    updated_at: bankTransactions.updatedAt,
+  },
+  defaultSort: "-booking_date",
+  filters: {
+    bank_account_id: { column: bankTransactions.bankAccountId, schema: Uuid },
+    status: { column: bankTransactions.status, schema: t.UnionEnum([...BANK_TRANSACTION_STATUSES]) },
+    date_from: { column: bankTransactions.bookingDate, op: "gte", schema: t.String({ ...DateString, description: "Booked on or after this date" }) },
+    date_to: { column: bankTransactions.bookingDate, op: "lte", schema: t.String({ ...DateString, description: "Booked on or before this date" }) },
+  },
+  // counterparty name and IBAN, communication, structured reference
+  search: "bank_transactions_fts",
+  updatedAt: bankTransactions.updatedAt,
+};
+
+/** The statement in a file: XML is CAMT.053, anything else CODA (whatever the Content-Type says). */
+function readStatement(upload: DocumentUpload): BankStatement {
+  return looksLikeXml(upload.bytes) ? readCamt053(decodeXml(upload.bytes, upload.charset)) : readCoda(decodeCoda(upload.bytes, upload.charset));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Payment references
+
+/** A reference as invoices store it (`+++ddd/dddd/ddddd+++`, compact `RF…`), or null when it is not a valid one. */
+function canonicalReference(text: string): string | null {
+  const normalized = normalizeStructuredReference(text);
+  if (normalized === null) return null;
+  return isBelgianStructuredCommunication(normalized) || isCreditorReference(normalized) ? normalized : null;
+}
+
+/**
+ * The valid payment references a line carries: its structured reference, and any written into
+ * its free text (`+++…+++`, `***…***`, twelve digits with or without slashes, `RF…` in groups).
+ */
+export function referencesOf(line: Pick<TransactionRow, "structuredReference" | "communication">): string[] {
+  const found: string[] = [];
+  const add = (text: string) => {
+    const reference = canonicalReference(text);
+    if (reference && !found.includes(reference)) found.push(reference);
+  };
+  if (line.structuredReference) add(line.structuredReference);
+  const text = line.communication ?? "";
+  for (const m of text.matchAll(/[+*]{3}\s*\d{3}\s*\/?\s*\d{4}\s*\/?\s*\d{5}\s*[+*]{3}|\b\d{3}\/?\d{4}\/?\d{5}\b/g)) add(m[0].replace(/\s+/g, ""));
+  for (const m of text.matchAll(/\bRF\d{2}(?:\s?[A-Z0-9]{1,4}){1,6}\b/gi)) add(m[0]);
+  return found;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Matching
+
+type Target = { kind: "invoice"; row: InvoiceRow } | { kind: "expense"; row: ExpenseRow };
+
+/** Which way the money of a document moves: in for an invoice and a supplier's credit note, out for a credit note and an expense. */
+function directionOf(target: Target): "credit" | "debit" {
+  if (target.kind === "invoice") return target.row.type === "invoice" ? "credit" : "debit";
+  return target.row.documentType === "invoice" ? "debit" : "credit";
+}
+
+const dueOf = (target: Target) =>
+  target.kind === "invoice" ? target.row.totalCents - target.row.paidCents : target.row.amountCents + target.row.vatCents - target.row.paidCents;
+
+/** A payment of the document of exactly `cents` that no bank line holds yet: one recorded by hand. */
+function handPayment(tx: Tx, orgId: string, target: Target, cents: number) {
+  const table = target.kind === "invoice" ? payments : expensePayments;
+  const parent = target.kind === "invoice" ? payments.invoiceId : expensePayments.expenseId;
+  const held = tx.select({ id: bankTransactions.paymentId }).from(bankTransactions).where(and(eq(bankTransactions.organizationId, orgId), isNotNull(bankTransactions.paymentId)));
+  return tx
+    .select()
+    .from(table)
+    .where(inOrg(table, orgId, eq(parent, target.row.id), eq(table.amountCents, cents), notInArray(table.id, held)))
+    .orderBy(asc(table.createdAt), asc(table.id))
+    .limit(1)
+    .get();
+}
+
+/**
+ * Reconciles a line with a document for `cents` (checked by the caller): takes over a payment
+ * recorded by hand, else records one through the bank account on the booking date; then marks the
+ * line matched and records the change (its audit entry, bank_transaction.matched, and the
+ * reposting of a taken-over payment that went through another bank account).
+ */
+function applyMatch(tx: Tx, scope: Scope, bank: BankAccountRow, line: TransactionRow, target: Target, cents: number, how: "import" | "manual") {
+  const existing = handPayment(tx, scope.org.id, target, cents);
+  const ledger: LedgerEffect[] = [];
+  let paymentId: string;
+  let link: "recorded" | "linked";
+  if (existing) {
+    paymentId = existing.id;
+    link = "linked";
+    if (existing.bankAccountId !== bank.id) {
+      // the money came in on this account: the hand-made posting moves here, on its own date
+      const moved = { ...existing, bankAccountId: bank.id };
+      const bankLedger = bankLedgerAccountId(tx, scope.org.id, bank);
+      if (target.kind === "invoice") {
+        tx.update(payments).set({ bankAccountId: bank.id }).where(eq(payments.id, existing.id)).run();
+        ledger.push({ reverse: { type: "payment", id: existing.id } }, { post: paymentPosting(tx, target.row, moved as typeof payments.$inferSelect, bankLedger) });
+      } else {
+        tx.update(expensePayments).set({ bankAccountId: bank.id }).where(eq(expensePayments.id, existing.id)).run();
+        ledger.push({ reverse: { type: "expense_payment", id: existing.id } }, { post: expensePaymentPosting(tx, target.row, moved, bankLedger) });
+      }
+    }
+  } else {
+    const input = {
+      amount: formatCents(cents),
+      payment_date: line.bookingDate,
+      payment_method: "bank_transfer" as const,
+      reference: (line.structuredReference ?? line.communication ?? line.entryRef).slice(0, 255),
+      bank_account_id: bank.id,
+    };
+    paymentId = target.kind === "invoice" ? recordInvoicePayment(tx, scope, target.row.id, input).payment.id : recordExpensePayment(tx, scope, target.row.id, input).payment.id;
+    link = "recorded";
+  }
+  updateInOrg(tx, bankTransactions, scope.org.id, line.id, {
+    status: "matched",
+    invoiceId: target.kind === "invoice" ? target.row.id : null,
+    expenseId: target.kind === "expense" ? target.row.id : null,
+    paymentId,
+    paymentLink: link,
+    matchedCents: cents,
+    updatedAt: nowIso(),
+  });
+  recordChange(tx, scope, {
+    action: how === "import" ? "bank_transaction.matched_on_import" : "bank_transaction.matched",
+    resource: { type: "bank_transaction", id: line.id },
+    event: "bank_transaction.matched",
+    ledger,
+  });
+}
+
+/**
+ * The invoice a credit line pays by reference: one awaiting payment whose amount due the whole
+ * line fits in, or one already holding a hand-recorded payment of exactly the line's amount.
+ */
+function invoicePaidBy(tx: Tx, orgId: string, bank: BankAccountRow, line: TransactionRow): InvoiceRow | null {
+  for (const reference of referencesOf(line)) {
+    // the unique index invoices_org_payment_reference
+    const invoice = tx.select().from(invoices).where(inOrg(invoices, orgId, eq(invoices.paymentReference, reference))).get();
+    if (!invoice || invoice.type !== "invoice" || invoice.currency !== bank.currency) continue;
+    // paid by hand already for this money: the line takes that payment over (applyMatch)
+    if (handPayment(tx, orgId, { kind: "invoice", row: invoice }, line.amountCents)) return invoice;
+    if (!(AWAITING_PAYMENT as readonly string[]).includes(invoice.status)) continue;
+    if (line.amountCents <= invoice.totalCents - invoice.paidCents) return invoice;
+  }
+  return null;
+}
+
+/** An approved expense a debit line likely pays: the same amount due, and the supplier's IBAN or payment reference. */
+function suggestedExpense(tx: Tx, orgId: string, bank: BankAccountRow, line: TransactionRow): string | null {
+  const references = referencesOf(line);
+  const candidates = tx
+    .select()
+    .from(expenses)
+    .where(
+      inOrg(
+        expenses,
+        orgId,
+        eq(expenses.status, "approved"),
+        eq(expenses.documentType, "invoice"),
+        eq(expenses.currency, bank.currency),
+        sql`${expenses.amountCents} + ${expenses.vatCents} - ${expenses.paidCents} = ${line.amountCents}`,
+      ),
+    )
+    .orderBy(asc(expenses.date), asc(expenses.id))
+    .all();
+  const match = candidates.find((e) => {
+    if (line.counterpartyIban && e.payeeIban === line.counterpartyIban) return true;
+    const reference = e.paymentReference ? (canonicalReference(e.paymentReference) ?? e.paymentReference.trim()) : null;
+    return reference !== null && (references.includes(reference) || (line.communication ?? "").includes(reference));
+  });
+  return match?.id ?? null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The service
+
+function activeBank(tx: Tx, scope: Scope, id: string): BankAccountRow {
+  const bank = findInOrg(tx, bankAccounts, scope.org.id, id);
+  if (!bank.isActive) throw new Conflict(`The bank account ${bank.name} is not active.`);
+  return bank;
+}
+
+export const bankingService = {
+  /** Imports a statement file of the bank account; `created` is false when it was imported before (nothing added). */
+  importStatement(scope: Scope, bankAccountId: string, upload: DocumentUpload) {
+    // 404 before reading the file
+    snapshot(scope.db, (tx) => findInOrg(tx, bankAccounts, scope.org.id, bankAccountId));
+    const statement = readStatement(upload);
+    const sha256 = createHash("sha256").update(upload.bytes).digest("hex");
+    return transaction(scope.db, (tx) => {
+      const bank = activeBank(tx, scope, bankAccountId);
+      const bag = new FieldErrorBag();
+      if (statement.iban !== bank.iban) bag.add("iban", `The statement is of account ${statement.iban}, not of the bank account ${bank.name} (${bank.iban}).`);
+      if (statement.currency !== bank.currency) bag.add("currency", `The statement is in ${statement.currency}; the bank account ${bank.name} holds ${bank.currency}.`);
+      bag.throwIfAny();
+
+      const before = tx.select().from(bankStatements).where(and(eq(bankStatements.bankAccountId, bank.id), eq(bankStatements.statementId, statement.statementId))).get();
+      if (before) {
+        if (before.sha256 !== sha256) {
+          throw new Conflict(`Statement ${statement.statementId} of ${bank.iban} was imported before (${before.id}) with other content; a statement is imported once.`);
+        }
+        return { created: false, statement: presentStatement(tx, before, 0) };
+      }
+      const last = tx
+        .select()
+        .from(bankStatements)
+        .where(eq(bankStatements.bankAccountId, bank.id))
+        .orderBy(desc(bankStatements.closingDate), desc(bankStatements.createdAt))
+        .limit(1)
+        .get();
+      if (last && last.closingCents !== statement.openingBalance.cents) {
+        throw ValidationFailed.field(
+          "opening_balance",
+          `The statement opens with ${formatCents(statement.openingBalance.cents)}, but statement ${last.statementId} closed with ${formatCents(last.closingCents)} on ${last.closingDate}: a difference of ${formatCents(statement.openingBalance.cents - last.closingCents)}. Import the statements in between first.`,
+        );
+      }
+
+      const now = nowIso();
+      const row: StatementRow = {
+        id: newId(),
+        organizationId: scope.org.id,
+        bankAccountId: bank.id,
+        statementId: statement.statementId,
+        format: statement.format,
+        currency: statement.currency,
+        openingCents: statement.openingBalance.cents,
+        openingDate: statement.openingBalance.date,
+        closingCents: statement.closingBalance.cents,
+        closingDate: statement.closingBalance.date,
+        sha256,
+        createdAt: now,
+      };
+      tx.insert(bankStatements).values(row).run();
+      recordChange(tx, scope, { action: "bank_statement.imported", resource: { type: "bank_statement", id: row.id } });
+
+      const known = new Set(
+        statement.entries.length === 0
+          ? []
+          : tx
+              .select({ ref: bankTransactions.entryRef })
+              .from(bankTransactions)
+              .where(and(eq(bankTransactions.bankAccountId, bank.id), inArray(bankTransactions.entryRef, statement.entries.map((e) => e.entryRef))))
+              .all()
+              .map((r) => r.ref),
+      );
+      let imported = 0;
+      for (const entry of statement.entries) {
+        if (known.has(entry.entryRef)) continue;
+        known.add(entry.entryRef);
+        imported++;
+        importLine(tx, scope, bank, row.id, entry, now);
+      }
+      return { created: true, statement: presentStatement(tx, row, imported) };
+    });
+  },
+
+  list(scope: Scope, query: ListQuery, url: string) {
+    return listPage(scope, bankTransactionList, query, url, (rows) => rows.map(presentTransaction));
+  },
+
+  get(scope: Scope, id: string) {
+    return snapshot(scope.db, (tx) => showBankTransaction(tx, scope.org.id, id));
+  },
+
+  /** Matches an unmatched line with an invoice, credit note or expense, for the line's amount or less. */
+  match(scope: Scope, id: string, input: BankTransactionMatch) {
+    return transaction(scope.db, (tx) => {
+      const line = findInOrg(tx, bankTransactions, scope.org.id, id);
+      if (line.status !== "unmatched") throw new Conflict(`The bank transaction is ${line.status}; only an unmatched one can be matched (unmatch it first).`);
+      const bank = activeBank(tx, scope, line.bankAccountId);
+      if ((input.invoice_id === undefined) === (input.expense_id === undefined)) {
+        throw ValidationFailed.field("invoice_id", "Give exactly one of invoice_id and expense_id.");
+      }
+      const bag = new FieldErrorBag();
+      const target: Target | null = input.invoice_id !== undefined ? findTarget(tx, scope, bag, "invoice", input.invoice_id) : findTarget(tx, scope, bag, "expense", input.expense_id!);
+      const field = input.invoice_id !== undefined ? "invoice_id" : "expense_id";
+      let cents = 0;
+      if (target) {
+        if (directionOf(target) !== line.direction) {
+          bag.add(field, `A ${line.direction} line (money ${line.direction === "credit" ? "in" : "out"}) cannot pay this document: its money goes ${directionOf(target) === "credit" ? "in" : "out"}.`);
+        }
+        if (target.row.currency !== bank.currency) bag.add(field, `The document is in ${target.row.currency}; the bank account holds ${bank.currency}.`);
+        const asked = input.amount === undefined ? Math.min(line.amountCents, Math.max(dueOf(target), 0)) : readMoney(bag, "amount", input.amount, { min: 1 });
+        if (asked !== null && asked > line.amountCents) bag.add("amount", `The amount must not be greater than the line's amount (${formatCents(line.amountCents)}).`);
+        cents = asked ?? 0;
+      }
+      bag.throwIfAny();
+      // a payment recorded by hand may have paid the document already (its amount due is then 0)
+      if (cents === 0) {
+        const paid = handPayment(tx, scope.org.id, target!, line.amountCents);
+        if (!paid) throw ValidationFailed.field("amount", "Nothing is due on the document.");
+        cents = line.amountCents;
+      }
+      applyMatch(tx, scope, bank, line, target!, cents, "manual");
+      return showBankTransaction(tx, scope.org.id, id);
+    });
+  },
+
+  /**
+   * Undoes a match: a payment the match recorded is deleted (its posting reversed); a payment
+   * recorded by hand that the match took over stays. An ignored line becomes unmatched again.
+   */
+  unmatch(scope: Scope, id: string) {
+    return transaction(scope.db, (tx) => {
+      const line = findInOrg(tx, bankTransactions, scope.org.id, id);
+      if (line.status === "unmatched") throw new Conflict("The bank transaction is unmatched; only a matched or ignored one can be unmatched.");
+      if (line.status === "matched" && line.paymentLink === "recorded" && line.paymentId) {
+        // the payments' delete trigger clears the line's match (migration 0018)
+        if (line.invoiceId) invoiceService.deletePayment(scope, line.invoiceId, line.paymentId);
+        else if (line.expenseId) expenseService.deletePayment(scope, line.expenseId, line.paymentId);
+      }
+      updateInOrg(tx, bankTransactions, scope.org.id, id, {
+        status: "unmatched",
+        invoiceId: null,
+        expenseId: null,
+        paymentId: null,
+        paymentLink: null,
+        matchedCents: null,
+        updatedAt: nowIso(),
+      });
+      recordChange(tx, scope, { action: "bank_transaction.unmatched", resource: { type: "bank_transaction", id } });
+      return showBankTransaction(tx, scope.org.id, id);
+    });
+  },
+
+  /** Marks an unmatched line as needing no document (bank fees, transfers between own accounts). */
+  ignore(scope: Scope, id: string) {
+    return transaction(scope.db, (tx) => {
+      const line = findInOrg(tx, bankTransactions, scope.org.id, id);
+      if (line.status !== "unmatched") throw new Conflict(`The bank transaction is ${line.status}; only an unmatched one can be ignored.`);
+      updateInOrg(tx, bankTransactions, scope.org.id, id, { status: "ignored", updatedAt: nowIso() });
+      recordChange(tx, scope, { action: "bank_transaction.ignored", resource: { type: "bank_transaction", id } });
+      return showBankTransaction(tx, scope.org.id, id);
+    });
+  },
+};
+
+function findTarget(tx: Tx, scope: Scope, bag: FieldErrorBag, kind: "invoice" | "expense", id: string): Target | null {
+  if (kind === "invoice") {
+    const row = tx.select().from(invoices).where(inOrg(invoices, scope.org.id, eq(invoices.id, id))).get();
+    if (!row) bag.add("invoice_id", "The selected invoice id is invalid.");
+    return row ? { kind, row } : null;
+  }
+  const row = tx.select().from(expenses).where(inOrg(expenses, scope.org.id, eq(expenses.id, id))).get();
+  if (!row) bag.add("expense_id", "The selected expense id is invalid.");
+  return row ? { kind, row } : null;
+}
+
+/** One new line of a statement: stored unmatched (bank_transaction.imported), then matched by reference or given a suggestion. */
+function importLine(tx: Tx, scope: Scope, bank: BankAccountRow, statementId: string, entry: BankStatementEntry, now: string): void {
+  const line: TransactionRow = {
+    id: newId(),
+    organizationId: scope.org.id,
+    bankAccountId: bank.id,
+    statementId,
+    entryRef: entry.entryRef,
+    bookingDate: entry.bookingDate,
+    valueDate: entry.valueDate,
+    amountCents: entry.amountCents,
+    direction: entry.direction,
+    counterpartyName: entry.counterpartyName,
+    counterpartyIban: entry.counterpartyIban,
+    communication: entry.communication,
+    structuredReference: entry.structuredReference,
+    status: "unmatched",
+    invoiceId: null,
+    expenseId: null,
+    paymentId: null,
+    paymentLink: null,
+    matchedCents: null,
+    suggestedExpenseId: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  tx.insert(bankTransactions).values(line).run();
+  recordChange(tx, scope, {
+    action: "bank_transaction.imported",
+    resource: { type: "bank_transaction", id: line.id },
+    event: "bank_transaction.imported",
+    data: presentTransaction(line),
+  });
+  if (line.direction === "credit") {
+    const invoice = invoicePaidBy(tx, scope.org.id, bank, line);
+    if (invoice) applyMatch(tx, scope, bank, line, { kind: "invoice", row: invoice }, line.amountCents, "import");
+  } else {
+    const suggestion = suggestedExpense(tx, scope.org.id, bank, line);
+    if (suggestion) updateInOrg(tx, bankTransactions, scope.org.id, line.id, { suggestedExpenseId: suggestion });
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * Supplier e-invoices (issue 20): a UBL 2.1 Invoice or CreditNote (EN 16931, Peppol BIS 3.0)
+ * becomes a pending expense, its original kept byte for byte.
+ *
+ * - The document is read and its totals checked by server/inbound/ubl-import.ts (a 422 naming
+ *   the element and saying why).
+ * - The supplier is matched by VAT number, then Peppol id, then name, and created when missing
+ *   (suppliers/service.ts supplierForDocument).
+ * - amount = TaxExclusiveAmount, vat_amount = TaxAmount, and the VAT breakdown per category and
+ *   rate is kept (expense_vat_lines): approval posts one base and VAT pair per rate.
+ * - A CreditNote, or an Invoice whose totals are negative (a corrective invoice), becomes an
+ *   expense of document_type credit_note with positive amounts: the supplier owes it back, and
+ *   its approval posts the reverse.
+ * - The same supplier's document of the same type and number is imported once: 409 naming the expense.
+ */
+import { createHash } from "node:crypto";
+import { and, eq } from "drizzle-orm";
+import type { Tx } from "../../db/client.ts";
+import { expenseDocuments, expenses, expenseVatLines, vatRates } from "../../db/schema.ts";
+import { recordChange } from "../changes/record.ts";
+import { VAT_CATEGORIES, type VatCategory } from "../documents/model.ts";
+import type { DocumentUpload } from "../http/kernel.ts";
+import { decodeXml } from "../inbound/decode.ts";
+import { InboundDocumentError } from "../inbound/errors.ts";
+import { readSupplierDocument, type SupplierDocument } from "../inbound/ubl-import.ts";
+import { Conflict, NotFound } from "../lib/errors.ts";
+import { formatCents } from "../lib/money.ts";
+import { findInOrg, inOrg, transaction, type Scope } from "../lib/scope.ts";
+import { newId, nowIso } from "../lib/time.ts";
+import { normalizeIban } from "../inbound/bank-statement.ts";
+import { supplierForDocument } from "../suppliers/service.ts";
+import { showExpense } from "./service.ts";
+
+type ExpenseRow = typeof expenses.$inferSelect;
+
+/** The category of an imported expense unless the request names one (`?category=`). */
+export const DEFAULT_IMPORT_CATEGORY = "Purchases";
+
+export function importSupplierDocument(scope: Scope, upload: DocumentUpload, options: { category?: string }) {
+  const doc = readSupplierDocument(decodeXml(upload.bytes, upload.charset));
+  // a corrective invoice with negative totals is a credit note in all but name
+  const negative = doc.type === "invoice" && doc.subtotalCents < 0;
+  const documentType = doc.type === "credit_note" || negative ? "credit_note" : "invoice";
+  const sign = negative ? -1 : 1;
+  const amountCents = sign * doc.subtotalCents;
+  const vatCents = sign * doc.vatCents;
+  const root = `/${doc.type === "invoice" ? "Invoice" : "CreditNote"}`;
+  if (amountCents <= 0 || vatCents < 0) {
+    throw new InboundDocumentError(
+      `${root}/cac:LegalMonetaryTotal/cbc:TaxExclusiveAmount`,
+      `An expense needs a total without VAT of at least 0.01 and VAT of at least 0.00; the document has ${formatCents(doc.subtotalCents)} and ${formatCents(doc.vatCents)} VAT.`,
+    );
+  }
+  const breakdown = vatLines(doc, sign, root);
+  const category = options.category?.trim() || DEFAULT_IMPORT_CATEGORY;
+
+  return transaction(scope.db, (tx) => {
+    const supplierId = supplierForDocument(tx, scope, doc.supplier);
+    const existing = tx
+      .select({ id: expenses.id })
+      .from(expenses)
+      .where(
+        inOrg(expenses, scope.org.id, eq(expenses.supplierId, supplierId), eq(expenses.documentType, documentType), eq(expenses.supplierInvoiceNumber, doc.number)),
+      )
+      .get();
+    if (existing) {
+      const what = documentType === "credit_note" ? "credit note" : "invoice";
+      throw new Conflict(`The supplier's ${what} ${doc.number} was imported before, as expense ${existing.id}.`);
+    }
+    const now = nowIso();
+    const row: ExpenseRow = {
+      id: newId(),
+      organizationId: scope.org.id,
+      category,
+      description: describe(doc),
+      amountCents,
+      vatCents,
+      vatRateId: singleRate(tx, scope.org.id, breakdown),
+      date: doc.issueDate,
+      vendor: doc.supplier.name.trim(),
+      supplierId,
+      status: "pending",
+      currency: doc.currency,
+      rejectionReason: null,
+      paidCents: 0,
+      documentType,
+      supplierInvoiceNumber: doc.number,
+      payeeIban: doc.supplier.iban ? normalizeIban(doc.supplier.iban) : null,
+      paymentReference: doc.paymentReference,
+      createdAt: now,
+      updatedAt: now,
+    };
+    tx.insert(expenses).values(row).run();
+    tx.insert(expenseVatLines)
+      .values(breakdown.map((b) => ({ id: newId(), organizationId: scope.org.id, expenseId: row.id, ...b })))
+      .run();
+    tx.insert(expenseDocuments)
+      .values({
+        expenseId: row.id,
+        organizationId: scope.org.id,
+        contentType: "application/xml",
+        body: Buffer.from(upload.bytes),
+        sha256: createHash("sha256").update(upload.bytes).digest("hex"),
+        createdAt: now,
+      })
+      .run();
+    const shown = showExpense(tx, scope.org.id, row.id);
+    recordChange(tx, scope, { action: "expense.imported", resource: { type: "expense", id: row.id }, event: "expense.created", data: shown });
+    return shown;
+  });
+}
+
+/** The original document of an imported expense, as it was received (404 when the expense has none). */
+export function expenseDocument(scope: Scope, id: string): { contentType: string; body: Uint8Array } {
+  findInOrg(scope.db, expenses, scope.org.id, id);
+  const doc = scope.db
+    .select()
+    .from(expenseDocuments)
+    .where(and(eq(expenseDocuments.organizationId, scope.org.id), eq(expenseDocuments.expenseId, id)))
+    .get();
+  if (!doc) throw new NotFound();
+  return { contentType: doc.contentType, body: doc.body };
+}
+
+/** The VAT breakdown as the expense keeps it: Kontor's categories, rates in basis points, the expense's sign. */
+function vatLines(doc: SupplierDocument, sign: number, root: string) {
+  const lines = doc.vatBreakdown.map((b, i) => {
+    if (!(VAT_CATEGORIES as readonly string[]).includes(b.category)) {
+      throw new InboundDocumentError(
+        `${root}/cac:TaxTotal/cac:TaxSubtotal[${i + 1}]/cac:TaxCategory/cbc:ID`,
+        `The VAT category ${b.category} is not one Kontor books (${VAT_CATEGORIES.join(", ")}).`,
+      );
+    }
+    return { category: b.category as VatCategory, rateBp: b.rateBp ?? 0, baseCents: sign * b.baseCents, vatCents: sign * b.vatCents };
+  });
+  const bases = lines.reduce((sum, l) => sum + l.baseCents, 0);
+  if (bases !== sign * doc.subtotalCents) {
+    throw new InboundDocumentError(
+      `${root}/cac:TaxTotal/cac:TaxSubtotal`,
+      `The TaxSubtotal TaxableAmounts add up to ${formatCents(sign * bases)}, not to TaxExclusiveAmount ${formatCents(doc.subtotalCents)}.`,
+    );
+  }
+  return lines;
+}
+
+/** The organisation's VAT rate of a document with one category and rate, if it has that rate. */
+function singleRate(tx: Tx, orgId: string, lines: { category: VatCategory; rateBp: number }[]): string | null {
+  if (lines.length !== 1) return null;
+  const rate = tx
+    .select({ id: vatRates.id })
+    .from(vatRates)
+    .where(inOrg(vatRates, orgId, eq(vatRates.category, lines[0]!.category), eq(vatRates.rateBp, lines[0]!.rateBp)))
+    .get();
+  return rate?.id ?? null;
+}
+
+/** What the document is for, in a line: its item names (the first few). */
+function describe(doc: SupplierDocument): string {
+  const names = [...new Set(doc.lines.map((l) => l.name).filter((n): n is string => Boolean(n)))];
+  const what = doc.type === "credit_note" ? "Credit note" : "Invoice";
+  const items = names.slice(0, 5).join("; ") + (names.length > 5 ? `; and ${names.length - 5} more` : "");
+  return `${what} ${doc.number}${items ? `: ${items}` : ""}`.slice(0, 1000);
+}

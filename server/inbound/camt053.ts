@@ -1,0 +1,137 @@
+/**
+ * Reads an ISO 20022 CAMT.053 bank-to-customer statement (camt.053.001.02, the version Belgian
+ * and most European banks send; .04 and .08 read the same way for what is used here) into a
+ * BankStatement. One Stmt per file: a file with several statements is refused (see
+ * ./bank-statement.ts). Entries' amounts and balances must be exact cents in the account's
+ * currency, and the balances must add up.
+ *
+ * Paths read (camt.053.001.02 names): Stmt/Id, Acct/Id/IBAN, Acct/Ccy, Bal (OPBD or PRCD, CLBD) with
+ * Amt/@Ccy, CdtDbtInd and Dt/Dt; Ntry/Amt, CdtDbtInd, BookgDt, ValDt, AcctSvcrRef, NtryRef and
+ * NtryDtls/TxDtls: RltdPties (Dbtr or Cdtr, whichever is the other side), RmtInf/Ustrd and
+ * RmtInf/Strd/CdtrRefInf/Ref.
+ */
+import { InboundDocumentError } from "./errors.ts";
+import { exactCents, parseDecimal } from "./decimal.ts";
+import { isCalendarDate } from "./dates.ts";
+import {
+  type BankStatement,
+  type BankStatementEntry,
+  type StatementBalance,
+  checkBalances,
+  entryHash,
+  normalizeIban,
+  normalizeStructuredReference,
+} from "./bank-statement.ts";
+import { Lookup, parseXml, type XmlElement } from "./xml.ts";
+
+const CAMT053_VERSIONS = ["02", "04", "08"] as const;
+const namespaceOf = (version: string) => `urn:iso:std:iso:20022:tech:xsd:camt.053.001.${version}`;
+
+export function readCamt053(xml: string): BankStatement {
+  const root = parseXml(xml);
+  const version = CAMT053_VERSIONS.find((v) => root.ns === namespaceOf(v));
+  if (root.name !== "Document" || version === undefined) {
+    const what = root.ns ? `{${root.ns}}${root.name}` : `${root.name} (in no namespace)`;
+    throw new InboundDocumentError(`/${root.name}`, `The root element is ${what}, not a camt.053.001.02, .04 or .08 Document.`);
+  }
+  const camt = new Lookup({ "": root.ns });
+
+  const statements = camt.all(root, "BkToCstmrStmt/Stmt");
+  if (statements.length === 0) throw new InboundDocumentError("/Document/BkToCstmrStmt/Stmt", "The file has no statement (Stmt).");
+  if (statements.length > 1) {
+    throw new InboundDocumentError("/Document/BkToCstmrStmt/Stmt", `The file has ${statements.length} statements; upload one statement (one Stmt) per file.`);
+  }
+  const stmt = statements[0]!;
+  const at = (path: string) => `/Document/BkToCstmrStmt/Stmt/${path}`;
+
+  const statementId = camt.text(stmt, "Id");
+  if (statementId === null) throw new InboundDocumentError(at("Id"), "The statement has no Id.");
+  const ibanText = camt.text(stmt, "Acct/Id/IBAN");
+  if (ibanText === null) throw new InboundDocumentError(at("Acct/Id/IBAN"), "The statement's account has no IBAN (Acct/Id/IBAN); only IBAN accounts are read.");
+  const iban = normalizeIban(ibanText);
+  if (iban === null) throw new InboundDocumentError(at("Acct/Id/IBAN"), `'${ibanText}' is not a valid IBAN.`);
+
+  const balances = camt.all(stmt, "Bal");
+  const balanceOf = (codes: string[]) => balances.find((b) => codes.includes(camt.text(b, "Tp/CdOrPrtry/Cd") ?? ""));
+  const opening = balanceOf(["OPBD"]) ?? balanceOf(["PRCD"]);
+  const closing = balanceOf(["CLBD"]);
+  if (!opening) throw new InboundDocumentError(at("Bal"), "The statement has no opening balance (Bal of type OPBD or PRCD).");
+  if (!closing) throw new InboundDocumentError(at("Bal"), "The statement has no closing booked balance (Bal of type CLBD).");
+  // the account's currency; Acct/Ccy is optional, the opening balance always has one
+  const currency = camt.text(stmt, "Acct/Ccy") ?? camt.one(opening, "Amt")?.attrs.Ccy?.trim() ?? "";
+  if (!/^[A-Z]{3}$/.test(currency)) throw new InboundDocumentError(at("Acct/Ccy"), "The statement does not say the account's currency.");
+
+  const signedAmount = (el: XmlElement, path: string): { cents: number; direction: "credit" | "debit" } => {
+    const amount = camt.one(el, "Amt");
+    const text = amount?.text.trim() ?? "";
+    const d = parseDecimal(text);
+    const cents = d === null ? null : exactCents(d);
+    if (cents === null || cents < 0) throw new InboundDocumentError(`${path}/Amt`, `'${text}' is not an amount in cents.`);
+    const amountCurrency = amount?.attrs.Ccy?.trim();
+    if (amountCurrency !== currency) throw new InboundDocumentError(`${path}/Amt`, `The amount is in ${amountCurrency ?? "no currency"}, not in the account's currency ${currency}.`);
+    const indicator = camt.text(el, "CdtDbtInd");
+    if (indicator !== "CRDT" && indicator !== "DBIT") throw new InboundDocumentError(`${path}/CdtDbtInd`, `CdtDbtInd must be CRDT or DBIT, not '${indicator ?? ""}'.`);
+    return { cents, direction: indicator === "CRDT" ? "credit" : "debit" };
+  };
+  const dateOf = (el: XmlElement, path: string): string | null => {
+    // ISODate in Dt, or the date part of an ISODateTime in DtTm
+    const text = camt.text(el, `${path}/Dt`) ?? camt.text(el, `${path}/DtTm`)?.slice(0, 10) ?? null;
+    if (text !== null && !isCalendarDate(text)) throw new InboundDocumentError(at(path), `'${text}' is not a date.`);
+    return text;
+  };
+  const balance = (el: XmlElement, index: number): StatementBalance => {
+    const path = at(`Bal[${index + 1}]`);
+    const { cents, direction } = signedAmount(el, path);
+    const date = dateOf(el, "Dt");
+    if (date === null) throw new InboundDocumentError(`${path}/Dt`, "The balance has no date.");
+    return { cents: direction === "credit" ? cents : -cents, date };
+  };
+
+  const seenRefs = new Set<string>();
+  const entries = camt.all(stmt, "Ntry").map((ntry, index): BankStatementEntry => {
+    const path = at(`Ntry[${index + 1}]`);
+    const { cents, direction } = signedAmount(ntry, path);
+    const bookingDate = dateOf(ntry, "BookgDt");
+    if (bookingDate === null) throw new InboundDocumentError(`${path}/BookgDt`, "The entry has no booking date.");
+    const valueDate = dateOf(ntry, "ValDt") ?? bookingDate;
+    // a batch entry has several TxDtls: parties and references from the first, texts from all
+    const details = camt.all(ntry, "NtryDtls/TxDtls");
+    const first = details[0] ?? null;
+    const otherSide = direction === "credit" ? "Dbtr" : "Cdtr";
+    const counterpartyName = first && (camt.text(first, `RltdPties/${otherSide}/Nm`) ?? camt.text(first, `RltdPties/${otherSide}/Pty/Nm`));
+    const counterpartyIbanText = first && camt.text(first, `RltdPties/${otherSide}Acct/Id/IBAN`);
+    const ustrd = details.flatMap((tx) => camt.all(tx, "RmtInf/Ustrd").map((u) => u.text.trim())).filter((t) => t !== "");
+    const reference = details.map((tx) => camt.text(tx, "RmtInf/Strd/CdtrRefInf/Ref")).find((r) => r !== null) ?? null;
+    const communication = ustrd.length > 0 ? ustrd.join(" ") : null;
+    const entryRef =
+      camt.text(ntry, "AcctSvcrRef") ??
+      camt.text(ntry, "NtryRef") ??
+      entryHash([bookingDate, valueDate, direction, cents, counterpartyName, counterpartyIbanText, communication, reference], index);
+    if (seenRefs.has(entryRef)) throw new InboundDocumentError(`${path}/AcctSvcrRef`, `Two entries have the reference '${entryRef}'.`);
+    seenRefs.add(entryRef);
+    return {
+      entryRef,
+      bookingDate,
+      valueDate,
+      amountCents: cents,
+      direction,
+      counterpartyName: counterpartyName ?? null,
+      // an unreadable account number is left out rather than refusing the whole statement
+      counterpartyIban: counterpartyIbanText ? normalizeIban(counterpartyIbanText) : null,
+      communication,
+      structuredReference: reference === null ? null : normalizeStructuredReference(reference),
+    };
+  });
+
+  const statement: BankStatement = {
+    format: "camt.053",
+    statementId,
+    iban,
+    currency,
+    openingBalance: balance(opening, balances.indexOf(opening)),
+    closingBalance: balance(closing, balances.indexOf(closing)),
+    entries,
+  };
+  checkBalances(statement, at("Bal"));
+  return statement;
+}

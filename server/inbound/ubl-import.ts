@@ -1,0 +1,327 @@
+/**
+ * Reads a supplier's UBL 2.1 Invoice or CreditNote (EN 16931, Peppol BIS Billing 3.0 included)
+ * into the figures an expense needs, after checking that its totals add up the way EN 16931 says
+ * (BR-CO-10, -13, -14, -15, -16). Pure: no database, no HTTP. Every refusal is an
+ * InboundDocumentError naming the element and saying why.
+ *
+ * Money: document-level amounts are integer cents and must have at most two decimals (trailing
+ * zeros allowed: "4900.0"); line amounts are summed exactly and the sum is rounded half up
+ * before it is compared with LineExtensionAmount, as the CEN schematron does.
+ */
+import { formatCents } from "../lib/money.ts";
+import { addDecimals, exactCents, parseDecimal, percentToBasisPoints, roundHalfUpCents, type ExactDecimal } from "./decimal.ts";
+import { isCalendarDate } from "./dates.ts";
+import { InboundDocumentError } from "./errors.ts";
+import { Lookup, parseXml, type XmlElement } from "./xml.ts";
+
+export const UBL_INVOICE_NS = "urn:oasis:names:specification:ubl:schema:xsd:Invoice-2";
+export const UBL_CREDIT_NOTE_NS = "urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2";
+const CAC = "urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2";
+const CBC = "urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2";
+/** EN 16931 and every CIUS/extension of it (Peppol BIS 3: "urn:cen.eu:en16931:2017#compliant#…"). */
+const EN16931_PREFIX = "urn:cen.eu:en16931:2017";
+
+export type SupplierAddress = {
+  line1: string | null;
+  line2: string | null;
+  city: string | null;
+  postalCode: string | null;
+  country: string;
+};
+
+export type SupplierDocumentLine = {
+  id: string;
+  name: string | null;
+  /** As written (xs:decimal), e.g. "1.5". */
+  quantity: string;
+  unitCode: string | null;
+  /** As written, possibly with more than two decimals. */
+  lineExtensionAmount: string;
+  /** lineExtensionAmount rounded half up to cents. */
+  lineExtensionCents: number;
+  vatCategory: string | null;
+  vatRateBp: number | null;
+};
+
+export type SupplierVatBreakdown = {
+  /** UNCL 5305 category: S, Z, E, AE, K, G, O, L, M. */
+  category: string;
+  /** 21.00 % → 2100; null when the category carries no rate (O). */
+  rateBp: number | null;
+  baseCents: number;
+  vatCents: number;
+};
+
+export type SupplierDocument = {
+  type: "invoice" | "credit_note";
+  /** cbc:ID */
+  number: string;
+  /** YYYY-MM-DD */
+  issueDate: string;
+  /** cbc:DueDate, else the first PaymentMeans/PaymentDueDate (a credit note's place for it) */
+  dueDate: string | null;
+  currency: string;
+  supplier: {
+    /** PartyLegalEntity/RegistrationName, else PartyName/Name */
+    name: string;
+    vatNumber: string | null;
+    /** EndpointID as "schemeID:value", e.g. "0208:0123456789" */
+    peppolId: string | null;
+    /** PartyLegalEntity/CompanyID */
+    companyId: string | null;
+    address: SupplierAddress | null;
+    /** the first PaymentMeans/PayeeFinancialAccount/ID */
+    iban: string | null;
+  };
+  buyer: { name: string; vatNumber: string | null };
+  /** the first PaymentMeans/PaymentID */
+  paymentReference: string | null;
+  /** TaxExclusiveAmount */
+  subtotalCents: number;
+  /** TaxTotal/TaxAmount in the document currency */
+  vatCents: number;
+  /** TaxInclusiveAmount */
+  totalCents: number;
+  /** PayableAmount */
+  payableCents: number;
+  vatBreakdown: SupplierVatBreakdown[];
+  lines: SupplierDocumentLine[];
+};
+
+const ubl = new Lookup({ cac: CAC, cbc: CBC });
+
+export function readSupplierDocument(xml: string): SupplierDocument {
+  const root = parseXml(xml);
+  const type = documentType(root);
+  const rootPath = `/${root.name}`;
+  const at = (path: string) => `${rootPath}/${path}`;
+
+  const customization = ubl.text(root, "cbc:CustomizationID");
+  if (customization === null) throw new InboundDocumentError(at("cbc:CustomizationID"), "The document has no CustomizationID; an EN 16931 document names its specification there.");
+  if (!customization.startsWith(EN16931_PREFIX)) {
+    throw new InboundDocumentError(at("cbc:CustomizationID"), `The CustomizationID '${customization}' is not EN 16931 (it must start with '${EN16931_PREFIX}').`);
+  }
+
+  const number = required(root, "cbc:ID", rootPath);
+  const issueDate = date(root, "cbc:IssueDate", rootPath, true)!;
+  const dueDate = date(root, "cbc:DueDate", rootPath, false) ?? date(root, "cac:PaymentMeans/cbc:PaymentDueDate", rootPath, false);
+  const currency = required(root, "cbc:DocumentCurrencyCode", rootPath);
+  if (!/^[A-Z]{3}$/.test(currency)) throw new InboundDocumentError(at("cbc:DocumentCurrencyCode"), `The currency '${currency}' is not an ISO 4217 code.`);
+
+  // amounts: every document-level amount is in the document currency (BR-CL-03 allows only it there)
+  const money = (el: XmlElement | null, path: string): number | null => (el === null ? null : documentAmount(el, path, currency));
+  const total = (name: string, needed: boolean): number => {
+    const path = `cac:LegalMonetaryTotal/cbc:${name}`;
+    const cents = money(ubl.one(root, path), at(path));
+    if (cents === null && needed) throw new InboundDocumentError(at(path), `The document has no ${name}.`);
+    return cents ?? 0;
+  };
+  if (ubl.one(root, "cac:LegalMonetaryTotal") === null) throw new InboundDocumentError(at("cac:LegalMonetaryTotal"), "The document has no LegalMonetaryTotal.");
+  const lineExtension = total("LineExtensionAmount", true);
+  const taxExclusive = total("TaxExclusiveAmount", true);
+  const taxInclusive = total("TaxInclusiveAmount", true);
+  const allowances = total("AllowanceTotalAmount", false);
+  const charges = total("ChargeTotalAmount", false);
+  const prepaid = total("PrepaidAmount", false);
+  const rounding = total("PayableRoundingAmount", false);
+  const payable = total("PayableAmount", true);
+
+  const lines = readLines(root, type, rootPath, currency);
+  const linesSum = roundHalfUpCents(addDecimals(lines.map((l) => l.exact)));
+  if (linesSum === null) throw new InboundDocumentError(at("cac:LegalMonetaryTotal/cbc:LineExtensionAmount"), "The sum of the line amounts is too large.");
+  const lineName = type === "invoice" ? "InvoiceLine" : "CreditNoteLine";
+  if (linesSum !== lineExtension) {
+    throw new InboundDocumentError(
+      at("cac:LegalMonetaryTotal/cbc:LineExtensionAmount"),
+      `LegalMonetaryTotal/LineExtensionAmount ${formatCents(lineExtension)} is not the sum of the ${lines.length} ${lineName} LineExtensionAmounts, ${formatCents(linesSum)}.`,
+    );
+  }
+  if (taxExclusive !== lineExtension - allowances + charges) {
+    throw new InboundDocumentError(
+      at("cac:LegalMonetaryTotal/cbc:TaxExclusiveAmount"),
+      `LegalMonetaryTotal/TaxExclusiveAmount ${formatCents(taxExclusive)} is not LineExtensionAmount ${formatCents(lineExtension)} − allowances ${formatCents(allowances)} + charges ${formatCents(charges)}.`,
+    );
+  }
+
+  // the TaxTotal in the document currency carries the breakdown; a second one may give the VAT in
+  // the tax currency (BT-111) and is not part of the sums
+  const taxTotals = ubl.all(root, "cac:TaxTotal");
+  const taxTotal = taxTotals.find((t) => ubl.one(t, "cbc:TaxAmount")?.attrs.currencyID?.trim() === currency);
+  if (!taxTotal) throw new InboundDocumentError(at("cac:TaxTotal"), `The document has no TaxTotal in its currency ${currency}.`);
+  const vat = money(ubl.one(taxTotal, "cbc:TaxAmount"), at("cac:TaxTotal/cbc:TaxAmount"))!;
+  if (taxInclusive !== taxExclusive + vat) {
+    throw new InboundDocumentError(
+      at("cac:LegalMonetaryTotal/cbc:TaxInclusiveAmount"),
+      `LegalMonetaryTotal/TaxInclusiveAmount ${formatCents(taxInclusive)} is not TaxExclusiveAmount ${formatCents(taxExclusive)} + TaxTotal/TaxAmount ${formatCents(vat)}.`,
+    );
+  }
+  if (payable !== taxInclusive - prepaid + rounding) {
+    throw new InboundDocumentError(
+      at("cac:LegalMonetaryTotal/cbc:PayableAmount"),
+      `LegalMonetaryTotal/PayableAmount ${formatCents(payable)} is not TaxInclusiveAmount ${formatCents(taxInclusive)} − PrepaidAmount ${formatCents(prepaid)} + PayableRoundingAmount ${formatCents(rounding)}.`,
+    );
+  }
+
+  const vatBreakdown = ubl.all(taxTotal, "cac:TaxSubtotal").map((subtotal, i) => {
+    const path = at(`cac:TaxTotal/cac:TaxSubtotal[${i + 1}]`);
+    const category = ubl.text(subtotal, "cac:TaxCategory/cbc:ID");
+    if (category === null) throw new InboundDocumentError(`${path}/cac:TaxCategory/cbc:ID`, "A TaxSubtotal has no VAT category.");
+    const percent = ubl.text(subtotal, "cac:TaxCategory/cbc:Percent");
+    const rateBp = percent === null ? null : percentToBasisPoints(percent);
+    if (percent !== null && rateBp === null) throw new InboundDocumentError(`${path}/cac:TaxCategory/cbc:Percent`, `The VAT rate '${percent}' is not a percentage with at most 2 decimals.`);
+    const base = money(ubl.one(subtotal, "cbc:TaxableAmount"), `${path}/cbc:TaxableAmount`);
+    const tax = money(ubl.one(subtotal, "cbc:TaxAmount"), `${path}/cbc:TaxAmount`);
+    if (base === null) throw new InboundDocumentError(`${path}/cbc:TaxableAmount`, "A TaxSubtotal has no TaxableAmount.");
+    if (tax === null) throw new InboundDocumentError(`${path}/cbc:TaxAmount`, "A TaxSubtotal has no TaxAmount.");
+    return { category, rateBp, baseCents: base, vatCents: tax };
+  });
+  if (vatBreakdown.length === 0) throw new InboundDocumentError(at("cac:TaxTotal/cac:TaxSubtotal"), "The TaxTotal has no TaxSubtotal (VAT breakdown).");
+  const subtotalsSum = vatBreakdown.reduce((sum, b) => sum + b.vatCents, 0);
+  if (subtotalsSum !== vat) {
+    throw new InboundDocumentError(
+      at("cac:TaxTotal/cbc:TaxAmount"),
+      `TaxTotal/TaxAmount ${formatCents(vat)} is not the sum of the TaxSubtotal TaxAmounts, ${formatCents(subtotalsSum)}.`,
+    );
+  }
+
+  const supplierParty = ubl.one(root, "cac:AccountingSupplierParty/cac:Party");
+  if (!supplierParty) throw new InboundDocumentError(at("cac:AccountingSupplierParty"), "The document names no supplier (AccountingSupplierParty/Party).");
+  const buyerParty = ubl.one(root, "cac:AccountingCustomerParty/cac:Party");
+  if (!buyerParty) throw new InboundDocumentError(at("cac:AccountingCustomerParty"), "The document names no buyer (AccountingCustomerParty/Party).");
+  const supplierPath = at("cac:AccountingSupplierParty/cac:Party");
+  const endpoint = ubl.one(supplierParty, "cbc:EndpointID");
+  const endpointValue = endpoint?.text.trim() || null;
+  const endpointScheme = endpoint?.attrs.schemeID?.trim() || null;
+  const paymentMeans = ubl.all(root, "cac:PaymentMeans");
+
+  return {
+    type,
+    number,
+    issueDate,
+    dueDate,
+    currency,
+    supplier: {
+      name: partyName(supplierParty, supplierPath),
+      vatNumber: vatNumber(supplierParty),
+      peppolId: endpointValue === null ? null : endpointScheme === null ? endpointValue : `${endpointScheme}:${endpointValue}`,
+      companyId: ubl.text(supplierParty, "cac:PartyLegalEntity/cbc:CompanyID"),
+      address: address(supplierParty),
+      iban: firstText(paymentMeans, "cac:PayeeFinancialAccount/cbc:ID")?.replace(/\s+/g, "") ?? null,
+    },
+    buyer: { name: partyName(buyerParty, at("cac:AccountingCustomerParty/cac:Party")), vatNumber: vatNumber(buyerParty) },
+    paymentReference: firstText(paymentMeans, "cbc:PaymentID"),
+    subtotalCents: taxExclusive,
+    vatCents: vat,
+    totalCents: taxInclusive,
+    payableCents: payable,
+    vatBreakdown,
+    lines: lines.map(({ exact: _exact, ...line }) => line),
+  };
+}
+
+function documentType(root: XmlElement): SupplierDocument["type"] {
+  if (root.ns === UBL_INVOICE_NS && root.name === "Invoice") return "invoice";
+  if (root.ns === UBL_CREDIT_NOTE_NS && root.name === "CreditNote") return "credit_note";
+  const what = root.ns ? `{${root.ns}}${root.name}` : `${root.name} (in no namespace)`;
+  throw new InboundDocumentError(`/${root.name}`, `The root element is ${what}, not a UBL 2.1 Invoice or CreditNote.`);
+}
+
+function required(from: XmlElement, path: string, rootPath: string): string {
+  const text = ubl.text(from, path);
+  if (text === null) throw new InboundDocumentError(`${rootPath}/${path}`, `The document has no ${path.split("/").pop()!.replace(/^\w+:/, "")}.`);
+  return text;
+}
+
+function date(from: XmlElement, path: string, rootPath: string, needed: boolean): string | null {
+  const text = ubl.text(from, path);
+  if (text === null) {
+    if (needed) throw new InboundDocumentError(`${rootPath}/${path}`, `The document has no ${path.split("/").pop()!.replace(/^\w+:/, "")}.`);
+    return null;
+  }
+  if (!isCalendarDate(text)) throw new InboundDocumentError(`${rootPath}/${path}`, `'${text}' is not a date (YYYY-MM-DD).`);
+  return text;
+}
+
+/** A document-level amount: exact cents, in the document currency. */
+function documentAmount(el: XmlElement, path: string, currency: string): number {
+  const text = el.text.trim();
+  const d = parseDecimal(text);
+  if (d === null) throw new InboundDocumentError(path, `'${text}' is not a decimal amount.`);
+  const cents = exactCents(d);
+  if (cents === null) throw new InboundDocumentError(path, `The amount ${text} has more than 2 decimals (or is out of range); document totals are in cents.`);
+  const amountCurrency = el.attrs.currencyID?.trim();
+  if (amountCurrency !== undefined && amountCurrency !== currency) {
+    throw new InboundDocumentError(path, `The amount is in ${amountCurrency}, not in the document currency ${currency}.`);
+  }
+  return cents;
+}
+
+type ReadLine = SupplierDocumentLine & { exact: ExactDecimal };
+
+function readLines(root: XmlElement, type: SupplierDocument["type"], rootPath: string, currency: string): ReadLine[] {
+  const lineName = type === "invoice" ? "InvoiceLine" : "CreditNoteLine";
+  const quantityName = type === "invoice" ? "InvoicedQuantity" : "CreditedQuantity";
+  const lines = ubl.all(root, `cac:${lineName}`);
+  if (lines.length === 0) throw new InboundDocumentError(`${rootPath}/cac:${lineName}`, `The document has no ${lineName}.`);
+  return lines.map((line, i) => {
+    const path = `${rootPath}/cac:${lineName}[${i + 1}]`;
+    const amountEl = ubl.one(line, "cbc:LineExtensionAmount");
+    const amountText = amountEl?.text.trim() ?? "";
+    const exact = parseDecimal(amountText);
+    if (exact === null) throw new InboundDocumentError(`${path}/cbc:LineExtensionAmount`, `The line amount '${amountText}' is not a decimal amount.`);
+    const amountCurrency = amountEl?.attrs.currencyID?.trim();
+    if (amountCurrency !== undefined && amountCurrency !== currency) {
+      throw new InboundDocumentError(`${path}/cbc:LineExtensionAmount`, `The line amount is in ${amountCurrency}, not in the document currency ${currency}.`);
+    }
+    const lineExtensionCents = roundHalfUpCents(exact);
+    if (lineExtensionCents === null) throw new InboundDocumentError(`${path}/cbc:LineExtensionAmount`, `The line amount ${amountText} is out of range.`);
+    const quantityEl = ubl.one(line, `cbc:${quantityName}`);
+    const quantity = quantityEl?.text.trim() ?? "";
+    if (parseDecimal(quantity) === null) throw new InboundDocumentError(`${path}/cbc:${quantityName}`, `The quantity '${quantity}' is not a decimal number.`);
+    const percent = ubl.text(line, "cac:Item/cac:ClassifiedTaxCategory/cbc:Percent");
+    return {
+      id: ubl.text(line, "cbc:ID") ?? String(i + 1),
+      name: ubl.text(line, "cac:Item/cbc:Name"),
+      quantity,
+      unitCode: quantityEl?.attrs.unitCode?.trim() || null,
+      lineExtensionAmount: amountText,
+      lineExtensionCents,
+      vatCategory: ubl.text(line, "cac:Item/cac:ClassifiedTaxCategory/cbc:ID"),
+      vatRateBp: percent === null ? null : percentToBasisPoints(percent),
+      exact,
+    };
+  });
+}
+
+function partyName(party: XmlElement, path: string): string {
+  const name = ubl.text(party, "cac:PartyLegalEntity/cbc:RegistrationName") ?? ubl.text(party, "cac:PartyName/cbc:Name");
+  if (name === null) throw new InboundDocumentError(`${path}/cac:PartyLegalEntity/cbc:RegistrationName`, "The party has no name (RegistrationName or PartyName).");
+  return name;
+}
+
+/** The CompanyID of the PartyTaxScheme whose scheme is VAT (BT-31, BT-48). */
+function vatNumber(party: XmlElement): string | null {
+  const scheme = ubl.all(party, "cac:PartyTaxScheme").find((s) => ubl.text(s, "cac:TaxScheme/cbc:ID") === "VAT");
+  return scheme ? ubl.text(scheme, "cbc:CompanyID") : null;
+}
+
+function address(party: XmlElement): SupplierAddress | null {
+  const postal = ubl.one(party, "cac:PostalAddress");
+  const country = postal && ubl.text(postal, "cac:Country/cbc:IdentificationCode");
+  if (!postal || !country) return null;
+  return {
+    line1: ubl.text(postal, "cbc:StreetName"),
+    line2: ubl.text(postal, "cbc:AdditionalStreetName"),
+    city: ubl.text(postal, "cbc:CityName"),
+    postalCode: ubl.text(postal, "cbc:PostalZone"),
+    country,
+  };
+}
+
+function firstText(elements: XmlElement[], path: string): string | null {
+  for (const el of elements) {
+    const text = ubl.text(el, path);
+    if (text !== null) return text;
+  }
+  return null;
+}
