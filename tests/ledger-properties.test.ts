@@ -221,7 +221,7 @@ async function checkBooks(orgId: string, token: string, call: (method: string, p
   expect(check.stderr.toString() + check.stdout.toString()).toBe("");
   expect(check.exitCode).toBe(0);
   const asserted = new Map(
-    [...exported.text.matchAll(/^\S+ balance \S+:(\d+)-\S*\s+(-?\d+\.\d{2}) EUR$/gm)].map((m) => [m[1]!, toCents(m[2]!)!]),
+    [...exported.text.matchAll(/^\S+ balance \S+:(\d+)-\S*\s+(-?\d+\.\d{2}) ~ 0\.00 EUR$/gm)].map((m) => [m[1]!, toCents(m[2]!)!]),
   );
   for (const a of trial.accounts as { code: string; debit: string; credit: string }[]) {
     expect(asserted.get(a.code), a.code).toBe(toCents(a.debit)! - toCents(a.credit)!);

@@ -15,7 +15,7 @@ export const bankingRoutes = (kernel: Kernel) =>
       "/api/v1/bank-accounts/:id/statements",
       ({ scope, params, body, set, once }) =>
         once(() => {
-          const { created, statement } = bankingService.importStatement(scope, params.id, documentOf(body));
+          const { created, statement } = bankingService.importStatement(scope, params.id, () => documentOf(body));
           set.status = created ? 201 : 200;
           if (created) set.headers["location"] = `/api/v1/bank-transactions?filter[bank_account_id]=${params.id}`;
           return { data: statement };

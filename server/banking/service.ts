@@ -294,9 +294,11 @@ function activeBank(tx: Tx, scope: Scope, id: string): BankAccountRow {
 
 export const bankingService = {
   /** Imports a statement file of the bank account; `created` is false when it was imported before (nothing added). */
-  importStatement(scope: Scope, bankAccountId: string, upload: DocumentUpload) {
+  /** `received` gives the file, or throws the kernel's refusal of it (415, 413): called after the 404 check. */
+  importStatement(scope: Scope, bankAccountId: string, received: () => DocumentUpload) {
     // 404 before reading the file
     snapshot(scope.db, (tx) => findInOrg(tx, bankAccounts, scope.org.id, bankAccountId));
+    const upload = received();
     const statement = readStatement(upload);
     const sha256 = createHash("sha256").update(upload.bytes).digest("hex");
     return transaction(scope.db, (tx) => {

@@ -42,19 +42,18 @@ export function categoryAccount(tx: Tx, orgId: string, category: string): Accoun
 /**
  * The bank account money in `currency` moves through when the client names none: the
  * organisation's default bank account if it holds that currency, else its first active one that
- * does, else its default, else its first active one. Null when it has no active bank account.
+ * does. Null when none does: the payment is recorded without a bank account and posts to the
+ * `bank` account of the chart, in its own currency (no bank account's balance shows it).
  */
 export function defaultBankAccount(tx: Tx, orgId: string, currency: string): BankAccountRow | null {
   const active = tx
     .select()
     .from(bankAccounts)
-    .where(inOrg(bankAccounts, orgId, eq(bankAccounts.isActive, true)))
+    .where(inOrg(bankAccounts, orgId, eq(bankAccounts.isActive, true), eq(bankAccounts.currency, currency)))
     .orderBy(asc(bankAccounts.createdAt), asc(bankAccounts.id))
     .all();
   const defaultId = tx.select({ id: organizations.defaultBankAccountId }).from(organizations).where(eq(organizations.id, orgId)).get()?.id;
-  const preferred = active.find((b) => b.id === defaultId);
-  if (preferred?.currency === currency) return preferred;
-  return active.find((b) => b.currency === currency) ?? preferred ?? active[0] ?? null;
+  return active.find((b) => b.id === defaultId) ?? active[0] ?? null;
 }
 
 /** The ledger account a payment through this bank account (or, without one, the bank role) posts to. */

@@ -4,7 +4,7 @@
  * balance, so that bean-check itself proves the two agree. With `from`, what was posted before is
  * carried in as one opening entry per currency against Equity:Opening-Balances.
  */
-import { and, asc, eq, gte, inArray, lt, lte, sql } from "drizzle-orm";
+import { and, asc, eq, gte, lt, lte, sql } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
 import { accountDays, accounts, journalEntries, journalLines } from "../../db/schema.ts";
 import type { AccountType } from "../accounts/model.ts";
@@ -132,10 +132,11 @@ export function journalBeancount(scope: Scope, range: ExportRange): string {
       }
       out.push(`  ${beancountAccount(chart.get(line.accountId)!)}  ${amount(line.debitCents - line.creditCents, entry.currency)}`);
     }
-    // Beancount checks a balance at the start of its day: the day after `to` holds what `to` ends with
+    // Beancount checks a balance at the start of its day: the day after `to` holds what `to` ends
+    // with; "~ 0.00": exactly (by default it would let half a cent either side pass)
     out.push("", `; balances at the end of ${to}, as Kontor's trial balance shows them`);
     for (const b of closing.sort((x, y) => chart.get(x.accountId)!.code.localeCompare(chart.get(y.accountId)!.code) || x.currency.localeCompare(y.currency))) {
-      out.push(`${addDays(to, 1)} balance ${beancountAccount(chart.get(b.accountId)!)}  ${amount(b.net, b.currency)}`);
+      out.push(`${addDays(to, 1)} balance ${beancountAccount(chart.get(b.accountId)!)}  ${formatCents(b.net)} ~ 0.00 ${b.currency}`);
     }
     return out.join("\n") + "\n";
   });

@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import type { Kernel } from "../http/kernel.ts";
 import { created, errors } from "../http/responses.ts";
 import { listQuerySchema, listResponse } from "../lib/list.ts";
-import { DateString, IdParams, ResponseSchema, Wrapped } from "../lib/schemas.ts";
+import { DateString, IdParams, ResponseSchema, withoutDefault, Wrapped } from "../lib/schemas.ts";
 import { csvResponse } from "../reports/csv.ts";
 import { EXPORT_FORMATS, exportFilename, exportJournal } from "./export.ts";
 import { JournalModel } from "./model.ts";
@@ -35,7 +35,7 @@ export const journalRoutes = (kernel: Kernel) =>
         ability: "accounting.view",
         query: t.Object(
           {
-            format: t.UnionEnum([...EXPORT_FORMATS], { description: "csv or beancount" }),
+            format: withoutDefault(t.UnionEnum([...EXPORT_FORMATS], { description: "csv or beancount" })),
             from: t.Optional(t.String({ ...DateString, description: "First day; what was posted before is carried in as opening balances (beancount)" })),
             to: t.Optional(t.String({ ...DateString, description: "Last day; default today" })),
           },

@@ -20,7 +20,7 @@ import { plainRows, prepared, tableRows, type RenderableQuery, type Tx } from ".
 import { normalizeTimestamp } from "./time.ts";
 import { ValidationFailed } from "./errors.ts";
 import { inOrg, snapshot, type Scope } from "./scope.ts";
-import { ResponseSchema, Timestamp } from "./schemas.ts";
+import { ResponseSchema, Timestamp, withoutDefault } from "./schemas.ts";
 
 export const DEFAULT_PER_PAGE = 20;
 export const MAX_PER_PAGE = 100;
@@ -133,15 +133,6 @@ export function listQuerySchema(spec: ListSpec): TObject {
     properties[`filter[${name}]`] = t.Optional(withoutDefault(filter.schema ?? t.String({ maxLength: 255 })));
   }
   return t.Object(properties, { additionalProperties: false });
-}
-
-/**
- * Elysia's `t.UnionEnum` carries `default: <first value>` and Elysia fills defaults into absent
- * query parameters: an absent sort would become the first sort name, an absent filter a filter.
- */
-function withoutDefault<T extends TSchema>(schema: T): T {
-  const { default: _ignored, ...rest } = schema;
-  return rest as T;
 }
 
 /** The words of a search text (letters and digits; at most 10), as FTS5 tokenizes them. */

@@ -148,3 +148,12 @@ export const NoFields = t.Optional(strictObject({}, { title: "NoFields", descrip
 
 /** `{data: …}`: single resources are wrapped (contract section 5). */
 export const Wrapped = <T extends TSchema>(schema: T) => ResponseSchema(t.Object({ data: schema }));
+
+/**
+ * Elysia's `t.UnionEnum` carries `default: <first value>` and Elysia fills defaults into absent
+ * query parameters: an absent sort would become the first sort name, an absent filter a filter.
+ */
+export function withoutDefault<T extends TSchema>(schema: T): T {
+  const { default: _ignored, ...rest } = schema;
+  return rest as T;
+}

@@ -15,7 +15,7 @@ export const paymentInput = (title: string) =>
         t.String({
           ...Uuid,
           description:
-            "The bank account the money moved through (in the document's currency); default: the organisation's default bank account if it holds that currency, else its first active one that does",
+            "The bank account the money moved through (in the document's currency); default: the organisation's default bank account if it holds that currency, else its first active one that does, else none",
         }),
       ),
     },
@@ -30,7 +30,9 @@ export const paymentShown = (title: string) =>
       payment_date: DateString,
       payment_method: t.UnionEnum([...PAYMENT_METHODS]),
       reference: Nullable(t.String()),
-      bank_account_id: Nullable(t.String({ ...Uuid, description: "Null only for a payment recorded when the organisation had no active bank account" })),
+      bank_account_id: Nullable(
+        t.String({ ...Uuid, description: "Null when the organisation had no active bank account in the document's currency: the payment posted to the chart's bank account" }),
+      ),
       created_at: Timestamp,
     },
     { title },
