@@ -2,8 +2,8 @@
  * Which account of the organisation's chart a posting goes to: a system account by its role, a
  * bank account's own ledger account, an expense category's account.
  */
-import { and, asc, eq, like } from "drizzle-orm";
-import type { Tx } from "../../db/client.ts";
+import { and, asc, eq, like, sql } from "drizzle-orm";
+import { preparedRows, type Tx } from "../../db/client.ts";
 import { accounts, bankAccounts, expenseCategoryAccounts, organizations } from "../../db/schema.ts";
 import type { SystemAccount } from "../accounts/model.ts";
 import { ApiError } from "../lib/errors.ts";
@@ -15,12 +15,15 @@ type BankAccountRow = typeof bankAccounts.$inferSelect;
 
 /** The organisation's account for a role (the lowest code for `bank`); a 409 if the chart lacks it. */
 export function systemAccount(tx: Tx, orgId: string, role: SystemAccount): AccountRow {
-  const row = tx
-    .select()
-    .from(accounts)
-    .where(inOrg(accounts, orgId, eq(accounts.systemAccount, role)))
-    .orderBy(asc(accounts.code))
-    .get();
+  // prepared: each posting looks up two or three roles
+  const row = preparedRows(tx, "ledger: system account", accounts, (tx) =>
+    tx
+      .select()
+      .from(accounts)
+      .where(inOrg(accounts, sql.placeholder("orgId"), eq(accounts.systemAccount, sql.placeholder("role"))))
+      .orderBy(asc(accounts.code))
+      .limit(1),
+  ).get({ orgId, role });
   if (!row) throw new ApiError(409, `The chart of accounts has no ${role.replace("_", " ")} account (system_account "${role}") to post to.`);
   return row;
 }

@@ -5,7 +5,7 @@
  * that shared the seeded ledger account gets one of its own, and each payment the bank account it
  * would be recorded on today. Runs once, in one transaction (db/connection.ts `migrate`).
  */
-import { asc, eq, inArray, isNull, and } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
 import { bankAccounts, expenses, invoices, organizations, payments } from "../../db/schema.ts";
 import { AWAITING_PAYMENT } from "../../db/schema.ts";
@@ -30,14 +30,30 @@ export function backfillLedger(tx: Tx): void {
       .where(and(eq(invoices.organizationId, orgId), inArray(invoices.status, [...AWAITING_PAYMENT, "paid"])))
       .orderBy(asc(invoices.issueDate), asc(invoices.id))
       .all();
+    // a payment recorded without a bank account went through today's default one of its currency
+    for (const { currency } of tx.selectDistinct({ currency: invoices.currency }).from(invoices).where(eq(invoices.organizationId, orgId)).all()) {
+      const bank = defaultBankAccount(tx, orgId, currency);
+      if (!bank) continue;
+      tx.update(payments)
+        .set({ bankAccountId: bank.id })
+        .where(
+          and(
+            eq(payments.organizationId, orgId),
+            isNull(payments.bankAccountId),
+            inArray(payments.invoiceId, tx.select({ id: invoices.id }).from(invoices).where(and(eq(invoices.organizationId, orgId), eq(invoices.currency, currency)))),
+          ),
+        )
+        .run();
+    }
+    const paymentsOf = Map.groupBy(
+      tx.select().from(payments).where(eq(payments.organizationId, orgId)).orderBy(asc(payments.createdAt), asc(payments.id)).all(),
+      (p) => p.invoiceId,
+    );
+    const banks = new Map(tx.select().from(bankAccounts).where(eq(bankAccounts.organizationId, orgId)).all().map((b) => [b.id, b]));
     for (const invoice of issued) {
       postEntry(tx, orgId, invoicePosting(tx, invoice));
-      for (const payment of tx.select().from(payments).where(eq(payments.invoiceId, invoice.id)).orderBy(asc(payments.createdAt), asc(payments.id)).all()) {
-        let bank = payment.bankAccountId ? tx.select().from(bankAccounts).where(eq(bankAccounts.id, payment.bankAccountId)).get() ?? null : null;
-        if (!payment.bankAccountId) {
-          bank = defaultBankAccount(tx, orgId, invoice.currency);
-          if (bank) tx.update(payments).set({ bankAccountId: bank.id }).where(and(eq(payments.id, payment.id), isNull(payments.bankAccountId))).run();
-        }
+      for (const payment of paymentsOf.get(invoice.id) ?? []) {
+        const bank = payment.bankAccountId ? (banks.get(payment.bankAccountId) ?? null) : null;
         postEntry(tx, orgId, paymentPosting(tx, invoice, payment, bankLedgerAccountId(tx, orgId, bank)));
       }
     }

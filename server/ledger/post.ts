@@ -9,7 +9,7 @@
  * (account_days, account_totals, vat_days) that reports read.
  */
 import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
-import type { Tx } from "../../db/client.ts";
+import { plainRows, prepared, type Tx } from "../../db/client.ts";
 import { fiscalYears, journalEntries, journalLines } from "../../db/schema.ts";
 import type { VatCategory } from "../documents/model.ts";
 import { Conflict } from "../lib/errors.ts";
@@ -46,13 +46,34 @@ const yearOf = (date: string) => Number(date.slice(0, 4));
 /** 409 when `date` falls in a closed fiscal year of the organisation. */
 export function assertYearOpen(tx: Tx, orgId: string, date: string, what = "This change"): void {
   const year = yearOf(date);
-  const closed = tx
-    .select({ year: fiscalYears.year })
-    .from(fiscalYears)
-    .where(and(eq(fiscalYears.organizationId, orgId), eq(fiscalYears.year, year), eq(fiscalYears.status, "closed")))
-    .get();
+  const closed = prepared(tx, "ledger: closed year", (tx) =>
+    plainRows<{ year: number }>(
+      tx,
+      tx
+        .select({ year: fiscalYears.year })
+        .from(fiscalYears)
+        .where(and(eq(fiscalYears.organizationId, sql.placeholder("orgId")), eq(fiscalYears.year, sql.placeholder("year")), eq(fiscalYears.status, "closed"))),
+    ),
+  ).get({ orgId, year });
   if (closed) throw new Conflict(`The fiscal year ${year} is closed; ${what.charAt(0).toLowerCase()}${what.slice(1)} would post into it (${date}). Reopen the year first.`);
 }
+
+/**
+ * The two inserts of a posting as statements of the connection: an entry's lines and its header
+ * are written on every change that posts (and a million times by a backfill), where building
+ * drizzle's insert each time would cost more than running it.
+ */
+const LINE_COLUMNS = [
+  "id", "organization_id", "entry_id", "line_no", "account_id", "date", "currency", "debit_cents", "credit_cents", "description",
+  "vat_side", "vat_role", "vat_category", "vat_rate_bp", "vat_note",
+] as const;
+const ENTRY_COLUMNS = [
+  "id", "organization_id", "number", "date", "description", "currency", "source_type", "source_id", "reverses_entry_id", "is_closing", "created_at",
+] as const;
+const insertInto = (table: string, columns: readonly string[]) =>
+  `INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`;
+const insertLine = (tx: Tx) => prepared(tx, "ledger: insert line", (tx) => tx.$client.prepare(insertInto("journal_lines", LINE_COLUMNS)));
+const insertEntry = (tx: Tx) => prepared(tx, "ledger: insert entry", (tx) => tx.$client.prepare(insertInto("journal_entries", ENTRY_COLUMNS)));
 
 /**
  * Writes a balanced entry and returns its id; null when every line is zero (a document of 0.00
@@ -69,42 +90,18 @@ export function postEntry(tx: Tx, orgId: string, draft: EntryDraft): string | nu
   const year = yearOf(draft.date);
   const number = `JE-${year}-${String(drawSequence(tx, orgId, "journal", year)).padStart(5, "0")}`;
   const id = newId();
-  tx.insert(journalLines)
-    .values(
-      lines.map((l, i) => ({
-        id: newId(),
-        organizationId: orgId,
-        entryId: id,
-        lineNo: i + 1,
-        accountId: l.accountId,
-        date: draft.date,
-        currency: draft.currency,
-        debitCents: l.cents > 0 ? l.cents : 0,
-        creditCents: l.cents < 0 ? -l.cents : 0,
-        description: l.description ?? null,
-        vatSide: l.vat?.side ?? null,
-        vatRole: l.vat?.role ?? null,
-        vatCategory: l.vat?.category ?? null,
-        vatRateBp: l.vat?.rateBp ?? null,
-        vatNote: l.vat?.note ?? false,
-      })),
-    )
-    .run();
-  tx.insert(journalEntries)
-    .values({
-      id,
-      organizationId: orgId,
-      number,
-      date: draft.date,
-      description: draft.description,
-      currency: draft.currency,
-      sourceType: draft.source.type,
-      sourceId: draft.source.id,
-      reversesEntryId: draft.reversesEntryId ?? null,
-      isClosing: draft.isClosing ?? false,
-      createdAt: nowIso(),
-    })
-    .run();
+  const line = insertLine(tx);
+  lines.forEach((l, i) => {
+    const vat = l.vat;
+    line.run(
+      newId(), orgId, id, i + 1, l.accountId, draft.date, draft.currency, l.cents > 0 ? l.cents : 0, l.cents < 0 ? -l.cents : 0, l.description ?? null,
+      vat?.side ?? null, vat?.role ?? null, vat?.category ?? null, vat?.rateBp ?? null, vat?.note ? 1 : 0,
+    );
+  });
+  insertEntry(tx).run(
+    id, orgId, number, draft.date, draft.description, draft.currency, draft.source.type, draft.source.id,
+    draft.reversesEntryId ?? null, draft.isClosing ? 1 : 0, nowIso(),
+  );
   return id;
 }
 

@@ -16,7 +16,7 @@
  * | cancel, payment deleted          | the reversal of what was posted, on the same date                    |
  */
 import { and, between, desc, eq, inArray, sql } from "drizzle-orm";
-import type { Tx } from "../../db/client.ts";
+import { plainRows, prepared, type Tx } from "../../db/client.ts";
 import { accountDays, accounts, expenses, expenseVatLines, invoiceLines, invoices, payments, vatRates } from "../../db/schema.ts";
 import type { VatCategory } from "../documents/model.ts";
 import { categoryAccount, systemAccount } from "./accounts.ts";
@@ -36,19 +36,23 @@ const documentName = (invoice: InvoiceRow) => (invoice.type === "credit_note" ? 
 export function invoicePosting(tx: Tx, invoice: InvoiceRow): EntryDraft {
   const sign = invoice.type === "credit_note" ? -1 : 1;
   const note = invoice.type === "credit_note";
-  const groups = tx
-    .select({
-      category: sql<VatCategory>`coalesce(${vatRates.category}, 'Z')`,
-      rateBp: invoiceLines.vatRateBp,
-      base: sql<number>`sum(${invoiceLines.amountCents})`,
-      vat: sql<number>`sum(${invoiceLines.vatCents})`,
-    })
-    .from(invoiceLines)
-    .leftJoin(vatRates, eq(vatRates.id, invoiceLines.vatRateId))
-    .where(eq(invoiceLines.invoiceId, invoice.id))
-    .groupBy(sql`1`, invoiceLines.vatRateBp)
-    .orderBy(sql`1`, sql`2 DESC`)
-    .all();
+  const groups = prepared(tx, "ledger: invoice VAT groups", (tx) =>
+    plainRows<{ category: VatCategory; rateBp: number; base: number; vat: number }>(
+      tx,
+      tx
+        .select({
+          category: sql<VatCategory>`coalesce(${vatRates.category}, 'Z')`.as("category"),
+          rateBp: sql<number>`${invoiceLines.vatRateBp}`.as("rateBp"),
+          base: sql<number>`sum(${invoiceLines.amountCents})`.as("base"),
+          vat: sql<number>`sum(${invoiceLines.vatCents})`.as("vat"),
+        })
+        .from(invoiceLines)
+        .leftJoin(vatRates, eq(vatRates.id, invoiceLines.vatRateId))
+        .where(eq(invoiceLines.invoiceId, sql.placeholder("invoiceId")))
+        .groupBy(sql`1`, invoiceLines.vatRateBp)
+        .orderBy(sql`1`, sql`2 DESC`),
+    ),
+  ).all({ invoiceId: invoice.id });
   const sales = systemAccount(tx, invoice.organizationId, "sales").id;
   const vatPayable = systemAccount(tx, invoice.organizationId, "vat_payable").id;
   const lines: DraftLine[] = [{ accountId: systemAccount(tx, invoice.organizationId, "receivables").id, cents: sign * invoice.totalCents, description: documentName(invoice) }];

@@ -4,18 +4,22 @@
  * `BEGIN IMMEDIATE` serialises concurrent writers, and a rolled-back change gives its value back.
  */
 import { sql } from "drizzle-orm";
-import type { Tx } from "../../db/client.ts";
+import { prepared, type Tx } from "../../db/client.ts";
 import { numberSequences } from "../../db/schema.ts";
 
 /** The next value of the organisation's sequence `kind` for `year` (0 for a sequence that spans years). */
 export function drawSequence(tx: Tx, orgId: string, kind: string, year: number): number {
-  return tx
-    .insert(numberSequences)
-    .values({ organizationId: orgId, kind, year, lastValue: 1 })
-    .onConflictDoUpdate({
-      target: [numberSequences.organizationId, numberSequences.kind, numberSequences.year],
-      set: { lastValue: sql`${numberSequences.lastValue} + 1` },
-    })
-    .returning({ lastValue: numberSequences.lastValue })
-    .get()!.lastValue;
+  // prepared once per connection: every posting draws a journal number
+  const draw = prepared(tx, "sequences: draw", (tx) =>
+    tx
+      .insert(numberSequences)
+      .values({ organizationId: sql.placeholder("orgId"), kind: sql.placeholder("kind"), year: sql.placeholder("year"), lastValue: 1 })
+      .onConflictDoUpdate({
+        target: [numberSequences.organizationId, numberSequences.kind, numberSequences.year],
+        set: { lastValue: sql`${numberSequences.lastValue} + 1` },
+      })
+      .returning({ lastValue: numberSequences.lastValue })
+      .prepare(),
+  );
+  return draw.get({ orgId, kind, year })!.lastValue;
 }
