@@ -260,6 +260,11 @@ export const invoices = sqliteTable(
     index("invoices_org_awaiting_issue_due").on(t.organizationId, t.issueDate, t.id, t.dueDate).where(awaitingPayment),
     // the count of overdue=true: the range of due dates before today among those invoices
     index("invoices_org_awaiting_due").on(t.organizationId, t.dueDate).where(awaitingPayment),
+    // aged receivables (server/reports): the open documents of a currency, by customer, read from
+    // the index alone
+    index("invoices_org_awaiting_aging")
+      .on(t.organizationId, t.currency, t.customerId, t.issueDate, t.dueDate, t.type, t.totalCents, t.paidCents)
+      .where(awaitingPayment),
     index("invoices_org_type").on(t.organizationId, t.type, t.issueDate, t.id),
     index("invoices_org_customer").on(t.organizationId, t.customerId, t.issueDate, t.id),
     index("invoices_org_currency").on(t.organizationId, t.currency, t.issueDate, t.id),

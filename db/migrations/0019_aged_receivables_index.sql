@@ -1,0 +1,1 @@
+CREATE INDEX `invoices_org_awaiting_aging` ON `invoices` (`organization_id`,`currency`,`customer_id`,`issue_date`,`due_date`,`type`,`total_cents`,`paid_cents`) WHERE "status" IN ('finalized', 'sent', 'partially_paid');
