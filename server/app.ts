@@ -7,6 +7,7 @@ import { bankAccountRoutes } from "./bank-accounts/routes.ts";
 import { bankingRoutes } from "./banking/routes.ts";
 import { customerRoutes } from "./customers/routes.ts";
 import { docsRoutes, type RouteEntry } from "./docs/openapi.ts";
+import { expenseCategoryRoutes } from "./expense-categories/routes.ts";
 import { expenseRoutes } from "./expenses/routes.ts";
 import { fiscalYearRoutes } from "./fiscal-years/routes.ts";
 import { createKernel } from "./http/kernel.ts";
@@ -42,6 +43,7 @@ export function createApp(runtime: Runtime) {
     .use(bankAccountRoutes(kernel))
     .use(bankingRoutes(kernel))
     .use(journalRoutes(kernel))
+    .use(expenseCategoryRoutes(kernel))
     .use(fiscalYearRoutes(kernel))
     .use(reportRoutes(kernel))
     .use(auditRoutes(kernel));

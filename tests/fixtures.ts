@@ -102,6 +102,7 @@ export async function seedFixture(env: TestEnv): Promise<Fixture> {
     "org-tokens": orgToken.id,
     "journal-entries": entry.id,
     "fiscal-years": "2025",
+    "expense-categories": "travel",
   };
   for (const [segment, id] of Object.entries(ids)) expect(id, segment).toBeString();
   return ids;

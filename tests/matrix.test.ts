@@ -76,9 +76,10 @@ describe("tenant isolation", () => {
     const intruder = env.userToken("owner", undefined, other.org).token;
     const before = databaseSnapshot(env);
     const failures: string[] = [];
-    // a fiscal year is a calendar year, not a row of one organisation: another organisation's
-    // 2025 is its own (tests/ledger.test.ts shows that closing it leaves ours open)
-    const idRoutes = operations.filter((o) => o.path.includes("{") && !o.path.includes("{year}"));
+    // a fiscal year is a calendar year and an expense category a name, not rows of one
+    // organisation: another organisation's 2025 and "travel" are its own (tests/ledger.test.ts,
+    // tests/expense-categories.test.ts show that changing them leaves ours as they were)
+    const idRoutes = operations.filter((o) => o.path.includes("{") && !o.path.includes("{year}") && !o.path.includes("{category}"));
     expect(idRoutes.length).toBeGreaterThan(20);
     for (const o of idRoutes) {
       const path = fillPath(o.path, fixture);

@@ -82,6 +82,8 @@ const OPERATION_IDS: Record<string, string> = {
   "GET /api/v1/journal-entries/export": "exportJournalEntries",
   "POST /api/v1/journal-entries/{id}/reverse": "reverseJournalEntry",
   "GET /api/v1/fiscal-years/{year}": "showFiscalYear",
+  "PUT /api/v1/expense-categories/{category}": "mapExpenseCategory",
+  "DELETE /api/v1/expense-categories/{category}": "unmapExpenseCategory",
   "POST /api/v1/fiscal-years/{year}/close": "closeFiscalYear",
   "POST /api/v1/fiscal-years/{year}/reopen": "reopenFiscalYear",
   "GET /api/v1/expenses/{id}/document": "showExpenseDocument",

@@ -1,0 +1,59 @@
+/**
+ * The category → expense account map (seeded from DEFAULT_CATEGORY_ACCOUNTS, server/accounts/seed.ts).
+ * A category not in it posts to the `purchases` account, 6800 General expenses. Changing it
+ * changes what later approvals post; what is posted stays as it was.
+ */
+import { and, asc, eq } from "drizzle-orm";
+import { accounts, expenseCategoryAccounts } from "../../db/schema.ts";
+import { recordChange } from "../changes/record.ts";
+import { categoryKey } from "../ledger/accounts.ts";
+import { NotFound, ValidationFailed } from "../lib/errors.ts";
+import { inOrg, snapshot, transaction, type Scope } from "../lib/scope.ts";
+import { nowIso } from "../lib/time.ts";
+
+const present = (row: { category: string; accountId: string }) => ({ category: row.category, account_id: row.accountId });
+
+function keyOf(category: string): string {
+  const key = categoryKey(decodeURIComponent(category));
+  if (key === "" || key.length > 100) throw new NotFound();
+  return key;
+}
+
+export const expenseCategoryService = {
+  list(scope: Scope) {
+    return snapshot(scope.db, (tx) =>
+      tx.select().from(expenseCategoryAccounts).where(eq(expenseCategoryAccounts.organizationId, scope.org.id)).orderBy(asc(expenseCategoryAccounts.category)).all().map(present),
+    );
+  },
+
+  set(scope: Scope, category: string, input: { account_id: string }) {
+    const key = keyOf(category);
+    return transaction(scope.db, (tx) => {
+      const account = tx.select().from(accounts).where(inOrg(accounts, scope.org.id, eq(accounts.id, input.account_id))).get();
+      if (!account) throw ValidationFailed.field("account_id", "The selected account id is invalid.");
+      if (account.type !== "expense" || !account.isActive) {
+        throw ValidationFailed.field("account_id", `The account ${account.code} ${account.name} is not an active expense account.`);
+      }
+      const now = nowIso();
+      tx.insert(expenseCategoryAccounts)
+        .values({ organizationId: scope.org.id, category: key, accountId: account.id, updatedAt: now })
+        .onConflictDoUpdate({ target: [expenseCategoryAccounts.organizationId, expenseCategoryAccounts.category], set: { accountId: account.id, updatedAt: now } })
+        .run();
+      recordChange(tx, scope, { action: "expense_category.mapped", resource: { type: "expense_category", id: key } });
+      return present({ category: key, accountId: account.id });
+    });
+  },
+
+  remove(scope: Scope, category: string): void {
+    const key = keyOf(category);
+    transaction(scope.db, (tx) => {
+      const removed = tx
+        .delete(expenseCategoryAccounts)
+        .where(and(eq(expenseCategoryAccounts.organizationId, scope.org.id), eq(expenseCategoryAccounts.category, key)))
+        .returning()
+        .get();
+      if (!removed) throw new NotFound();
+      recordChange(tx, scope, { action: "expense_category.unmapped", resource: { type: "expense_category", id: key } });
+    });
+  },
+};
