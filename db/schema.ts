@@ -37,6 +37,11 @@ export const AWAITING_PAYMENT = ["finalized", "sent", "partially_paid"] as const
  * partial index only for a query whose WHERE states the index's condition itself (bound
  * parameters do not count), so the index and the overdue filter share this expression.
  */
+/**
+ * What a document still asks of its customer: an invoice's amount due, a credit note's negative.
+ * Written once for the aging index and the report that reads it (SQLite matches them by shape).
+ */
+export const signedAmountDue = sql.raw(`(CASE WHEN "type" = 'credit_note' THEN "paid_cents" - "total_cents" ELSE "total_cents" - "paid_cents" END)`);
 export const awaitingPayment = sql.raw(`"status" IN (${AWAITING_PAYMENT.map((s) => `'${s}'`).join(", ")})`);
 
 export const organizations = sqliteTable("organizations", {
@@ -260,10 +265,11 @@ export const invoices = sqliteTable(
     index("invoices_org_awaiting_issue_due").on(t.organizationId, t.issueDate, t.id, t.dueDate).where(awaitingPayment),
     // the count of overdue=true: the range of due dates before today among those invoices
     index("invoices_org_awaiting_due").on(t.organizationId, t.dueDate).where(awaitingPayment),
-    // aged receivables (server/reports): the open documents of a currency, by customer, read from
-    // the index alone
+    // aged receivables (server/reports): the open documents of a currency, by customer, each with
+    // its signed amount due computed once, when written; read from the index alone
     index("invoices_org_awaiting_aging")
-      .on(t.organizationId, t.currency, t.customerId, t.issueDate, t.dueDate, t.type, t.totalCents, t.paidCents)
+      // status too: SQLite reads a partial index alone only when it holds the columns of its condition
+      .on(t.organizationId, t.currency, t.customerId, t.dueDate, signedAmountDue, t.issueDate, t.status)
       .where(awaitingPayment),
     index("invoices_org_type").on(t.organizationId, t.type, t.issueDate, t.id),
     index("invoices_org_customer").on(t.organizationId, t.customerId, t.issueDate, t.id),

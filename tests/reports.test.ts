@@ -212,7 +212,19 @@ describe("aged receivables", () => {
         { customer_id: beta.id, name: "Beta BV", current: "400.00", days_1_30: "0.00", days_31_60: "171.00", days_61_90: "212.00", over_90: "0.00", total: "783.00" },
       ],
       totals: { current: "400.00", days_1_30: "224.00", days_31_60: "171.00", days_61_90: "212.00", over_90: "1000.00", total: "2007.00" },
+      meta: { current_page: 1, per_page: 100, last_page: 1, total: 2 },
     });
+  });
+
+  test("the customers owing most first, a page at a time; the totals over all of them", async () => {
+    const second = await report("aged-receivables?date=2025-12-31&per_page=1&page=2");
+    expect(second.customers.map((c: any) => [c.name, c.total])).toEqual([["Beta BV", "783.00"]]);
+    expect(second.totals.total).toBe("2007.00");
+    expect(second.meta).toEqual({ current_page: 2, per_page: 1, last_page: 2, total: 2 });
+    expect((await report("aged-receivables?date=2025-12-31&per_page=1&page=3")).customers).toEqual([]);
+    const tooMany = await env.api("GET", "/api/v1/reports/aged-receivables?per_page=1001");
+    expect(tooMany.status).toBe(422);
+    expect(Object.keys(tooMany.body.errors)).toEqual(["per_page"]);
   });
 
   test("on 2025-10-31: only what was issued by then", async () => {

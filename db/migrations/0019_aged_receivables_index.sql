@@ -1,1 +1,1 @@
-CREATE INDEX `invoices_org_awaiting_aging` ON `invoices` (`organization_id`,`currency`,`customer_id`,`issue_date`,`due_date`,`type`,`total_cents`,`paid_cents`) WHERE "status" IN ('finalized', 'sent', 'partially_paid');
+CREATE INDEX `invoices_org_awaiting_aging` ON `invoices` (`organization_id`,`currency`,`customer_id`,`due_date`,(CASE WHEN "type" = 'credit_note' THEN "paid_cents" - "total_cents" ELSE "total_cents" - "paid_cents" END),`issue_date`,`status`) WHERE "status" IN ('finalized', 'sent', 'partially_paid');

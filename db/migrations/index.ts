@@ -40,5 +40,5 @@ export const embeddedMigrations: { tag: string; when: number; breakpoints: boole
   { tag: "0016_audit_request_id", when: 1795479487525, breakpoints: true, sql: m16 },
   { tag: "0017_ledger", when: 1795479767384, breakpoints: true, sql: m17 },
   { tag: "0018_bank_statements", when: 1795480438140, breakpoints: true, sql: m18 },
-  { tag: "0019_aged_receivables_index", when: 1795481917465, breakpoints: true, sql: m19 },
+  { tag: "0019_aged_receivables_index", when: 1795482694160, breakpoints: true, sql: m19 },
 ];

@@ -10,7 +10,7 @@ import { expensePayments, expenses, expenseVatLines } from "../../db/schema.ts";
 import { bankLedgerAccountId } from "../ledger/accounts.ts";
 import { expensePaymentPosting, expensePosting } from "../ledger/rules.ts";
 import type { PaymentInput } from "../payments/model.ts";
-import { paymentBankAccount, presentPayment } from "../payments/service.ts";
+import { newPayment, presentPayment } from "../payments/service.ts";
 import { recordChange } from "../changes/record.ts";
 import { FieldErrorBag } from "../lib/errors.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
@@ -254,25 +254,8 @@ export const expenseService = {
  */
 export function recordExpensePayment(tx: Tx, scope: Scope, id: string, input: PaymentInput) {
   const row = findFor(tx, scope, id, "recordPayment");
-  const bag = new FieldErrorBag();
-  const dueCents = row.amountCents + row.vatCents - row.paidCents;
-  const amountCents = readMoney(bag, "amount", input.amount, { min: 1 });
-  if (amountCents !== null && amountCents > dueCents) {
-    bag.add("amount", `The amount must not be greater than the amount due (${formatCents(dueCents)}).`);
-  }
-  const bank = paymentBankAccount(tx, scope.org.id, bag, input.bank_account_id, row.currency);
-  bag.throwIfAny();
-  const payment: ExpensePaymentRow = {
-    id: newId(),
-    organizationId: scope.org.id,
-    expenseId: id,
-    amountCents: amountCents!,
-    paymentDate: input.payment_date,
-    paymentMethod: input.payment_method ?? "bank_transfer",
-    reference: input.reference ?? null,
-    bankAccountId: bank?.id ?? null,
-    createdAt: nowIso(),
-  };
+  const { bank, columns } = newPayment(tx, scope.org.id, input, { dueCents: row.amountCents + row.vatCents - row.paidCents, currency: row.currency });
+  const payment: ExpensePaymentRow = { ...columns, expenseId: id };
   tx.insert(expensePayments).values(payment).run();
   updateInOrg(tx, expenses, scope.org.id, id, { paidCents: row.paidCents + payment.amountCents, updatedAt: nowIso() });
   const shown = showExpense(tx, scope.org.id, id);

@@ -7,9 +7,10 @@
  */
 import { and, asc, eq, gt, lt, sql } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
-import { accountDays, accounts, fiscalYears, journalEntries } from "../../db/schema.ts";
+import { fiscalYears, journalEntries } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
 import { closingPostings } from "../ledger/rules.ts";
+import { netResult } from "../reports/service.ts";
 import { standingEntries } from "../ledger/post.ts";
 import { Conflict, NotFound } from "../lib/errors.ts";
 import { formatCents } from "../lib/money.ts";
@@ -35,25 +36,6 @@ function knownYears(tx: Tx, orgId: string): number[] {
   return Array.from({ length: to - from + 1 }, (_, i) => from + i);
 }
 
-/** Revenue less expenses of the year in `currency`, closing entries left out. */
-function resultOf(tx: Tx, orgId: string, year: number, currency: string): number {
-  const row = tx
-    .select({ net: sql<number>`coalesce(sum(${accountDays.creditCents}) - sum(${accountDays.debitCents}), 0)` })
-    .from(accountDays)
-    .innerJoin(accounts, eq(accounts.id, accountDays.accountId))
-    .where(
-      and(
-        eq(accountDays.organizationId, orgId),
-        eq(accountDays.currency, currency),
-        sql`${accountDays.date} BETWEEN ${`${year}-01-01`} AND ${`${year}-12-31`}`,
-        eq(accountDays.isClosing, false),
-        sql`${accounts.type} IN ('revenue', 'expense')`,
-      ),
-    )
-    .get();
-  return row?.net ?? 0;
-}
-
 type OrgCurrency = { id: string; currency: string };
 
 function present(tx: Tx, org: OrgCurrency, year: number, row: YearRow | undefined) {
@@ -64,7 +46,7 @@ function present(tx: Tx, org: OrgCurrency, year: number, row: YearRow | undefine
     end_date: `${year}-12-31`,
     status: closed ? ("closed" as const) : ("open" as const),
     closed_at: closed ? row!.closedAt : null,
-    result: formatCents(resultOf(tx, org.id, year, org.currency)),
+    result: formatCents(netResult(tx, org.id, org.currency, `${year}-01-01`, `${year}-12-31`)),
     closing_entry_ids: closed ? standingEntries(tx, org.id, "fiscal_year", String(year)).map((e) => e.id) : [],
   };
 }

@@ -12,7 +12,7 @@ import { recordChange } from "../changes/record.ts";
 import { drawSequence } from "../lib/sequences.ts";
 import { bankLedgerAccountId } from "../ledger/accounts.ts";
 import { invoicePosting, paymentPosting } from "../ledger/rules.ts";
-import { paymentBankAccount, presentPayment } from "../payments/service.ts";
+import { newPayment, presentPayment } from "../payments/service.ts";
 import { currentParties } from "../documents/read.ts";
 import { UNIT_CODES } from "../documents/unit-codes.ts";
 import { documentLinks } from "../documents/links.ts";
@@ -702,27 +702,10 @@ export const invoiceService = {
  */
 export function recordInvoicePayment(tx: Tx, scope: Scope, id: string, input: PaymentInput): { shown: ShownInvoice; payment: PaymentRow } {
   const row = findFor(tx, scope, id, "recordPayment");
-  const bag = new FieldErrorBag();
-  const dueCents = row.totalCents - row.paidCents;
-  const amountCents = readMoney(bag, "amount", input.amount, { min: 1 });
-  if (amountCents !== null && amountCents > dueCents) {
-    bag.add("amount", `The amount must not be greater than the amount due (${formatCents(dueCents)}).`);
-  }
-  const bank = paymentBankAccount(tx, scope.org.id, bag, input.bank_account_id, row.currency);
-  bag.throwIfAny();
-  const payment: PaymentRow = {
-    id: newId(),
-    organizationId: scope.org.id,
-    invoiceId: id,
-    amountCents: amountCents!,
-    paymentDate: input.payment_date,
-    paymentMethod: input.payment_method ?? "bank_transfer",
-    reference: input.reference ?? null,
-    bankAccountId: bank?.id ?? null,
-    createdAt: nowIso(),
-  };
+  const { bank, columns } = newPayment(tx, scope.org.id, input, { dueCents: row.totalCents - row.paidCents, currency: row.currency });
+  const payment: PaymentRow = { ...columns, invoiceId: id };
   tx.insert(payments).values(payment).run();
-  const paidCents = row.paidCents + amountCents!;
+  const paidCents = row.paidCents + payment.amountCents;
   const shown = change(tx, scope.org.id, id, { paidCents, status: statusAfterPayments(row, paidCents) });
   recordChange(tx, scope, {
     action: "invoice.payment_recorded",

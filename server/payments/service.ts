@@ -3,9 +3,11 @@ import { eq } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
 import { bankAccounts } from "../../db/schema.ts";
 import { defaultBankAccount } from "../ledger/accounts.ts";
-import type { FieldErrorBag } from "../lib/errors.ts";
-import { formatCents } from "../lib/money.ts";
+import { FieldErrorBag } from "../lib/errors.ts";
+import { formatCents, readMoney } from "../lib/money.ts";
 import { inOrg } from "../lib/scope.ts";
+import { newId, nowIso } from "../lib/time.ts";
+import type { PaymentInput } from "./model.ts";
 
 type PaymentRow = {
   id: string;
@@ -42,4 +44,30 @@ export function paymentBankAccount(tx: Tx, orgId: string, bag: FieldErrorBag, id
   else if (bank.currency !== currency) bag.add("bank_account_id", `The bank account ${bank.name} holds ${bank.currency}, not ${currency}.`);
   else return bank;
   return null;
+}
+
+/**
+ * A new payment's columns, of an invoice or an expense alike: an amount of at least 0.01 and at
+ * most `dueCents` (else 422 on `amount`), through its bank account (`paymentBankAccount`). The
+ * bank account comes back too: its ledger account is what the payment posts to.
+ */
+export function newPayment(tx: Tx, orgId: string, input: PaymentInput, { dueCents, currency }: { dueCents: number; currency: string }) {
+  const bag = new FieldErrorBag();
+  const amountCents = readMoney(bag, "amount", input.amount, { min: 1 });
+  if (amountCents !== null && amountCents > dueCents) {
+    bag.add("amount", `The amount must not be greater than the amount due (${formatCents(dueCents)}).`);
+  }
+  const bank = paymentBankAccount(tx, orgId, bag, input.bank_account_id, currency);
+  bag.throwIfAny();
+  const columns = {
+    id: newId(),
+    organizationId: orgId,
+    amountCents: amountCents!,
+    paymentDate: input.payment_date,
+    paymentMethod: input.payment_method ?? "bank_transfer",
+    reference: input.reference ?? null,
+    bankAccountId: bank?.id ?? null,
+    createdAt: nowIso(),
+  };
+  return { bank, columns };
 }

@@ -9,6 +9,16 @@ const Day = (description: string) => t.Optional(t.String({ ...DateString, descri
 
 export const ReportQuery = {
   atDate: t.Object({ date: Day("Balances at the end of this day; default today"), currency: Currency }, { additionalProperties: false }),
+  aging: t.Object(
+    {
+      date: Day("Age on this day; default today"),
+      currency: Currency,
+      // x-param: the name a coerced integer's 422 is keyed by (server/http/kernel.ts)
+      page: t.Optional(t.Integer({ minimum: 1, maximum: 1_000_000, "x-param": "page", description: "Page of customers (default 1)" })),
+      per_page: t.Optional(t.Integer({ minimum: 1, maximum: 1000, "x-param": "per_page", description: "Customers per page, 1–1000 (default 100)" })),
+    },
+    { additionalProperties: false },
+  ),
   period: t.Object(
     { from: Day("First day; default 1 January of the year of `to`"), to: Day("Last day; default today"), currency: Currency },
     { additionalProperties: false },
@@ -91,11 +101,15 @@ export const ReportModel = {
             },
             { title: "AgedReceivablesCustomer" },
           ),
-          { description: "By name; open credit notes count negative" },
+          { description: "The customers owing most first (ties by id), a page at a time; open credit notes count negative" },
         ),
         totals: t.Object(
           { current: Money, days_1_30: Money, days_31_60: Money, days_61_90: Money, over_90: Money, total: Money },
-          { title: "AgedReceivablesTotals" },
+          { title: "AgedReceivablesTotals", description: "Over all customers, not only this page" },
+        ),
+        meta: t.Object(
+          { current_page: t.Integer(), per_page: t.Integer(), last_page: t.Integer(), total: t.Integer({ description: "Customers with an open balance" }) },
+          { title: "AgedReceivablesPage" },
         ),
       },
       { title: "AgedReceivables" },

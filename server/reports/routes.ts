@@ -63,9 +63,9 @@ export const reportRoutes = (kernel: Kernel) =>
       },
       {
         ability: "reporting.view",
-        query: ReportQuery.atDate,
+        query: ReportQuery.aging,
         response: { 200: ReportModel.agedReceivables, ...errors(422) },
-        detail: { tags, summary: "Aged receivables per customer: open invoices less open credit notes, by days past due on the date" },
+        detail: { tags, summary: "Aged receivables per customer: open invoices less open credit notes, by days past due on the date; the customers owing most first, a page at a time" },
       },
     )
     .get(

@@ -5,9 +5,9 @@
  * invoices as at ten. Aged receivables read the open documents (a partial index holds them).
  * Each report is in one currency (default the organisation's): Kontor keeps no exchange rates.
  */
-import { and, asc, between, eq, inArray, lte, sql } from "drizzle-orm";
-import type { Tx } from "../../db/client.ts";
-import { accountDays, accounts, awaitingPayment, customers, invoices, vatDays } from "../../db/schema.ts";
+import { and, asc, between, eq, lte, sql, type SQL } from "drizzle-orm";
+import { plainRows, prepared, type Tx } from "../../db/client.ts";
+import { accountDays, accounts, awaitingPayment, customers, invoices, signedAmountDue, vatDays } from "../../db/schema.ts";
 import { isDebitNormal, type AccountType } from "../accounts/model.ts";
 import type { VatCategory } from "../documents/model.ts";
 import { ValidationFailed } from "../lib/errors.ts";
@@ -70,6 +70,12 @@ function accountSums(tx: Tx, orgId: string, currency: string, from: string | nul
 const shown = (a: AccountBalance) => (isDebitNormal(a.type) ? a.debit - a.credit : a.credit - a.debit);
 const amountRow = (a: AccountBalance) => ({ account_id: a.accountId, code: a.code, name: a.name, amount: formatCents(shown(a)) });
 const sum = (values: number[]) => values.reduce((s, v) => s + v, 0);
+
+/** Revenue less expenses over the days in range, closing entries left out (a fiscal year's result). */
+export function netResult(tx: Tx, orgId: string, currency: string, from: string, to: string): number {
+  const rows = accountSums(tx, orgId, currency, from, to, false);
+  return sum(rows.filter((a) => a.type === "revenue").map(shown)) - sum(rows.filter((a) => a.type === "expense").map(shown));
+}
 
 export function trialBalance(scope: Scope, query: { date?: string; currency?: string }) {
   const date = dayOf("date", query.date, today());
@@ -144,74 +150,78 @@ export function balanceSheet(scope: Scope, query: { date?: string; currency?: st
 
 const BUCKETS = ["current", "days_1_30", "days_31_60", "days_61_90", "over_90"] as const;
 type Bucket = (typeof BUCKETS)[number];
+export const AGING_PER_PAGE = { default: 100, max: 1000 };
+
+/**
+ * Per customer, the open documents' amounts due by bucket of days past due on `date` (placeholders
+ * d30, d60, d90: the days 30, 60 and 90 before it). Read from the aging index alone, its signed
+ * amount due included (invoices_org_awaiting_aging); prepared once per connection.
+ */
+function agingByCustomer(tx: Tx) {
+  return prepared(tx, "reports: aging by customer", (tx) => {
+    const p = (name: string) => sql.placeholder(name);
+    const amount = (condition: SQL) => sql<number>`sum(iif(${condition}, ${signedAmountDue}, 0))`;
+    return plainRows<{ customerId: string } & Record<Bucket, number>>(
+      tx,
+      tx
+        .select({
+          customerId: sql<string>`${invoices.customerId}`.as("customerId"),
+          current: amount(sql`${invoices.dueDate} >= ${p("date")}`).as("current"),
+          days_1_30: amount(sql`${invoices.dueDate} < ${p("date")} AND ${invoices.dueDate} >= ${p("d30")}`).as("days_1_30"),
+          days_31_60: amount(sql`${invoices.dueDate} < ${p("d30")} AND ${invoices.dueDate} >= ${p("d60")}`).as("days_31_60"),
+          days_61_90: amount(sql`${invoices.dueDate} < ${p("d60")} AND ${invoices.dueDate} >= ${p("d90")}`).as("days_61_90"),
+          over_90: amount(sql`${invoices.dueDate} < ${p("d90")}`).as("over_90"),
+        })
+        .from(invoices)
+        .where(
+          and(
+            eq(invoices.organizationId, p("orgId")),
+            // written out, not bound: SQLite reads a partial index only for its own condition
+            awaitingPayment,
+            eq(invoices.currency, p("currency")),
+            lte(invoices.issueDate, p("date")),
+          ),
+        )
+        .groupBy(invoices.customerId),
+    );
+  });
+}
 
 /**
  * What customers owe, by how long it is overdue on `date`: the documents open today (invoices less
- * credit notes, each for its amount due) issued on or before `date`, aged by their due date.
+ * credit notes, each for its amount due) issued on or before `date`, aged by their due date. The
+ * customers owing most come first, a page at a time (a large organisation has tens of thousands
+ * of debtors); the totals are over all of them.
  */
-export function agedReceivables(scope: Scope, query: { date?: string; currency?: string }) {
+export function agedReceivables(scope: Scope, query: { date?: string; currency?: string; page?: number; per_page?: number }) {
   const date = dayOf("date", query.date, today());
   const currency = currencyOf(scope, query.currency);
-  const bucket = (cutoff: string) => sql`${invoices.dueDate} < ${cutoff}`;
-  const due = sql`CASE WHEN ${invoices.type} = 'credit_note' THEN -1 ELSE 1 END * (${invoices.totalCents} - ${invoices.paidCents})`;
-  const inBucket = (condition: ReturnType<typeof sql>) => sql<number>`sum(CASE WHEN ${condition} THEN ${due} ELSE 0 END)`;
+  const perPage = query.per_page ?? AGING_PER_PAGE.default;
+  const page = query.page ?? 1;
   return snapshot(scope.db, (tx) => {
-    // per customer from the open documents' index alone, then each customer's name by its key
-    const aged = tx
-      .select({
-        customerId: sql<string>`${invoices.customerId}`.as("customer_id"),
-        current: inBucket(sql`${invoices.dueDate} >= ${date}`).as("current"),
-        days_1_30: inBucket(sql`${invoices.dueDate} < ${date} AND NOT ${bucket(addDays(date, -30))}`).as("days_1_30"),
-        days_31_60: inBucket(sql`${bucket(addDays(date, -30))} AND NOT ${bucket(addDays(date, -60))}`).as("days_31_60"),
-        days_61_90: inBucket(sql`${bucket(addDays(date, -60))} AND NOT ${bucket(addDays(date, -90))}`).as("days_61_90"),
-        over_90: inBucket(bucket(addDays(date, -90))).as("over_90"),
-      })
-      .from(invoices)
-      .where(
-        and(
-          eq(invoices.organizationId, scope.org.id),
-          // written out, not bound: SQLite reads a partial index only for its own condition
-          awaitingPayment,
-          eq(invoices.currency, currency),
-          lte(invoices.issueDate, date),
-        ),
-      )
-      .groupBy(invoices.customerId)
-      .as("aged");
-    const rows = tx
-      .select({
-        customerId: aged.customerId,
-        name: customers.name,
-        current: aged.current,
-        days_1_30: aged.days_1_30,
-        days_31_60: aged.days_31_60,
-        days_61_90: aged.days_61_90,
-        over_90: aged.over_90,
-      })
-      .from(aged)
-      .innerJoin(customers, eq(customers.id, aged.customerId))
-      .all();
-    const totals = Object.fromEntries(BUCKETS.map((b) => [b, 0])) as Record<Bucket, number>;
-    const list = rows
+    const owed = agingByCustomer(tx)
+      .all({ orgId: scope.org.id, currency, date, d30: addDays(date, -30), d60: addDays(date, -60), d90: addDays(date, -90) })
+      .map((r) => ({ ...r, total: sum(BUCKETS.map((b) => r[b])) }))
       .filter((r) => BUCKETS.some((b) => r[b] !== 0))
-      .sort((a, b) => a.name.localeCompare(b.name) || a.customerId.localeCompare(b.customerId))
-      .map((r) => {
-        for (const b of BUCKETS) totals[b] += r[b];
-        return {
-          customer_id: r.customerId,
-          name: r.name,
-          ...(Object.fromEntries(BUCKETS.map((b) => [b, formatCents(r[b])])) as Record<Bucket, string>),
-          total: formatCents(sum(BUCKETS.map((b) => r[b]))),
-        };
-      });
+      .sort((a, b) => b.total - a.total || (a.customerId < b.customerId ? -1 : 1));
+    const totals = Object.fromEntries([...BUCKETS, "total"].map((b) => [b, sum(owed.map((r) => r[b as Bucket | "total"]))])) as Record<Bucket | "total", number>;
+    const shown = owed.slice((page - 1) * perPage, page * perPage);
+    // the names of this page's customers only, by key (bound as one JSON array: no variable limit)
+    const names = new Map(
+      tx
+        .select({ id: customers.id, name: customers.name })
+        .from(customers)
+        .where(sql`${customers.id} IN (SELECT value FROM json_each(${JSON.stringify(shown.map((r) => r.customerId))}))`)
+        .all()
+        .map((c) => [c.id, c.name]),
+    );
+    const money = (r: Record<Bucket | "total", number>) => Object.fromEntries([...BUCKETS, "total"].map((b) => [b, formatCents(r[b as Bucket | "total"])])) as Record<Bucket | "total", string>;
     return {
       date,
       currency,
-      customers: list,
-      totals: {
-        ...(Object.fromEntries(BUCKETS.map((b) => [b, formatCents(totals[b])])) as Record<Bucket, string>),
-        total: formatCents(sum(BUCKETS.map((b) => totals[b]))),
-      },
+      customers: shown.map((r) => ({ customer_id: r.customerId, name: names.get(r.customerId) ?? "", ...money(r) })),
+      totals: money(totals),
+      meta: { current_page: page, per_page: perPage, last_page: Math.max(1, Math.ceil(owed.length / perPage)), total: owed.length },
     };
   });
 }
