@@ -159,8 +159,9 @@ function runBackfills(db: Db): void {
     const backfill = BACKFILLS[name];
     if (!backfill) throw new Error(`this Kontor does not know the data migration "${name}" the database asks for: is it older than the database?`);
     db.connection.transactions.run("immediate", () => {
-      backfill(db);
-      db.delete(pendingBackfills).where(eq(pendingBackfills.name, name)).run();
+      // claimed inside the write lock: a second process that saw the row too finds it gone
+      const claimed = db.delete(pendingBackfills).where(eq(pendingBackfills.name, name)).returning().get();
+      if (claimed) backfill(db);
     });
   }
 }

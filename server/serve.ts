@@ -73,7 +73,7 @@ export async function startServer(
     : null;
   let metrics: MetricsListener | null = null;
   if (serverMetrics) {
-    const others = () => Promise.all(threads.map((t) => t.metrics()));
+    const others = async () => (await Promise.all(threads.map((t) => t.metrics()))).filter((m) => m !== null);
     metrics = startMetricsListener(config, () => scrape(runtime.metrics, others, serverMetrics), runtime.log);
   }
   const backups: BackupSchedule | null = config.backupDir ? startBackupSchedule(config, runtime.log) : null;
@@ -96,7 +96,10 @@ export async function startServer(
   };
 }
 
-type HttpThread = { stop: () => Promise<void>; metrics: () => Promise<MetricsSnapshot> };
+/** null: the thread did not answer within SCRAPE_WAIT_MS */
+type HttpThread = { stop: () => Promise<void>; metrics: () => Promise<MetricsSnapshot | null> };
+/** How long a scrape waits for each HTTP thread's counters. */
+const SCRAPE_WAIT_MS = 2000;
 
 /**
  * The thread's entry point: beside this file when run from source; in the binary, where
@@ -135,10 +138,18 @@ function startThread(setup: ThreadSetup): Promise<HttpThread> {
               };
               command({ type: "stop" });
             }),
+          // a thread busy for longer (a large import) or gone is left out of this scrape, not waited for
           metrics: () =>
-            new Promise<MetricsSnapshot>((answered) => {
+            new Promise<MetricsSnapshot | null>((answered) => {
               const id = nextScrape++;
-              scrapes.set(id, answered);
+              const late = setTimeout(() => {
+                scrapes.delete(id);
+                answered(null);
+              }, SCRAPE_WAIT_MS);
+              scrapes.set(id, (snapshot) => {
+                clearTimeout(late);
+                answered(snapshot);
+              });
               command({ type: "metrics", id });
             }),
         });

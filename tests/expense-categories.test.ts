@@ -67,3 +67,13 @@ describe("expense categories", () => {
     expect(r.body.message).toContain("accounting.edit");
   });
 });
+
+test("a category holding % or an encoded sequence is taken as written (the path is decoded once)", async () => {
+  const rent = (await accounts()).find((a) => a.code === "6200")!;
+  const r = await env.api("PUT", `/api/v1/expense-categories/${encodeURIComponent("100% fees")}`, { account_id: rent.id });
+  expect(r.status, r.text).toBe(200);
+  expect(r.body.data.category).toBe("100% fees");
+  const literal = await env.api("PUT", `/api/v1/expense-categories/${encodeURIComponent("%41")}`, { account_id: rent.id });
+  expect(literal.body.data.category).toBe("%41");
+  expect((await env.api("DELETE", `/api/v1/expense-categories/${encodeURIComponent("50%")}`)).status).toBe(404);
+});

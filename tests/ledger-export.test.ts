@@ -256,3 +256,13 @@ describe("kontor export journal", () => {
     expect(missing.code).toBe(2);
   }, 30_000);
 });
+
+test("an export over the API is bounded: a range of more entries than allowed is a 422 on from, the CLI has no bound", async () => {
+  const { exportJournal } = await import("../server/ledger/export.ts");
+  const { CLI_ACTOR } = await import("../server/orgs/service.ts");
+  const scope = { db: env.db, org: env.org, actor: CLI_ACTOR };
+  const entries = (await env.api("GET", "/api/v1/journal-entries?per_page=1")).body.meta.total as number;
+  expect(entries).toBeGreaterThan(1);
+  expect(() => exportJournal(scope, "csv", {}, { maxEntries: entries - 1 })).toThrow(`The range holds ${entries} journal entries`);
+  expect(exportJournal(scope, "csv", {}, { maxEntries: entries })).toStartWith("date,number");
+});

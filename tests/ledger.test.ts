@@ -954,3 +954,32 @@ describe("abilities", () => {
     expectStatus(await env.api("GET", "/api/v1/reports/trial-balance", undefined, reader), 200);
   });
 });
+
+describe("inputs that would break the books are refused (review)", () => {
+  test("a date before 1900 or after 2999 is a 422 wherever a date is taken: the ledger's years close in order", async () => {
+    const b = await openBooks("Ancient dates");
+    const lines = [{ account_id: b.id("1300"), debit: "1.00" }, { account_id: b.id("3100"), credit: "1.00" }];
+    for (const date of ["0001-01-01", "1899-12-31", "3000-01-01"]) {
+      const r = await b.api("POST", "/api/v1/journal-entries", { date, description: "Too old", lines });
+      expect(r.status, date).toBe(422);
+      expect(Object.keys(r.body.errors)).toEqual(["date"]);
+    }
+    expect((await b.api("POST", "/api/v1/journal-entries", { date: "1900-01-01", description: "Old enough", lines })).status).toBe(201);
+    const fiscal = await b.api("GET", "/api/v1/fiscal-years");
+    expect(fiscal.status).toBe(200);
+    expect(fiscal.body.data[0]).toMatchObject({ year: 1900, start_date: "1900-01-01" });
+  });
+
+  test("a manual entry whose debits add up past 999 999 999 999.99 is a 422 on lines, never a float that rounds a cent away", async () => {
+    const b = await openBooks("Huge entry");
+    const big = "999999999999.99";
+    const lines = [
+      ...Array.from({ length: 91 }, () => ({ account_id: b.id("1300"), debit: big })),
+      ...Array.from({ length: 90 }, () => ({ account_id: b.id("3100"), credit: big })),
+      { account_id: b.id("3100"), credit: "999999999999.98" },
+    ];
+    const r = await b.api("POST", "/api/v1/journal-entries", { date: "2026-01-02", description: "Huge", lines });
+    expect(r.status).toBe(422);
+    expect(r.body.errors.lines[0]).toContain("must not be greater than 999999999999.99 in all");
+  });
+});

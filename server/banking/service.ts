@@ -23,7 +23,7 @@
  *   reversed and posted again through this one. Only when there is none is a payment recorded.
  */
 import { createHash } from "node:crypto";
-import { and, asc, desc, eq, inArray, isNotNull, notInArray, sql } from "drizzle-orm";
+import { and, asc, between, desc, eq, inArray, sql } from "drizzle-orm";
 import { t } from "elysia";
 import type { Tx } from "../../db/client.ts";
 import { AWAITING_PAYMENT, bankAccounts, bankStatements, bankTransactions, expensePayments, expenses, invoices, payments } from "../../db/schema.ts";
@@ -44,7 +44,7 @@ import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { formatCents, readMoney } from "../lib/money.ts";
 import { DateString, Uuid } from "../lib/schemas.ts";
 import { findInOrg, inOrg, snapshot, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
-import { newId, nowIso } from "../lib/time.ts";
+import { addDays, newId, nowIso } from "../lib/time.ts";
 import { BANK_TRANSACTION_STATUSES, type BankTransactionMatch } from "./model.ts";
 
 type BankAccountRow = typeof bankAccounts.$inferSelect;
@@ -172,15 +172,32 @@ function directionOf(target: Target): "credit" | "debit" {
 const dueOf = (target: Target) =>
   target.kind === "invoice" ? target.row.totalCents - target.row.paidCents : target.row.amountCents + target.row.vatCents - target.row.paidCents;
 
-/** A payment of the document of exactly `cents` that no bank line holds yet: one recorded by hand. */
-function handPayment(tx: Tx, orgId: string, target: Target, cents: number) {
+/** How far apart a payment recorded by hand and its bank line may be dated to be the same money. */
+const SAME_MONEY_DAYS = 14;
+
+/**
+ * A payment recorded by hand that is this bank line's money: of the document, of exactly `cents`,
+ * by bank transfer, dated within SAME_MONEY_DAYS of the booking, and held by no other bank line.
+ * (A cash or card payment, or an earlier instalment of the same amount, is other money.) One
+ * recorded through another bank account is taken over and posted again through this one.
+ */
+function handPayment(tx: Tx, orgId: string, target: Target, cents: number, bookingDate: string) {
   const table = target.kind === "invoice" ? payments : expensePayments;
   const parent = target.kind === "invoice" ? payments.invoiceId : expensePayments.expenseId;
-  const held = tx.select({ id: bankTransactions.paymentId }).from(bankTransactions).where(and(eq(bankTransactions.organizationId, orgId), isNotNull(bankTransactions.paymentId)));
   return tx
     .select()
     .from(table)
-    .where(inOrg(table, orgId, eq(parent, target.row.id), eq(table.amountCents, cents), notInArray(table.id, held)))
+    .where(
+      inOrg(
+        table,
+        orgId,
+        eq(parent, target.row.id),
+        eq(table.amountCents, cents),
+        eq(table.paymentMethod, "bank_transfer"),
+        between(table.paymentDate, addDays(bookingDate, -SAME_MONEY_DAYS), addDays(bookingDate, SAME_MONEY_DAYS)),
+        sql`NOT EXISTS (SELECT 1 FROM ${bankTransactions} WHERE ${bankTransactions.paymentId} = ${table.id})`,
+      ),
+    )
     .orderBy(asc(table.createdAt), asc(table.id))
     .limit(1)
     .get();
@@ -193,7 +210,7 @@ function handPayment(tx: Tx, orgId: string, target: Target, cents: number) {
  * reposting of a taken-over payment that went through another bank account).
  */
 function applyMatch(tx: Tx, scope: Scope, bank: BankAccountRow, line: TransactionRow, target: Target, cents: number, how: "import" | "manual") {
-  const existing = handPayment(tx, scope.org.id, target, cents);
+  const existing = handPayment(tx, scope.org.id, target, cents, line.bookingDate);
   const ledger: LedgerEffect[] = [];
   let paymentId: string;
   let link: "recorded" | "linked";
@@ -250,7 +267,7 @@ function invoicePaidBy(tx: Tx, orgId: string, bank: BankAccountRow, line: Transa
     const invoice = tx.select().from(invoices).where(inOrg(invoices, orgId, eq(invoices.paymentReference, reference))).get();
     if (!invoice || invoice.type !== "invoice" || invoice.currency !== bank.currency) continue;
     // paid by hand already for this money: the line takes that payment over (applyMatch)
-    if (handPayment(tx, orgId, { kind: "invoice", row: invoice }, line.amountCents)) return invoice;
+    if (handPayment(tx, orgId, { kind: "invoice", row: invoice }, line.amountCents, line.bookingDate)) return invoice;
     if (!(AWAITING_PAYMENT as readonly string[]).includes(invoice.status)) continue;
     if (line.amountCents <= invoice.totalCents - invoice.paidCents) return invoice;
   }
@@ -401,7 +418,7 @@ export const bankingService = {
       bag.throwIfAny();
       // a payment recorded by hand may have paid the document already (its amount due is then 0)
       if (cents === 0) {
-        const paid = handPayment(tx, scope.org.id, target!, line.amountCents);
+        const paid = handPayment(tx, scope.org.id, target!, line.amountCents, line.bookingDate);
         if (!paid) throw ValidationFailed.field("amount", "Nothing is due on the document.");
         cents = line.amountCents;
       }

@@ -14,7 +14,8 @@ import { nowIso } from "../lib/time.ts";
 const present = (row: { category: string; accountId: string }) => ({ category: row.category, account_id: row.accountId });
 
 function keyOf(category: string): string {
-  const key = categoryKey(decodeURIComponent(category));
+  // Elysia has decoded the path parameter already
+  const key = categoryKey(category);
   if (key === "" || key.length > 100) throw new NotFound();
   return key;
 }

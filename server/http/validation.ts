@@ -108,7 +108,7 @@ function formatMessage(name: string, format: string): string {
     case "email":
       return `The ${name} field must be a valid email address.`;
     case "date":
-      return `The ${name} field must be a valid date (YYYY-MM-DD).`;
+      return `The ${name} field must be a valid date (YYYY-MM-DD) between 1900 and 2999.`;
     case "date-time":
       return `The ${name} field must be a valid ISO 8601 timestamp.`;
     case "iso-3166-alpha2":

@@ -142,7 +142,26 @@ export function journalBeancount(scope: Scope, range: ExportRange): string {
   });
 }
 
-export function exportJournal(scope: Scope, format: ExportFormat, range: ExportRange): string {
+/**
+ * The journal in `format`. `maxEntries` bounds what one HTTP request builds in memory (a thread
+ * answers nothing else meanwhile): a longer range is a 422 asking for a shorter one; the CLI has
+ * no bound.
+ */
+export function exportJournal(scope: Scope, format: ExportFormat, range: ExportRange, { maxEntries }: { maxEntries?: number } = {}): string {
+  if (maxEntries !== undefined) {
+    const { from, to } = rangeOf(range);
+    const { n } = scope.db
+      .select({ n: sql<number>`count(*)` })
+      .from(journalEntries)
+      .where(and(eq(journalEntries.organizationId, scope.org.id), from === null ? undefined : gte(journalEntries.date, from), lte(journalEntries.date, to)))
+      .get()!;
+    if (n > maxEntries) {
+      throw ValidationFailed.field(
+        "from",
+        `The range holds ${n} journal entries; export at most ${maxEntries} at a time over the API (a shorter from–to range), or any range with kontor export journal.`,
+      );
+    }
+  }
   return format === "csv" ? journalCsv(scope, range) : journalBeancount(scope, range);
 }
 

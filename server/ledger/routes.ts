@@ -9,6 +9,8 @@ import { JournalModel } from "./model.ts";
 import { journalList, journalService } from "./service.ts";
 
 const tags = ["Journal"];
+/** What one export request may hold: about 30 MB of Beancount, built in a few seconds. */
+const MAX_EXPORT_ENTRIES = 100_000;
 const Entry = Wrapped(JournalModel.entry);
 const JournalExport = ResponseSchema(
   t.String({ description: "format=csv: a row per line; format=beancount: a Beancount ledger", "x-media-type": "text/csv", "x-alternatives": { "text/plain": "Beancount (format=beancount)" } }),
@@ -26,7 +28,7 @@ export const journalRoutes = (kernel: Kernel) =>
     .get(
       "/export",
       ({ scope, query }) => {
-        const body = exportJournal(scope, query.format, query);
+        const body = exportJournal(scope, query.format, query, { maxEntries: MAX_EXPORT_ENTRIES });
         const filename = exportFilename(query.format, scope.org.id);
         if (query.format === "csv") return csvResponse(filename, body);
         return new Response(body, { headers: { "content-type": "text/plain; charset=utf-8", "content-disposition": `attachment; filename="${filename}"` } });
@@ -44,7 +46,8 @@ export const journalRoutes = (kernel: Kernel) =>
         response: { 200: JournalExport, ...errors(422) },
         detail: {
           tags,
-          summary: "Export the journal for an accountant: CSV, or a Beancount file that bean-check accepts, ending with balance assertions equal to the trial balance",
+          summary:
+            "Export the journal for an accountant: CSV, or a Beancount file that bean-check accepts, ending with balance assertions equal to the trial balance; at most 100,000 entries a request (422 on from otherwise)",
         },
       },
     )

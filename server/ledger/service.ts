@@ -9,7 +9,7 @@ import { accounts, journalEntries, journalLines } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
 import { Conflict, FieldErrorBag } from "../lib/errors.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
-import { formatCents, readMoney } from "../lib/money.ts";
+import { formatCents, MAX_CENTS, readMoney } from "../lib/money.ts";
 import { DateString, isCurrencyCode, Uuid } from "../lib/schemas.ts";
 import { findInOrg, inOrg, transaction, type Scope } from "../lib/scope.ts";
 import { JOURNAL_SOURCES, type JournalEntryCreate, type JournalEntryReverse } from "./model.ts";
@@ -121,9 +121,11 @@ export const journalService = {
         lines.push({ accountId: line.account_id, cents: debit - credit, description: line.description?.trim() || null });
       });
       if (bag.empty) {
-        const debits = lines.reduce((s, l) => s + Math.max(l.cents, 0), 0);
-        const credits = lines.reduce((s, l) => s - Math.min(l.cents, 0), 0);
-        if (debits !== credits) bag.add("lines", `The entry does not balance: debits ${formatCents(debits)}, credits ${formatCents(credits)}.`);
+        // exact in integers: 500 lines of the largest amount would pass 2^53 as a float sum
+        const debits = lines.reduce((s, l) => s + BigInt(Math.max(l.cents, 0)), 0n);
+        const credits = lines.reduce((s, l) => s - BigInt(Math.min(l.cents, 0)), 0n);
+        if (debits > BigInt(MAX_CENTS)) bag.add("lines", `The entry's debits must not be greater than ${formatCents(MAX_CENTS)} in all.`);
+        else if (debits !== credits) bag.add("lines", `The entry does not balance: debits ${formatCents(Number(debits))}, credits ${formatCents(Number(credits))}.`);
       }
       bag.throwIfAny();
       const id = postEntry(tx, scope.org.id, { date: input.date, description, currency, source: { type: "manual", id: null }, lines })!;

@@ -34,9 +34,13 @@ export function newId(): string {
   return Bun.randomUUIDv7();
 }
 
-/** A real calendar date in YYYY-MM-DD form. */
+/**
+ * A real calendar date in YYYY-MM-DD form, in the years 1900–2999: everything dated is posted to
+ * the ledger, whose fiscal years close in order (a posting in the year 0001 would leave two
+ * thousand years to close).
+ */
 export function isValidDate(value: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  if (!/^(19|2\d)\d{2}-\d{2}-\d{2}$/.test(value)) return false;
   const d = new Date(`${value}T00:00:00Z`);
   return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === value;
 }

@@ -200,6 +200,19 @@ describe("reconciliation by hand, and never twice for the same money", () => {
     await assertLedger(b, 206500);
   });
 
+  test("a cash payment of the same amount is other money: the bank line does not take it over, and stays unmatched", async () => {
+    const b = await books("Other money");
+    // the first invoice paid in full in cash, by hand
+    const cash = await env.api("POST", `/api/v1/invoices/${b.invoiceIds[0]}/record-payment`, { amount: "1210.00", payment_date: "2026-03-01", payment_method: "cash" }, b.token);
+    expect(cash.status).toBe(201);
+    const r = await importStatement(b, "statement-1.camt053.xml");
+    expect(r.status).toBe(201);
+    const line = r.body.data.transactions.find((t: any) => t.structured_reference === REFERENCES[0]);
+    // the invoice is paid in cash: the bank's 1210.00 is not that payment, and nothing is due
+    expect(line).toMatchObject({ status: "unmatched", payment_id: null });
+    expect((await invoice(b, 0)).payments.map((p: any) => p.payment_method)).toEqual(["cash"]);
+  });
+
   test("match, unmatch and ignore; the matched event and the suggestion of an approved expense", async () => {
     const b = await books("By hand");
     const hook = await env.api("POST", "/api/v1/webhooks", { url: "https://hooks.example.test/k", events: ["bank_transaction.imported", "bank_transaction.matched", "invoice.payment_recorded"] }, b.token);
