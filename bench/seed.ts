@@ -19,6 +19,7 @@ import { join } from "node:path";
 import { migrate, openDatabase } from "../db/client.ts";
 import { embeddedMigrations } from "../db/migrations/index.ts";
 import { backfillLedger } from "../server/ledger/backfill.ts";
+import { rebuildReceivables } from "../server/reports/receivables.ts";
 import { CLI_ACTOR, createOrganization } from "../server/orgs/service.ts";
 import { createToken } from "../server/tokens/service.ts";
 import { lineAmountCents, vatCents } from "../server/lib/money.ts";
@@ -526,7 +527,11 @@ export async function ensureSeed(size: SeedSize, { reseed = false, log = (l: str
   // the ledger of what was seeded, posted by the rules the API posts by (as migration 0017 posts
   // a database written before the ledger): issued documents, their payments, approved expenses
   const posting = performance.now();
-  db.connection.transactions.run("immediate", () => backfillLedger(db));
+  db.connection.transactions.run("immediate", () => {
+    backfillLedger(db);
+    // the invoices went in with their triggers off: what customers owe, from the documents
+    rebuildReceivables(db);
+  });
   const entries = (sqlite.query("SELECT count(*) AS n FROM journal_entries").get() as { n: number }).n;
   log(`  ledger: ${entries.toLocaleString("en")} journal entries posted in ${secs(posting)}`);
   sqlite.exec("ANALYZE");

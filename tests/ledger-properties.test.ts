@@ -196,6 +196,18 @@ async function checkBooks(orgId: string, token: string, call: (method: string, p
   );
   expect(balances.get(code("1200"))).toBe(documents.due);
   expect(balances.get(code("2200"))).toBe(documents.vat);
+  // and the running totals of what customers owe (aged receivables) equal the open documents
+  const due = `CASE WHEN type = 'credit_note' THEN paid_cents - total_cents ELSE total_cents - paid_cents END`;
+  const open = `FROM invoices WHERE organization_id = ? AND status IN ('finalized', 'sent', 'partially_paid')`;
+  const kept = (table: string, key: string) =>
+    sql<{ k: string }>(`SELECT ${key} || ' ' || open_cents AS k FROM ${table} WHERE organization_id = ? AND open_cents <> 0 ORDER BY k`, orgId).map((r) => r.k);
+  const computed = (key: string) =>
+    sql<{ k: string }>(`SELECT ${key} || ' ' || sum(${due}) AS k ${open} GROUP BY ${key} HAVING sum(${due}) <> 0 ORDER BY k`, orgId).map((r) => r.k);
+  expect(kept("customer_receivables", "customer_id")).toEqual(computed("customer_id"));
+  expect(kept("receivable_due_days", "due_date")).toEqual(computed("due_date"));
+  const aged = (await call("GET", "/api/v1/reports/aged-receivables?per_page=1000")).body.data;
+  expect(toCents(aged.totals.total)).toBe(documents.due);
+
   const bought = one<{ owed: number; vat: number }>(
     `SELECT coalesce(sum(amount_cents + vat_cents - paid_cents), 0) AS owed, coalesce(sum(vat_cents), 0) AS vat FROM expenses WHERE organization_id = ? AND status = 'approved'`,
     orgId,

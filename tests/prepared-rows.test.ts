@@ -14,10 +14,13 @@ import * as schema from "../db/schema.ts";
 
 const db = openDatabase(":memory:");
 migrate(db);
-// rows of one table at a time, whatever they point at: no foreign keys, and none of the journal's
-// triggers (an entry's header checks its lines, which this test writes separately)
+// rows of one table at a time, whatever they point at: no foreign keys, and none of the triggers
+// that keep running totals (an entry's header checks its lines, which this test writes separately;
+// an open invoice adds to the receivables' totals, which this test writes rows of itself)
 db.$client.exec("PRAGMA foreign_keys = OFF");
-for (const { name } of db.$client.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name IN ('journal_entries', 'journal_lines')").all()) {
+for (const { name } of db.$client
+  .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'trigger' AND (tbl_name IN ('journal_entries', 'journal_lines') OR name LIKE 'invoices_receivables%')")
+  .all()) {
   db.$client.exec(`DROP TRIGGER "${name}"`);
 }
 /** Values a table's CHECK constraints need: a journal line has a debit or a credit, never negative. */

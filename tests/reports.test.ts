@@ -227,24 +227,24 @@ describe("aged receivables", () => {
     expect(Object.keys(tooMany.body.errors)).toEqual(["per_page"]);
   });
 
-  test("on 2025-10-31: only what was issued by then", async () => {
+  test("on 2025-10-31: what is open now, aged on that day (A2, B2 and B3 not due yet)", async () => {
     const ar = await report("aged-receivables?date=2025-10-31");
     expect(ar.customers.map((c: any) => [c.name, c.current, c.days_1_30, c.days_31_60, c.days_61_90, c.over_90, c.total])).toEqual([
-      ["Alpha NV", "0.00", "0.00", "0.00", "0.00", "1000.00", "1000.00"],
-      // B2 due 11-20: current; B1 and the credit note due 10-15: 16 days
-      ["Beta BV", "171.00", "212.00", "0.00", "0.00", "0.00", "383.00"],
+      ["Alpha NV", "224.00", "0.00", "0.00", "0.00", "1000.00", "1224.00"],
+      // B2 due 11-20 and B3 due 2026-01-19: current; B1 and the credit note due 10-15: 16 days
+      ["Beta BV", "571.00", "212.00", "0.00", "0.00", "0.00", "783.00"],
     ]);
-    expect(ar.totals.total).toBe("1383.00");
+    expect(ar.totals).toEqual({ current: "795.00", days_1_30: "212.00", days_31_60: "0.00", days_61_90: "0.00", over_90: "1000.00", total: "2007.00" });
   });
 
   test("a due date on the day itself is current; 30 days past due is still days_1_30", async () => {
     const onDue = await report("aged-receivables?date=2025-10-15");
     const beta1 = onDue.customers.find((c: any) => c.name === "Beta BV");
-    // B1 and the credit note due that day (212), B2 not due yet (171)
-    expect([beta1.current, beta1.days_1_30]).toEqual(["383.00", "0.00"]);
+    // B1 and the credit note due that day (212), B2 and B3 not due yet (171 + 400)
+    expect([beta1.current, beta1.days_1_30]).toEqual(["783.00", "0.00"]);
     const thirty = await report("aged-receivables?date=2025-11-14");
     const beta2 = thirty.customers.find((c: any) => c.name === "Beta BV");
-    expect([beta2.current, beta2.days_1_30, beta2.days_31_60]).toEqual(["171.00", "212.00", "0.00"]);
+    expect([beta2.current, beta2.days_1_30, beta2.days_31_60]).toEqual(["571.00", "212.00", "0.00"]);
     const thirtyOne = await report("aged-receivables?date=2025-11-15");
     expect(thirtyOne.customers.find((c: any) => c.name === "Beta BV").days_31_60).toBe("212.00");
   });

@@ -97,6 +97,7 @@ test("a database of the first migration is backed up, upgraded, and reads back t
     "/api/v1/reports/trial-balance?date=2026-12-31",
     "/api/v1/reports/balance-sheet?date=2026-12-31",
     "/api/v1/reports/vat?from=2026-01-01&to=2026-12-31",
+    "/api/v1/reports/aged-receivables?date=2026-12-31",
   ];
   const reference = new Map<string, unknown>();
   for (const path of lists) reference.set(path, await ok("GET", path));

@@ -5,9 +5,9 @@
  * invoices as at ten. Aged receivables read the open documents (a partial index holds them).
  * Each report is in one currency (default the organisation's): Kontor keeps no exchange rates.
  */
-import { and, asc, between, eq, lte, sql, type SQL } from "drizzle-orm";
+import { and, asc, between, desc, eq, lte, ne, sql, type SQL } from "drizzle-orm";
 import { plainRows, prepared, type Tx } from "../../db/client.ts";
-import { accountDays, accounts, awaitingPayment, customers, invoices, signedAmountDue, vatDays } from "../../db/schema.ts";
+import { accountDays, accounts, awaitingPayment, customerReceivables, customers, invoices, receivableDueDays, signedAmountDue, vatDays } from "../../db/schema.ts";
 import { isDebitNormal, type AccountType } from "../accounts/model.ts";
 import type { VatCategory } from "../documents/model.ts";
 import { ValidationFailed } from "../lib/errors.ts";
@@ -152,76 +152,110 @@ const BUCKETS = ["current", "days_1_30", "days_31_60", "days_61_90", "over_90"] 
 type Bucket = (typeof BUCKETS)[number];
 export const AGING_PER_PAGE = { default: 100, max: 1000 };
 
+/** A bucket's condition on a due date `column`, `date` and the days 30, 60, 90 before it as placeholders. */
+function bucketOf(column: SQL | typeof invoices.dueDate, b: Bucket): SQL {
+  const p = (name: string) => sql.placeholder(name);
+  switch (b) {
+    case "current":
+      return sql`${column} >= ${p("date")}`;
+    case "days_1_30":
+      return sql`${column} < ${p("date")} AND ${column} >= ${p("d30")}`;
+    case "days_31_60":
+      return sql`${column} < ${p("d30")} AND ${column} >= ${p("d60")}`;
+    case "days_61_90":
+      return sql`${column} < ${p("d60")} AND ${column} >= ${p("d90")}`;
+    case "over_90":
+      return sql`${column} < ${p("d90")}`;
+  }
+}
+
 /**
- * Per customer, the open documents' amounts due by bucket of days past due on `date` (placeholders
- * d30, d60, d90: the days 30, 60 and 90 before it). Read from the aging index alone, its signed
- * amount due included (invoices_org_awaiting_aging); prepared once per connection.
+ * The three reads of an aging, prepared once per connection: the totals by bucket from the due
+ * dates' running totals; a page of the customers owing most from theirs; and that page's
+ * customers by bucket from their open documents (the aging index: a few rows each).
  */
-function agingByCustomer(tx: Tx) {
-  return prepared(tx, "reports: aging by customer", (tx) => {
+function agingQueries(tx: Tx) {
+  return prepared(tx, "reports: aging", (tx) => {
     const p = (name: string) => sql.placeholder(name);
-    const amount = (condition: SQL) => sql<number>`sum(iif(${condition}, ${signedAmountDue}, 0))`;
-    return plainRows<{ customerId: string } & Record<Bucket, number>>(
-      tx,
-      tx
-        .select({
-          customerId: sql<string>`${invoices.customerId}`.as("customerId"),
-          current: amount(sql`${invoices.dueDate} >= ${p("date")}`).as("current"),
-          days_1_30: amount(sql`${invoices.dueDate} < ${p("date")} AND ${invoices.dueDate} >= ${p("d30")}`).as("days_1_30"),
-          days_31_60: amount(sql`${invoices.dueDate} < ${p("d30")} AND ${invoices.dueDate} >= ${p("d60")}`).as("days_31_60"),
-          days_61_90: amount(sql`${invoices.dueDate} < ${p("d60")} AND ${invoices.dueDate} >= ${p("d90")}`).as("days_61_90"),
-          over_90: amount(sql`${invoices.dueDate} < ${p("d90")}`).as("over_90"),
-        })
-        .from(invoices)
-        .where(
-          and(
-            eq(invoices.organizationId, p("orgId")),
-            // written out, not bound: SQLite reads a partial index only for its own condition
-            awaitingPayment,
-            eq(invoices.currency, p("currency")),
-            lte(invoices.issueDate, p("date")),
-          ),
-        )
-        .groupBy(invoices.customerId),
-    );
+    const byBucket = (column: SQL | typeof invoices.dueDate, amount: SQL) =>
+      Object.fromEntries(BUCKETS.map((b) => [b, sql<number>`coalesce(sum(iif(${bucketOf(column, b)}, ${amount}, 0)), 0)`.as(b)])) as Record<Bucket, SQL.Aliased<number>>;
+    const days = sql`${receivableDueDays.dueDate}`;
+    return {
+      totals: plainRows<Record<Bucket, number>>(
+        tx,
+        tx
+          .select(byBucket(days, sql`${receivableDueDays.openCents}`))
+          .from(receivableDueDays)
+          .where(and(eq(receivableDueDays.organizationId, p("orgId")), eq(receivableDueDays.currency, p("currency")))),
+      ),
+      count: plainRows<{ n: number }>(
+        tx,
+        tx
+          .select({ n: sql<number>`count(*)`.as("n") })
+          .from(customerReceivables)
+          .where(and(eq(customerReceivables.organizationId, p("orgId")), eq(customerReceivables.currency, p("currency")), ne(customerReceivables.openCents, 0))),
+      ),
+      page: plainRows<{ customerId: string; name: string }>(
+        tx,
+        tx
+          .select({ customerId: sql<string>`${customerReceivables.customerId}`.as("customerId"), name: sql<string>`${customers.name}`.as("name") })
+          .from(customerReceivables)
+          .innerJoin(customers, eq(customers.id, customerReceivables.customerId))
+          .where(and(eq(customerReceivables.organizationId, p("orgId")), eq(customerReceivables.currency, p("currency")), ne(customerReceivables.openCents, 0)))
+          .orderBy(desc(customerReceivables.openCents), asc(customerReceivables.customerId))
+          .limit(p("limit"))
+          .offset(p("offset")),
+      ),
+      customers: plainRows<{ customerId: string } & Record<Bucket, number>>(
+        tx,
+        tx
+          .select({ customerId: sql<string>`${invoices.customerId}`.as("customerId"), ...byBucket(invoices.dueDate, signedAmountDue) })
+          .from(invoices)
+          .where(
+            and(
+              eq(invoices.organizationId, p("orgId")),
+              // written out, not bound: SQLite reads a partial index only for its own condition
+              awaitingPayment,
+              eq(invoices.currency, p("currency")),
+              sql`${invoices.customerId} IN (SELECT value FROM json_each(${p("ids")}))`,
+            ),
+          )
+          .groupBy(invoices.customerId),
+      ),
+    };
   });
 }
 
 /**
- * What customers owe, by how long it is overdue on `date`: the documents open today (invoices less
- * credit notes, each for its amount due) issued on or before `date`, aged by their due date. The
- * customers owing most come first, a page at a time (a large organisation has tens of thousands
- * of debtors); the totals are over all of them.
+ * What customers owe, by how long it is overdue on `date`: the documents open now (invoices less
+ * credit notes, each for its amount due), aged by their due date. The customers owing most come
+ * first, a page at a time (a large organisation has tens of thousands of debtors); the totals are
+ * over all of them. Read from running totals (server/reports/receivables.ts), not from every open
+ * document.
  */
 export function agedReceivables(scope: Scope, query: { date?: string; currency?: string; page?: number; per_page?: number }) {
   const date = dayOf("date", query.date, today());
   const currency = currencyOf(scope, query.currency);
   const perPage = query.per_page ?? AGING_PER_PAGE.default;
   const page = query.page ?? 1;
+  const at = { orgId: scope.org.id, currency, date, d30: addDays(date, -30), d60: addDays(date, -60), d90: addDays(date, -90) };
   return snapshot(scope.db, (tx) => {
-    const owed = agingByCustomer(tx)
-      .all({ orgId: scope.org.id, currency, date, d30: addDays(date, -30), d60: addDays(date, -60), d90: addDays(date, -90) })
-      .map((r) => ({ ...r, total: sum(BUCKETS.map((b) => r[b])) }))
-      .filter((r) => BUCKETS.some((b) => r[b] !== 0))
-      .sort((a, b) => b.total - a.total || (a.customerId < b.customerId ? -1 : 1));
-    const totals = Object.fromEntries([...BUCKETS, "total"].map((b) => [b, sum(owed.map((r) => r[b as Bucket | "total"]))])) as Record<Bucket | "total", number>;
-    const shown = owed.slice((page - 1) * perPage, page * perPage);
-    // the names of this page's customers only, by key (bound as one JSON array: no variable limit)
-    const names = new Map(
-      tx
-        .select({ id: customers.id, name: customers.name })
-        .from(customers)
-        .where(sql`${customers.id} IN (SELECT value FROM json_each(${JSON.stringify(shown.map((r) => r.customerId))}))`)
-        .all()
-        .map((c) => [c.id, c.name]),
-    );
-    const money = (r: Record<Bucket | "total", number>) => Object.fromEntries([...BUCKETS, "total"].map((b) => [b, formatCents(r[b as Bucket | "total"])])) as Record<Bucket | "total", string>;
+    const reads = agingQueries(tx);
+    const totals = reads.totals.get(at)!;
+    const count = reads.count.get(at)!.n;
+    const shown = reads.page.all({ ...at, limit: perPage, offset: (page - 1) * perPage });
+    const owed = new Map(reads.customers.all({ ...at, ids: JSON.stringify(shown.map((c) => c.customerId)) }).map((r) => [r.customerId, r]));
+    const money = (r: Record<Bucket, number>) => {
+      const out = Object.fromEntries(BUCKETS.map((b) => [b, formatCents(r[b])])) as Record<Bucket | "total", string>;
+      out.total = formatCents(sum(BUCKETS.map((b) => r[b])));
+      return out;
+    };
     return {
       date,
       currency,
-      customers: shown.map((r) => ({ customer_id: r.customerId, name: names.get(r.customerId) ?? "", ...money(r) })),
+      customers: shown.map((c) => ({ customer_id: c.customerId, name: c.name, ...money(owed.get(c.customerId)!) })),
       totals: money(totals),
-      meta: { current_page: page, per_page: perPage, last_page: Math.max(1, Math.ceil(owed.length / perPage)), total: owed.length },
+      meta: { current_page: page, per_page: perPage, last_page: Math.max(1, Math.ceil(count / perPage)), total: count },
     };
   });
 }

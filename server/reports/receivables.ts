@@ -1,0 +1,20 @@
+/**
+ * What customers owe, from the running totals that triggers on invoices keep (migration 0020):
+ * per customer and per due date, of the open documents' signed amounts due. `rebuildReceivables`
+ * computes them from the documents themselves: for a database that had documents before the
+ * triggers (a data migration), or whose invoices were written with the triggers off (the bench).
+ */
+import { sql } from "drizzle-orm";
+import type { Tx } from "../../db/client.ts";
+import { awaitingPayment, customerReceivables, invoices, receivableDueDays, signedAmountDue } from "../../db/schema.ts";
+
+export function rebuildReceivables(tx: Tx): void {
+  tx.delete(customerReceivables).run();
+  tx.delete(receivableDueDays).run();
+  tx.run(sql`INSERT INTO ${customerReceivables} ("organization_id", "currency", "customer_id", "open_cents")
+    SELECT "organization_id", "currency", "customer_id", sum(${signedAmountDue}) FROM ${invoices} WHERE ${awaitingPayment}
+    GROUP BY "customer_id", "currency"`);
+  tx.run(sql`INSERT INTO ${receivableDueDays} ("organization_id", "currency", "due_date", "open_cents")
+    SELECT "organization_id", "currency", "due_date", sum(${signedAmountDue}) FROM ${invoices} WHERE ${awaitingPayment}
+    GROUP BY "organization_id", "currency", "due_date"`);
+}
