@@ -44,6 +44,11 @@ const HEADERS: Record<string, object> = {
   "X-RateLimit-Limit": { description: "Requests allowed per minute", required: true, schema: integer },
   "X-RateLimit-Remaining": { description: "Requests left in this minute", required: true, schema: integer },
   "Retry-After": { description: "Seconds until the next window", required: true, schema: integer },
+  "X-Request-Id": {
+    description: "The request's id: the client's X-Request-Id when it sent a plain one (1–128 of A–Z a–z 0–9 . _ : -), else a new UUID; in the log line and the audit entry too",
+    required: true,
+    schema: { type: "string" },
+  },
   Location: { description: "The path of the resource created (record-payment: of the invoice)", required: true, schema: { type: "string" } },
 };
 
@@ -226,7 +231,11 @@ export function buildDocument(routes: readonly RouteEntry[], version: string) {
     return ref("headers", name);
   };
   /** Every response under /api/v1 carries them, errors included (the kernel sets them before anything else). */
-  const rateHeaders = () => ({ "X-RateLimit-Limit": header("X-RateLimit-Limit"), "X-RateLimit-Remaining": header("X-RateLimit-Remaining") });
+  const rateHeaders = () => ({
+    "X-RateLimit-Limit": header("X-RateLimit-Limit"),
+    "X-RateLimit-Remaining": header("X-RateLimit-Remaining"),
+    "X-Request-Id": header("X-Request-Id"),
+  });
   const errorResponse = (code: string) => {
     const error = ERRORS[code]!;
     responses[error.name] ??= {
