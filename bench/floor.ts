@@ -115,6 +115,7 @@ export function createFloor(dbPath: string, orgId: string, threads = 1) {
     payment_date: p.payment_date,
     payment_method: p.payment_method,
     reference: p.reference,
+    bank_account_id: p.bank_account_id,
     created_at: p.created_at,
   });
   const invoice = (i: Row, c: Row | undefined, persons: Row[], lines: Row[], payments: Row[]) => ({
