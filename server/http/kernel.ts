@@ -2,7 +2,7 @@
  * The request pipeline shared by every feature module: the request's id, authentication and
  * rate limiting (onRequest, before any body is read), JSON body parsing with its 400/413/415,
  * the guard macro each route declares (`ability: "contacts.view"`), the one error handler, and
- * the request's log line and metrics once it is answered (onAfterResponse).
+ * the request's log line and metrics as its answer leaves (onAfterHandle, and the error handler).
  */
 import { createHash } from "node:crypto";
 import { Elysia, StatusMap, t, ValidationError } from "elysia";
