@@ -905,6 +905,31 @@ describe("the journal list", () => {
       expectStatus(await b.api("GET", `/api/v1/journal-entries?${bad}`), 422);
     }
   });
+
+  test("one account's journal: read from its lines, an entry with two lines on it once, with the date filters, by date, paged", async () => {
+    // the invoice has one line per rate: two lines on 4100 Sales and two on 2200, one entry
+    const mixed = await b.invoice({
+      issue_date: "2026-01-12",
+      lines: [
+        { description: "A", quantity: 1, unit_price: "10.00", vat_rate_id: b.rate("21.00").id },
+        { description: "B", quantity: 1, unit_price: "10.00", vat_rate_id: b.rate("6.00").id },
+      ],
+    });
+    const sales = `filter[account_id]=${b.id("4100")}`;
+    expect(dates(await b.entries(sales))).toEqual(["2026-01-12 invoice", "2026-01-10 invoice"]);
+    expect(dates(await b.entries(`${sales}&sort=date`))).toEqual(["2026-01-10 invoice", "2026-01-12 invoice"]);
+    expect(dates(await b.entries(`${sales}&filter[date_from]=2026-01-11`))).toEqual(["2026-01-12 invoice"]);
+    expect(dates(await b.entries(`${sales}&filter[date_to]=2026-01-11`))).toEqual(["2026-01-10 invoice"]);
+    const paged = await b.api("GET", `/api/v1/journal-entries?${sales}&per_page=1&page=2`);
+    expect(paged.body.data.map((e: any) => e.source_id)).toEqual([inv.id]);
+    expect(paged.body.meta).toMatchObject({ total: 2, last_page: 2, current_page: 2, per_page: 1 });
+    expect((await b.api("GET", `/api/v1/journal-entries?${sales}&per_page=1`)).body.data[0].source_id).toBe(mixed.id);
+    for (const [bad, key] of [["filter[source_type]=invoice", "filter.source_type"], ["sort=number", "sort"]]) {
+      const r = await b.api("GET", `/api/v1/journal-entries?${sales}&${bad}`);
+      expectStatus(r, 422);
+      expect(Object.keys(r.body.errors)).toEqual([key]);
+    }
+  });
 });
 
 describe("abilities", () => {

@@ -472,7 +472,7 @@ function readPage<T extends SQLiteTable>(tx: Tx, table: T, request: ListRequest,
   return { rows, total };
 }
 
-function linksAndMeta(request: ListRequest, shown: number, total: number, url: string): Omit<ListPage<unknown>, "rows"> {
+export function linksAndMeta(request: ListRequest, shown: number, total: number, url: string): Omit<ListPage<unknown>, "rows"> {
   const { page, perPage } = request;
   const lastPage = Math.max(1, Math.ceil(total / perPage));
   const from = shown ? (page - 1) * perPage + 1 : null;
