@@ -2,7 +2,8 @@
  * The books hold whatever happens (issue 19): random sequences of every operation that posts
  * (create, finalize, pay, delete a payment, cancel, credit, approve and pay an expense, manual
  * entries and their reversal, closing and reopening years), driven through the API of a fresh
- * organisation each, some of them refused (409, 422) as they should be. After every sequence:
+ * organisation each, some of them refused (409, 422) as they should be; bank statements (CAMT.053)
+ * paying invoices by their payment reference, and matches undone. After every sequence:
  * - every entry balances, and the running balances the triggers keep equal the postings;
  * - the trial balance's totals are equal, the balance sheet balances;
  * - receivables = Σ amount_due of open invoices − open credit notes; VAT payable = VAT of the
@@ -42,6 +43,19 @@ const operation = fc.oneof(
   { weight: 2, arbitrary: fc.record({ op: fc.constant("deleteExpensePayment" as const), i: pick }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant("manual" as const), debit: pick, credit: pick, amount: cents(1, 1_000_000), date: day }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("reverse" as const), i: pick }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constant("statement" as const),
+      date: day,
+      // each line pays an invoice by its payment reference (a share of its amount due, or more than due), or is unknown money
+      lines: fc.array(
+        fc.record({ i: pick, share: fc.integer({ min: 1, max: 120 }), known: fc.constantFrom(true, true, true, false), debit: fc.constantFrom(false, false, false, true) }),
+        { minLength: 1, maxLength: 4 },
+      ),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant("unmatch" as const), i: pick }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("close" as const), year: fc.constantFrom(2024, 2025) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("reopen" as const), year: fc.constantFrom(2024, 2025) }) },
 );
@@ -67,6 +81,10 @@ async function runSequence(operations: Operation[], run: number): Promise<void> 
   const invoices: string[] = [];
   const expenses: string[] = [];
   const manual: string[] = [];
+  const matched: string[] = [];
+  const bank = (await call("GET", "/api/v1/bank-accounts")).body.data[0] as { id: string; iban: string };
+  // statements follow on: each opens with the last one's closing balance, dated no earlier
+  const statement = { number: 0, balance: 0, date: "2024-01-01" };
   const at = <T>(list: T[], i: number) => (list.length === 0 ? undefined : list[i % list.length]);
 
   for (const o of operations) {
@@ -149,6 +167,37 @@ async function runSequence(operations: Operation[], run: number): Promise<void> 
         if (id) await call("POST", `/api/v1/journal-entries/${id}/reverse`, {});
         break;
       }
+      case "statement": {
+        const entries: StatementLine[] = [];
+        for (const l of o.lines) {
+          // an invoice awaiting payment, if one of the next few is
+          let shown: { amount_due: string; payment_reference: string | null } | null = null;
+          for (let k = 0; k < Math.min(5, invoices.length) && !shown; k++) {
+            const candidate = (await call("GET", `/api/v1/invoices/${at(invoices, l.i + k)}`)).body.data;
+            if (candidate.type === "invoice" && ["finalized", "sent", "partially_paid"].includes(candidate.status)) shown = candidate;
+          }
+          const due = shown ? toCents(shown.amount_due)! : 0;
+          const cents = Math.max(1, Math.floor((Math.max(due, 100) * l.share) / 100));
+          const reference = l.known && shown?.payment_reference ? shown.payment_reference : null;
+          entries.push({ cents, credit: !l.debit, reference });
+        }
+        const closing = statement.balance + entries.reduce((sum, e) => sum + (e.credit ? e.cents : -e.cents), 0);
+        const date = o.date > statement.date ? o.date : statement.date;
+        const xml = camt053(bank.iban, `P-${++statement.number}`, date, statement.balance, closing, entries);
+        const r = await env.request("POST", `/api/v1/bank-accounts/${bank.id}/statements`, { rawBody: xml, token, headers: { "content-type": "application/xml" } });
+        if (!ALLOWED.has(r.status)) throw new Error(`statement → ${r.status} ${r.text.slice(0, 300)}`);
+        if (r.status === 201) {
+          statement.balance = closing;
+          statement.date = date;
+          for (const t of r.body.data.transactions) if (t.status === "matched") matched.push(t.id);
+        }
+        break;
+      }
+      case "unmatch": {
+        const id = at(matched, o.i);
+        if (id) await call("POST", `/api/v1/bank-transactions/${id}/unmatch`);
+        break;
+      }
       case "close":
       case "reopen":
         await call("POST", `/api/v1/fiscal-years/${o.year}/${o.op}`);
@@ -156,6 +205,23 @@ async function runSequence(operations: Operation[], run: number): Promise<void> 
     }
   }
   await checkBooks(org.id, token, call, code);
+}
+
+type StatementLine = { cents: number; credit: boolean; reference: string | null };
+
+/** A camt.053.001.02 statement of `lines`, the minimum the reader needs (tests/inbound has full ones, XSD-checked). */
+function camt053(iban: string, id: string, date: string, openingCents: number, closingCents: number, lines: StatementLine[]): string {
+  const amount = (cents: number) => (Math.abs(cents) / 100).toFixed(2);
+  const side = (cents: number) => (cents < 0 ? "DBIT" : "CRDT");
+  const balance = (code: string, cents: number) =>
+    `<Bal><Tp><CdOrPrtry><Cd>${code}</Cd></CdOrPrtry></Tp><Amt Ccy="EUR">${amount(cents)}</Amt><CdtDbtInd>${side(cents)}</CdtDbtInd><Dt><Dt>${date}</Dt></Dt></Bal>`;
+  const entries = lines.map((l, n) => {
+    const remittance = l.reference
+      ? `<RmtInf><Strd><CdtrRefInf><Ref>${l.reference}</Ref></CdtrRefInf></Strd></RmtInf>`
+      : `<RmtInf><Ustrd>Unknown money ${n}</Ustrd></RmtInf>`;
+    return `<Ntry><Amt Ccy="EUR">${amount(l.cents)}</Amt><CdtDbtInd>${l.credit ? "CRDT" : "DBIT"}</CdtDbtInd><Sts>BOOK</Sts><BookgDt><Dt>${date}</Dt></BookgDt><ValDt><Dt>${date}</Dt></ValDt><AcctSvcrRef>${id}-${n}</AcctSvcrRef><NtryDtls><TxDtls>${remittance}</TxDtls></NtryDtls></Ntry>`;
+  });
+  return `<?xml version="1.0" encoding="UTF-8"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt><GrpHdr><MsgId>${id}</MsgId><CreDtTm>${date}T18:00:00</CreDtTm></GrpHdr><Stmt><Id>${id}</Id><CreDtTm>${date}T18:00:00</CreDtTm><Acct><Id><IBAN>${iban}</IBAN></Id><Ccy>EUR</Ccy></Acct>${balance("OPBD", openingCents)}${balance("CLBD", closingCents)}${entries.join("")}</Stmt></BkToCstmrStmt></Document>`;
 }
 
 const sql = <T>(query: string, ...params: string[]) => env.db.$client.query<T, string[]>(query).all(...params);
