@@ -29,7 +29,7 @@ import type { Tx } from "../../db/client.ts";
 import { AWAITING_PAYMENT, bankAccounts, bankStatements, bankTransactions, expensePayments, expenses, invoices, payments } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
 import { isBelgianStructuredCommunication, isCreditorReference } from "../documents/payment-reference.ts";
-import { recordExpensePayment, expenseService } from "../expenses/service.ts";
+import { expenseDueCents, expenseService, recordExpensePayment } from "../expenses/service.ts";
 import type { DocumentUpload } from "../http/kernel.ts";
 import { normalizeStructuredReference, type BankStatement, type BankStatementEntry } from "../inbound/bank-statement.ts";
 import { readCamt053 } from "../inbound/camt053.ts";
@@ -170,7 +170,7 @@ function directionOf(target: Target): "credit" | "debit" {
 }
 
 const dueOf = (target: Target) =>
-  target.kind === "invoice" ? target.row.totalCents - target.row.paidCents : target.row.amountCents + target.row.vatCents - target.row.paidCents;
+  target.kind === "invoice" ? target.row.totalCents - target.row.paidCents : expenseDueCents(target.row);
 
 /** How far apart a payment recorded by hand and its bank line may be dated to be the same money. */
 const SAME_MONEY_DAYS = 14;

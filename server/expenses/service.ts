@@ -41,6 +41,10 @@ export function showExpense(tx: Tx, orgId: string, id: string) {
   return presentExpenses(tx, [findInOrg(tx, expenses, orgId, id)])[0]!;
 }
 
+/** What is still owed on an expense: amount + VAT − paid once approved; nothing before. */
+export const expenseDueCents = (row: Pick<ExpenseRow, "status" | "amountCents" | "vatCents" | "paidCents">) =>
+  row.status === "approved" ? row.amountCents + row.vatCents - row.paidCents : 0;
+
 function presentExpense(row: ExpenseRow, paymentRows: ExpensePaymentRow[]) {
   const totalCents = row.amountCents + row.vatCents;
   return {
@@ -58,7 +62,7 @@ function presentExpense(row: ExpenseRow, paymentRows: ExpensePaymentRow[]) {
     supplier_id: row.supplierId,
     total: formatCents(totalCents),
     amount_paid: formatCents(row.paidCents),
-    amount_due: formatCents(row.status === "approved" ? totalCents - row.paidCents : 0),
+    amount_due: formatCents(expenseDueCents(row)),
     payments: paymentRows.map(presentPayment),
     document_type: row.documentType,
     supplier_invoice_number: row.supplierInvoiceNumber,
@@ -254,7 +258,7 @@ export const expenseService = {
  */
 export function recordExpensePayment(tx: Tx, scope: Scope, id: string, input: PaymentInput) {
   const row = findFor(tx, scope, id, "recordPayment");
-  const { bank, columns } = newPayment(tx, scope.org.id, input, { dueCents: row.amountCents + row.vatCents - row.paidCents, currency: row.currency });
+  const { bank, columns } = newPayment(tx, scope.org.id, input, { dueCents: expenseDueCents(row), currency: row.currency });
   const payment: ExpensePaymentRow = { ...columns, expenseId: id };
   tx.insert(expensePayments).values(payment).run();
   updateInOrg(tx, expenses, scope.org.id, id, { paidCents: row.paidCents + payment.amountCents, updatedAt: nowIso() });
