@@ -11,7 +11,7 @@
  *   options: --duration S  --warmup S  --connections N  --threads N  --reseed  --keep  --loader wrk|builtin
  */
 import { Database } from "bun:sqlite";
-import { closeSync, copyFileSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../server/config.ts";

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { and, eq, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { idempotencyKeys, payments } from "../db/schema.ts";
 import { newId } from "../server/lib/time.ts";
 import { createTestEnv, type ApiResponse } from "./helpers.ts";

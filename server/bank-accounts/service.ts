@@ -4,12 +4,12 @@
  */
 import { mod97 } from "../lib/mod97.ts";
 import { eq } from "drizzle-orm";
-import { accounts, bankAccounts, nocase } from "../../db/schema.ts";
+import { bankAccounts, nocase } from "../../db/schema.ts";
 import type { Tx } from "../../db/client.ts";
 import { newBankLedgerAccount } from "../ledger/accounts.ts";
 import { debitBalances } from "../ledger/balances.ts";
 import { recordChange } from "../changes/record.ts";
-import { ApiError, FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
+import { FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
 import { booleanFilter, listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { formatCents } from "../lib/money.ts";
 import { Currency, isCurrencyCode } from "../lib/schemas.ts";

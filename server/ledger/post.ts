@@ -8,7 +8,7 @@
  * any UPDATE and any DELETE are refused; the same triggers keep the running balances
  * (account_days, account_totals, vat_days) that reports read.
  */
-import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { plainRows, prepared, type Tx } from "../../db/client.ts";
 import { fiscalYears, journalEntries, journalLines } from "../../db/schema.ts";
 import type { VatCategory } from "../documents/model.ts";
@@ -160,11 +160,6 @@ export function standingEntries(tx: Tx, orgId: string, sourceType: JournalSource
 /** Reverses every standing entry of a source (see standingEntries); returns the reversals' ids. */
 export function reverseSource(tx: Tx, orgId: string, sourceType: JournalSource, sourceId: string): string[] {
   return standingEntries(tx, orgId, sourceType, sourceId).map((entry) => reverseEntry(tx, entry));
-}
-
-/** The entries with these ids, for presenting. */
-export function entriesByIds(tx: Tx, ids: string[]): EntryRow[] {
-  return ids.length === 0 ? [] : tx.select().from(journalEntries).where(inArray(journalEntries.id, ids)).all();
 }
 
 /** What a change does to the ledger (`recordChange`'s `ledger`): post a draft, or reverse what a source posted. */
