@@ -50,6 +50,9 @@ import { BANK_TRANSACTION_STATUSES, type BankTransactionMatch } from "./model.ts
 type BankAccountRow = typeof bankAccounts.$inferSelect;
 type StatementRow = typeof bankStatements.$inferSelect;
 type TransactionRow = typeof bankTransactions.$inferSelect;
+
+/** A line matched to nothing: as imported, and again after `unmatch`. */
+const NOT_MATCHED = { status: "unmatched", invoiceId: null, expenseId: null, paymentId: null, paymentLink: null, matchedCents: null } as const;
 type InvoiceRow = typeof invoices.$inferSelect;
 type ExpenseRow = typeof expenses.$inferSelect;
 
@@ -440,15 +443,7 @@ export const bankingService = {
         if (line.invoiceId) invoiceService.deletePayment(scope, line.invoiceId, line.paymentId);
         else if (line.expenseId) expenseService.deletePayment(scope, line.expenseId, line.paymentId);
       }
-      updateInOrg(tx, bankTransactions, scope.org.id, id, {
-        status: "unmatched",
-        invoiceId: null,
-        expenseId: null,
-        paymentId: null,
-        paymentLink: null,
-        matchedCents: null,
-        updatedAt: nowIso(),
-      });
+      updateInOrg(tx, bankTransactions, scope.org.id, id, { ...NOT_MATCHED, updatedAt: nowIso() });
       recordChange(tx, scope, { action: "bank_transaction.unmatched", resource: { type: "bank_transaction", id } });
       return showBankTransaction(tx, scope.org.id, id);
     });
@@ -493,12 +488,7 @@ function importLine(tx: Tx, scope: Scope, bank: BankAccountRow, statementId: str
     counterpartyIban: entry.counterpartyIban,
     communication: entry.communication,
     structuredReference: entry.structuredReference,
-    status: "unmatched",
-    invoiceId: null,
-    expenseId: null,
-    paymentId: null,
-    paymentLink: null,
-    matchedCents: null,
+    ...NOT_MATCHED,
     suggestedExpenseId: null,
     createdAt: now,
     updatedAt: now,
