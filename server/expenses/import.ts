@@ -27,7 +27,7 @@ import { Conflict, NotFound } from "../lib/errors.ts";
 import { formatCents } from "../lib/money.ts";
 import { findInOrg, inOrg, transaction, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
-import { normalizeIban } from "../inbound/bank-statement.ts";
+import { validIban } from "../inbound/bank-statement.ts";
 import { supplierForDocument } from "../suppliers/service.ts";
 import { showExpense } from "./service.ts";
 
@@ -85,7 +85,7 @@ export function importSupplierDocument(scope: Scope, upload: DocumentUpload, opt
       paidCents: 0,
       documentType,
       supplierInvoiceNumber: doc.number,
-      payeeIban: doc.supplier.iban ? normalizeIban(doc.supplier.iban) : null,
+      payeeIban: doc.supplier.iban ? validIban(doc.supplier.iban) : null,
       paymentReference: doc.paymentReference,
       createdAt: now,
       updatedAt: now,

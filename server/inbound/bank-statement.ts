@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { belgianCheckDigits, isCreditorReference } from "../documents/payment-reference.ts";
 import { formatCents } from "../lib/money.ts";
-import { mod97 } from "../lib/mod97.ts";
+import { ibanProblem, normalizeIban } from "../bank-accounts/service.ts";
 import { InboundDocumentError } from "./errors.ts";
 
 export type StatementBalance = {
@@ -62,11 +62,10 @@ export function checkBalances(statement: BankStatement, path: string): void {
   }
 }
 
-/** An IBAN without spaces, upper case, when its check digits are right; else null. */
-export function normalizeIban(text: string): string | null {
-  const iban = text.replace(/\s+/g, "").toUpperCase();
-  if (!/^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/.test(iban)) return null;
-  return mod97(iban.slice(4) + iban.slice(0, 4)) === 1 ? iban : null;
+/** An IBAN in its electronic form when its shape and check digits are right (bank-accounts' rules); else null. */
+export function validIban(text: string): string | null {
+  const iban = normalizeIban(text);
+  return ibanProblem(iban) ? null : iban;
 }
 
 /** See BankStatementEntry.structuredReference. */

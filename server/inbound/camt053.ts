@@ -12,14 +12,14 @@
  */
 import { InboundDocumentError } from "./errors.ts";
 import { exactCents, parseDecimal } from "./decimal.ts";
-import { isCalendarDate } from "./dates.ts";
+import { isValidDate } from "../lib/time.ts";
 import {
   type BankStatement,
   type BankStatementEntry,
   type StatementBalance,
   checkBalances,
   entryHash,
-  normalizeIban,
+  validIban,
   normalizeStructuredReference,
 } from "./bank-statement.ts";
 import { Lookup, parseXml, type XmlElement } from "./xml.ts";
@@ -48,7 +48,7 @@ export function readCamt053(xml: string): BankStatement {
   if (statementId === null) throw new InboundDocumentError(at("Id"), "The statement has no Id.");
   const ibanText = camt.text(stmt, "Acct/Id/IBAN");
   if (ibanText === null) throw new InboundDocumentError(at("Acct/Id/IBAN"), "The statement's account has no IBAN (Acct/Id/IBAN); only IBAN accounts are read.");
-  const iban = normalizeIban(ibanText);
+  const iban = validIban(ibanText);
   if (iban === null) throw new InboundDocumentError(at("Acct/Id/IBAN"), `'${ibanText}' is not a valid IBAN.`);
 
   const balances = camt.all(stmt, "Bal");
@@ -76,7 +76,7 @@ export function readCamt053(xml: string): BankStatement {
   const dateOf = (el: XmlElement, path: string): string | null => {
     // ISODate in Dt, or the date part of an ISODateTime in DtTm
     const text = camt.text(el, `${path}/Dt`) ?? camt.text(el, `${path}/DtTm`)?.slice(0, 10) ?? null;
-    if (text !== null && !isCalendarDate(text)) throw new InboundDocumentError(at(path), `'${text}' is not a date.`);
+    if (text !== null && !isValidDate(text)) throw new InboundDocumentError(at(path), `'${text}' is not a date between 1900 and 2999.`);
     return text;
   };
   const balance = (el: XmlElement, index: number): StatementBalance => {
@@ -117,7 +117,7 @@ export function readCamt053(xml: string): BankStatement {
       direction,
       counterpartyName: counterpartyName ?? null,
       // an unreadable account number is left out rather than refusing the whole statement
-      counterpartyIban: counterpartyIbanText ? normalizeIban(counterpartyIbanText) : null,
+      counterpartyIban: counterpartyIbanText ? validIban(counterpartyIbanText) : null,
       communication,
       structuredReference: reference === null ? null : normalizeStructuredReference(reference),
     };

@@ -19,8 +19,8 @@
  * bytes (CODA is usually Latin-1) before calling.
  */
 import { formatCents } from "../lib/money.ts";
-import { type BankStatement, type BankStatementEntry, type StatementBalance, checkBalances, entryHash, normalizeIban, normalizeStructuredReference } from "./bank-statement.ts";
-import { isCalendarDate } from "./dates.ts";
+import { type BankStatement, type BankStatementEntry, type StatementBalance, checkBalances, entryHash, validIban, normalizeStructuredReference } from "./bank-statement.ts";
+import { isValidDate } from "../lib/time.ts";
 import { InboundDocumentError } from "./errors.ts";
 
 const RECORD_LENGTH = 128;
@@ -191,7 +191,7 @@ function account(record: string, where: string): { iban: string; currency: strin
   } else {
     throw new InboundDocumentError(where, "The account is a foreign account without an IBAN (structure 1); only IBAN accounts are read.");
   }
-  const iban = normalizeIban(ibanText);
+  const iban = validIban(ibanText);
   if (iban === null) throw new InboundDocumentError(where, `'${ibanText.trim()}' is not a valid IBAN.`);
   if (!/^[A-Z]{3}$/.test(currency)) throw new InboundDocumentError(where, `'${currency}' is not a currency code.`);
   return { iban, currency };
@@ -207,7 +207,7 @@ function belgianIbanOf(bban: string): string | null {
 function counterpartyIbanOf(field: string): string | null {
   if (field === "" || /^0+$/.test(field)) return null;
   const [number = ""] = field.split(/\s+/);
-  return normalizeIban(number) ?? (belgianIbanOf(number) && normalizeIban(belgianIbanOf(number)!));
+  return validIban(number) ?? (belgianIbanOf(number) && validIban(belgianIbanOf(number)!));
 }
 
 function movement(record: string, line: number): Movement {
@@ -253,7 +253,7 @@ function digits(field: string, where: string, what: string): number {
 /** DDMMYY, 20YY: CODA 2 is of this century. */
 function date(field: string, where: string): string {
   const text = `20${field.slice(4, 6)}-${field.slice(2, 4)}-${field.slice(0, 2)}`;
-  if (!/^\d{6}$/.test(field) || !isCalendarDate(text)) throw new InboundDocumentError(where, `'${field}' is not a date (DDMMYY).`);
+  if (!/^\d{6}$/.test(field) || !isValidDate(text)) throw new InboundDocumentError(where, `'${field}' is not a date (DDMMYY).`);
   return text;
 }
 

@@ -10,7 +10,7 @@
  */
 import { formatCents } from "../lib/money.ts";
 import { addDecimals, exactCents, parseDecimal, percentToBasisPoints, roundHalfUpCents, type ExactDecimal } from "./decimal.ts";
-import { isCalendarDate } from "./dates.ts";
+import { isValidDate } from "../lib/time.ts";
 import { InboundDocumentError } from "./errors.ts";
 import { Lookup, parseXml, type XmlElement } from "./xml.ts";
 
@@ -238,7 +238,7 @@ function date(from: XmlElement, path: string, rootPath: string, needed: boolean)
     if (needed) throw new InboundDocumentError(`${rootPath}/${path}`, `The document has no ${path.split("/").pop()!.replace(/^\w+:/, "")}.`);
     return null;
   }
-  if (!isCalendarDate(text)) throw new InboundDocumentError(`${rootPath}/${path}`, `'${text}' is not a date (YYYY-MM-DD).`);
+  if (!isValidDate(text)) throw new InboundDocumentError(`${rootPath}/${path}`, `'${text}' is not a date (YYYY-MM-DD) between 1900 and 2999.`);
   return text;
 }
 

@@ -215,7 +215,12 @@ describe("readSupplierDocument: refusals", () => {
 
   test("an impossible issue date", () => {
     const xml = example("peppol/base-example.xml").replace(">2017-11-13<", ">2017-02-30<");
-    expect(refusal(xml).message).toBe("'2017-02-30' is not a date (YYYY-MM-DD).");
+    expect(refusal(xml).message).toBe("'2017-02-30' is not a date (YYYY-MM-DD) between 1900 and 2999.");
+  });
+
+  test("an issue date the ledger could not post (the year 0001): the same rule as every date of the API", () => {
+    const xml = example("peppol/base-example.xml").replace(">2017-11-13<", ">0001-11-13<");
+    expect(refusal(xml).message).toBe("'0001-11-13' is not a date (YYYY-MM-DD) between 1900 and 2999.");
   });
 });
 
