@@ -1008,3 +1008,15 @@ describe("inputs that would break the books are refused (review)", () => {
     expect(r.body.errors.lines[0]).toContain("must not be greater than 999999999999.99 in all");
   });
 });
+
+test("a year without postings between two that have some need not be closed first (review)", async () => {
+  const b = await openBooks("Gap year");
+  const lines = [{ account_id: b.id("1300"), debit: "1.00" }, { account_id: b.id("3100"), credit: "1.00" }];
+  for (const date of ["2023-05-01", "2025-05-01"]) expect((await b.api("POST", "/api/v1/journal-entries", { date, description: "Cash", lines })).status).toBe(201);
+  const early = await b.api("POST", "/api/v1/fiscal-years/2025/close");
+  expectStatus(early, 409);
+  expect(early.body.message).toBe("The fiscal year 2023 is open; years close in order: close 2023 first.");
+  expect((await b.api("POST", "/api/v1/fiscal-years/2023/close")).status).toBe(200);
+  // 2024 has no postings: nothing to close before 2025
+  expect((await b.api("POST", "/api/v1/fiscal-years/2025/close")).body.data).toMatchObject({ year: 2025, status: "closed" });
+});

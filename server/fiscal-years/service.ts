@@ -5,7 +5,7 @@
  * entries and their reversal. Years close in order and reopen in reverse order; reopening reverses
  * the closing entries.
  */
-import { and, asc, eq, gt, lt, sql } from "drizzle-orm";
+import { and, asc, between, eq, gt, lt, sql } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
 import { fiscalYears, journalEntries } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
@@ -89,10 +89,17 @@ export const fiscalYearService = {
         .where(and(eq(journalEntries.organizationId, scope.org.id), lt(journalEntries.date, `${year}-01-01`)))
         .orderBy(asc(journalEntries.date))
         .get();
-      if (earlier) {
-        const first = Number(earlier.date.slice(0, 4));
-        for (let y = first; y < year; y++) {
-          if (yearRow(tx, scope.org.id, y)?.status !== "closed") throw new Conflict(`The fiscal year ${y} is open; years close in order: close ${y} first.`);
+      // every earlier year with postings is closed first; a year without any has nothing to close
+      const hasPostings = (y: number) =>
+        tx
+          .select({ id: journalEntries.id })
+          .from(journalEntries)
+          .where(and(eq(journalEntries.organizationId, scope.org.id), between(journalEntries.date, `${y}-01-01`, `${y}-12-31`)))
+          .limit(1)
+          .get() !== undefined;
+      for (let y = earlier ? Number(earlier.date.slice(0, 4)) : year; y < year; y++) {
+        if (yearRow(tx, scope.org.id, y)?.status !== "closed" && hasPostings(y)) {
+          throw new Conflict(`The fiscal year ${y} is open; years close in order: close ${y} first.`);
         }
       }
       const now = nowIso();
