@@ -24,9 +24,10 @@ export function registerCoreCommands(program: Command): void {
       if (options.host) config.host = options.host;
       if (options.port !== undefined) config.port = options.port;
       const log = loggerFor(config);
+      // held before migrating: an upgrade can take minutes, and a restore must not swap the file meanwhile
+      const letGo = holdDatabase(config.dbPath, "serve");
       const db = openDatabase(config.dbPath);
       migrate(db, { backupDir: config.backupDir, onBackup: (backup) => log.warn("backed up the database before upgrading it", { path: backup.path, bytes: backup.bytes }) });
-      const letGo = holdDatabase(config.dbPath, "serve");
       const created = bootstrapIfEmpty(db);
       const stopStatistics = keepStatisticsFresh(db);
       const running = await startServer(createRuntime(config, { db, log }), {
@@ -53,8 +54,9 @@ export function registerCoreCommands(program: Command): void {
 
   withGlobals(program.command("worker").description("run only the webhook worker (a second process on the same database)")).action(
     (options: GlobalOptions) => {
+      // held before open() migrates, as serve does
+      const letGo = holdDatabase(options.db ?? loadConfig().dbPath, "worker");
       const { db, config, secrets, log } = open(options);
-      const letGo = holdDatabase(config.dbPath, "worker");
       sealPlaintextSecrets(db, secrets);
       const worker = startWorker(db, config, { secrets, log: (line) => log.warn(line) });
       if (!options.json) printLine(`Kontor webhook worker running on ${config.dbPath}`);

@@ -6,7 +6,7 @@ import { and, asc, eq, like, sql } from "drizzle-orm";
 import { preparedRows, type Tx } from "../../db/client.ts";
 import { accounts, bankAccounts, expenseCategoryAccounts, organizations } from "../../db/schema.ts";
 import type { SystemAccount } from "../accounts/model.ts";
-import { ApiError } from "../lib/errors.ts";
+import { Conflict } from "../lib/errors.ts";
 import { inOrg } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 
@@ -24,7 +24,7 @@ export function systemAccount(tx: Tx, orgId: string, role: SystemAccount): Accou
       .orderBy(asc(accounts.code))
       .limit(1),
   ).get({ orgId, role });
-  if (!row) throw new ApiError(409, `The chart of accounts has no ${role.replace("_", " ")} account (system_account "${role}") to post to.`);
+  if (!row) throw new Conflict(`The chart of accounts has no ${role.replace("_", " ")} account (system_account "${role}") to post to.`);
   return row;
 }
 
@@ -74,7 +74,7 @@ export function newBankLedgerAccount(tx: Tx, orgId: string, name: string): strin
   );
   let code = 1111;
   while (taken.has(String(code))) code++;
-  if (code > 1199) throw new ApiError(409, "The chart of accounts has no free code left under 1100 Bank for another bank account.");
+  if (code > 1199) throw new Conflict("The chart of accounts has no free code left under 1100 Bank for another bank account.");
   const parent = tx.select({ id: accounts.id }).from(accounts).where(inOrg(accounts, orgId, eq(accounts.code, "1100"))).get();
   const now = nowIso();
   const id = newId();

@@ -8,7 +8,8 @@
 import { and, asc, between, desc, eq, lte, ne, sql, type SQL } from "drizzle-orm";
 import { plainRows, prepared, type Tx } from "../../db/client.ts";
 import { accountDays, accounts, awaitingPayment, customerReceivables, customers, invoices, receivableDueDays, signedAmountDue, vatDays } from "../../db/schema.ts";
-import { isDebitNormal, type AccountType } from "../accounts/model.ts";
+import type { AccountType } from "../accounts/model.ts";
+import { shownBalance } from "../ledger/balances.ts";
 import type { VatCategory } from "../documents/model.ts";
 import { ValidationFailed } from "../lib/errors.ts";
 import { formatCents } from "../lib/money.ts";
@@ -67,7 +68,7 @@ function accountSums(tx: Tx, orgId: string, currency: string, from: string | nul
 }
 
 /** An account's balance as its type shows it: debit-normal for assets and expenses, credit-normal otherwise. */
-const shown = (a: AccountBalance) => (isDebitNormal(a.type) ? a.debit - a.credit : a.credit - a.debit);
+const shown = (a: AccountBalance) => shownBalance(a.type, a.debit - a.credit);
 const amountRow = (a: AccountBalance) => ({ account_id: a.accountId, code: a.code, name: a.name, amount: formatCents(shown(a)) });
 const sum = (values: number[]) => values.reduce((s, v) => s + v, 0);
 
