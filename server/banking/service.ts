@@ -277,10 +277,12 @@ function invoicePaidBy(tx: Tx, orgId: string, bank: BankAccountRow, line: Transa
   return null;
 }
 
-/** An approved expense a debit line likely pays: the same amount due, and the supplier's IBAN or payment reference. */
-function suggestedExpense(tx: Tx, orgId: string, bank: BankAccountRow, line: TransactionRow): string | null {
-  const references = referencesOf(line);
-  const candidates = tx
+/**
+ * The approved supplier invoices of an organisation in `currency` that still have something due,
+ * by amount due: read once per statement (the suggestions of its debit lines), not per line.
+ */
+function openExpensesByDue(tx: Tx, orgId: string, currency: string): Map<number, ExpenseRow[]> {
+  const open = tx
     .select()
     .from(expenses)
     .where(
@@ -289,13 +291,19 @@ function suggestedExpense(tx: Tx, orgId: string, bank: BankAccountRow, line: Tra
         orgId,
         eq(expenses.status, "approved"),
         eq(expenses.documentType, "invoice"),
-        eq(expenses.currency, bank.currency),
-        sql`${expenses.amountCents} + ${expenses.vatCents} - ${expenses.paidCents} = ${line.amountCents}`,
+        eq(expenses.currency, currency),
+        sql`${expenses.paidCents} < ${expenses.amountCents} + ${expenses.vatCents}`,
       ),
     )
     .orderBy(asc(expenses.date), asc(expenses.id))
     .all();
-  const match = candidates.find((e) => {
+  return Map.groupBy(open, expenseDueCents);
+}
+
+/** An approved expense a debit line likely pays: the same amount due, and the supplier's IBAN or payment reference. */
+function suggestedExpense(line: TransactionRow, openByDue: Map<number, ExpenseRow[]>): string | null {
+  const references = referencesOf(line);
+  const match = (openByDue.get(line.amountCents) ?? []).find((e) => {
     if (line.counterpartyIban && e.payeeIban === line.counterpartyIban) return true;
     const reference = e.paymentReference ? (canonicalReference(e.paymentReference) ?? e.paymentReference.trim()) : null;
     return reference !== null && (references.includes(reference) || (line.communication ?? "").includes(reference));
@@ -378,11 +386,13 @@ export const bankingService = {
               .map((r) => r.ref),
       );
       let imported = 0;
+      let openByDue: Map<number, ExpenseRow[]> | null = null;
+      const openExpenses = () => (openByDue ??= openExpensesByDue(tx, scope.org.id, bank.currency));
       for (const entry of statement.entries) {
         if (known.has(entry.entryRef)) continue;
         known.add(entry.entryRef);
         imported++;
-        importLine(tx, scope, bank, row.id, entry, now);
+        importLine(tx, scope, bank, row.id, entry, now, openExpenses);
       }
       return { created: true, statement: presentStatement(tx, row, imported) };
     });
@@ -473,7 +483,15 @@ function findTarget(tx: Tx, scope: Scope, bag: FieldErrorBag, kind: "invoice" | 
 }
 
 /** One new line of a statement: stored unmatched (bank_transaction.imported), then matched by reference or given a suggestion. */
-function importLine(tx: Tx, scope: Scope, bank: BankAccountRow, statementId: string, entry: BankStatementEntry, now: string): void {
+function importLine(
+  tx: Tx,
+  scope: Scope,
+  bank: BankAccountRow,
+  statementId: string,
+  entry: BankStatementEntry,
+  now: string,
+  openExpenses: () => Map<number, ExpenseRow[]>,
+): void {
   const line: TransactionRow = {
     id: newId(),
     organizationId: scope.org.id,
@@ -504,7 +522,7 @@ function importLine(tx: Tx, scope: Scope, bank: BankAccountRow, statementId: str
     const invoice = invoicePaidBy(tx, scope.org.id, bank, line);
     if (invoice) applyMatch(tx, scope, bank, line, { kind: "invoice", row: invoice }, line.amountCents, "import");
   } else {
-    const suggestion = suggestedExpense(tx, scope.org.id, bank, line);
+    const suggestion = suggestedExpense(line, openExpenses());
     if (suggestion) updateInOrg(tx, bankTransactions, scope.org.id, line.id, { suggestedExpenseId: suggestion });
   }
 }

@@ -12,7 +12,8 @@ import { toCsv } from "../reports/csv.ts";
 import { ValidationFailed } from "../lib/errors.ts";
 import { formatCents } from "../lib/money.ts";
 import { snapshot, type Scope } from "../lib/scope.ts";
-import { addDays, isValidDate, today } from "../lib/time.ts";
+import { addDays } from "../lib/time.ts";
+import { periodOf } from "../reports/service.ts";
 
 export const EXPORT_FORMATS = ["csv", "beancount"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -20,14 +21,8 @@ export type ExportRange = { from?: string; to?: string };
 
 type AccountRow = typeof accounts.$inferSelect;
 
-function rangeOf({ from, to }: ExportRange): { from: string | null; to: string } {
-  for (const [field, value] of [["from", from], ["to", to]] as const) {
-    if (value !== undefined && !isValidDate(value)) throw ValidationFailed.field(field, `The ${field} field must be a date (YYYY-MM-DD).`);
-  }
-  const end = to ?? today();
-  if (from !== undefined && from > end) throw ValidationFailed.field("from", `The from date (${from}) must not be after the to date (${end}).`);
-  return { from: from ?? null, to: end };
-}
+/** The range exported: everything up to `to` (today by default) unless `from` is given. */
+const rangeOf = (range: ExportRange) => periodOf(range, () => null);
 
 function linesIn(tx: Tx, orgId: string, from: string | null, to: string) {
   return tx

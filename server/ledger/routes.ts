@@ -3,7 +3,7 @@ import type { Kernel } from "../http/kernel.ts";
 import { created, errors } from "../http/responses.ts";
 import { listQuerySchema, listResponse } from "../lib/list.ts";
 import { DateString, IdParams, ResponseSchema, withoutDefault, Wrapped } from "../lib/schemas.ts";
-import { csvResponse } from "../reports/csv.ts";
+import { csvResponse, download } from "../reports/csv.ts";
 import { EXPORT_FORMATS, exportFilename, exportJournal } from "./export.ts";
 import { JournalModel } from "./model.ts";
 import { journalList, journalService } from "./service.ts";
@@ -31,7 +31,7 @@ export const journalRoutes = (kernel: Kernel) =>
         const body = exportJournal(scope, query.format, query, { maxEntries: MAX_EXPORT_ENTRIES });
         const filename = exportFilename(query.format, scope.org.id);
         if (query.format === "csv") return csvResponse(filename, body);
-        return new Response(body, { headers: { "content-type": "text/plain; charset=utf-8", "content-disposition": `attachment; filename="${filename}"` } });
+        return download(filename, body, "text/plain; charset=utf-8");
       },
       {
         ability: "accounting.view",

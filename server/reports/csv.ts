@@ -15,12 +15,13 @@ export function toCsv(header: string[], rows: (string | number | null)[][]): str
   return [header, ...rows].map((row) => row.map(cell).join(",")).join("\r\n") + "\r\n";
 }
 
-/** A CSV response for download, named after what it holds. */
-export function csvResponse(filename: string, csv: string): Response {
-  return new Response(csv, {
-    headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="${filename}"` },
-  });
+/** A file to download (`content-disposition: attachment`), named after what it holds. */
+export function download(filename: string, body: string, contentType: string): Response {
+  return new Response(body, { headers: { "content-type": contentType, "content-disposition": `attachment; filename="${filename}"` } });
 }
+
+/** A CSV response for download. */
+export const csvResponse = (filename: string, csv: string) => download(filename, csv, "text/csv; charset=utf-8");
 
 /** Whether the client asked for CSV (`Accept: text/csv`) rather than JSON. */
 export const wantsCsv = (accept: string | undefined) => /\btext\/csv\b/i.test(accept ?? "");

@@ -25,18 +25,23 @@ function currencyOf(scope: Scope, currency: string | undefined): string {
   return chosen;
 }
 
-function dayOf(field: string, value: string | undefined, fallback: string): string {
+/** A date query parameter (422 on `field` when it is not a date), or `fallback` when absent. */
+export function dayOf(field: string, value: string | undefined, fallback: string): string {
   if (value === undefined) return fallback;
   if (!isValidDate(value)) throw ValidationFailed.field(field, `The ${field} field must be a date (YYYY-MM-DD).`);
   return value;
 }
 
-function periodOf(query: { from?: string; to?: string }): { from: string; to: string } {
+/** `from` and `to` as dates, `to` today by default and `from` after `fromDefault(to)`; 422 on from when it comes after to. */
+export function periodOf<F extends string | null>(query: { from?: string; to?: string }, fromDefault: (to: string) => F): { from: F | string; to: string } {
   const to = dayOf("to", query.to, today());
-  const from = dayOf("from", query.from, `${to.slice(0, 4)}-01-01`);
-  if (from > to) throw ValidationFailed.field("from", `The from date (${from}) must not be after the to date (${to}).`);
+  const from = query.from === undefined ? fromDefault(to) : dayOf("from", query.from, query.from);
+  if (from !== null && from > to) throw ValidationFailed.field("from", `The from date (${from}) must not be after the to date (${to}).`);
   return { from, to };
 }
+
+/** A report's period: by default from 1 January of `to`'s year. */
+const reportPeriod = (query: { from?: string; to?: string }) => periodOf(query, (to) => `${to.slice(0, 4)}-01-01`);
 
 /**
  * Debits and credits per account over the days in range, in one currency; `closing: false`
@@ -103,7 +108,7 @@ export function trialBalance(scope: Scope, query: { date?: string; currency?: st
 }
 
 export function profitAndLoss(scope: Scope, query: { from?: string; to?: string; currency?: string }) {
-  const { from, to } = periodOf(query);
+  const { from, to } = reportPeriod(query);
   const currency = currencyOf(scope, query.currency);
   return snapshot(scope.db, (tx) => {
     const rows = accountSums(tx, scope.org.id, currency, from, to, false).filter((a) => shown(a) !== 0);
@@ -309,7 +314,7 @@ function belgianGrids(rows: VatSum[]): Record<string, string> {
 }
 
 export function vatReport(scope: Scope, query: { from?: string; to?: string; currency?: string }) {
-  const { from, to } = periodOf(query);
+  const { from, to } = reportPeriod(query);
   const currency = currencyOf(scope, query.currency);
   return snapshot(scope.db, (tx) => {
     const rows: VatSum[] = tx
