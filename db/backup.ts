@@ -120,9 +120,18 @@ export function searchTables(db: Database): string[] {
   );
 }
 
+/** `at` in UTC to the second, compact and sortable: 20261124T002503Z (backup and replaced-file names). */
+export const compactUtc = (at: Date) => at.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+
 /** The name of a scheduled backup written at `at`: sorts by time, and `newestBackup` finds it. */
-export const scheduledBackupName = (at: Date) => `kontor-${at.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")}.db`;
+export const scheduledBackupName = (at: Date) => `kontor-${compactUtc(at)}.db`;
 const SCHEDULED = /^kontor-\d{8}T\d{6}Z\.db$/;
+
+/** Removes what scheduled backups cut short by a crash left in `dir` (their temporary files, never a backup). */
+export function removeUnfinishedBackups(dir: string): void {
+  if (!existsSync(dir)) return;
+  for (const name of readdirSync(dir)) if (/^kontor-\d{8}T\d{6}Z\.db\.tmp-/.test(name)) unlinkSync(join(dir, name));
+}
 
 /** The complete scheduled backups in `dir`, newest first (temporary files are not backups). */
 export function scheduledBackups(dir: string): { path: string; mtimeMs: number }[] {

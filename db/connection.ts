@@ -13,7 +13,7 @@ import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import type { MigrationMeta } from "drizzle-orm/migrator";
 import { eq } from "drizzle-orm";
 import { BACKFILLS } from "./backfills.ts";
-import { backupDatabase, scheduledBackupName, searchTables, type BackupResult } from "./backup.ts";
+import { backupDatabase, compactUtc, searchTables, type BackupResult } from "./backup.ts";
 import { ChangeClock } from "./clock.ts";
 import { CommitMemory } from "./memory.ts";
 import { embeddedMigrations } from "./migrations/index.ts";
@@ -115,7 +115,7 @@ export function migrate(db: Db, { backupDir = null, onBackup }: MigrateOptions =
   const file = db.$client.filename;
   if (applied.length > 0 && pending.length > 0 && file !== ":memory:" && file !== "") {
     const from = embeddedMigrations.find((m) => m.when === last)?.tag.slice(0, 4) ?? "none";
-    const name = `${basename(file)}.before-upgrade-${from}-to-${pending.at(-1)!.tag.slice(0, 4)}-${scheduledBackupName(new Date()).slice(7)}`;
+    const name = `${basename(file)}.before-upgrade-${from}-to-${pending.at(-1)!.tag.slice(0, 4)}-${compactUtc(new Date())}.db`;
     onBackup?.(backupDatabase(db.$client, join(backupDir ?? dirname(file), name)));
   }
   // drizzle's sqlite dialect runs every pending migration in one transaction

@@ -4,7 +4,7 @@
  * from under them. A holder killed without its clean stop leaves its file behind; a file whose
  * process is gone does not count.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 const folderOf = (dbPath: string) => `${dbPath}.holders`;
@@ -16,7 +16,27 @@ export function holdDatabase(dbPath: string, role: string): () => void {
   mkdirSync(folder, { recursive: true, mode: 0o700 });
   const file = join(folder, String(process.pid));
   writeFileSync(file, `${role}\n`, { mode: 0o600 });
-  return () => rmSync(file, { force: true });
+  return () => {
+    rmSync(file, { force: true });
+    // the folder goes with its last holder (rmdir refuses a folder another holder wrote to meanwhile)
+    try {
+      rmdirSync(folder);
+    } catch {}
+  };
+}
+
+/**
+ * Opens the database with `open` while holding it (a long upgrade included: a restore must not
+ * swap the file meanwhile); a refused start lets go at once, leaving no holder behind.
+ */
+export function openHolding<T>(dbPath: string, role: string, open: () => T): { opened: T; letGo: () => void } {
+  const letGo = holdDatabase(dbPath, role);
+  try {
+    return { opened: open(), letGo };
+  } catch (error) {
+    letGo();
+    throw error;
+  }
 }
 
 /** The live processes holding the database. */

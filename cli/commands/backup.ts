@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync, statSync, unlinkSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
-import { backupFile, checkDatabase, fsyncPath, NotAKontorDatabase, type DatabaseFacts } from "../../db/backup.ts";
+import { backupFile, checkDatabase, compactUtc, fsyncPath, NotAKontorDatabase, type DatabaseFacts } from "../../db/backup.ts";
 import { DatabaseTooNew, refuseNewer } from "../../db/connection.ts";
 import { liveHolders } from "../../db/holders.ts";
 import { loadConfig } from "../../server/config.ts";
@@ -57,7 +57,7 @@ export function registerBackupCommands(program: Command): void {
       }
       let replaced: string | null = null;
       if (existsSync(target)) {
-        replaced = `${target}.replaced-${new Date().toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")}`;
+        replaced = `${target}.replaced-${compactUtc(new Date())}`;
         // with its -wal and -shm: what the WAL holds belongs to the replaced database
         for (const suffix of ["", "-wal", "-shm"]) if (existsSync(`${target}${suffix}`)) renameSync(`${target}${suffix}`, `${replaced}${suffix}`);
       }

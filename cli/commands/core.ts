@@ -1,7 +1,7 @@
 import { writeSync } from "node:fs";
 import { InvalidArgumentError, type Command } from "commander";
 import { keepStatisticsFresh, migrate, openDatabase } from "../../db/client.ts";
-import { holdDatabase } from "../../db/holders.ts";
+import { openHolding } from "../../db/holders.ts";
 import { loggerFor } from "../../server/log.ts";
 import { bootstrapIfEmpty, bootstrapMessage } from "../../server/bootstrap.ts";
 import { loadConfig } from "../../server/config.ts";
@@ -24,10 +24,11 @@ export function registerCoreCommands(program: Command): void {
       if (options.host) config.host = options.host;
       if (options.port !== undefined) config.port = options.port;
       const log = loggerFor(config);
-      // held before migrating: an upgrade can take minutes, and a restore must not swap the file meanwhile
-      const letGo = holdDatabase(config.dbPath, "serve");
-      const db = openDatabase(config.dbPath);
-      migrate(db, { backupDir: config.backupDir, onBackup: (backup) => log.warn("backed up the database before upgrading it", { path: backup.path, bytes: backup.bytes }) });
+      const { opened: db, letGo } = openHolding(config.dbPath, "serve", () => {
+        const db = openDatabase(config.dbPath);
+        migrate(db, { backupDir: config.backupDir, onBackup: (backup) => log.warn("backed up the database before upgrading it", { path: backup.path, bytes: backup.bytes }) });
+        return db;
+      });
       const created = bootstrapIfEmpty(db);
       const stopStatistics = keepStatisticsFresh(db);
       const running = await startServer(createRuntime(config, { db, log }), {
@@ -54,9 +55,8 @@ export function registerCoreCommands(program: Command): void {
 
   withGlobals(program.command("worker").description("run only the webhook worker (a second process on the same database)")).action(
     (options: GlobalOptions) => {
-      // held before open() migrates, as serve does
-      const letGo = holdDatabase(options.db ?? loadConfig().dbPath, "worker");
-      const { db, config, secrets, log } = open(options);
+      const { opened, letGo } = openHolding(options.db ?? loadConfig().dbPath, "worker", () => open(options));
+      const { db, config, secrets, log } = opened;
       sealPlaintextSecrets(db, secrets);
       const worker = startWorker(db, config, { secrets, log: (line) => log.warn(line) });
       if (!options.json) printLine(`Kontor webhook worker running on ${config.dbPath}`);

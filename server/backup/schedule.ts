@@ -5,9 +5,8 @@
  * due one period after the newest one in the folder, so a restart neither skips one nor takes
  * an extra one. Each runs on a thread of its own (server/backup/thread.ts).
  */
-import { existsSync, readdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { newestBackup, pruneBackups, scheduledBackupName, type BackupResult } from "../../db/backup.ts";
+import { newestBackup, pruneBackups, removeUnfinishedBackups, scheduledBackupName, type BackupResult } from "../../db/backup.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 import type { BackupAnswer, BackupRequest } from "./thread.ts";
@@ -23,7 +22,7 @@ export type BackupSchedule = { stop: () => Promise<void> };
 export function startBackupSchedule(config: Config, log: Logger): BackupSchedule {
   const dir = config.backupDir!;
   // what a backup cut short by a crash left behind (never a file under a backup's own name)
-  if (existsSync(dir)) for (const name of readdirSync(dir)) if (/^kontor-\d{8}T\d{6}Z\.db\.tmp-/.test(name)) unlinkSync(join(dir, name));
+  removeUnfinishedBackups(dir);
   let timer: Timer | null = null;
   let running: Promise<void> | null = null;
   let stopped = false;

@@ -13,6 +13,7 @@
 import { existsSync, statSync } from "node:fs";
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Registry, type MetricObjectWithValues, type MetricValue } from "prom-client";
 import { newestBackup } from "../../db/backup.ts";
+import { listeningOrigin } from "../http/kernel.ts";
 import type { Db } from "../../db/client.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
@@ -119,6 +120,5 @@ export function startMetricsListener(config: Config, render: () => Promise<strin
       }
     },
   });
-  const host = server.hostname!.includes(":") ? `[${server.hostname}]` : server.hostname;
-  return { url: `http://${host}:${server.port}`, stop: () => server.stop() };
+  return { url: listeningOrigin(server.hostname!, server.port!), stop: () => server.stop() };
 }
