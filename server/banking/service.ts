@@ -28,10 +28,10 @@ import { t } from "elysia";
 import type { Tx } from "../../db/client.ts";
 import { AWAITING_PAYMENT, bankAccounts, bankStatements, bankTransactions, expensePayments, expenses, invoices, payments } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
-import { isBelgianStructuredCommunication, isCreditorReference } from "../documents/payment-reference.ts";
+import { canonicalPaymentReference } from "../documents/payment-reference.ts";
 import { expenseDueCents, expenseService, recordExpensePayment } from "../expenses/service.ts";
 import type { DocumentUpload } from "../http/kernel.ts";
-import { normalizeStructuredReference, type BankStatement, type BankStatementEntry } from "../inbound/bank-statement.ts";
+import type { BankStatement, BankStatementEntry } from "../inbound/bank-statement.ts";
 import { readCamt053 } from "../inbound/camt053.ts";
 import { readCoda } from "../inbound/coda.ts";
 import { decodeCoda, decodeXml, looksLikeXml } from "../inbound/decode.ts";
@@ -137,13 +137,6 @@ function readStatement(upload: DocumentUpload): BankStatement {
 // ---------------------------------------------------------------------------------------------
 // Payment references
 
-/** A reference as invoices store it (`+++ddd/dddd/ddddd+++`, compact `RF…`), or null when it is not a valid one. */
-function canonicalReference(text: string): string | null {
-  const normalized = normalizeStructuredReference(text);
-  if (normalized === null) return null;
-  return isBelgianStructuredCommunication(normalized) || isCreditorReference(normalized) ? normalized : null;
-}
-
 /**
  * The valid payment references a line carries: its structured reference, and any written into
  * its free text (`+++…+++`, `***…***`, twelve digits with or without slashes, `RF…` in groups).
@@ -151,7 +144,7 @@ function canonicalReference(text: string): string | null {
 export function referencesOf(line: Pick<TransactionRow, "structuredReference" | "communication">): string[] {
   const found: string[] = [];
   const add = (text: string) => {
-    const reference = canonicalReference(text);
+    const reference = canonicalPaymentReference(text);
     if (reference && !found.includes(reference)) found.push(reference);
   };
   if (line.structuredReference) add(line.structuredReference);
@@ -305,7 +298,7 @@ function suggestedExpense(line: TransactionRow, openByDue: Map<number, ExpenseRo
   const references = referencesOf(line);
   const match = (openByDue.get(line.amountCents) ?? []).find((e) => {
     if (line.counterpartyIban && e.payeeIban === line.counterpartyIban) return true;
-    const reference = e.paymentReference ? (canonicalReference(e.paymentReference) ?? e.paymentReference.trim()) : null;
+    const reference = e.paymentReference ? (canonicalPaymentReference(e.paymentReference) ?? e.paymentReference.trim()) : null;
     return reference !== null && (references.includes(reference) || (line.communication ?? "").includes(reference));
   });
   return match?.id ?? null;

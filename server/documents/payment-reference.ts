@@ -28,9 +28,11 @@ export function belgianStructuredCommunication(value: number): string {
   return `+++${digits.slice(0, 3)}/${digits.slice(3, 7)}/${digits.slice(7)}+++`;
 }
 
+const BELGIAN = /^(?:\+{3}|\*{3})?(\d{3})\/?(\d{4})\/?(\d{5})(?:\+{3}|\*{3})?$/;
+
 /** Whether a text is a valid Belgian structured communication (`+++…+++` or `***…***`, slashes optional). */
 export function isBelgianStructuredCommunication(text: string): boolean {
-  const match = /^(?:\+{3}|\*{3})?(\d{3})\/?(\d{4})\/?(\d{5})(?:\+{3}|\*{3})?$/.exec(text.trim());
+  const match = BELGIAN.exec(text.trim());
   if (!match) return false;
   const digits = match[1]! + match[2]! + match[3]!;
   return belgianCheckDigits(digits.slice(0, 10)) === digits.slice(10);
@@ -49,6 +51,19 @@ export function isCreditorReference(text: string): boolean {
   const compact = text.replace(/\s+/g, "").toUpperCase();
   if (!/^RF\d{2}[A-Z0-9]{1,21}$/.test(compact)) return false;
   return mod97(compact.slice(4) + compact.slice(0, 4)) === 1;
+}
+
+/**
+ * A valid payment reference as Kontor writes it (a Belgian one as `+++ddd/dddd/ddddd+++`, an RF
+ * one compact and upper case), so that references compare as strings; null when the text is none.
+ */
+export function canonicalPaymentReference(text: string): string | null {
+  const trimmed = text.trim();
+  if (isBelgianStructuredCommunication(trimmed)) {
+    const [, a, b, c] = BELGIAN.exec(trimmed)!;
+    return `+++${a}/${b}/${c}+++`;
+  }
+  return isCreditorReference(trimmed) ? trimmed.replace(/\s+/g, "").toUpperCase() : null;
 }
 
 /**

@@ -5,7 +5,7 @@
  * posting to /bank-accounts/{id}/statements has exactly one account and one balance chain.
  */
 import { createHash } from "node:crypto";
-import { belgianCheckDigits, isCreditorReference } from "../documents/payment-reference.ts";
+import { canonicalPaymentReference } from "../documents/payment-reference.ts";
 import { formatCents } from "../lib/money.ts";
 import { ibanProblem, normalizeIban } from "../bank-accounts/service.ts";
 import { InboundDocumentError } from "./errors.ts";
@@ -68,17 +68,10 @@ export function validIban(text: string): string | null {
   return ibanProblem(iban) ? null : iban;
 }
 
-/** See BankStatementEntry.structuredReference. */
+/** See BankStatementEntry.structuredReference: a valid reference in Kontor's form, else the text as the bank sent it. */
 export function normalizeStructuredReference(text: string): string | null {
   const trimmed = text.trim();
-  if (trimmed === "") return null;
-  const belgian = /^(?:\+{3}|\*{3})?(\d{3})\/?(\d{4})\/?(\d{5})(?:\+{3}|\*{3})?$/.exec(trimmed);
-  if (belgian) {
-    const digits = belgian[1]! + belgian[2]! + belgian[3]!;
-    if (belgianCheckDigits(digits.slice(0, 10)) === digits.slice(10)) return `+++${belgian[1]}/${belgian[2]}/${belgian[3]}+++`;
-  }
-  if (isCreditorReference(trimmed)) return trimmed.replace(/\s+/g, "").toUpperCase();
-  return trimmed;
+  return trimmed === "" ? null : (canonicalPaymentReference(trimmed) ?? trimmed);
 }
 
 /** The stable id of an entry the bank gave no reference to: its content and its place in the file. */
