@@ -63,8 +63,9 @@ export function createRuntime(
 ): Runtime {
   const secrets = options.secrets ?? (options.shared ? new SecretBox(options.shared.secretKey) : loadSecretBox(config));
   const shared = options.shared ?? createSharedState(config, secrets);
+  // a connection opened elsewhere gets this thread's share of the page cache; one opened here has it already
   const db = options.db ?? openDatabase(config.dbPath, { cacheKiB: shared.cacheKiB });
-  db.$client.exec(`PRAGMA cache_size = -${Math.floor(shared.cacheKiB)}`);
+  if (options.db) db.$client.exec(`PRAGMA cache_size = -${Math.floor(shared.cacheKiB)}`);
   db.connection.transactions.shareWriteTurns(shared.writeTurns);
   db.connection.outbox.share(shared.outbox);
   return {
