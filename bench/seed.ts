@@ -16,7 +16,8 @@ import { Database } from "bun:sqlite";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { migrate, openDatabase } from "../db/client.ts";
+import { openDatabase } from "../db/client.ts";
+import { migrateDatabase } from "../server/data-migrations.ts";
 import { embeddedMigrations } from "../db/migrations/index.ts";
 import { backfillLedger } from "../server/ledger/backfill.ts";
 import { rebuildReceivables } from "../server/reports/receivables.ts";
@@ -497,7 +498,7 @@ export async function ensureSeed(size: SeedSize, { reseed = false, log = (l: str
   log(`Seeding ${size.label} database: ${size.invoices.toLocaleString("en")} invoices, ${size.customers.toLocaleString("en")} customers, ${size.expenses.toLocaleString("en")} expenses…`);
 
   const db = openDatabase(tmp);
-  migrate(db);
+  migrateDatabase(db);
   const main = createOrganization(db, { name: "Acme Benchmarks", country: "BE", currency: "EUR" });
   const second = createOrganization(db, { name: "Globex Second", country: "NL", currency: "EUR" });
   const mint = (org: Organization) =>

@@ -24,7 +24,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { migrate, openDatabase } from "../db/client.ts";
+import { openDatabase } from "../db/client.ts";
+import { migrateDatabase } from "../server/data-migrations.ts";
 import { webhookDeliveries } from "../db/schema.ts";
 import { loadConfig } from "../server/config.ts";
 import { loadSecretBox } from "../server/lib/secret-box.ts";
@@ -194,7 +195,7 @@ async function scenario(name: string, receiverDelayMs: number, deliveries: numbe
   try {
     const config = loadConfig({ KONTOR_ENV: "test", KONTOR_DB: join(dir, "bench.db"), KONTOR_WEBHOOK_ALLOW_PRIVATE: "true" });
     const db = openDatabase(config.dbPath);
-    migrate(db);
+    migrateDatabase(db);
     const org = createOrganization(db, { name: "Bench" });
     const scope = { db, org, actor: CLI_ACTOR };
     const secrets = loadSecretBox(config);

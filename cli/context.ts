@@ -1,4 +1,5 @@
-import { migrate, openDatabase } from "../db/client.ts";
+import { openDatabase } from "../db/client.ts";
+import { migrateDatabase } from "../server/data-migrations.ts";
 import { loadConfig } from "../server/config.ts";
 import { createRuntime, type Runtime } from "../server/runtime.ts";
 import { printError } from "./output.ts";
@@ -10,6 +11,6 @@ export function open(options: GlobalOptions): Runtime {
   const config = loadConfig();
   if (options.db) config.dbPath = options.db;
   const db = openDatabase(config.dbPath);
-  migrate(db, { backupDir: config.backupDir, onBackup: (backup) => printError(`Backed up the database before upgrading it: ${backup.path}`) });
+  migrateDatabase(db, { backupDir: config.backupDir, onBackup: (backup) => printError(`Backed up the database before upgrading it: ${backup.path}`) });
   return createRuntime(config, { db });
 }

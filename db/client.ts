@@ -1,5 +1,5 @@
 /** Kontor's database layer: connections, transactions, prepared statements. */
-export { keepStatisticsFresh, migrate, openDatabase, PAGE_CACHE_KIB, type Connection, type Db, type Tx } from "./connection.ts";
+export { keepStatisticsFresh, migrate, type DataMigrations, type MigrateOptions, openDatabase, PAGE_CACHE_KIB, type Connection, type Db, type Tx } from "./connection.ts";
 export { plainRows, prepared, preparedRows, tableRows, type RenderableQuery, type RowQuery } from "./statements.ts";
 import type { Db, Tx } from "./connection.ts";
 

@@ -12,7 +12,6 @@ import { basename, dirname, join } from "node:path";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import type { MigrationMeta } from "drizzle-orm/migrator";
 import { eq } from "drizzle-orm";
-import { BACKFILLS } from "./backfills.ts";
 import { backupDatabase, compactUtc, searchTables, type BackupResult } from "./backup.ts";
 import { ChangeClock } from "./clock.ts";
 import { CommitMemory } from "./memory.ts";
@@ -85,7 +84,15 @@ function keepPrivate(path: string): void {
 /** A database that a newer Kontor has migrated: this one refuses it, and leaves it untouched. */
 export class DatabaseTooNew extends Error {}
 
+/**
+ * The data migrations a SQL migration can ask for by name (a row in pending_backfills), given by
+ * the features that own the data (server/data-migrations.ts): db/ knows no posting rule.
+ */
+export type DataMigrations = Readonly<Record<string, (tx: Tx) => void>>;
+
 export type MigrateOptions = {
+  /** every data migration a SQL migration of this build may queue */
+  dataMigrations: DataMigrations;
   /** where the backup taken before an upgrade goes (KONTOR_BACKUP_DIR); default: beside the database */
   backupDir?: string | null;
   onBackup?: (backup: BackupResult) => void;
@@ -101,7 +108,7 @@ export type MigrateOptions = {
  * - a database holding some migrations but not all (an older Kontor's) is backed up first
  *   (db/backup.ts), so a failed or regretted upgrade can be undone with `kontor restore`.
  */
-export function migrate(db: Db, { backupDir = null, onBackup }: MigrateOptions = {}): number {
+export function migrate(db: Db, { dataMigrations, backupDir = null, onBackup }: MigrateOptions): number {
   const migrations: MigrationMeta[] = embeddedMigrations.map((m) => ({
     sql: m.sql.split("--> statement-breakpoint"),
     bps: m.breakpoints,
@@ -120,7 +127,7 @@ export function migrate(db: Db, { backupDir = null, onBackup }: MigrateOptions =
   }
   // drizzle's sqlite dialect runs every pending migration in one transaction
   (db as any).dialect.migrate(migrations, (db as any).session, {});
-  runBackfills(db);
+  runDataMigrations(db, dataMigrations);
   if (applied.length > 0 && pending.length > 0) {
     // 0001 made the search tables without indexing the rows already there: a database from
     // before it found none of its old customers, suppliers or expenses. Rebuilt after every
@@ -154,9 +161,9 @@ function appliedMigrations(client: Database): { hash: string; created_at: number
  * Data migrations a SQL migration asked for (a row in pending_backfills): each runs in one
  * transaction that also removes its row, so a crash leaves it for the next start.
  */
-function runBackfills(db: Db): void {
+function runDataMigrations(db: Db, dataMigrations: DataMigrations): void {
   for (const { name } of db.select().from(pendingBackfills).all()) {
-    const backfill = BACKFILLS[name];
+    const backfill = dataMigrations[name];
     if (!backfill) throw new Error(`this Kontor does not know the data migration "${name}" the database asks for: is it older than the database?`);
     db.connection.transactions.run("immediate", () => {
       // claimed inside the write lock: a second process that saw the row too finds it gone

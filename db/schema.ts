@@ -5,20 +5,15 @@
  * Money and quantities are integer hundredths (`*_cents`), VAT rates basis points.
  */
 import { sql } from "drizzle-orm";
-import type { IssuedParties } from "../server/documents/model.ts";
+import {
+  ACCOUNT_TYPES, ACTOR_TYPES, BANK_STATEMENT_FORMATS, BANK_TRANSACTION_DIRECTIONS, BANK_TRANSACTION_STATUSES, DELIVERY_STATUSES,
+  DOCUMENT_LANGUAGES, EXPENSE_DOCUMENT_TYPES, EXPENSE_STATUSES, FISCAL_YEAR_STATUSES, INVOICE_STATUSES, INVOICE_TYPES, JOURNAL_SOURCES,
+  PAYMENT_LINKS, PAYMENT_METHODS, ROLES, SYSTEM_ACCOUNTS, TOKEN_TYPES, VAT_CATEGORIES, VAT_ROLES, VAT_SIDES,
+  type InvoiceStatus, type IssuedParties,
+} from "./values.ts";
 import { type AnySQLiteColumn, blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 // Each enum is declared once, beside the API schema that shows it; `enum` on a SQLite text
 // column only types it (no CHECK constraint, no migration when a list changes).
-import { ACCOUNT_TYPES, SYSTEM_ACCOUNTS } from "../server/accounts/model.ts";
-import { ACTOR_TYPES } from "../server/audit/model.ts";
-import { ROLES } from "../server/auth/abilities.ts";
-import { EXPENSE_DOCUMENT_TYPES, EXPENSE_STATUSES } from "../server/expenses/model.ts";
-import { BANK_STATEMENT_FORMATS, BANK_TRANSACTION_DIRECTIONS, BANK_TRANSACTION_STATUSES, PAYMENT_LINKS } from "../server/banking/model.ts";
-import { INVOICE_STATUSES, INVOICE_TYPES, PAYMENT_METHODS, type InvoiceStatus } from "../server/invoices/model.ts";
-import { TOKEN_TYPES } from "../server/tokens/model.ts";
-import { DELIVERY_STATUSES } from "../server/webhooks/model.ts";
-import { DOCUMENT_LANGUAGES, VAT_CATEGORIES } from "../server/documents/model.ts";
-import { FISCAL_YEAR_STATUSES, JOURNAL_SOURCES, VAT_ROLES, VAT_SIDES } from "../server/ledger/model.ts";
 
 const id = () => text("id").primaryKey();
 const orgId = () =>

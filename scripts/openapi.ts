@@ -7,7 +7,8 @@ import "../server/http/elysia-production.ts";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { migrate, openDatabase } from "../db/client.ts";
+import { openDatabase } from "../db/client.ts";
+import { migrateDatabase } from "../server/data-migrations.ts";
 import { createApp } from "../server/app.ts";
 import { loadConfig } from "../server/config.ts";
 import { createRuntime } from "../server/runtime.ts";
@@ -17,7 +18,7 @@ const dir = mkdtempSync(join(tmpdir(), "kontor-openapi-"));
 try {
   const config = loadConfig({ KONTOR_ENV: "test", KONTOR_DB: join(dir, "kontor.db") });
   const db = openDatabase(config.dbPath);
-  migrate(db);
+  migrateDatabase(db);
   const app = createApp(createRuntime(config, { db }));
   const format = out?.endsWith(".yaml") || out?.endsWith(".yml") ? "yaml" : "json";
   const response = await app.handle(new Request(`http://localhost/docs/openapi.${format}`));

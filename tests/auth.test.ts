@@ -2,7 +2,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { apiTokens } from "../db/schema.ts";
-import { migrate, openDatabase, type Db } from "../db/client.ts";
+import { openDatabase, type Db } from "../db/client.ts";
+import { migrateDatabase } from "../server/data-migrations.ts";
 import { embeddedMigrations } from "../db/migrations/index.ts";
 import { ABILITIES } from "../server/auth/abilities.ts";
 import { CLI_ACTOR, findUser, removeUser, setApiAccess, setUserRole } from "../server/orgs/service.ts";
@@ -480,7 +481,7 @@ describe("migration 0012: existing tokens learn who minted them", () => {
       minted(cliMade, { type: "cli", id: null });
       db.$client.close();
       db = openDatabase(path);
-      migrate(db);
+      migrateDatabase(db);
       const row = (id: string) => db!.select().from(apiTokens).where(eq(apiTokens.id, id)).get()!;
       expect(row(root)).toMatchObject({ createdByTokenId: null, createdByUserId: user, expiresAt: "2026-02-01T00:00:00.000000Z" });
       expect(row(child)).toMatchObject({ createdByTokenId: root, createdByUserId: user, expiresAt: "2026-02-01T00:00:00.000000Z" });

@@ -6,7 +6,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { migrate, openDatabase, type Db } from "../db/client.ts";
+import { openDatabase, type Db } from "../db/client.ts";
+import { migrateDatabase } from "../server/data-migrations.ts";
 import { createApp, type App } from "../server/app.ts";
 import { silentLogger } from "../server/log.ts";
 import { createRuntime } from "../server/runtime.ts";
@@ -46,7 +47,7 @@ export function createTestEnv(env: Record<string, string> = {}): TestEnv {
   const dir = mkdtempSync(join(tmpdir(), "kontor-test-"));
   const config = loadConfig({ KONTOR_ENV: "test", KONTOR_RATE_LIMIT: "100000", ...env, KONTOR_DB: join(dir, "kontor.db") });
   const db = openDatabase(config.dbPath);
-  migrate(db);
+  migrateDatabase(db);
   const app = createApp(createRuntime(config, { db, log: silentLogger }));
 
   const orgToken = (abilities: string[], org: Organization = first.org) =>

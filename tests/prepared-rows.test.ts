@@ -9,11 +9,12 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { getTableColumns, getTableName, is, sql } from "drizzle-orm";
 import { SQLiteTable, type SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { migrate, openDatabase, preparedRows } from "../db/client.ts";
+import { openDatabase, preparedRows } from "../db/client.ts";
+import { migrateDatabase } from "../server/data-migrations.ts";
 import * as schema from "../db/schema.ts";
 
 const db = openDatabase(":memory:");
-migrate(db);
+migrateDatabase(db);
 // rows of one table at a time, whatever they point at: no foreign keys, and none of the triggers
 // that keep running totals (an entry's header checks its lines, which this test writes separately;
 // an open invoice adds to the receivables' totals, which this test writes rows of itself)

@@ -12,7 +12,8 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { migrate, openDatabase } from "../db/client.ts";
+import { openDatabase } from "../db/client.ts";
+import { migrateDatabase } from "../server/data-migrations.ts";
 import { embeddedMigrations } from "../db/migrations/index.ts";
 import { createApp } from "../server/app.ts";
 import { loadConfig } from "../server/config.ts";
@@ -142,7 +143,7 @@ test("a database of the first migration is backed up, upgraded, and reads back t
 
   const config = loadConfig({ KONTOR_ENV: "test", KONTOR_RATE_LIMIT: "100000", KONTOR_DB: oldPath, KONTOR_SECRET_KEY_FILE: join(env.dir, "kontor.key") });
   const upgraded = openDatabase(oldPath);
-  expect(migrate(upgraded)).toBe(0);
+  expect(migrateDatabase(upgraded)).toBe(0);
   const app = createApp(createRuntime(config, { db: upgraded, log: silentLogger }));
   const read = async (path: string) => {
     const r = await app.handle(new Request(`http://localhost${path}`, { headers: { authorization: `Bearer ${env.token}` } }));
@@ -161,7 +162,7 @@ test("a database of the first migration is backed up, upgraded, and reads back t
 test("a database from a newer Kontor is refused with a message, and left as it was", async () => {
   const path = join(dir, "newer", "kontor.db");
   const db = openDatabase(path);
-  migrate(db);
+  migrateDatabase(db);
   const last = embeddedMigrations.at(-1)!.when;
   db.$client.run("INSERT INTO __drizzle_migrations (hash, created_at) VALUES ('from-the-future', ?)", [last + 60_000]);
   db.$client.exec("PRAGMA wal_checkpoint(TRUNCATE)");

@@ -10,7 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
-import { migrate, openDatabase } from "../db/client.ts";
+import { openDatabase } from "../db/client.ts";
+import { migrateDatabase } from "../server/data-migrations.ts";
 import { webhookDeliveries } from "../db/schema.ts";
 import { createApp } from "../server/app.ts";
 import { loadConfig } from "../server/config.ts";
@@ -176,7 +177,7 @@ describe("secrets at rest", () => {
     writeFileSync(damaged, "not a key\n");
     const config = loadConfig({ KONTOR_ENV: "test", KONTOR_DB: join(scratch, "damaged.db"), KONTOR_SECRET_KEY_FILE: damaged });
     const db = openDatabase(config.dbPath);
-    migrate(db);
+    migrateDatabase(db);
     try {
       expect(() => createApp(createRuntime(config, { db }))).toThrow(/must hold exactly 32 bytes .*restore it from the backup/);
       expect(() => startWorker(db, config)).toThrow(/must hold exactly 32 bytes/);

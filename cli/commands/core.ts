@@ -1,6 +1,7 @@
 import { writeSync } from "node:fs";
 import { InvalidArgumentError, type Command } from "commander";
-import { keepStatisticsFresh, migrate, openDatabase } from "../../db/client.ts";
+import { keepStatisticsFresh, openDatabase } from "../../db/client.ts";
+import { migrateDatabase } from "../../server/data-migrations.ts";
 import { openHolding } from "../../db/holders.ts";
 import { loggerFor } from "../../server/log.ts";
 import { bootstrapIfEmpty, bootstrapMessage } from "../../server/bootstrap.ts";
@@ -26,7 +27,7 @@ export function registerCoreCommands(program: Command): void {
       const log = loggerFor(config);
       const { opened: db, letGo } = openHolding(config.dbPath, "serve", () => {
         const db = openDatabase(config.dbPath);
-        migrate(db, { backupDir: config.backupDir, onBackup: (backup) => log.warn("backed up the database before upgrading it", { path: backup.path, bytes: backup.bytes }) });
+        migrateDatabase(db, { backupDir: config.backupDir, onBackup: (backup) => log.warn("backed up the database before upgrading it", { path: backup.path, bytes: backup.bytes }) });
         return db;
       });
       const created = bootstrapIfEmpty(db);
@@ -73,7 +74,7 @@ export function registerCoreCommands(program: Command): void {
     const config = loadConfig();
     const db = openDatabase(options.db ?? config.dbPath);
     let backup: string | null = null;
-    const applied = migrate(db, { backupDir: config.backupDir, onBackup: (b) => (backup = b.path) });
+    const applied = migrateDatabase(db, { backupDir: config.backupDir, onBackup: (b) => (backup = b.path) });
     if (options.json) printJson({ applied, backup });
     else {
       if (backup) printLine(`Backed up the database before upgrading it: ${backup}`);

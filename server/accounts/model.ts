@@ -2,17 +2,8 @@
 import { t } from "elysia";
 import { Money, Nullable, Timestamp, Uuid } from "../lib/schemas.ts";
 
-export const ACCOUNT_TYPES = ["asset", "liability", "equity", "revenue", "expense"] as const;
-export type AccountType = (typeof ACCOUNT_TYPES)[number];
-
-/** The roles Kontor posts to (server/ledger/rules.ts), as Xero's SystemAccount. */
-export const SYSTEM_ACCOUNTS = [
-  "receivables", "payables", "vat_payable", "vat_receivable", "sales", "purchases", "bank", "retained_earnings",
-] as const;
-export type SystemAccount = (typeof SYSTEM_ACCOUNTS)[number];
-
-/** Asset and expense accounts show debit balances as positive, the others credit balances. */
-export const isDebitNormal = (type: AccountType) => type === "asset" || type === "expense";
+import { ACCOUNT_TYPES, SYSTEM_ACCOUNTS } from "../../db/values.ts";
+export { ACCOUNT_TYPES, SYSTEM_ACCOUNTS, type AccountType, type SystemAccount } from "../../db/values.ts";
 
 export const AccountModel = {
   account: t.Object(

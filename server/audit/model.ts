@@ -3,8 +3,8 @@ import { t } from "elysia";
 import { Nullable, Timestamp, Uuid } from "../lib/schemas.ts";
 
 /** Who made a change: a user (through a personal token), an organisation token, or the CLI. */
-export const ACTOR_TYPES = ["user", "token", "cli"] as const;
-export type ActorType = (typeof ACTOR_TYPES)[number];
+import { ACTOR_TYPES } from "../../db/values.ts";
+export { ACTOR_TYPES, type ActorType } from "../../db/values.ts";
 
 export const AuditModel = {
   entry: t.Object(

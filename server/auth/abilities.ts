@@ -14,8 +14,8 @@ export const ABILITIES = [
 export type Ability = (typeof ABILITIES)[number];
 export const WILDCARD = "*";
 
-export const ROLES = ["owner", "admin", "accountant", "member", "viewer"] as const;
-export type Role = (typeof ROLES)[number];
+import type { Role } from "../../db/values.ts";
+export { ROLES, type Role } from "../../db/values.ts";
 
 const views = ABILITIES.filter((a) => a.endsWith(".view"));
 const ROLE_ABILITIES: Record<Role, ReadonlySet<string>> = {

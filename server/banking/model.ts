@@ -2,11 +2,8 @@
 import { t } from "elysia";
 import { DateString, Money, moneyInput, Nullable, strictObject, Timestamp, Uuid } from "../lib/schemas.ts";
 
-export const BANK_STATEMENT_FORMATS = ["camt.053", "coda"] as const;
-export const BANK_TRANSACTION_DIRECTIONS = ["credit", "debit"] as const;
-export const BANK_TRANSACTION_STATUSES = ["unmatched", "matched", "ignored"] as const;
-/** How a matched line holds its payment: the match recorded it, or took over one recorded by hand. */
-export const PAYMENT_LINKS = ["recorded", "linked"] as const;
+import { BANK_STATEMENT_FORMATS, BANK_TRANSACTION_DIRECTIONS, BANK_TRANSACTION_STATUSES } from "../../db/values.ts";
+export { BANK_STATEMENT_FORMATS, BANK_TRANSACTION_DIRECTIONS, BANK_TRANSACTION_STATUSES, PAYMENT_LINKS } from "../../db/values.ts";
 
 /** The largest statement or e-invoice file taken (the JSON bodies' 1 MiB is too small for a month of CAMT). */
 export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;

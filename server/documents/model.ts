@@ -6,10 +6,8 @@
  * Amounts are integer cents (quantities in hundredths, rates in hundredths of a percent), as
  * stored; renderers format them with server/lib/money.ts.
  */
-
-/** EN 16931 VAT category codes (UNCL5305 subset used by Peppol BIS 3.0). */
-export const VAT_CATEGORIES = ["S", "Z", "E", "AE", "K", "G", "O"] as const;
-export type VatCategory = (typeof VAT_CATEGORIES)[number];
+import type { DocumentLanguage, DocumentParty, DocumentPayee, VatCategory } from "../../db/values.ts";
+export { DOCUMENT_LANGUAGES, VAT_CATEGORIES, type DocumentLanguage, type DocumentParty, type DocumentPayee, type IssuedParties, type VatCategory } from "../../db/values.ts";
 
 /** The VATEX codes Kontor seeds, with the reason in words (BT-120) as the code list states it. */
 export const VATEX_REASONS: Record<string, string> = {
@@ -24,24 +22,7 @@ export const VATEX_REASONS: Record<string, string> = {
   "VATEX-EU-309": "Exempt based on article 309 of Council Directive 2006/112/EC",
 };
 
-export const DOCUMENT_LANGUAGES = ["en", "nl", "fr", "de"] as const;
-export type DocumentLanguage = (typeof DOCUMENT_LANGUAGES)[number];
 
-export type DocumentParty = {
-  name: string;
-  address: string | null;
-  city: string | null;
-  postalCode: string | null;
-  /** ISO 3166-1 alpha-2 */
-  country: string | null;
-  vatNumber: string | null;
-  /** the seller's company number (e.g. Belgian enterprise number), null for buyers without one */
-  companyNumber: string | null;
-  email: string | null;
-  phone: string | null;
-  /** `<scheme>:<id>`, scheme from the Peppol EAS code list, e.g. "0208:0123456749" */
-  peppolId: string | null;
-};
 
 export type DocumentLine = {
   /** 1-based position */
@@ -92,7 +73,7 @@ export type IssuedDocument = {
   seller: DocumentParty;
   buyer: DocumentParty;
   /** the seller's account for credit transfers, from the organisation's default bank account */
-  payee: { iban: string; bic: string | null; accountName: string } | null;
+  payee: DocumentPayee | null;
   lines: DocumentLine[];
   vatGroups: DocumentVatGroup[];
   subtotalCents: number;
@@ -101,6 +82,3 @@ export type IssuedDocument = {
   paidCents: number;
   dueCents: number;
 };
-
-/** What an issued document says of who issues it, to whom, paid where, in which language: frozen at finalize. */
-export type IssuedParties = Pick<IssuedDocument, "seller" | "buyer" | "payee" | "language">;

@@ -3,9 +3,8 @@ import { t } from "elysia";
 import { Currency, DateString, Money, moneyInput, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";
 import { paymentInput, paymentShown } from "../payments/model.ts";
 
-export const EXPENSE_STATUSES = ["pending", "approved", "rejected"] as const;
-/** What the supplier's document is: an invoice (we owe), or a credit note (the supplier owes us; its postings are reversed). */
-export const EXPENSE_DOCUMENT_TYPES = ["invoice", "credit_note"] as const;
+import { EXPENSE_DOCUMENT_TYPES, EXPENSE_STATUSES } from "../../db/values.ts";
+export { EXPENSE_DOCUMENT_TYPES, EXPENSE_STATUSES } from "../../db/values.ts";
 
 const Category = Text({ minLength: 1, maxLength: 100 });
 const Amount = moneyInput({ positive: true, description: "Decimal, minimum 0.01, at most 2 fraction digits" });

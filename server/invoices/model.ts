@@ -1,18 +1,16 @@
 /** Invoices, their lines and payments (api-spec 2.3–2.5, 4.5; contract sections 3 and 4). */
 import { t } from "elysia";
 import { CustomerModel } from "../customers/model.ts";
-import { PAYMENT_METHODS, paymentInput, paymentShown } from "../payments/model.ts";
+import { paymentInput, paymentShown } from "../payments/model.ts";
 import { Currency, DateString, Money, moneyInput, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";
 
-export const INVOICE_STATUSES = ["draft", "finalized", "sent", "partially_paid", "paid", "cancelled"] as const;
-export const INVOICE_TYPES = ["invoice", "credit_note"] as const;
-export { PAYMENT_METHODS };
+import { INVOICE_STATUSES, INVOICE_TYPES } from "../../db/values.ts";
+export {
+  INVOICE_STATUSES, INVOICE_TYPES, PAYMENT_METHODS, type InvoiceStatus, type InvoiceType, type PaymentMethod,
+} from "../../db/values.ts";
 /** Not in the spec (8: "not shown"); bounds the work of one request well inside the 1 MiB body. */
 export const MAX_LINES = 500;
 
-export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
-export type InvoiceType = (typeof INVOICE_TYPES)[number];
-export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 
 /** UN/ECE Recommendation 20 (with Rec. 21) unit of measure: C62 one, HUR hour, DAY day, KGM kilogram, MTR metre, … */
 const UnitCode = t.String({

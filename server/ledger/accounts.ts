@@ -5,7 +5,7 @@
 import { and, asc, eq, like, sql } from "drizzle-orm";
 import { preparedRows, type Tx } from "../../db/client.ts";
 import { accounts, bankAccounts, expenseCategoryAccounts, organizations } from "../../db/schema.ts";
-import type { SystemAccount } from "../accounts/model.ts";
+import type { SystemAccount } from "../../db/values.ts";
 import { Conflict } from "../lib/errors.ts";
 import { inOrg } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";

@@ -2,7 +2,10 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
 import { accountTotals } from "../../db/schema.ts";
-import { isDebitNormal, type AccountType } from "../accounts/model.ts";
+import type { AccountType } from "../../db/values.ts";
+
+/** Asset and expense accounts show debit balances as positive, the others credit balances. */
+export const isDebitNormal = (type: AccountType) => type === "asset" || type === "expense";
 
 /** Debits less credits per account id, in `currency`; accounts never posted to are missing (0). */
 export function debitBalances(tx: Tx, accountIds: string[], currency: string): Map<string, number> {

@@ -7,13 +7,13 @@
 import { and, asc, eq, gte, lt, lte, sql } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
 import { accountDays, accounts, journalEntries, journalLines } from "../../db/schema.ts";
-import type { AccountType } from "../accounts/model.ts";
-import { toCsv } from "../reports/csv.ts";
+import type { AccountType } from "../../db/values.ts";
+import { toCsv } from "../http/csv.ts";
 import { ValidationFailed } from "../lib/errors.ts";
 import { formatCents } from "../lib/money.ts";
 import { snapshot, type Scope } from "../lib/scope.ts";
 import { addDays } from "../lib/time.ts";
-import { periodOf } from "../reports/service.ts";
+import { periodOf } from "../lib/period.ts";
 
 export const EXPORT_FORMATS = ["csv", "beancount"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];

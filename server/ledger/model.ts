@@ -2,16 +2,10 @@
 import { t } from "elysia";
 import { DateString, Money, moneyInput, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";
 
-/** What posted an entry: a document or payment (automatic), a person (manual), a year-end close. */
-export const JOURNAL_SOURCES = ["invoice", "payment", "expense", "expense_payment", "manual", "fiscal_year"] as const;
-export type JournalSource = (typeof JOURNAL_SOURCES)[number];
-
-export const VAT_SIDES = ["sales", "purchases"] as const;
-export type VatSide = (typeof VAT_SIDES)[number];
-export const VAT_ROLES = ["base", "vat"] as const;
-export type VatRole = (typeof VAT_ROLES)[number];
-
-export const FISCAL_YEAR_STATUSES = ["open", "closed"] as const;
+import { JOURNAL_SOURCES } from "../../db/values.ts";
+export {
+  FISCAL_YEAR_STATUSES, JOURNAL_SOURCES, VAT_ROLES, VAT_SIDES, type JournalSource, type VatRole, type VatSide,
+} from "../../db/values.ts";
 
 const Amount = moneyInput({ positive: false, description: "Decimal, at most 2 fraction digits; 0 on the other side" });
 

@@ -3,7 +3,7 @@ import type { Kernel } from "../http/kernel.ts";
 import { created, errors } from "../http/responses.ts";
 import { listQuerySchema, listResponse } from "../lib/list.ts";
 import { DateString, IdParams, ResponseSchema, withoutDefault, Wrapped } from "../lib/schemas.ts";
-import { csvResponse, download } from "../reports/csv.ts";
+import { csvResponse, download } from "../http/csv.ts";
 import { EXPORT_FORMATS, exportFilename, exportJournal } from "./export.ts";
 import { JournalModel } from "./model.ts";
 import { journalList, journalService } from "./service.ts";

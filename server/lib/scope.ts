@@ -7,7 +7,7 @@
 import { and, eq, getTableName, sql, type Placeholder, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable, SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
 import { inTransaction, preparedRows, type Db, type Tx } from "../../db/client.ts";
-import type { ActorType } from "../audit/model.ts";
+import type { ActorType } from "../../db/values.ts";
 import { NotFound } from "./errors.ts";
 
 /** `requestId`: the X-Request-Id of the request that acts (null for the CLI), kept in its audit entries. */

@@ -2,7 +2,8 @@
 import { t } from "elysia";
 import { DateString, Money, moneyInput, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";
 
-export const PAYMENT_METHODS = ["bank_transfer", "card", "cash", "direct_debit", "other"] as const;
+import { PAYMENT_METHODS } from "../../db/values.ts";
+export { PAYMENT_METHODS } from "../../db/values.ts";
 
 export const paymentInput = (title: string) =>
   strictObject(

@@ -1,6 +1,6 @@
 /** Each report as CSV rows: the JSON report flattened, its totals as last rows. */
 import type { agedReceivables, balanceSheet, profitAndLoss, trialBalance, vatReport } from "./service.ts";
-import { toCsv } from "./csv.ts";
+import { toCsv } from "../http/csv.ts";
 
 type Amounts = { code: string; name: string; amount: string }[];
 const section = (name: string, rows: Amounts) => rows.map((r) => [name, r.code, r.name, r.amount]);

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { Kernel } from "../http/kernel.ts";
 import { errors } from "../http/responses.ts";
-import { csvResponse, wantsCsv } from "./csv.ts";
+import { csvResponse, wantsCsv } from "../http/csv.ts";
 import { agedReceivablesCsv, balanceSheetCsv, profitAndLossCsv, trialBalanceCsv, vatReportCsv } from "./csv-views.ts";
 import { ReportModel, ReportQuery } from "./model.ts";
 import { agedReceivables, balanceSheet, profitAndLoss, trialBalance, vatReport } from "./service.ts";

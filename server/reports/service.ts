@@ -15,7 +15,8 @@ import { ValidationFailed } from "../lib/errors.ts";
 import { formatCents } from "../lib/money.ts";
 import { isCurrencyCode } from "../lib/schemas.ts";
 import { snapshot, type Scope } from "../lib/scope.ts";
-import { addDays, isValidDate, today } from "../lib/time.ts";
+import { dayOf, periodOf } from "../lib/period.ts";
+import { addDays, today } from "../lib/time.ts";
 
 type AccountBalance = { accountId: string; code: string; name: string; type: AccountType; debit: number; credit: number };
 
@@ -23,21 +24,6 @@ function currencyOf(scope: Scope, currency: string | undefined): string {
   const chosen = currency ?? scope.org.currency;
   if (!isCurrencyCode(chosen)) throw ValidationFailed.field("currency", "The currency must be an ISO 4217 code (e.g. EUR).");
   return chosen;
-}
-
-/** A date query parameter (422 on `field` when it is not a date), or `fallback` when absent. */
-export function dayOf(field: string, value: string | undefined, fallback: string): string {
-  if (value === undefined) return fallback;
-  if (!isValidDate(value)) throw ValidationFailed.field(field, `The ${field} field must be a date (YYYY-MM-DD).`);
-  return value;
-}
-
-/** `from` and `to` as dates, `to` today by default and `from` after `fromDefault(to)`; 422 on from when it comes after to. */
-export function periodOf<F extends string | null>(query: { from?: string; to?: string }, fromDefault: (to: string) => F): { from: F | string; to: string } {
-  const to = dayOf("to", query.to, today());
-  const from = query.from === undefined ? fromDefault(to) : dayOf("from", query.from, query.from);
-  if (from !== null && from > to) throw ValidationFailed.field("from", `The from date (${from}) must not be after the to date (${to}).`);
-  return { from, to };
 }
 
 /** A report's period: by default from 1 January of `to`'s year. */

@@ -1,0 +1,19 @@
+/**
+ * Migrating Kontor's database: the SQL migrations db/ embeds, then the data migrations they queue,
+ * which belong to the features whose rules they apply (the ledger posts what was recorded before
+ * it existed; the receivables report sums the open documents). A composition root: everything
+ * that opens a database to serve or administer it migrates through here.
+ */
+import { migrate, type Db, type MigrateOptions } from "../db/client.ts";
+import { backfillLedger } from "./ledger/backfill.ts";
+import { rebuildReceivables } from "./reports/receivables.ts";
+
+export const DATA_MIGRATIONS = {
+  ledger: backfillLedger,
+  receivables: rebuildReceivables,
+} as const;
+
+/** Applies every pending migration (db/connection.ts `migrate`); the number of SQL migrations applied. */
+export function migrateDatabase(db: Db, options: Omit<MigrateOptions, "dataMigrations"> = {}): number {
+  return migrate(db, { ...options, dataMigrations: DATA_MIGRATIONS });
+}
