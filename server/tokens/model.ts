@@ -3,8 +3,8 @@ import { ABILITIES, WILDCARD } from "../auth/abilities.ts";
 import { documented, strictObject, Text, Timestamp, Nullable, Uuid } from "../lib/schemas.ts";
 
 /** Personal tokens belong to a user; organisation tokens to the organisation. */
-export const TOKEN_TYPES = ["personal", "organization"] as const;
-export type TokenType = (typeof TOKEN_TYPES)[number];
+import { TOKEN_TYPES } from "../../db/values.ts";
+export { TOKEN_TYPES, type TokenType } from "../../db/values.ts";
 
 export const TokenModel = {
   create: strictObject(

@@ -2,8 +2,8 @@ import { t } from "elysia";
 import { documented, Nullable, strictObject, Timestamp, Uuid } from "../lib/schemas.ts";
 import { WEBHOOK_EVENTS } from "./events.ts";
 
-export const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+import { DELIVERY_STATUSES } from "../../db/values.ts";
+export { DELIVERY_STATUSES, type DeliveryStatus } from "../../db/values.ts";
 
 export const MAX_URL_LENGTH = 2048;
 
