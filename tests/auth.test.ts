@@ -7,7 +7,7 @@ import { migrateDatabase } from "../server/data-migrations.ts";
 import { embeddedMigrations } from "../db/migrations/index.ts";
 import { ABILITIES } from "../server/auth/abilities.ts";
 import { CLI_ACTOR, findUser, removeUser, setApiAccess, setUserRole } from "../server/orgs/service.ts";
-import { WEBHOOK_EVENTS } from "../server/webhooks/events.ts";
+import { WEBHOOK_EVENTS } from "../server/changes/events.ts";
 import { createTestEnv } from "./helpers.ts";
 
 const env = createTestEnv();

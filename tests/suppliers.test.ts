@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { auditLog, suppliers, webhookDeliveries, webhooks } from "../db/schema.ts";
-import { WEBHOOK_EVENTS } from "../server/webhooks/events.ts";
+import { WEBHOOK_EVENTS } from "../server/changes/events.ts";
 import { newId, nowIso } from "../server/lib/time.ts";
 import { createTestEnv } from "./helpers.ts";
 import { slowListSteps } from "./query-plan.ts";

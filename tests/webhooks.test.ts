@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { auditLog, webhookAttempts, webhookDeliveries } from "../db/schema.ts";
-import { WEBHOOK_EVENTS } from "../server/webhooks/events.ts";
+import { WEBHOOK_EVENTS } from "../server/changes/events.ts";
 import { claimDue, reconcileParking, recordOutcomes, releaseLeases } from "../server/webhooks/queue.ts";
 import { closeObjects, createContractChecker } from "./contract.ts";
 import { createTestEnv, runCli } from "./helpers.ts";

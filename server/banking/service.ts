@@ -249,6 +249,7 @@ function applyMatch(tx: Tx, scope: Scope, bank: BankAccountRow, line: Transactio
     action: how === "import" ? "bank_transaction.matched_on_import" : "bank_transaction.matched",
     resource: { type: "bank_transaction", id: line.id },
     event: "bank_transaction.matched",
+    data: () => showBankTransaction(tx, scope.org.id, line.id),
     ledger,
   });
 }

@@ -4,14 +4,14 @@
  */
 import type { Tx } from "../../db/client.ts";
 import { customers, nocase, suppliers } from "../../db/schema.ts";
-import { recordChange, type Payload } from "../changes/record.ts";
+import { recordChange } from "../changes/record.ts";
 import { t } from "elysia";
 import { Conflict, ValidationFailed } from "../lib/errors.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { Country, Currency } from "../lib/schemas.ts";
 import { deleteInOrg, findInOrg, snapshot, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
-import type { WebhookEvent } from "../webhooks/events.ts";
+import type { WebhookEvent } from "../changes/events.ts";
 import type { PartyCreate, PartyUpdate } from "./party-model.ts";
 
 export type PartyTable = typeof customers | typeof suppliers;
@@ -92,13 +92,9 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
 
   /** The audit entry and (customers) the webhook event of a change; `shown` is the event's payload. */
   function record(tx: Tx, scope: Scope, change: "created" | "updated" | "deleted", id: string, shown: Shown): void {
-    recordChange(tx, scope, {
-      action: `${resourceType}.${change}`,
-      resource: { type: resourceType, id },
-      event: events?.[change],
-      // the kind's `show` is its events' payload (customers: showCustomer, as PAYLOADS builds it)
-      data: shown as Payload<WebhookEvent>,
-    });
+    const record = { action: `${resourceType}.${change}`, resource: { type: resourceType, id } };
+    // the kind's `show` is its events' payload (customers: showCustomer)
+    recordChange(tx, scope, events ? { ...record, event: events[change], data: shown } : record);
   }
 
   function insert(tx: Tx, scope: Scope, input: PartyCreate): Shown {

@@ -1,7 +1,7 @@
 import { asc, count, eq, ne } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
 import { contactPersons, customers, invoices } from "../../db/schema.ts";
-import { payloadOf, recordChange } from "../changes/record.ts";
+import { recordChange } from "../changes/record.ts";
 import { partyService, presentParty, type PartyRow } from "../contacts/party-service.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { deleteInOrg, findChildInOrg, findInOrg, inOrg, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
@@ -59,7 +59,7 @@ function touchCustomer(tx: Tx, scope: Scope, customerId: string, action: string,
     action,
     resource: { type: "contact_person", id: personId },
     event: "customer.updated",
-    data: payloadOf(tx, scope.org.id, "customer.updated", customerId),
+    data: showCustomer(tx, findInOrg(tx, customers, scope.org.id, customerId)),
   });
 }
 

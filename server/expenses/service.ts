@@ -245,6 +245,7 @@ export const expenseService = {
         action: "expense.payment_deleted",
         resource: { type: "expense", id },
         event: "expense.updated",
+        data: () => showExpense(tx, scope.org.id, id),
         ledger: [{ reverse: { type: "expense_payment", id: payment.id } }],
       });
     });

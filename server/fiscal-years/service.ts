@@ -112,6 +112,7 @@ export const fiscalYearService = {
         action: "fiscal_year.closed",
         resource: { type: "fiscal_year", id: String(year) },
         event: "fiscal_year.closed",
+        data: () => showFiscalYear(tx, scope.org, year),
         ledger: closingPostings(tx, scope.org.id, year).map((post) => ({ post })),
       });
       return showFiscalYear(tx, scope.org, year);
@@ -137,6 +138,7 @@ export const fiscalYearService = {
         action: "fiscal_year.reopened",
         resource: { type: "fiscal_year", id: String(year) },
         event: "fiscal_year.reopened",
+        data: () => showFiscalYear(tx, scope.org, year),
         ledger: [{ reverse: { type: "fiscal_year", id: String(year) } }],
       });
       return showFiscalYear(tx, scope.org, year);

@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import { ABILITIES } from "../auth/abilities.ts";
 import type { Kernel } from "../http/kernel.ts";
-import { WEBHOOK_EVENTS } from "../webhooks/events.ts";
+import { WEBHOOK_EVENTS } from "../changes/events.ts";
 
 const StringList = t.Object({ data: t.Array(t.String()) });
 const Health = t.Object({ status: t.UnionEnum(["ok", "unavailable"]) }, { title: "Health" });

@@ -13,7 +13,7 @@ import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { findChildInOrg, findInOrg, inOrg, transaction, updateInOrg, type Actor, type Scope } from "../lib/scope.ts";
 import { isoFromMicros, nowIso } from "../lib/time.ts";
 import { findOrganization } from "../orgs/service.ts";
-import { WEBHOOK_EVENTS } from "./events.ts";
+import { WEBHOOK_EVENTS } from "../changes/events.ts";
 import { DELIVERY_STATUSES, type DeliveryStatus } from "./model.ts";
 import { requireEventAccess, type Reader } from "./service.ts";
 

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { documented, Nullable, strictObject, Timestamp, Uuid } from "../lib/schemas.ts";
-import { WEBHOOK_EVENTS } from "./events.ts";
+import { WEBHOOK_EVENTS } from "../changes/events.ts";
 
 import { DELIVERY_STATUSES } from "../../db/values.ts";
 export { DELIVERY_STATUSES, type DeliveryStatus } from "../../db/values.ts";

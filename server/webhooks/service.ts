@@ -13,7 +13,7 @@ import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { deleteInOrg, findInOrg, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
 import { isSealed, loadSecretBox, type SecretBox } from "../lib/secret-box.ts";
 import { newId, nowIso } from "../lib/time.ts";
-import { RESOURCE_VIEW_ABILITY, resourceOf } from "./events.ts";
+import { RESOURCE_VIEW_ABILITY, resourceOf } from "../changes/events.ts";
 import { MAX_URL_LENGTH, type WebhookCreate, type WebhookUpdate } from "./model.ts";
 import { parkDeliveries, unparkDeliveries } from "./queue.ts";
 import { generateSecret } from "./signing.ts";
