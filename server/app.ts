@@ -12,7 +12,7 @@ import { expenseRoutes } from "./expenses/routes.ts";
 import { fiscalYearRoutes } from "./fiscal-years/routes.ts";
 import { createKernel } from "./http/kernel.ts";
 import { invoiceRoutes } from "./invoices/routes.ts";
-import { journalRoutes } from "./ledger/routes.ts";
+import { journalRoutes } from "./journal/routes.ts";
 import { metaRoutes } from "./meta/routes.ts";
 import { organizationRoutes } from "./orgs/routes.ts";
 import { reportRoutes } from "./reports/routes.ts";

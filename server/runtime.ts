@@ -15,7 +15,7 @@
  */
 import { openDatabase, PAGE_CACHE_KIB, type Db } from "../db/client.ts";
 import type { Config } from "./config.ts";
-import { RenderTurns } from "./documents/render-turns.ts";
+import { RenderTurns } from "./lib/render-turns.ts";
 import { createRateLimitMemory } from "./http/rate-limit.ts";
 import { loadSecretBox, SecretBox } from "./lib/secret-box.ts";
 import { loggerFor, type Logger } from "./log.ts";

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bankAccountService } from "../server/bank-accounts/service.ts";
-import { beancountAccount } from "../server/ledger/export.ts";
+import { beancountAccount } from "../server/journal/export.ts";
 import { CLI_ACTOR } from "../server/orgs/service.ts";
 import { createTestEnv, runCli } from "./helpers.ts";
 
@@ -258,7 +258,7 @@ describe("kontor export journal", () => {
 });
 
 test("an export over the API is bounded: a range of more entries than allowed is a 422 on from, the CLI has no bound", async () => {
-  const { exportJournal } = await import("../server/ledger/export.ts");
+  const { exportJournal } = await import("../server/journal/export.ts");
   const { CLI_ACTOR } = await import("../server/orgs/service.ts");
   const scope = { db: env.db, org: env.org, actor: CLI_ACTOR };
   const entries = (await env.api("GET", "/api/v1/journal-entries?per_page=1")).body.meta.total as number;

@@ -1,6 +1,6 @@
 /** RenderTurns (server/documents/service.ts): PDFs one at a time per thread, other work let through between two. */
 import { expect, test } from "bun:test";
-import { RenderTurns } from "../server/documents/render-turns.ts";
+import { RenderTurns } from "../server/lib/render-turns.ts";
 
 test("renders never overlap, run in order, and what came in meanwhile runs between two of them", async () => {
   const turns = new RenderTurns();

@@ -2,7 +2,6 @@
  * Bank accounts: read over the API (banking.view), added from the CLI (`kontor bank-account
  * add`). Each has a ledger account of its own; its balance is that account's.
  */
-import { mod97 } from "../lib/mod97.ts";
 import { eq } from "drizzle-orm";
 import { bankAccounts, nocase } from "../../db/schema.ts";
 import type { Tx } from "../../db/client.ts";
@@ -10,6 +9,7 @@ import { newBankLedgerAccount } from "../ledger/accounts.ts";
 import { debitBalances } from "../ledger/balances.ts";
 import { recordChange } from "../changes/record.ts";
 import { FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
+import { ibanProblem, normalizeIban } from "../lib/iban.ts";
 import { booleanFilter, listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { formatCents } from "../lib/money.ts";
 import { Currency, isCurrencyCode } from "../lib/schemas.ts";
@@ -49,20 +49,6 @@ export const bankAccountList: ListSpec<typeof bankAccounts> = {
   search: "bank_accounts_fts",
   updatedAt: bankAccounts.updatedAt,
 };
-
-/** "be71 0961 2345 6769" → "BE71096123456769": the electronic form, stored and shown. */
-export function normalizeIban(input: string): string {
-  return input.replace(/\s+/g, "").toUpperCase();
-}
-
-/** Why an IBAN (normalised) is not valid, or null: ISO 13616 shape and the mod-97 check digits. */
-export function ibanProblem(iban: string): string | null {
-  if (!/^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/.test(iban)) {
-    return "The IBAN must be a 2-letter country code, 2 check digits and 11 to 30 letters or digits.";
-  }
-  // the first four characters moved to the end: mod 97 must be 1
-  return mod97(iban.slice(4) + iban.slice(0, 4)) === 1 ? null : `The IBAN ${iban} has wrong check digits (mod 97): check it for a typo.`;
-}
 
 export type BankAccountInput = { name: string; iban: string; bankName?: string | null; currency?: string | null };
 

@@ -5,8 +5,6 @@ import { DateString, Money, moneyInput, Nullable, strictObject, Timestamp, Uuid 
 import { BANK_STATEMENT_FORMATS, BANK_TRANSACTION_DIRECTIONS, BANK_TRANSACTION_STATUSES } from "../../db/values.ts";
 export { BANK_STATEMENT_FORMATS, BANK_TRANSACTION_DIRECTIONS, BANK_TRANSACTION_STATUSES, PAYMENT_LINKS } from "../../db/values.ts";
 
-/** The largest statement or e-invoice file taken (the JSON bodies' 1 MiB is too small for a month of CAMT). */
-export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
 
 const transaction = t.Object(
   {

@@ -3,7 +3,8 @@ import { documentBody, documentOf, type Kernel } from "../http/kernel.ts";
 import { errors } from "../http/responses.ts";
 import { listQuerySchema, listResponse } from "../lib/list.ts";
 import { IdParams, NoFields, Wrapped } from "../lib/schemas.ts";
-import { BankingModel, MAX_DOCUMENT_BYTES } from "./model.ts";
+import { MAX_DOCUMENT_BYTES } from "../inbound/decode.ts";
+import { BankingModel } from "./model.ts";
 import { bankingService, bankTransactionList } from "./service.ts";
 
 const BankTransaction = Wrapped(BankingModel.transaction);

@@ -7,7 +7,7 @@ import type { Scope } from "../lib/scope.ts";
 import { loadDocument } from "./read.ts";
 import type { IssuedDocument } from "./model.ts";
 import { renderPdf } from "./pdf.ts";
-import type { RenderTurns } from "./render-turns.ts";
+import type { RenderTurns } from "../lib/render-turns.ts";
 import { renderUbl } from "./ubl.ts";
 
 const noun = (doc: IssuedDocument) => (doc.type === "credit_note" ? "credit note" : "invoice");

@@ -27,7 +27,7 @@ import { Conflict, NotFound } from "../lib/errors.ts";
 import { formatCents } from "../lib/money.ts";
 import { findInOrg, inOrg, transaction, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
-import { validIban } from "../inbound/bank-statement.ts";
+import { validIban } from "../lib/iban.ts";
 import { supplierForDocument } from "../suppliers/service.ts";
 import { showExpense } from "./service.ts";
 

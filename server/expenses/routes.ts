@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { documentBody, documentOf, type Kernel } from "../http/kernel.ts";
-import { MAX_DOCUMENT_BYTES } from "../banking/model.ts";
+import { MAX_DOCUMENT_BYTES } from "../inbound/decode.ts";
 import { DEFAULT_IMPORT_CATEGORY, expenseDocument, importSupplierDocument } from "./import.ts";
 import { created, errors, noContent } from "../http/responses.ts";
 import { listQuerySchema, listResponse } from "../lib/list.ts";

@@ -7,7 +7,6 @@
 import { createHash } from "node:crypto";
 import { canonicalPaymentReference } from "../documents/payment-reference.ts";
 import { formatCents } from "../lib/money.ts";
-import { ibanProblem, normalizeIban } from "../bank-accounts/service.ts";
 import { InboundDocumentError } from "./errors.ts";
 
 export type StatementBalance = {
@@ -62,11 +61,6 @@ export function checkBalances(statement: BankStatement, path: string): void {
   }
 }
 
-/** An IBAN in its electronic form when its shape and check digits are right (bank-accounts' rules); else null. */
-export function validIban(text: string): string | null {
-  const iban = normalizeIban(text);
-  return ibanProblem(iban) ? null : iban;
-}
 
 /** See BankStatementEntry.structuredReference: a valid reference in Kontor's form, else the text as the bank sent it. */
 export function normalizeStructuredReference(text: string): string | null {

@@ -19,9 +19,9 @@ import {
   type StatementBalance,
   checkBalances,
   entryHash,
-  validIban,
   normalizeStructuredReference,
 } from "./bank-statement.ts";
+import { validIban } from "../lib/iban.ts";
 import { Lookup, parseXml, type XmlElement } from "./xml.ts";
 
 const CAMT053_VERSIONS = ["02", "04", "08"] as const;

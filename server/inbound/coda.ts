@@ -19,7 +19,8 @@
  * bytes (CODA is usually Latin-1) before calling.
  */
 import { formatCents } from "../lib/money.ts";
-import { type BankStatement, type BankStatementEntry, type StatementBalance, checkBalances, entryHash, validIban, normalizeStructuredReference } from "./bank-statement.ts";
+import { type BankStatement, type BankStatementEntry, type StatementBalance, checkBalances, entryHash, normalizeStructuredReference } from "./bank-statement.ts";
+import { validIban } from "../lib/iban.ts";
 import { isValidDate } from "../lib/time.ts";
 import { InboundDocumentError } from "./errors.ts";
 

@@ -6,6 +6,9 @@
  */
 import { InboundDocumentError } from "./errors.ts";
 
+/** The largest statement or e-invoice file taken (the JSON bodies' 1 MiB is too small for a month of CAMT). */
+export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
+
 /** The text of an XML document (the bytes themselves are what is archived). */
 export function decodeXml(bytes: Uint8Array, charset: string | null): string {
   const head = new TextDecoder("latin1").decode(bytes.subarray(0, 200));

@@ -12,8 +12,8 @@ import { linksAndMeta, listPage, parseListRequest, type ListQuery, type ListSpec
 import { formatCents, MAX_CENTS, readMoney } from "../lib/money.ts";
 import { DateString, isCurrencyCode, Uuid } from "../lib/schemas.ts";
 import { findInOrg, inOrg, snapshot, transaction, type Scope } from "../lib/scope.ts";
-import { JOURNAL_SOURCES, type JournalEntryCreate, type JournalEntryReverse } from "./model.ts";
-import { postEntry, reverseEntry, type DraftLine } from "./post.ts";
+import { JOURNAL_SOURCES, type JournalEntryCreate, type JournalEntryReverse } from "../ledger/model.ts";
+import { postEntry, reverseEntry, type DraftLine } from "../ledger/post.ts";
 
 type EntryRow = typeof journalEntries.$inferSelect;
 

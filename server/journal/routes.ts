@@ -5,7 +5,7 @@ import { listQuerySchema, listResponse } from "../lib/list.ts";
 import { DateString, IdParams, ResponseSchema, withoutDefault, Wrapped } from "../lib/schemas.ts";
 import { csvResponse, download } from "../http/csv.ts";
 import { EXPORT_FORMATS, exportFilename, exportJournal } from "./export.ts";
-import { JournalModel } from "./model.ts";
+import { JournalModel } from "../ledger/model.ts";
 import { journalList, journalService } from "./service.ts";
 
 const tags = ["Journal"];
