@@ -19,6 +19,7 @@ import { and, between, desc, eq, inArray, sql } from "drizzle-orm";
 import { plainRows, prepared, type Tx } from "../../db/client.ts";
 import { accountDays, accounts, expenses, expenseVatLines, invoiceLines, invoices, payments, vatRates } from "../../db/schema.ts";
 import type { VatCategory } from "../documents/model.ts";
+import { vatBreakdown, type VatBreakdownGroup, type VatBreakdownLine } from "../documents/vat-breakdown.ts";
 import { categoryAccount, systemAccount } from "./accounts.ts";
 import type { DraftLine, EntryDraft } from "./post.ts";
 
@@ -29,38 +30,46 @@ type ExpenseRow = typeof expenses.$inferSelect;
 const documentName = (invoice: InvoiceRow) => (invoice.type === "credit_note" ? `Credit note ${invoice.number}` : `Invoice ${invoice.number}`);
 
 /**
+ * The journal's order of an invoice's VAT groups: by category code, higher rates first (the order
+ * its posting has had since the ledger began, kept so that an entry's lines are numbered as before;
+ * the document shows the same groups in the order of VAT_CATEGORIES).
+ */
+const journalOrder = (a: VatBreakdownGroup, b: VatBreakdownGroup) => (a.category < b.category ? -1 : a.category > b.category ? 1 : 0) || b.rateBp - a.rateBp;
+
+/**
  * Finalizing an invoice (or, mirrored, a credit note): receivables against sales and VAT payable,
- * one pair of lines per VAT category and rate of its lines (a line without a VAT rate is zero
- * rated, Z, as on the e-invoice).
+ * one pair of lines per group of its VAT breakdown, the document's (server/documents/vat-breakdown.ts):
+ * per VAT category and rate of its lines, a line without a VAT rate zero rated, Z, as on the
+ * e-invoice (server/invoices/document.ts). Its groups add up to the invoice's stored subtotal and
+ * VAT, so the entry balances against its total.
  */
 export function invoicePosting(tx: Tx, invoice: InvoiceRow): EntryDraft {
   const sign = invoice.type === "credit_note" ? -1 : 1;
   const note = invoice.type === "credit_note";
-  const groups = prepared(tx, "ledger: invoice VAT groups", (tx) =>
-    plainRows<{ category: VatCategory; rateBp: number; base: number; vat: number }>(
+  const vatLines = prepared(tx, "ledger: invoice VAT lines", (tx) =>
+    plainRows<VatBreakdownLine>(
       tx,
       tx
         .select({
-          category: sql<VatCategory>`coalesce(${vatRates.category}, 'Z')`.as("category"),
-          rateBp: sql<number>`${invoiceLines.vatRateBp}`.as("rateBp"),
-          base: sql<number>`sum(${invoiceLines.amountCents})`.as("base"),
-          vat: sql<number>`sum(${invoiceLines.vatCents})`.as("vat"),
+          vatCategory: sql<VatCategory>`coalesce(${vatRates.category}, 'Z')`.as("vatCategory"),
+          vatRateBp: sql<number>`${invoiceLines.vatRateBp}`.as("vatRateBp"),
+          amountCents: sql<number>`${invoiceLines.amountCents}`.as("amountCents"),
+          vatCents: sql<number>`${invoiceLines.vatCents}`.as("vatCents"),
         })
         .from(invoiceLines)
         .leftJoin(vatRates, eq(vatRates.id, invoiceLines.vatRateId))
-        .where(eq(invoiceLines.invoiceId, sql.placeholder("invoiceId")))
-        .groupBy(sql`1`, invoiceLines.vatRateBp)
-        .orderBy(sql`1`, sql`2 DESC`),
+        .where(eq(invoiceLines.invoiceId, sql.placeholder("invoiceId"))),
     ),
   ).all({ invoiceId: invoice.id });
+  const groups = vatBreakdown(vatLines).sort(journalOrder);
   const sales = systemAccount(tx, invoice.organizationId, "sales").id;
   const vatPayable = systemAccount(tx, invoice.organizationId, "vat_payable").id;
   const lines: DraftLine[] = [{ accountId: systemAccount(tx, invoice.organizationId, "receivables").id, cents: sign * invoice.totalCents, description: documentName(invoice) }];
   for (const g of groups) {
     const rate = `${g.category} ${(g.rateBp / 100).toFixed(2)} %`;
     const tag = { side: "sales" as const, category: g.category, rateBp: g.rateBp, note };
-    lines.push({ accountId: sales, cents: -sign * g.base, description: `Sales, VAT ${rate}`, vat: { ...tag, role: "base" } });
-    lines.push({ accountId: vatPayable, cents: -sign * g.vat, description: `VAT ${rate}`, vat: { ...tag, role: "vat" } });
+    lines.push({ accountId: sales, cents: -sign * g.taxableCents, description: `Sales, VAT ${rate}`, vat: { ...tag, role: "base" } });
+    lines.push({ accountId: vatPayable, cents: -sign * g.vatCents, description: `VAT ${rate}`, vat: { ...tag, role: "vat" } });
   }
   return {
     date: invoice.issueDate,
