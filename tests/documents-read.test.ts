@@ -1,9 +1,9 @@
-/** readDocument (server/documents/read.ts): the model the UBL and PDF renderers take, built through the API. */
+/** readDocument (server/invoices/document.ts): the model the UBL and PDF renderers take, built through the API. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { bankAccounts } from "../db/schema.ts";
 import { bankAccountService } from "../server/bank-accounts/service.ts";
-import { loadDocument, readDocument } from "../server/documents/read.ts";
+import { loadDocument, readDocument } from "../server/invoices/document.ts";
 import { NotFound } from "../server/lib/errors.ts";
 import { snapshot } from "../server/lib/scope.ts";
 import { CLI_ACTOR } from "../server/orgs/service.ts";

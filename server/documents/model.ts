@@ -1,7 +1,9 @@
 /**
- * What an issued document says, read once from the database (server/documents/read.ts) and
- * rendered as a Peppol BIS Billing 3.0 UBL file (ubl.ts) or a PDF (pdf.ts). Renderers take this
- * and nothing else: no database, no clock, so the same document renders to the same bytes.
+ * What an issued document says: the documents' input model, handed to them by the feature that
+ * issues it (an invoice's, read once from the database by server/invoices/document.ts), with its
+ * VAT breakdown from vat-breakdown.ts, and rendered as a Peppol BIS Billing 3.0 UBL file (ubl.ts)
+ * or a PDF (pdf.ts). Renderers take this and nothing else: no database, no clock, so the same
+ * document renders to the same bytes.
  *
  * Amounts are integer cents (quantities in hundredths, rates in hundredths of a percent), as
  * stored; renderers format them with server/lib/money.ts.

@@ -1,28 +1,38 @@
 /**
- * An invoice as what its customer receives: the Peppol BIS Billing 3.0 UBL file and the PDF,
- * both rendered from one read of the document (read.ts), for the API and the CLI alike.
+ * An issued document as what its customer receives: the Peppol BIS Billing 3.0 UBL file and the
+ * PDF, both rendered from one read of the document, for the API and the CLI alike. The read is the
+ * feature's own, handed in as a loader (the invoices': server/invoices/document.ts): the
+ * documents import no feature.
+ *
+ * The PDF renderer (pdf-lib, fontkit, the fonts) is loaded on the first PDF, not with this module:
+ * the invoice service imports its document read, and with it this module, in every CLI command.
  */
 import { Conflict } from "../lib/errors.ts";
-import type { Scope } from "../lib/scope.ts";
-import { loadDocument } from "./read.ts";
-import type { IssuedDocument } from "./model.ts";
-import { renderPdf } from "./pdf.ts";
 import type { RenderTurns } from "../lib/render-turns.ts";
+import type { Scope } from "../lib/scope.ts";
+import type { IssuedDocument } from "./model.ts";
 import { renderUbl } from "./ubl.ts";
+
+/** Reads the document with this id in the scope's organisation, in one snapshot (404 when there is none). */
+export type DocumentLoader = (scope: Scope, id: string) => IssuedDocument;
 
 const noun = (doc: IssuedDocument) => (doc.type === "credit_note" ? "credit note" : "invoice");
 
-export const documentService = {
-  /** The UBL file of an issued document: a draft is a 409; what EN 16931 needs and is missing, a 422 naming it. */
-  ubl(scope: Scope, invoiceId: string): string {
-    const doc = loadDocument(scope.db, scope.org.id, invoiceId);
-    if (doc.status === "draft") throw new Conflict(`The ${noun(doc)} is draft; only a finalized document has an e-invoice (finalize it first).`);
-    return renderUbl(doc);
-  },
+/** The UBL file of an issued document: a draft is a 409; what EN 16931 needs and is missing, a 422 naming it. */
+export function issuedUbl(doc: IssuedDocument): string {
+  if (doc.status === "draft") throw new Conflict(`The ${noun(doc)} is draft; only a finalized document has an e-invoice (finalize it first).`);
+  return renderUbl(doc);
+}
 
-  /** The PDF, also of a draft (marked as such), rendered in the thread's turn (`turns`). */
-  pdf(scope: Scope, invoiceId: string, turns: RenderTurns): Promise<Uint8Array> {
-    const doc = loadDocument(scope.db, scope.org.id, invoiceId);
-    return turns.run(() => renderPdf(doc));
-  },
-};
+/** The PDF, also of a draft (marked as such), rendered in the thread's turn (`turns`). */
+export function issuedPdf(doc: IssuedDocument, turns: RenderTurns): Promise<Uint8Array> {
+  return turns.run(async () => (await import("./pdf.ts")).renderPdf(doc));
+}
+
+/** The UBL and PDF of the documents `load` reads. */
+export function documentServiceOf(load: DocumentLoader) {
+  return {
+    ubl: (scope: Scope, id: string): string => issuedUbl(load(scope, id)),
+    pdf: (scope: Scope, id: string, turns: RenderTurns): Promise<Uint8Array> => issuedPdf(load(scope, id), turns),
+  };
+}

@@ -1,39 +1,30 @@
 /**
- * Reads an issued document (an invoice or a credit note) into the model of ./model.ts, the one
- * input of the UBL and PDF renderers: the seller (the organisation), the buyer (the customer),
- * the payee account, the lines with their VAT categories, the VAT breakdown and the totals.
- * Everything is read in the caller's transaction, so the document is one consistent snapshot
- * (`loadDocument` opens one).
+ * The invoices' read side for their documents: an invoice or credit note read into the document
+ * model of server/documents/model.ts, the one input of the UBL and PDF renderers. The seller (the
+ * organisation), the buyer (the customer), the payee account, the lines with their VAT categories,
+ * the VAT breakdown (server/documents/vat-breakdown.ts) and the totals. Everything is read in the
+ * caller's transaction, so the document is one consistent snapshot (`loadDocument` opens one).
+ *
+ * The documents import no feature: this module hands them the data, and `documentService` gives
+ * them this read as their loader.
  */
 import { and, asc, eq, inArray } from "drizzle-orm";
 import type { Db, Tx } from "../../db/client.ts";
 import { bankAccounts, customers, invoiceLines, invoices, organizations, vatRates } from "../../db/schema.ts";
-import { NotFound } from "../lib/errors.ts";
-import { findInOrg, inOrg, snapshot } from "../lib/scope.ts";
 import {
   DOCUMENT_LANGUAGES,
-  VAT_CATEGORIES,
   type DocumentLanguage,
-  type IssuedParties,
-  VATEX_REASONS,
   type DocumentLine,
   type DocumentParty,
-  type DocumentVatGroup,
   type IssuedDocument,
+  type IssuedParties,
   type VatCategory,
-} from "./model.ts";
-
-/**
- * The VATEX code a category needs when its rate has none of its own (seeded rates all have
- * one; see server/vat-rates/seed.ts). S and Z take no exemption reason (EN 16931 BR-S-10, BR-Z-10).
- */
-const DEFAULT_EXEMPTION: Partial<Record<VatCategory, string>> = {
-  AE: "VATEX-EU-AE",
-  K: "VATEX-EU-IC",
-  G: "VATEX-EU-G",
-  E: "VATEX-EU-132",
-  O: "VATEX-EU-O",
-};
+} from "../documents/model.ts";
+import { documentServiceOf } from "../documents/service.ts";
+import { documentVatGroups } from "../documents/vat-breakdown.ts";
+import { NotFound } from "../lib/errors.ts";
+import { findInOrg, inOrg, snapshot } from "../lib/scope.ts";
+import { invoiceDueCents } from "../settlement/due.ts";
 
 const isLanguage = (value: string | null | undefined): value is DocumentLanguage =>
   value !== null && value !== undefined && (DOCUMENT_LANGUAGES as readonly string[]).includes(value);
@@ -60,33 +51,6 @@ function payeeOf(tx: Tx, orgId: string, defaultId: string | null, holder: string
     .all();
   const account = active.find((a) => a.id === defaultId) ?? active[0];
   return account ? { iban: account.iban, bic: null, accountName: holder } : null;
-}
-
-/** The VAT breakdown: one group per (category, rate), in the order of VAT_CATEGORIES, higher rates first. */
-function vatGroupsOf(lines: DocumentLine[], exemptionOf: Map<string, string | null>): DocumentVatGroup[] {
-  const groups = new Map<string, DocumentVatGroup>();
-  for (const line of lines) {
-    const key = `${line.vatCategory}\u0000${line.vatRateBp}`;
-    let group = groups.get(key);
-    if (!group) {
-      const code = exemptionOf.get(key) ?? DEFAULT_EXEMPTION[line.vatCategory] ?? null;
-      group = {
-        category: line.vatCategory,
-        rateBp: line.vatRateBp,
-        taxableCents: 0,
-        vatCents: 0,
-        exemptionReasonCode: code,
-        exemptionReason: code ? (VATEX_REASONS[code] ?? null) : null,
-      };
-      groups.set(key, group);
-    }
-    group.taxableCents += line.amountCents;
-    // Σ of the lines' VAT, each rounded half-up (contract section 3), so the breakdown adds up
-    // to the invoice's vat_amount exactly
-    group.vatCents += line.vatCents;
-  }
-  const order = (c: VatCategory) => VAT_CATEGORIES.indexOf(c);
-  return [...groups.values()].sort((a, b) => order(a.category) - order(b.category) || b.rateBp - a.rateBp);
 }
 
 /**
@@ -124,16 +88,16 @@ export function readDocument(tx: Tx, orgId: string, invoiceId: string): IssuedDo
     (rateIds.length === 0 ? [] : tx.select().from(vatRates).where(and(inOrg(vatRates, orgId), inArray(vatRates.id, rateIds))).all()).map((r) => [r.id, r]),
   );
 
-  const exemptionOf = new Map<string, string | null>();
+  const exemptionCodes: (string | null)[] = [];
   const lines: DocumentLine[] = lineRows.map((l, i) => {
     const rate = l.vatRateId ? rates.get(l.vatRateId) : undefined;
     // EN 16931 needs a VAT category on every line (BR-CO-04). A line without a VAT rate has no
     // VAT (contract section 3): it is shown as zero rated, Z at 0 %, the category of a taxable
     // supply at 0 % that needs no exemption reason. (O, "not subject to VAT", would forbid
-    // every other category on the document and the seller's VAT number, BR-O-*.)
+    // every other category on the document and the seller's VAT number, BR-O-*.) The ledger's
+    // invoice posting reads the same (server/ledger/rules.ts).
     const category: VatCategory = rate?.category ?? "Z";
-    const key = `${category}\u0000${l.vatRateBp}`;
-    if (!exemptionOf.has(key) && rate?.exemptionReasonCode) exemptionOf.set(key, rate.exemptionReasonCode);
+    exemptionCodes.push(rate?.exemptionReasonCode ?? null);
     return {
       position: i + 1,
       description: l.description,
@@ -168,12 +132,13 @@ export function readDocument(tx: Tx, orgId: string, invoiceId: string): IssuedDo
     buyer: parties.buyer,
     payee: parties.payee,
     lines,
-    vatGroups: vatGroupsOf(lines, exemptionOf),
+    // each group's exemption reason: the first of its lines' rates that names one, else the category's
+    vatGroups: documentVatGroups(lines.map((line, i) => ({ ...line, exemptionReasonCode: exemptionCodes[i] }))),
     subtotalCents: invoice.subtotalCents,
     vatCents: invoice.vatCents,
     totalCents: invoice.totalCents,
     paidCents: invoice.paidCents,
-    dueCents: invoice.totalCents - invoice.paidCents,
+    dueCents: invoiceDueCents(invoice),
   };
 }
 
@@ -181,3 +146,6 @@ export function readDocument(tx: Tx, orgId: string, invoiceId: string): IssuedDo
 export function loadDocument(db: Db, orgId: string, invoiceId: string): IssuedDocument {
   return snapshot(db, (tx) => readDocument(tx, orgId, invoiceId));
 }
+
+/** An invoice's UBL file and PDF (the API's /ubl and /pdf), from its document read by loadDocument. */
+export const documentService = documentServiceOf((scope, invoiceId) => loadDocument(scope.db, scope.org.id, invoiceId));
