@@ -1,10 +1,10 @@
+/** What a command that works on the database opens: imported by cli/actions/ only, when the command runs. */
 import { openDatabase } from "../db/client.ts";
 import { migrateDatabase } from "../server/data-migrations.ts";
 import { loadConfig } from "../server/config.ts";
 import { createRuntime, type Runtime } from "../server/runtime.ts";
+import type { GlobalOptions } from "./globals.ts";
 import { printError } from "./output.ts";
-
-export type GlobalOptions = { db?: string; json?: boolean };
 
 /** The command's runtime (server/runtime.ts) on the database named by --db or KONTOR_DB, migrated. */
 export function open(options: GlobalOptions): Runtime {

@@ -2,10 +2,12 @@
 /**
  * The `kontor` command (contract section 2). Exit codes: 0 success, 1 user error (message on
  * stderr), 2 usage error. Every command takes --db PATH and --json.
+ *
+ * Starting is cheap: this module loads commander and the commands' declarations (cli/commands/,
+ * so that every --help lists its options) and nothing of the server. Each command imports what
+ * it does (cli/actions/) when it runs; `--version`, `--help` and usage errors load none of it.
  */
-import "../server/http/elysia-production.ts";
 import { Command, CommanderError } from "commander";
-import { ApiError } from "../server/lib/errors.ts";
 import { VERSION } from "../server/version.ts";
 import { registerBackupCommands } from "./commands/backup.ts";
 import { registerBankAccountCommands } from "./commands/bank-accounts.ts";
@@ -14,6 +16,7 @@ import { registerDeliveryCommands } from "./commands/deliveries.ts";
 import { registerExportCommands } from "./commands/export.ts";
 import { registerOrgCommands } from "./commands/orgs.ts";
 import { registerTokenCommands } from "./commands/tokens.ts";
+import { UserError } from "./globals.ts";
 import { printError, terminalSafe } from "./output.ts";
 
 export function buildProgram(): Command {
@@ -37,20 +40,13 @@ export function buildProgram(): Command {
   return program;
 }
 
-/** Adds --db and --json to every command that does work. */
-export function withGlobals(command: Command): Command {
-  return command
-    .option("--db <path>", "SQLite database file (default: KONTOR_DB or ./data/kontor.db)")
-    .option("--json", "machine-readable output on stdout");
-}
-
 async function main() {
   const program = buildProgram();
   for (const command of allCommands(program)) command.exitOverride();
   try {
     await program.parseAsync(process.argv);
   } catch (error) {
-    process.exit(exitCodeOf(error));
+    process.exit(await exitCodeOf(error));
   }
 }
 
@@ -58,11 +54,13 @@ function allCommands(command: Command): Command[] {
   return [command, ...command.commands.flatMap(allCommands)];
 }
 
-function exitCodeOf(error: unknown): number {
+async function exitCodeOf(error: unknown): Promise<number> {
   if (error instanceof CommanderError) {
     if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") return 0;
     return error.exitCode === 0 ? 0 : 2; // commander already printed the usage error
   }
+  // an ApiError comes from a command's action, which has loaded the module already
+  const { ApiError } = await import("../server/lib/errors.ts");
   if (error instanceof ApiError) {
     const details = error.errors ? Object.values(error.errors).flat() : [];
     printError(`error: ${details.length ? details.join(" ") : error.message}`);
@@ -75,8 +73,5 @@ function exitCodeOf(error: unknown): number {
   printError(`error: ${(error as Error)?.message ?? String(error)}`);
   return 1;
 }
-
-/** A mistake of the user's that is not a usage error (exit 1). */
-export class UserError extends Error {}
 
 if (import.meta.main) await main();

@@ -1,11 +1,7 @@
+/** `kontor bank-account add`: the declaration; what it does is in cli/actions/bank-accounts.ts, imported when it runs. */
 import type { Command } from "commander";
-import { bankAccountService } from "../../server/bank-accounts/service.ts";
-import { CLI_ACTOR, findOrganization } from "../../server/orgs/service.ts";
-import { open, type GlobalOptions } from "../context.ts";
-import { withGlobals } from "../main.ts";
-import { printJson, printRecord } from "../output.ts";
-
-type AddOptions = GlobalOptions & { org: string; name: string; iban: string; bankName?: string; currency?: string };
+import type { AddOptions } from "../actions/bank-accounts.ts";
+import { withGlobals } from "../globals.ts";
 
 export function registerBankAccountCommands(program: Command): void {
   const bankAccount = program.command("bank-account").description("manage bank accounts (read-only over the API)");
@@ -15,11 +11,5 @@ export function registerBankAccountCommands(program: Command): void {
     .requiredOption("--iban <iban>", "IBAN (spaces allowed)")
     .option("--bank-name <name>", "name of the bank")
     .option("--currency <code>", "ISO 4217 currency (default: the organisation's)")
-    .action((options: AddOptions) => {
-      const { db } = open(options);
-      const org = findOrganization(db, options.org);
-      const added = bankAccountService.add({ db, org, actor: CLI_ACTOR }, options);
-      if (options.json) printJson(added);
-      else printRecord(added);
-    });
+    .action(async (options: AddOptions) => (await import("../actions/bank-accounts.ts")).add(options));
 }

@@ -1,10 +1,18 @@
+/** `kontor export journal`: the declaration; what it does is in cli/actions/export.ts, imported when it runs. */
 import { Option, type Command } from "commander";
-import { EXPORT_FORMATS, exportJournal, type ExportFormat } from "../../server/ledger/export.ts";
-import { CLI_ACTOR, findOrganization } from "../../server/orgs/service.ts";
-import { open, type GlobalOptions } from "../context.ts";
-import { withGlobals } from "../main.ts";
+import type { JournalOptions } from "../actions/export.ts";
+import type { EXPORT_FORMATS as SERVED_FORMATS } from "../../server/journal/export.ts";
+import { withGlobals } from "../globals.ts";
 
-type JournalOptions = GlobalOptions & { org: string; format: ExportFormat; from?: string; to?: string };
+/**
+ * The formats the export writes. Declared here, as the same tuple: server/journal/export.ts
+ * loads the ledger (and its schemas) and is imported only when the command runs; the
+ * typecheck fails when the two lists differ.
+ */
+const EXPORT_FORMATS = ["csv", "beancount"] as const;
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+export type FormatsAgree = Assert<Same<typeof EXPORT_FORMATS, typeof SERVED_FORMATS>>;
+type Assert<T extends true> = T;
 
 export function registerExportCommands(program: Command): void {
   const exporting = program.command("export").description("export the books for an accountant");
@@ -17,9 +25,5 @@ export function registerExportCommands(program: Command): void {
     .addOption(new Option("--format <format>", "csv or beancount").choices(EXPORT_FORMATS).makeOptionMandatory())
     .option("--from <date>", "first day (YYYY-MM-DD); earlier postings become opening balances")
     .option("--to <date>", "last day (YYYY-MM-DD); default today")
-    .action((options: JournalOptions) => {
-      const { db } = open(options);
-      const org = findOrganization(db, options.org);
-      process.stdout.write(exportJournal({ db, org, actor: CLI_ACTOR }, options.format, { from: options.from, to: options.to }));
-    });
+    .action(async (options: JournalOptions) => (await import("../actions/export.ts")).journal(options));
 }

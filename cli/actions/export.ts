@@ -1,0 +1,14 @@
+/** `kontor export journal` (declared in cli/commands/export.ts). */
+import "../../server/http/elysia-production.ts";
+import { exportJournal, type ExportFormat } from "../../server/journal/export.ts";
+import { CLI_ACTOR, findOrganization } from "../../server/orgs/service.ts";
+import { open } from "../context.ts";
+import type { GlobalOptions } from "../globals.ts";
+
+export type JournalOptions = GlobalOptions & { org: string; format: ExportFormat; from?: string; to?: string };
+
+export function journal(options: JournalOptions): void {
+  const { db } = open(options);
+  const org = findOrganization(db, options.org);
+  process.stdout.write(exportJournal({ db, org, actor: CLI_ACTOR }, options.format, { from: options.from, to: options.to }));
+}

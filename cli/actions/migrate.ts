@@ -1,0 +1,18 @@
+/** `kontor migrate` (declared in cli/commands/core.ts). */
+import { openDatabase } from "../../db/client.ts";
+import { loadConfig } from "../../server/config.ts";
+import { migrateDatabase } from "../../server/data-migrations.ts";
+import type { GlobalOptions } from "../globals.ts";
+import { printJson, printLine } from "../output.ts";
+
+export function migrate(options: GlobalOptions): void {
+  const config = loadConfig();
+  const db = openDatabase(options.db ?? config.dbPath);
+  let backup: string | null = null;
+  const applied = migrateDatabase(db, { backupDir: config.backupDir, onBackup: (b) => (backup = b.path) });
+  if (options.json) printJson({ applied, backup });
+  else {
+    if (backup) printLine(`Backed up the database before upgrading it: ${backup}`);
+    printLine(applied ? `Applied ${applied} migration(s).` : "Database is up to date.");
+  }
+}

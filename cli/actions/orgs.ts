@@ -1,0 +1,90 @@
+/** `kontor org …` and `kontor user …` (declared in cli/commands/orgs.ts). */
+import "../../server/http/elysia-production.ts";
+import {
+  CLI_ACTOR,
+  createOrganization,
+  createUser,
+  findOrganization,
+  findUser,
+  listOrganizations,
+  listUsers,
+  removeUser,
+  setApiAccess,
+  setUserRole,
+  updateOrganization,
+} from "../../server/orgs/service.ts";
+import type { OrganizationUpdate } from "../../server/orgs/model.ts";
+import { open } from "../context.ts";
+import type { GlobalOptions } from "../globals.ts";
+import { printJson, printLine, printRecord, printTable } from "../output.ts";
+
+export type CreateOrgOptions = GlobalOptions & { name: string; currency: string; country: string; apiAccess: boolean };
+export type CreateUserOptions = GlobalOptions & { org: string; email: string; name: string; role: string };
+
+const orgJson = (o: { id: string; name: string; currency: string; country: string; apiAccess: boolean }) => ({
+  id: o.id,
+  name: o.name,
+  currency: o.currency,
+  country: o.country,
+  api_access: o.apiAccess,
+});
+
+const userJson = (u: { id: string; email: string; name: string; role: string }) => ({ id: u.id, email: u.email, name: u.name, role: u.role });
+
+export function createOrg(options: CreateOrgOptions): void {
+  const { db } = open(options);
+  const created = createOrganization(db, options);
+  if (options.json) printJson(orgJson(created));
+  else printRecord(orgJson(created));
+}
+
+export function listOrgs(options: GlobalOptions): void {
+  const { db } = open(options);
+  const rows = listOrganizations(db).map(orgJson);
+  if (options.json) printJson(rows);
+  else printTable(rows, [["ID", (r) => r.id], ["NAME", (r) => r.name], ["CURRENCY", (r) => r.currency], ["COUNTRY", (r) => r.country], ["API ACCESS", (r) => r.api_access]]);
+}
+
+export function setOrgApiAccess(ref: string, state: "on" | "off", options: GlobalOptions): void {
+  const { db } = open(options);
+  const updated = setApiAccess(db, findOrganization(db, ref), state === "on");
+  if (options.json) printJson(orgJson(updated));
+  else printLine(`API access for ${updated.name} is ${state}.`);
+}
+
+/** `input`: the API's fields, as `kontor org set`'s options gave them (cli/commands/orgs.ts). */
+export function setOrg(ref: string, input: Record<string, unknown>, options: GlobalOptions): void {
+  const { db } = open(options);
+  const updated = updateOrganization({ db, org: findOrganization(db, ref), actor: CLI_ACTOR }, input as OrganizationUpdate);
+  if (options.json) printJson(updated);
+  else printRecord(updated);
+}
+
+export function createOrgUser(options: CreateUserOptions): void {
+  const { db } = open(options);
+  const created = createUser(db, findOrganization(db, options.org), options);
+  if (options.json) printJson(userJson(created));
+  else printRecord(userJson(created));
+}
+
+export function listOrgUsers(options: GlobalOptions & { org: string }): void {
+  const { db } = open(options);
+  const rows = listUsers(db, findOrganization(db, options.org)).map(userJson);
+  if (options.json) printJson(rows);
+  else printTable(rows, [["ID", (r) => r.id], ["EMAIL", (r) => r.email], ["NAME", (r) => r.name], ["ROLE", (r) => r.role]]);
+}
+
+export function setRole(ref: string, role: string, options: GlobalOptions): void {
+  const { db } = open(options);
+  const updated = setUserRole(db, findUser(db, ref), role);
+  if (options.json) printJson(userJson(updated));
+  else printLine(`${updated.email} is now ${updated.role}.`);
+}
+
+export function removeOrgUser(ref: string, options: GlobalOptions): void {
+  const { db } = open(options);
+  const target = findUser(db, ref);
+  const result = removeUser(db, target);
+  if (options.json) printJson({ id: target.id, removed: true, revoked_tokens: result.revokedTokens });
+  else printLine(`Removed ${target.email}; ${result.revokedTokens} personal token(s) no longer work.`);
+}
