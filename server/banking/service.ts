@@ -23,38 +23,39 @@
  *   reversed and posted again through this one. Only when there is none is a payment recorded.
  */
 import { createHash } from "node:crypto";
-import { and, asc, between, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { t } from "elysia";
 import type { Tx } from "../../db/client.ts";
-import { AWAITING_PAYMENT, bankAccounts, bankStatements, bankTransactions, expensePayments, expenses, invoices, payments } from "../../db/schema.ts";
+import { AWAITING_PAYMENT, bankAccounts, bankStatements, bankTransactions, expenses, invoices } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
 import { canonicalPaymentReference } from "../documents/payment-reference.ts";
-import { expenseDueCents, expenseService, recordExpensePayment } from "../expenses/service.ts";
+import { showExpense } from "../expenses/service.ts";
 import type { DocumentUpload } from "../http/kernel.ts";
 import type { BankStatement, BankStatementEntry } from "../inbound/bank-statement.ts";
 import { readCamt053 } from "../inbound/camt053.ts";
 import { readCoda } from "../inbound/coda.ts";
 import { decodeCoda, decodeXml, looksLikeXml } from "../inbound/decode.ts";
-import { invoiceService, recordInvoicePayment } from "../invoices/service.ts";
-import { bankLedgerAccountId } from "../ledger/accounts.ts";
-import { expensePaymentPosting, paymentPosting } from "../ledger/rules.ts";
-import type { LedgerEffect } from "../ledger/post.ts";
+import { showInvoice } from "../invoices/service.ts";
 import { Conflict, FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { formatCents, readMoney } from "../lib/money.ts";
 import { DateString, Uuid } from "../lib/schemas.ts";
 import { findInOrg, inOrg, snapshot, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
-import { addDays, newId, nowIso } from "../lib/time.ts";
+import { newId, nowIso } from "../lib/time.ts";
+import { handPayment, matchLine, unmatchLine, type MatchReaders } from "../settlement/bank-matches.ts";
+import { expenseDueCents, invoiceDueCents } from "../settlement/due.ts";
+import { directionOf, dueOf, NOT_MATCHED, type Settled } from "../settlement/payments.ts";
 import { BANK_TRANSACTION_STATUSES, type BankTransactionMatch } from "./model.ts";
 
 type BankAccountRow = typeof bankAccounts.$inferSelect;
 type StatementRow = typeof bankStatements.$inferSelect;
 type TransactionRow = typeof bankTransactions.$inferSelect;
 
-/** A line matched to nothing: as imported, and again after `unmatch`. */
-const NOT_MATCHED = { status: "unmatched", invoiceId: null, expenseId: null, paymentId: null, paymentLink: null, matchedCents: null } as const;
 type InvoiceRow = typeof invoices.$inferSelect;
 type ExpenseRow = typeof expenses.$inferSelect;
+
+/** What a match's events carry: the documents and the line as their GETs show them. */
+const MATCH_READERS: MatchReaders = { invoice: showInvoice, expense: showExpense, bankTransaction: (tx, orgId, id) => showBankTransaction(tx, orgId, id) };
 
 export function presentTransaction(row: TransactionRow) {
   return {
@@ -157,103 +158,6 @@ export function referencesOf(line: Pick<TransactionRow, "structuredReference" | 
 // ---------------------------------------------------------------------------------------------
 // Matching
 
-type Target = { kind: "invoice"; row: InvoiceRow } | { kind: "expense"; row: ExpenseRow };
-
-/** Which way the money of a document moves: in for an invoice and a supplier's credit note, out for a credit note and an expense. */
-function directionOf(target: Target): "credit" | "debit" {
-  if (target.kind === "invoice") return target.row.type === "invoice" ? "credit" : "debit";
-  return target.row.documentType === "invoice" ? "debit" : "credit";
-}
-
-const dueOf = (target: Target) =>
-  target.kind === "invoice" ? target.row.totalCents - target.row.paidCents : expenseDueCents(target.row);
-
-/** How far apart a payment recorded by hand and its bank line may be dated to be the same money. */
-const SAME_MONEY_DAYS = 14;
-
-/**
- * A payment recorded by hand that is this bank line's money: of the document, of exactly `cents`,
- * by bank transfer, dated within SAME_MONEY_DAYS of the booking, and held by no other bank line.
- * (A cash or card payment, or an earlier instalment of the same amount, is other money.) One
- * recorded through another bank account is taken over and posted again through this one.
- */
-function handPayment(tx: Tx, orgId: string, target: Target, cents: number, bookingDate: string) {
-  const table = target.kind === "invoice" ? payments : expensePayments;
-  const parent = target.kind === "invoice" ? payments.invoiceId : expensePayments.expenseId;
-  return tx
-    .select()
-    .from(table)
-    .where(
-      inOrg(
-        table,
-        orgId,
-        eq(parent, target.row.id),
-        eq(table.amountCents, cents),
-        eq(table.paymentMethod, "bank_transfer"),
-        between(table.paymentDate, addDays(bookingDate, -SAME_MONEY_DAYS), addDays(bookingDate, SAME_MONEY_DAYS)),
-        sql`NOT EXISTS (SELECT 1 FROM ${bankTransactions} WHERE ${bankTransactions.paymentId} = ${table.id})`,
-      ),
-    )
-    .orderBy(asc(table.createdAt), asc(table.id))
-    .limit(1)
-    .get();
-}
-
-/**
- * Reconciles a line with a document for `cents` (checked by the caller): takes over a payment
- * recorded by hand, else records one through the bank account on the booking date; then marks the
- * line matched and records the change (its audit entry, bank_transaction.matched, and the
- * reposting of a taken-over payment that went through another bank account).
- */
-function applyMatch(tx: Tx, scope: Scope, bank: BankAccountRow, line: TransactionRow, target: Target, cents: number, how: "import" | "manual") {
-  const existing = handPayment(tx, scope.org.id, target, cents, line.bookingDate);
-  const ledger: LedgerEffect[] = [];
-  let paymentId: string;
-  let link: "recorded" | "linked";
-  if (existing) {
-    paymentId = existing.id;
-    link = "linked";
-    if (existing.bankAccountId !== bank.id) {
-      // the money came in on this account: the hand-made posting moves here, on its own date
-      const moved = { ...existing, bankAccountId: bank.id };
-      const bankLedger = bankLedgerAccountId(tx, scope.org.id, bank);
-      if (target.kind === "invoice") {
-        tx.update(payments).set({ bankAccountId: bank.id }).where(eq(payments.id, existing.id)).run();
-        ledger.push({ reverse: { type: "payment", id: existing.id } }, { post: paymentPosting(tx, target.row, moved as typeof payments.$inferSelect, bankLedger) });
-      } else {
-        tx.update(expensePayments).set({ bankAccountId: bank.id }).where(eq(expensePayments.id, existing.id)).run();
-        ledger.push({ reverse: { type: "expense_payment", id: existing.id } }, { post: expensePaymentPosting(tx, target.row, moved, bankLedger) });
-      }
-    }
-  } else {
-    const input = {
-      amount: formatCents(cents),
-      payment_date: line.bookingDate,
-      payment_method: "bank_transfer" as const,
-      reference: (line.structuredReference ?? line.communication ?? line.entryRef).slice(0, 255),
-      bank_account_id: bank.id,
-    };
-    paymentId = target.kind === "invoice" ? recordInvoicePayment(tx, scope, target.row.id, input).payment.id : recordExpensePayment(tx, scope, target.row.id, input).payment.id;
-    link = "recorded";
-  }
-  updateInOrg(tx, bankTransactions, scope.org.id, line.id, {
-    status: "matched",
-    invoiceId: target.kind === "invoice" ? target.row.id : null,
-    expenseId: target.kind === "expense" ? target.row.id : null,
-    paymentId,
-    paymentLink: link,
-    matchedCents: cents,
-    updatedAt: nowIso(),
-  });
-  recordChange(tx, scope, {
-    action: how === "import" ? "bank_transaction.matched_on_import" : "bank_transaction.matched",
-    resource: { type: "bank_transaction", id: line.id },
-    event: "bank_transaction.matched",
-    data: () => showBankTransaction(tx, scope.org.id, line.id),
-    ledger,
-  });
-}
-
 /**
  * The invoice a credit line pays by reference: one awaiting payment whose amount due the whole
  * line fits in, or one already holding a hand-recorded payment of exactly the line's amount.
@@ -266,7 +170,7 @@ function invoicePaidBy(tx: Tx, orgId: string, bank: BankAccountRow, line: Transa
     // paid by hand already for this money: the line takes that payment over (applyMatch)
     if (handPayment(tx, orgId, { kind: "invoice", row: invoice }, line.amountCents, line.bookingDate)) return invoice;
     if (!(AWAITING_PAYMENT as readonly string[]).includes(invoice.status)) continue;
-    if (line.amountCents <= invoice.totalCents - invoice.paidCents) return invoice;
+    if (line.amountCents <= invoiceDueCents(invoice)) return invoice;
   }
   return null;
 }
@@ -410,7 +314,7 @@ export const bankingService = {
         throw ValidationFailed.field("invoice_id", "Give exactly one of invoice_id and expense_id.");
       }
       const bag = new FieldErrorBag();
-      const target: Target | null = input.invoice_id !== undefined ? findTarget(tx, scope, bag, "invoice", input.invoice_id) : findTarget(tx, scope, bag, "expense", input.expense_id!);
+      const target: Settled | null = input.invoice_id !== undefined ? findTarget(tx, scope, bag, "invoice", input.invoice_id) : findTarget(tx, scope, bag, "expense", input.expense_id!);
       const field = input.invoice_id !== undefined ? "invoice_id" : "expense_id";
       let cents = 0;
       if (target) {
@@ -429,7 +333,7 @@ export const bankingService = {
         if (!paid) throw ValidationFailed.field("amount", "Nothing is due on the document.");
         cents = line.amountCents;
       }
-      applyMatch(tx, scope, bank, line, target!, cents, "manual");
+      matchLine(tx, scope, bank, line, target!, cents, "manual", MATCH_READERS);
       return showBankTransaction(tx, scope.org.id, id);
     });
   },
@@ -442,13 +346,7 @@ export const bankingService = {
     return transaction(scope.db, (tx) => {
       const line = findInOrg(tx, bankTransactions, scope.org.id, id);
       if (line.status === "unmatched") throw new Conflict("The bank transaction is unmatched; only a matched or ignored one can be unmatched.");
-      if (line.status === "matched" && line.paymentLink === "recorded" && line.paymentId) {
-        // the payments' delete trigger clears the line's match (migration 0018)
-        if (line.invoiceId) invoiceService.deletePayment(scope, line.invoiceId, line.paymentId);
-        else if (line.expenseId) expenseService.deletePayment(scope, line.expenseId, line.paymentId);
-      }
-      updateInOrg(tx, bankTransactions, scope.org.id, id, { ...NOT_MATCHED, updatedAt: nowIso() });
-      recordChange(tx, scope, { action: "bank_transaction.unmatched", resource: { type: "bank_transaction", id } });
+      unmatchLine(tx, scope, line, (l) => matchedDocument(tx, scope, l), MATCH_READERS);
       return showBankTransaction(tx, scope.org.id, id);
     });
   },
@@ -465,7 +363,14 @@ export const bankingService = {
   },
 };
 
-function findTarget(tx: Tx, scope: Scope, bag: FieldErrorBag, kind: "invoice" | "expense", id: string): Target | null {
+/** The document a matched line's payment belongs to. */
+function matchedDocument(tx: Tx, scope: Scope, line: TransactionRow): Settled | null {
+  if (line.invoiceId) return { kind: "invoice", row: findInOrg(tx, invoices, scope.org.id, line.invoiceId) };
+  if (line.expenseId) return { kind: "expense", row: findInOrg(tx, expenses, scope.org.id, line.expenseId) };
+  return null;
+}
+
+function findTarget(tx: Tx, scope: Scope, bag: FieldErrorBag, kind: "invoice" | "expense", id: string): Settled | null {
   if (kind === "invoice") {
     const row = tx.select().from(invoices).where(inOrg(invoices, scope.org.id, eq(invoices.id, id))).get();
     if (!row) bag.add("invoice_id", "The selected invoice id is invalid.");
@@ -514,7 +419,7 @@ function importLine(
   });
   if (line.direction === "credit") {
     const invoice = invoicePaidBy(tx, scope.org.id, bank, line);
-    if (invoice) applyMatch(tx, scope, bank, line, { kind: "invoice", row: invoice }, line.amountCents, "import");
+    if (invoice) matchLine(tx, scope, bank, line, { kind: "invoice", row: invoice }, line.amountCents, "import", MATCH_READERS);
   } else {
     const suggestion = suggestedExpense(line, openExpenses());
     if (suggestion) updateInOrg(tx, bankTransactions, scope.org.id, line.id, { suggestedExpenseId: suggestion });

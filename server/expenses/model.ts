@@ -1,7 +1,7 @@
 /** Expenses (api-spec 2.6, 4.6; contract sections 3 and 4). */
 import { t } from "elysia";
 import { Currency, DateString, Money, moneyInput, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";
-import { paymentInput, paymentShown } from "../payments/model.ts";
+import { paymentInput, paymentShown } from "../settlement/model.ts";
 
 import { EXPENSE_DOCUMENT_TYPES, EXPENSE_STATUSES } from "../../db/values.ts";
 export { EXPENSE_DOCUMENT_TYPES, EXPENSE_STATUSES } from "../../db/values.ts";

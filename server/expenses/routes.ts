@@ -5,7 +5,7 @@ import { DEFAULT_IMPORT_CATEGORY, expenseDocument, importSupplierDocument } from
 import { created, errors, noContent } from "../http/responses.ts";
 import { listQuerySchema, listResponse } from "../lib/list.ts";
 import { IdParams, NoFields, ResponseSchema, Text, Wrapped } from "../lib/schemas.ts";
-import { PaymentParams } from "../payments/model.ts";
+import { PaymentParams } from "../settlement/model.ts";
 import { ExpenseModel } from "./model.ts";
 import { expenseList, expenseService } from "./service.ts";
 

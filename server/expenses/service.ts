@@ -7,16 +7,16 @@ import { t } from "elysia";
 import type { Tx } from "../../db/client.ts";
 import { asc, eq, inArray } from "drizzle-orm";
 import { expensePayments, expenses, expenseVatLines } from "../../db/schema.ts";
-import { bankLedgerAccountId } from "../ledger/accounts.ts";
-import { expensePaymentPosting, expensePosting } from "../ledger/rules.ts";
-import type { PaymentInput } from "../payments/model.ts";
-import { newPayment, presentPayment } from "../payments/service.ts";
+import { expensePosting } from "../ledger/rules.ts";
+import type { PaymentInput } from "../settlement/model.ts";
+import { expenseDueCents } from "../settlement/due.ts";
+import { deletePayment, presentPayment, recordPayment } from "../settlement/payments.ts";
 import { recordChange } from "../changes/record.ts";
 import { FieldErrorBag } from "../lib/errors.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { formatCents, readMoney } from "../lib/money.ts";
 import { Currency, DateString, Uuid } from "../lib/schemas.ts";
-import { deleteInOrg, findChildInOrg, findInOrg, inOrg, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
+import { deleteInOrg, findInOrg, inOrg, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import { stateMachine } from "../lib/transitions.ts";
 import { supplierForVendor } from "../suppliers/service.ts";
@@ -40,10 +40,6 @@ export function presentExpenses(tx: Tx, rows: ExpenseRow[]) {
 export function showExpense(tx: Tx, orgId: string, id: string) {
   return presentExpenses(tx, [findInOrg(tx, expenses, orgId, id)])[0]!;
 }
-
-/** What is still owed on an expense: amount + VAT − paid once approved; nothing before. */
-export const expenseDueCents = (row: Pick<ExpenseRow, "status" | "amountCents" | "vatCents" | "paidCents">) =>
-  row.status === "approved" ? row.amountCents + row.vatCents - row.paidCents : 0;
 
 function presentExpense(row: ExpenseRow, paymentRows: ExpensePaymentRow[]) {
   const totalCents = row.amountCents + row.vatCents;
@@ -135,8 +131,6 @@ const findFor = stateMachine(expenses, () => "expense", {
   delete: { from: ["pending", "rejected"], refusal: "an approved expense cannot be deleted" },
   approve: { from: ["pending"], refusal: "only a pending expense can be approved" },
   reject: { from: ["pending"], refusal: "only a pending expense can be rejected" },
-  recordPayment: { from: ["approved"], refusal: "only an approved expense can be paid" },
-  deletePayment: { from: ["approved"], refusal: "only an approved expense has payments" },
 });
 
 /** Moves a pending expense to `status` (approve, reject). */
@@ -229,47 +223,14 @@ export const expenseService = {
     return decide(scope, id, "rejected", input?.reason?.trim() || null);
   },
 
-  /** A payment of at most the amount due of an approved expense: payables against the bank. */
+  /** A payment of at most the amount due of an approved expense: payables against the bank (server/settlement). */
   recordPayment(scope: Scope, id: string, input: PaymentInput) {
-    return transaction(scope.db, (tx) => recordExpensePayment(tx, scope, id, input).shown);
+    return transaction(scope.db, (tx) => recordPayment(tx, scope, { kind: "expense", row: findInOrg(tx, expenses, scope.org.id, id) }, input, showExpense).shown);
   },
 
-  /** Removes a payment recorded by mistake: its posting is reversed on its own date. */
+  /** Removes a payment recorded by mistake: its posting is reversed on its own date, a bank line holding it is unmatched. */
   deletePayment(scope: Scope, id: string, paymentId: string): void {
-    transaction(scope.db, (tx) => {
-      const row = findFor(tx, scope, id, "deletePayment");
-      const payment = findChildInOrg(tx, expensePayments, expensePayments.expenseId, scope.org.id, id, paymentId);
-      deleteInOrg(tx, expensePayments, scope.org.id, payment.id);
-      updateInOrg(tx, expenses, scope.org.id, id, { paidCents: row.paidCents - payment.amountCents, updatedAt: nowIso() });
-      recordChange(tx, scope, {
-        action: "expense.payment_deleted",
-        resource: { type: "expense", id },
-        event: "expense.updated",
-        data: () => showExpense(tx, scope.org.id, id),
-        ledger: [{ reverse: { type: "expense_payment", id: payment.id } }],
-      });
-    });
+    transaction(scope.db, (tx) => deletePayment(tx, scope, { kind: "expense", row: findInOrg(tx, expenses, scope.org.id, id) }, paymentId, showExpense));
   },
 };
 
-/**
- * Records a payment of an approved expense in the caller's transaction (the service's
- * record-payment, and a bank line matched to the expense): the payment row, the expense's
- * paid amount, and through recordChange its posting, audit entry and expense.updated event.
- */
-export function recordExpensePayment(tx: Tx, scope: Scope, id: string, input: PaymentInput) {
-  const row = findFor(tx, scope, id, "recordPayment");
-  const { bank, columns } = newPayment(tx, scope.org.id, input, { dueCents: expenseDueCents(row), currency: row.currency });
-  const payment: ExpensePaymentRow = { ...columns, expenseId: id };
-  tx.insert(expensePayments).values(payment).run();
-  updateInOrg(tx, expenses, scope.org.id, id, { paidCents: row.paidCents + payment.amountCents, updatedAt: nowIso() });
-  const shown = showExpense(tx, scope.org.id, id);
-  recordChange(tx, scope, {
-    action: "expense.payment_recorded",
-    resource: { type: "expense", id },
-    event: "expense.updated",
-    data: shown,
-    ledger: [{ post: expensePaymentPosting(tx, row, payment, bankLedgerAccountId(tx, scope.org.id, bank)) }],
-  });
-  return { shown, payment };
-}

@@ -1,7 +1,7 @@
 /** Invoices, their lines and payments (api-spec 2.3–2.5, 4.5; contract sections 3 and 4). */
 import { t } from "elysia";
 import { CustomerModel } from "../customers/model.ts";
-import { paymentInput, paymentShown } from "../payments/model.ts";
+import { paymentInput, paymentShown } from "../settlement/model.ts";
 import { Currency, DateString, Money, moneyInput, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";
 
 import { INVOICE_STATUSES, INVOICE_TYPES } from "../../db/values.ts";

@@ -2,9 +2,9 @@ import { Elysia, t } from "elysia";
 import type { Kernel } from "../http/kernel.ts";
 import { created, errors, noContent } from "../http/responses.ts";
 import { listQuerySchema, listResponse } from "../lib/list.ts";
-import { documentService } from "../documents/service.ts";
+import { documentService } from "./document.ts";
 import { IdParams, NoFields, ResponseSchema, Wrapped } from "../lib/schemas.ts";
-import { PaymentParams } from "../payments/model.ts";
+import { PaymentParams } from "../settlement/model.ts";
 import { InvoiceModel } from "./model.ts";
 import { invoiceList, invoiceService } from "./service.ts";
 

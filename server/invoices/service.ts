@@ -10,10 +10,10 @@ import { prepared, preparedRows, type Tx } from "../../db/client.ts";
 import { AWAITING_PAYMENT, awaitingPayment, contactPersons, customers, invoiceLines, invoices, payments } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
 import { drawSequence } from "../lib/sequences.ts";
-import { bankLedgerAccountId } from "../ledger/accounts.ts";
-import { invoicePosting, paymentPosting } from "../ledger/rules.ts";
-import { newPayment, presentPayment } from "../payments/service.ts";
-import { currentParties } from "../documents/read.ts";
+import { invoicePosting } from "../ledger/rules.ts";
+import { invoiceDueCents } from "../settlement/due.ts";
+import { deletePayment, presentPayment, recordPayment } from "../settlement/payments.ts";
+import { currentParties } from "./document.ts";
 import { UNIT_CODES } from "../documents/unit-codes.ts";
 import { documentLinks } from "../documents/links.ts";
 import { presentParty, type PartyRow } from "../contacts/party-service.ts";
@@ -22,7 +22,7 @@ import { Conflict, FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
 import { ftsPhrasePrefix, ftsPrefixes, listPage, LookUp, searchParam, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { formatCents, MAX_CENTS, readMoney } from "../lib/money.ts";
 import { Currency, DateString, Uuid } from "../lib/schemas.ts";
-import { deleteInOrg, findChildInOrg, findInOrg, inOrg, snapshot, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
+import { deleteInOrg, findInOrg, inOrg, snapshot, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
 import { addDays, newId, nowIso, today } from "../lib/time.ts";
 import { stateMachine, type Transition } from "../lib/transitions.ts";
 import { paymentReference } from "../documents/payment-reference.ts";
@@ -41,7 +41,6 @@ import { priceLine, totalsOf, type PricedLine } from "./totals.ts";
 
 type InvoiceRow = typeof invoices.$inferSelect;
 type LineRow = typeof invoiceLines.$inferSelect;
-type PaymentRow = typeof payments.$inferSelect;
 export type ShownInvoice = ReturnType<typeof presentInvoices>[number];
 
 /**
@@ -53,11 +52,6 @@ const TRANSITIONS = {
   delete: { from: ["draft"], refusal: "only a draft can be deleted" },
   finalize: { from: ["draft"], refusal: "only a draft can be finalized" },
   send: { from: ["finalized"], refusal: "only a finalized invoice can be sent" },
-  recordPayment: { from: AWAITING_PAYMENT, refusal: "payments are recorded on finalized, sent or partially paid invoices only" },
-  deletePayment: {
-    from: INVOICE_STATUSES.filter((s) => s !== "cancelled"),
-    refusal: "the payments of a cancelled invoice cannot be deleted",
-  },
   cancel: { from: ["finalized", "sent"], refusal: "only a finalized or sent invoice without payments can be cancelled" },
   creditNote: {
     from: ["finalized", "sent", "partially_paid", "paid"],
@@ -260,7 +254,7 @@ export function presentInvoices(tx: Tx, orgId: string, rows: InvoiceRow[]) {
     order_reference: row.orderReference,
     payment_reference: row.paymentReference,
     amount_paid: formatCents(row.paidCents),
-    amount_due: formatCents(row.totalCents - row.paidCents),
+    amount_due: formatCents(invoiceDueCents(row)),
     lines: (lines.get(row.id) ?? []).map(presentLine),
     payments: (paid.get(row.id) ?? []).map(presentPayment),
     finalized_at: row.finalizedAt,
@@ -481,12 +475,6 @@ function creditedBy(tx: Tx, orgId: string, note: InvoiceRow): { invoice: Invoice
 const tooMuchCredit = (invoice: InvoiceRow, leftCents: number) =>
   `A credit note must not credit more than is left to credit on invoice ${invoice.number} (${formatCents(leftCents)}).`;
 
-/** The status that the payments imply for an invoice past finalization. */
-function statusAfterPayments(row: InvoiceRow, paidCents: number): InvoiceStatus {
-  if (paidCents === 0) return row.sentAt ? "sent" : "finalized";
-  return paidCents >= row.totalCents ? "paid" : "partially_paid";
-}
-
 export const invoiceService = {
   list(scope: Scope, query: ListQuery, url: string) {
     return listPage(scope, invoiceList, query, url, (rows, tx) => presentInvoices(tx, scope.org.id, rows));
@@ -609,27 +597,14 @@ export const invoiceService = {
     });
   },
 
-  /** A payment of at most the amount due; the invoice becomes partially_paid or paid. */
+  /** A payment of at most the amount due; the invoice becomes partially_paid or paid (server/settlement). */
   recordPayment(scope: Scope, id: string, input: PaymentInput): ShownInvoice {
-    return transaction(scope.db, (tx) => recordInvoicePayment(tx, scope, id, input).shown);
+    return transaction(scope.db, (tx) => recordPayment(tx, scope, { kind: "invoice", row: findInOrg(tx, invoices, scope.org.id, id) }, input, showInvoice).shown);
   },
 
-  /** Removes a payment (e.g. recorded by mistake); the status follows the remaining payments. */
+  /** Removes a payment (e.g. recorded by mistake); the status follows the remaining payments, a bank line holding it is unmatched. */
   deletePayment(scope: Scope, id: string, paymentId: string): void {
-    transaction(scope.db, (tx) => {
-      const row = findFor(tx, scope, id, "deletePayment");
-      const payment = findChildInOrg(tx, payments, payments.invoiceId, scope.org.id, id, paymentId);
-      deleteInOrg(tx, payments, scope.org.id, payment.id);
-      const paidCents = row.paidCents - payment.amountCents;
-      const shown = change(tx, scope.org.id, id, { paidCents, status: statusAfterPayments(row, paidCents) });
-      recordChange(tx, scope, {
-        action: "invoice.payment_deleted",
-        resource: { type: "invoice", id },
-        event: "invoice.updated",
-        data: shown,
-        ledger: [{ reverse: { type: "payment", id: payment.id } }],
-      });
-    });
+    transaction(scope.db, (tx) => deletePayment(tx, scope, { kind: "invoice", row: findInOrg(tx, invoices, scope.org.id, id) }, paymentId, showInvoice));
   },
 
   cancel(scope: Scope, id: string): ShownInvoice {
@@ -694,26 +669,3 @@ export const invoiceService = {
     });
   },
 };
-
-/**
- * Records a payment of at most the amount due in the caller's transaction (record-payment, and a
- * bank line matched to the invoice on import or by hand): the payment row, the invoice's paid
- * amount and status, and through recordChange its posting, audit entry and invoice.payment_recorded.
- */
-export function recordInvoicePayment(tx: Tx, scope: Scope, id: string, input: PaymentInput): { shown: ShownInvoice; payment: PaymentRow } {
-  const row = findFor(tx, scope, id, "recordPayment");
-  const { bank, columns } = newPayment(tx, scope.org.id, input, { dueCents: row.totalCents - row.paidCents, currency: row.currency });
-  const payment: PaymentRow = { ...columns, invoiceId: id };
-  tx.insert(payments).values(payment).run();
-  const paidCents = row.paidCents + payment.amountCents;
-  const shown = change(tx, scope.org.id, id, { paidCents, status: statusAfterPayments(row, paidCents) });
-  recordChange(tx, scope, {
-    action: "invoice.payment_recorded",
-    resource: { type: "invoice", id },
-    event: "invoice.payment_recorded",
-    data: shown,
-    ledger: [{ post: paymentPosting(tx, row, payment, bankLedgerAccountId(tx, scope.org.id, bank)) }],
-  });
-  return { shown, payment };
-}
-

@@ -27,8 +27,12 @@ export function stateMachine<T extends StatefulTable, Operation extends string>(
 ) {
   return function findFor(tx: Tx, scope: Scope, id: string, operation: Operation): Row<T> {
     const row = findInOrg(tx, table, scope.org.id, id);
-    const { from, refusal } = transitions[operation];
-    if (!from.includes(row.status)) throw new Conflict(`The ${noun(row)} is ${row.status}; ${refusal}.`);
+    checkTransition(noun(row), row.status, transitions[operation]);
     return row;
   };
+}
+
+/** A 409 "The <noun> is <status>; <refusal>." unless `transition` may start from `status`. */
+export function checkTransition<Status extends string>(noun: string, status: Status, { from, refusal }: Transition<Status>): void {
+  if (!from.includes(status)) throw new Conflict(`The ${noun} is ${status}; ${refusal}.`);
 }

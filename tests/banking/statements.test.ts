@@ -265,10 +265,14 @@ describe("reconciliation by hand, and never twice for the same money", () => {
     expect((await env.api("POST", `/api/v1/bank-transactions/${unknown.id}/ignore`, undefined, reconcile)).status).toBe(409);
     expect((await env.api("POST", `/api/v1/bank-transactions/${unknown.id}/unmatch`, undefined, reconcile)).body.data.status).toBe("unmatched");
 
-    // deleting the recorded payment by hand leaves its line unmatched (migration 0018's trigger)
+    // deleting the recorded payment by hand leaves its line unmatched (server/settlement), audited
     const paymentId = again.body.data.payment_id;
+    const unmatchedEntries = async () =>
+      (await env.api("GET", `/api/v1/audit-log?filter[resource_id]=${first.id}&filter[action]=bank_transaction.unmatched`, undefined, b.token)).body.meta.total;
+    const unmatchedBefore = await unmatchedEntries();
     expect((await env.api("DELETE", `/api/v1/invoices/${b.invoiceIds[0]}/payments/${paymentId}`, undefined, b.token)).status).toBe(204);
     expect((await env.api("GET", `/api/v1/bank-transactions/${first.id}`, undefined, reconcile)).body.data).toMatchObject({ status: "unmatched", payment_id: null });
+    expect(await unmatchedEntries()).toBe(unmatchedBefore + 1);
     await assertLedger(b, 206500 - 121000);
   });
 });

@@ -1,0 +1,23 @@
+/**
+ * What is still owed on a document, in one place: the invoice and expense read sides, payments,
+ * bank matching and the issued documents all ask here. (The aging index holds the same figure in
+ * SQL, signed by the money's direction: db/schema.ts `signedAmountDue`.)
+ */
+import type { expenses, invoices } from "../../db/schema.ts";
+import type { InvoiceStatus } from "../../db/values.ts";
+
+type InvoiceRow = typeof invoices.$inferSelect;
+type ExpenseRow = typeof expenses.$inferSelect;
+
+/** An invoice's or credit note's total less what was paid (or refunded) on it. */
+export const invoiceDueCents = (row: Pick<InvoiceRow, "totalCents" | "paidCents">): number => row.totalCents - row.paidCents;
+
+/** An approved expense's total with VAT less its payments; nothing is owed on a pending or rejected one. */
+export const expenseDueCents = (row: Pick<ExpenseRow, "status" | "amountCents" | "vatCents" | "paidCents">): number =>
+  row.status === "approved" ? row.amountCents + row.vatCents - row.paidCents : 0;
+
+/** An issued invoice's status once `paidCents` is paid on it: finalized or sent, partially paid, or paid. */
+export function statusAfterPayments(row: Pick<InvoiceRow, "totalCents" | "sentAt">, paidCents: number): InvoiceStatus {
+  if (paidCents === 0) return row.sentAt ? "sent" : "finalized";
+  return paidCents >= row.totalCents ? "paid" : "partially_paid";
+}

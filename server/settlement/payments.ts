@@ -1,0 +1,234 @@
+/**
+ * Settlement: the payments of invoices, credit notes and expenses, and the bank lines that hold
+ * them (bank-matches.ts). The one place a payment is recorded, deleted or moved to another bank
+ * account, with its posting, its audit entry and its event in the same transaction; a bank line
+ * holding a deleted payment is released here too. Below invoices, expenses and banking: each
+ * hands it the document row and its own read side (`show`) for the event's payload.
+ */
+import { eq } from "drizzle-orm";
+import type { Tx } from "../../db/client.ts";
+import { AWAITING_PAYMENT, bankAccounts, bankTransactions, expensePayments, expenses, invoices, payments } from "../../db/schema.ts";
+import { INVOICE_STATUSES } from "../../db/values.ts";
+import { recordChange } from "../changes/record.ts";
+import { bankLedgerAccountId, defaultBankAccount } from "../ledger/accounts.ts";
+import type { LedgerEffect } from "../ledger/post.ts";
+import { expensePaymentPosting, paymentPosting } from "../ledger/rules.ts";
+import { FieldErrorBag } from "../lib/errors.ts";
+import { formatCents, readMoney } from "../lib/money.ts";
+import { deleteInOrg, findChildInOrg, inOrg, updateInOrg, type Scope } from "../lib/scope.ts";
+import { newId, nowIso } from "../lib/time.ts";
+import { checkTransition } from "../lib/transitions.ts";
+import { expenseDueCents, invoiceDueCents, statusAfterPayments } from "./due.ts";
+import type { PaymentInput } from "./model.ts";
+
+type PaymentRow = {
+  id: string;
+  amountCents: number;
+  paymentDate: string;
+  paymentMethod: string;
+  reference: string | null;
+  bankAccountId: string | null;
+  createdAt: string;
+};
+type BankAccountRow = typeof bankAccounts.$inferSelect;
+type InvoiceRow = typeof invoices.$inferSelect;
+type ExpenseRow = typeof expenses.$inferSelect;
+export type InvoicePaymentRow = typeof payments.$inferSelect;
+export type ExpensePaymentRow = typeof expensePayments.$inferSelect;
+
+/** A document payments settle: an invoice or credit note (money in or refunded), or an expense (money out, or back for a supplier's credit note). */
+export type Settled = { kind: "invoice"; row: InvoiceRow } | { kind: "expense"; row: ExpenseRow };
+
+/** A feature's read side: the document (or bank line) as its GET shows it, for the event's payload. */
+export type Show<S = unknown> = (tx: Tx, orgId: string, id: string) => S;
+
+/** The states a document takes and gives back payments in (contract section 4); the invoices' and expenses' state machines include them. */
+export const PAYMENT_TRANSITIONS = {
+  invoice: {
+    recordPayment: { from: AWAITING_PAYMENT, refusal: "payments are recorded on finalized, sent or partially paid invoices only" },
+    deletePayment: {
+      from: INVOICE_STATUSES.filter((s) => s !== "cancelled"),
+      refusal: "the payments of a cancelled invoice cannot be deleted",
+    },
+  },
+  expense: {
+    recordPayment: { from: ["approved"], refusal: "only an approved expense can be paid" },
+    deletePayment: { from: ["approved"], refusal: "only an approved expense has payments" },
+  },
+} as const;
+
+const nounOf = (doc: Settled) => (doc.kind === "expense" ? "expense" : doc.row.type === "credit_note" ? "credit note" : "invoice");
+
+/** What is still owed on the document (due.ts). */
+export const dueOf = (doc: Settled): number => (doc.kind === "invoice" ? invoiceDueCents(doc.row) : expenseDueCents(doc.row));
+
+/** Which way the document's money moves: in for an invoice and a supplier's credit note, out for a credit note and an expense. */
+export function directionOf(doc: Settled): "credit" | "debit" {
+  if (doc.kind === "invoice") return doc.row.type === "invoice" ? "credit" : "debit";
+  return doc.row.documentType === "invoice" ? "debit" : "credit";
+}
+
+export function presentPayment<R extends PaymentRow>(row: R) {
+  return {
+    id: row.id,
+    amount: formatCents(row.amountCents),
+    payment_date: row.paymentDate,
+    payment_method: row.paymentMethod as R["paymentMethod"],
+    reference: row.reference,
+    bank_account_id: row.bankAccountId,
+    created_at: row.createdAt,
+  };
+}
+
+/**
+ * The bank account a payment in `currency` moves through: the one named (an active account of the
+ * organisation in that currency, else a 422 on `bank_account_id`), or the default one.
+ */
+export function paymentBankAccount(tx: Tx, orgId: string, bag: FieldErrorBag, id: string | undefined, currency: string): BankAccountRow | null {
+  if (id === undefined) return defaultBankAccount(tx, orgId, currency);
+  const bank = tx.select().from(bankAccounts).where(inOrg(bankAccounts, orgId, eq(bankAccounts.id, id))).get();
+  if (!bank) bag.add("bank_account_id", "The selected bank account id is invalid.");
+  else if (!bank.isActive) bag.add("bank_account_id", `The bank account ${bank.name} is not active.`);
+  else if (bank.currency !== currency) bag.add("bank_account_id", `The bank account ${bank.name} holds ${bank.currency}, not ${currency}.`);
+  else return bank;
+  return null;
+}
+
+/**
+ * A new payment's columns, of an invoice or an expense alike: an amount of at least 0.01 and at
+ * most `dueCents` (else 422 on `amount`), through its bank account (`paymentBankAccount`). The
+ * bank account comes back too: its ledger account is what the payment posts to.
+ */
+export function newPayment(tx: Tx, orgId: string, input: PaymentInput, { dueCents, currency }: { dueCents: number; currency: string }) {
+  const bag = new FieldErrorBag();
+  const amountCents = readMoney(bag, "amount", input.amount, { min: 1 });
+  if (amountCents !== null && amountCents > dueCents) {
+    bag.add("amount", `The amount must not be greater than the amount due (${formatCents(dueCents)}).`);
+  }
+  const bank = paymentBankAccount(tx, orgId, bag, input.bank_account_id, currency);
+  bag.throwIfAny();
+  const columns = {
+    id: newId(),
+    organizationId: orgId,
+    amountCents: amountCents!,
+    paymentDate: input.payment_date,
+    paymentMethod: input.payment_method ?? "bank_transfer",
+    reference: input.reference ?? null,
+    bankAccountId: bank?.id ?? null,
+    createdAt: nowIso(),
+  };
+  return { bank, columns };
+}
+
+/**
+ * Records a payment of at most the amount due (record-payment, and a bank line matched to the
+ * document): the payment row, the document's paid amount (an invoice's status follows), and
+ * through recordChange its posting, its audit entry and its event (invoice.payment_recorded,
+ * expense.updated) carrying the document as `show` reads it.
+ */
+export function recordPayment<S>(tx: Tx, scope: Scope, doc: Settled, input: PaymentInput, show: Show<S>): { shown: S; payment: { id: string } } {
+  checkTransition(nounOf(doc), doc.row.status, PAYMENT_TRANSITIONS[doc.kind].recordPayment);
+  const orgId = scope.org.id;
+  const { id } = doc.row;
+  const { bank, columns } = newPayment(tx, orgId, input, { dueCents: dueOf(doc), currency: doc.row.currency });
+  if (doc.kind === "invoice") {
+    const payment: InvoicePaymentRow = { ...columns, invoiceId: id };
+    tx.insert(payments).values(payment).run();
+    const paidCents = doc.row.paidCents + payment.amountCents;
+    updateInOrg(tx, invoices, orgId, id, { paidCents, status: statusAfterPayments(doc.row, paidCents), updatedAt: nowIso() });
+    const shown = show(tx, orgId, id);
+    recordChange(tx, scope, {
+      action: "invoice.payment_recorded",
+      resource: { type: "invoice", id },
+      event: "invoice.payment_recorded",
+      data: shown,
+      ledger: [{ post: paymentPosting(tx, doc.row, payment, bankLedgerAccountId(tx, orgId, bank)) }],
+    });
+    return { shown, payment };
+  }
+  const payment: ExpensePaymentRow = { ...columns, expenseId: id };
+  tx.insert(expensePayments).values(payment).run();
+  updateInOrg(tx, expenses, orgId, id, { paidCents: doc.row.paidCents + payment.amountCents, updatedAt: nowIso() });
+  const shown = show(tx, orgId, id);
+  recordChange(tx, scope, {
+    action: "expense.payment_recorded",
+    resource: { type: "expense", id },
+    event: "expense.updated",
+    data: shown,
+    ledger: [{ post: expensePaymentPosting(tx, doc.row, payment, bankLedgerAccountId(tx, orgId, bank)) }],
+  });
+  return { shown, payment };
+}
+
+/**
+ * Deletes a payment of the document (recorded by mistake, or by a bank match being undone): its
+ * posting is reversed on its own date, the document's paid amount (and an invoice's status)
+ * follows, and a bank line that held the payment is released (unmatched, audited) unless the
+ * caller is releasing it itself (`releaseLine: false`, an unmatch).
+ */
+export function deletePayment<S>(tx: Tx, scope: Scope, doc: Settled, paymentId: string, show: Show<S>, { releaseLine = true } = {}): S {
+  checkTransition(nounOf(doc), doc.row.status, PAYMENT_TRANSITIONS[doc.kind].deletePayment);
+  const orgId = scope.org.id;
+  const { id } = doc.row;
+  if (doc.kind === "invoice") {
+    const payment = findChildInOrg(tx, payments, payments.invoiceId, orgId, id, paymentId);
+    if (releaseLine) releaseBankLine(tx, scope, eq(bankTransactions.invoiceId, id), payment.id);
+    deleteInOrg(tx, payments, orgId, payment.id);
+    const paidCents = doc.row.paidCents - payment.amountCents;
+    updateInOrg(tx, invoices, orgId, id, { paidCents, status: statusAfterPayments(doc.row, paidCents), updatedAt: nowIso() });
+    const shown = show(tx, orgId, id);
+    recordChange(tx, scope, {
+      action: "invoice.payment_deleted",
+      resource: { type: "invoice", id },
+      event: "invoice.updated",
+      data: shown,
+      ledger: [{ reverse: { type: "payment", id: payment.id } }],
+    });
+    return shown;
+  }
+  const payment = findChildInOrg(tx, expensePayments, expensePayments.expenseId, orgId, id, paymentId);
+  if (releaseLine) releaseBankLine(tx, scope, eq(bankTransactions.expenseId, id), payment.id);
+  deleteInOrg(tx, expensePayments, orgId, payment.id);
+  updateInOrg(tx, expenses, orgId, id, { paidCents: doc.row.paidCents - payment.amountCents, updatedAt: nowIso() });
+  const shown = show(tx, orgId, id);
+  recordChange(tx, scope, {
+    action: "expense.payment_deleted",
+    resource: { type: "expense", id },
+    event: "expense.updated",
+    data: shown,
+    ledger: [{ reverse: { type: "expense_payment", id: payment.id } }],
+  });
+  return shown;
+}
+
+/**
+ * Moves a payment to the bank account its money really came through (a bank line took it over):
+ * the payment names the account, and its posting is reversed and posted again through that
+ * account's ledger account, on its own date. The effects go into the caller's change.
+ */
+export function movePayment(tx: Tx, orgId: string, doc: Settled, payment: InvoicePaymentRow | ExpensePaymentRow, bank: BankAccountRow): LedgerEffect[] {
+  const bankLedger = bankLedgerAccountId(tx, orgId, bank);
+  if (doc.kind === "invoice") {
+    updateInOrg(tx, payments, orgId, payment.id, { bankAccountId: bank.id });
+    const moved = { ...(payment as InvoicePaymentRow), bankAccountId: bank.id };
+    return [{ reverse: { type: "payment", id: payment.id } }, { post: paymentPosting(tx, doc.row, moved, bankLedger) }];
+  }
+  updateInOrg(tx, expensePayments, orgId, payment.id, { bankAccountId: bank.id });
+  const moved = { ...(payment as ExpensePaymentRow), bankAccountId: bank.id };
+  return [{ reverse: { type: "expense_payment", id: payment.id } }, { post: expensePaymentPosting(tx, doc.row, moved, bankLedger) }];
+}
+
+/** A bank line matched to nothing: as imported, and again after an unmatch or its payment's deletion. */
+export const NOT_MATCHED = { status: "unmatched", invoiceId: null, expenseId: null, paymentId: null, paymentLink: null, matchedCents: null } as const;
+
+/** The bank line (of this document) that holds the payment goes back to unmatched: audited as bank_transaction.unmatched. */
+function releaseBankLine(tx: Tx, scope: Scope, ofDocument: ReturnType<typeof eq>, paymentId: string): void {
+  const line = tx
+    .select({ id: bankTransactions.id })
+    .from(bankTransactions)
+    .where(inOrg(bankTransactions, scope.org.id, eq(bankTransactions.paymentId, paymentId), ofDocument))
+    .get();
+  if (!line) return;
+  updateInOrg(tx, bankTransactions, scope.org.id, line.id, { ...NOT_MATCHED, updatedAt: nowIso() });
+  recordChange(tx, scope, { action: "bank_transaction.unmatched", resource: { type: "bank_transaction", id: line.id } });
+}
