@@ -1,7 +1,6 @@
 // Preloaded by bun test (bunfig.toml): quiet, deterministic configuration for every test file.
 process.env.KONTOR_ENV = "test";
 import "../server/http/elysia-production.ts";
-// tests start servers and CLI processes (a CLI process takes about half a second to start): on a
-// busy 2-core machine a test of several of them needs more than bun's default 5 s
-import { setDefaultTimeout } from "bun:test";
-setDefaultTimeout(30_000);
+// The tests' timeout is on the command line (`bun run test` = `bun test --timeout 30000`): tests
+// start servers and CLI processes, and on a busy 2-core machine a test of several of them needs
+// more than bun's default 5 s. setDefaultTimeout here did not reach the other files' tests.

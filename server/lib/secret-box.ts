@@ -11,7 +11,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { chmodSync, closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { Config } from "../config.ts";
 
 export const SECRET_KEY_BYTES = 32;
 const SEALED = "enc:";
@@ -61,8 +60,11 @@ export class SecretBox {
 
 export const isSealed = (stored: string): boolean => stored.startsWith(SEALED);
 
+/** Where the key is: KONTOR_SECRET_KEY_FILE, else beside the database (server/config.ts). */
+type KeyLocation = { dbPath: string; secretKeyFile: string | null };
+
 /** Where the key lives: KONTOR_SECRET_KEY_FILE, else `kontor.key` beside the database; null for `:memory:`. */
-export function secretKeyPath(config: Pick<Config, "dbPath" | "secretKeyFile">): string | null {
+export function secretKeyPath(config: KeyLocation): string | null {
   if (config.secretKeyFile) return config.secretKeyFile;
   return config.dbPath === ":memory:" ? null : join(dirname(config.dbPath), "kontor.key");
 }
@@ -71,7 +73,7 @@ export function secretKeyPath(config: Pick<Config, "dbPath" | "secretKeyFile">):
  * The box of this configuration: the key file is read, or created (0600) when missing. An
  * in-memory database gets a random key of its own, which dies with it.
  */
-export function loadSecretBox(config: Pick<Config, "dbPath" | "secretKeyFile">): SecretBox {
+export function loadSecretBox(config: KeyLocation): SecretBox {
   const path = secretKeyPath(config);
   return new SecretBox(path === null ? randomBytes(SECRET_KEY_BYTES) : readOrCreateKey(path));
 }
