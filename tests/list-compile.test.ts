@@ -18,7 +18,7 @@ import {
   type ListQuery,
   type ListSpec,
 } from "../server/lib/list.ts";
-import { invoiceList } from "../server/invoices/service.ts";
+import { invoiceList } from "../server/invoices/list.ts";
 
 const ORG = "0190a0a0-0000-7000-8000-000000000001";
 const OTHER_ORG = "0190a0a0-0000-7000-8000-000000000002";

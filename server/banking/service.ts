@@ -35,7 +35,7 @@ import type { BankStatement, BankStatementEntry } from "../inbound/bank-statemen
 import { readCamt053 } from "../inbound/camt053.ts";
 import { readCoda } from "../inbound/coda.ts";
 import { decodeCoda, decodeXml, looksLikeXml } from "../inbound/decode.ts";
-import { showInvoice } from "../invoices/service.ts";
+import { showInvoice } from "../invoices/read.ts";
 import { Conflict, FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { formatCents, readMoney } from "../lib/money.ts";

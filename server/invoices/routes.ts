@@ -6,7 +6,8 @@ import { documentService } from "./document.ts";
 import { IdParams, NoFields, ResponseSchema, Wrapped } from "../lib/schemas.ts";
 import { PaymentParams } from "../settlement/model.ts";
 import { InvoiceModel } from "./model.ts";
-import { invoiceList, invoiceService } from "./service.ts";
+import { invoiceList } from "./list.ts";
+import { invoiceService } from "./service.ts";
 
 const tags = ["Invoices"];
 const Invoice = Wrapped(InvoiceModel.invoice);

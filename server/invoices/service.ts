@@ -1,47 +1,32 @@
 /**
- * Invoices and credit notes (api-spec 2.3–2.5, 4.5; contract sections 3–5): exact totals, the
- * per-year numbering, the state machine of contract section 4 and payments. Every change
- * writes its audit entry and its webhook deliveries in the transaction of the change.
+ * Invoices and credit notes (api-spec 2.3–2.5, 4.5; contract sections 3–5): the commands, each in
+ * one transaction through the state machine of contract section 4, with its audit entry, postings
+ * and webhook deliveries (recordChange). Beside it: the list (list.ts), the read side (read.ts,
+ * document.ts), the input checks (checks.ts), the numbering (numbering.ts); payments are
+ * server/settlement's.
  */
-import { asc, eq, gte, ne, notInArray, or, sql, type SQL } from "drizzle-orm";
-import { t } from "elysia";
-import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { prepared, preparedRows, type Tx } from "../../db/client.ts";
-import { AWAITING_PAYMENT, awaitingPayment, contactPersons, customers, invoiceLines, invoices, payments } from "../../db/schema.ts";
+import { asc, eq, ne, notInArray, sql } from "drizzle-orm";
+import type { Tx } from "../../db/client.ts";
+import { invoiceLines, invoices } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
-import { drawSequence } from "../lib/sequences.ts";
 import { invoicePosting } from "../ledger/rules.ts";
-import { invoiceDueCents } from "../settlement/due.ts";
-import { deletePayment, presentPayment, recordPayment } from "../settlement/payments.ts";
+import { deletePayment, recordPayment } from "../settlement/payments.ts";
 import { currentParties } from "./document.ts";
-import { UNIT_CODES } from "../documents/unit-codes.ts";
 import { documentLinks } from "../documents/links.ts";
-import { presentParty, type PartyRow } from "../contacts/party-service.ts";
-import { presentContactPerson } from "../customers/service.ts";
 import { Conflict, FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
-import { ftsPhrasePrefix, ftsPrefixes, listPage, LookUp, searchParam, type ListQuery, type ListSpec } from "../lib/list.ts";
-import { formatCents, MAX_CENTS, readMoney } from "../lib/money.ts";
-import { Currency, DateString, Uuid } from "../lib/schemas.ts";
+import { listPage, type ListQuery } from "../lib/list.ts";
+import { formatCents } from "../lib/money.ts";
 import { deleteInOrg, findInOrg, inOrg, snapshot, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
 import { addDays, newId, nowIso, today } from "../lib/time.ts";
 import { stateMachine, type Transition } from "../lib/transitions.ts";
-import { paymentReference } from "../documents/payment-reference.ts";
-import { readVatRate } from "../vat-rates/service.ts";
-import {
-  INVOICE_STATUSES,
-  INVOICE_TYPES,
-  type InvoiceCreate,
-  type InvoiceStatus,
-  type InvoiceType,
-  type InvoiceUpdate,
-  type LineInput,
-  type PaymentInput,
-} from "./model.ts";
-import { priceLine, totalsOf, type PricedLine } from "./totals.ts";
+import { type InvoiceCreate, type InvoiceStatus, type InvoiceUpdate, type PaymentInput } from "./model.ts";
+import { checkDueDate, readCustomer, readLines, readNumber, type NewLine } from "./checks.ts";
+import { invoiceList } from "./list.ts";
+import { nextNumber, nextPaymentReference } from "./numbering.ts";
+import { presentInvoices, showInvoice, type ShownInvoice } from "./read.ts";
+import { priceLine, totalsOf } from "./totals.ts";
 
 type InvoiceRow = typeof invoices.$inferSelect;
-type LineRow = typeof invoiceLines.$inferSelect;
-export type ShownInvoice = ReturnType<typeof presentInvoices>[number];
 
 /**
  * The state machine of contract section 4, as data: the states each operation starts from,
@@ -61,311 +46,7 @@ const TRANSITIONS = {
 /** Loads the invoice (404) and checks that an operation may start from its state (409 naming it). */
 const findFor = stateMachine(invoices, (row) => (row.type === "credit_note" ? "credit note" : "invoice"), TRANSITIONS);
 
-const NUMBER_PREFIX: Record<InvoiceType, string> = { invoice: "INV", credit_note: "CN" };
-/** number_sequences.kind of the payment references (year 0: one sequence for all years) */
-const PAYMENT_REFERENCE_SEQUENCE = "payment_reference";
 const DEFAULT_PAYMENT_DAYS = 30;
-
-export const invoiceList: ListSpec<typeof invoices> = {
-  table: invoices,
-  sorts: {
-    issue_date: invoices.issueDate,
-    due_date: invoices.dueDate,
-    total: invoices.totalCents,
-    number: invoices.number,
-    status: invoices.status,
-    created_at: invoices.createdAt,
-    updated_at: invoices.updatedAt,
-  },
-  defaultSort: "-issue_date",
-  filters: {
-    status: { column: invoices.status, schema: t.UnionEnum([...INVOICE_STATUSES]) },
-    type: { column: invoices.type, schema: t.UnionEnum([...INVOICE_TYPES]) },
-    customer_id: { column: invoices.customerId, schema: Uuid },
-    currency: { column: invoices.currency, schema: Currency },
-    issue_date_from: { column: invoices.issueDate, op: "gte", schema: t.String({ ...DateString, description: "Issued on or after this date" }) },
-    issue_date_to: { column: invoices.issueDate, op: "lte", schema: t.String({ ...DateString, description: "Issued on or before this date" }) },
-    overdue: {
-      schema: t.UnionEnum(["true", "false"], { description: "true: finalized, sent or partially paid, and due before today" }),
-      where: (value, bind) => {
-        const dueBefore = (dueDate: SQL) => sql`${awaitingPayment} AND ${dueDate} < ${bind("today", today())}`;
-        if (value === "false") return or(notInArray(invoices.status, [...AWAITING_PAYMENT]), gte(invoices.dueDate, bind("today", today())));
-        // The page reads the invoices awaiting payment in list order (the unary + keeps the
-        // planner from seeking on due_date and sorting all of them); the count is the range of
-        // due dates before today in the index of the invoices awaiting payment by due date.
-        return { rows: dueBefore(sql`+${invoices.dueDate}`), count: dueBefore(sql`${invoices.dueDate}`) };
-      },
-    },
-  },
-  // the number (its parts in order, the last as a prefix: "INV-2026-004", "00042") or the
-  // customer's name (every word as a prefix: "acme gm"). A name is matched among the
-  // organisation's customers, not once per invoice (migration 0011), before the list query
-  // (customersNamed)
-  search: (words) => ({
-    where: sql`(${invoices.customerId} IN (SELECT value FROM json_each(${searchParam("customers")}))
-      OR ${invoices}.rowid IN (SELECT rowid FROM invoices_fts WHERE invoices_fts MATCH ${searchParam("number")}))`,
-    params: { customers: customersNamed(words), number: ftsPhrasePrefix(words) },
-  }),
-  updatedAt: invoices.updatedAt,
-};
-
-/**
- * The ids of the organisation's customers whose name has every word as a prefix, as a JSON
- * array, read when the list runs. They are remembered in the connection's memory until
- * anything commits: a search paged through, and its count, match the name once, where the
- * match is a large part of a search's work.
- */
-function customersNamed(words: string[]): LookUp {
-  const name = `name : (${ftsPrefixes(words)})`;
-  return new LookUp(name, (tx, orgId) =>
-    tx.connection.memory.remember(`invoice search: customers named\u0000${orgId}\u0000${name}`, () => customerIdsNamed(tx, orgId, name)),
-  );
-}
-
-function customerIdsNamed(tx: Tx, orgId: string, name: string): string {
-  const query = prepared(tx, "invoice search: customers named", (tx) =>
-    tx
-      .select({ ids: sql<string>`json_group_array(${customers.id})` })
-      .from(customers)
-      .where(inOrg(customers, sql.placeholder("orgId"), sql`${customers}.rowid IN (SELECT rowid FROM customers_fts WHERE customers_fts MATCH ${sql.placeholder("name")})`))
-      .prepare(),
-  );
-  return query.get({ orgId, name })!.ids;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Presentation
-
-function presentLine(row: LineRow) {
-  return {
-    id: row.id,
-    description: row.description,
-    quantity: formatCents(row.quantityCents),
-    unit_code: row.unitCode,
-    unit_price: formatCents(row.unitPriceCents),
-    amount: formatCents(row.amountCents),
-    vat_rate_id: row.vatRateId,
-    vat_rate: formatCents(row.vatRateBp),
-    vat_amount: formatCents(row.vatCents),
-    sort_order: row.sortOrder,
-  };
-}
-
-/** Rows grouped by key, each group put in `order`. */
-function groupBy<T>(rows: T[], keyOf: (row: T) => string, order: (a: T, b: T) => number): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const row of rows) {
-    const key = keyOf(row);
-    const group = groups.get(key);
-    if (group) group.push(row);
-    else groups.set(key, [row]);
-  }
-  for (const group of groups.values()) if (group.length > 1) group.sort(order);
-  return groups;
-}
-
-const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-/** Lines in their sort_order; payments and contact persons as they were made (ids break ties). */
-const lineOrder = (a: LineRow, b: LineRow) => a.sortOrder - b.sortOrder || byText(a.id, b.id);
-const creationOrder = (a: { createdAt: string; id: string }, b: { createdAt: string; id: string }) =>
-  byText(a.createdAt, b.createdAt) || byText(a.id, b.id);
-
-/**
- * `column IN (ids)` for a page, the ids bound as one JSON array: one prepared statement for any
- * page size. A single invoice (show, and every write's answer) binds `column = id` instead:
- * json_each has a cost of its own per query, large beside the few rows of one invoice.
- */
-const matching = (column: SQLiteColumn, name: string, one: boolean) =>
-  one ? eq(column, sql.placeholder(name)) : sql`${column} IN (SELECT value FROM json_each(${sql.placeholder(name)}))`;
-
-/**
- * The related rows of one invoice or a page of them, one prepared query per table (see
- * presentInvoices). They come back unordered and are put in order in groupBy: an ORDER BY,
- * even one an index satisfies, costs a small query more than reading its few rows does.
- */
-function presentQueries(tx: Tx, one: boolean) {
-  const orgId = sql.placeholder("orgId");
-  const of = one ? "one invoice" : "a page";
-  return {
-    lines: preparedRows(tx, `invoice lines of ${of}`, invoiceLines, (tx) =>
-      tx
-        .select()
-        .from(invoiceLines)
-        .where(inOrg(invoiceLines, orgId, matching(invoiceLines.invoiceId, "invoiceIds", one))),
-    ),
-    payments: preparedRows(tx, `payments of ${of}`, payments, (tx) =>
-      tx
-        .select()
-        .from(payments)
-        .where(inOrg(payments, orgId, matching(payments.invoiceId, "invoiceIds", one))),
-    ),
-    customers: preparedRows(tx, `customers of ${of}`, customers, (tx) =>
-      tx.select().from(customers).where(inOrg(customers, orgId, matching(customers.id, "customerIds", one))),
-    ),
-    contactPersons: preparedRows(tx, `contact persons of ${of}`, contactPersons, (tx) =>
-      tx
-        .select()
-        .from(contactPersons)
-        .where(inOrg(contactPersons, orgId, matching(contactPersons.customerId, "customerIds", one))),
-    ),
-  };
-}
-
-/**
- * Invoices as the API and their webhooks show them (api-spec 2.3): each with its customer in
- * the full shape of 2.1, its lines and its payments. One query per related table for the
- * whole page, whatever its size. Payments are read only for invoices with something paid:
- * paid_cents is the sum of an invoice's payments, each at least 0.01, kept in the same
- * transaction as they are (recordPayment, deletePayment).
- */
-export function presentInvoices(tx: Tx, orgId: string, rows: InvoiceRow[]) {
-  if (rows.length === 0) return [];
-  const one = rows.length === 1;
-  const withPayments = rows.filter((r) => r.paidCents > 0).map((r) => r.id);
-  const params = one
-    ? { orgId, invoiceIds: rows[0]!.id, customerIds: rows[0]!.customerId }
-    : { orgId, invoiceIds: JSON.stringify(rows.map((r) => r.id)), customerIds: JSON.stringify([...new Set(rows.map((r) => r.customerId))]) };
-  const q = presentQueries(tx, one);
-  const lines = groupBy(q.lines.all(params), (l) => l.invoiceId, lineOrder);
-  const paymentRows = withPayments.length === 0 ? [] : q.payments.all(one ? params : { ...params, invoiceIds: JSON.stringify(withPayments) });
-  const paid = groupBy(paymentRows, (p) => p.invoiceId, creationOrder);
-  const customerRows = q.customers.all(params);
-  const persons = groupBy(q.contactPersons.all(params), (p) => p.customerId, creationOrder);
-  // the shape of showCustomer (GET /customers/{id}), built from the rows loaded above
-  const shownCustomers = new Map(
-    customerRows.map((c: PartyRow) => [c.id, { ...presentParty(c), contact_persons: (persons.get(c.id) ?? []).map(presentContactPerson) }]),
-  );
-  return rows.map((row) => ({
-    id: row.id,
-    number: row.number,
-    status: row.status,
-    type: row.type,
-    related_invoice_id: row.relatedInvoiceId,
-    customer: shownCustomers.get(row.customerId)!,
-    issue_date: row.issueDate,
-    due_date: row.dueDate,
-    subtotal: formatCents(row.subtotalCents),
-    vat_amount: formatCents(row.vatCents),
-    total: formatCents(row.totalCents),
-    currency: row.currency,
-    notes: row.notes,
-    payment_terms: row.paymentTerms,
-    buyer_reference: row.buyerReference,
-    order_reference: row.orderReference,
-    payment_reference: row.paymentReference,
-    amount_paid: formatCents(row.paidCents),
-    amount_due: formatCents(invoiceDueCents(row)),
-    lines: (lines.get(row.id) ?? []).map(presentLine),
-    payments: (paid.get(row.id) ?? []).map(presentPayment),
-    finalized_at: row.finalizedAt,
-    sent_at: row.sentAt,
-    created_at: row.createdAt,
-    updated_at: row.updatedAt,
-  }));
-}
-
-export function showInvoice(tx: Tx, orgId: string, id: string): ShownInvoice {
-  return presentInvoices(tx, orgId, [findInOrg(tx, invoices, orgId, id)])[0]!;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Input checks the schema cannot make (all collected, then thrown together as one 422)
-
-function readCustomer(tx: Tx, orgId: string, bag: FieldErrorBag, id: string): PartyRow | null {
-  const row = tx.select().from(customers).where(inOrg(customers, orgId, eq(customers.id, id))).get();
-  if (!row) bag.add("customer_id", "The selected customer id is invalid.");
-  return row ?? null;
-}
-
-/** A number given by hand: trimmed, not blank, unique in the organisation. */
-function readNumber(tx: Tx, orgId: string, bag: FieldErrorBag, input: string, exceptId?: string): string {
-  const number = input.trim();
-  if (number === "") bag.add("number", "The number field must not be empty.");
-  else if (numberTaken(tx, orgId, number, exceptId)) bag.add("number", "The number has already been taken.");
-  return number;
-}
-
-function numberTaken(tx: Tx, orgId: string, number: string, exceptId?: string): boolean {
-  const other = tx
-    .select({ id: invoices.id })
-    .from(invoices)
-    .where(inOrg(invoices, orgId, eq(invoices.number, number), exceptId ? ne(invoices.id, exceptId) : undefined))
-    .get();
-  return other !== undefined;
-}
-
-type NewLine = PricedLine & { description: string; unitCode: string; vatRateId: string | null };
-
-/** The unit of a line without one: C62, "one" (UN/ECE Recommendation 20). */
-export const DEFAULT_UNIT_CODE = "C62";
-
-/** Reads and prices the lines; errors are keyed `lines.N.field`. */
-function readLines(tx: Tx, orgId: string, bag: FieldErrorBag, input: LineInput[]): NewLine[] {
-  const lines: NewLine[] = [];
-  input.forEach((line, i) => {
-    const field = `lines.${i}`;
-    const description = line.description.trim();
-    if (description === "") bag.add(`${field}.description`, `The ${field}.description field must not be empty.`);
-    const quantityCents = readMoney(bag, `${field}.quantity`, line.quantity, { min: 1 });
-    const unitPriceCents = readMoney(bag, `${field}.unit_price`, line.unit_price, { min: 0 });
-    const rate = line.vat_rate_id ? readVatRate(tx, orgId, bag, `${field}.vat_rate_id`, line.vat_rate_id) : null;
-    if (line.unit_code !== undefined && !UNIT_CODES.has(line.unit_code)) {
-      bag.add(`${field}.unit_code`, `The ${field}.unit_code field must be a UN/ECE Recommendation 20 or 21 unit code (e.g. C62, HUR, DAY, KGM).`);
-    }
-    if (quantityCents === null || unitPriceCents === null) return;
-    const priced = priceLine({ quantityCents, unitPriceCents, vatRateBp: rate?.rateBp ?? 0 });
-    if (priced.amountCents + priced.vatCents > MAX_CENTS) {
-      bag.add(field, `The amount of line ${i + 1} (quantity × unit price, with VAT) must not be greater than ${formatCents(MAX_CENTS)}.`);
-      return;
-    }
-    lines.push({ ...priced, description, unitCode: line.unit_code ?? DEFAULT_UNIT_CODE, vatRateId: rate?.id ?? null });
-  });
-  if (lines.length === input.length && totalsOf(lines).totalCents > MAX_CENTS) {
-    bag.add("lines", `The invoice total must not be greater than ${formatCents(MAX_CENTS)}.`);
-  }
-  return lines;
-}
-
-function checkDueDate(bag: FieldErrorBag, issueDate: string, dueDate: string): void {
-  if (dueDate < issueDate) bag.add("due_date", "The due date must be a date after or equal to the issue date.");
-}
-
-// ---------------------------------------------------------------------------------------------
-// Writing
-
-/**
- * The next number of the organisation's sequence for this type and year (INV-2026-00001).
- * Numbers already given by hand are skipped.
- */
-function nextNumber(tx: Tx, orgId: string, type: InvoiceType, issueDate: string): string {
-  const year = Number(issueDate.slice(0, 4));
-  for (;;) {
-    const lastValue = drawSequence(tx, orgId, type, year);
-    const number = `${NUMBER_PREFIX[type]}-${year}-${String(lastValue).padStart(5, "0")}`;
-    if (!numberTaken(tx, orgId, number)) return number;
-  }
-}
-
-/**
- * The payment reference of a document being finalized (invoices and credit notes alike): the
- * next value of the organisation's payment-reference sequence (one sequence, not per year: the
- * ten digits last long), as a Belgian structured communication or an ISO 11649 reference
- * (server/documents/payment-reference.ts). Drawn in the finalize's transaction, as numbers are;
- * a value already used (the country changed between formats, or a hand-made row) is skipped, so
- * the partial unique index invoices_org_payment_reference never refuses a finalize.
- */
-function nextPaymentReference(tx: Tx, orgId: string, country: string): string {
-  for (;;) {
-    const lastValue = drawSequence(tx, orgId, PAYMENT_REFERENCE_SEQUENCE, 0);
-    const reference = paymentReference(country, lastValue);
-    const taken = tx
-      .select({ id: invoices.id })
-      .from(invoices)
-      .where(inOrg(invoices, orgId, eq(invoices.paymentReference, reference)))
-      .get();
-    if (!taken) return reference;
-  }
-}
 
 function insertLines(tx: Tx, orgId: string, invoiceId: string, lines: NewLine[]): void {
   if (lines.length === 0) return;

@@ -1,0 +1,77 @@
+/** The invoice list: its sorts, filters and search (api-spec 4.5), and the customer-name lookups behind them. */
+import { gte, notInArray, or, sql, type SQL } from "drizzle-orm";
+import { t } from "elysia";
+import { prepared, type Tx } from "../../db/client.ts";
+import { AWAITING_PAYMENT, awaitingPayment, customers, invoices } from "../../db/schema.ts";
+import { ftsPhrasePrefix, ftsPrefixes, LookUp, searchParam, type ListSpec } from "../lib/list.ts";
+import { Currency, DateString, Uuid } from "../lib/schemas.ts";
+import { inOrg } from "../lib/scope.ts";
+import { today } from "../lib/time.ts";
+import { INVOICE_STATUSES, INVOICE_TYPES } from "./model.ts";
+
+export const invoiceList: ListSpec<typeof invoices> = {
+  table: invoices,
+  sorts: {
+    issue_date: invoices.issueDate,
+    due_date: invoices.dueDate,
+    total: invoices.totalCents,
+    number: invoices.number,
+    status: invoices.status,
+    created_at: invoices.createdAt,
+    updated_at: invoices.updatedAt,
+  },
+  defaultSort: "-issue_date",
+  filters: {
+    status: { column: invoices.status, schema: t.UnionEnum([...INVOICE_STATUSES]) },
+    type: { column: invoices.type, schema: t.UnionEnum([...INVOICE_TYPES]) },
+    customer_id: { column: invoices.customerId, schema: Uuid },
+    currency: { column: invoices.currency, schema: Currency },
+    issue_date_from: { column: invoices.issueDate, op: "gte", schema: t.String({ ...DateString, description: "Issued on or after this date" }) },
+    issue_date_to: { column: invoices.issueDate, op: "lte", schema: t.String({ ...DateString, description: "Issued on or before this date" }) },
+    overdue: {
+      schema: t.UnionEnum(["true", "false"], { description: "true: finalized, sent or partially paid, and due before today" }),
+      where: (value, bind) => {
+        const dueBefore = (dueDate: SQL) => sql`${awaitingPayment} AND ${dueDate} < ${bind("today", today())}`;
+        if (value === "false") return or(notInArray(invoices.status, [...AWAITING_PAYMENT]), gte(invoices.dueDate, bind("today", today())));
+        // The page reads the invoices awaiting payment in list order (the unary + keeps the
+        // planner from seeking on due_date and sorting all of them); the count is the range of
+        // due dates before today in the index of the invoices awaiting payment by due date.
+        return { rows: dueBefore(sql`+${invoices.dueDate}`), count: dueBefore(sql`${invoices.dueDate}`) };
+      },
+    },
+  },
+  // the number (its parts in order, the last as a prefix: "INV-2026-004", "00042") or the
+  // customer's name (every word as a prefix: "acme gm"). A name is matched among the
+  // organisation's customers, not once per invoice (migration 0011), before the list query
+  // (customersNamed)
+  search: (words) => ({
+    where: sql`(${invoices.customerId} IN (SELECT value FROM json_each(${searchParam("customers")}))
+      OR ${invoices}.rowid IN (SELECT rowid FROM invoices_fts WHERE invoices_fts MATCH ${searchParam("number")}))`,
+    params: { customers: customersNamed(words), number: ftsPhrasePrefix(words) },
+  }),
+  updatedAt: invoices.updatedAt,
+};
+
+/**
+ * The ids of the organisation's customers whose name has every word as a prefix, as a JSON
+ * array, read when the list runs. They are remembered in the connection's memory until
+ * anything commits: a search paged through, and its count, match the name once, where the
+ * match is a large part of a search's work.
+ */
+function customersNamed(words: string[]): LookUp {
+  const name = `name : (${ftsPrefixes(words)})`;
+  return new LookUp(name, (tx, orgId) =>
+    tx.connection.memory.remember(`invoice search: customers named\u0000${orgId}\u0000${name}`, () => customerIdsNamed(tx, orgId, name)),
+  );
+}
+
+function customerIdsNamed(tx: Tx, orgId: string, name: string): string {
+  const query = prepared(tx, "invoice search: customers named", (tx) =>
+    tx
+      .select({ ids: sql<string>`json_group_array(${customers.id})` })
+      .from(customers)
+      .where(inOrg(customers, sql.placeholder("orgId"), sql`${customers}.rowid IN (SELECT rowid FROM customers_fts WHERE customers_fts MATCH ${sql.placeholder("name")})`))
+      .prepare(),
+  );
+  return query.get({ orgId, name })!.ids;
+}

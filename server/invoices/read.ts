@@ -1,0 +1,149 @@
+/** The invoices' read side: an invoice as its GET, its list and its webhook payloads show it. */
+import { eq, sql } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { preparedRows, type Tx } from "../../db/client.ts";
+import { contactPersons, customers, invoiceLines, invoices, payments } from "../../db/schema.ts";
+import { invoiceDueCents } from "../settlement/due.ts";
+import { presentPayment } from "../settlement/payments.ts";
+import { presentParty, type PartyRow } from "../contacts/party-service.ts";
+import { presentContactPerson } from "../customers/service.ts";
+import { formatCents } from "../lib/money.ts";
+import { findInOrg, inOrg } from "../lib/scope.ts";
+
+type InvoiceRow = typeof invoices.$inferSelect;
+type LineRow = typeof invoiceLines.$inferSelect;
+
+export type ShownInvoice = ReturnType<typeof presentInvoices>[number];
+
+
+function presentLine(row: LineRow) {
+  return {
+    id: row.id,
+    description: row.description,
+    quantity: formatCents(row.quantityCents),
+    unit_code: row.unitCode,
+    unit_price: formatCents(row.unitPriceCents),
+    amount: formatCents(row.amountCents),
+    vat_rate_id: row.vatRateId,
+    vat_rate: formatCents(row.vatRateBp),
+    vat_amount: formatCents(row.vatCents),
+    sort_order: row.sortOrder,
+  };
+}
+
+/** Rows grouped by key, each group put in `order`. */
+function groupBy<T>(rows: T[], keyOf: (row: T) => string, order: (a: T, b: T) => number): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const row of rows) {
+    const key = keyOf(row);
+    const group = groups.get(key);
+    if (group) group.push(row);
+    else groups.set(key, [row]);
+  }
+  for (const group of groups.values()) if (group.length > 1) group.sort(order);
+  return groups;
+}
+
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+/** Lines in their sort_order; payments and contact persons as they were made (ids break ties). */
+const lineOrder = (a: LineRow, b: LineRow) => a.sortOrder - b.sortOrder || byText(a.id, b.id);
+const creationOrder = (a: { createdAt: string; id: string }, b: { createdAt: string; id: string }) =>
+  byText(a.createdAt, b.createdAt) || byText(a.id, b.id);
+
+/**
+ * `column IN (ids)` for a page, the ids bound as one JSON array: one prepared statement for any
+ * page size. A single invoice (show, and every write's answer) binds `column = id` instead:
+ * json_each has a cost of its own per query, large beside the few rows of one invoice.
+ */
+const matching = (column: SQLiteColumn, name: string, one: boolean) =>
+  one ? eq(column, sql.placeholder(name)) : sql`${column} IN (SELECT value FROM json_each(${sql.placeholder(name)}))`;
+
+/**
+ * The related rows of one invoice or a page of them, one prepared query per table (see
+ * presentInvoices). They come back unordered and are put in order in groupBy: an ORDER BY,
+ * even one an index satisfies, costs a small query more than reading its few rows does.
+ */
+function presentQueries(tx: Tx, one: boolean) {
+  const orgId = sql.placeholder("orgId");
+  const of = one ? "one invoice" : "a page";
+  return {
+    lines: preparedRows(tx, `invoice lines of ${of}`, invoiceLines, (tx) =>
+      tx
+        .select()
+        .from(invoiceLines)
+        .where(inOrg(invoiceLines, orgId, matching(invoiceLines.invoiceId, "invoiceIds", one))),
+    ),
+    payments: preparedRows(tx, `payments of ${of}`, payments, (tx) =>
+      tx
+        .select()
+        .from(payments)
+        .where(inOrg(payments, orgId, matching(payments.invoiceId, "invoiceIds", one))),
+    ),
+    customers: preparedRows(tx, `customers of ${of}`, customers, (tx) =>
+      tx.select().from(customers).where(inOrg(customers, orgId, matching(customers.id, "customerIds", one))),
+    ),
+    contactPersons: preparedRows(tx, `contact persons of ${of}`, contactPersons, (tx) =>
+      tx
+        .select()
+        .from(contactPersons)
+        .where(inOrg(contactPersons, orgId, matching(contactPersons.customerId, "customerIds", one))),
+    ),
+  };
+}
+
+/**
+ * Invoices as the API and their webhooks show them (api-spec 2.3): each with its customer in
+ * the full shape of 2.1, its lines and its payments. One query per related table for the
+ * whole page, whatever its size. Payments are read only for invoices with something paid:
+ * paid_cents is the sum of an invoice's payments, each at least 0.01, kept in the same
+ * transaction as they are (recordPayment, deletePayment).
+ */
+export function presentInvoices(tx: Tx, orgId: string, rows: InvoiceRow[]) {
+  if (rows.length === 0) return [];
+  const one = rows.length === 1;
+  const withPayments = rows.filter((r) => r.paidCents > 0).map((r) => r.id);
+  const params = one
+    ? { orgId, invoiceIds: rows[0]!.id, customerIds: rows[0]!.customerId }
+    : { orgId, invoiceIds: JSON.stringify(rows.map((r) => r.id)), customerIds: JSON.stringify([...new Set(rows.map((r) => r.customerId))]) };
+  const q = presentQueries(tx, one);
+  const lines = groupBy(q.lines.all(params), (l) => l.invoiceId, lineOrder);
+  const paymentRows = withPayments.length === 0 ? [] : q.payments.all(one ? params : { ...params, invoiceIds: JSON.stringify(withPayments) });
+  const paid = groupBy(paymentRows, (p) => p.invoiceId, creationOrder);
+  const customerRows = q.customers.all(params);
+  const persons = groupBy(q.contactPersons.all(params), (p) => p.customerId, creationOrder);
+  // the shape of showCustomer (GET /customers/{id}), built from the rows loaded above
+  const shownCustomers = new Map(
+    customerRows.map((c: PartyRow) => [c.id, { ...presentParty(c), contact_persons: (persons.get(c.id) ?? []).map(presentContactPerson) }]),
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    number: row.number,
+    status: row.status,
+    type: row.type,
+    related_invoice_id: row.relatedInvoiceId,
+    customer: shownCustomers.get(row.customerId)!,
+    issue_date: row.issueDate,
+    due_date: row.dueDate,
+    subtotal: formatCents(row.subtotalCents),
+    vat_amount: formatCents(row.vatCents),
+    total: formatCents(row.totalCents),
+    currency: row.currency,
+    notes: row.notes,
+    payment_terms: row.paymentTerms,
+    buyer_reference: row.buyerReference,
+    order_reference: row.orderReference,
+    payment_reference: row.paymentReference,
+    amount_paid: formatCents(row.paidCents),
+    amount_due: formatCents(invoiceDueCents(row)),
+    lines: (lines.get(row.id) ?? []).map(presentLine),
+    payments: (paid.get(row.id) ?? []).map(presentPayment),
+    finalized_at: row.finalizedAt,
+    sent_at: row.sentAt,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+  }));
+}
+
+export function showInvoice(tx: Tx, orgId: string, id: string): ShownInvoice {
+  return presentInvoices(tx, orgId, [findInOrg(tx, invoices, orgId, id)])[0]!;
+}
