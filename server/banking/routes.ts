@@ -5,7 +5,8 @@ import { listQuerySchema, listResponse } from "../lib/list.ts";
 import { IdParams, NoFields, Wrapped } from "../lib/schemas.ts";
 import { MAX_DOCUMENT_BYTES } from "../inbound/decode.ts";
 import { BankingModel } from "./model.ts";
-import { bankingService, bankTransactionList } from "./service.ts";
+import { bankTransactionList } from "./read.ts";
+import { bankingService } from "./service.ts";
 
 const BankTransaction = Wrapped(BankingModel.transaction);
 

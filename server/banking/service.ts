@@ -4,7 +4,7 @@
  * invoice's payment reference pay it, debit lines that look like an approved expense's payment
  * are suggested; the rest wait for a person (match, unmatch, ignore).
  *
- * The rules, all in this file:
+ * The rules (this file: statements; matching.ts: what a line pays; server/settlement: settling it):
  * - The statement's IBAN and currency are the bank account's (422). Its opening balance is the
  *   closing balance of the account's last imported statement (latest closing date); the first
  *   statement of an account may open with any balance. Its lines add up to its closing balance
@@ -23,12 +23,12 @@
  *   reversed and posted again through this one. Only when there is none is a payment recorded.
  */
 import { createHash } from "node:crypto";
-import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
-import { t } from "elysia";
+import { invoicePaidBy, openExpensesByDue, suggestedExpense } from "./matching.ts";
+import { bankTransactionList, presentStatement, presentTransaction, showBankTransaction } from "./read.ts";
+import { and, desc, eq, inArray } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
-import { AWAITING_PAYMENT, bankAccounts, bankStatements, bankTransactions, expenses, invoices } from "../../db/schema.ts";
+import { bankAccounts, bankStatements, bankTransactions, expenses, invoices } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
-import { canonicalPaymentReference } from "../documents/payment-reference.ts";
 import { showExpense } from "../expenses/service.ts";
 import type { DocumentUpload } from "../http/kernel.ts";
 import type { BankStatement, BankStatementEntry } from "../inbound/bank-statement.ts";
@@ -37,180 +37,28 @@ import { readCoda } from "../inbound/coda.ts";
 import { decodeCoda, decodeXml, looksLikeXml } from "../inbound/decode.ts";
 import { showInvoice } from "../invoices/read.ts";
 import { Conflict, FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
-import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
+import { listPage, type ListQuery } from "../lib/list.ts";
 import { formatCents, readMoney } from "../lib/money.ts";
-import { DateString, Uuid } from "../lib/schemas.ts";
 import { findInOrg, inOrg, snapshot, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import { handPayment, matchLine, unmatchLine, type MatchReaders } from "../settlement/bank-matches.ts";
-import { expenseDueCents, invoiceDueCents } from "../settlement/due.ts";
 import { directionOf, dueOf, NOT_MATCHED, type Settled } from "../settlement/payments.ts";
-import { BANK_TRANSACTION_STATUSES, type BankTransactionMatch } from "./model.ts";
+import type { BankTransactionMatch } from "./model.ts";
 
 type BankAccountRow = typeof bankAccounts.$inferSelect;
 type StatementRow = typeof bankStatements.$inferSelect;
 type TransactionRow = typeof bankTransactions.$inferSelect;
 
-type InvoiceRow = typeof invoices.$inferSelect;
 type ExpenseRow = typeof expenses.$inferSelect;
 
 /** What a match's events carry: the documents and the line as their GETs show them. */
 const MATCH_READERS: MatchReaders = { invoice: showInvoice, expense: showExpense, bankTransaction: (tx, orgId, id) => showBankTransaction(tx, orgId, id) };
-
-export function presentTransaction(row: TransactionRow) {
-  return {
-    id: row.id,
-    bank_account_id: row.bankAccountId,
-    statement_id: row.statementId,
-    entry_ref: row.entryRef,
-    booking_date: row.bookingDate,
-    value_date: row.valueDate,
-    amount: formatCents(row.amountCents),
-    direction: row.direction,
-    counterparty_name: row.counterpartyName,
-    counterparty_iban: row.counterpartyIban,
-    communication: row.communication,
-    structured_reference: row.structuredReference,
-    status: row.status,
-    invoice_id: row.invoiceId,
-    expense_id: row.expenseId,
-    payment_id: row.paymentId,
-    matched_amount: row.matchedCents === null ? null : formatCents(row.matchedCents),
-    suggested_expense_id: row.suggestedExpenseId,
-    created_at: row.createdAt,
-    updated_at: row.updatedAt,
-  };
-}
-
-export function showBankTransaction(tx: Tx, orgId: string, id: string) {
-  return presentTransaction(findInOrg(tx, bankTransactions, orgId, id));
-}
-
-function presentStatement(tx: Tx, row: StatementRow, imported: number) {
-  const lines = tx
-    .select()
-    .from(bankTransactions)
-    .where(eq(bankTransactions.statementId, row.id))
-    .orderBy(asc(bankTransactions.bookingDate), asc(bankTransactions.id))
-    .all();
-  return {
-    id: row.id,
-    bank_account_id: row.bankAccountId,
-    statement_id: row.statementId,
-    format: row.format,
-    currency: row.currency,
-    opening_balance: formatCents(row.openingCents),
-    opening_date: row.openingDate,
-    closing_balance: formatCents(row.closingCents),
-    closing_date: row.closingDate,
-    transactions_imported: imported,
-    transactions_matched: lines.filter((l) => l.status === "matched").length,
-    transactions: lines.map(presentTransaction),
-    created_at: row.createdAt,
-  };
-}
-
-export const bankTransactionList: ListSpec<typeof bankTransactions> = {
-  table: bankTransactions,
-  sorts: {
-    booking_date: bankTransactions.bookingDate,
-    amount: bankTransactions.amountCents,
-    created_at: bankTransactions.createdAt,
-    updated_at: bankTransactions.updatedAt,
-  },
-  defaultSort: "-booking_date",
-  filters: {
-    bank_account_id: { column: bankTransactions.bankAccountId, schema: Uuid },
-    status: { column: bankTransactions.status, schema: t.UnionEnum([...BANK_TRANSACTION_STATUSES]) },
-    date_from: { column: bankTransactions.bookingDate, op: "gte", schema: t.String({ ...DateString, description: "Booked on or after this date" }) },
-    date_to: { column: bankTransactions.bookingDate, op: "lte", schema: t.String({ ...DateString, description: "Booked on or before this date" }) },
-  },
-  // counterparty name and IBAN, communication, structured reference
-  search: "bank_transactions_fts",
-  updatedAt: bankTransactions.updatedAt,
-};
 
 /** The statement in a file: XML is CAMT.053, anything else CODA (whatever the Content-Type says). */
 function readStatement(upload: DocumentUpload): BankStatement {
   return looksLikeXml(upload.bytes) ? readCamt053(decodeXml(upload.bytes, upload.charset)) : readCoda(decodeCoda(upload.bytes, upload.charset));
 }
 
-// ---------------------------------------------------------------------------------------------
-// Payment references
-
-/**
- * The valid payment references a line carries: its structured reference, and any written into
- * its free text (`+++…+++`, `***…***`, twelve digits with or without slashes, `RF…` in groups).
- */
-export function referencesOf(line: Pick<TransactionRow, "structuredReference" | "communication">): string[] {
-  const found: string[] = [];
-  const add = (text: string) => {
-    const reference = canonicalPaymentReference(text);
-    if (reference && !found.includes(reference)) found.push(reference);
-  };
-  if (line.structuredReference) add(line.structuredReference);
-  const text = line.communication ?? "";
-  for (const m of text.matchAll(/[+*]{3}\s*\d{3}\s*\/?\s*\d{4}\s*\/?\s*\d{5}\s*[+*]{3}|\b\d{3}\/?\d{4}\/?\d{5}\b/g)) add(m[0].replace(/\s+/g, ""));
-  for (const m of text.matchAll(/\bRF\d{2}(?:\s?[A-Z0-9]{1,4}){1,6}\b/gi)) add(m[0]);
-  return found;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Matching
-
-/**
- * The invoice a credit line pays by reference: one awaiting payment whose amount due the whole
- * line fits in, or one already holding a hand-recorded payment of exactly the line's amount.
- */
-function invoicePaidBy(tx: Tx, orgId: string, bank: BankAccountRow, line: TransactionRow): InvoiceRow | null {
-  for (const reference of referencesOf(line)) {
-    // the unique index invoices_org_payment_reference
-    const invoice = tx.select().from(invoices).where(inOrg(invoices, orgId, eq(invoices.paymentReference, reference))).get();
-    if (!invoice || invoice.type !== "invoice" || invoice.currency !== bank.currency) continue;
-    // paid by hand already for this money: the line takes that payment over (applyMatch)
-    if (handPayment(tx, orgId, { kind: "invoice", row: invoice }, line.amountCents, line.bookingDate)) return invoice;
-    if (!(AWAITING_PAYMENT as readonly string[]).includes(invoice.status)) continue;
-    if (line.amountCents <= invoiceDueCents(invoice)) return invoice;
-  }
-  return null;
-}
-
-/**
- * The approved supplier invoices of an organisation in `currency` that still have something due,
- * by amount due: read once per statement (the suggestions of its debit lines), not per line.
- */
-function openExpensesByDue(tx: Tx, orgId: string, currency: string): Map<number, ExpenseRow[]> {
-  const open = tx
-    .select()
-    .from(expenses)
-    .where(
-      inOrg(
-        expenses,
-        orgId,
-        eq(expenses.status, "approved"),
-        eq(expenses.documentType, "invoice"),
-        eq(expenses.currency, currency),
-        sql`${expenses.paidCents} < ${expenses.amountCents} + ${expenses.vatCents}`,
-      ),
-    )
-    .orderBy(asc(expenses.date), asc(expenses.id))
-    .all();
-  return Map.groupBy(open, expenseDueCents);
-}
-
-/** An approved expense a debit line likely pays: the same amount due, and the supplier's IBAN or payment reference. */
-function suggestedExpense(line: TransactionRow, openByDue: Map<number, ExpenseRow[]>): string | null {
-  const references = referencesOf(line);
-  const match = (openByDue.get(line.amountCents) ?? []).find((e) => {
-    if (line.counterpartyIban && e.payeeIban === line.counterpartyIban) return true;
-    const reference = e.paymentReference ? (canonicalPaymentReference(e.paymentReference) ?? e.paymentReference.trim()) : null;
-    return reference !== null && (references.includes(reference) || (line.communication ?? "").includes(reference));
-  });
-  return match?.id ?? null;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The service
 
 function activeBank(tx: Tx, scope: Scope, id: string): BankAccountRow {
   const bank = findInOrg(tx, bankAccounts, scope.org.id, id);

@@ -1,0 +1,90 @@
+/**
+ * Which document a bank line pays (the rules in service.ts's header): by the payment references
+ * it carries, or, for a debit line, a suggestion of the approved expense it likely pays.
+ * Settling the match is server/settlement's.
+ */
+import { asc, eq, sql } from "drizzle-orm";
+import type { Tx } from "../../db/client.ts";
+import { AWAITING_PAYMENT, bankAccounts, bankTransactions, expenses, invoices } from "../../db/schema.ts";
+import { canonicalPaymentReference } from "../documents/payment-reference.ts";
+import { inOrg } from "../lib/scope.ts";
+import { handPayment } from "../settlement/bank-matches.ts";
+import { expenseDueCents, invoiceDueCents } from "../settlement/due.ts";
+
+type BankAccountRow = typeof bankAccounts.$inferSelect;
+type TransactionRow = typeof bankTransactions.$inferSelect;
+
+type InvoiceRow = typeof invoices.$inferSelect;
+type ExpenseRow = typeof expenses.$inferSelect;
+
+// Payment references
+
+/**
+ * The valid payment references a line carries: its structured reference, and any written into
+ * its free text (`+++…+++`, `***…***`, twelve digits with or without slashes, `RF…` in groups).
+ */
+export function referencesOf(line: Pick<TransactionRow, "structuredReference" | "communication">): string[] {
+  const found: string[] = [];
+  const add = (text: string) => {
+    const reference = canonicalPaymentReference(text);
+    if (reference && !found.includes(reference)) found.push(reference);
+  };
+  if (line.structuredReference) add(line.structuredReference);
+  const text = line.communication ?? "";
+  for (const m of text.matchAll(/[+*]{3}\s*\d{3}\s*\/?\s*\d{4}\s*\/?\s*\d{5}\s*[+*]{3}|\b\d{3}\/?\d{4}\/?\d{5}\b/g)) add(m[0].replace(/\s+/g, ""));
+  for (const m of text.matchAll(/\bRF\d{2}(?:\s?[A-Z0-9]{1,4}){1,6}\b/gi)) add(m[0]);
+  return found;
+}
+
+// Matching
+
+/**
+ * The invoice a credit line pays by reference: one awaiting payment whose amount due the whole
+ * line fits in, or one already holding a hand-recorded payment of exactly the line's amount.
+ */
+export function invoicePaidBy(tx: Tx, orgId: string, bank: BankAccountRow, line: TransactionRow): InvoiceRow | null {
+  for (const reference of referencesOf(line)) {
+    // the unique index invoices_org_payment_reference
+    const invoice = tx.select().from(invoices).where(inOrg(invoices, orgId, eq(invoices.paymentReference, reference))).get();
+    if (!invoice || invoice.type !== "invoice" || invoice.currency !== bank.currency) continue;
+    // paid by hand already for this money: the line takes that payment over (applyMatch)
+    if (handPayment(tx, orgId, { kind: "invoice", row: invoice }, line.amountCents, line.bookingDate)) return invoice;
+    if (!(AWAITING_PAYMENT as readonly string[]).includes(invoice.status)) continue;
+    if (line.amountCents <= invoiceDueCents(invoice)) return invoice;
+  }
+  return null;
+}
+
+/**
+ * The approved supplier invoices of an organisation in `currency` that still have something due,
+ * by amount due: read once per statement (the suggestions of its debit lines), not per line.
+ */
+export function openExpensesByDue(tx: Tx, orgId: string, currency: string): Map<number, ExpenseRow[]> {
+  const open = tx
+    .select()
+    .from(expenses)
+    .where(
+      inOrg(
+        expenses,
+        orgId,
+        eq(expenses.status, "approved"),
+        eq(expenses.documentType, "invoice"),
+        eq(expenses.currency, currency),
+        sql`${expenses.paidCents} < ${expenses.amountCents} + ${expenses.vatCents}`,
+      ),
+    )
+    .orderBy(asc(expenses.date), asc(expenses.id))
+    .all();
+  return Map.groupBy(open, expenseDueCents);
+}
+
+/** An approved expense a debit line likely pays: the same amount due, and the supplier's IBAN or payment reference. */
+export function suggestedExpense(line: TransactionRow, openByDue: Map<number, ExpenseRow[]>): string | null {
+  const references = referencesOf(line);
+  const match = (openByDue.get(line.amountCents) ?? []).find((e) => {
+    if (line.counterpartyIban && e.payeeIban === line.counterpartyIban) return true;
+    const reference = e.paymentReference ? (canonicalPaymentReference(e.paymentReference) ?? e.paymentReference.trim()) : null;
+    return reference !== null && (references.includes(reference) || (line.communication ?? "").includes(reference));
+  });
+  return match?.id ?? null;
+}
