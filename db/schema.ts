@@ -235,7 +235,7 @@ export const invoices = sqliteTable(
     /** set at finalize: BE structured communication or ISO 11649 RF reference, unique per organisation */
     paymentReference: text("payment_reference"),
     /**
-     * Seller, buyer, payee and language as they were at finalize (server/documents/read.ts): an
+     * Seller, buyer, payee and language as they were at finalize (server/invoices/document.ts): an
      * issued document renders the same whatever is edited afterwards. Null on drafts.
      */
     issuedParties: text("issued_parties", { mode: "json" }).$type<IssuedParties>(),

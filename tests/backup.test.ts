@@ -1,5 +1,5 @@
 /**
- * Backup and restore (README, "Running Kontor in production"). While clients write through the
+ * Backup and restore (docs/operations.md, "Running Kontor in production"). While clients write through the
  * API of a real `kontor serve`, `kontor backup` runs again and again as its own process; each
  * backup is restored into a fresh data folder and served: every change acknowledged before that
  * backup began is there (and found by search), and the server answered writes while backups ran.

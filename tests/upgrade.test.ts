@@ -1,5 +1,5 @@
 /**
- * Upgrades (README, "Upgrades"). The repository has no release tag, so the oldest Kontor is the
+ * Upgrades (docs/operations.md, "Upgrades"). The repository has no release tag, so the oldest Kontor is the
  * first migration: a database holding only 0000_init, filled with what today's Kontor made
  * (every column 0000 knew, copied from a reference database built through the API), is
  * upgraded by `kontor migrate` as a process, which backs it up first; then every resource reads

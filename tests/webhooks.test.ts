@@ -294,7 +294,7 @@ describe("abilities and tenant isolation", () => {
   });
 });
 
-describe("webhooks reach no further than their token (README, Webhooks)", () => {
+describe("webhooks reach no further than their token (docs/webhooks.md)", () => {
   const ORG = ["organization.view", "organization.edit"];
 
   test("subscribing needs the view ability of every resource type the events carry", async () => {

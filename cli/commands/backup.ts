@@ -1,5 +1,5 @@
 /**
- * `kontor backup --to FILE` and `kontor restore FILE` (README, "Running Kontor in production"):
+ * `kontor backup --to FILE` and `kontor restore FILE` (docs/operations.md, "Running Kontor in production"):
  * the declarations; what they do is in cli/actions/backup.ts, imported when one runs.
  */
 import type { Command } from "commander";

@@ -38,7 +38,7 @@ export const bankingRoutes = (kernel: Kernel) =>
             "The statement's IBAN and currency must be the bank account's, its opening balance the closing balance of the account's last " +
             "imported statement, and its lines must add up to its closing balance: else a 422 naming the figures and the difference. " +
             "The same statement again adds nothing (200); the same statement id with other content is a 409. Credit lines whose reference " +
-            "is an open invoice's payment_reference (for at most its amount due) record that payment; see the README's matching rules.",
+            "is an open invoice's payment_reference (for at most its amount due) record that payment; see the matching rules in docs/banking.md.",
         },
       },
     )

@@ -1,5 +1,5 @@
 /**
- * What each event posts (README "The books"): one function per rule, each returning a balanced
+ * What each event posts (docs/books.md): one function per rule, each returning a balanced
  * draft that `recordChange` posts in the change's own transaction. Used by the services and by
  * the migration that posts the data written before the ledger existed (./backfill.ts).
  *

@@ -129,7 +129,7 @@ export const ReportModel = {
         vat_balance: t.String({ ...Money, description: "Output VAT less input VAT: positive is owed to the tax authority" }),
         belgian_return: Nullable(
           t.Object(
-            { grids: t.Record(t.String({ pattern: "^[0-9]{2}$" }), Money, { description: "Grid number → amount; see the README for the mapping" }) },
+            { grids: t.Record(t.String({ pattern: "^[0-9]{2}$" }), Money, { description: "Grid number → amount; see docs/books.md for the mapping" }) },
             { title: "BelgianVatReturn", description: "The grids of the Belgian periodic VAT return (organisations in BE); null elsewhere" },
           ),
         ),

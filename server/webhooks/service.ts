@@ -25,7 +25,7 @@ export type UrlPolicy = Pick<Config, "webhookAllowHttp" | "webhookAllowPrivate">
 
 /**
  * Webhooks one organisation may have: each multiplies the deliveries of its events, and so the
- * work the organisation puts on the worker (worker.ts; README, Webhooks).
+ * work the organisation puts on the worker (worker.ts; docs/webhooks.md).
  */
 export const MAX_WEBHOOKS_PER_ORGANIZATION = 20;
 
@@ -36,7 +36,7 @@ export const MAX_WEBHOOKS_PER_ORGANIZATION = 20;
 export type Reader = ReadonlySet<string> | null;
 
 /**
- * A webhook reaches no further than its manager could read directly (README, Webhooks): its
+ * A webhook reaches no further than its manager could read directly (docs/webhooks.md): its
  * events carry resources, so subscribing to them or changing them, moving the webhook to
  * another URL, reading a delivery's payload and redelivering need, besides the route's
  * organization.* ability, the view ability of every resource type those events carry.
