@@ -11,7 +11,7 @@ import { AWAITING_PAYMENT, bankAccounts, bankTransactions, expensePayments, expe
 import { INVOICE_STATUSES } from "../../db/values.ts";
 import { recordChange } from "../changes/record.ts";
 import { bankLedgerAccountId, defaultBankAccount } from "../ledger/accounts.ts";
-import type { LedgerEffect } from "../ledger/post.ts";
+import type { EntryDraft, LedgerEffect } from "../ledger/post.ts";
 import { expensePaymentPosting, paymentPosting } from "../ledger/rules.ts";
 import { FieldErrorBag } from "../lib/errors.ts";
 import { formatCents, readMoney } from "../lib/money.ts";
@@ -120,6 +120,26 @@ export function newPayment(tx: Tx, orgId: string, input: PaymentInput, { dueCent
   return { bank, columns };
 }
 
+/** The audit action and event of each payment change, and the journal source its posting is filed under. */
+const CHANGES = {
+  invoice: {
+    recorded: { action: "invoice.payment_recorded", event: "invoice.payment_recorded" },
+    deleted: { action: "invoice.payment_deleted", event: "invoice.updated" },
+    journal: "payment",
+  },
+  expense: {
+    recorded: { action: "expense.payment_recorded", event: "expense.updated" },
+    deleted: { action: "expense.payment_deleted", event: "expense.updated" },
+    journal: "expense_payment",
+  },
+} as const;
+
+/** The document's paid amount becomes `paidCents`; an invoice's status follows. */
+function setPaid(tx: Tx, orgId: string, doc: Settled, paidCents: number): void {
+  if (doc.kind === "invoice") updateInOrg(tx, invoices, orgId, doc.row.id, { paidCents, status: statusAfterPayments(doc.row, paidCents), updatedAt: nowIso() });
+  else updateInOrg(tx, expenses, orgId, doc.row.id, { paidCents, updatedAt: nowIso() });
+}
+
 /**
  * Records a payment of at most the amount due (record-payment, and a bank line matched to the
  * document): the payment row, the document's paid amount (an invoice's status follows), and
@@ -131,33 +151,21 @@ export function recordPayment<S>(tx: Tx, scope: Scope, doc: Settled, input: Paym
   const orgId = scope.org.id;
   const { id } = doc.row;
   const { bank, columns } = newPayment(tx, orgId, input, { dueCents: dueOf(doc), currency: doc.row.currency });
+  const bankLedger = bankLedgerAccountId(tx, orgId, bank);
+  let posting: EntryDraft;
   if (doc.kind === "invoice") {
     const payment: InvoicePaymentRow = { ...columns, invoiceId: id };
     tx.insert(payments).values(payment).run();
-    const paidCents = doc.row.paidCents + payment.amountCents;
-    updateInOrg(tx, invoices, orgId, id, { paidCents, status: statusAfterPayments(doc.row, paidCents), updatedAt: nowIso() });
-    const shown = show(tx, orgId, id);
-    recordChange(tx, scope, {
-      action: "invoice.payment_recorded",
-      resource: { type: "invoice", id },
-      event: "invoice.payment_recorded",
-      data: shown,
-      ledger: [{ post: paymentPosting(tx, doc.row, payment, bankLedgerAccountId(tx, orgId, bank)) }],
-    });
-    return { shown, payment };
+    posting = paymentPosting(tx, doc.row, payment, bankLedger);
+  } else {
+    const payment: ExpensePaymentRow = { ...columns, expenseId: id };
+    tx.insert(expensePayments).values(payment).run();
+    posting = expensePaymentPosting(tx, doc.row, payment, bankLedger);
   }
-  const payment: ExpensePaymentRow = { ...columns, expenseId: id };
-  tx.insert(expensePayments).values(payment).run();
-  updateInOrg(tx, expenses, orgId, id, { paidCents: doc.row.paidCents + payment.amountCents, updatedAt: nowIso() });
+  setPaid(tx, orgId, doc, doc.row.paidCents + columns.amountCents);
   const shown = show(tx, orgId, id);
-  recordChange(tx, scope, {
-    action: "expense.payment_recorded",
-    resource: { type: "expense", id },
-    event: "expense.updated",
-    data: shown,
-    ledger: [{ post: expensePaymentPosting(tx, doc.row, payment, bankLedgerAccountId(tx, orgId, bank)) }],
-  });
-  return { shown, payment };
+  recordChange(tx, scope, { ...CHANGES[doc.kind].recorded, resource: { type: doc.kind, id }, data: shown, ledger: [{ post: posting }] });
+  return { shown, payment: columns };
 }
 
 /**
@@ -170,34 +178,15 @@ export function deletePayment<S>(tx: Tx, scope: Scope, doc: Settled, paymentId: 
   checkTransition(nounOf(doc), doc.row.status, PAYMENT_TRANSITIONS[doc.kind].deletePayment);
   const orgId = scope.org.id;
   const { id } = doc.row;
-  if (doc.kind === "invoice") {
-    const payment = findChildInOrg(tx, payments, payments.invoiceId, orgId, id, paymentId);
-    if (releaseLine) releaseBankLine(tx, scope, eq(bankTransactions.invoiceId, id), payment.id);
-    deleteInOrg(tx, payments, orgId, payment.id);
-    const paidCents = doc.row.paidCents - payment.amountCents;
-    updateInOrg(tx, invoices, orgId, id, { paidCents, status: statusAfterPayments(doc.row, paidCents), updatedAt: nowIso() });
-    const shown = show(tx, orgId, id);
-    recordChange(tx, scope, {
-      action: "invoice.payment_deleted",
-      resource: { type: "invoice", id },
-      event: "invoice.updated",
-      data: shown,
-      ledger: [{ reverse: { type: "payment", id: payment.id } }],
-    });
-    return shown;
-  }
-  const payment = findChildInOrg(tx, expensePayments, expensePayments.expenseId, orgId, id, paymentId);
-  if (releaseLine) releaseBankLine(tx, scope, eq(bankTransactions.expenseId, id), payment.id);
-  deleteInOrg(tx, expensePayments, orgId, payment.id);
-  updateInOrg(tx, expenses, orgId, id, { paidCents: doc.row.paidCents - payment.amountCents, updatedAt: nowIso() });
+  const [table, parent, holder] =
+    doc.kind === "invoice" ? ([payments, payments.invoiceId, bankTransactions.invoiceId] as const) : ([expensePayments, expensePayments.expenseId, bankTransactions.expenseId] as const);
+  const payment = findChildInOrg(tx, table, parent, orgId, id, paymentId);
+  if (releaseLine) releaseBankLine(tx, scope, eq(holder, id), payment.id);
+  deleteInOrg(tx, table, orgId, payment.id);
+  setPaid(tx, orgId, doc, doc.row.paidCents - payment.amountCents);
   const shown = show(tx, orgId, id);
-  recordChange(tx, scope, {
-    action: "expense.payment_deleted",
-    resource: { type: "expense", id },
-    event: "expense.updated",
-    data: shown,
-    ledger: [{ reverse: { type: "expense_payment", id: payment.id } }],
-  });
+  const { deleted, journal } = CHANGES[doc.kind];
+  recordChange(tx, scope, { ...deleted, resource: { type: doc.kind, id }, data: shown, ledger: [{ reverse: { type: journal, id: payment.id } }] });
   return shown;
 }
 
