@@ -88,6 +88,14 @@ module.exports = {
       to: { path: [files(ROOT_FILES), "^cli/"] },
     },
     {
+      name: "one-ledger-writer",
+      comment:
+        "The journal is written by recordChange (server/changes/) from a change's ledger effects; only the ledger itself (its data migration) imports the writer, server/ledger/post.ts.",
+      severity: "error",
+      from: { path: "^server/", pathNot: "^server/(changes|ledger)/" },
+      to: { path: "^server/ledger/post\\.ts$" },
+    },
+    {
       name: "server-not-cli",
       comment: "Nothing under server/ imports cli/.",
       severity: "error",

@@ -6,7 +6,8 @@
  */
 import type { Tx } from "../../db/client.ts";
 import { audit } from "../audit/service.ts";
-import { applyLedgerEffects, type LedgerEffect } from "../ledger/post.ts";
+import type { LedgerEffect } from "../ledger/draft.ts";
+import { applyLedgerEffects } from "../ledger/post.ts";
 import type { Scope } from "../lib/scope.ts";
 import type { WebhookEvent } from "./events.ts";
 import { emit } from "./outbox.ts";

@@ -11,7 +11,7 @@ import { fiscalYears, journalEntries } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
 import { closingPostings } from "../ledger/rules.ts";
 import { netResult } from "../reports/service.ts";
-import { standingEntries } from "../ledger/post.ts";
+import { standingEntries } from "../ledger/entries.ts";
 import { Conflict, NotFound } from "../lib/errors.ts";
 import { formatCents } from "../lib/money.ts";
 import { snapshot, transaction, type Scope } from "../lib/scope.ts";

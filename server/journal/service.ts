@@ -13,7 +13,8 @@ import { formatCents, MAX_CENTS, readMoney } from "../lib/money.ts";
 import { DateString, isCurrencyCode, Uuid } from "../lib/schemas.ts";
 import { findInOrg, inOrg, snapshot, transaction, type Scope } from "../lib/scope.ts";
 import { JOURNAL_SOURCES, type JournalEntryCreate, type JournalEntryReverse } from "../ledger/model.ts";
-import { postEntry, reverseEntry, type DraftLine } from "../ledger/post.ts";
+import type { DraftLine } from "../ledger/draft.ts";
+import { newId } from "../lib/time.ts";
 
 type EntryRow = typeof journalEntries.$inferSelect;
 
@@ -169,8 +170,12 @@ export const journalService = {
         else if (debits !== credits) bag.add("lines", `The entry does not balance: debits ${formatCents(Number(debits))}, credits ${formatCents(Number(credits))}.`);
       }
       bag.throwIfAny();
-      const id = postEntry(tx, scope.org.id, { date: input.date, description, currency, source: { type: "manual", id: null }, lines })!;
-      recordChange(tx, scope, { action: "journal_entry.created", resource: { type: "journal_entry", id } });
+      const id = newId();
+      recordChange(tx, scope, {
+        action: "journal_entry.created",
+        resource: { type: "journal_entry", id },
+        ledger: [{ post: { id, date: input.date, description, currency, source: { type: "manual", id: null }, lines } }],
+      });
       return showEntry(tx, scope.org.id, id);
     });
   },
@@ -184,8 +189,12 @@ export const journalService = {
       }
       const reversal = tx.select({ number: journalEntries.number }).from(journalEntries).where(and(eq(journalEntries.reversesEntryId, entry.id))).get();
       if (reversal) throw new Conflict(`The entry ${entry.number} is reversed already, by ${reversal.number}.`);
-      const reversalId = reverseEntry(tx, entry, { date: input?.date ?? entry.date });
-      recordChange(tx, scope, { action: "journal_entry.reversed", resource: { type: "journal_entry", id: entry.id } });
+      const reversalId = newId();
+      recordChange(tx, scope, {
+        action: "journal_entry.reversed",
+        resource: { type: "journal_entry", id: entry.id },
+        ledger: [{ reverseEntry: { entryId: entry.id, date: input?.date ?? entry.date, id: reversalId } }],
+      });
       return showEntry(tx, scope.org.id, reversalId);
     });
   },

@@ -1,6 +1,8 @@
 /**
  * The one function that writes to the journal (`postEntry`), and the one that cancels entries out
- * (`reverseEntry`). Amounts are signed integer cents: positive debits, negative credits.
+ * (`reverseEntry`), applied by `recordChange` (server/changes/record.ts) from a change's ledger
+ * effects: only server/changes/ and the ledger's own data migration (backfill.ts) import this
+ * file (.dependency-cruiser.cjs). Amounts are signed integer cents: positive debits, negative credits.
  *
  * The database holds the rules as well as this code (migration 0017): the lines go in first and
  * the header last, and the header's INSERT trigger refuses lines that do not balance, a closed
@@ -8,35 +10,15 @@
  * any UPDATE and any DELETE are refused; the same triggers keep the running balances
  * (account_days, account_totals, vat_days) that reports read.
  */
-import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import { plainRows, prepared, type Tx } from "../../db/client.ts";
 import { fiscalYears, journalEntries, journalLines } from "../../db/schema.ts";
-import type { VatCategory } from "../documents/model.ts";
 import { Conflict } from "../lib/errors.ts";
 import { drawSequence } from "../lib/sequences.ts";
 import { newId, nowIso } from "../lib/time.ts";
-import type { JournalSource, VatRole, VatSide } from "./model.ts";
-
-/** How the VAT report counts a line: the base or the VAT of sales or purchases at a (category, rate). */
-export type VatTag = { side: VatSide; role: VatRole; category: VatCategory; rateBp: number; note: boolean };
-
-export type DraftLine = {
-  accountId: string;
-  /** positive: a debit; negative: a credit */
-  cents: number;
-  description?: string | null;
-  vat?: VatTag;
-};
-
-export type EntryDraft = {
-  date: string;
-  description: string;
-  currency: string;
-  source: { type: JournalSource; id: string | null };
-  lines: DraftLine[];
-  isClosing?: boolean;
-  reversesEntryId?: string | null;
-};
+import type { DraftLine, EntryDraft, LedgerEffect } from "./draft.ts";
+import { standingEntries } from "./entries.ts";
+import type { JournalSource } from "./model.ts";
 
 type EntryRow = typeof journalEntries.$inferSelect;
 type LineRow = typeof journalLines.$inferSelect;
@@ -89,7 +71,7 @@ export function postEntry(tx: Tx, orgId: string, draft: EntryDraft): string | nu
   if (!draft.isClosing) assertYearOpen(tx, orgId, draft.date, draft.source.type === "manual" ? "This entry" : "This change");
   const year = yearOf(draft.date);
   const number = `JE-${year}-${String(drawSequence(tx, orgId, "journal", year)).padStart(5, "0")}`;
-  const id = newId();
+  const id = draft.id ?? newId();
   const line = insertLine(tx);
   lines.forEach((l, i) => {
     const vat = l.vat;
@@ -118,8 +100,9 @@ const asDraftLine = (l: LineRow): DraftLine => ({
 });
 
 /** Posts the mirror image of `entry` (every debit a credit), dated `date` (default: the entry's own). */
-export function reverseEntry(tx: Tx, entry: EntryRow, { date = entry.date, description }: { date?: string; description?: string } = {}): string {
+export function reverseEntry(tx: Tx, entry: EntryRow, { date = entry.date, description, id }: { date?: string; description?: string; id?: string } = {}): string {
   const reversal = postEntry(tx, entry.organizationId, {
+    id,
     date,
     description: description ?? `Reversal of ${entry.number}: ${entry.description}`,
     currency: entry.currency,
@@ -134,36 +117,11 @@ export function reverseEntry(tx: Tx, entry: EntryRow, { date = entry.date, descr
   return reversal!;
 }
 
-/**
- * The entries a source posted that still stand: neither a reversal nor reversed. Cancelling an
- * invoice or deleting a payment reverses these, each on its own date, so that the ledger at any
- * date says what the documents say.
- */
-export function standingEntries(tx: Tx, orgId: string, sourceType: JournalSource, sourceId: string): EntryRow[] {
-  const reversal = sql`(SELECT 1 FROM ${journalEntries} r WHERE r.reverses_entry_id = ${journalEntries.id})`;
-  return tx
-    .select()
-    .from(journalEntries)
-    .where(
-      and(
-        eq(journalEntries.organizationId, orgId),
-        eq(journalEntries.sourceType, sourceType),
-        eq(journalEntries.sourceId, sourceId),
-        isNull(journalEntries.reversesEntryId),
-        sql`NOT EXISTS ${reversal}`,
-      ),
-    )
-    .orderBy(asc(journalEntries.date), asc(journalEntries.id))
-    .all();
-}
-
 /** Reverses every standing entry of a source (see standingEntries); returns the reversals' ids. */
 export function reverseSource(tx: Tx, orgId: string, sourceType: JournalSource, sourceId: string): string[] {
   return standingEntries(tx, orgId, sourceType, sourceId).map((entry) => reverseEntry(tx, entry));
 }
 
-/** What a change does to the ledger (`recordChange`'s `ledger`): post a draft, or reverse what a source posted. */
-export type LedgerEffect = { post: EntryDraft } | { reverse: { type: JournalSource; id: string } };
 
 /** Applies a change's ledger effects in order; returns the ids of the entries written. */
 export function applyLedgerEffects(tx: Tx, orgId: string, effects: LedgerEffect[]): string[] {
@@ -172,7 +130,14 @@ export function applyLedgerEffects(tx: Tx, orgId: string, effects: LedgerEffect[
     if ("post" in effect) {
       const id = postEntry(tx, orgId, effect.post);
       if (id) ids.push(id);
-    } else ids.push(...reverseSource(tx, orgId, effect.reverse.type, effect.reverse.id));
+    } else if ("reverse" in effect) ids.push(...reverseSource(tx, orgId, effect.reverse.type, effect.reverse.id));
+    else ids.push(reverseEntry(tx, findEntry(tx, orgId, effect.reverseEntry.entryId), effect.reverseEntry));
   }
   return ids;
+}
+
+function findEntry(tx: Tx, orgId: string, id: string): EntryRow {
+  const entry = tx.select().from(journalEntries).where(and(eq(journalEntries.organizationId, orgId), eq(journalEntries.id, id))).get();
+  if (!entry) throw new Error(`no journal entry ${id} in the organisation to reverse`);
+  return entry;
 }

@@ -7,7 +7,7 @@ import { asc, between, eq, sql } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
 import { bankAccounts, bankTransactions, expensePayments, payments } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
-import type { LedgerEffect } from "../ledger/post.ts";
+import type { LedgerEffect } from "../ledger/draft.ts";
 import { formatCents } from "../lib/money.ts";
 import { inOrg, updateInOrg, type Scope } from "../lib/scope.ts";
 import { addDays, nowIso } from "../lib/time.ts";

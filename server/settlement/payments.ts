@@ -11,7 +11,7 @@ import { AWAITING_PAYMENT, bankAccounts, bankTransactions, expensePayments, expe
 import { INVOICE_STATUSES } from "../../db/values.ts";
 import { recordChange } from "../changes/record.ts";
 import { bankLedgerAccountId, defaultBankAccount } from "../ledger/accounts.ts";
-import type { EntryDraft, LedgerEffect } from "../ledger/post.ts";
+import type { EntryDraft, LedgerEffect } from "../ledger/draft.ts";
 import { expensePaymentPosting, paymentPosting } from "../ledger/rules.ts";
 import { FieldErrorBag } from "../lib/errors.ts";
 import { formatCents, readMoney } from "../lib/money.ts";
