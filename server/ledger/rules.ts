@@ -21,7 +21,7 @@ import { accountDays, accounts, expenses, expenseVatLines, invoiceLines, invoice
 import type { VatCategory } from "../documents/model.ts";
 import { vatBreakdown, type VatBreakdownGroup, type VatBreakdownLine } from "../documents/vat-breakdown.ts";
 import { categoryAccount, systemAccount } from "./accounts.ts";
-import type { DraftLine, EntryDraft } from "./post.ts";
+import type { DraftLine, EntryDraft } from "./draft.ts";
 
 type InvoiceRow = typeof invoices.$inferSelect;
 type PaymentRow = typeof payments.$inferSelect;
