@@ -19,13 +19,18 @@ import { reportRoutes } from "./reports/routes.ts";
 import { supplierRoutes } from "./suppliers/routes.ts";
 import { tokenRoutes } from "./tokens/routes.ts";
 import { vatRateRoutes } from "./vat-rates/routes.ts";
+import { createThreadMetrics, type ThreadMetrics } from "./metrics/thread.ts";
 import type { Runtime } from "./runtime.ts";
 import { VERSION } from "./version.ts";
 import { webhookRoutes } from "./webhooks/routes.ts";
 
-/** The HTTP application of one thread, on its runtime (server/runtime.ts). */
-export function createApp(runtime: Runtime) {
-  const kernel = createKernel(runtime);
+/**
+ * The HTTP application of one thread, on its runtime (server/runtime.ts). It counts its requests
+ * in `metrics`: those a server's /metrics adds up (server/serve.ts); by default a registry of
+ * the app's own, which nothing reads.
+ */
+export function createApp(runtime: Runtime, metrics: ThreadMetrics = createThreadMetrics()) {
+  const kernel = createKernel(runtime, metrics);
   // normalize: false — unknown body fields must be a 422 naming them, not silently dropped
   const app = new Elysia({ normalize: false })
     .use(kernel)

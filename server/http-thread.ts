@@ -4,6 +4,7 @@
  */
 import "./http/elysia-production.ts";
 import { createApp } from "./app.ts";
+import { createThreadMetrics } from "./metrics/thread.ts";
 import { createRuntime, type Runtime } from "./runtime.ts";
 import { listen, type ThreadCommand, type ThreadMessage } from "./serve.ts";
 
@@ -11,17 +12,19 @@ declare const self: Worker;
 
 let stop: (() => Promise<void>) | null = null;
 let runtime: Runtime | null = null;
+/** this thread's request counters, which the main thread's /metrics adds up */
+const requests = createThreadMetrics();
 const answer = (message: ThreadMessage) => self.postMessage(message);
 
 self.addEventListener("message", async (event: MessageEvent<ThreadCommand>) => {
   if (event.data.type === "metrics") {
     // this thread's request counters, for the main thread's /metrics to add up
-    answer({ type: "metrics", id: event.data.id, metrics: runtime ? await runtime.metrics.registry.getMetricsAsJSON() : [] });
+    answer({ type: "metrics", id: event.data.id, metrics: runtime ? await requests.registry.getMetricsAsJSON() : [] });
   } else if (event.data.type === "start") {
     const { config, shared } = event.data.setup;
     try {
       runtime = createRuntime(config, { shared });
-      const server = listen(createApp(runtime), config);
+      const server = listen(createApp(runtime, requests), config);
       const { db } = runtime;
       stop = async () => {
         await server.stop();

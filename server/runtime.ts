@@ -7,11 +7,13 @@
  * - `db`: the thread's connection; its own state hangs on `db.connection` (change clock,
  *   statement cache, transactions and write turns, commit memory, outbox signal: db/).
  * - `config`, `secrets` (the key that seals webhook secrets), `log` (server/log.ts).
- * - `metrics`: this thread's request counters, added up across threads by /metrics
- *   (server/metrics/).
  * - what the server's threads share, in shared memory (`SharedState`): the rate-limit counters,
  *   the write turns and the outbox signal, so that a change answered by any thread wakes the
  *   worker at once.
+ *
+ * What a thread that serves HTTP counts for /metrics is not here: the app holds it
+ * (`createApp(runtime, metrics)`, server/metrics/thread.ts). A CLI command or the worker builds a
+ * runtime, serves nothing, and so loads no metrics library.
  */
 import { openDatabase, PAGE_CACHE_KIB, type Db } from "../db/client.ts";
 import type { Config } from "./config.ts";
@@ -19,7 +21,6 @@ import { RenderTurns } from "./lib/render-turns.ts";
 import { createRateLimitMemory } from "./http/rate-limit.ts";
 import { loadSecretBox, SecretBox } from "./lib/secret-box.ts";
 import { loggerFor, type Logger } from "./log.ts";
-import { createThreadMetrics, type ThreadMetrics } from "./metrics/thread.ts";
 
 export type Runtime = {
   readonly db: Db;
@@ -29,7 +30,6 @@ export type Runtime = {
   readonly renderTurns: RenderTurns;
   readonly shared: SharedState;
   readonly log: Logger;
-  readonly metrics: ThreadMetrics;
 };
 
 /** Made by the first thread of a server and sent to the others (structured clone keeps the memory shared). */
@@ -75,6 +75,5 @@ export function createRuntime(
     renderTurns: new RenderTurns(),
     shared,
     log: options.log ?? loggerFor(config),
-    metrics: createThreadMetrics(),
   };
 }

@@ -16,6 +16,7 @@ import type { Config } from "./config.ts";
 import { listeningOrigin } from "./http/kernel.ts";
 import { startBackupSchedule, type BackupSchedule } from "./backup/schedule.ts";
 import { createServerMetrics, scrape, startMetricsListener, type MetricsListener } from "./metrics/server.ts";
+import { createThreadMetrics, type ThreadMetrics } from "./metrics/thread.ts";
 import type { Runtime, SharedState } from "./runtime.ts";
 import { sealPlaintextSecrets } from "./webhooks/service.ts";
 import { startWorker, type Worker as WebhookWorker } from "./webhooks/worker.ts";
@@ -33,7 +34,7 @@ export type ThreadMessage =
 /** What the main thread sends a thread: start, stop, or "your request counters, please" (answered with the same id). */
 export type ThreadCommand = { type: "start"; setup: ThreadSetup } | { type: "stop" } | { type: "metrics"; id: number };
 /** A thread's registry as prom-client's getMetricsAsJSON gives it (structured-cloneable). */
-export type MetricsSnapshot = Awaited<ReturnType<Runtime["metrics"]["registry"]["getMetricsAsJSON"]>>;
+export type MetricsSnapshot = Awaited<ReturnType<ThreadMetrics["registry"]["getMetricsAsJSON"]>>;
 
 /** Listens with `app` on the config's host and port; every thread shares the port. */
 export function listen(app: ReturnType<typeof createApp>, config: Config) {
@@ -53,7 +54,9 @@ export async function startServer(
 ): Promise<Running> {
   const { db, config, secrets } = runtime;
   sealPlaintextSecrets(db, secrets);
-  const app = createApp(runtime);
+  // this thread's request counters: a scrape adds the other threads' to them
+  const requests = createThreadMetrics();
+  const app = createApp(runtime, requests);
   const server = listen(app, config);
   const url = listeningOrigin(server.hostname!, server.port!);
   onListening?.(url);
@@ -74,7 +77,7 @@ export async function startServer(
   let metrics: MetricsListener | null = null;
   if (serverMetrics) {
     const others = async () => (await Promise.all(threads.map((t) => t.metrics()))).filter((m) => m !== null);
-    metrics = startMetricsListener(config, () => scrape(runtime.metrics, others, serverMetrics), runtime.log);
+    metrics = startMetricsListener(config, () => scrape(requests, others, serverMetrics), runtime.log);
   }
   const backups: BackupSchedule | null = config.backupDir ? startBackupSchedule(config, runtime.log) : null;
   return {

@@ -25,7 +25,7 @@ import type { Actor, Scope } from "../lib/scope.ts";
 import { createIdempotency, type AnswerSet } from "./idempotency.ts";
 import { createRateLimiter } from "./rate-limit.ts";
 import { toValidationFailed } from "./validation.ts";
-import { UNMATCHED_ROUTE } from "../metrics/thread.ts";
+import { UNMATCHED_ROUTE, type ThreadMetrics } from "../metrics/thread.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** Bounds of a body's shape, checked before it is parsed (refuseOversizedShape). */
@@ -88,7 +88,8 @@ export function documentOf(body: unknown): DocumentUpload {
 export const documentRuleOf = (body: unknown): DocumentRule | undefined =>
   body && typeof body === "object" ? ((body as Record<string, unknown>)[DOCUMENT_RULE] as DocumentRule | undefined) : undefined;
 
-export function createKernel({ db, config, log, metrics, shared, renderTurns }: Runtime) {
+/** `metrics`: where the thread counts its requests (server/metrics/thread.ts). */
+export function createKernel({ db, config, log, shared, renderTurns }: Runtime, metrics: ThreadMetrics) {
   assertElysiaQuietErrors();
   const authenticate = createAuthenticator(db);
   const rateLimit = createRateLimiter(config.rateLimitPerMinute, shared.rateLimit);

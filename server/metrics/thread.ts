@@ -1,9 +1,10 @@
 /**
  * What one thread counts for `/metrics`: its requests by route and status, their latency, and its
- * rate-limit refusals, in a prom-client registry of its own (a thread's Runtime holds it). The
- * first thread of a server asks the others for their registries' JSON when it is scraped and
- * adds them up (server/metrics/server.ts): totals across threads, with no lock and no counter
- * shared between them.
+ * rate-limit refusals, in a prom-client registry of its own (the thread's app counts into it:
+ * `createApp(runtime, metrics)`). The first thread of a server asks the others for their
+ * registries' JSON when it is scraped and adds them up (server/metrics/server.ts): totals across
+ * threads, with no lock and no counter shared between them. Only a thread that serves HTTP
+ * creates one: a CLI command or the worker never loads prom-client.
  */
 import { Counter, Histogram, Registry } from "prom-client";
 
