@@ -11,7 +11,6 @@ import {
   removeUser,
   setApiAccess,
   setUserRole,
-  updateOrganization,
 } from "../../server/orgs/service.ts";
 import type { OrganizationUpdate } from "../../server/orgs/model.ts";
 import { open } from "../context.ts";
@@ -52,8 +51,12 @@ export function setOrgApiAccess(ref: string, state: "on" | "off", options: Globa
   else printLine(`API access for ${updated.name} is ${state}.`);
 }
 
-/** `input`: the API's fields, as `kontor org set`'s options gave them (cli/commands/orgs.ts). */
-export function setOrg(ref: string, input: Record<string, unknown>, options: GlobalOptions): void {
+/**
+ * `input`: the API's fields, as `kontor org set`'s options gave them (cli/commands/orgs.ts). The
+ * API's request schema checks them: the one command here that loads it (server/orgs/identity.ts).
+ */
+export async function setOrg(ref: string, input: Record<string, unknown>, options: GlobalOptions): Promise<void> {
+  const { updateOrganization } = await import("../../server/orgs/identity.ts");
   const { db } = open(options);
   const updated = updateOrganization({ db, org: findOrganization(db, ref), actor: CLI_ACTOR }, input as OrganizationUpdate);
   if (options.json) printJson(updated);

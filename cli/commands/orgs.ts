@@ -55,7 +55,7 @@ export function registerOrgCommands(program: Command): void {
       if (value !== undefined) input[field] = value === "" && nullable ? null : value;
     }
     if (options.language !== undefined) input.language = options.language;
-    (await actions()).setOrg(ref, input, options);
+    await (await actions()).setOrg(ref, input, options);
   });
 
   const user = program.command("user").description("manage users");

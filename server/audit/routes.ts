@@ -3,7 +3,7 @@ import type { Kernel } from "../http/kernel.ts";
 import { errors } from "../http/responses.ts";
 import { listQuerySchema, listResponse } from "../lib/list.ts";
 import { AuditModel } from "./model.ts";
-import { auditList, listAuditLog } from "./service.ts";
+import { auditList, listAuditLog } from "./list.ts";
 
 /** Read-only by design: entries are never updated or deleted, so no route does either. */
 export const auditRoutes = (kernel: Kernel) =>

@@ -12,7 +12,8 @@ import { FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
 import { ibanProblem, normalizeIban } from "../lib/iban.ts";
 import { booleanFilter, listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { formatCents } from "../lib/money.ts";
-import { Currency, isCurrencyCode } from "../lib/schemas.ts";
+import { isCurrencyCode } from "../lib/iso-codes.ts";
+import { Currency } from "../lib/schemas.ts";
 import { findInOrg, inOrg, transaction, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 

@@ -13,7 +13,7 @@
  * empty elements, PEPPOL-EN16931-R008), and the output is plain string joins, well under 1 ms for
  * a 20-line invoice.
  */
-import { isCountryCode } from "../lib/schemas.ts";
+import { isCountryCode } from "../lib/iso-codes.ts";
 import { ValidationFailed, type FieldErrors } from "../lib/errors.ts";
 import { formatCents } from "../lib/money.ts";
 import type { DocumentLine, DocumentParty, DocumentVatGroup, IssuedDocument, VatCategory } from "./model.ts";

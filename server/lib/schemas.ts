@@ -4,16 +4,11 @@
  */
 import { t, type TSchema } from "elysia";
 import { CloneType, FormatRegistry, Kind, TypeRegistry, type TObject, type TProperties, type TUnsafe } from "@sinclair/typebox";
+import { isCountryCode, isCurrencyCode } from "./iso-codes.ts";
 import { isValidDate } from "./time.ts";
 
 // Elysia's own "date" format accepts "March 3rd"-like strings; the API wants real YYYY-MM-DD.
 FormatRegistry.Set("date", isValidDate);
-const regionNames = new Intl.DisplayNames(["en"], { type: "region" });
-const currencies = new Set(Intl.supportedValuesOf("currency"));
-/** Real ISO 3166-1 alpha-2 codes (ICU knows their names), upper case. */
-export const isCountryCode = (v: string) => /^[A-Z]{2}$/.test(v) && regionNames.of(v) !== v && regionNames.of(v) !== "Unknown Region";
-/** Real ISO 4217 codes, upper case. */
-export const isCurrencyCode = (v: string) => /^[A-Z]{3}$/.test(v) && currencies.has(v);
 FormatRegistry.Set("iso-3166-alpha2", isCountryCode);
 FormatRegistry.Set("iso-4217", isCurrencyCode);
 

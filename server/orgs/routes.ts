@@ -3,7 +3,7 @@ import type { Kernel } from "../http/kernel.ts";
 import { errors } from "../http/responses.ts";
 import { Wrapped } from "../lib/schemas.ts";
 import { OrganizationModel } from "./model.ts";
-import { showOrganization, updateOrganization } from "./service.ts";
+import { showOrganization, updateOrganization } from "./identity.ts";
 
 const tags = ["Organization"];
 

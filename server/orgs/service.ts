@@ -1,18 +1,19 @@
-/** Organisations and users: managed from the CLI (contract section 2). */
-import { isCountryCode, isCurrencyCode } from "../lib/schemas.ts";
+/**
+ * Organisations and users: managed from the CLI (contract section 2). What every CLI command
+ * goes through (CLI_ACTOR, findOrganization): nothing here loads a schema. The organisation's
+ * identity, which the API's request schema checks, is identity.ts.
+ */
+import { isCountryCode, isCurrencyCode } from "../lib/iso-codes.ts";
 import { eq, or, sql } from "drizzle-orm";
-import { Value } from "@sinclair/typebox/value";
-import type { Db, Tx } from "../../db/client.ts";
-import { apiTokens, bankAccounts, organizations, users } from "../../db/schema.ts";
+import type { Db } from "../../db/client.ts";
+import { apiTokens, organizations, users } from "../../db/schema.ts";
 import { ROLES, type Role } from "../auth/abilities.ts";
 import { recordChange } from "../changes/record.ts";
-import { ApiError, FieldErrorBag, NotFound, ValidationFailed } from "../lib/errors.ts";
-import { deleteInOrg, inOrg, snapshot, transaction, updateInOrg, type Actor, type Organization, type Scope } from "../lib/scope.ts";
+import { ApiError, FieldErrorBag, NotFound } from "../lib/errors.ts";
+import { deleteInOrg, inOrg, transaction, updateInOrg, type Actor, type Organization, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import { seedVatRates } from "../vat-rates/seed.ts";
 import { seedChart } from "../accounts/seed.ts";
-import { toValidationFailed } from "../http/validation.ts";
-import { OrganizationModel, type OrganizationUpdate } from "./model.ts";
 
 export const CLI_ACTOR: Actor = { type: "cli", id: null, ip: null, requestId: null };
 
@@ -66,91 +67,6 @@ export function setApiAccess(db: Db, org: Organization, on: boolean, actor: Acto
       resource: { type: "organization", id: org.id },
     });
     return { ...org, apiAccess: on };
-  });
-}
-
-type OrganizationRow = typeof organizations.$inferSelect;
-
-/** The organisation as `GET /api/v1/organization` shows it. */
-export function presentOrganization(row: OrganizationRow) {
-  return {
-    id: row.id,
-    name: row.name,
-    address: row.address,
-    city: row.city,
-    postal_code: row.postalCode,
-    country: row.country,
-    vat_number: row.vatNumber,
-    company_number: row.companyNumber,
-    email: row.email,
-    phone: row.phone,
-    website: row.website,
-    peppol_id: row.peppolId,
-    default_bank_account_id: row.defaultBankAccountId,
-    currency: row.currency,
-    language: row.language,
-    api_access: row.apiAccess,
-    created_at: row.createdAt,
-    updated_at: row.updatedAt,
-  };
-}
-
-export type ShownOrganization = ReturnType<typeof presentOrganization>;
-
-/** The organisation's row (its id is the scope: there is no organization_id to add). */
-export function readOrganization(tx: Tx, orgId: string): OrganizationRow {
-  const row = tx.select().from(organizations).where(eq(organizations.id, orgId)).get();
-  if (!row) throw new NotFound();
-  return row;
-}
-
-export function showOrganization(scope: Scope): ShownOrganization {
-  return snapshot(scope.db, (tx) => presentOrganization(readOrganization(tx, scope.org.id)));
-}
-
-/**
- * Changes the organisation's identity (API `PUT /api/v1/organization`, CLI `kontor org set`):
- * the same rules for both, so the input is checked against the request schema here too (the
- * CLI has no Elysia in front of it). Audited as organization.updated; there is no webhook event
- * for the organisation.
- */
-export function updateOrganization(scope: Scope, input: OrganizationUpdate): ShownOrganization {
-  const problems = [...Value.Errors(OrganizationModel.update, input)];
-  if (problems.length > 0) throw toValidationFailed(problems);
-  const set: Partial<OrganizationRow> = {};
-  if (input.name !== undefined) {
-    set.name = input.name.trim();
-    if (set.name === "") throw ValidationFailed.field("name", "The name field must not be empty.");
-  }
-  if (input.address !== undefined) set.address = input.address;
-  if (input.city !== undefined) set.city = input.city;
-  if (input.postal_code !== undefined) set.postalCode = input.postal_code;
-  if (input.country !== undefined) set.country = input.country;
-  if (input.vat_number !== undefined) set.vatNumber = input.vat_number;
-  if (input.company_number !== undefined) set.companyNumber = input.company_number;
-  if (input.email !== undefined) set.email = input.email === null ? null : input.email.trim().toLowerCase();
-  if (input.phone !== undefined) set.phone = input.phone;
-  if (input.website !== undefined) set.website = input.website;
-  if (input.peppol_id !== undefined) set.peppolId = input.peppol_id;
-  if (input.language !== undefined) set.language = input.language;
-  return transaction(scope.db, (tx) => {
-    if (input.default_bank_account_id !== undefined && input.default_bank_account_id !== null) {
-      // one of the organisation's own accounts, and in use: a 422 on the field, not a 404
-      const account = tx
-        .select({ id: bankAccounts.id, isActive: bankAccounts.isActive })
-        .from(bankAccounts)
-        .where(inOrg(bankAccounts, scope.org.id, eq(bankAccounts.id, input.default_bank_account_id)))
-        .get();
-      if (!account) throw ValidationFailed.field("default_bank_account_id", "The selected default bank account id is invalid.");
-      if (!account.isActive) throw ValidationFailed.field("default_bank_account_id", "The selected default bank account is not active.");
-    }
-    if (input.default_bank_account_id !== undefined) set.defaultBankAccountId = input.default_bank_account_id;
-    tx.update(organizations)
-      .set({ ...set, updatedAt: nowIso() })
-      .where(eq(organizations.id, scope.org.id))
-      .run();
-    recordChange(tx, scope, { action: "organization.updated", resource: { type: "organization", id: scope.org.id } });
-    return presentOrganization(readOrganization(tx, scope.org.id));
   });
 }
 

@@ -13,7 +13,7 @@ import { shownBalance } from "../ledger/balances.ts";
 import type { VatCategory } from "../documents/model.ts";
 import { ValidationFailed } from "../lib/errors.ts";
 import { formatCents } from "../lib/money.ts";
-import { isCurrencyCode } from "../lib/schemas.ts";
+import { isCurrencyCode } from "../lib/iso-codes.ts";
 import { snapshot, type Scope } from "../lib/scope.ts";
 import { dayOf, periodOf } from "../lib/period.ts";
 import { addDays, today } from "../lib/time.ts";
