@@ -7,7 +7,8 @@
  * so that every --help lists its options) and nothing of the server. Each command imports what
  * it does (cli/actions/) when it runs; `--version`, `--help` and usage errors load none of it.
  */
-import { Command, CommanderError } from "commander";
+import { fstatSync, writeSync } from "node:fs";
+import { Command, CommanderError, type OutputConfiguration } from "commander";
 import { VERSION } from "../server/version.ts";
 import { registerBackupCommands } from "./commands/backup.ts";
 import { registerBankAccountCommands } from "./commands/bank-accounts.ts";
@@ -25,11 +26,7 @@ export function buildProgram(): Command {
     .version(VERSION)
     .showHelpAfterError()
     .exitOverride()
-    // commander's own messages quote what was typed ("unknown option '…'"): escaped like the rest
-    .configureOutput({
-      writeOut: (text) => process.stdout.write(terminalSafe(text, { keepNewlines: true })),
-      writeErr: (text) => process.stderr.write(terminalSafe(text, { keepNewlines: true })),
-    });
+    .configureOutput(commanderOutput());
   registerCoreCommands(program);
   registerOrgCommands(program);
   registerTokenCommands(program);
@@ -38,6 +35,46 @@ export function buildProgram(): Command {
   registerExportCommands(program);
   registerBackupCommands(program);
   return program;
+}
+
+/**
+ * Where commander writes (--version, --help, usage errors). Its own messages quote what was
+ * typed ("unknown option '…'"): escaped like the rest. Written straight to the descriptor, and
+ * `process.stdout` and `process.stderr` asked only when the descriptor may be a terminal: Bun
+ * builds those streams when first touched, some 20 ms, a third of `kontor --version`. Commander's
+ * defaults ask them for the help's width and colours, which only a terminal has: a pipe or a
+ * file is no character device, so for those the answers are known without asking.
+ */
+function commanderOutput(): OutputConfiguration {
+  const defaults = new Command().configureOutput();
+  const mayBeTerminal = (fd: number) => {
+    try {
+      return fstatSync(fd).isCharacterDevice();
+    } catch {
+      return false;
+    }
+  };
+  const write = (fd: number, text: string) => {
+    const bytes = Buffer.from(terminalSafe(text, { keepNewlines: true }));
+    for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written);
+  };
+  // what commander's defaults answer for no terminal (its typings say number): the default width
+  const noWidth = undefined as unknown as number;
+  return {
+    writeOut: (text) => write(1, text),
+    writeErr: (text) => write(2, text),
+    getOutHelpWidth: () => (mayBeTerminal(1) ? defaults.getOutHelpWidth!() : noWidth),
+    getErrHelpWidth: () => (mayBeTerminal(2) ? defaults.getErrHelpWidth!() : noWidth),
+    getOutHasColors: () => (mayBeTerminal(1) ? defaults.getOutHasColors!() : colourForced()),
+    getErrHasColors: () => (mayBeTerminal(2) ? defaults.getErrHasColors!() : colourForced()),
+  };
+}
+
+/** Commander's colour rule for output that is no terminal (its `useColor`, not exported): the environment's say alone. */
+function colourForced(): boolean {
+  const { NO_COLOR, FORCE_COLOR, CLICOLOR_FORCE } = process.env;
+  if (NO_COLOR || FORCE_COLOR === "0" || FORCE_COLOR === "false") return false;
+  return Boolean(FORCE_COLOR) || CLICOLOR_FORCE !== undefined;
 }
 
 async function main() {
