@@ -79,4 +79,11 @@ describe("a database command", () => {
     expect(own).toContain("server/changes/record.ts");
     expect(packages.filter((p) => HEAVY.includes(p))).toEqual([]);
   });
+
+  test("token create and token list load neither", () => {
+    const created = loadedBy("token", "create", "--org", "Startup Check", "--organisation", "--name", "ci", "--abilities", "*", "--db", db);
+    expect(created.own).toContain("server/tokens/service.ts");
+    expect(created.packages.filter((p) => HEAVY.includes(p))).toEqual([]);
+    expect(loadedBy("token", "list", "--org", "Startup Check", "--db", db).packages.filter((p) => HEAVY.includes(p))).toEqual([]);
+  });
 });

@@ -5,7 +5,8 @@ import { Forbidden } from "../lib/errors.ts";
 import { listQuerySchema, listResponse } from "../lib/list.ts";
 import { IdParams } from "../lib/schemas.ts";
 import { TokenModel } from "./model.ts";
-import { createToken, listTokens, revokeToken, tokenList } from "./service.ts";
+import { listTokens, tokenList } from "./list.ts";
+import { createToken, revokeToken } from "./service.ts";
 import type { Auth } from "../auth/authenticate.ts";
 
 const detail = (summary: string) => ({ tags: ["Tokens"], summary });

@@ -1,6 +1,8 @@
 /**
  * Token minting and revocation, for the API and the CLI alike. No token can mint a token
  * with more power than its own, nor one that outlives it; `*` is for organisation tokens alone.
+ * The API's token lists are list.ts (list code loads the request schemas; the CLI's commands
+ * here need none).
  */
 import { eq, isNull, sql } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
@@ -10,19 +12,11 @@ import type { Auth } from "../auth/authenticate.ts";
 import { hashSecret, newSecret } from "../auth/tokens.ts";
 import { recordChange } from "../changes/record.ts";
 import { FieldErrorBag, NotFound, ValidationFailed } from "../lib/errors.ts";
-import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { inOrg, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
 import { isoFromMicros, newId, nowIso, nowMicros } from "../lib/time.ts";
 import type { TokenCreateInput, TokenType } from "./model.ts";
 
 type TokenRow = typeof apiTokens.$inferSelect;
-
-export const tokenList: ListSpec<typeof apiTokens> = {
-  table: apiTokens,
-  sorts: { created_at: apiTokens.createdAt },
-  defaultSort: "-created_at",
-  updatedAt: apiTokens.createdAt,
-};
 
 export function presentToken(row: TokenRow) {
   return {
@@ -105,16 +99,8 @@ function earlierExpiry(requested: string | null, parent: string | null): string 
 }
 
 /** Personal tokens are the user's own; organisation tokens are the organisation's. */
-function ownership(type: TokenType, userId: string | null) {
+export function ownership(type: TokenType, userId: string | null) {
   return type === "personal" ? eq(apiTokens.userId, userId ?? "") : isNull(apiTokens.userId);
-}
-
-export function listTokens(scope: Scope, type: TokenType, userId: string | null, query: ListQuery, url: string) {
-  return listPage(scope, tokenList, query, url, (rows) => rows.map(presentToken), [
-    eq(apiTokens.type, type),
-    ownership(type, userId),
-    isNull(apiTokens.revokedAt),
-  ]);
 }
 
 /**
