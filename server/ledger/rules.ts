@@ -3,6 +3,13 @@
  * draft that `recordChange` posts in the change's own transaction. Used by the services and by
  * the migration that posts the data written before the ledger existed (./backfill.ts).
  *
+ * Each rule is two parts. The rule itself is pure (`invoiceEntry`, `paymentEntry`,
+ * `expenseEntry`, `expensePaymentEntry`, `closingEntries`): plain figures of the document and the
+ * accounts of the chart it posts to, as ids, in; the draft out; no database, no clock
+ * (tests/posting-rules.test.ts). Its reader (`read…`) gathers those inputs in the transaction:
+ * the document's VAT lines, the accounts by role or expense category (./accounts.ts), the year's
+ * results. The exported `…Posting` functions, which callers use, are the reader and the rule.
+ *
  * | event                            | debit                              | credit                          |
  * |----------------------------------|------------------------------------|---------------------------------|
  * | invoice finalized                | receivables (total)                | sales (base), VAT payable (VAT), per category and rate |
@@ -13,63 +20,108 @@
  * | supplier credit note approved    | payables (gross)                   | the expense account, VAT receivable |
  * | expense payment                  | payables                           | bank                            |
  * | supplier credit note refund      | bank                               | payables                        |
+ * | fiscal year closed, per currency | each revenue account (its year's credit balance) | each expense account (its year's debit balance) |
+ * |                                  | retained earnings (a loss)         | retained earnings (a profit)    |
  * | cancel, payment deleted          | the reversal of what was posted, on the same date                    |
  */
 import { and, between, desc, eq, inArray, sql } from "drizzle-orm";
 import { plainRows, prepared, type Tx } from "../../db/client.ts";
 import { accountDays, accounts, expenses, expenseVatLines, invoiceLines, invoices, payments, vatRates } from "../../db/schema.ts";
+import type { EXPENSE_DOCUMENT_TYPES, InvoiceType } from "../../db/values.ts";
 import type { VatCategory } from "../documents/model.ts";
-import { vatBreakdown, type VatBreakdownGroup, type VatBreakdownLine } from "../documents/vat-breakdown.ts";
+import { vatBreakdown } from "../documents/vat-breakdown.ts";
 import { categoryAccount, systemAccount } from "./accounts.ts";
 import type { DraftLine, EntryDraft } from "./draft.ts";
 
 type InvoiceRow = typeof invoices.$inferSelect;
 type PaymentRow = typeof payments.$inferSelect;
 type ExpenseRow = typeof expenses.$inferSelect;
+type ExpenseDocumentType = (typeof EXPENSE_DOCUMENT_TYPES)[number];
 
-const documentName = (invoice: InvoiceRow) => (invoice.type === "credit_note" ? `Credit note ${invoice.number}` : `Invoice ${invoice.number}`);
+// ---------------------------------------------------------------------------------------------
+// The rules' inputs: plain figures and account ids
+
+/** One line of an invoice as its posting reads it: its VAT category and rate (Z, 0 % without a VAT rate), amount and VAT. */
+export type PostingVatLine = { category: VatCategory; rateBp: number; amountCents: number; vatCents: number };
+
+/** What an invoice's or a credit note's posting reads of it. */
+export type InvoiceFigures = {
+  id: string;
+  type: InvoiceType;
+  number: string;
+  issueDate: string;
+  currency: string;
+  totalCents: number;
+  /** its lines, in any order: the rule groups them by category and rate */
+  vatLines: readonly PostingVatLine[];
+};
+
+/** The accounts an invoice posts to. */
+export type SalesChart = { receivables: string; sales: string; vatPayable: string };
+
+/** What a payment's (or a refund's) posting reads of it. */
+export type PaymentFigures = { id: string; amountCents: number; paymentDate: string; reference: string | null };
+
+/** One group of an expense's VAT breakdown (an imported e-invoice's): base and VAT at a category and rate, signed as on the document. */
+export type ExpenseVatGroup = { category: VatCategory; rateBp: number; baseCents: number; vatCents: number };
+
+/** What an expense's or a supplier credit note's posting reads of it. */
+export type ExpenseFigures = {
+  id: string;
+  documentType: ExpenseDocumentType;
+  category: string;
+  vendor: string | null;
+  description: string | null;
+  date: string;
+  currency: string;
+  amountCents: number;
+  vatCents: number;
+  /** its VAT breakdown when it has one (an imported e-invoice); else empty, and it posts one pair at its rate */
+  vatLines: readonly ExpenseVatGroup[];
+  /** the rate of its `vat_rate_id`, when it has one (read only without a breakdown); else its effective rate is reported */
+  vatRate: { category: VatCategory; rateBp: number } | null;
+};
+
+/** The accounts an expense posts to: its category's expense account, VAT receivable, payables. */
+export type PurchasesChart = { expense: string; vatReceivable: string; payables: string };
+
+/** An account's result of a year in one currency: the sum of its debits less its credits. */
+export type YearResult = { accountId: string; currency: string; net: number };
+
+// ---------------------------------------------------------------------------------------------
+// The rules: pure
+
+const documentName = (invoice: Pick<InvoiceFigures, "type" | "number">) =>
+  invoice.type === "credit_note" ? `Credit note ${invoice.number}` : `Invoice ${invoice.number}`;
 
 /**
- * The journal's order of an invoice's VAT groups: by category code, higher rates first (the order
- * its posting has had since the ledger began, kept so that an entry's lines are numbered as before;
- * the document shows the same groups in the order of VAT_CATEGORIES).
+ * The journal's order of VAT groups: by category code, higher rates first (the order an
+ * invoice's posting has had since the ledger began, kept so that an entry's lines are numbered as
+ * before; the document shows the same groups in the order of VAT_CATEGORIES).
  */
-const journalOrder = (a: VatBreakdownGroup, b: VatBreakdownGroup) => (a.category < b.category ? -1 : a.category > b.category ? 1 : 0) || b.rateBp - a.rateBp;
+const journalOrder = (a: { category: VatCategory; rateBp: number }, b: { category: VatCategory; rateBp: number }) =>
+  (a.category < b.category ? -1 : a.category > b.category ? 1 : 0) || b.rateBp - a.rateBp;
+
+const rateLabel = (g: { category: VatCategory; rateBp: number }) => `${g.category} ${(g.rateBp / 100).toFixed(2)} %`;
 
 /**
  * Finalizing an invoice (or, mirrored, a credit note): receivables against sales and VAT payable,
  * one pair of lines per group of its VAT breakdown, the document's (server/documents/vat-breakdown.ts):
- * per VAT category and rate of its lines, a line without a VAT rate zero rated, Z, as on the
- * e-invoice (server/invoices/document.ts). Its groups add up to the invoice's stored subtotal and
- * VAT, so the entry balances against its total.
+ * per VAT category and rate of its lines, as on the e-invoice (server/invoices/document.ts). Its
+ * groups add up to the invoice's stored subtotal and VAT, so the entry balances against its total.
  */
-export function invoicePosting(tx: Tx, invoice: InvoiceRow): EntryDraft {
+export function invoiceEntry(invoice: InvoiceFigures, chart: SalesChart): EntryDraft {
   const sign = invoice.type === "credit_note" ? -1 : 1;
   const note = invoice.type === "credit_note";
-  const vatLines = prepared(tx, "ledger: invoice VAT lines", (tx) =>
-    plainRows<VatBreakdownLine>(
-      tx,
-      tx
-        .select({
-          vatCategory: sql<VatCategory>`coalesce(${vatRates.category}, 'Z')`.as("vatCategory"),
-          vatRateBp: sql<number>`${invoiceLines.vatRateBp}`.as("vatRateBp"),
-          amountCents: sql<number>`${invoiceLines.amountCents}`.as("amountCents"),
-          vatCents: sql<number>`${invoiceLines.vatCents}`.as("vatCents"),
-        })
-        .from(invoiceLines)
-        .leftJoin(vatRates, eq(vatRates.id, invoiceLines.vatRateId))
-        .where(eq(invoiceLines.invoiceId, sql.placeholder("invoiceId"))),
-    ),
-  ).all({ invoiceId: invoice.id });
-  const groups = vatBreakdown(vatLines).sort(journalOrder);
-  const sales = systemAccount(tx, invoice.organizationId, "sales").id;
-  const vatPayable = systemAccount(tx, invoice.organizationId, "vat_payable").id;
-  const lines: DraftLine[] = [{ accountId: systemAccount(tx, invoice.organizationId, "receivables").id, cents: sign * invoice.totalCents, description: documentName(invoice) }];
+  const groups = vatBreakdown(
+    invoice.vatLines.map((l) => ({ vatCategory: l.category, vatRateBp: l.rateBp, amountCents: l.amountCents, vatCents: l.vatCents })),
+  ).sort(journalOrder);
+  const lines: DraftLine[] = [{ accountId: chart.receivables, cents: sign * invoice.totalCents, description: documentName(invoice) }];
   for (const g of groups) {
-    const rate = `${g.category} ${(g.rateBp / 100).toFixed(2)} %`;
+    const rate = rateLabel(g);
     const tag = { side: "sales" as const, category: g.category, rateBp: g.rateBp, note };
-    lines.push({ accountId: sales, cents: -sign * g.taxableCents, description: `Sales, VAT ${rate}`, vat: { ...tag, role: "base" } });
-    lines.push({ accountId: vatPayable, cents: -sign * g.vatCents, description: `VAT ${rate}`, vat: { ...tag, role: "vat" } });
+    lines.push({ accountId: chart.sales, cents: -sign * g.taxableCents, description: `Sales, VAT ${rate}`, vat: { ...tag, role: "base" } });
+    lines.push({ accountId: chart.vatPayable, cents: -sign * g.vatCents, description: `VAT ${rate}`, vat: { ...tag, role: "vat" } });
   }
   return {
     date: invoice.issueDate,
@@ -80,8 +132,12 @@ export function invoicePosting(tx: Tx, invoice: InvoiceRow): EntryDraft {
   };
 }
 
-/** A payment of an invoice (money in), or the refund of a credit note (money out), through `bankLedgerId`. */
-export function paymentPosting(tx: Tx, invoice: InvoiceRow, payment: PaymentRow, bankLedgerId: string): EntryDraft {
+/** A payment of an invoice (money in), or the refund of a credit note (money out), through the `bank` ledger account. */
+export function paymentEntry(
+  invoice: Pick<InvoiceFigures, "type" | "number" | "currency">,
+  payment: PaymentFigures,
+  chart: { bank: string; receivables: string },
+): EntryDraft {
   const sign = invoice.type === "credit_note" ? -1 : 1;
   const what = invoice.type === "credit_note" ? `Refund of credit note ${invoice.number}` : `Payment of invoice ${invoice.number}`;
   return {
@@ -90,54 +146,48 @@ export function paymentPosting(tx: Tx, invoice: InvoiceRow, payment: PaymentRow,
     currency: invoice.currency,
     source: { type: "payment", id: payment.id },
     lines: [
-      { accountId: bankLedgerId, cents: sign * payment.amountCents, description: what },
-      { accountId: systemAccount(tx, invoice.organizationId, "receivables").id, cents: -sign * payment.amountCents, description: what },
+      { accountId: chart.bank, cents: sign * payment.amountCents, description: what },
+      { accountId: chart.receivables, cents: -sign * payment.amountCents, description: what },
     ],
   };
 }
 
 /**
- * The VAT rate an expense is reported at: its `vat_rate_id`'s, else its effective rate (VAT over
- * amount, to 0.01 %), as `vat_amount` is what the client sent.
+ * The VAT rate an expense without a breakdown is reported at: its `vat_rate_id`'s, else its
+ * effective rate (VAT over amount, to 0.01 %), as `vat_amount` is what the client sent.
  */
-function expenseRate(tx: Tx, expense: ExpenseRow): { category: VatCategory; rateBp: number } {
-  if (expense.vatRateId) {
-    const rate = tx.select().from(vatRates).where(eq(vatRates.id, expense.vatRateId)).get();
-    if (rate) return { category: rate.category, rateBp: rate.rateBp };
-  }
+function expenseRate(expense: Pick<ExpenseFigures, "vatRate" | "amountCents" | "vatCents">): { category: VatCategory; rateBp: number } {
+  if (expense.vatRate) return expense.vatRate;
   if (expense.vatCents === 0) return { category: "Z", rateBp: 0 };
   return { category: "S", rateBp: Number((BigInt(expense.vatCents) * 1_000_000n + BigInt(expense.amountCents) * 50n) / (BigInt(expense.amountCents) * 100n)) };
 }
 
-const expenseName = (expense: ExpenseRow) => `Expense: ${expense.category}${expense.vendor ? `, ${expense.vendor}` : ""}`;
+const expenseName = (expense: Pick<ExpenseFigures, "category" | "vendor">) => `Expense: ${expense.category}${expense.vendor ? `, ${expense.vendor}` : ""}`;
 
 /**
  * Approving an expense: its category's expense account (amount) and VAT receivable against
  * payables (amount + VAT), one base and VAT pair per category and rate of its VAT breakdown when
- * it has one (an imported e-invoice), else one pair at its rate. A supplier's credit note posts
- * the reverse (payables debited; the expense account and VAT receivable credited), tagged as a note.
+ * it has one (an imported e-invoice; in the journal's order), else one pair at its rate. A
+ * supplier's credit note posts the reverse (payables debited; the expense account and VAT
+ * receivable credited), tagged as a note.
  */
-export function expensePosting(tx: Tx, expense: ExpenseRow): EntryDraft {
+export function expenseEntry(expense: ExpenseFigures, chart: PurchasesChart): EntryDraft {
   const sign = expense.documentType === "credit_note" ? -1 : 1;
   const note = expense.documentType === "credit_note";
-  const breakdown = tx
-    .select()
-    .from(expenseVatLines)
-    .where(eq(expenseVatLines.expenseId, expense.id))
-    .orderBy(expenseVatLines.category, desc(expenseVatLines.rateBp))
-    .all();
-  const rates = breakdown.length > 0 ? breakdown : [{ ...expenseRate(tx, expense), baseCents: expense.amountCents, vatCents: expense.vatCents }];
+  const breakdown = expense.vatLines.length > 0;
+  // a stable sort: groups of the same category and rate keep the reader's order
+  const rates = breakdown
+    ? [...expense.vatLines].sort(journalOrder)
+    : [{ ...expenseRate(expense), baseCents: expense.amountCents, vatCents: expense.vatCents }];
   const name = expenseName(expense);
-  const expenseAccount = categoryAccount(tx, expense.organizationId, expense.category).id;
-  const vatReceivable = systemAccount(tx, expense.organizationId, "vat_receivable").id;
   const lines: DraftLine[] = [];
   for (const r of rates) {
     const tag = { side: "purchases" as const, category: r.category, rateBp: r.rateBp, note };
-    const rate = breakdown.length > 0 ? `, VAT ${r.category} ${(r.rateBp / 100).toFixed(2)} %` : "";
-    lines.push({ accountId: expenseAccount, cents: sign * r.baseCents, description: `${name}${rate}`, vat: { ...tag, role: "base" } });
-    lines.push({ accountId: vatReceivable, cents: sign * r.vatCents, description: `Input VAT${rate}`, vat: { ...tag, role: "vat" } });
+    const rate = breakdown ? `, VAT ${rateLabel(r)}` : "";
+    lines.push({ accountId: chart.expense, cents: sign * r.baseCents, description: `${name}${rate}`, vat: { ...tag, role: "base" } });
+    lines.push({ accountId: chart.vatReceivable, cents: sign * r.vatCents, description: `Input VAT${rate}`, vat: { ...tag, role: "vat" } });
   }
-  lines.push({ accountId: systemAccount(tx, expense.organizationId, "payables").id, cents: -sign * (expense.amountCents + expense.vatCents), description: name });
+  lines.push({ accountId: chart.payables, cents: -sign * (expense.amountCents + expense.vatCents), description: name });
   return {
     date: expense.date,
     description: expense.description ? `${name}: ${expense.description}`.slice(0, 1000) : name,
@@ -148,14 +198,14 @@ export function expensePosting(tx: Tx, expense: ExpenseRow): EntryDraft {
 }
 
 /** Paying an approved expense: payables against the bank (a supplier's credit note: its refund, the bank against payables). */
-export function expensePaymentPosting(
-  tx: Tx,
-  expense: ExpenseRow,
-  payment: { id: string; amountCents: number; paymentDate: string; reference: string | null },
-  bankLedgerId: string,
+export function expensePaymentEntry(
+  expense: Pick<ExpenseFigures, "documentType" | "category" | "vendor" | "currency">,
+  payment: PaymentFigures,
+  chart: { bank: string; payables: string },
 ): EntryDraft {
   const sign = expense.documentType === "credit_note" ? -1 : 1;
-  const lowerName = `${expenseName(expense).charAt(0).toLowerCase()}${expenseName(expense).slice(1)}`;
+  const name = expenseName(expense);
+  const lowerName = `${name.charAt(0).toLowerCase()}${name.slice(1)}`;
   const what = expense.documentType === "credit_note" ? `Refund of ${lowerName}` : `Payment of ${lowerName}`;
   return {
     date: payment.paymentDate,
@@ -163,8 +213,8 @@ export function expensePaymentPosting(
     currency: expense.currency,
     source: { type: "expense_payment", id: payment.id },
     lines: [
-      { accountId: systemAccount(tx, expense.organizationId, "payables").id, cents: sign * payment.amountCents, description: what },
-      { accountId: bankLedgerId, cents: -sign * payment.amountCents, description: what },
+      { accountId: chart.payables, cents: sign * payment.amountCents, description: what },
+      { accountId: chart.bank, cents: -sign * payment.amountCents, description: what },
     ],
   };
 }
@@ -172,14 +222,89 @@ export function expensePaymentPosting(
 /**
  * Closing a year: per currency, every revenue and expense account's result of the year moved to
  * retained earnings, dated the last day of the year. Marked as closing, so that the year's profit
- * and loss still shows what it was.
+ * and loss still shows what it was. `results` come in the order of the lines (by currency, then
+ * account code); an account whose result is nil gets no line.
  */
-export function closingPostings(tx: Tx, orgId: string, year: number): EntryDraft[] {
-  const balances = tx
+export function closingEntries(year: number, results: readonly YearResult[], chart: { retainedEarnings: string }): EntryDraft[] {
+  const byCurrency = Map.groupBy(
+    results.filter((r) => r.net !== 0),
+    (r) => r.currency,
+  );
+  return [...byCurrency].map(([currency, rows]) => {
+    const lines: DraftLine[] = rows.map((r) => ({ accountId: r.accountId, cents: -r.net, description: `Result of ${year}` }));
+    lines.push({ accountId: chart.retainedEarnings, cents: rows.reduce((s, r) => s + r.net, 0), description: `Result of ${year}` });
+    return {
+      date: `${year}-12-31`,
+      description: `Closing of the fiscal year ${year}`,
+      currency,
+      source: { type: "fiscal_year", id: String(year) },
+      lines,
+      isClosing: true,
+    };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The readers: the rules' inputs from the transaction
+
+/** An invoice's figures, with its lines' VAT categories and rates (Z, 0 % for a line without a VAT rate, as on the e-invoice). */
+export function readInvoiceFigures(tx: Tx, invoice: InvoiceRow): InvoiceFigures {
+  const vatLines = prepared(tx, "ledger: invoice VAT lines", (tx) =>
+    plainRows<PostingVatLine>(
+      tx,
+      tx
+        .select({
+          category: sql<VatCategory>`coalesce(${vatRates.category}, 'Z')`.as("category"),
+          rateBp: sql<number>`${invoiceLines.vatRateBp}`.as("rateBp"),
+          amountCents: sql<number>`${invoiceLines.amountCents}`.as("amountCents"),
+          vatCents: sql<number>`${invoiceLines.vatCents}`.as("vatCents"),
+        })
+        .from(invoiceLines)
+        .leftJoin(vatRates, eq(vatRates.id, invoiceLines.vatRateId))
+        .where(eq(invoiceLines.invoiceId, sql.placeholder("invoiceId"))),
+    ),
+  ).all({ invoiceId: invoice.id });
+  const { id, type, number, issueDate, currency, totalCents } = invoice;
+  return { id, type, number, issueDate, currency, totalCents, vatLines };
+}
+
+/** The organisation's sales, VAT payable and receivables accounts (a 409 naming the first it lacks). */
+export function readSalesChart(tx: Tx, orgId: string): SalesChart {
+  const sales = systemAccount(tx, orgId, "sales").id;
+  const vatPayable = systemAccount(tx, orgId, "vat_payable").id;
+  return { receivables: systemAccount(tx, orgId, "receivables").id, sales, vatPayable };
+}
+
+/** An expense's figures, with its VAT breakdown (in the journal's order) and, without one, its VAT rate. */
+export function readExpenseFigures(tx: Tx, expense: ExpenseRow): ExpenseFigures {
+  const vatLines = tx
+    .select({ category: expenseVatLines.category, rateBp: expenseVatLines.rateBp, baseCents: expenseVatLines.baseCents, vatCents: expenseVatLines.vatCents })
+    .from(expenseVatLines)
+    .where(eq(expenseVatLines.expenseId, expense.id))
+    .orderBy(expenseVatLines.category, desc(expenseVatLines.rateBp))
+    .all();
+  let vatRate: ExpenseFigures["vatRate"] = null;
+  if (vatLines.length === 0 && expense.vatRateId) {
+    const rate = tx.select({ category: vatRates.category, rateBp: vatRates.rateBp }).from(vatRates).where(eq(vatRates.id, expense.vatRateId)).get();
+    if (rate) vatRate = rate;
+  }
+  const { id, documentType, category, vendor, description, date, currency, amountCents, vatCents } = expense;
+  return { id, documentType, category, vendor, description, date, currency, amountCents, vatCents, vatLines, vatRate };
+}
+
+/** The accounts an expense posts to: its category's (./accounts.ts), VAT receivable, payables. */
+export function readPurchasesChart(tx: Tx, orgId: string, category: string): PurchasesChart {
+  const expense = categoryAccount(tx, orgId, category).id;
+  const vatReceivable = systemAccount(tx, orgId, "vat_receivable").id;
+  return { expense, vatReceivable, payables: systemAccount(tx, orgId, "payables").id };
+}
+
+/** Every revenue and expense account's result of `year`, per currency, by currency and account code. */
+export function readYearResults(tx: Tx, orgId: string, year: number): YearResult[] {
+  return tx
     .select({
       accountId: accountDays.accountId,
       currency: accountDays.currency,
-      code: accounts.code,
       net: sql<number>`sum(${accountDays.debitCents}) - sum(${accountDays.creditCents})`,
     })
     .from(accountDays)
@@ -193,20 +318,41 @@ export function closingPostings(tx: Tx, orgId: string, year: number): EntryDraft
     )
     .groupBy(accountDays.currency, accountDays.accountId)
     .orderBy(accountDays.currency, accounts.code)
-    .all()
-    .filter((b) => b.net !== 0);
-  const retained = systemAccount(tx, orgId, "retained_earnings").id;
-  const byCurrency = Map.groupBy(balances, (b) => b.currency);
-  return [...byCurrency].map(([currency, rows]) => {
-    const lines: DraftLine[] = rows.map((r) => ({ accountId: r.accountId, cents: -r.net, description: `Result of ${year}` }));
-    lines.push({ accountId: retained, cents: rows.reduce((s, r) => s + r.net, 0), description: `Result of ${year}` });
-    return {
-      date: `${year}-12-31`,
-      description: `Closing of the fiscal year ${year}`,
-      currency,
-      source: { type: "fiscal_year", id: String(year) },
-      lines,
-      isClosing: true,
-    };
-  });
+    .all();
+}
+
+// ---------------------------------------------------------------------------------------------
+// The postings callers use: reader, then rule
+
+/** Finalizing an invoice or a credit note (`invoiceEntry`). */
+export function invoicePosting(tx: Tx, invoice: InvoiceRow): EntryDraft {
+  const figures = readInvoiceFigures(tx, invoice);
+  return invoiceEntry(figures, readSalesChart(tx, invoice.organizationId));
+}
+
+/** A payment of an invoice, or the refund of a credit note, through `bankLedgerId` (`paymentEntry`). */
+export function paymentPosting(tx: Tx, invoice: InvoiceRow, payment: PaymentRow, bankLedgerId: string): EntryDraft {
+  return paymentEntry(invoice, payment, { bank: bankLedgerId, receivables: systemAccount(tx, invoice.organizationId, "receivables").id });
+}
+
+/** Approving an expense or a supplier's credit note (`expenseEntry`). */
+export function expensePosting(tx: Tx, expense: ExpenseRow): EntryDraft {
+  const figures = readExpenseFigures(tx, expense);
+  return expenseEntry(figures, readPurchasesChart(tx, expense.organizationId, expense.category));
+}
+
+/** Paying an approved expense, or the refund of a supplier's credit note, through `bankLedgerId` (`expensePaymentEntry`). */
+export function expensePaymentPosting(
+  tx: Tx,
+  expense: ExpenseRow,
+  payment: { id: string; amountCents: number; paymentDate: string; reference: string | null },
+  bankLedgerId: string,
+): EntryDraft {
+  return expensePaymentEntry(expense, payment, { bank: bankLedgerId, payables: systemAccount(tx, expense.organizationId, "payables").id });
+}
+
+/** Closing `year` (`closingEntries`): one draft per currency. */
+export function closingPostings(tx: Tx, orgId: string, year: number): EntryDraft[] {
+  const results = readYearResults(tx, orgId, year);
+  return closingEntries(year, results, { retainedEarnings: systemAccount(tx, orgId, "retained_earnings").id });
 }
