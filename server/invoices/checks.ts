@@ -1,7 +1,7 @@
 /** What an invoice's input must satisfy before anything is written: its customer, number, lines and dates (422s). */
-import { eq, ne } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
-import { customers, invoices } from "../../db/schema.ts";
+import { customers } from "../../db/schema.ts";
 import { UNIT_CODES } from "../documents/unit-codes.ts";
 import type { PartyRow } from "../contacts/party-service.ts";
 import { FieldErrorBag } from "../lib/errors.ts";
@@ -10,6 +10,7 @@ import { inOrg } from "../lib/scope.ts";
 import { readVatRate } from "../vat-rates/service.ts";
 import type { LineInput } from "./model.ts";
 import { priceLine, totalsOf, type PricedLine } from "./totals.ts";
+import { numberHolder, reservedNumberForm } from "./numbering.ts";
 
 // all collected, then thrown together as one 422 (FieldErrorBag)
 
@@ -19,21 +20,25 @@ export function readCustomer(tx: Tx, orgId: string, bag: FieldErrorBag, id: stri
   return row ?? null;
 }
 
-/** A number given by hand: trimmed, not blank, unique in the organisation. */
+/**
+ * A number given by the client: trimmed, not blank, not in the form of an automatic series or of
+ * a provisional number (numbering.ts), unique in the organisation (the refusal names the document
+ * holding it).
+ */
 export function readNumber(tx: Tx, orgId: string, bag: FieldErrorBag, input: string, exceptId?: string): string {
   const number = input.trim();
-  if (number === "") bag.add("number", "The number field must not be empty.");
-  else if (numberTaken(tx, orgId, number, exceptId)) bag.add("number", "The number has already been taken.");
+  if (number === "") {
+    bag.add("number", "The number field must not be empty.");
+    return number;
+  }
+  const reserved = reservedNumberForm(number);
+  if (reserved) {
+    bag.add("number", reserved);
+    return number;
+  }
+  const holder = numberHolder(tx, orgId, number, exceptId);
+  if (holder) bag.add("number", `The number has already been taken, by ${holder.type === "credit_note" ? "credit note" : "invoice"} ${holder.id}.`);
   return number;
-}
-
-export function numberTaken(tx: Tx, orgId: string, number: string, exceptId?: string): boolean {
-  const other = tx
-    .select({ id: invoices.id })
-    .from(invoices)
-    .where(inOrg(invoices, orgId, eq(invoices.number, number), exceptId ? ne(invoices.id, exceptId) : undefined))
-    .get();
-  return other !== undefined;
 }
 
 export type NewLine = PricedLine & { description: string; unitCode: string; vatRateId: string | null };
@@ -70,4 +75,20 @@ export function readLines(tx: Tx, orgId: string, bag: FieldErrorBag, input: Line
 
 export function checkDueDate(bag: FieldErrorBag, issueDate: string, dueDate: string): void {
   if (dueDate < issueDate) bag.add("due_date", "The due date must be a date after or equal to the issue date.");
+}
+
+/** The latest date it is somewhere on Earth now (UTC+14): the server's clock knows no organisation's time zone. */
+function latestToday(): string {
+  return new Date(Date.now() + 14 * 3_600_000).toISOString().slice(0, 10);
+}
+
+/**
+ * A document is finalized on or after its issue date (contract section 3): an issue date later
+ * than today is refused. Today is taken in the latest time zone, so that no one's today is
+ * refused whatever the server's clock says.
+ */
+export function checkIssueDateNotFuture(bag: FieldErrorBag, issueDate: string): void {
+  if (issueDate > latestToday()) {
+    bag.add("issue_date", `The issue date must not be in the future: ${issueDate} has not begun yet; a document is finalized on or after its issue date.`);
+  }
 }

@@ -35,7 +35,12 @@ const Lines = t.Array(Line, { minItems: 1, maxItems: MAX_LINES, description: `1 
 
 const optionalFields = {
   number: t.Optional(
-    Text({ minLength: 1, maxLength: 50, description: "Unique in the organisation; default the next of the year: INV-2026-00001" }),
+    Text({
+      minLength: 1,
+      maxLength: 50,
+      description:
+        "Your own number, kept as given (its series is yours), unique in the organisation; not in the form of an automatic series (INV-2026-00001) nor DRAFT-…. Leave it out to have the next of the series at finalize: INV-2026-00001, credit notes CN-2026-00001 (per type and per year of the issue date; until then the draft carries a provisional DRAFT-… number)",
+    }),
   ),
   due_date: t.Optional(t.String({ ...DateString, description: "On or after issue_date; default issue_date + 30 days" })),
   currency: t.Optional(t.String({ ...Currency, description: "ISO 4217; default the customer's currency, then the organisation's" })),
@@ -86,7 +91,11 @@ export const InvoiceModel = {
   invoice: t.Object(
     {
       id: Uuid,
-      number: t.String(),
+      number: t.String({
+        description:
+          "A draft numbered by Kontor carries a provisional DRAFT-… number; at finalize it gets the next of its series (INV-2026-00001, credit notes CN-2026-00001: per organisation, type and year of the issue date, without gaps, in the order of the issue dates). A number given by the client is kept as given.",
+        examples: ["INV-2026-00001"],
+      }),
       status: t.UnionEnum([...INVOICE_STATUSES], { description: "draft → finalized → sent → partially_paid → paid; or cancelled" }),
       type: t.UnionEnum([...INVOICE_TYPES]),
       related_invoice_id: Nullable(t.String({ ...Uuid, description: "The invoice a credit note credits" })),

@@ -13,16 +13,16 @@ import { invoicePosting } from "../ledger/rules.ts";
 import { deletePayment, recordPayment } from "../settlement/payments.ts";
 import { currentParties } from "./document.ts";
 import { documentLinks } from "../documents/links.ts";
-import { Conflict, FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
+import { Conflict, FieldErrorBag } from "../lib/errors.ts";
 import { listPage, type ListQuery } from "../lib/list.ts";
 import { formatCents } from "../lib/money.ts";
 import { deleteInOrg, findInOrg, inOrg, snapshot, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
 import { addDays, newId, nowIso, today } from "../lib/time.ts";
 import { stateMachine, type Transition } from "../lib/transitions.ts";
 import { type InvoiceCreate, type InvoiceStatus, type InvoiceUpdate, type PaymentInput } from "./model.ts";
-import { checkDueDate, readCustomer, readLines, readNumber, type NewLine } from "./checks.ts";
+import { checkDueDate, checkIssueDateNotFuture, readCustomer, readLines, readNumber, type NewLine } from "./checks.ts";
 import { invoiceList } from "./list.ts";
-import { nextNumber, nextPaymentReference } from "./numbering.ts";
+import { isProvisional, nextPaymentReference, nextSeriesNumber, provisionalNumber } from "./numbering.ts";
 import { presentInvoices, showInvoice, type ShownInvoice } from "./read.ts";
 import { priceLine, totalsOf } from "./totals.ts";
 
@@ -88,14 +88,18 @@ type NewInvoice = Omit<
   | "updatedAt"
 >;
 
-/** Inserts a draft with its lines and totals; numbers it unless a number is given. */
+/**
+ * Inserts a draft with its lines and totals; without a number given, it carries a provisional
+ * one (DRAFT-…), replaced by the next of its series at finalize.
+ */
 function insertDraft(tx: Tx, scope: Scope, fields: NewInvoice, lines: NewLine[], number: string | null): ShownInvoice {
   const now = nowIso();
+  const id = newId();
   const row: InvoiceRow = {
     ...fields,
-    id: newId(),
+    id,
     organizationId: scope.org.id,
-    number: number ?? nextNumber(tx, scope.org.id, fields.type, fields.issueDate),
+    number: number ?? provisionalNumber(tx, scope.org.id, id),
     status: "draft",
     ...totalsColumns(lines),
     paidCents: 0,
@@ -202,7 +206,8 @@ export const invoiceService = {
       const bag = new FieldErrorBag();
       const set: Partial<InvoiceRow> = {};
       if (input.customer_id !== undefined) set.customerId = readCustomer(tx, scope.org.id, bag, input.customer_id)?.id;
-      if (input.number !== undefined) set.number = readNumber(tx, scope.org.id, bag, input.number, id);
+      // its own number sent back (a provisional one too) is no change
+      if (input.number !== undefined && input.number.trim() !== row.number) set.number = readNumber(tx, scope.org.id, bag, input.number, id);
       if (input.issue_date !== undefined) set.issueDate = input.issue_date;
       if (input.due_date !== undefined) set.dueDate = input.due_date;
       if (input.currency !== undefined) set.currency = input.currency;
@@ -243,14 +248,23 @@ export const invoiceService = {
     });
   },
 
+  /**
+   * Issues the draft: a provisional number becomes the next of its series (numbering.ts), drawn
+   * here, in the transaction that a refusal rolls back with the number; a client's number stays.
+   */
   finalize(scope: Scope, id: string): ShownInvoice {
     return transaction(scope.db, (tx) => {
       const row = findFor(tx, scope, id, "finalize");
+      const bag = new FieldErrorBag();
       if (row.type === "credit_note" && row.relatedInvoiceId) {
         const { invoice, leftCents } = creditedBy(tx, scope.org.id, row);
-        if (row.totalCents > leftCents) throw ValidationFailed.field("total", tooMuchCredit(invoice, leftCents));
+        if (row.totalCents > leftCents) bag.add("total", tooMuchCredit(invoice, leftCents));
       }
+      checkIssueDateNotFuture(bag, row.issueDate);
+      bag.throwIfAny();
+      const issued: InvoiceRow = { ...row, number: isProvisional(row.number) ? nextSeriesNumber(tx, scope.org.id, row) : row.number };
       const shown = change(tx, scope.org.id, id, {
+        number: issued.number,
         status: "finalized",
         finalizedAt: nowIso(),
         paymentReference: nextPaymentReference(tx, scope.org.id, scope.org.country),
@@ -263,7 +277,7 @@ export const invoiceService = {
         event: "invoice.finalized",
         data: shown,
         links: documentLinks(id),
-        ledger: [{ post: invoicePosting(tx, row) }],
+        ledger: [{ post: invoicePosting(tx, issued) }],
       });
       return shown;
     });
