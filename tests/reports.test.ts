@@ -73,13 +73,17 @@ beforeAll(async () => {
   yankee = await ok("POST", "/api/v1/customers", { name: "Yankee Inc", country: "US", currency: "USD" }, 201);
   usdBank = bankAccountService.add({ db: env.db, org: env.org, actor: CLI_ACTOR }, { name: "Dollar account", iban: "GB82WEST12345698765432", currency: "USD" });
 
+  // finalized in the order of their issue dates: the numbers of a series follow them (contract 3)
   const a1 = await invoice(alpha, "2025-01-10", "2025-02-09", [line("10", "100.00", "21.00")]);
   await pay(a1, "210.00", "2025-03-01");
-  await invoice(alpha, "2025-11-01", "2025-12-15", [line("1", "200.00", "12.00")]);
+  const y1 = await invoice(yankee, "2025-04-01", "2025-05-01", [line("1", "1000.00", "21.00")]);
+  expect(y1).toMatchObject({ currency: "USD", total: "1210.00" });
+  await pay(y1, "500.00", "2025-04-15", { bank_account_id: usdBank.id });
   const a3 = await invoice(alpha, "2025-06-01", "2025-07-01", [line("1", "500.00", "21.00")]);
   await pay(a3, "605.00", "2025-06-20");
   const b1 = await invoice(beta, "2025-09-01", "2025-10-15", [line("1", "300.00", "6.00")]);
   await invoice(beta, "2025-10-01", "2025-11-20", [line("1", "100.00", "21.00"), line("1", "50.00")]);
+  await invoice(alpha, "2025-11-01", "2025-12-15", [line("1", "200.00", "12.00")]);
   const b3 = await invoice(beta, "2025-12-20", "2026-01-19", [line("1", "400.00", "21.00")]);
   await pay(b3, "84.00", "2025-12-28");
   const cn = await ok("POST", `/api/v1/invoices/${b1.id}/credit-note`, undefined, 201);
@@ -92,9 +96,6 @@ beforeAll(async () => {
   await approved({ category: "Gadgets", amount: "50.00", date: "2025-08-01" });
   await ok("POST", "/api/v1/expenses", { category: "Travel", amount: "999.00", date: "2025-08-02" }, 201);
 
-  const y1 = await invoice(yankee, "2025-04-01", "2025-05-01", [line("1", "1000.00", "21.00")]);
-  expect(y1).toMatchObject({ currency: "USD", total: "1210.00" });
-  await pay(y1, "500.00", "2025-04-15", { bank_account_id: usdBank.id });
 
   for (const a of await ok("GET", "/api/v1/accounts?per_page=100")) chart.set(a.code, a);
 });
