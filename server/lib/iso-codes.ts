@@ -4,9 +4,19 @@
  * code themselves; kept apart from the schemas so that those (the CLI's among them) load no
  * schema library.
  */
-const regionNames = new Intl.DisplayNames(["en"], { type: "region" });
-const currencies = new Set(Intl.supportedValuesOf("currency"));
+
+// built when first asked: loading ICU's region names takes milliseconds a command that checks no code should not spend
+let regionNames: Intl.DisplayNames | undefined;
+let currencies: Set<string> | undefined;
+
 /** Real ISO 3166-1 alpha-2 codes (ICU knows their names), upper case. */
-export const isCountryCode = (v: string) => /^[A-Z]{2}$/.test(v) && regionNames.of(v) !== v && regionNames.of(v) !== "Unknown Region";
+export function isCountryCode(v: string): boolean {
+  if (!/^[A-Z]{2}$/.test(v)) return false;
+  const name = (regionNames ??= new Intl.DisplayNames(["en"], { type: "region" })).of(v);
+  return name !== v && name !== "Unknown Region";
+}
+
 /** Real ISO 4217 codes, upper case. */
-export const isCurrencyCode = (v: string) => /^[A-Z]{3}$/.test(v) && currencies.has(v);
+export function isCurrencyCode(v: string): boolean {
+  return /^[A-Z]{3}$/.test(v) && (currencies ??= new Set(Intl.supportedValuesOf("currency"))).has(v);
+}
