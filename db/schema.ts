@@ -418,6 +418,11 @@ export const bankAccounts = sqliteTable(
     bankName: text("bank_name"),
     currency: text("currency").notNull(),
     isActive: bool("is_active").notNull(),
+    /**
+     * The placeholder IBAN (BE71096123456769) the earlier Kontor seeded for every organisation:
+     * flagged by migration 0023, deactivated, never printed again (contract section 3).
+     */
+    isPlaceholder: bool("is_placeholder").notNull().default(false),
     accountId: text("account_id")
       .notNull()
       .references(() => accounts.id),

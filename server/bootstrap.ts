@@ -1,6 +1,7 @@
 /**
  * First start on an empty database: a "Default organisation" (api_access on, as
- * self-hosted), an owner user and an organisation token with `*`, printed once.
+ * self-hosted, and no bank account: it has none of its own yet), an owner user and an
+ * organisation token with `*`, printed once.
  */
 import { count } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
@@ -36,6 +37,10 @@ export function bootstrapMessage(b: Bootstrap, baseUrl: string): string {
     "Try it:",
     "",
     `  curl -H 'Authorization: Bearer ${b.token}' ${baseUrl}/api/v1/customers`,
+    "",
+    "The organisation has no bank account: its documents carry no payment instructions (no IBAN, no QR code) until you add one:",
+    "",
+    `  kontor bank-account add --org "Default organisation" --name "Current account" --iban <IBAN> --default`,
     "",
   ].join("\n");
 }

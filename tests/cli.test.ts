@@ -6,6 +6,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Database } from "bun:sqlite";
 import { openDatabase } from "../db/client.ts";
 import { createAuthenticator } from "../server/auth/authenticate.ts";
 import { createToken } from "../server/tokens/service.ts";
@@ -47,10 +48,66 @@ async function startServer(command: string[], options: { cwd?: string; env?: Rec
   return { proc, url, output };
 }
 
+describe("the organisation's own bank accounts (issue 26 item 2)", () => {
+  const organization = (name: string) => {
+    const d = new Database(db, { readonly: true });
+    try {
+      return {
+        org: d.query("SELECT default_bank_account_id AS def FROM organizations WHERE name = ?").get(name) as { def: string | null },
+        banks: d.query("SELECT b.id, b.iban, b.name, b.bank_name, b.is_active, a.code FROM bank_accounts b JOIN accounts a ON a.id = b.account_id JOIN organizations o ON o.id = b.organization_id WHERE o.name = ? ORDER BY a.code").all(name) as any[],
+      };
+    } finally {
+      d.close();
+    }
+  };
+
+  test("org create without --iban: no bank account, and it says how to add one", async () => {
+    const r = await cli("org", "create", "--name", "Bankless");
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("Bankless has no bank account");
+    expect(r.stdout).toContain('kontor bank-account add --org "Bankless"');
+    expect(organization("Bankless")).toEqual({ org: { def: null }, banks: [] });
+  });
+
+  test("org create --iban: that account, linked to 1110, is the default; a wrong IBAN is refused and creates nothing", async () => {
+    const org = await cliJson("org", "create", "--name", "Banked", "--iban", "be68 5390 0754 7034", "--bank-name", "Argenta");
+    expect(org.payment_instructions).toBe(true);
+    const { org: row, banks } = organization("Banked");
+    expect(banks).toEqual([{ id: row.def, iban: "BE68539007547034", name: "Current account", bank_name: "Argenta", is_active: 1, code: "1110" }]);
+    const wrong = await cli("org", "create", "--name", "Typo", "--iban", "BE68539007547035");
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain("check digits");
+    expect((await cliJson("org", "list")).map((o: any) => o.name)).not.toContain("Typo");
+  });
+
+  test("bank-account add | set | default | deactivate", async () => {
+    const added = await cliJson("bank-account", "add", "--org", "Banked", "--name", "Savings", "--iban", "NL91ABNA0417164300", "--currency", "EUR");
+    expect(organization("Banked").banks.map((b) => b.code)).toEqual(["1110", "1111"]);
+    const renamed = await cliJson("bank-account", "set", "NL91 ABNA 0417 1643 00", "--org", "Banked", "--name", "Reserve", "--bank-name", "ABN AMRO");
+    expect(renamed).toMatchObject({ id: added.id, name: "Reserve", bank_name: "ABN AMRO", iban: "NL91ABNA0417164300" });
+    expect((await cliJson("bank-account", "set", added.id, "--org", "Banked", "--bank-name", "")).bank_name).toBeNull();
+
+    expect((await cliJson("bank-account", "default", added.id, "--org", "Banked")).id).toBe(added.id);
+    expect(organization("Banked").org.def).toBe(added.id);
+    const off = await cliJson("bank-account", "deactivate", added.id, "--org", "Banked");
+    expect(off.is_active).toBe(false);
+    expect(organization("Banked").org.def).toBeNull();
+    // an inactive account cannot be the default; an unknown one is a 404 (exit 1)
+    const refused = await cli("bank-account", "default", added.id, "--org", "Banked");
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("not active");
+    expect((await cli("bank-account", "deactivate", "BE71096123456769", "--org", "Banked")).code).toBe(1);
+    // add --default makes the new one the default at once
+    const third = await cliJson("bank-account", "add", "--org", "Bankless", "--name", "Current account", "--iban", "BE68539007547034", "--default");
+    expect(organization("Bankless").org.def).toBe(third.id);
+  });
+});
+
 describe("organisations, users and tokens", () => {
   test("org create/list/api-access with --json and human tables", async () => {
     const org = await cliJson("org", "create", "--name", "Globex", "--currency", "USD", "--country", "NL");
-    expect(Object.keys(org).sort()).toEqual(["api_access", "country", "currency", "id", "name"]);
+    expect(Object.keys(org).sort()).toEqual(["api_access", "country", "currency", "id", "name", "payment_instructions"]);
+    expect(org.payment_instructions).toBe(false);
     expect(org).toMatchObject({ name: "Globex", currency: "USD", country: "NL", api_access: true });
     const closed = await cliJson("org", "create", "--name", "Initech", "--no-api-access");
     expect(closed.api_access).toBe(false);
@@ -205,6 +262,9 @@ describe("kontor serve", () => {
       expect(JSON.parse(pasted.stdout.toString())).toMatchObject({ data: [], meta: { total: 0 } });
       const r = await fetch(`${url}/api/v1/customers`, { headers: { authorization: `Bearer ${token}` } });
       expect(r.status).toBe(200);
+      // the default organisation has no bank account until one is added (never a seeded placeholder)
+      const organization = (await (await fetch(`${url}/api/v1/organization`, { headers: { authorization: `Bearer ${token}` } })).json()) as any;
+      expect(organization.data).toMatchObject({ default_bank_account_id: null, payment_instructions: false });
       // the CLI works on the same database while the server runs (WAL)
       const minted = JSON.parse((await runCli(["token", "create", "--db", serveDb, "--org", "Default organisation", "--organisation", "--name", "side", "--abilities", "contacts.view", "--json"])).stdout);
       expect((await fetch(`${url}/api/v1/customers`, { headers: { authorization: `Bearer ${minted.token}` } })).status).toBe(200);

@@ -55,7 +55,7 @@ for (const file of Object.keys(RUNNABLE)) {
     beforeAll(async () => {
       if (!Bun.which("curl") || !Bun.which("bash")) throw new Error("the documents' examples run with bash and curl (7.76 or later): install them");
       server = await startKontor();
-      session = new Session({ KONTOR: server.url, TOKEN: server.token });
+      session = new Session({ KONTOR: server.url, TOKEN: server.token, KONTOR_DB: server.db });
     }, 90_000);
 
     afterAll(async () => {

@@ -9,6 +9,12 @@ import { snapshot } from "../server/lib/scope.ts";
 import { CLI_ACTOR } from "../server/orgs/service.ts";
 import { SELLER_IDENTITY } from "./fixtures.ts";
 import { createTestEnv } from "./helpers.ts";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { renderPdf } from "../server/documents/pdf.ts";
+import { missingForUbl, renderUbl } from "../server/documents/ubl.ts";
+import { describe as describeValidation, validateUbl } from "./einvoicing/validate.ts";
 
 const env = createTestEnv();
 afterAll(() => env.close());
@@ -189,6 +195,48 @@ describe("readDocument", () => {
     env.db.update(bankAccounts).set({ isActive: false }).where(eq(bankAccounts.organizationId, org.org.id)).run();
     expect(loadDocument(env.db, org.org.id, inv.id).payee).toBeNull();
   });
+
+  test("an organisation without a bank account of its own: finalize works, the documents carry no payment instructions (issue 26 item 2)", async () => {
+    const org = env.newOrg("Bankless BV", { iban: null });
+    await ok("PUT", "/api/v1/organization", { ...SELLER_IDENTITY, name: "Bankless BV" }, org.token);
+    expect((await ok("GET", "/api/v1/organization", undefined, org.token)).payment_instructions).toBe(false);
+    const buyer = await ok("POST", "/api/v1/customers", { name: "Brasserie Dupont SA", address: "Rue de l'Église 5", city: "Liège", postal_code: "4000", country: "BE", vat_number: "BE0404795549", peppol_id: "0208:0404795549" }, org.token);
+    const vat = (await ok("GET", "/api/v1/vat-rates", undefined, org.token)).find((r: any) => r.category === "S" && r.rate === "21.00");
+    const inv = await ok("POST", "/api/v1/invoices", { customer_id: buyer.id, issue_date: "2026-03-01", due_date: "2026-03-31", buyer_reference: "Dept. 42", lines: [{ description: "Consulting", quantity: 2, unit_price: 100, unit_code: "HUR", vat_rate_id: vat.id }] }, org.token);
+    await ok("POST", `/api/v1/invoices/${inv.id}/finalize`, undefined, org.token);
+    const doc = loadDocument(env.db, org.org.id, inv.id);
+    expect(doc.payee).toBeNull();
+    expect(doc.dueCents).toBeGreaterThan(0);
+
+    // the UBL: no PaymentMeans at all, and still valid (XSD, EN 16931, Peppol BIS)
+    expect(missingForUbl(doc)).toEqual({});
+    const xml = renderUbl(doc);
+    expect(xml).not.toContain("PaymentMeans");
+    const v = await validateUbl(xml);
+    expect(v.fatal.length + v.xsdErrors.length, describeValidation(v)).toBe(0);
+
+    // the PDF: no IBAN, no QR code
+    const dir = mkdtempSync(join(tmpdir(), "kontor-nobank-"));
+    try {
+      const file = join(dir, "doc.pdf");
+      writeFileSync(file, await renderPdf(doc));
+      const text = Bun.spawnSync(["pdftotext", "-enc", "UTF-8", file, "-"]).stdout.toString();
+      expect(text).toContain("Bankless BV");
+      expect(text).not.toContain("IBAN");
+      expect(text).not.toContain("BE71");
+      expect(Bun.spawnSync(["pdftoppm", "-r", "200", "-png", file, join(dir, "page")]).exitCode).toBe(0);
+      for (const png of readdirSync(dir).filter((f) => f.endsWith(".png"))) {
+        expect(Bun.spawnSync(["zbarimg", "--quiet", "--raw", join(dir, png)]).exitCode).not.toBe(0); // 4: no symbol found
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+
+    // a payment without a bank account posts to 1110, the chart's bank account: the books balance
+    await ok("POST", `/api/v1/invoices/${inv.id}/record-payment`, { amount: (doc.totalCents / 100).toFixed(2), payment_date: "2026-03-10" }, org.token);
+    const trial = await ok("GET", "/api/v1/reports/trial-balance?date=2026-03-31", undefined, org.token);
+    expect(JSON.stringify(trial)).toContain("1110");
+  }, 60_000);
 
   test("another organisation's invoice is not found; the read runs in the caller's transaction", async () => {
     const other = env.newOrg("Other Reader");

@@ -18,6 +18,12 @@ import { createToken } from "../server/tokens/service.ts";
 import type { Role } from "../server/auth/abilities.ts";
 import { createContractChecker, type ContractChecker } from "./contract.ts";
 
+/**
+ * The test organisations' bank account, given explicitly (an organisation has no bank account
+ * unless it gives one): the IBAN the statement fixtures (tests/banking, tests/inbound) name.
+ */
+export const TEST_IBAN = "BE71096123456769";
+
 export type ApiResponse<T = any> = { status: number; body: T; headers: Headers; text: string };
 
 export type TestEnv = {
@@ -31,7 +37,8 @@ export type TestEnv = {
   request: (method: string, path: string, options?: RequestOptions) => Promise<ApiResponse>;
   /** shorthand: JSON request with the given token (default: the `*` token) */
   api: (method: string, path: string, body?: unknown, token?: string | null) => Promise<ApiResponse>;
-  newOrg: (name?: string, options?: { apiAccess?: boolean; country?: string; currency?: string }) => { org: Organization; token: string };
+  /** An organisation with the bank account TEST_IBAN (what the statement fixtures name) unless `iban` says otherwise; null: none. */
+  newOrg: (name?: string, options?: { apiAccess?: boolean; country?: string; currency?: string; iban?: string | null }) => { org: Organization; token: string };
   orgToken: (abilities: string[], org?: Organization) => string;
   userToken: (role: Role, abilities?: string[], org?: Organization) => { token: string; userId: string };
   close: () => void;
@@ -60,12 +67,12 @@ export function createTestEnv(env: Record<string, string> = {}): TestEnv {
     }).token;
     return { token, userId: user.id };
   };
-  const newOrg = (name = `Org ${++counter}`, options: { apiAccess?: boolean; country?: string; currency?: string } = {}) => {
-    const org = createOrganization(db, { name, ...options });
+  const newOrg = (name = `Org ${++counter}`, options: { apiAccess?: boolean; country?: string; currency?: string; iban?: string | null } = {}) => {
+    const org = createOrganization(db, { name, iban: TEST_IBAN, ...options });
     return { org, token: orgToken(["*"], org) };
   };
   const first = { org: null as unknown as Organization };
-  first.org = createOrganization(db, { name: "Acme", country: "BE", currency: "EUR" });
+  first.org = createOrganization(db, { name: "Acme", country: "BE", currency: "EUR", iban: TEST_IBAN });
   const token = orgToken(["*"]);
 
   const request = async (method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> => {

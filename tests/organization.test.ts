@@ -12,7 +12,7 @@ afterAll(() => env.close());
 
 const ORG_KEYS = [
   "address", "api_access", "city", "company_number", "country", "created_at", "currency", "default_bank_account_id", "email", "id", "language",
-  "name", "peppol_id", "phone", "postal_code", "updated_at", "vat_number", "website",
+  "name", "payment_instructions", "peppol_id", "phone", "postal_code", "updated_at", "vat_number", "website",
 ];
 
 const identity = {
@@ -31,7 +31,7 @@ const identity = {
 };
 
 describe("GET /api/v1/organization", () => {
-  test("the caller's organisation; a new one has its seeded bank account as default and English", async () => {
+  test("the caller's organisation; one created with --iban has that account as default, payment instructions, and English", async () => {
     const r = await env.api("GET", "/api/v1/organization");
     expect(r.status, r.text).toBe(200);
     expect(Object.keys(r.body)).toEqual(["data"]);
@@ -48,7 +48,19 @@ describe("GET /api/v1/organization", () => {
       vat_number: null,
       peppol_id: null,
       default_bank_account_id: banks[0].id,
+      payment_instructions: true,
     });
+    expect(banks.map((b: any) => b.iban)).toEqual(["BE71096123456769"]);
+  });
+
+  test("an organisation created without a bank account has none and says its documents carry no payment instructions", async () => {
+    const bare = env.newOrg("No Bank BV", { iban: null });
+    const r = await env.api("GET", "/api/v1/organization", undefined, bare.token);
+    expect(r.body.data).toMatchObject({ default_bank_account_id: null, payment_instructions: false });
+    expect((await env.api("GET", "/api/v1/bank-accounts", undefined, bare.token)).body.data).toEqual([]);
+    // an account of its own, added from the CLI, gives them
+    bankAccountService.add({ db: env.db, org: bare.org, actor: CLI_ACTOR }, { name: "Current account", iban: "BE68 5390 0754 7034" });
+    expect((await env.api("GET", "/api/v1/organization", undefined, bare.token)).body.data.payment_instructions).toBe(true);
   });
 
   test("another organisation sees its own", async () => {

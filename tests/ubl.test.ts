@@ -160,6 +160,8 @@ const FIXTURES: Record<string, () => IssuedDocument> = {
       paymentReference: null,
       payee: { iban: "BE68539007547034", bic: null, accountName: "Kontor Demo" },
     }),
+  "no bank account of the organisation's own: no PaymentMeans at all (issue 26 item 2)": () =>
+    makeDocument([{ quantity: 100, price: 1_000 }], { payee: null }),
   "Dutch seller with a KVK number": () =>
     makeDocument([{ quantity: 100, price: 1_000 }], {
       seller: { ...SELLER, address: "Damrak 1", city: "Amsterdam", postalCode: "1012 LG", country: "NL", vatNumber: "NL123456789B01", companyNumber: "12345678", peppolId: "0106:12345678" },
@@ -273,7 +275,6 @@ group("missingForUbl", () => {
       "organization.address",
       "organization.city",
       "organization.country",
-      "organization.default_bank_account_id",
       "organization.peppol_id",
       "organization.postal_code",
       "organization.vat_number",
@@ -328,8 +329,13 @@ group("missingForUbl", () => {
     expect(fields({ ...doc, lines: [], vatGroups: [], subtotalCents: 0, vatCents: 0, totalCents: 0, dueCents: 0 })).toEqual(["lines"]);
   });
 
-  test("nothing to pay needs no bank account", () => {
+  test("no bank account is no obstacle, whether anything is due or not: the document carries no payment instructions", () => {
     const doc = base();
     expect(fields({ ...doc, payee: null, paidCents: doc.totalCents, dueCents: 0 })).toEqual([]);
+    expect(fields({ ...doc, payee: null })).toEqual([]);
+    const xml = renderUbl({ ...doc, payee: null });
+    expect(xml).not.toContain("PaymentMeans");
+    expect(xml).not.toContain("PayeeFinancialAccount");
+    expect(xml).toContain("<cac:PaymentTerms>");
   });
 });

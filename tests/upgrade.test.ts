@@ -19,6 +19,7 @@ import { createApp } from "../server/app.ts";
 import { loadConfig } from "../server/config.ts";
 import { silentLogger } from "../server/log.ts";
 import { createRuntime } from "../server/runtime.ts";
+import { loadDocument } from "../server/invoices/document.ts";
 import { createTestEnv, runCli } from "./helpers.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "kontor-upgrade-"));
@@ -40,6 +41,8 @@ const ADDED_AFTER_0000 = new Set([
   "company_number",
   "default_bank_account_id",
   "request_id", // 0016
+  "payment_instructions", // 0023: the seeded placeholder account flagged (below)
+  "bank_account_id", // 0017: a payment's; the backfill finds no default account once 0023 flagged the placeholder (below)
 ]);
 
 function comparable(value: unknown): unknown {
@@ -151,7 +154,19 @@ test("a database of the first migration is backed up, upgraded, and reads back t
     const body = (await r.json()) as any;
     return body.data ?? body;
   };
-  for (const path of lists) expect(comparable(await read(path)), path).toEqual(comparable(reference.get(path)));
+  for (const path of lists.filter((p) => p !== "/api/v1/bank-accounts")) expect(comparable(await read(path)), path).toEqual(comparable(reference.get(path)));
+  // 0023: the account the earlier Kontor seeded with the placeholder IBAN BE71096123456769 (which
+  // the test organisation holds, as every organisation of the earlier Kontor did) is flagged and
+  // deactivated: no longer the default, never printed again; its ledger account keeps its balance
+  const banks = (await read("/api/v1/bank-accounts")) as any[];
+  expect(banks).toEqual((reference.get("/api/v1/bank-accounts") as any[]).map((b) => ({ ...b, is_active: false })));
+  expect(banks.map((b) => b.iban)).toEqual(["BE71096123456769"]);
+  expect(upgraded.$client.query("SELECT is_placeholder FROM bank_accounts").all()).toEqual([{ is_placeholder: 1 }]);
+  expect(await read("/api/v1/organization")).toMatchObject({ default_bank_account_id: null, payment_instructions: false });
+  expect(loadDocument(upgraded, env.org.id, invoice.id).payee).toBeNull();
+  // the payment recorded before the ledger is on no bank account (it posts to 1110 all the same: the trial balance above is the reference's)
+  expect(((await read(`/api/v1/invoices/${invoice.id}`)) as any).payments.map((p: any) => p.bank_account_id)).toEqual([null]);
+  expect((reference.get("/api/v1/organization") as any).payment_instructions).toBe(true);
   // 0014 added the 0 % rates of each category: the old ones are all there, as they were
   const upgradedRates = (await read("/api/v1/vat-rates")) as any[];
   for (const rate of referenceRates as any[]) expect(comparable(upgradedRates.find((r) => r.id === rate.id)), rate.name).toEqual(comparable(rate));
@@ -178,3 +193,47 @@ test("a database from a newer Kontor is refused with a message, and left as it w
   expect(createHash("sha256").update(readFileSync(path)).digest("hex")).toBe(before);
   expect(existsSync(join(dir, "newer", "kontor.db.holders"))).toBe(false);
 }, 120_000);
+
+test("0023 flags the seeded placeholder account: deactivated, not the default, off the documents issued with it; other accounts untouched", async () => {
+  const env = createTestEnv();
+  try {
+    const ok = async (method: string, path: string, body?: unknown, token?: string) => {
+      const r = await env.api(method, path, body, token);
+      expect(r.status, `${method} ${path}: ${r.text}`).toBeLessThan(300);
+      return r.body?.data;
+    };
+    // as the earlier Kontor left it: the placeholder is the default and frozen on an issued invoice
+    const customer = await ok("POST", "/api/v1/customers", { name: "Frozen Parties NV" });
+    const invoice = await ok("POST", "/api/v1/invoices", { customer_id: customer.id, issue_date: "2026-03-01", lines: [{ description: "x", quantity: 1, unit_price: "10.00" }] });
+    await ok("POST", `/api/v1/invoices/${invoice.id}/finalize`);
+    expect(loadDocument(env.db, env.org.id, invoice.id).payee?.iban).toBe("BE71096123456769");
+    const own = env.newOrg("Own Account BV", { iban: "BE68 5390 0754 7034" });
+    const ownCustomer = await ok("POST", "/api/v1/customers", { name: "Theirs" }, own.token);
+    const ownInvoice = await ok("POST", "/api/v1/invoices", { customer_id: ownCustomer.id, issue_date: "2026-03-01", lines: [{ description: "x", quantity: 1, unit_price: "10.00" }] }, own.token);
+    await ok("POST", `/api/v1/invoices/${ownInvoice.id}/finalize`, undefined, own.token);
+
+    // the migration's data statements (its column is there already)
+    const migration = embeddedMigrations.find((m) => m.tag.startsWith("0023_"))!;
+    for (const statement of migration.sql.split("--> statement-breakpoint")) {
+      if (!/^\s*(--.*\n\s*)*ALTER/.test(statement)) env.db.$client.exec(statement);
+    }
+
+    const banks = env.db.$client.query("SELECT o.name, b.iban, b.is_active, b.is_placeholder, o.default_bank_account_id = b.id AS is_default FROM bank_accounts b JOIN organizations o ON o.id = b.organization_id WHERE o.name IN ('Acme', 'Own Account BV') ORDER BY o.name").all();
+    expect(banks).toEqual([
+      { name: "Acme", iban: "BE71096123456769", is_active: 0, is_placeholder: 1, is_default: null },
+      { name: "Own Account BV", iban: "BE68539007547034", is_active: 1, is_placeholder: 0, is_default: 1 },
+    ]);
+    expect(loadDocument(env.db, env.org.id, invoice.id).payee).toBeNull();
+    expect(loadDocument(env.db, own.org.id, ownInvoice.id).payee?.iban).toBe("BE68539007547034");
+    expect((await ok("GET", "/api/v1/organization")).payment_instructions).toBe(false);
+    // the real account, added and made the default, is what new documents show
+    const r = await runCli(["bank-account", "add", "--db", env.config.dbPath, "--org", "Acme", "--name", "Real", "--iban", "NL91ABNA0417164300", "--default", "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect((await ok("GET", "/api/v1/organization")).payment_instructions).toBe(true);
+    const placeholder = await runCli(["bank-account", "default", "BE71096123456769", "--db", env.config.dbPath, "--org", "Acme"]);
+    expect(placeholder.code).toBe(1);
+    expect(placeholder.stderr).toContain("placeholder");
+  } finally {
+    env.close();
+  }
+}, 60_000);

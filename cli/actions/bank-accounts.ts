@@ -1,17 +1,43 @@
-/** `kontor bank-account add` (declared in cli/commands/bank-accounts.ts). */
+/** `kontor bank-account add | set | deactivate | default` (declared in cli/commands/bank-accounts.ts). */
 import "../../server/http/elysia-production.ts";
 import { bankAccountService } from "../../server/bank-accounts/service.ts";
 import { CLI_ACTOR, findOrganization } from "../../server/orgs/service.ts";
+import type { Scope } from "../../server/lib/scope.ts";
 import { open } from "../context.ts";
 import type { GlobalOptions } from "../globals.ts";
 import { printJson, printRecord } from "../output.ts";
 
-export type AddOptions = GlobalOptions & { org: string; name: string; iban: string; bankName?: string; currency?: string };
+export type AddOptions = GlobalOptions & { org: string; name: string; iban: string; bankName?: string; currency?: string; default?: boolean };
+export type RefOptions = GlobalOptions & { org: string };
+export type SetOptions = RefOptions & { name?: string; bankName?: string };
+
+function scopeOf(options: RefOptions): Scope {
+  const { db } = open(options);
+  return { db, org: findOrganization(db, options.org), actor: CLI_ACTOR };
+}
+
+function print(options: GlobalOptions, shown: Record<string, unknown>): void {
+  if (options.json) printJson(shown);
+  else printRecord(shown);
+}
 
 export function add(options: AddOptions): void {
-  const { db } = open(options);
-  const org = findOrganization(db, options.org);
-  const added = bankAccountService.add({ db, org, actor: CLI_ACTOR }, options);
-  if (options.json) printJson(added);
-  else printRecord(added);
+  const scope = scopeOf(options);
+  const added = bankAccountService.add(scope, options);
+  print(options, options.default ? bankAccountService.makeDefault(scope, bankAccountService.find(scope, added.id)) : added);
+}
+
+export function set(ref: string, options: SetOptions): void {
+  const scope = scopeOf(options);
+  print(options, bankAccountService.update(scope, bankAccountService.find(scope, ref), { name: options.name, bankName: options.bankName }));
+}
+
+export function deactivate(ref: string, options: RefOptions): void {
+  const scope = scopeOf(options);
+  print(options, bankAccountService.deactivate(scope, bankAccountService.find(scope, ref)));
+}
+
+export function makeDefault(ref: string, options: RefOptions): void {
+  const scope = scopeOf(options);
+  print(options, bankAccountService.makeDefault(scope, bankAccountService.find(scope, ref)));
 }

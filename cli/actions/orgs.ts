@@ -17,7 +17,7 @@ import { open } from "../context.ts";
 import type { GlobalOptions } from "../globals.ts";
 import { printJson, printLine, printRecord, printTable } from "../output.ts";
 
-export type CreateOrgOptions = GlobalOptions & { name: string; currency: string; country: string; apiAccess: boolean };
+export type CreateOrgOptions = GlobalOptions & { name: string; currency: string; country: string; apiAccess: boolean; iban?: string; bankName?: string };
 export type CreateUserOptions = GlobalOptions & { org: string; email: string; name: string; role: string };
 
 const orgJson = (o: { id: string; name: string; currency: string; country: string; apiAccess: boolean }) => ({
@@ -33,8 +33,17 @@ const userJson = (u: { id: string; email: string; name: string; role: string }) 
 export function createOrg(options: CreateOrgOptions): void {
   const { db } = open(options);
   const created = createOrganization(db, options);
-  if (options.json) printJson(orgJson(created));
-  else printRecord(orgJson(created));
+  const bankAccount = !!options.iban?.trim();
+  if (options.json) printJson({ ...orgJson(created), payment_instructions: bankAccount });
+  else {
+    printRecord(orgJson(created));
+    if (!bankAccount) printLine(noBankAccount(created.name));
+  }
+}
+
+/** What `kontor org create` (and the first `kontor serve`) says of an organisation without a bank account. */
+export function noBankAccount(name: string): string {
+  return `${name} has no bank account: its documents carry no payment instructions (no IBAN, no QR code) until you add one with kontor bank-account add --org "${name}" --name "Current account" --iban <IBAN> --default`;
 }
 
 export function listOrgs(options: GlobalOptions): void {

@@ -29,8 +29,12 @@ const actions = () => import("../actions/orgs.ts");
 
 export function registerOrgCommands(program: Command): void {
   const org = program.command("org").description("manage organisations");
-  withGlobals(org.command("create").description("create an organisation (seeds its chart of accounts, VAT rates and a bank account)"))
+  withGlobals(
+    org.command("create").description("create an organisation (seeds its chart of accounts and VAT rates; its bank account is the one --iban gives, else none)"),
+  )
     .requiredOption("--name <name>", "organisation name")
+    .option("--iban <iban>", "the organisation's own bank account (its default, linked to 1110); without it documents carry no payment instructions")
+    .option("--bank-name <name>", "name of the bank of --iban")
     .option("--currency <code>", "ISO 4217 currency", "EUR")
     .option("--country <code>", "ISO 3166-1 alpha-2 country", "BE")
     .option("--no-api-access", "create with api_access off")

@@ -22,6 +22,7 @@ import m19 from "./0019_aged_receivables_index.sql" with { type: "text" };
 import m20 from "./0020_receivables_running_totals.sql" with { type: "text" };
 import m21 from "./0021_settlement_in_code.sql" with { type: "text" };
 import m22 from "./0022_provisional_draft_numbers.sql" with { type: "text" };
+import m23 from "./0023_placeholder_bank_accounts.sql" with { type: "text" };
 
 export const embeddedMigrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_init", when: 1795372542016, breakpoints: true, sql: m0 },
@@ -47,4 +48,5 @@ export const embeddedMigrations: { tag: string; when: number; breakpoints: boole
   { tag: "0020_receivables_running_totals", when: 1795483237958, breakpoints: true, sql: m20 },
   { tag: "0021_settlement_in_code", when: 1795646667671, breakpoints: true, sql: m21 },
   { tag: "0022_provisional_draft_numbers", when: 1795649127198, breakpoints: true, sql: m22 },
+  { tag: "0023_placeholder_bank_accounts", when: 1795650683392, breakpoints: true, sql: m23 },
 ];

@@ -31,7 +31,7 @@ export const GENERIC_CHART: [string, string, AccountType, string | null, string,
   ["6900", "Bank charges", "expense", "6000", "Fees charged by banks", null],
 ];
 
-/** The code of the asset account the seeded bank account links to; later ones get 1111, 1112, … */
+/** The code of the asset account the first bank account (given at `kontor org create`) links to; later ones get 1111, 1112, … */
 export const BANK_ACCOUNT_CODE = "1110";
 
 /**
@@ -59,8 +59,12 @@ export const DEFAULT_CATEGORY_ACCOUNTS: Record<string, string> = {
   "bank fees": "6900",
 };
 
-/** Seeds the chart of accounts, its category map and one bank account linked to its current-account asset; returns the bank account's id. */
-export function seedChart(tx: Tx, organizationId: string, currency: string): string {
+/**
+ * Seeds the chart of accounts and its category map; no bank account (an organisation's bank
+ * accounts are its own: contract section 3). Returns the id of 1110 Current account, the `bank`
+ * account its first bank account links to, and what a payment without a bank account posts to.
+ */
+export function seedChart(tx: Tx, organizationId: string): string {
   const now = nowIso();
   const idByCode = new Map<string, string>();
   for (const [code] of GENERIC_CHART) idByCode.set(code, newId());
@@ -84,20 +88,32 @@ export function seedChart(tx: Tx, organizationId: string, currency: string): str
   tx.insert(expenseCategoryAccounts)
     .values(Object.entries(DEFAULT_CATEGORY_ACCOUNTS).map(([category, code]) => ({ organizationId, category, accountId: idByCode.get(code)!, updatedAt: now })))
     .run();
-  const bankAccountId = newId();
+  return idByCode.get(BANK_ACCOUNT_CODE)!;
+}
+
+/** The organisation's first bank account (`kontor org create --iban`), linked to 1110; returns its id. */
+export function seedBankAccount(
+  tx: Tx,
+  organizationId: string,
+  ledgerAccountId: string,
+  input: { iban: string; bankName: string | null; currency: string },
+): string {
+  const now = nowIso();
+  const id = newId();
   tx.insert(bankAccounts)
     .values({
-      id: bankAccountId,
+      id,
       organizationId,
       name: "Current account",
-      iban: "BE71096123456769",
-      bankName: null,
-      currency,
+      iban: input.iban,
+      bankName: input.bankName,
+      currency: input.currency,
       isActive: true,
-      accountId: idByCode.get(BANK_ACCOUNT_CODE)!,
+      isPlaceholder: false,
+      accountId: ledgerAccountId,
       createdAt: now,
       updatedAt: now,
     })
     .run();
-  return bankAccountId;
+  return id;
 }

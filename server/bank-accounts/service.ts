@@ -2,13 +2,13 @@
  * Bank accounts: read over the API (banking.view), added from the CLI (`kontor bank-account
  * add`). Each has a ledger account of its own; its balance is that account's.
  */
-import { eq } from "drizzle-orm";
-import { bankAccounts, nocase } from "../../db/schema.ts";
+import { and, eq, or } from "drizzle-orm";
+import { bankAccounts, nocase, organizations } from "../../db/schema.ts";
 import type { Tx } from "../../db/client.ts";
 import { newBankLedgerAccount } from "../ledger/accounts.ts";
 import { debitBalances } from "../ledger/balances.ts";
 import { recordChange } from "../changes/record.ts";
-import { FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
+import { ApiError, FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
 import { ibanProblem, normalizeIban } from "../lib/iban.ts";
 import { booleanFilter, listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { formatCents } from "../lib/money.ts";
@@ -92,6 +92,7 @@ export const bankAccountService = {
         bankName,
         currency,
         isActive: true,
+        isPlaceholder: false,
         accountId: newBankLedgerAccount(tx, scope.org.id, name),
         createdAt: now,
         updatedAt: now,
@@ -99,6 +100,67 @@ export const bankAccountService = {
       tx.insert(bankAccounts).values(row).run();
       recordChange(tx, scope, { action: "bank_account.created", resource: { type: "bank_account", id: row.id } });
       return presentBankAccount(row, 0);
+    });
+  },
+
+  /** A bank account of the organisation by id or IBAN (spaces allowed), for the CLI. */
+  find(scope: Scope, ref: string): BankAccountRow {
+    const row = scope.db
+      .select()
+      .from(bankAccounts)
+      .where(inOrg(bankAccounts, scope.org.id, or(eq(bankAccounts.id, ref), eq(bankAccounts.iban, normalizeIban(ref)))))
+      .get();
+    if (!row) throw new ApiError(404, `${scope.org.name} has no bank account "${ref}".`);
+    return row;
+  },
+
+  /** Changes a bank account's display name or bank name (`kontor bank-account set`); its IBAN and ledger account stay. */
+  update(scope: Scope, row: BankAccountRow, input: { name?: string; bankName?: string | null }) {
+    const bag = new FieldErrorBag();
+    const set: Partial<BankAccountRow> = {};
+    if (input.name !== undefined) {
+      set.name = input.name.trim();
+      if (set.name === "" || set.name.length > 255) bag.add("name", "The name must be 1 to 255 characters.");
+    }
+    if (input.bankName !== undefined) {
+      set.bankName = input.bankName?.trim() || null;
+      if (set.bankName && set.bankName.length > 255) bag.add("bank_name", "The bank name must not be longer than 255 characters.");
+    }
+    bag.throwIfAny();
+    return transaction(scope.db, (tx) => {
+      const updated = { ...row, ...set, updatedAt: nowIso() };
+      tx.update(bankAccounts).set({ ...set, updatedAt: updated.updatedAt }).where(inOrg(bankAccounts, scope.org.id, eq(bankAccounts.id, row.id))).run();
+      recordChange(tx, scope, { action: "bank_account.updated", resource: { type: "bank_account", id: row.id } });
+      return presentBankAccounts(tx, [updated])[0]!;
+    });
+  },
+
+  /**
+   * Deactivates a bank account (`kontor bank-account deactivate`): documents no longer show it and
+   * payments no longer default to it; its ledger account and history stay. If it was the default,
+   * the organisation has none until one is chosen (documents take its first active account).
+   */
+  deactivate(scope: Scope, row: BankAccountRow) {
+    return transaction(scope.db, (tx) => {
+      const updated = { ...row, isActive: false, updatedAt: nowIso() };
+      tx.update(bankAccounts).set({ isActive: false, updatedAt: updated.updatedAt }).where(inOrg(bankAccounts, scope.org.id, eq(bankAccounts.id, row.id))).run();
+      tx.update(organizations)
+        .set({ defaultBankAccountId: null })
+        .where(and(eq(organizations.id, scope.org.id), eq(organizations.defaultBankAccountId, row.id)))
+        .run();
+      recordChange(tx, scope, { action: "bank_account.deactivated", resource: { type: "bank_account", id: row.id } });
+      return presentBankAccounts(tx, [updated])[0]!;
+    });
+  },
+
+  /** Makes an active bank account of the organisation the one its documents show (`kontor bank-account default`). */
+  makeDefault(scope: Scope, row: BankAccountRow) {
+    if (row.isPlaceholder) throw ValidationFailed.field("bank_account", `${row.iban} is the placeholder the earlier Kontor seeded, not the organisation's account.`);
+    if (!row.isActive) throw ValidationFailed.field("bank_account", `The bank account ${row.name} is not active.`);
+    return transaction(scope.db, (tx) => {
+      tx.update(organizations).set({ defaultBankAccountId: row.id, updatedAt: nowIso() }).where(eq(organizations.id, scope.org.id)).run();
+      recordChange(tx, scope, { action: "organization.updated", resource: { type: "organization", id: scope.org.id } });
+      return presentBankAccounts(tx, [row])[0]!;
     });
   },
 };

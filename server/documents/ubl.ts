@@ -93,10 +93,8 @@ export function missingForUbl(doc: IssuedDocument): FieldErrors {
   if (!present(doc.buyerReference) && !present(doc.orderReference)) {
     add("buyer_reference", "Peppol needs a buyer reference or an order reference on the invoice (PEPPOL-EN16931-R003).");
   }
-  // the account a transfer goes to (BR-61), when anything is to be paid
-  if (doc.dueCents > 0 && !doc.payee) {
-    add("organization.default_bank_account_id", "The organization needs a default bank account: its IBAN is how the e-invoice is paid (BR-61).");
-  }
+  // no payee (the organisation has no bank account of its own yet): no PaymentMeans at all, which
+  // EN 16931 allows (BR-61 applies only to a credit transfer that is written)
 
   if (doc.lines.length === 0) add("lines", "An e-invoice needs at least one line (BR-16).");
   for (const line of doc.lines) {

@@ -17,8 +17,21 @@ import { OrganizationModel, type OrganizationUpdate } from "./model.ts";
 
 type OrganizationRow = typeof organizations.$inferSelect;
 
+/**
+ * Whether its documents carry payment instructions (IBAN, EPC QR code, UBL PaymentMeans): only
+ * with an active bank account of its own (a placeholder flagged by the upgrade is inactive).
+ */
+function hasPayee(tx: Tx, orgId: string): boolean {
+  return !!tx
+    .select({ id: bankAccounts.id })
+    .from(bankAccounts)
+    .where(inOrg(bankAccounts, orgId, eq(bankAccounts.isActive, true), eq(bankAccounts.isPlaceholder, false)))
+    .limit(1)
+    .get();
+}
+
 /** The organisation as `GET /api/v1/organization` shows it. */
-export function presentOrganization(row: OrganizationRow) {
+export function presentOrganization(tx: Tx, row: OrganizationRow) {
   return {
     id: row.id,
     name: row.name,
@@ -33,6 +46,7 @@ export function presentOrganization(row: OrganizationRow) {
     website: row.website,
     peppol_id: row.peppolId,
     default_bank_account_id: row.defaultBankAccountId,
+    payment_instructions: hasPayee(tx, row.id),
     currency: row.currency,
     language: row.language,
     api_access: row.apiAccess,
@@ -51,7 +65,7 @@ export function readOrganization(tx: Tx, orgId: string): OrganizationRow {
 }
 
 export function showOrganization(scope: Scope): ShownOrganization {
-  return snapshot(scope.db, (tx) => presentOrganization(readOrganization(tx, scope.org.id)));
+  return snapshot(scope.db, (tx) => presentOrganization(tx, readOrganization(tx, scope.org.id)));
 }
 
 /**
@@ -96,6 +110,6 @@ export function updateOrganization(scope: Scope, input: OrganizationUpdate): Sho
       .where(eq(organizations.id, scope.org.id))
       .run();
     recordChange(tx, scope, { action: "organization.updated", resource: { type: "organization", id: scope.org.id } });
-    return presentOrganization(readOrganization(tx, scope.org.id));
+    return presentOrganization(tx, readOrganization(tx, scope.org.id));
   });
 }

@@ -46,6 +46,10 @@ export const OrganizationModel = {
       website: Nullable(t.String()),
       peppol_id: Nullable(t.String({ description: "Peppol participant id, <scheme>:<identifier>", examples: ["0208:0123456749"] })),
       default_bank_account_id: Nullable(t.String({ ...Uuid, description: "The bank account whose IBAN goes on documents" })),
+      payment_instructions: t.Boolean({
+        description:
+          "Read-only. Whether documents carry payment instructions (IBAN, EPC QR code, UBL PaymentMeans): false until the organisation has an active bank account of its own (`kontor bank-account add`)",
+      }),
       currency: t.String({ description: "ISO 4217; read-only" }),
       language: Language("Default document language (a customer's own language wins)"),
       api_access: t.Boolean({ description: "Read-only; switched with `kontor org api-access`" }),

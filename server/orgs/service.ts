@@ -13,11 +13,13 @@ import { ApiError, FieldErrorBag, NotFound } from "../lib/errors.ts";
 import { deleteInOrg, inOrg, transaction, updateInOrg, type Actor, type Organization, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import { seedVatRates } from "../vat-rates/seed.ts";
-import { seedChart } from "../accounts/seed.ts";
+import { seedBankAccount, seedChart } from "../accounts/seed.ts";
+import { ibanProblem, normalizeIban } from "../lib/iban.ts";
 
 export const CLI_ACTOR: Actor = { type: "cli", id: null, ip: null, requestId: null };
 
-export type OrganizationInput = { name: string; currency?: string; country?: string; apiAccess?: boolean };
+/** `iban` (and `bankName`): the organisation's own bank account, the default; without it, none. */
+export type OrganizationInput = { name: string; currency?: string; country?: string; apiAccess?: boolean; iban?: string | null; bankName?: string | null };
 
 export function createOrganization(db: Db, input: OrganizationInput, actor: Actor = CLI_ACTOR): Organization {
   const bag = new FieldErrorBag();
@@ -27,15 +29,23 @@ export function createOrganization(db: Db, input: OrganizationInput, actor: Acto
   if (name === "" || name.length > 255) bag.add("name", "The name must be 1 to 255 characters.");
   if (!isCurrencyCode(currency)) bag.add("currency", "The currency must be an ISO 4217 code (e.g. EUR).");
   if (!isCountryCode(country)) bag.add("country", "The country must be an ISO 3166-1 alpha-2 code (e.g. BE).");
+  const iban = input.iban?.trim() ? normalizeIban(input.iban) : null;
+  const ibanIssue = iban ? ibanProblem(iban) : null;
+  if (ibanIssue) bag.add("iban", ibanIssue);
+  const bankName = input.bankName?.trim() || null;
+  if (bankName && bankName.length > 255) bag.add("bank_name", "The bank name must not be longer than 255 characters.");
   bag.throwIfAny();
   const now = nowIso();
   const org: Organization = { id: newId(), name, currency, country, apiAccess: input.apiAccess ?? true };
   return transaction(db, (tx) => {
     tx.insert(organizations).values({ ...org, createdAt: now, updatedAt: now }).run();
     seedVatRates(tx, org.id, country);
-    // the seeded bank account is the one documents show until another is chosen
-    const bankAccountId = seedChart(tx, org.id, currency);
-    tx.update(organizations).set({ defaultBankAccountId: bankAccountId }).where(eq(organizations.id, org.id)).run();
+    const bankLedgerId = seedChart(tx, org.id);
+    // its own account, if given, is the default; without one, documents carry no payment instructions
+    if (iban) {
+      const bankAccountId = seedBankAccount(tx, org.id, bankLedgerId, { iban, bankName, currency });
+      tx.update(organizations).set({ defaultBankAccountId: bankAccountId }).where(eq(organizations.id, org.id)).run();
+    }
     recordChange(tx, { db, org, actor }, { action: "organization.created", resource: { type: "organization", id: org.id } });
     return org;
   });

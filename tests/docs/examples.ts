@@ -138,6 +138,10 @@ curl() {
   done
   command curl --fail-with-body "$@"
 }
+# the CLI of this checkout, on the server's database ($KONTOR_DB), as a self-hoster runs it beside the server
+kontor() {
+  bun ${JSON.stringify(join(ROOT, "cli/main.ts"))} "$@"
+}
 `;
 
 const NOT_CARRIED = new Set(["_", "SHLVL", "PWD", "OLDPWD", "BASHOPTS", "SHELLOPTS"]);
@@ -220,7 +224,7 @@ export class Session {
 }
 
 /** `kontor serve` as a process on a fresh database, its URL and the token its first start printed. */
-export async function startKontor(): Promise<{ url: string; token: string; stop: () => Promise<void> }> {
+export async function startKontor(): Promise<{ url: string; token: string; db: string; stop: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), "kontor-docs-db-"));
   const proc = Bun.spawn(
     ["bun", join(ROOT, "cli/main.ts"), "serve", "--db", join(dir, "kontor.db"), "--host", "127.0.0.1", "--port", "0", "--json", "--no-worker"],
@@ -259,6 +263,7 @@ export async function startKontor(): Promise<{ url: string; token: string; stop:
   return {
     url,
     token: bootstrap.token,
+    db: join(dir, "kontor.db"),
     async stop() {
       proc.kill("SIGTERM");
       const exited = await Promise.race([proc.exited.then(() => true), Bun.sleep(15_000).then(() => false)]);
