@@ -499,8 +499,8 @@ export async function ensureSeed(size: SeedSize, { reseed = false, log = (l: str
 
   const db = openDatabase(tmp);
   migrateDatabase(db);
-  const main = createOrganization(db, { name: "Acme Benchmarks", country: "BE", currency: "EUR" });
-  const second = createOrganization(db, { name: "Globex Second", country: "NL", currency: "EUR" });
+  const main = createOrganization(db, { name: "Acme Benchmarks", country: "BE", currency: "EUR", iban: "BE68539007547034" });
+  const second = createOrganization(db, { name: "Globex Second", country: "NL", currency: "EUR", iban: "NL91ABNA0417164300" });
   const mint = (org: Organization) =>
     createToken({ db, org, actor: CLI_ACTOR }, { cli: true }, "organization", { userId: null, createdByUserId: null }, { name: "bench", abilities: ["*"] }).token;
   const tokens = { main: mint(main), second: mint(second) };
