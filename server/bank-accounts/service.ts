@@ -14,7 +14,7 @@ import { booleanFilter, listPage, type ListQuery, type ListSpec } from "../lib/l
 import { formatCents } from "../lib/money.ts";
 import { isCurrencyCode } from "../lib/iso-codes.ts";
 import { Currency } from "../lib/schemas.ts";
-import { findInOrg, inOrg, transaction, type Scope } from "../lib/scope.ts";
+import { findInOrg, inOrg, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 
 type BankAccountRow = typeof bankAccounts.$inferSelect;
@@ -128,10 +128,9 @@ export const bankAccountService = {
     }
     bag.throwIfAny();
     return transaction(scope.db, (tx) => {
-      const updated = { ...row, ...set, updatedAt: nowIso() };
-      tx.update(bankAccounts).set({ ...set, updatedAt: updated.updatedAt }).where(inOrg(bankAccounts, scope.org.id, eq(bankAccounts.id, row.id))).run();
+      updateInOrg(tx, bankAccounts, scope.org.id, row.id, { ...set, updatedAt: nowIso() });
       recordChange(tx, scope, { action: "bank_account.updated", resource: { type: "bank_account", id: row.id } });
-      return presentBankAccounts(tx, [updated])[0]!;
+      return presentBankAccounts(tx, [findInOrg(tx, bankAccounts, scope.org.id, row.id)])[0]!;
     });
   },
 
@@ -142,14 +141,13 @@ export const bankAccountService = {
    */
   deactivate(scope: Scope, row: BankAccountRow) {
     return transaction(scope.db, (tx) => {
-      const updated = { ...row, isActive: false, updatedAt: nowIso() };
-      tx.update(bankAccounts).set({ isActive: false, updatedAt: updated.updatedAt }).where(inOrg(bankAccounts, scope.org.id, eq(bankAccounts.id, row.id))).run();
+      updateInOrg(tx, bankAccounts, scope.org.id, row.id, { isActive: false, updatedAt: nowIso() });
       tx.update(organizations)
         .set({ defaultBankAccountId: null })
         .where(and(eq(organizations.id, scope.org.id), eq(organizations.defaultBankAccountId, row.id)))
         .run();
       recordChange(tx, scope, { action: "bank_account.deactivated", resource: { type: "bank_account", id: row.id } });
-      return presentBankAccounts(tx, [updated])[0]!;
+      return presentBankAccounts(tx, [findInOrg(tx, bankAccounts, scope.org.id, row.id)])[0]!;
     });
   },
 

@@ -11,7 +11,7 @@
  * which is visibly no number of a series; a number the client gives is kept as given (its series
  * is the client's) and may not look like either.
  */
-import { and, desc, eq, gte, lt, ne, sql } from "drizzle-orm";
+import { and, eq, ne } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
 import { invoices, numberSequences } from "../../db/schema.ts";
 import { ValidationFailed } from "../lib/errors.ts";
@@ -82,9 +82,9 @@ function issuedWith(tx: Tx, orgId: string, number: string): { number: string; is
 }
 
 /**
- * The last issued number of a series, found by the counter (the counter's value is always an
- * issued number: migration 0022 set it to the highest one, and only finalize draws). The scan of
- * the series is for a counter that is not: it was never seen, but costs nothing to be sure of.
+ * The last issued number of a series: the one its counter holds. Only finalize draws a series'
+ * counter (migration 0022 set each to its highest issued number), and a draw rolls back with a
+ * finalize that fails, so the counter's value is always a number an issued document holds.
  */
 function lastOfSeries(tx: Tx, orgId: string, type: InvoiceType, year: number): { number: string; issueDate: string } | undefined {
   const counter = tx
@@ -92,25 +92,7 @@ function lastOfSeries(tx: Tx, orgId: string, type: InvoiceType, year: number): {
     .from(numberSequences)
     .where(and(eq(numberSequences.organizationId, orgId), eq(numberSequences.kind, type), eq(numberSequences.year, year)))
     .get();
-  if (!counter) return undefined;
-  const last = issuedWith(tx, orgId, format(type, year, counter.lastValue));
-  if (last) return last;
-  const prefix = `${SERIES_PREFIX[type]}-${year}-`;
-  return tx
-    .select({ number: invoices.number, issueDate: invoices.issueDate })
-    .from(invoices)
-    .where(
-      inOrg(
-        invoices,
-        orgId,
-        gte(invoices.number, prefix),
-        lt(invoices.number, `${prefix}:`), // ':' follows the digits
-        ne(invoices.status, "draft"),
-        sql`substr(${invoices.number}, ${prefix.length + 1}) NOT GLOB '*[^0-9]*'`,
-      ),
-    )
-    .orderBy(desc(sql`length(${invoices.number})`), desc(invoices.number))
-    .get();
+  return counter ? issuedWith(tx, orgId, format(type, year, counter.lastValue)) : undefined;
 }
 
 /**

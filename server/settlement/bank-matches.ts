@@ -1,6 +1,6 @@
 /**
- * A bank line matched to the document its money settles (banking decides which; settlement.md's
- * rules in server/banking/service.ts): the line takes over a payment recorded by hand for the
+ * A bank line matched to the document its money settles (banking decides which: the rules in the
+ * header of server/banking/service.ts and its matching.ts): the line takes over a payment recorded by hand for the
  * same money, or records one; undoing the match deletes only a payment the match recorded.
  */
 import { asc, between, eq, sql } from "drizzle-orm";
