@@ -36,7 +36,9 @@ export const AWAITING_PAYMENT = ["finalized", "sent", "partially_paid"] as const
  * What a document still asks of its customer: an invoice's amount due, a credit note's negative.
  * Written once for the aging index and the report that reads it (SQLite matches them by shape).
  */
-export const signedAmountDue = sql.raw(`(CASE WHEN "type" = 'credit_note' THEN "paid_cents" - "total_cents" ELSE "total_cents" - "paid_cents" END)`);
+export const signedAmountDue = sql.raw(
+  `(CASE WHEN "type" = 'credit_note' THEN "paid_cents" + "credited_cents" - "total_cents" ELSE "total_cents" - "paid_cents" - "credited_cents" END)`,
+);
 export const awaitingPayment = sql.raw(`"status" IN (${AWAITING_PAYMENT.map((s) => `'${s}'`).join(", ")})`);
 
 export const organizations = sqliteTable("organizations", {
@@ -65,6 +67,10 @@ export const organizations = sqliteTable("organizations", {
    */
   defaultBankAccountId: text("default_bank_account_id"),
   language: text("language", { enum: DOCUMENT_LANGUAGES }).notNull().default("en"),
+  /** the default of a new invoice's `prices_include_vat` (shops price VAT-inclusive) */
+  pricesIncludeVat: bool("prices_include_vat").notNull().default(false),
+  /** issue every invoice to a business customer (one with a VAT number) as an e-invoice: finalize checks its UBL */
+  einvoiceBusinessCustomers: bool("einvoice_business_customers").notNull().default(false),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -243,6 +249,17 @@ export const invoices = sqliteTable(
     vatCents: integer("vat_cents").notNull(),
     totalCents: integer("total_cents").notNull(),
     paidCents: integer("paid_cents").notNull(),
+    /**
+     * Settled by credit allocation (contract section 3): on an invoice, the finalized credit notes
+     * allocated to it; on a credit note, the part of it allocated to the invoice it credits.
+     * amount_due = total − paid − credited on both.
+     */
+    creditedCents: integer("credited_cents").notNull().default(0),
+    /** unit prices are gross (VAT included); lines' amounts and VAT are derived shares */
+    pricesIncludeVat: bool("prices_include_vat").notNull().default(false),
+    /** BT-107 and BT-108: the sums of the document-level allowances and charges */
+    allowanceCents: integer("allowance_cents").notNull().default(0),
+    chargeCents: integer("charge_cents").notNull().default(0),
     finalizedAt: text("finalized_at"),
     sentAt: text("sent_at"),
     createdAt: createdAt(),
@@ -297,9 +314,37 @@ export const invoiceLines = sqliteTable(
     /** The rate at the time the line was written, so totals never drift. */
     vatRateBp: integer("vat_rate_bp").notNull(),
     vatCents: integer("vat_cents").notNull(),
+    /** BG-27, a line allowance: given as a percentage (hundredths of a percent, 10 % = 1000) or as an amount */
+    discountPercentBp: integer("discount_percent_bp"),
+    discountCents: integer("discount_cents").notNull().default(0),
+    discountReason: text("discount_reason"),
     sortOrder: integer("sort_order").notNull(),
   },
   (t) => [index("invoice_lines_invoice").on(t.invoiceId, t.sortOrder)],
+);
+
+/** BG-20 and BG-21: a document-level allowance (a discount) or charge, with its VAT rate and reason. */
+export const invoiceAllowanceCharges = sqliteTable(
+  "invoice_allowance_charges",
+  {
+    id: id(),
+    organizationId: orgId(),
+    invoiceId: text("invoice_id")
+      .notNull()
+      .references(() => invoices.id, { onDelete: "cascade" }),
+    isCharge: bool("is_charge").notNull(),
+    amountCents: integer("amount_cents").notNull(),
+    /** given as a percentage of a base amount: both kept (BT-93/BT-94, BT-100/BT-101) */
+    baseCents: integer("base_cents"),
+    percentBp: integer("percent_bp"),
+    reason: text("reason"),
+    /** UNCL5189 (allowances) or UNCL7161 (charges) */
+    reasonCode: text("reason_code"),
+    vatRateId: text("vat_rate_id").references(() => vatRates.id),
+    vatRateBp: integer("vat_rate_bp").notNull(),
+    sortOrder: integer("sort_order").notNull(),
+  },
+  (t) => [index("invoice_allowance_charges_invoice").on(t.invoiceId, t.sortOrder)],
 );
 
 export const payments = sqliteTable(
@@ -358,6 +403,8 @@ export const expenses = sqliteTable(
     /** from an imported e-invoice: the account it asks to be paid to and the reference to quote (bank matching) */
     payeeIban: text("payee_iban"),
     paymentReference: text("payment_reference"),
+    /** when the supplier wants its money (BT-9 of an imported e-invoice) */
+    dueDate: text("due_date"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -415,6 +462,8 @@ export const bankAccounts = sqliteTable(
     organizationId: orgId(),
     name: text("name").notNull(),
     iban: text("iban").notNull(),
+    /** BT-86 and the EPC QR code's BIC; optional within SEPA */
+    bic: text("bic"),
     bankName: text("bank_name"),
     currency: text("currency").notNull(),
     isActive: bool("is_active").notNull(),

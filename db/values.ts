@@ -43,7 +43,7 @@ export const PAYMENT_METHODS = ["bank_transfer", "card", "cash", "direct_debit",
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 
 // expenses
-export const EXPENSE_STATUSES = ["pending", "approved", "rejected"] as const;
+export const EXPENSE_STATUSES = ["pending", "approved", "rejected", "paid"] as const;
 /** What the supplier's document is: an invoice (we owe), or a credit note (the supplier owes us; its postings are reversed). */
 export const EXPENSE_DOCUMENT_TYPES = ["invoice", "credit_note"] as const;
 

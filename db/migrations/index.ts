@@ -23,6 +23,8 @@ import m20 from "./0020_receivables_running_totals.sql" with { type: "text" };
 import m21 from "./0021_settlement_in_code.sql" with { type: "text" };
 import m22 from "./0022_provisional_draft_numbers.sql" with { type: "text" };
 import m23 from "./0023_placeholder_bank_accounts.sql" with { type: "text" };
+import m24 from "./0024_credits_pricing_readiness.sql" with { type: "text" };
+import m25 from "./0025_receivables_count_credits.sql" with { type: "text" };
 
 export const embeddedMigrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_init", when: 1795372542016, breakpoints: true, sql: m0 },
@@ -49,4 +51,6 @@ export const embeddedMigrations: { tag: string; when: number; breakpoints: boole
   { tag: "0021_settlement_in_code", when: 1795646667671, breakpoints: true, sql: m21 },
   { tag: "0022_provisional_draft_numbers", when: 1795649127198, breakpoints: true, sql: m22 },
   { tag: "0023_placeholder_bank_accounts", when: 1795650683392, breakpoints: true, sql: m23 },
+  { tag: "0024_credits_pricing_readiness", when: 1795654738853, breakpoints: true, sql: m24 },
+  { tag: "0025_receivables_count_credits", when: 1795654746045, breakpoints: true, sql: m25 },
 ];

@@ -89,6 +89,7 @@ export const bankAccountService = {
         organizationId: scope.org.id,
         name,
         iban,
+        bic: null,
         bankName,
         currency,
         isActive: true,

@@ -87,6 +87,7 @@ export function importSupplierDocument(scope: Scope, upload: DocumentUpload, opt
       supplierInvoiceNumber: doc.number,
       payeeIban: doc.supplier.iban ? validIban(doc.supplier.iban) : null,
       paymentReference: doc.paymentReference,
+      dueDate: null,
       createdAt: now,
       updatedAt: now,
     };

@@ -180,6 +180,7 @@ export const expenseService = {
         supplierInvoiceNumber: null,
         payeeIban: null,
         paymentReference: null,
+        dueDate: null,
         ...columnsOf(tx, scope, input),
         createdAt: now,
         updatedAt: now,

@@ -79,6 +79,9 @@ type NewInvoice = Omit<
   | "vatCents"
   | "totalCents"
   | "paidCents"
+  | "creditedCents"
+  | "allowanceCents"
+  | "chargeCents"
   | "status"
   | "paymentReference"
   | "issuedParties"
@@ -103,6 +106,9 @@ function insertDraft(tx: Tx, scope: Scope, fields: NewInvoice, lines: NewLine[],
     status: "draft",
     ...totalsColumns(lines),
     paidCents: 0,
+    creditedCents: 0,
+    allowanceCents: 0,
+    chargeCents: 0,
     paymentReference: null,
     issuedParties: null,
     finalizedAt: null,
@@ -192,6 +198,7 @@ export const invoiceService = {
           paymentTerms: input.payment_terms === undefined ? customer!.paymentTerms : input.payment_terms,
           buyerReference: input.buyer_reference ?? null,
           orderReference: input.order_reference ?? null,
+          pricesIncludeVat: false,
         },
         lines,
         number,
@@ -357,6 +364,7 @@ export const invoiceService = {
           // the buyer's references still name what is credited
           buyerReference: original.buyerReference,
           orderReference: original.orderReference,
+          pricesIncludeVat: original.pricesIncludeVat,
         },
         lines,
         null,
