@@ -101,6 +101,43 @@ describe("the organisation's own bank accounts (issue 26 item 2)", () => {
     const third = await cliJson("bank-account", "add", "--org", "Bankless", "--name", "Current account", "--iban", "BE68539007547034", "--default");
     expect(organization("Bankless").org.def).toBe(third.id);
   });
+
+  test("BIC (ISO 9362): org create --bic, bank-account add --bic, set --bic (empty clears it); a wrong one is refused and stores nothing", async () => {
+    const accountIds = (name: string) => organization(name).banks.map((b) => b.id);
+    const bics = (name: string) => {
+      const d = new Database(db, { readonly: true });
+      try {
+        return d.query("SELECT b.iban, b.bic FROM bank_accounts b JOIN organizations o ON o.id = b.organization_id WHERE o.name = ? ORDER BY b.iban").all(name);
+      } finally {
+        d.close();
+      }
+    };
+    await cliJson("org", "create", "--name", "Bicced", "--iban", "BE68539007547034", "--bic", "gkcc bebb", "--bank-name", "Belfius");
+    expect(bics("Bicced")).toEqual([{ iban: "BE68539007547034", bic: "GKCCBEBB" }]);
+    // wrong shape, a country that is none, a BIC without an IBAN: exit 1 naming the BIC, no organisation
+    for (const [bic, message] of [["GKCCBEB", "8 or 11 characters"], ["GKCCBEBBX", "8 or 11 characters"], ["GKCC1EBB", "8 or 11 characters"], ["GKCCZZBB", "ZZ is not an ISO 3166-1 country code"]] as const) {
+      const r = await cli("org", "create", "--name", "Wrong BIC", "--iban", "BE68539007547034", "--bic", bic);
+      expect(r.code, bic).toBe(1);
+      expect(r.stderr).toContain(message);
+    }
+    const alone = await cli("org", "create", "--name", "Wrong BIC", "--bic", "GKCCBEBB");
+    expect(alone.code).toBe(1);
+    expect(alone.stderr).toContain("--iban");
+    expect((await cliJson("org", "list")).map((o: any) => o.name)).not.toContain("Wrong BIC");
+
+    const added = await cliJson("bank-account", "add", "--org", "Bicced", "--name", "Deutsche Bank", "--iban", "DE89370400440532013000", "--bic", "COBADEFFXXX");
+    expect(added.bic).toBe("COBADEFFXXX");
+    const wrong = await cli("bank-account", "add", "--org", "Bicced", "--name", "Typo", "--iban", "NL91ABNA0417164300", "--bic", "ABNA-NL-2A");
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain("BIC");
+    expect(accountIds("Bicced")).toHaveLength(2);
+    expect((await cliJson("bank-account", "set", added.id, "--org", "Bicced", "--bic", "deutdeff500")).bic).toBe("DEUTDEFF500");
+    const refused = await cli("bank-account", "set", added.id, "--org", "Bicced", "--bic", "DEUT", "--name", "Renamed");
+    expect(refused.code).toBe(1);
+    expect(bics("Bicced")).toEqual([{ iban: "BE68539007547034", bic: "GKCCBEBB" }, { iban: "DE89370400440532013000", bic: "DEUTDEFF500" }]);
+    expect(organization("Bicced").banks.find((b) => b.id === added.id)?.name).toBe("Deutsche Bank");
+    expect((await cliJson("bank-account", "set", added.id, "--org", "Bicced", "--bic", "")).bic).toBeNull();
+  });
 });
 
 describe("organisations, users and tokens", () => {

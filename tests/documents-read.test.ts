@@ -238,6 +238,31 @@ describe("readDocument", () => {
     expect(JSON.stringify(trial)).toContain("1110");
   }, 60_000);
 
+  test("a BIC on the payee's bank account: GET /bank-accounts shows it, the document carries it to the UBL payee and the EPC QR code (issue 26 item 7)", async () => {
+    const org = env.newOrg("Bic Holder BV", { iban: null });
+    await ok("PUT", "/api/v1/organization", { ...SELLER_IDENTITY, name: "Bic Holder BV" }, org.token);
+    const account = bankAccountService.add({ db: env.db, org: org.org, actor: CLI_ACTOR }, { name: "Current account", iban: "BE68 5390 0754 7034", bic: "gkccbebb" });
+    expect((await ok("GET", `/api/v1/bank-accounts/${account.id}`, undefined, org.token)).bic).toBe("GKCCBEBB");
+    expect((await ok("GET", "/api/v1/bank-accounts", undefined, org.token)).map((a: any) => a.bic)).toEqual(["GKCCBEBB"]);
+    // the API's validation: a wrong BIC is a 422 naming the field, nothing stored
+    expect(() => bankAccountService.add({ db: env.db, org: org.org, actor: CLI_ACTOR }, { name: "Typo", iban: "NL91ABNA0417164300", bic: "ABNANL2" })).toThrow(/8 or 11 characters/);
+    expect(await ok("GET", "/api/v1/bank-accounts", undefined, org.token)).toHaveLength(1);
+
+    const buyer = await ok("POST", "/api/v1/customers", { name: "Brasserie Dupont SA", address: "Rue de l'Église 5", city: "Liège", postal_code: "4000", country: "BE", vat_number: "BE0404795549", peppol_id: "0208:0404795549" }, org.token);
+    const vat = (await ok("GET", "/api/v1/vat-rates", undefined, org.token)).find((r: any) => r.category === "S" && r.rate === "21.00");
+    const inv = await ok("POST", "/api/v1/invoices", { customer_id: buyer.id, issue_date: "2026-03-01", due_date: "2026-03-31", buyer_reference: "Dept. 42", lines: [{ description: "Consulting", quantity: 2, unit_price: 100, unit_code: "HUR", vat_rate_id: vat.id }] }, org.token);
+    await ok("POST", `/api/v1/invoices/${inv.id}/finalize`, undefined, org.token);
+    const doc = loadDocument(env.db, org.org.id, inv.id);
+    expect(doc.payee).toEqual({ iban: "BE68539007547034", bic: "GKCCBEBB", accountName: "Bic Holder BV" });
+    const xml = renderUbl(doc);
+    expect(xml).toMatch(/<cac:PayeeFinancialAccount>\s*<cbc:ID>BE68539007547034<\/cbc:ID>\s*<cbc:Name>Bic Holder BV<\/cbc:Name>\s*<cac:FinancialInstitutionBranch>\s*<cbc:ID>GKCCBEBB<\/cbc:ID>/);
+    const v = await validateUbl(xml);
+    expect(v.fatal.length + v.xsdErrors.length, describeValidation(v)).toBe(0);
+    // 2 × 100.00 + 21 % = 242.00, the BIC in the QR payload's fifth line
+    const { epcPayload } = await import("../server/documents/pdf.ts");
+    expect(epcPayload(doc)?.split("\n").slice(4, 8)).toEqual(["GKCCBEBB", "Bic Holder BV", "BE68539007547034", "EUR242.00"]);
+  }, 60_000);
+
   test("another organisation's invoice is not found; the read runs in the caller's transaction", async () => {
     const other = env.newOrg("Other Reader");
     const otherCustomer = await ok("POST", "/api/v1/customers", { name: "Theirs" }, other.token);

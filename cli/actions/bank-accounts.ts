@@ -7,9 +7,9 @@ import { open } from "../context.ts";
 import type { GlobalOptions } from "../globals.ts";
 import { printJson, printRecord } from "../output.ts";
 
-export type AddOptions = GlobalOptions & { org: string; name: string; iban: string; bankName?: string; currency?: string; default?: boolean };
+export type AddOptions = GlobalOptions & { org: string; name: string; iban: string; bic?: string; bankName?: string; currency?: string; default?: boolean };
 export type RefOptions = GlobalOptions & { org: string };
-export type SetOptions = RefOptions & { name?: string; bankName?: string };
+export type SetOptions = RefOptions & { name?: string; bic?: string; bankName?: string };
 
 function scopeOf(options: RefOptions): Scope {
   const { db } = open(options);
@@ -29,7 +29,7 @@ export function add(options: AddOptions): void {
 
 export function set(ref: string, options: SetOptions): void {
   const scope = scopeOf(options);
-  print(options, bankAccountService.update(scope, bankAccountService.find(scope, ref), { name: options.name, bankName: options.bankName }));
+  print(options, bankAccountService.update(scope, bankAccountService.find(scope, ref), { name: options.name, bic: options.bic, bankName: options.bankName }));
 }
 
 export function deactivate(ref: string, options: RefOptions): void {

@@ -11,13 +11,15 @@ export function registerBankAccountCommands(program: Command): void {
     .requiredOption("--org <org>", "organisation id or name")
     .requiredOption("--name <name>", "display name")
     .requiredOption("--iban <iban>", "IBAN (spaces allowed)")
+    .option("--bic <bic>", "BIC (ISO 9362, 8 or 11 characters), shown beside the IBAN on documents")
     .option("--bank-name <name>", "name of the bank")
     .option("--currency <code>", "ISO 4217 currency (default: the organisation's)")
     .option("--default", "make it the account documents show")
     .action(async (options: AddOptions) => (await actions()).add(options));
-  withGlobals(bankAccount.command("set").description("change a bank account's display name or bank name; an empty --bank-name clears it").argument("<account>", "bank account id or IBAN"))
+  withGlobals(bankAccount.command("set").description("change a bank account's display name, BIC or bank name; an empty --bic or --bank-name clears it").argument("<account>", "bank account id or IBAN"))
     .requiredOption("--org <org>", "organisation id or name")
     .option("--name <name>", "display name")
+    .option("--bic <bic>", "BIC (ISO 9362, 8 or 11 characters)")
     .option("--bank-name <name>", "name of the bank")
     .action(async (ref: string, options: SetOptions) => (await actions()).set(ref, options));
   withGlobals(bankAccount.command("deactivate").description("stop using a bank account: documents no longer show it; its ledger account and history stay").argument("<account>", "bank account id or IBAN"))

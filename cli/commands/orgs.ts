@@ -34,6 +34,7 @@ export function registerOrgCommands(program: Command): void {
   )
     .requiredOption("--name <name>", "organisation name")
     .option("--iban <iban>", "the organisation's own bank account (its default, linked to 1110); without it documents carry no payment instructions")
+    .option("--bic <bic>", "BIC (ISO 9362, 8 or 11 characters) of --iban, shown beside it on documents")
     .option("--bank-name <name>", "name of the bank of --iban")
     .option("--currency <code>", "ISO 4217 currency", "EUR")
     .option("--country <code>", "ISO 3166-1 alpha-2 country", "BE")

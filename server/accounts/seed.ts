@@ -96,7 +96,7 @@ export function seedBankAccount(
   tx: Tx,
   organizationId: string,
   ledgerAccountId: string,
-  input: { iban: string; bankName: string | null; currency: string },
+  input: { iban: string; bic: string | null; bankName: string | null; currency: string },
 ): string {
   const now = nowIso();
   const id = newId();
@@ -106,6 +106,7 @@ export function seedBankAccount(
       organizationId,
       name: "Current account",
       iban: input.iban,
+      bic: input.bic,
       bankName: input.bankName,
       currency: input.currency,
       isActive: true,

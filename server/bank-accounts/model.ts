@@ -8,6 +8,7 @@ export const BankAccountModel = {
       id: Uuid,
       name: t.String(),
       iban: t.String({ description: "Electronic format: upper case, no spaces" }),
+      bic: Nullable(t.String({ description: "ISO 9362 BIC (8 or 11 characters), when given; documents carry it beside the IBAN", pattern: "^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$" })),
       bank_name: Nullable(t.String()),
       currency: t.String(),
       balance: Money,

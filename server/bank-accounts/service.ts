@@ -9,7 +9,7 @@ import { newBankLedgerAccount } from "../ledger/accounts.ts";
 import { debitBalances } from "../ledger/balances.ts";
 import { recordChange } from "../changes/record.ts";
 import { ApiError, FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
-import { ibanProblem, normalizeIban } from "../lib/iban.ts";
+import { bicProblem, ibanProblem, normalizeBic, normalizeIban } from "../lib/iban.ts";
 import { booleanFilter, listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { formatCents } from "../lib/money.ts";
 import { isCurrencyCode } from "../lib/iso-codes.ts";
@@ -29,6 +29,7 @@ function presentBankAccount(row: BankAccountRow, balanceCents: number) {
     id: row.id,
     name: row.name,
     iban: row.iban,
+    bic: row.bic,
     bank_name: row.bankName,
     currency: row.currency,
     balance: formatCents(balanceCents),
@@ -51,7 +52,15 @@ export const bankAccountList: ListSpec<typeof bankAccounts> = {
   updatedAt: bankAccounts.updatedAt,
 };
 
-export type BankAccountInput = { name: string; iban: string; bankName?: string | null; currency?: string | null };
+export type BankAccountInput = { name: string; iban: string; bic?: string | null; bankName?: string | null; currency?: string | null };
+
+/** The BIC as given (an empty one is none) in its stored form, or its problem in `bag`. */
+export function readBic(bag: FieldErrorBag, input: string | null | undefined): string | null {
+  const bic = input?.trim() ? normalizeBic(input) : null;
+  const problem = bic ? bicProblem(bic) : null;
+  if (problem) bag.add("bic", problem);
+  return bic;
+}
 
 export const bankAccountService = {
   list(scope: Scope, query: ListQuery, url: string) {
@@ -70,6 +79,7 @@ export const bankAccountService = {
     const iban = normalizeIban(input.iban);
     const problem = ibanProblem(iban);
     if (problem) bag.add("iban", problem);
+    const bic = readBic(bag, input.bic);
     const bankName = input.bankName?.trim() || null;
     if (bankName && bankName.length > 255) bag.add("bank_name", "The bank name must not be longer than 255 characters.");
     const currency = (input.currency ?? scope.org.currency).toUpperCase();
@@ -89,7 +99,7 @@ export const bankAccountService = {
         organizationId: scope.org.id,
         name,
         iban,
-        bic: null,
+        bic,
         bankName,
         currency,
         isActive: true,
@@ -115,14 +125,15 @@ export const bankAccountService = {
     return row;
   },
 
-  /** Changes a bank account's display name or bank name (`kontor bank-account set`); its IBAN and ledger account stay. */
-  update(scope: Scope, row: BankAccountRow, input: { name?: string; bankName?: string | null }) {
+  /** Changes a bank account's display name, BIC or bank name (`kontor bank-account set`; an empty BIC clears it); its IBAN and ledger account stay. */
+  update(scope: Scope, row: BankAccountRow, input: { name?: string; bic?: string | null; bankName?: string | null }) {
     const bag = new FieldErrorBag();
     const set: Partial<BankAccountRow> = {};
     if (input.name !== undefined) {
       set.name = input.name.trim();
       if (set.name === "" || set.name.length > 255) bag.add("name", "The name must be 1 to 255 characters.");
     }
+    if (input.bic !== undefined) set.bic = readBic(bag, input.bic);
     if (input.bankName !== undefined) {
       set.bankName = input.bankName?.trim() || null;
       if (set.bankName && set.bankName.length > 255) bag.add("bank_name", "The bank name must not be longer than 255 characters.");

@@ -39,8 +39,8 @@ function party(row: PartyFields, companyNumber: string | null): DocumentParty {
 
 /**
  * The account a credit transfer goes to: the organisation's default bank account while it is
- * active, else its first active one (oldest first), else none. Kontor keeps no BIC (an IBAN is
- * enough for SEPA), and the account is the organisation's, so its name is the organisation's.
+ * active, else its first active one (oldest first), else none, with its BIC when one was given
+ * (optional within SEPA). The account is the organisation's, so its name is the organisation's.
  */
 function payeeOf(tx: Tx, orgId: string, defaultId: string | null, holder: string): IssuedDocument["payee"] {
   const active = tx
@@ -50,7 +50,7 @@ function payeeOf(tx: Tx, orgId: string, defaultId: string | null, holder: string
     .orderBy(asc(bankAccounts.createdAt), asc(bankAccounts.id))
     .all();
   const account = active.find((a) => a.id === defaultId) ?? active[0];
-  return account ? { iban: account.iban, bic: null, accountName: holder } : null;
+  return account ? { iban: account.iban, bic: account.bic, accountName: holder } : null;
 }
 
 /**

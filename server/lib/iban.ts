@@ -1,4 +1,5 @@
-/** IBANs (ISO 13616): the rules a bank account, a statement and an imported e-invoice share. */
+/** IBANs (ISO 13616) and BICs (ISO 9362): the rules a bank account, a statement and an imported e-invoice share. */
+import { isCountryCode } from "./iso-codes.ts";
 import { mod97 } from "./mod97.ts";
 
 /** "be71 0961 2345 6769" → "BE71096123456769": the electronic form, stored and shown. */
@@ -19,4 +20,21 @@ export function ibanProblem(iban: string): string | null {
 export function validIban(text: string): string | null {
   const iban = normalizeIban(text);
   return ibanProblem(iban) ? null : iban;
+}
+
+/** "gkcc bebb" → "GKCCBEBB": a BIC as stored and shown, upper case without spaces. */
+export function normalizeBic(input: string): string {
+  return input.replace(/\s+/g, "").toUpperCase();
+}
+
+/**
+ * Why a BIC (normalised) is not valid, or null. ISO 9362: 4 letters of the institution, its
+ * country (ISO 3166-1 alpha-2), 2 letters or digits of the location, and an optional branch of 3.
+ */
+export function bicProblem(bic: string): string | null {
+  if (!/^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$/.test(bic)) {
+    return "The BIC must be 8 or 11 characters: 4 letters (the bank), a 2-letter country code, 2 letters or digits (the location) and optionally 3 (the branch), e.g. GKCCBEBB.";
+  }
+  const country = bic.slice(4, 6);
+  return isCountryCode(country) ? null : `The BIC ${bic} names no country: ${country} is not an ISO 3166-1 country code.`;
 }

@@ -14,12 +14,12 @@ import { deleteInOrg, inOrg, transaction, updateInOrg, type Actor, type Organiza
 import { newId, nowIso } from "../lib/time.ts";
 import { seedVatRates } from "../vat-rates/seed.ts";
 import { seedBankAccount, seedChart } from "../accounts/seed.ts";
-import { ibanProblem, normalizeIban } from "../lib/iban.ts";
+import { bicProblem, ibanProblem, normalizeBic, normalizeIban } from "../lib/iban.ts";
 
 export const CLI_ACTOR: Actor = { type: "cli", id: null, ip: null, requestId: null };
 
-/** `iban` (and `bankName`): the organisation's own bank account, the default; without it, none. */
-export type OrganizationInput = { name: string; currency?: string; country?: string; apiAccess?: boolean; iban?: string | null; bankName?: string | null };
+/** `iban` (and `bic`, `bankName`): the organisation's own bank account, the default; without it, none. */
+export type OrganizationInput = { name: string; currency?: string; country?: string; apiAccess?: boolean; iban?: string | null; bic?: string | null; bankName?: string | null };
 
 export function createOrganization(db: Db, input: OrganizationInput, actor: Actor = CLI_ACTOR): Organization {
   const bag = new FieldErrorBag();
@@ -32,6 +32,9 @@ export function createOrganization(db: Db, input: OrganizationInput, actor: Acto
   const iban = input.iban?.trim() ? normalizeIban(input.iban) : null;
   const ibanIssue = iban ? ibanProblem(iban) : null;
   if (ibanIssue) bag.add("iban", ibanIssue);
+  const bic = input.bic?.trim() ? normalizeBic(input.bic) : null;
+  const bicIssue = bic ? (iban ? bicProblem(bic) : "A BIC goes with an IBAN: give --iban too.") : null;
+  if (bicIssue) bag.add("bic", bicIssue);
   const bankName = input.bankName?.trim() || null;
   if (bankName && bankName.length > 255) bag.add("bank_name", "The bank name must not be longer than 255 characters.");
   bag.throwIfAny();
@@ -43,7 +46,7 @@ export function createOrganization(db: Db, input: OrganizationInput, actor: Acto
     const bankLedgerId = seedChart(tx, org.id);
     // its own account, if given, is the default; without one, documents carry no payment instructions
     if (iban) {
-      const bankAccountId = seedBankAccount(tx, org.id, bankLedgerId, { iban, bankName, currency });
+      const bankAccountId = seedBankAccount(tx, org.id, bankLedgerId, { iban, bic, bankName, currency });
       tx.update(organizations).set({ defaultBankAccountId: bankAccountId }).where(eq(organizations.id, org.id)).run();
     }
     recordChange(tx, { db, org, actor }, { action: "organization.created", resource: { type: "organization", id: org.id } });

@@ -12,9 +12,16 @@ type ExpenseRow = typeof expenses.$inferSelect;
 /** An invoice's or credit note's total less what was paid (or refunded) on it. */
 export const invoiceDueCents = (row: Pick<InvoiceRow, "totalCents" | "paidCents">): number => row.totalCents - row.paidCents;
 
-/** An approved expense's total with VAT less its payments; nothing is owed on a pending or rejected one. */
+/** An approved (or paid) expense's total with VAT less its payments; nothing is owed on a pending or rejected one. */
 export const expenseDueCents = (row: Pick<ExpenseRow, "status" | "amountCents" | "vatCents" | "paidCents">): number =>
-  row.status === "approved" ? row.amountCents + row.vatCents - row.paidCents : 0;
+  row.status === "approved" || row.status === "paid" ? row.amountCents + row.vatCents - row.paidCents : 0;
+
+/**
+ * An approved expense's status once `paidCents` is paid on it (contract section 4): paid when the
+ * payments cover its total, approved again when a deleted payment leaves something due.
+ */
+export const expenseStatusAfterPayments = (row: Pick<ExpenseRow, "amountCents" | "vatCents">, paidCents: number): "approved" | "paid" =>
+  paidCents >= row.amountCents + row.vatCents ? "paid" : "approved";
 
 /** An issued invoice's status once `paidCents` is paid on it: finalized or sent, partially paid, or paid. */
 export function statusAfterPayments(row: Pick<InvoiceRow, "totalCents" | "sentAt">, paidCents: number): InvoiceStatus {

@@ -18,7 +18,7 @@ import { formatCents, readMoney } from "../lib/money.ts";
 import { deleteInOrg, findChildInOrg, inOrg, updateInOrg, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import { checkTransition } from "../lib/transitions.ts";
-import { expenseDueCents, invoiceDueCents, statusAfterPayments } from "./due.ts";
+import { expenseDueCents, expenseStatusAfterPayments, invoiceDueCents, statusAfterPayments } from "./due.ts";
 import type { PaymentInput } from "./model.ts";
 
 type PaymentRow = {
@@ -52,8 +52,8 @@ export const PAYMENT_TRANSITIONS = {
     },
   },
   expense: {
-    recordPayment: { from: ["approved"], refusal: "only an approved expense can be paid" },
-    deletePayment: { from: ["approved"], refusal: "only an approved expense has payments" },
+    recordPayment: { from: ["approved"], refusal: "only an approved expense with an amount due can be paid" },
+    deletePayment: { from: ["approved", "paid"], refusal: "only an approved or paid expense has payments" },
   },
 } as const;
 
@@ -134,10 +134,10 @@ const CHANGES = {
   },
 } as const;
 
-/** The document's paid amount becomes `paidCents`; an invoice's status follows. */
+/** The document's paid amount becomes `paidCents`; an invoice's or an expense's status follows. */
 function setPaid(tx: Tx, orgId: string, doc: Settled, paidCents: number): void {
   if (doc.kind === "invoice") updateInOrg(tx, invoices, orgId, doc.row.id, { paidCents, status: statusAfterPayments(doc.row, paidCents), updatedAt: nowIso() });
-  else updateInOrg(tx, expenses, orgId, doc.row.id, { paidCents, updatedAt: nowIso() });
+  else updateInOrg(tx, expenses, orgId, doc.row.id, { paidCents, status: expenseStatusAfterPayments(doc.row, paidCents), updatedAt: nowIso() });
 }
 
 /**

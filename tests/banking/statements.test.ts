@@ -237,7 +237,8 @@ describe("reconciliation by hand, and never twice for the same money", () => {
     expect(matched.status, matched.text).toBe(200);
     expect(matched.body.data).toMatchObject({ status: "matched", expense_id: printer.body.data.id, matched_amount: "363.00" });
     const expense = (await env.api("GET", `/api/v1/expenses/${printer.body.data.id}`, undefined, b.token)).body.data;
-    expect(expense).toMatchObject({ amount_due: "0.00", amount_paid: "363.00" });
+    // the line's payment covers the expense: paid (contract section 4), in the match's transaction
+    expect(expense).toMatchObject({ amount_due: "0.00", amount_paid: "363.00", status: "paid" });
     expect(expense.payments[0].bank_account_id).toBe(b.bankId);
     expect(events().filter((e) => e === "bank_transaction.matched")).toHaveLength(4);
     // a credit line cannot pay an expense; a matched line cannot be matched again
@@ -247,7 +248,7 @@ describe("reconciliation by hand, and never twice for the same money", () => {
     // unmatch: the payment the match recorded is deleted, its posting reversed
     const undone = await env.api("POST", `/api/v1/bank-transactions/${debit.id}/unmatch`, undefined, reconcile);
     expect(undone.body.data).toMatchObject({ status: "unmatched", expense_id: null, payment_id: null });
-    expect((await env.api("GET", `/api/v1/expenses/${printer.body.data.id}`, undefined, b.token)).body.data.amount_due).toBe("363.00");
+    expect((await env.api("GET", `/api/v1/expenses/${printer.body.data.id}`, undefined, b.token)).body.data).toMatchObject({ amount_due: "363.00", status: "approved" });
     await assertLedger(b, 206500);
 
     // unmatching an auto-matched invoice line: the invoice is open again
