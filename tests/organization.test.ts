@@ -11,8 +11,8 @@ const env = createTestEnv();
 afterAll(() => env.close());
 
 const ORG_KEYS = [
-  "address", "api_access", "city", "company_number", "country", "created_at", "currency", "default_bank_account_id", "email", "id", "language",
-  "name", "payment_instructions", "peppol_id", "phone", "postal_code", "updated_at", "vat_number", "website",
+  "address", "api_access", "city", "company_number", "country", "created_at", "currency", "default_bank_account_id", "einvoice_business_customers", "email", "id",
+  "language", "name", "payment_instructions", "peppol_id", "phone", "postal_code", "prices_include_vat", "updated_at", "vat_number", "website",
 ];
 
 const identity = {
@@ -49,6 +49,9 @@ describe("GET /api/v1/organization", () => {
       peppol_id: null,
       default_bank_account_id: banks[0].id,
       payment_instructions: true,
+      // the settings are off until the organisation chooses them
+      prices_include_vat: false,
+      einvoice_business_customers: false,
     });
     expect(banks.map((b: any) => b.iban)).toEqual(["BE71096123456769"]);
   });
@@ -140,6 +143,10 @@ describe("PUT /api/v1/organization", () => {
       [{ language: "es" }, "language"],
       [{ language: null }, "language"],
       [{ default_bank_account_id: "not-a-uuid" }, "default_bank_account_id"],
+      [{ prices_include_vat: "yes" }, "prices_include_vat"],
+      [{ prices_include_vat: null }, "prices_include_vat"],
+      [{ einvoice_business_customers: 1 }, "einvoice_business_customers"],
+      [{ einvoice_business_customers: null }, "einvoice_business_customers"],
       [{ default_bank_account_id: "01a20ab4-b788-7438-938e-dd2796487838" }, "default_bank_account_id"],
     ];
     const before = (await env.api("GET", "/api/v1/organization")).body.data;
@@ -155,6 +162,20 @@ describe("PUT /api/v1/organization", () => {
       expect(r.status, peppol_id).toBe(200);
       expect(r.body.data.peppol_id).toBe(peppol_id);
     }
+  });
+
+  test("the settings prices_include_vat and einvoice_business_customers: set, kept when not sent, each change audited", async () => {
+    const org = env.newOrg("Settings BV");
+    const on = await env.api("PUT", "/api/v1/organization", { einvoice_business_customers: true, prices_include_vat: true }, org.token);
+    expect(on.status, on.text).toBe(200);
+    expect(on.body.data).toMatchObject({ einvoice_business_customers: true, prices_include_vat: true, name: "Settings BV" });
+    const other = await env.api("PUT", "/api/v1/organization", { city: "Gent" }, org.token);
+    expect(other.body.data).toMatchObject({ einvoice_business_customers: true, prices_include_vat: true, city: "Gent" });
+    const off = await env.api("PUT", "/api/v1/organization", { prices_include_vat: false }, org.token);
+    expect(off.body.data).toMatchObject({ einvoice_business_customers: true, prices_include_vat: false });
+    expect((await env.api("GET", "/api/v1/organization", undefined, org.token)).body.data).toEqual(off.body.data);
+    const audit = await env.api("GET", "/api/v1/audit-log?filter[resource_type]=organization&filter[action]=organization.updated", undefined, org.token);
+    expect(audit.body.data.length).toBe(3);
   });
 
   test("default_bank_account_id: an active account of the organisation, else 422; null clears it", async () => {

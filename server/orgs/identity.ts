@@ -50,6 +50,8 @@ export function presentOrganization(tx: Tx, row: OrganizationRow) {
     currency: row.currency,
     language: row.language,
     api_access: row.apiAccess,
+    prices_include_vat: row.pricesIncludeVat,
+    einvoice_business_customers: row.einvoiceBusinessCustomers,
     created_at: row.createdAt,
     updated_at: row.updatedAt,
   };
@@ -93,6 +95,8 @@ export function updateOrganization(scope: Scope, input: OrganizationUpdate): Sho
   if (input.website !== undefined) set.website = input.website;
   if (input.peppol_id !== undefined) set.peppolId = input.peppol_id;
   if (input.language !== undefined) set.language = input.language;
+  if (input.prices_include_vat !== undefined) set.pricesIncludeVat = input.prices_include_vat;
+  if (input.einvoice_business_customers !== undefined) set.einvoiceBusinessCustomers = input.einvoice_business_customers;
   return transaction(scope.db, (tx) => {
     if (input.default_bank_account_id !== undefined && input.default_bank_account_id !== null) {
       // one of the organisation's own accounts, and in use: a 422 on the field, not a 404

@@ -10,6 +10,11 @@ import { Country, Email, Nullable, strictObject, Text, Timestamp, Uuid } from ".
 
 const Name = Text({ minLength: 1, maxLength: 255 });
 
+const PRICES_INCLUDE_VAT = "The default of a new invoice's prices_include_vat (unit prices VAT-inclusive, as shops price); default false";
+const EINVOICE_BUSINESS_CUSTOMERS =
+  "Issue every invoice and credit note to a business customer (one with a VAT number) as a Peppol e-invoice: finalize then refuses one whose UBL " +
+  "could not be produced, as it does for a customer with a peppol_id. Default false; recommended in Belgium (B2B e-invoicing mandatory since 1 January 2026)";
+
 export const OrganizationModel = {
   update: strictObject(
     {
@@ -28,6 +33,8 @@ export const OrganizationModel = {
         Nullable(t.String({ ...Uuid, description: "An active bank account of the organisation: its IBAN goes on documents" })),
       ),
       language: t.Optional(Language("Default document language: en, nl, fr or de")),
+      prices_include_vat: t.Optional(t.Boolean({ description: PRICES_INCLUDE_VAT })),
+      einvoice_business_customers: t.Optional(t.Boolean({ description: EINVOICE_BUSINESS_CUSTOMERS })),
     },
     { title: "OrganizationUpdate" },
   ),
@@ -53,6 +60,8 @@ export const OrganizationModel = {
       currency: t.String({ description: "ISO 4217; read-only" }),
       language: Language("Default document language (a customer's own language wins)"),
       api_access: t.Boolean({ description: "Read-only; switched with `kontor org api-access`" }),
+      prices_include_vat: t.Boolean({ description: PRICES_INCLUDE_VAT }),
+      einvoice_business_customers: t.Boolean({ description: EINVOICE_BUSINESS_CUSTOMERS }),
       created_at: Timestamp,
       updated_at: Timestamp,
     },
