@@ -4,6 +4,8 @@
  * rows of the expense events and the audit entries.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { and, asc, eq } from "drizzle-orm";
 import { auditLog, expenses, suppliers, webhookDeliveries, webhooks } from "../db/schema.ts";
 import { newId, nowIso } from "../server/lib/time.ts";
@@ -48,7 +50,11 @@ describe("fields (api-spec 2.6, 4.6)", () => {
     expect(r.status).toBe(201);
     expect(r.headers.get("location")).toBe(`/api/v1/expenses/${r.body.data.id}`);
     expect(Object.keys(r.body.data).sort()).toEqual(
-      ["amount", "amount_due", "amount_paid", "category", "created_at", "currency", "date", "description", "document_type", "document_url", "id", "payments", "rejection_reason", "status", "supplier_id", "supplier_invoice_number", "total", "updated_at", "vat_amount", "vat_rate_id", "vendor"].sort(),
+      [
+        "amount", "amount_due", "amount_paid", "category", "created_at", "currency", "date", "description", "document_type", "document_url", "due_date", "id",
+        "payee_iban", "payment_reference", "payments", "rejection_reason", "status", "supplier_id", "supplier_invoice_number", "total", "updated_at", "vat_amount",
+        "vat_rate_id", "vendor",
+      ].sort(),
     );
     expect(r.body.data).toMatchObject({ ...body, status: "pending", rejection_reason: null });
     expect(r.body.data.supplier_id).toBeString();
@@ -349,6 +355,127 @@ describe("tenant isolation", () => {
   });
 });
 
+describe("paid (contract section 4)", () => {
+  const pay = (id: string, amount: string) => env.api("POST", `/api/v1/expenses/${id}/record-payment`, { amount, payment_date: "2026-03-10" });
+
+  test("approved → paid when the payments cover the total, approved again when one is deleted; each an expense.updated", async () => {
+    const org = env.newOrg("Paying Co");
+    const now = nowIso();
+    const hook = newId();
+    env.db.insert(webhooks).values({ id: hook, organizationId: org.org.id, url: "https://hooks.example.com/x", events: ["expense.updated"], isActive: true, secret: "s".repeat(64), createdAt: now, updatedAt: now }).run();
+    const api = (method: string, path: string, body?: unknown) => env.api(method, path, body, org.token);
+    // 42.50 + 8.93 VAT = 51.43 owed
+    const e = (await api("POST", "/api/v1/expenses", { ...valid, vat_amount: "8.93" })).body.data;
+    expect((await api("POST", `/api/v1/expenses/${e.id}/approve`)).body.data).toMatchObject({ status: "approved", amount_due: "51.43" });
+
+    const first = await api("POST", `/api/v1/expenses/${e.id}/record-payment`, { amount: "50.00", payment_date: "2026-03-10" });
+    expect(first.status, first.text).toBe(201);
+    expect((await api("GET", `/api/v1/expenses/${e.id}`)).body.data).toMatchObject({ status: "approved", amount_paid: "50.00", amount_due: "1.43" });
+    const second = await api("POST", `/api/v1/expenses/${e.id}/record-payment`, { amount: "1.43", payment_date: "2026-03-11" });
+    expect(second.status, second.text).toBe(201);
+    const paid = (await api("GET", `/api/v1/expenses/${e.id}`)).body.data;
+    expect(paid).toMatchObject({ status: "paid", amount_paid: "51.43", amount_due: "0.00" });
+    expect(paid.payments.map((p: any) => p.amount)).toEqual(["50.00", "1.43"]);
+    expect(env.db.select().from(expenses).where(eq(expenses.id, e.id)).get()!.status).toBe("paid");
+
+    // nothing more can be paid, edited or deleted: 409s naming the state, nothing changed
+    const before = env.db.select().from(expenses).where(eq(expenses.id, e.id)).get();
+    for (const [method, path, body] of [
+      ["POST", `/api/v1/expenses/${e.id}/record-payment`, { amount: "0.01", payment_date: "2026-03-12" }],
+      ["PUT", `/api/v1/expenses/${e.id}`, { amount: "1.00" }],
+      ["DELETE", `/api/v1/expenses/${e.id}`],
+      ["POST", `/api/v1/expenses/${e.id}/approve`],
+      ["POST", `/api/v1/expenses/${e.id}/reject`],
+    ] as [string, string, unknown?][]) {
+      const r = await api(method, path, body);
+      expect(r.status, `${method} ${path}`).toBe(409);
+      expect(r.body.message).toContain("The expense is paid");
+    }
+    expect(env.db.select().from(expenses).where(eq(expenses.id, e.id)).get()).toEqual(before);
+
+    // the list filter finds it
+    const list = await api("GET", "/api/v1/expenses?filter[status]=paid");
+    expect(list.status).toBe(200);
+    expect(list.body.data.map((x: any) => x.id)).toEqual([e.id]);
+
+    // a payment deleted: approved again, 1.43 due
+    expect((await api("DELETE", `/api/v1/expenses/${e.id}/payments/${second.body.data.payments[1].id}`)).status).toBe(204);
+    expect((await api("GET", `/api/v1/expenses/${e.id}`)).body.data).toMatchObject({ status: "approved", amount_paid: "50.00", amount_due: "1.43" });
+    expect((await api("GET", "/api/v1/expenses?filter[status]=paid")).body.data).toEqual([]);
+
+    const events = env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, hook)).orderBy(asc(webhookDeliveries.createdAt), asc(webhookDeliveries.id)).all();
+    expect(events.map((d) => [d.event, JSON.parse(d.payload).data.status])).toEqual([
+      ["expense.updated", "approved"],
+      ["expense.updated", "paid"],
+      ["expense.updated", "approved"],
+    ]);
+  });
+
+  test("one payment of the whole total pays it at once; a pending expense cannot be paid", async () => {
+    const a = await approved();
+    expect((await pay(a.id, "42.50")).body.data).toMatchObject({ status: "paid", amount_due: "0.00" });
+    const p = await expense();
+    const r = await pay(p.id, "1.00");
+    expect(r.status).toBe(409);
+    expect(r.body.message).toContain("pending");
+  });
+});
+
+describe("due date, payee IBAN and payment reference", () => {
+  test("created and updated: shown as stored; the IBAN in its electronic form, a structured reference canonical", async () => {
+    const e = await expense({ due_date: "2026-04-01", payee_iban: "be68 5390 0754 7034", payment_reference: "123/4567/89002" });
+    expect(e).toMatchObject({ date: "2026-03-02", due_date: "2026-04-01", payee_iban: "BE68539007547034", payment_reference: "+++123/4567/89002+++" });
+    const u = await env.api("PUT", `/api/v1/expenses/${e.id}`, { payment_reference: "rf18 5390 0754 7034", due_date: "2026-03-02" });
+    expect(u.status, u.text).toBe(200);
+    expect(u.body.data).toMatchObject({ due_date: "2026-03-02", payee_iban: "BE68539007547034", payment_reference: "RF18539007547034" });
+    const free = await env.api("PUT", `/api/v1/expenses/${e.id}`, { payment_reference: "  Invoice 2026/117 ", payee_iban: null, due_date: null });
+    expect(free.body.data).toMatchObject({ due_date: null, payee_iban: null, payment_reference: "Invoice 2026/117" });
+    expect((await env.api("GET", `/api/v1/expenses/${e.id}`)).body.data).toEqual(free.body.data);
+    expect(await expense()).toMatchObject({ due_date: null, payee_iban: null, payment_reference: null });
+  });
+
+  test("refused with a 422 naming the field, nothing stored", async () => {
+    const e = await expense({ due_date: "2026-03-20" });
+    const cases: [string, string, Record<string, unknown>, string][] = [
+      ["POST", "/api/v1/expenses", { ...valid, due_date: "2026-03-01" }, "due_date"], // the day before date
+      ["POST", "/api/v1/expenses", { ...valid, due_date: "2026-02-30" }, "due_date"],
+      ["POST", "/api/v1/expenses", { ...valid, payee_iban: "BE68539007547035" }, "payee_iban"], // check digits
+      ["POST", "/api/v1/expenses", { ...valid, payee_iban: "not an iban" }, "payee_iban"],
+      ["POST", "/api/v1/expenses", { ...valid, payment_reference: "+++123/4567/89003+++" }, "payment_reference"],
+      ["POST", "/api/v1/expenses", { ...valid, payment_reference: "RF19539007547034" }, "payment_reference"],
+      ["POST", "/api/v1/expenses", { ...valid, payment_reference: "x".repeat(141) }, "payment_reference"],
+      ["PUT", `/api/v1/expenses/${e.id}`, { date: "2026-03-21" }, "due_date"], // moves the date past the stored due date
+      ["PUT", `/api/v1/expenses/${e.id}`, { due_date: "2026-03-01" }, "due_date"],
+    ];
+    const count = () => env.db.select().from(expenses).all().length;
+    for (const [method, path, body, field] of cases) {
+      const before = count();
+      const r = await env.api(method, path, body);
+      expect(r.status, JSON.stringify(body)).toBe(422);
+      expect(Object.keys(r.body.errors), JSON.stringify(body)).toEqual([field]);
+      expect(count()).toBe(before);
+    }
+    expect((await env.api("GET", `/api/v1/expenses/${e.id}`)).body.data).toMatchObject({ date: "2026-03-02", due_date: "2026-03-20" });
+  });
+
+  test("an imported e-invoice fills them from its payment means (BT-9, BT-84, BT-83)", async () => {
+    const { token } = env.newOrg("Importing Co", { country: "BE", currency: "EUR" });
+    for (const file of ["cen/ubl-tc434-example2.xml", "peppol/base-example.xml", "peppol/vat-category-E.xml"]) {
+      const xml = readFileSync(join(import.meta.dir, "einvoicing", "examples", file), "utf8");
+      // what the file itself says: its first DueDate, PaymentMeans' PaymentID and PayeeFinancialAccount ID
+      const dueDate = /<cbc:DueDate>([^<]+)</.exec(xml)?.[1] ?? null;
+      const reference = /<cbc:PaymentID>([^<]+)</.exec(xml)?.[1] ?? null;
+      const account = /<cac:PayeeFinancialAccount>\s*<cbc:ID>([^<]+)</.exec(xml)![1]!.replace(/\s+/g, "");
+      const r = await env.request("POST", "/api/v1/expenses/import", { rawBody: xml, token, headers: { "content-type": "application/xml" } });
+      expect(r.status, r.text).toBe(201);
+      // kept when it is an IBAN (ISO 13616 mod 97 = 1): the Peppol examples' "IBAN32423940" and vat-category-E's SE account are not
+      const digits = (account.slice(4) + account.slice(0, 4)).replace(/[A-Z]/g, (c) => String(c.charCodeAt(0) - 55));
+      const iban = /^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/.test(account) && BigInt(digits) % 97n === 1n ? account : null;
+      expect(r.body.data, file).toMatchObject({ due_date: dueDate, payee_iban: iban, payment_reference: reference });
+    }
+  });
+});
+
 describe("lists (contract section 5)", () => {
   const org = env.newOrg("List Co");
   const list = (query: string) => env.api("GET", `/api/v1/expenses${query}`, undefined, org.token);
@@ -400,7 +527,7 @@ describe("lists (contract section 5)", () => {
     expect((await list("?filter[date_to]=2026-02-01")).body.meta.total).toBe(2);
     expect((await list("?filter[date_from]=2026-02-01&filter[date_to]=2026-03-31&filter[category]=Travel")).body.meta.total).toBe(1);
     for (const [query, key] of [
-      ["?filter[status]=paid", "filter.status"],
+      ["?filter[status]=settled", "filter.status"],
       ["?filter[supplier_id]=nope", "filter.supplier_id"],
       ["?filter[currency]=euro", "filter.currency"],
       ["?filter[date_from]=2026-13-01", "filter.date_from"],

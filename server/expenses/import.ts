@@ -11,6 +11,8 @@
  * - A CreditNote, or an Invoice whose totals are negative (a corrective invoice), becomes an
  *   expense of document_type credit_note with positive amounts: the supplier owes it back, and
  *   its approval posts the reverse.
+ * - Its payment means fill what paying it needs: due_date (BT-9, cbc:DueDate or a credit note's
+ *   PaymentDueDate), payee_iban (BT-84) and payment_reference (BT-83, cbc:PaymentID).
  * - The same supplier's document of the same type and number is imported once: 409 naming the expense.
  */
 import { createHash } from "node:crypto";
@@ -19,6 +21,7 @@ import type { Tx } from "../../db/client.ts";
 import { expenseDocuments, expenses, expenseVatLines, vatRates } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
 import { VAT_CATEGORIES, type VatCategory } from "../documents/model.ts";
+import { canonicalPaymentReference } from "../documents/payment-reference.ts";
 import type { DocumentUpload } from "../http/kernel.ts";
 import { decodeXml } from "../inbound/decode.ts";
 import { InboundDocumentError } from "../inbound/errors.ts";
@@ -86,8 +89,10 @@ export function importSupplierDocument(scope: Scope, upload: DocumentUpload, opt
       documentType,
       supplierInvoiceNumber: doc.number,
       payeeIban: doc.supplier.iban ? validIban(doc.supplier.iban) : null,
-      paymentReference: doc.paymentReference,
-      dueDate: null,
+      // BT-83 as bank matching compares it: a structured reference in its canonical form
+      paymentReference: doc.paymentReference?.trim() ? (canonicalPaymentReference(doc.paymentReference) ?? doc.paymentReference.trim()) : null,
+      // BT-9; one before the issue date is a slip of the supplier's, not a date to pay by
+      dueDate: doc.dueDate !== null && doc.dueDate >= doc.issueDate ? doc.dueDate : null,
       createdAt: now,
       updatedAt: now,
     };

@@ -21,6 +21,20 @@ const optionalFields = {
     Nullable(Text({ maxLength: 255, description: "Matched to a supplier by name (case-insensitive, trimmed); created when missing" })),
   ),
   currency: t.Optional(t.String({ ...Currency, description: "ISO 4217; default: the organisation's currency" })),
+  due_date: t.Optional(Nullable(t.String({ ...DateString, description: "When the supplier wants to be paid; not before date" }))),
+  payee_iban: t.Optional(
+    Nullable(Text({ maxLength: 42, description: "The supplier's IBAN to pay to (ISO 13616, check digits verified); stored without spaces, upper case" })),
+  ),
+  payment_reference: t.Optional(
+    Nullable(
+      Text({
+        maxLength: 140,
+        description:
+          "The reference to quote when paying: a Belgian structured communication (+++ddd/dddd/ddddd+++) or an ISO 11649 creditor reference (RF…), " +
+          "check digits verified and stored in their canonical form; else free text",
+      }),
+    ),
+  ),
 };
 
 export const ExpenseModel = {
@@ -45,14 +59,19 @@ export const ExpenseModel = {
       vat_rate_id: Nullable(Uuid),
       date: DateString,
       vendor: Nullable(t.String()),
-      status: t.UnionEnum([...EXPENSE_STATUSES], { description: "pending → approved | rejected; a rejected expense returns to pending when updated" }),
+      status: t.UnionEnum([...EXPENSE_STATUSES], {
+        description: "pending → approved | rejected; a rejected expense returns to pending when updated; an approved expense is paid while its payments cover its total",
+      }),
       rejection_reason: Nullable(t.String({ description: "The reason given when the expense was rejected; null otherwise" })),
       currency: t.String(),
       supplier_id: Nullable(t.String({ ...Uuid, description: "Derived from vendor; null without a vendor" })),
       total: t.String({ ...Money, description: "amount + vat_amount: what is owed to the supplier once approved" }),
       amount_paid: t.String({ ...Money, description: "Σ payments" }),
       amount_due: t.String({ ...Money, description: "total − amount_paid once approved; 0.00 before" }),
-      payments: t.Array(paymentShown("ExpensePayment"), { description: "Oldest first; only an approved expense has payments" }),
+      payments: t.Array(paymentShown("ExpensePayment"), { description: "Oldest first; only an approved or paid expense has payments" }),
+      due_date: Nullable(t.String({ ...DateString, description: "When the supplier wants to be paid (an imported e-invoice's BT-9); null when not given" })),
+      payee_iban: Nullable(t.String({ description: "The supplier's IBAN to pay to (an imported e-invoice's BT-84), electronic form" })),
+      payment_reference: Nullable(t.String({ description: "The reference to quote when paying (an imported e-invoice's BT-83)" })),
       document_type: t.UnionEnum([...EXPENSE_DOCUMENT_TYPES], {
         description: "invoice; credit_note for a supplier's credit note (imported): the supplier owes the total, and its approval posts the reverse",
       }),

@@ -9,11 +9,13 @@ import { asc, eq, inArray } from "drizzle-orm";
 import { expensePayments, expenses, expenseVatLines } from "../../db/schema.ts";
 import { expensePosting } from "../ledger/rules.ts";
 import type { PaymentInput } from "../settlement/model.ts";
+import { canonicalPaymentReference } from "../documents/payment-reference.ts";
 import { expenseDueCents } from "../settlement/due.ts";
 import { deletePayment, presentPayment, recordPayment } from "../settlement/payments.ts";
 import { recordChange } from "../changes/record.ts";
 import { FieldErrorBag } from "../lib/errors.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
+import { ibanProblem, normalizeIban } from "../lib/iban.ts";
 import { formatCents, readMoney } from "../lib/money.ts";
 import { Currency, DateString, Uuid } from "../lib/schemas.ts";
 import { deleteInOrg, findInOrg, inOrg, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
@@ -28,7 +30,7 @@ type ExpensePaymentRow = typeof expensePayments.$inferSelect;
 
 /** The expenses as the API and its webhooks show them, each with its payments (one query for all). */
 export function presentExpenses(tx: Tx, rows: ExpenseRow[]) {
-  const approved = rows.filter((r) => r.status === "approved").map((r) => r.id);
+  const approved = rows.filter((r) => r.status === "approved" || r.status === "paid").map((r) => r.id);
   const paymentRows =
     approved.length === 0
       ? []
@@ -64,6 +66,9 @@ function presentExpense(row: ExpenseRow, paymentRows: ExpensePaymentRow[]) {
     supplier_invoice_number: row.supplierInvoiceNumber,
     // only an import sets the supplier's number, and every import keeps its document
     document_url: row.supplierInvoiceNumber === null ? null : `/api/v1/expenses/${row.id}/document`,
+    due_date: row.dueDate,
+    payee_iban: row.payeeIban,
+    payment_reference: row.paymentReference,
     created_at: row.createdAt,
     updated_at: row.updatedAt,
   };
@@ -93,11 +98,30 @@ export const expenseList: ListSpec<typeof expenses> = {
 };
 
 /**
- * The columns an input sets, after the checks the schema cannot make (money, the VAT rate's
- * organisation, a category that is only blanks); then the vendor's supplier, created when
- * missing, once the input is known to be valid.
+ * A payment reference as stored: a Belgian structured communication or an RF creditor reference
+ * in its canonical form (so bank matching compares strings); text shaped like one whose check
+ * digits fail is a typo, refused; anything else is free text. Blank is none.
  */
-function columnsOf(tx: Tx, scope: Scope, input: ExpenseUpdate): Partial<ExpenseRow> {
+export function readPaymentReference(bag: FieldErrorBag, field: string, text: string | null): string | null {
+  const trimmed = text?.trim() ?? "";
+  if (trimmed === "") return null;
+  const canonical = canonicalPaymentReference(trimmed);
+  if (canonical) return canonical;
+  if (/^(\+{3}|\*{3})|^\d{3}\/?\d{4}\/?\d{5}$/.test(trimmed)) {
+    bag.add(field, "The Belgian structured communication has wrong check digits (mod 97): check it for a typo.");
+  } else if (/^RF\d{2}[A-Z0-9]{1,21}$/.test(trimmed.replace(/\s+/g, "").toUpperCase())) {
+    bag.add(field, "The creditor reference (ISO 11649) has wrong check digits (mod 97): check it for a typo.");
+  }
+  return trimmed;
+}
+
+/**
+ * The columns an input sets, after the checks the schema cannot make (money, the VAT rate's
+ * organisation, a category that is only blanks, an IBAN's and a reference's check digits, a due
+ * date before the date, counting the stored date on an update); then the vendor's supplier,
+ * created when missing, once the input is known to be valid.
+ */
+function columnsOf(tx: Tx, scope: Scope, input: ExpenseUpdate, current?: ExpenseRow): Partial<ExpenseRow> {
   const bag = new FieldErrorBag();
   const out: Partial<ExpenseRow> = {};
   if (input.category !== undefined) {
@@ -112,6 +136,20 @@ function columnsOf(tx: Tx, scope: Scope, input: ExpenseUpdate): Partial<ExpenseR
   if (input.date !== undefined) out.date = input.date;
   if (input.description !== undefined) out.description = input.description;
   if (input.currency !== undefined) out.currency = input.currency;
+  if (input.due_date !== undefined) out.dueDate = input.due_date;
+  // checked only when one of the two is sent: an imported due date is the supplier's to give
+  const dueDate = out.dueDate ?? current?.dueDate ?? null;
+  const date = out.date ?? current?.date;
+  if ((input.due_date != null || input.date !== undefined) && dueDate !== null && date !== undefined && dueDate < date) {
+    bag.add("due_date", `The due date must not be before the expense's date (${date}).`);
+  }
+  if (input.payee_iban !== undefined) {
+    const iban = input.payee_iban === null ? "" : normalizeIban(input.payee_iban);
+    const problem = iban === "" ? null : ibanProblem(iban);
+    if (problem) bag.add("payee_iban", problem);
+    out.payeeIban = iban === "" ? null : iban;
+  }
+  if (input.payment_reference !== undefined) out.paymentReference = readPaymentReference(bag, "payment_reference", input.payment_reference);
   bag.throwIfAny();
   if (input.vendor !== undefined) {
     // a blank vendor is no vendor: no supplier either
@@ -127,8 +165,8 @@ function columnsOf(tx: Tx, scope: Scope, input: ExpenseUpdate): Partial<ExpenseR
  * what the 409 says otherwise (after "The expense is <status>; ").
  */
 const findFor = stateMachine(expenses, () => "expense", {
-  update: { from: ["pending", "rejected"], refusal: "an approved expense can no longer be edited" },
-  delete: { from: ["pending", "rejected"], refusal: "an approved expense cannot be deleted" },
+  update: { from: ["pending", "rejected"], refusal: "an approved or paid expense can no longer be edited" },
+  delete: { from: ["pending", "rejected"], refusal: "an approved or paid expense cannot be deleted" },
   approve: { from: ["pending"], refusal: "only a pending expense can be approved" },
   reject: { from: ["pending"], refusal: "only a pending expense can be rejected" },
 });
@@ -197,7 +235,7 @@ export const expenseService = {
     return transaction(scope.db, (tx) => {
       const row = findFor(tx, scope, id, "update");
       const resubmitted = row.status === "rejected" ? { status: "pending" as const, rejectionReason: null } : {};
-      updateInOrg(tx, expenses, scope.org.id, id, { ...columnsOf(tx, scope, input), ...resubmitted, updatedAt: nowIso() });
+      updateInOrg(tx, expenses, scope.org.id, id, { ...columnsOf(tx, scope, input, row), ...resubmitted, updatedAt: nowIso() });
       // an imported document's VAT breakdown no longer describes amounts edited by hand: the expense posts as one rate again
       if (input.amount !== undefined || input.vat_amount !== undefined || input.vat_rate_id !== undefined) {
         tx.delete(expenseVatLines).where(inOrg(expenseVatLines, scope.org.id, eq(expenseVatLines.expenseId, id))).run();

@@ -61,7 +61,7 @@ export function backfillLedger(tx: Tx): void {
     const approved = tx
       .select()
       .from(expenses)
-      .where(and(eq(expenses.organizationId, orgId), eq(expenses.status, "approved")))
+      .where(and(eq(expenses.organizationId, orgId), inArray(expenses.status, ["approved", "paid"])))
       .orderBy(asc(expenses.date), asc(expenses.id))
       .all();
     for (const expense of approved) postEntry(tx, orgId, expensePosting(tx, expense));

@@ -52,7 +52,7 @@ export const PAYMENT_TRANSITIONS = {
     },
   },
   expense: {
-    recordPayment: { from: ["approved"], refusal: "only an approved expense with an amount due can be paid" },
+    recordPayment: { from: ["approved"], refusal: "only an approved expense can be paid" },
     deletePayment: { from: ["approved", "paid"], refusal: "only an approved or paid expense has payments" },
   },
 } as const;
