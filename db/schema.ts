@@ -765,6 +765,21 @@ export const journalEntries = sqliteTable(
   ],
 );
 
+/**
+ * How many journal entries each day holds (kept by a trigger, migration 0026): an entry's number
+ * is its position in its year in date order (server/ledger/entries.ts), counted from these days
+ * and the entries of its own day, so a page of the journal is numbered without a walk of its year.
+ */
+export const journalDayCounts = sqliteTable(
+  "journal_day_counts",
+  {
+    organizationId: orgId(),
+    date: text("date").notNull(),
+    entries: integer("entries").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.date] })],
+);
+
 export const journalLines = sqliteTable(
   "journal_lines",
   {
