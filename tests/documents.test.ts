@@ -132,6 +132,38 @@ describe("GET /invoices/{id}/pdf", () => {
   });
 });
 
+describe("Content-Disposition: the document's number as the file name (issue 26 item 7)", () => {
+  test("PDF and UBL of an invoice and its credit note, a draft's provisional number, a client's number with characters a file name cannot hold", async () => {
+    const inv = await finalizedInvoice();
+    expect(inv.number).toMatch(/^INV-\d{4}-\d{5}$/);
+    const disposition = async (path: string) => {
+      const r = await raw(path);
+      expect(r.status, path).toBe(200);
+      return r.headers.get("content-disposition");
+    };
+    expect(await disposition(`/api/v1/invoices/${inv.id}/pdf`)).toBe(`attachment; filename="${inv.number}.pdf"`);
+    expect(await disposition(`/api/v1/invoices/${inv.id}/ubl`)).toBe(`attachment; filename="${inv.number}.xml"`);
+
+    const credit = await ok("POST", `/api/v1/invoices/${inv.id}/credit-note`);
+    expect(credit.number).toMatch(/^DRAFT-/);
+    expect(await disposition(`/api/v1/invoices/${credit.id}/pdf`)).toBe(`attachment; filename="${credit.number}.pdf"`);
+    const note = await ok("POST", `/api/v1/invoices/${credit.id}/finalize`);
+    expect(note.number).toMatch(/^CN-\d{4}-\d{5}$/);
+    expect(await disposition(`/api/v1/invoices/${credit.id}/pdf`)).toBe(`attachment; filename="${note.number}.pdf"`);
+
+    // a slash and a quote become _, the accent stays in filename* (RFC 8187) and is _ in the plain name
+    const own = await ok("POST", "/api/v1/invoices", { number: 'Ré-2026/7 "b"', customer_id: customer.id, issue_date: "2026-03-01", lines: [{ description: "x", quantity: "1", unit_price: "1.00" }] });
+    expect(await disposition(`/api/v1/invoices/${own.id}/pdf`)).toBe(`attachment; filename="R_-2026_7_b_.pdf"; filename*=UTF-8''R%C3%A9-2026_7_b_.pdf`);
+
+    // the OpenAPI document names the header on both
+    const spec = (await env.app.handle(new Request("http://localhost/docs/openapi.json"))).json() as Promise<any>;
+    const paths = (await spec).paths;
+    for (const path of ["/api/v1/invoices/{id}/pdf", "/api/v1/invoices/{id}/ubl"]) {
+      expect(paths[path].get.responses["200"].headers["Content-Disposition"]).toEqual({ $ref: "#/components/headers/Content-Disposition" });
+    }
+  }, 60_000);
+});
+
 describe("an issued document says what it said", () => {
   test("renaming the customer or editing the organisation afterwards changes neither its PDF nor its UBL; a draft follows", async () => {
     const buyer = await ok("POST", "/api/v1/customers", { name: "Frozen NV", address: "Dorp 1", city: "Aalst", postal_code: "9300", country: "BE", peppol_id: "0208:0404795549" });

@@ -50,6 +50,13 @@ const HEADERS: Record<string, object> = {
     schema: { type: "string" },
   },
   Location: { description: "The path of the resource created (record-payment: of the invoice)", required: true, schema: { type: "string" } },
+  "Content-Disposition": {
+    description:
+      'attachment, named after the document\'s number (a draft\'s provisional DRAFT-…): `attachment; filename="INV-2026-00001.pdf"`. ' +
+      "Characters other than letters, digits, . _ - become _; a name that is not all ASCII also comes as `filename*=UTF-8''…` (RFC 6266, RFC 8187)",
+    required: true,
+    schema: { type: "string" },
+  },
 };
 
 /** The error responses operations share, as components.responses; all of them are /api/v1's. */
@@ -289,7 +296,11 @@ export function buildDocument(routes: readonly RouteEntry[], version: string) {
         out[code] = errorResponse(code);
         continue;
       }
-      const responseHeaders = { ...(api ? rateHeaders() : {}), ...(code === "201" ? { Location: header("Location") } : {}) };
+      const responseHeaders = {
+        ...(api ? rateHeaders() : {}),
+        ...(code === "201" ? { Location: header("Location") } : {}),
+        ...(isAttachment(body) ? { "Content-Disposition": header("Content-Disposition") } : {}),
+      };
       out[code] = {
         description: DESCRIPTIONS[code] ?? "OK",
         ...(Object.keys(responseHeaders).length ? { headers: responseHeaders } : {}),
@@ -431,6 +442,11 @@ function requestContent(body: unknown, schema: (typebox: unknown) => unknown): R
   const { description } = body as { description?: string };
   const binary = { type: "string", format: "binary", ...(description ? { description } : {}) };
   return Object.fromEntries(rule.mediaTypes.map((type) => [type, { schema: binary }]));
+}
+
+/** A response that is a file to save (`x-attachment`: an invoice's PDF and UBL), sent with its Content-Disposition. */
+function isAttachment(body: unknown): boolean {
+  return (body as Record<string, unknown> | undefined)?.["x-attachment"] === true;
 }
 
 /** A response schema's media type: JSON unless it says otherwise (`x-media-type`, e.g. a PDF). */

@@ -29,10 +29,19 @@ export function issuedPdf(doc: IssuedDocument, turns: RenderTurns): Promise<Uint
   return turns.run(async () => (await import("./pdf.ts")).renderPdf(doc));
 }
 
+/** A document's file: its bytes, and its number as the name it is saved under (a draft's, DRAFT-…). */
+export type DocumentFile<T> = { body: T; number: string };
+
 /** The UBL and PDF of the documents `load` reads. */
 export function documentServiceOf(load: DocumentLoader) {
   return {
-    ubl: (scope: Scope, id: string): string => issuedUbl(load(scope, id)),
-    pdf: (scope: Scope, id: string, turns: RenderTurns): Promise<Uint8Array> => issuedPdf(load(scope, id), turns),
+    ubl: (scope: Scope, id: string): DocumentFile<string> => {
+      const doc = load(scope, id);
+      return { body: issuedUbl(doc), number: doc.number };
+    },
+    pdf: async (scope: Scope, id: string, turns: RenderTurns): Promise<DocumentFile<Uint8Array>> => {
+      const doc = load(scope, id);
+      return { body: await issuedPdf(doc, turns), number: doc.number };
+    },
   };
 }

@@ -1,4 +1,5 @@
 import { Elysia, t } from "elysia";
+import { attachment } from "../http/attachment.ts";
 import type { Kernel } from "../http/kernel.ts";
 import { created, errors, noContent } from "../http/responses.ts";
 import { listQuerySchema, listResponse } from "../lib/list.ts";
@@ -12,9 +13,9 @@ import { invoiceService } from "./service.ts";
 const tags = ["Invoices"];
 const Invoice = Wrapped(InvoiceModel.invoice);
 const location = (id: string) => `/api/v1/invoices/${id}`;
-/** Non-JSON answers: server/docs/openapi.ts documents them under their media type. */
-const UblDocument = ResponseSchema(t.String({ description: "UBL 2.1 XML", "x-media-type": "application/xml" }));
-const PdfDocument = ResponseSchema(t.String({ description: "PDF", format: "binary", "x-media-type": "application/pdf" }));
+/** Non-JSON answers: server/docs/openapi.ts documents them under their media type, with their Content-Disposition (`x-attachment`). */
+const UblDocument = ResponseSchema(t.String({ description: "UBL 2.1 XML", "x-media-type": "application/xml", "x-attachment": true }));
+const PdfDocument = ResponseSchema(t.String({ description: "PDF", format: "binary", "x-media-type": "application/pdf", "x-attachment": true }));
 
 /** A state transition of contract section 4: no fields, 200 with the invoice, 409 from a wrong state. */
 const transition = (ability: "invoicing.finalize" | "invoicing.edit", summary: string) => ({
@@ -42,7 +43,10 @@ export const invoiceRoutes = (kernel: Kernel) =>
     })
     .get(
       "/:id/ubl",
-      ({ scope, params }) => new Response(documentService.ubl(scope, params.id), { headers: { "content-type": "application/xml; charset=utf-8" } }),
+      ({ scope, params }) => {
+        const file = documentService.ubl(scope, params.id);
+        return new Response(file.body, { headers: { "content-type": "application/xml; charset=utf-8", "content-disposition": attachment(file.number, "xml") } });
+      },
       {
         ability: "invoicing.view",
         params: IdParams,
@@ -58,8 +62,10 @@ export const invoiceRoutes = (kernel: Kernel) =>
     )
     .get(
       "/:id/pdf",
-      async ({ scope, params, renderTurns }) =>
-        new Response(await documentService.pdf(scope, params.id, renderTurns), { headers: { "content-type": "application/pdf" } }),
+      async ({ scope, params, renderTurns }) => {
+        const file = await documentService.pdf(scope, params.id, renderTurns);
+        return new Response(file.body, { headers: { "content-type": "application/pdf", "content-disposition": attachment(file.number, "pdf") } });
+      },
       {
         ability: "invoicing.view",
         params: IdParams,
