@@ -265,7 +265,7 @@ describe("reversals: cancel and payment delete", () => {
       source_id: inv.id,
       reverses_entry_id: original.id,
       reversed_by_entry_id: null,
-      description: `Reversal of ${original.number}: Invoice ${inv.number}`,
+      description: `Reversal of the entry of 2026-02-01: Invoice ${inv.number}`,
     });
     expect(b.lines(reversal)).toEqual([
       ["1200", "0.00", "242.00"],
@@ -527,7 +527,7 @@ describe("manual entries", () => {
     const r = await b.api("POST", `/api/v1/journal-entries/${made.id}/reverse`);
     expectStatus(r, 201);
     expect(r.headers.get("location")).toBe(`/api/v1/journal-entries/${r.body.data.id}`);
-    expect(r.body.data).toMatchObject({ date: "2026-05-01", source_type: "manual", source_id: null, reverses_entry_id: made.id, description: `Reversal of ${made.number}: Bank fee` });
+    expect(r.body.data).toMatchObject({ date: "2026-05-01", source_type: "manual", source_id: null, reverses_entry_id: made.id, description: "Reversal of the entry of 2026-05-01: Bank fee" });
     expect(b.lines(r.body.data)).toEqual([
       ["6900", "0.00", "12.50"],
       ["1110", "12.50", "0.00"],

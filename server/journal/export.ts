@@ -13,6 +13,7 @@ import { ValidationFailed } from "../lib/errors.ts";
 import { formatCents } from "../lib/money.ts";
 import { snapshot, type Scope } from "../lib/scope.ts";
 import { addDays } from "../lib/time.ts";
+import { entryPosition, formatEntryNumber } from "../ledger/entries.ts";
 import { periodOf } from "../lib/period.ts";
 
 export const EXPORT_FORMATS = ["csv", "beancount"] as const;
@@ -24,14 +25,27 @@ type AccountRow = typeof accounts.$inferSelect;
 /** The range exported: everything up to `to` (today by default) unless `from` is given. */
 const rangeOf = (range: ExportRange) => periodOf(range, () => null);
 
+/**
+ * The lines of the range in journal order (date, then entry id: the order entry numbers follow),
+ * each entry with its number: looked up for the first entry of each year in the range, then
+ * counted on, as every entry of those dates is in the range.
+ */
 function linesIn(tx: Tx, orgId: string, from: string | null, to: string) {
-  return tx
+  const rows = tx
     .select({ entry: journalEntries, line: journalLines })
     .from(journalEntries)
     .innerJoin(journalLines, eq(journalLines.entryId, journalEntries.id))
     .where(and(eq(journalEntries.organizationId, orgId), from === null ? undefined : gte(journalEntries.date, from), lte(journalEntries.date, to)))
-    .orderBy(asc(journalEntries.date), asc(journalEntries.number), asc(journalLines.lineNo))
+    .orderBy(asc(journalEntries.date), asc(journalEntries.id), asc(journalLines.lineNo))
     .all();
+  let previous: { id: string; year: string; position: number } | null = null;
+  return rows.map(({ entry, line }) => {
+    if (previous?.id !== entry.id) {
+      const year = entry.date.slice(0, 4);
+      previous = { id: entry.id, year, position: previous?.year === year ? previous.position + 1 : entryPosition(tx, entry) };
+    }
+    return { entry: { ...entry, number: formatEntryNumber(entry.date, previous.position) }, line };
+  });
 }
 
 const chartOf = (tx: Tx, orgId: string) => new Map(tx.select().from(accounts).where(eq(accounts.organizationId, orgId)).all().map((a) => [a.id, a]));

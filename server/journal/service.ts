@@ -15,6 +15,7 @@ import { DateString, Uuid } from "../lib/schemas.ts";
 import { findInOrg, inOrg, snapshot, transaction, type Scope } from "../lib/scope.ts";
 import { JOURNAL_SOURCES, type JournalEntryCreate, type JournalEntryReverse } from "../ledger/model.ts";
 import type { DraftLine } from "../ledger/draft.ts";
+import { entryNumber, entryNumbers } from "../ledger/entries.ts";
 import { newId } from "../lib/time.ts";
 
 type EntryRow = typeof journalEntries.$inferSelect;
@@ -27,6 +28,8 @@ export function presentEntries(tx: Tx, rows: EntryRow[]) {
     tx.select().from(journalLines).where(inArray(journalLines.entryId, ids)).orderBy(asc(journalLines.entryId), asc(journalLines.lineNo)).all(),
     (l) => l.entryId,
   );
+  // derived, in date order per year (ledger/entries.ts): journal_entries.number is the posting sequence
+  const numbers = entryNumbers(tx, rows);
   const reversedBy = new Map(
     tx
       .select({ id: journalEntries.id, reverses: journalEntries.reversesEntryId })
@@ -38,7 +41,7 @@ export function presentEntries(tx: Tx, rows: EntryRow[]) {
   return rows.map((row) => ({
     id: row.id,
     date: row.date,
-    number: row.number,
+    number: numbers.get(row.id)!,
     description: row.description,
     currency: row.currency,
     source_type: row.sourceType,
@@ -61,7 +64,8 @@ export function showEntry(tx: Tx, orgId: string, id: string) {
 
 export const journalList: ListSpec<typeof journalEntries> = {
   table: journalEntries,
-  sorts: { date: journalEntries.date, number: journalEntries.number, created_at: journalEntries.createdAt },
+  // numbers follow the dates (ties by id, as the list breaks them): sorting by number is sorting by date
+  sorts: { date: journalEntries.date, number: journalEntries.date, created_at: journalEntries.createdAt },
   defaultSort: "-date",
   filters: {
     date_from: { column: journalEntries.date, op: "gte", schema: t.String({ ...DateString, description: "On or after this date" }) },
@@ -186,10 +190,10 @@ export const journalService = {
     return transaction(scope.db, (tx) => {
       const entry = findInOrg(tx, journalEntries, scope.org.id, id);
       if (entry.sourceType !== "manual") {
-        throw new Conflict(`The entry ${entry.number} was posted by ${entry.sourceType.replace("_", " ")} ${entry.sourceId}; to correct it, ${CORRECTED_BY[entry.sourceType]}.`);
+        throw new Conflict(`The entry ${entryNumber(tx, entry)} was posted by ${entry.sourceType.replace("_", " ")} ${entry.sourceId}; to correct it, ${CORRECTED_BY[entry.sourceType]}.`);
       }
-      const reversal = tx.select({ number: journalEntries.number }).from(journalEntries).where(and(eq(journalEntries.reversesEntryId, entry.id))).get();
-      if (reversal) throw new Conflict(`The entry ${entry.number} is reversed already, by ${reversal.number}.`);
+      const reversal = tx.select().from(journalEntries).where(and(eq(journalEntries.reversesEntryId, entry.id))).get();
+      if (reversal) throw new Conflict(`The entry ${entryNumber(tx, entry)} is reversed already, by ${entryNumber(tx, reversal)}.`);
       const reversalId = newId();
       recordChange(tx, scope, {
         action: "journal_entry.reversed",

@@ -14,7 +14,12 @@ export const JournalModel = {
     {
       id: Uuid,
       date: DateString,
-      number: t.String({ description: "JE-<year>-<sequence>, per organisation and year" }),
+      number: t.String({
+        description:
+          "JE-<year>-<n>: the entry's position in its year by date (then posting order), per organisation: ascending with the dates, no gaps. " +
+          "Derived when read: in an open year an entry posted later with an earlier date takes its place and the later-dated entries move up one; " +
+          "a closed year's numbers are final",
+      }),
       description: t.String(),
       currency: t.String(),
       source_type: t.UnionEnum([...JOURNAL_SOURCES], { description: "What posted the entry" }),

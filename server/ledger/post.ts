@@ -70,6 +70,8 @@ export function postEntry(tx: Tx, orgId: string, draft: EntryDraft): string | nu
   // closing entries (and their reversal on reopening) are the one posting a closed year takes
   if (!draft.isClosing) assertYearOpen(tx, orgId, draft.date, draft.source.type === "manual" ? "This entry" : "This change");
   const year = yearOf(draft.date);
+  // the posting sequence, kept unique and never shown: the number a client sees is the entry's
+  // position in its year in date order, derived when read (entries.ts entryNumbers)
   const number = `JE-${year}-${String(drawSequence(tx, orgId, "journal", year)).padStart(5, "0")}`;
   const id = draft.id ?? newId();
   const line = insertLine(tx);
@@ -104,7 +106,8 @@ export function reverseEntry(tx: Tx, entry: EntryRow, { date = entry.date, descr
   const reversal = postEntry(tx, entry.organizationId, {
     id,
     date,
-    description: description ?? `Reversal of ${entry.number}: ${entry.description}`,
+    // by date, not number: a number in an open year moves when an earlier-dated entry is posted (entries.ts)
+    description: description ?? `Reversal of the entry of ${entry.date}: ${entry.description}`,
     currency: entry.currency,
     source: { type: entry.sourceType, id: entry.sourceId },
     isClosing: entry.isClosing,
