@@ -1,16 +1,20 @@
 /**
  * Migrating Kontor's database: the SQL migrations db/ embeds, then the data migrations they queue,
  * which belong to the features whose rules they apply (the ledger posts what was recorded before
- * it existed; the receivables report sums the open documents). A composition root: everything
+ * it existed; the receivables report sums the open documents; credit notes issued before allocation
+ * settle their invoices). A composition root: everything
  * that opens a database to serve or administer it migrates through here.
  */
 import { migrate, type Db, type MigrateOptions } from "../db/client.ts";
 import { backfillLedger } from "./ledger/backfill.ts";
 import { rebuildReceivables } from "./reports/receivables.ts";
+import { allocateIssuedCreditNotes } from "./settlement/credits.ts";
 
 export const DATA_MIGRATIONS = {
   ledger: backfillLedger,
   receivables: rebuildReceivables,
+  /** migration 0025: the credit notes issued before credit allocation settle their invoices */
+  credit_allocation: allocateIssuedCreditNotes,
 } as const;
 
 /** Applies every pending migration (db/connection.ts `migrate`); the number of SQL migrations applied. */

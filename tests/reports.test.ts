@@ -11,7 +11,7 @@
  *   B1 Beta  2025-09-01 due 10-15   1 × 300.00 @6 %    300 +  18 =  318                           open  318
  *   B2 Beta  2025-10-01 due 11-20   100.00 @21 % + 50.00 without rate: 150 + 21 = 171            open  171
  *   B3 Beta  2025-12-20 due 2026-01-19  1 × 400.00 @21 %  400 + 84 = 484, paid 84.00 on 12-28    open  400
- *   CN Beta  2025-09-15 due 10-15   credit note of B1: 1 × 100.00 @6 %  100 + 6 = 106            open −106
+ *   CN Beta  2025-09-15 due 10-15   credit note of B1: 1 × 100.00 @6 %  100 + 6 = 106, allocated to B1: B1 open 212, CN 0
  *   E1 Travel 2025-05-01 200.00 + VAT 42.00 (21 %), paid 242.00 on 05-10 → 6500
  *   E2 Office 2025-07-01 100.00 + VAT 6.00 (6 %) → 6400
  *   E3 Gadgets 2025-08-01 50.00, no VAT → 6800
@@ -209,7 +209,7 @@ describe("aged receivables", () => {
       customers: [
         // A1 due 02-09: 325 days; A2 due 12-15: 16 days
         { customer_id: alpha.id, name: "Alpha NV", current: "0.00", days_1_30: "224.00", days_31_60: "0.00", days_61_90: "0.00", over_90: "1000.00", total: "1224.00" },
-        // B3 not due; B2 due 11-20: 41 days; B1 318 and the credit note −106 due 10-15: 77 days
+        // B3 not due; B2 due 11-20: 41 days; B1 318 less the 106 credited, due 10-15: 77 days
         { customer_id: beta.id, name: "Beta BV", current: "400.00", days_1_30: "0.00", days_31_60: "171.00", days_61_90: "212.00", over_90: "0.00", total: "783.00" },
       ],
       totals: { current: "400.00", days_1_30: "224.00", days_31_60: "171.00", days_61_90: "212.00", over_90: "1000.00", total: "2007.00" },
@@ -228,24 +228,33 @@ describe("aged receivables", () => {
     expect(Object.keys(tooMany.body.errors)).toEqual(["per_page"]);
   });
 
-  test("on 2025-10-31: what is open now, aged on that day (A2, B2 and B3 not due yet)", async () => {
+  test("on 2025-10-31: as it stood that day (A2 and B3 not issued yet), aged on that day", async () => {
     const ar = await report("aged-receivables?date=2025-10-31");
     expect(ar.customers.map((c: any) => [c.name, c.current, c.days_1_30, c.days_31_60, c.days_61_90, c.over_90, c.total])).toEqual([
-      ["Alpha NV", "224.00", "0.00", "0.00", "0.00", "1000.00", "1224.00"],
-      // B2 due 11-20 and B3 due 2026-01-19: current; B1 and the credit note due 10-15: 16 days
-      ["Beta BV", "571.00", "212.00", "0.00", "0.00", "0.00", "783.00"],
+      // A1 1210 less 210 paid on 03-01, due 02-09: 264 days; A3 paid
+      ["Alpha NV", "0.00", "0.00", "0.00", "0.00", "1000.00", "1000.00"],
+      // B2 due 11-20: current; B1 318 less the 106 credited on 09-15, due 10-15: 16 days
+      ["Beta BV", "171.00", "212.00", "0.00", "0.00", "0.00", "383.00"],
     ]);
-    expect(ar.totals).toEqual({ current: "795.00", days_1_30: "212.00", days_31_60: "0.00", days_61_90: "0.00", over_90: "1000.00", total: "2007.00" });
+    expect(ar.totals).toEqual({ current: "171.00", days_1_30: "212.00", days_31_60: "0.00", days_61_90: "0.00", over_90: "1000.00", total: "1383.00" });
+    // on 2025-09-10: B1 issued, its credit note not yet; A1's payment of 03-01 made
+    const before = await report("aged-receivables?date=2025-09-10");
+    expect(before.customers.map((c: any) => [c.name, c.current, c.total])).toEqual([
+      ["Alpha NV", "0.00", "1000.00"],
+      ["Beta BV", "318.00", "318.00"],
+    ]);
+    // on 2025-02-28: A1 whole, 19 days past due (its payment is dated 03-01)
+    expect((await report("aged-receivables?date=2025-02-28")).totals).toMatchObject({ days_1_30: "1210.00", total: "1210.00" });
   });
 
   test("a due date on the day itself is current; 30 days past due is still days_1_30", async () => {
     const onDue = await report("aged-receivables?date=2025-10-15");
     const beta1 = onDue.customers.find((c: any) => c.name === "Beta BV");
-    // B1 and the credit note due that day (212), B2 and B3 not due yet (171 + 400)
-    expect([beta1.current, beta1.days_1_30]).toEqual(["783.00", "0.00"]);
+    // B1 less its credit note due that day (212), B2 not due yet (171), B3 not issued
+    expect([beta1.current, beta1.days_1_30]).toEqual(["383.00", "0.00"]);
     const thirty = await report("aged-receivables?date=2025-11-14");
     const beta2 = thirty.customers.find((c: any) => c.name === "Beta BV");
-    expect([beta2.current, beta2.days_1_30, beta2.days_31_60]).toEqual(["571.00", "212.00", "0.00"]);
+    expect([beta2.current, beta2.days_1_30, beta2.days_31_60]).toEqual(["171.00", "212.00", "0.00"]);
     const thirtyOne = await report("aged-receivables?date=2025-11-15");
     expect(thirtyOne.customers.find((c: any) => c.name === "Beta BV").days_31_60).toBe("212.00");
   });

@@ -45,3 +45,5 @@ WHEN old.`status` IN ('finalized', 'sent', 'partially_paid') BEGIN
   UPDATE `receivable_due_days` SET `open_cents` = `open_cents` - CASE WHEN old.`type` = 'credit_note' THEN old.`paid_cents` + old.`credited_cents` - old.`total_cents` ELSE old.`total_cents` - old.`paid_cents` - old.`credited_cents` END
   WHERE `organization_id` = old.`organization_id` AND `currency` = old.`currency` AND `due_date` = old.`due_date`;
 END;
+--> statement-breakpoint
+INSERT INTO `pending_backfills` (`name`) VALUES ('credit_allocation');

@@ -6,6 +6,7 @@
  * Each report is in one currency (default the organisation's): Kontor keeps no exchange rates.
  */
 import { and, asc, between, desc, eq, lte, ne, sql, type SQL } from "drizzle-orm";
+import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import { plainRows, prepared, type Tx } from "../../db/client.ts";
 import { accountDays, accounts, awaitingPayment, customerReceivables, customers, invoices, receivableDueDays, signedAmountDue, vatDays } from "../../db/schema.ts";
 import type { AccountType } from "../accounts/model.ts";
@@ -218,12 +219,55 @@ function agingQueries(tx: Tx) {
   });
 }
 
+const dialect = new SQLiteSyncDialect();
+
+type AgingAt = { orgId: string; currency: string; date: string; d30: string; d60: string; d90: string };
+type CustomerAging = { customerId: string; name: string } & Record<Bucket, number>;
+
 /**
- * What customers owe, by how long it is overdue on `date`: the documents open now (invoices less
- * credit notes, each for its amount due), aged by their due date. The customers owing most come
+ * Every customer's aging as it stood at the end of `at.date`, from the documents themselves: those
+ * issued on or before it (cancelled ones never were: their postings are reversed on their own
+ * dates), less the payments dated on or before it and the allocations of the credit notes issued
+ * on or before it (a credit note's allocation counts on its side only while its invoice was issued
+ * too), so it agrees with the receivables account's balance on that date. Read through the index
+ * of the organisation's documents by currency and issue date; slower than the running totals,
+ * which hold only today.
+ */
+function agingAsOf(tx: Tx, at: AgingAt): CustomerAging[] {
+  const p = (name: keyof AgingAt) => sql.placeholder(name);
+  const owed = sql`CASE WHEN i."type" = 'credit_note' THEN
+      coalesce((SELECT sum(pm."amount_cents") FROM "payments" pm WHERE pm."invoice_id" = i."id" AND pm."payment_date" <= ${p("date")}), 0)
+      + iif(EXISTS (SELECT 1 FROM "invoices" r WHERE r."id" = i."related_invoice_id" AND r."issue_date" <= ${p("date")}), i."credited_cents", 0)
+      - i."total_cents"
+    ELSE i."total_cents"
+      - coalesce((SELECT sum(pm."amount_cents") FROM "payments" pm WHERE pm."invoice_id" = i."id" AND pm."payment_date" <= ${p("date")}), 0)
+      - coalesce((SELECT sum(c."credited_cents") FROM "invoices" c
+          WHERE c."organization_id" = i."organization_id" AND c."related_invoice_id" = i."id" AND c."type" = 'credit_note'
+            AND c."status" NOT IN ('draft', 'cancelled') AND c."issue_date" <= ${p("date")}), 0)
+    END`;
+  const due = sql.raw(`d."due_date"`);
+  const buckets = sql.join(
+    BUCKETS.map((b) => sql`coalesce(sum(iif(${bucketOf(due, b)}, d."owed", 0)), 0) AS ${sql.identifier(b)}`),
+    sql`, `,
+  );
+  const query = sql`WITH d AS (
+      SELECT i."customer_id" AS "customer_id", i."due_date" AS "due_date", ${owed} AS "owed" FROM "invoices" i
+      WHERE i."organization_id" = ${p("orgId")} AND i."currency" = ${p("currency")} AND i."issue_date" <= ${p("date")}
+        AND i."status" NOT IN ('draft', 'cancelled')
+    )
+    SELECT d."customer_id" AS "customerId", c."name" AS "name", ${buckets}
+    FROM d JOIN "customers" c ON c."id" = d."customer_id"
+    GROUP BY d."customer_id" HAVING sum(d."owed") <> 0`;
+  return plainRows<CustomerAging>(tx, { toSQL: () => dialect.sqlToQuery(query) }).all(at);
+}
+
+/**
+ * What customers owe, by how long it is overdue on `date`. Without a date: today, the documents
+ * open now (invoices less credit notes, each for its amount due), read from running totals
+ * (server/reports/receivables.ts), not from every open document. With a date: the receivables as
+ * they were at the end of that day (agingAsOf), a year-end list. The customers owing most come
  * first, a page at a time (a large organisation has tens of thousands of debtors); the totals are
- * over all of them. Read from running totals (server/reports/receivables.ts), not from every open
- * document.
+ * over all of them.
  */
 export function agedReceivables(scope: Scope, query: { date?: string; currency?: string; page?: number; per_page?: number }) {
   const date = dayOf("date", query.date, today());
@@ -232,11 +276,25 @@ export function agedReceivables(scope: Scope, query: { date?: string; currency?:
   const page = query.page ?? 1;
   const at = { orgId: scope.org.id, currency, date, d30: addDays(date, -30), d60: addDays(date, -60), d90: addDays(date, -90) };
   return snapshot(scope.db, (tx) => {
-    const reads = agingQueries(tx);
-    const totals = reads.totals.get(at)!;
-    const count = reads.count.get(at)!.n;
-    const shown = reads.page.all({ ...at, limit: perPage, offset: (page - 1) * perPage });
-    const owed = new Map(reads.customers.all({ ...at, ids: JSON.stringify(shown.map((c) => c.customerId)) }).map((r) => [r.customerId, r]));
+    let totals: Record<Bucket, number>;
+    let count: number;
+    let shown: { customerId: string; name: string }[];
+    let owed: Map<string, Record<Bucket, number>>;
+    if (query.date === undefined) {
+      const reads = agingQueries(tx);
+      totals = reads.totals.get(at)!;
+      count = reads.count.get(at)!.n;
+      shown = reads.page.all({ ...at, limit: perPage, offset: (page - 1) * perPage });
+      owed = new Map(reads.customers.all({ ...at, ids: JSON.stringify(shown.map((c) => c.customerId)) }).map((r) => [r.customerId, r]));
+    } else {
+      const all = agingAsOf(tx, at);
+      const totalOf = (r: Record<Bucket, number>) => sum(BUCKETS.map((b) => r[b]));
+      all.sort((a, b) => totalOf(b) - totalOf(a) || (a.customerId < b.customerId ? -1 : a.customerId > b.customerId ? 1 : 0));
+      totals = Object.fromEntries(BUCKETS.map((b) => [b, sum(all.map((r) => r[b]))])) as Record<Bucket, number>;
+      count = all.length;
+      shown = all.slice((page - 1) * perPage, page * perPage);
+      owed = new Map(all.map((r) => [r.customerId, r]));
+    }
     const money = (r: Record<Bucket, number>) => {
       const out = Object.fromEntries(BUCKETS.map((b) => [b, formatCents(r[b])])) as Record<Bucket | "total", string>;
       out.total = formatCents(sum(BUCKETS.map((b) => r[b])));

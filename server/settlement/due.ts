@@ -9,8 +9,13 @@ import type { InvoiceStatus } from "../../db/values.ts";
 type InvoiceRow = typeof invoices.$inferSelect;
 type ExpenseRow = typeof expenses.$inferSelect;
 
-/** An invoice's or credit note's total less what was paid (or refunded) on it. */
-export const invoiceDueCents = (row: Pick<InvoiceRow, "totalCents" | "paidCents">): number => row.totalCents - row.paidCents;
+/**
+ * An invoice's or credit note's total less what was paid (or refunded) on it and what was settled
+ * by credit allocation (contract section 3): on an invoice its finalized credit notes, on a credit
+ * note the part of it allocated to its invoice, so a credit note owes back only the rest (a refund).
+ */
+export const invoiceDueCents = (row: Pick<InvoiceRow, "totalCents" | "paidCents" | "creditedCents">): number =>
+  row.totalCents - row.paidCents - row.creditedCents;
 
 /** An approved (or paid) expense's total with VAT less its payments; nothing is owed on a pending or rejected one. */
 export const expenseDueCents = (row: Pick<ExpenseRow, "status" | "amountCents" | "vatCents" | "paidCents">): number =>
@@ -23,8 +28,16 @@ export const expenseDueCents = (row: Pick<ExpenseRow, "status" | "amountCents" |
 export const expenseStatusAfterPayments = (row: Pick<ExpenseRow, "amountCents" | "vatCents">, paidCents: number): "approved" | "paid" =>
   paidCents >= row.amountCents + row.vatCents ? "paid" : "approved";
 
-/** An issued invoice's status once `paidCents` is paid on it: finalized or sent, partially paid, or paid. */
-export function statusAfterPayments(row: Pick<InvoiceRow, "totalCents" | "sentAt">, paidCents: number): InvoiceStatus {
-  if (paidCents === 0) return row.sentAt ? "sent" : "finalized";
-  return paidCents >= row.totalCents ? "paid" : "partially_paid";
+/**
+ * An issued invoice's or credit note's status once `settledCents` (its payments plus its credit
+ * allocation) is settled on it: finalized or sent while nothing is, paid when all of it is (an
+ * invoice credited in full is paid: settled by payments and credit notes), else partially paid.
+ */
+export function statusAfterPayments(row: Pick<InvoiceRow, "totalCents" | "sentAt">, settledCents: number): InvoiceStatus {
+  if (settledCents === 0) return row.sentAt ? "sent" : "finalized";
+  return settledCents >= row.totalCents ? "paid" : "partially_paid";
 }
+
+/** The status of an issued document with `paidCents` paid and `creditedCents` allocated (the one rule above). */
+export const settledStatus = (row: Pick<InvoiceRow, "totalCents" | "sentAt">, paidCents: number, creditedCents: number): InvoiceStatus =>
+  statusAfterPayments(row, paidCents + creditedCents);

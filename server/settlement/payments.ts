@@ -18,7 +18,7 @@ import { formatCents, readMoney } from "../lib/money.ts";
 import { deleteInOrg, findChildInOrg, inOrg, updateInOrg, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import { checkTransition } from "../lib/transitions.ts";
-import { expenseDueCents, expenseStatusAfterPayments, invoiceDueCents, statusAfterPayments } from "./due.ts";
+import { expenseDueCents, expenseStatusAfterPayments, invoiceDueCents, settledStatus } from "./due.ts";
 import type { PaymentInput } from "./model.ts";
 
 type PaymentRow = {
@@ -136,7 +136,7 @@ const CHANGES = {
 
 /** The document's paid amount becomes `paidCents`; an invoice's or an expense's status follows. */
 function setPaid(tx: Tx, orgId: string, doc: Settled, paidCents: number): void {
-  if (doc.kind === "invoice") updateInOrg(tx, invoices, orgId, doc.row.id, { paidCents, status: statusAfterPayments(doc.row, paidCents), updatedAt: nowIso() });
+  if (doc.kind === "invoice") updateInOrg(tx, invoices, orgId, doc.row.id, { paidCents, status: settledStatus(doc.row, paidCents, doc.row.creditedCents), updatedAt: nowIso() });
   else updateInOrg(tx, expenses, orgId, doc.row.id, { paidCents, status: expenseStatusAfterPayments(doc.row, paidCents), updatedAt: nowIso() });
 }
 

@@ -1,0 +1,83 @@
+/**
+ * Credit allocation (contract sections 3 and 4): a credit note finalized settles the invoice it
+ * credits for what is still due on it, and owes the rest back to the customer (a refund, recorded
+ * as a payment of the credit note). `credited_cents` holds the allocation on both sides; the
+ * statuses follow the one rule of due.ts. The allocation posts nothing: the invoice and its credit
+ * note sit on the same receivables account, so the trial balance already nets them.
+ */
+import { and, eq, sql } from "drizzle-orm";
+import type { Tx } from "../../db/client.ts";
+import { invoices } from "../../db/schema.ts";
+import { recordChange } from "../changes/record.ts";
+import { findInOrg, inOrg, updateInOrg, type Scope } from "../lib/scope.ts";
+import { nowIso } from "../lib/time.ts";
+import { invoiceDueCents, settledStatus } from "./due.ts";
+import type { Show } from "./payments.ts";
+
+type InvoiceRow = typeof invoices.$inferSelect;
+
+/** What a credit note settles of its invoice: all of it that is still due there, at most the note's total. */
+export const allocationCents = (note: Pick<InvoiceRow, "totalCents">, invoice: InvoiceRow): number =>
+  invoice.status === "cancelled" || invoice.status === "draft" ? 0 : Math.max(0, Math.min(note.totalCents, invoiceDueCents(invoice)));
+
+/**
+ * Allocates a credit note that was just finalized (its row as stored, status finalized) to its
+ * invoice: the invoice's credited amount grows by the allocation, the note's is the allocation,
+ * and both statuses follow. The invoice's change (invoice.updated, audited as invoice.credited)
+ * is recorded here, so integrators see its new amount due; the note's is its caller's.
+ */
+export function allocateCreditNote(tx: Tx, scope: Scope, note: InvoiceRow, show: Show): number {
+  if (note.type !== "credit_note" || !note.relatedInvoiceId) return 0;
+  const orgId = scope.org.id;
+  const invoice = findInOrg(tx, invoices, orgId, note.relatedInvoiceId);
+  const cents = allocationCents(note, invoice);
+  updateInOrg(tx, invoices, orgId, note.id, { creditedCents: cents, status: settledStatus(note, note.paidCents, cents), updatedAt: nowIso() });
+  if (cents === 0) return 0;
+  setCredited(tx, orgId, invoice, invoice.creditedCents + cents);
+  recordChange(tx, scope, { action: "invoice.credited", resource: { type: "invoice", id: invoice.id }, event: "invoice.updated", data: show(tx, orgId, invoice.id) });
+  return cents;
+}
+
+/**
+ * Gives a cancelled credit note's allocation back to its invoice (the caller checked nothing was
+ * refunded on the note): the invoice is owed it again, its status follows; the note keeps none.
+ */
+export function releaseCreditNote(tx: Tx, scope: Scope, note: InvoiceRow, show: Show): void {
+  if (note.creditedCents === 0 || !note.relatedInvoiceId) return;
+  const orgId = scope.org.id;
+  const invoice = findInOrg(tx, invoices, orgId, note.relatedInvoiceId);
+  updateInOrg(tx, invoices, orgId, note.id, { creditedCents: 0, updatedAt: nowIso() });
+  setCredited(tx, orgId, invoice, invoice.creditedCents - note.creditedCents);
+  recordChange(tx, scope, { action: "invoice.credit_released", resource: { type: "invoice", id: invoice.id }, event: "invoice.updated", data: show(tx, orgId, invoice.id) });
+}
+
+function setCredited(tx: Tx, orgId: string, invoice: InvoiceRow, creditedCents: number): void {
+  updateInOrg(tx, invoices, orgId, invoice.id, { creditedCents, status: settledStatus(invoice, invoice.paidCents, creditedCents), updatedAt: nowIso() });
+}
+
+/**
+ * The upgrade's data migration: allocates the credit notes finalized before allocation existed,
+ * in the order of their issue dates (then of their finalization), each to what was still due on
+ * its invoice then. Run once, on databases whose credit notes all have credited_cents 0. No
+ * change is recorded: the upgrade is no event, and nothing posts.
+ */
+export function allocateIssuedCreditNotes(tx: Tx): void {
+  const notes = tx
+    .select()
+    .from(invoices)
+    .where(and(eq(invoices.type, "credit_note"), sql`${invoices.status} NOT IN ('draft', 'cancelled')`, sql`${invoices.relatedInvoiceId} IS NOT NULL`, eq(invoices.creditedCents, 0)))
+    .orderBy(invoices.issueDate, invoices.finalizedAt, invoices.id)
+    .all();
+  for (const note of notes) {
+    const invoice = tx.select().from(invoices).where(inOrg(invoices, note.organizationId, eq(invoices.id, note.relatedInvoiceId!))).get();
+    if (!invoice) continue;
+    const cents = allocationCents(note, invoice);
+    tx.update(invoices).set({ creditedCents: cents, status: settledStatus(note, note.paidCents, cents) }).where(eq(invoices.id, note.id)).run();
+    if (cents > 0) {
+      tx.update(invoices)
+        .set({ creditedCents: invoice.creditedCents + cents, status: settledStatus(invoice, invoice.paidCents, invoice.creditedCents + cents) })
+        .where(eq(invoices.id, invoice.id))
+        .run();
+    }
+  }
+}
