@@ -2,7 +2,7 @@
 import { t } from "elysia";
 import { DOCUMENT_LANGUAGES } from "../documents/model.ts";
 import { PeppolId } from "../documents/peppol.ts";
-import { Country, Currency, Email, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";
+import { Country, Currency, Email, Nullable, strictObject, Text, Timestamp, Uuid, VatNumber } from "../lib/schemas.ts";
 
 /**
  * The language of the documents a party receives (and, on the organisation, the default).
@@ -18,13 +18,13 @@ export const Language = (description: string) => {
 const optionalFields = {
   email: t.Optional(Nullable(Email)),
   phone: t.Optional(Nullable(Text({ maxLength: 50 }))),
-  address: t.Optional(Nullable(Text({ maxLength: 500 }))),
+  address: t.Optional(Nullable(Text({ maxLength: 500, multiline: true }))),
   city: t.Optional(Nullable(Text({ maxLength: 100 }))),
   postal_code: t.Optional(Nullable(Text({ maxLength: 10 }))),
   country: t.Optional(Nullable(Country)),
-  vat_number: t.Optional(Nullable(Text({ maxLength: 50 }))),
+  vat_number: t.Optional(Nullable(VatNumber)),
   currency: t.Optional(Nullable(Currency)),
-  payment_terms: t.Optional(Nullable(Text({ maxLength: 255 }))),
+  payment_terms: t.Optional(Nullable(Text({ maxLength: 255, multiline: true }))),
   peppol_id: t.Optional(Nullable(PeppolId)),
   language: t.Optional(Nullable(Language("Document language: en, nl, fr or de; null: the organisation's"))),
 };

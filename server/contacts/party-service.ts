@@ -9,6 +9,7 @@ import { t } from "elysia";
 import { Conflict, ValidationFailed } from "../lib/errors.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { Country, Currency } from "../lib/schemas.ts";
+import { compactVatNumber } from "../lib/vat-numbers.ts";
 import { deleteInOrg, findInOrg, snapshot, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import type { WebhookEvent } from "../changes/events.ts";
@@ -53,7 +54,7 @@ export function partyListSpec(table: PartyTable, searchTable: string): ListSpec<
   };
 }
 
-/** Input field → column; emails are stored lower-cased so the email filter is exact. */
+/** Input field → column; emails are stored lower-cased so the email filter is exact, VAT numbers compact. */
 function columns(input: PartyUpdate) {
   const out: Partial<PartyRow> = {};
   if (input.name !== undefined) {
@@ -67,7 +68,8 @@ function columns(input: PartyUpdate) {
   if (input.city !== undefined) out.city = input.city;
   if (input.postal_code !== undefined) out.postalCode = input.postal_code;
   if (input.country !== undefined) out.country = input.country;
-  if (input.vat_number !== undefined) out.vatNumber = input.vat_number;
+  // stored compact, as e-invoices carry it (server/lib/vat-numbers.ts)
+  if (input.vat_number !== undefined) out.vatNumber = input.vat_number === null ? null : compactVatNumber(input.vat_number);
   if (input.currency !== undefined) out.currency = input.currency;
   if (input.payment_terms !== undefined) out.paymentTerms = input.payment_terms;
   if (input.peppol_id !== undefined) out.peppolId = input.peppol_id;

@@ -7,7 +7,7 @@ const contactFields = {
   phone: t.Optional(Nullable(Text({ maxLength: 50 }))),
   position: t.Optional(Nullable(Text({ maxLength: 255 }))),
   is_primary: t.Optional(t.Boolean()),
-  notes: t.Optional(Nullable(Text({ maxLength: 5000 }))),
+  notes: t.Optional(Nullable(Text({ maxLength: 5000, multiline: true }))),
 };
 const PersonName = Text({ minLength: 1, maxLength: 100 });
 

@@ -7,20 +7,28 @@
  * The PDF renderer (pdf-lib, fontkit, the fonts) is loaded on the first PDF, not with this module:
  * the invoice service imports its document read, and with it this module, in every CLI command.
  */
-import { Conflict } from "../lib/errors.ts";
+import { Conflict, ValidationFailed } from "../lib/errors.ts";
 import type { RenderTurns } from "../lib/render-turns.ts";
 import type { Scope } from "../lib/scope.ts";
 import type { IssuedDocument } from "./model.ts";
-import { renderUbl } from "./ubl.ts";
+import { missingForUbl, renderUbl } from "./ubl.ts";
 
 /** Reads the document with this id in the scope's organisation, in one snapshot (404 when there is none). */
 export type DocumentLoader = (scope: Scope, id: string) => IssuedDocument;
 
 const noun = (doc: IssuedDocument) => (doc.type === "credit_note" ? "credit note" : "invoice");
 
-/** The UBL file of an issued document: a draft is a 409; what EN 16931 needs and is missing, a 422 naming it. */
+/**
+ * The UBL file of an issued document; what EN 16931 needs and is missing, a 422 naming it. A draft
+ * has no e-invoice yet, but is checked as it would be issued: what its UBL would lack is the same
+ * 422 (a draft can be checked before finalize), and a draft that lacks nothing is a 409.
+ */
 export function issuedUbl(doc: IssuedDocument): string {
-  if (doc.status === "draft") throw new Conflict(`The ${noun(doc)} is draft; only a finalized document has an e-invoice (finalize it first).`);
+  if (doc.status === "draft") {
+    const missing = missingForUbl(doc);
+    if (Object.keys(missing).length > 0) throw new ValidationFailed(missing);
+    throw new Conflict(`The ${noun(doc)} is draft; its e-invoice lacks nothing, and is produced when it is finalized (finalize it first).`);
+  }
   return renderUbl(doc);
 }
 

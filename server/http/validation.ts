@@ -3,7 +3,8 @@ import { Kind, type TSchema } from "@sinclair/typebox";
 import { ValueErrorType, type ValueError } from "@sinclair/typebox/errors";
 import { Value } from "@sinclair/typebox/value";
 import { attributeName, ValidationFailed, type FieldErrors } from "../lib/errors.ts";
-import { textProblem } from "../lib/schemas.ts";
+import { forbiddenCharacter, textProblem } from "../lib/schemas.ts";
+import { vatNumberMessage, vatNumberProblem } from "../lib/vat-numbers.ts";
 
 /** "/lines/0/quantity" → "lines.0.quantity"; "/filter[status]" → "filter.status". */
 export function fieldKey(path: string): string {
@@ -68,7 +69,7 @@ function describe(error: ValueError, key: string): string {
       if ((error.schema as { [Kind]?: string })[Kind] === "Text") return describeText(name, s as Parameters<typeof textProblem>[0], error.value);
       return `The selected ${name} is invalid.`;
     case ValueErrorType.StringFormat:
-      return formatMessage(name, s.format);
+      return formatMessage(name, s.format, error.value);
     case ValueErrorType.Union:
     case ValueErrorType.StringPattern:
     case ValueErrorType.Literal:
@@ -94,15 +95,27 @@ function describeText(name: string, schema: Parameters<typeof textProblem>[0], v
       return schema.minLength === 1 ? `The ${name} field must not be empty.` : `The ${name} field must be at least ${schema.minLength} characters.`;
     case "maxLength":
       return `The ${name} field must not be greater than ${schema.maxLength} characters.`;
+    case "control":
+    case "bidi":
+    case "lineBreak": {
+      const found = forbiddenCharacter(value as string, (schema as { "x-multiline"?: boolean })["x-multiline"] === true)!;
+      if (found.kind === "lineBreak") return `The ${name} field must be a single line: it contains a line break (${found.codePoint}).`;
+      const what = found.kind === "bidi" ? "a bidirectional control character" : "a control character";
+      return `The ${name} field must not contain control characters: it contains ${what} (${found.codePoint}).`;
+    }
     case "format":
-      return formatMessage(name, schema.format!);
+      return formatMessage(name, schema.format!, value);
     default:
       return `The ${name} field format is invalid.`;
   }
 }
 
-function formatMessage(name: string, format: string): string {
+function formatMessage(name: string, format: string, value?: unknown): string {
   switch (format) {
+    case "vat-number": {
+      const problem = typeof value === "string" ? vatNumberProblem(value) : null;
+      return problem ? vatNumberMessage(name, problem) : `The ${name} field is not a valid VAT number.`;
+    }
     case "uuid":
       return `The ${name} field must be a valid UUID.`;
     case "email":
@@ -112,9 +125,9 @@ function formatMessage(name: string, format: string): string {
     case "date-time":
       return `The ${name} field must be a valid ISO 8601 timestamp.`;
     case "iso-3166-alpha2":
-      return `The ${name} field must be an ISO 3166-1 alpha-2 country code (e.g. BE).`;
+      return `The ${name} field must be an ISO 3166-1 alpha-2 country code that EN 16931 accepts (e.g. BE; the United Kingdom is GB, Northern Ireland XI).`;
     case "iso-4217":
-      return `The ${name} field must be an ISO 4217 currency code (e.g. EUR).`;
+      return `The ${name} field must be an ISO 4217 currency code that EN 16931 accepts (e.g. EUR; not XXX, XTS or a precious metal).`;
     case "uri":
       return `The ${name} field must be a valid URL.`;
     case "peppol-id":

@@ -7,8 +7,15 @@
  * Money: document-level amounts are integer cents and must have at most two decimals (trailing
  * zeros allowed: "4900.0"); line amounts are summed exactly and the sum is rounded half up
  * before it is compared with LineExtensionAmount, as the CEN schematron does.
+ *
+ * Reference data: what becomes Kontor's data (the currency, the supplier's country, the texts of
+ * the supplier, the number and the line names) follows the API's rules (docs/api.md, "Reference
+ * data"): a code EN 16931 accepts, no control or bidirectional character. XML whitespace inside
+ * a text (a line break, a tab) becomes a space. The supplier's VAT number is read as written.
  */
+import { isCountryCode, isCurrencyCode } from "../lib/iso-codes.ts";
 import { formatCents } from "../lib/money.ts";
+import { forbiddenCharacter } from "../lib/schemas.ts";
 import { addDecimals, exactCents, parseDecimal, percentToBasisPoints, roundHalfUpCents, type ExactDecimal } from "./decimal.ts";
 import { isValidDate } from "../lib/time.ts";
 import { InboundDocumentError } from "./errors.ts";
@@ -102,11 +109,13 @@ export function readSupplierDocument(xml: string): SupplierDocument {
     throw new InboundDocumentError(at("cbc:CustomizationID"), `The CustomizationID '${customization}' is not EN 16931 (it must start with '${EN16931_PREFIX}').`);
   }
 
-  const number = required(root, "cbc:ID", rootPath);
+  const number = plain(required(root, "cbc:ID", rootPath), at("cbc:ID"), "BT-1");
   const issueDate = date(root, "cbc:IssueDate", rootPath, true)!;
   const dueDate = date(root, "cbc:DueDate", rootPath, false) ?? date(root, "cac:PaymentMeans/cbc:PaymentDueDate", rootPath, false);
   const currency = required(root, "cbc:DocumentCurrencyCode", rootPath);
-  if (!/^[A-Z]{3}$/.test(currency)) throw new InboundDocumentError(at("cbc:DocumentCurrencyCode"), `The currency '${currency}' is not an ISO 4217 code.`);
+  if (!isCurrencyCode(currency)) {
+    throw new InboundDocumentError(at("cbc:DocumentCurrencyCode"), `The currency '${currency}' (BT-5) is not an ISO 4217 currency code that EN 16931 accepts (BR-CL-04).`);
+  }
 
   // amounts: every document-level amount is in the document currency (BR-CL-03 allows only it there)
   const money = (el: XmlElement | null, path: string): number | null => (el === null ? null : documentAmount(el, path, currency));
@@ -193,6 +202,10 @@ export function readSupplierDocument(xml: string): SupplierDocument {
   const endpointValue = endpoint?.text.trim() || null;
   const endpointScheme = endpoint?.attrs.schemeID?.trim() || null;
   const paymentMeans = ubl.all(root, "cac:PaymentMeans");
+  const optional = (value: string | null, path: string, term: string) => (value === null ? null : plain(value, path, term));
+  // as written, even with wrong check digits (a supplier's typo must not keep its bill out): a
+  // supplier is created with it only when it is valid (suppliers/service.ts supplierForDocument)
+  const supplierVat = optional(vatNumber(supplierParty), `${supplierPath}/cac:PartyTaxScheme/cbc:CompanyID`, "BT-31");
 
   return {
     type,
@@ -201,15 +214,19 @@ export function readSupplierDocument(xml: string): SupplierDocument {
     dueDate,
     currency,
     supplier: {
-      name: partyName(supplierParty, supplierPath),
-      vatNumber: vatNumber(supplierParty),
-      peppolId: endpointValue === null ? null : endpointScheme === null ? endpointValue : `${endpointScheme}:${endpointValue}`,
-      companyId: ubl.text(supplierParty, "cac:PartyLegalEntity/cbc:CompanyID"),
-      address: address(supplierParty),
-      iban: firstText(paymentMeans, "cac:PayeeFinancialAccount/cbc:ID")?.replace(/\s+/g, "") ?? null,
+      name: plain(partyName(supplierParty, supplierPath), `${supplierPath}/cac:PartyLegalEntity/cbc:RegistrationName`, "BT-27"),
+      vatNumber: supplierVat,
+      peppolId: optional(
+        endpointValue === null ? null : endpointScheme === null ? endpointValue : `${endpointScheme}:${endpointValue}`,
+        `${supplierPath}/cbc:EndpointID`,
+        "BT-34",
+      ),
+      companyId: optional(ubl.text(supplierParty, "cac:PartyLegalEntity/cbc:CompanyID"), `${supplierPath}/cac:PartyLegalEntity/cbc:CompanyID`, "BT-30"),
+      address: address(supplierParty, supplierPath),
+      iban: optional(firstText(paymentMeans, "cac:PayeeFinancialAccount/cbc:ID")?.replace(/\s+/g, "") ?? null, at("cac:PaymentMeans/cac:PayeeFinancialAccount/cbc:ID"), "BT-84"),
     },
     buyer: { name: partyName(buyerParty, at("cac:AccountingCustomerParty/cac:Party")), vatNumber: vatNumber(buyerParty) },
-    paymentReference: firstText(paymentMeans, "cbc:PaymentID"),
+    paymentReference: optional(firstText(paymentMeans, "cbc:PaymentID"), at("cac:PaymentMeans/cbc:PaymentID"), "BT-83"),
     subtotalCents: taxExclusive,
     vatCents: vat,
     totalCents: taxInclusive,
@@ -281,7 +298,7 @@ function readLines(root: XmlElement, type: SupplierDocument["type"], rootPath: s
     const percent = ubl.text(line, "cac:Item/cac:ClassifiedTaxCategory/cbc:Percent");
     return {
       id: ubl.text(line, "cbc:ID") ?? String(i + 1),
-      name: ubl.text(line, "cac:Item/cbc:Name"),
+      name: ((name) => (name === null ? null : plain(name, `${path}/cac:Item/cbc:Name`, "BT-153")))(ubl.text(line, "cac:Item/cbc:Name")),
       quantity,
       unitCode: quantityEl?.attrs.unitCode?.trim() || null,
       lineExtensionAmount: amountText,
@@ -305,17 +322,36 @@ function vatNumber(party: XmlElement): string | null {
   return scheme ? ubl.text(scheme, "cbc:CompanyID") : null;
 }
 
-function address(party: XmlElement): SupplierAddress | null {
+function address(party: XmlElement, partyPath: string): SupplierAddress | null {
   const postal = ubl.one(party, "cac:PostalAddress");
   const country = postal && ubl.text(postal, "cac:Country/cbc:IdentificationCode");
   if (!postal || !country) return null;
-  return {
-    line1: ubl.text(postal, "cbc:StreetName"),
-    line2: ubl.text(postal, "cbc:AdditionalStreetName"),
-    city: ubl.text(postal, "cbc:CityName"),
-    postalCode: ubl.text(postal, "cbc:PostalZone"),
-    country,
+  const path = `${partyPath}/cac:PostalAddress`;
+  if (!isCountryCode(country)) {
+    throw new InboundDocumentError(
+      `${path}/cac:Country/cbc:IdentificationCode`,
+      `The seller's country code '${country}' (BT-40) is not an ISO 3166-1 alpha-2 code that EN 16931 accepts (BR-CL-14).`,
+    );
+  }
+  const text = (name: string, term: string) => {
+    const value = ubl.text(postal, `cbc:${name}`);
+    return value === null ? null : plain(value, `${path}/cbc:${name}`, term);
   };
+  return { line1: text("StreetName", "BT-35"), line2: text("AdditionalStreetName", "BT-36"), city: text("CityName", "BT-37"), postalCode: text("PostalZone", "BT-38"), country };
+}
+
+/**
+ * A text that becomes Kontor's data: refused with a control or bidirectional character (as the
+ * API refuses them), XML whitespace inside it (line breaks, tabs) made one space.
+ */
+function plain(value: string, path: string, term: string): string {
+  const text = value.replace(/\s*[\t\n\r]\s*/g, " ");
+  const found = forbiddenCharacter(text);
+  if (found) {
+    const what = found.kind === "bidi" ? "a bidirectional control character" : "a control character";
+    throw new InboundDocumentError(path, `The ${term} text contains ${what} (${found.codePoint}); a document's texts may not.`);
+  }
+  return text;
 }
 
 function firstText(elements: XmlElement[], path: string): string | null {

@@ -12,6 +12,49 @@ export {
 export const MAX_LINES = 500;
 
 
+/** A party as the issued PDF and UBL carry it: frozen at finalize (the seller is the organisation, the buyer the customer). */
+const IssuedParty = (title: string) =>
+  t.Object(
+    {
+      name: t.String(),
+      address: Nullable(t.String()),
+      city: Nullable(t.String()),
+      postal_code: Nullable(t.String()),
+      country: Nullable(t.String({ description: "ISO 3166-1 alpha-2" })),
+      vat_number: Nullable(t.String()),
+      company_number: Nullable(t.String()),
+      email: Nullable(t.String()),
+      phone: Nullable(t.String()),
+      peppol_id: Nullable(t.String({ description: "Peppol participant id, <scheme>:<identifier>" })),
+    },
+    { title },
+  );
+
+const IssuedPayee = t.Object(
+  {
+    iban: t.String(),
+    bic: Nullable(t.String()),
+    account_name: t.String({ description: "The account holder: the organisation" }),
+  },
+  { title: "IssuedPayee" },
+);
+
+const FROZEN = "Null on a draft (and on a document finalized before Kontor froze its parties, whose documents show them as they are now).";
+
+const Readiness = t.Object(
+  {
+    ready: t.Boolean({ description: "Whether finalize would accept the draft as it is now" }),
+    einvoice_required: t.Boolean({
+      description:
+        "Whether it is issued as a Peppol e-invoice too (finalize then checks its UBL): the customer has a peppol_id, or the organisation's einvoice_business_customers is on and the customer has a VAT number",
+    }),
+    problems: t.Record(t.String(), t.Array(t.String()), {
+      description: "What finalize would refuse, by the field to fix (organization.*, customer.*, the invoice's own fields): the errors of its 422",
+    }),
+  },
+  { title: "InvoiceReadiness" },
+);
+
 /** UN/ECE Recommendation 20 (with Rec. 21) unit of measure: C62 one, HUR hour, DAY day, KGM kilogram, MTR metre, … */
 const UnitCode = t.String({
   pattern: "^[A-Z0-9]{2,3}$",
@@ -100,6 +143,11 @@ export const InvoiceModel = {
       type: t.UnionEnum([...INVOICE_TYPES]),
       related_invoice_id: Nullable(t.String({ ...Uuid, description: "The invoice a credit note credits" })),
       customer: CustomerModel.customerWithContacts,
+      seller: t.Union([IssuedParty("IssuedSeller"), t.Null()], { description: `The organisation as the issued PDF and UBL carry it. ${FROZEN}` }),
+      buyer: t.Union([IssuedParty("IssuedBuyer"), t.Null()], {
+        description: `The customer as the issued PDF and UBL carry it; \`customer\` is the customer as it is now. ${FROZEN}`,
+      }),
+      payee: t.Union([IssuedPayee, t.Null()], { description: `The bank account the issued documents ask payment to; null when they carry no payment instructions. ${FROZEN}` }),
       issue_date: DateString,
       due_date: DateString,
       subtotal: t.String({ ...Money, description: "Σ line amounts" }),
@@ -125,6 +173,12 @@ export const InvoiceModel = {
       sent_at: Nullable(Timestamp),
       created_at: Timestamp,
       updated_at: Timestamp,
+      readiness: t.Optional(
+        t.Union([Readiness, t.Null()], {
+          description:
+            "GET /invoices/{id} only (it reads the whole document; lists, write answers and webhooks leave it out): on a draft, whether finalize would accept it and what it would refuse; null once issued",
+        }),
+      ),
     },
     { title: "Invoice" },
   ),

@@ -3,6 +3,7 @@ import { eq, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { preparedRows, type Tx } from "../../db/client.ts";
 import { contactPersons, customers, invoiceLines, invoices, payments } from "../../db/schema.ts";
+import type { DocumentParty, DocumentPayee } from "../../db/values.ts";
 import { invoiceDueCents } from "../settlement/due.ts";
 import { presentPayment } from "../settlement/payments.ts";
 import { presentParty, type PartyRow } from "../contacts/party-service.ts";
@@ -30,6 +31,24 @@ function presentLine(row: LineRow) {
     sort_order: row.sortOrder,
   };
 }
+
+/** A party as the issued documents carry it (invoices.issued_parties), in the API's field names. */
+function presentIssuedParty(party: DocumentParty) {
+  return {
+    name: party.name,
+    address: party.address,
+    city: party.city,
+    postal_code: party.postalCode,
+    country: party.country,
+    vat_number: party.vatNumber,
+    company_number: party.companyNumber,
+    email: party.email,
+    phone: party.phone,
+    peppol_id: party.peppolId,
+  };
+}
+
+const presentPayee = (payee: DocumentPayee | null) => (payee ? { iban: payee.iban, bic: payee.bic, account_name: payee.accountName } : null);
 
 /** Rows grouped by key, each group put in `order`. */
 function groupBy<T>(rows: T[], keyOf: (row: T) => string, order: (a: T, b: T) => number): Map<string, T[]> {
@@ -122,6 +141,10 @@ export function presentInvoices(tx: Tx, orgId: string, rows: InvoiceRow[]) {
     type: row.type,
     related_invoice_id: row.relatedInvoiceId,
     customer: shownCustomers.get(row.customerId)!,
+    // what its PDF and UBL carry, frozen at finalize; the customer above is the live one
+    seller: row.issuedParties ? presentIssuedParty(row.issuedParties.seller) : null,
+    buyer: row.issuedParties ? presentIssuedParty(row.issuedParties.buyer) : null,
+    payee: row.issuedParties ? presentPayee(row.issuedParties.payee) : null,
     issue_date: row.issueDate,
     due_date: row.dueDate,
     subtotal: formatCents(row.subtotalCents),

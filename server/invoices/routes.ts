@@ -55,8 +55,10 @@ export const invoiceRoutes = (kernel: Kernel) =>
           tags,
           summary: "The Peppol BIS Billing 3.0 e-invoice (UBL 2.1 Invoice, or CreditNote for a credit note)",
           description:
-            "A finalized, sent, paid or cancelled document; a draft is a 409. What EN 16931 needs that Kontor does not know " +
-            "(e.g. the customer's peppol_id, the organisation's VAT number or a buyer or order reference) is a 422 naming the fields.",
+            "A finalized, sent, paid or cancelled document. What EN 16931 needs that Kontor does not know " +
+            "(e.g. the customer's peppol_id, the organisation's VAT number or a buyer or order reference) is a 422 naming the fields. " +
+            "A draft is checked as it would be issued: what its e-invoice would lack is the same 422, else a 409 (it is produced at finalize). " +
+            "GET /invoices/{id} shows a draft's `readiness`: what finalize would refuse.",
         },
       },
     )

@@ -21,6 +21,7 @@ import { addDays, newId, nowIso, today } from "../lib/time.ts";
 import { stateMachine, type Transition } from "../lib/transitions.ts";
 import { type InvoiceCreate, type InvoiceStatus, type InvoiceUpdate, type PaymentInput } from "./model.ts";
 import { checkDueDate, checkIssueDateNotFuture, readCustomer, readLines, readNumber, type NewLine } from "./checks.ts";
+import { readinessOf, type Readiness } from "./readiness.ts";
 import { invoiceList } from "./list.ts";
 import { isProvisional, nextPaymentReference, nextSeriesNumber, provisionalNumber } from "./numbering.ts";
 import { presentInvoices, showInvoice, type ShownInvoice } from "./read.ts";
@@ -171,8 +172,12 @@ export const invoiceService = {
     return listPage(scope, invoiceList, query, url, (rows, tx) => presentInvoices(tx, scope.org.id, rows));
   },
 
-  get(scope: Scope, id: string): ShownInvoice {
-    return snapshot(scope.db, (tx) => showInvoice(tx, scope.org.id, id));
+  /** With a draft's readiness (readiness.ts): it reads the document, so the list and the events leave it out. */
+  get(scope: Scope, id: string): ShownInvoice & { readiness: Readiness | null } {
+    return snapshot(scope.db, (tx) => {
+      const shown = showInvoice(tx, scope.org.id, id);
+      return { ...shown, readiness: shown.status === "draft" ? readinessOf(tx, scope.org.id, id) : null };
+    });
   },
 
   create(scope: Scope, input: InvoiceCreate): ShownInvoice {
@@ -268,6 +273,8 @@ export const invoiceService = {
         if (row.totalCents > leftCents) bag.add("total", tooMuchCredit(invoice, leftCents));
       }
       checkIssueDateNotFuture(bag, row.issueDate);
+      // nothing is issued that its PDF or, when it must be one, its e-invoice could not carry
+      for (const [field, messages] of Object.entries(readinessOf(tx, scope.org.id, id).problems)) for (const message of messages) bag.add(field, message);
       bag.throwIfAny();
       const issued: InvoiceRow = { ...row, number: isProvisional(row.number) ? nextSeriesNumber(tx, scope.org.id, row) : row.number };
       const shown = change(tx, scope.org.id, id, {

@@ -6,11 +6,13 @@ import { t, type TSchema } from "elysia";
 import { CloneType, FormatRegistry, Kind, TypeRegistry, type TObject, type TProperties, type TUnsafe } from "@sinclair/typebox";
 import { isCountryCode, isCurrencyCode } from "./iso-codes.ts";
 import { isValidDate } from "./time.ts";
+import { isVatNumber } from "./vat-numbers.ts";
 
 // Elysia's own "date" format accepts "March 3rd"-like strings; the API wants real YYYY-MM-DD.
 FormatRegistry.Set("date", isValidDate);
 FormatRegistry.Set("iso-3166-alpha2", isCountryCode);
 FormatRegistry.Set("iso-4217", isCurrencyCode);
+FormatRegistry.Set("vat-number", isVatNumber);
 
 /** Characters as JSON Schema counts them (Unicode code points): "😀" is 1, not 2 UTF-16 units. */
 export function codePoints(text: string): number {
@@ -28,26 +30,87 @@ export function codePoints(text: string): number {
   return n;
 }
 
-type TextOptions = { minLength?: number; maxLength: number; format?: string; pattern?: string; description?: string; examples?: unknown[] };
+type TextOptions = {
+  minLength?: number;
+  maxLength: number;
+  /** a free text block (an address, notes, a line's description): takes line breaks, \n or \r\n */
+  multiline?: boolean;
+  format?: string;
+  pattern?: string;
+  description?: string;
+  examples?: unknown[];
+};
+/** The schema of a Text field, as `textProblem` reads it: `multiline` is kept under a name the OpenAPI document may carry. */
+type TextSchema = Omit<TextOptions, "multiline"> & { "x-multiline"?: boolean };
+
+/**
+ * Characters no text field stores: C0 controls (line feed and carriage return apart, see
+ * `forbiddenCharacter`), DEL, C1 controls, and the bidirectional controls (embeddings and
+ * overrides U+202A–U+202E, isolates U+2066–U+2069, the marks U+200E, U+200F, U+061C), which
+ * make a document read differently from what it holds (an invoice number shown backwards).
+ * The renderers would otherwise drop or garble them: refused, never stored.
+ */
+const CONTROL = "\\u0000-\\u0009\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F";
+const BIDI = "\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069";
+const FORBIDDEN = new RegExp(`[${CONTROL}${BIDI}]`, "u");
+const BIDI_CHARACTER = new RegExp(`[${BIDI}]`, "u");
+/** What the OpenAPI document shows of the rule (the server checks it in `textProblem`, with its own message). */
+const SINGLE_LINE_PATTERN = `^[^${CONTROL}\\u000A\\u000D${BIDI}]*$`;
+const MULTILINE_PATTERN = `^(?:[^${CONTROL}\\u000A\\u000D${BIDI}]|\\u000D?\\u000A)*$`;
+
+export type ForbiddenCharacter = { kind: "control" | "bidi" | "lineBreak"; codePoint: string };
+
+/**
+ * The first character `value` may not hold, or null: a control or bidirectional character, or
+ * (unless `multiline`) a line break; a multi-line text takes "\n" and "\r\n", not a lone "\r".
+ */
+export function forbiddenCharacter(value: string, multiline = false): ForbiddenCharacter | null {
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i]!;
+    const isBreak = c === "\n" || c === "\r";
+    if (isBreak && multiline && (c === "\n" || value[i + 1] === "\n")) continue;
+    if (!isBreak && !FORBIDDEN.test(c)) continue;
+    const codePoint = `U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
+    return { kind: isBreak && !(c === "\r" && multiline) ? "lineBreak" : BIDI_CHARACTER.test(c) ? "bidi" : "control", codePoint };
+  }
+  return null;
+}
 
 /** Why a value is not a Text of `schema`, for the 422 (server/http/validation.ts); null when it is one. */
-export function textProblem(schema: TextOptions, value: unknown): "type" | "minLength" | "maxLength" | "format" | "pattern" | null {
+export function textProblem(
+  schema: TextSchema,
+  value: unknown,
+): "type" | "minLength" | "maxLength" | "control" | "bidi" | "lineBreak" | "format" | "pattern" | null {
   if (typeof value !== "string") return "type";
   const length = codePoints(value);
   if (schema.minLength !== undefined && length < schema.minLength) return "minLength";
   if (length > schema.maxLength) return "maxLength";
+  const forbidden = forbiddenCharacter(value, schema["x-multiline"] === true);
+  if (forbidden) return forbidden.kind;
   if (schema.format !== undefined && !(FormatRegistry.Get(schema.format)?.(value) ?? true)) return "format";
   if (schema.pattern !== undefined && !new RegExp(schema.pattern, "u").test(value)) return "pattern";
   return null;
 }
-TypeRegistry.Set<TextOptions>("Text", (schema, value) => textProblem(schema, value) === null);
+TypeRegistry.Set<TextSchema>("Text", (schema, value) => textProblem(schema, value) === null);
 
 /**
- * A string field of bounded length. TypeBox's own minLength/maxLength count UTF-16 units (200
- * emoji would be 400); this kind counts code points, as JSON Schema (and so the OpenAPI
- * document, and every client validating against it) does. The document shows a plain string.
+ * A string field of bounded length holding no control or bidirectional character, and on one
+ * line unless `multiline`. TypeBox's own minLength/maxLength count UTF-16 units (200 emoji
+ * would be 400); this kind counts code points, as JSON Schema (and so the OpenAPI document,
+ * and every client validating against it) does. The document shows a plain string, with the
+ * character rule as its pattern (a field with a pattern of its own shows that one).
  */
-export const Text = (options: TextOptions): TUnsafe<string> => t.Unsafe<string>({ [Kind]: "Text", type: "string", ...options });
+export const Text = ({ multiline, ...options }: TextOptions & { "x-openapi"?: Record<string, unknown> }): TUnsafe<string> =>
+  t.Unsafe<string>({
+    [Kind]: "Text",
+    type: "string",
+    ...options,
+    ...(multiline ? { "x-multiline": true } : {}),
+    "x-openapi": {
+      ...(options.pattern === undefined ? { pattern: multiline ? MULTILINE_PATTERN : SINGLE_LINE_PATTERN } : {}),
+      ...options["x-openapi"],
+    },
+  });
 
 /** A request body object that rejects unknown (and read-only) fields: contract section 5. */
 export function strictObject<P extends TProperties>(properties: P, options: object = {}): TObject<P> {
@@ -92,6 +155,14 @@ export const Currency = t.String({
   ...documented({ pattern: "^[A-Z]{3}$" }),
 });
 export const Email = Text({ format: "email", maxLength: 255 });
+/** A VAT number: its country prefix, format and check digits (server/lib/vat-numbers.ts); stored compact. */
+export const VatNumber = Text({
+  maxLength: 50,
+  format: "vat-number",
+  description:
+    "VAT number with its country prefix (Greece EL, Northern Ireland XI), checked for the country's format and, where the country publishes them, its check digits; stored compact: spaces, dots and hyphens removed, upper case",
+  examples: ["BE0123456749"],
+});
 /**
  * Input: a JSON number or numeric string, at most two fraction digits, checked by readMoney
  * (which also trims and takes leading zeros; the documented pattern is the plain form). No

@@ -13,6 +13,7 @@ import { toValidationFailed } from "../http/validation.ts";
 import { NotFound, ValidationFailed } from "../lib/errors.ts";
 import { inOrg, snapshot, transaction, type Scope } from "../lib/scope.ts";
 import { nowIso } from "../lib/time.ts";
+import { belgianEnterpriseNumberProblem, compactVatNumber } from "../lib/vat-numbers.ts";
 import { OrganizationModel, type OrganizationUpdate } from "./model.ts";
 
 type OrganizationRow = typeof organizations.$inferSelect;
@@ -66,6 +67,22 @@ export function readOrganization(tx: Tx, orgId: string): OrganizationRow {
   return row;
 }
 
+/**
+ * A Belgian organisation's company number is its enterprise number: 10 digits, mod 97, as the
+ * Peppol 0208 scheme and the Crossroads Bank for Enterprises check it. Checked when it or the
+ * country changes; other countries' registration numbers have no one form.
+ */
+function checkCompanyNumber(tx: Tx, orgId: string, set: Partial<OrganizationRow>): void {
+  const row = readOrganization(tx, orgId);
+  const companyNumber = set.companyNumber !== undefined ? set.companyNumber : row.companyNumber;
+  if (companyNumber === null || (set.country ?? row.country) !== "BE") return;
+  const problem = belgianEnterpriseNumberProblem(companyNumber);
+  if (problem === "format") {
+    throw ValidationFailed.field("company_number", "The company number field is not a valid Belgian enterprise number (10 digits starting with 0 or 1, e.g. 0123.456.749).");
+  }
+  if (problem === "checkDigits") throw ValidationFailed.field("company_number", "The company number field is not a valid Belgian enterprise number (check digits).");
+}
+
 export function showOrganization(scope: Scope): ShownOrganization {
   return snapshot(scope.db, (tx) => presentOrganization(tx, readOrganization(tx, scope.org.id)));
 }
@@ -88,7 +105,8 @@ export function updateOrganization(scope: Scope, input: OrganizationUpdate): Sho
   if (input.city !== undefined) set.city = input.city;
   if (input.postal_code !== undefined) set.postalCode = input.postal_code;
   if (input.country !== undefined) set.country = input.country;
-  if (input.vat_number !== undefined) set.vatNumber = input.vat_number;
+  // stored compact, as e-invoices carry it (server/lib/vat-numbers.ts)
+  if (input.vat_number !== undefined) set.vatNumber = input.vat_number === null ? null : compactVatNumber(input.vat_number);
   if (input.company_number !== undefined) set.companyNumber = input.company_number;
   if (input.email !== undefined) set.email = input.email === null ? null : input.email.trim().toLowerCase();
   if (input.phone !== undefined) set.phone = input.phone;
@@ -109,6 +127,7 @@ export function updateOrganization(scope: Scope, input: OrganizationUpdate): Sho
       if (!account.isActive) throw ValidationFailed.field("default_bank_account_id", "The selected default bank account is not active.");
     }
     if (input.default_bank_account_id !== undefined) set.defaultBankAccountId = input.default_bank_account_id;
+    if (input.company_number !== undefined || input.country !== undefined) checkCompanyNumber(tx, scope.org.id, set);
     tx.update(organizations)
       .set({ ...set, updatedAt: nowIso() })
       .where(eq(organizations.id, scope.org.id))

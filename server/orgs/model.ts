@@ -6,7 +6,7 @@
 import { t } from "elysia";
 import { Language } from "../contacts/party-model.ts";
 import { PeppolId } from "../documents/peppol.ts";
-import { Country, Email, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";
+import { Country, Email, Nullable, strictObject, Text, Timestamp, Uuid, VatNumber } from "../lib/schemas.ts";
 
 const Name = Text({ minLength: 1, maxLength: 255 });
 
@@ -19,12 +19,12 @@ export const OrganizationModel = {
   update: strictObject(
     {
       name: t.Optional(Name),
-      address: t.Optional(Nullable(Text({ maxLength: 500 }))),
+      address: t.Optional(Nullable(Text({ maxLength: 500, multiline: true }))),
       city: t.Optional(Nullable(Text({ maxLength: 100 }))),
       postal_code: t.Optional(Nullable(Text({ maxLength: 10 }))),
       country: t.Optional(t.String({ ...Country, description: "ISO 3166-1 alpha-2; BE gives Belgian structured communications as payment references" })),
-      vat_number: t.Optional(Nullable(Text({ maxLength: 50, description: "e.g. BE0123456749" }))),
-      company_number: t.Optional(Nullable(Text({ maxLength: 50, description: "The company registration number, e.g. the Belgian enterprise number 0123.456.749" }))),
+      vat_number: t.Optional(Nullable(VatNumber)),
+      company_number: t.Optional(Nullable(Text({ maxLength: 50, description: "The company registration number, e.g. the Belgian enterprise number 0123.456.749 (for a Belgian organisation checked: 10 digits, mod 97)" }))),
       email: t.Optional(Nullable(Email)),
       phone: t.Optional(Nullable(Text({ maxLength: 50 }))),
       website: t.Optional(Nullable(Text({ maxLength: 255 }))),

@@ -8,6 +8,8 @@ import { compactVat, expenses, suppliers } from "../../db/schema.ts";
 import type { SupplierDocument } from "../inbound/ubl-import.ts";
 import { partyService, presentParty } from "../contacts/party-service.ts";
 import { inOrg, type Scope } from "../lib/scope.ts";
+// compact as suppliers_org_vat indexes it: "BE 0123.456.789" → "BE0123456789"
+import { compactVatNumber, isVatNumber } from "../lib/vat-numbers.ts";
 
 export const supplierService = partyService({
   table: suppliers,
@@ -39,14 +41,11 @@ export function supplierForVendor(tx: Tx, scope: Scope, vendor: string): string 
   return match ? match.id : supplierService.insert(tx, scope, { name }).id;
 }
 
-/** "BE 0123.456.789" → "BE0123456789": a VAT number as suppliers_org_vat indexes it. */
-export const compactVatNumber = (vat: string) => vat.replace(/[\s.-]/g, "").toUpperCase();
-
 /**
  * The supplier of an imported e-invoice: the oldest with its VAT number (compared in compact
  * form), else with its Peppol id, else with its name (as an expense's vendor is matched); else a
- * new supplier with the document's name, VAT number, Peppol id and address. Runs in the caller's
- * transaction.
+ * new supplier with the document's name, VAT number (when it is a valid one: server/lib/vat-numbers.ts),
+ * Peppol id and address. Runs in the caller's transaction.
  */
 export function supplierForDocument(tx: Tx, scope: Scope, party: SupplierDocument["supplier"]): string {
   const oldest = (condition: ReturnType<typeof sql>) =>
@@ -66,7 +65,8 @@ export function supplierForDocument(tx: Tx, scope: Scope, party: SupplierDocumen
   const address = party.address;
   return supplierService.insert(tx, scope, {
     name: party.name.trim(),
-    vat_number: party.vatNumber,
+    // an invalid number (wrong check digits) stays in the stored document, not on the supplier
+    vat_number: party.vatNumber !== null && isVatNumber(party.vatNumber) ? party.vatNumber : null,
     peppol_id: party.peppolId,
     address: address ? [address.line1, address.line2].filter(Boolean).join("\n") || null : null,
     city: address?.city ?? null,

@@ -1,0 +1,57 @@
+/**
+ * Whether an invoice or credit note could be issued: what finalize checks before it draws a number
+ * (contract section 4), what a draft's `readiness` shows (GET /invoices/{id}). Its PDF always; its
+ * UBL (Peppol BIS Billing 3.0) when it must be issued as an e-invoice: the customer has a Peppol
+ * id, or the organisation issues e-invoices to every business customer (`einvoice_business_customers`)
+ * and the customer has a VAT number.
+ *
+ * The document is read as finalize would freeze it (readDocument: the organisation and customer as
+ * they are now), and the UBL's problems are the UBL renderer's own (`missingForUbl`, which also
+ * answers a draft's GET /ubl), so there is one copy of the rules.
+ */
+import { eq } from "drizzle-orm";
+import type { Tx } from "../../db/client.ts";
+import { organizations } from "../../db/schema.ts";
+import type { IssuedDocument } from "../documents/model.ts";
+import { missingForUbl } from "../documents/ubl.ts";
+import { FieldErrorBag, type FieldErrors } from "../lib/errors.ts";
+import { readDocument } from "./document.ts";
+
+/** Whether a draft can be issued, as finalize will judge it (the invoice's `readiness`). */
+export type Readiness = {
+  ready: boolean;
+  /** also issued as a Peppol e-invoice, so its UBL is checked */
+  einvoice_required: boolean;
+  /** what must be fixed, by the field the client fixes: `organization.*`, `customer.*`, the invoice's own fields */
+  problems: FieldErrors;
+};
+
+const filled = (value: string | null | undefined): boolean => typeof value === "string" && value.trim() !== "";
+
+/**
+ * What the PDF draws and cannot do without: the seller's and buyer's names (its header and
+ * address block) and the lines, each with its description. Everything else on it is optional.
+ */
+function missingForPdf(doc: IssuedDocument): FieldErrors {
+  const bag = new FieldErrorBag();
+  if (!filled(doc.seller.name)) bag.add("organization.name", "The organization's name is required: it heads the document.");
+  if (!filled(doc.buyer.name)) bag.add("customer.name", "The customer's name is required: the document is addressed to it.");
+  if (doc.lines.length === 0) bag.add("lines", "A document needs at least one line.");
+  for (const line of doc.lines) {
+    if (!filled(line.description)) bag.add(`lines.${line.position - 1}.description`, `Line ${line.position} needs a description.`);
+  }
+  return bag.errors;
+}
+
+/**
+ * The readiness of the invoice `invoiceId` as it is now, read in `tx`. A field both the PDF and
+ * the UBL name keeps the UBL's message (it names the rule), so finalize's 422 is the UBL's when
+ * an e-invoice is required.
+ */
+export function readinessOf(tx: Tx, orgId: string, invoiceId: string): Readiness {
+  const doc = readDocument(tx, orgId, invoiceId);
+  const org = tx.select({ einvoiceBusinessCustomers: organizations.einvoiceBusinessCustomers }).from(organizations).where(eq(organizations.id, orgId)).get();
+  const einvoiceRequired = filled(doc.buyer.peppolId) || (!!org?.einvoiceBusinessCustomers && filled(doc.buyer.vatNumber));
+  const problems: FieldErrors = { ...missingForPdf(doc), ...(einvoiceRequired ? missingForUbl(doc) : {}) };
+  return { ready: Object.keys(problems).length === 0, einvoice_required: einvoiceRequired, problems };
+}
