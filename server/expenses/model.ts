@@ -14,7 +14,7 @@ const Amount = moneyInput({ positive: true, description: "Decimal, minimum 0.01,
  * workflow sets the one and the vendor derives the other (a 422 names them when sent).
  */
 const optionalFields = {
-  description: t.Optional(Nullable(Text({ maxLength: 5000 }))),
+  description: t.Optional(Nullable(Text({ maxLength: 5000, multiline: true }))),
   vat_amount: t.Optional(moneyInput({ positive: false, description: "Decimal, minimum 0, at most 2 fraction digits; default 0" })),
   vat_rate_id: t.Optional(Nullable(t.String({ ...Uuid, description: "A VAT rate of the organisation (GET /api/v1/vat-rates)" }))),
   vendor: t.Optional(
@@ -45,7 +45,7 @@ export const ExpenseModel = {
   ),
   /** the body may be omitted */
   reject: strictObject(
-    { reason: t.Optional(Nullable(Text({ maxLength: 1000, description: "Why it is rejected; shown as rejection_reason" }))) },
+    { reason: t.Optional(Nullable(Text({ maxLength: 1000, multiline: true, description: "Why it is rejected; shown as rejection_reason" }))) },
     { title: "ExpenseReject" },
   ),
   payment: paymentInput("ExpensePaymentCreate"),

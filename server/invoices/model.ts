@@ -64,7 +64,7 @@ const UnitCode = t.String({
 
 const Line = strictObject(
   {
-    description: Text({ minLength: 1, maxLength: 2000 }),
+    description: Text({ minLength: 1, maxLength: 2000, multiline: true }),
     quantity: moneyInput({ positive: true, description: "Decimal, minimum 0.01, at most 2 fraction digits" }),
     unit_code: t.Optional(UnitCode),
     unit_price: moneyInput({ positive: false, description: "Decimal, minimum 0, at most 2 fraction digits" }),
@@ -87,8 +87,8 @@ const optionalFields = {
   ),
   due_date: t.Optional(t.String({ ...DateString, description: "On or after issue_date; default issue_date + 30 days" })),
   currency: t.Optional(t.String({ ...Currency, description: "ISO 4217; default the customer's currency, then the organisation's" })),
-  notes: t.Optional(Nullable(Text({ maxLength: 5000, description: "Shown on the invoice" }))),
-  payment_terms: t.Optional(Nullable(Text({ maxLength: 255, description: "Default: the customer's payment terms" }))),
+  notes: t.Optional(Nullable(Text({ maxLength: 5000, multiline: true, description: "Shown on the invoice" }))),
+  payment_terms: t.Optional(Nullable(Text({ maxLength: 255, multiline: true, description: "Default: the customer's payment terms" }))),
   buyer_reference: t.Optional(Nullable(Text({ maxLength: 200, description: "The buyer's reference (EN 16931 BT-10), e.g. a cost centre; editable while draft" }))),
   order_reference: t.Optional(Nullable(Text({ maxLength: 200, description: "The buyer's purchase order number (BT-13); editable while draft" }))),
 };
