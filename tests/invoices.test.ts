@@ -51,7 +51,7 @@ beforeAll(async () => {
     city: "Mechelen",
     postal_code: "2800",
     country: "BE",
-    vat_number: "BE0404488914",
+    vat_number: "BE0897290877",
     currency: "EUR",
     payment_terms: "14 days net",
   });

@@ -7,7 +7,7 @@
  * - every entry balances, and the running balances the triggers keep equal the postings;
  * - the trial balance's totals are equal, the balance sheet balances;
  * - receivables = Σ amount_due of open invoices − open credit notes; VAT payable = VAT of the
- *   issued invoices − credit notes; payables and VAT receivable follow the approved expenses;
+ *   issued invoices − credit notes; payables and VAT receivable follow the approved (and paid) expenses;
  * - each bank account's balance = its payments in − its payments out;
  * - the Beancount export passes bean-check, and its balances are the trial balance's.
  */
@@ -275,7 +275,7 @@ async function checkBooks(orgId: string, token: string, call: (method: string, p
   expect(toCents(aged.totals.total)).toBe(documents.due);
 
   const bought = one<{ owed: number; vat: number }>(
-    `SELECT coalesce(sum(amount_cents + vat_cents - paid_cents), 0) AS owed, coalesce(sum(vat_cents), 0) AS vat FROM expenses WHERE organization_id = ? AND status = 'approved'`,
+    `SELECT coalesce(sum(amount_cents + vat_cents - paid_cents), 0) AS owed, coalesce(sum(vat_cents), 0) AS vat FROM expenses WHERE organization_id = ? AND status IN ('approved', 'paid')`,
     orgId,
   );
   expect(balances.get(code("2100"))).toBe(bought.owed);
