@@ -159,15 +159,20 @@ export const invoiceRoutes = (kernel: Kernel) =>
     )
     .post(
       "/:id/credit-note",
-      ({ scope, params, set, once }) => once(() => {
-        const creditNote = invoiceService.creditNote(scope, params.id);
+      ({ scope, params, body, set, once }) => once(() => {
+        const creditNote = invoiceService.creditNote(scope, params.id, body ?? {});
         return created(set, location(creditNote.id), creditNote);
       }),
       {
         ability: "invoicing.create",
         params: IdParams,
-        body: NoFields,
+        body: InvoiceModel.creditNote,
         response: { 201: Invoice, ...errors(404, 409, 422) },
-        detail: { tags, summary: "Create a draft credit note of the invoice: its lines copied, related_invoice_id set" },
+        detail: {
+          tags,
+          summary: "Create a draft credit note of the invoice, related_invoice_id set: the lines given, else the invoice's copied when nothing else credits it",
+          description:
+            "At most what is left to credit: the invoice's total less its other credit notes (drafts included, cancelled ones aside); more is a 422 on lines, nothing left a 409. Once finalized, the credit note settles the invoice for what is still due on it (amount_credited); the rest is a refund owed to the customer, the credit note's amount_due, recorded with POST /invoices/{id}/record-payment on the credit note.",
+        },
       },
     );
