@@ -24,6 +24,7 @@ import { rebuildReceivables } from "../server/reports/receivables.ts";
 import { CLI_ACTOR, createOrganization } from "../server/orgs/service.ts";
 import { createToken } from "../server/tokens/service.ts";
 import { lineAmountCents, vatCents } from "../server/lib/money.ts";
+import { isVatNumber } from "../server/lib/vat-numbers.ts";
 import { isoFromMicros } from "../server/lib/time.ts";
 import type { Organization } from "../server/lib/scope.ts";
 
@@ -122,6 +123,28 @@ const CITIES: [string, string, string][] = [
   ["DE", "Düsseldorf", "40213"], ["DE", "Aachen", "52062"], ["FR", "Lille", "59000"], ["FR", "Paris", "75001"],
   ["LU", "Luxembourg", "1111"], ["GB", "London", "EC1A"], ["CH", "Zürich", "8001"], ["US", "New York", "10001"],
 ];
+/**
+ * A VAT number of the country that the API would take (server/lib/vat-numbers.ts): built from
+ * `seed`, then the next numbers until the country's check digits hold (one in 11 at worst).
+ */
+function vatNumberFor(country: string, seed: number): string {
+  for (let k = 0; ; k++) {
+    // nine digits, 100000000–999999999, wrapping round
+    const n = 100_000_000 + ((seed - 100_000_000 + k) % 900_000_000);
+    const digits = String(n);
+    const candidate =
+      country === "BE"
+        ? `BE0${digits.slice(2)}${String(97 - (Number(digits.slice(2)) % 97)).padStart(2, "0")}`
+        : country === "NL"
+          ? `NL${digits}B01`
+          : country === "FR"
+            ? `FR${String((12 + 3 * (n % 97)) % 97).padStart(2, "0")}${digits}`
+            : country === "LU"
+              ? `LU${digits.slice(3)}${String(Number(digits.slice(3)) % 89).padStart(2, "0")}`
+              : `${country}${digits}`;
+    if (isVatNumber(candidate)) return candidate;
+  }
+}
 const STREETS = ["Kerkstraat", "Stationsstraat", "Dorpstraat", "Molenstraat", "Nieuwstraat", "Rue de la Gare", "Hauptstraße", "Marktplein"];
 const SERVICES = [
   "Consulting hours", "Development work", "Project management", "Design services", "Support contract",
@@ -243,7 +266,7 @@ function seedOrg(sqlite: Database, org: Organization, plan: OrgPlan, today: stri
           city,
           postal,
           country,
-          isCompany ? `${country}0${int(rng, 100_000_000, 999_999_999)}` : null,
+          isCompany ? vatNumberFor(country, int(rng, 100_000_000, 999_999_999)) : null,
           currency,
           rng() < 0.5 ? "30 days" : null,
           created,

@@ -35,7 +35,7 @@ export async function seedFixture(env: TestEnv): Promise<Fixture> {
     await ok("POST", "/api/v1/customers", {
       name: "Fixture Customer NV",
       country: "BE",
-      vat_number: "BE0123456789",
+      vat_number: "BE0123456749",
       address: "Markt 1",
       city: "Brugge",
       postal_code: "8000",

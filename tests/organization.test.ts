@@ -157,7 +157,7 @@ describe("PUT /api/v1/organization", () => {
     }
     expect((await env.api("GET", "/api/v1/organization")).body.data).toEqual(before);
     // Peppol ids of other schemes are accepted as they are given
-    for (const peppol_id of ["9925:BE0123456749", "0088:5412345000013", "0106:12345678", "9930:DE123456789", "9944:NL123456789B01", "0190:00000000000000000001"]) {
+    for (const peppol_id of ["9925:BE0123456749", "0088:5412345000013", "0106:12345678", "9930:DE811363057", "9944:NL806753742B01", "0190:00000000000000000001"]) {
       const r = await env.api("PUT", "/api/v1/organization", { peppol_id });
       expect(r.status, peppol_id).toBe(200);
       expect(r.body.data.peppol_id).toBe(peppol_id);
@@ -200,7 +200,7 @@ describe("kontor org set", () => {
     expect((await cli("org", "create", "--name", "CLI Identity", "--country", "NL", "--json")).code).toBe(0);
     const set = await cli(
       "org", "set", "CLI Identity", "--address", "Keizersgracht 1", "--city", "Amsterdam", "--postal-code", "1015 CJ",
-      "--vat-number", "NL123456789B01", "--company-number", "12345678", "--peppol-id", "9944:NL123456789B01", "--language", "nl",
+      "--vat-number", "NL806753742B01", "--company-number", "12345678", "--peppol-id", "9944:NL806753742B01", "--language", "nl",
       "--email", "hello@cli.example", "--website", "https://cli.example", "--json",
     );
     expect(set.code, set.stderr).toBe(0);
@@ -212,9 +212,9 @@ describe("kontor org set", () => {
       city: "Amsterdam",
       postal_code: "1015 CJ",
       country: "NL",
-      vat_number: "NL123456789B01",
+      vat_number: "NL806753742B01",
       company_number: "12345678",
-      peppol_id: "9944:NL123456789B01",
+      peppol_id: "9944:NL806753742B01",
       language: "nl",
       currency: "EUR",
     });

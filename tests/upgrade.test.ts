@@ -60,7 +60,7 @@ test("a database of the first migration is backed up, upgraded, and reads back t
     return r.body?.data ?? r.body;
   };
   const rates = await ok("GET", "/api/v1/vat-rates");
-  const customer = await ok("POST", "/api/v1/customers", { name: "Brouwerij Upgrade NV", email: "b@upgrade.test", country: "BE", vat_number: "BE0404795578" });
+  const customer = await ok("POST", "/api/v1/customers", { name: "Brouwerij Upgrade NV", email: "b@upgrade.test", country: "BE", vat_number: "BE0417497106" });
   await ok("POST", `/api/v1/customers/${customer.id}/contact-persons`, { first_name: "Els", last_name: "Janssens", is_primary: true });
   await ok("POST", "/api/v1/suppliers", { name: "Papier BV", country: "NL" });
   const invoice = await ok("POST", "/api/v1/invoices", {
