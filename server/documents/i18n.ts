@@ -39,8 +39,21 @@ export type DocumentLabels = {
   total: string;
   paid: string;
   amountDue: string;
-  /** a credit note's last total: what it credits the buyer, not what the buyer owes */
+  /** a credit note's total: what it credits the buyer, not what the buyer owes */
   amountCredited: string;
+  /** on an invoice: what its finalized credit notes took off it */
+  credited: string;
+  /** a credit note's own words where an invoice's would say "invoice" or ask for payment */
+  creditNoteFor: (invoiceNumber: string) => string;
+  creditNoteDate: string;
+  creditTo: string;
+  /** the part of a credit note that settled the invoice it credits */
+  setOffAgainst: (invoiceNumber: string) => string;
+  refunded: string;
+  /** what is still owed to the buyer: a credit note's amount due */
+  amountToRefund: string;
+  /** the sentence a cancelled document carries where its amount due would be */
+  cancelledNotice: Record<"invoice" | "credit_note", string>;
   payment: string;
   iban: string;
   bic: string;
@@ -109,6 +122,14 @@ export const LABELS: Record<DocumentLanguage, DocumentLabels> = {
     paid: "Paid",
     amountDue: "Amount due",
     amountCredited: "Amount credited",
+    credited: "Credited",
+    creditNoteFor: (n) => `Credit note for invoice ${n}`,
+    creditNoteDate: "Issue date",
+    creditTo: "Credited to",
+    setOffAgainst: (n) => `Set off against invoice ${n}`,
+    refunded: "Refunded",
+    amountToRefund: "Amount to be refunded",
+    cancelledNotice: { invoice: "This invoice has been cancelled: nothing is to be paid.", credit_note: "This credit note has been cancelled: nothing is to be refunded." },
     payment: "Payment",
     iban: "IBAN",
     bic: "BIC",
@@ -167,6 +188,14 @@ export const LABELS: Record<DocumentLanguage, DocumentLabels> = {
     paid: "Betaald",
     amountDue: "Te betalen",
     amountCredited: "Gecrediteerd bedrag",
+    credited: "Gecrediteerd",
+    creditNoteFor: (n) => `Creditnota bij factuur ${n}`,
+    creditNoteDate: "Datum creditnota",
+    creditTo: "Gecrediteerd aan",
+    setOffAgainst: (n) => `Verrekend met factuur ${n}`,
+    refunded: "Terugbetaald",
+    amountToRefund: "Terug te betalen bedrag",
+    cancelledNotice: { invoice: "Deze factuur is geannuleerd: er hoeft niets betaald te worden.", credit_note: "Deze creditnota is geannuleerd: er wordt niets terugbetaald." },
     payment: "Betaling",
     iban: "IBAN",
     bic: "BIC",
@@ -229,6 +258,14 @@ export const LABELS: Record<DocumentLanguage, DocumentLabels> = {
     paid: "Payé",
     amountDue: "Montant dû",
     amountCredited: "Montant crédité",
+    credited: "Crédité",
+    creditNoteFor: (n) => `Note de crédit relative à la facture ${n}`,
+    creditNoteDate: "Date de la note de crédit",
+    creditTo: "Crédité à",
+    setOffAgainst: (n) => `Imputé sur la facture ${n}`,
+    refunded: "Remboursé",
+    amountToRefund: "Montant à rembourser",
+    cancelledNotice: { invoice: "Cette facture a été annulée : aucun paiement n’est dû.", credit_note: "Cette note de crédit a été annulée : aucun remboursement n’est dû." },
     payment: "Paiement",
     iban: "IBAN",
     bic: "BIC",
@@ -292,6 +329,14 @@ export const LABELS: Record<DocumentLanguage, DocumentLabels> = {
     paid: "Bezahlt",
     amountDue: "Offener Betrag",
     amountCredited: "Gutgeschriebener Betrag",
+    credited: "Gutgeschrieben",
+    creditNoteFor: (n) => `Gutschrift zur Rechnung ${n}`,
+    creditNoteDate: "Gutschriftsdatum",
+    creditTo: "Gutschrift an",
+    setOffAgainst: (n) => `Verrechnet mit Rechnung ${n}`,
+    refunded: "Erstattet",
+    amountToRefund: "Zu erstattender Betrag",
+    cancelledNotice: { invoice: "Diese Rechnung wurde storniert: Es ist nichts zu zahlen.", credit_note: "Diese Gutschrift wurde storniert: Es wird nichts erstattet." },
     payment: "Zahlung",
     iban: "IBAN",
     bic: "BIC",

@@ -122,14 +122,18 @@ const PAGE_H = 841.89;
 const LEFT = 50;
 const RIGHT = PAGE_W - 50;
 const TOP = PAGE_H - 50;
-/** content stops here; the footer sits below */
-const BOTTOM = 64;
+/** the footer: its last line's baseline, its size and leading, at most this many lines of the seller's identity and bank */
+const FOOTER_BASELINE = 28;
+const FOOTER_SIZE = 7;
+const FOOTER_LEADING = 9;
+const MAX_FOOTER_LINES = 4;
 const SIZE = 9;
 const LEADING = 11.5;
 const INK = rgb(0.11, 0.11, 0.13);
 const MUTED = rgb(0.42, 0.42, 0.45);
 const RULE = rgb(0.8, 0.8, 0.82);
 const SHADE = rgb(0.94, 0.94, 0.95);
+const CANCELLED = rgb(0.7, 0.15, 0.15);
 
 /** the lines table's columns: description on the left, the numbers right-aligned at `right` */
 const COLUMNS = {
@@ -148,6 +152,17 @@ function oneLine(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ").replace(/ {2,}/g, " ").trim();
 }
 
+/** The text on one line, with what the font cannot draw replaced (a glyph box would also corrupt text extraction). */
+function drawable(glyphs: Set<number>, text: string): string {
+  let out = "";
+  // NFC: "e" + combining acute is drawn as the one glyph "é" (pdf-lib places no marks)
+  for (const ch of oneLine(text).normalize("NFC")) {
+    const cp = ch.codePointAt(0)!;
+    out += glyphs.has(cp) ? ch : glyphs.has(0xfffd) ? "\ufffd" : "?";
+  }
+  return out;
+}
+
 /** Writes on pages, adding one (with the lines table's header again, when inside it) as needed. */
 class Writer {
   pages: PDFPage[] = [];
@@ -155,6 +170,8 @@ class Writer {
   y = TOP;
   /** set while the lines table is drawn, so a new page repeats its header */
   tableHeader: (() => void) | null = null;
+  /** content stops here; the footer (footerLayout) sits below, the same height on every page */
+  readonly bottom: number;
 
   constructor(
     private pdf: PDFDocument,
@@ -163,7 +180,9 @@ class Writer {
     readonly language: string,
     /** the diagonal word over every page: a draft's or a cancelled document's, else none */
     private mark: string | null,
+    bottom: number,
   ) {
+    this.bottom = bottom;
     this.newPage();
   }
 
@@ -178,19 +197,12 @@ class Writer {
 
   /** Moves to a new page unless `height` more points fit on this one. */
   need(height: number) {
-    if (this.y - height < BOTTOM) this.newPage();
+    if (this.y - height < this.bottom) this.newPage();
   }
 
-  /** Replaces what the font cannot draw (a glyph box would also corrupt text extraction). */
+  /** Replaces what the font cannot draw (drawable()). */
   clean(text: string, bold = false): string {
-    const glyphs = bold ? this.fonts.boldGlyphs : this.fonts.glyphs;
-    let out = "";
-    // NFC: "e" + combining acute is drawn as the one glyph "é" (pdf-lib places no marks)
-    for (const ch of oneLine(text).normalize("NFC")) {
-      const cp = ch.codePointAt(0)!;
-      out += glyphs.has(cp) ? ch : glyphs.has(0xfffd) ? "\ufffd" : "?";
-    }
-    return out;
+    return drawable(bold ? this.fonts.boldGlyphs : this.fonts.glyphs, text);
   }
 
   width(text: string, size = SIZE, bold = false) {
@@ -302,7 +314,8 @@ function countryName(code: string, w: Writer): string {
 
 function header(w: Writer, doc: IssuedDocument) {
   const l = w.labels;
-  const title = doc.type === "credit_note" ? l.creditNote : l.invoice;
+  const isCreditNote = doc.type === "credit_note";
+  const title = isCreditNote ? l.creditNote : l.invoice;
 
   // the seller, top left
   let y = TOP - 12;
@@ -323,7 +336,15 @@ function header(w: Writer, doc: IssuedDocument) {
   let ry = TOP - 16;
   w.textRight(title, RIGHT, ry, { size: 22, bold: true });
   ry -= 24;
-  const particulars: [string, string][] = [[l.number, doc.number], [l.issueDate, l.date(doc.issueDate)]];
+  // "Credit note for invoice INV-2026-00001": what it corrects, under its title
+  if (isCreditNote && doc.credited) {
+    for (const line of w.wrap(l.creditNoteFor(doc.credited.number), 260, 9.5, true)) {
+      w.textRight(line, RIGHT, ry, { size: 9.5, bold: true, color: MUTED });
+      ry -= 12;
+    }
+    ry -= 6;
+  }
+  const particulars: [string, string][] = [[l.number, doc.number], [isCreditNote ? l.creditNoteDate : l.issueDate, l.date(doc.issueDate)]];
   if (doc.type === "invoice") particulars.push([l.dueDate, l.date(doc.dueDate)]);
   if (doc.credited) particulars.push([l.creditedInvoice, `${doc.credited.number} (${l.date(doc.credited.issueDate)})`]);
   // a credit note has no payment block (see payment()); its reference is shown here instead
@@ -343,7 +364,7 @@ function header(w: Writer, doc: IssuedDocument) {
 
   // the buyer, below the seller
   y = Math.min(sellerBottom, ry) - 18;
-  w.text(l.billTo.toUpperCase(), LEFT, y, { size: 7.5, bold: true, color: MUTED });
+  w.text((isCreditNote ? l.creditTo : l.billTo).toUpperCase(), LEFT, y, { size: 7.5, bold: true, color: MUTED });
   y -= 13;
   for (const line of w.wrap(doc.buyer.name, 300, 11, true)) {
     w.text(line, LEFT, y, { size: 11, bold: true });
@@ -383,7 +404,7 @@ function linesTable(w: Writer, doc: IssuedDocument) {
     let first = true;
     let rest = description;
     while (rest.length > 0) {
-      const fits = Math.floor((w.y - BOTTOM - 6) / LEADING);
+      const fits = Math.floor((w.y - w.bottom - 6) / LEADING);
       if (fits < Math.min(rest.length, 2)) {
         w.newPage();
         continue;
@@ -414,30 +435,69 @@ function lineNumbers(w: Writer, line: DocumentLine, _currency: string, y: number
   w.textRight(formatNumber(l, line.amountCents), COLUMNS.amount.right, y);
 }
 
+/**
+ * The totals, and what is left of them: an invoice's amount due (less what was paid and what its
+ * credit notes took off), a credit note's amount to be refunded (less what settled the invoice it
+ * credits and what was refunded). A draft's figure is what it will ask; a cancelled document asks
+ * nothing and says so instead.
+ */
 function totals(w: Writer, doc: IssuedDocument) {
   const l = w.labels;
+  const isCreditNote = doc.type === "credit_note";
+  const cancelled = doc.status === "cancelled";
+  // the model carries what is due after payments and credit allocation; what allocation took is the rest
+  const allocatedCents = doc.totalCents - doc.paidCents - doc.dueCents;
   const rows: [string, number, "plain" | "strong" | "due"][] = [
     [l.subtotal, doc.subtotalCents, "plain"],
     [l.totalVat, doc.vatCents, "plain"],
-    [l.total, doc.totalCents, "strong"],
   ];
-  if (doc.paidCents !== 0) rows.push([l.paid, -doc.paidCents, "plain"]);
-  rows.push([doc.type === "credit_note" ? l.amountCredited : l.amountDue, doc.dueCents, "due"]);
-  const height = rows.length * 15 + 10;
+  if (isCreditNote) {
+    // a draft's allocation is not known until it is finalized: it shows what it credits
+    const settled = doc.status !== "draft" && !cancelled;
+    rows.push([l.amountCredited, doc.totalCents, settled ? "strong" : "due"]);
+    if (settled) {
+      if (allocatedCents !== 0) rows.push([l.setOffAgainst(doc.credited?.number ?? ""), -allocatedCents, "plain"]);
+      if (doc.paidCents !== 0) rows.push([l.refunded, -doc.paidCents, "plain"]);
+      rows.push([l.amountToRefund, doc.dueCents, "due"]);
+    }
+  } else {
+    rows.push([l.total, doc.totalCents, cancelled ? "due" : "strong"]);
+    if (!cancelled) {
+      if (doc.paidCents !== 0) rows.push([l.paid, -doc.paidCents, "plain"]);
+      if (allocatedCents !== 0) rows.push([l.credited, -allocatedCents, "plain"]);
+      rows.push([l.amountDue, doc.dueCents, "due"]);
+    }
+  }
+  // the amounts right, their labels left of them ("Zu erstattender Betrag" on one line; a long invoice number wraps)
+  const labelWidth = 270;
+  const labels = rows.map(([label, , kind]) => w.wrap(label, labelWidth - 100, kind === "due" ? 11 : SIZE, kind !== "plain"));
+  const height = rows.reduce((sum, [, , kind], i) => sum + (kind === "due" ? 17 : 15) + (labels[i]!.length - 1) * LEADING, 0) + 10;
   w.need(height);
-  const labelX = RIGHT - 220;
+  const labelX = RIGHT - labelWidth;
   let y = w.y - 10;
-  for (const [label, cents, kind] of rows) {
+  rows.forEach(([, cents, kind], i) => {
     if (kind !== "plain") {
       w.rule(y + 11, labelX, RIGHT, kind === "due" ? 1 : 0.6, kind === "due" ? INK : RULE);
     }
     const size = kind === "due" ? 11 : SIZE;
     const bold = kind !== "plain";
-    w.text(label, labelX, y, { size, bold, color: kind === "plain" ? MUTED : INK });
     w.textRight(formatMoney(l, cents, doc.currency), RIGHT - 4, y, { size, bold });
-    y -= kind === "due" ? 17 : 15;
-  }
+    for (const line of labels[i]!) {
+      w.text(line, labelX, y, { size, bold, color: kind === "plain" ? MUTED : INK });
+      y -= LEADING;
+    }
+    y -= (kind === "due" ? 17 : 15) - LEADING;
+  });
   w.y = y - 6;
+  if (cancelled) {
+    const notice = w.wrap(l.cancelledNotice[doc.type], RIGHT - LEFT, 10, true);
+    w.need(notice.length * 13 + 8);
+    for (const line of notice) {
+      w.text(line, LEFT, w.y - 10, { size: 10, bold: true, color: CANCELLED });
+      w.y -= 13;
+    }
+    w.y -= 12;
+  }
 }
 
 function vatBreakdown(w: Writer, doc: IssuedDocument) {
@@ -456,7 +516,7 @@ function vatBreakdown(w: Writer, doc: IssuedDocument) {
   });
   const rowHeight = (r: (typeof rows)[number]) => (r.category.length + r.reason.length) * 10.5 + 6;
   const height = 18 + 15 + rows.reduce((sum, r) => sum + rowHeight(r), 0);
-  w.need(Math.min(height, TOP - BOTTOM));
+  w.need(Math.min(height, TOP - w.bottom));
   w.text(l.vatBreakdown, LEFT, w.y - 10, { size: 10, bold: true });
   w.y -= 18;
   const o = { size: 8, bold: true, color: MUTED };
@@ -489,14 +549,15 @@ function vatBreakdown(w: Writer, doc: IssuedDocument) {
 
 /**
  * How to pay: the amount due, the payee's account, the reference and the QR code. Not on a
- * credit note: the seller's IBAN there would invite the buyer to pay what it is owed.
+ * credit note: the seller's IBAN there would invite the buyer to pay what it is owed; nor on a
+ * cancelled invoice, which asks nothing (totals() says so).
  */
 function payment(w: Writer, doc: IssuedDocument) {
-  if (doc.type === "credit_note") return;
+  if (doc.type === "credit_note" || doc.status === "cancelled") return;
   const l = w.labels;
   const epc = epcPayload(doc);
   const rows: [string, string, boolean][] = [];
-  const asksPayment = doc.type === "invoice" && doc.status !== "draft" && doc.status !== "cancelled" && doc.dueCents > 0;
+  const asksPayment = doc.status !== "draft" && doc.dueCents > 0;
   if (asksPayment) {
     rows.push([l.amountDue, formatMoney(l, doc.dueCents, doc.currency), true]);
     rows.push([l.payBy, l.date(doc.dueDate), false]);
@@ -584,17 +645,102 @@ function notes(w: Writer, doc: IssuedDocument) {
   }
 }
 
-function footers(w: Writer, doc: IssuedDocument) {
+/**
+ * The footer of every page: the seller's identity and, on an invoice that asks payment, its bank
+ * account, wrapped in the left column (at most MAX_FOOTER_LINES, the last one cut short with
+ * "…"); the document and the page in the right column. Laid out before the body, whose bottom
+ * (Writer.bottom) sits above the footer's rule, so neither overlaps the other however long the
+ * seller's name and address are.
+ */
+type FooterLayout = { lines: string[]; title: string; rightWidth: number; bottom: number };
+
+function footerLayout(doc: IssuedDocument, l: DocumentLabels, width: (text: string) => number, clean: (text: string) => string): FooterLayout {
+  const seller = doc.seller;
+  const place = [seller.postalCode, seller.city].filter(Boolean).join(" ");
+  const identity = [
+    seller.name,
+    seller.address ? seller.address.split(/\r?\n/).map((s) => s.trim()).filter(Boolean).join(", ") : null,
+    place || null,
+    seller.vatNumber ? `${l.vatNumber} ${seller.vatNumber}` : null,
+    seller.companyNumber && seller.companyNumber !== seller.vatNumber ? `${l.companyNumber} ${seller.companyNumber}` : null,
+    seller.email,
+    seller.phone ? `${l.phone} ${seller.phone}` : null,
+  ];
+  const asksPayment = doc.type === "invoice" && doc.status !== "cancelled" && doc.payee;
+  const bank = asksPayment && doc.payee ? [`${l.iban} ${groupIban(doc.payee.iban)}`, doc.payee.bic ? `${l.bic} ${doc.payee.bic}` : null] : [];
+
+  const title = clean(`${doc.type === "credit_note" ? l.creditNote : l.invoice} ${doc.number}`);
+  // the right column: the document's title and number (cut at 200 pt) over the page number
+  const rightWidth = Math.min(200, Math.max(width(title), width(l.page(888, 888))));
+  const leftWidth = RIGHT - LEFT - rightWidth - 18;
+  const wrapIn = (parts: (string | null | undefined)[]) => wrapFooter(parts.filter((p): p is string => !!p).map(clean), leftWidth, width);
+  let lines = [...wrapIn(identity), ...(bank.length ? wrapIn(bank) : [])];
+  if (lines.length > MAX_FOOTER_LINES) {
+    lines = lines.slice(0, MAX_FOOTER_LINES);
+    lines[MAX_FOOTER_LINES - 1] = ellipsis(lines[MAX_FOOTER_LINES - 1]!, leftWidth, width);
+  }
+  const count = Math.max(lines.length, 2);
+  const ruleY = FOOTER_BASELINE + (count - 1) * FOOTER_LEADING + FOOTER_SIZE + 5;
+  return { lines, title: ellipsis(title, rightWidth, width), rightWidth, bottom: ruleY + 14 };
+}
+
+/**
+ * Joins the parts with " · " into lines no wider than `width`: a part goes whole onto the next
+ * line rather than being split, unless it is wider than a line (then on spaces, a word wider than
+ * a line cut where it stops fitting).
+ */
+function wrapFooter(parts: string[], width: number, measure: (text: string) => number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const part of parts) {
+    const joined = line ? `${line} · ${part}` : part;
+    if (measure(joined) <= width) {
+      line = joined;
+      continue;
+    }
+    if (line) lines.push(line);
+    line = "";
+    for (const word of part.split(" ")) {
+      const candidate = line ? `${line} ${word}` : word;
+      if (measure(candidate) <= width) {
+        line = candidate;
+        continue;
+      }
+      if (line) lines.push(line);
+      let rest = word;
+      while (measure(rest) > width) {
+        const chars = Array.from(rest);
+        let cut = 1;
+        while (cut < chars.length && measure(chars.slice(0, cut + 1).join("")) <= width) cut++;
+        lines.push(chars.slice(0, cut).join(""));
+        rest = chars.slice(cut).join("");
+      }
+      line = rest;
+    }
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
+/** The text, cut with "…" where it would be wider than `width`. */
+function ellipsis(text: string, width: number, measure: (text: string) => number): string {
+  if (measure(text) <= width) return text;
+  const chars = Array.from(text);
+  while (chars.length > 0 && measure(`${chars.join("")}…`) > width) chars.pop();
+  return `${chars.join("").trimEnd()}…`;
+}
+
+function footers(w: Writer, layout: FooterLayout) {
   const l = w.labels;
-  const title = doc.type === "credit_note" ? l.creditNote : l.invoice;
-  const left = [doc.seller.name, doc.seller.vatNumber ? `${l.vatNumber} ${doc.seller.vatNumber}` : null, doc.seller.companyNumber && doc.seller.companyNumber !== doc.seller.vatNumber ? `${l.companyNumber} ${doc.seller.companyNumber}` : null]
-    .filter(Boolean)
-    .join(" · ");
+  const count = Math.max(layout.lines.length, 2);
+  const top = FOOTER_BASELINE + (count - 1) * FOOTER_LEADING;
+  const o = { size: FOOTER_SIZE, color: MUTED };
   w.pages.forEach((page, i) => {
     w.page = page;
-    w.rule(BOTTOM - 18, LEFT, RIGHT, 0.5);
-    w.text(left, LEFT, BOTTOM - 30, { size: 7, color: MUTED });
-    w.textRight(`${title} ${doc.number} · ${l.page(i + 1, w.pages.length)}`, RIGHT, BOTTOM - 30, { size: 7, color: MUTED });
+    w.rule(top + FOOTER_SIZE + 5, LEFT, RIGHT, 0.5);
+    layout.lines.forEach((line, k) => w.text(line, LEFT, top - k * FOOTER_LEADING, o));
+    w.textRight(layout.title, RIGHT, top, o);
+    w.textRight(l.page(i + 1, w.pages.length), RIGHT, top - FOOTER_LEADING, o);
   });
 }
 
@@ -634,13 +780,15 @@ export async function renderPdf(doc: IssuedDocument): Promise<Uint8Array> {
   pdf.context.trailerInfo.ID = pdf.context.obj([id, id]);
   pdf.catalog.set(PDFName.of("PageLayout"), PDFName.of("OneColumn"));
 
-  const w = new Writer(pdf, { regular, bold, glyphs: loaded.regular.glyphs, boldGlyphs: loaded.bold.glyphs }, labels, doc.language, doc.status === "draft" ? labels.draft : doc.status === "cancelled" ? labels.cancelled : null);
+  const fontSet = { regular, bold, glyphs: loaded.regular.glyphs, boldGlyphs: loaded.bold.glyphs };
+  const footer = footerLayout(doc, labels, (text) => regular.widthOfTextAtSize(text, FOOTER_SIZE), (text) => drawable(fontSet.glyphs, text));
+  const w = new Writer(pdf, fontSet, labels, doc.language, doc.status === "draft" ? labels.draft : doc.status === "cancelled" ? labels.cancelled : null, footer.bottom);
   header(w, doc);
   linesTable(w, doc);
   totals(w, doc);
   vatBreakdown(w, doc);
   payment(w, doc);
   notes(w, doc);
-  footers(w, doc);
+  footers(w, footer);
   return pdf.save({ useObjectStreams: true });
 }
