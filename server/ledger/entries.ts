@@ -45,26 +45,53 @@ export function standingEntries(tx: Tx, orgId: string, sourceType: JournalSource
  * journal_day_counts (at most 366 rows, kept by a trigger, migration 0026); those of the entry's
  * own day before it are a range of journal_entries_org_date (organization_id, date, id).
  */
-const positionInYear = (tx: Tx) =>
-  prepared(tx, "ledger: entry position in its year", (tx) =>
+const daysBefore = (tx: Tx) =>
+  prepared(tx, "ledger: entries of the year before a day", (tx) =>
+    tx.$client.prepare<{ n: number }, [string, string, string]>(
+      `SELECT coalesce(sum("entries"), 0) AS n FROM "journal_day_counts" WHERE "organization_id" = ?1 AND "date" >= ?2 AND "date" < ?3`,
+    ),
+  );
+const ofDayBetween = (tx: Tx) =>
+  prepared(tx, "ledger: entries of a day between two ids", (tx) =>
     tx.$client.prepare<{ n: number }, [string, string, string, string]>(
-      `SELECT (SELECT coalesce(sum("entries"), 0) FROM "journal_day_counts" WHERE "organization_id" = ?1 AND "date" >= ?2 AND "date" < ?3)
-            + (SELECT count(*) FROM "journal_entries" WHERE "organization_id" = ?1 AND "date" = ?3 AND "id" <= ?4) AS n`,
+      `SELECT count(*) AS n FROM "journal_entries" WHERE "organization_id" = ?1 AND "date" = ?2 AND "id" > ?3 AND "id" <= ?4`,
     ),
   );
 
 /** JE-2026-00042 for the 42nd entry of 2026 (five digits at least, as posted numbers always were). */
 export const formatEntryNumber = (date: string, position: number) => `JE-${date.slice(0, 4)}-${String(position).padStart(5, "0")}`;
 
-/** The entry's position in its year in date order (see above). */
-export function entryPosition(tx: Tx, entry: Pick<EntryRow, "organizationId" | "date" | "id">): number {
-  return positionInYear(tx).get(entry.organizationId, `${entry.date.slice(0, 4)}-01-01`, entry.date, entry.id)!.n;
+type Numbered = Pick<EntryRow, "organizationId" | "date" | "id">;
+
+/**
+ * The position of each entry in its year in date order (see above), by id. The entries of one
+ * day are counted in id order, each from the one before, so a page of a busy day walks that day's
+ * index once, not once per entry.
+ */
+export function entryPositions(tx: Tx, entries: Numbered[]): Map<string, number> {
+  const positions = new Map<string, number>();
+  const byDay = Map.groupBy(entries, (e) => `${e.organizationId}\u0000${e.date}`);
+  for (const day of byDay.values()) {
+    const { organizationId, date } = day[0]!;
+    let position = daysBefore(tx).get(organizationId, `${date.slice(0, 4)}-01-01`, date)!.n;
+    let previous = "";
+    for (const id of [...new Set(day.map((e) => e.id))].sort()) {
+      position += ofDayBetween(tx).get(organizationId, date, previous, id)!.n;
+      positions.set(id, position);
+      previous = id;
+    }
+  }
+  return positions;
 }
 
-/** The number of each entry, by id (two index reads per entry). */
-export function entryNumbers(tx: Tx, entries: Pick<EntryRow, "organizationId" | "date" | "id">[]): Map<string, string> {
-  return new Map(entries.map((e) => [e.id, formatEntryNumber(e.date, entryPosition(tx, e))]));
+/** The entry's position in its year in date order. */
+export const entryPosition = (tx: Tx, entry: Numbered): number => entryPositions(tx, [entry]).get(entry.id)!;
+
+/** The number of each entry, by id. */
+export function entryNumbers(tx: Tx, entries: Numbered[]): Map<string, string> {
+  const positions = entryPositions(tx, entries);
+  return new Map(entries.map((e) => [e.id, formatEntryNumber(e.date, positions.get(e.id)!)]));
 }
 
 /** One entry's number. */
-export const entryNumber = (tx: Tx, entry: Pick<EntryRow, "organizationId" | "date" | "id">): string => formatEntryNumber(entry.date, entryPosition(tx, entry));
+export const entryNumber = (tx: Tx, entry: Numbered): string => formatEntryNumber(entry.date, entryPosition(tx, entry));
