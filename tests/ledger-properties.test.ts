@@ -8,6 +8,10 @@
  * - the trial balance's totals are equal, the balance sheet balances;
  * - receivables = Σ amount_due of open invoices − open credit notes; VAT payable = VAT of the
  *   issued invoices − credit notes; payables and VAT receivable follow the approved (and paid) expenses;
+ * - credit allocation (credit notes of open, partly paid and paid invoices, whole or partial, refunds
+ *   as their payments, cancels): an invoice's amount_credited is the sum of its issued credit notes'
+ *   allocations, nothing is settled beyond a total, each status follows paid + credited, and the
+ *   aged receivables at ?date= (today, and the end of 2024) equal the receivables account then;
  * - each bank account's balance = its payments in − its payments out;
  * - the Beancount export passes bean-check, and its balances are the trial balance's.
  */
@@ -37,7 +41,8 @@ const operation = fc.oneof(
   { weight: 4, arbitrary: fc.record({ op: fc.constant("pay" as const), i: pick, share, date: day }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant("deletePayment" as const), i: pick }) },
   { weight: 3, arbitrary: fc.record({ op: fc.constant("cancel" as const), i: pick }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant("credit" as const), i: pick, finalize: fc.boolean() }) },
+  // a credit note: the invoice's lines copied, or a share of it in one line without VAT
+  { weight: 3, arbitrary: fc.record({ op: fc.constant("credit" as const), i: pick, finalize: fc.boolean(), share: fc.option(share, { nil: undefined }) }) },
   { weight: 3, arbitrary: fc.record({ op: fc.constant("expense" as const), category: fc.constantFrom("Travel", "rent", "Software", "Catering"), amount: cents(1, 500_000), vat: cents(0, 100_000), date: day, approve: fc.boolean() }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant("payExpense" as const), i: pick, share, date: day }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant("deleteExpensePayment" as const), i: pick }) },
@@ -123,7 +128,13 @@ async function runSequence(operations: Operation[], run: number): Promise<void> 
       case "credit": {
         const id = at(invoices, o.i);
         if (!id) break;
-        const r = await call("POST", `/api/v1/invoices/${id}/credit-note`);
+        let body: unknown;
+        if (o.share !== undefined) {
+          const shown = (await call("GET", `/api/v1/invoices/${id}`)).body.data;
+          const cents = Math.max(1, Math.floor((toCents(shown.total)! * o.share) / 100));
+          body = { lines: [{ description: "Credited", quantity: "1", unit_price: (cents / 100).toFixed(2) }] };
+        }
+        const r = await call("POST", `/api/v1/invoices/${id}/credit-note`, body);
         if (r.status !== 201) break;
         invoices.push(r.body.data.id);
         if (o.finalize) await call("POST", `/api/v1/invoices/${r.body.data.id}/finalize`);
@@ -263,7 +274,7 @@ async function checkBooks(orgId: string, token: string, call: (method: string, p
   expect(balances.get(code("1200"))).toBe(documents.due);
   expect(balances.get(code("2200"))).toBe(documents.vat);
   // and the running totals of what customers owe (aged receivables) equal the open documents
-  const due = `CASE WHEN type = 'credit_note' THEN paid_cents - total_cents ELSE total_cents - paid_cents END`;
+  const due = `CASE WHEN type = 'credit_note' THEN paid_cents + credited_cents - total_cents ELSE total_cents - paid_cents - credited_cents END`;
   const open = `FROM invoices WHERE organization_id = ? AND status IN ('finalized', 'sent', 'partially_paid')`;
   const kept = (table: string, key: string) =>
     sql<{ k: string }>(`SELECT ${key} || ' ' || open_cents AS k FROM ${table} WHERE organization_id = ? AND open_cents <> 0 ORDER BY k`, orgId).map((r) => r.k);
@@ -273,6 +284,35 @@ async function checkBooks(orgId: string, token: string, call: (method: string, p
   expect(kept("receivable_due_days", "due_date")).toEqual(computed("due_date"));
   const aged = (await call("GET", "/api/v1/reports/aged-receivables?per_page=1000")).body.data;
   expect(toCents(aged.totals.total)).toBe(documents.due);
+  // Σ amount_due of the open documents (invoices less the refunds owed on credit notes) is the receivables
+  const shownDue: { type: string; amount_due: string }[] = [];
+  for (const status of ["finalized", "sent", "partially_paid"]) shownDue.push(...(await call("GET", `/api/v1/invoices?filter[status]=${status}&per_page=100`)).body.data);
+  if (shownDue.length < 100) expect(shownDue.reduce((sum, d) => sum + (d.type === "credit_note" ? -1 : 1) * toCents(d.amount_due)!, 0)).toBe(documents.due);
+  expect(one<{ due: number }>(`SELECT coalesce(sum(${due}), 0) AS due ${open}`, orgId).due).toBe(documents.due);
+  // as of today and as of the end of 2024 (the documents themselves, not the running totals): the receivables account then
+  const asOfToday = (await call("GET", `/api/v1/reports/aged-receivables?per_page=1000&date=${new Date().toISOString().slice(0, 10)}`)).body.data;
+  expect(asOfToday.totals).toEqual(aged.totals);
+  const yearEnd = (await call("GET", "/api/v1/reports/aged-receivables?per_page=1000&date=2024-12-31")).body.data;
+  const receivables2024 = ((await call("GET", "/api/v1/reports/trial-balance?date=2024-12-31")).body.data.accounts as { code: string; debit: string; credit: string }[]).find((a) => a.code === "1200");
+  expect(toCents(yearEnd.totals.total)).toBe(receivables2024 ? toCents(receivables2024.debit)! - toCents(receivables2024.credit)! : 0);
+  // allocation: an invoice's credited amount is its issued credit notes' allocations; nothing settled beyond a total; statuses follow
+  expect(
+    sql(
+      `SELECT i.id FROM invoices i WHERE i.organization_id = ? AND i.type <> 'credit_note' AND i.credited_cents <>
+         coalesce((SELECT sum(c.credited_cents) FROM invoices c WHERE c.related_invoice_id = i.id AND c.type = 'credit_note' AND c.status NOT IN ('draft', 'cancelled')), 0)`,
+      orgId,
+    ),
+  ).toEqual([]);
+  expect(sql(`SELECT id FROM invoices WHERE organization_id = ? AND (paid_cents < 0 OR credited_cents < 0 OR paid_cents + credited_cents > total_cents)`, orgId)).toEqual([]);
+  expect(
+    sql(
+      `SELECT id, status FROM invoices WHERE organization_id = ? AND status NOT IN ('draft', 'cancelled') AND status <> CASE
+         WHEN paid_cents + credited_cents = 0 THEN iif(sent_at IS NULL, 'finalized', 'sent')
+         WHEN paid_cents + credited_cents >= total_cents THEN 'paid' ELSE 'partially_paid' END`,
+      orgId,
+    ),
+  ).toEqual([]);
+  expect(sql(`SELECT id FROM invoices WHERE organization_id = ? AND status IN ('draft', 'cancelled') AND credited_cents <> 0`, orgId)).toEqual([]);
 
   const bought = one<{ owed: number; vat: number }>(
     `SELECT coalesce(sum(amount_cents + vat_cents - paid_cents), 0) AS owed, coalesce(sum(vat_cents), 0) AS vat FROM expenses WHERE organization_id = ? AND status IN ('approved', 'paid')`,

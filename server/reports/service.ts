@@ -229,31 +229,36 @@ type CustomerAging = { customerId: string; name: string } & Record<Bucket, numbe
  * issued on or before it (cancelled ones never were: their postings are reversed on their own
  * dates), less the payments dated on or before it and the allocations of the credit notes issued
  * on or before it (a credit note's allocation counts on its side only while its invoice was issued
- * too), so it agrees with the receivables account's balance on that date. Read through the index
+ * too); a payment dated before its document was issued counts as money received in advance. So it
+ * agrees with the receivables account's balance on that date. Read through the index
  * of the organisation's documents by currency and issue date; slower than the running totals,
  * which hold only today.
  */
 function agingAsOf(tx: Tx, at: AgingAt): CustomerAging[] {
   const p = (name: keyof AgingAt) => sql.placeholder(name);
-  const owed = sql`CASE WHEN i."type" = 'credit_note' THEN
-      coalesce((SELECT sum(pm."amount_cents") FROM "payments" pm WHERE pm."invoice_id" = i."id" AND pm."payment_date" <= ${p("date")}), 0)
+  const paid = sql`coalesce((SELECT sum(pm."amount_cents") FROM "payments" pm WHERE pm."invoice_id" = i."id" AND pm."payment_date" <= ${p("date")}), 0)`;
+  // issued by then: what it asks less what was paid (refunded) and credited by then
+  const owedIssued = sql`CASE WHEN i."type" = 'credit_note' THEN
+      ${paid} - i."total_cents"
       + iif(EXISTS (SELECT 1 FROM "invoices" r WHERE r."id" = i."related_invoice_id" AND r."issue_date" <= ${p("date")}), i."credited_cents", 0)
-      - i."total_cents"
-    ELSE i."total_cents"
-      - coalesce((SELECT sum(pm."amount_cents") FROM "payments" pm WHERE pm."invoice_id" = i."id" AND pm."payment_date" <= ${p("date")}), 0)
+    ELSE i."total_cents" - ${paid}
       - coalesce((SELECT sum(c."credited_cents") FROM "invoices" c
           WHERE c."organization_id" = i."organization_id" AND c."related_invoice_id" = i."id" AND c."type" = 'credit_note'
             AND c."status" NOT IN ('draft', 'cancelled') AND c."issue_date" <= ${p("date")}), 0)
     END`;
+  // issued later but paid (or refunded) before: money received in advance, as the ledger has it
+  const owedLater = sql`CASE WHEN i."type" = 'credit_note' THEN ${paid} ELSE -${paid} END`;
+  const documents = (owed: SQL, issued: SQL) => sql`SELECT i."customer_id" AS "customer_id", i."due_date" AS "due_date", ${owed} AS "owed" FROM "invoices" i
+      WHERE i."organization_id" = ${p("orgId")} AND i."currency" = ${p("currency")} AND ${issued} AND i."status" NOT IN ('draft', 'cancelled')`;
   const due = sql.raw(`d."due_date"`);
   const buckets = sql.join(
     BUCKETS.map((b) => sql`coalesce(sum(iif(${bucketOf(due, b)}, d."owed", 0)), 0) AS ${sql.identifier(b)}`),
     sql`, `,
   );
   const query = sql`WITH d AS (
-      SELECT i."customer_id" AS "customer_id", i."due_date" AS "due_date", ${owed} AS "owed" FROM "invoices" i
-      WHERE i."organization_id" = ${p("orgId")} AND i."currency" = ${p("currency")} AND i."issue_date" <= ${p("date")}
-        AND i."status" NOT IN ('draft', 'cancelled')
+      ${documents(owedIssued, sql`i."issue_date" <= ${p("date")}`)}
+      UNION ALL
+      ${documents(owedLater, sql`i."issue_date" > ${p("date")} AND EXISTS (SELECT 1 FROM "payments" pm WHERE pm."invoice_id" = i."id" AND pm."payment_date" <= ${p("date")})`)}
     )
     SELECT d."customer_id" AS "customerId", c."name" AS "name", ${buckets}
     FROM d JOIN "customers" c ON c."id" = d."customer_id"
