@@ -41,6 +41,30 @@ export type DocumentLine = {
   /** hundredths of a percent: 21 % → 2100 */
   vatRateBp: number;
   vatCents: number;
+  /**
+   * Its discount (BG-27), in the terms of the document's prices (gross when `pricesIncludeVat`):
+   * `cents` off quantity × unit price, given as a percentage (`percentBp`) or as an amount.
+   */
+  discount?: { cents: number; percentBp: number | null; reason: string | null } | null;
+};
+
+/**
+ * A document-level allowance (BG-20) or charge (BG-21): `amountCents` in the terms of the
+ * document's prices, as given (gross when `pricesIncludeVat`); `netCents` (BT-92, BT-99) and
+ * `vatCents` its net amount and VAT, both positive.
+ */
+export type DocumentAllowanceCharge = {
+  isCharge: boolean;
+  amountCents: number;
+  netCents: number;
+  vatCents: number;
+  percentBp: number | null;
+  baseCents: number | null;
+  reason: string | null;
+  /** UNCL5189 (allowances) or UNCL7161 (charges) */
+  reasonCode: string | null;
+  vatCategory: VatCategory;
+  vatRateBp: number;
 };
 
 /** One row of the VAT breakdown: per category and rate. */
@@ -77,7 +101,15 @@ export type IssuedDocument = {
   /** the seller's account for credit transfers, from the organisation's default bank account */
   payee: DocumentPayee | null;
   lines: DocumentLine[];
+  /** unit prices and allowance and charge amounts include VAT; lines' amounts are their net shares */
+  pricesIncludeVat?: boolean;
+  allowanceCharges?: DocumentAllowanceCharge[];
+  /** BT-106, BT-107, BT-108: absent, the lines' sum and none */
+  lineTotalCents?: number;
+  allowanceCents?: number;
+  chargeCents?: number;
   vatGroups: DocumentVatGroup[];
+  /** without VAT (BT-109): line total − allowances + charges */
   subtotalCents: number;
   vatCents: number;
   totalCents: number;

@@ -15,8 +15,8 @@
  */
 import { isCountryCode } from "../lib/iso-codes.ts";
 import { ValidationFailed, type FieldErrors } from "../lib/errors.ts";
-import { formatCents } from "../lib/money.ts";
-import type { DocumentLine, DocumentParty, DocumentVatGroup, IssuedDocument, VatCategory } from "./model.ts";
+import { divRoundHalfUp, formatCents } from "../lib/money.ts";
+import type { DocumentAllowanceCharge, DocumentLine, DocumentParty, DocumentVatGroup, IssuedDocument, VatCategory } from "./model.ts";
 import { isBelgianEnterpriseNumber, isPeppolId } from "./peppol.ts";
 
 export const UBL_CUSTOMIZATION_ID = "urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0";
@@ -46,7 +46,11 @@ export function missingForUbl(doc: IssuedDocument): FieldErrors {
   const errors: FieldErrors = {};
   const add = (field: string, message: string) => void (errors[field] ??= []).push(message);
   const { seller, buyer } = doc;
-  const categories = new Set<VatCategory>([...doc.lines.map((l) => l.vatCategory), ...doc.vatGroups.map((g) => g.category)]);
+  const categories = new Set<VatCategory>([
+    ...doc.lines.map((l) => l.vatCategory),
+    ...(doc.allowanceCharges ?? []).map((ac) => ac.vatCategory),
+    ...doc.vatGroups.map((g) => g.category),
+  ]);
   const notSubject = categories.has("O");
 
   // the parties (BR-6, BR-7, BR-8, BR-9, BR-10, BR-11; VAT directive art. 226: full addresses)
@@ -177,17 +181,21 @@ export function renderUbl(doc: IssuedDocument): string {
         ),
       ),
     el("cac:PaymentTerms", null, el("cbc:Note", null, doc.paymentTerms)),
+    ...(doc.allowanceCharges ?? []).map((ac) => documentAllowanceCharge(ac, !!doc.pricesIncludeVat, money)),
     el("cac:TaxTotal", null, money("cbc:TaxAmount", doc.vatCents), ...doc.vatGroups.map((g) => taxSubtotal(g, money))),
     el(
       "cac:LegalMonetaryTotal",
       null,
-      money("cbc:LineExtensionAmount", doc.subtotalCents),
+      money("cbc:LineExtensionAmount", lineTotal(doc)),
       money("cbc:TaxExclusiveAmount", doc.subtotalCents),
       money("cbc:TaxInclusiveAmount", doc.totalCents),
+      // BT-107 and BT-108, when the document has any (BR-CO-11, BR-CO-12)
+      doc.allowanceCharges?.some((ac) => !ac.isCharge) ? money("cbc:AllowanceTotalAmount", doc.allowanceCents ?? 0) : null,
+      doc.allowanceCharges?.some((ac) => ac.isCharge) ? money("cbc:ChargeTotalAmount", doc.chargeCents ?? 0) : null,
       doc.paidCents !== 0 ? money("cbc:PrepaidAmount", doc.paidCents) : null,
       money("cbc:PayableAmount", doc.dueCents),
     ),
-    ...doc.lines.map((line) => documentLine(line, credit, money)),
+    ...doc.lines.map((line) => documentLine(line, credit, !!doc.pricesIncludeVat, money, doc.currency)),
   ];
 
   const rootEl = el(root, { xmlns: NS[root], "xmlns:cac": NS.cac, "xmlns:cbc": NS.cbc }, ...body)!;
@@ -244,20 +252,98 @@ function taxSubtotal(g: DocumentVatGroup, money: (name: string, cents: number) =
   return el("cac:TaxSubtotal", null, money("cbc:TaxableAmount", g.taxableCents), money("cbc:TaxAmount", g.vatCents), taxCategory("cac:TaxCategory", g.category, g.rateBp, reason));
 }
 
-function documentLine(line: DocumentLine, credit: boolean, money: (name: string, cents: number) => Xml | null): Xml | null {
+/** UNCL5189 95, "Discount": the reason code of a line discount (BR-42 wants a reason or a code; a reason given is added). */
+const DISCOUNT_REASON_CODE = "95";
+
+/** BT-106: the lines' net amounts (a document without allowances or charges: its subtotal). */
+const lineTotal = (doc: IssuedDocument) => doc.lineTotalCents ?? doc.subtotalCents;
+
+/** A rate in percent as EN 16931 writes it: 10.00 → "10", 12.50 → "12.5". */
+const percentText = (bp: number) => formatCents(bp).replace(/\.?0+$/, "");
+
+/**
+ * A line's net figures for the UBL. With net prices they are the line's own: the unit price, its
+ * amount before the discount, the discount. With gross prices (EN 16931 has no VAT-inclusive
+ * invoice) they are derived from the line's net share: the discount's net is discount × 100 /
+ * (100 + rate), rounded half-up, the amount before it is the share plus that, and the net unit
+ * price (BT-146) is that amount over the quantity, with as many decimals as keep quantity × price
+ * within half a cent of it (PEPPOL-EN16931-R120 allows two).
+ */
+export function netLinePrice(line: DocumentLine, pricesIncludeVat: boolean): { price: string; baseCents: number; discountCents: number } {
+  const discount = line.discount?.cents ?? 0;
+  if (!pricesIncludeVat) {
+    return { price: formatCents(line.unitPriceCents), baseCents: line.amountCents + discount, discountCents: discount };
+  }
+  const netDiscount = discount === 0 ? 0 : Number(divRoundHalfUp(BigInt(discount) * 10_000n, BigInt(10_000 + line.vatRateBp)));
+  const baseCents = line.amountCents + netDiscount;
+  return { price: decimalQuotient(baseCents, line.quantityCents), baseCents, discountCents: netDiscount };
+}
+
+/** cents / hundredths as a decimal string with at least 2 decimals and as many as 10^decimals ≥ the quantity in hundredths. */
+function decimalQuotient(cents: number, quantityHundredths: number): string {
+  const decimals = Math.max(2, String(quantityHundredths).length);
+  const scaled = divRoundHalfUp(BigInt(cents) * 10n ** BigInt(decimals), BigInt(quantityHundredths));
+  const text = scaled.toString().padStart(decimals + 1, "0");
+  const whole = text.slice(0, -decimals);
+  const fraction = text.slice(-decimals).replace(/0+$/, "").padEnd(2, "0");
+  return `${whole}.${fraction}`;
+}
+
+function documentLine(
+  line: DocumentLine,
+  credit: boolean,
+  pricesIncludeVat: boolean,
+  money: (name: string, cents: number) => Xml | null,
+  currency: string,
+): Xml | null {
   // an item price is never negative (BR-27): a negative line is a negative quantity at a positive price
   const negativePrice = line.unitPriceCents < 0;
   const quantity = negativePrice ? -line.quantityCents : line.quantityCents;
-  const price = negativePrice ? -line.unitPriceCents : line.unitPriceCents;
   const { name, description } = itemName(line.description);
+  const net = netLinePrice(line, pricesIncludeVat);
+  const price = negativePrice ? formatCents(-line.unitPriceCents) : net.price;
+  const discount = line.discount && net.discountCents > 0 ? line.discount : null;
+  // a percentage and its base only where they are the net amount's (R040): with gross prices they are the gross one's
+  const percent = discount?.percentBp && !pricesIncludeVat ? discount.percentBp : null;
   return el(
     credit ? "cac:CreditNoteLine" : "cac:InvoiceLine",
     null,
     el("cbc:ID", null, String(line.position)),
     el(credit ? "cbc:CreditedQuantity" : "cbc:InvoicedQuantity", { unitCode: line.unitCode }, formatCents(quantity)),
     money("cbc:LineExtensionAmount", line.amountCents),
+    discount &&
+      el(
+        "cac:AllowanceCharge",
+        null,
+        el("cbc:ChargeIndicator", null, "false"),
+        el("cbc:AllowanceChargeReasonCode", null, DISCOUNT_REASON_CODE),
+        el("cbc:AllowanceChargeReason", null, discount.reason ?? "Discount"),
+        percent ? el("cbc:MultiplierFactorNumeric", null, percentText(percent)) : null,
+        money("cbc:Amount", net.discountCents),
+        percent ? money("cbc:BaseAmount", net.baseCents) : null,
+      ),
     el("cac:Item", null, el("cbc:Description", null, description), el("cbc:Name", null, name), taxCategory("cac:ClassifiedTaxCategory", line.vatCategory, line.vatRateBp)),
-    el("cac:Price", null, money("cbc:PriceAmount", price)),
+    el("cac:Price", null, el("cbc:PriceAmount", { currencyID: currency }, price)),
+  );
+}
+
+/**
+ * A document-level allowance or charge (BG-20, BG-21) with its VAT category (BR-32, BR-37) and
+ * its net amount; its percentage and base only with net prices (with gross prices they are of
+ * gross amounts, which EN 16931 does not carry).
+ */
+function documentAllowanceCharge(ac: DocumentAllowanceCharge, pricesIncludeVat: boolean, money: (name: string, cents: number) => Xml | null): Xml | null {
+  const percent = ac.percentBp !== null && ac.baseCents !== null && !pricesIncludeVat;
+  return el(
+    "cac:AllowanceCharge",
+    null,
+    el("cbc:ChargeIndicator", null, ac.isCharge ? "true" : "false"),
+    el("cbc:AllowanceChargeReasonCode", null, ac.reasonCode),
+    el("cbc:AllowanceChargeReason", null, ac.reason),
+    percent ? el("cbc:MultiplierFactorNumeric", null, percentText(ac.percentBp!)) : null,
+    money("cbc:Amount", ac.netCents),
+    percent ? money("cbc:BaseAmount", ac.baseCents!) : null,
+    taxCategory("cac:TaxCategory", ac.vatCategory, ac.vatRateBp),
   );
 }
 
@@ -278,7 +364,11 @@ function country(code: string | null): Xml | null {
 function assertReconciles(doc: IssuedDocument): void {
   const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
   const problems: string[] = [];
-  if (sum(doc.lines.map((l) => l.amountCents)) !== doc.subtotalCents) problems.push("line amounts ≠ subtotal (BR-CO-10)");
+  const acs = doc.allowanceCharges ?? [];
+  if (sum(doc.lines.map((l) => l.amountCents)) !== lineTotal(doc)) problems.push("line amounts ≠ line total (BR-CO-10)");
+  if (sum(acs.filter((ac) => !ac.isCharge).map((ac) => ac.netCents)) !== (doc.allowanceCents ?? 0)) problems.push("allowances ≠ allowance total (BR-CO-11)");
+  if (sum(acs.filter((ac) => ac.isCharge).map((ac) => ac.netCents)) !== (doc.chargeCents ?? 0)) problems.push("charges ≠ charge total (BR-CO-12)");
+  if (lineTotal(doc) - (doc.allowanceCents ?? 0) + (doc.chargeCents ?? 0) !== doc.subtotalCents) problems.push("line total − allowances + charges ≠ subtotal (BR-CO-13)");
   if (sum(doc.vatGroups.map((g) => g.taxableCents)) !== doc.subtotalCents) problems.push("VAT breakdown taxable amounts ≠ subtotal");
   if (sum(doc.vatGroups.map((g) => g.vatCents)) !== doc.vatCents) problems.push("VAT breakdown ≠ VAT total (BR-CO-14)");
   if (doc.subtotalCents + doc.vatCents !== doc.totalCents) problems.push("subtotal + VAT ≠ total (BR-CO-15)");

@@ -11,7 +11,69 @@
  * total), and a group's VAT stays within the one unit of currency BR-CO-17 allows of base × rate.
  * Pure: no database, no clock.
  */
+import { divRoundHalfUp, vatCents } from "../lib/money.ts";
 import { VAT_CATEGORIES, VATEX_REASONS, type DocumentLine, type DocumentVatGroup, type VatCategory } from "./model.ts";
+
+/**
+ * One priced item of a document: a line (its amount after its discount) or a document-level
+ * charge (positive) or allowance (negative), in the terms of the document's prices: net, or gross
+ * (VAT included) when `prices_include_vat`.
+ */
+export type PricedItem = { cents: number; rateBp: number };
+/** An item's net amount and VAT, signed as the item. */
+export type ItemShare = { amountCents: number; vatCents: number };
+
+/**
+ * The net amount and VAT of each item (contract section 3), in the order given:
+ *
+ * - net prices: the item is its net amount; its VAT is amount × rate, rounded half-up per item
+ *   (an allowance's VAT is the negative of its amount's);
+ * - gross prices: per VAT rate, G = Σ the rate's items (lines, charges, less allowances);
+ *   VAT = G × r / (100 + r), rounded half-up once; net = G − VAT. The rate's net is shared out
+ *   over its items in proportion to their gross amounts, by largest remainder (ties to the
+ *   earlier item), and each item's VAT is its gross less its net share: the items' nets and VATs
+ *   add up to the rate's exactly, so the total is Σ gross to the cent.
+ *
+ * The invoice's totals, its document's VAT breakdown and its ledger posting all take their
+ * figures from here, so they cannot disagree.
+ */
+export function itemShares(pricesIncludeVat: boolean, items: readonly PricedItem[]): ItemShare[] {
+  if (!pricesIncludeVat) {
+    return items.map((item) => ({ amountCents: item.cents, vatCents: Math.sign(item.cents) * vatCents(Math.abs(item.cents), item.rateBp) }));
+  }
+  const shares: ItemShare[] = items.map(() => ({ amountCents: 0, vatCents: 0 }));
+  const byRate = Map.groupBy(
+    items.map((item, index) => ({ ...item, index })),
+    (item) => item.rateBp,
+  );
+  for (const [rateBp, group] of byRate) {
+    const gross = group.reduce((sum, item) => sum + item.cents, 0);
+    const divisor = BigInt(10_000 + rateBp);
+    const rateVat = Math.sign(gross) * Number(divRoundHalfUp(BigInt(Math.abs(gross)) * BigInt(rateBp), divisor));
+    const rateNet = gross - rateVat;
+    // each item's exact share is cents × 10000 / (10000 + r): its floor, and what is left over
+    const parts = group.map((item) => {
+      const scaled = BigInt(item.cents) * 10_000n;
+      let floor = scaled / divisor;
+      let rest = scaled % divisor;
+      if (rest < 0n) {
+        floor -= 1n;
+        rest += divisor;
+      }
+      return { index: item.index, cents: item.cents, net: Number(floor), rest };
+    });
+    // net − Σ floors lies in [0, items]: VAT is rounded by at most half a cent, each floor by less than one
+    let missing = rateNet - parts.reduce((sum, part) => sum + part.net, 0);
+    const order = [...parts].sort((a, b) => (a.rest === b.rest ? a.index - b.index : a.rest > b.rest ? -1 : 1));
+    for (const part of order) {
+      if (missing <= 0) break;
+      part.net += 1;
+      missing -= 1;
+    }
+    for (const part of parts) shares[part.index] = { amountCents: part.net, vatCents: part.cents - part.net };
+  }
+  return shares;
+}
 
 /** What the breakdown reads of a line: its amount and VAT in cents, its category and rate. */
 export type VatBreakdownLine = Pick<DocumentLine, "amountCents" | "vatCategory" | "vatRateBp" | "vatCents">;

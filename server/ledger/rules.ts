@@ -26,10 +26,11 @@
  */
 import { and, between, desc, eq, inArray, sql } from "drizzle-orm";
 import { plainRows, prepared, type Tx } from "../../db/client.ts";
-import { accountDays, accounts, expenses, expenseVatLines, invoiceLines, invoices, payments, vatRates } from "../../db/schema.ts";
+import { accountDays, accounts, expenses, expenseVatLines, invoiceAllowanceCharges, invoiceLines, invoices, payments, vatRates } from "../../db/schema.ts";
 import type { EXPENSE_DOCUMENT_TYPES, InvoiceType } from "../../db/values.ts";
 import type { VatCategory } from "../documents/model.ts";
-import { vatBreakdown } from "../documents/vat-breakdown.ts";
+import { itemShares, vatBreakdown } from "../documents/vat-breakdown.ts";
+import { lineAmountCents } from "../lib/money.ts";
 import { categoryAccount, systemAccount } from "./accounts.ts";
 import type { DraftLine, EntryDraft } from "./draft.ts";
 
@@ -107,8 +108,9 @@ const rateLabel = (g: { category: VatCategory; rateBp: number }) => `${g.categor
 /**
  * Finalizing an invoice (or, mirrored, a credit note): receivables against sales and VAT payable,
  * one pair of lines per group of its VAT breakdown, the document's (server/documents/vat-breakdown.ts):
- * per VAT category and rate of its lines, as on the e-invoice (server/invoices/document.ts). Its
- * groups add up to the invoice's stored subtotal and VAT, so the entry balances against its total.
+ * per VAT category and rate of its lines, less its document allowances and plus its charges, as
+ * on the e-invoice (server/invoices/document.ts). Its groups add up to the invoice's stored
+ * subtotal and VAT, so the entry balances against its total.
  */
 export function invoiceEntry(invoice: InvoiceFigures, chart: SalesChart): EntryDraft {
   const sign = invoice.type === "credit_note" ? -1 : 1;
@@ -265,7 +267,40 @@ export function readInvoiceFigures(tx: Tx, invoice: InvoiceRow): InvoiceFigures 
     ),
   ).all({ invoiceId: invoice.id });
   const { id, type, number, issueDate, currency, totalCents } = invoice;
-  return { id, type, number, issueDate, currency, totalCents, vatLines };
+  // a net-priced invoice without allowances or charges has none to read (their sums are its columns)
+  if (invoice.allowanceCents === 0 && invoice.chargeCents === 0 && !invoice.pricesIncludeVat) return { id, type, number, issueDate, currency, totalCents, vatLines };
+  return { id, type, number, issueDate, currency, totalCents, vatLines: [...vatLines, ...allowanceChargeVatLines(tx, invoice)] };
+}
+
+/**
+ * An invoice's document allowances (negative) and charges as VAT lines: their net amounts and VAT
+ * as the invoice's totals were priced (`itemShares`, over its lines and them, in their order).
+ */
+function allowanceChargeVatLines(tx: Tx, invoice: InvoiceRow): PostingVatLine[] {
+  const acs = tx
+    .select({
+      isCharge: invoiceAllowanceCharges.isCharge,
+      amountCents: invoiceAllowanceCharges.amountCents,
+      rateBp: invoiceAllowanceCharges.vatRateBp,
+      category: sql<VatCategory>`coalesce(${vatRates.category}, 'Z')`,
+    })
+    .from(invoiceAllowanceCharges)
+    .leftJoin(vatRates, eq(vatRates.id, invoiceAllowanceCharges.vatRateId))
+    .where(eq(invoiceAllowanceCharges.invoiceId, invoice.id))
+    .orderBy(invoiceAllowanceCharges.sortOrder, invoiceAllowanceCharges.id)
+    .all();
+  if (acs.length === 0) return [];
+  const lines = tx
+    .select({ quantityCents: invoiceLines.quantityCents, unitPriceCents: invoiceLines.unitPriceCents, discountCents: invoiceLines.discountCents, rateBp: invoiceLines.vatRateBp })
+    .from(invoiceLines)
+    .where(eq(invoiceLines.invoiceId, invoice.id))
+    .orderBy(invoiceLines.sortOrder, invoiceLines.id)
+    .all();
+  const shares = itemShares(invoice.pricesIncludeVat, [
+    ...lines.map((l) => ({ cents: lineAmountCents(l.quantityCents, l.unitPriceCents) - l.discountCents, rateBp: l.rateBp })),
+    ...acs.map((ac) => ({ cents: ac.isCharge ? ac.amountCents : -ac.amountCents, rateBp: ac.rateBp })),
+  ]).slice(lines.length);
+  return acs.map((ac, i) => ({ category: ac.category, rateBp: ac.rateBp, amountCents: shares[i]!.amountCents, vatCents: shares[i]!.vatCents }));
 }
 
 /** The organisation's sales, VAT payable and receivables accounts (a 409 naming the first it lacks). */
