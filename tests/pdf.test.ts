@@ -12,6 +12,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { LABELS } from "../server/documents/i18n.ts";
 import { epcPayload, renderPdf } from "../server/documents/pdf.ts";
 import type { DocumentLine, DocumentParty, DocumentVatGroup, IssuedDocument, VatCategory } from "../server/documents/model.ts";
 import { lineAmountCents, vatCents } from "../server/lib/money.ts";
@@ -458,3 +459,186 @@ function formatEn(cents: number): string {
   const [whole, fraction] = (cents / 100).toFixed(2).split(".");
   return `€${whole!.replace(/\B(?=(\d{3})+(?!\d))/g, ",")}.${fraction}`;
 }
+
+// ---------------------------------------------------------------------------------------------
+// issue 26 item 7: a credit note's words, a cancelled or settled document, the footer's layout
+
+const LANGUAGES = ["en", "nl", "fr", "de"] as const;
+const flat = (text: string) => text.replace(/\s+/g, " ");
+
+async function renderTo(doc: IssuedDocument, name: string): Promise<{ file: string; text: string }> {
+  const file = join(dir, `${name}.pdf`);
+  writeFileSync(file, await renderPdf(doc));
+  return { file, text: run(["pdftotext", "-enc", "UTF-8", file, "-"]).out.replace(/\u00a0/g, " ") };
+}
+
+describe("PDF: a credit note in its own words, in the four document languages", () => {
+  // CN-2026-0003 credits 2 h × 85.00 + 21 % = 205.70; 155.70 of it settled the open invoice, 50.00 is owed to the customer
+  const settled = { ...creditNote, dueCents: 5000 };
+  const WORDS = {
+    en: { title: "Credit note", about: "Credit note for invoice F2026-0042", setOff: "Set off against invoice F2026-0042", refund: "Amount to be refunded", to: "CREDITED TO", money: ["€205.70", "-€155.70", "€50.00"] },
+    nl: { title: "Creditnota", about: "Creditnota bij factuur F2026-0042", setOff: "Verrekend met factuur F2026-0042", refund: "Terug te betalen bedrag", to: "GECREDITEERD AAN", money: ["205,70 €", "-155,70 €", "50,00 €"] },
+    fr: { title: "Note de crédit", about: "Note de crédit relative à la facture F2026-0042", setOff: "Imputé sur la facture F2026-0042", refund: "Montant à rembourser", to: "CRÉDITÉ À", money: ["205,70 €", "-155,70 €", "50,00 €"] },
+    de: { title: "Gutschrift", about: "Gutschrift zur Rechnung F2026-0042", setOff: "Verrechnet mit Rechnung F2026-0042", refund: "Zu erstattender Betrag", to: "GUTSCHRIFT AN", money: ["205,70 €", "-155,70 €", "50,00 €"] },
+  };
+  for (const language of LANGUAGES) {
+    test(`${language}: titled, addressed and totalled as a credit note, never with an invoice's words`, async () => {
+      const words = WORDS[language];
+      const { text, file } = await renderTo({ ...settled, language }, `credit-${language}`);
+      expect(text).toMatch(new RegExp(`^${words.title}$`, "m"));
+      for (const phrase of [words.about, words.setOff, words.refund, words.to, ...words.money]) expect(flat(text)).toContain(phrase);
+      // the invoice's own words: its title alone on a line, its addressee, due date, amount due, pay-by line, QR caption
+      const invoice = LABELS[language];
+      expect(text).not.toMatch(new RegExp(`^${invoice.invoice}$`, "m"));
+      for (const phrase of [invoice.billTo.toUpperCase(), invoice.dueDate, invoice.amountDue, invoice.payBy, invoice.scanToPay, invoice.nothingDue]) {
+        expect(flat(text)).not.toContain(phrase);
+      }
+      if (invoice.issueDate !== invoice.creditNoteDate) expect(text).not.toContain(invoice.issueDate);
+      expect(text).not.toContain("BE68 5390 0754 7034");
+      expect(qrCodes(file, `credit-${language}`)).toEqual([]);
+    });
+  }
+
+  test("a draft credit note shows what it credits, no refund yet; a cancelled one says so and shows no amount to refund", async () => {
+    const draftNote = await renderTo({ ...creditNote, status: "draft" }, "credit-draft");
+    expect(draftNote.text).toContain("Amount credited");
+    expect(draftNote.text).not.toContain("Amount to be refunded");
+    const cancelled = await renderTo({ ...creditNote, status: "cancelled" }, "credit-cancelled");
+    expect(flat(cancelled.text)).toContain("This credit note has been cancelled: nothing is to be refunded.");
+    expect(cancelled.text).not.toContain("Amount to be refunded");
+  });
+});
+
+describe("PDF: a cancelled or settled invoice asks nothing", () => {
+  const NOTICE = {
+    en: "This invoice has been cancelled: nothing is to be paid.",
+    nl: "Deze factuur is geannuleerd: er hoeft niets betaald te worden.",
+    fr: "Cette facture a été annulée : aucun paiement n’est dû.",
+    de: "Diese Rechnung wurde storniert: Es ist nichts zu zahlen.",
+  };
+  for (const language of LANGUAGES) {
+    test(`cancelled (${language}): says so, no amount due, no payment block, no QR code`, async () => {
+      const doc = { ...belgian, language, status: "cancelled" as const };
+      const { text, file } = await renderTo(doc, `cancelled-${language}`);
+      expect(flat(text)).toContain(NOTICE[language]);
+      const l = LABELS[language];
+      for (const phrase of [l.amountDue, l.payBy, l.scanToPay, "IBAN", "BE68 5390 0754 7034", "GKCCBEBB"]) expect(flat(text)).not.toContain(phrase);
+      // the total it had stays readable: 4 202.77
+      expect(flat(text)).toContain(language === "en" ? "€4,202.77" : language === "fr" ? "4 202,77 €" : "4.202,77 €");
+      expect(epcPayload(doc)).toBeNull();
+      expect(qrCodes(file, `cancelled-${language}`)).toEqual([]);
+    });
+  }
+
+  test("paid in full: nothing due (0,00 €), no QR code; credited in part: the credit shown, the QR code asks the rest", async () => {
+    const paid = { ...belgian, status: "paid" as const, paidCents: belgian.totalCents, dueCents: 0 };
+    const p = await renderTo(paid, "paid");
+    expect(flat(p.text)).toContain("Er staat niets meer open.");
+    expect(flat(p.text)).toContain("Te betalen 0,00 €");
+    expect(qrCodes(p.file, "paid")).toEqual([]);
+
+    // a credit note of 100.00 allocated: 4 202.77 − 100.00 = 4 102.77 still due
+    const credited = { ...belgian, dueCents: belgian.totalCents - 10000 };
+    const c = await renderTo(credited, "credited");
+    expect(flat(c.text)).toContain("Gecrediteerd -100,00 €");
+    expect(flat(c.text)).toContain("Te betalen 4.102,77 €");
+    expect(qrCodes(c.file, "credited")).toEqual([["BCD", "002", "1", "SCT", "GKCCBEBB", "Atelier Zoë & Søren BV", "BE68539007547034", "EUR4102.77", "", "", "+++123/4567/89002+++"].join("\n")]);
+  });
+});
+
+type Box = { xMin: number; yMin: number; xMax: number; yMax: number; text: string };
+
+/** Each page's words with their boxes (points from the top left), as `pdftotext -bbox` reads them. */
+function pageBoxes(file: string): Box[][] {
+  const html = run(["pdftotext", "-bbox", file, "-"]).out;
+  return html.split("<page ").slice(1).map((page) =>
+    [...page.matchAll(/<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)<\/word>/g)].map((m) => ({
+      xMin: Number(m[1]),
+      yMin: Number(m[2]),
+      xMax: Number(m[3]),
+      yMax: Number(m[4]),
+      text: m[5]!.replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&quot;", '"').replaceAll("&amp;", "&"),
+    })),
+  );
+}
+
+/**
+ * On every page: no two words overlap, and the footer (from the line holding the document's
+ * number at the page's foot down) holds only its small print and sits below every word of the body.
+ */
+function checkLayout(file: string, doc: IssuedDocument) {
+  const pages = pageBoxes(file);
+  expect(pages.length).toBeGreaterThan(0);
+  pages.forEach((words, p) => {
+    for (let i = 0; i < words.length; i++) {
+      for (let j = i + 1; j < words.length; j++) {
+        const a = words[i]!;
+        const b = words[j]!;
+        const overlap = Math.min(a.xMax, b.xMax) - Math.max(a.xMin, b.xMin) > 0.3 && Math.min(a.yMax, b.yMax) - Math.max(a.yMin, b.yMin) > 0.3;
+        expect(overlap, `page ${p + 1}: "${a.text}" overlaps "${b.text}"`).toBe(false);
+      }
+    }
+    // the footer's top line: the lowest word that is the document's number
+    const numberWords = words.filter((w) => w.text === doc.number);
+    const footerTop = Math.max(...numberWords.map((w) => w.yMin));
+    const footer = words.filter((w) => w.yMin >= footerTop - 0.5);
+    const body = words.filter((w) => w.yMin < footerTop - 0.5);
+    const page = `${p + 1}`;
+    expect(footer.map((w) => w.text).join(" "), `page ${page}`).toContain(LABELS[doc.language].page(p + 1, pages.length));
+    expect(footer.some((w) => w.xMin === 50 && w.yMin === footerTop && doc.seller.name.startsWith(w.text)), `page ${page}: the seller's name opens the footer`).toBe(true);
+    // 7 pt small print only (a box 7 × 1.164 = 8.1 pt high), at most four lines of it
+    for (const w of footer) expect(w.yMax - w.yMin, `page ${page}: "${w.text}" in the footer`).toBeLessThan(9);
+    expect(new Set(footer.map((w) => Math.round(w.yMin))).size).toBeLessThanOrEqual(4);
+    expect(Math.max(...body.map((w) => w.yMax)), `page ${page}: the body's last line is above the footer`).toBeLessThan(footerTop - 6);
+    for (const w of words) expect(w.yMax).toBeLessThanOrEqual(841.89 - 14);
+  });
+  return pages.length;
+}
+
+describe("PDF: the footer overlaps neither the body nor itself (pdftotext -bbox)", () => {
+  const longSeller = issued({
+    number: "F2026-0777",
+    language: "en",
+    paymentReference: "+++123/4567/89002+++",
+    seller: party({
+      name: "The Very Long Name of an International Consultancy for Accounting, Invoicing and Bookkeeping Services Europe BV",
+      address: "Avenue des Arts / Kunstlaan 56, building C, 4th floor, suite 4.12\nentrance via the courtyard, ring twice at the reception desk\nPostbus 12345",
+      postalCode: "1000",
+      city: "Brussel / Bruxelles",
+      country: "BE",
+      vatNumber: "BE0123456749",
+      companyNumber: "0123.456.749 (RPR Brussel, Nederlandstalige afdeling)",
+      email: "accounts-receivable.department@very-long-consultancy-name.example",
+      phone: "+32 2 123 45 67 (Monday to Friday, 9:00 to 17:00)",
+    }),
+    lines: Array.from({ length: 30 }, (_, i) => ({ description: `Consulting block ${i + 1}, including preparation and reporting`, quantity: 1 + (i % 3), unitPrice: 250 })),
+  });
+  const cases: [string, IssuedDocument, number][] = [
+    ["a one-page invoice", belgian, 1],
+    ["a 60-line invoice over several pages", long, 3],
+    ["a long seller name and address, over two pages", longSeller, 2],
+    ["a credit note", creditNote, 1],
+    ["a German invoice with a partial payment", german, 1],
+  ];
+  for (const [name, doc, minPages] of cases) {
+    test(name, async () => {
+      const { file } = await renderTo(doc, `layout-${doc.number}`);
+      expect(checkLayout(file, doc)).toBeGreaterThanOrEqual(minPages);
+    });
+  }
+
+  test("the footer of a long seller: its name first, its identity cut with … within three lines, the IBAN and BIC on the fourth", async () => {
+    const { file } = await renderTo(longSeller, "layout-long-seller");
+    const pages = pageBoxes(file);
+    const footerTop = Math.max(...pages[0]!.filter((w) => w.text === longSeller.number).map((w) => w.yMin));
+    const rows = new Map<number, string[]>();
+    // the left column: what ends before the right column's "Invoice F2026-0777"
+    const rightColumn = Math.max(...pages[0]!.filter((w) => w.text === "Invoice" && w.yMin >= footerTop - 0.5).map((w) => w.xMin));
+    for (const w of pages[0]!.filter((w) => w.yMin >= footerTop - 0.5 && w.xMax < rightColumn)) rows.set(Math.round(w.yMin), [...(rows.get(Math.round(w.yMin)) ?? []), w.text]);
+    const lines = [...rows.entries()].sort(([a], [b]) => a - b).map(([, words]) => words.join(" "));
+    expect(lines).toHaveLength(4);
+    expect(lines[0]).toStartWith("The Very Long Name of an International Consultancy");
+    expect(lines[2]).toEndWith("…");
+    expect(lines[3]).toBe("IBAN BE68 5390 0754 7034 · BIC GKCCBEBB");
+  });
+});

@@ -674,11 +674,15 @@ function footerLayout(doc: IssuedDocument, l: DocumentLabels, width: (text: stri
   const rightWidth = Math.min(200, Math.max(width(title), width(l.page(888, 888))));
   const leftWidth = RIGHT - LEFT - rightWidth - 18;
   const wrapIn = (parts: (string | null | undefined)[]) => wrapFooter(parts.filter((p): p is string => !!p).map(clean), leftWidth, width);
-  let lines = [...wrapIn(identity), ...(bank.length ? wrapIn(bank) : [])];
-  if (lines.length > MAX_FOOTER_LINES) {
-    lines = lines.slice(0, MAX_FOOTER_LINES);
-    lines[MAX_FOOTER_LINES - 1] = ellipsis(lines[MAX_FOOTER_LINES - 1]!, leftWidth, width);
+  // the bank account always shows (it is how to pay); the identity takes the lines left
+  const bankLines = bank.length ? wrapIn(bank).slice(0, 1) : [];
+  let identityLines = wrapIn(identity);
+  const room = MAX_FOOTER_LINES - bankLines.length;
+  if (identityLines.length > room) {
+    identityLines = identityLines.slice(0, room);
+    identityLines[room - 1] = ellipsis(identityLines[room - 1]!, leftWidth, width, true);
   }
+  const lines = [...identityLines, ...bankLines];
   const count = Math.max(lines.length, 2);
   const ruleY = FOOTER_BASELINE + (count - 1) * FOOTER_LEADING + FOOTER_SIZE + 5;
   return { lines, title: ellipsis(title, rightWidth, width), rightWidth, bottom: ruleY + 14 };
@@ -722,9 +726,9 @@ function wrapFooter(parts: string[], width: number, measure: (text: string) => n
   return lines;
 }
 
-/** The text, cut with "…" where it would be wider than `width`. */
-function ellipsis(text: string, width: number, measure: (text: string) => number): string {
-  if (measure(text) <= width) return text;
+/** The text, cut with "…" where it would be wider than `width` (`cut`: it goes on beyond the text, so "…" in any case). */
+function ellipsis(text: string, width: number, measure: (text: string) => number, cut = false): string {
+  if (!cut && measure(text) <= width) return text;
   const chars = Array.from(text);
   while (chars.length > 0 && measure(`${chars.join("")}…`) > width) chars.pop();
   return `${chars.join("").trimEnd()}…`;
