@@ -77,7 +77,8 @@ export const invoiceRoutes = (kernel: Kernel) =>
           summary: "The PDF of the invoice or credit note, in the customer's language",
           description:
             "A4, fonts embedded, with the VAT breakdown, the payment reference, the IBAN and, for euro documents with an amount due, " +
-            "an EPC QR code (SEPA credit transfer) a banking app can scan. A draft carries a visible draft mark. A finalized " +
+            "an EPC QR code (SEPA credit transfer) a banking app can scan. A draft carries a visible draft mark; a cancelled document " +
+            "a cancelled mark and no amount due, payment block or QR code; a credit note its own wording (the amount to be refunded). A finalized " +
             "document renders to the same bytes every time.",
         },
       },
