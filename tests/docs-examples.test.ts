@@ -15,7 +15,7 @@ import { blocksOf, ROOT, Session, startKontor, type Block } from "./docs/example
  */
 const RUNNABLE: Record<string, number> = {
   "README.md": 6,
-  "docs/api.md": 8,
+  "docs/api.md": 9,
   "docs/invoicing.md": 9,
   "docs/einvoicing.md": 5,
   "docs/books.md": 8,
