@@ -179,11 +179,11 @@ describe("bank accounts API (banking.view)", () => {
     env.db.update(bankAccounts).set({ isActive: false }).where(eq(bankAccounts.name, "savings")).run();
   });
 
-  test("show: the fields of api-spec 2.8; balance a decimal string, its ledger account's", async () => {
+  test("show: the fields of api-spec 2.8 and the BIC (issue 26 item 7); balance a decimal string, its ledger account's", async () => {
     const r = await env.api("GET", `/api/v1/bank-accounts/${seeded.id}`, undefined, org.token);
     expect(r.status).toBe(200);
-    expect(Object.keys(r.body.data).sort()).toEqual(["account_id", "balance", "bank_name", "created_at", "currency", "iban", "id", "is_active", "name", "updated_at"]);
-    expect(r.body.data).toMatchObject({ name: "Current account", balance: "0.00", is_active: true, currency: "EUR" });
+    expect(Object.keys(r.body.data).sort()).toEqual(["account_id", "balance", "bank_name", "bic", "created_at", "currency", "iban", "id", "is_active", "name", "updated_at"]);
+    expect(r.body.data).toMatchObject({ name: "Current account", balance: "0.00", is_active: true, currency: "EUR", bic: null });
     const capital = (await env.api("GET", "/api/v1/accounts?search=capital", undefined, org.token)).body.data[0];
     const entry = await env.api("POST", "/api/v1/journal-entries", {
       date: "2026-01-02",

@@ -339,6 +339,37 @@ describe("the default bank account of a payment in another currency", () => {
   });
 });
 
+describe("the first bank account added after payments were recorded without one (issue 26 item 2)", () => {
+  test("takes the chart's 1110, where those payments went, so its balance holds them; later accounts get 1111, …", async () => {
+    const { org, token } = env.newOrg("Late bank", { country: "BE", currency: "EUR", iban: null });
+    const b = await booksOf(org, token);
+    expect(b.bank).toBeUndefined();
+    // 2 × 100.00 + 21 % = 242.00; 100.00 received before the organisation gave its account
+    const inv = await b.invoice({ issue_date: "2026-03-01" });
+    const early = await b.pay(inv.id, "100.00", "2026-03-05");
+    expect(early.payment.bank_account_id).toBeNull();
+    expect(await b.balances("1110")).toEqual({ "1110": "100.00" });
+
+    const first = addBank(org, "Current account", "BE68 5390 0754 7034", "EUR");
+    expect(first.account_id).toBe(b.id("1110"));
+    expect(await b.bankBalance(first.id)).toBe("100.00");
+    // the rest, now through that account: the same ledger account, which holds all 242.00
+    const late = await b.pay(inv.id, "142.00", "2026-03-10");
+    expect(late.payment.bank_account_id).toBe(first.id);
+    const [entry] = await b.entriesOf("payment", late.payment.id);
+    expect(b.lines(entry)).toEqual([
+      ["1110", "142.00", "0.00"],
+      ["1200", "0.00", "142.00"],
+    ]);
+    expect(await b.bankBalance(first.id)).toBe("242.00");
+    expect(await b.balances("1110", "1200")).toEqual({ "1110": "242.00", "1200": "0.00" });
+
+    const second = addBank(org, "Savings", "NL91ABNA0417164300", "EUR");
+    await b.refreshChart();
+    expect(b.account("1111").id).toBe(second.account_id);
+  });
+});
+
 describe("expenses: approval and payments", () => {
   let b: Books;
   let usdBank: any;

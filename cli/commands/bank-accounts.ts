@@ -7,7 +7,7 @@ const actions = () => import("../actions/bank-accounts.ts");
 
 export function registerBankAccountCommands(program: Command): void {
   const bankAccount = program.command("bank-account").description("manage the organisation's own bank accounts (read-only over the API)");
-  withGlobals(bankAccount.command("add").description("add a bank account with a ledger account of its own (1111, 1112, …); the IBAN's check digits are verified"))
+  withGlobals(bankAccount.command("add").description("add a bank account: the first in the organisation's currency is linked to 1110, later ones get a ledger account of their own (1111, 1112, …); the IBAN's check digits are verified"))
     .requiredOption("--org <org>", "organisation id or name")
     .requiredOption("--name <name>", "display name")
     .requiredOption("--iban <iban>", "IBAN (spaces allowed)")

@@ -5,7 +5,7 @@
 import { and, eq, or } from "drizzle-orm";
 import { bankAccounts, nocase, organizations } from "../../db/schema.ts";
 import type { Tx } from "../../db/client.ts";
-import { newBankLedgerAccount } from "../ledger/accounts.ts";
+import { newBankLedgerAccount, unlinkedBankLedgerAccount } from "../ledger/accounts.ts";
 import { debitBalances } from "../ledger/balances.ts";
 import { recordChange } from "../changes/record.ts";
 import { ApiError, FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
@@ -71,7 +71,10 @@ export const bankAccountService = {
     return presentBankAccounts(scope.db, [findInOrg(scope.db, bankAccounts, scope.org.id, id)])[0]!;
   },
 
-  /** Adds a bank account with a ledger account of its own (1111, 1112, … under 1100 Bank), audited. */
+  /**
+   * Adds a bank account, audited, with a ledger account: the chart's 1110 for the organisation's
+   * first one in its currency (unlinkedBankLedgerAccount), else one of its own (1111, 1112, … under 1100 Bank).
+   */
   add(scope: Scope, input: BankAccountInput) {
     const bag = new FieldErrorBag();
     const name = input.name.trim();
@@ -104,7 +107,8 @@ export const bankAccountService = {
         currency,
         isActive: true,
         isPlaceholder: false,
-        accountId: newBankLedgerAccount(tx, scope.org.id, name),
+        // the first account in the organisation's currency takes 1110, where payments without a bank account went
+        accountId: (currency === scope.org.currency ? unlinkedBankLedgerAccount(tx, scope.org.id) : null) ?? newBankLedgerAccount(tx, scope.org.id, name),
         createdAt: now,
         updatedAt: now,
       };

@@ -65,6 +65,19 @@ export function bankLedgerAccountId(tx: Tx, orgId: string, bankAccount: BankAcco
 }
 
 /**
+ * The `bank` role's account (1110 in the seeded chart) while no bank account is linked to it, else
+ * null. It is where payments recorded while the organisation had no bank account went, so the
+ * organisation's first account of its own takes it (as `kontor org create --iban` gives it), and
+ * those payments are in that account's balance. Once any account is linked to it (a deactivated
+ * one, or the placeholder an earlier Kontor seeded), new accounts get their own.
+ */
+export function unlinkedBankLedgerAccount(tx: Tx, orgId: string): string | null {
+  const bank = systemAccount(tx, orgId, "bank");
+  const linked = tx.select({ id: bankAccounts.id }).from(bankAccounts).where(inOrg(bankAccounts, orgId, eq(bankAccounts.accountId, bank.id))).get();
+  return linked ? null : bank.id;
+}
+
+/**
  * A ledger account of its own for a new bank account: the next free code after 1110 under 1100
  * Bank (1111, 1112, …), named after it, in the `bank` role. Returns its id.
  */
