@@ -2,9 +2,19 @@
  * Journal entry numbers in date order per year (issue 26 item 7): entries posted out of date
  * order (manual entries, an expense's approval and payment, a reversal) are numbered by their
  * dates, JE-<year>-00001 upwards with no gap, in the list, a single entry, every sort and page,
- * and the CSV export; a back-dated entry posted later takes its place among them.
+ * and the CSV export; a back-dated entry posted later takes its place among them. The upgrade
+ * (migration 0026) counts the entries already posted, and makes the fully paid expenses paid.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import { openDatabase } from "../db/client.ts";
+import { embeddedMigrations } from "../db/migrations/index.ts";
+import { createApp } from "../server/app.ts";
+import { loadConfig } from "../server/config.ts";
+import { migrateDatabase } from "../server/data-migrations.ts";
+import { silentLogger } from "../server/log.ts";
+import { createRuntime } from "../server/runtime.ts";
 import { createTestEnv } from "./helpers.ts";
 
 const env = createTestEnv();
@@ -120,4 +130,75 @@ describe("numbers ascend with the dates, per year, without gaps", () => {
     expect(r.status, r.text).toBe(201);
     expect(r.body.data.number).toBe("JE-2026-00001");
   });
+});
+
+test("upgrade (migration 0026): the entries posted before are numbered in date order; an approved expense its payments cover becomes paid", async () => {
+  const org = env.newOrg("Upgraded books", { country: "BE", currency: "EUR" });
+  const call = async (method: string, path: string, body: unknown, status: number) => {
+    const r = await env.api(method, path, body, org.token);
+    expect(r.status, `${method} ${path}: ${r.text}`).toBe(status);
+    return r.body?.data;
+  };
+  const accounts = (await call("GET", "/api/v1/accounts?per_page=100", undefined, 200)) as { id: string; code: string }[];
+  const id = (code: string) => accounts.find((a) => a.code === code)!.id;
+  const post = async (date: string, description: string) =>
+    (await call("POST", "/api/v1/journal-entries", { date, description, lines: [{ account_id: id("6900"), debit: "1.00" }, { account_id: id("1110"), credit: "1.00" }] }, 201)).id as string;
+  const may = await post("2026-05-01", "May");
+  const february = await post("2026-02-01", "February");
+  const paidExpense = await call("POST", "/api/v1/expenses", { category: "Travel", amount: "20.00", vat_amount: "4.20", date: "2026-03-01" }, 201);
+  await call("POST", `/api/v1/expenses/${paidExpense.id}/approve`, undefined, 200);
+  await call("POST", `/api/v1/expenses/${paidExpense.id}/record-payment`, { amount: "24.20", payment_date: "2026-03-20" }, 201);
+  const halfPaid = await call("POST", "/api/v1/expenses", { category: "Travel", amount: "20.00", date: "2026-03-01" }, 201);
+  await call("POST", `/api/v1/expenses/${halfPaid.id}/approve`, undefined, 200);
+  await call("POST", `/api/v1/expenses/${halfPaid.id}/record-payment`, { amount: "10.00", payment_date: "2026-03-20" }, 201);
+
+  // the database of migration 0025 holding the same rows, as the earlier Kontor left them
+  const oldPath = join(env.dir, "before-0026.db");
+  const old = openDatabase(oldPath);
+  const index = embeddedMigrations.findIndex((m) => m.tag.startsWith("0026_"));
+  (old as any).dialect.migrate(
+    embeddedMigrations.slice(0, index).map((m) => ({ sql: m.sql.split("--> statement-breakpoint"), bps: true, folderMillis: m.when, hash: createHash("sha256").update(m.sql).digest("hex") })),
+    (old as any).session,
+    {},
+  );
+  const sqlite = old.$client;
+  env.db.$client.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  sqlite.exec("PRAGMA foreign_keys = OFF");
+  const triggers = sqlite.query("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").all() as { name: string; sql: string }[];
+  for (const t of triggers) sqlite.exec(`DROP TRIGGER "${t.name}"`);
+  // the data migrations those migrations queued (the ledger's backfill) ran long ago in the copied database
+  sqlite.exec("DELETE FROM pending_backfills");
+  sqlite.run("ATTACH DATABASE ? AS ref", [env.config.dbPath]);
+  const tables = (
+    sqlite.query("SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%' AND name NOT LIKE '%\\_fts%' ESCAPE '\\'").all() as { name: string }[]
+  ).map((t) => t.name);
+  expect(tables).not.toContain("journal_day_counts");
+  for (const table of tables) {
+    const columns = (sqlite.query(`SELECT name FROM pragma_table_info('${table}', 'main')`).all() as { name: string }[]).map((col) => `"${col.name}"`);
+    sqlite.exec(`INSERT INTO main."${table}" (${columns.join(", ")}) SELECT ${columns.join(", ")} FROM ref."${table}"`);
+  }
+  sqlite.exec("DETACH DATABASE ref");
+  for (const t of triggers) sqlite.exec(t.sql);
+  // the earlier Kontor had no paid status
+  sqlite.exec("UPDATE expenses SET status = 'approved' WHERE status = 'paid'");
+  sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  sqlite.close();
+
+  const upgraded = openDatabase(oldPath);
+  expect(migrateDatabase(upgraded)).toBe(embeddedMigrations.length - index);
+  const config = loadConfig({ KONTOR_ENV: "test", KONTOR_RATE_LIMIT: "100000", KONTOR_DB: oldPath, KONTOR_SECRET_KEY_FILE: join(env.dir, "kontor.key") });
+  const app = createApp(createRuntime(config, { db: upgraded, log: silentLogger }));
+  const get = async (path: string) => {
+    const r = await app.handle(new Request(`http://localhost${path}`, { headers: { authorization: `Bearer ${org.token}` } }));
+    expect(r.status).toBe(200);
+    return ((await r.json()) as any).data;
+  };
+  const entries = (await get("/api/v1/journal-entries?sort=number&per_page=100")) as { id: string; date: string; number: string }[];
+  // by hand: February (manual), 1 March (two expenses), 20 March (two payments), May (manual)
+  expect(entries.map((e) => e.date)).toEqual(["2026-02-01", "2026-03-01", "2026-03-01", "2026-03-20", "2026-03-20", "2026-05-01"]);
+  expect(entries.map((e) => e.number)).toEqual(["JE-2026-00001", "JE-2026-00002", "JE-2026-00003", "JE-2026-00004", "JE-2026-00005", "JE-2026-00006"]);
+  expect([entries[0]!.id, entries[5]!.id]).toEqual([february, may]);
+  expect(await get(`/api/v1/expenses/${paidExpense.id}`)).toMatchObject({ status: "paid", amount_due: "0.00" });
+  expect(await get(`/api/v1/expenses/${halfPaid.id}`)).toMatchObject({ status: "approved", amount_due: "10.00" });
+  upgraded.$client.close();
 });
