@@ -158,7 +158,7 @@ describe("line discounts", () => {
     expect(xml).toContain("<cbc:AllowanceChargeReason>Loyalty</cbc:AllowanceChargeReason>");
     const text = await pdfText(inv.id);
     expect(text).toContain("Loyalty");
-    expect(text).toMatch(/12[.,]50\s*%/);
+    expect(text).toMatch(/Discount 12[.,]5\s*%/);
     expect(text).toContain("119.38");
   }, 60_000);
 

@@ -54,6 +54,19 @@ export type DocumentLabels = {
   amountToRefund: string;
   /** the sentence a cancelled document carries where its amount due would be */
   cancelledNotice: Record<"invoice" | "credit_note", string>;
+  /** discounts, allowances and charges (EN 16931 BG-20, BG-21, BG-27) and VAT-inclusive prices */
+  pricing: {
+    discount: string;
+    allowance: string;
+    charge: string;
+    /** "5 % of 955.00" */
+    percentOf: (percent: string, base: string) => string;
+    lineTotal: string;
+    allowances: string;
+    charges: string;
+    /** said under the lines when their prices and amounts include VAT */
+    pricesIncludeVat: string;
+  };
   payment: string;
   iban: string;
   bic: string;
@@ -130,6 +143,16 @@ export const LABELS: Record<DocumentLanguage, DocumentLabels> = {
     refunded: "Refunded",
     amountToRefund: "Amount to be refunded",
     cancelledNotice: { invoice: "This invoice has been cancelled: nothing is to be paid.", credit_note: "This credit note has been cancelled: nothing is to be refunded." },
+    pricing: {
+      discount: "Discount",
+      allowance: "Allowance",
+      charge: "Charge",
+      percentOf: (percent, base) => `${percent} of ${base}`,
+      lineTotal: "Total of the lines",
+      allowances: "Allowances",
+      charges: "Charges",
+      pricesIncludeVat: "Prices and line amounts include VAT.",
+    },
     payment: "Payment",
     iban: "IBAN",
     bic: "BIC",
@@ -196,6 +219,16 @@ export const LABELS: Record<DocumentLanguage, DocumentLabels> = {
     refunded: "Terugbetaald",
     amountToRefund: "Terug te betalen bedrag",
     cancelledNotice: { invoice: "Deze factuur is geannuleerd: er hoeft niets betaald te worden.", credit_note: "Deze creditnota is geannuleerd: er wordt niets terugbetaald." },
+    pricing: {
+      discount: "Korting",
+      allowance: "Korting",
+      charge: "Toeslag",
+      percentOf: (percent, base) => `${percent} van ${base}`,
+      lineTotal: "Totaal van de regels",
+      allowances: "Kortingen",
+      charges: "Toeslagen",
+      pricesIncludeVat: "Prijzen en regelbedragen zijn inclusief btw.",
+    },
     payment: "Betaling",
     iban: "IBAN",
     bic: "BIC",
@@ -266,6 +299,16 @@ export const LABELS: Record<DocumentLanguage, DocumentLabels> = {
     refunded: "Remboursé",
     amountToRefund: "Montant à rembourser",
     cancelledNotice: { invoice: "Cette facture a été annulée : aucun paiement n’est dû.", credit_note: "Cette note de crédit a été annulée : aucun remboursement n’est dû." },
+    pricing: {
+      discount: "Remise",
+      allowance: "Remise",
+      charge: "Frais",
+      percentOf: (percent, base) => `${percent} de ${base}`,
+      lineTotal: "Total des lignes",
+      allowances: "Remises",
+      charges: "Frais",
+      pricesIncludeVat: "Prix et montants des lignes TVA comprise.",
+    },
     payment: "Paiement",
     iban: "IBAN",
     bic: "BIC",
@@ -337,6 +380,16 @@ export const LABELS: Record<DocumentLanguage, DocumentLabels> = {
     refunded: "Erstattet",
     amountToRefund: "Zu erstattender Betrag",
     cancelledNotice: { invoice: "Diese Rechnung wurde storniert: Es ist nichts zu zahlen.", credit_note: "Diese Gutschrift wurde storniert: Es wird nichts erstattet." },
+    pricing: {
+      discount: "Rabatt",
+      allowance: "Nachlass",
+      charge: "Zuschlag",
+      percentOf: (percent, base) => `${percent} von ${base}`,
+      lineTotal: "Summe der Positionen",
+      allowances: "Nachlässe",
+      charges: "Zuschläge",
+      pricesIncludeVat: "Preise und Positionsbeträge inklusive MwSt.",
+    },
     payment: "Zahlung",
     iban: "IBAN",
     bic: "BIC",

@@ -17,7 +17,7 @@ import { degrees, fill, PDFDocument, PDFHexString, PDFName, popGraphicsState, pu
 import QRCode from "qrcode";
 import sansPath from "dejavu-fonts-ttf/ttf/DejaVuSans.ttf" with { type: "file" };
 import sansBoldPath from "dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf" with { type: "file" };
-import { formatCents } from "../lib/money.ts";
+import { formatCents, lineAmountCents } from "../lib/money.ts";
 import { formatMoney, formatNumber, formatQuantity, formatRate, LABELS, type DocumentLabels } from "./i18n.ts";
 import type { DocumentLine, DocumentParty, IssuedDocument } from "./model.ts";
 
@@ -412,7 +412,7 @@ function linesTable(w: Writer, doc: IssuedDocument) {
       const chunk = rest.slice(0, fits);
       rest = rest.slice(fits);
       let y = w.y - 9;
-      if (first) lineNumbers(w, line, doc.currency, y);
+      if (first) lineNumbers(w, line, !!doc.pricesIncludeVat, y);
       first = false;
       for (const text of chunk) {
         w.text(text, COLUMNS.description.x, y);
@@ -420,19 +420,68 @@ function linesTable(w: Writer, doc: IssuedDocument) {
       }
       w.y = y + LEADING - 9 - 6;
     }
+    if (line.discount) lineDiscount(w, line.discount, doc.currency);
     w.rule(w.y + 2.5);
   }
   w.tableHeader = null;
   w.y -= 8;
 }
 
-function lineNumbers(w: Writer, line: DocumentLine, _currency: string, y: number) {
+/** Under a discounted line: the discount (its percentage, its amount, its reason); the line's amount is already after it. */
+function lineDiscount(w: Writer, discount: NonNullable<DocumentLine["discount"]>, currency: string) {
+  const l = w.labels;
+  const amount = `−${formatMoney(l, discount.cents, currency)}`;
+  const text = [l.pricing.discount, discount.percentBp ? `${formatRate(l, discount.percentBp)}` : null, `(${amount})`, discount.reason ? `· ${oneLine(discount.reason)}` : null]
+    .filter(Boolean)
+    .join(" ");
+  const rows = w.wrap(text, COLUMNS.description.width + 180, 8);
+  w.need(rows.length * 10 + 4);
+  for (const row of rows) {
+    w.text(row, COLUMNS.description.x + 8, w.y - 7, { size: 8, color: MUTED });
+    w.y -= 10;
+  }
+  w.y -= 2;
+}
+
+/**
+ * The document's allowances and charges (BG-20, BG-21), each with its reason, its percentage and
+ * its VAT rate, in the terms of its prices; and, with VAT-inclusive prices, that they are.
+ */
+function allowancesCharges(w: Writer, doc: IssuedDocument) {
+  const l = w.labels;
+  if (doc.pricesIncludeVat) {
+    w.need(14);
+    w.text(l.pricing.pricesIncludeVat, LEFT, w.y - 8, { size: 8, color: MUTED });
+    w.y -= 16;
+  }
+  const acs = doc.allowanceCharges ?? [];
+  if (acs.length === 0) return;
+  for (const ac of acs) {
+    const what = ac.isCharge ? l.pricing.charge : l.pricing.allowance;
+    const reason = [ac.reason ? oneLine(ac.reason) : null, ac.reasonCode ? `(${ac.reasonCode})` : null].filter(Boolean).join(" ");
+    const percent = ac.percentBp !== null && ac.baseCents !== null ? l.pricing.percentOf(formatRate(l, ac.percentBp), formatMoney(l, ac.baseCents, doc.currency)) : null;
+    const text = [`${what}:`, reason, percent ? `· ${percent}` : null].filter(Boolean).join(" ");
+    const rows = w.wrap(text, COLUMNS.vat.right - COLUMNS.description.x - 60, SIZE);
+    w.need(rows.length * LEADING + 4);
+    const y = w.y - 9;
+    w.textRight(ac.vatCategory === "S" || ac.vatCategory === "Z" || ac.vatRateBp > 0 ? formatRate(l, ac.vatRateBp) : ac.vatCategory, COLUMNS.vat.right, y, { color: MUTED });
+    w.textRight(`${ac.isCharge ? "" : "−"}${formatNumber(l, ac.amountCents)}`, COLUMNS.amount.right, y);
+    rows.forEach((row, i) => w.text(row, COLUMNS.description.x, y - i * LEADING));
+    w.y -= rows.length * LEADING + 4;
+  }
+  w.rule(w.y + 2.5);
+  w.y -= 8;
+}
+
+function lineNumbers(w: Writer, line: DocumentLine, pricesIncludeVat: boolean, y: number) {
   const l = w.labels;
   w.textRight(formatQuantity(l, line.quantityCents), COLUMNS.quantity.right, y);
   w.text(l.units[line.unitCode] ?? line.unitCode, COLUMNS.unit.x, y, { color: MUTED });
   w.textRight(formatNumber(l, line.unitPriceCents), COLUMNS.unitPrice.right, y);
   w.textRight(line.vatCategory === "S" || line.vatCategory === "Z" || line.vatRateBp > 0 ? formatRate(l, line.vatRateBp) : line.vatCategory, COLUMNS.vat.right, y, { color: MUTED });
-  w.textRight(formatNumber(l, line.amountCents), COLUMNS.amount.right, y);
+  // with VAT-inclusive prices the line shows what it costs as priced (its net share is the e-invoice's)
+  const amount = pricesIncludeVat ? lineAmountCents(line.quantityCents, line.unitPriceCents) - (line.discount?.cents ?? 0) : line.amountCents;
+  w.textRight(formatNumber(l, amount), COLUMNS.amount.right, y);
 }
 
 /**
@@ -447,7 +496,19 @@ function totals(w: Writer, doc: IssuedDocument) {
   const cancelled = doc.status === "cancelled";
   // the model carries what is due after payments and credit allocation; what allocation took is the rest
   const allocatedCents = doc.totalCents - doc.paidCents - doc.dueCents;
+  // BT-106 to BT-108 where there are document allowances or charges (net, as the e-invoice's; a
+  // VAT-inclusive document shows its allowances and charges as priced above, and its net subtotal)
+  const acs = doc.allowanceCharges ?? [];
+  const breakdown: [string, number, "plain"][] =
+    acs.length === 0 || doc.pricesIncludeVat
+      ? []
+      : [
+          [l.pricing.lineTotal, doc.lineTotalCents ?? doc.subtotalCents, "plain"],
+          ...(acs.some((ac) => !ac.isCharge) ? [[l.pricing.allowances, -(doc.allowanceCents ?? 0), "plain"] as [string, number, "plain"]] : []),
+          ...(acs.some((ac) => ac.isCharge) ? [[l.pricing.charges, doc.chargeCents ?? 0, "plain"] as [string, number, "plain"]] : []),
+        ];
   const rows: [string, number, "plain" | "strong" | "due"][] = [
+    ...breakdown,
     [l.subtotal, doc.subtotalCents, "plain"],
     [l.totalVat, doc.vatCents, "plain"],
   ];
@@ -789,6 +850,7 @@ export async function renderPdf(doc: IssuedDocument): Promise<Uint8Array> {
   const w = new Writer(pdf, fontSet, labels, doc.language, doc.status === "draft" ? labels.draft : doc.status === "cancelled" ? labels.cancelled : null, footer.bottom);
   header(w, doc);
   linesTable(w, doc);
+  allowancesCharges(w, doc);
   totals(w, doc);
   vatBreakdown(w, doc);
   payment(w, doc);

@@ -10,9 +10,10 @@
  */
 import { and, asc, eq, inArray } from "drizzle-orm";
 import type { Db, Tx } from "../../db/client.ts";
-import { bankAccounts, customers, invoiceLines, invoices, organizations, vatRates } from "../../db/schema.ts";
+import { bankAccounts, customers, invoiceAllowanceCharges, invoiceLines, invoices, organizations, vatRates } from "../../db/schema.ts";
 import {
   DOCUMENT_LANGUAGES,
+  type DocumentAllowanceCharge,
   type DocumentLanguage,
   type DocumentLine,
   type DocumentParty,
@@ -22,6 +23,8 @@ import {
 } from "../documents/model.ts";
 import { documentServiceOf } from "../documents/service.ts";
 import { documentVatGroups } from "../documents/vat-breakdown.ts";
+import { linePrice } from "./checks.ts";
+import { priceInvoice } from "./totals.ts";
 import { NotFound } from "../lib/errors.ts";
 import { findInOrg, inOrg, snapshot } from "../lib/scope.ts";
 import { invoiceDueCents } from "../settlement/due.ts";
@@ -88,7 +91,13 @@ export function readDocument(tx: Tx, orgId: string, invoiceId: string): IssuedDo
     // in sort order, ids breaking ties: sorted here, as an ORDER BY on the id would sort in a temporary b-tree
     // (a draft's GET reads its document for its readiness; tests/invoices.test.ts checks the query plans)
     .sort(bySortOrder);
-  const rateIds = [...new Set(lineRows.map((l) => l.vatRateId).filter((id): id is string => id !== null))];
+  const acRows = tx
+    .select()
+    .from(invoiceAllowanceCharges)
+    .where(inOrg(invoiceAllowanceCharges, orgId, eq(invoiceAllowanceCharges.invoiceId, invoice.id)))
+    .all()
+    .sort(bySortOrder);
+  const rateIds = [...new Set([...lineRows, ...acRows].map((l) => l.vatRateId).filter((id): id is string => id !== null))];
   const rates = new Map(
     (rateIds.length === 0 ? [] : tx.select().from(vatRates).where(and(inOrg(vatRates, orgId), inArray(vatRates.id, rateIds))).all()).map((r) => [r.id, r]),
   );
@@ -113,8 +122,38 @@ export function readDocument(tx: Tx, orgId: string, invoiceId: string): IssuedDo
       vatCategory: category,
       vatRateBp: l.vatRateBp,
       vatCents: l.vatCents,
+      discount: l.discountCents > 0 ? { cents: l.discountCents, percentBp: l.discountPercentBp, reason: l.discountReason } : null,
     };
   });
+  // net and VAT of each allowance and charge, priced again as the invoice's totals were (totals.ts)
+  const pricedAcs = acRows.length === 0 ? [] : priceInvoice(invoice.pricesIncludeVat, lineRows.map(linePrice), acRows).allowanceCharges;
+  const allowanceCharges: DocumentAllowanceCharge[] = pricedAcs.map((ac) => {
+    const rate = ac.vatRateId ? rates.get(ac.vatRateId) : undefined;
+    exemptionCodes.push(rate?.exemptionReasonCode ?? null);
+    return {
+      isCharge: ac.isCharge,
+      amountCents: ac.amountCents,
+      netCents: ac.netCents,
+      vatCents: ac.vatCents,
+      percentBp: ac.percentBp,
+      baseCents: ac.baseCents,
+      reason: ac.reason,
+      reasonCode: ac.reasonCode,
+      // as a line without a VAT rate (above)
+      vatCategory: rate?.category ?? "Z",
+      vatRateBp: ac.vatRateBp,
+    };
+  });
+  // the breakdown's items: the lines, the charges, and the allowances negative (BR-S-08: taxable = lines − allowances + charges)
+  const breakdownItems = [
+    ...lines,
+    ...allowanceCharges.map((ac) => ({
+      vatCategory: ac.vatCategory,
+      vatRateBp: ac.vatRateBp,
+      amountCents: ac.isCharge ? ac.netCents : -ac.netCents,
+      vatCents: ac.isCharge ? ac.vatCents : -ac.vatCents,
+    })),
+  ];
 
   const related = invoice.type === "credit_note" && invoice.relatedInvoiceId ? tx.select().from(invoices).where(inOrg(invoices, orgId, eq(invoices.id, invoice.relatedInvoiceId))).get() : undefined;
 
@@ -138,7 +177,12 @@ export function readDocument(tx: Tx, orgId: string, invoiceId: string): IssuedDo
     payee: parties.payee,
     lines,
     // each group's exemption reason: the first of its lines' rates that names one, else the category's
-    vatGroups: documentVatGroups(lines.map((line, i) => ({ ...line, exemptionReasonCode: exemptionCodes[i] }))),
+    pricesIncludeVat: invoice.pricesIncludeVat,
+    allowanceCharges,
+    lineTotalCents: invoice.subtotalCents + invoice.allowanceCents - invoice.chargeCents,
+    allowanceCents: invoice.allowanceCents,
+    chargeCents: invoice.chargeCents,
+    vatGroups: documentVatGroups(breakdownItems.map((item, i) => ({ ...item, exemptionReasonCode: exemptionCodes[i] }))),
     subtotalCents: invoice.subtotalCents,
     vatCents: invoice.vatCents,
     totalCents: invoice.totalCents,

@@ -2,7 +2,7 @@
 import { eq, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { preparedRows, type Tx } from "../../db/client.ts";
-import { contactPersons, customers, invoiceLines, invoices, payments } from "../../db/schema.ts";
+import { contactPersons, customers, invoiceAllowanceCharges, invoiceLines, invoices, payments } from "../../db/schema.ts";
 import type { DocumentParty, DocumentPayee } from "../../db/values.ts";
 import { invoiceDueCents } from "../settlement/due.ts";
 import { presentPayment } from "../settlement/payments.ts";
@@ -10,9 +10,12 @@ import { presentParty, type PartyRow } from "../contacts/party-service.ts";
 import { presentContactPerson } from "../customers/service.ts";
 import { formatCents } from "../lib/money.ts";
 import { findInOrg, inOrg } from "../lib/scope.ts";
+import { linePrice } from "./checks.ts";
+import { priceInvoice } from "./totals.ts";
 
 type InvoiceRow = typeof invoices.$inferSelect;
 type LineRow = typeof invoiceLines.$inferSelect;
+type AllowanceChargeRow = typeof invoiceAllowanceCharges.$inferSelect;
 
 export type ShownInvoice = ReturnType<typeof presentInvoices>[number];
 
@@ -28,8 +31,34 @@ function presentLine(row: LineRow) {
     vat_rate_id: row.vatRateId,
     vat_rate: formatCents(row.vatRateBp),
     vat_amount: formatCents(row.vatCents),
+    discount_percent: row.discountPercentBp === null ? null : formatCents(row.discountPercentBp),
+    discount_amount: formatCents(row.discountCents),
+    discount_reason: row.discountReason,
     sort_order: row.sortOrder,
   };
+}
+
+/**
+ * An invoice's document allowances and charges with their net amount and VAT: not stored, but
+ * priced again from the lines and allowances as stored (totals.ts), which gives the shares the
+ * invoice's totals were computed from.
+ */
+function presentAllowanceCharges(invoice: InvoiceRow, lines: LineRow[], rows: AllowanceChargeRow[]) {
+  if (rows.length === 0) return [];
+  const priced = priceInvoice(invoice.pricesIncludeVat, lines.map(linePrice), rows).allowanceCharges;
+  return priced.map((ac) => ({
+    id: ac.id,
+    type: ac.isCharge ? ("charge" as const) : ("allowance" as const),
+    amount: formatCents(ac.amountCents),
+    percent: ac.percentBp === null ? null : formatCents(ac.percentBp),
+    base_amount: ac.baseCents === null ? null : formatCents(ac.baseCents),
+    net_amount: formatCents(ac.netCents),
+    vat_amount: formatCents(ac.vatCents),
+    reason: ac.reason,
+    reason_code: ac.reasonCode,
+    vat_rate_id: ac.vatRateId,
+    vat_rate: formatCents(ac.vatRateBp),
+  }));
 }
 
 /** A party as the issued documents carry it (invoices.issued_parties), in the API's field names. */
@@ -65,7 +94,7 @@ function groupBy<T>(rows: T[], keyOf: (row: T) => string, order: (a: T, b: T) =>
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 /** Lines in their sort_order; payments and contact persons as they were made (ids break ties). */
-const lineOrder = (a: LineRow, b: LineRow) => a.sortOrder - b.sortOrder || byText(a.id, b.id);
+const lineOrder = (a: { sortOrder: number; id: string }, b: { sortOrder: number; id: string }) => a.sortOrder - b.sortOrder || byText(a.id, b.id);
 const creationOrder = (a: { createdAt: string; id: string }, b: { createdAt: string; id: string }) =>
   byText(a.createdAt, b.createdAt) || byText(a.id, b.id);
 
@@ -91,6 +120,12 @@ function presentQueries(tx: Tx, one: boolean) {
         .select()
         .from(invoiceLines)
         .where(inOrg(invoiceLines, orgId, matching(invoiceLines.invoiceId, "invoiceIds", one))),
+    ),
+    allowanceCharges: preparedRows(tx, `allowances and charges of ${of}`, invoiceAllowanceCharges, (tx) =>
+      tx
+        .select()
+        .from(invoiceAllowanceCharges)
+        .where(inOrg(invoiceAllowanceCharges, orgId, matching(invoiceAllowanceCharges.invoiceId, "invoiceIds", one))),
     ),
     payments: preparedRows(tx, `payments of ${of}`, payments, (tx) =>
       tx
@@ -126,6 +161,11 @@ export function presentInvoices(tx: Tx, orgId: string, rows: InvoiceRow[]) {
     : { orgId, invoiceIds: JSON.stringify(rows.map((r) => r.id)), customerIds: JSON.stringify([...new Set(rows.map((r) => r.customerId))]) };
   const q = presentQueries(tx, one);
   const lines = groupBy(q.lines.all(params), (l) => l.invoiceId, lineOrder);
+  // only invoices that may have any: a net-priced one's allowances and charges each show in its columns
+  const withAllowances = rows.filter((r) => r.allowanceCents !== 0 || r.chargeCents !== 0 || r.pricesIncludeVat).map((r) => r.id);
+  const acRows =
+    withAllowances.length === 0 ? [] : q.allowanceCharges.all(one ? params : { ...params, invoiceIds: JSON.stringify(withAllowances) });
+  const allowanceCharges = groupBy(acRows, (a) => a.invoiceId, lineOrder);
   const paymentRows = withPayments.length === 0 ? [] : q.payments.all(one ? params : { ...params, invoiceIds: JSON.stringify(withPayments) });
   const paid = groupBy(paymentRows, (p) => p.invoiceId, creationOrder);
   const customerRows = q.customers.all(params);
@@ -147,6 +187,10 @@ export function presentInvoices(tx: Tx, orgId: string, rows: InvoiceRow[]) {
     payee: row.issuedParties ? presentPayee(row.issuedParties.payee) : null,
     issue_date: row.issueDate,
     due_date: row.dueDate,
+    prices_include_vat: row.pricesIncludeVat,
+    line_total: formatCents(row.subtotalCents + row.allowanceCents - row.chargeCents),
+    allowance_total: formatCents(row.allowanceCents),
+    charge_total: formatCents(row.chargeCents),
     subtotal: formatCents(row.subtotalCents),
     vat_amount: formatCents(row.vatCents),
     total: formatCents(row.totalCents),
@@ -159,6 +203,7 @@ export function presentInvoices(tx: Tx, orgId: string, rows: InvoiceRow[]) {
     amount_paid: formatCents(row.paidCents),
     amount_due: formatCents(invoiceDueCents(row)),
     lines: (lines.get(row.id) ?? []).map(presentLine),
+    allowances_charges: presentAllowanceCharges(row, lines.get(row.id) ?? [], allowanceCharges.get(row.id) ?? []),
     payments: (paid.get(row.id) ?? []).map(presentPayment),
     finalized_at: row.finalizedAt,
     sent_at: row.sentAt,
