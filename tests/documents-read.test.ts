@@ -166,6 +166,8 @@ describe("readDocument", () => {
     const inv = await ok("POST", "/api/v1/invoices", {
       customer_id: customer.id,
       issue_date: "2026-05-01",
+      // the customer has a Peppol id: finalize checks the e-invoice, which needs a buyer or order reference (PEPPOL-EN16931-R003)
+      order_reference: "PO-9",
       lines: [{ description: "Consulting", quantity: "1", unit_price: "100.00", vat_rate_id: rates["S:21.00"].id }],
     });
     const issued = await ok("POST", `/api/v1/invoices/${inv.id}/finalize`);

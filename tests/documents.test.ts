@@ -80,8 +80,13 @@ describe("GET /invoices/{id}/ubl", () => {
     expect(noteValidation.xsdErrors).toEqual([]);
   }, 120_000);
 
-  test("a draft is a 409; what EN 16931 needs and Kontor lacks is a 422 naming it", async () => {
-    const draft = await ok("POST", "/api/v1/invoices", { customer_id: customer.id, issue_date: "2026-03-01", lines: [{ description: "x", quantity: "1", unit_price: "1.00" }] });
+  test("a draft is checked as it would be issued: a 422 naming what its e-invoice lacks, else a 409; after finalize, what EN 16931 needs and Kontor lacks is a 422 naming it", async () => {
+    const line = { description: "x", quantity: "1", unit_price: "1.00" };
+    const lacking = await ok("POST", "/api/v1/invoices", { customer_id: customer.id, issue_date: "2026-03-01", lines: [line] });
+    const refused = await env.api("GET", `/api/v1/invoices/${lacking.id}/ubl`);
+    expect(refused.status).toBe(422);
+    expect(Object.keys(refused.body.errors)).toEqual(["buyer_reference"]);
+    const draft = await ok("POST", "/api/v1/invoices", { customer_id: customer.id, issue_date: "2026-03-01", buyer_reference: "Dept. 42", lines: [line] });
     const conflict = await env.api("GET", `/api/v1/invoices/${draft.id}/ubl`);
     expect(conflict.status).toBe(409);
     expect(conflict.body.message).toContain("draft");
