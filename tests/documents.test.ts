@@ -155,6 +155,7 @@ describe("Content-Disposition: the document's number as the file name (issue 26 
     const note = await ok("POST", `/api/v1/invoices/${credit.id}/finalize`);
     expect(note.number).toMatch(/^CN-\d{4}-\d{5}$/);
     expect(await disposition(`/api/v1/invoices/${credit.id}/pdf`)).toBe(`attachment; filename="${note.number}.pdf"`);
+    expect(await disposition(`/api/v1/invoices/${credit.id}/ubl`)).toBe(`attachment; filename="${note.number}.xml"`);
 
     // a slash and a quote become _, the accent stays in filename* (RFC 8187) and is _ in the plain name
     const own = await ok("POST", "/api/v1/invoices", { number: 'Ré-2026/7 "b"', customer_id: customer.id, issue_date: "2026-03-01", lines: [{ description: "x", quantity: "1", unit_price: "1.00" }] });
