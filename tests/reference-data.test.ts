@@ -10,9 +10,10 @@
  * GNU LGPL 2.1 or later): numbers found online that it accepts, and mangled ones it refuses.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createTestEnv } from "./helpers.ts";
+import { createTestEnv, runCli } from "./helpers.ts";
 import { isCountryCode, isCurrencyCode } from "../server/lib/iso-codes.ts";
 import { belgianEnterpriseNumberProblem, compactVatNumber, vatNumberProblem } from "../server/lib/vat-numbers.ts";
 import { mod97 } from "../server/lib/mod97.ts";
@@ -303,5 +304,29 @@ describe("imported e-invoices", () => {
     expect(r.status, r.text).toBe(201);
     const supplier = (await env.api("GET", `/api/v1/suppliers/${r.body.data.supplier_id}`, undefined, token)).body.data;
     expect(supplier.vat_number).toBeNull();
+  });
+});
+
+describe("the CLI", () => {
+  const dir = mkdtempSync(join(tmpdir(), "kontor-reference-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const cli = (...args: string[]) => runCli([...args, "--db", join(dir, "cli.db")]);
+
+  test("kontor org create: the same countries, currencies and names; org set: the same VAT numbers", async () => {
+    const uk = await cli("org", "create", "--name", "Acme Ltd", "--country", "UK");
+    expect(uk.code).toBe(1);
+    expect(uk.stderr).toContain("the United Kingdom is GB");
+    const xxx = await cli("org", "create", "--name", "Acme Ltd", "--currency", "XXX");
+    expect(xxx.code).toBe(1);
+    expect(xxx.stderr).toContain("currency");
+    const bidi = await cli("org", "create", "--name", "Acme\u202ELtd");
+    expect(bidi.code).toBe(1);
+    expect(bidi.stderr).toContain("U+202E");
+    const ok = await cli("org", "create", "--name", "Belfast Ltd", "--country", "XI", "--currency", "GBP", "--json");
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ country: "XI", currency: "GBP" });
+    const vat = await cli("org", "set", "Belfast Ltd", "--vat-number", "BE0404795578");
+    expect(vat.code).toBe(1);
+    expect(vat.stderr).toContain("not a valid Belgian VAT number (check digits)");
   });
 });

@@ -3,7 +3,8 @@ import { Kind, type TSchema } from "@sinclair/typebox";
 import { ValueErrorType, type ValueError } from "@sinclair/typebox/errors";
 import { Value } from "@sinclair/typebox/value";
 import { attributeName, ValidationFailed, type FieldErrors } from "../lib/errors.ts";
-import { forbiddenCharacter, textProblem } from "../lib/schemas.ts";
+import { forbiddenCharacter } from "../lib/characters.ts";
+import { textProblem } from "../lib/schemas.ts";
 import { vatNumberMessage, vatNumberProblem } from "../lib/vat-numbers.ts";
 
 /** "/lines/0/quantity" → "lines.0.quantity"; "/filter[status]" → "filter.status". */

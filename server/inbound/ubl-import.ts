@@ -15,7 +15,7 @@
  */
 import { isCountryCode, isCurrencyCode } from "../lib/iso-codes.ts";
 import { formatCents } from "../lib/money.ts";
-import { forbiddenCharacter } from "../lib/schemas.ts";
+import { forbiddenCharacter } from "../lib/characters.ts";
 import { addDecimals, exactCents, parseDecimal, percentToBasisPoints, roundHalfUpCents, type ExactDecimal } from "./decimal.ts";
 import { isValidDate } from "../lib/time.ts";
 import { InboundDocumentError } from "./errors.ts";

@@ -7,6 +7,7 @@ import { CloneType, FormatRegistry, Kind, TypeRegistry, type TObject, type TProp
 import { isCountryCode, isCurrencyCode } from "./iso-codes.ts";
 import { isValidDate } from "./time.ts";
 import { isVatNumber } from "./vat-numbers.ts";
+import { forbiddenCharacter, MULTILINE_PATTERN, SINGLE_LINE_PATTERN } from "./characters.ts";
 
 // Elysia's own "date" format accepts "March 3rd"-like strings; the API wants real YYYY-MM-DD.
 FormatRegistry.Set("date", isValidDate);
@@ -42,39 +43,6 @@ type TextOptions = {
 };
 /** The schema of a Text field, as `textProblem` reads it: `multiline` is kept under a name the OpenAPI document may carry. */
 type TextSchema = Omit<TextOptions, "multiline"> & { "x-multiline"?: boolean };
-
-/**
- * Characters no text field stores: C0 controls (line feed and carriage return apart, see
- * `forbiddenCharacter`), DEL, C1 controls, and the bidirectional controls (embeddings and
- * overrides U+202A–U+202E, isolates U+2066–U+2069, the marks U+200E, U+200F, U+061C), which
- * make a document read differently from what it holds (an invoice number shown backwards).
- * The renderers would otherwise drop or garble them: refused, never stored.
- */
-const CONTROL = "\\u0000-\\u0009\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F";
-const BIDI = "\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069";
-const FORBIDDEN = new RegExp(`[${CONTROL}${BIDI}]`, "u");
-const BIDI_CHARACTER = new RegExp(`[${BIDI}]`, "u");
-/** What the OpenAPI document shows of the rule (the server checks it in `textProblem`, with its own message). */
-const SINGLE_LINE_PATTERN = `^[^${CONTROL}\\u000A\\u000D${BIDI}]*$`;
-const MULTILINE_PATTERN = `^(?:[^${CONTROL}\\u000A\\u000D${BIDI}]|\\u000D?\\u000A)*$`;
-
-export type ForbiddenCharacter = { kind: "control" | "bidi" | "lineBreak"; codePoint: string };
-
-/**
- * The first character `value` may not hold, or null: a control or bidirectional character, or
- * (unless `multiline`) a line break; a multi-line text takes "\n" and "\r\n", not a lone "\r".
- */
-export function forbiddenCharacter(value: string, multiline = false): ForbiddenCharacter | null {
-  for (let i = 0; i < value.length; i++) {
-    const c = value[i]!;
-    const isBreak = c === "\n" || c === "\r";
-    if (isBreak && multiline && (c === "\n" || value[i + 1] === "\n")) continue;
-    if (!isBreak && !FORBIDDEN.test(c)) continue;
-    const codePoint = `U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
-    return { kind: isBreak && !(c === "\r" && multiline) ? "lineBreak" : BIDI_CHARACTER.test(c) ? "bidi" : "control", codePoint };
-  }
-  return null;
-}
 
 /** Why a value is not a Text of `schema`, for the 422 (server/http/validation.ts); null when it is one. */
 export function textProblem(
