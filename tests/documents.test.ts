@@ -137,6 +137,54 @@ describe("GET /invoices/{id}/pdf", () => {
   });
 });
 
+describe("the PDF of a credit note and of the invoice it credits, through the API (issue 26 item 7)", () => {
+  const pdfText = async (id: string) => {
+    const r = await raw(`/api/v1/invoices/${id}/pdf`);
+    expect(r.status).toBe(200);
+    const file = join(scratch, `${id}.pdf`);
+    writeFileSync(file, new Uint8Array(await r.arrayBuffer()));
+    return Bun.spawnSync(["pdftotext", "-enc", "UTF-8", file, "-"]).stdout.toString().replace(/[\s\u00a0]+/g, " ");
+  };
+  // one line, 100.00 + 21 % = 121.00, to the customer whose language is French
+  const oneLine = () => ({ lines: [{ description: "Conseil", quantity: "1", unit_price: "100.00", vat_rate_id: rates["S:21.00"].id }] });
+
+  test("an open invoice credited in full: the credit note set off against it, nothing to refund; the invoice credited, nothing due", async () => {
+    const inv = await finalizedInvoice(oneLine());
+    const credit = await ok("POST", `/api/v1/invoices/${inv.id}/credit-note`);
+    const note = await ok("POST", `/api/v1/invoices/${credit.id}/finalize`);
+    expect(note.total).toBe("121.00");
+    const noteText = await pdfText(credit.id);
+    expect(noteText).toContain(`Note de crédit relative à la facture ${inv.number}`);
+    expect(noteText).toContain(`Imputé sur la facture ${inv.number} -121,00 €`);
+    expect(noteText).toContain("Montant à rembourser 0,00 €");
+    expect(noteText).not.toContain("Montant dû");
+    const invoiceText = await pdfText(inv.id);
+    expect(invoiceText).toContain("Crédité -121,00 €");
+    expect(invoiceText).toContain("Montant dû 0,00 €");
+    expect(invoiceText).toContain("Aucun montant n’est dû.");
+  });
+
+  test("a paid invoice credited: the whole credit note is to be refunded", async () => {
+    const inv = await finalizedInvoice(oneLine());
+    await ok("POST", `/api/v1/invoices/${inv.id}/record-payment`, { amount: "121.00", payment_date: "2026-03-02" });
+    const credit = await ok("POST", `/api/v1/invoices/${inv.id}/credit-note`);
+    await ok("POST", `/api/v1/invoices/${credit.id}/finalize`);
+    const noteText = await pdfText(credit.id);
+    expect(noteText).toContain("Montant crédité 121,00 €");
+    expect(noteText).not.toContain("Imputé sur la facture");
+    expect(noteText).toContain("Montant à rembourser 121,00 €");
+  });
+
+  test("a cancelled invoice: no amount due, no payment block", async () => {
+    const inv = await finalizedInvoice(oneLine());
+    await ok("POST", `/api/v1/invoices/${inv.id}/cancel`);
+    const text = await pdfText(inv.id);
+    expect(text).toContain("Cette facture a été annulée : aucun paiement n’est dû.");
+    expect(text).not.toContain("Montant dû");
+    expect(text).not.toContain("IBAN");
+  });
+});
+
 describe("Content-Disposition: the document's number as the file name (issue 26 item 7)", () => {
   test("PDF and UBL of an invoice and its credit note, a draft's provisional number, a client's number with characters a file name cannot hold", async () => {
     const inv = await finalizedInvoice();
