@@ -31,6 +31,8 @@ const reports: [string, string][] = [
   ["profit and loss, all years", "/api/v1/reports/profit-and-loss?from=2000-01-01"],
   ["aged receivables, today (100 customers a page)", "/api/v1/reports/aged-receivables"],
   ["aged receivables, today (1,000 a page)", "/api/v1/reports/aged-receivables?per_page=1000"],
+  // as the receivables stood that day: read from the documents, not the running totals
+  [`aged receivables, end of ${year}`, `/api/v1/reports/aged-receivables?date=${year}-12-31`],
   [`VAT, ${year}`, `/api/v1/reports/vat?from=${year}-01-01&to=${year}-12-31`],
   [`VAT, Q4 ${year}`, `/api/v1/reports/vat?from=${year}-10-01&to=${year}-12-31`],
 ];

@@ -22,6 +22,8 @@ import { addDays, newId, nowIso, today } from "../server/lib/time.ts";
 import { silentLogger } from "../server/log.ts";
 import { rebuildReceivables } from "../server/reports/receivables.ts";
 import { createRuntime } from "../server/runtime.ts";
+import { describe as describeValidation, validateUbl } from "./einvoicing/validate.ts";
+import { SELLER_IDENTITY } from "./fixtures.ts";
 import { createTestEnv, type ApiResponse } from "./helpers.ts";
 
 const env = createTestEnv();
@@ -261,6 +263,42 @@ describe("the due date follows the issue date", () => {
     // a new issue date after the kept due date is refused as ever
     expectField(await env.api("PUT", `/api/v1/invoices/${own.id}`, { issue_date: "2026-03-20" }), "due_date");
   });
+});
+
+describe("e-invoices", () => {
+  test("a partly credited invoice, its credit note, and one with a refund owed pass the UBL schema, EN 16931 and Peppol BIS 3.0", async () => {
+    const org = env.newOrg("Credit UBL", { country: "BE", currency: "EUR" });
+    const api = async (method: string, path: string, body?: unknown, status = 200) => {
+      const r = await env.api(method, path, body, org.token);
+      expect(r.status, `${method} ${path}: ${r.text}`).toBe(status);
+      return r.body.data;
+    };
+    await api("PUT", "/api/v1/organization", SELLER_IDENTITY);
+    const c = await api("POST", "/api/v1/customers", { name: "Brasserie Dupont SA", address: "Rue de l'Église 5", city: "Liège", postal_code: "4000", country: "BE", vat_number: "BE0404795549", peppol_id: "0208:0404795549" }, 201);
+    const vat = (await api("GET", "/api/v1/vat-rates")).find((r: any) => r.rate === "21.00" && r.category === "S").id;
+    const work = (unit_price: string) => [{ description: "Conseil", quantity: "1", unit_price, vat_rate_id: vat }];
+    const d = await api("POST", "/api/v1/invoices", { customer_id: c.id, issue_date: "2026-03-01", buyer_reference: "Dept. 42", lines: work("200.00") }, 201);
+    const inv = await api("POST", `/api/v1/invoices/${d.id}/finalize`);
+    await api("POST", `/api/v1/invoices/${inv.id}/record-payment`, { amount: "100.00", payment_date: "2026-03-05" }, 201);
+    // 242.00: 100.00 paid, a credit note of 121.00 takes 121.00, 21.00 due
+    const first = await api("POST", `/api/v1/invoices/${(await api("POST", `/api/v1/invoices/${inv.id}/credit-note`, { lines: work("100.00") }, 201)).id}/finalize`);
+    // a second of 121.00 takes the 21.00 left and owes 100.00 back
+    const second = await api("POST", `/api/v1/invoices/${(await api("POST", `/api/v1/invoices/${inv.id}/credit-note`, { lines: work("100.00") }, 201)).id}/finalize`);
+    expect(figures(second)).toEqual({ status: "partially_paid", amount_paid: "0.00", amount_credited: "21.00", amount_due: "100.00" });
+    const ubl = async (id: string) => {
+      const r = await env.request("GET", `/api/v1/invoices/${id}/ubl`, { token: org.token });
+      expect(r.status, r.text).toBe(200);
+      return r.text;
+    };
+    for (const [id, payable] of [[inv.id, "0.00"], [first.id, "0.00"], [second.id, "100.00"]] as const) {
+      const xml = await ubl(id);
+      expect(xml).toContain(`<cbc:PayableAmount currencyID="EUR">${payable}</cbc:PayableAmount>`);
+      const validation = await validateUbl(xml);
+      expect(validation.fatal, describeValidation(validation)).toEqual([]);
+      expect(validation.xsdErrors).toEqual([]);
+    }
+    expect(await ubl(inv.id)).toContain('<cbc:PrepaidAmount currencyID="EUR">242.00</cbc:PrepaidAmount>');
+  }, 120_000);
 });
 
 describe("ledger", () => {

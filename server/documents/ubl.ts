@@ -192,7 +192,8 @@ export function renderUbl(doc: IssuedDocument): string {
       // BT-107 and BT-108, when the document has any (BR-CO-11, BR-CO-12)
       doc.allowanceCharges?.some((ac) => !ac.isCharge) ? money("cbc:AllowanceTotalAmount", doc.allowanceCents ?? 0) : null,
       doc.allowanceCharges?.some((ac) => ac.isCharge) ? money("cbc:ChargeTotalAmount", doc.chargeCents ?? 0) : null,
-      doc.paidCents !== 0 ? money("cbc:PrepaidAmount", doc.paidCents) : null,
+      // BT-113: what was settled, by payments and by credit notes allocated to it (BR-CO-16: payable = total − prepaid)
+      doc.totalCents !== doc.dueCents ? money("cbc:PrepaidAmount", doc.totalCents - doc.dueCents) : null,
       money("cbc:PayableAmount", doc.dueCents),
     ),
     ...doc.lines.map((line) => documentLine(line, credit, !!doc.pricesIncludeVat, money, doc.currency)),
@@ -372,7 +373,8 @@ function assertReconciles(doc: IssuedDocument): void {
   if (sum(doc.vatGroups.map((g) => g.taxableCents)) !== doc.subtotalCents) problems.push("VAT breakdown taxable amounts ≠ subtotal");
   if (sum(doc.vatGroups.map((g) => g.vatCents)) !== doc.vatCents) problems.push("VAT breakdown ≠ VAT total (BR-CO-14)");
   if (doc.subtotalCents + doc.vatCents !== doc.totalCents) problems.push("subtotal + VAT ≠ total (BR-CO-15)");
-  if (doc.totalCents - doc.paidCents !== doc.dueCents) problems.push("total − paid ≠ due (BR-CO-16)");
+  // what is due is what payments and credit allocation left (BR-CO-16 through PrepaidAmount above)
+  if (doc.dueCents < 0 || doc.dueCents > doc.totalCents - doc.paidCents) problems.push("due outside 0 … total − paid (BR-CO-16)");
   if (problems.length > 0) throw new Error(`document ${doc.number} does not reconcile: ${problems.join("; ")}`);
 }
 

@@ -2,7 +2,7 @@
 import { t } from "elysia";
 import { CustomerModel } from "../customers/model.ts";
 import { paymentInput, paymentShown } from "../settlement/model.ts";
-import { Currency, DateString, Money, moneyInput, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";
+import { Currency, DateString, documented, Money, moneyInput, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";
 
 import { INVOICE_STATUSES, INVOICE_TYPES } from "../../db/values.ts";
 export {
@@ -62,6 +62,48 @@ const UnitCode = t.String({
   examples: ["C62"],
 });
 
+/** A percentage: a JSON number or numeric string, above 0 and at most 100, at most 2 fraction digits (read like money). */
+const percentInput = (description: string) =>
+  t.Union(
+    [
+      t.Number(documented({ minimum: 0.01, maximum: 100 })),
+      t.String({ maxLength: 32, ...documented({ pattern: "^(?:100(?:\\.0{1,2})?|\\d{1,2}(?:\\.\\d{1,2})?)$" }) }),
+    ],
+    { description, examples: ["10.00"] },
+  );
+
+/** BG-20 and BG-21: a document-level allowance (a discount on the whole invoice) or charge (freight, packing, …). */
+const AllowanceCharge = strictObject(
+  {
+    type: t.UnionEnum(["allowance", "charge"], { description: "allowance: a discount on the invoice (BG-20); charge: a surcharge (BG-21)" }),
+    amount: t.Optional(
+      Nullable(moneyInput({ positive: true, description: "The amount (net, or gross when prices_include_vat); give amount or percent, not both" })),
+    ),
+    percent: t.Optional(Nullable(percentInput("A percentage of base_amount (BT-94, BT-101); the amount is base_amount × percent, rounded half-up"))),
+    base_amount: t.Optional(
+      Nullable(
+        moneyInput({
+          positive: true,
+          description: "With percent only (BT-93, BT-100): what the percentage is of; default the sum of the line amounts (after their discounts) at the same VAT rate",
+        }),
+      ),
+    ),
+    reason: t.Optional(Nullable(Text({ maxLength: 255, description: "Why, in words (BT-97, BT-104); reason or reason_code is required (BR-33, BR-38)" }))),
+    reason_code: t.Optional(
+      Nullable(
+        t.String({
+          maxLength: 3,
+          description: "UNCL5189 for an allowance (95 discount, 100 special rebate, …; BR-CL-19), UNCL7161 for a charge (FC freight, ABL packaging, …; BR-CL-20)",
+          examples: ["95"],
+        }),
+      ),
+    ),
+    vat_rate_id: t.Optional(Nullable(t.String({ ...Uuid, description: "Its VAT rate, as a line's; without one it has no VAT" }))),
+  },
+  { title: "InvoiceAllowanceChargeInput" },
+);
+export const MAX_ALLOWANCE_CHARGES = 100;
+
 const Line = strictObject(
   {
     description: Text({ minLength: 1, maxLength: 2000, multiline: true }),
@@ -71,6 +113,13 @@ const Line = strictObject(
     vat_rate_id: t.Optional(
       Nullable(t.String({ ...Uuid, description: "A VAT rate of the organisation (GET /api/v1/vat-rates); without one the line has no VAT" })),
     ),
+    discount_percent: t.Optional(
+      Nullable(percentInput("A line discount (EN 16931 BG-27) as a percentage of quantity × unit_price, above 0 and at most 100, at most 2 fraction digits; not with discount_amount")),
+    ),
+    discount_amount: t.Optional(
+      Nullable(moneyInput({ positive: true, description: "A line discount (BG-27) as an amount (gross when prices_include_vat), at most quantity × unit_price; not with discount_percent" })),
+    ),
+    discount_reason: t.Optional(Nullable(Text({ maxLength: 255, description: "Why the discount is given (BT-139), shown on the PDF and the e-invoice" }))),
   },
   { title: "InvoiceLineInput" },
 );
@@ -91,6 +140,18 @@ const optionalFields = {
   payment_terms: t.Optional(Nullable(Text({ maxLength: 255, multiline: true, description: "Default: the customer's payment terms" }))),
   buyer_reference: t.Optional(Nullable(Text({ maxLength: 200, description: "The buyer's reference (EN 16931 BT-10), e.g. a cost centre; editable while draft" }))),
   order_reference: t.Optional(Nullable(Text({ maxLength: 200, description: "The buyer's purchase order number (BT-13); editable while draft" }))),
+  prices_include_vat: t.Optional(
+    t.Boolean({
+      description:
+        "Unit prices (and allowance and charge amounts) include VAT: the total is the sum of the gross lines to the cent, and net and VAT are derived per rate (docs/invoicing.md). Default: the organisation's prices_include_vat",
+    }),
+  ),
+  allowances_charges: t.Optional(
+    t.Array(AllowanceCharge, {
+      maxItems: MAX_ALLOWANCE_CHARGES,
+      description: "Document-level allowances and charges (EN 16931 BG-20, BG-21); on update they replace the invoice's",
+    }),
+  ),
 };
 
 const LineShown = t.Object(
@@ -100,13 +161,40 @@ const LineShown = t.Object(
     quantity: Money,
     unit_code: t.String({ description: "UN/ECE Recommendation 20 unit code", examples: ["C62"] }),
     unit_price: Money,
-    amount: t.String({ ...Money, description: "quantity × unit_price, rounded half-up to cents" }),
+    amount: t.String({
+      ...Money,
+      description:
+        "The line's net amount (BT-131): quantity × unit_price rounded half-up, less its discount; with prices_include_vat its net share (docs/invoicing.md)",
+    }),
     vat_rate_id: Nullable(Uuid),
     vat_rate: t.String({ ...Money, description: "The rate in percent when the line was written, e.g. 21.00", examples: ["21.00"] }),
-    vat_amount: t.String({ ...Money, description: "amount × vat_rate, rounded half-up per line" }),
+    vat_amount: t.String({ ...Money, description: "amount × vat_rate, rounded half-up per line; with prices_include_vat its VAT share" }),
+    discount_percent: Nullable(t.String({ ...Money, description: "The discount given as a percentage, e.g. 10.00; null when given as an amount or none" })),
+    discount_amount: t.String({
+      ...Money,
+      description: "The discount in the unit price's terms (gross when prices_include_vat): the amount given, or the percentage's, rounded half-up; 0.00 for none",
+    }),
+    discount_reason: Nullable(t.String()),
     sort_order: t.Integer(),
   },
   { title: "InvoiceLine" },
+);
+
+const AllowanceChargeShown = t.Object(
+  {
+    id: Uuid,
+    type: t.UnionEnum(["allowance", "charge"]),
+    amount: t.String({ ...Money, description: "As given, or percent × base_amount rounded half-up (gross when prices_include_vat)" }),
+    percent: Nullable(t.String({ ...Money, description: "When given as a percentage, e.g. 5.00" })),
+    base_amount: Nullable(t.String({ ...Money, description: "What the percentage is of" })),
+    net_amount: t.String({ ...Money, description: "Its net amount (BT-92, BT-99): amount, or with prices_include_vat its net share" }),
+    vat_amount: t.String({ ...Money, description: "Its VAT: net_amount × vat_rate rounded half-up, or with prices_include_vat its VAT share" }),
+    reason: Nullable(t.String()),
+    reason_code: Nullable(t.String()),
+    vat_rate_id: Nullable(Uuid),
+    vat_rate: t.String({ ...Money, description: "The rate in percent when it was written" }),
+  },
+  { title: "InvoiceAllowanceCharge" },
 );
 
 const PaymentShown = paymentShown("InvoicePayment");
@@ -131,6 +219,22 @@ export const InvoiceModel = {
     { title: "InvoiceUpdate" },
   ),
   payment: paymentInput("InvoicePaymentCreate"),
+  /** POST /invoices/{id}/credit-note (contract section 4): the lines to credit, else the invoice's copied */
+  creditNote: t.Optional(
+    strictObject(
+      {
+        lines: t.Optional(
+          t.Array(Line, {
+            minItems: 1,
+            maxItems: MAX_LINES,
+            description:
+            "The lines to credit, priced as an invoice's (positive amounts: the type says it credits); at most what is left to credit on the invoice (its total less its other credit notes, drafts included, cancelled ones aside). Without lines the invoice's lines are copied, when it has no other credit note",
+          }),
+        ),
+      },
+      { title: "CreditNoteCreate", description: "Optional; an empty body or none copies the invoice's lines" },
+    ),
+  ),
   invoice: t.Object(
     {
       id: Uuid,
@@ -139,7 +243,10 @@ export const InvoiceModel = {
           "A draft numbered by Kontor carries a provisional DRAFT-… number; at finalize it gets the next of its series (INV-2026-00001, credit notes CN-2026-00001: per organisation, type and year of the issue date, without gaps, in the order of the issue dates). A number given by the client is kept as given.",
         examples: ["INV-2026-00001"],
       }),
-      status: t.UnionEnum([...INVOICE_STATUSES], { description: "draft → finalized → sent → partially_paid → paid; or cancelled" }),
+      status: t.UnionEnum([...INVOICE_STATUSES], {
+        description:
+          "draft → finalized → sent → partially_paid → paid; or cancelled. paid: settled by payments and credit notes (an invoice credited in full is paid; so is a credit note allocated in full or refunded)",
+      }),
       type: t.UnionEnum([...INVOICE_TYPES]),
       related_invoice_id: Nullable(t.String({ ...Uuid, description: "The invoice a credit note credits" })),
       customer: CustomerModel.customerWithContacts,
@@ -150,8 +257,12 @@ export const InvoiceModel = {
       payee: t.Union([IssuedPayee, t.Null()], { description: `The bank account the issued documents ask payment to; null when they carry no payment instructions. ${FROZEN}` }),
       issue_date: DateString,
       due_date: DateString,
-      subtotal: t.String({ ...Money, description: "Σ line amounts" }),
-      vat_amount: t.String({ ...Money, description: "Σ line VAT" }),
+      prices_include_vat: t.Boolean({ description: "Unit prices and allowance and charge amounts include VAT" }),
+      line_total: t.String({ ...Money, description: "Σ line amounts (net; BT-106)" }),
+      allowance_total: t.String({ ...Money, description: "Σ document allowances, net (BT-107)" }),
+      charge_total: t.String({ ...Money, description: "Σ document charges, net (BT-108)" }),
+      subtotal: t.String({ ...Money, description: "Without VAT (BT-109): line_total − allowance_total + charge_total" }),
+      vat_amount: t.String({ ...Money, description: "Σ the VAT of the lines, charges and allowances (less)" }),
       total: t.String({ ...Money, description: "subtotal + vat_amount" }),
       currency: t.String(),
       notes: Nullable(t.String()),
@@ -166,8 +277,18 @@ export const InvoiceModel = {
         }),
       ),
       amount_paid: t.String({ ...Money, description: "Σ payments" }),
-      amount_due: t.String({ ...Money, description: "total − amount_paid" }),
+      amount_credited: t.String({
+        ...Money,
+        description:
+          "Settled by credit notes: on an invoice, what its finalized credit notes settled of it; on a credit note, the part of it allocated to the invoice it credits",
+      }),
+      amount_due: t.String({
+        ...Money,
+        description:
+          "total − amount_paid − amount_credited: on an invoice what the customer still owes, on a credit note the refund still owed to the customer",
+      }),
       lines: t.Array(LineShown),
+      allowances_charges: t.Array(AllowanceChargeShown),
       payments: t.Array(PaymentShown),
       finalized_at: Nullable(Timestamp),
       sent_at: Nullable(Timestamp),
@@ -188,3 +309,5 @@ export type InvoiceCreate = typeof InvoiceModel.create.static;
 export type InvoiceUpdate = typeof InvoiceModel.update.static;
 export type LineInput = InvoiceCreate["lines"][number];
 export type PaymentInput = typeof InvoiceModel.payment.static;
+export type CreditNoteInput = typeof InvoiceModel.creditNote.static;
+export type AllowanceChargeInput = NonNullable<InvoiceCreate["allowances_charges"]>[number];

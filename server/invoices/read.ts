@@ -201,6 +201,7 @@ export function presentInvoices(tx: Tx, orgId: string, rows: InvoiceRow[]) {
     order_reference: row.orderReference,
     payment_reference: row.paymentReference,
     amount_paid: formatCents(row.paidCents),
+    amount_credited: formatCents(row.creditedCents),
     amount_due: formatCents(invoiceDueCents(row)),
     lines: (lines.get(row.id) ?? []).map(presentLine),
     allowances_charges: presentAllowanceCharges(row, lines.get(row.id) ?? [], allowanceCharges.get(row.id) ?? []),

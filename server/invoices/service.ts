@@ -5,27 +5,38 @@
  * document.ts), the input checks (checks.ts), the numbering (numbering.ts); payments are
  * server/settlement's.
  */
-import { asc, eq, ne, notInArray, sql } from "drizzle-orm";
+import { asc, eq, ne, sql } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
-import { invoiceLines, invoices } from "../../db/schema.ts";
+import { invoiceAllowanceCharges, invoiceLines, invoices, organizations } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
 import { invoicePosting } from "../ledger/rules.ts";
+import { allocateCreditNote, releaseCreditNote } from "../settlement/credits.ts";
 import { deletePayment, recordPayment } from "../settlement/payments.ts";
 import { currentParties } from "./document.ts";
 import { documentLinks } from "../documents/links.ts";
 import { Conflict, FieldErrorBag } from "../lib/errors.ts";
 import { listPage, type ListQuery } from "../lib/list.ts";
-import { formatCents } from "../lib/money.ts";
+import { formatCents, MAX_CENTS } from "../lib/money.ts";
 import { deleteInOrg, findInOrg, inOrg, snapshot, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
 import { addDays, newId, nowIso, today } from "../lib/time.ts";
 import { stateMachine, type Transition } from "../lib/transitions.ts";
-import { type InvoiceCreate, type InvoiceStatus, type InvoiceUpdate, type PaymentInput } from "./model.ts";
-import { checkDueDate, checkIssueDateNotFuture, readCustomer, readLines, readNumber, type NewLine } from "./checks.ts";
+import { type AllowanceChargeInput, type CreditNoteInput, type InvoiceCreate, type InvoiceStatus, type InvoiceUpdate, type PaymentInput } from "./model.ts";
+import {
+  checkDueDate,
+  checkIssueDateNotFuture,
+  priceDraft,
+  readAllowanceCharges,
+  readCustomer,
+  readLines,
+  readNumber,
+  type NewAllowanceCharge,
+  type NewLine,
+} from "./checks.ts";
 import { readinessOf, type Readiness } from "./readiness.ts";
 import { invoiceList } from "./list.ts";
 import { isProvisional, nextPaymentReference, nextSeriesNumber, provisionalNumber } from "./numbering.ts";
 import { presentInvoices, showInvoice, type ShownInvoice } from "./read.ts";
-import { priceLine, totalsOf } from "./totals.ts";
+import { type InvoiceTotals } from "./totals.ts";
 
 type InvoiceRow = typeof invoices.$inferSelect;
 
@@ -39,6 +50,11 @@ const TRANSITIONS = {
   finalize: { from: ["draft"], refusal: "only a draft can be finalized" },
   send: { from: ["finalized"], refusal: "only a finalized invoice can be sent" },
   cancel: { from: ["finalized", "sent"], refusal: "only a finalized or sent invoice without payments can be cancelled" },
+  // a credit note's allocation makes it partially paid or paid without any refund: it can still be cancelled
+  cancelCreditNote: {
+    from: ["finalized", "sent", "partially_paid", "paid"],
+    refusal: "only an issued credit note on which nothing was refunded can be cancelled",
+  },
   creditNote: {
     from: ["finalized", "sent", "partially_paid", "paid"],
     refusal: "only a finalized, sent, partially paid or paid invoice can be credited",
@@ -65,10 +81,47 @@ function insertLines(tx: Tx, orgId: string, invoiceId: string, lines: NewLine[])
         vatRateId: line.vatRateId,
         vatRateBp: line.vatRateBp,
         vatCents: line.vatCents,
+        discountPercentBp: line.discountPercentBp,
+        discountCents: line.discountCents,
+        discountReason: line.discountReason,
         sortOrder: i,
       })),
     )
     .run();
+}
+
+function insertAllowanceCharges(tx: Tx, orgId: string, invoiceId: string, rows: readonly NewAllowanceCharge[]): void {
+  if (rows.length === 0) return;
+  tx.insert(invoiceAllowanceCharges)
+    .values(rows.map((ac, i) => ({ ...ac, id: newId(), organizationId: orgId, invoiceId, sortOrder: i })))
+    .run();
+}
+
+/** An invoice's allowances and charges as stored, in their order: what an update without `allowances_charges` keeps. */
+function storedAllowanceCharges(tx: Tx, orgId: string, invoiceId: string): NewAllowanceCharge[] {
+  return tx
+    .select()
+    .from(invoiceAllowanceCharges)
+    .where(inOrg(invoiceAllowanceCharges, orgId, eq(invoiceAllowanceCharges.invoiceId, invoiceId)))
+    .orderBy(asc(invoiceAllowanceCharges.sortOrder))
+    .all()
+    .map(({ id: _id, organizationId: _org, invoiceId: _invoice, sortOrder: _order, ...ac }) => ac);
+}
+
+/** An invoice's lines as stored, in their order. */
+function storedLines(tx: Tx, orgId: string, invoiceId: string): NewLine[] {
+  return tx
+    .select()
+    .from(invoiceLines)
+    .where(inOrg(invoiceLines, orgId, eq(invoiceLines.invoiceId, invoiceId)))
+    .orderBy(asc(invoiceLines.sortOrder))
+    .all()
+    .map(({ id: _id, organizationId: _org, invoiceId: _invoice, sortOrder: _order, ...line }) => line);
+}
+
+/** The organisation's default of a new invoice's prices_include_vat. */
+function orgPricesIncludeVat(tx: Tx, orgId: string): boolean {
+  return tx.select({ gross: organizations.pricesIncludeVat }).from(organizations).where(eq(organizations.id, orgId)).get()?.gross ?? false;
 }
 
 type NewInvoice = Omit<
@@ -96,7 +149,15 @@ type NewInvoice = Omit<
  * Inserts a draft with its lines and totals; without a number given, it carries a provisional
  * one (DRAFT-…), replaced by the next of its series at finalize.
  */
-function insertDraft(tx: Tx, scope: Scope, fields: NewInvoice, lines: NewLine[], number: string | null): ShownInvoice {
+function insertDraft(
+  tx: Tx,
+  scope: Scope,
+  fields: NewInvoice,
+  lines: NewLine[],
+  number: string | null,
+  allowanceCharges: NewAllowanceCharge[] = [],
+): ShownInvoice {
+  const priced = priceDraft(fields.pricesIncludeVat, lines, allowanceCharges);
   const now = nowIso();
   const id = newId();
   const row: InvoiceRow = {
@@ -105,11 +166,9 @@ function insertDraft(tx: Tx, scope: Scope, fields: NewInvoice, lines: NewLine[],
     organizationId: scope.org.id,
     number: number ?? provisionalNumber(tx, scope.org.id, id),
     status: "draft",
-    ...totalsColumns(lines),
+    ...totalsColumns(priced.totals),
     paidCents: 0,
     creditedCents: 0,
-    allowanceCents: 0,
-    chargeCents: 0,
     paymentReference: null,
     issuedParties: null,
     finalizedAt: null,
@@ -118,15 +177,27 @@ function insertDraft(tx: Tx, scope: Scope, fields: NewInvoice, lines: NewLine[],
     updatedAt: now,
   };
   tx.insert(invoices).values(row).run();
-  insertLines(tx, scope.org.id, row.id, lines);
+  insertLines(tx, scope.org.id, row.id, priced.lines);
+  insertAllowanceCharges(tx, scope.org.id, row.id, allowanceCharges);
   const shown = showInvoice(tx, scope.org.id, row.id);
   recordChange(tx, scope, { action: "invoice.created", resource: { type: "invoice", id: row.id }, event: "invoice.created", data: shown });
   return shown;
 }
 
-function totalsColumns(lines: NewLine[]) {
-  const totals = totalsOf(lines);
-  return { subtotalCents: totals.subtotalCents, vatCents: totals.vatCents, totalCents: totals.totalCents };
+function totalsColumns(totals: InvoiceTotals) {
+  const { subtotalCents, vatCents, totalCents, allowanceCents, chargeCents } = totals;
+  return { subtotalCents, vatCents, totalCents, allowanceCents, chargeCents };
+}
+
+/**
+ * Reads the pricing of an invoice's input (its lines and allowances and charges, as given or as
+ * stored) and prices it; a total beyond the range is a 422 on `lines`.
+ */
+function readPricing(tx: Tx, orgId: string, bag: FieldErrorBag, pricesIncludeVat: boolean, lines: NewLine[], acInput: AllowanceChargeInput[] | NewAllowanceCharge[]) {
+  const allowanceCharges = acInput.length > 0 && "type" in acInput[0]! ? readAllowanceCharges(tx, orgId, bag, acInput as AllowanceChargeInput[], lines) : (acInput as NewAllowanceCharge[]);
+  const priced = priceDraft(pricesIncludeVat, lines, allowanceCharges);
+  if (priced.totals.totalCents > MAX_CENTS) bag.add("lines", `The invoice total must not be greater than ${formatCents(MAX_CENTS)}.`);
+  return { allowanceCharges, totals: priced.totals };
 }
 
 /** Sets columns of the invoice (with a fresh updated_at) and returns it as shown. */
@@ -135,25 +206,28 @@ function change(tx: Tx, orgId: string, id: string, set: Partial<InvoiceRow>): Sh
   return showInvoice(tx, orgId, id);
 }
 
+/** The credit notes of an invoice that still count (drafts too, cancelled ones not), leaving out `exceptId`. */
+const creditNotesOf = (orgId: string, invoiceId: string, exceptId: string | null) =>
+  inOrg(
+    invoices,
+    orgId,
+    eq(invoices.relatedInvoiceId, invoiceId),
+    eq(invoices.type, "credit_note"),
+    ne(invoices.status, "cancelled"),
+    ...(exceptId ? [ne(invoices.id, exceptId)] : []),
+  );
+
 /**
- * What is left to credit on an invoice: its total less the totals of its credit notes past
- * draft (cancelled ones aside), leaving out `exceptId`. Drafts do not count until they are
- * finalized, where each is checked against what is left then.
+ * What is left to credit on an invoice: its total less the totals of its other credit notes,
+ * drafts included (cancelled ones aside), leaving out `exceptId`. Counting drafts refuses the
+ * excess when a note is created or edited, not only at its finalize (contract section 4); an
+ * abandoned draft gives its amount back when it is deleted.
  */
 function creditLeftCents(tx: Tx, orgId: string, invoice: InvoiceRow, exceptId: string | null): number {
   const credited = tx
     .select({ cents: sql<number>`coalesce(sum(${invoices.totalCents}), 0)` })
     .from(invoices)
-    .where(
-      inOrg(
-        invoices,
-        orgId,
-        eq(invoices.relatedInvoiceId, invoice.id),
-        eq(invoices.type, "credit_note"),
-        notInArray(invoices.status, ["draft", "cancelled"]),
-        ...(exceptId ? [ne(invoices.id, exceptId)] : []),
-      ),
-    )
+    .where(creditNotesOf(orgId, invoice.id, exceptId))
     .get()!.cents;
   return invoice.totalCents - credited;
 }
@@ -184,7 +258,9 @@ export const invoiceService = {
     return transaction(scope.db, (tx) => {
       const bag = new FieldErrorBag();
       const customer = readCustomer(tx, scope.org.id, bag, input.customer_id);
-      const lines = readLines(tx, scope.org.id, bag, input.lines);
+      const pricesIncludeVat = input.prices_include_vat ?? orgPricesIncludeVat(tx, scope.org.id);
+      const lines = readLines(tx, scope.org.id, bag, input.lines, pricesIncludeVat);
+      const { allowanceCharges } = readPricing(tx, scope.org.id, bag, pricesIncludeVat, lines, input.allowances_charges ?? []);
       const dueDate = input.due_date ?? addDays(input.issue_date, DEFAULT_PAYMENT_DAYS);
       checkDueDate(bag, input.issue_date, dueDate);
       const number = input.number === undefined ? null : readNumber(tx, scope.org.id, bag, input.number);
@@ -203,10 +279,11 @@ export const invoiceService = {
           paymentTerms: input.payment_terms === undefined ? customer!.paymentTerms : input.payment_terms,
           buyerReference: input.buyer_reference ?? null,
           orderReference: input.order_reference ?? null,
-          pricesIncludeVat: false,
+          pricesIncludeVat,
         },
         lines,
         number,
+        allowanceCharges,
       );
     });
   },
@@ -222,12 +299,21 @@ export const invoiceService = {
       if (input.number !== undefined && input.number.trim() !== row.number) set.number = readNumber(tx, scope.org.id, bag, input.number, id);
       if (input.issue_date !== undefined) set.issueDate = input.issue_date;
       if (input.due_date !== undefined) set.dueDate = input.due_date;
+      // a due date left at its default (issue date + 30 days: a credit note's always starts so) follows a new issue date
+      else if (set.issueDate !== undefined && row.dueDate === addDays(row.issueDate, DEFAULT_PAYMENT_DAYS)) {
+        set.dueDate = addDays(set.issueDate, DEFAULT_PAYMENT_DAYS);
+      }
       if (input.currency !== undefined) set.currency = input.currency;
       if (input.notes !== undefined) set.notes = input.notes;
       if (input.payment_terms !== undefined) set.paymentTerms = input.payment_terms;
       if (input.buyer_reference !== undefined) set.buyerReference = input.buyer_reference;
       if (input.order_reference !== undefined) set.orderReference = input.order_reference;
-      const lines = input.lines === undefined ? null : readLines(tx, scope.org.id, bag, input.lines);
+      if (input.prices_include_vat !== undefined) set.pricesIncludeVat = input.prices_include_vat;
+      const pricesIncludeVat = set.pricesIncludeVat ?? row.pricesIncludeVat;
+      const repriced = input.lines !== undefined || input.allowances_charges !== undefined || pricesIncludeVat !== row.pricesIncludeVat;
+      // lines or allowances not sent are kept as stored (an allowance's percentage keeps its base), and all are priced again
+      const lines = !repriced ? null : input.lines === undefined ? storedLines(tx, scope.org.id, id) : readLines(tx, scope.org.id, bag, input.lines, pricesIncludeVat);
+      const pricing = lines && readPricing(tx, scope.org.id, bag, pricesIncludeVat, lines, input.allowances_charges ?? storedAllowanceCharges(tx, scope.org.id, id));
       checkDueDate(bag, set.issueDate ?? row.issueDate, set.dueDate ?? row.dueDate);
       if (row.type === "credit_note" && row.relatedInvoiceId) {
         // a credit note credits its invoice: the invoice's customer and currency, at most what is left
@@ -236,13 +322,16 @@ export const invoiceService = {
           bag.add("customer_id", "A credit note keeps the customer of the invoice it credits.");
         }
         if (set.currency !== undefined && set.currency !== invoice.currency) bag.add("currency", "A credit note keeps the currency of the invoice it credits.");
-        if (lines && totalsOf(lines).totalCents > leftCents) bag.add("lines", tooMuchCredit(invoice, leftCents));
+        if (pricing && pricing.totals.totalCents > leftCents) bag.add("lines", tooMuchCredit(invoice, leftCents));
       }
       bag.throwIfAny();
-      if (lines) {
+      if (lines && pricing) {
+        const priced = priceDraft(pricesIncludeVat, lines, pricing.allowanceCharges);
         tx.delete(invoiceLines).where(inOrg(invoiceLines, scope.org.id, eq(invoiceLines.invoiceId, id))).run();
-        insertLines(tx, scope.org.id, id, lines);
-        Object.assign(set, totalsColumns(lines));
+        tx.delete(invoiceAllowanceCharges).where(inOrg(invoiceAllowanceCharges, scope.org.id, eq(invoiceAllowanceCharges.invoiceId, id))).run();
+        insertLines(tx, scope.org.id, id, priced.lines);
+        insertAllowanceCharges(tx, scope.org.id, id, pricing.allowanceCharges);
+        Object.assign(set, totalsColumns(priced.totals));
       }
       const shown = change(tx, scope.org.id, id, set);
       recordChange(tx, scope, { action: "invoice.updated", resource: { type: "invoice", id }, event: "invoice.updated", data: shown });
@@ -270,14 +359,15 @@ export const invoiceService = {
       const bag = new FieldErrorBag();
       if (row.type === "credit_note" && row.relatedInvoiceId) {
         const { invoice, leftCents } = creditedBy(tx, scope.org.id, row);
-        if (row.totalCents > leftCents) bag.add("total", tooMuchCredit(invoice, leftCents));
+        if (invoice.status === "cancelled") throw new Conflict(`The invoice ${invoice.number} it credits is cancelled; a credit note of a cancelled invoice cannot be finalized.`);
+        if (row.totalCents > leftCents) bag.add("lines", tooMuchCredit(invoice, leftCents));
       }
       checkIssueDateNotFuture(bag, row.issueDate);
       // nothing is issued that its PDF or, when it must be one, its e-invoice could not carry
       for (const [field, messages] of Object.entries(readinessOf(tx, scope.org.id, id).problems)) for (const message of messages) bag.add(field, message);
       bag.throwIfAny();
       const issued: InvoiceRow = { ...row, number: isProvisional(row.number) ? nextSeriesNumber(tx, scope.org.id, row) : row.number };
-      const shown = change(tx, scope.org.id, id, {
+      let shown = change(tx, scope.org.id, id, {
         number: issued.number,
         status: "finalized",
         finalizedAt: nowIso(),
@@ -285,6 +375,11 @@ export const invoiceService = {
         // the document says from now on what it says today, whatever is edited afterwards
         issuedParties: currentParties(tx, scope.org.id, row.customerId),
       });
+      // a credit note settles its invoice (its invoice.updated is recorded there); the note shows its allocation
+      if (row.type === "credit_note") {
+        allocateCreditNote(tx, scope, findInOrg(tx, invoices, scope.org.id, id), showInvoice);
+        shown = showInvoice(tx, scope.org.id, id);
+      }
       recordChange(tx, scope, {
         action: "invoice.finalized",
         resource: { type: "invoice", id },
@@ -316,10 +411,31 @@ export const invoiceService = {
     transaction(scope.db, (tx) => deletePayment(tx, scope, { kind: "invoice", row: findInOrg(tx, invoices, scope.org.id, id) }, paymentId, showInvoice));
   },
 
+  /**
+   * An invoice without payments and without credit notes (a credit note settles it: cancel that
+   * first, or delete its draft), or a credit note on which nothing was refunded: its allocation
+   * goes back to its invoice.
+   */
   cancel(scope: Scope, id: string): ShownInvoice {
     return transaction(scope.db, (tx) => {
-      // "without payments" needs no check of its own: a payment moves the status on
-      findFor(tx, scope, id, "cancel");
+      const found = findInOrg(tx, invoices, scope.org.id, id);
+      let row: InvoiceRow;
+      if (found.type === "credit_note") {
+        row = findFor(tx, scope, id, "cancelCreditNote");
+        if (row.paidCents > 0) {
+          throw new Conflict(`The credit note is ${row.status}; ${formatCents(row.paidCents)} was refunded on it: a credit note with refunds cannot be cancelled (delete the refunds first).`);
+        }
+      } else {
+        const note = tx.select({ id: invoices.id, number: invoices.number, status: invoices.status }).from(invoices).where(creditNotesOf(scope.org.id, id, null)).limit(1).get();
+        if (note && found.status !== "draft" && found.status !== "cancelled") {
+          throw new Conflict(
+            `The invoice is ${found.status}; credit note ${note.number} (${note.id}, ${note.status}) credits it: cancel that credit note (or delete its draft) before cancelling the invoice.`,
+          );
+        }
+        // "without payments" needs no check of its own: a payment moves the status on
+        row = findFor(tx, scope, id, "cancel");
+      }
+      releaseCreditNote(tx, scope, row, showInvoice);
       const shown = change(tx, scope.org.id, id, { status: "cancelled" });
       recordChange(tx, scope, {
         action: "invoice.cancelled",
@@ -333,28 +449,43 @@ export const invoiceService = {
   },
 
   /**
-   * A draft credit note for the invoice: its customer, currency and lines (positive amounts,
-   * at the rates the invoice was written with: the type says it credits), issued today.
+   * A draft credit note for the invoice: its customer and currency, issued today, with the lines
+   * given (positive amounts: the type says it credits) or, without lines, the invoice's lines
+   * copied as they were written (every field, at the rates of then) when nothing else credits it
+   * yet. Never more than is left to credit (422 on `lines`); nothing left at all is a 409.
    */
-  creditNote(scope: Scope, id: string): ShownInvoice {
+  creditNote(scope: Scope, id: string, input: CreditNoteInput = {}): ShownInvoice {
     return transaction(scope.db, (tx) => {
       const original = findFor(tx, scope, id, "creditNote");
       if (original.type !== "invoice") throw new Conflict(`The credit note is ${original.status}; only an invoice can be credited.`);
-      if (creditLeftCents(tx, scope.org.id, original, null) <= 0) {
+      const leftCents = creditLeftCents(tx, scope.org.id, original, null);
+      if (leftCents <= 0) {
         throw new Conflict(`The invoice is ${original.status} and credited in full; nothing is left to credit.`);
       }
-      const lines: NewLine[] = tx
-        .select()
-        .from(invoiceLines)
-        .where(inOrg(invoiceLines, scope.org.id, eq(invoiceLines.invoiceId, id)))
-        .orderBy(asc(invoiceLines.sortOrder))
-        .all()
-        .map((l) => ({
-          ...priceLine({ quantityCents: l.quantityCents, unitPriceCents: l.unitPriceCents, vatRateBp: l.vatRateBp }),
-          description: l.description,
-          unitCode: l.unitCode,
-          vatRateId: l.vatRateId,
-        }));
+      const bag = new FieldErrorBag();
+      let lines: NewLine[];
+      // the invoice's document allowances and charges go with a copy of all its lines (pricing.test.ts)
+      let allowanceCharges: NewAllowanceCharge[] = [];
+      if (input.lines !== undefined) {
+        lines = readLines(tx, scope.org.id, bag, input.lines, original.pricesIncludeVat);
+      } else if (leftCents < original.totalCents) {
+        bag.add("lines", `Invoice ${original.number} has credit notes already: give the lines to credit (at most ${formatCents(leftCents)} is left to credit).`);
+        lines = [];
+      } else {
+        lines = tx
+          .select()
+          .from(invoiceLines)
+          .where(inOrg(invoiceLines, scope.org.id, eq(invoiceLines.invoiceId, id)))
+          .orderBy(asc(invoiceLines.sortOrder))
+          .all()
+          // the line as written: its prices, discounts and shares are the invoice's, not priced again
+          .map(({ id: _id, organizationId: _org, invoiceId: _invoice, sortOrder: _order, ...line }) => line);
+        allowanceCharges = storedAllowanceCharges(tx, scope.org.id, id);
+      }
+      if (lines.length > 0 && priceDraft(original.pricesIncludeVat, lines, allowanceCharges).totals.totalCents > leftCents) {
+        bag.add("lines", tooMuchCredit(original, leftCents));
+      }
+      bag.throwIfAny();
       const issueDate = today();
       return insertDraft(
         tx,
@@ -375,6 +506,7 @@ export const invoiceService = {
         },
         lines,
         null,
+        allowanceCharges,
       );
     });
   },

@@ -11,7 +11,9 @@ export const ReportQuery = {
   atDate: t.Object({ date: Day("Balances at the end of this day; default today"), currency: Currency }, { additionalProperties: false }),
   aging: t.Object(
     {
-      date: Day("Age on this day; default today"),
+      date: Day(
+        "The receivables as they stood at the end of this day, aged on it: the documents issued on or before it, less the payments dated and the credit notes issued on or before it. Default: today's open documents",
+      ),
       currency: Currency,
       // x-param: the name a coerced integer's 422 is keyed by (server/http/kernel.ts)
       page: t.Optional(t.Integer({ minimum: 1, maximum: 1_000_000, "x-param": "page", description: "Page of customers (default 1)" })),
