@@ -301,6 +301,42 @@ describe("e-invoices", () => {
   }, 120_000);
 });
 
+describe("refunds through the bank", () => {
+  test("an outgoing bank line matched to a credit note pays its refund; unmatched, the refund is owed again", async () => {
+    const org = env.newOrg("Refund Bank", { country: "BE", currency: "EUR" });
+    const api = async (method: string, path: string, body?: unknown, status = 200) => {
+      const r = await env.api(method, path, body, org.token);
+      expect(r.status, `${method} ${path}: ${r.text}`).toBe(status);
+      return r.body.data;
+    };
+    const c = await api("POST", "/api/v1/customers", { name: "Refunded NV" }, 201);
+    const d = await api("POST", "/api/v1/invoices", { customer_id: c.id, issue_date: "2026-03-01", lines: [{ description: "Work", quantity: "1", unit_price: "80.00" }] }, 201);
+    const inv = await api("POST", `/api/v1/invoices/${d.id}/finalize`);
+    await api("POST", `/api/v1/invoices/${inv.id}/record-payment`, { amount: "80.00", payment_date: "2026-03-05" }, 201);
+    // paid in full: a credit note of 30.00 owes all of it back
+    const note = await api("POST", `/api/v1/invoices/${(await api("POST", `/api/v1/invoices/${inv.id}/credit-note`, { lines: [{ description: "Work", quantity: "1", unit_price: "30.00" }] }, 201)).id}/finalize`);
+    expect(figures(note)).toEqual({ status: "finalized", amount_paid: "0.00", amount_credited: "0.00", amount_due: "30.00" });
+    const bank = (await api("GET", "/api/v1/bank-accounts"))[0];
+    const xml = `<?xml version="1.0" encoding="UTF-8"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt><GrpHdr><MsgId>R-1</MsgId><CreDtTm>2026-04-02T18:00:00</CreDtTm></GrpHdr><Stmt><Id>R-1</Id><CreDtTm>2026-04-02T18:00:00</CreDtTm><Acct><Id><IBAN>${bank.iban}</IBAN></Id><Ccy>EUR</Ccy></Acct>` +
+      `<Bal><Tp><CdOrPrtry><Cd>OPBD</Cd></CdOrPrtry></Tp><Amt Ccy="EUR">100.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2026-04-02</Dt></Dt></Bal>` +
+      `<Bal><Tp><CdOrPrtry><Cd>CLBD</Cd></CdOrPrtry></Tp><Amt Ccy="EUR">70.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2026-04-02</Dt></Dt></Bal>` +
+      `<Ntry><Amt Ccy="EUR">30.00</Amt><CdtDbtInd>DBIT</CdtDbtInd><Sts>BOOK</Sts><BookgDt><Dt>2026-04-02</Dt></BookgDt><ValDt><Dt>2026-04-02</Dt></ValDt><AcctSvcrRef>R-1-0</AcctSvcrRef><NtryDtls><TxDtls><RmtInf><Ustrd>Refund ${note.number}</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry>` +
+      `</Stmt></BkToCstmrStmt></Document>`;
+    const imported = await env.request("POST", `/api/v1/bank-accounts/${bank.id}/statements`, { rawBody: xml, token: org.token, headers: { "content-type": "application/xml" } });
+    expect(imported.status, imported.text).toBe(201);
+    const line = imported.body.data.transactions[0];
+    expect(line).toMatchObject({ direction: "debit", status: "unmatched" });
+    // an invoice's money comes in: the outgoing line cannot pay it
+    expect((await env.api("POST", `/api/v1/bank-transactions/${line.id}/match`, { invoice_id: inv.id }, org.token)).status).toBe(422);
+    expect(await api("POST", `/api/v1/bank-transactions/${line.id}/match`, { invoice_id: note.id })).toMatchObject({ status: "matched", matched_amount: "30.00" });
+    expect(figures(await api("GET", `/api/v1/invoices/${note.id}`))).toEqual({ status: "paid", amount_paid: "30.00", amount_credited: "0.00", amount_due: "0.00" });
+    expect((await api("GET", "/api/v1/reports/aged-receivables")).totals.total).toBe("0.00");
+    await api("POST", `/api/v1/bank-transactions/${line.id}/unmatch`);
+    expect(figures(await api("GET", `/api/v1/invoices/${note.id}`))).toEqual({ status: "finalized", amount_paid: "0.00", amount_credited: "0.00", amount_due: "30.00" });
+    expect((await api("GET", "/api/v1/reports/aged-receivables")).totals.total).toBe("-30.00");
+  });
+});
+
 describe("ledger", () => {
   test("the allocation posts nothing: the customer's receivables net the invoice and its credit note; a refund leaves the bank", async () => {
     const org = env.newOrg("Credit Ledger");
