@@ -17,7 +17,7 @@ const RUNNABLE: Record<string, number> = {
   "README.md": 6,
   "docs/api.md": 9,
   "docs/invoicing.md": 9,
-  "docs/einvoicing.md": 5,
+  "docs/einvoicing.md": 6,
   "docs/books.md": 8,
   "docs/banking.md": 10,
   "docs/webhooks.md": 5,
