@@ -131,9 +131,13 @@ describe("operations", () => {
       "/api/v1/webhooks/{id}/deliveries/{did}/redeliver",
     ];
     for (const path of actions) expect(op("post", path).requestBody.required, path).toBe(false);
-    for (const path of actions.filter((p) => !p.endsWith("/reject"))) {
+    for (const path of actions.filter((p) => !p.endsWith("/reject") && !p.endsWith("/credit-note"))) {
       expect(op("post", path).requestBody.content["application/json"].schema, path).toEqual({ $ref: "#/components/schemas/NoFields" });
     }
+    // a credit note's lines are optional (contract section 4): without them the invoice's are copied
+    expect(op("post", "/api/v1/invoices/{id}/credit-note").requestBody.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/CreditNoteCreate" });
+    expect(schemaOf("CreditNoteCreate")).toMatchObject({ type: "object", additionalProperties: false });
+    expect(schemaOf("CreditNoteCreate").required ?? []).toEqual([]);
     expect(schemaOf("NoFields")).toMatchObject({ type: "object", additionalProperties: false, properties: {} });
     for (const path of ["/api/v1/invoices", "/api/v1/invoices/{id}/record-payment"]) expect(op("post", path).requestBody.required, path).toBe(true);
   });
