@@ -5,6 +5,7 @@
  */
 import { FormatRegistry } from "@sinclair/typebox";
 import { Text } from "../lib/schemas.ts";
+import { isBelgianEnterpriseNumber } from "../lib/vat-numbers.ts";
 
 /**
  * The Peppol EAS (Electronic Address Scheme) codes the Peppol BIS Billing 3.0 rules accept for
@@ -28,13 +29,11 @@ export const PEPPOL_ID_PATTERN = "^\\d{4}:[^\\s:]{1,60}$";
 const SHAPE = new RegExp(PEPPOL_ID_PATTERN, "u");
 
 /**
- * A Belgian enterprise number (scheme 0208): ten digits whose last two are 97 − (the first
- * eight mod 97), as the Peppol rule on 0208 identifiers checks.
+ * A Belgian enterprise number (scheme 0208): ten digits, 0 or 1 first, whose last two are 97 −
+ * (the first eight mod 97), as the Peppol rule on 0208 identifiers checks; the same check as a
+ * Belgian VAT number's and a Belgian organisation's company number's (server/lib/vat-numbers.ts).
  */
-export function isBelgianEnterpriseNumber(id: string): boolean {
-  if (!/^\d{10}$/.test(id)) return false;
-  return 97 - (Number(id.slice(0, 8)) % 97) === Number(id.slice(8));
-}
+export { isBelgianEnterpriseNumber };
 
 /** `<scheme>:<id>` with a scheme of the EAS code list (and, for 0208, a valid enterprise number). */
 export function isPeppolId(value: string): boolean {
