@@ -153,6 +153,9 @@ describe("customers and suppliers", () => {
         "The vat number field is not a valid Dutch VAT number (NL, 9 digits, B and 2 digits (not 00)).",
       );
       await refused("POST", path, { name: "X", vat_number: "0417497106", country: "BE" }, "vat_number", "The vat number field must start with a country prefix (e.g. BE0123456749; Greece: EL, Northern Ireland: XI).");
+      // a 0208 Peppol id holds an enterprise number: mod 97 holds for 2123456791, but it starts with 2
+      await refused("POST", path, { name: "X", peppol_id: "0208:2123456791" }, "peppol_id");
+      await refused("POST", path, { name: "X", peppol_id: "0208:0404795578" }, "peppol_id");
       const before = (await env.api("GET", path)).body.meta.total;
 
       // Northern Ireland is a country for EN 16931; the VAT number is stored compact
