@@ -35,8 +35,29 @@ const pick = fc.nat({ max: 1000 });
 const cents = (min: number, max: number) => fc.integer({ min, max }).map((c) => (c / 100).toFixed(2));
 const share = fc.integer({ min: 1, max: 100 });
 
+/**
+ * An invoice as a shop or a discounting seller writes it (issue 26 item 6): VAT-inclusive or net
+ * prices, line discounts (percent or amount) and document allowances and charges at the rates.
+ */
+const pricedInvoice = fc.record({
+  op: fc.constant("pricedInvoice" as const),
+  date: day,
+  gross: fc.boolean(),
+  lines: fc.array(
+    fc.record({
+      qty: fc.integer({ min: 1, max: 500 }),
+      price: cents(1, 20_000),
+      rate: fc.nat({ max: 4 }),
+      discount: fc.option(fc.oneof(fc.record({ percent: fc.integer({ min: 1, max: 10_000 }) }), fc.record({ amount: fc.integer({ min: 1, max: 100 }) })), { nil: undefined }),
+    }),
+    { minLength: 1, maxLength: 4 },
+  ),
+  acs: fc.array(fc.record({ charge: fc.boolean(), amount: cents(1, 2_000), percent: fc.option(fc.integer({ min: 1, max: 2_000 }), { nil: undefined }), line: fc.nat({ max: 3 }) }), { maxLength: 3 }),
+});
+
 const operation = fc.oneof(
   { weight: 4, arbitrary: fc.record({ op: fc.constant("invoice" as const), date: day, lines: fc.array(fc.record({ qty: fc.integer({ min: 1, max: 500 }), price: cents(1, 200_000), rate: fc.nat({ max: 4 }) }), { minLength: 1, maxLength: 4 }) }) },
+  { weight: 3, arbitrary: pricedInvoice },
   { weight: 4, arbitrary: fc.record({ op: fc.constant("finalize" as const), i: pick }) },
   { weight: 4, arbitrary: fc.record({ op: fc.constant("pay" as const), i: pick, share, date: day }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant("deletePayment" as const), i: pick }) },
@@ -97,6 +118,33 @@ async function runSequence(operations: Operation[], run: number): Promise<void> 
       case "invoice": {
         const lines = o.lines.map((l) => ({ description: "Work", quantity: (l.qty / 100).toFixed(2), unit_price: l.price, ...(rates[l.rate] ? { vat_rate_id: rates[l.rate]!.id } : {}) }));
         const r = await call("POST", "/api/v1/invoices", { customer_id: customer, issue_date: o.date, lines });
+        if (r.status === 201) invoices.push(r.body.data.id);
+        break;
+      }
+      case "pricedInvoice": {
+        const lines = o.lines.map((l) => ({
+          description: "Goods",
+          quantity: (l.qty / 100).toFixed(2),
+          unit_price: l.price,
+          ...(rates[l.rate] ? { vat_rate_id: rates[l.rate]!.id } : {}),
+          // an amount discount of at most the line (a share of it, in hundredths)
+          ...(l.discount && "percent" in l.discount ? { discount_percent: (l.discount.percent / 100).toFixed(2) } : {}),
+          ...(l.discount && "amount" in l.discount
+            ? { discount_amount: (Math.max(1, Math.floor((Math.round((l.qty * toCents(l.price)!) / 100) * l.discount.amount) / 100)) / 100).toFixed(2) }
+            : {}),
+        }));
+        // each allowance or charge at the rate of one of the lines, so that a percentage has a base
+        const allowances_charges = o.acs.map((ac) => {
+          const line = lines[ac.line % lines.length]!;
+          return {
+            type: ac.charge ? "charge" : "allowance",
+            ...(ac.percent ? { percent: (ac.percent / 100).toFixed(2) } : { amount: ac.amount }),
+            reason: ac.charge ? "Freight" : "Volume rebate",
+            ...(line.vat_rate_id ? { vat_rate_id: line.vat_rate_id } : {}),
+          };
+        });
+        // refused (422) when the allowances exceed their rate's lines, or a line is free: as it should be
+        const r = await call("POST", "/api/v1/invoices", { customer_id: customer, issue_date: o.date, prices_include_vat: o.gross, lines, allowances_charges });
         if (r.status === 201) invoices.push(r.body.data.id);
         break;
       }
@@ -273,6 +321,16 @@ async function checkBooks(orgId: string, token: string, call: (method: string, p
   );
   expect(balances.get(code("1200"))).toBe(documents.due);
   expect(balances.get(code("2200"))).toBe(documents.vat);
+  // each issued document's finalize posted its net (subtotal: lines less allowances plus charges) as sales, and its VAT
+  expect(
+    sql(
+      `SELECT i.id FROM invoices i JOIN journal_entries e ON e.source_type = 'invoice' AND e.source_id = i.id AND e.reverses_entry_id IS NULL
+       WHERE i.organization_id = ? AND i.status NOT IN ('draft', 'cancelled')
+       AND (i.subtotal_cents <> (SELECT CASE i.type WHEN 'credit_note' THEN -1 ELSE 1 END * sum(l.credit_cents - l.debit_cents) FROM journal_lines l WHERE l.entry_id = e.id AND l.vat_role = 'base')
+         OR i.vat_cents <> (SELECT CASE i.type WHEN 'credit_note' THEN -1 ELSE 1 END * sum(l.credit_cents - l.debit_cents) FROM journal_lines l WHERE l.entry_id = e.id AND l.vat_role = 'vat'))`,
+      orgId,
+    ),
+  ).toEqual([]);
   // and the running totals of what customers owe (aged receivables) equal the open documents
   const due = `CASE WHEN type = 'credit_note' THEN paid_cents + credited_cents - total_cents ELSE total_cents - paid_cents - credited_cents END`;
   const open = `FROM invoices WHERE organization_id = ? AND status IN ('finalized', 'sent', 'partially_paid')`;
