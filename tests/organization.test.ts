@@ -224,5 +224,12 @@ describe("kontor org set", () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain("Peppol EAS");
     expect((await cli("org", "set", "CLI Identity", "--language", "es")).code).toBe(2);
+    // the settings: on or off
+    const on = await cli("org", "set", "CLI Identity", "--einvoice-business-customers", "on", "--prices-include-vat", "on", "--json");
+    expect(on.code, on.stderr).toBe(0);
+    expect(JSON.parse(on.stdout)).toMatchObject({ einvoice_business_customers: true, prices_include_vat: true });
+    const off = await cli("org", "set", "CLI Identity", "--prices-include-vat", "off", "--json");
+    expect(JSON.parse(off.stdout)).toMatchObject({ einvoice_business_customers: true, prices_include_vat: false });
+    expect((await cli("org", "set", "CLI Identity", "--einvoice-business-customers", "yes")).code).toBe(2);
   });
 });

@@ -22,6 +22,11 @@ const SET_FIELDS: [string, string, string, boolean][] = [
   ["--peppol-id <scheme:id>", "peppol_id", "Peppol participant id, e.g. 0208:0123456749", true],
   ["--default-bank-account <id>", "default_bank_account_id", "id of the bank account whose IBAN goes on documents", true],
 ];
+/** `kontor org set` settings, on or off: [flag, API field, help]. */
+const SET_SWITCHES: [string, string, string][] = [
+  ["--einvoice-business-customers <state>", "einvoice_business_customers", "issue every business customer (one with a VAT number) a Peppol e-invoice: finalize checks its UBL (recommended in Belgium)"],
+  ["--prices-include-vat <state>", "prices_include_vat", "new invoices priced VAT-inclusive by default"],
+];
 /** "--postal-code <text>" → "postalCode", as commander names the option. */
 const optionKey = (flag: string) => flag.split(" ")[0]!.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
@@ -53,6 +58,7 @@ export function registerOrgCommands(program: Command): void {
   );
   for (const [flag, , description] of SET_FIELDS) set.option(flag, description);
   set.addOption(new Option("--language <code>", "default document language").choices([...DOCUMENT_LANGUAGES]));
+  for (const [flag, , description] of SET_SWITCHES) set.addOption(new Option(flag, description).choices(["on", "off"]));
   set.action(async (ref: string, options: GlobalOptions & Record<string, string | undefined>) => {
     const input: Record<string, unknown> = {};
     for (const [flag, field, , nullable] of SET_FIELDS) {
@@ -60,6 +66,10 @@ export function registerOrgCommands(program: Command): void {
       if (value !== undefined) input[field] = value === "" && nullable ? null : value;
     }
     if (options.language !== undefined) input.language = options.language;
+    for (const [flag, field] of SET_SWITCHES) {
+      const value = options[optionKey(flag)];
+      if (value !== undefined) input[field] = value === "on";
+    }
     await (await actions()).setOrg(ref, input, options);
   });
 
