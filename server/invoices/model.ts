@@ -76,17 +76,13 @@ const percentInput = (description: string) =>
 const AllowanceCharge = strictObject(
   {
     type: t.UnionEnum(["allowance", "charge"], { description: "allowance: a discount on the invoice (BG-20); charge: a surcharge (BG-21)" }),
-    amount: t.Optional(
-      Nullable(moneyInput({ positive: true, description: "The amount (net, or gross when prices_include_vat); give amount or percent, not both" })),
-    ),
-    percent: t.Optional(Nullable(percentInput("A percentage of base_amount (BT-94, BT-101); the amount is base_amount × percent, rounded half-up"))),
+    amount: t.Optional(moneyInput({ positive: true, description: "The amount (net, or gross when prices_include_vat); give amount or percent, not both" })),
+    percent: t.Optional(percentInput("A percentage of base_amount (BT-94, BT-101); the amount is base_amount × percent, rounded half-up")),
     base_amount: t.Optional(
-      Nullable(
-        moneyInput({
-          positive: true,
-          description: "With percent only (BT-93, BT-100): what the percentage is of; default the sum of the line amounts (after their discounts) at the same VAT rate",
-        }),
-      ),
+      moneyInput({
+        positive: true,
+        description: "With percent only (BT-93, BT-100): what the percentage is of; default the sum of the line amounts (after their discounts) at the same VAT rate",
+      }),
     ),
     reason: t.Optional(Nullable(Text({ maxLength: 255, description: "Why, in words (BT-97, BT-104); reason or reason_code is required (BR-33, BR-38)" }))),
     reason_code: t.Optional(
@@ -114,10 +110,10 @@ const Line = strictObject(
       Nullable(t.String({ ...Uuid, description: "A VAT rate of the organisation (GET /api/v1/vat-rates); without one the line has no VAT" })),
     ),
     discount_percent: t.Optional(
-      Nullable(percentInput("A line discount (EN 16931 BG-27) as a percentage of quantity × unit_price, above 0 and at most 100, at most 2 fraction digits; not with discount_amount")),
+      percentInput("A line discount (EN 16931 BG-27) as a percentage of quantity × unit_price, above 0 and at most 100, at most 2 fraction digits; not with discount_amount"),
     ),
     discount_amount: t.Optional(
-      Nullable(moneyInput({ positive: true, description: "A line discount (BG-27) as an amount (gross when prices_include_vat), at most quantity × unit_price; not with discount_percent" })),
+      moneyInput({ positive: true, description: "A line discount (BG-27) as an amount (gross when prices_include_vat), at most quantity × unit_price; not with discount_percent" }),
     ),
     discount_reason: t.Optional(Nullable(Text({ maxLength: 255, description: "Why the discount is given (BT-139), shown on the PDF and the e-invoice" }))),
   },
