@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
+import { netLinePrice } from "../server/documents/ubl.ts";
 import { itemShares } from "../server/documents/vat-breakdown.ts";
 import { priceInvoice } from "../server/invoices/totals.ts";
 import { SELLER_IDENTITY } from "./fixtures.ts";
@@ -177,6 +178,24 @@ describe("line discounts", () => {
       ["1.43", "21.70", "1.30"],
     ]);
     expect(inv.total).toBe("49.97");
+    await ok("POST", `/api/v1/invoices/${inv.id}/finalize`);
+    await expectValidUbl(inv.id);
+  }, 60_000);
+
+  test("awkward gross lines: a large quantity at a small price, a third off, a free line; the UBL still passes R120 and R040", async () => {
+    const inv = await draft({
+      prices_include_vat: true,
+      lines: [
+        { description: "Screws", quantity: "12345.67", unit_price: "0.07", unit_code: "C62", vat_rate_id: rates["S:21.00"].id, discount_percent: "33.33" },
+        { description: "Sample", quantity: 1, unit_price: "4.99", vat_rate_id: rates["S:21.00"].id, discount_percent: 100, discount_reason: "Free sample" },
+        { description: "Leaflet", quantity: "0.01", unit_price: "0.01", vat_rate_id: rates["S:6.00"].id },
+      ],
+      allowances_charges: [{ type: "allowance", percent: "2.5", reason: "Cash", vat_rate_id: rates["S:21.00"].id }],
+    });
+    // 12345.67 × 0.07 = 864.1969 → 864.20; a third: 288.037… → 288.04; 576.16 gross. The free line: 0.00.
+    // allowance: 2.5 % of the 21 % lines (576.16 + 0.00) = 14.404 → 14.40. 21 %: G = 561.76; the leaflet: 0.0001 → 0.00
+    expect(inv.lines.map((l: any) => l.discount_amount)).toEqual(["288.04", "4.99", "0.00"]);
+    expect(inv.total).toBe("561.76");
     await ok("POST", `/api/v1/invoices/${inv.id}/finalize`);
     await expectValidUbl(inv.id);
   }, 60_000);
@@ -395,6 +414,35 @@ describe("the arithmetic (totals.ts, itemShares)", () => {
         },
       ),
       { numRuns: 2000 },
+    );
+  });
+
+  test("property: the UBL's net price of a gross line keeps quantity × price within half a cent of its net amount before discount (PEPPOL-EN16931-R120)", () => {
+    fc.assert(
+      fc.property(grossLine, fc.integer({ min: 0, max: 10_000_000 }), (line, amountCents) => {
+        const doc = {
+          position: 1,
+          description: "x",
+          quantityCents: line.quantityCents,
+          unitCode: "C62",
+          unitPriceCents: line.unitPriceCents,
+          amountCents,
+          vatCategory: "S" as const,
+          vatRateBp: line.vatRateBp,
+          vatCents: 0,
+          discount: line.discountPercentBp ? { cents: 1 + (amountCents % 997), percentBp: line.discountPercentBp, reason: null } : null,
+        };
+        const net = netLinePrice(doc, true);
+        // exact decimal arithmetic: price × 10^d as an integer, quantity in hundredths
+        const [whole, fraction = ""] = net.price.split(".");
+        const scaledPrice = BigInt(whole! + fraction);
+        const product = scaledPrice * BigInt(line.quantityCents); // × 10^(d + 2) currency units
+        const target = BigInt(net.baseCents) * 10n ** BigInt(fraction.length); // net base, × 10^(d + 2)
+        const diff = product > target ? product - target : target - product;
+        expect(diff * 2n <= 10n ** BigInt(fraction.length)).toBe(true); // ≤ half a cent
+        expect(net.baseCents - net.discountCents).toBe(amountCents);
+      }),
+      { numRuns: 3000 },
     );
   });
 
