@@ -109,16 +109,16 @@ export const documented = (keywords: Record<string, unknown>) => ({ "x-openapi":
  */
 export const named = <T extends TSchema>(name: string, schema: T): T => CloneType(schema, { title: name });
 
-// the format is the check (a real code); the pattern tells clients the shape
+// the format is the check (a code of EN 16931's list, server/lib/iso-codes.ts); the pattern tells clients the shape
 export const Country = t.String({
   format: "iso-3166-alpha2",
-  description: "ISO 3166-1 alpha-2, e.g. BE",
+  description: "ISO 3166-1 alpha-2 as EN 16931 accepts it (code list of BR-CL-14), e.g. BE; the United Kingdom is GB, Northern Ireland XI",
   examples: ["BE"],
   ...documented({ pattern: "^[A-Z]{2}$" }),
 });
 export const Currency = t.String({
   format: "iso-4217",
-  description: "ISO 4217, e.g. EUR",
+  description: "ISO 4217 as EN 16931 accepts it (code list of BR-CL-04), a currency (not XXX, XTS, a precious metal or a unit of account), e.g. EUR",
   examples: ["EUR"],
   ...documented({ pattern: "^[A-Z]{3}$" }),
 });
