@@ -236,15 +236,16 @@ type CustomerAging = { customerId: string; name: string } & Record<Bucket, numbe
  */
 function agingAsOf(tx: Tx, at: AgingAt): CustomerAging[] {
   const p = (name: keyof AgingAt) => sql.placeholder(name);
-  const paid = sql`coalesce((SELECT sum(pm."amount_cents") FROM "payments" pm WHERE pm."invoice_id" = i."id" AND pm."payment_date" <= ${p("date")}), 0)`;
+  // the lookups are skipped for documents with nothing paid or credited (most open ones)
+  const paid = sql`iif(i."paid_cents" = 0, 0, coalesce((SELECT sum(pm."amount_cents") FROM "payments" pm WHERE pm."invoice_id" = i."id" AND pm."payment_date" <= ${p("date")}), 0))`;
   // issued by then: what it asks less what was paid (refunded) and credited by then
   const owedIssued = sql`CASE WHEN i."type" = 'credit_note' THEN
       ${paid} - i."total_cents"
-      + iif(EXISTS (SELECT 1 FROM "invoices" r WHERE r."id" = i."related_invoice_id" AND r."issue_date" <= ${p("date")}), i."credited_cents", 0)
+      + iif(i."credited_cents" <> 0 AND EXISTS (SELECT 1 FROM "invoices" r WHERE r."id" = i."related_invoice_id" AND r."issue_date" <= ${p("date")}), i."credited_cents", 0)
     ELSE i."total_cents" - ${paid}
-      - coalesce((SELECT sum(c."credited_cents") FROM "invoices" c
+      - iif(i."credited_cents" = 0, 0, coalesce((SELECT sum(c."credited_cents") FROM "invoices" c
           WHERE c."organization_id" = i."organization_id" AND c."related_invoice_id" = i."id" AND c."type" = 'credit_note'
-            AND c."status" NOT IN ('draft', 'cancelled') AND c."issue_date" <= ${p("date")}), 0)
+            AND c."status" NOT IN ('draft', 'cancelled') AND c."issue_date" <= ${p("date")}), 0))
     END`;
   // issued later but paid (or refunded) before: money received in advance, as the ledger has it
   const owedLater = sql`CASE WHEN i."type" = 'credit_note' THEN ${paid} ELSE -${paid} END`;
@@ -258,7 +259,7 @@ function agingAsOf(tx: Tx, at: AgingAt): CustomerAging[] {
   const query = sql`WITH d AS (
       ${documents(owedIssued, sql`i."issue_date" <= ${p("date")}`)}
       UNION ALL
-      ${documents(owedLater, sql`i."issue_date" > ${p("date")} AND EXISTS (SELECT 1 FROM "payments" pm WHERE pm."invoice_id" = i."id" AND pm."payment_date" <= ${p("date")})`)}
+      ${documents(owedLater, sql`i."issue_date" > ${p("date")} AND i."paid_cents" > 0 AND EXISTS (SELECT 1 FROM "payments" pm WHERE pm."invoice_id" = i."id" AND pm."payment_date" <= ${p("date")})`)}
     )
     SELECT d."customer_id" AS "customerId", c."name" AS "name", ${buckets}
     FROM d JOIN "customers" c ON c."id" = d."customer_id"
