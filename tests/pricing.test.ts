@@ -90,6 +90,12 @@ describe("VAT-inclusive prices", () => {
     expect(xml).toContain('<cbc:TaxAmount currencyID="EUR">5.20</cbc:TaxAmount>');
     // 24.77 / 3 with three decimals: 3 × 8.257 = 24.771, within the half cent R120 needs
     expect(xml).toContain('<cbc:PriceAmount currencyID="EUR">8.257</cbc:PriceAmount>');
+    // the PDF shows the prices and the line as given (gross), says so, and the net subtotal
+    const text = await pdfText(inv.id);
+    expect(text).toContain("Prices and line amounts include VAT.");
+    expect(text).toMatch(/9\.99\s+21\s*%\s+29\.97/);
+    expect(text).toContain("€24.77");
+    expect(text).toContain("€29.97");
     // the shop's customer pays 29.97 and the invoice is paid
     const paid = await ok("POST", `/api/v1/invoices/${inv.id}/record-payment`, { amount: "29.97", payment_date: "2026-03-02" });
     expect(paid.status).toBe("paid");
@@ -344,8 +350,60 @@ describe("document allowances and charges", () => {
     expect(inv.total).toBe("133.10");
     const more = await ok("PUT", `/api/v1/invoices/${inv.id}`, { lines: [{ description: "x", quantity: 2, unit_price: "100.00", vat_rate_id: rates["S:21.00"].id }] });
     expect([more.charge_total, more.subtotal, more.total]).toEqual(["10.00", "210.00", "254.10"]);
+    // kept allowances are checked against the new lines too
+    const over = await env.api("PUT", `/api/v1/invoices/${inv.id}`, {
+      lines: [{ description: "x", quantity: 1, unit_price: "1.00", vat_rate_id: rates["S:21.00"].id }],
+      allowances_charges: [{ type: "allowance", amount: "5.00", reason: "Rebate", vat_rate_id: rates["S:21.00"].id }],
+    });
+    expect(over.status).toBe(422);
+    const withAllowance = await ok("PUT", `/api/v1/invoices/${inv.id}`, {
+      allowances_charges: [{ type: "allowance", amount: "50.00", reason: "Rebate", vat_rate_id: rates["S:21.00"].id }],
+    });
+    expect(withAllowance.allowance_total).toBe("50.00");
+    const fewer = await env.api("PUT", `/api/v1/invoices/${inv.id}`, { lines: [{ description: "x", quantity: 1, unit_price: "10.00", vat_rate_id: rates["S:21.00"].id }] });
+    expect(fewer.status).toBe(422);
+    expect(Object.keys(fewer.body.errors)).toEqual(["allowances_charges.0.amount"]);
+    expect((await ok("GET", `/api/v1/invoices/${inv.id}`)).total).toBe("181.50"); // unchanged: 200.00 − 50.00 = 150.00, + 21 %
     const none = await ok("PUT", `/api/v1/invoices/${inv.id}`, { allowances_charges: [] });
     expect([none.allowances_charges, none.charge_total, none.total]).toEqual([[], "0.00", "242.00"]);
+  });
+});
+
+describe("the books", () => {
+  test("the ledger posts the net of each rate (lines less allowances plus charges) as sales, and the VAT report shows it", async () => {
+    const { token } = env.newOrg("Pricing books", { country: "BE", currency: "EUR" });
+    const call = async (method: string, path: string, body?: unknown) => {
+      const r = await env.api(method, path, body, token);
+      expect(r.status, `${method} ${path}: ${r.text.slice(0, 300)}`).toBeLessThan(300);
+      return r.body.data;
+    };
+    const own = Object.fromEntries((await call("GET", "/api/v1/vat-rates")).map((r: any) => [`${r.category}:${r.rate}`, r]));
+    const buyer = await call("POST", "/api/v1/customers", { name: "Buyer", country: "BE" });
+    const inv = await call("POST", "/api/v1/invoices", {
+      customer_id: buyer.id,
+      issue_date: "2026-02-10",
+      prices_include_vat: true,
+      lines: [
+        { description: "Mug", quantity: 3, unit_price: "9.99", vat_rate_id: own["S:21.00"].id },
+        { description: "Book", quantity: 1, unit_price: "20.00", vat_rate_id: own["S:6.00"].id },
+      ],
+      allowances_charges: [
+        { type: "allowance", amount: "2.00", reason: "Voucher", vat_rate_id: own["S:21.00"].id },
+        { type: "charge", amount: "4.95", reason_code: "FC", vat_rate_id: own["S:21.00"].id },
+      ],
+    });
+    await call("POST", `/api/v1/invoices/${inv.id}/finalize`);
+    const report = await call("GET", "/api/v1/reports/vat?from=2026-02-01&to=2026-02-28");
+    // as computed above (gross prices with an allowance and a charge): 21 % net 27.21, VAT 5.71; 6 % net 18.87, VAT 1.13
+    expect(report.sales.map((r: any) => [r.category, r.rate, r.base, r.vat])).toEqual([
+      ["S", "21.00", "27.21", "5.71"],
+      ["S", "6.00", "18.87", "1.13"],
+    ]);
+    expect(report.total_sales_vat).toBe("6.84");
+    const trial = (await call("GET", "/api/v1/reports/trial-balance?date=2026-02-28")).accounts as { code: string; debit: string; credit: string }[];
+    const credit = (code: string) => trial.find((a) => a.code === code)?.credit;
+    expect(trial.find((a) => a.code === "1200")?.debit).toBe("52.92");
+    expect(credit("2200")).toBe("6.84");
   });
 });
 

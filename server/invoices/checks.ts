@@ -227,18 +227,24 @@ export function readAllowanceCharges(tx: Tx, orgId: string, bag: FieldErrorBag, 
     if (amountCents === null || (ac.vat_rate_id && !rate)) return;
     out.push({ isCharge, amountCents, baseCents, percentBp, reason, reasonCode, vatRateId: rate?.id ?? null, vatRateBp: rate?.rateBp ?? 0 });
   });
-  if (out.length === input.length) {
-    // per VAT rate (as net and VAT are derived per rate), nothing below zero
-    const byRate = new Map<number, number>();
-    for (const l of linePrices) byRate.set(l.rateBp, (byRate.get(l.rateBp) ?? 0) + l.cents);
-    for (const ac of out) byRate.set(ac.vatRateBp, (byRate.get(ac.vatRateBp) ?? 0) + (ac.isCharge ? ac.amountCents : -ac.amountCents));
-    out.forEach((ac, i) => {
-      if (!ac.isCharge && byRate.get(ac.vatRateBp)! < 0) {
-        bag.add(`allowances_charges.${i}.amount`, `The allowances at VAT ${formatCents(ac.vatRateBp)} % must not be greater than the lines and charges at that rate.`);
-      }
-    });
-  }
+  if (out.length === input.length) checkAllowancesWithinRates(bag, lines, out);
   return out;
+}
+
+/**
+ * Per VAT rate (net and VAT are derived per rate), the allowances may not exceed the lines and
+ * charges: no rate's taxable amount below zero. Allowances kept by an update that changes the
+ * lines are checked again.
+ */
+export function checkAllowancesWithinRates(bag: FieldErrorBag, lines: readonly NewLine[], allowanceCharges: readonly NewAllowanceCharge[]): void {
+  const byRate = new Map<number, number>();
+  for (const line of lines) byRate.set(line.vatRateBp, (byRate.get(line.vatRateBp) ?? 0) + lineGross(linePrice(line)).priceCents);
+  for (const ac of allowanceCharges) byRate.set(ac.vatRateBp, (byRate.get(ac.vatRateBp) ?? 0) + (ac.isCharge ? ac.amountCents : -ac.amountCents));
+  allowanceCharges.forEach((ac, i) => {
+    if (!ac.isCharge && byRate.get(ac.vatRateBp)! < 0) {
+      bag.add(`allowances_charges.${i}.amount`, `The allowances at VAT ${formatCents(ac.vatRateBp)} % must not be greater than the lines and charges at that rate.`);
+    }
+  });
 }
 
 export function checkDueDate(bag: FieldErrorBag, issueDate: string, dueDate: string): void {

@@ -20,8 +20,9 @@ import { formatCents, MAX_CENTS } from "../lib/money.ts";
 import { deleteInOrg, findInOrg, inOrg, snapshot, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
 import { addDays, newId, nowIso, today } from "../lib/time.ts";
 import { stateMachine, type Transition } from "../lib/transitions.ts";
-import { type AllowanceChargeInput, type CreditNoteInput, type InvoiceCreate, type InvoiceStatus, type InvoiceUpdate, type PaymentInput } from "./model.ts";
+import { type CreditNoteInput, type InvoiceCreate, type InvoiceStatus, type InvoiceUpdate, type PaymentInput } from "./model.ts";
 import {
+  checkAllowancesWithinRates,
   checkDueDate,
   checkIssueDateNotFuture,
   priceDraft,
@@ -189,15 +190,11 @@ function totalsColumns(totals: InvoiceTotals) {
   return { subtotalCents, vatCents, totalCents, allowanceCents, chargeCents };
 }
 
-/**
- * Reads the pricing of an invoice's input (its lines and allowances and charges, as given or as
- * stored) and prices it; a total beyond the range is a 422 on `lines`.
- */
-function readPricing(tx: Tx, orgId: string, bag: FieldErrorBag, pricesIncludeVat: boolean, lines: NewLine[], acInput: AllowanceChargeInput[] | NewAllowanceCharge[]) {
-  const allowanceCharges = acInput.length > 0 && "type" in acInput[0]! ? readAllowanceCharges(tx, orgId, bag, acInput as AllowanceChargeInput[], lines) : (acInput as NewAllowanceCharge[]);
+/** The draft priced (its lines with its allowances and charges, totals.ts); a total beyond the range is a 422 on `lines`. */
+function pricedWithinRange(bag: FieldErrorBag, pricesIncludeVat: boolean, lines: NewLine[], allowanceCharges: NewAllowanceCharge[]) {
   const priced = priceDraft(pricesIncludeVat, lines, allowanceCharges);
   if (priced.totals.totalCents > MAX_CENTS) bag.add("lines", `The invoice total must not be greater than ${formatCents(MAX_CENTS)}.`);
-  return { allowanceCharges, totals: priced.totals };
+  return priced;
 }
 
 /** Sets columns of the invoice (with a fresh updated_at) and returns it as shown. */
@@ -260,7 +257,8 @@ export const invoiceService = {
       const customer = readCustomer(tx, scope.org.id, bag, input.customer_id);
       const pricesIncludeVat = input.prices_include_vat ?? orgPricesIncludeVat(tx, scope.org.id);
       const lines = readLines(tx, scope.org.id, bag, input.lines, pricesIncludeVat);
-      const { allowanceCharges } = readPricing(tx, scope.org.id, bag, pricesIncludeVat, lines, input.allowances_charges ?? []);
+      const allowanceCharges = readAllowanceCharges(tx, scope.org.id, bag, input.allowances_charges ?? [], lines);
+      pricedWithinRange(bag, pricesIncludeVat, lines, allowanceCharges);
       const dueDate = input.due_date ?? addDays(input.issue_date, DEFAULT_PAYMENT_DAYS);
       checkDueDate(bag, input.issue_date, dueDate);
       const number = input.number === undefined ? null : readNumber(tx, scope.org.id, bag, input.number);
@@ -313,7 +311,13 @@ export const invoiceService = {
       const repriced = input.lines !== undefined || input.allowances_charges !== undefined || pricesIncludeVat !== row.pricesIncludeVat;
       // lines or allowances not sent are kept as stored (an allowance's percentage keeps its base), and all are priced again
       const lines = !repriced ? null : input.lines === undefined ? storedLines(tx, scope.org.id, id) : readLines(tx, scope.org.id, bag, input.lines, pricesIncludeVat);
-      const pricing = lines && readPricing(tx, scope.org.id, bag, pricesIncludeVat, lines, input.allowances_charges ?? storedAllowanceCharges(tx, scope.org.id, id));
+      const allowanceCharges = !lines
+        ? null
+        : input.allowances_charges === undefined
+          ? storedAllowanceCharges(tx, scope.org.id, id)
+          : readAllowanceCharges(tx, scope.org.id, bag, input.allowances_charges, lines);
+      if (lines && allowanceCharges && input.allowances_charges === undefined) checkAllowancesWithinRates(bag, lines, allowanceCharges);
+      const priced = lines && allowanceCharges && pricedWithinRange(bag, pricesIncludeVat, lines, allowanceCharges);
       checkDueDate(bag, set.issueDate ?? row.issueDate, set.dueDate ?? row.dueDate);
       if (row.type === "credit_note" && row.relatedInvoiceId) {
         // a credit note credits its invoice: the invoice's customer and currency, at most what is left
@@ -322,15 +326,14 @@ export const invoiceService = {
           bag.add("customer_id", "A credit note keeps the customer of the invoice it credits.");
         }
         if (set.currency !== undefined && set.currency !== invoice.currency) bag.add("currency", "A credit note keeps the currency of the invoice it credits.");
-        if (pricing && pricing.totals.totalCents > leftCents) bag.add("lines", tooMuchCredit(invoice, leftCents));
+        if (priced && priced.totals.totalCents > leftCents) bag.add("lines", tooMuchCredit(invoice, leftCents));
       }
       bag.throwIfAny();
-      if (lines && pricing) {
-        const priced = priceDraft(pricesIncludeVat, lines, pricing.allowanceCharges);
+      if (priced && allowanceCharges) {
         tx.delete(invoiceLines).where(inOrg(invoiceLines, scope.org.id, eq(invoiceLines.invoiceId, id))).run();
         tx.delete(invoiceAllowanceCharges).where(inOrg(invoiceAllowanceCharges, scope.org.id, eq(invoiceAllowanceCharges.invoiceId, id))).run();
         insertLines(tx, scope.org.id, id, priced.lines);
-        insertAllowanceCharges(tx, scope.org.id, id, pricing.allowanceCharges);
+        insertAllowanceCharges(tx, scope.org.id, id, allowanceCharges);
         Object.assign(set, totalsColumns(priced.totals));
       }
       const shown = change(tx, scope.org.id, id, set);
