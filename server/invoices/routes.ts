@@ -119,7 +119,10 @@ export const invoiceRoutes = (kernel: Kernel) =>
     .post(
       "/:id/finalize",
       ({ scope, params, once }) => once(() => ({ data: invoiceService.finalize(scope, params.id) })),
-      transition("invoicing.finalize", "Finalize a draft: its lines, totals, customer and number are locked"),
+      transition(
+        "invoicing.finalize",
+        "Finalize a draft: its lines, totals, customer and number are locked; a 422 names every field its PDF or, when it must be one, its e-invoice lacks",
+      ),
     )
     .post(
       "/:id/send",
