@@ -107,6 +107,9 @@ export function createFloor(dbPath: string, orgId: string, threads = 1) {
     vat_rate_id: l.vat_rate_id,
     vat_rate: formatCents(l.vat_rate_bp),
     vat_amount: formatCents(l.vat_cents),
+    discount_percent: l.discount_percent_bp === null ? null : formatCents(l.discount_percent_bp),
+    discount_amount: formatCents(l.discount_cents),
+    discount_reason: l.discount_reason,
     sort_order: l.sort_order,
   });
   const payment = (p: Row) => ({
@@ -127,6 +130,10 @@ export function createFloor(dbPath: string, orgId: string, threads = 1) {
     customer: c ? customer(c, persons) : null,
     issue_date: i.issue_date,
     due_date: i.due_date,
+    prices_include_vat: i.prices_include_vat === 1,
+    line_total: formatCents(i.subtotal_cents + i.allowance_cents - i.charge_cents),
+    allowance_total: formatCents(i.allowance_cents),
+    charge_total: formatCents(i.charge_cents),
     subtotal: formatCents(i.subtotal_cents),
     vat_amount: formatCents(i.vat_cents),
     total: formatCents(i.total_cents),
@@ -139,6 +146,8 @@ export function createFloor(dbPath: string, orgId: string, threads = 1) {
     amount_paid: formatCents(i.paid_cents),
     amount_due: formatCents(i.total_cents - i.paid_cents),
     lines: lines.map(line),
+    // the seeded invoices are net-priced without allowances or charges: Kontor reads none for them either
+    allowances_charges: [],
     payments: payments.map(payment),
     finalized_at: i.finalized_at,
     sent_at: i.sent_at,
