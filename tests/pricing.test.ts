@@ -427,6 +427,38 @@ describe("credit notes", () => {
   }, 60_000);
 });
 
+describe("credit notes with lines given", () => {
+  test("a partial credit note of a VAT-inclusive invoice is priced VAT-inclusive too: crediting one mug of three gives back 9.99", async () => {
+    const inv = await draft({ prices_include_vat: true, lines: [{ description: "Mug", quantity: 3, unit_price: "9.99", vat_rate_id: rates["S:21.00"].id }] });
+    await ok("POST", `/api/v1/invoices/${inv.id}/finalize`);
+    const note = await ok("POST", `/api/v1/invoices/${inv.id}/credit-note`, {
+      lines: [{ description: "Mug, returned", quantity: 1, unit_price: "9.99", vat_rate_id: rates["S:21.00"].id }],
+    });
+    // 9.99 × 21 / 121 = 1.7338 → 1.73; net 8.26
+    expect([note.prices_include_vat, note.total, note.vat_amount, note.subtotal]).toEqual([true, "9.99", "1.73", "8.26"]);
+    await ok("POST", `/api/v1/invoices/${note.id}/finalize`);
+    await expectValidUbl(note.id);
+  }, 60_000);
+});
+
+describe("other VAT categories", () => {
+  test("an exempt line with an exempt allowance, beside a standard-rated line: the allowance's group carries its exemption reason; the UBL passes", async () => {
+    const inv = await draft({
+      lines: [
+        { description: "Training (exempt)", quantity: 2, unit_price: "250.00", vat_rate_id: rates["E:0.00"].id },
+        { description: "Course book", quantity: 2, unit_price: "30.00", vat_rate_id: rates["S:6.00"].id, discount_amount: "6.00", discount_reason: "Second copy half price" },
+      ],
+      allowances_charges: [{ type: "allowance", percent: 10, reason_code: "100", vat_rate_id: rates["E:0.00"].id }],
+    });
+    // exempt: 500.00 − 10 % (50.00) = 450.00, no VAT; 6 %: 60.00 − 6.00 = 54.00, VAT 3.24
+    expect([inv.subtotal, inv.vat_amount, inv.total]).toEqual(["504.00", "3.24", "507.24"]);
+    await ok("POST", `/api/v1/invoices/${inv.id}/finalize`);
+    const xml = await expectValidUbl(inv.id);
+    expect(xml).toContain('<cbc:TaxableAmount currencyID="EUR">450.00</cbc:TaxableAmount>');
+    expect(xml).toContain("<cbc:TaxExemptionReasonCode>VATEX-EU-132</cbc:TaxExemptionReasonCode>");
+  }, 60_000);
+});
+
 describe("the arithmetic (totals.ts, itemShares)", () => {
   const rateBps = [2100, 1200, 600, 0, 2000, 1900, 700, 550];
   const grossLine = fc.record({

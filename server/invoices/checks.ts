@@ -193,7 +193,7 @@ export function readAllowanceCharges(tx: Tx, orgId: string, bag: FieldErrorBag, 
     const reason = optionalText(ac.reason);
     const reasonCode = optionalText(ac.reason_code)?.toUpperCase() ?? null;
     if (reason === null && reasonCode === null) {
-      bag.add(`${field}.reason`, `An ${isCharge ? "charge" : "allowance"} needs a reason or a reason_code (EN 16931 ${isCharge ? "BR-38" : "BR-33"}).`.replace("An charge", "A charge"));
+      bag.add(`${field}.reason`, `${isCharge ? "A charge" : "An allowance"} needs a reason or a reason_code (EN 16931 ${isCharge ? "BR-38" : "BR-33"}).`);
     }
     if (reasonCode !== null && !(isCharge ? CHARGE_REASON_CODES : ALLOWANCE_REASON_CODES).has(reasonCode)) {
       bag.add(
