@@ -12,7 +12,7 @@ import { join } from "node:path";
 import type { IssuedDocument } from "../server/documents/model.ts";
 import { missingForUbl, renderUbl } from "../server/documents/ubl.ts";
 import { ValidationFailed } from "../server/lib/errors.ts";
-import { BUYER_BE, BUYER_DE, BUYER_US, makeDocument, SELLER, twentyLineInvoice } from "./einvoicing/fixtures.ts";
+import { BUYER_BE, BUYER_DE, BUYER_US, makeDocument, pricedDocument, SELLER, twentyLineInvoice } from "./einvoicing/fixtures.ts";
 import { describe, loadRules, validateUbl, type UblValidation } from "./einvoicing/validate.ts";
 
 const EXAMPLES = join(import.meta.dir, "einvoicing/examples");
@@ -162,6 +162,41 @@ const FIXTURES: Record<string, () => IssuedDocument> = {
     }),
   "no bank account of the organisation's own: no PaymentMeans at all (issue 26 item 2)": () =>
     makeDocument([{ quantity: 100, price: 1_000 }], { payee: null }),
+  // issue 26 item 6: discounts, allowances and charges, VAT-inclusive prices (the UBL carries net amounts)
+  "net prices: line discounts (percent, amount), a percentage allowance and a freight charge": () =>
+    pricedDocument(
+      false,
+      [
+        { quantity: 1_000, price: 9_550, discountPercentBp: 1_250, reason: "Loyalty", unit: "HUR" },
+        { quantity: 300, price: 1_299, rate: 600, discountCents: 500 },
+        { quantity: 100, price: 2_000, category: "E" },
+      ],
+      [
+        { percentBp: 500, baseCents: 83_562, reason: "Early customer", code: "95" },
+        { charge: true, cents: 1_500, reason: "Freight", code: "FC" },
+        { cents: 500, category: "E", code: "100" },
+      ],
+    ),
+  "VAT-inclusive prices: 9.99 × 3, a third off a large quantity, an allowance and a charge at two rates": () =>
+    pricedDocument(
+      true,
+      [
+        { quantity: 300, price: 999 },
+        { quantity: 1_234_567, price: 7, discountPercentBp: 3_333, reason: "Bulk" },
+        { quantity: 700, price: 349, rate: 600, discountCents: 143 },
+      ],
+      [
+        { cents: 200, reason: "Voucher" },
+        { charge: true, cents: 495, code: "FC" },
+        { charge: true, cents: 100, rate: 600, reason: "Packing" },
+      ],
+    ),
+  "VAT-inclusive credit note with a discount and an allowance": () =>
+    pricedDocument(true, [{ quantity: 300, price: 999, discountPercentBp: 1_000, reason: "Weekend" }], [{ cents: 150, reason: "Voucher" }], {
+      type: "credit_note",
+      number: "CN-2026-0007",
+      credited: { number: "INV-2026-0042", issueDate: "2026-03-01" },
+    }),
   "Dutch seller with a KVK number": () =>
     makeDocument([{ quantity: 100, price: 1_000 }], {
       seller: { ...SELLER, address: "Damrak 1", city: "Amsterdam", postalCode: "1012 LG", country: "NL", vatNumber: "NL123456789B01", companyNumber: "12345678", peppolId: "0106:12345678" },

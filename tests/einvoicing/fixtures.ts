@@ -2,7 +2,9 @@
  * `IssuedDocument`s built by hand for the UBL tests and bench: totals computed the way Kontor
  * computes them (line amount and line VAT rounded half-up, summed per category and rate).
  */
-import type { DocumentLine, DocumentParty, DocumentVatGroup, IssuedDocument, VatCategory } from "../../server/documents/model.ts";
+import type { DocumentAllowanceCharge, DocumentLine, DocumentParty, DocumentVatGroup, IssuedDocument, VatCategory } from "../../server/documents/model.ts";
+import { documentVatGroups } from "../../server/documents/vat-breakdown.ts";
+import { priceInvoice } from "../../server/invoices/totals.ts";
 import { lineAmountCents, vatCents } from "../../server/lib/money.ts";
 
 export const SELLER: DocumentParty = {
@@ -158,4 +160,76 @@ export function twentyLineInvoice(): IssuedDocument {
       unit: i % 3 === 0 ? "HUR" : "C62",
     })),
   );
+}
+
+export type PricedLineSpec = LineSpec & { discountPercentBp?: number; discountCents?: number; reason?: string };
+export type AllowanceChargeSpec = { charge?: boolean; cents?: number; percentBp?: number; baseCents?: number; rate?: number; category?: VatCategory; reason?: string; code?: string };
+
+/**
+ * A document with line discounts and document allowances and charges, net or VAT-inclusive
+ * (issue 26 item 6), priced by Kontor's arithmetic (server/invoices/totals.ts) and grouped by its
+ * VAT breakdown, as server/invoices/document.ts reads an invoice into one.
+ */
+export function pricedDocument(pricesIncludeVat: boolean, specs: PricedLineSpec[], acs: AllowanceChargeSpec[], overrides: Partial<IssuedDocument> = {}): IssuedDocument {
+  const rateOf = (s: { rate?: number; category?: VatCategory }) => s.rate ?? (s.category && s.category !== "S" ? 0 : 2100);
+  const priced = priceInvoice(
+    pricesIncludeVat,
+    specs.map((s) => ({ quantityCents: s.quantity, unitPriceCents: s.price, vatRateBp: rateOf(s), discountPercentBp: s.discountPercentBp ?? null, discountAmountCents: s.discountCents ?? 0 })),
+    acs.map((a) => ({
+      ...a,
+      isCharge: !!a.charge,
+      vatRateBp: rateOf(a),
+      amountCents: a.cents ?? Math.round(((a.baseCents ?? 0) * (a.percentBp ?? 0)) / 10_000),
+    })),
+  );
+  const lines: DocumentLine[] = priced.lines.map((l, i) => ({
+    position: i + 1,
+    description: specs[i]!.description ?? `Item ${i + 1}`,
+    quantityCents: l.quantityCents,
+    unitCode: specs[i]!.unit ?? "C62",
+    unitPriceCents: l.unitPriceCents,
+    amountCents: l.amountCents,
+    vatCategory: specs[i]!.category ?? "S",
+    vatRateBp: l.vatRateBp,
+    vatCents: l.vatCents,
+    discount: l.discountCents > 0 ? { cents: l.discountCents, percentBp: l.discountPercentBp ?? null, reason: specs[i]!.reason ?? null } : null,
+  }));
+  const allowanceCharges: DocumentAllowanceCharge[] = priced.allowanceCharges.map((a) => ({
+    isCharge: a.isCharge,
+    amountCents: a.amountCents,
+    netCents: a.netCents,
+    vatCents: a.vatCents,
+    percentBp: a.percentBp ?? null,
+    baseCents: a.percentBp ? (a.baseCents ?? null) : null,
+    reason: a.reason ?? null,
+    reasonCode: a.code ?? null,
+    vatCategory: a.category ?? "S",
+    vatRateBp: a.vatRateBp,
+  }));
+  const items = [
+    ...lines.map((l) => ({ ...l, exemptionReasonCode: EXEMPTION[l.vatCategory]?.[0] ?? null })),
+    ...allowanceCharges.map((a) => ({
+      vatCategory: a.vatCategory,
+      vatRateBp: a.vatRateBp,
+      amountCents: a.isCharge ? a.netCents : -a.netCents,
+      vatCents: a.isCharge ? a.vatCents : -a.vatCents,
+      exemptionReasonCode: EXEMPTION[a.vatCategory]?.[0] ?? null,
+    })),
+  ];
+  const t = priced.totals;
+  return {
+    ...makeDocument([{ quantity: 100, price: 100 }], overrides),
+    lines,
+    pricesIncludeVat,
+    allowanceCharges,
+    lineTotalCents: t.lineTotalCents,
+    allowanceCents: t.allowanceCents,
+    chargeCents: t.chargeCents,
+    vatGroups: documentVatGroups(items),
+    subtotalCents: t.subtotalCents,
+    vatCents: t.vatCents,
+    totalCents: t.totalCents,
+    paidCents: 0,
+    dueCents: t.totalCents,
+  };
 }
