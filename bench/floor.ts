@@ -121,13 +121,31 @@ export function createFloor(dbPath: string, orgId: string, threads = 1) {
     bank_account_id: p.bank_account_id,
     created_at: p.created_at,
   });
-  const invoice = (i: Row, c: Row | undefined, persons: Row[], lines: Row[], payments: Row[]) => ({
+  const party = (p: Row) => ({
+    name: p.name,
+    address: p.address,
+    city: p.city,
+    postal_code: p.postalCode,
+    country: p.country,
+    vat_number: p.vatNumber,
+    company_number: p.companyNumber,
+    email: p.email,
+    phone: p.phone,
+    peppol_id: p.peppolId,
+  });
+  const invoice = (i: Row, c: Row | undefined, persons: Row[], lines: Row[], payments: Row[]) => {
+    // the parties as issued, frozen at finalize (JSON), as Kontor shows them
+    const issued = i.issued_parties ? JSON.parse(i.issued_parties) : null;
+    return {
     id: i.id,
     number: i.number,
     status: i.status,
     type: i.type,
     related_invoice_id: i.related_invoice_id,
     customer: c ? customer(c, persons) : null,
+    seller: issued ? party(issued.seller) : null,
+    buyer: issued ? party(issued.buyer) : null,
+    payee: issued?.payee ? { iban: issued.payee.iban, bic: issued.payee.bic, account_name: issued.payee.accountName } : null,
     issue_date: i.issue_date,
     due_date: i.due_date,
     prices_include_vat: i.prices_include_vat === 1,
@@ -144,7 +162,8 @@ export function createFloor(dbPath: string, orgId: string, threads = 1) {
     order_reference: i.order_reference,
     payment_reference: i.payment_reference,
     amount_paid: formatCents(i.paid_cents),
-    amount_due: formatCents(i.total_cents - i.paid_cents),
+    amount_credited: formatCents(i.credited_cents),
+    amount_due: formatCents(i.total_cents - i.paid_cents - i.credited_cents),
     lines: lines.map(line),
     // the seeded invoices are net-priced without allowances or charges: Kontor reads none for them either
     allowances_charges: [],
@@ -153,7 +172,8 @@ export function createFloor(dbPath: string, orgId: string, threads = 1) {
     sent_at: i.sent_at,
     created_at: i.created_at,
     updated_at: i.updated_at,
-  });
+    };
+  };
   const group = (rows: Row[], key: string, order: (a: Row, b: Row) => number) => {
     const by = new Map<string, Row[]>();
     for (const r of rows) {

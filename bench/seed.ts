@@ -29,7 +29,7 @@ import { isoFromMicros } from "../server/lib/time.ts";
 import type { Organization } from "../server/lib/scope.ts";
 
 /** Bump when the generated data changes, so cached files are rebuilt. */
-const SEED_VERSION = 4;
+const SEED_VERSION = 5;
 
 export const OUT_DIR = join(import.meta.dir, "out");
 
@@ -319,11 +319,6 @@ function seedOrg(sqlite: Database, org: Organization, plan: OrgPlan, today: stri
         const type = isCredit ? "credit_note" : "invoice";
         const customer = customers[ci]!;
         const currency = customer.currency ?? org.currency;
-        const year = issueDate.slice(0, 4);
-        const seqKey = `${type}:${year}`;
-        const seq = (sequences.get(seqKey) ?? 0) + 1;
-        sequences.set(seqKey, seq);
-        const number = `${isCredit ? "CN" : "INV"}-${year}-${String(seq).padStart(5, "0")}`;
         const id = Bun.randomUUIDv7("hex", createdMs);
         if (!isCredit) lastInvoiceOf.set(ci, id);
 
@@ -335,6 +330,16 @@ function seedOrg(sqlite: Database, org: Organization, plan: OrgPlan, today: stri
           status = weighted(rng, [["draft", 2], ["finalized", 4], ["sent", 28], ["partially_paid", 6], ["paid", 58], ["cancelled", 2]] as const);
         else
           status = weighted(rng, [["draft", 0.5], ["finalized", 1.5], ["sent", 5], ["partially_paid", 2.5], ["paid", 88.5], ["cancelled", 2]] as const);
+        // numbers as Kontor gives them: a draft's provisional DRAFT-…, an issued document the next of its series
+        const year = issueDate.slice(0, 4);
+        let number: string;
+        if (status === "draft") number = `DRAFT-${id.slice(-8)}`;
+        else {
+          const seqKey = `${type}:${year}`;
+          const seq = (sequences.get(seqKey) ?? 0) + 1;
+          sequences.set(seqKey, seq);
+          number = `${isCredit ? "CN" : "INV"}-${year}-${String(seq).padStart(5, "0")}`;
+        }
         const terms = weighted(rng, [[30, 70], [14, 15], [60, 10], [0, 5]] as const);
         const dueDate = dateOf(dayStart(issueDate) + terms * DAY_MS);
 
