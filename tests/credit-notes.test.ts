@@ -138,6 +138,28 @@ describe("allocation at finalize", () => {
     expect(figures(await show(inv.id))).toEqual({ status: "partially_paid", amount_paid: "0.00", amount_credited: "60.50", amount_due: "181.50" });
   });
 
+  test("deleting the payment a refund was owed for: the credit note settles the invoice again instead of owing the refund", async () => {
+    const inv = await issued();
+    const paid = await pay(inv.id, "100.00");
+    // 242.00 credited, 142.00 due: 142.00 allocated, 100.00 owed back
+    const note = await act((await credit(inv.id)).id, "finalize");
+    expect(figures(note)).toEqual({ status: "partially_paid", amount_paid: "0.00", amount_credited: "142.00", amount_due: "100.00" });
+    // the payment was a mistake: nothing was paid, all of it is credited; nothing due, nothing to refund
+    await call("DELETE", `/api/v1/invoices/${inv.id}/payments/${paid.payments[0].id}`, undefined, 204);
+    expect(figures(await show(inv.id))).toEqual({ status: "paid", amount_paid: "0.00", amount_credited: "242.00", amount_due: "0.00" });
+    expect(figures(await show(note.id))).toEqual({ status: "paid", amount_paid: "0.00", amount_credited: "242.00", amount_due: "0.00" });
+    expect(ids(await call("GET", "/api/v1/invoices?filter[overdue]=true&per_page=100"))).not.toContain(inv.id);
+    // a refund already paid stays paid: the invoice is owed what the customer got back
+    const inv2 = await issued();
+    const paid2 = await pay(inv2.id, "100.00");
+    const note2 = await act((await credit(inv2.id)).id, "finalize");
+    await pay(note2.id, "40.00", "2026-04-11");
+    await call("DELETE", `/api/v1/invoices/${inv2.id}/payments/${paid2.payments[0].id}`, undefined, 204);
+    // 60.00 of the refund still owed goes to the invoice (142.00 + 60.00 = 202.00 credited); the 40.00 refunded is due
+    expect(figures(await show(inv2.id))).toEqual({ status: "partially_paid", amount_paid: "0.00", amount_credited: "202.00", amount_due: "40.00" });
+    expect(figures(await show(note2.id))).toEqual({ status: "paid", amount_paid: "40.00", amount_credited: "202.00", amount_due: "0.00" });
+  });
+
   test("the credited invoice's change is an invoice.updated event carrying its new amount due, and an audit entry", async () => {
     const org = env.newOrg("Hooked Credits");
     const now = nowIso();

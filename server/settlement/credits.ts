@@ -51,6 +51,33 @@ export function releaseCreditNote(tx: Tx, scope: Scope, note: InvoiceRow, show: 
   recordChange(tx, scope, { action: "invoice.credit_released", resource: { type: "invoice", id: invoice.id }, event: "invoice.updated", data: show(tx, orgId, invoice.id) });
 }
 
+/**
+ * After a payment of `invoiceId` is deleted: its issued credit notes that still owe a refund not
+ * yet paid settle what is due on it again (oldest first), as at their finalize, so that an invoice
+ * credited in full never asks money while its credit note owes it back. Each note's change is an
+ * invoice.updated; the invoice's is its caller's.
+ */
+export function reallocateCreditNotes(tx: Tx, scope: Scope, invoiceId: string, show: Show): void {
+  const orgId = scope.org.id;
+  let invoice = findInOrg(tx, invoices, orgId, invoiceId);
+  if (invoice.type !== "invoice" || invoice.status === "cancelled" || invoice.status === "draft") return;
+  const notes = tx
+    .select()
+    .from(invoices)
+    .where(inOrg(invoices, orgId, eq(invoices.relatedInvoiceId, invoiceId), eq(invoices.type, "credit_note"), sql`${invoices.status} NOT IN ('draft', 'cancelled')`))
+    .orderBy(invoices.issueDate, invoices.finalizedAt, invoices.id)
+    .all();
+  for (const note of notes) {
+    const cents = Math.min(invoiceDueCents(note), invoiceDueCents(invoice));
+    if (cents <= 0) continue;
+    const credited = note.creditedCents + cents;
+    updateInOrg(tx, invoices, orgId, note.id, { creditedCents: credited, status: settledStatus(note, note.paidCents, credited), updatedAt: nowIso() });
+    setCredited(tx, orgId, invoice, invoice.creditedCents + cents);
+    invoice = findInOrg(tx, invoices, orgId, invoiceId);
+    recordChange(tx, scope, { action: "invoice.credited", resource: { type: "invoice", id: note.id }, event: "invoice.updated", data: show(tx, orgId, note.id) });
+  }
+}
+
 function setCredited(tx: Tx, orgId: string, invoice: InvoiceRow, creditedCents: number): void {
   updateInOrg(tx, invoices, orgId, invoice.id, { creditedCents, status: settledStatus(invoice, invoice.paidCents, creditedCents), updatedAt: nowIso() });
 }

@@ -18,6 +18,7 @@ import { formatCents, readMoney } from "../lib/money.ts";
 import { deleteInOrg, findChildInOrg, inOrg, updateInOrg, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import { checkTransition } from "../lib/transitions.ts";
+import { reallocateCreditNotes } from "./credits.ts";
 import { expenseDueCents, expenseStatusAfterPayments, invoiceDueCents, settledStatus } from "./due.ts";
 import type { PaymentInput } from "./model.ts";
 
@@ -184,6 +185,8 @@ export function deletePayment<S>(tx: Tx, scope: Scope, doc: Settled, paymentId: 
   if (releaseLine) releaseBankLine(tx, scope, eq(holder, id), payment.id);
   deleteInOrg(tx, table, orgId, payment.id);
   setPaid(tx, orgId, doc, doc.row.paidCents - payment.amountCents);
+  // what is due again on an invoice is settled first by its credit notes' unpaid refunds
+  if (doc.kind === "invoice") reallocateCreditNotes(tx, scope, id, show);
   const shown = show(tx, orgId, id);
   const { deleted, journal } = CHANGES[doc.kind];
   recordChange(tx, scope, { ...deleted, resource: { type: doc.kind, id }, data: shown, ledger: [{ reverse: { type: journal, id: payment.id } }] });
