@@ -244,6 +244,20 @@ describe("cancel", () => {
     expect(figures(await show(inv2.id))).toEqual({ status: "finalized", amount_paid: "0.00", amount_credited: "0.00", amount_due: "242.00" });
   });
 
+  test("cancelling a credit note: another credit note's unpaid refund settles what is due again", async () => {
+    const inv = await issued();
+    // A: 60.50 allocated, 181.50 due, then paid; B: 60.50 owed back (nothing was due)
+    const a = await act((await credit(inv.id, { lines: [line("1", "50.00")] })).id, "finalize");
+    await pay(inv.id, "181.50");
+    const b = await act((await credit(inv.id, { lines: [line("1", "50.00")] })).id, "finalize");
+    expect(figures(b)).toEqual({ status: "finalized", amount_paid: "0.00", amount_credited: "0.00", amount_due: "60.50" });
+    await act(a.id, "cancel");
+    // 242.00 − 181.50 paid = 60.50 due again, which B credits: nothing due, nothing owed back
+    expect(figures(await show(inv.id))).toEqual({ status: "paid", amount_paid: "181.50", amount_credited: "60.50", amount_due: "0.00" });
+    expect(figures(await show(b.id))).toEqual({ status: "paid", amount_paid: "0.00", amount_credited: "60.50", amount_due: "0.00" });
+    expect(figures(await show(a.id))).toEqual({ status: "cancelled", amount_paid: "0.00", amount_credited: "0.00", amount_due: "60.50" });
+  });
+
   test("an invoice with a credit note (a draft too) cannot be cancelled: a 409 naming it", async () => {
     const inv = await issued();
     const draft = await credit(inv.id, { lines: [line("1", "10.00")] });

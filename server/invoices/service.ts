@@ -10,7 +10,7 @@ import type { Tx } from "../../db/client.ts";
 import { invoiceAllowanceCharges, invoiceLines, invoices, organizations } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
 import { invoicePosting } from "../ledger/rules.ts";
-import { allocateCreditNote, releaseCreditNote } from "../settlement/credits.ts";
+import { allocateCreditNote, reallocateCreditNotes, releaseCreditNote } from "../settlement/credits.ts";
 import { deletePayment, recordPayment } from "../settlement/payments.ts";
 import { currentParties } from "./document.ts";
 import { documentLinks } from "../documents/links.ts";
@@ -447,6 +447,11 @@ export const invoiceService = {
         data: shown,
         ledger: [{ reverse: { type: "invoice", id } }],
       });
+      // what the cancelled note gave back is settled first by its invoice's other credit notes' unpaid refunds
+      const invoiceId = row.type === "credit_note" && row.creditedCents > 0 ? row.relatedInvoiceId : null;
+      if (invoiceId && reallocateCreditNotes(tx, scope, invoiceId, showInvoice)) {
+        recordChange(tx, scope, { action: "invoice.credited", resource: { type: "invoice", id: invoiceId }, event: "invoice.updated", data: showInvoice(tx, scope.org.id, invoiceId) });
+      }
       return shown;
     });
   },

@@ -52,21 +52,22 @@ export function releaseCreditNote(tx: Tx, scope: Scope, note: InvoiceRow, show: 
 }
 
 /**
- * After a payment of `invoiceId` is deleted: its issued credit notes that still owe a refund not
+ * After a payment of `invoiceId` is deleted, or one of its credit notes cancelled: its issued credit notes that still owe a refund not
  * yet paid settle what is due on it again (oldest first), as at their finalize, so that an invoice
  * credited in full never asks money while its credit note owes it back. Each note's change is an
- * invoice.updated; the invoice's is its caller's.
+ * invoice.updated; the invoice's is its caller's. Whether anything was allocated.
  */
-export function reallocateCreditNotes(tx: Tx, scope: Scope, invoiceId: string, show: Show): void {
+export function reallocateCreditNotes(tx: Tx, scope: Scope, invoiceId: string, show: Show): boolean {
   const orgId = scope.org.id;
   let invoice = findInOrg(tx, invoices, orgId, invoiceId);
-  if (invoice.type !== "invoice" || invoice.status === "cancelled" || invoice.status === "draft") return;
+  if (invoice.type !== "invoice" || invoice.status === "cancelled" || invoice.status === "draft") return false;
   const notes = tx
     .select()
     .from(invoices)
     .where(inOrg(invoices, orgId, eq(invoices.relatedInvoiceId, invoiceId), eq(invoices.type, "credit_note"), sql`${invoices.status} NOT IN ('draft', 'cancelled')`))
     .orderBy(invoices.issueDate, invoices.finalizedAt, invoices.id)
     .all();
+  let changed = false;
   for (const note of notes) {
     const cents = Math.min(invoiceDueCents(note), invoiceDueCents(invoice));
     if (cents <= 0) continue;
@@ -75,7 +76,9 @@ export function reallocateCreditNotes(tx: Tx, scope: Scope, invoiceId: string, s
     setCredited(tx, orgId, invoice, invoice.creditedCents + cents);
     invoice = findInOrg(tx, invoices, orgId, invoiceId);
     recordChange(tx, scope, { action: "invoice.credited", resource: { type: "invoice", id: note.id }, event: "invoice.updated", data: show(tx, orgId, note.id) });
+    changed = true;
   }
+  return changed;
 }
 
 function setCredited(tx: Tx, orgId: string, invoice: InvoiceRow, creditedCents: number): void {
