@@ -332,4 +332,21 @@ describe("the CLI", () => {
     expect(vat.code).toBe(1);
     expect(vat.stderr).toContain("not a valid Belgian VAT number (check digits)");
   });
+
+  test("kontor org create and bank-account add | set: a bank account's name and bank name hold no control or bidirectional character", async () => {
+    const bankName = await cli("org", "create", "--name", "Bank Names", "--iban", "BE68539007547034", "--bank-name", "KBC\u0007");
+    expect(bankName.code).toBe(1);
+    expect(bankName.stderr).toContain("U+0007");
+    expect((await cli("org", "create", "--name", "Bank Names", "--json")).code).toBe(0);
+    const added = await cli("bank-account", "add", "--org", "Bank Names", "--name", "Savings\u202E", "--iban", "NL91ABNA0417164300");
+    expect(added.code).toBe(1);
+    expect(added.stderr).toContain("U+202E");
+    const addedBank = await cli("bank-account", "add", "--org", "Bank Names", "--name", "Savings", "--iban", "NL91ABNA0417164300", "--bank-name", "ABN\nAMRO");
+    expect(addedBank.code).toBe(1);
+    expect(addedBank.stderr).toContain("U+000A");
+    expect((await cli("bank-account", "add", "--org", "Bank Names", "--name", "Savings", "--iban", "NL91ABNA0417164300")).code).toBe(0);
+    const renamed = await cli("bank-account", "set", "NL91ABNA0417164300", "--org", "Bank Names", "--name", "Re\u0001serve");
+    expect(renamed.code).toBe(1);
+    expect(renamed.stderr).toContain("U+0001");
+  });
 });

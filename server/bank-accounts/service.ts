@@ -10,6 +10,7 @@ import { debitBalances } from "../ledger/balances.ts";
 import { recordChange } from "../changes/record.ts";
 import { ApiError, FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
 import { bicProblem, ibanProblem, normalizeBic, normalizeIban } from "../lib/iban.ts";
+import { oneLineProblem } from "../lib/characters.ts";
 import { booleanFilter, listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { formatCents } from "../lib/money.ts";
 import { isCurrencyCode } from "../lib/iso-codes.ts";
@@ -79,12 +80,14 @@ export const bankAccountService = {
     const bag = new FieldErrorBag();
     const name = input.name.trim();
     if (name === "" || name.length > 255) bag.add("name", "The name must be 1 to 255 characters.");
+    else if (oneLineProblem("name", name)) bag.add("name", oneLineProblem("name", name)!);
     const iban = normalizeIban(input.iban);
     const problem = ibanProblem(iban);
     if (problem) bag.add("iban", problem);
     const bic = readBic(bag, input.bic);
     const bankName = input.bankName?.trim() || null;
     if (bankName && bankName.length > 255) bag.add("bank_name", "The bank name must not be longer than 255 characters.");
+    else if (bankName && oneLineProblem("bank name", bankName)) bag.add("bank_name", oneLineProblem("bank name", bankName)!);
     const currency = (input.currency ?? scope.org.currency).toUpperCase();
     if (!isCurrencyCode(currency)) bag.add("currency", "The currency must be an ISO 4217 code (e.g. EUR).");
     bag.throwIfAny();
@@ -136,11 +139,13 @@ export const bankAccountService = {
     if (input.name !== undefined) {
       set.name = input.name.trim();
       if (set.name === "" || set.name.length > 255) bag.add("name", "The name must be 1 to 255 characters.");
+      else if (oneLineProblem("name", set.name)) bag.add("name", oneLineProblem("name", set.name)!);
     }
     if (input.bic !== undefined) set.bic = readBic(bag, input.bic);
     if (input.bankName !== undefined) {
       set.bankName = input.bankName?.trim() || null;
       if (set.bankName && set.bankName.length > 255) bag.add("bank_name", "The bank name must not be longer than 255 characters.");
+      else if (set.bankName && oneLineProblem("bank name", set.bankName)) bag.add("bank_name", oneLineProblem("bank name", set.bankName)!);
     }
     bag.throwIfAny();
     return transaction(scope.db, (tx) => {

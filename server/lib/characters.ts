@@ -36,3 +36,12 @@ export function forbiddenCharacter(value: string, multiline = false): ForbiddenC
   }
   return null;
 }
+
+/**
+ * The message for a one-line text a service checks itself (the CLI's organisation and bank
+ * accounts), or null when it holds no forbidden character: the API's rule, in the CLI's words.
+ */
+export function oneLineProblem(what: string, value: string): string | null {
+  const found = forbiddenCharacter(value);
+  return found ? `The ${what} must be one line without control characters (it holds ${found.codePoint}).` : null;
+}

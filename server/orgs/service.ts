@@ -3,7 +3,7 @@
  * goes through (CLI_ACTOR, findOrganization): nothing here loads a schema. The organisation's
  * identity, which the API's request schema checks, is identity.ts.
  */
-import { forbiddenCharacter } from "../lib/characters.ts";
+import { oneLineProblem } from "../lib/characters.ts";
 import { isCountryCode, isCurrencyCode } from "../lib/iso-codes.ts";
 import { eq, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
@@ -28,7 +28,7 @@ export function createOrganization(db: Db, input: OrganizationInput, actor: Acto
   const currency = (input.currency ?? "EUR").toUpperCase();
   const country = (input.country ?? "BE").toUpperCase();
   if (name === "" || name.length > 255) bag.add("name", "The name must be 1 to 255 characters.");
-  else if (forbiddenCharacter(name)) bag.add("name", `The name must be one line without control characters (it holds ${forbiddenCharacter(name)!.codePoint}).`);
+  else if (oneLineProblem("name", name)) bag.add("name", oneLineProblem("name", name)!);
   if (!isCurrencyCode(currency)) bag.add("currency", "The currency must be an ISO 4217 code that EN 16931 accepts (e.g. EUR; not XXX or XTS).");
   if (!isCountryCode(country)) bag.add("country", "The country must be an ISO 3166-1 alpha-2 code that EN 16931 accepts (e.g. BE; the United Kingdom is GB, Northern Ireland XI).");
   const iban = input.iban?.trim() ? normalizeIban(input.iban) : null;
@@ -39,6 +39,7 @@ export function createOrganization(db: Db, input: OrganizationInput, actor: Acto
   if (bicIssue) bag.add("bic", bicIssue);
   const bankName = input.bankName?.trim() || null;
   if (bankName && bankName.length > 255) bag.add("bank_name", "The bank name must not be longer than 255 characters.");
+  else if (bankName && oneLineProblem("bank name", bankName)) bag.add("bank_name", oneLineProblem("bank name", bankName)!);
   bag.throwIfAny();
   const now = nowIso();
   const org: Organization = { id: newId(), name, currency, country, apiAccess: input.apiAccess ?? true };
