@@ -225,7 +225,9 @@ export function createFloor(dbPath: string, orgId: string, threads = 1) {
     const persons = personsOf.all(row.customer_id).sort(creationOrder);
     const lines = linesOf.all(id).sort(lineOrder);
     const payments = row.paid_cents > 0 ? paymentsOf.all(id).sort(creationOrder) : [];
-    return json({ data: invoice(row, customerById.get(row.customer_id) ?? undefined, persons, lines, payments) });
+    // Kontor's GET also shows a draft's readiness (what finalize would refuse), which reads the
+    // whole document; the floor leaves that work out, so the few drafts of the pool cost only Kontor
+    return json({ data: { ...invoice(row, customerById.get(row.customer_id) ?? undefined, persons, lines, payments), readiness: null } });
   };
 
   const readSnapshot = db.transaction((answer: () => Response) => answer()).deferred;
