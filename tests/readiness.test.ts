@@ -168,6 +168,9 @@ describe("the issue's dead end: the JSON shows what the documents carry, and fin
     const ubl = await call(org)("GET", `/api/v1/invoices/${draft.id}/ubl`);
     expect(ubl.status).toBe(422);
     expect(Object.keys(ubl.body.errors).sort()).toEqual(["buyer_reference", "customer.peppol_id"]);
+    // the message says that completing the customer now cannot help: the issued buyer is frozen
+    expect(ubl.body.message).toContain(`${shown.number} was issued without what its e-invoice needs`);
+    expect(ubl.body.message).toContain("Credit or cancel it and issue a new one.");
 
     // a new invoice to that customer cannot be finalized into the same dead end
     const next = await draftFor(org, customer.id);

@@ -7,7 +7,7 @@
  * The PDF renderer (pdf-lib, fontkit, the fonts) is loaded on the first PDF, not with this module:
  * the invoice service imports its document read, and with it this module, in every CLI command.
  */
-import { Conflict, ValidationFailed } from "../lib/errors.ts";
+import { ApiError, Conflict, ValidationFailed } from "../lib/errors.ts";
 import type { RenderTurns } from "../lib/render-turns.ts";
 import type { Scope } from "../lib/scope.ts";
 import type { IssuedDocument } from "./model.ts";
@@ -28,6 +28,16 @@ export function issuedUbl(doc: IssuedDocument): string {
     const missing = missingForUbl(doc);
     if (Object.keys(missing).length > 0) throw new ValidationFailed(missing);
     throw new Conflict(`The ${noun(doc)} is draft; its e-invoice lacks nothing, and is produced when it is finalized (finalize it first).`);
+  }
+  const missing = missingForUbl(doc);
+  if (Object.keys(missing).length > 0) {
+    // issued before finalize checked its e-invoice: the frozen parties cannot be fixed afterwards, so say so
+    throw new ApiError(
+      422,
+      `The ${noun(doc)} ${doc.number} was issued without what its e-invoice needs (see errors): an issued document keeps the seller and buyer it was finalized with, ` +
+        `so completing the organisation or customer now does not change it. Credit or cancel it and issue a new one.`,
+      missing,
+    );
   }
   return renderUbl(doc);
 }
