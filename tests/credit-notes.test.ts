@@ -8,23 +8,16 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDatabase } from "../db/client.ts";
-import { embeddedMigrations } from "../db/migrations/index.ts";
 import { auditLog, invoices, webhookDeliveries, webhooks } from "../db/schema.ts";
-import { createApp } from "../server/app.ts";
-import { loadConfig } from "../server/config.ts";
-import { migrateDatabase } from "../server/data-migrations.ts";
 import { addDays, newId, nowIso, today } from "../server/lib/time.ts";
-import { silentLogger } from "../server/log.ts";
 import { rebuildReceivables } from "../server/reports/receivables.ts";
-import { createRuntime } from "../server/runtime.ts";
 import { describe as describeValidation, validateUbl } from "./einvoicing/validate.ts";
 import { SELLER_IDENTITY } from "./fixtures.ts";
 import { createTestEnv, type ApiResponse } from "./helpers.ts";
+import { databaseBefore, upgradedApp } from "./upgrade-copy.ts";
 
 const env = createTestEnv();
 const dir = mkdtempSync(join(tmpdir(), "kontor-credit-notes-"));
@@ -525,28 +518,7 @@ test("upgrade (migrations 0024, 0025): the credit notes issued before allocation
 
   // the database of migration 0023, holding these documents as the earlier Kontor left them
   const oldPath = join(dir, "kontor.db");
-  const old = openDatabase(oldPath);
-  const index = embeddedMigrations.findIndex((m) => m.tag.startsWith("0024_"));
-  (old as any).dialect.migrate(
-    embeddedMigrations.slice(0, index).map((m) => ({ sql: m.sql.split("--> statement-breakpoint"), bps: true, folderMillis: m.when, hash: createHash("sha256").update(m.sql).digest("hex") })),
-    (old as any).session,
-    {},
-  );
-  const sqlite = old.$client;
-  env.db.$client.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-  sqlite.exec("PRAGMA foreign_keys = OFF");
-  const triggers = sqlite.query("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").all() as { name: string; sql: string }[];
-  for (const t of triggers) sqlite.exec(`DROP TRIGGER "${t.name}"`);
-  sqlite.run("ATTACH DATABASE ? AS ref", [env.config.dbPath]);
-  const tables = (
-    sqlite.query("SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%' AND name NOT LIKE '%\\_fts%' ESCAPE '\\'").all() as { name: string }[]
-  ).map((t) => t.name);
-  for (const table of tables) {
-    const columns = (sqlite.query(`SELECT name FROM pragma_table_info('${table}', 'main')`).all() as { name: string }[]).map((col) => `"${col.name}"`);
-    sqlite.exec(`INSERT INTO main."${table}" (${columns.join(", ")}) SELECT ${columns.join(", ")} FROM ref."${table}"`);
-  }
-  sqlite.exec("DETACH DATABASE ref");
-  for (const t of triggers) sqlite.exec(t.sql);
+  const { sqlite, pending } = databaseBefore(env, "0024_", oldPath);
   // the earlier Kontor's statuses (payments only) and running totals (without credits)
   sqlite.run("UPDATE invoices SET status = CASE WHEN paid_cents = 0 THEN 'finalized' WHEN paid_cents >= total_cents THEN 'paid' ELSE 'partially_paid' END WHERE organization_id = ? AND status <> 'draft'", [org.org.id]);
   sqlite.exec("DELETE FROM customer_receivables; DELETE FROM receivable_due_days");
@@ -557,15 +529,7 @@ test("upgrade (migrations 0024, 0025): the credit notes issued before allocation
   sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   sqlite.close();
 
-  const upgraded = openDatabase(oldPath);
-  expect(migrateDatabase(upgraded)).toBe(embeddedMigrations.length - index);
-  const config = loadConfig({ KONTOR_ENV: "test", KONTOR_RATE_LIMIT: "100000", KONTOR_DB: oldPath, KONTOR_SECRET_KEY_FILE: join(env.dir, "kontor.key") });
-  const app = createApp(createRuntime(config, { db: upgraded, log: silentLogger }));
-  const get = async (path: string) => {
-    const r = await app.handle(new Request(`http://localhost${path}`, { headers: { authorization: `Bearer ${org.token}` } }));
-    expect(r.status).toBe(200);
-    return ((await r.json()) as any).data;
-  };
+  const { db: upgraded, get } = upgradedApp(env, oldPath, pending, org.token);
   const after = async (id: string) => figures(await get(`/api/v1/invoices/${id}`));
   expect(await after(p.id)).toEqual({ status: "paid", amount_paid: "50.00", amount_credited: "150.00", amount_due: "0.00" });
   expect(await after(n1.id)).toEqual({ status: "partially_paid", amount_paid: "0.00", amount_credited: "150.00", amount_due: "50.00" });

@@ -6,16 +6,9 @@
  * (migration 0026) counts the entries already posted, and makes the fully paid expenses paid.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { openDatabase } from "../db/client.ts";
-import { embeddedMigrations } from "../db/migrations/index.ts";
-import { createApp } from "../server/app.ts";
-import { loadConfig } from "../server/config.ts";
-import { migrateDatabase } from "../server/data-migrations.ts";
-import { silentLogger } from "../server/log.ts";
-import { createRuntime } from "../server/runtime.ts";
 import { createTestEnv } from "./helpers.ts";
+import { databaseBefore, upgradedApp } from "./upgrade-copy.ts";
 
 const env = createTestEnv();
 afterAll(() => env.close());
@@ -154,45 +147,14 @@ test("upgrade (migration 0026): the entries posted before are numbered in date o
 
   // the database of migration 0025 holding the same rows, as the earlier Kontor left them
   const oldPath = join(env.dir, "before-0026.db");
-  const old = openDatabase(oldPath);
-  const index = embeddedMigrations.findIndex((m) => m.tag.startsWith("0026_"));
-  (old as any).dialect.migrate(
-    embeddedMigrations.slice(0, index).map((m) => ({ sql: m.sql.split("--> statement-breakpoint"), bps: true, folderMillis: m.when, hash: createHash("sha256").update(m.sql).digest("hex") })),
-    (old as any).session,
-    {},
-  );
-  const sqlite = old.$client;
-  env.db.$client.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-  sqlite.exec("PRAGMA foreign_keys = OFF");
-  const triggers = sqlite.query("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").all() as { name: string; sql: string }[];
-  for (const t of triggers) sqlite.exec(`DROP TRIGGER "${t.name}"`);
-  // the data migrations those migrations queued (the ledger's backfill) ran long ago in the copied database
-  sqlite.exec("DELETE FROM pending_backfills");
-  sqlite.run("ATTACH DATABASE ? AS ref", [env.config.dbPath]);
-  const tables = (
-    sqlite.query("SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%' AND name NOT LIKE '%\\_fts%' ESCAPE '\\'").all() as { name: string }[]
-  ).map((t) => t.name);
-  expect(tables).not.toContain("journal_day_counts");
-  for (const table of tables) {
-    const columns = (sqlite.query(`SELECT name FROM pragma_table_info('${table}', 'main')`).all() as { name: string }[]).map((col) => `"${col.name}"`);
-    sqlite.exec(`INSERT INTO main."${table}" (${columns.join(", ")}) SELECT ${columns.join(", ")} FROM ref."${table}"`);
-  }
-  sqlite.exec("DETACH DATABASE ref");
-  for (const t of triggers) sqlite.exec(t.sql);
+  const { sqlite, pending } = databaseBefore(env, "0026_", oldPath);
+  expect(sqlite.query("SELECT name FROM sqlite_master WHERE name = 'journal_day_counts'").all()).toEqual([]);
   // the earlier Kontor had no paid status
   sqlite.exec("UPDATE expenses SET status = 'approved' WHERE status = 'paid'");
   sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   sqlite.close();
 
-  const upgraded = openDatabase(oldPath);
-  expect(migrateDatabase(upgraded)).toBe(embeddedMigrations.length - index);
-  const config = loadConfig({ KONTOR_ENV: "test", KONTOR_RATE_LIMIT: "100000", KONTOR_DB: oldPath, KONTOR_SECRET_KEY_FILE: join(env.dir, "kontor.key") });
-  const app = createApp(createRuntime(config, { db: upgraded, log: silentLogger }));
-  const get = async (path: string) => {
-    const r = await app.handle(new Request(`http://localhost${path}`, { headers: { authorization: `Bearer ${org.token}` } }));
-    expect(r.status).toBe(200);
-    return ((await r.json()) as any).data;
-  };
+  const { db: upgraded, get } = upgradedApp(env, oldPath, pending, org.token);
   const entries = (await get("/api/v1/journal-entries?sort=number&per_page=100")) as { id: string; date: string; number: string }[];
   // by hand: February (manual), 1 March (two expenses), 20 March (two payments), May (manual)
   expect(entries.map((e) => e.date)).toEqual(["2026-02-01", "2026-03-01", "2026-03-01", "2026-03-20", "2026-03-20", "2026-05-01"]);

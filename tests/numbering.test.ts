@@ -8,19 +8,12 @@
  * issued documents keep theirs (migration 0022).
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDatabase } from "../db/client.ts";
-import { embeddedMigrations } from "../db/migrations/index.ts";
-import { createApp } from "../server/app.ts";
-import { loadConfig } from "../server/config.ts";
-import { migrateDatabase } from "../server/data-migrations.ts";
-import { silentLogger } from "../server/log.ts";
-import { createRuntime } from "../server/runtime.ts";
 import { addDays, today } from "../server/lib/time.ts";
 import { createTestEnv, type ApiResponse } from "./helpers.ts";
+import { databaseBefore, upgradedApp } from "./upgrade-copy.ts";
 
 const env = createTestEnv();
 const dir = mkdtempSync(join(tmpdir(), "kontor-numbering-"));
@@ -329,33 +322,7 @@ test("upgrade (migration 0022): drafts lose their series numbers, issued documen
 
   // the database of the previous migration, holding these documents
   const oldPath = join(dir, "old", "kontor.db");
-  const old = openDatabase(oldPath);
-  const index = embeddedMigrations.findIndex((m) => m.tag === "0022_provisional_draft_numbers");
-  expect(index).toBeGreaterThan(0);
-  (old as any).dialect.migrate(
-    embeddedMigrations.slice(0, index).map((m) => ({ sql: m.sql.split("--> statement-breakpoint"), bps: true, folderMillis: m.when, hash: createHash("sha256").update(m.sql).digest("hex") })),
-    (old as any).session,
-    {},
-  );
-  const sqlite = old.$client;
-  env.db.$client.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-  sqlite.exec("PRAGMA foreign_keys = OFF");
-  // copied as stored: without the triggers, which would post, count and index every row again;
-  // the search indexes rebuilt from the rows
-  const triggers = sqlite.query("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").all() as { name: string; sql: string }[];
-  for (const t of triggers) sqlite.exec(`DROP TRIGGER "${t.name}"`);
-  sqlite.run("ATTACH DATABASE ? AS ref", [env.config.dbPath]);
-  const tables = (
-    sqlite.query("SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%' AND name NOT LIKE '%\\_fts%' ESCAPE '\\'").all() as { name: string }[]
-  ).map((t) => t.name);
-  for (const table of tables) {
-    const columns = (sqlite.query(`SELECT name FROM pragma_table_info('${table}', 'main')`).all() as { name: string }[]).map((c) => `"${c.name}"`);
-    sqlite.exec(`INSERT INTO main."${table}" (${columns.join(", ")}) SELECT ${columns.join(", ")} FROM ref."${table}"`);
-  }
-  sqlite.exec("DETACH DATABASE ref");
-  for (const t of triggers) sqlite.exec(t.sql);
-  const searchTables = sqlite.query("SELECT name FROM sqlite_master WHERE sql LIKE 'CREATE VIRTUAL TABLE%fts5%'").all() as { name: string }[];
-  for (const { name } of searchTables) sqlite.exec(`INSERT INTO "${name}"("${name}") VALUES ('rebuild')`);
+  const { sqlite, pending } = databaseBefore(env, "0022_provisional_draft_numbers", oldPath);
   const setNumber = (id: string, number: string) => sqlite.run("UPDATE invoices SET number = ? WHERE id = ?", [number, id]);
   // the earlier Kontor: numbers drawn at create, in the order of creation
   setNumber(i4.id, "INV-2026-00004");
@@ -382,10 +349,7 @@ test("upgrade (migration 0022): drafts lose their series numbers, issued documen
   sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   sqlite.close();
 
-  const upgraded = openDatabase(oldPath);
-  expect(migrateDatabase(upgraded)).toBe(embeddedMigrations.length - index);
-  const config = loadConfig({ KONTOR_ENV: "test", KONTOR_RATE_LIMIT: "100000", KONTOR_DB: oldPath, KONTOR_SECRET_KEY_FILE: join(env.dir, "kontor.key") });
-  const app = createApp(createRuntime(config, { db: upgraded, log: silentLogger }));
+  const { db: upgraded, app } = upgradedApp(env, oldPath, pending, co.token);
   const call = async (c: Company, method: string, path: string, body?: unknown) => {
     const r = await app.handle(
       new Request(`http://localhost${path}`, { method, headers: { authorization: `Bearer ${c.token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) }),
