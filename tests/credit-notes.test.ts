@@ -515,10 +515,21 @@ test("upgrade (migrations 0024, 0025): the credit notes issued before allocation
   const n2 = await note(q.id, "2026-03-05", "100.00");
   const n3 = await note(q.id, "2026-03-03", "100.00");
   for (const n of [n3, n1, n2]) await api("POST", `/api/v1/invoices/${n.id}/finalize`);
+  // R: 100.00 unpaid, credited in full by NR, on which the earlier Kontor had already refunded 40.00
+  // (set below): NR can settle only the 60.00 it has not paid back, R still owes 40.00
+  const c2 = await api("POST", "/api/v1/customers", { name: "Refunded Early" }, 201);
+  const r = await api("POST", `/api/v1/invoices/${(await api("POST", "/api/v1/invoices", { customer_id: c2.id, issue_date: "2026-03-01", lines: work("100.00") }, 201)).id}/finalize`);
+  const nr = await note(r.id, "2026-03-06");
+  await api("POST", `/api/v1/invoices/${nr.id}/finalize`);
 
   // the database of migration 0023, holding these documents as the earlier Kontor left them
   const oldPath = join(dir, "kontor.db");
   const { sqlite, pending } = databaseBefore(env, "0024_", oldPath);
+  sqlite.run(
+    "INSERT INTO payments (id, organization_id, invoice_id, amount_cents, payment_date, payment_method, created_at) VALUES (?, ?, ?, 4000, '2026-03-07', 'bank_transfer', ?)",
+    [newId(), org.org.id, nr.id, nowIso()],
+  );
+  sqlite.run("UPDATE invoices SET paid_cents = 4000 WHERE id = ?", [nr.id]);
   // the earlier Kontor's statuses (payments only) and running totals (without credits)
   sqlite.run("UPDATE invoices SET status = CASE WHEN paid_cents = 0 THEN 'finalized' WHEN paid_cents >= total_cents THEN 'paid' ELSE 'partially_paid' END WHERE organization_id = ? AND status <> 'draft'", [org.org.id]);
   sqlite.exec("DELETE FROM customer_receivables; DELETE FROM receivable_due_days");
@@ -536,12 +547,17 @@ test("upgrade (migrations 0024, 0025): the credit notes issued before allocation
   expect(await after(q.id)).toEqual({ status: "paid", amount_paid: "80.00", amount_credited: "120.00", amount_due: "0.00" });
   expect(await after(n3.id)).toEqual({ status: "paid", amount_paid: "0.00", amount_credited: "100.00", amount_due: "0.00" });
   expect(await after(n2.id)).toEqual({ status: "partially_paid", amount_paid: "0.00", amount_credited: "20.00", amount_due: "80.00" });
-  // the running totals the triggers kept through the allocation are what the documents say: 50.00 + 80.00 owed back
-  expect((await get("/api/v1/reports/aged-receivables")).totals.total).toBe("-130.00");
+  expect(await after(r.id)).toEqual({ status: "partially_paid", amount_paid: "0.00", amount_credited: "60.00", amount_due: "40.00" });
+  expect(await after(nr.id)).toEqual({ status: "paid", amount_paid: "40.00", amount_credited: "60.00", amount_due: "0.00" });
+  // the running totals the triggers kept through the allocation are what the documents say: 50.00 + 80.00 owed back, 40.00 owed
+  expect((await get("/api/v1/reports/aged-receivables")).totals.total).toBe("-90.00");
   const totals = () => upgraded.$client.query("SELECT customer_id, currency, open_cents FROM customer_receivables WHERE organization_id = ? ORDER BY customer_id").all(org.org.id);
   const kept = totals();
   upgraded.connection.transactions.run("immediate", () => rebuildReceivables(upgraded));
   expect(totals()).toEqual(kept);
-  expect(kept).toEqual([{ customer_id: c.id, currency: "EUR", open_cents: -13000 }]);
+  expect(kept).toEqual([
+    { customer_id: c.id, currency: "EUR", open_cents: -13000 },
+    { customer_id: c2.id, currency: "EUR", open_cents: 4000 },
+  ]);
   upgraded.$client.close();
 }, 60_000);

@@ -16,9 +16,13 @@ import type { Show } from "./payments.ts";
 
 type InvoiceRow = typeof invoices.$inferSelect;
 
-/** What a credit note settles of its invoice: all of it that is still due there, at most the note's total. */
-export const allocationCents = (note: Pick<InvoiceRow, "totalCents">, invoice: InvoiceRow): number =>
-  invoice.status === "cancelled" || invoice.status === "draft" ? 0 : Math.max(0, Math.min(note.totalCents, invoiceDueCents(invoice)));
+/**
+ * What a credit note settles of its invoice, the one rule of finalize, reallocation and the
+ * upgrade: what is still due there, at most what the note has neither settled nor had refunded
+ * (its own amount due; at its finalize, its total).
+ */
+export const allocationCents = (note: Pick<InvoiceRow, "totalCents" | "paidCents" | "creditedCents">, invoice: InvoiceRow): number =>
+  invoice.status === "cancelled" || invoice.status === "draft" ? 0 : Math.max(0, Math.min(invoiceDueCents(note), invoiceDueCents(invoice)));
 
 /**
  * Allocates a credit note that was just finalized (its row as stored, status finalized) to its
@@ -69,8 +73,8 @@ export function reallocateCreditNotes(tx: Tx, scope: Scope, invoiceId: string, s
     .all();
   let changed = false;
   for (const note of notes) {
-    const cents = Math.min(invoiceDueCents(note), invoiceDueCents(invoice));
-    if (cents <= 0) continue;
+    const cents = allocationCents(note, invoice);
+    if (cents === 0) continue;
     const credited = note.creditedCents + cents;
     updateInOrg(tx, invoices, orgId, note.id, { creditedCents: credited, status: settledStatus(note, note.paidCents, credited), updatedAt: nowIso() });
     setCredited(tx, orgId, invoice, invoice.creditedCents + cents);
