@@ -12,7 +12,7 @@ import { recordChange } from "../changes/record.ts";
 import { findInOrg, inOrg, updateInOrg, type Scope } from "../lib/scope.ts";
 import { nowIso } from "../lib/time.ts";
 import { invoiceDueCents, settledStatus } from "./due.ts";
-import type { Show } from "./payments.ts";
+import type { Show } from "./model.ts";
 
 type InvoiceRow = typeof invoices.$inferSelect;
 

@@ -2,8 +2,12 @@
 import { t } from "elysia";
 import { DateString, Money, moneyInput, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";
 
+import type { Tx } from "../../db/client.ts";
 import { PAYMENT_METHODS } from "../../db/values.ts";
 export { PAYMENT_METHODS } from "../../db/values.ts";
+
+/** A feature's read side: the document (or bank line) as its GET shows it, for the event's payload. */
+export type Show<S = unknown> = (tx: Tx, orgId: string, id: string) => S;
 
 export const paymentInput = (title: string) =>
   strictObject(

@@ -20,7 +20,7 @@ import { newId, nowIso } from "../lib/time.ts";
 import { checkTransition } from "../lib/transitions.ts";
 import { reallocateCreditNotes } from "./credits.ts";
 import { expenseDueCents, expenseStatusAfterPayments, invoiceDueCents, settledStatus } from "./due.ts";
-import type { PaymentInput } from "./model.ts";
+import type { PaymentInput, Show } from "./model.ts";
 
 type PaymentRow = {
   id: string;
@@ -40,8 +40,7 @@ export type ExpensePaymentRow = typeof expensePayments.$inferSelect;
 /** A document payments settle: an invoice or credit note (money in or refunded), or an expense (money out, or back for a supplier's credit note). */
 export type Settled = { kind: "invoice"; row: InvoiceRow } | { kind: "expense"; row: ExpenseRow };
 
-/** A feature's read side: the document (or bank line) as its GET shows it, for the event's payload. */
-export type Show<S = unknown> = (tx: Tx, orgId: string, id: string) => S;
+export type { Show };
 
 /** The states a document takes and gives back payments in (contract section 4); the invoices' and expenses' state machines include them. */
 export const PAYMENT_TRANSITIONS = {
