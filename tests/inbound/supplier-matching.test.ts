@@ -10,6 +10,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createTestEnv } from "../helpers.ts";
+import { plansOf, slowSteps } from "../query-plan.ts";
 
 const env = createTestEnv();
 afterAll(() => env.close());
@@ -100,6 +101,17 @@ describe("suppliers matched, never merged", () => {
     const c = await importXml(credit, token);
     expect(c.status, c.text).toBe(201);
     expect(c.body.data.supplier_id).toBe(r.body.data.supplier_id);
+  });
+});
+
+describe("the lookups are index probes", () => {
+  test("VAT number, registration, Peppol id and name each use their suppliers index, with no scan or sort", async () => {
+    const { token } = env.newOrg("Plans", { country: "BE", currency: "EUR" });
+    const plans = (await plansOf(env, () => importXml(PEPPOL_BASE, token))).filter((p) => /from "suppliers"/i.test(p.sql) && /limit/i.test(p.sql));
+    // the base example's seller has a VAT number, a registration and an 0088 endpoint, and no supplier matches: all four lookups run
+    const used = plans.map((p) => p.plan.join("\n").match(/USING INDEX (suppliers_org_\w+)/)?.[1]);
+    expect(used).toEqual(["suppliers_org_vat", "suppliers_org_company_number", "suppliers_org_peppol", "suppliers_org_lower_name"]);
+    for (const plan of plans) expect(slowSteps(plan.plan)).toEqual([]);
   });
 });
 
