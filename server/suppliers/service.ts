@@ -81,13 +81,24 @@ export function supplierForDocument(tx: Tx, scope: Scope, party: SupplierDocumen
     name: party.name.trim(),
     // an invalid number (wrong check digits) stays in the stored document, not on the supplier
     vat_number: party.vatNumber !== null && isVatNumber(party.vatNumber) ? party.vatNumber : null,
-    company_number: registration !== null && registration.length <= 50 && (country !== "BE" || belgianEnterpriseNumberProblem(registration) === null) ? party.companyId!.trim() : null,
+    company_number: storableRegistration(party, registration, country),
     peppol_id: peppolId,
     address: address ? [address.line1, address.line2].filter(Boolean).join("\n") || null : null,
     city: address?.city ?? null,
     postal_code: address?.postalCode ?? null,
     country,
   }).id;
+}
+
+/**
+ * The document's legal registration as the new supplier's company_number, or null: a Belgian
+ * one (a Belgian address, or the scheme 0208) only when it is a valid enterprise number, as
+ * the API would take it; any other up to the field's 50 characters.
+ */
+function storableRegistration(party: SupplierDocument["supplier"], registration: string | null, country: string | null): string | null {
+  if (registration === null || party.companyId === null || party.companyId.trim().length > 50) return null;
+  const belgian = country === "BE" || party.companyIdScheme === "0208";
+  return belgian && belgianEnterpriseNumberProblem(registration) !== null ? null : party.companyId.trim();
 }
 
 /** The document's EndpointID as a Peppol participant id when its scheme is an EAS code (and the id one Kontor accepts), else null. */

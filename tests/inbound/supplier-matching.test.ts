@@ -104,6 +104,23 @@ describe("suppliers matched, never merged", () => {
   });
 });
 
+describe("the registration a new supplier keeps", () => {
+  test("a Belgian seller's enterprise number is kept when its check digits hold, else left in the document only", async () => {
+    // the CEN credit note's seller: Belgian address, VAT BE0000000196, registration 0000000196 (97 − 1 mod 97 = 96)
+    const creditNote = readFileSync(join(import.meta.dir, "..", "einvoicing", "examples", "cen", "ubl-tc434-creditnote1.xml"), "utf8");
+    const valid = env.newOrg("Registration kept", { country: "BE", currency: "EUR" });
+    const kept = await importXml(creditNote, valid.token);
+    expect(kept.status, kept.text).toBe(201);
+    expect(await supplier(kept.body.data.supplier_id, valid.token)).toMatchObject({ vat_number: "BE0000000196", company_number: "0000000196", peppol_id: "0201:0000000196" });
+    const typo = env.newOrg("Registration typo", { country: "BE", currency: "EUR" });
+    const mistyped = creditNote.replace("<cbc:CompanyID>0000000196</cbc:CompanyID>", "<cbc:CompanyID>0000000197</cbc:CompanyID>");
+    expect(mistyped).not.toBe(creditNote);
+    const dropped = await importXml(mistyped, typo.token);
+    expect(dropped.status, dropped.text).toBe(201);
+    expect((await supplier(dropped.body.data.supplier_id, typo.token)).company_number).toBeNull();
+  });
+});
+
 describe("the lookups are index probes", () => {
   test("VAT number, registration, Peppol id and name each use their suppliers index, with no scan or sort", async () => {
     const { token } = env.newOrg("Plans", { country: "BE", currency: "EUR" });
