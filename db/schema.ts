@@ -143,6 +143,8 @@ const partyColumns = () => ({
   vatNumber: text("vat_number"),
   currency: text("currency"),
   paymentTerms: text("payment_terms"),
+  /** the legal registration (EN 16931 BT-30 seller, BT-47 buyer), e.g. a Belgian enterprise number */
+  companyNumber: text("company_number"),
   /** `<EAS scheme>:<id>`: where e-invoices reach the party over Peppol */
   peppolId: text("peppol_id"),
   /** the language of the documents it receives; null: the organisation's */
@@ -172,8 +174,10 @@ export const suppliers = sqliteTable("suppliers", partyColumns(), (t) => [
   // vendor → supplier matching is case-insensitive and trimmed; created_at, id make the
   // oldest match the index's first row, so the planner prefers this index (no sort)
   index("suppliers_org_lower_name").on(t.organizationId, sql`lower(trim(${t.name}))`, t.createdAt, t.id),
-  // an imported e-invoice's supplier is found by VAT number (compact form, see compactVatNumber), then Peppol id
+  // an imported e-invoice's supplier is found by VAT number (compact form, see compactVatNumber), then legal registration, then Peppol id
   index("suppliers_org_vat").on(t.organizationId, compactVat(t.vatNumber), t.createdAt, t.id),
+  // compared in compact form too ("0123.456.749" = "0123456749")
+  index("suppliers_org_company_number").on(t.organizationId, compactVat(t.companyNumber), t.createdAt, t.id),
   index("suppliers_org_peppol").on(t.organizationId, t.peppolId, t.createdAt, t.id),
 ]);
 

@@ -80,6 +80,27 @@ describe("GET /invoices/{id}/ubl", () => {
     expect(noteValidation.xsdErrors).toEqual([]);
   }, 120_000);
 
+  test("a customer's company_number is the buyer's legal registration (BT-47), and the e-invoice still passes", async () => {
+    // Brasserie Dupont's enterprise number, the digits of its VAT number BE0404795549
+    const registered = await ok("POST", "/api/v1/customers", {
+      name: "Brasserie Dupont SA",
+      address: "Rue de l'Église 5",
+      city: "Liège",
+      postal_code: "4000",
+      country: "BE",
+      vat_number: "BE0404795549",
+      company_number: "0404.795.549",
+      peppol_id: "0208:0404795549",
+    });
+    const inv = await finalizedInvoice({ customer_id: registered.id });
+    const xml = await (await raw(`/api/v1/invoices/${inv.id}/ubl`)).text();
+    const buyer = xml.slice(xml.indexOf("<cac:AccountingCustomerParty>"), xml.indexOf("</cac:AccountingCustomerParty>"));
+    expect(buyer).toMatch(/<cac:PartyLegalEntity>\s*<cbc:RegistrationName>Brasserie Dupont SA<\/cbc:RegistrationName>\s*<cbc:CompanyID schemeID="0208">0404795549<\/cbc:CompanyID>/);
+    const validation = await validateUbl(xml);
+    expect(validation.fatal, describeValidation(validation)).toEqual([]);
+    expect(validation.xsdErrors).toEqual([]);
+  }, 120_000);
+
   test("a draft is checked as it would be issued: a 422 naming what its e-invoice lacks, else a 409; after finalize, what EN 16931 needs and Kontor lacks is a 422 naming it", async () => {
     const line = { description: "x", quantity: "1", unit_price: "1.00" };
     const lacking = await ok("POST", "/api/v1/invoices", { customer_id: customer.id, issue_date: "2026-03-01", lines: [line] });

@@ -26,6 +26,7 @@ import m23 from "./0023_placeholder_bank_accounts.sql" with { type: "text" };
 import m24 from "./0024_credits_pricing_readiness.sql" with { type: "text" };
 import m25 from "./0025_receivables_count_credits.sql" with { type: "text" };
 import m26 from "./0026_journal_day_counts.sql" with { type: "text" };
+import m27 from "./0027_party_company_number.sql" with { type: "text" };
 
 export const embeddedMigrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_init", when: 1795372542016, breakpoints: true, sql: m0 },
@@ -55,4 +56,5 @@ export const embeddedMigrations: { tag: string; when: number; breakpoints: boole
   { tag: "0024_credits_pricing_readiness", when: 1795654738853, breakpoints: true, sql: m24 },
   { tag: "0025_receivables_count_credits", when: 1795654746045, breakpoints: true, sql: m25 },
   { tag: "0026_journal_day_counts", when: 1795655380166, breakpoints: true, sql: m26 },
+  { tag: "0027_party_company_number", when: 1795660051246, breakpoints: true, sql: m27 },
 ];

@@ -23,6 +23,14 @@ const optionalFields = {
   postal_code: t.Optional(Nullable(Text({ maxLength: 10 }))),
   country: t.Optional(Nullable(Country)),
   vat_number: t.Optional(Nullable(VatNumber)),
+  company_number: t.Optional(
+    Nullable(
+      Text({
+        maxLength: 50,
+        description: "The legal registration (EN 16931 BT-30/BT-47), e.g. the Belgian enterprise number 0123.456.749 (for a Belgian party checked: 10 digits, mod 97)",
+      }),
+    ),
+  ),
   currency: t.Optional(Nullable(Currency)),
   payment_terms: t.Optional(Nullable(Text({ maxLength: 255, multiline: true }))),
   peppol_id: t.Optional(Nullable(PeppolId)),
@@ -45,6 +53,7 @@ export const PartyModel = {
     postal_code: Nullable(t.String()),
     country: Nullable(t.String()),
     vat_number: Nullable(t.String()),
+    company_number: Nullable(t.String({ description: "The legal registration (BT-30/BT-47)" })),
     currency: Nullable(t.String()),
     payment_terms: Nullable(t.String()),
     peppol_id: Nullable(t.String({ description: "Peppol participant id, <scheme>:<identifier>", examples: ["0208:0123456749"] })),

@@ -9,7 +9,7 @@ import { t } from "elysia";
 import { Conflict, ValidationFailed } from "../lib/errors.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { Country, Currency } from "../lib/schemas.ts";
-import { compactVatNumber } from "../lib/vat-numbers.ts";
+import { belgianEnterpriseNumberProblem, compactVatNumber } from "../lib/vat-numbers.ts";
 import { deleteInOrg, findInOrg, snapshot, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import type { WebhookEvent } from "../changes/events.ts";
@@ -30,6 +30,7 @@ export function presentParty(row: PartyRow) {
     postal_code: row.postalCode,
     country: row.country,
     vat_number: row.vatNumber,
+    company_number: row.companyNumber,
     currency: row.currency,
     payment_terms: row.paymentTerms,
     peppol_id: row.peppolId,
@@ -70,11 +71,25 @@ function columns(input: PartyUpdate) {
   if (input.country !== undefined) out.country = input.country;
   // stored compact, as e-invoices carry it (server/lib/vat-numbers.ts)
   if (input.vat_number !== undefined) out.vatNumber = input.vat_number === null ? null : compactVatNumber(input.vat_number);
+  if (input.company_number !== undefined) out.companyNumber = input.company_number === null ? null : input.company_number.trim() || null;
   if (input.currency !== undefined) out.currency = input.currency;
   if (input.payment_terms !== undefined) out.paymentTerms = input.payment_terms;
   if (input.peppol_id !== undefined) out.peppolId = input.peppol_id;
   if (input.language !== undefined) out.language = input.language;
   return out;
+}
+
+/**
+ * A Belgian party's company number is its enterprise number: 10 digits, mod 97, checked as the
+ * organisation's is (server/orgs/identity.ts); other countries' registrations have no one form.
+ */
+function checkCompanyNumber(row: Pick<PartyRow, "companyNumber" | "country">): void {
+  if (row.companyNumber === null || row.country !== "BE") return;
+  const problem = belgianEnterpriseNumberProblem(row.companyNumber);
+  if (problem === "format") {
+    throw ValidationFailed.field("company_number", "The company number field is not a valid Belgian enterprise number (10 digits starting with 0 or 1, e.g. 0123.456.749).");
+  }
+  if (problem === "checkDigits") throw ValidationFailed.field("company_number", "The company number field is not a valid Belgian enterprise number (check digits).");
 }
 
 export type PartyKind<Shown> = {
@@ -112,6 +127,7 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
       postalCode: null,
       country: null,
       vatNumber: null,
+      companyNumber: null,
       currency: null,
       paymentTerms: null,
       peppolId: null,
@@ -120,6 +136,7 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
       createdAt: now,
       updatedAt: now,
     };
+    checkCompanyNumber(row);
     tx.insert(table).values(row).run();
     const shown = kind.show(tx, row);
     record(tx, scope, "created", row.id, shown);
@@ -144,8 +161,10 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
     insert,
     update(scope: Scope, id: string, input: PartyUpdate): Shown {
       return transaction(scope.db, (tx) => {
-        findInOrg(tx, table, scope.org.id, id);
-        updateInOrg(tx, table, scope.org.id, id, { ...columns(input), updatedAt: nowIso() });
+        const before = findInOrg(tx, table, scope.org.id, id);
+        const set = columns(input);
+        if (set.companyNumber !== undefined || set.country !== undefined) checkCompanyNumber({ ...before, ...set });
+        updateInOrg(tx, table, scope.org.id, id, { ...set, updatedAt: nowIso() });
         const shown = kind.show(tx, findInOrg(tx, table, scope.org.id, id));
         record(tx, scope, "updated", id, shown);
         return shown;

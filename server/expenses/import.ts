@@ -4,8 +4,9 @@
  *
  * - The document is read and its totals checked by server/inbound/ubl-import.ts (a 422 naming
  *   the element and saying why).
- * - The supplier is matched by VAT number, then Peppol id, then name, and created when missing
- *   (suppliers/service.ts supplierForDocument).
+ * - The supplier is matched by VAT number, then legal registration, then Peppol id (EAS schemes
+ *   only, never an e-mail endpoint), then name, never onto one whose VAT number or registration
+ *   contradicts the document's, and created when missing (suppliers/service.ts supplierForDocument).
  * - amount = TaxExclusiveAmount, vat_amount = TaxAmount, and the VAT breakdown per category and
  *   rate is kept (expense_vat_lines): approval posts one base and VAT pair per rate.
  * - A CreditNote, or an Invoice whose totals are negative (a corrective invoice), becomes an
@@ -13,7 +14,10 @@
  *   its approval posts the reverse.
  * - Its payment means fill what paying it needs: due_date (BT-9, cbc:DueDate or a credit note's
  *   PaymentDueDate), payee_iban (BT-84) and payment_reference (BT-83, cbc:PaymentID).
- * - The same supplier's document of the same type and number is imported once: 409 naming the expense.
+ * - The same supplier's document of the same type and number is imported once: 409 naming the
+ *   expense. Keyed on supplier_id (the unique index expenses_org_supplier_document): since a
+ *   supplier is only ever the company the document identifies (by VAT number or registration,
+ *   else name), two sellers' invoice 12345 land on two suppliers and are two documents.
  */
 import { createHash } from "node:crypto";
 import { and, eq } from "drizzle-orm";

@@ -72,10 +72,14 @@ export type SupplierDocument = {
     /** PartyLegalEntity/RegistrationName, else PartyName/Name */
     name: string;
     vatNumber: string | null;
-    /** EndpointID as "schemeID:value", e.g. "0208:0123456789" */
-    peppolId: string | null;
-    /** PartyLegalEntity/CompanyID */
+    /**
+     * EndpointID (BT-34) as written: an EAS scheme ("0208") makes it a Peppol participant id, but
+     * a scheme such as "EM" (an e-mail address, which many sellers may share) does not
+     */
+    endpoint: { scheme: string | null; id: string } | null;
+    /** PartyLegalEntity/CompanyID (BT-30) and its schemeID, e.g. "0208" */
     companyId: string | null;
+    companyIdScheme: string | null;
     address: SupplierAddress | null;
     /** the first PaymentMeans/PayeeFinancialAccount/ID */
     iban: string | null;
@@ -216,12 +220,9 @@ export function readSupplierDocument(xml: string): SupplierDocument {
     supplier: {
       name: plain(partyName(supplierParty, supplierPath), `${supplierPath}/cac:PartyLegalEntity/cbc:RegistrationName`, "BT-27"),
       vatNumber: supplierVat,
-      peppolId: optional(
-        endpointValue === null ? null : endpointScheme === null ? endpointValue : `${endpointScheme}:${endpointValue}`,
-        `${supplierPath}/cbc:EndpointID`,
-        "BT-34",
-      ),
+      endpoint: endpointValue === null ? null : { scheme: endpointScheme, id: plain(endpointValue, `${supplierPath}/cbc:EndpointID`, "BT-34") },
       companyId: optional(ubl.text(supplierParty, "cac:PartyLegalEntity/cbc:CompanyID"), `${supplierPath}/cac:PartyLegalEntity/cbc:CompanyID`, "BT-30"),
+      companyIdScheme: ubl.one(supplierParty, "cac:PartyLegalEntity/cbc:CompanyID")?.attrs.schemeID?.trim() || null,
       address: address(supplierParty, supplierPath),
       iban: optional(firstText(paymentMeans, "cac:PayeeFinancialAccount/cbc:ID")?.replace(/\s+/g, "") ?? null, at("cac:PaymentMeans/cac:PayeeFinancialAccount/cbc:ID"), "BT-84"),
     },

@@ -67,7 +67,7 @@ export function currentParties(tx: Tx, orgId: string, customerId: string): Issue
   return {
     language: isLanguage(customer.language) ? customer.language : isLanguage(org.language) ? org.language : "en",
     seller: party(org, org.companyNumber),
-    buyer: party(customer, null),
+    buyer: party(customer, customer.companyNumber),
     payee: payeeOf(tx, orgId, org.defaultBankAccountId, org.name),
   };
 }

@@ -72,8 +72,9 @@ describe("readSupplierDocument: every EN 16931 / Peppol example", () => {
     expect(doc.supplier).toEqual({
       name: "SupplierOfficialName Ltd",
       vatNumber: "GB1232434",
-      peppolId: "0088:9482348239847239874",
+      endpoint: { scheme: "0088", id: "9482348239847239874" },
       companyId: "GB983294",
+      companyIdScheme: null,
       address: { line1: "Main street 1", line2: "Postbox 123", city: "London", postalCode: "GB 123 EW", country: "GB" },
       iban: "IBAN32423940",
     });
@@ -82,10 +83,11 @@ describe("readSupplierDocument: every EN 16931 / Peppol example", () => {
     expect(doc.lines[1]).toMatchObject({ lineExtensionAmount: "-1500", lineExtensionCents: -150000 });
   });
 
-  test("a Belgian credit note: Peppol id from the EndpointID scheme, no due date", () => {
+  test("a Belgian credit note: EndpointID with its scheme, registration, no due date", () => {
     const doc = readSupplierDocument(example("cen/ubl-tc434-creditnote1.xml"));
     expect(doc.dueDate).toBeNull();
-    expect(doc.supplier.peppolId).toBe("0201:0000000196");
+    expect(doc.supplier.endpoint).toEqual({ scheme: "0201", id: "0000000196" });
+    expect(doc.supplier.companyId).toBe("0000000196");
     expect(doc.supplier.iban).toBe("BE91000000143476");
     expect(doc.supplier.vatNumber).toBe("BE0000000196");
   });
