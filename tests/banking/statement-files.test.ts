@@ -175,6 +175,30 @@ describe("a camt.053 file with several statements", () => {
   });
 });
 
+describe("a parser's multi-statement sample (genkgo/camt, tests/banking/fixtures/genkgo-camt)", () => {
+  test("two statements of one account and day import in the file's order, one chaining on the other", async () => {
+    const { org, token } = env.newOrg("Genkgo sample", { country: "NL", currency: "EUR" });
+    const bankId = bankAccountService.add({ db: env.db, org, actor: CLI_ACTOR }, { name: "Vayb", iban: "NL26VAYB8060476890" }).id;
+    const file = readFileSync(join(import.meta.dir, "fixtures", "genkgo-camt", "camt053.v2.multi.statement.xml"));
+    const o = { org, token, a: bankId, b: bankId };
+    const r = await upload(o, file, "application/xml");
+    expect(r.status).toBe(201);
+    // the file: 18.15 + 8.85 = 27.00, then 27.00 - 7.00 = 20.00 (genkgo/camt's expectations: entries of 8.85 CRDT and -7.00 DBIT)
+    expect(r.body.statements.map((s: any) => [s.statement_id, s.result, s.opening_balance, s.closing_balance, s.transactions_imported])).toEqual([
+      ["253EURNL26VAYB8060476890", "imported", "18.15", "27.00", 1],
+      ["254EURNL26VAYB8060476890", "imported", "27.00", "20.00", 1],
+    ]);
+    expect(r.body.data.statement_id).toBe("254EURNL26VAYB8060476890");
+    expect(linesOf(bankId).map((l) => [l.amountCents, l.direction, l.communication]).sort()).toEqual([
+      [700, "debit", "Transaction Description 2"],
+      [885, "credit", "Transaction Description 1"],
+    ]);
+    const again = await upload(o, file, "application/xml");
+    expect(again.status).toBe(200);
+    expect(linesOf(bankId)).toHaveLength(2);
+  });
+});
+
 describe("a CODA file with two accounts' statements", () => {
   test("each goes into its account", async () => {
     const o = await twoAccounts("CODA two accounts");
