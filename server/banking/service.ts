@@ -70,7 +70,7 @@ function readStatementFile(upload: DocumentUpload): FileStatement[] {
         return statementsOf(member.bytes, null).map((statement) => ({ file: member.name, statement }));
       } catch (error) {
         // name the member: the path alone does not say which file of the archive is wrong
-        if (error instanceof InboundDocumentError) throw new InboundDocumentError(`${member.name}${error.path.startsWith("/") ? "" : " "}${error.path}`, error.message);
+        if (error instanceof InboundDocumentError) throw new InboundDocumentError(memberPath(member.name, error.path), error.message);
         throw error;
       }
     });
@@ -80,6 +80,12 @@ function readStatementFile(upload: DocumentUpload): FileStatement[] {
   // statements imported before issue 27 were recognised by the file's hash; a one-statement file still is
   const fileSha256 = statements.length === 1 ? createHash("sha256").update(upload.bytes).digest("hex") : null;
   return statements.map((statement, index) => ({ file: null, index, statement, sha256: contentHash(statement), fileSha256 }));
+}
+
+/** Where in a ZIP member: `name.xml/Document/…`, `name.coda line 3`, or the member's name for the whole file. */
+function memberPath(name: string, path: string): string {
+  if (path === "/") return name;
+  return path.startsWith("/") ? `${name}${path}` : `${name} ${path}`;
 }
 
 function statementsOf(bytes: Uint8Array, charset: string | null): BankStatement[] {

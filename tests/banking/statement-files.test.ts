@@ -247,7 +247,7 @@ describe("a ZIP archive of statement files", () => {
     const o = await twoAccounts("ZIP broken");
     const readme = await upload(o, zip([{ name: "2026-042.xml", bytes: inbound("statement-1.camt053.xml") }, { name: "README.txt", bytes: Buffer.from("Statements of March") }]), "application/zip");
     expect(readme.status).toBe(422);
-    expect(readme.body.errors["README.txt/"][0]).toContain(STATEMENT_FORMATS);
+    expect(readme.body.errors["README.txt"][0]).toContain(STATEMENT_FORMATS);
     const broken = await upload(o, zip([{ name: "broken.coda", bytes: inbound("statement-1-broken.coda") }]), "application/zip");
     expect(broken.status).toBe(422);
     expect(Object.keys(broken.body.errors)[0]).toStartWith("broken.coda line ");
