@@ -1,16 +1,20 @@
 /**
- * Bank statements and reconciliation (issue 20). A statement file (CAMT.053 or CODA, read by
- * server/inbound) of one bank account becomes bank_transactions; credit lines that carry an open
+ * Bank statements and reconciliation (issue 20). A statement file (CAMT.053 or CODA, or a ZIP of
+ * them, read by server/inbound) becomes bank_transactions of the bank accounts its statements are
+ * of (issue 27: banks put several accounts' and days' statements in one file); credit lines that carry an open
  * invoice's payment reference pay it, debit lines that look like an approved expense's payment
  * are suggested; the rest wait for a person (match, unmatch, ignore).
  *
  * The rules (this file: statements; matching.ts: what a line pays; server/settlement: settling it):
- * - The statement's IBAN and currency are the bank account's (422). Its opening balance is the
+ * - Each statement goes into the organisation's bank account with its IBAN; one of them must be
+ *   the path's account (422); those of accounts it does not hold are skipped and named. Each
+ *   account's statements are imported in date order, the whole file in one transaction.
+ * - The statement's currency is its bank account's (422). Its opening balance is the
  *   closing balance of the account's last imported statement (latest closing date); the first
  *   statement of an account may open with any balance. Its lines add up to its closing balance
  *   (the readers check it). Either refusal is a 422 naming the figures and the difference.
- * - The same statement again (bank account and statement id) adds nothing: 200 with the statement
- *   as imported; the same id with other content is a 409. A line already imported through another
+ * - The same statement again (bank account, statement id and content, whatever file brings it)
+ *   adds nothing: 200 when nothing in the file is new; the same id with other content is a 409. A line already imported through another
  *   statement (same entry reference on the account) is not imported twice.
  * - Import posts nothing for the statement itself: the bank account's ledger balance moves only by
  *   the payments recorded against it (a match on import, a match by hand, record-payment).
