@@ -54,6 +54,27 @@ export const BankingModel = {
     },
     { title: "BankStatement" },
   ),
+  /** What became of each statement of an uploaded file (issue 27: files with several statements, ZIP archives). */
+  statementImport: t.Object(
+    {
+      file: Nullable(t.String({ description: "The ZIP archive's member the statement came from; null for a plain file" })),
+      statement_id: t.String({ description: "The bank's id of the statement (CAMT Stmt/Id; CODA <year>-<sequence>)" }),
+      iban: t.String({ description: "The account the statement is of" }),
+      currency: t.String(),
+      opening_balance: t.String({ ...Money, description: "Signed: negative when overdrawn" }),
+      opening_date: DateString,
+      closing_balance: Money,
+      closing_date: DateString,
+      result: t.UnionEnum(["imported", "already_imported", "skipped"], {
+        description: "imported: stored now; already_imported: the same statement was imported before (nothing added); skipped: not imported, see reason",
+      }),
+      reason: Nullable(t.String({ description: "Why a statement was skipped (an account the organisation does not hold, an inactive bank account)" })),
+      bank_account_id: Nullable(t.String({ ...Uuid, description: "The organisation's bank account with the statement's IBAN" })),
+      id: Nullable(t.String({ ...Uuid, description: "The stored statement (imported now or before)" })),
+      transactions_imported: t.Integer({ description: "Lines added by this import" }),
+    },
+    { title: "BankStatementImport" },
+  ),
   match: strictObject(
     {
       invoice_id: t.Optional(t.String({ ...Uuid, description: "An invoice (credit line) or credit note (debit line) awaiting payment" })),

@@ -1,14 +1,17 @@
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import { documentBody, documentOf, type Kernel } from "../http/kernel.ts";
 import { errors } from "../http/responses.ts";
 import { listQuerySchema, listResponse } from "../lib/list.ts";
-import { IdParams, NoFields, Wrapped } from "../lib/schemas.ts";
+import { IdParams, NoFields, ResponseSchema, Wrapped } from "../lib/schemas.ts";
 import { MAX_DOCUMENT_BYTES } from "../inbound/decode.ts";
 import { BankingModel } from "./model.ts";
 import { bankTransactionList } from "./read.ts";
 import { bankingService } from "./service.ts";
 
 const BankTransaction = Wrapped(BankingModel.transaction);
+const StatementImportResponse = ResponseSchema(
+  t.Object({ data: BankingModel.statement, statements: t.Array(BankingModel.statementImport, { description: "Every statement of the file, in the file's order" }) }),
+);
 
 export const bankingRoutes = (kernel: Kernel) =>
   new Elysia()
@@ -17,26 +20,31 @@ export const bankingRoutes = (kernel: Kernel) =>
       "/api/v1/bank-accounts/:id/statements",
       ({ scope, params, body, set, once }) =>
         once(() => {
-          const { created, statement } = bankingService.importStatement(scope, params.id, () => documentOf(body));
+          const { created, statement, statements } = bankingService.importStatement(scope, params.id, () => documentOf(body));
           set.status = created ? 201 : 200;
           if (created) set.headers["location"] = `/api/v1/bank-transactions?filter[bank_account_id]=${params.id}`;
-          return { data: statement };
+          return { data: statement, statements };
         }),
       {
         ability: "banking.import",
         params: IdParams,
         body: documentBody({
-          mediaTypes: ["application/xml", "text/xml", "text/plain", "application/octet-stream"],
+          mediaTypes: ["application/xml", "text/xml", "text/plain", "application/octet-stream", "application/zip", "application/x-zip-compressed"],
           maxBytes: MAX_DOCUMENT_BYTES,
-          description: "An ISO 20022 camt.053 statement (XML) or a Belgian CODA file (text, usually latin-1), one statement of this account",
+          description:
+            "An ISO 20022 camt.053 file (XML, camt.053.001.02 to .13), a Belgian CODA file (text, usually latin-1), or a ZIP archive of such files " +
+            "(at most 100 files, 50 MB uncompressed); one or several statements, at least one of them of this account",
         }),
-        response: { 200: Wrapped(BankingModel.statement), 201: Wrapped(BankingModel.statement), ...errors(404, 409, 422) },
+        response: { 200: StatementImportResponse, 201: StatementImportResponse, ...errors(404, 409, 422) },
         detail: {
           tags: ["Bank accounts"],
-          summary: "Import a bank statement (CAMT.053 or CODA): 201 with its lines; 200 when it was imported before (nothing added)",
+          summary: "Import bank statements (CAMT.053, CODA, or a ZIP of them): 201 when lines were added; 200 when all was imported before (nothing added)",
           description:
-            "The statement's IBAN and currency must be the bank account's, its opening balance the closing balance of the account's last " +
-            "imported statement, and its lines must add up to its closing balance: else a 422 naming the figures and the difference. " +
+            "`data` is this account's (latest) statement of the file, with its lines; `statements` says for every statement of the file whether it was " +
+            "imported, already imported, or skipped and why: statements of the organisation's other bank accounts (by IBAN) are imported into those, " +
+            "statements of accounts it does not hold are skipped; each account's statements are imported in date order. " +
+            "A statement's currency must be its bank account's, its opening balance the closing balance of the account's last " +
+            "imported statement, and its lines must add up to its closing balance: else a 422 naming the figures and the difference, and nothing of the file is imported. " +
             "The same statement again adds nothing (200); the same statement id with other content is a 409. Credit lines whose reference " +
             "is an open invoice's payment_reference (for at most its amount due) record that payment; see the matching rules in docs/banking.md.",
         },

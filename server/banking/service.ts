@@ -1,16 +1,20 @@
 /**
- * Bank statements and reconciliation (issue 20). A statement file (CAMT.053 or CODA, read by
- * server/inbound) of one bank account becomes bank_transactions; credit lines that carry an open
+ * Bank statements and reconciliation (issue 20). A statement file (CAMT.053 or CODA, or a ZIP of
+ * them, read by server/inbound) becomes bank_transactions of the bank accounts its statements are
+ * of (issue 27: banks put several accounts' and days' statements in one file); credit lines that carry an open
  * invoice's payment reference pay it, debit lines that look like an approved expense's payment
  * are suggested; the rest wait for a person (match, unmatch, ignore).
  *
  * The rules (this file: statements; matching.ts: what a line pays; server/settlement: settling it):
- * - The statement's IBAN and currency are the bank account's (422). Its opening balance is the
+ * - Each statement goes into the organisation's bank account with its IBAN; one of them must be
+ *   the path's account (422); those of accounts it does not hold are skipped and named. Each
+ *   account's statements are imported in date order, the whole file in one transaction.
+ * - The statement's currency is its bank account's (422). Its opening balance is the
  *   closing balance of the account's last imported statement (latest closing date); the first
  *   statement of an account may open with any balance. Its lines add up to its closing balance
  *   (the readers check it). Either refusal is a 422 naming the figures and the difference.
- * - The same statement again (bank account and statement id) adds nothing: 200 with the statement
- *   as imported; the same id with other content is a 409. A line already imported through another
+ * - The same statement again (bank account, statement id and content, whatever file brings it)
+ *   adds nothing: 200 when nothing in the file is new; the same id with other content is a 409. A line already imported through another
  *   statement (same entry reference on the account) is not imported twice.
  * - Import posts nothing for the statement itself: the bank account's ledger balance moves only by
  *   the payments recorded against it (a match on import, a match by hand, record-payment).
@@ -35,6 +39,8 @@ import type { BankStatement, BankStatementEntry } from "../inbound/bank-statemen
 import { readCamt053 } from "../inbound/camt053.ts";
 import { readCoda } from "../inbound/coda.ts";
 import { decodeCoda, decodeXml, looksLikeXml } from "../inbound/decode.ts";
+import { InboundDocumentError, STATEMENT_FORMATS } from "../inbound/errors.ts";
+import { looksLikeZip, readZip } from "../inbound/zip.ts";
 import { showInvoice } from "../invoices/read.ts";
 import { Conflict, FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
 import { listPage, type ListQuery } from "../lib/list.ts";
@@ -54,11 +60,49 @@ type ExpenseRow = typeof expenses.$inferSelect;
 /** What a match's events carry: the documents and the line as their GETs show them. */
 const MATCH_READERS: MatchReaders = { invoice: showInvoice, expense: showExpense, bankTransaction: (tx, orgId, id) => showBankTransaction(tx, orgId, id) };
 
-/** The statement in a file: XML is CAMT.053, anything else CODA (whatever the Content-Type says). */
-function readStatement(upload: DocumentUpload): BankStatement {
-  return looksLikeXml(upload.bytes) ? readCamt053(decodeXml(upload.bytes, upload.charset)) : readCoda(decodeCoda(upload.bytes, upload.charset));
+/** A statement of an uploaded file, with the ZIP member it came from and what identifies its content. */
+type FileStatement = { file: string | null; index: number; statement: BankStatement; sha256: string; fileSha256: string | null };
+
+/** The statements of an upload: XML is camt.053, a ZIP archive holds statement files, text that starts like a CODA header is CODA. */
+function readStatementFile(upload: DocumentUpload): FileStatement[] {
+  if (looksLikeZip(upload.bytes)) {
+    const members = readZip(upload.bytes);
+    if (members.length === 0) throw new InboundDocumentError("/", "The ZIP archive holds no file.");
+    const statements = members.flatMap((member) => {
+      if (looksLikeZip(member.bytes)) throw new InboundDocumentError(member.name, "The file is a ZIP archive inside the ZIP archive; Kontor reads statement files in one archive, not archives in archives.");
+      try {
+        return statementsOf(member.bytes, null).map((statement) => ({ file: member.name, statement }));
+      } catch (error) {
+        // name the member: the path alone does not say which file of the archive is wrong
+        if (error instanceof InboundDocumentError) throw new InboundDocumentError(memberPath(member.name, error.path), error.message);
+        throw error;
+      }
+    });
+    return statements.map(({ file, statement }, index) => ({ file, index, statement, sha256: contentHash(statement), fileSha256: null }));
+  }
+  const statements = statementsOf(upload.bytes, upload.charset);
+  // statements imported before issue 27 were recognised by the file's hash; a one-statement file still is
+  const fileSha256 = statements.length === 1 ? createHash("sha256").update(upload.bytes).digest("hex") : null;
+  return statements.map((statement, index) => ({ file: null, index, statement, sha256: contentHash(statement), fileSha256 }));
 }
 
+/** Where in a ZIP member: `name.xml/Document/…`, `name.coda line 3`, or the member's name for the whole file. */
+function memberPath(name: string, path: string): string {
+  if (path === "/") return name;
+  return path.startsWith("/") ? `${name}${path}` : `${name} ${path}`;
+}
+
+function statementsOf(bytes: Uint8Array, charset: string | null): BankStatement[] {
+  if (looksLikeXml(bytes)) return readCamt053(decodeXml(bytes, charset));
+  // a CODA file opens with its header record: record type 0, then four zeros and the creation date
+  if (/^\uFEFF?0{5}\d{6}/.test(new TextDecoder("latin1").decode(bytes.subarray(0, 16)).replace(/^ï»¿/, ""))) return readCoda(decodeCoda(bytes, charset));
+  throw new InboundDocumentError("/", `The file is no bank statement: it is neither camt.053 XML, a CODA file nor a ZIP archive. ${STATEMENT_FORMATS}`);
+}
+
+/** What a statement says, whatever file (plain, several statements, ZIP member) brought it. */
+function contentHash(statement: BankStatement): string {
+  return createHash("sha256").update(JSON.stringify(statement)).digest("hex");
+}
 
 function activeBank(tx: Tx, scope: Scope, id: string): BankAccountRow {
   const bank = findInOrg(tx, bankAccounts, scope.org.id, id);
@@ -67,80 +111,90 @@ function activeBank(tx: Tx, scope: Scope, id: string): BankAccountRow {
 }
 
 export const bankingService = {
-  /** Imports a statement file of the bank account; `created` is false when it was imported before (nothing added). */
+  /**
+   * Imports the statements of a file (one or several statements, or a ZIP archive of statement
+   * files). The bank account's own statements and those of the organisation's other bank accounts
+   * (by IBAN) are imported, each account's in date order; those of accounts it does not hold are
+   * skipped. `data` is the bank account's latest statement of the file, `statements` what became of
+   * each. One transaction: a statement that cannot be imported (422, 409) refuses the whole file.
+   * `created` is false when nothing was added.
+   */
   /** `received` gives the file, or throws the kernel's refusal of it (415, 413): called after the 404 check. */
   importStatement(scope: Scope, bankAccountId: string, received: () => DocumentUpload) {
     // 404 before reading the file
     snapshot(scope.db, (tx) => findInOrg(tx, bankAccounts, scope.org.id, bankAccountId));
     const upload = received();
-    const statement = readStatement(upload);
-    const sha256 = createHash("sha256").update(upload.bytes).digest("hex");
+    const statements = readStatementFile(upload);
+    const single = statements.length === 1;
+    // a single statement keeps the field names it always had; several are numbered
+    const field = (s: FileStatement, name: string) => (single ? name : `statements[${s.index}].${name}`);
     return transaction(scope.db, (tx) => {
       const bank = activeBank(tx, scope, bankAccountId);
-      const bag = new FieldErrorBag();
-      if (statement.iban !== bank.iban) bag.add("iban", `The statement is of account ${statement.iban}, not of the bank account ${bank.name} (${bank.iban}).`);
-      if (statement.currency !== bank.currency) bag.add("currency", `The statement is in ${statement.currency}; the bank account ${bank.name} holds ${bank.currency}.`);
-      bag.throwIfAny();
+      const owned = tx.select().from(bankAccounts).where(eq(bankAccounts.organizationId, scope.org.id)).all();
+      // the path's account first: an IBAN held twice (a replaced account) belongs to it
+      const ownerOf = (iban: string) => (iban === bank.iban ? bank : (owned.find((a) => a.iban === iban && a.isActive) ?? owned.find((a) => a.iban === iban) ?? null));
 
-      const before = tx.select().from(bankStatements).where(and(eq(bankStatements.bankAccountId, bank.id), eq(bankStatements.statementId, statement.statementId))).get();
-      if (before) {
-        if (before.sha256 !== sha256) {
-          throw new Conflict(`Statement ${statement.statementId} of ${bank.iban} was imported before (${before.id}) with other content; a statement is imported once.`);
-        }
-        return { created: false, statement: presentStatement(tx, before, 0) };
-      }
-      const last = tx
-        .select()
-        .from(bankStatements)
-        .where(eq(bankStatements.bankAccountId, bank.id))
-        .orderBy(desc(bankStatements.closingDate), desc(bankStatements.createdAt))
-        .limit(1)
-        .get();
-      if (last && last.closingCents !== statement.openingBalance.cents) {
-        throw ValidationFailed.field(
-          "opening_balance",
-          `The statement opens with ${formatCents(statement.openingBalance.cents)}, but statement ${last.statementId} closed with ${formatCents(last.closingCents)} on ${last.closingDate}: a difference of ${formatCents(statement.openingBalance.cents - last.closingCents)}. Import the statements in between first.`,
+      const bag = new FieldErrorBag();
+      if (!statements.some((s) => s.statement.iban === bank.iban)) {
+        const ibans = [...new Set(statements.map((s) => s.statement.iban))].join(", ");
+        bag.add(
+          "iban",
+          single
+            ? `The statement is of account ${ibans}, not of the bank account ${bank.name} (${bank.iban}).`
+            : `None of the file's ${statements.length} statements is of the bank account ${bank.name} (${bank.iban}); they are of ${ibans}. Import the file through one of those accounts.`,
         );
       }
-
-      const now = nowIso();
-      const row: StatementRow = {
-        id: newId(),
-        organizationId: scope.org.id,
-        bankAccountId: bank.id,
-        statementId: statement.statementId,
-        format: statement.format,
-        currency: statement.currency,
-        openingCents: statement.openingBalance.cents,
-        openingDate: statement.openingBalance.date,
-        closingCents: statement.closingBalance.cents,
-        closingDate: statement.closingBalance.date,
-        sha256,
-        createdAt: now,
-      };
-      tx.insert(bankStatements).values(row).run();
-      recordChange(tx, scope, { action: "bank_statement.imported", resource: { type: "bank_statement", id: row.id } });
-
-      const known = new Set(
-        statement.entries.length === 0
-          ? []
-          : tx
-              .select({ ref: bankTransactions.entryRef })
-              .from(bankTransactions)
-              .where(and(eq(bankTransactions.bankAccountId, bank.id), inArray(bankTransactions.entryRef, statement.entries.map((e) => e.entryRef))))
-              .all()
-              .map((r) => r.ref),
-      );
-      let imported = 0;
-      let openByDue: Map<number, ExpenseRow[]> | null = null;
-      const openExpenses = () => (openByDue ??= openExpensesByDue(tx, scope.org.id, bank.currency));
-      for (const entry of statement.entries) {
-        if (known.has(entry.entryRef)) continue;
-        known.add(entry.entryRef);
-        imported++;
-        importLine(tx, scope, bank, row.id, entry, now, openExpenses);
+      for (const s of statements) {
+        const owner = ownerOf(s.statement.iban);
+        if (owner?.isActive && s.statement.currency !== owner.currency) {
+          bag.add(field(s, "currency"), `The statement ${s.statement.statementId} is in ${s.statement.currency}; the bank account ${owner.name} holds ${owner.currency}.`);
+        }
       }
-      return { created: true, statement: presentStatement(tx, row, imported) };
+      bag.throwIfAny();
+
+      const results = new Map<FileStatement, { result: "imported" | "already_imported" | "skipped"; reason: string | null; owner: BankAccountRow | null; row: StatementRow | null; imported: number }>();
+      // each account's statements in balance order: by date, the file's order among equal dates
+      const ordered = [...statements].sort(
+        (a, b) => a.statement.openingBalance.date.localeCompare(b.statement.openingBalance.date) || a.statement.closingBalance.date.localeCompare(b.statement.closingBalance.date) || a.index - b.index,
+      );
+      const now = nowIso();
+      for (const s of ordered) {
+        const owner = ownerOf(s.statement.iban);
+        if (owner === null) {
+          results.set(s, { result: "skipped", reason: `The organisation has no bank account with IBAN ${s.statement.iban}.`, owner, row: null, imported: 0 });
+        } else if (!owner.isActive) {
+          results.set(s, { result: "skipped", reason: `The bank account ${owner.name} (${owner.iban}) is not active.`, owner, row: null, imported: 0 });
+        } else {
+          const { row, imported } = importOne(tx, scope, owner, s, now, (name) => field(s, name), single);
+          results.set(s, { result: imported === null ? "already_imported" : "imported", reason: null, owner, row, imported: imported ?? 0 });
+        }
+      }
+
+      const own = ordered.filter((s) => results.get(s)!.owner?.id === bank.id);
+      const latest = results.get(own[own.length - 1]!)!;
+      const created = [...results.values()].some((r) => r.result === "imported");
+      return {
+        created,
+        statement: presentStatement(tx, latest.row!, latest.imported),
+        statements: statements.map((s) => {
+          const r = results.get(s)!;
+          return {
+            file: s.file,
+            statement_id: s.statement.statementId,
+            iban: s.statement.iban,
+            currency: s.statement.currency,
+            opening_balance: formatCents(s.statement.openingBalance.cents),
+            opening_date: s.statement.openingBalance.date,
+            closing_balance: formatCents(s.statement.closingBalance.cents),
+            closing_date: s.statement.closingBalance.date,
+            result: r.result,
+            reason: r.reason,
+            bank_account_id: r.owner?.id ?? null,
+            id: r.row?.id ?? null,
+            transactions_imported: r.imported,
+          };
+        }),
+      };
     });
   },
 
@@ -210,6 +264,80 @@ export const bankingService = {
     });
   },
 };
+
+/**
+ * One statement into its bank account: `imported` is null when the same statement was imported
+ * before (nothing added). Refuses (409, 422) a statement id imported with other content, and an
+ * opening balance that does not follow on from the account's last statement.
+ */
+function importOne(
+  tx: Tx,
+  scope: Scope,
+  bank: BankAccountRow,
+  { statement, sha256, fileSha256 }: FileStatement,
+  now: string,
+  field: (name: string) => string,
+  single: boolean,
+): { row: StatementRow; imported: number | null } {
+  const before = tx.select().from(bankStatements).where(and(eq(bankStatements.bankAccountId, bank.id), eq(bankStatements.statementId, statement.statementId))).get();
+  if (before) {
+    if (before.sha256 !== sha256 && before.sha256 !== fileSha256) {
+      throw new Conflict(`Statement ${statement.statementId} of ${bank.iban} was imported before (${before.id}) with other content; a statement is imported once.`);
+    }
+    return { row: before, imported: null };
+  }
+  const last = tx
+    .select()
+    .from(bankStatements)
+    .where(eq(bankStatements.bankAccountId, bank.id))
+    .orderBy(desc(bankStatements.closingDate), desc(bankStatements.createdAt))
+    .limit(1)
+    .get();
+  if (last && last.closingCents !== statement.openingBalance.cents) {
+    throw ValidationFailed.field(
+      field("opening_balance"),
+      `${single ? "The statement" : `Statement ${statement.statementId} of ${bank.iban}`} opens with ${formatCents(statement.openingBalance.cents)}, but statement ${last.statementId} closed with ${formatCents(last.closingCents)} on ${last.closingDate}: a difference of ${formatCents(statement.openingBalance.cents - last.closingCents)}. Import the statements in between first.`,
+    );
+  }
+
+  const row: StatementRow = {
+    id: newId(),
+    organizationId: scope.org.id,
+    bankAccountId: bank.id,
+    statementId: statement.statementId,
+    format: statement.format,
+    currency: statement.currency,
+    openingCents: statement.openingBalance.cents,
+    openingDate: statement.openingBalance.date,
+    closingCents: statement.closingBalance.cents,
+    closingDate: statement.closingBalance.date,
+    sha256,
+    createdAt: now,
+  };
+  tx.insert(bankStatements).values(row).run();
+  recordChange(tx, scope, { action: "bank_statement.imported", resource: { type: "bank_statement", id: row.id } });
+
+  const known = new Set(
+    statement.entries.length === 0
+      ? []
+      : tx
+          .select({ ref: bankTransactions.entryRef })
+          .from(bankTransactions)
+          .where(and(eq(bankTransactions.bankAccountId, bank.id), inArray(bankTransactions.entryRef, statement.entries.map((e) => e.entryRef))))
+          .all()
+          .map((r) => r.ref),
+  );
+  let imported = 0;
+  let openByDue: Map<number, ExpenseRow[]> | null = null;
+  const openExpenses = () => (openByDue ??= openExpensesByDue(tx, scope.org.id, bank.currency));
+  for (const entry of statement.entries) {
+    if (known.has(entry.entryRef)) continue;
+    known.add(entry.entryRef);
+    imported++;
+    importLine(tx, scope, bank, row.id, entry, now, openExpenses);
+  }
+  return { row, imported };
+}
 
 /** The document a matched line's payment belongs to. */
 function matchedDocument(tx: Tx, scope: Scope, line: TransactionRow): Settled | null {

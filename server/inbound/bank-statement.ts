@@ -1,8 +1,7 @@
 /**
  * What a bank statement file says, whatever its format (ISO 20022 CAMT.053 or Belgian CODA):
- * the model that ./camt053.ts and ./coda.ts both return, and the checks they share.
- * One file is one statement of one account: a file with several is refused, so that a route
- * posting to /bank-accounts/{id}/statements has exactly one account and one balance chain.
+ * the model that ./camt053.ts and ./coda.ts both return (a list: a file may hold several
+ * statements, of several accounts or days), and the checks they share.
  */
 import { createHash } from "node:crypto";
 import { canonicalPaymentReference } from "../documents/payment-reference.ts";

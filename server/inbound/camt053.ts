@@ -1,16 +1,18 @@
 /**
- * Reads an ISO 20022 CAMT.053 bank-to-customer statement (camt.053.001.02, the version Belgian
- * and most European banks send; .04 and .08 read the same way for what is used here) into a
- * BankStatement. One Stmt per file: a file with several statements is refused (see
- * ./bank-statement.ts). Entries' amounts and balances must be exact cents in the account's
- * currency, and the balances must add up.
+ * Reads an ISO 20022 CAMT.053 bank-to-customer statement file into its BankStatements, one per
+ * Stmt (banks put one per account or per day in a file). Versions camt.053.001.02 (the one
+ * Belgian and most European banks send) to .001.13: every path below is the same in all of them,
+ * except that from .08 on the related parties are a Party40Choice (Dbtr/Pty/Nm instead of
+ * Dbtr/Nm), read in both forms; what the versions add or change otherwise (entry status as a
+ * choice, BICFI for BIC, new optional elements) is not read. Entries' amounts and balances must be
+ * exact cents in the account's currency, and each statement's balances must add up.
  *
  * Paths read (camt.053.001.02 names): Stmt/Id, Acct/Id/IBAN, Acct/Ccy, Bal (OPBD or PRCD, CLBD) with
  * Amt/@Ccy, CdtDbtInd and Dt/Dt; Ntry/Amt, CdtDbtInd, BookgDt, ValDt, AcctSvcrRef, NtryRef and
  * NtryDtls/TxDtls: RltdPties (Dbtr or Cdtr, whichever is the other side), RmtInf/Ustrd and
  * RmtInf/Strd/CdtrRefInf/Ref.
  */
-import { InboundDocumentError } from "./errors.ts";
+import { InboundDocumentError, STATEMENT_FORMATS } from "./errors.ts";
 import { exactCents, parseDecimal } from "./decimal.ts";
 import { isValidDate } from "../lib/time.ts";
 import {
@@ -24,25 +26,27 @@ import {
 import { validIban } from "../lib/iban.ts";
 import { Lookup, parseXml, type XmlElement } from "./xml.ts";
 
-const CAMT053_VERSIONS = ["02", "04", "08"] as const;
+const CAMT053_VERSIONS = ["02", "03", "04", "05", "06", "07", "08", "09", "10", "11", "12", "13"] as const;
 const namespaceOf = (version: string) => `urn:iso:std:iso:20022:tech:xsd:camt.053.001.${version}`;
 
-export function readCamt053(xml: string): BankStatement {
+/** The statements of a camt.053 file, in the file's order. */
+export function readCamt053(xml: string): BankStatement[] {
   const root = parseXml(xml);
   const version = CAMT053_VERSIONS.find((v) => root.ns === namespaceOf(v));
   if (root.name !== "Document" || version === undefined) {
     const what = root.ns ? `{${root.ns}}${root.name}` : `${root.name} (in no namespace)`;
-    throw new InboundDocumentError(`/${root.name}`, `The root element is ${what}, not a camt.053.001.02, .04 or .08 Document.`);
+    throw new InboundDocumentError(`/${root.name}`, `The root element is ${what}, not a camt.053 Document (camt.053.001.02 to .13). ${STATEMENT_FORMATS}`);
   }
   const camt = new Lookup({ "": root.ns });
 
   const statements = camt.all(root, "BkToCstmrStmt/Stmt");
   if (statements.length === 0) throw new InboundDocumentError("/Document/BkToCstmrStmt/Stmt", "The file has no statement (Stmt).");
-  if (statements.length > 1) {
-    throw new InboundDocumentError("/Document/BkToCstmrStmt/Stmt", `The file has ${statements.length} statements; upload one statement (one Stmt) per file.`);
-  }
-  const stmt = statements[0]!;
-  const at = (path: string) => `/Document/BkToCstmrStmt/Stmt/${path}`;
+  // a single statement keeps the paths it always had; several are numbered
+  return statements.map((stmt, index) => readStmt(camt, stmt, statements.length === 1 ? "Stmt" : `Stmt[${index + 1}]`));
+}
+
+function readStmt(camt: Lookup, stmt: XmlElement, stmtPath: string): BankStatement {
+  const at = (path: string) => `/Document/BkToCstmrStmt/${stmtPath}/${path}`;
 
   const statementId = camt.text(stmt, "Id");
   if (statementId === null) throw new InboundDocumentError(at("Id"), "The statement has no Id.");

@@ -15,7 +15,8 @@
  * 8 (new balance), 9 (trailer: record count and sums, checked). Records 3 (information) and 4
  * (free communication) are skipped. Only movements of detail number 0000 are entries: the
  * details of a globalised amount (detail 0001…) are parts of it, as the trailer's sums count.
- * One statement per file (one record 0 and one record 1), as for CAMT. The caller decodes the
+ * A file may hold several statements (of several accounts or days), each from its header record
+ * (0) to its trailer (9), with one record 1 each. The caller decodes the
  * bytes (CODA is usually Latin-1) before calling.
  */
 import { formatCents } from "../lib/money.ts";
@@ -44,10 +45,18 @@ type Movement = {
   counterpartyName: string;
 };
 
-export function readCoda(text: string): BankStatement {
+/** The statements of a CODA file, in the file's order: each runs from a header record (0) to its trailer (9). */
+export function readCoda(text: string): BankStatement[] {
   const records = text.replace(/^\uFEFF/, "").split(/\r?\n/);
   while (records.length > 0 && records[records.length - 1]!.trim() === "") records.pop();
   if (records.length === 0) throw new InboundDocumentError("line 1", "The CODA file is empty.");
+  // a bank sends one statement per account and day, often all in one file
+  const starts = records.flatMap((record, index) => (index > 0 && record[0] === "0" ? [index] : []));
+  return [0, ...starts].map((start, i) => readStatement(records.slice(start, starts[i] ?? records.length), start));
+}
+
+/** One statement's records; `firstIndex` is the 0-based line of its first record in the file. */
+function readStatement(records: string[], firstIndex: number): BankStatement {
 
   let header = false;
   let iban: string | null = null;
@@ -61,26 +70,25 @@ export function readCoda(text: string): BankStatement {
   let current: Movement | null = null;
 
   for (const [index, raw] of records.entries()) {
-    const line = index + 1;
+    const line = firstIndex + index + 1;
     const where = `line ${line}`;
     if (raw.length > RECORD_LENGTH) throw new InboundDocumentError(where, `A CODA record has ${RECORD_LENGTH} characters; line ${line} has ${raw.length}.`);
     // trailing blanks are often stripped by editors and mail programs; they carry nothing
     const record = raw.padEnd(RECORD_LENGTH, " ");
     const type = record[0]!;
     if (!header && type !== "0") throw new InboundDocumentError(where, "A CODA file starts with a header record (0).");
-    if (trailer !== null) throw new InboundDocumentError(where, "The file goes on after its trailer record (9); upload one statement per file.");
+    if (trailer !== null) throw new InboundDocumentError(where, "A record follows the trailer record (9); the next statement must start with a header record (0).");
     if ("1238".includes(type)) countedRecords++;
 
     switch (type) {
       case "0": {
-        if (header) throw new InboundDocumentError(where, "The file has more than one header record (0); upload one statement per file.");
         header = true;
         // pos. 128: version code, 2 for CODA 2.x
         if (record[127] !== "2") throw new InboundDocumentError(where, `Only CODA version 2 is read; this file says version '${record[127]}'.`);
         break;
       }
       case "1": {
-        if (opening !== null) throw new InboundDocumentError(where, "The file has more than one old balance record (1); upload one statement per file.");
+        if (opening !== null) throw new InboundDocumentError(where, "The statement has more than one old balance record (1); each account's statement starts with its own header record (0).");
         ({ iban, currency } = account(record, where));
         opening = balance(record[42]!, record.slice(43, 58), record.slice(58, 64), where);
         codaSequence = record.slice(125, 128);
@@ -125,9 +133,9 @@ export function readCoda(text: string): BankStatement {
     }
   }
 
-  if (iban === null || currency === null || opening === null) throw new InboundDocumentError("line 2", "The file has no old balance record (1).");
-  if (closing === null) throw new InboundDocumentError(`line ${records.length}`, "The file has no new balance record (8).");
-  if (trailer === null) throw new InboundDocumentError(`line ${records.length}`, "The file has no trailer record (9); it may be cut short.");
+  if (iban === null || currency === null || opening === null) throw new InboundDocumentError(`line ${firstIndex + 2}`, "The statement has no old balance record (1).");
+  if (closing === null) throw new InboundDocumentError(`line ${firstIndex + records.length}`, "The statement has no new balance record (8).");
+  if (trailer === null) throw new InboundDocumentError(`line ${firstIndex + records.length}`, "The file has no trailer record (9); it may be cut short.");
   const { records: trailerRecords, debitCents, creditCents, line: trailerLine } = trailer;
 
   const entryMovements = movements.filter((m) => m.detail === "0000");
@@ -172,7 +180,7 @@ export function readCoda(text: string): BankStatement {
     closingBalance: closing,
     entries,
   };
-  checkBalances(statement, "line 1");
+  checkBalances(statement, `line ${firstIndex + 1}`);
   return statement;
 }
 

@@ -15,3 +15,7 @@ export class InboundDocumentError extends ValidationFailed {
     this.name = "InboundDocumentError";
   }
 }
+
+/** What a statement upload may be, for the refusal of a file that is none of them. */
+export const STATEMENT_FORMATS =
+  "Kontor reads bank statements as ISO 20022 camt.053 XML (camt.053.001.02 to .13), Belgian CODA 2 text (records of 128 characters) and ZIP archives of such files.";

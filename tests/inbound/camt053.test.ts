@@ -2,8 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { validateXML } from "xmllint-wasm";
-import { readCamt053 } from "../../server/inbound/camt053.ts";
-import { InboundDocumentError } from "../../server/inbound/errors.ts";
+import { readCamt053 as readCamt053File } from "../../server/inbound/camt053.ts";
+import { InboundDocumentError, STATEMENT_FORMATS } from "../../server/inbound/errors.ts";
 import { STATEMENT_1, STATEMENT_2 } from "./expected-statements.ts";
 
 const fixture = (name: string) => readFileSync(join(import.meta.dir, "fixtures", name), "utf8");
@@ -12,6 +12,13 @@ const XSD = readFileSync(join(import.meta.dir, "xsd", "camt.053.001.02.xsd"), "u
 async function xsdErrors(xml: string): Promise<string[]> {
   const result = await validateXML({ xml: { fileName: "statement.xml", contents: xml }, schema: { fileName: "camt.053.001.02.xsd", contents: XSD } });
   return result.valid ? [] : result.errors.map((e) => e.rawMessage || e.message);
+}
+
+/** The one statement of a file. */
+function readCamt053(xml: string) {
+  const statements = readCamt053File(xml);
+  expect(statements).toHaveLength(1);
+  return statements[0]!;
 }
 
 function refusal(xml: string): InboundDocumentError {
@@ -79,11 +86,23 @@ describe("readCamt053", () => {
     expect(readCamt053(v08).closingBalance.cents).toBe(326589);
   });
 
-  test("more than one statement in a file is refused", () => {
-    const xml = fixture("statement-1.camt053.xml");
-    const stmt = /<Stmt>[\s\S]*<\/Stmt>/.exec(xml)![0];
-    const error = refusal(xml.replace(stmt, stmt + stmt));
-    expect(error.message).toBe("The file has 2 statements; upload one statement (one Stmt) per file.");
+  test("a file with several statements reads each; an error names the statement", () => {
+    const one = fixture("statement-1.camt053.xml");
+    const two = fixture("statement-2.camt053.xml");
+    const stmtOf = (xml: string) => /<Stmt>[\s\S]*<\/Stmt>/.exec(xml)![0];
+    const both = one.replace(stmtOf(one), stmtOf(one) + stmtOf(two));
+    expect(readCamt053File(both)).toEqual([readCamt053(one), readCamt053(two)]);
+    const error = refusal(both.replace(stmtOf(two), stmtOf(two).replace("<IBAN>BE71096123456769</IBAN>", "<IBAN>BE00096123456769</IBAN>")));
+    expect(error.path).toBe("/Document/BkToCstmrStmt/Stmt[2]/Acct/Id/IBAN");
+  });
+
+  test("camt.053.001.02 to .13 read alike; .01 and other messages do not", () => {
+    const original = fixture("statement-2.camt053.xml");
+    for (const version of ["02", "03", "04", "05", "06", "07", "08", "09", "10", "11", "12", "13"]) {
+      expect(readCamt053(original.replace("camt.053.001.02", `camt.053.001.${version}`))).toEqual(readCamt053(original));
+    }
+    expect(refusal(original.replace("camt.053.001.02", "camt.053.001.01")).path).toBe("/Document");
+    expect(refusal(original.replace("camt.053.001.02", "camt.053.001.14")).path).toBe("/Document");
   });
 
   test("an account without an IBAN is refused", () => {
@@ -103,7 +122,7 @@ describe("readCamt053", () => {
 
   test("another message (a camt.054 notification) is refused", () => {
     const xml = fixture("statement-1.camt053.xml").replace("camt.053.001.02", "camt.054.001.02");
-    expect(refusal(xml).message).toBe("The root element is {urn:iso:std:iso:20022:tech:xsd:camt.054.001.02}Document, not a camt.053.001.02, .04 or .08 Document.");
+    expect(refusal(xml).message).toBe("The root element is {urn:iso:std:iso:20022:tech:xsd:camt.054.001.02}Document, not a camt.053 Document (camt.053.001.02 to .13). " + STATEMENT_FORMATS);
   });
 
   test("two entries with the same bank reference are refused", () => {

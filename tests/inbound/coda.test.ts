@@ -2,12 +2,19 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { readCamt053 } from "../../server/inbound/camt053.ts";
-import { readCoda } from "../../server/inbound/coda.ts";
+import { readCoda as readCodaFile } from "../../server/inbound/coda.ts";
 import { InboundDocumentError } from "../../server/inbound/errors.ts";
 import { STATEMENT_1, STATEMENT_2 } from "./expected-statements.ts";
 
 const fixture = (name: string) => readFileSync(join(import.meta.dir, "fixtures", name), "utf8");
 const lines = (name: string) => fixture(name).trimEnd().split("\n");
+
+/** The one statement of a file. */
+function readCoda(text: string) {
+  const statements = readCodaFile(text);
+  expect(statements).toHaveLength(1);
+  return statements[0]!;
+}
 
 function refusal(text: string): InboundDocumentError {
   try {
@@ -40,7 +47,7 @@ describe("readCoda", () => {
     const statement = readCoda(fixture("statement-1.coda"));
     expect(statement).toEqual({ format: "coda", ...STATEMENT_1 });
     const { format: _coda, ...fromCoda } = statement;
-    const { format: _camt, ...fromCamt } = readCamt053(fixture("statement-1.camt053.xml"));
+    const { format: _camt, ...fromCamt } = readCamt053(fixture("statement-1.camt053.xml"))[0]!;
     expect(fromCoda).toEqual(fromCamt);
   });
 
@@ -92,9 +99,21 @@ describe("readCoda", () => {
     expect(refusal(text).message).toBe("The file has no trailer record (9); it may be cut short.");
   });
 
-  test("two statements in one file are refused", () => {
-    expect(refusal(fixture("statement-1.coda") + fixture("statement-2.coda")).message).toBe(
-      "The file goes on after its trailer record (9); upload one statement per file.",
+  test("a file with several statements reads each; an error names the line in the whole file", () => {
+    expect(readCodaFile(fixture("statement-1.coda") + fixture("statement-2.coda"))).toEqual([readCoda(fixture("statement-1.coda")), readCoda(fixture("statement-2.coda"))]);
+    const first = lines("statement-1.coda").length;
+    const error = (() => {
+      try {
+        readCodaFile(fixture("statement-1.coda") + edit("statement-2.coda", 2, 1, "7"));
+      } catch (e) {
+        return e as InboundDocumentError;
+      }
+      throw new Error("expected a refusal");
+    })();
+    expect(error.path).toBe(`line ${first + 3}`);
+    // a record between one statement's trailer and the next header
+    expect(refusal(fixture("statement-1.coda") + lines("statement-2.coda")[1] + "\n").message).toBe(
+      "A record follows the trailer record (9); the next statement must start with a header record (0).",
     );
   });
 
