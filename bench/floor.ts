@@ -89,6 +89,7 @@ export function createFloor(dbPath: string, orgId: string, threads = 1) {
     postal_code: c.postal_code,
     country: c.country,
     vat_number: c.vat_number,
+    company_number: c.company_number,
     currency: c.currency,
     payment_terms: c.payment_terms,
     peppol_id: c.peppol_id,

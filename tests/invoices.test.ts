@@ -26,7 +26,7 @@ const INVOICE_KEYS = [
 ];
 /** api-spec 2.1, as GET /customers/{id} shows it */
 const CUSTOMER_KEYS = [
-  "address", "city", "contact_persons", "country", "created_at", "currency", "email", "id", "language", "name", "payment_terms", "peppol_id", "phone",
+  "address", "city", "company_number", "contact_persons", "country", "created_at", "currency", "email", "id", "language", "name", "payment_terms", "peppol_id", "phone",
   "postal_code", "type", "updated_at", "vat_number",
 ];
 const LINE_KEYS = [
