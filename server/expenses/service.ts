@@ -10,7 +10,7 @@ import { expensePayments, expenses, expenseVatLines } from "../../db/schema.ts";
 import { expensePosting } from "../ledger/rules.ts";
 import type { PaymentInput } from "../settlement/model.ts";
 import { canonicalPaymentReference } from "../documents/payment-reference.ts";
-import { expenseDueCents, expenseStatusAfterPayments } from "../settlement/due.ts";
+import { expenseDueCents, expensePayableCents, expenseStatusAfterPayments } from "../settlement/due.ts";
 import { deletePayment, presentPayment, recordPayment } from "../settlement/payments.ts";
 import { recordChange } from "../changes/record.ts";
 import { FieldErrorBag } from "../lib/errors.ts";
@@ -241,7 +241,14 @@ export const expenseService = {
     return transaction(scope.db, (tx) => {
       const row = findFor(tx, scope, id, "update");
       const resubmitted = row.status === "rejected" ? { status: "pending" as const, rejectionReason: null } : {};
-      updateInOrg(tx, expenses, scope.org.id, id, { ...columnsOf(tx, scope, input, row), ...resubmitted, updatedAt: nowIso() });
+      const columns = columnsOf(tx, scope, input, row);
+      // an imported document's prepaid amount stays: the total edited by hand must still cover it
+      if (expensePayableCents({ ...row, ...columns }) < 0) {
+        const bag = new FieldErrorBag();
+        bag.add(input.amount !== undefined ? "amount" : "vat_amount", `amount + vat_amount must be at least the prepaid amount less the rounding (${formatCents(row.prepaidCents - row.roundingCents)}).`);
+        bag.throwIfAny();
+      }
+      updateInOrg(tx, expenses, scope.org.id, id, { ...columns, ...resubmitted, updatedAt: nowIso() });
       // an imported document's VAT breakdown no longer describes amounts edited by hand: the expense posts as one rate again
       if (input.amount !== undefined || input.vat_amount !== undefined || input.vat_rate_id !== undefined) {
         tx.delete(expenseVatLines).where(inOrg(expenseVatLines, scope.org.id, eq(expenseVatLines.expenseId, id))).run();

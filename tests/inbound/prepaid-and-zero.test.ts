@@ -23,6 +23,28 @@ type Account = { code: string; name: string; system_account: string | null; bala
 const accountsOf = async (token: string) => (await get("/api/v1/accounts?per_page=100", token)).data as Account[];
 const balanceOf = (accounts: Account[], role: string) => accounts.find((a) => a.system_account === role)?.balance;
 
+/** A one-statement camt.053.001.02 of `iban` with debit lines [amount, creditor IBAN] (written for this test). */
+function camt053(iban: string, opening: string, closing: string, debits: [string, string][]): string {
+  const entries = debits
+    .map(
+      ([amount, creditor], i) => `<Ntry><Amt Ccy="EUR">${amount}</Amt><CdtDbtInd>DBIT</CdtDbtInd><Sts>BOOK</Sts>
+<BookgDt><Dt>2019-06-03</Dt></BookgDt><ValDt><Dt>2019-06-03</Dt></ValDt><AcctSvcrRef>PREPAID-${i + 1}</AcctSvcrRef>
+<NtryDtls><TxDtls><RltdPties><Cdtr><Nm>M. Meier Handwerk GbR</Nm></Cdtr><CdtrAcct><Id><IBAN>${creditor}</IBAN></Id></CdtrAcct></RltdPties>
+<RmtInf><Ustrd>Rechnung 12345</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry>`,
+    )
+    .join("\n");
+  const balance = (code: string, amount: string) =>
+    `<Bal><Tp><CdOrPrtry><Cd>${code}</Cd></CdOrPrtry></Tp><Amt Ccy="EUR">${amount}</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2019-06-03</Dt></Dt></Bal>`;
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt>
+<GrpHdr><MsgId>PREPAID-TEST</MsgId><CreDtTm>2019-06-03T18:00:00</CreDtTm></GrpHdr>
+<Stmt><Id>2019-001</Id><ElctrncSeqNb>1</ElctrncSeqNb><CreDtTm>2019-06-03T18:00:00</CreDtTm>
+<Acct><Id><IBAN>${iban}</IBAN></Id><Ccy>EUR</Ccy></Acct>
+${balance("OPBD", opening)}${balance("CLBD", closing)}
+${entries}
+</Stmt></BkToCstmrStmt></Document>`;
+}
+
 describe("what is owed is what the document says is due", () => {
   test("04.01a: 14,918.84 invoiced, 10,000.00 prepaid → 4,918.84 due; payables end at it and the advance is settled", async () => {
     const { token } = env.newOrg("Prepaid Meier", { country: "BE", currency: "EUR" });
@@ -57,6 +79,40 @@ describe("what is owed is what the document says is due", () => {
     expect(paid.status, paid.text).toBe(201);
     expect(paid.body.data).toMatchObject({ status: "paid", amount_paid: "4918.84", amount_due: "0.00" });
     expect(balanceOf(await accountsOf(token), "payables")).toBe("0.00");
+  });
+
+  test("04.01a: a bank debit of the amount due (4,918.84) to the supplier's IBAN (BT-84) is suggested for the expense; one of the total is not", async () => {
+    const { token } = env.newOrg("Prepaid matching", { country: "BE", currency: "EUR" });
+    const bank = (await get("/api/v1/bank-accounts", token)).data[0];
+    const imported = await importXml(fixture("04.01a-INVOICE_ubl.xml"), token);
+    expect(imported.body.data.payee_iban).toBe("DE79000000001234567890");
+    await env.request("POST", `/api/v1/expenses/${imported.body.data.id}/approve`, { token });
+    // 20,000.00 − 4,918.84 − 14,918.84 = 162.32
+    const statement = camt053(bank.iban, "20000.00", "162.32", [
+      ["4918.84", "DE79000000001234567890"],
+      ["14918.84", "DE79000000001234567890"],
+    ]);
+    const r = await env.request("POST", `/api/v1/bank-accounts/${bank.id}/statements`, { rawBody: statement, token, headers: { "content-type": "application/xml" } });
+    expect(r.status, r.text).toBe(201);
+    const listed = await get(`/api/v1/bank-transactions?filter[bank_account_id]=${bank.id}&per_page=100`, token);
+    const lines = listed.data as { amount: string; suggested_expense_id: string | null }[];
+    expect(lines.find((l) => l.amount === "4918.84")?.suggested_expense_id).toBe(imported.body.data.id);
+    expect(lines.find((l) => l.amount === "14918.84")?.suggested_expense_id).toBeNull();
+  });
+
+  test("a pending imported expense edited by hand keeps its prepaid amount: a total below it is a 422 naming amount", async () => {
+    const { token } = env.newOrg("Prepaid edited", { country: "BE", currency: "EUR" });
+    const id = (await importXml(fixture("04.01a-INVOICE_ubl.xml"), token)).body.data.id;
+    // 7,000.00 + 2,382.00 VAT < 10,000.00 prepaid
+    const refused = await env.request("PUT", `/api/v1/expenses/${id}`, { token, body: { amount: "7000.00" } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors.amount[0]).toContain("10000.00");
+    expect((await get(`/api/v1/expenses/${id}`, token)).data).toMatchObject({ amount: "12536.84", prepaid_amount: "10000.00" });
+    const edited = await env.request("PUT", `/api/v1/expenses/${id}`, { token, body: { amount: "8000.00" } });
+    expect(edited.status, edited.text).toBe(200);
+    const approved = await env.request("POST", `/api/v1/expenses/${id}/approve`, { token });
+    // 8,000.00 + 2,382.00 − 10,000.00
+    expect(approved.body.data).toMatchObject({ total: "10382.00", amount_due: "382.00" });
   });
 
   test("03.04a: 41,836.62 invoiced, 39,839.00 prepaid → 1,997.62 due", async () => {
