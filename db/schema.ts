@@ -409,6 +409,12 @@ export const expenses = sqliteTable(
     paymentReference: text("payment_reference"),
     /** when the supplier wants its money (BT-9 of an imported e-invoice) */
     dueDate: text("due_date"),
+    /**
+     * an imported e-invoice's prepaid amount (BT-113) and rounding (BT-114), signed as amount_cents:
+     * what is due is amount + VAT − prepaid + rounding (BT-115; server/settlement/due.ts)
+     */
+    prepaidCents: integer("prepaid_cents").notNull().default(0),
+    roundingCents: integer("rounding_cents").notNull().default(0),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -623,6 +629,38 @@ export const expenseDocuments = sqliteTable("expense_documents", {
   sha256: text("sha256").notNull(),
   createdAt: createdAt(),
 });
+
+/**
+ * A valid supplier document Kontor cannot book as an expense (all its totals 0.00: the
+ * specification's minimum is 0.01), kept byte for byte with its supplier (issue 27).
+ */
+export const receivedDocuments = sqliteTable(
+  "received_documents",
+  {
+    id: id(),
+    organizationId: orgId(),
+    supplierId: text("supplier_id")
+      .notNull()
+      .references(() => suppliers.id),
+    documentType: text("document_type", { enum: EXPENSE_DOCUMENT_TYPES }).notNull(),
+    supplierInvoiceNumber: text("supplier_invoice_number").notNull(),
+    date: text("date").notNull(),
+    vendor: text("vendor").notNull(),
+    currency: text("currency").notNull(),
+    contentType: text("content_type").notNull(),
+    body: blob("body", { mode: "buffer" }).notNull(),
+    sha256: text("sha256").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    // a supplier's document is kept once (409 naming it), as an expense's is
+    uniqueIndex("received_documents_org_supplier_document").on(t.organizationId, t.supplierId, t.documentType, t.supplierInvoiceNumber),
+    index("received_documents_org_date").on(t.organizationId, t.date, t.id),
+    index("received_documents_org_supplier").on(t.organizationId, t.supplierId, t.date, t.id),
+    index("received_documents_org_created").on(t.organizationId, t.createdAt, t.id),
+    index("received_documents_supplier").on(t.supplierId),
+  ],
+);
 
 /** An imported expense's VAT breakdown, one row per category and rate (EN 16931 BG-23); its approval posts one base and VAT pair per row. */
 export const expenseVatLines = sqliteTable(

@@ -59,7 +59,7 @@ export const ACCOUNT_TYPES = ["asset", "liability", "equity", "revenue", "expens
 export type AccountType = (typeof ACCOUNT_TYPES)[number];
 /** The roles Kontor posts to (server/ledger/rules.ts), as Xero's SystemAccount. */
 export const SYSTEM_ACCOUNTS = [
-  "receivables", "payables", "vat_payable", "vat_receivable", "sales", "purchases", "bank", "retained_earnings",
+  "receivables", "payables", "vat_payable", "vat_receivable", "sales", "purchases", "bank", "retained_earnings", "supplier_advances",
 ] as const;
 export type SystemAccount = (typeof SYSTEM_ACCOUNTS)[number];
 /** What posted an entry: a document or payment (automatic), a person (manual), a year-end close. */

@@ -8,7 +8,7 @@ import { bankingRoutes } from "./banking/routes.ts";
 import { customerRoutes } from "./customers/routes.ts";
 import { docsRoutes, type RouteEntry } from "./docs/openapi.ts";
 import { expenseCategoryRoutes } from "./expense-categories/routes.ts";
-import { expenseRoutes } from "./expenses/routes.ts";
+import { expenseRoutes, receivedDocumentRoutes } from "./expenses/routes.ts";
 import { fiscalYearRoutes } from "./fiscal-years/routes.ts";
 import { createKernel } from "./http/kernel.ts";
 import { invoiceRoutes } from "./invoices/routes.ts";
@@ -44,6 +44,7 @@ export function createApp(runtime: Runtime, metrics: ThreadMetrics = createThrea
     .use(webhookRoutes(kernel, runtime.secrets))
     .use(supplierRoutes(kernel))
     .use(expenseRoutes(kernel))
+    .use(receivedDocumentRoutes(kernel))
     .use(accountRoutes(kernel))
     .use(bankAccountRoutes(kernel))
     .use(bankingRoutes(kernel))

@@ -52,11 +52,11 @@ describe("fields (api-spec 2.6, 4.6)", () => {
     expect(Object.keys(r.body.data).sort()).toEqual(
       [
         "amount", "amount_due", "amount_paid", "category", "created_at", "currency", "date", "description", "document_type", "document_url", "due_date", "id",
-        "payee_iban", "payment_reference", "payments", "rejection_reason", "status", "supplier_id", "supplier_invoice_number", "total", "updated_at", "vat_amount",
+        "payee_iban", "payment_reference", "payments", "prepaid_amount", "rejection_reason", "rounding_amount", "status", "supplier_id", "supplier_invoice_number", "total", "updated_at", "vat_amount",
         "vat_rate_id", "vendor",
       ].sort(),
     );
-    expect(r.body.data).toMatchObject({ ...body, status: "pending", rejection_reason: null });
+    expect(r.body.data).toMatchObject({ ...body, status: "pending", rejection_reason: null, prepaid_amount: "0.00", rounding_amount: "0.00" });
     expect(r.body.data.supplier_id).toBeString();
     expect(r.body.data.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
     expect((await env.api("GET", `/api/v1/expenses/${r.body.data.id}`)).body.data).toEqual(r.body.data);

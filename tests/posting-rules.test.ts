@@ -24,7 +24,7 @@ import {
 } from "../server/ledger/rules.ts";
 
 const SALES: SalesChart = { receivables: "acc-1200", sales: "acc-4100", vatPayable: "acc-2200" };
-const PURCHASES: PurchasesChart = { expense: "acc-6500-travel", vatReceivable: "acc-1400", payables: "acc-2100" };
+const PURCHASES: PurchasesChart = { expense: "acc-6500-travel", vatReceivable: "acc-1400", payables: "acc-2100", supplierAdvances: "acc-1500" };
 const BANK = "acc-1110";
 
 /** A draft's lines with −0 read as 0 (a credit of nothing is nothing), for toEqual. */
@@ -176,6 +176,8 @@ const expense: ExpenseFigures = {
   currency: "EUR",
   amountCents: 10_000,
   vatCents: 2_100,
+  prepaidCents: 0,
+  roundingCents: 0,
   vatLines: [],
   vatRate: { category: "S", rateBp: 2100 },
 };
@@ -197,6 +199,27 @@ describe("expenseEntry", () => {
       { accountId: "acc-2100", cents: -12_100, description: "Expense: Travel, SNCB" },
     ]);
     expectBalanced(draft);
+  });
+
+  test("a prepaid amount (BT-113) settles an advance to the supplier; rounding (BT-114) is cost: payables end at the amount due", () => {
+    // 121.00 invoiced, 50.00 paid before, 0.01 rounding: 71.01 due (BT-115)
+    const draft = expenseEntry({ ...expense, prepaidCents: 5_000, roundingCents: 1 }, PURCHASES);
+    expect(linesOf(draft)).toEqual([
+      { accountId: "acc-6500-travel", cents: 10_000, description: "Expense: Travel, SNCB", vat: purchases("S", 2100, "base") },
+      { accountId: "acc-1400", cents: 2_100, description: "Input VAT", vat: purchases("S", 2100, "vat") },
+      { accountId: "acc-2100", cents: -12_100, description: "Expense: Travel, SNCB" },
+      { accountId: "acc-6500-travel", cents: 1, description: "Expense: Travel, SNCB, rounding" },
+      { accountId: "acc-2100", cents: -1, description: "Expense: Travel, SNCB, rounding" },
+      { accountId: "acc-2100", cents: 5_000, description: "Expense: Travel, SNCB, prepaid" },
+      { accountId: "acc-1500", cents: -5_000, description: "Expense: Travel, SNCB, prepaid" },
+    ]);
+    expect(draft.lines.filter((l) => l.accountId === "acc-2100").reduce((s, l) => s + l.cents, 0)).toBe(-7_101);
+    expectBalanced(draft);
+    // a supplier's credit note with a prepaid amount posts the reverse
+    const note = expenseEntry({ ...expense, documentType: "credit_note", prepaidCents: 5_000, roundingCents: 0 }, PURCHASES);
+    expect(note.lines.filter((l) => l.accountId === "acc-2100").reduce((s, l) => s + l.cents, 0)).toBe(7_100);
+    expect(note.lines.find((l) => l.accountId === "acc-1500")?.cents).toBe(5_000);
+    expectBalanced(note);
   });
 
   test("reverse charge: an expense at its VAT rate's category (AE, 0 %) posts no input VAT, payables the net", () => {

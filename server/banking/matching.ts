@@ -70,7 +70,8 @@ export function openExpensesByDue(tx: Tx, orgId: string, currency: string): Map<
         eq(expenses.status, "approved"),
         eq(expenses.documentType, "invoice"),
         eq(expenses.currency, currency),
-        sql`${expenses.paidCents} < ${expenses.amountCents} + ${expenses.vatCents}`,
+        // what the document asks to be paid (BT-115): its total less the prepaid amount, plus rounding
+        sql`${expenses.paidCents} < ${expenses.amountCents} + ${expenses.vatCents} - ${expenses.prepaidCents} + ${expenses.roundingCents}`,
       ),
     )
     .orderBy(asc(expenses.date), asc(expenses.id))

@@ -12,6 +12,11 @@
  * - A CreditNote, or an Invoice whose totals are negative (a corrective invoice), becomes an
  *   expense of document_type credit_note with positive amounts: the supplier owes it back, and
  *   its approval posts the reverse.
+ * - What is owed is what the document says is due (BT-115): its prepaid amount (BT-113) and
+ *   rounding (BT-114) are kept, and amount_due is the total less the one plus the other. A
+ *   document whose payable amount is negative (more prepaid than its total) is a 422.
+ * - A valid document whose totals are all 0.00 (a free delivery) cannot be an expense (minimum
+ *   0.01): it is kept as a received document (./received-documents.ts) with its supplier.
  * - Its payment means fill what paying it needs: due_date (BT-9, cbc:DueDate or a credit note's
  *   PaymentDueDate), payee_iban (BT-84) and payment_reference (BT-83, cbc:PaymentID).
  * - The same supplier's document of the same type and number is imported once: 409 naming the
@@ -36,6 +41,7 @@ import { findInOrg, inOrg, transaction, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import { validIban } from "../lib/iban.ts";
 import { supplierForDocument } from "../suppliers/service.ts";
+import { keepReceivedDocument } from "./received-documents.ts";
 import { showExpense } from "./service.ts";
 
 type ExpenseRow = typeof expenses.$inferSelect;
@@ -52,10 +58,19 @@ export function importSupplierDocument(scope: Scope, upload: DocumentUpload, opt
   const amountCents = sign * doc.subtotalCents;
   const vatCents = sign * doc.vatCents;
   const root = `/${doc.type === "invoice" ? "Invoice" : "CreditNote"}`;
+  if (doc.subtotalCents === 0 && doc.vatCents === 0 && doc.payableCents === 0) return { kind: "received_document" as const, data: keepReceivedDocument(scope, upload, doc) };
   if (amountCents <= 0 || vatCents < 0) {
     throw new InboundDocumentError(
       `${root}/cac:LegalMonetaryTotal/cbc:TaxExclusiveAmount`,
       `An expense needs a total without VAT of at least 0.01 and VAT of at least 0.00; the document has ${formatCents(doc.subtotalCents)} and ${formatCents(doc.vatCents)} VAT.`,
+    );
+  }
+  const prepaidCents = sign * doc.prepaidCents;
+  const roundingCents = sign * doc.roundingCents;
+  if (sign * doc.payableCents < 0) {
+    throw new InboundDocumentError(
+      `${root}/cac:LegalMonetaryTotal/cbc:PayableAmount`,
+      `An expense's amount due is at least 0.00; the document's PayableAmount is ${formatCents(doc.payableCents)} (more prepaid than its total).`,
     );
   }
   const breakdown = vatLines(doc, sign, root);
@@ -97,6 +112,8 @@ export function importSupplierDocument(scope: Scope, upload: DocumentUpload, opt
       paymentReference: doc.paymentReference?.trim() ? (canonicalPaymentReference(doc.paymentReference) ?? doc.paymentReference.trim()) : null,
       // BT-9; one before the issue date is a slip of the supplier's, not a date to pay by
       dueDate: doc.dueDate !== null && doc.dueDate >= doc.issueDate ? doc.dueDate : null,
+      prepaidCents,
+      roundingCents,
       createdAt: now,
       updatedAt: now,
     };
@@ -116,7 +133,7 @@ export function importSupplierDocument(scope: Scope, upload: DocumentUpload, opt
       .run();
     const shown = showExpense(tx, scope.org.id, row.id);
     recordChange(tx, scope, { action: "expense.imported", resource: { type: "expense", id: row.id }, event: "expense.created", data: shown });
-    return shown;
+    return { kind: "expense" as const, data: shown };
   });
 }
 

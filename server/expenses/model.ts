@@ -60,14 +60,22 @@ export const ExpenseModel = {
       date: DateString,
       vendor: Nullable(t.String()),
       status: t.UnionEnum([...EXPENSE_STATUSES], {
-        description: "pending → approved | rejected; a rejected expense returns to pending when updated; an approved expense is paid while its payments cover its total",
+        description: "pending → approved | rejected; a rejected expense returns to pending when updated; an approved expense is paid while its payments cover total − prepaid_amount + rounding_amount (at once when that is 0.00)",
       }),
       rejection_reason: Nullable(t.String({ description: "The reason given when the expense was rejected; null otherwise" })),
       currency: t.String(),
       supplier_id: Nullable(t.String({ ...Uuid, description: "Derived from vendor; null without a vendor" })),
-      total: t.String({ ...Money, description: "amount + vat_amount: what is owed to the supplier once approved" }),
+      total: t.String({ ...Money, description: "amount + vat_amount: the document's total with VAT (an imported e-invoice's BT-112)" }),
+      prepaid_amount: t.String({
+        ...Money,
+        description: "What the supplier's document says was paid before it (BT-113): not owed any more; 0.00 for an expense entered by hand",
+      }),
+      rounding_amount: t.String({ ...Money, description: "The rounding the document adds to what is payable (BT-114); 0.00 for an expense entered by hand" }),
       amount_paid: t.String({ ...Money, description: "Σ payments" }),
-      amount_due: t.String({ ...Money, description: "total − amount_paid once approved; 0.00 before" }),
+      amount_due: t.String({
+        ...Money,
+        description: "total − prepaid_amount + rounding_amount (an imported e-invoice's BT-115) − amount_paid once approved; 0.00 before",
+      }),
       payments: t.Array(paymentShown("ExpensePayment"), { description: "Oldest first; only an approved or paid expense has payments" }),
       due_date: Nullable(t.String({ ...DateString, description: "When the supplier wants to be paid (an imported e-invoice's BT-9); null when not given" })),
       payee_iban: Nullable(t.String({ description: "The supplier's IBAN to pay to (an imported e-invoice's BT-84), electronic form" })),
@@ -83,6 +91,24 @@ export const ExpenseModel = {
     { title: "Expense" },
   ),
 } as const;
+
+/** A valid supplier document with all totals 0.00, kept with its supplier though it cannot be an expense. */
+export const ReceivedDocumentModel = t.Object(
+  {
+    id: Uuid,
+    document_type: t.UnionEnum([...EXPENSE_DOCUMENT_TYPES], { description: "The document as received: a UBL Invoice or CreditNote" }),
+    supplier_invoice_number: t.String({ description: "The supplier's number of the document (cbc:ID)" }),
+    date: t.String({ ...DateString, description: "Its issue date (BT-2)" }),
+    vendor: t.String({ description: "The seller as the document names it" }),
+    supplier_id: t.String({ ...Uuid, description: "The supplier matched or created, as an imported expense's" }),
+    currency: t.String(),
+    total: t.String({ ...Money, description: "Always 0.00: a document with anything to pay becomes an expense" }),
+    document_url: t.String({ description: "Where the original is served, byte for byte" }),
+    sha256: t.String({ description: "SHA-256 of the original, hex" }),
+    created_at: Timestamp,
+  },
+  { title: "ReceivedDocument" },
+);
 
 export type ExpenseCreate = typeof ExpenseModel.create.static;
 export type ExpenseUpdate = typeof ExpenseModel.update.static;

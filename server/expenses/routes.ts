@@ -6,7 +6,8 @@ import { created, errors, noContent } from "../http/responses.ts";
 import { listQuerySchema, listResponse } from "../lib/list.ts";
 import { IdParams, NoFields, ResponseSchema, Text, Wrapped } from "../lib/schemas.ts";
 import { PaymentParams } from "../settlement/model.ts";
-import { ExpenseModel } from "./model.ts";
+import { ExpenseModel, ReceivedDocumentModel } from "./model.ts";
+import { receivedDocumentList, receivedDocumentService } from "./received-documents.ts";
 import { expenseList, expenseService } from "./service.ts";
 
 const tags = ["Expenses"];
@@ -24,8 +25,9 @@ export const expenseRoutes = (kernel: Kernel) =>
     .post(
       "/import",
       ({ scope, body, query, set, once }) => once(() => {
-        const expense = importSupplierDocument(scope, documentOf(body), query);
-        return created(set, `/api/v1/expenses/${expense.id}`, expense);
+        const imported = importSupplierDocument(scope, documentOf(body), query);
+        const at = imported.kind === "expense" ? "expenses" : "received-documents";
+        return created(set, `/api/v1/${at}/${imported.data.id}`, imported.data);
       }),
       {
         ability: "expenses.create",
@@ -38,7 +40,7 @@ export const expenseRoutes = (kernel: Kernel) =>
           { category: t.Optional(Text({ minLength: 1, maxLength: 100, description: `The expense's category (default ${DEFAULT_IMPORT_CATEGORY})` })) },
           { additionalProperties: false },
         ),
-        response: { 201: Expense, ...errors(409, 422) },
+        response: { 201: Wrapped(t.Union([ExpenseModel.expense, ReceivedDocumentModel])), ...errors(409, 422) },
         detail: {
           tags,
           summary: "Import a supplier's e-invoice (UBL 2.1 Invoice or CreditNote) as a pending expense",
@@ -46,7 +48,10 @@ export const expenseRoutes = (kernel: Kernel) =>
             "The document must be well-formed UBL 2.1, declare EN 16931 (CustomizationID) and have totals that reconcile; else a 422 naming the " +
             "element and saying why. The supplier is matched by VAT number, then Peppol id, then name, and created when missing. " +
             "A supplier's document already imported (same supplier, type and number) is a 409 naming the expense. " +
-            "The original is served byte for byte by GET /api/v1/expenses/{id}/document.",
+            "The original is served byte for byte by GET /api/v1/expenses/{id}/document. amount_due is the document's PayableAmount (BT-115): " +
+            "its total less PrepaidAmount plus PayableRoundingAmount, shown as prepaid_amount and rounding_amount. " +
+            "A valid document whose totals are all 0.00 cannot be an expense (minimum 0.01): it is kept as a received document " +
+            "(201 with the ReceivedDocument; Location /api/v1/received-documents/{id}).",
         },
       },
     )
@@ -146,3 +151,35 @@ export const expenseRoutes = (kernel: Kernel) =>
         detail: { tags, summary: "Delete a payment of an expense; its posting is reversed on its own date (409 in a closed fiscal year)" },
       },
     );
+
+const receivedTags = ["Received documents"];
+
+/** Supplier documents kept though they cannot be expenses (all totals 0.00); read only: POST /api/v1/expenses/import keeps them. */
+export const receivedDocumentRoutes = (kernel: Kernel) =>
+  new Elysia({ prefix: "/api/v1/received-documents" })
+    .use(kernel)
+    .get("", ({ scope, query, url }) => receivedDocumentService.list(scope, query, url), {
+      ability: "expenses.view",
+      query: listQuerySchema(receivedDocumentList),
+      response: { 200: listResponse(ReceivedDocumentModel), ...errors(422) },
+      detail: { tags: receivedTags, summary: "List received documents (valid supplier documents with nothing to book, e.g. a free delivery)" },
+    })
+    .get(
+      "/:id/document",
+      ({ scope, params }) => {
+        const document = receivedDocumentService.document(scope, params.id);
+        return new Response(document.body, { headers: { "content-type": document.contentType } });
+      },
+      {
+        ability: "expenses.view",
+        params: IdParams,
+        response: { 200: ResponseSchema(t.String({ description: "The received UBL document, byte for byte", "x-media-type": "application/xml" })), ...errors(404) },
+        detail: { tags: receivedTags, summary: "The original of a received document, byte for byte" },
+      },
+    )
+    .get("/:id", ({ scope, params }) => ({ data: receivedDocumentService.get(scope, params.id) }), {
+      ability: "expenses.view",
+      params: IdParams,
+      response: { 200: Wrapped(ReceivedDocumentModel), ...errors(404) },
+      detail: { tags: receivedTags, summary: "Show a received document" },
+    });

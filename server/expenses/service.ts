@@ -10,7 +10,7 @@ import { expensePayments, expenses, expenseVatLines } from "../../db/schema.ts";
 import { expensePosting } from "../ledger/rules.ts";
 import type { PaymentInput } from "../settlement/model.ts";
 import { canonicalPaymentReference } from "../documents/payment-reference.ts";
-import { expenseDueCents } from "../settlement/due.ts";
+import { expenseDueCents, expensePayableCents, expenseStatusAfterPayments } from "../settlement/due.ts";
 import { deletePayment, presentPayment, recordPayment } from "../settlement/payments.ts";
 import { recordChange } from "../changes/record.ts";
 import { FieldErrorBag } from "../lib/errors.ts";
@@ -61,6 +61,8 @@ function presentExpense(row: ExpenseRow, paymentRows: ExpensePaymentRow[]) {
     total: formatCents(totalCents),
     amount_paid: formatCents(row.paidCents),
     amount_due: formatCents(expenseDueCents(row)),
+    prepaid_amount: formatCents(row.prepaidCents),
+    rounding_amount: formatCents(row.roundingCents),
     payments: paymentRows.map(presentPayment),
     document_type: row.documentType,
     supplier_invoice_number: row.supplierInvoiceNumber,
@@ -174,8 +176,10 @@ const findFor = stateMachine(expenses, () => "expense", {
 /** Moves a pending expense to `status` (approve, reject). */
 function decide(scope: Scope, id: string, status: "approved" | "rejected", rejectionReason: string | null) {
   return transaction(scope.db, (tx) => {
-    findFor(tx, scope, id, status === "approved" ? "approve" : "reject");
-    updateInOrg(tx, expenses, scope.org.id, id, { status, rejectionReason, updatedAt: nowIso() });
+    const before = findFor(tx, scope, id, status === "approved" ? "approve" : "reject");
+    // an invoice prepaid in full (BT-115 0.00) leaves nothing to pay once approved
+    const decided = status === "approved" ? expenseStatusAfterPayments(before, before.paidCents) : status;
+    updateInOrg(tx, expenses, scope.org.id, id, { status: decided, rejectionReason, updatedAt: nowIso() });
     const row = findInOrg(tx, expenses, scope.org.id, id);
     const shown = presentExpenses(tx, [row])[0]!;
     // api-spec 6.1 has no expense.rejected event: a rejection is an update
@@ -219,6 +223,8 @@ export const expenseService = {
         payeeIban: null,
         paymentReference: null,
         dueDate: null,
+        prepaidCents: 0,
+        roundingCents: 0,
         ...columnsOf(tx, scope, input),
         createdAt: now,
         updatedAt: now,
@@ -235,7 +241,14 @@ export const expenseService = {
     return transaction(scope.db, (tx) => {
       const row = findFor(tx, scope, id, "update");
       const resubmitted = row.status === "rejected" ? { status: "pending" as const, rejectionReason: null } : {};
-      updateInOrg(tx, expenses, scope.org.id, id, { ...columnsOf(tx, scope, input, row), ...resubmitted, updatedAt: nowIso() });
+      const columns = columnsOf(tx, scope, input, row);
+      // an imported document's prepaid amount stays: the total edited by hand must still cover it
+      if (expensePayableCents({ ...row, ...columns }) < 0) {
+        const bag = new FieldErrorBag();
+        bag.add(input.amount !== undefined ? "amount" : "vat_amount", `amount + vat_amount must be at least the prepaid amount less the rounding (${formatCents(row.prepaidCents - row.roundingCents)}).`);
+        bag.throwIfAny();
+      }
+      updateInOrg(tx, expenses, scope.org.id, id, { ...columns, ...resubmitted, updatedAt: nowIso() });
       // an imported document's VAT breakdown no longer describes amounts edited by hand: the expense posts as one rate again
       if (input.amount !== undefined || input.vat_amount !== undefined || input.vat_rate_id !== undefined) {
         tx.delete(expenseVatLines).where(inOrg(expenseVatLines, scope.org.id, eq(expenseVatLines.expenseId, id))).run();

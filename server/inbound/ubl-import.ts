@@ -93,7 +93,11 @@ export type SupplierDocument = {
   vatCents: number;
   /** TaxInclusiveAmount */
   totalCents: number;
-  /** PayableAmount */
+  /** PrepaidAmount (BT-113), 0 when absent */
+  prepaidCents: number;
+  /** PayableRoundingAmount (BT-114), 0 when absent */
+  roundingCents: number;
+  /** PayableAmount (BT-115) = TaxInclusiveAmount − PrepaidAmount + PayableRoundingAmount */
   payableCents: number;
   vatBreakdown: SupplierVatBreakdown[];
   lines: SupplierDocumentLine[];
@@ -231,6 +235,8 @@ export function readSupplierDocument(xml: string): SupplierDocument {
     subtotalCents: taxExclusive,
     vatCents: vat,
     totalCents: taxInclusive,
+    prepaidCents: prepaid,
+    roundingCents: rounding,
     payableCents: payable,
     vatBreakdown,
     lines: lines.map(({ exact: _exact, ...line }) => line),

@@ -108,3 +108,38 @@ export function newBankLedgerAccount(tx: Tx, orgId: string, name: string): strin
     .run();
   return id;
 }
+
+/**
+ * The `supplier_advances` account: money paid to suppliers before their invoices, which an
+ * invoice's prepaid amount (BT-113) settles. Not in the seeded chart; created under 1000 Assets
+ * (1500, else the next free 15xx code) the first time a document with a prepaid amount posts.
+ */
+export function supplierAdvancesAccountId(tx: Tx, orgId: string): string {
+  const existing = tx.select({ id: accounts.id }).from(accounts).where(inOrg(accounts, orgId, eq(accounts.systemAccount, "supplier_advances"))).get();
+  if (existing) return existing.id;
+  const taken = new Set(
+    tx.select({ code: accounts.code }).from(accounts).where(inOrg(accounts, orgId, like(accounts.code, "15__"))).all().map((a) => a.code),
+  );
+  let code = 1500;
+  while (taken.has(String(code))) code++;
+  if (code > 1599) throw new Conflict("The chart of accounts has no free code left under 1500 for the advances to suppliers account.");
+  const parent = tx.select({ id: accounts.id }).from(accounts).where(inOrg(accounts, orgId, eq(accounts.code, "1000"))).get();
+  const now = nowIso();
+  const id = newId();
+  tx.insert(accounts)
+    .values({
+      id,
+      organizationId: orgId,
+      code: String(code),
+      name: "Advances to suppliers",
+      type: "asset",
+      parentId: parent?.id ?? null,
+      isActive: true,
+      description: "Payments made to suppliers before their invoices; an invoice's prepaid amount settles them",
+      systemAccount: "supplier_advances",
+      createdAt: now,
+      updatedAt: now,
+    })
+    .run();
+  return id;
+}

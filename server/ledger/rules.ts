@@ -17,6 +17,8 @@
  * | invoice payment                  | bank                               | receivables                     |
  * | credit note refund (its payment) | receivables                        | bank                            |
  * | expense approved                 | category's expense account (net), VAT receivable, per category and rate | payables (gross) |
+ * | … its document's prepaid amount  | payables (prepaid)                 | advances to suppliers (prepaid) |
+ * | … its document's rounding        | category's expense account         | payables                        |
  * | supplier credit note approved    | payables (gross)                   | the expense account, VAT receivable |
  * | expense payment                  | payables                           | bank                            |
  * | supplier credit note refund      | bank                               | payables                        |
@@ -31,7 +33,7 @@ import type { EXPENSE_DOCUMENT_TYPES, InvoiceType } from "../../db/values.ts";
 import type { VatCategory } from "../documents/model.ts";
 import { itemShares, vatBreakdown } from "../documents/vat-breakdown.ts";
 import { lineAmountCents } from "../lib/money.ts";
-import { categoryAccount, systemAccount } from "./accounts.ts";
+import { categoryAccount, supplierAdvancesAccountId, systemAccount } from "./accounts.ts";
 import type { DraftLine, EntryDraft } from "./draft.ts";
 
 type InvoiceRow = typeof invoices.$inferSelect;
@@ -77,14 +79,20 @@ export type ExpenseFigures = {
   currency: string;
   amountCents: number;
   vatCents: number;
+  /** an imported document's prepaid amount (BT-113) and rounding (BT-114), signed as amountCents; 0 otherwise */
+  prepaidCents: number;
+  roundingCents: number;
   /** its VAT breakdown when it has one (an imported e-invoice); else empty, and it posts one pair at its rate */
   vatLines: readonly ExpenseVatGroup[];
   /** the rate of its `vat_rate_id`, when it has one (read only without a breakdown); else its effective rate is reported */
   vatRate: { category: VatCategory; rateBp: number } | null;
 };
 
-/** The accounts an expense posts to: its category's expense account, VAT receivable, payables. */
-export type PurchasesChart = { expense: string; vatReceivable: string; payables: string };
+/**
+ * The accounts an expense posts to: its category's expense account, VAT receivable, payables, and
+ * (only read for a document with a prepaid amount) advances to suppliers.
+ */
+export type PurchasesChart = { expense: string; vatReceivable: string; payables: string; supplierAdvances: string | null };
 
 /** An account's result of a year in one currency: the sum of its debits less its credits. */
 export type YearResult = { accountId: string; currency: string; net: number };
@@ -190,6 +198,17 @@ export function expenseEntry(expense: ExpenseFigures, chart: PurchasesChart): En
     lines.push({ accountId: chart.vatReceivable, cents: sign * r.vatCents, description: `Input VAT${rate}`, vat: { ...tag, role: "vat" } });
   }
   lines.push({ accountId: chart.payables, cents: -sign * (expense.amountCents + expense.vatCents), description: name });
+  // BT-114: the rounding the document adds to what is payable is part of what the purchase costs
+  if (expense.roundingCents !== 0) {
+    lines.push({ accountId: chart.expense, cents: sign * expense.roundingCents, description: `${name}, rounding` });
+    lines.push({ accountId: chart.payables, cents: -sign * expense.roundingCents, description: `${name}, rounding` });
+  }
+  // BT-113: paid to the supplier before the document, so an advance (an asset) it now settles
+  if (expense.prepaidCents !== 0) {
+    if (chart.supplierAdvances === null) throw new Error("expenseEntry: a prepaid amount needs the advances to suppliers account");
+    lines.push({ accountId: chart.payables, cents: sign * expense.prepaidCents, description: `${name}, prepaid` });
+    lines.push({ accountId: chart.supplierAdvances, cents: -sign * expense.prepaidCents, description: `${name}, prepaid` });
+  }
   return {
     date: expense.date,
     description: expense.description ? `${name}: ${expense.description}`.slice(0, 1000) : name,
@@ -323,15 +342,16 @@ export function readExpenseFigures(tx: Tx, expense: ExpenseRow): ExpenseFigures 
     const rate = tx.select({ category: vatRates.category, rateBp: vatRates.rateBp }).from(vatRates).where(eq(vatRates.id, expense.vatRateId)).get();
     if (rate) vatRate = rate;
   }
-  const { id, documentType, category, vendor, description, date, currency, amountCents, vatCents } = expense;
-  return { id, documentType, category, vendor, description, date, currency, amountCents, vatCents, vatLines, vatRate };
+  const { id, documentType, category, vendor, description, date, currency, amountCents, vatCents, prepaidCents, roundingCents } = expense;
+  return { id, documentType, category, vendor, description, date, currency, amountCents, vatCents, prepaidCents, roundingCents, vatLines, vatRate };
 }
 
-/** The accounts an expense posts to: its category's (./accounts.ts), VAT receivable, payables. */
-export function readPurchasesChart(tx: Tx, orgId: string, category: string): PurchasesChart {
+/** The accounts an expense posts to: its category's (./accounts.ts), VAT receivable, payables, and advances when it has a prepaid amount. */
+export function readPurchasesChart(tx: Tx, orgId: string, category: string, prepaid = false): PurchasesChart {
   const expense = categoryAccount(tx, orgId, category).id;
   const vatReceivable = systemAccount(tx, orgId, "vat_receivable").id;
-  return { expense, vatReceivable, payables: systemAccount(tx, orgId, "payables").id };
+  const supplierAdvances = prepaid ? supplierAdvancesAccountId(tx, orgId) : null;
+  return { expense, vatReceivable, payables: systemAccount(tx, orgId, "payables").id, supplierAdvances };
 }
 
 /** Every revenue and expense account's result of `year`, per currency, by currency and account code. */
@@ -373,7 +393,7 @@ export function paymentPosting(tx: Tx, invoice: InvoiceRow, payment: PaymentRow,
 /** Approving an expense or a supplier's credit note (`expenseEntry`). */
 export function expensePosting(tx: Tx, expense: ExpenseRow): EntryDraft {
   const figures = readExpenseFigures(tx, expense);
-  return expenseEntry(figures, readPurchasesChart(tx, expense.organizationId, expense.category));
+  return expenseEntry(figures, readPurchasesChart(tx, expense.organizationId, expense.category, expense.prepaidCents !== 0));
 }
 
 /** Paying an approved expense, or the refund of a supplier's credit note, through `bankLedgerId` (`expensePaymentEntry`). */

@@ -17,16 +17,24 @@ type ExpenseRow = typeof expenses.$inferSelect;
 export const invoiceDueCents = (row: Pick<InvoiceRow, "totalCents" | "paidCents" | "creditedCents">): number =>
   row.totalCents - row.paidCents - row.creditedCents;
 
-/** An approved (or paid) expense's total with VAT less its payments; nothing is owed on a pending or rejected one. */
-export const expenseDueCents = (row: Pick<ExpenseRow, "status" | "amountCents" | "vatCents" | "paidCents">): number =>
-  row.status === "approved" || row.status === "paid" ? row.amountCents + row.vatCents - row.paidCents : 0;
+type ExpensePayable = Pick<ExpenseRow, "amountCents" | "vatCents" | "prepaidCents" | "roundingCents">;
+
+/**
+ * What an expense asks to be paid, EN 16931 BT-115: its total with VAT less what was prepaid
+ * (BT-113) plus the rounding (BT-114); an expense entered by hand has neither.
+ */
+export const expensePayableCents = (row: ExpensePayable): number => row.amountCents + row.vatCents - row.prepaidCents + row.roundingCents;
+
+/** An approved (or paid) expense's payable amount less its payments; nothing is owed on a pending or rejected one. */
+export const expenseDueCents = (row: ExpensePayable & Pick<ExpenseRow, "status" | "paidCents">): number =>
+  row.status === "approved" || row.status === "paid" ? expensePayableCents(row) - row.paidCents : 0;
 
 /**
  * An approved expense's status once `paidCents` is paid on it (contract section 4): paid when the
- * payments cover its total, approved again when a deleted payment leaves something due.
+ * payments cover its payable amount (all of it prepaid: paid on approval), approved again when a deleted payment leaves something due.
  */
-export const expenseStatusAfterPayments = (row: Pick<ExpenseRow, "amountCents" | "vatCents">, paidCents: number): "approved" | "paid" =>
-  paidCents >= row.amountCents + row.vatCents ? "paid" : "approved";
+export const expenseStatusAfterPayments = (row: ExpensePayable, paidCents: number): "approved" | "paid" =>
+  paidCents >= expensePayableCents(row) ? "paid" : "approved";
 
 /**
  * An issued invoice's or credit note's status once `settledCents` (its payments plus its credit

@@ -4,7 +4,7 @@
  */
 import { asc, count, eq, sql, type SQL } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
-import { compactVat, expenses, suppliers } from "../../db/schema.ts";
+import { compactVat, expenses, receivedDocuments, suppliers } from "../../db/schema.ts";
 import type { SupplierDocument } from "../inbound/ubl-import.ts";
 import { partyService, presentParty } from "../contacts/party-service.ts";
 import { inOrg, type Scope } from "../lib/scope.ts";
@@ -19,7 +19,9 @@ export const supplierService = partyService({
   show: (_tx, row) => presentParty(row),
   deleteBlocker: (tx, row) => {
     const n = tx.select({ n: count() }).from(expenses).where(inOrg(expenses, row.organizationId, eq(expenses.supplierId, row.id))).get()!.n;
-    return n > 0 ? `The supplier has ${n} expense${n === 1 ? "" : "s"} and cannot be deleted.` : null;
+    if (n > 0) return `The supplier has ${n} expense${n === 1 ? "" : "s"} and cannot be deleted.`;
+    const kept = tx.select({ n: count() }).from(receivedDocuments).where(inOrg(receivedDocuments, row.organizationId, eq(receivedDocuments.supplierId, row.id))).get()!.n;
+    return kept > 0 ? `The supplier has ${kept} received document${kept === 1 ? "" : "s"} and cannot be deleted.` : null;
   },
 });
 

@@ -1,0 +1,108 @@
+/**
+ * Received documents (issue 27): a valid supplier e-invoice Kontor cannot book as an expense —
+ * all its totals 0.00 (a free delivery), below the expense minimum of 0.01 — is still kept,
+ * byte for byte, with the supplier the import matched or created, and listed and shown the way
+ * an imported expense's document is. Nothing posts: there is nothing to book.
+ */
+import { createHash } from "node:crypto";
+import { eq } from "drizzle-orm";
+import { t } from "elysia";
+import { receivedDocuments } from "../../db/schema.ts";
+import { recordChange } from "../changes/record.ts";
+import type { DocumentUpload } from "../http/kernel.ts";
+import type { SupplierDocument } from "../inbound/ubl-import.ts";
+import { Conflict } from "../lib/errors.ts";
+import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
+import { formatCents } from "../lib/money.ts";
+import { Currency, DateString, Uuid } from "../lib/schemas.ts";
+import { findInOrg, inOrg, transaction, type Scope } from "../lib/scope.ts";
+import { newId, nowIso } from "../lib/time.ts";
+import { supplierForDocument } from "../suppliers/service.ts";
+
+type ReceivedDocumentRow = typeof receivedDocuments.$inferSelect;
+
+/** Keeps a zero-total document with its supplier (409 naming it when kept before); the document as shown. */
+export function keepReceivedDocument(scope: Scope, upload: DocumentUpload, doc: SupplierDocument) {
+  return transaction(scope.db, (tx) => {
+    const supplierId = supplierForDocument(tx, scope, doc.supplier);
+    const existing = tx
+      .select({ id: receivedDocuments.id })
+      .from(receivedDocuments)
+      .where(
+        inOrg(
+          receivedDocuments,
+          scope.org.id,
+          eq(receivedDocuments.supplierId, supplierId),
+          eq(receivedDocuments.documentType, doc.type),
+          eq(receivedDocuments.supplierInvoiceNumber, doc.number),
+        ),
+      )
+      .get();
+    if (existing) {
+      const what = doc.type === "credit_note" ? "credit note" : "invoice";
+      throw new Conflict(`The supplier's ${what} ${doc.number} was received before, as received document ${existing.id}.`);
+    }
+    const row: ReceivedDocumentRow = {
+      id: newId(),
+      organizationId: scope.org.id,
+      supplierId,
+      documentType: doc.type,
+      supplierInvoiceNumber: doc.number,
+      date: doc.issueDate,
+      vendor: doc.supplier.name.trim(),
+      currency: doc.currency,
+      contentType: "application/xml",
+      body: Buffer.from(upload.bytes),
+      sha256: createHash("sha256").update(upload.bytes).digest("hex"),
+      createdAt: nowIso(),
+    };
+    tx.insert(receivedDocuments).values(row).run();
+    // api-spec 6.1 names no event for it: audited only
+    recordChange(tx, scope, { action: "received_document.kept", resource: { type: "received_document", id: row.id } });
+    return presentReceivedDocument(row);
+  });
+}
+
+export function presentReceivedDocument(row: ReceivedDocumentRow) {
+  return {
+    id: row.id,
+    document_type: row.documentType,
+    supplier_invoice_number: row.supplierInvoiceNumber,
+    date: row.date,
+    vendor: row.vendor,
+    supplier_id: row.supplierId,
+    currency: row.currency,
+    total: formatCents(0),
+    document_url: `/api/v1/received-documents/${row.id}/document`,
+    sha256: row.sha256,
+    created_at: row.createdAt,
+  };
+}
+
+export const receivedDocumentList: ListSpec<typeof receivedDocuments> = {
+  table: receivedDocuments,
+  sorts: { date: receivedDocuments.date, created_at: receivedDocuments.createdAt },
+  defaultSort: "-date",
+  filters: {
+    supplier_id: { column: receivedDocuments.supplierId, schema: Uuid },
+    currency: { column: receivedDocuments.currency, schema: Currency },
+    date_from: { column: receivedDocuments.date, op: "gte", schema: t.String({ ...DateString, description: "On or after this date" }) },
+    date_to: { column: receivedDocuments.date, op: "lte", schema: t.String({ ...DateString, description: "On or before this date" }) },
+  },
+  // a received document never changes: it was last updated when it was kept
+  updatedAt: receivedDocuments.createdAt,
+};
+
+export const receivedDocumentService = {
+  list(scope: Scope, query: ListQuery, url: string) {
+    return listPage(scope, receivedDocumentList, query, url, (rows) => rows.map(presentReceivedDocument));
+  },
+  get(scope: Scope, id: string) {
+    return presentReceivedDocument(findInOrg(scope.db, receivedDocuments, scope.org.id, id));
+  },
+  /** The original, as it was received. */
+  document(scope: Scope, id: string): { contentType: string; body: Uint8Array } {
+    const row = findInOrg(scope.db, receivedDocuments, scope.org.id, id);
+    return { contentType: row.contentType, body: row.body };
+  },
+};
