@@ -106,6 +106,7 @@ function readStmt(camt: Lookup, stmt: XmlElement, stmtPath: string): BankStateme
     const counterpartyIbanText = first && camt.text(first, `RltdPties/${otherSide}Acct/Id/IBAN`);
     const ustrd = details.flatMap((tx) => camt.all(tx, "RmtInf/Ustrd").map((u) => u.text.trim())).filter((t) => t !== "");
     const reference = details.map((tx) => camt.text(tx, "RmtInf/Strd/CdtrRefInf/Ref")).find((r) => r !== null) ?? null;
+    const endToEndId = first && camt.text(first, "Refs/EndToEndId");
     const communication = ustrd.length > 0 ? ustrd.join(" ") : null;
     const entryRef =
       camt.text(ntry, "AcctSvcrRef") ??
@@ -124,6 +125,7 @@ function readStmt(camt: Lookup, stmt: XmlElement, stmtPath: string): BankStateme
       counterpartyIban: counterpartyIbanText ? validIban(counterpartyIbanText) : null,
       communication,
       structuredReference: reference === null ? null : normalizeStructuredReference(reference),
+      ...(endToEndId && endToEndId !== "NOTPROVIDED" ? { endToEndId } : {}),
     };
   });
 
