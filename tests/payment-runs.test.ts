@@ -8,14 +8,17 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { validateXML } from "xmllint-wasm";
+import { sepaText } from "../server/payment-runs/pain001.ts";
 import { createTestEnv, TEST_IBAN } from "./helpers.ts";
+import { slowListSteps } from "./query-plan.ts";
 
 const env = createTestEnv();
 afterAll(() => env.close());
 
 const XSD = readFileSync(join(import.meta.dir, "fixtures", "iso20022", "pain.001.001.09.xsd"), "utf8");
-async function xsdErrors(xml: string): Promise<string[]> {
-  const result = await validateXML({ xml: { fileName: "run.xml", contents: xml }, schema: { fileName: "pain.001.001.09.xsd", contents: XSD } });
+const CAMT_XSD = readFileSync(join(import.meta.dir, "inbound", "xsd", "camt.053.001.02.xsd"), "utf8");
+async function xsdErrors(xml: string, schema = XSD, schemaName = "pain.001.001.09.xsd"): Promise<string[]> {
+  const result = await validateXML({ xml: { fileName: "file.xml", contents: xml }, schema: { fileName: schemaName, contents: schema } });
   return result.errors.map((e) => e.message);
 }
 
@@ -114,6 +117,7 @@ describe("payment runs", () => {
 
     // the bank's statement: 5000.00 − 1210.00 − 500.00 = 3290.00
     const camt = statement(run.items.map((i: any) => [i.end_to_end_id, i.amount]), "5000.00", "3290.00");
+    expect(await xsdErrors(camt, CAMT_XSD, "camt.053.001.02.xsd")).toEqual([]);
     const imported = await env.request("POST", `/api/v1/bank-accounts/${b.bankId}/statements`, { rawBody: camt, token: b.token, headers: { "content-type": "application/xml" } });
     expect(imported.status).toBe(201);
     expect(imported.body.data.transactions_matched).toBe(2);
@@ -135,5 +139,19 @@ describe("payment runs", () => {
     expect(none.status).toBe(422);
     expect((await env.api("GET", "/api/v1/payment-runs", undefined, b.token)).body.data).toEqual([]);
     expect((await env.api("GET", "/api/v1/payment-runs/00000000-0000-4000-8000-000000000000", undefined, b.token)).status).toBe(404);
+  });
+
+  test("the list reads through an index", async () => {
+    const b = await books("Listed BV");
+    expect((await env.api("POST", "/api/v1/payment-runs", { bank_account_id: b.bankId, due_by: "2026-12-31", execution_date: EXECUTION }, b.token)).status).toBe(201);
+    const slow: string[] = [];
+    for (const p of ["", "?sort=execution_date", "?sort=-updated_at"]) slow.push(...(await slowListSteps(env, "payment_runs", `/api/v1/payment-runs${p}`, b.token)));
+    expect(slow).toEqual([]);
+  });
+
+  test("texts are cut to the SEPA Latin character set and the guidelines' lengths", () => {
+    expect(sepaText("Société Générale – Straße «Ærø» & Co", 70)).toBe("Societe Generale Strasse AEro + Co");
+    expect(sepaText("x".repeat(200), 140)).toHaveLength(140);
+    expect(sepaText("Компания", 70)).toBe("");
   });
 });

@@ -42,6 +42,9 @@ export function sepaText(text: string, max: number): string {
     .trim();
 }
 
+/** A name (Nm, 1 to 70 characters): one written only in other scripts is NOTPROVIDED rather than an invalid empty element. */
+const name = (text: string) => escape(sepaText(text, 70) || "NOTPROVIDED");
+
 const escape = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 /** RmtInf: a Belgian structured communication (SCOR, issuer BBA, the 12 digits), an RF reference (SCOR, no issuer), else Ustrd ≤ 140. */
@@ -61,14 +64,14 @@ function remittance(reference: string | null): string {
 export function pain001(file: CreditTransferFile): string {
   const count = file.transfers.length;
   const sum = formatCents(file.transfers.reduce((total, t) => total + t.amountCents, 0));
-  const debtorName = escape(sepaText(file.debtorName, 70));
+  const debtorName = name(file.debtorName);
   const debtorAgent = file.debtorBic ? `<BICFI>${file.debtorBic}</BICFI>` : "<Othr><Id>NOTPROVIDED</Id></Othr>";
   const transfers = file.transfers.map(
     (t) =>
       "<CdtTrfTxInf>" +
       `<PmtId><EndToEndId>${t.endToEndId}</EndToEndId></PmtId>` +
       `<Amt><InstdAmt Ccy="${file.currency}">${formatCents(t.amountCents)}</InstdAmt></Amt>` +
-      `<Cdtr><Nm>${escape(sepaText(t.creditorName, 70))}</Nm></Cdtr>` +
+      `<Cdtr><Nm>${name(t.creditorName)}</Nm></Cdtr>` +
       `<CdtrAcct><Id><IBAN>${t.creditorIban}</IBAN></Id></CdtrAcct>` +
       remittance(t.reference) +
       "</CdtTrfTxInf>",
@@ -79,6 +82,7 @@ export function pain001(file: CreditTransferFile): string {
     "<CstmrCdtTrfInitn>" +
     `<GrpHdr><MsgId>${file.messageId}</MsgId><CreDtTm>${file.createdAt.slice(0, 19)}</CreDtTm><NbOfTxs>${count}</NbOfTxs><CtrlSum>${sum}</CtrlSum>` +
     `<InitgPty><Nm>${debtorName}</Nm></InitgPty></GrpHdr>` +
+    // BtchBookg false: each transfer is a statement line of its own, carrying its EndToEndId back
     `<PmtInf><PmtInfId>${file.messageId}</PmtInfId><PmtMtd>TRF</PmtMtd><BtchBookg>false</BtchBookg><NbOfTxs>${count}</NbOfTxs><CtrlSum>${sum}</CtrlSum>` +
     "<PmtTpInf><SvcLvl><Cd>SEPA</Cd></SvcLvl></PmtTpInf>" +
     `<ReqdExctnDt><Dt>${file.executionDate}</Dt></ReqdExctnDt>` +
