@@ -141,6 +141,15 @@ describe("payment runs", () => {
     expect((await env.api("GET", "/api/v1/payment-runs/00000000-0000-4000-8000-000000000000", undefined, b.token)).status).toBe(404);
   });
 
+  test("paying needs banking.create; reading banking.view", async () => {
+    const b = await books("Guarded BV");
+    const minted = await env.api("POST", "/api/v1/org-tokens", { name: "reader", abilities: ["banking.view"] }, b.token);
+    expect(minted.status).toBe(201);
+    const reader = minted.body.token;
+    expect((await env.api("POST", "/api/v1/payment-runs", { bank_account_id: b.bankId, due_by: "2026-12-31", execution_date: EXECUTION }, reader)).status).toBe(403);
+    expect((await env.api("GET", "/api/v1/payment-runs", undefined, reader)).status).toBe(200);
+  });
+
   test("the list reads through an index", async () => {
     const b = await books("Listed BV");
     expect((await env.api("POST", "/api/v1/payment-runs", { bank_account_id: b.bankId, due_by: "2026-12-31", execution_date: EXECUTION }, b.token)).status).toBe(201);
