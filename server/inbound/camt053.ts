@@ -9,8 +9,8 @@
  *
  * Paths read (camt.053.001.02 names): Stmt/Id, Acct/Id/IBAN, Acct/Ccy, Bal (OPBD or PRCD, CLBD) with
  * Amt/@Ccy, CdtDbtInd and Dt/Dt; Ntry/Amt, CdtDbtInd, BookgDt, ValDt, AcctSvcrRef, NtryRef and
- * NtryDtls/TxDtls: RltdPties (Dbtr or Cdtr, whichever is the other side), RmtInf/Ustrd and
- * RmtInf/Strd/CdtrRefInf/Ref.
+ * NtryDtls/TxDtls: RltdPties (Dbtr or Cdtr, whichever is the other side), RmtInf/Ustrd,
+ * RmtInf/Strd/CdtrRefInf/Ref and Refs/EndToEndId (a payment run's transfer coming back).
  */
 import { InboundDocumentError, STATEMENT_FORMATS } from "./errors.ts";
 import { exactCents, parseDecimal } from "./decimal.ts";
