@@ -30,7 +30,8 @@ const FEATURE_TIERS = [
   ["settlement", "accounts", "contacts", "tokens", "bank-accounts", "expense-categories", "meta", "journal"],
   ["customers", "suppliers", "orgs", "reports"],
   ["webhooks", "fiscal-years", "invoices", "expenses"],
-  ["banking"],
+  // banking and payment runs (pain.001 files; banking matches their EndToEndIds through the schema alone)
+  ["banking", "payment-runs"],
 ];
 const FEATURES = FEATURE_TIERS.flat();
 

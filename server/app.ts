@@ -15,6 +15,7 @@ import { invoiceRoutes } from "./invoices/routes.ts";
 import { journalRoutes } from "./journal/routes.ts";
 import { metaRoutes } from "./meta/routes.ts";
 import { organizationRoutes } from "./orgs/routes.ts";
+import { paymentRunRoutes } from "./payment-runs/routes.ts";
 import { reportRoutes } from "./reports/routes.ts";
 import { supplierRoutes } from "./suppliers/routes.ts";
 import { tokenRoutes } from "./tokens/routes.ts";
@@ -48,6 +49,7 @@ export function createApp(runtime: Runtime, metrics: ThreadMetrics = createThrea
     .use(accountRoutes(kernel))
     .use(bankAccountRoutes(kernel))
     .use(bankingRoutes(kernel))
+    .use(paymentRunRoutes(kernel))
     .use(journalRoutes(kernel))
     .use(expenseCategoryRoutes(kernel))
     .use(fiscalYearRoutes(kernel))

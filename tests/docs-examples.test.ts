@@ -19,7 +19,7 @@ const RUNNABLE: Record<string, number> = {
   "docs/invoicing.md": 10,
   "docs/einvoicing.md": 6,
   "docs/books.md": 8,
-  "docs/banking.md": 10,
+  "docs/banking.md": 11,
   "docs/webhooks.md": 5,
 };
 

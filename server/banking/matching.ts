@@ -5,7 +5,7 @@
  */
 import { asc, eq, sql } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
-import { AWAITING_PAYMENT, bankAccounts, bankTransactions, expenses, invoices } from "../../db/schema.ts";
+import { AWAITING_PAYMENT, bankAccounts, bankTransactions, expenses, invoices, paymentRunItems } from "../../db/schema.ts";
 import { canonicalPaymentReference } from "../documents/payment-reference.ts";
 import { inOrg } from "../lib/scope.ts";
 import { handPayment } from "../settlement/bank-matches.ts";
@@ -53,6 +53,23 @@ export function invoicePaidBy(tx: Tx, orgId: string, bank: BankAccountRow, line:
     if (line.amountCents <= invoiceDueCents(invoice)) return invoice;
   }
   return null;
+}
+
+/**
+ * The expense a debit line pays as a payment run's credit transfer: the line carries the
+ * EndToEndId of a run's item (payment_run_items), the expense is approved in the account's
+ * currency, and the line is at most its amount due.
+ */
+export function expensePaidBy(tx: Tx, orgId: string, bank: BankAccountRow, line: TransactionRow, endToEndId: string | undefined): ExpenseRow | null {
+  if (!endToEndId) return null;
+  // the unique index payment_run_items_org_end_to_end
+  const item = tx.select().from(paymentRunItems).where(inOrg(paymentRunItems, orgId, eq(paymentRunItems.endToEndId, endToEndId))).get();
+  if (!item) return null;
+  const expense = tx.select().from(expenses).where(inOrg(expenses, orgId, eq(expenses.id, item.expenseId))).get();
+  if (!expense || expense.currency !== bank.currency) return null;
+  if (handPayment(tx, orgId, { kind: "expense", row: expense }, line.amountCents, line.bookingDate)) return expense;
+  if (expense.status !== "approved" || line.amountCents > expenseDueCents(expense)) return null;
+  return expense;
 }
 
 /**

@@ -27,7 +27,7 @@
  *   reversed and posted again through this one. Only when there is none is a payment recorded.
  */
 import { createHash } from "node:crypto";
-import { invoicePaidBy, openExpensesByDue, suggestedExpense } from "./matching.ts";
+import { expensePaidBy, invoicePaidBy, openExpensesByDue, suggestedExpense } from "./matching.ts";
 import { bankTransactionList, presentStatement, presentTransaction, showBankTransaction } from "./read.ts";
 import { and, desc, eq, inArray } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
@@ -397,6 +397,9 @@ function importLine(
     const invoice = invoicePaidBy(tx, scope.org.id, bank, line);
     if (invoice) matchLine(tx, scope, bank, line, { kind: "invoice", row: invoice }, line.amountCents, "import", MATCH_READERS);
   } else {
+    // a payment run's transfer, recognised by its EndToEndId, is a match; anything else a suggestion
+    const expense = expensePaidBy(tx, scope.org.id, bank, line, entry.endToEndId);
+    if (expense) return void matchLine(tx, scope, bank, line, { kind: "expense", row: expense }, line.amountCents, "import", MATCH_READERS);
     const suggestion = suggestedExpense(line, openExpenses());
     if (suggestion) updateInOrg(tx, bankTransactions, scope.org.id, line.id, { suggestedExpenseId: suggestion });
   }

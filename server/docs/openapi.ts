@@ -33,6 +33,7 @@ const TAGS = [
   { name: "Accounts", description: "The chart of accounts (read-only)" },
   { name: "Bank accounts", description: "Bank accounts (read-only) and their imported statements" },
   { name: "Bank transactions", description: "Lines of imported bank statements and their reconciliation" },
+  { name: "Payment runs", description: "Paying approved expenses with a SEPA credit transfer file (pain.001.001.09)" },
   { name: "Webhooks", description: "Webhook subscriptions and their deliveries" },
   { name: "Audit log", description: "Every change, who made it and when" },
 ];

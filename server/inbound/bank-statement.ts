@@ -34,6 +34,8 @@ export type BankStatementEntry = {
    * ISO 11649 one as compact `RF…`, anything else as the bank gave it (it will match nothing).
    */
   structuredReference: string | null;
+  /** CAMT TxDtls/Refs/EndToEndId as the payer set it (absent when none, or NOTPROVIDED): a payment run's credit transfer comes back with it. */
+  endToEndId?: string;
 };
 
 export type BankStatement = {

@@ -9,8 +9,8 @@
  *
  * Paths read (camt.053.001.02 names): Stmt/Id, Acct/Id/IBAN, Acct/Ccy, Bal (OPBD or PRCD, CLBD) with
  * Amt/@Ccy, CdtDbtInd and Dt/Dt; Ntry/Amt, CdtDbtInd, BookgDt, ValDt, AcctSvcrRef, NtryRef and
- * NtryDtls/TxDtls: RltdPties (Dbtr or Cdtr, whichever is the other side), RmtInf/Ustrd and
- * RmtInf/Strd/CdtrRefInf/Ref.
+ * NtryDtls/TxDtls: RltdPties (Dbtr or Cdtr, whichever is the other side), RmtInf/Ustrd,
+ * RmtInf/Strd/CdtrRefInf/Ref and Refs/EndToEndId (a payment run's transfer coming back).
  */
 import { InboundDocumentError, STATEMENT_FORMATS } from "./errors.ts";
 import { exactCents, parseDecimal } from "./decimal.ts";
@@ -106,6 +106,7 @@ function readStmt(camt: Lookup, stmt: XmlElement, stmtPath: string): BankStateme
     const counterpartyIbanText = first && camt.text(first, `RltdPties/${otherSide}Acct/Id/IBAN`);
     const ustrd = details.flatMap((tx) => camt.all(tx, "RmtInf/Ustrd").map((u) => u.text.trim())).filter((t) => t !== "");
     const reference = details.map((tx) => camt.text(tx, "RmtInf/Strd/CdtrRefInf/Ref")).find((r) => r !== null) ?? null;
+    const endToEndId = first && camt.text(first, "Refs/EndToEndId");
     const communication = ustrd.length > 0 ? ustrd.join(" ") : null;
     const entryRef =
       camt.text(ntry, "AcctSvcrRef") ??
@@ -124,6 +125,7 @@ function readStmt(camt: Lookup, stmt: XmlElement, stmtPath: string): BankStateme
       counterpartyIban: counterpartyIbanText ? validIban(counterpartyIbanText) : null,
       communication,
       structuredReference: reference === null ? null : normalizeStructuredReference(reference),
+      ...(endToEndId && endToEndId !== "NOTPROVIDED" ? { endToEndId } : {}),
     };
   });
 

@@ -41,6 +41,8 @@ type Movement = {
   structuredType: string;
   /** free or structured communication text, record 2.1 then 2.2 then 2.3 */
   communication: string;
+  /** record 2.2, positions 64–98: the client's (end-to-end) reference of a transfer it initiated */
+  clientReference: string;
   counterpartyAccount: string;
   counterpartyName: string;
 };
@@ -104,7 +106,10 @@ function readStatement(records: string[], firstIndex: number): BankStatement {
         if (current === null || record.slice(2, 6) !== current.sequence || record.slice(6, 10) !== current.detail) {
           throw new InboundDocumentError(where, `Movement record 2.${article} does not follow the 2.1 record of its movement.`);
         }
-        if (article === "2") current.communication += record.slice(10, 63);
+        if (article === "2") {
+          current.communication += record.slice(10, 63);
+          current.clientReference = record.slice(63, 98).trim();
+        }
         else if (article === "3") {
           current.counterpartyAccount = record.slice(10, 47).trim();
           current.counterpartyName = record.slice(47, 82).trim();
@@ -167,7 +172,8 @@ function readStatement(records: string[], firstIndex: number): BankStatement {
     const entryRef = m.bankReference || entryHash([m.bookingDate, valueDate, m.direction, m.amountCents, counterpartyName, counterpartyIban, communication, structuredReference], index);
     if (seenRefs.has(entryRef)) throw new InboundDocumentError(`line ${m.line}`, `Two movements have the bank reference '${entryRef}'.`);
     seenRefs.add(entryRef);
-    return { entryRef, bookingDate: m.bookingDate, valueDate, amountCents: m.amountCents, direction: m.direction, counterpartyName, counterpartyIban, communication, structuredReference };
+    const endToEndId = m.clientReference && m.clientReference !== "NOTPROVIDED" ? { endToEndId: m.clientReference } : {};
+    return { entryRef, bookingDate: m.bookingDate, valueDate, amountCents: m.amountCents, direction: m.direction, counterpartyName, counterpartyIban, communication, structuredReference, ...endToEndId };
   });
 
   const statement: BankStatement = {
@@ -238,6 +244,7 @@ function movement(record: string, line: number): Movement {
     communication: record[61] === "1" ? record.slice(65, 115) : record.slice(62, 115),
     counterpartyAccount: "",
     counterpartyName: "",
+    clientReference: "",
   };
 }
 

@@ -48,7 +48,16 @@ describe("readCoda", () => {
     expect(statement).toEqual({ format: "coda", ...STATEMENT_1 });
     const { format: _coda, ...fromCoda } = statement;
     const { format: _camt, ...fromCamt } = readCamt053(fixture("statement-1.camt053.xml"))[0]!;
-    expect(fromCoda).toEqual(fromCamt);
+    // the CAMT file's supplier payment carries an EndToEndId; the CODA twin's 2.2 record leaves the client reference blank
+    const entries = fromCamt.entries.map(({ endToEndId: _e2e, ...entry }) => entry);
+    expect(fromCoda).toEqual({ ...fromCamt, entries });
+  });
+
+  test("a transfer's client reference (record 2.2, positions 64–98) is its EndToEndId, as CAMT's TxDtls/Refs/EndToEndId", () => {
+    const file = lines("statement-1.coda").map((l) => (l.startsWith("2200050000") ? l.slice(0, 63) + "KONTOR-PAY-0042".padEnd(35) + l.slice(98) : l));
+    const statement = readCoda(file.join("\n") + "\n");
+    expect(statement.entries.find((e) => e.entryRef === "0420005")!.endToEndId).toBe("KONTOR-PAY-0042");
+    expect(statement.entries.filter((e) => e.endToEndId !== undefined)).toHaveLength(1);
   });
 
   test("statement 2 follows on; the costs without a bank reference get a stable hash", () => {
