@@ -78,17 +78,23 @@ export function unlinkedBankLedgerAccount(tx: Tx, orgId: string): string | null 
 }
 
 /**
- * A ledger account of its own for a new bank account: the next free code after 1110 under 1100
- * Bank (1111, 1112, …), named after it, in the `bank` role. Returns its id.
+ * A system account Kontor adds to a chart after the seed: the first free code of `codes` (a range
+ * of four-digit codes), under the account `parentCode`, in `role`. Returns its id.
  */
-export function newBankLedgerAccount(tx: Tx, orgId: string, name: string): string {
+function addSystemAccount(
+  tx: Tx,
+  orgId: string,
+  a: { codes: [number, number]; parentCode: string; name: string; description: string; role: SystemAccount; full: string },
+): string {
+  const [first, last] = a.codes;
+  const prefix = String(first).slice(0, 2);
   const taken = new Set(
-    tx.select({ code: accounts.code }).from(accounts).where(inOrg(accounts, orgId, like(accounts.code, "11__"))).all().map((a) => a.code),
+    tx.select({ code: accounts.code }).from(accounts).where(inOrg(accounts, orgId, like(accounts.code, `${prefix}__`))).all().map((row) => row.code),
   );
-  let code = 1111;
+  let code = first;
   while (taken.has(String(code))) code++;
-  if (code > 1199) throw new Conflict("The chart of accounts has no free code left under 1100 Bank for another bank account.");
-  const parent = tx.select({ id: accounts.id }).from(accounts).where(inOrg(accounts, orgId, eq(accounts.code, "1100"))).get();
+  if (code > last) throw new Conflict(a.full);
+  const parent = tx.select({ id: accounts.id }).from(accounts).where(inOrg(accounts, orgId, eq(accounts.code, a.parentCode))).get();
   const now = nowIso();
   const id = newId();
   tx.insert(accounts)
@@ -96,17 +102,32 @@ export function newBankLedgerAccount(tx: Tx, orgId: string, name: string): strin
       id,
       organizationId: orgId,
       code: String(code),
-      name: name.slice(0, 255),
+      name: a.name.slice(0, 255),
       type: "asset",
       parentId: parent?.id ?? null,
       isActive: true,
-      description: `Bank account ${name}`.slice(0, 1000),
-      systemAccount: "bank",
+      description: a.description.slice(0, 1000),
+      systemAccount: a.role,
       createdAt: now,
       updatedAt: now,
     })
     .run();
   return id;
+}
+
+/**
+ * A ledger account of its own for a new bank account: the next free code after 1110 under 1100
+ * Bank (1111, 1112, …), named after it, in the `bank` role. Returns its id.
+ */
+export function newBankLedgerAccount(tx: Tx, orgId: string, name: string): string {
+  return addSystemAccount(tx, orgId, {
+    codes: [1111, 1199],
+    parentCode: "1100",
+    name,
+    description: `Bank account ${name}`,
+    role: "bank",
+    full: "The chart of accounts has no free code left under 1100 Bank for another bank account.",
+  });
 }
 
 /**
@@ -117,29 +138,12 @@ export function newBankLedgerAccount(tx: Tx, orgId: string, name: string): strin
 export function supplierAdvancesAccountId(tx: Tx, orgId: string): string {
   const existing = tx.select({ id: accounts.id }).from(accounts).where(inOrg(accounts, orgId, eq(accounts.systemAccount, "supplier_advances"))).get();
   if (existing) return existing.id;
-  const taken = new Set(
-    tx.select({ code: accounts.code }).from(accounts).where(inOrg(accounts, orgId, like(accounts.code, "15__"))).all().map((a) => a.code),
-  );
-  let code = 1500;
-  while (taken.has(String(code))) code++;
-  if (code > 1599) throw new Conflict("The chart of accounts has no free code left under 1500 for the advances to suppliers account.");
-  const parent = tx.select({ id: accounts.id }).from(accounts).where(inOrg(accounts, orgId, eq(accounts.code, "1000"))).get();
-  const now = nowIso();
-  const id = newId();
-  tx.insert(accounts)
-    .values({
-      id,
-      organizationId: orgId,
-      code: String(code),
-      name: "Advances to suppliers",
-      type: "asset",
-      parentId: parent?.id ?? null,
-      isActive: true,
-      description: "Payments made to suppliers before their invoices; an invoice's prepaid amount settles them",
-      systemAccount: "supplier_advances",
-      createdAt: now,
-      updatedAt: now,
-    })
-    .run();
-  return id;
+  return addSystemAccount(tx, orgId, {
+    codes: [1500, 1599],
+    parentCode: "1000",
+    name: "Advances to suppliers",
+    description: "Payments made to suppliers before their invoices; an invoice's prepaid amount settles them",
+    role: "supplier_advances",
+    full: "The chart of accounts has no free code left under 1500 for the advances to suppliers account.",
+  });
 }
