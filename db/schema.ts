@@ -742,10 +742,18 @@ export const bankTransactions = sqliteTable(
     matchedCents: integer("matched_cents"),
     /** a debit line's likely expense (same amount due, and the supplier's IBAN or reference): suggested, never applied */
     suggestedExpenseId: text("suggested_expense_id").references(() => expenses.id, { onDelete: "set null" }),
+    /** booked: the account of the chart the line was booked to, its VAT rate, and the entry that posts it */
+    bookedAccountId: text("booked_account_id").references(() => accounts.id),
+    bookedVatRateId: text("booked_vat_rate_id").references(() => vatRates.id),
+    journalEntryId: text("journal_entry_id"),
+    /** a transfer between own accounts: the other account's line of the same money (both hold the one entry) */
+    transferLineId: text("transfer_line_id"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
+    // a transfer's second line finds the first: booked to its account's ledger account, unpaired, of its amount
+    index("bank_transactions_org_booked").on(t.organizationId, t.bookedAccountId, t.amountCents).where(sql`${t.bookedAccountId} IS NOT NULL`),
     uniqueIndex("bank_transactions_account_entry").on(t.bankAccountId, t.entryRef),
     index("bank_transactions_org_booking").on(t.organizationId, t.bookingDate, t.id),
     index("bank_transactions_org_account").on(t.organizationId, t.bankAccountId, t.bookingDate, t.id),

@@ -50,7 +50,8 @@ export const EXPENSE_DOCUMENT_TYPES = ["invoice", "credit_note"] as const;
 // banking
 export const BANK_STATEMENT_FORMATS = ["camt.053", "coda"] as const;
 export const BANK_TRANSACTION_DIRECTIONS = ["credit", "debit"] as const;
-export const BANK_TRANSACTION_STATUSES = ["unmatched", "matched", "ignored"] as const;
+/** matched: settles a document; booked: posted to an account of the chart (a fee, interest, a transfer between own accounts); ignored: needs nothing */
+export const BANK_TRANSACTION_STATUSES = ["unmatched", "matched", "booked", "ignored"] as const;
 /** How a matched line holds its payment: the match recorded it, or took over one recorded by hand. */
 export const PAYMENT_LINKS = ["recorded", "linked"] as const;
 
@@ -59,11 +60,12 @@ export const ACCOUNT_TYPES = ["asset", "liability", "equity", "revenue", "expens
 export type AccountType = (typeof ACCOUNT_TYPES)[number];
 /** The roles Kontor posts to (server/ledger/rules.ts), as Xero's SystemAccount. */
 export const SYSTEM_ACCOUNTS = [
-  "receivables", "payables", "vat_payable", "vat_receivable", "sales", "purchases", "bank", "retained_earnings", "supplier_advances",
+  "receivables", "payables", "vat_payable", "vat_receivable", "sales", "purchases", "bank", "retained_earnings", "supplier_advances", "opening_balance",
 ] as const;
 export type SystemAccount = (typeof SYSTEM_ACCOUNTS)[number];
 /** What posted an entry: a document or payment (automatic), a person (manual), a year-end close. */
-export const JOURNAL_SOURCES = ["invoice", "payment", "expense", "expense_payment", "manual", "fiscal_year"] as const;
+/** bank_statement: a bank account's opening balance, from its first statement; bank_transaction: a bank line booked to an account */
+export const JOURNAL_SOURCES = ["invoice", "payment", "expense", "expense_payment", "manual", "fiscal_year", "bank_statement", "bank_transaction"] as const;
 export type JournalSource = (typeof JOURNAL_SOURCES)[number];
 export const VAT_SIDES = ["sales", "purchases"] as const;
 export type VatSide = (typeof VAT_SIDES)[number];

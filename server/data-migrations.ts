@@ -6,7 +6,7 @@
  * that opens a database to serve or administer it migrates through here.
  */
 import { migrate, type Db, type MigrateOptions } from "../db/client.ts";
-import { backfillLedger } from "./ledger/backfill.ts";
+import { backfillLedger, backfillOpeningBalances } from "./ledger/backfill.ts";
 import { rebuildReceivables } from "./reports/receivables.ts";
 import { allocateIssuedCreditNotes } from "./settlement/credits.ts";
 
@@ -15,6 +15,8 @@ export const DATA_MIGRATIONS = {
   receivables: rebuildReceivables,
   /** migration 0025: the credit notes issued before credit allocation settle their invoices */
   credit_allocation: allocateIssuedCreditNotes,
+  /** migration 0030: the bank accounts whose statements were imported before opening balances were posted */
+  bank_opening_balances: backfillOpeningBalances,
 } as const;
 
 /** Applies every pending migration (db/connection.ts `migrate`); the number of SQL migrations applied. */

@@ -39,14 +39,16 @@ export function referencesOf(line: Pick<TransactionRow, "structuredReference" | 
 // Matching
 
 /**
- * The invoice a credit line pays by reference: one awaiting payment whose amount due the whole
- * line fits in, or one already holding a hand-recorded payment of exactly the line's amount.
+ * The invoice a credit line pays by reference, or the credit note a debit line refunds (a refund
+ * to a customer names the credit note's payment reference): one awaiting payment whose amount due
+ * the whole line fits in, or one already holding a hand-recorded payment of exactly the line's amount.
  */
 export function invoicePaidBy(tx: Tx, orgId: string, bank: BankAccountRow, line: TransactionRow): InvoiceRow | null {
+  const type = line.direction === "credit" ? "invoice" : "credit_note";
   for (const reference of referencesOf(line)) {
     // the unique index invoices_org_payment_reference
     const invoice = tx.select().from(invoices).where(inOrg(invoices, orgId, eq(invoices.paymentReference, reference))).get();
-    if (!invoice || invoice.type !== "invoice" || invoice.currency !== bank.currency) continue;
+    if (!invoice || invoice.type !== type || invoice.currency !== bank.currency) continue;
     // paid by hand already for this money: the line takes that payment over (applyMatch)
     if (handPayment(tx, orgId, { kind: "invoice", row: invoice }, line.amountCents, line.bookingDate)) return invoice;
     if (!(AWAITING_PAYMENT as readonly string[]).includes(invoice.status)) continue;
@@ -96,13 +98,41 @@ export function openExpensesByDue(tx: Tx, orgId: string, currency: string): Map<
   return Map.groupBy(open, expenseDueCents);
 }
 
+/** The expense's payment reference as lines carry it: canonical when it is a structured one, else as written. */
+const expenseReference = (e: ExpenseRow) => (e.paymentReference ? (canonicalPaymentReference(e.paymentReference) ?? e.paymentReference.trim()) : null);
+
+/** A line names a reference: a structured one it carries, or one of at least six characters written in its free text (a shorter one, "1234", is found by chance). */
+const namesReference = (line: TransactionRow, references: string[], reference: string | null) =>
+  reference !== null && (references.includes(reference) || (reference.length >= 6 && (line.communication ?? "").includes(reference)));
+
+/**
+ * The approved expense a debit line pays without a payment run: the only open one whose payment
+ * reference the line carries and whose amount due the line fits in; else the only one of exactly
+ * the line's amount due whose payee IBAN is the line's counterparty. Anything less certain is a
+ * suggestion (suggestedExpense), never a match.
+ */
+export function expensePaidByReference(line: TransactionRow, openByDue: Map<number, ExpenseRow[]>): ExpenseRow | null {
+  const references = referencesOf(line);
+  const byReference = [...openByDue.entries()].flatMap(([due, list]) => (line.amountCents <= due ? list.filter((e) => namesReference(line, references, expenseReference(e))) : []));
+  if (byReference.length === 1) return byReference[0]!;
+  if (byReference.length > 1 || !line.counterpartyIban) return null;
+  const byIban = (openByDue.get(line.amountCents) ?? []).filter((e) => e.payeeIban === line.counterpartyIban);
+  return byIban.length === 1 ? byIban[0]! : null;
+}
+
 /** An approved expense a debit line likely pays: the same amount due, and the supplier's IBAN or payment reference. */
 export function suggestedExpense(line: TransactionRow, openByDue: Map<number, ExpenseRow[]>): string | null {
   const references = referencesOf(line);
-  const match = (openByDue.get(line.amountCents) ?? []).find((e) => {
-    if (line.counterpartyIban && e.payeeIban === line.counterpartyIban) return true;
-    const reference = e.paymentReference ? (canonicalPaymentReference(e.paymentReference) ?? e.paymentReference.trim()) : null;
-    return reference !== null && (references.includes(reference) || (line.communication ?? "").includes(reference));
-  });
+  const match = (openByDue.get(line.amountCents) ?? []).find(
+    (e) => (line.counterpartyIban && e.payeeIban === line.counterpartyIban) || namesReference(line, references, expenseReference(e)),
+  );
   return match?.id ?? null;
+}
+
+/** Takes an expense a line has just paid out of the statement's open expenses: its amount due changed. */
+export function forgetExpense(openByDue: Map<number, ExpenseRow[]>, expense: ExpenseRow): void {
+  for (const [due, list] of openByDue) {
+    const rest = list.filter((e) => e.id !== expense.id);
+    if (rest.length !== list.length) rest.length === 0 ? openByDue.delete(due) : openByDue.set(due, rest);
+  }
 }

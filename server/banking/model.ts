@@ -1,6 +1,6 @@
 /** Bank statements and their transactions (issue 20): imported from CAMT.053 or CODA, reconciled with invoices and expenses. */
 import { t } from "elysia";
-import { DateString, Money, moneyInput, Nullable, strictObject, Timestamp, Uuid } from "../lib/schemas.ts";
+import { DateString, Money, moneyInput, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";
 
 import { BANK_STATEMENT_FORMATS, BANK_TRANSACTION_DIRECTIONS, BANK_TRANSACTION_STATUSES } from "../../db/values.ts";
 export { BANK_STATEMENT_FORMATS, BANK_TRANSACTION_DIRECTIONS, BANK_TRANSACTION_STATUSES, PAYMENT_LINKS } from "../../db/values.ts";
@@ -25,6 +25,12 @@ const transaction = t.Object(
     expense_id: Nullable(t.String({ ...Uuid, description: "Matched expense" })),
     payment_id: Nullable(t.String({ ...Uuid, description: "The invoice's or expense's payment that records this money" })),
     matched_amount: Nullable(t.String({ ...Money, description: "The part of the line the payment records" })),
+    booked_account_id: Nullable(t.String({ ...Uuid, description: "booked: the account of the chart the line was booked to (another own bank account's: a transfer)" })),
+    vat_rate_id: Nullable(t.String({ ...Uuid, description: "booked: the VAT rate the booking split the line's amount with" })),
+    journal_entry_id: Nullable(t.String({ ...Uuid, description: "booked: the journal entry that posts the line (a transfer's two lines hold the same one)" })),
+    transfer_transaction_id: Nullable(
+      t.String({ ...Uuid, description: "A transfer between own bank accounts: the other account's line of the same money, once imported" }),
+    ),
     suggested_expense_id: Nullable(
       t.String({ ...Uuid, description: "A debit line's likely approved expense (same amount due, the supplier's IBAN or reference); never applied by itself" }),
     ),
@@ -83,6 +89,15 @@ export const BankingModel = {
     },
     { title: "BankTransactionMatch", description: "Exactly one of invoice_id and expense_id" },
   ),
+  book: strictObject(
+    {
+      account_id: t.String({ ...Uuid, description: "An active account of the chart: an expense or revenue account (fees, interest), or another own bank account's ledger account (a transfer). Not receivables or payables: match the document instead" }),
+      vat_rate_id: t.Optional(Nullable(t.String({ ...Uuid, description: "Splits the line's amount (VAT included) into net and VAT: input VAT for money out, output VAT for money in. None on a transfer" }))),
+      description: t.Optional(Nullable(Text({ maxLength: 1000, description: "The entry's description; default: the line's communication or counterparty" }))),
+    },
+    { title: "BankTransactionBook" },
+  ),
 } as const;
 
+export type BankTransactionBook = typeof BankingModel.book.static;
 export type BankTransactionMatch = typeof BankingModel.match.static;

@@ -84,6 +84,23 @@ export const bankingRoutes = (kernel: Kernel) =>
             summary: "Undo a match (a payment the match recorded is deleted and its posting reversed) or an ignore",
           },
         })
+        .post("/:id/book", ({ scope, params, body, once }) => once(() => ({ data: bankingService.book(scope, params.id, body) })), {
+          ability: "banking.reconcile",
+          params: IdParams,
+          body: BankingModel.book,
+          response: { 200: BankTransaction, ...errors(404, 409, 422) },
+          detail: {
+            tags: ["Bank transactions"],
+            summary: "Book an unmatched line to an account of the chart (a fee, interest: with its VAT) or to another own bank account (a transfer, paired with that account's line)",
+          },
+        })
+        .post("/:id/unbook", ({ scope, params, once }) => once(() => ({ data: bankingService.unbook(scope, params.id) })), {
+          ability: "banking.reconcile",
+          params: IdParams,
+          body: NoFields,
+          response: { 200: BankTransaction, ...errors(404, 409, 422) },
+          detail: { tags: ["Bank transactions"], summary: "Undo a booking: its entry is reversed (both lines of a transfer are unbooked) and the line is unmatched again" },
+        })
         .post("/:id/ignore", ({ scope, params, once }) => once(() => ({ data: bankingService.ignore(scope, params.id) })), {
           ability: "banking.reconcile",
           params: IdParams,

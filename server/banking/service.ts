@@ -27,7 +27,8 @@
  *   reversed and posted again through this one. Only when there is none is a payment recorded.
  */
 import { createHash } from "node:crypto";
-import { expensePaidBy, invoicePaidBy, openExpensesByDue, suggestedExpense } from "./matching.ts";
+import { bookLine, bookTransferOnImport, isFirstStatement, NOT_BOOKED, postOpeningBalance, unbookLine } from "./booking.ts";
+import { expensePaidBy, expensePaidByReference, forgetExpense, invoicePaidBy, openExpensesByDue, suggestedExpense } from "./matching.ts";
 import { bankTransactionList, presentStatement, presentTransaction, showBankTransaction } from "./read.ts";
 import { and, desc, eq, inArray } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
@@ -49,7 +50,7 @@ import { findInOrg, inOrg, snapshot, transaction, updateInOrg, type Scope } from
 import { newId, nowIso } from "../lib/time.ts";
 import { handPayment, matchLine, unmatchLine, type MatchReaders } from "../settlement/bank-matches.ts";
 import { directionOf, dueOf, NOT_MATCHED, type Settled } from "../settlement/payments.ts";
-import type { BankTransactionMatch } from "./model.ts";
+import type { BankTransactionBook, BankTransactionMatch } from "./model.ts";
 
 type BankAccountRow = typeof bankAccounts.$inferSelect;
 type StatementRow = typeof bankStatements.$inferSelect;
@@ -248,12 +249,31 @@ export const bankingService = {
     return transaction(scope.db, (tx) => {
       const line = findInOrg(tx, bankTransactions, scope.org.id, id);
       if (line.status === "unmatched") throw new Conflict("The bank transaction is unmatched; only a matched or ignored one can be unmatched.");
+      if (line.status === "booked") throw new Conflict("The bank transaction is booked to an account; unbook it (POST …/unbook) to reverse its entry.");
       unmatchLine(tx, scope, line, (l) => matchedDocument(tx, scope, l), MATCH_READERS);
       return showBankTransaction(tx, scope.org.id, id);
     });
   },
 
-  /** Marks an unmatched line as needing no document (bank fees, transfers between own accounts). */
+  /** Books an unmatched line to an account of the chart, with a VAT rate, or to another own bank account (a transfer): booking.ts. */
+  book(scope: Scope, id: string, input: BankTransactionBook) {
+    return transaction(scope.db, (tx) => {
+      const line = findInOrg(tx, bankTransactions, scope.org.id, id);
+      activeBank(tx, scope, line.bankAccountId);
+      bookLine(tx, scope, line, input);
+      return showBankTransaction(tx, scope.org.id, id);
+    });
+  },
+
+  /** Reverses a booked line's entry (both lines of a transfer): the line is unmatched again. */
+  unbook(scope: Scope, id: string) {
+    return transaction(scope.db, (tx) => {
+      unbookLine(tx, scope, findInOrg(tx, bankTransactions, scope.org.id, id));
+      return showBankTransaction(tx, scope.org.id, id);
+    });
+  },
+
+  /** Marks an unmatched line as needing no document and no posting (a line another system books). */
   ignore(scope: Scope, id: string) {
     return transaction(scope.db, (tx) => {
       const line = findInOrg(tx, bankTransactions, scope.org.id, id);
@@ -293,6 +313,9 @@ function importOne(
     .orderBy(desc(bankStatements.closingDate), desc(bankStatements.createdAt))
     .limit(1)
     .get();
+  const first = isFirstStatement(tx, bank, statement.openingBalance.date, (message) => {
+    throw ValidationFailed.field(field("opening_date"), single ? message : `Statement ${statement.statementId} of ${bank.iban}: ${message}`);
+  });
   if (last && last.closingCents !== statement.openingBalance.cents) {
     throw ValidationFailed.field(
       field("opening_balance"),
@@ -316,6 +339,7 @@ function importOne(
   };
   tx.insert(bankStatements).values(row).run();
   recordChange(tx, scope, { action: "bank_statement.imported", resource: { type: "bank_statement", id: row.id } });
+  if (first) postOpeningBalance(tx, scope, bank, statement.openingBalance, row.id);
 
   const known = new Set(
     statement.entries.length === 0
@@ -382,6 +406,7 @@ function importLine(
     communication: entry.communication,
     structuredReference: entry.structuredReference,
     ...NOT_MATCHED,
+    ...NOT_BOOKED,
     suggestedExpenseId: null,
     createdAt: now,
     updatedAt: now,
@@ -393,13 +418,19 @@ function importLine(
     event: "bank_transaction.imported",
     data: presentTransaction(line),
   });
-  if (line.direction === "credit") {
-    const invoice = invoicePaidBy(tx, scope.org.id, bank, line);
-    if (invoice) matchLine(tx, scope, bank, line, { kind: "invoice", row: invoice }, line.amountCents, "import", MATCH_READERS);
-  } else {
-    // a payment run's transfer, recognised by its EndToEndId, is a match; anything else a suggestion
-    const expense = expensePaidBy(tx, scope.org.id, bank, line, entry.endToEndId);
-    if (expense) return void matchLine(tx, scope, bank, line, { kind: "expense", row: expense }, line.amountCents, "import", MATCH_READERS);
+  // a credit line pays an invoice, a debit line refunds a credit note: by the document's payment reference
+  const invoice = invoicePaidBy(tx, scope.org.id, bank, line);
+  if (invoice) return void matchLine(tx, scope, bank, line, { kind: "invoice", row: invoice }, line.amountCents, "import", MATCH_READERS);
+  if (line.direction === "debit") {
+    // a payment run's transfer (its EndToEndId), else the supplier's payment reference or IBAN and amount
+    const expense = expensePaidBy(tx, scope.org.id, bank, line, entry.endToEndId) ?? expensePaidByReference(line, openExpenses());
+    if (expense) {
+      forgetExpense(openExpenses(), expense);
+      return void matchLine(tx, scope, bank, line, { kind: "expense", row: expense }, line.amountCents, "import", MATCH_READERS);
+    }
+  }
+  if (bookTransferOnImport(tx, scope, bank, line)) return;
+  if (line.direction === "debit") {
     const suggestion = suggestedExpense(line, openExpenses());
     if (suggestion) updateInOrg(tx, bankTransactions, scope.org.id, line.id, { suggestedExpenseId: suggestion });
   }

@@ -6,7 +6,7 @@ export const WEBHOOK_EVENTS = [
   "customer.created", "customer.updated", "customer.deleted",
   "expense.created", "expense.updated", "expense.deleted", "expense.approved",
   "fiscal_year.closed", "fiscal_year.reopened",
-  "bank_transaction.imported", "bank_transaction.matched",
+  "bank_transaction.imported", "bank_transaction.matched", "bank_transaction.booked", "bank_transaction.unbooked",
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 

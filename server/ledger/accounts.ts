@@ -5,7 +5,7 @@
 import { and, asc, eq, like, sql } from "drizzle-orm";
 import { preparedRows, type Tx } from "../../db/client.ts";
 import { accounts, bankAccounts, expenseCategoryAccounts, organizations } from "../../db/schema.ts";
-import type { SystemAccount } from "../../db/values.ts";
+import type { AccountType, SystemAccount } from "../../db/values.ts";
 import { Conflict } from "../lib/errors.ts";
 import { inOrg } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
@@ -84,7 +84,7 @@ export function unlinkedBankLedgerAccount(tx: Tx, orgId: string): string | null 
 function addSystemAccount(
   tx: Tx,
   orgId: string,
-  a: { codes: [number, number]; parentCode: string; name: string; description: string; role: SystemAccount; full: string },
+  a: { codes: [number, number]; parentCode: string; name: string; description: string; role: SystemAccount; type?: AccountType; full: string },
 ): string {
   const [first, last] = a.codes;
   const prefix = String(first).slice(0, 2);
@@ -103,7 +103,7 @@ function addSystemAccount(
       organizationId: orgId,
       code: String(code),
       name: a.name.slice(0, 255),
-      type: "asset",
+      type: a.type ?? "asset",
       parentId: parent?.id ?? null,
       isActive: true,
       description: a.description.slice(0, 1000),
@@ -145,5 +145,24 @@ export function supplierAdvancesAccountId(tx: Tx, orgId: string): string {
     description: "Payments made to suppliers before their invoices; an invoice's prepaid amount settles them",
     role: "supplier_advances",
     full: "The chart of accounts has no free code left under 1500 for the advances to suppliers account.",
+  });
+}
+
+/**
+ * The `opening_balance` account: the equity a bank account's opening balance is posted against
+ * when its first statement is imported (the books start where the bank does). Not in the seeded
+ * chart; created under 3000 Equity (3900, else the next free 39xx code) the first time it is needed.
+ */
+export function openingBalanceAccountId(tx: Tx, orgId: string): string {
+  const existing = tx.select({ id: accounts.id }).from(accounts).where(inOrg(accounts, orgId, eq(accounts.systemAccount, "opening_balance"))).get();
+  if (existing) return existing.id;
+  return addSystemAccount(tx, orgId, {
+    codes: [3900, 3999],
+    parentCode: "3000",
+    name: "Opening balances",
+    description: "The balancing side of the opening balances taken over from the bank accounts' first statements",
+    role: "opening_balance",
+    type: "equity",
+    full: "The chart of accounts has no free code left under 3900 for the opening balances account.",
   });
 }

@@ -5,13 +5,14 @@
  * that shared the seeded ledger account gets one of its own, and each payment the bank account it
  * would be recorded on today. Runs once, in one transaction (db/connection.ts `migrate`).
  */
-import { and, asc, eq, inArray, isNull } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
-import { bankAccounts, expenses, invoices, organizations, payments } from "../../db/schema.ts";
+import { bankAccounts, bankStatements, expenses, invoices, organizations, payments } from "../../db/schema.ts";
 import { AWAITING_PAYMENT } from "../../db/schema.ts";
 import { bankLedgerAccountId, defaultBankAccount, newBankLedgerAccount } from "./accounts.ts";
-import { postEntry } from "./post.ts";
-import { expensePosting, invoicePosting, paymentPosting } from "./rules.ts";
+import { assertYearOpen, postEntry } from "./post.ts";
+import { expensePosting, invoicePosting, openingBalancePosting, paymentPosting } from "./rules.ts";
+import { Conflict } from "../lib/errors.ts";
 
 export function backfillLedger(tx: Tx): void {
   for (const { id: orgId } of tx.select({ id: organizations.id }).from(organizations).all()) {
@@ -65,5 +66,35 @@ export function backfillLedger(tx: Tx): void {
       .orderBy(asc(expenses.date), asc(expenses.id))
       .all();
     for (const expense of approved) postEntry(tx, orgId, expensePosting(tx, expense));
+  }
+}
+
+/**
+ * Migration 0030's data migration: the bank accounts whose statements were imported before the
+ * opening balance was posted get it now, from their first statement, as an import posts it
+ * (server/banking/booking.ts). One whose opening falls in a closed fiscal year is left alone: a
+ * closed year's books are final (a manual entry in the open year corrects the balance).
+ */
+export function backfillOpeningBalances(tx: Tx): void {
+  const firsts = tx
+    .select()
+    .from(bankStatements)
+    .where(sql`${bankStatements.id} = (SELECT s.id FROM bank_statements s WHERE s.bank_account_id = ${bankStatements.bankAccountId} ORDER BY s.opening_date, s.created_at LIMIT 1)`)
+    .all();
+  for (const statement of firsts) {
+    const bank = tx.select().from(bankAccounts).where(eq(bankAccounts.id, statement.bankAccountId)).get();
+    if (!bank) continue;
+    const draft = openingBalancePosting(tx, bank, { statementId: statement.id, cents: statement.openingCents, date: statement.openingDate });
+    if (draft && !isClosedYear(tx, bank.organizationId, draft.date)) postEntry(tx, bank.organizationId, draft);
+  }
+}
+
+function isClosedYear(tx: Tx, orgId: string, date: string): boolean {
+  try {
+    assertYearOpen(tx, orgId, date);
+    return false;
+  } catch (error) {
+    if (error instanceof Conflict) return true;
+    throw error;
   }
 }

@@ -1,7 +1,7 @@
 /** Balances to date, read from the running totals the journal's triggers keep (account_totals). */
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, lt, sql } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
-import { accountTotals } from "../../db/schema.ts";
+import { accountTotals, journalLines } from "../../db/schema.ts";
 import type { AccountType } from "../../db/values.ts";
 
 /** Asset and expense accounts show debit balances as positive, the others credit balances. */
@@ -20,3 +20,13 @@ export function debitBalances(tx: Tx, accountIds: string[], currency: string): M
 
 /** A debit balance (debits less credits) as the account's type shows it: credit balances positive for liability, equity and revenue. */
 export const shownBalance = (type: AccountType, debitBalance: number) => (isDebitNormal(type) ? debitBalance : -debitBalance);
+
+/** Debits less credits of one account in `currency` on the days before `date` (the index journal_lines_org_account). */
+export function debitBalanceBefore(tx: Tx, orgId: string, accountId: string, currency: string, date: string): number {
+  const row = tx
+    .select({ cents: sql<number>`coalesce(sum(${journalLines.debitCents} - ${journalLines.creditCents}), 0)` })
+    .from(journalLines)
+    .where(and(eq(journalLines.organizationId, orgId), eq(journalLines.accountId, accountId), lt(journalLines.date, date), eq(journalLines.currency, currency)))
+    .get();
+  return Number(row?.cents ?? 0);
+}

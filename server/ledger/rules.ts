@@ -22,21 +22,28 @@
  * | supplier credit note approved    | payables (gross)                   | the expense account, VAT receivable |
  * | expense payment                  | payables                           | bank                            |
  * | supplier credit note refund      | bank                               | payables                        |
+ * | bank account's first statement   | bank (its opening balance, less what the books held) | opening balances (equity) |
+ * | bank line booked, money out      | the account (net), VAT receivable  | bank (gross)                    |
+ * | bank line booked, money in       | bank (gross)                       | the account (net), VAT payable  |
+ * | transfer between own accounts    | the receiving bank account         | the paying bank account         |
  * | fiscal year closed, per currency | each revenue account (its year's credit balance) | each expense account (its year's debit balance) |
  * |                                  | retained earnings (a loss)         | retained earnings (a profit)    |
  * | cancel, payment deleted          | the reversal of what was posted, on the same date                    |
  */
 import { and, between, desc, eq, inArray, sql } from "drizzle-orm";
 import { plainRows, prepared, type Tx } from "../../db/client.ts";
-import { accountDays, accounts, expenses, expenseVatLines, invoiceAllowanceCharges, invoiceLines, invoices, payments, vatRates } from "../../db/schema.ts";
+import { accountDays, accounts, bankAccounts, expenses, expenseVatLines, invoiceAllowanceCharges, invoiceLines, invoices, payments, vatRates } from "../../db/schema.ts";
 import type { EXPENSE_DOCUMENT_TYPES, InvoiceType } from "../../db/values.ts";
 import type { VatCategory } from "../documents/model.ts";
 import { itemShares, vatBreakdown } from "../documents/vat-breakdown.ts";
 import { lineAmountCents } from "../lib/money.ts";
-import { categoryAccount, supplierAdvancesAccountId, systemAccount } from "./accounts.ts";
+import { addDays } from "../lib/time.ts";
+import { categoryAccount, openingBalanceAccountId, supplierAdvancesAccountId, systemAccount } from "./accounts.ts";
+import { debitBalanceBefore } from "./balances.ts";
 import type { DraftLine, EntryDraft } from "./draft.ts";
 
 type InvoiceRow = typeof invoices.$inferSelect;
+type BankAccountRow = typeof bankAccounts.$inferSelect;
 type PaymentRow = typeof payments.$inferSelect;
 type ExpenseRow = typeof expenses.$inferSelect;
 type ExpenseDocumentType = (typeof EXPENSE_DOCUMENT_TYPES)[number];
@@ -240,6 +247,59 @@ export function expensePaymentEntry(
   };
 }
 
+/** A bank account's opening balance in the books: what its first statement opens with, less what the books already held for it. */
+export type OpeningFigures = { statementId: string; date: string; currency: string; bankName: string; cents: number };
+
+/**
+ * The first statement of a bank account: the difference between the bank's opening balance and
+ * the account's ledger balance the day before, against the opening balances account, dated that day.
+ */
+export function openingBalanceEntry(opening: OpeningFigures, chart: { bank: string; openingBalance: string }): EntryDraft {
+  const what = `Opening balance of ${opening.bankName}`;
+  return {
+    date: opening.date,
+    description: what,
+    currency: opening.currency,
+    source: { type: "bank_statement", id: opening.statementId },
+    lines: [
+      { accountId: chart.bank, cents: opening.cents, description: what },
+      { accountId: chart.openingBalance, cents: -opening.cents, description: what },
+    ],
+  };
+}
+
+/** A bank line booked to an account of the chart: its gross amount, the VAT rate it carries (none: all of it to the account). */
+export type BankLineFigures = {
+  lineId: string;
+  entryId: string;
+  date: string;
+  currency: string;
+  direction: "credit" | "debit";
+  amountCents: number;
+  description: string;
+  vat: { category: VatCategory; rateBp: number } | null;
+};
+
+/**
+ * A bank line booked to an account (a fee, interest, a transfer to another own account): money
+ * out debits the account (net) and input VAT, money in credits it (net) and output VAT; the bank
+ * takes the gross. The VAT is the gross amount's share at the rate (server/documents/vat-breakdown.ts).
+ */
+export function bankLineEntry(line: BankLineFigures, chart: { bank: string; account: string; vat: string | null }): EntryDraft {
+  const sign = line.direction === "debit" ? 1 : -1;
+  const lines: DraftLine[] = [{ accountId: chart.bank, cents: -sign * line.amountCents, description: line.description }];
+  if (line.vat === null || chart.vat === null) {
+    lines.push({ accountId: chart.account, cents: sign * line.amountCents, description: line.description });
+  } else {
+    const [share] = itemShares(true, [{ cents: line.amountCents, rateBp: line.vat.rateBp }]);
+    const tag = { side: line.direction === "debit" ? ("purchases" as const) : ("sales" as const), category: line.vat.category, rateBp: line.vat.rateBp, note: false };
+    const rate = rateLabel(line.vat);
+    lines.push({ accountId: chart.account, cents: sign * share!.amountCents, description: `${line.description}, VAT ${rate}`, vat: { ...tag, role: "base" } });
+    lines.push({ accountId: chart.vat, cents: sign * share!.vatCents, description: `VAT ${rate}`, vat: { ...tag, role: "vat" } });
+  }
+  return { id: line.entryId, date: line.date, description: line.description, currency: line.currency, source: { type: "bank_transaction", id: line.lineId }, lines };
+}
+
 /**
  * Closing a year: per currency, every revenue and expense account's result of the year moved to
  * retained earnings, dated the last day of the year. Marked as closing, so that the year's profit
@@ -410,4 +470,23 @@ export function expensePaymentPosting(
 export function closingPostings(tx: Tx, orgId: string, year: number): EntryDraft[] {
   const results = readYearResults(tx, orgId, year);
   return closingEntries(year, results, { retainedEarnings: systemAccount(tx, orgId, "retained_earnings").id });
+}
+
+/**
+ * A bank account's first statement: what the bank says it opened with, less what the books
+ * already hold for the account on the day before (payments recorded by hand before the statement),
+ * so that the ledger balance equals the bank's; null when they agree.
+ */
+export function openingBalancePosting(
+  tx: Tx,
+  bank: Pick<BankAccountRow, "organizationId" | "accountId" | "currency" | "name">,
+  opening: { statementId: string; cents: number; date: string },
+): EntryDraft | null {
+  const held = debitBalanceBefore(tx, bank.organizationId, bank.accountId, bank.currency, opening.date);
+  const cents = opening.cents - held;
+  if (cents === 0) return null;
+  return openingBalanceEntry(
+    { statementId: opening.statementId, date: addDays(opening.date, -1), currency: bank.currency, bankName: bank.name, cents },
+    { bank: bank.accountId, openingBalance: openingBalanceAccountId(tx, bank.organizationId) },
+  );
 }

@@ -81,7 +81,7 @@ describe("what is owed is what the document says is due", () => {
     expect(balanceOf(await accountsOf(token), "payables")).toBe("0.00");
   });
 
-  test("04.01a: a bank debit of the amount due (4,918.84) to the supplier's IBAN (BT-84) is suggested for the expense; one of the total is not", async () => {
+  test("04.01a: a bank debit of the amount due (4,918.84) to the supplier's IBAN (BT-84) pays the expense (its IBAN and amount due, issue 27 item 5); one of the total does not, nor is it suggested", async () => {
     const { token } = env.newOrg("Prepaid matching", { country: "BE", currency: "EUR" });
     const bank = (await get("/api/v1/bank-accounts", token)).data[0];
     const imported = await importXml(fixture("04.01a-INVOICE_ubl.xml"), token);
@@ -95,9 +95,10 @@ describe("what is owed is what the document says is due", () => {
     const r = await env.request("POST", `/api/v1/bank-accounts/${bank.id}/statements`, { rawBody: statement, token, headers: { "content-type": "application/xml" } });
     expect(r.status, r.text).toBe(201);
     const listed = await get(`/api/v1/bank-transactions?filter[bank_account_id]=${bank.id}&per_page=100`, token);
-    const lines = listed.data as { amount: string; suggested_expense_id: string | null }[];
-    expect(lines.find((l) => l.amount === "4918.84")?.suggested_expense_id).toBe(imported.body.data.id);
-    expect(lines.find((l) => l.amount === "14918.84")?.suggested_expense_id).toBeNull();
+    const lines = listed.data as { amount: string; status: string; expense_id: string | null; suggested_expense_id: string | null }[];
+    expect(lines.find((l) => l.amount === "4918.84")).toMatchObject({ status: "matched", expense_id: imported.body.data.id });
+    expect(lines.find((l) => l.amount === "14918.84")).toMatchObject({ status: "unmatched", expense_id: null, suggested_expense_id: null });
+    expect((await get(`/api/v1/expenses/${imported.body.data.id}`, token)).data).toMatchObject({ status: "paid", amount_due: "0.00" });
   });
 
   test("a pending imported expense edited by hand keeps its prepaid amount: a total below it is a 422 naming amount", async () => {

@@ -1,0 +1,256 @@
+/**
+ * Bank lines that settle no document (issue 27): booked to an account of the chart with their
+ * VAT (a bank fee, interest), or a transfer between two of the organisation's own bank accounts,
+ * whose two lines hold one entry; and the opening balance the first statement of an account
+ * brings into the books. Postings go through recordChange (the ledger's rules: bankLineEntry,
+ * openingBalanceEntry).
+ *
+ * - Booking posts one entry, dated the line's booking date; unbooking reverses it (entries are
+ *   never edited) on the same date, and the line is unmatched again. Both lines of a transfer are
+ *   booked and unbooked together.
+ * - A line is not booked to receivables or payables (match it with the invoice or expense: that
+ *   settles the document), nor to its own bank account.
+ * - Booked to another own bank account's ledger account, a line is a transfer: the other
+ *   account's line of the same money (opposite direction, same amount, within TRANSFER_DAYS,
+ *   preferring one that names this account's IBAN) is booked with it, now or when its statement
+ *   is imported. On import, a line whose counterparty IBAN is another own bank account of the
+ *   same currency is booked as a transfer by itself.
+ */
+import { asc, between, eq, isNull, sql } from "drizzle-orm";
+import type { Tx } from "../../db/client.ts";
+import { accounts, bankAccounts, bankStatements, bankTransactions, vatRates } from "../../db/schema.ts";
+import { recordChange } from "../changes/record.ts";
+import { systemAccount } from "../ledger/accounts.ts";
+import { bankLineEntry, openingBalancePosting } from "../ledger/rules.ts";
+import { Conflict, FieldErrorBag } from "../lib/errors.ts";
+import { findInOrg, inOrg, updateInOrg, type Scope } from "../lib/scope.ts";
+import { addDays, newId, nowIso } from "../lib/time.ts";
+import { NOT_MATCHED } from "../settlement/payments.ts";
+import type { BankTransactionBook } from "./model.ts";
+import { presentTransaction } from "./read.ts";
+
+type BankAccountRow = typeof bankAccounts.$inferSelect;
+type TransactionRow = typeof bankTransactions.$inferSelect;
+
+/** How far apart the two lines of a transfer between own accounts may be booked (a transfer can take a few bank days). */
+const TRANSFER_DAYS = 5;
+
+/** What a booked line no longer holds once unbooked. */
+export const NOT_BOOKED = { bookedAccountId: null, bookedVatRateId: null, journalEntryId: null, transferLineId: null } as const;
+
+const lineName = (line: TransactionRow) =>
+  (line.communication ?? line.counterpartyName ?? line.structuredReference ?? `Bank line ${line.entryRef}`).replace(/\s+/g, " ").trim().slice(0, 200);
+
+/** Books an unmatched line to an account of the chart (with a VAT rate), or as a transfer to another own bank account. */
+export function bookLine(tx: Tx, scope: Scope, line: TransactionRow, input: BankTransactionBook): void {
+  if (line.status !== "unmatched") throw new Conflict(`The bank transaction is ${line.status}; only an unmatched one can be booked (unmatch or unbook it first).`);
+  const bank = findInOrg(tx, bankAccounts, scope.org.id, line.bankAccountId);
+  const bag = new FieldErrorBag();
+  const account = tx.select().from(accounts).where(inOrg(accounts, scope.org.id, eq(accounts.id, input.account_id))).get();
+  let other: BankAccountRow | null = null;
+  if (!account) bag.add("account_id", "The selected account id is invalid.");
+  else if (!account.isActive) bag.add("account_id", `The account ${account.code} ${account.name} is not active.`);
+  else if (account.systemAccount === "receivables" || account.systemAccount === "payables") {
+    bag.add("account_id", `The account ${account.code} ${account.name} holds what customers and suppliers owe: match the line with its invoice, credit note or expense instead.`);
+  } else if (account.id === bank.accountId) bag.add("account_id", `The account ${account.code} ${account.name} is the line's own bank account.`);
+  else {
+    other = tx.select().from(bankAccounts).where(inOrg(bankAccounts, scope.org.id, eq(bankAccounts.accountId, account.id))).get() ?? null;
+    if (other && other.currency !== bank.currency) bag.add("account_id", `The bank account ${other.name} holds ${other.currency}; the line is in ${bank.currency}.`);
+  }
+  let vat: { category: (typeof vatRates.$inferSelect)["category"]; rateBp: number } | null = null;
+  if (input.vat_rate_id !== undefined && input.vat_rate_id !== null) {
+    const rate = tx.select().from(vatRates).where(inOrg(vatRates, scope.org.id, eq(vatRates.id, input.vat_rate_id))).get();
+    if (!rate) bag.add("vat_rate_id", "The selected vat rate id is invalid.");
+    else if (other) bag.add("vat_rate_id", "A transfer between own bank accounts carries no VAT.");
+    else vat = { category: rate.category, rateBp: rate.rateBp };
+  }
+  bag.throwIfAny();
+  post(tx, scope, bank, line, account!.id, input.vat_rate_id ?? null, vat, input.description ?? null, "bank_transaction.booked");
+  if (other) {
+    const pair = transferPartner(tx, scope.org.id, line, other, bank);
+    if (pair) joinTransfer(tx, scope, line, pair, bank);
+  }
+}
+
+/** Unbooks a booked line (and the other line of its transfer): the entry is reversed, the lines are unmatched again. */
+export function unbookLine(tx: Tx, scope: Scope, line: TransactionRow): void {
+  if (line.status !== "booked") throw new Conflict(`The bank transaction is ${line.status}; only a booked one can be unbooked.`);
+  const lines = [line];
+  if (line.transferLineId) lines.push(findInOrg(tx, bankTransactions, scope.org.id, line.transferLineId));
+  const now = nowIso();
+  lines.forEach((l, i) => {
+    updateInOrg(tx, bankTransactions, scope.org.id, l.id, { ...NOT_MATCHED, ...NOT_BOOKED, updatedAt: now });
+    recordChange(tx, scope, {
+      action: "bank_transaction.unbooked",
+      resource: { type: "bank_transaction", id: l.id },
+      event: "bank_transaction.unbooked",
+      data: () => presentTransaction(findInOrg(tx, bankTransactions, scope.org.id, l.id)),
+      // the two lines of a transfer hold one entry: reversed once
+      ledger: i === 0 && line.journalEntryId ? [{ reverseEntry: { entryId: line.journalEntryId } }] : [],
+    });
+  });
+}
+
+/**
+ * On import, after matching by reference found no document: the other half of a transfer booked
+ * on another own account joins it; a line that names another own account's IBAN is booked as a
+ * transfer to it. True when the line was booked.
+ */
+export function bookTransferOnImport(tx: Tx, scope: Scope, bank: BankAccountRow, line: TransactionRow): boolean {
+  const waiting = tx
+    .select()
+    .from(bankTransactions)
+    .where(
+      inOrg(
+        bankTransactions,
+        scope.org.id,
+        eq(bankTransactions.bookedAccountId, bank.accountId),
+        eq(bankTransactions.amountCents, line.amountCents),
+        eq(bankTransactions.status, "booked"),
+        eq(bankTransactions.direction, line.direction === "credit" ? "debit" : "credit"),
+        isNull(bankTransactions.transferLineId),
+        between(bankTransactions.bookingDate, addDays(line.bookingDate, -TRANSFER_DAYS), addDays(line.bookingDate, TRANSFER_DAYS)),
+      ),
+    )
+    .orderBy(sql`abs(julianday(${bankTransactions.bookingDate}) - julianday(${line.bookingDate}))`, asc(bankTransactions.createdAt))
+    .all();
+  const first = waiting.find((w) => w.bankAccountId !== bank.id);
+  if (first) {
+    joinTransfer(tx, scope, first, line, findInOrg(tx, bankAccounts, scope.org.id, first.bankAccountId));
+    return true;
+  }
+  if (!line.counterpartyIban || line.counterpartyIban === bank.iban) return false;
+  const other = tx
+    .select()
+    .from(bankAccounts)
+    .where(inOrg(bankAccounts, scope.org.id, eq(bankAccounts.iban, line.counterpartyIban), eq(bankAccounts.isActive, true), eq(bankAccounts.currency, bank.currency)))
+    .get();
+  if (!other) return false;
+  post(tx, scope, bank, line, other.accountId, null, null, null, "bank_transaction.booked_on_import");
+  return true;
+}
+
+/** The other own account's line of a transfer just booked: unmatched, the opposite direction, the same amount, near in time. */
+function transferPartner(tx: Tx, orgId: string, line: TransactionRow, other: BankAccountRow, bank: BankAccountRow): TransactionRow | null {
+  const candidates = tx
+    .select()
+    .from(bankTransactions)
+    .where(
+      inOrg(
+        bankTransactions,
+        orgId,
+        eq(bankTransactions.bankAccountId, other.id),
+        eq(bankTransactions.status, "unmatched"),
+        eq(bankTransactions.amountCents, line.amountCents),
+        eq(bankTransactions.direction, line.direction === "credit" ? "debit" : "credit"),
+        between(bankTransactions.bookingDate, addDays(line.bookingDate, -TRANSFER_DAYS), addDays(line.bookingDate, TRANSFER_DAYS)),
+      ),
+    )
+    .orderBy(sql`abs(julianday(${bankTransactions.bookingDate}) - julianday(${line.bookingDate}))`, asc(bankTransactions.createdAt))
+    .all();
+  return candidates.find((c) => c.counterpartyIban === bank.iban) ?? candidates[0] ?? null;
+}
+
+/** `second` joins the transfer `first` booked: it holds the same entry, and each names the other. */
+function joinTransfer(tx: Tx, scope: Scope, first: TransactionRow, second: TransactionRow, firstBank: BankAccountRow): void {
+  const now = nowIso();
+  updateInOrg(tx, bankTransactions, scope.org.id, first.id, { transferLineId: second.id, updatedAt: now });
+  updateInOrg(tx, bankTransactions, scope.org.id, second.id, {
+    ...NOT_MATCHED,
+    status: "booked",
+    bookedAccountId: firstBank.accountId,
+    journalEntryId: first.journalEntryId,
+    transferLineId: first.id,
+    suggestedExpenseId: null,
+    updatedAt: now,
+  });
+  for (const id of [first.id, second.id]) {
+    recordChange(tx, scope, {
+      action: "bank_transaction.transfer_matched",
+      resource: { type: "bank_transaction", id },
+      event: "bank_transaction.booked",
+      data: () => presentTransaction(findInOrg(tx, bankTransactions, scope.org.id, id)),
+    });
+  }
+}
+
+/** Posts a line to `accountId` and marks it booked. */
+function post(
+  tx: Tx,
+  scope: Scope,
+  bank: BankAccountRow,
+  line: TransactionRow,
+  accountId: string,
+  vatRateId: string | null,
+  vat: { category: (typeof vatRates.$inferSelect)["category"]; rateBp: number } | null,
+  description: string | null,
+  action: string,
+): void {
+  const entryId = newId();
+  const vatAccount = vat === null ? null : systemAccount(tx, scope.org.id, line.direction === "debit" ? "vat_receivable" : "vat_payable").id;
+  const draft = bankLineEntry(
+    {
+      lineId: line.id,
+      entryId,
+      date: line.bookingDate,
+      currency: bank.currency,
+      direction: line.direction,
+      amountCents: line.amountCents,
+      description: (description ?? lineName(line)).slice(0, 1000),
+      vat,
+    },
+    { bank: bank.accountId, account: accountId, vat: vatAccount },
+  );
+  updateInOrg(tx, bankTransactions, scope.org.id, line.id, {
+    ...NOT_MATCHED,
+    status: "booked",
+    bookedAccountId: accountId,
+    bookedVatRateId: vatRateId,
+    journalEntryId: entryId,
+    transferLineId: null,
+    suggestedExpenseId: null,
+    updatedAt: nowIso(),
+  });
+  recordChange(tx, scope, {
+    action,
+    resource: { type: "bank_transaction", id: line.id },
+    event: "bank_transaction.booked",
+    data: () => presentTransaction(findInOrg(tx, bankTransactions, scope.org.id, line.id)),
+    ledger: [{ post: draft }],
+  });
+}
+
+// The opening balance
+
+/**
+ * Before a statement is stored: a statement older than the account's first one is refused (its
+ * opening balance is in the books). True when the account has no statement yet: its opening
+ * balance is then posted (postOpeningBalance) once the statement is stored.
+ */
+export function isFirstStatement(tx: Tx, bank: BankAccountRow, openingDate: string, refuse: (message: string) => never): boolean {
+  const first = tx
+    .select()
+    .from(bankStatements)
+    .where(eq(bankStatements.bankAccountId, bank.id))
+    .orderBy(asc(bankStatements.openingDate), asc(bankStatements.createdAt))
+    .limit(1)
+    .get();
+  if (!first) return true;
+  if (openingDate < first.openingDate) {
+    refuse(
+      `The statement opens on ${openingDate}, before the first statement imported for ${bank.name} (${first.statementId}, opening on ${first.openingDate}), whose opening balance is the account's opening balance in the books; an older statement cannot be imported after it.`,
+    );
+  }
+  return false;
+}
+
+/**
+ * The opening balance entry of a bank account's first statement (`statementId`: its stored row):
+ * the bank's opening balance less what the books already hold for the account on the day before
+ * (payments recorded by hand before the statement), so the ledger balance equals the bank's.
+ */
+export function postOpeningBalance(tx: Tx, scope: Scope, bank: BankAccountRow, opening: { cents: number; date: string }, statementId: string): void {
+  const draft = openingBalancePosting(tx, bank, { statementId, ...opening });
+  if (!draft) return;
+  recordChange(tx, scope, { action: "bank_account.opening_balance_posted", resource: { type: "bank_account", id: bank.id }, ledger: [{ post: draft }] });
+}
