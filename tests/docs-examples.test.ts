@@ -19,7 +19,7 @@ const RUNNABLE: Record<string, number> = {
   "docs/invoicing.md": 10,
   "docs/einvoicing.md": 6,
   "docs/books.md": 8,
-  "docs/banking.md": 11,
+  "docs/banking.md": 12,
   "docs/webhooks.md": 5,
 };
 
