@@ -16,7 +16,7 @@
  *   is imported. On import, a line whose counterparty IBAN is another own bank account of the
  *   same currency is booked as a transfer by itself.
  */
-import { asc, between, eq, isNull, sql } from "drizzle-orm";
+import { asc, between, desc, eq, isNull, sql } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
 import { accounts, bankAccounts, bankStatements, bankTransactions, vatRates } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
@@ -222,19 +222,25 @@ function post(
 
 // The opening balance
 
+/** A bank account's first or last imported statement, by closing date (the index bank_statements_account_closing): its balances chain. */
+export function edgeStatement(tx: Tx, bankAccountId: string, which: "first" | "last") {
+  const order = which === "first" ? asc : desc;
+  return tx
+    .select()
+    .from(bankStatements)
+    .where(eq(bankStatements.bankAccountId, bankAccountId))
+    .orderBy(order(bankStatements.closingDate), order(bankStatements.createdAt))
+    .limit(1)
+    .get();
+}
+
 /**
  * Before a statement is stored: a statement older than the account's first one is refused (its
  * opening balance is in the books). True when the account has no statement yet: its opening
  * balance is then posted (postOpeningBalance) once the statement is stored.
  */
 export function isFirstStatement(tx: Tx, bank: BankAccountRow, openingDate: string, refuse: (message: string) => never): boolean {
-  const first = tx
-    .select()
-    .from(bankStatements)
-    .where(eq(bankStatements.bankAccountId, bank.id))
-    .orderBy(asc(bankStatements.openingDate), asc(bankStatements.createdAt))
-    .limit(1)
-    .get();
+  const first = edgeStatement(tx, bank.id, "first");
   if (!first) return true;
   if (openingDate < first.openingDate) {
     refuse(

@@ -27,10 +27,10 @@
  *   reversed and posted again through this one. Only when there is none is a payment recorded.
  */
 import { createHash } from "node:crypto";
-import { bookLine, bookTransferOnImport, isFirstStatement, NOT_BOOKED, postOpeningBalance, unbookLine } from "./booking.ts";
+import { bookLine, bookTransferOnImport, edgeStatement, isFirstStatement, NOT_BOOKED, postOpeningBalance, unbookLine } from "./booking.ts";
 import { expensePaidBy, expensePaidByReference, forgetExpense, invoicePaidBy, openExpensesByDue, suggestedExpense } from "./matching.ts";
 import { bankTransactionList, presentStatement, presentTransaction, showBankTransaction } from "./read.ts";
-import { and, desc, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
 import { bankAccounts, bankStatements, bankTransactions, expenses, invoices } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
@@ -306,13 +306,7 @@ function importOne(
     }
     return { row: before, imported: null };
   }
-  const last = tx
-    .select()
-    .from(bankStatements)
-    .where(eq(bankStatements.bankAccountId, bank.id))
-    .orderBy(desc(bankStatements.closingDate), desc(bankStatements.createdAt))
-    .limit(1)
-    .get();
+  const last = edgeStatement(tx, bank.id, "last");
   const first = isFirstStatement(tx, bank, statement.openingBalance.date, (message) => {
     throw ValidationFailed.field(field("opening_date"), single ? message : `Statement ${statement.statementId} of ${bank.iban}: ${message}`);
   });

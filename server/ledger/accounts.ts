@@ -130,39 +130,42 @@ export function newBankLedgerAccount(tx: Tx, orgId: string, name: string): strin
   });
 }
 
-/**
- * The `supplier_advances` account: money paid to suppliers before their invoices, which an
- * invoice's prepaid amount (BT-113) settles. Not in the seeded chart; created under 1000 Assets
- * (1500, else the next free 15xx code) the first time a document with a prepaid amount posts.
- */
-export function supplierAdvancesAccountId(tx: Tx, orgId: string): string {
-  const existing = tx.select({ id: accounts.id }).from(accounts).where(inOrg(accounts, orgId, eq(accounts.systemAccount, "supplier_advances"))).get();
-  if (existing) return existing.id;
-  return addSystemAccount(tx, orgId, {
+/** The system accounts Kontor adds to a chart the first time a posting needs them (not seeded). */
+const ADDED_ACCOUNTS = {
+  /**
+   * Money paid to suppliers before their invoices, which an invoice's prepaid amount (BT-113)
+   * settles: under 1000 Assets (1500, else the next free 15xx code), when a document with a
+   * prepaid amount first posts.
+   */
+  supplier_advances: {
     codes: [1500, 1599],
     parentCode: "1000",
     name: "Advances to suppliers",
     description: "Payments made to suppliers before their invoices; an invoice's prepaid amount settles them",
-    role: "supplier_advances",
+    type: "asset",
     full: "The chart of accounts has no free code left under 1500 for the advances to suppliers account.",
-  });
-}
-
-/**
- * The `opening_balance` account: the equity a bank account's opening balance is posted against
- * when its first statement is imported (the books start where the bank does). Not in the seeded
- * chart; created under 3000 Equity (3900, else the next free 39xx code) the first time it is needed.
- */
-export function openingBalanceAccountId(tx: Tx, orgId: string): string {
-  const existing = tx.select({ id: accounts.id }).from(accounts).where(inOrg(accounts, orgId, eq(accounts.systemAccount, "opening_balance"))).get();
-  if (existing) return existing.id;
-  return addSystemAccount(tx, orgId, {
+  },
+  /**
+   * The equity a bank account's opening balance is posted against when its first statement is
+   * imported (the books start where the bank does): under 3000 Equity (3900, else the next free 39xx).
+   */
+  opening_balance: {
     codes: [3900, 3999],
     parentCode: "3000",
     name: "Opening balances",
     description: "The balancing side of the opening balances taken over from the bank accounts' first statements",
-    role: "opening_balance",
     type: "equity",
     full: "The chart of accounts has no free code left under 3900 for the opening balances account.",
-  });
+  },
+} as const satisfies Record<string, { codes: [number, number]; parentCode: string; name: string; description: string; type: AccountType; full: string }>;
+
+/** The organisation's account in one of the ADDED_ACCOUNTS roles, added to its chart the first time. */
+function addedAccountId(tx: Tx, orgId: string, role: keyof typeof ADDED_ACCOUNTS): string {
+  const existing = tx.select({ id: accounts.id }).from(accounts).where(inOrg(accounts, orgId, eq(accounts.systemAccount, role))).get();
+  if (existing) return existing.id;
+  const spec = ADDED_ACCOUNTS[role];
+  return addSystemAccount(tx, orgId, { ...spec, codes: [...spec.codes], role });
 }
+
+export const supplierAdvancesAccountId = (tx: Tx, orgId: string) => addedAccountId(tx, orgId, "supplier_advances");
+export const openingBalanceAccountId = (tx: Tx, orgId: string) => addedAccountId(tx, orgId, "opening_balance");
