@@ -83,16 +83,17 @@ const operation = fc.oneof(
       // each line pays an invoice by its payment reference (a share of its amount due, or more than due), refunds a credit
       // note by its reference, is a bank fee or interest (booked by hand), a transfer to the own savings account, or unknown money
       lines: fc.array(
-        fc.record({ i: pick, share: fc.integer({ min: 1, max: 120 }), kind: fc.constantFrom("pay", "pay", "pay", "unknown", "debit", "refund", "fee", "interest", "transfer") }),
+        fc.record({ i: pick, share: fc.integer({ min: 1, max: 120 }), kind: fc.constantFrom("pay", "pay", "pay", "unknown", "debit", "refund", "refund", "fee", "interest", "transfer", "transfer") }),
         { minLength: 1, maxLength: 4 },
       ),
     }),
   },
   // the savings account's statement: the transfers that left the current account arrive (the same day), paired with them
-  { weight: 1, arbitrary: fc.record({ op: fc.constant("savings" as const), opening: fc.integer({ min: 0, max: 1_000_000 }) }) },
+  // the incoming lines name the current account, nobody, or (as the bank may) a third party
+  { weight: 3, arbitrary: fc.record({ op: fc.constant("savings" as const), opening: fc.integer({ min: 0, max: 1_000_000 }), naming: fc.constantFrom("own", "own", "none", "third") }) },
   // an invoice paid in full, then credited in part: the credit note owes money back (a refund a statement line can pay)
-  { weight: 1, arbitrary: fc.record({ op: fc.constant("refundable" as const), price: cents(100, 100_000), share }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant("book" as const), i: pick, rate: fc.nat({ max: 4 }) }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant("refundable" as const), price: cents(100, 100_000), share }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant("book" as const), i: pick, rate: fc.nat({ max: 4 }), transfer: fc.constantFrom(false, false, true) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("unbook" as const), i: pick }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("unmatch" as const), i: pick }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("close" as const), year: fc.constantFrom(2024, 2025) }) },
@@ -103,7 +104,17 @@ type Operation = typeof operation extends fc.Arbitrary<infer T> ? T : never;
 /** What a client may be told: never a 5xx, only the documented refusals. */
 const ALLOWED = new Set([200, 201, 204, 409, 422]);
 
+/** What the sequences exercised, counted as it happens (asserted once all have run: a property that never books a line proves nothing). */
 const exercised = new Map<string, number>();
+const saw = (what: string, n = 1) => exercised.set(what, (exercised.get(what) ?? 0) + n);
+/** What an imported statement's lines show: openings are counted by the caller. */
+const sawLines = (lines: { status: string; direction: string; transfer_transaction_id: string | null; invoice_id: string | null }[], refunds: Set<string>) => {
+  for (const t of lines) {
+    if (t.transfer_transaction_id) saw("paired");
+    if (t.status === "booked") saw("booked");
+    if (t.status === "matched" && t.direction === "debit" && t.invoice_id && refunds.has(t.invoice_id)) saw("refunds");
+  }
+};
 
 /** The organisation's second bank account, which transfers from the first go to. */
 const SAVINGS_IBAN = "BE68539007547034";
@@ -135,6 +146,7 @@ async function runSequence(operations: Operation[], run: number): Promise<void> 
   let incoming: StatementLine[] = [];
   const lines: string[] = [];
   const booked: string[] = [];
+  const notes = new Set<string>();
   const at = <T>(list: T[], i: number) => (list.length === 0 ? undefined : list[i % list.length]);
   /** Finalizes a draft; one dated before its series' last number (a 422: numbers follow issue dates) is redated to that day first. */
   const finalize = async (id: string) => {
@@ -215,6 +227,7 @@ async function runSequence(operations: Operation[], run: number): Promise<void> 
         const r = await call("POST", `/api/v1/invoices/${id}/credit-note`, body);
         if (r.status !== 201) break;
         invoices.push(r.body.data.id);
+        notes.add(r.body.data.id);
         if (o.finalize) await finalize(r.body.data.id);
         break;
       }
@@ -287,6 +300,11 @@ async function runSequence(operations: Operation[], run: number): Promise<void> 
         const r = await env.request("POST", `/api/v1/bank-accounts/${bank.id}/statements`, { rawBody: xml, token, headers: { "content-type": "application/xml" } });
         if (!ALLOWED.has(r.status)) throw new Error(`statement → ${r.status} ${r.text.slice(0, 300)}`);
         if (r.status === 201) {
+          if (statement.balance === null) {
+            expect(ledgerBefore(bank.id, date)).toBe(opening);
+            saw("openings");
+          }
+          sawLines(r.body.data.transactions, notes);
           statement.balance = closing;
           statement.date = date;
           incoming.push(...transfers);
@@ -302,10 +320,16 @@ async function runSequence(operations: Operation[], run: number): Promise<void> 
         if (incoming.length === 0) break;
         const opening = savingsStatement.balance ?? o.opening;
         const closing = opening + incoming.reduce((sum, e) => sum + e.cents, 0);
-        const xml = camt053(SAVINGS_IBAN, `S-${++savingsStatement.number}`, opening, closing, incoming);
+        const named = incoming.map((l) => ({ ...l, counterparty: o.naming === "own" ? bank.iban : o.naming === "none" ? null : "NL91ABNA0417164300" }));
+        const xml = camt053(SAVINGS_IBAN, `S-${++savingsStatement.number}`, opening, closing, named);
         const r = await env.request("POST", `/api/v1/bank-accounts/${savings.id}/statements`, { rawBody: xml, token, headers: { "content-type": "application/xml" } });
         if (!ALLOWED.has(r.status)) throw new Error(`savings statement → ${r.status} ${r.text.slice(0, 300)}`);
         if (r.status === 201) {
+          if (savingsStatement.balance === null) {
+            expect(ledgerBefore(savings.id, named[0]!.date)).toBe(opening);
+            saw("openings");
+          }
+          sawLines(r.body.data.transactions, notes);
           savingsStatement.balance = closing;
           incoming = [];
           for (const t of r.body.data.transactions) {
@@ -327,18 +351,29 @@ async function runSequence(operations: Operation[], run: number): Promise<void> 
         const note = await call("POST", `/api/v1/invoices/${id}/credit-note`, { lines: [{ description: "Returned", quantity: "1", unit_price: (part / 100).toFixed(2) }] });
         if (note.status !== 201) break;
         invoices.push(note.body.data.id);
+        notes.add(note.body.data.id);
         await call("POST", `/api/v1/invoices/${note.body.data.id}/finalize`);
         break;
       }
       case "book": {
-        const id = at(lines, o.i);
-        if (!id) break;
-        const line = (await call("GET", `/api/v1/bank-transactions/${id}`)).body.data;
-        if (line.status !== "unmatched") break;
+        // one of the lines waiting for a person
+        const line = at((await call("GET", "/api/v1/bank-transactions?filter[status]=unmatched&per_page=100")).body.data as { id: string; bank_account_id: string; direction: string }[], o.i);
+        if (!line) break;
+        const id = line.id;
         // a fee (money out) to bank charges with a VAT rate; money in (interest, unknown) to other income, without
-        const body = line.direction === "debit" ? { account_id: code("6900"), ...(rates[o.rate] ? { vat_rate_id: rates[o.rate]!.id } : {}) } : { account_id: code("4900") };
+        // or, as the user may say of any line, a transfer to or from the organisation's other bank account
+        const own = (await call("GET", "/api/v1/bank-accounts")).body.data.find((b: { id: string }) => b.id !== line.bank_account_id).account_id;
+        const body = o.transfer
+          ? { account_id: own }
+          : line.direction === "debit"
+            ? { account_id: code("6900"), ...(rates[o.rate] ? { vat_rate_id: rates[o.rate]!.id } : {}) }
+            : { account_id: code("4900") };
         const r = await call("POST", `/api/v1/bank-transactions/${id}/book`, body);
-        if (r.status === 200) booked.push(id);
+        if (r.status === 200) {
+          booked.push(id);
+          saw(r.body.data.vat_rate_id ? "vatBooked" : "booked");
+          if (r.body.data.transfer_transaction_id) saw("paired");
+        }
         break;
       }
       case "unbook": {
@@ -381,6 +416,20 @@ function camt053(iban: string, id: string, openingCents: number, closingCents: n
     return `<Ntry><Amt Ccy="EUR">${amount(l.cents)}</Amt><CdtDbtInd>${l.credit ? "CRDT" : "DBIT"}</CdtDbtInd><Sts>BOOK</Sts><BookgDt><Dt>${l.date}</Dt></BookgDt><ValDt><Dt>${l.date}</Dt></ValDt><AcctSvcrRef>${id}-${n}</AcctSvcrRef><NtryDtls><TxDtls>${party}${remittance}</TxDtls></NtryDtls></Ntry>`;
   });
   return `<?xml version="1.0" encoding="UTF-8"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt><GrpHdr><MsgId>${id}</MsgId><CreDtTm>${closed}T18:00:00</CreDtTm></GrpHdr><Stmt><Id>${id}</Id><CreDtTm>${closed}T18:00:00</CreDtTm><Acct><Id><IBAN>${iban}</IBAN></Id><Ccy>EUR</Ccy></Acct>${balance("OPBD", openingCents, opened)}${balance("CLBD", closingCents, closed)}${entries.join("")}</Stmt></BkToCstmrStmt></Document>`;
+}
+
+/** What moved on a ledger account from `date` on. */
+function ledgerSince(accountId: string, date: string): number {
+  return one<{ cents: number }>(`SELECT coalesce(sum(debit_cents - credit_cents), 0) AS cents FROM journal_lines WHERE account_id = ? AND date >= ?`, accountId, date).cents;
+}
+
+/** A bank account's ledger balance on the days before `date`. */
+function ledgerBefore(bankId: string, date: string): number {
+  return one<{ cents: number }>(
+    `SELECT coalesce(sum(l.debit_cents - l.credit_cents), 0) AS cents FROM journal_lines l JOIN bank_accounts b ON b.account_id = l.account_id WHERE b.id = ? AND l.date < ?`,
+    bankId,
+    date,
+  ).cents;
 }
 
 const sql = <T>(query: string, ...params: string[]) => env.db.$client.query<T, string[]>(query).all(...params);
@@ -500,16 +549,6 @@ async function checkBooks(orgId: string, token: string, call: (method: string, p
       orgId,
     ),
   ).toEqual([]);
-  // what the sequences exercised (asserted once all have run: a property that never books a line proves nothing)
-  const seen = one<{ booked: number; paired: number; refunds: number; openings: number; vatBooked: number }>(
-    `SELECT (SELECT count(*) FROM bank_transactions WHERE organization_id = ?1 AND status = 'booked') AS booked,
-            (SELECT count(*) FROM bank_transactions WHERE organization_id = ?1 AND transfer_line_id IS NOT NULL) AS paired,
-            (SELECT count(*) FROM bank_transactions t JOIN invoices i ON i.id = t.invoice_id WHERE t.organization_id = ?1 AND i.type = 'credit_note' AND t.direction = 'debit') AS refunds,
-            (SELECT count(*) FROM journal_entries WHERE organization_id = ?1 AND source_type = 'bank_statement') AS openings,
-            (SELECT count(*) FROM bank_transactions WHERE organization_id = ?1 AND booked_vat_rate_id IS NOT NULL) AS vatBooked`,
-    orgId,
-  );
-  for (const [k, v] of Object.entries(seen)) exercised.set(k, (exercised.get(k) ?? 0) + v);
   // each account's opening balance is posted once at most
   expect(sql(`SELECT source_id FROM journal_entries e WHERE organization_id = ? AND source_type = 'bank_statement' GROUP BY source_id HAVING count(*) > 1`, orgId)).toEqual([]);
 
@@ -526,6 +565,25 @@ async function checkBooks(orgId: string, token: string, call: (method: string, p
       bank.account_id,
     );
     expect(toCents(bank.balance)).toBe(expected.cents);
+
+    // and as the bank sees it: since its first statement opened, the account's books moved as its statements did, less
+    // the part of each line nothing accounts for (unmatched, ignored, matched for less), plus the payments recorded
+    // through it that no line holds, plus the transfers booked on the other account whose line here has not come in
+    const first = sql<{ opening_date: string; opening_cents: number }>(`SELECT opening_date, opening_cents FROM bank_statements WHERE bank_account_id = ? ORDER BY closing_date, created_at LIMIT 1`, bank.id)[0];
+    if (!first) continue;
+    const bankSide = one<{ cents: number }>(
+      `SELECT (SELECT closing_cents FROM bank_statements WHERE bank_account_id = ?1 ORDER BY closing_date DESC, created_at DESC LIMIT 1) - ?3
+            - coalesce((SELECT sum(iif(direction = 'credit', 1, -1) * (amount_cents - CASE status WHEN 'booked' THEN amount_cents WHEN 'matched' THEN matched_cents ELSE 0 END)) FROM bank_transactions WHERE bank_account_id = ?1), 0)
+            + coalesce((SELECT sum(CASE i.type WHEN 'credit_note' THEN -p.amount_cents ELSE p.amount_cents END) FROM payments p JOIN invoices i ON i.id = p.invoice_id
+                        WHERE p.bank_account_id = ?1 AND p.payment_date >= ?2 AND NOT EXISTS (SELECT 1 FROM bank_transactions t WHERE t.payment_id = p.id)), 0)
+            - coalesce((SELECT sum(amount_cents) FROM expense_payments p WHERE bank_account_id = ?1 AND payment_date >= ?2 AND NOT EXISTS (SELECT 1 FROM bank_transactions t WHERE t.payment_id = p.id)), 0)
+            + coalesce((SELECT sum(iif(direction = 'credit', -amount_cents, amount_cents)) FROM bank_transactions WHERE booked_account_id = ?4 AND bank_account_id <> ?1 AND status = 'booked' AND transfer_line_id IS NULL AND booking_date >= ?2), 0) AS cents`,
+      bank.id,
+      first.opening_date,
+      String(first.opening_cents),
+      bank.account_id,
+    );
+    expect(ledgerSince(bank.account_id, first.opening_date), `the books of ${bank.id} since ${first.opening_date}`).toBe(bankSide.cents);
   }
 
   // the accountant's copy: bean-check accepts it, and its balances are the trial balance's

@@ -26,6 +26,7 @@ import { Conflict, FieldErrorBag } from "../lib/errors.ts";
 import { findInOrg, inOrg, updateInOrg, type Scope } from "../lib/scope.ts";
 import { addDays, newId, nowIso } from "../lib/time.ts";
 import { NOT_MATCHED } from "../settlement/payments.ts";
+import type { AccountType } from "../../db/values.ts";
 import type { BankTransactionBook } from "./model.ts";
 import { presentTransaction } from "./read.ts";
 
@@ -65,11 +66,50 @@ export function bookLine(tx: Tx, scope: Scope, line: TransactionRow, input: Bank
     else vat = { category: rate.category, rateBp: rate.rateBp };
   }
   bag.throwIfAny();
-  post(tx, scope, bank, line, account!.id, input.vat_rate_id ?? null, vat, input.description ?? null, "bank_transaction.booked");
-  if (other) {
-    const pair = transferPartner(tx, scope.org.id, line, other, bank);
-    if (pair) joinTransfer(tx, scope, line, pair, bank);
-  }
+  if (other) return void bookTransfer(tx, scope, bank, line, other, "bank_transaction.booked");
+  post(tx, scope, bank, line, account!, input.vat_rate_id ?? null, vat, input.description ?? null, "bank_transaction.booked");
+}
+
+/**
+ * A line of `bank` that moves money to or from the own account `other`: the other half already
+ * booked there (its line came first) takes this one in; else it is posted, and the other
+ * account's line of the same money, if already imported, joins it. The transfer is posted once.
+ */
+function bookTransfer(tx: Tx, scope: Scope, bank: BankAccountRow, line: TransactionRow, other: BankAccountRow, action: string): void {
+  const waiting = bookedHalf(tx, scope.org.id, bank, line).find((w) => w.bankAccountId === other.id);
+  if (waiting) return joinTransfer(tx, scope, waiting, line, other);
+  post(tx, scope, bank, line, { id: other.accountId, type: "asset" }, null, null, null, action);
+  const pair = transferPartner(tx, scope.org.id, line, other, bank);
+  if (pair) joinTransfer(tx, scope, findInOrg(tx, bankTransactions, scope.org.id, line.id), pair, bank);
+}
+
+/**
+ * Could `candidate` (a line of `owner`) be the other half of a transfer from or to `bank`? Only
+ * when it names no counterparty, or names `bank`: a line naming a third party's IBAN is that
+ * party's money, however equal the amount.
+ */
+const namesOnly = (candidate: TransactionRow, bank: BankAccountRow) => candidate.counterpartyIban === null || candidate.counterpartyIban === bank.iban;
+
+/** Booked, unpaired transfer lines on other own accounts that moved this line's money to or from `bank`: the same amount, the other direction, near in time. */
+function bookedHalf(tx: Tx, orgId: string, bank: BankAccountRow, line: TransactionRow): TransactionRow[] {
+  return tx
+    .select()
+    .from(bankTransactions)
+    .where(
+      inOrg(
+        bankTransactions,
+        orgId,
+        eq(bankTransactions.bookedAccountId, bank.accountId),
+        eq(bankTransactions.amountCents, line.amountCents),
+        eq(bankTransactions.status, "booked"),
+        eq(bankTransactions.direction, line.direction === "credit" ? "debit" : "credit"),
+        isNull(bankTransactions.transferLineId),
+        between(bankTransactions.bookingDate, addDays(line.bookingDate, -TRANSFER_DAYS), addDays(line.bookingDate, TRANSFER_DAYS)),
+      ),
+    )
+    .orderBy(sql`abs(julianday(${bankTransactions.bookingDate}) - julianday(${line.bookingDate}))`, asc(bankTransactions.createdAt))
+    .all()
+    .filter((w) => w.bankAccountId !== bank.id);
 }
 
 /** Unbooks a booked line (and the other line of its transfer): the entry is reversed, the lines are unmatched again. */
@@ -97,26 +137,12 @@ export function unbookLine(tx: Tx, scope: Scope, line: TransactionRow): void {
  * transfer to it. True when the line was booked.
  */
 export function bookTransferOnImport(tx: Tx, scope: Scope, bank: BankAccountRow, line: TransactionRow): boolean {
-  const waiting = tx
-    .select()
-    .from(bankTransactions)
-    .where(
-      inOrg(
-        bankTransactions,
-        scope.org.id,
-        eq(bankTransactions.bookedAccountId, bank.accountId),
-        eq(bankTransactions.amountCents, line.amountCents),
-        eq(bankTransactions.status, "booked"),
-        eq(bankTransactions.direction, line.direction === "credit" ? "debit" : "credit"),
-        isNull(bankTransactions.transferLineId),
-        between(bankTransactions.bookingDate, addDays(line.bookingDate, -TRANSFER_DAYS), addDays(line.bookingDate, TRANSFER_DAYS)),
-      ),
-    )
-    .orderBy(sql`abs(julianday(${bankTransactions.bookingDate}) - julianday(${line.bookingDate}))`, asc(bankTransactions.createdAt))
-    .all();
-  const first = waiting.find((w) => w.bankAccountId !== bank.id);
+  const owners = new Map<string, BankAccountRow>();
+  const ownerOf = (id: string) => owners.get(id) ?? owners.set(id, findInOrg(tx, bankAccounts, scope.org.id, id)).get(id)!;
+  // the other half, booked first on its own account, if this line could be it
+  const first = bookedHalf(tx, scope.org.id, bank, line).find((w) => namesOnly(line, ownerOf(w.bankAccountId)) && namesOnly(w, bank));
   if (first) {
-    joinTransfer(tx, scope, first, line, findInOrg(tx, bankAccounts, scope.org.id, first.bankAccountId));
+    joinTransfer(tx, scope, first, line, ownerOf(first.bankAccountId));
     return true;
   }
   if (!line.counterpartyIban || line.counterpartyIban === bank.iban) return false;
@@ -126,7 +152,7 @@ export function bookTransferOnImport(tx: Tx, scope: Scope, bank: BankAccountRow,
     .where(inOrg(bankAccounts, scope.org.id, eq(bankAccounts.iban, line.counterpartyIban), eq(bankAccounts.isActive, true), eq(bankAccounts.currency, bank.currency)))
     .get();
   if (!other) return false;
-  post(tx, scope, bank, line, other.accountId, null, null, null, "bank_transaction.booked_on_import");
+  bookTransfer(tx, scope, bank, line, other, "bank_transaction.booked_on_import");
   return true;
 }
 
@@ -148,7 +174,7 @@ function transferPartner(tx: Tx, orgId: string, line: TransactionRow, other: Ban
     )
     .orderBy(sql`abs(julianday(${bankTransactions.bookingDate}) - julianday(${line.bookingDate}))`, asc(bankTransactions.createdAt))
     .all();
-  return candidates.find((c) => c.counterpartyIban === bank.iban) ?? candidates[0] ?? null;
+  return candidates.find((c) => c.counterpartyIban === bank.iban) ?? candidates.find((c) => namesOnly(c, bank) && namesOnly(line, other)) ?? null;
 }
 
 /** `second` joins the transfer `first` booked: it holds the same entry, and each names the other. */
@@ -180,14 +206,17 @@ function post(
   scope: Scope,
   bank: BankAccountRow,
   line: TransactionRow,
-  accountId: string,
+  account: { id: string; type: AccountType },
   vatRateId: string | null,
   vat: { category: (typeof vatRates.$inferSelect)["category"]; rateBp: number } | null,
   description: string | null,
   action: string,
 ): void {
   const entryId = newId();
-  const vatAccount = vat === null ? null : systemAccount(tx, scope.org.id, line.direction === "debit" ? "vat_receivable" : "vat_payable").id;
+  const accountId = account.id;
+  // revenue is sold: output VAT; anything else (costs, assets) is bought: input VAT
+  const side = account.type === "revenue" ? "sales" : "purchases";
+  const vatAccount = vat === null ? null : systemAccount(tx, scope.org.id, side === "sales" ? "vat_payable" : "vat_receivable").id;
   const draft = bankLineEntry(
     {
       lineId: line.id,
@@ -197,7 +226,7 @@ function post(
       direction: line.direction,
       amountCents: line.amountCents,
       description: (description ?? lineName(line)).slice(0, 1000),
-      vat,
+      vat: vat && { ...vat, side },
     },
     { bank: bank.accountId, account: accountId, vat: vatAccount },
   );

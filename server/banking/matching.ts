@@ -50,7 +50,7 @@ export function invoicePaidBy(tx: Tx, orgId: string, bank: BankAccountRow, line:
     const invoice = tx.select().from(invoices).where(inOrg(invoices, orgId, eq(invoices.paymentReference, reference))).get();
     if (!invoice || invoice.type !== type || invoice.currency !== bank.currency) continue;
     // paid by hand already for this money: the line takes that payment over (applyMatch)
-    if (handPayment(tx, orgId, { kind: "invoice", row: invoice }, line.amountCents, line.bookingDate)) return invoice;
+    if (handPayment(tx, orgId, bank, { kind: "invoice", row: invoice }, line.amountCents, line.bookingDate)) return invoice;
     if (!(AWAITING_PAYMENT as readonly string[]).includes(invoice.status)) continue;
     if (line.amountCents <= invoiceDueCents(invoice)) return invoice;
   }
@@ -69,7 +69,7 @@ export function expensePaidBy(tx: Tx, orgId: string, bank: BankAccountRow, line:
   if (!item) return null;
   const expense = tx.select().from(expenses).where(inOrg(expenses, orgId, eq(expenses.id, item.expenseId))).get();
   if (!expense || expense.currency !== bank.currency) return null;
-  if (handPayment(tx, orgId, { kind: "expense", row: expense }, line.amountCents, line.bookingDate)) return expense;
+  if (handPayment(tx, orgId, bank, { kind: "expense", row: expense }, line.amountCents, line.bookingDate)) return expense;
   if (expense.status !== "approved" || line.amountCents > expenseDueCents(expense)) return null;
   return expense;
 }
@@ -101,9 +101,14 @@ export function openExpensesByDue(tx: Tx, orgId: string, currency: string): Map<
 /** The expense's payment reference as lines carry it: canonical when it is a structured one, else as written. */
 const expenseReference = (e: ExpenseRow) => (e.paymentReference ? (canonicalPaymentReference(e.paymentReference) ?? e.paymentReference.trim()) : null);
 
-/** A line names a reference: a structured one it carries, or one of at least six characters written in its free text (a shorter one, "1234", is found by chance). */
+/**
+ * A line names a reference: a structured one it carries, or one of at least six characters written
+ * in its free text as a word of its own ("202601" is not in "Invoice 2026012"; a shorter one, "1234", is found by chance).
+ */
 const namesReference = (line: TransactionRow, references: string[], reference: string | null) =>
-  reference !== null && (references.includes(reference) || (reference.length >= 6 && (line.communication ?? "").includes(reference)));
+  reference !== null &&
+  (references.includes(reference) ||
+    (reference.length >= 6 && new RegExp(`(?<![\\p{L}\\p{N}])${RegExp.escape(reference)}(?![\\p{L}\\p{N}])`, "u").test(line.communication ?? "")));
 
 /**
  * The approved expense a debit line pays without a payment run: the only open one whose payment

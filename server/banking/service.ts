@@ -16,8 +16,9 @@
  * - The same statement again (bank account, statement id and content, whatever file brings it)
  *   adds nothing: 200 when nothing in the file is new; the same id with other content is a 409. A line already imported through another
  *   statement (same entry reference on the account) is not imported twice.
- * - Import posts nothing for the statement itself: the bank account's ledger balance moves only by
- *   the payments recorded against it (a match on import, a match by hand, record-payment).
+ * - The first statement of an account posts its opening balance (booking.ts); after that the bank
+ *   account's ledger balance moves by the payments recorded against it (a match on import, a match
+ *   by hand, record-payment) and the lines booked to an account.
  * - A credit line matches an invoice when its structured reference (or a valid reference in its
  *   free text) is the invoice's payment_reference, the invoice awaits payment in the account's
  *   currency, and the line is at most its amount due. A larger line is left unmatched, not split.
@@ -232,7 +233,7 @@ export const bankingService = {
       bag.throwIfAny();
       // a payment recorded by hand may have paid the document already (its amount due is then 0)
       if (cents === 0) {
-        const paid = handPayment(tx, scope.org.id, target!, line.amountCents, line.bookingDate);
+        const paid = handPayment(tx, scope.org.id, bank, target!, line.amountCents, line.bookingDate);
         if (!paid) throw ValidationFailed.field("amount", "Nothing is due on the document.");
         cents = line.amountCents;
       }

@@ -13,7 +13,7 @@ import { formatCents, MAX_CENTS, readMoney } from "../lib/money.ts";
 import { isCurrencyCode } from "../lib/iso-codes.ts";
 import { DateString, Uuid } from "../lib/schemas.ts";
 import { findInOrg, inOrg, snapshot, transaction, type Scope } from "../lib/scope.ts";
-import { JOURNAL_SOURCES, type JournalEntryCreate, type JournalEntryReverse } from "../ledger/model.ts";
+import { JOURNAL_SOURCES, type JournalEntryCreate, type JournalEntryReverse, type JournalSource } from "../ledger/model.ts";
 import type { DraftLine } from "../ledger/draft.ts";
 import { entryNumber, entryNumbers } from "../ledger/entries.ts";
 import { newId } from "../lib/time.ts";
@@ -83,12 +83,15 @@ export const journalList: ListSpec<typeof journalEntries> = {
 };
 
 /** Where an automatic entry is corrected instead: the operation that reverses it. */
-const CORRECTED_BY: Record<string, string> = {
+const CORRECTED_BY: Record<JournalSource, string> = {
   invoice: "cancel the invoice, or credit it with a credit note",
   payment: "delete the payment (DELETE /api/v1/invoices/{id}/payments/{pid})",
   expense: "record what changed as a manual entry",
   expense_payment: "delete the payment (DELETE /api/v1/expenses/{id}/payments/{pid})",
   fiscal_year: "reopen the year (POST /api/v1/fiscal-years/{year}/reopen)",
+  bank_statement: "record the difference to the bank's opening balance as a manual entry against the opening balances account",
+  bank_transaction: "unbook the line (POST /api/v1/bank-transactions/{id}/unbook)",
+  manual: "reverse it",
 };
 
 /**

@@ -277,13 +277,16 @@ export type BankLineFigures = {
   direction: "credit" | "debit";
   amountCents: number;
   description: string;
-  vat: { category: VatCategory; rateBp: number } | null;
+  /** the rate, and the side of the VAT report: purchases (input VAT) or sales (output VAT) */
+  vat: { category: VatCategory; rateBp: number; side: "sales" | "purchases" } | null;
 };
 
 /**
  * A bank line booked to an account (a fee, interest, a transfer to another own account): money
- * out debits the account (net) and input VAT, money in credits it (net) and output VAT; the bank
- * takes the gross. The VAT is the gross amount's share at the rate (server/documents/vat-breakdown.ts).
+ * out debits the account (net) and the VAT, money in credits both; the bank takes the gross. The
+ * VAT is the gross amount's share at the rate (server/documents/vat-breakdown.ts), on the side the
+ * account is on: a cost's input VAT, a revenue's output VAT; money the other way round (a fee
+ * refunded, a sale paid back) is a note on that side.
  */
 export function bankLineEntry(line: BankLineFigures, chart: { bank: string; account: string; vat: string | null }): EntryDraft {
   const sign = line.direction === "debit" ? 1 : -1;
@@ -292,7 +295,8 @@ export function bankLineEntry(line: BankLineFigures, chart: { bank: string; acco
     lines.push({ accountId: chart.account, cents: sign * line.amountCents, description: line.description });
   } else {
     const [share] = itemShares(true, [{ cents: line.amountCents, rateBp: line.vat.rateBp }]);
-    const tag = { side: line.direction === "debit" ? ("purchases" as const) : ("sales" as const), category: line.vat.category, rateBp: line.vat.rateBp, note: false };
+    const note = line.vat.side === "purchases" ? line.direction === "credit" : line.direction === "debit";
+    const tag = { side: line.vat.side, category: line.vat.category, rateBp: line.vat.rateBp, note };
     const rate = rateLabel(line.vat);
     lines.push({ accountId: chart.account, cents: sign * share!.amountCents, description: `${line.description}, VAT ${rate}`, vat: { ...tag, role: "base" } });
     lines.push({ accountId: chart.vat, cents: sign * share!.vatCents, description: `VAT ${rate}`, vat: { ...tag, role: "vat" } });

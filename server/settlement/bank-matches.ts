@@ -3,9 +3,9 @@
  * header of server/banking/service.ts and its matching.ts): the line takes over a payment recorded by hand for the
  * same money, or records one; undoing the match deletes only a payment the match recorded.
  */
-import { asc, between, eq, sql } from "drizzle-orm";
+import { asc, between, eq, min, sql } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
-import { bankAccounts, bankTransactions, expensePayments, payments } from "../../db/schema.ts";
+import { bankAccounts, bankStatements, bankTransactions, expensePayments, payments } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
 import type { LedgerEffect } from "../ledger/draft.ts";
 import { formatCents } from "../lib/money.ts";
@@ -26,11 +26,15 @@ const SAME_MONEY_DAYS = 14;
  * A payment recorded by hand that is this bank line's money: of the document, of exactly `cents`,
  * by bank transfer, dated within SAME_MONEY_DAYS of the booking, and held by no other bank line.
  * (A cash or card payment, or an earlier instalment of the same amount, is other money.) One
- * recorded through another bank account is taken over and posted again through this one.
+ * recorded through another bank account is taken over and posted again through this one. Never
+ * one dated before the bank account's first statement opens: that money is in the opening balance
+ * the statement brought into the books (server/banking/booking.ts), so the line is other money.
  */
-export function handPayment(tx: Tx, orgId: string, doc: Settled, cents: number, bookingDate: string) {
+export function handPayment(tx: Tx, orgId: string, bank: Pick<BankAccountRow, "id">, doc: Settled, cents: number, bookingDate: string) {
   const table = doc.kind === "invoice" ? payments : expensePayments;
   const parent = doc.kind === "invoice" ? payments.invoiceId : expensePayments.expenseId;
+  const opened = tx.select({ date: min(bankStatements.openingDate) }).from(bankStatements).where(eq(bankStatements.bankAccountId, bank.id)).get()?.date ?? null;
+  const from = addDays(bookingDate, -SAME_MONEY_DAYS);
   return tx
     .select()
     .from(table)
@@ -41,7 +45,7 @@ export function handPayment(tx: Tx, orgId: string, doc: Settled, cents: number, 
         eq(parent, doc.row.id),
         eq(table.amountCents, cents),
         eq(table.paymentMethod, "bank_transfer"),
-        between(table.paymentDate, addDays(bookingDate, -SAME_MONEY_DAYS), addDays(bookingDate, SAME_MONEY_DAYS)),
+        between(table.paymentDate, opened !== null && opened > from ? opened : from, addDays(bookingDate, SAME_MONEY_DAYS)),
         sql`NOT EXISTS (SELECT 1 FROM ${bankTransactions} WHERE ${bankTransactions.paymentId} = ${table.id})`,
       ),
     )
@@ -66,7 +70,7 @@ export function matchLine(
   how: "import" | "manual",
   readers: MatchReaders,
 ): void {
-  const existing = handPayment(tx, scope.org.id, doc, cents, line.bookingDate);
+  const existing = handPayment(tx, scope.org.id, bank, doc, cents, line.bookingDate);
   const ledger: LedgerEffect[] = [];
   let paymentId: string;
   let link: "recorded" | "linked";

@@ -271,6 +271,73 @@ describe("the savings account's statement first", () => {
   });
 });
 
+describe("transfers between own accounts are counted once, and only with their own other half", () => {
+  // walk-b.camt053.xml with its line's counterparty account removed, or replaced by a third party's
+  const bNaming = (iban: string | null) => WALK_B.replace(/<DbtrAcct>[\s\S]*?<\/DbtrAcct>\n/, iban ? `<DbtrAcct><Id><IBAN>${iban}</IBAN></Id></DbtrAcct>\n` : "");
+
+  test("the savings line first, naming no account: left unmatched, then the current account's transfer takes it in (one entry)", async () => {
+    const w = await walk("Brouwerij Silent");
+    const b = await importFile(w, bNaming(null), w.b);
+    expect(b.status, b.text).toBe(201);
+    const incoming = b.body.data.transactions[0];
+    expect(incoming).toMatchObject({ status: "unmatched", counterparty_iban: null });
+    const a = (await importFile(w, WALK_A, w.a)).body.data;
+    expect(line(a, "1010003")).toMatchObject({ status: "booked", booked_account_id: w.accountB, transfer_transaction_id: incoming.id });
+    expect(await get(w, `/api/v1/bank-transactions/${incoming.id}`)).toMatchObject({ status: "booked", transfer_transaction_id: line(a, "1010003").id });
+    // 250.00 + 1000.00: the bank's closing balance, not 2250.00
+    expect(balanceOf(w, w.accountB)).toBe(125000);
+    assertBalanced(w);
+  });
+
+  test("a line of the same amount naming a third party's IBAN is that party's money: not paired, the transfer waits for its own half", async () => {
+    const w = await walk("Brouwerij Third");
+    const b = await importFile(w, bNaming("NL91ABNA0417164300"), w.b);
+    const stranger = b.body.data.transactions[0];
+    const a = (await importFile(w, WALK_A, w.a)).body.data;
+    expect(line(a, "1010003")).toMatchObject({ status: "booked", booked_account_id: w.accountB, transfer_transaction_id: null });
+    expect(await get(w, `/api/v1/bank-transactions/${stranger.id}`)).toMatchObject({ status: "unmatched" });
+    // booking the stranger's money by hand to the current account is the user's call: then it is the other half
+    const booked = await act(w, stranger.id, "book", { account_id: w.accountA });
+    expect(booked.body.data).toMatchObject({ status: "booked", transfer_transaction_id: line(a, "1010003").id });
+    expect(balanceOf(w, w.accountB)).toBe(125000);
+    assertBalanced(w);
+  });
+});
+
+describe("a payment recorded by hand before the first statement", () => {
+  test("is in the opening balance: the statement's line of the same money is not taken to be it, and the books still equal the bank", async () => {
+    const w = await walk("Brouwerij Early");
+    // the 1210.00 invoice paid by hand on 29 March, through the current account: the bank's line of 1 April is other money
+    const paid = await env.api("POST", `/api/v1/invoices/${w.invoiceId}/record-payment`, { amount: "1210.00", payment_date: "2026-03-29", payment_method: "bank_transfer", bank_account_id: w.a }, w.token);
+    expect(paid.status, paid.text).toBe(201);
+    const a = (await importFile(w, WALK_A, w.a)).body.data;
+    expect(line(a, "1010001")).toMatchObject({ status: "unmatched", payment_id: null });
+    // the fee and the interest booked: the ledger is the bank's closing balance less the one line left unmatched (+1210.00)
+    const rate21 = listVatRates(env.db, w.org.id).find((r) => r.rateBp === 2100)!;
+    expect((await act(w, line(a, "1010002").id, "book", { account_id: w.code("6900"), vat_rate_id: rate21.id })).status).toBe(200);
+    expect((await act(w, line(a, "1010007").id, "book", { account_id: w.code("4900") })).status).toBe(200);
+    expect(balanceOf(w, w.accountA)).toBe(447077 - 121000);
+  });
+});
+
+describe("VAT follows the account booked to", () => {
+  test("a refunded bank fee (money in, to bank charges) reduces input VAT; interest to other income at a rate is output VAT", async () => {
+    const w = await walk("Brouwerij VAT");
+    const a = (await importFile(w, WALK_A, w.a)).body.data;
+    const rate21 = listVatRates(env.db, w.org.id).find((r) => r.rateBp === 2100)!;
+    // the interest line (2.50, money in) booked as if a fee came back: 2.07 + 0.43 VAT, credited to 6900 and 1400
+    const back = await act(w, line(a, "1010007").id, "book", { account_id: w.code("6900"), vat_rate_id: rate21.id });
+    const entry = await get(w, `/api/v1/journal-entries/${back.body.data.journal_entry_id}`);
+    const amounts = Object.fromEntries(entry.lines.map((l: any) => [l.account_id, [l.debit, l.credit]]));
+    expect(amounts[w.code("6900")]).toEqual(["0.00", "2.07"]);
+    expect(amounts[w.code("1400")]).toEqual(["0.00", "0.43"]);
+    expect((await act(w, line(a, "1010007").id, "unbook")).status).toBe(200);
+    const sold = await act(w, line(a, "1010007").id, "book", { account_id: w.code("4900"), vat_rate_id: rate21.id });
+    const sale = await get(w, `/api/v1/journal-entries/${sold.body.data.journal_entry_id}`);
+    expect(Object.fromEntries(sale.lines.map((l: any) => [l.account_id, [l.debit, l.credit]]))[w.code("2200")]).toEqual(["0.00", "0.43"]);
+  });
+});
+
 describe("the opening balance of databases that imported statements before", () => {
   test("an account whose first statement was imported by an earlier Kontor gets its opening entry from the upgrade's data migration", async () => {
     const w = await walk("Brouwerij Upgrade");
