@@ -79,7 +79,7 @@ export function backfillOpeningBalances(tx: Tx): void {
   const firsts = tx
     .select()
     .from(bankStatements)
-    .where(sql`${bankStatements.id} = (SELECT s.id FROM bank_statements s WHERE s.bank_account_id = ${bankStatements.bankAccountId} ORDER BY s.opening_date, s.created_at LIMIT 1)`)
+    .where(sql`${bankStatements.id} = (SELECT s.id FROM bank_statements s WHERE s.bank_account_id = ${bankStatements.bankAccountId} ORDER BY s.closing_date, s.created_at LIMIT 1)`)
     .all();
   for (const statement of firsts) {
     const bank = tx.select().from(bankAccounts).where(eq(bankAccounts.id, statement.bankAccountId)).get();
