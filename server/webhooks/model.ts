@@ -99,6 +99,7 @@ export const WebhookModel = {
             links: t.Optional(
               t.Record(t.String(), t.String(), { description: "Related URLs (invoice.finalized: the invoice's `pdf` and `ubl`), relative to Kontor's base URL" }),
             ),
+            payment_id: t.Optional(t.String({ description: "invoice.payment_recorded: the id of the payment recorded" })),
           },
           { description: "The body sent, as frozen when the event happened" },
         ),
