@@ -8,6 +8,7 @@ import { and, eq } from "drizzle-orm";
 import { auditLog, webhookAttempts, webhookDeliveries } from "../db/schema.ts";
 import { WEBHOOK_EVENTS } from "../server/changes/events.ts";
 import { claimDue, reconcileParking, recordOutcomes, releaseLeases } from "../server/webhooks/queue.ts";
+import { DestinationRefused, METADATA_HOSTS, resolveDestination } from "../server/webhooks/ssrf.ts";
 import { closeObjects, createContractChecker } from "./contract.ts";
 import { createTestEnv, runCli } from "./helpers.ts";
 import { plansOf, slowListSteps, slowSteps } from "./query-plan.ts";
@@ -407,6 +408,36 @@ describe("webhook URLs and limits (issue 16)", () => {
     } finally {
       lenient.close();
     }
+  });
+
+  test("cloud metadata names and addresses are a 422 at create and update whatever KONTOR_WEBHOOK_ALLOW_PRIVATE says, and refused at delivery", async () => {
+    const names = ["metadata.google.internal", "metadata.goog", "metadata", "instance-data", "instance-data.ec2.internal"];
+    expect([...METADATA_HOSTS]).toEqual(names);
+    const lenient = createTestEnv({ KONTOR_WEBHOOK_ALLOW_PRIVATE: "true" });
+    try {
+      const w = await lenient.api("POST", "/api/v1/webhooks", { url: "http://127.0.0.1:9/hook", events: ["customer.created"] });
+      expect(w.status).toBe(201);
+      const urls = [
+        ...names.map((name) => `http://${name}/computeMetadata/v1/`),
+        "http://METADATA.Google.Internal./", "https://metadata.goog:443/x", "http://169.254.169.254/latest/meta-data/", "http://100.100.100.200/",
+        "http://[fd00:ec2::254]/", "http://192.0.0.192/",
+      ];
+      for (const url of urls) {
+        for (const r of [
+          await lenient.api("POST", "/api/v1/webhooks", { url, events: ["customer.created"] }),
+          await lenient.api("PUT", `/api/v1/webhooks/${w.body.data.id}`, { url }),
+        ]) {
+          expect(r.status, url).toBe(422);
+          expect(r.body.errors.url[0], url).toMatch(/^The url must not point to a cloud metadata service \(.+\), whatever KONTOR_WEBHOOK_ALLOW_PRIVATE says\.$/);
+        }
+      }
+      // a near name is an ordinary host
+      expect((await lenient.api("POST", "/api/v1/webhooks", { url: "https://metadata.example.com/", events: ["customer.created"] })).status).toBe(201);
+    } finally {
+      lenient.close();
+    }
+    // a webhook saved before this check is refused at each attempt, before any DNS lookup
+    for (const name of names) await expect(resolveDestination(name, true, new AbortController().signal)).rejects.toThrow(DestinationRefused);
   });
 
   test("at most 20 webhooks per organisation: the 21st is a 422 naming the cap", async () => {
