@@ -48,7 +48,11 @@ export const eventFeed = {
   list(scope: Scope, query: EventQuery, url: string, abilities: ReadonlySet<string>) {
     const perPage = query.per_page ?? DEFAULT_PER_PAGE;
     const conditions: (SQL | undefined)[] = [eq(events.organizationId, scope.org.id)];
-    if (query.after !== undefined) conditions.push(gt(events.id, Number(query.after)));
+    if (query.after !== undefined && query.cursor !== undefined && query.after !== query.cursor) {
+      throw ValidationFailed.field("cursor", "The cursor and after fields name the same place; send one of them.");
+    }
+    const after = query.after ?? query.cursor;
+    if (after !== undefined) conditions.push(gt(events.id, Number(after)));
     if (query["filter[type]"] !== undefined) conditions.push(inArray(events.type, typesOf(query["filter[type]"])));
     if (query["filter[resource_id]"] !== undefined) conditions.push(eq(events.resourceId, query["filter[resource_id]"]));
     const readable = (Object.keys(RESOURCE_VIEW_ABILITY) as EventResource[]).filter((type) => abilities.has(RESOURCE_VIEW_ABILITY[type]));

@@ -31,6 +31,7 @@ export const EventModel = {
   event,
   query: strictObject({
     after: t.Optional(t.String({ ...EventId, description: "Only events after this one (an event id, or `meta.next_cursor` of the previous page); default: from the oldest kept" })),
+    cursor: t.Optional(t.String({ ...EventId, description: "The same as `after`, under the name every list's cursor has (`meta.next_cursor`)" })),
     per_page: t.Optional(t.Integer({ minimum: 1, maximum: MAX_PER_PAGE, "x-param": "per_page", description: `Page size, 1–${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE})` })),
     "filter[type]": t.Optional(
       t.String({
