@@ -13,7 +13,8 @@
  * queued as fast as the service can write them while the worker drains, receiver answering at
  * once; `slow` the same with the receiver answering after --slow-ms; `serve` the real
  * `kontor serve` process with 1, 2 and 4 HTTP threads (--threads 1,2,4), 200 customers
- * (--changes N) created one at a time over the API from the moment it prints its URL, each on a
+ * (--changes N) created one at a time over the API from the moment it prints its URL (or
+ * --settle-ms later, once its other threads have started), each on a
  * connection of its own (so they land on every thread): change to receiver, p50, p90 and max.
  * The maximum must stay below the worker's 1 s poll, or the run exits with code 1: a delivery
  * that waited for the poll is a lost wake-up (`bun bench/webhooks.ts --only serve --threads 2,4`).
@@ -43,6 +44,9 @@ const option = (name: string) => {
   const i = argv.indexOf(name);
   return i === -1 ? undefined : argv[i + 1];
 };
+
+/** The worker's poll (its croner tick, server/webhooks/worker.ts): a woken worker never waits this long. */
+const POLL_MS = 1000;
 
 if (argv.includes("--receiver")) await runReceiver(Number(option("--delay") ?? 0));
 else await main();
@@ -129,6 +133,7 @@ async function main(): Promise<void> {
   const webhookCount = Number(option("--webhooks") ?? 10);
   const slowMs = Number(option("--slow-ms") ?? 1000);
   const serveChanges = Number(option("--changes") ?? 200);
+  const settleMs = Number(option("--settle-ms") ?? 0);
   const deadlineS = option("--deadline-s") === undefined ? undefined : Number(option("--deadline-s"));
   const asJson = argv.includes("--json");
   const log = (line: string) => console.error(line);
@@ -137,7 +142,7 @@ async function main(): Promise<void> {
     ["idle", () => scenario("idle", 0, 200, 1, 25, deadlineS)],
     ["fast", () => scenario("fast", 0, total, webhookCount, 0, deadlineS)],
     ["slow", () => scenario(`slow (${slowMs} ms)`, slowMs, total, webhookCount, 0, deadlineS)],
-    ...(option("--threads") ?? "1,2,4").split(",").map((n): [string, () => Promise<Result>] => ["serve", () => serveScenario(Number(n), serveChanges)]),
+    ...(option("--threads") ?? "1,2,4").split(",").map((n): [string, () => Promise<Result>] => ["serve", () => serveScenario(Number(n), serveChanges, settleMs)]),
   ];
   for (const [name, run] of scenarios) {
     if (only && !only.includes(name)) continue;
@@ -189,9 +194,6 @@ async function main(): Promise<void> {
     process.exitCode = 1;
   }
 }
-
-/** The worker's poll (its croner tick, server/webhooks/worker.ts): a woken worker never waits this long. */
-const POLL_MS = 1000;
 
 /** How long a scenario may wait for its deliveries: 30 s, plus 2 ms a delivery, plus twice its share of the receiver's delay (128 in flight). */
 function defaultDeadlineMs(deliveries: number, receiverDelayMs: number): number {
@@ -309,7 +311,7 @@ function reportMissing(name: string, db: ReturnType<typeof openDatabase>, arrive
  * spreads them over the threads). Whichever thread answers, the worker on the first must be
  * woken at once.
  */
-async function serveScenario(threads: number, changes: number): Promise<Result> {
+async function serveScenario(threads: number, changes: number, settleMs: number): Promise<Result> {
   const receiver = await startReceiver(0);
   const server = await startFreshServer({
     KONTOR_HTTP_THREADS: String(threads),
@@ -323,6 +325,8 @@ async function serveScenario(threads: number, changes: number): Promise<Result> 
     const headers = { authorization: `Bearer ${server.token}`, "content-type": "application/json", connection: "close" };
     const hook = await fetch(`${url}/api/v1/webhooks`, { method: "POST", headers, body: JSON.stringify({ url: `${receiver.base}/hook`, events: ["customer.created"] }) });
     if (hook.status !== 201) throw new Error(`webhook: ${hook.status} ${await hook.text()}`);
+    // 0: from the moment the URL is printed, while the other HTTP threads still start (the way a lost wake-up showed)
+    await Bun.sleep(settleMs);
     await receiver.stats(true);
     const started = performance.now();
     for (let i = 0; i < changes; i++) {
