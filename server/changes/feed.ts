@@ -29,15 +29,16 @@ export function presentEvent(row: EventRow) {
   };
 }
 
-/** `filter[type]`: an event name, or `<resource>.*` for all of a resource type's; else a 422 naming the field. */
-function typesOf(filter: string): string[] {
+/**
+ * `filter[type]`: an event name, or `<resource>.*` for every event of a resource type; else a
+ * 422 naming the field. A resource type is matched on its own column: the feed's order (id) is
+ * then the order of the index walked, with no sort step.
+ */
+function typeCondition(filter: string): SQL {
   const names: readonly string[] = WEBHOOK_EVENTS;
-  if (filter.endsWith(".*")) {
-    const prefix = filter.slice(0, -1);
-    const matching = names.filter((name) => name.startsWith(prefix));
-    if (matching.length > 0) return matching;
-  } else if (names.includes(filter)) return [filter];
   const resources = [...new Set(names.map((name) => name.slice(0, name.indexOf("."))))];
+  if (filter.endsWith(".*") && resources.includes(filter.slice(0, -2))) return eq(events.resourceType, filter.slice(0, -2));
+  if (names.includes(filter)) return eq(events.type, filter);
   throw ValidationFailed.field(
     "filter[type]",
     `The filter[type] must be an event name of GET /api/v1/meta/webhook-events or a resource type followed by .* (${resources.map((r) => `${r}.*`).join(", ")}).`,
@@ -53,7 +54,7 @@ export const eventFeed = {
     }
     const after = query.after ?? query.cursor;
     if (after !== undefined) conditions.push(gt(events.id, Number(after)));
-    if (query["filter[type]"] !== undefined) conditions.push(inArray(events.type, typesOf(query["filter[type]"])));
+    if (query["filter[type]"] !== undefined) conditions.push(typeCondition(query["filter[type]"]));
     if (query["filter[resource_id]"] !== undefined) conditions.push(eq(events.resourceId, query["filter[resource_id]"]));
     const readable = (Object.keys(RESOURCE_VIEW_ABILITY) as EventResource[]).filter((type) => abilities.has(RESOURCE_VIEW_ABILITY[type]));
     if (readable.length < Object.keys(RESOURCE_VIEW_ABILITY).length) conditions.push(inArray(events.resourceType, readable));
