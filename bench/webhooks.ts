@@ -12,9 +12,12 @@
  * Scenarios: `idle` one change at a time (200 changes, 25 ms apart); `fast` N deliveries
  * queued as fast as the service can write them while the worker drains, receiver answering at
  * once; `slow` the same with the receiver answering after --slow-ms; `serve` the real
- * `kontor serve` process with 1, 2 and 4 HTTP threads (--threads 1,2,4), 30 customers created
- * one at a time over the API, each on a connection of its own (so they land on every thread):
- * change to receiver, p50 and p90.
+ * `kontor serve` process with 1, 2 and 4 HTTP threads (--threads 1,2,4), 200 customers
+ * (--changes N) created one at a time over the API from the moment it prints its URL (or
+ * --settle-ms later, once its other threads have started), each on a
+ * connection of its own (so they land on every thread): change to receiver, p50, p90 and max.
+ * The maximum must stay below the worker's 1 s poll, or the run exits with code 1: a delivery
+ * that waited for the poll is a lost wake-up (`bun bench/webhooks.ts --only serve --threads 2,4`).
  *
  * A scenario stops waiting when every delivery has arrived, when none is pending any more
  * (some failed: nothing else will come), or at its deadline (--deadline-s, default 30 s plus
@@ -41,6 +44,9 @@ const option = (name: string) => {
   const i = argv.indexOf(name);
   return i === -1 ? undefined : argv[i + 1];
 };
+
+/** The worker's poll (its croner tick, server/webhooks/worker.ts): a woken worker never waits this long. */
+const POLL_MS = 1000;
 
 if (argv.includes("--receiver")) await runReceiver(Number(option("--delay") ?? 0));
 else await main();
@@ -126,6 +132,8 @@ async function main(): Promise<void> {
   const total = Number(option("--count") ?? 10_000);
   const webhookCount = Number(option("--webhooks") ?? 10);
   const slowMs = Number(option("--slow-ms") ?? 1000);
+  const serveChanges = Number(option("--changes") ?? 200);
+  const settleMs = Number(option("--settle-ms") ?? 0);
   const deadlineS = option("--deadline-s") === undefined ? undefined : Number(option("--deadline-s"));
   const asJson = argv.includes("--json");
   const log = (line: string) => console.error(line);
@@ -134,7 +142,7 @@ async function main(): Promise<void> {
     ["idle", () => scenario("idle", 0, 200, 1, 25, deadlineS)],
     ["fast", () => scenario("fast", 0, total, webhookCount, 0, deadlineS)],
     ["slow", () => scenario(`slow (${slowMs} ms)`, slowMs, total, webhookCount, 0, deadlineS)],
-    ...(option("--threads") ?? "1,2,4").split(",").map((n): [string, () => Promise<Result>] => ["serve", () => serveScenario(Number(n))]),
+    ...(option("--threads") ?? "1,2,4").split(",").map((n): [string, () => Promise<Result>] => ["serve", () => serveScenario(Number(n), serveChanges, settleMs)]),
   ];
   for (const [name, run] of scenarios) {
     if (only && !only.includes(name)) continue;
@@ -168,8 +176,17 @@ async function main(): Promise<void> {
     if (idle) console.log(`target idle p50 < 50 ms: ${idle.p50Ms < 50 ? "met" : "NOT met"}`);
     for (const served of results.filter((r) => r.scenario.startsWith("serve"))) {
       const met = served.p50Ms < 10 && served.p90Ms! < 50;
-      console.log(`${served.scenario}: change to receiver p50 ${served.p50Ms.toFixed(1)} ms, p90 ${served.p90Ms!.toFixed(1)} ms (target p50 < 10, p90 < 50: ${met ? "met" : "NOT met"})`);
+      console.log(
+        `${served.scenario}: change to receiver p50 ${served.p50Ms.toFixed(1)} ms, p90 ${served.p90Ms!.toFixed(1)} ms (target p50 < 10, p90 < 50: ${met ? "met" : "NOT met"}), ` +
+          `max ${served.maxMs.toFixed(1)} ms (below the worker's ${POLL_MS} ms poll: ${served.maxMs < POLL_MS ? "met" : "NOT met"})`,
+      );
     }
+  }
+  // a delivery that waited for the poll means a wake-up was lost: the run fails
+  const waited = results.filter((r) => r.scenario.startsWith("serve") && !(r.maxMs < POLL_MS));
+  if (waited.length > 0) {
+    log(`WAITED FOR THE POLL: ${waited.map((r) => `${r.scenario} max ${r.maxMs.toFixed(0)} ms`).join("; ")}`);
+    process.exitCode = 1;
   }
   const incomplete = results.filter((r) => r.missing > 0);
   if (incomplete.length > 0) {
@@ -290,21 +307,28 @@ function reportMissing(name: string, db: ReturnType<typeof openDatabase>, arrive
 
 /**
  * The real server: `kontor serve` with `threads` HTTP threads on a fresh database, a webhook to
- * the receiver, and 30 customers created one at a time, each on a new connection (SO_REUSEPORT
+ * the receiver, and `changes` customers created one at a time, each on a new connection (SO_REUSEPORT
  * spreads them over the threads). Whichever thread answers, the worker on the first must be
  * woken at once.
  */
-async function serveScenario(threads: number): Promise<Result> {
+async function serveScenario(threads: number, changes: number, settleMs: number): Promise<Result> {
   const receiver = await startReceiver(0);
-  const server = await startFreshServer({ KONTOR_HTTP_THREADS: String(threads), KONTOR_WEBHOOK_ALLOW_HTTP: "true", KONTOR_WEBHOOK_ALLOW_PRIVATE: "true" });
+  const server = await startFreshServer({
+    KONTOR_HTTP_THREADS: String(threads),
+    KONTOR_WEBHOOK_ALLOW_HTTP: "true",
+    KONTOR_WEBHOOK_ALLOW_PRIVATE: "true",
+    // the request log of every change would bury the figures
+    KONTOR_LOG_LEVEL: "warn",
+  });
   const { url } = server;
   try {
     const headers = { authorization: `Bearer ${server.token}`, "content-type": "application/json", connection: "close" };
     const hook = await fetch(`${url}/api/v1/webhooks`, { method: "POST", headers, body: JSON.stringify({ url: `${receiver.base}/hook`, events: ["customer.created"] }) });
     if (hook.status !== 201) throw new Error(`webhook: ${hook.status} ${await hook.text()}`);
+    // 0: from the moment the URL is printed, while the other HTTP threads still start (the way a lost wake-up showed)
+    await Bun.sleep(settleMs);
     await receiver.stats(true);
     const started = performance.now();
-    const changes = 30;
     for (let i = 0; i < changes; i++) {
       const r = await fetch(`${url}/api/v1/customers`, { method: "POST", headers, body: JSON.stringify({ name: `Serve ${i}` }) });
       await r.arrayBuffer();

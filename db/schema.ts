@@ -568,6 +568,37 @@ export const webhookDeliveries = sqliteTable(
   ],
 );
 
+/**
+ * The events feed (GET /api/v1/events): one row per change that has an event, written by
+ * recordChange in the change's own transaction. The id is SQLite's AUTOINCREMENT rowid: writes
+ * take turns, so ids grow in commit order and are never reused after a prune, which is what lets
+ * `?after=<id>` resume a feed without missing or repeating an event.
+ */
+export const events = sqliteTable(
+  "events",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    organizationId: orgId(),
+    /** the event name, e.g. "invoice.created" */
+    type: text("type").notNull(),
+    /** the resource `data` holds: its type ("invoice", the event name's first part) and id */
+    resourceType: text("resource_type").notNull(),
+    resourceId: text("resource_id").notNull(),
+    /** the resource as its GET shows it after the change (a deletion: its last state), JSON */
+    data: text("data").notNull(),
+    links: text("links", { mode: "json" }).$type<Record<string, string>>(),
+    /** invoice.payment_recorded: the payment the change recorded */
+    paymentId: text("payment_id"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("events_org_id").on(t.organizationId, t.id),
+    index("events_org_type").on(t.organizationId, t.type, t.id),
+    index("events_org_resource").on(t.organizationId, t.resourceId, t.id),
+    index("events_created").on(t.createdAt),
+  ],
+);
+
 export const webhookAttempts = sqliteTable(
   "webhook_attempts",
   {

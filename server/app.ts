@@ -5,6 +5,7 @@ import { accountRoutes } from "./accounts/routes.ts";
 import { auditRoutes } from "./audit/routes.ts";
 import { bankAccountRoutes } from "./bank-accounts/routes.ts";
 import { bankingRoutes } from "./banking/routes.ts";
+import { eventRoutes } from "./changes/routes.ts";
 import { customerRoutes } from "./customers/routes.ts";
 import { docsRoutes, type RouteEntry } from "./docs/openapi.ts";
 import { expenseCategoryRoutes } from "./expense-categories/routes.ts";
@@ -54,7 +55,8 @@ export function createApp(runtime: Runtime, metrics: ThreadMetrics = createThrea
     .use(expenseCategoryRoutes(kernel))
     .use(fiscalYearRoutes(kernel))
     .use(reportRoutes(kernel))
-    .use(auditRoutes(kernel));
+    .use(auditRoutes(kernel))
+    .use(eventRoutes(kernel));
   kernel.setRouteTable(app.routes);
   return app;
 }

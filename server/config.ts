@@ -36,6 +36,8 @@ export type Config = {
   backupEveryMs: number;
   /** scheduled backups kept; older ones are deleted after a new one is complete */
   backupKeep: number;
+  /** days the events feed keeps an event (KONTOR_EVENT_RETENTION_DAYS, default 30); the webhook worker prunes older ones */
+  eventRetentionDays: number;
 };
 
 export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
@@ -116,5 +118,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     backupDir: env.KONTOR_BACKUP_DIR || null,
     backupEveryMs: duration("KONTOR_BACKUP_EVERY", env.KONTOR_BACKUP_EVERY, 24 * 3_600_000),
     backupKeep: integer("KONTOR_BACKUP_KEEP", env.KONTOR_BACKUP_KEEP, 7, 1, 10_000),
+    eventRetentionDays: integer("KONTOR_EVENT_RETENTION_DAYS", env.KONTOR_EVENT_RETENTION_DAYS, 30, 1, 36_500),
   };
 }

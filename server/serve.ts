@@ -60,6 +60,12 @@ export async function startServer(
   const server = listen(app, config);
   const url = listeningOrigin(server.hostname!, server.port!);
   onListening?.(url);
+  const serverMetrics = config.metricsPort !== null ? createServerMetrics(db, config) : null;
+  // The worker starts as soon as this thread answers requests, not once the other threads have
+  // started (seconds on a busy machine): a change answered meanwhile would wait for it.
+  const background: WebhookWorker | null = worker
+    ? startWorker(db, config, { secrets, log: (line) => runtime.log.warn(line), onAttempt: serverMetrics?.deliveryAttempt })
+    : null;
   // port 0 picks a free port: the other threads join the one picked
   const setup: ThreadSetup = { config: { ...config, port: server.port! }, shared: runtime.shared };
   const starting = await Promise.allSettled(Array.from({ length: config.httpThreads - 1 }, () => startThread(setup)));
@@ -67,13 +73,9 @@ export async function startServer(
   const failed = starting.find((s) => s.status === "rejected");
   if (failed) {
     // all threads or none: a server short of some would not be the one configured
-    await Promise.allSettled([server.stop(true), ...threads.map((t) => t.stop())]);
+    await Promise.allSettled([background?.stop(), server.stop(true), ...threads.map((t) => t.stop())]);
     throw failed.reason;
   }
-  const serverMetrics = config.metricsPort !== null ? createServerMetrics(db, config) : null;
-  const background: WebhookWorker | null = worker
-    ? startWorker(db, config, { secrets, log: (line) => runtime.log.warn(line), onAttempt: serverMetrics?.deliveryAttempt })
-    : null;
   let metrics: MetricsListener | null = null;
   if (serverMetrics) {
     const others = async () => (await Promise.all(threads.map((t) => t.metrics()))).filter((m) => m !== null);

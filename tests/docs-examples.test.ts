@@ -21,6 +21,7 @@ const RUNNABLE: Record<string, number> = {
   "docs/books.md": 8,
   "docs/banking.md": 12,
   "docs/webhooks.md": 5,
+  "docs/events.md": 3,
 };
 
 const FILES = ["README.md", ...readdirSync(join(ROOT, "docs")).filter((name) => name.endsWith(".md")).sort().map((name) => `docs/${name}`)];

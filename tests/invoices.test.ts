@@ -1155,9 +1155,12 @@ describe("webhook outbox (contract 7.2)", () => {
     const payloads = rows.map((d) => JSON.parse(d.payload));
     expect(payloads.map((p) => p.data)).toEqual([created, updated, finalized, sent, paid, unpaid, credit, credit, cancelled]);
     expect(payloads[4].data.payments).toHaveLength(1); // payment_recorded carries the invoice with its payments
+    expect(payloads[4].payment_id).toBe(payloads[4].data.payments[0].id); // and which one it recorded
     for (const [i, p] of payloads.entries()) {
       // an issued invoice's delivery also carries where its documents are (issue 18)
-      expect(Object.keys(p)).toEqual(p.event === "invoice.finalized" ? ["event", "timestamp", "data", "links"] : ["event", "timestamp", "data"]);
+      // and invoice.payment_recorded the id of the payment recorded (issue 28)
+      const beside = { "invoice.finalized": ["links"], "invoice.payment_recorded": ["payment_id"] }[p.event as string] ?? [];
+      expect(Object.keys(p)).toEqual(["event", "timestamp", "data", ...beside]);
       if (p.event === "invoice.finalized") expect(p.links).toEqual({ pdf: `/api/v1/invoices/${p.data.id}/pdf`, ubl: `/api/v1/invoices/${p.data.id}/ubl` });
       expect(p.event).toBe(rows[i]!.event);
       expect(p.timestamp).toMatch(TIMESTAMP);

@@ -24,9 +24,11 @@ for (const { name } of db.$client
   .all()) {
   db.$client.exec(`DROP TRIGGER "${name}"`);
 }
-/** Values a table's CHECK constraints need: a journal line has a debit or a credit, never negative. */
+/** Values a table's CHECK constraints or keys need: a journal line has a debit or a credit, never negative. */
 const CHECKED: Record<string, (n: number) => Record<string, unknown>> = {
   journal_lines: (n) => (n === 0 ? { debitCents: 2 ** 40 + 7, creditCents: 0 } : { debitCents: 0, creditCents: 5 }),
+  // its id is the rowid: rows 1 and 2, in the order written, as the lookups by rowid below expect
+  events: (n) => ({ id: n + 1 }),
 };
 afterAll(() => db.$client.close());
 

@@ -206,7 +206,7 @@ describe("list (contract section 5: the customers' sorts, filters and search)", 
 });
 
 describe("audit and events", () => {
-  test("create, update, delete are audited with the token as actor; no webhook event is queued", async () => {
+  test("create, update, delete are audited with the token as actor, and queue supplier.created, .updated and .deleted", async () => {
     const now = nowIso();
     const org = env.newOrg("Supplier Hooks");
     const hookId = newId();
@@ -221,6 +221,12 @@ describe("audit and events", () => {
       ["supplier.updated", "supplier", "user", userId],
       ["supplier.deleted", "supplier", "token", org.token.split("|")[0]],
     ]);
-    expect(env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, hookId)).all()).toEqual([]);
+    const queued = env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, hookId)).orderBy(webhookDeliveries.createdAt).all();
+    expect(queued.map((d) => [d.event, JSON.parse(d.payload).data.id])).toEqual([
+      ["supplier.created", s.id],
+      ["supplier.updated", s.id],
+      ["supplier.deleted", s.id],
+    ]);
+    expect(JSON.parse(queued[2]!.payload).data.city).toBe("Leuven"); // the tombstone: its last state
   });
 });

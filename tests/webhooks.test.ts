@@ -8,6 +8,7 @@ import { and, eq } from "drizzle-orm";
 import { auditLog, webhookAttempts, webhookDeliveries } from "../db/schema.ts";
 import { WEBHOOK_EVENTS } from "../server/changes/events.ts";
 import { claimDue, reconcileParking, recordOutcomes, releaseLeases } from "../server/webhooks/queue.ts";
+import { METADATA_HOSTS, resolveDestination } from "../server/webhooks/ssrf.ts";
 import { closeObjects, createContractChecker } from "./contract.ts";
 import { createTestEnv, runCli } from "./helpers.ts";
 import { plansOf, slowListSteps, slowSteps } from "./query-plan.ts";
@@ -409,6 +410,38 @@ describe("webhook URLs and limits (issue 16)", () => {
     }
   });
 
+  test("cloud metadata names and addresses are a 422 at create and update whatever KONTOR_WEBHOOK_ALLOW_PRIVATE says, and refused at delivery", async () => {
+    const names = ["metadata.google.internal", "metadata.goog", "metadata", "instance-data", "instance-data.ec2.internal"];
+    expect<string[]>([...METADATA_HOSTS]).toEqual(names);
+    const lenient = createTestEnv({ KONTOR_WEBHOOK_ALLOW_PRIVATE: "true" });
+    try {
+      const w = await lenient.api("POST", "/api/v1/webhooks", { url: "http://127.0.0.1:9/hook", events: ["customer.created"] });
+      expect(w.status).toBe(201);
+      const urls = [
+        ...names.map((name) => `http://${name}/computeMetadata/v1/`),
+        "http://METADATA.Google.Internal./", "https://metadata.goog:443/x", "http://169.254.169.254/latest/meta-data/", "http://100.100.100.200/",
+        "http://[fd00:ec2::254]/", "http://192.0.0.192/",
+      ];
+      for (const url of urls) {
+        for (const r of [
+          await lenient.api("POST", "/api/v1/webhooks", { url, events: ["customer.created"] }),
+          await lenient.api("PUT", `/api/v1/webhooks/${w.body.data.id}`, { url }),
+        ]) {
+          expect(r.status, url).toBe(422);
+          expect(r.body.errors.url[0], url).toMatch(/^The url must not point to a cloud metadata service \(.+\), whatever KONTOR_WEBHOOK_ALLOW_PRIVATE says\.$/);
+        }
+      }
+      // a near name is an ordinary host
+      expect((await lenient.api("POST", "/api/v1/webhooks", { url: "https://metadata.example.com/", events: ["customer.created"] })).status).toBe(201);
+    } finally {
+      lenient.close();
+    }
+    // a webhook saved before this check is refused at each attempt, before any DNS lookup
+    for (const host of [...names, "169.254.169.254", "[fd00:ec2::254]", "100.100.100.200"]) {
+      await expect(resolveDestination(host, true, new AbortController().signal)).rejects.toThrow(/cloud metadata service/);
+    }
+  });
+
   test("at most 20 webhooks per organisation: the 21st is a 422 naming the cap", async () => {
     const { token } = env.newOrg();
     const ids: string[] = [];
@@ -510,6 +543,47 @@ describe("deliveries API (contract 7.7)", () => {
     expect(row.payload).toBe(d!.payload);
     expect(audited("delivery.redelivered", d!.id)).toBe(1);
     expect((await env.api("POST", `/api/v1/webhooks/${w.id}/deliveries/${crypto.randomUUID()}/redeliver`)).status).toBe(404);
+  });
+
+  test("bulk redeliver: {status, from, to} queues every matching delivery again in one call, oldest first, each audited; answers how many", async () => {
+    const { org, token } = env.newOrg();
+    const w = await webhook({ events: ["customer.created", "invoice.created"] }, token);
+    for (let i = 0; i < 6; i++) await env.api("POST", "/api/v1/customers", { name: `Outage ${i}` }, token);
+    const rows = deliveriesOf(w.id).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    // six deliveries an hour apart: 0-3 failed during an outage, 4 delivered, 5 still pending
+    rows.forEach((row, i) => {
+      const createdAt = `2026-11-20T0${i}:00:00.000000Z`;
+      const status = i < 4 ? "failed" : i === 4 ? "delivered" : "pending";
+      env.db.update(webhookDeliveries).set({ createdAt, status, attempts: 3, lastError: "down", nextAttemptAt: status === "pending" ? Date.now() : null }).where(eq(webhookDeliveries.id, row.id)).run();
+    });
+    const path = `/api/v1/webhooks/${w.id}/redeliver`;
+    const r = await env.api("POST", path, { status: "failed", from: "2026-11-20T01:00:00Z", to: "2026-11-20T03:00:00Z" }, token);
+    expect(r.status, r.text).toBe(202);
+    expect(r.body).toEqual({ data: { redelivered: 2 } });
+    const after = new Map(deliveriesOf(w.id).map((row) => [row.id, row]));
+    expect(rows.map((row) => [after.get(row.id)!.status, after.get(row.id)!.attempts])).toEqual([
+      ["failed", 3], ["pending", 0], ["pending", 0], ["failed", 3], ["delivered", 3], ["pending", 3],
+    ]);
+    expect(rows.map((row) => audited("delivery.redelivered", row.id))).toEqual([0, 1, 1, 0, 0, 0]);
+    // without a window: every failed one left
+    expect((await env.api("POST", path, { status: "failed" }, token)).body.data.redelivered).toBe(2);
+    expect((await env.api("POST", path, { status: "failed" }, token)).body.data.redelivered).toBe(0);
+
+    for (const [body, field] of [
+      [{ status: "pending" }, "status"], [{}, "status"], [{ status: "failed", from: "yesterday" }, "from"],
+      [{ status: "failed", from: "2026-11-20", to: "2026-11-19" }, "to"], [{ status: "failed", webhook_id: w.id }, "webhook_id"],
+    ] as const) {
+      const refused = await env.api("POST", path, body, token);
+      expect(refused.status, JSON.stringify(body)).toBe(422);
+      expect(Object.keys(refused.body.errors), JSON.stringify(body)).toEqual([field]);
+    }
+    // the payloads it sends again must be ones the caller may read; another organisation's webhook is a 404
+    const editor = env.orgToken(["organization.view", "organization.edit"], org);
+    const forbidden = await env.api("POST", path, { status: "delivered" }, editor);
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.body.message).toContain("contacts.view");
+    expect(audited("delivery.redelivered", rows[4]!.id)).toBe(0);
+    expect((await env.api("POST", path, { status: "failed" })).status).toBe(404);
   });
 });
 

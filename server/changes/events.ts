@@ -1,9 +1,16 @@
 import type { Ability } from "../auth/abilities.ts";
 
-/** Webhook event names (api-spec 6.1). */
+/**
+ * Event names (api-spec 6.1), of webhooks and of the events feed alike. Beyond the
+ * specification's: suppliers, contact persons and the organisation, so that every change a
+ * client can make through the API has an event a connector can follow.
+ */
 export const WEBHOOK_EVENTS = [
   "invoice.created", "invoice.updated", "invoice.deleted", "invoice.finalized", "invoice.payment_recorded",
   "customer.created", "customer.updated", "customer.deleted",
+  "supplier.created", "supplier.updated", "supplier.deleted",
+  "contact_person.created", "contact_person.updated", "contact_person.deleted",
+  "organization.updated",
   "expense.created", "expense.updated", "expense.deleted", "expense.approved",
   "fiscal_year.closed", "fiscal_year.reopened",
   "bank_transaction.imported", "bank_transaction.matched", "bank_transaction.booked", "bank_transaction.unbooked",
@@ -21,6 +28,9 @@ export type EventResource = WebhookEvent extends `${infer R}.${string}` ? R : ne
 export const RESOURCE_VIEW_ABILITY: Record<EventResource, Ability> = {
   invoice: "invoicing.view",
   customer: "contacts.view",
+  supplier: "contacts.view",
+  contact_person: "contacts.view",
+  organization: "organization.view",
   expense: "expenses.view",
   fiscal_year: "accounting.view",
   bank_transaction: "banking.view",

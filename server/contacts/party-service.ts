@@ -107,7 +107,7 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
   const { table, resourceType, events } = kind;
   const listSpec = partyListSpec(table, kind.searchTable);
 
-  /** The audit entry and (customers) the webhook event of a change; `shown` is the event's payload. */
+  /** The audit entry and the event of a change; `shown` is the event's payload. */
   function record(tx: Tx, scope: Scope, change: "created" | "updated" | "deleted", id: string, shown: Shown): void {
     const record = { action: `${resourceType}.${change}`, resource: { type: resourceType, id } };
     // the kind's `show` is its events' payload (customers: showCustomer)

@@ -49,17 +49,22 @@ export const customerService = partyService({
   },
 });
 
+/** A contact person as its contact_person.* events carry it: with the customer it belongs to. */
+const personEventData = (row: ContactRow) => ({ ...presentContactPerson(row), customer_id: row.customerId });
+
 /**
- * Contact persons change their customer: each change is audited as the person's and emits
- * customer.updated with the customer as it now is.
+ * Contact persons change their customer: each change is audited as the person's and emits the
+ * person's own event (`person`: its state after the change, or its last state when deleted),
+ * then customer.updated with the customer as it now is.
  */
-function touchCustomer(tx: Tx, scope: Scope, customerId: string, action: string, personId: string) {
+function touchCustomer(tx: Tx, scope: Scope, customerId: string, change: "created" | "updated" | "deleted", person: ContactRow) {
   updateInOrg(tx, customers, scope.org.id, customerId, { updatedAt: nowIso() });
   recordChange(tx, scope, {
-    action,
-    resource: { type: "contact_person", id: personId },
-    event: "customer.updated",
-    data: showCustomer(tx, findInOrg(tx, customers, scope.org.id, customerId)),
+    action: `contact_person.${change}`,
+    resource: { type: "contact_person", id: person.id },
+    event: `contact_person.${change}`,
+    data: personEventData(person),
+    also: [{ event: "customer.updated", data: showCustomer(tx, findInOrg(tx, customers, scope.org.id, customerId)) }],
   });
 }
 
@@ -110,7 +115,7 @@ export const contactPersonService = {
       };
       tx.insert(contactPersons).values(row).run();
       if (row.isPrimary) clearOtherPrimaries(tx, scope.org.id, customerId, row.id);
-      touchCustomer(tx, scope, customerId, "contact_person.created", row.id);
+      touchCustomer(tx, scope, customerId, "created", row);
       return presentContactPerson(row);
     });
   },
@@ -127,15 +132,16 @@ export const contactPersonService = {
       if (input.notes !== undefined) set.notes = input.notes;
       updateInOrg(tx, contactPersons, scope.org.id, personId, set);
       if (input.is_primary) clearOtherPrimaries(tx, scope.org.id, customerId, personId);
-      touchCustomer(tx, scope, customerId, "contact_person.updated", personId);
-      return presentContactPerson(findPerson(tx, scope, customerId, personId));
+      const person = findPerson(tx, scope, customerId, personId);
+      touchCustomer(tx, scope, customerId, "updated", person);
+      return presentContactPerson(person);
     });
   },
   remove(scope: Scope, customerId: string, personId: string) {
     transaction(scope.db, (tx) => {
-      findPerson(tx, scope, customerId, personId);
+      const last = findPerson(tx, scope, customerId, personId);
       deleteInOrg(tx, contactPersons, scope.org.id, personId);
-      touchCustomer(tx, scope, customerId, "contact_person.deleted", personId);
+      touchCustomer(tx, scope, customerId, "deleted", last);
     });
   },
 };

@@ -36,6 +36,7 @@ const TAGS = [
   { name: "Payment runs", description: "Paying approved expenses with a SEPA credit transfer file (pain.001.001.09)" },
   { name: "Webhooks", description: "Webhook subscriptions and their deliveries" },
   { name: "Audit log", description: "Every change, who made it and when" },
+  { name: "Events", description: "Every change in commit order, as webhooks carry it: the feed a connector syncs from" },
 ];
 
 const ref = (kind: "schemas" | "responses" | "headers" | "parameters", name: string) => ({ $ref: `#/components/${kind}/${name}` });
@@ -85,6 +86,7 @@ const OPERATION_IDS: Record<string, string> = {
   "GET /api/v1/meta/abilities": "listAbilities",
   "GET /api/v1/meta/webhook-events": "listWebhookEvents",
   "GET /api/v1/audit-log": "listAuditEntries",
+  "GET /api/v1/events": "listEvents",
   "DELETE /api/v1/tokens/{id}": "revokeToken",
   "DELETE /api/v1/org-tokens/{id}": "revokeOrgToken",
   "POST /api/v1/invoices/{id}/credit-note": "createInvoiceCreditNote",

@@ -132,7 +132,8 @@ export function updateOrganization(scope: Scope, input: OrganizationUpdate): Sho
       .set({ ...set, updatedAt: nowIso() })
       .where(eq(organizations.id, scope.org.id))
       .run();
-    recordChange(tx, scope, { action: "organization.updated", resource: { type: "organization", id: scope.org.id } });
-    return presentOrganization(tx, readOrganization(tx, scope.org.id));
+    const shown = presentOrganization(tx, readOrganization(tx, scope.org.id));
+    recordChange(tx, scope, { action: "organization.updated", resource: { type: "organization", id: scope.org.id }, event: "organization.updated", data: shown });
+    return shown;
   });
 }

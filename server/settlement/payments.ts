@@ -164,7 +164,9 @@ export function recordPayment<S>(tx: Tx, scope: Scope, doc: Settled, input: Paym
   }
   setPaid(tx, orgId, doc, doc.row.paidCents + columns.amountCents);
   const shown = show(tx, orgId, id);
-  recordChange(tx, scope, { ...CHANGES[doc.kind].recorded, resource: { type: doc.kind, id }, data: shown, ledger: [{ post: posting }] });
+  // invoice.payment_recorded names the payment it recorded
+  const paymentId = doc.kind === "invoice" ? columns.id : undefined;
+  recordChange(tx, scope, { ...CHANGES[doc.kind].recorded, resource: { type: doc.kind, id }, data: shown, paymentId, ledger: [{ post: posting }] });
   return { shown, payment: columns };
 }
 

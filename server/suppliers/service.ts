@@ -16,6 +16,7 @@ export const supplierService = partyService({
   table: suppliers,
   resourceType: "supplier",
   searchTable: "suppliers_fts",
+  events: { created: "supplier.created", updated: "supplier.updated", deleted: "supplier.deleted" },
   show: (_tx, row) => presentParty(row),
   deleteBlocker: (tx, row) => {
     const n = tx.select({ n: count() }).from(expenses).where(inOrg(expenses, row.organizationId, eq(expenses.supplierId, row.id))).get()!.n;

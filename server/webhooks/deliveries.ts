@@ -4,17 +4,17 @@
  * same X-Webhook-Id / webhook-id and can tell it has had it.
  */
 import { t } from "elysia";
-import { and, asc, count, desc, eq, gte, inArray, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, gte, inArray, lt, type SQL } from "drizzle-orm";
 import type { Db, Tx } from "../../db/client.ts";
 import { webhookAttempts, webhookDeliveries as deliveries, webhooks } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
-import { ApiError } from "../lib/errors.ts";
+import { ApiError, ValidationFailed } from "../lib/errors.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { findChildInOrg, findInOrg, inOrg, transaction, updateInOrg, type Actor, type Scope } from "../lib/scope.ts";
-import { isoFromMicros, nowIso } from "../lib/time.ts";
+import { isoFromMicros, normalizeTimestamp, nowIso } from "../lib/time.ts";
 import { findOrganization } from "../orgs/service.ts";
 import { WEBHOOK_EVENTS } from "../changes/events.ts";
-import { DELIVERY_STATUSES, type DeliveryStatus } from "./model.ts";
+import { DELIVERY_STATUSES, type DeliveryStatus, type RedeliverMatching } from "./model.ts";
 import { requireEventAccess, type Reader } from "./service.ts";
 
 export type DeliveryRow = typeof deliveries.$inferSelect;
@@ -122,12 +122,52 @@ export const deliveryService = {
   },
 };
 
+/** Deliveries one bulk redeliver queues at most: a wider window is a 422 asking for a narrower one. */
+export const MAX_BULK_REDELIVER = 10_000;
+
+/** `from` / `to` of a bulk redeliver as stored timestamps; a 422 on the field when it is not one. */
+function windowBound(field: "from" | "to", value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const at = normalizeTimestamp(value);
+  if (at === null) throw ValidationFailed.field(field, `The ${field} field must be a date or an ISO 8601 timestamp.`);
+  return at;
+}
+
+/**
+ * Queues again every delivery of the webhook in `status` created in [from, to) (after an
+ * outage: `{status: "failed", from, to}`), oldest first, each audited as delivery.redelivered
+ * with the caller as actor, as `kontor deliveries replay --failed` does (replayDeliveries). The
+ * payloads it sends again must be ones the caller may read (requireEventAccess). Returns how many.
+ */
+export function redeliverMatching(scope: Scope, webhookId: string, input: RedeliverMatching, abilities: Reader): number {
+  const search: DeliverySearch = {
+    orgId: scope.org.id,
+    webhookId,
+    status: input.status,
+    createdSince: windowBound("from", input.from),
+    createdBefore: windowBound("to", input.to),
+  };
+  if (search.createdSince && search.createdBefore && search.createdBefore <= search.createdSince) throw ValidationFailed.field("to", "The to field must be after from.");
+  return transaction(scope.db, (tx) => {
+    const webhook = findInOrg(tx, webhooks, scope.org.id, webhookId);
+    const ids = findDeliveryIds(tx, search);
+    if (ids.length > MAX_BULK_REDELIVER) {
+      throw ValidationFailed.field("to", `${ids.length} deliveries match; one call redelivers at most ${MAX_BULK_REDELIVER}: narrow from and to.`);
+    }
+    const events = tx.selectDistinct({ event: deliveries.event }).from(deliveries).where(searchConditions(search)).all();
+    requireEventAccess(abilities, [...webhook.events, ...events.map((e) => e.event)]);
+    return replayDeliveries(tx, ids, scope.actor);
+  });
+}
+
 export type DeliverySearch = {
   orgId?: string;
   webhookId?: string;
   status?: DeliveryStatus;
   /** created at or after this timestamp */
   createdSince?: string;
+  /** created before this timestamp */
+  createdBefore?: string;
 };
 
 function searchConditions(search: DeliverySearch): SQL | undefined {
@@ -136,6 +176,7 @@ function searchConditions(search: DeliverySearch): SQL | undefined {
   if (search.webhookId) conditions.push(eq(deliveries.webhookId, search.webhookId));
   if (search.status) conditions.push(eq(deliveries.status, search.status));
   if (search.createdSince) conditions.push(gte(deliveries.createdAt, search.createdSince));
+  if (search.createdBefore) conditions.push(lt(deliveries.createdAt, search.createdBefore));
   return and(...conditions);
 }
 

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { documented, Nullable, strictObject, Timestamp, Uuid } from "../lib/schemas.ts";
+import { documented, Nullable, strictObject, Timestamp, Uuid, withoutDefault } from "../lib/schemas.ts";
 import { WEBHOOK_EVENTS } from "../changes/events.ts";
 
 import { DELIVERY_STATUSES } from "../../db/values.ts";
@@ -68,7 +68,26 @@ const attempt = t.Object(
   { title: "WebhookDeliveryAttempt" },
 );
 
+const WindowBound = (side: string) =>
+  t.String({
+    maxLength: 40,
+    description: `Deliveries created ${side} (an ISO 8601 timestamp, or a date: its midnight UTC); default: no bound`,
+    examples: ["2026-11-22T10:00:00Z"],
+  });
+
 export const WebhookModel = {
+  redeliverMatching: strictObject(
+    {
+      status: withoutDefault(t.UnionEnum(["failed", "delivered"], { description: "The deliveries to send again: `failed` (after an outage) or `delivered`" })),
+      from: t.Optional(WindowBound("at or after this")),
+      to: t.Optional(WindowBound("before this")),
+    },
+    { title: "WebhookRedeliver" },
+  ),
+  redelivered: t.Object(
+    { redelivered: t.Integer({ description: "Deliveries queued again, each a fresh series of attempts under its own id" }) },
+    { title: "WebhookRedelivered" },
+  ),
   create: strictObject({ url: Url, events: Events, is_active: t.Optional(IsActive) }, { title: "WebhookCreate" }),
   update: strictObject({ url: t.Optional(Url), events: t.Optional(Events), is_active: t.Optional(IsActive) }, { title: "WebhookUpdate" }),
   webhook,
@@ -99,6 +118,7 @@ export const WebhookModel = {
             links: t.Optional(
               t.Record(t.String(), t.String(), { description: "Related URLs (invoice.finalized: the invoice's `pdf` and `ubl`), relative to Kontor's base URL" }),
             ),
+            payment_id: t.Optional(t.String({ description: "invoice.payment_recorded: the id of the payment recorded" })),
           },
           { description: "The body sent, as frozen when the event happened" },
         ),
@@ -109,4 +129,5 @@ export const WebhookModel = {
 } as const;
 
 export type WebhookCreate = typeof WebhookModel.create.static;
+export type RedeliverMatching = typeof WebhookModel.redeliverMatching.static;
 export type WebhookUpdate = typeof WebhookModel.update.static;

@@ -4,7 +4,7 @@ import { created, errors, noContent, noStore } from "../http/responses.ts";
 import { listQuerySchema, listResponse } from "../lib/list.ts";
 import { IdParams, NoFields, Wrapped } from "../lib/schemas.ts";
 import type { SecretBox } from "../lib/secret-box.ts";
-import { deliveryService } from "./deliveries.ts";
+import { deliveryService, MAX_BULK_REDELIVER, redeliverMatching } from "./deliveries.ts";
 import { WebhookModel } from "./model.ts";
 import { webhookService } from "./service.ts";
 
@@ -93,6 +93,24 @@ export const webhookRoutes = (kernel: Kernel, secrets: SecretBox) =>
       response: { 200: Wrapped(WebhookModel.deliveryDetail), ...errors(404) },
       detail: { tags, summary: "Show a delivery with its attempts and payload" },
     })
+    .post(
+      "/:id/redeliver",
+      ({ scope, auth, params, body, set, once }) => once(() => {
+        set.status = 202;
+        return { data: { redelivered: redeliverMatching(scope, params.id, body, auth.abilities) } };
+      }),
+      {
+        ability: "organization.edit",
+        params: IdParams,
+        body: WebhookModel.redeliverMatching,
+        response: { 202: Wrapped(WebhookModel.redelivered), ...errors(404, 422) },
+        detail: {
+          tags,
+          summary: "Queue again every delivery in a status created in a window (after an outage: failed ones), oldest first",
+          description: `Each is audited as delivery.redelivered. At most ${MAX_BULK_REDELIVER} per call: a wider window is a 422 (narrow \`from\` and \`to\`).`,
+        },
+      },
+    )
     .post(
       "/:id/deliveries/:did/redeliver",
       ({ scope, auth, params, set, once }) => once(() => {

@@ -17,7 +17,7 @@ import { RESOURCE_VIEW_ABILITY, resourceOf } from "../changes/events.ts";
 import { MAX_URL_LENGTH, type WebhookCreate, type WebhookUpdate } from "./model.ts";
 import { parkDeliveries, unparkDeliveries } from "./queue.ts";
 import { generateSecret } from "./signing.ts";
-import { refusedHost } from "./ssrf.ts";
+import { isMetadataHost, refusedHost } from "./ssrf.ts";
 
 type WebhookRow = typeof webhooks.$inferSelect;
 /** The part of the configuration that decides which URLs are accepted. */
@@ -88,7 +88,8 @@ const CONTROL = /\p{Cc}/u;
  * credentials (`user:pass@host`: a receiver does not need them, and "https://a.example.com:443@evil.com/"
  * reads like a.example.com but goes to evil.com), port 0, more than 2048 characters once
  * normalised, and (unless private destinations are allowed) a host that is a loopback, private,
- * link-local or metadata address literally, or `localhost`. What a name resolves to can change,
+ * link-local or metadata address literally, or `localhost`; and, whatever the policy, a cloud
+ * metadata service's name or address (ssrf.ts, METADATA_HOSTS). What a name resolves to can change,
  * so that, like the scheme, is checked again at every attempt (send.ts).
  */
 export function normaliseUrl(url: string, policy: UrlPolicy): string {
@@ -109,6 +110,7 @@ export function normaliseUrl(url: string, policy: UrlPolicy): string {
   if (parsed.port === "0") fail("The url must not use port 0.");
   const refused = policy.webhookAllowPrivate ? null : refusedHost(parsed.hostname);
   if (refused) fail(`The url must not point to a private, loopback or other internal address (${refused}).`);
+  if (isMetadataHost(parsed.hostname)) fail(`The url must not point to a cloud metadata service (${parsed.hostname}), whatever KONTOR_WEBHOOK_ALLOW_PRIVATE says.`);
   const href = parsed.href;
   if (href.length > MAX_URL_LENGTH) fail(`The url must not be greater than ${MAX_URL_LENGTH} characters once normalised.`);
   return href;

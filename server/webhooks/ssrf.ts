@@ -111,12 +111,36 @@ export function refusedRange(address: string): string | null {
 }
 
 /**
+ * Cloud metadata services, by the names and addresses their providers document: Google Cloud
+ * (metadata.google.internal, metadata.goog, and `metadata` on its instances' search path), AWS
+ * (instance-data, instance-data.ec2.internal; 169.254.169.254 and fd00:ec2::254), Azure and
+ * most others (169.254.169.254), Alibaba Cloud (100.100.100.200), Oracle Cloud (192.0.0.192).
+ * They hand out credentials, so they are refused whatever KONTOR_WEBHOOK_ALLOW_PRIVATE says:
+ * that switch is for receivers on the private network, never for these (docs/webhooks.md).
+ */
+export const METADATA_HOSTS = ["metadata.google.internal", "metadata.goog", "metadata", "instance-data", "instance-data.ec2.internal"] as const;
+const METADATA_ADDRESSES = [v4("169.254.169.254/32", ""), v4("100.100.100.200/32", ""), v4("192.0.0.192/32", ""), v6("fd00:ec2::254/128", "")];
+
+/** "metadata.goog" without a trailing dot, brackets or capitals: the host as the lists above spell it. */
+const bareHost = (hostname: string) => hostname.replace(/^\[(.*)\]$/, "$1").toLowerCase().replace(/\.$/, "");
+
+/** Whether a host name or address is a cloud metadata service's (METADATA_HOSTS, their addresses). */
+export function isMetadataHost(hostname: string): boolean {
+  const host = bareHost(hostname);
+  if ((METADATA_HOSTS as readonly string[]).includes(host)) return true;
+  const kind = isIP(host);
+  if (kind === 0) return false;
+  const bytes = kind === 4 ? host.split(".").map(Number) : [...parseIpv6(host)!];
+  return METADATA_ADDRESSES.some((range) => range.bytes.length === bytes.length && matches(bytes, range));
+}
+
+/**
  * Why a URL's host is refused without asking DNS: an IP literal in a refused range, or
  * `localhost` and names under `.localhost` (RFC 6761: always loopback); null when only a lookup
  * can tell. Webhook create and update refuse these at once (service.ts).
  */
 export function refusedHost(hostname: string): string | null {
-  const host = hostname.replace(/^\[(.*)\]$/, "$1").toLowerCase().replace(/\.$/, "");
+  const host = bareHost(hostname);
   if (host === "localhost" || host.endsWith(".localhost")) return "loopback";
   return isIP(host) === 0 ? null : refusedRange(host);
 }
@@ -130,6 +154,8 @@ export type Destination = { address: string; family: 4 | 6 };
  */
 export async function resolveDestination(hostname: string, allowPrivate: boolean, signal: AbortSignal): Promise<Destination> {
   const host = hostname.replace(/^\[(.*)\]$/, "$1");
+  // a webhook saved before these names were refused at create
+  if (isMetadataHost(host)) throw new DestinationRefused(`${host} is a cloud metadata service, refused whatever KONTOR_WEBHOOK_ALLOW_PRIVATE says`);
   let addresses: { address: string; family: number }[];
   try {
     addresses = await abortable(lookup(host, { all: true }), signal);
@@ -138,6 +164,8 @@ export async function resolveDestination(hostname: string, allowPrivate: boolean
     throw new Error(`DNS lookup of ${host} failed: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   if (addresses.length === 0) throw new Error(`DNS lookup of ${host} returned no address`);
+  const metadata = addresses.find(({ address }) => isMetadataHost(address));
+  if (metadata) throw new DestinationRefused(`${host} resolves to ${metadata.address} (cloud metadata), refused whatever KONTOR_WEBHOOK_ALLOW_PRIVATE says`);
   if (!allowPrivate) {
     for (const { address } of addresses) {
       const refused = refusedRange(address);

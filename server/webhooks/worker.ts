@@ -1,5 +1,6 @@
 /**
- * The webhook worker (contract 7.3): in-process in `kontor serve`, alone in `kontor worker`,
+ * The webhook worker (contract 7.3), which also prunes the events feed of events older than its
+ * retention (hourly): in-process in `kontor serve`, alone in `kontor worker`,
  * any number of them on one database. It wakes every second (croner), right after an enqueue
  * on any thread of the server (the connection's outbox signal), when a retry it scheduled falls due and when a slot
  * frees up; each time it claims as many due rows as it has free slots, so a claimed row is
@@ -17,6 +18,7 @@
 import { Cron } from "croner";
 import { hostname } from "node:os";
 import type { Db } from "../../db/client.ts";
+import { pruneEvents } from "../changes/feed.ts";
 import type { Config } from "../config.ts";
 import type { SecretBox } from "../lib/secret-box.ts";
 import { nowIso } from "../lib/time.ts";
@@ -219,6 +221,16 @@ export function startWorker(db: Db, config: Config, options: WorkerOptions = {})
     log(`[kontor] webhook worker: parking the deliveries of inactive webhooks failed: ${(error as Error).message}`);
   }
   const cron = new Cron("* * * * * *", { protect: true }, () => schedulePump());
+  // the events feed keeps KONTOR_EVENT_RETENTION_DAYS of events: older ones go at start and hourly
+  const prune = () => {
+    try {
+      pruneEvents(db, config.eventRetentionDays);
+    } catch (error) {
+      log(`[kontor] webhook worker: pruning old events failed (the next hour tries again): ${(error as Error).message}`);
+    }
+  };
+  const pruning = new Cron("0 * * * *", { protect: true }, prune);
+  prune();
   // deliveries queued by any thread of the server (they share the signal's memory)
   const unsubscribe = db.connection.outbox.subscribe(() => schedulePump());
   schedulePump();
@@ -229,6 +241,7 @@ export function startWorker(db: Db, config: Config, options: WorkerOptions = {})
       stopped ??= (async () => {
         stopping = true;
         cron.stop();
+        pruning.stop();
         unsubscribe();
         for (const timer of wakeTimers) clearTimeout(timer);
         if (sweepTimer) clearTimeout(sweepTimer);
