@@ -95,6 +95,8 @@ const OPERATION_IDS: Record<string, string> = {
   "DELETE /api/v1/tokens/{id}": "revokeToken",
   "DELETE /api/v1/org-tokens/{id}": "revokeOrgToken",
   "POST /api/v1/invoices/{id}/credit-note": "createInvoiceCreditNote",
+  "POST /api/v1/customers/batch": "createCustomerBatch",
+  "POST /api/v1/invoices/batch": "createInvoiceBatch",
   "GET /api/v1/organization": "showOrganization",
   "PUT /api/v1/organization": "updateOrganization",
   "GET /api/v1/invoices/{id}/ubl": "showInvoiceUbl",
