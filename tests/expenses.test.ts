@@ -347,7 +347,7 @@ describe("tenant isolation", () => {
     ] as [string, string, unknown?][]) {
       const r = await env.api(method, path, body, other.token);
       expect(r.status, `${method} ${path}`).toBe(404);
-      expect(r.body).toEqual({ message: "Not found." });
+      expect(r.body).toEqual({ code: "not_found", message: "Not found." });
     }
     const list = await env.api("GET", `/api/v1/expenses?filter[supplier_id]=${mine.supplier_id}`, undefined, other.token);
     expect(list.body.data).toEqual([]);

@@ -148,7 +148,7 @@ describe("tenant isolation", () => {
     for (const [method, body] of [["GET"], ["PUT", { name: "Stolen" }], ["DELETE"]] as [string, unknown?][]) {
       const r = await env.api(method, `/api/v1/suppliers/${mine.id}`, body, other.token);
       expect(r.status, method).toBe(404);
-      expect(r.body).toEqual({ message: "Not found." });
+      expect(r.body).toEqual({ code: "not_found", message: "Not found." });
     }
     expect((await env.api("GET", "/api/v1/suppliers?search=mine", undefined, other.token)).body.data).toEqual([]);
     expect((await env.api("GET", `/api/v1/suppliers/${mine.id}`)).body.data).toEqual(mine);
