@@ -266,7 +266,7 @@ describe("workflow (contract section 4)", () => {
       const before = env.db.select().from(expenses).where(eq(expenses.id, path.split("/")[4]!)).get();
       const res = await env.api(method, path, body);
       expect(res.status, `${method} ${path}`).toBe(409);
-      expect(Object.keys(res.body)).toEqual(["message"]);
+      expect(Object.keys(res.body)).toEqual(["code", "message"]);
       expect(res.body.message, `${method} ${path}`).toContain(state);
       expect(env.db.select().from(expenses).where(eq(expenses.id, before!.id)).get()).toEqual(before);
     }

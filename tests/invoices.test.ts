@@ -132,7 +132,7 @@ function expectValidation(r: ApiResponse, keys: string[], label = "") {
 
 function expectConflict(r: ApiResponse, state: string, label = "") {
   expect(r.status, `${label} ${r.text}`).toBe(409);
-  expect(Object.keys(r.body), label).toEqual(["message"]);
+  expect(Object.keys(r.body), label).toEqual(["code", "message"]);
   expect(r.body.message, label).toContain(`is ${state};`);
 }
 
