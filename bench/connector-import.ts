@@ -117,7 +117,8 @@ async function main() {
   console.log(`| way | requests | seconds | at ${DEFAULT_RATE_LIMIT}/min (computed) |\n|---|---:|---:|---:|`);
   let pageServer: FreshServer | null = null;
   for (const [n, way] of WAYS.entries()) {
-    const server = await startFreshServer({}, { worker: false });
+    // one request line each would drown the figures
+    const server = await startFreshServer({ KONTOR_LOG_LEVEL: "warn" }, { worker: false });
     try {
       const api = client(server);
       await readyOrganisation(api);
