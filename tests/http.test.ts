@@ -206,7 +206,7 @@ describe("compression and conditional requests", () => {
     // a small answer is not worth it
     const small = await raw("/api/v1/customers?per_page=1", { "accept-encoding": "gzip" });
     expect(small.headers.get("content-encoding")).toBeNull();
-    expect((await small.json()).data).toHaveLength(1);
+    expect(((await small.json()) as { data: unknown[] }).data).toHaveLength(1);
     // a write's answer too
     const batch = await env.app.handle(
       new Request("http://localhost/api/v1/customers/batch", {
@@ -232,15 +232,17 @@ describe("compression and conditional requests", () => {
       expect(notModified.text).toBe("");
       expect(notModified.headers.get("etag")).toBe(etag);
       expect(notModified.headers.get("x-ratelimit-remaining")).toBeString();
-      // the gzip-coded representation has its own tag, and either one is a match
-      const gzipped = await raw(path, { "accept-encoding": "gzip" });
-      if (gzipped.headers.get("content-encoding") === "gzip") {
-        expect(gzipped.headers.get("etag")).toBe(`${etag.slice(0, -1)}-gzip"`);
-        expect((await raw(path, { "if-none-match": gzipped.headers.get("etag")! })).status).toBe(304);
-      }
       expect((await env.request("GET", path, { headers: { "if-none-match": `"other", W/${etag}` } })).status).toBe(304);
       expect((await env.request("GET", path, { headers: { "if-none-match": '"other"' } })).status).toBe(200);
     }
+    // the gzip-coded list page has its own tag, and either one is a match
+    const list = "/api/v1/customers?per_page=30";
+    const etag = (await env.request("GET", list)).headers.get("etag")!;
+    const gzipped = await raw(list, { "accept-encoding": "gzip" });
+    expect(gzipped.headers.get("content-encoding")).toBe("gzip");
+    expect(gzipped.headers.get("etag")).toBe(`${etag.slice(0, -1)}-gzip"`);
+    expect((await raw(list, { "if-none-match": gzipped.headers.get("etag")! })).status).toBe(304);
+    expect((await raw(list, { "if-none-match": etag, "accept-encoding": "gzip" })).status).toBe(304);
     // a change makes a new tag
     const before = (await env.request("GET", `/api/v1/customers/${id}`)).headers.get("etag")!;
     await env.api("PUT", `/api/v1/customers/${id}`, { city: "Brugge" });

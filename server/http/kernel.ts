@@ -264,8 +264,7 @@ export function createKernel({ db, config, log, shared, renderTurns }: Runtime, 
         apiError = new ApiError(500, "Server error.");
       }
       facts.status = apiError.status;
-      const headers = new Headers();
-      for (const [k, v] of Object.entries(set.headers)) if (typeof v === "string") headers.set(k, v);
+      const headers = headersOf(set);
       for (const [k, v] of Object.entries(apiError.headers ?? {})) headers.set(k, v);
       headers.set("content-type", "application/json");
       const body = JSON.stringify(apiError.toJSON());
@@ -279,9 +278,7 @@ export function createKernel({ db, config, log, shared, renderTurns }: Runtime, 
       const { request, responseValue, set } = context as typeof context & { responseValue: unknown };
       // a JSON answer (not a Response: a document, a 204, a replay) gets its ETag and compression here, once for every route
       if (responseValue !== null && typeof responseValue === "object" && !(responseValue instanceof Response)) {
-        const headers = new Headers();
-        for (const [k, v] of Object.entries(set.headers)) if (typeof v === "string" || typeof v === "number") headers.set(k, String(v));
-        const answer = jsonAnswer(request, statusOf(factsOf(context), context), JSON.stringify(responseValue), headers);
+        const answer = jsonAnswer(request, statusOf(factsOf(context), context), JSON.stringify(responseValue), headersOf(set));
         factsOf(context).status = answer.status;
         recordAnswer(context);
         return answer;
@@ -316,6 +313,13 @@ function statusOf(facts: RequestFacts, context: { set: { status?: number | strin
   if (context.responseValue instanceof Response) return context.responseValue.status;
   const status = context.set.status;
   return typeof status === "number" ? status : ((StatusMap as Record<string, number>)[status ?? ""] ?? 200);
+}
+
+/** The headers the pipeline set for the answer (rate limits, request id, Location, …). */
+function headersOf(set: { headers: Record<string, unknown> }): Headers {
+  const headers = new Headers();
+  for (const [k, v] of Object.entries(set.headers)) if (typeof v === "string" || typeof v === "number") headers.set(k, String(v));
+  return headers;
 }
 
 /** http://host:port of a listening address; a wildcard address is reached on loopback. */

@@ -2,7 +2,7 @@
 import { Kind, type TSchema } from "@sinclair/typebox";
 import { ValueErrorType, type ValueError } from "@sinclair/typebox/errors";
 import { Value } from "@sinclair/typebox/value";
-import { ValidationFailed, type FieldErrors } from "../lib/errors.ts";
+import { ValidationFailed, validValues, type FieldErrors } from "../lib/errors.ts";
 import { forbiddenCharacter } from "../lib/characters.ts";
 import { textProblem } from "../lib/schemas.ts";
 import { vatNumberMessage, vatNumberProblem } from "../lib/vat-numbers.ts";
@@ -29,14 +29,13 @@ function nullableMemberError(error: ValueError): ValueError {
 }
 
 /** The message of one error; it names the field by its path as sent (`lines.0.unit_price`). */
-function describe(error: ValueError, key: string): string {
-  const name = key;
+function describe(error: ValueError, name: string): string {
   const s = error.schema as Record<string, any>;
   switch (error.type) {
     case ValueErrorType.ObjectRequiredProperty:
       return `The ${name} field is required.`;
     case ValueErrorType.ObjectAdditionalProperties:
-      return `The ${name} field is not accepted.${validFilters(key, s)}`;
+      return `The ${name} field is not accepted.${validFilters(name, s)}`;
     case ValueErrorType.String:
       return `The ${name} field must be a string.`;
     case ValueErrorType.Number:
@@ -48,7 +47,7 @@ function describe(error: ValueError, key: string): string {
     case ValueErrorType.Array:
       return `The ${name} field must be an array.`;
     case ValueErrorType.Object:
-      return key === "body" ? "The request body must be a JSON object." : `The ${name} field must be an object.`;
+      return name === "body" ? "The request body must be a JSON object." : `The ${name} field must be an object.`;
     case ValueErrorType.Null:
       return `The ${name} field must be null.`;
     case ValueErrorType.StringMaxLength:
@@ -88,9 +87,6 @@ function describe(error: ValueError, key: string): string {
       return `The ${name} field is invalid.`;
   }
 }
-
-/** "Valid values: a, b." — what an enumeration (a sort, a status filter) takes. */
-export const validValues = (values: unknown[]): string => `Valid values: ${values.map(String).join(", ")}.`;
 
 /** For an unknown `filter[…]` of a list's query: the filters the list has. */
 function validFilters(key: string, objectSchema: Record<string, any>): string {

@@ -128,3 +128,6 @@ export class FieldErrorBag {
     if (!this.empty) throw new ValidationFailed(this.errors);
   }
 }
+
+/** "Valid values: a, b." — what an enumeration (a sort, a status filter) takes, for its 422. */
+export const validValues = (values: unknown[]): string => `Valid values: ${values.map(String).join(", ")}.`;

@@ -18,7 +18,7 @@ import { QueryBuilder, SQLiteColumn, SQLiteSyncDialect, type SQLiteTable } from 
 import type { TObject } from "@sinclair/typebox";
 import { plainRows, prepared, tableRows, type RenderableQuery, type Tx } from "../../db/client.ts";
 import { normalizeTimestamp } from "./time.ts";
-import { ValidationFailed } from "./errors.ts";
+import { ValidationFailed, validValues } from "./errors.ts";
 import { inOrg, snapshot, type Scope } from "./scope.ts";
 import { ResponseSchema, Timestamp, withoutDefault } from "./schemas.ts";
 
@@ -209,7 +209,7 @@ export type ListRequest = {
 export function parseListRequest(spec: ListSpec, query: ListQuery): ListRequest {
   const sort = String(query.sort ?? spec.defaultSort);
   if (!spec.sorts[sort.startsWith("-") ? sort.slice(1) : sort]) {
-    throw ValidationFailed.field("sort", `The selected sort is invalid. Valid values: ${sortNamesOf(spec).join(", ")}.`);
+    throw ValidationFailed.field("sort", `The selected sort is invalid. ${validValues(sortNamesOf(spec))}`);
   }
   const filters: Record<string, string> = {};
   for (const name in spec.filters ?? {}) {
