@@ -149,7 +149,7 @@ describe("accounts API (accounting.view)", () => {
     const other = env.newOrg("Account Intruder");
     const r = await env.api("GET", `/api/v1/accounts/${first!.id}`, undefined, other.token);
     expect(r.status).toBe(404);
-    expect(r.body).toEqual({ message: "Not found." });
+    expect(r.body).toEqual({ code: "not_found", message: "Not found." });
     expect((await env.api("GET", `/api/v1/accounts?filter[parent_id]=${first!.id}`, undefined, other.token)).body.data).toEqual([]);
   });
 
@@ -233,7 +233,7 @@ describe("bank accounts API (banking.view)", () => {
   test("another organisation's bank account is a 404", async () => {
     const r = await env.api("GET", `/api/v1/bank-accounts/${seeded.id}`);
     expect(r.status).toBe(404);
-    expect(r.body).toEqual({ message: "Not found." });
+    expect(r.body).toEqual({ code: "not_found", message: "Not found." });
     expect((await bankAccountsOf()).some((b) => b.id === seeded.id)).toBe(false);
   });
 

@@ -25,7 +25,7 @@ describe("401", () => {
     test(name, async () => {
       const r = await env.request("GET", "/api/v1/customers", { token: null, headers });
       expect(r.status).toBe(401);
-      expect(r.body).toEqual({ message: "Unauthenticated." });
+      expect(r.body).toEqual({ code: "unauthenticated", message: "Unauthenticated." });
     });
   }
 

@@ -272,7 +272,7 @@ describe("tenant isolation", () => {
     for (const [method, path, body] of attempts) {
       const r = await env.api(method, path, body, other.token);
       expect(r.status, `${method} ${path}`).toBe(404);
-      expect(r.body).toEqual({ message: "Not found." });
+      expect(r.body).toEqual({ code: "not_found", message: "Not found." });
     }
     expect((await env.api("GET", "/api/v1/customers", undefined, other.token)).body.data).toEqual([]);
     const still = await env.api("GET", `/api/v1/customers/${mine.id}`);

@@ -266,7 +266,7 @@ describe("workflow (contract section 4)", () => {
       const before = env.db.select().from(expenses).where(eq(expenses.id, path.split("/")[4]!)).get();
       const res = await env.api(method, path, body);
       expect(res.status, `${method} ${path}`).toBe(409);
-      expect(Object.keys(res.body)).toEqual(["message"]);
+      expect(Object.keys(res.body)).toEqual(["code", "message"]);
       expect(res.body.message, `${method} ${path}`).toContain(state);
       expect(env.db.select().from(expenses).where(eq(expenses.id, before!.id)).get()).toEqual(before);
     }
@@ -347,7 +347,7 @@ describe("tenant isolation", () => {
     ] as [string, string, unknown?][]) {
       const r = await env.api(method, path, body, other.token);
       expect(r.status, `${method} ${path}`).toBe(404);
-      expect(r.body).toEqual({ message: "Not found." });
+      expect(r.body).toEqual({ code: "not_found", message: "Not found." });
     }
     const list = await env.api("GET", `/api/v1/expenses?filter[supplier_id]=${mine.supplier_id}`, undefined, other.token);
     expect(list.body.data).toEqual([]);

@@ -1,5 +1,5 @@
 /** HTTP conventions of contract section 5: bodies, errors, limits, rate limiting, docs. */
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createRuntime } from "../server/runtime.ts";
 import { createLogger } from "../server/log.ts";
 import { createRateLimiter, createRateLimitMemory } from "../server/http/rate-limit.ts";
@@ -19,7 +19,7 @@ describe("request bodies", () => {
   test("malformed JSON is a 400 {message}", async () => {
     const r = await env.request("POST", "/api/v1/customers", { rawBody: '{"name": "x",', headers: json });
     expect(r.status).toBe(400);
-    expect(r.body).toEqual({ message: "The request body is not valid JSON." });
+    expect(r.body).toEqual({ code: "bad_request", message: "The request body is not valid JSON." });
   });
 
   test("a non-JSON content type is a 415", async () => {
@@ -81,18 +81,21 @@ describe("request bodies", () => {
 });
 
 describe("errors", () => {
-  test("unknown routes are a JSON 404", async () => {
+  test("unknown routes are a JSON 404 route_not_found; an unknown id is not_found", async () => {
     for (const path of ["/api/v1/nope", "/api/v1/customers/x/y/z", "/nope"]) {
       const r = await env.request("GET", path);
       expect(r.status, path).toBe(404);
-      expect(r.body).toEqual({ message: "Not found." });
+      expect(r.body).toEqual({ code: "route_not_found", message: "No such route: see /docs for the API's paths." });
     }
+    const unknownId = await env.request("GET", "/api/v1/customers/01900000-0000-7000-8000-000000000000");
+    expect(unknownId.status).toBe(404);
+    expect(unknownId.body).toEqual({ code: "not_found", message: "Not found." });
   });
 
   test("a known path with the wrong method is a JSON 405 with Allow", async () => {
     const r = await env.request("PATCH", "/api/v1/customers/01900000-0000-7000-8000-000000000000");
     expect(r.status).toBe(405);
-    expect(r.body).toEqual({ message: "Method not allowed." });
+    expect(r.body).toEqual({ code: "method_not_allowed", message: "Method not allowed." });
     expect(r.headers.get("allow")!.split(", ").sort()).toEqual(["DELETE", "GET", "PUT"]);
   });
 
@@ -108,9 +111,169 @@ describe("errors", () => {
     expect(r.status).toBe(422);
     expect(r.body.message).toBeString();
     expect(Object.keys(r.body.errors).sort()).toEqual(["country", "currency", "email", "name", "phone"]);
-    for (const messages of Object.values<string[]>(r.body.errors)) {
-      expect(messages[0]).toMatch(/^The [a-z ]+ (field )?/);
+    for (const [key, messages] of Object.entries<string[]>(r.body.errors)) {
+      expect(messages[0]).toStartWith(`The ${key} field `);
       expect(messages[0]).not.toContain("must match");
+    }
+    expect(r.body.code).toBe("validation_failed");
+  });
+
+  test("every error body has its stable code", async () => {
+    const viewer = env.orgToken(["contacts.view"]);
+    const cases: [string, string, { body?: unknown; rawBody?: string; token?: string | null; headers?: Record<string, string> }, number, string][] = [
+      ["POST", "/api/v1/customers", { rawBody: "{", headers: json }, 400, "bad_request"],
+      ["GET", "/api/v1/customers", { token: null }, 401, "unauthenticated"],
+      ["POST", "/api/v1/customers", { body: { name: "X" }, token: viewer }, 403, "forbidden"],
+      ["GET", "/api/v1/invoices/01900000-0000-7000-8000-000000000000", {}, 404, "not_found"],
+      ["GET", "/api/v1/invoicez", {}, 404, "route_not_found"],
+      ["PATCH", "/api/v1/invoices", {}, 405, "method_not_allowed"],
+      ["POST", "/api/v1/customers", { rawBody: "x".repeat(1024 * 1024 + 1), headers: json }, 413, "payload_too_large"],
+      ["POST", "/api/v1/customers", { rawBody: "name=x", headers: { "content-type": "text/plain" } }, 415, "unsupported_media_type"],
+      ["POST", "/api/v1/customers", { body: {} }, 422, "validation_failed"],
+    ];
+    for (const [method, path, options, status, code] of cases) {
+      const r = await env.request(method, path, options);
+      expect(r.status, `${method} ${path}`).toBe(status);
+      expect(r.body.code, `${method} ${path}`).toBe(code);
+    }
+    const customer = (await env.api("POST", "/api/v1/customers", { name: "Has Invoices" })).body.data.id;
+    await env.api("POST", "/api/v1/invoices", { customer_id: customer, issue_date: "2026-01-01", lines: [{ description: "x", quantity: "1", unit_price: "1.00" }] });
+    const conflict = await env.request("DELETE", `/api/v1/customers/${customer}`);
+    expect(conflict.status).toBe(409);
+    expect(conflict.body.code).toBe("conflict");
+  });
+
+  test("field paths as sent, in keys and messages", async () => {
+    const customer = (await env.api("POST", "/api/v1/customers", { name: "Paths BV" })).body.data.id;
+    const r = await env.api("POST", "/api/v1/invoices", {
+      customer_id: customer,
+      issue_date: "2026-01-01",
+      lines: [{ description: "ok", quantity: "1", unit_price: "1.00" }, { description: "bad", quantity: "1", unit_price: "1.001" }],
+    });
+    expect(r.status).toBe(422);
+    expect(r.body.errors).toEqual({ "lines.1.unit_price": ["The lines.1.unit_price field must be a decimal number with at most 2 decimal places."] });
+    const missing = await env.api("POST", "/api/v1/invoices", { customer_id: customer, issue_date: "2026-01-01", lines: [{ description: "x", quantity: "1" }] });
+    expect(missing.body.errors).toEqual({ "lines.0.unit_price": ["The lines.0.unit_price field is required."] });
+  });
+
+  test("401 carries WWW-Authenticate: Bearer, with error=invalid_token when a token was sent", async () => {
+    const none = await env.request("GET", "/api/v1/customers", { token: null });
+    expect(none.status).toBe(401);
+    expect(none.headers.get("www-authenticate")).toBe('Bearer realm="kontor"');
+    const bad = await env.request("GET", "/api/v1/customers", { token: "01900000-0000-7000-8000-000000000000|nope" });
+    expect(bad.status).toBe(401);
+    expect(bad.headers.get("www-authenticate")).toBe('Bearer realm="kontor", error="invalid_token"');
+    expect(bad.body).toEqual({ code: "unauthenticated", message: "Unauthenticated." });
+  });
+
+  test("an invalid sort or filter names the valid ones", async () => {
+    const sort = await env.request("GET", "/api/v1/customers?sort=zip");
+    expect(sort.status).toBe(422);
+    expect(sort.body.errors.sort).toEqual(["The selected sort is invalid. Valid values: name, -name, created_at, -created_at, updated_at, -updated_at."]);
+    const filter = await env.request("GET", "/api/v1/invoices?filter[colour]=red");
+    expect(filter.status).toBe(422);
+    expect(filter.body.errors["filter.colour"][0]).toStartWith("The filter.colour field is not accepted. Valid filters: filter[updated_since], ");
+    expect(filter.body.errors["filter.colour"][0]).toContain("filter[status]");
+    const status = await env.request("GET", "/api/v1/invoices?filter[status]=open");
+    expect(status.status).toBe(422);
+    expect(status.body.errors["filter.status"][0]).toStartWith("The selected filter.status is invalid. Valid values: draft, finalized, ");
+  });
+});
+
+describe("compression and conditional requests", () => {
+  const raw = (path: string, headers: Record<string, string> = {}) =>
+    env.app.handle(new Request(`http://localhost${path}`, { headers: { authorization: `Bearer ${env.token}`, ...headers } }));
+
+  beforeAll(async () => {
+    const r = await env.api("POST", "/api/v1/customers/batch", { items: Array.from({ length: 30 }, (_, i) => ({ name: `Gzip ${i}`, city: "Gent" })) });
+    expect(r.status).toBe(200);
+  });
+
+  test("a JSON answer of 1 KiB or more is gzip-compressed for a client that accepts gzip, and says so", async () => {
+    const plain = await raw("/api/v1/customers?per_page=30");
+    const plainText = await plain.text();
+    expect(plain.headers.get("content-encoding")).toBeNull();
+    expect(plain.headers.get("vary")).toBe("Accept-Encoding");
+    const gzipped = await raw("/api/v1/customers?per_page=30", { "accept-encoding": "gzip, deflate, br" });
+    expect(gzipped.headers.get("content-encoding")).toBe("gzip");
+    expect(gzipped.headers.get("vary")).toBe("Accept-Encoding");
+    const bytes = new Uint8Array(await gzipped.arrayBuffer());
+    expect(bytes.length).toBeLessThan(plainText.length / 3);
+    expect(new TextDecoder().decode(Bun.gunzipSync(bytes))).toBe(plainText);
+    // refused with q=0, or not asked for: plain
+    expect((await raw("/api/v1/customers?per_page=30", { "accept-encoding": "gzip;q=0, identity" })).headers.get("content-encoding")).toBeNull();
+    expect((await raw("/api/v1/customers?per_page=30", { "accept-encoding": "br" })).headers.get("content-encoding")).toBeNull();
+    // a small answer is not worth it
+    const small = await raw("/api/v1/customers?per_page=1", { "accept-encoding": "gzip" });
+    expect(small.headers.get("content-encoding")).toBeNull();
+    expect(((await small.json()) as { data: unknown[] }).data).toHaveLength(1);
+    // a write's answer too
+    const batch = await env.app.handle(
+      new Request("http://localhost/api/v1/customers/batch", {
+        method: "POST",
+        headers: { authorization: `Bearer ${env.token}`, "content-type": "application/json", "accept-encoding": "gzip" },
+        body: JSON.stringify({ items: Array.from({ length: 10 }, (_, i) => ({ name: `Gzip batch ${i}` })) }),
+      }),
+    );
+    expect(batch.headers.get("content-encoding")).toBe("gzip");
+    expect(JSON.parse(new TextDecoder().decode(Bun.gunzipSync(new Uint8Array(await batch.arrayBuffer())))).data).toHaveLength(10);
+  });
+
+  test("a single resource and a list page carry an ETag; If-None-Match with it is a 304 without a body", async () => {
+    const id = (await env.api("GET", "/api/v1/customers?per_page=1")).body.data[0].id;
+    for (const path of [`/api/v1/customers/${id}`, "/api/v1/customers?per_page=30"]) {
+      const first = await env.request("GET", path);
+      const etag = first.headers.get("etag")!;
+      expect(etag, path).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
+      // the same body, the same tag
+      expect((await env.request("GET", path)).headers.get("etag")).toBe(etag);
+      const notModified = await env.request("GET", path, { headers: { "if-none-match": etag } });
+      expect(notModified.status, path).toBe(304);
+      expect(notModified.text).toBe("");
+      expect(notModified.headers.get("etag")).toBe(etag);
+      expect(notModified.headers.get("x-ratelimit-remaining")).toBeString();
+      expect((await env.request("GET", path, { headers: { "if-none-match": `"other", W/${etag}` } })).status).toBe(304);
+      expect((await env.request("GET", path, { headers: { "if-none-match": '"other"' } })).status).toBe(200);
+    }
+    // the gzip-coded list page has its own tag, and either one is a match
+    const list = "/api/v1/customers?per_page=30";
+    const etag = (await env.request("GET", list)).headers.get("etag")!;
+    const gzipped = await raw(list, { "accept-encoding": "gzip" });
+    expect(gzipped.headers.get("content-encoding")).toBe("gzip");
+    expect(gzipped.headers.get("etag")).toBe(`${etag.slice(0, -1)}-gzip"`);
+    expect((await raw(list, { "if-none-match": gzipped.headers.get("etag")! })).status).toBe(304);
+    expect((await raw(list, { "if-none-match": etag, "accept-encoding": "gzip" })).status).toBe(304);
+    // a change makes a new tag
+    const before = (await env.request("GET", `/api/v1/customers/${id}`)).headers.get("etag")!;
+    await env.api("PUT", `/api/v1/customers/${id}`, { city: "Brugge" });
+    const after = await env.request("GET", `/api/v1/customers/${id}`, { headers: { "if-none-match": before } });
+    expect(after.status).toBe(200);
+    expect(after.headers.get("etag")).not.toBe(before);
+    // writes carry none
+    expect((await env.api("PUT", `/api/v1/customers/${id}`, { city: "Gent" })).headers.get("etag")).toBeNull();
+  });
+
+  test("on every HTTP thread of kontor serve", async () => {
+    const threaded = createTestEnv();
+    const running = await startServer(createRuntime({ ...threaded.config, port: 0, httpThreads: 2 }, { db: threaded.db }), { worker: false });
+    try {
+      await threaded.api("POST", "/api/v1/customers/batch", { items: Array.from({ length: 20 }, (_, i) => ({ name: `Threaded ${i}`, city: "Gent" })) });
+      const results = await Promise.all(
+        Array.from({ length: 20 }, async () => {
+          // fetch asks for gzip and decompresses; a connection each, spread over the threads
+          const r = await fetch(`${running.url}/api/v1/customers?per_page=20`, { headers: { authorization: `Bearer ${threaded.token}`, connection: "close" } });
+          const body = (await r.json()) as { data: unknown[] };
+          const again = await fetch(`${running.url}/api/v1/customers?per_page=20`, {
+            headers: { authorization: `Bearer ${threaded.token}`, connection: "close", "if-none-match": r.headers.get("etag")! },
+          });
+          await again.arrayBuffer();
+          return { encoding: r.headers.get("content-encoding"), rows: body.data.length, again: again.status };
+        }),
+      );
+      expect(results).toEqual(Array(20).fill({ encoding: "gzip", rows: 20, again: 304 }));
+    } finally {
+      await running.stop();
+      threaded.close();
     }
   });
 });
@@ -134,9 +297,14 @@ describe("rate limit", () => {
         statuses.push(r.status);
         expect(r.headers.get("x-ratelimit-limit")).toBe("5");
         expect(r.headers.get("x-ratelimit-remaining")).toBe(String(Math.max(0, 4 - i)));
+        // when the window ends, in Unix epoch seconds: within the next minute
+        const reset = Number(r.headers.get("x-ratelimit-reset"));
+        expect(reset).toBeGreaterThanOrEqual(Math.floor(Date.now() / 1000));
+        expect(reset).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000) + 60);
         if (r.status === 429) {
           expect(Number(r.headers.get("retry-after"))).toBeGreaterThan(0);
-          expect(r.body.message).toBeString();
+          expect(r.body).toEqual({ code: "rate_limited", message: "Too many requests." });
+          expect(reset - Number(r.headers.get("retry-after"))).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000));
         }
       }
       expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
@@ -161,34 +329,26 @@ describe("rate limit", () => {
     }
   });
 
-  test("organisation tokens count against the user who created them: rotating five gives no more", async () => {
-    const limited = createTestEnv({ KONTOR_RATE_LIMIT: "10" });
+  test("each organisation token has its own budget, whoever made it", async () => {
+    const limited = createTestEnv({ KONTOR_RATE_LIMIT: "3" });
     try {
       const owner = limited.userToken("owner");
-      const tokens: string[] = [];
-      for (let i = 0; i < 5; i++) {
-        const r = await limited.api("POST", "/api/v1/org-tokens", { name: `rotate ${i}`, abilities: ["*"] }, owner.token);
-        expect(r.status).toBe(201);
-        tokens.push(r.body.token);
-      }
-      // and one minted by one of them: on behalf of the same user
-      const grandchild = await limited.api("POST", "/api/v1/org-tokens", { name: "grandchild", abilities: ["contacts.view"] }, tokens[0]);
-      expect(grandchild.status).toBe(201);
-      tokens.push(grandchild.body.token);
-      const statuses: number[] = [];
-      for (let i = 0; i < 12; i++) statuses.push((await limited.request("GET", "/api/v1/customers", { token: tokens[i % tokens.length] })).status);
-      // six of the ten went to minting
-      expect(statuses).toEqual([...Array(4).fill(200), ...Array(8).fill(429)]);
-      expect((await limited.request("GET", "/api/v1/customers", { token: owner.token })).status).toBe(429);
-
-      // a token made by the CLI without a user keeps its own budget, shared with what it mints
+      const made = await limited.api("POST", "/api/v1/org-tokens", { name: "connector", abilities: ["contacts.view"] }, owner.token);
+      expect(made.status).toBe(201);
+      const sibling = await limited.api("POST", "/api/v1/org-tokens", { name: "another", abilities: ["contacts.view"] }, owner.token);
       const cliMade = limited.orgToken(["*"]);
       const minted = await limited.api("POST", "/api/v1/org-tokens", { name: "from cli token", abilities: ["contacts.view"] }, cliMade);
-      expect(minted.status).toBe(201);
-      const more: number[] = [];
-      for (let i = 0; i < 10; i++) more.push((await limited.request("GET", "/api/v1/customers", { token: i % 2 ? cliMade : minted.body.token })).status);
-      expect(more).toEqual([...Array(9).fill(200), 429]);
-      expect((await limited.request("GET", "/api/v1/customers", { token: limited.orgToken(["contacts.view"]) })).status).toBe(200);
+      const spend = async (token: string, n: number) => {
+        const statuses: number[] = [];
+        for (let i = 0; i < n; i++) statuses.push((await limited.request("GET", "/api/v1/customers", { token })).status);
+        return statuses;
+      };
+      // the owner's personal token spent its own two on minting; the tokens it made start afresh
+      expect(await spend(made.body.token, 4)).toEqual([200, 200, 200, 429]);
+      expect(await spend(sibling.body.token, 3)).toEqual([200, 200, 200]);
+      expect(await spend(minted.body.token, 4)).toEqual([200, 200, 200, 429]);
+      expect(await spend(cliMade, 3)).toEqual([200, 200, 429]);
+      expect(await spend(owner.token, 2)).toEqual([200, 429]);
     } finally {
       limited.close();
     }
@@ -401,7 +561,7 @@ describe("failures", () => {
       const r = await app.handle(new Request("http://localhost/api/v1/customers", { headers: { authorization: `Bearer ${broken.token}` } }));
       expect(r.status).toBe(500);
       const text = await r.text();
-      expect(JSON.parse(text)).toEqual({ message: "Server error." });
+      expect(JSON.parse(text)).toEqual({ code: "server_error", message: "Server error." });
       expect(text).not.toContain(".ts");
       expect(lines.join("\n")).toContain("/api/v1/customers");
       // the error line carries the id the client got, to find it from a support request

@@ -312,7 +312,7 @@ describe("what is kept", () => {
       client.run("DROP TRIGGER refuse_customer");
     }
     expect(failed.status).toBe(500);
-    expect(await failed.json()).toEqual({ message: "Server error." });
+    expect(await failed.json()).toEqual({ code: "server_error", message: "Server error." });
     const retry = await send();
     expect(retry.status).toBe(201);
     expect(retry.headers.get("idempotent-replayed")).toBeNull();

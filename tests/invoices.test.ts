@@ -132,7 +132,7 @@ function expectValidation(r: ApiResponse, keys: string[], label = "") {
 
 function expectConflict(r: ApiResponse, state: string, label = "") {
   expect(r.status, `${label} ${r.text}`).toBe(409);
-  expect(Object.keys(r.body), label).toEqual(["message"]);
+  expect(Object.keys(r.body), label).toEqual(["code", "message"]);
   expect(r.body.message, label).toContain(`is ${state};`);
 }
 
@@ -772,7 +772,7 @@ describe("state machine (contract section 4)", () => {
     ] as [string, string, unknown?][]) {
       const r = await env.api(method, path, payload);
       expect(r.status, `${method} ${path}`).toBe(404);
-      expect(r.body).toEqual({ message: "Not found." });
+      expect(r.body).toEqual({ code: "not_found", message: "Not found." });
     }
   });
 });
@@ -850,7 +850,7 @@ describe("tenant isolation", () => {
     ] as [string, string, unknown?][]) {
       const r = await env.api(method, path, payload, other.token);
       expect(r.status, `${method} ${path}`).toBe(404);
-      expect(r.body).toEqual({ message: "Not found." });
+      expect(r.body).toEqual({ code: "not_found", message: "Not found." });
     }
     expect(snapshot()).toEqual(before);
     expect(await Promise.all([d, f, p].map((x) => show(x.id)))).toEqual(shownBefore);

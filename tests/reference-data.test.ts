@@ -143,16 +143,16 @@ describe("customers and suppliers", () => {
       await refused("POST", path, { name: "X", country: "EU" }, "country");
       await refused("POST", path, { name: "X", currency: "XXX" }, "currency");
       await refused("POST", path, { name: "X", currency: "XAU" }, "currency");
-      await refused("POST", path, { name: "X", vat_number: "BE0404795578" }, "vat_number", "The vat number field is not a valid Belgian VAT number (check digits).");
-      await refused("POST", path, { name: "X", vat_number: "DE123456789" }, "vat_number", "The vat number field is not a valid German VAT number (check digits).");
+      await refused("POST", path, { name: "X", vat_number: "BE0404795578" }, "vat_number", "The vat_number field is not a valid Belgian VAT number (check digits).");
+      await refused("POST", path, { name: "X", vat_number: "DE123456789" }, "vat_number", "The vat_number field is not a valid German VAT number (check digits).");
       await refused(
         "POST",
         path,
         { name: "X", vat_number: "NL12345678B01" },
         "vat_number",
-        "The vat number field is not a valid Dutch VAT number (NL, 9 digits, B and 2 digits (not 00)).",
+        "The vat_number field is not a valid Dutch VAT number (NL, 9 digits, B and 2 digits (not 00)).",
       );
-      await refused("POST", path, { name: "X", vat_number: "0417497106", country: "BE" }, "vat_number", "The vat number field must start with a country prefix (e.g. BE0123456749; Greece: EL, Northern Ireland: XI).");
+      await refused("POST", path, { name: "X", vat_number: "0417497106", country: "BE" }, "vat_number", "The vat_number field must start with a country prefix (e.g. BE0123456749; Greece: EL, Northern Ireland: XI).");
       // a 0208 Peppol id holds an enterprise number: mod 97 holds for 2123456791, but it starts with 2
       await refused("POST", path, { name: "X", peppol_id: "0208:2123456791" }, "peppol_id");
       await refused("POST", path, { name: "X", peppol_id: "0208:0404795578" }, "peppol_id");
@@ -209,8 +209,8 @@ describe("the organisation", () => {
     const { token } = env.newOrg("Reference BV", { country: "BE" });
     const before = (await env.api("GET", "/api/v1/organization", undefined, token)).body.data;
     await refused("PUT", "/api/v1/organization", { country: "UK" }, "country", undefined, token);
-    await refused("PUT", "/api/v1/organization", { vat_number: "BE0404795578" }, "vat_number", "The vat number field is not a valid Belgian VAT number (check digits).", token);
-    await refused("PUT", "/api/v1/organization", { company_number: "0404.795.578", name: "Changed" }, "company_number", "The company number field is not a valid Belgian enterprise number (check digits).", token);
+    await refused("PUT", "/api/v1/organization", { vat_number: "BE0404795578" }, "vat_number", "The vat_number field is not a valid Belgian VAT number (check digits).", token);
+    await refused("PUT", "/api/v1/organization", { company_number: "0404.795.578", name: "Changed" }, "company_number", "The company_number field is not a valid Belgian enterprise number (check digits).", token);
     await refused("PUT", "/api/v1/organization", { company_number: "12345" }, "company_number", undefined, token);
     await refused("PUT", "/api/v1/organization", { name: "Reference\u202EBV" }, "name", undefined, token);
     await refused("PUT", "/api/v1/organization", { website: "https://example.com\n" }, "website", undefined, token);

@@ -111,7 +111,7 @@ describe("delete", () => {
     expect(e.supplier_id).toBe(s.id);
     const r = await env.api("DELETE", `/api/v1/suppliers/${s.id}`);
     expect(r.status).toBe(409);
-    expect(Object.keys(r.body)).toEqual(["message"]);
+    expect(Object.keys(r.body)).toEqual(["code", "message"]);
     expect(r.body.message).toContain("1 expense");
     expect(env.db.select().from(suppliers).where(eq(suppliers.id, s.id)).get()).toBeDefined();
     expect(env.db.select().from(auditLog).where(and(eq(auditLog.resourceId, s.id), eq(auditLog.action, "supplier.deleted"))).all()).toEqual([]);
@@ -148,7 +148,7 @@ describe("tenant isolation", () => {
     for (const [method, body] of [["GET"], ["PUT", { name: "Stolen" }], ["DELETE"]] as [string, unknown?][]) {
       const r = await env.api(method, `/api/v1/suppliers/${mine.id}`, body, other.token);
       expect(r.status, method).toBe(404);
-      expect(r.body).toEqual({ message: "Not found." });
+      expect(r.body).toEqual({ code: "not_found", message: "Not found." });
     }
     expect((await env.api("GET", "/api/v1/suppliers?search=mine", undefined, other.token)).body.data).toEqual([]);
     expect((await env.api("GET", `/api/v1/suppliers/${mine.id}`)).body.data).toEqual(mine);

@@ -16,8 +16,8 @@ export type Auth = {
   role: Role | null;
   org: Organization;
   /**
-   * Rate-limit bucket: the user for personal tokens and for organisation tokens made on a
-   * user's behalf (so rotating tokens adds no budget); else the first token of its minting chain.
+   * Rate-limit bucket: the user for personal tokens (a user's tokens share one budget); each
+   * organisation token its own (contract section 5), so a connector's budget is not spent by another.
    */
   rateKey: string;
 };
@@ -56,19 +56,7 @@ export function createAuthenticator(db: Db) {
     JOIN organizations o ON o.id = t.organization_id
     LEFT JOIN users u ON u.id = t.user_id
     WHERE t.id = ?`);
-  // a token made by the CLI without a user, at the top of a chain of tokens it (indirectly) minted
-  const chainRoot = db.$client.query<{ id: string }, [string]>(`
-    WITH RECURSIVE chain(id, parent, depth) AS (
-      SELECT id, created_by_token_id, 0 FROM api_tokens WHERE id = ?
-      UNION ALL
-      SELECT t.id, t.created_by_token_id, chain.depth + 1 FROM api_tokens t JOIN chain ON t.id = chain.parent WHERE chain.depth < 100
-    )
-    SELECT id FROM chain ORDER BY depth DESC LIMIT 1`);
-  const rateKeyOf = (row: Row): string => {
-    if (row.type === "personal") return `user:${row.user_id}`;
-    if (row.created_by_user_id !== null) return `user:${row.created_by_user_id}`;
-    return `token:${row.created_by_token_id === null ? row.id : (chainRoot.get(row.id)?.id ?? row.id)}`;
-  };
+  const rateKeyOf = (row: Row): string => (row.type === "personal" ? `user:${row.user_id}` : `token:${row.id}`);
   const touch = db.$client.query<unknown, [string, string]>("UPDATE api_tokens SET last_used_at = ? WHERE id = ?");
   const lastTouched = new Map<string, number>();
 

@@ -49,7 +49,7 @@ export function bookLine(tx: Tx, scope: Scope, line: TransactionRow, input: Bank
   const bag = new FieldErrorBag();
   const account = tx.select().from(accounts).where(inOrg(accounts, scope.org.id, eq(accounts.id, input.account_id))).get();
   let other: BankAccountRow | null = null;
-  if (!account) bag.add("account_id", "The selected account id is invalid.");
+  if (!account) bag.add("account_id", "The selected account_id is invalid.");
   else if (!account.isActive) bag.add("account_id", `The account ${account.code} ${account.name} is not active.`);
   else if (account.systemAccount === "receivables" || account.systemAccount === "payables") {
     bag.add("account_id", `The account ${account.code} ${account.name} holds what customers and suppliers owe: match the line with its invoice, credit note or expense instead.`);
@@ -61,7 +61,7 @@ export function bookLine(tx: Tx, scope: Scope, line: TransactionRow, input: Bank
   let vat: { category: (typeof vatRates.$inferSelect)["category"]; rateBp: number } | null = null;
   if (input.vat_rate_id !== undefined && input.vat_rate_id !== null) {
     const rate = tx.select().from(vatRates).where(inOrg(vatRates, scope.org.id, eq(vatRates.id, input.vat_rate_id))).get();
-    if (!rate) bag.add("vat_rate_id", "The selected vat rate id is invalid.");
+    if (!rate) bag.add("vat_rate_id", "The selected vat_rate_id is invalid.");
     else if (other) bag.add("vat_rate_id", "A transfer between own bank accounts carries no VAT.");
     else vat = { category: rate.category, rateBp: rate.rateBp };
   }

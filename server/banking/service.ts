@@ -368,11 +368,11 @@ function matchedDocument(tx: Tx, scope: Scope, line: TransactionRow): Settled | 
 function findTarget(tx: Tx, scope: Scope, bag: FieldErrorBag, kind: "invoice" | "expense", id: string): Settled | null {
   if (kind === "invoice") {
     const row = tx.select().from(invoices).where(inOrg(invoices, scope.org.id, eq(invoices.id, id))).get();
-    if (!row) bag.add("invoice_id", "The selected invoice id is invalid.");
+    if (!row) bag.add("invoice_id", "The selected invoice_id is invalid.");
     return row ? { kind, row } : null;
   }
   const row = tx.select().from(expenses).where(inOrg(expenses, scope.org.id, eq(expenses.id, id))).get();
-  if (!row) bag.add("expense_id", "The selected expense id is invalid.");
+  if (!row) bag.add("expense_id", "The selected expense_id is invalid.");
   return row ? { kind, row } : null;
 }
 

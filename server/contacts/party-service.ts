@@ -87,9 +87,9 @@ function checkCompanyNumber(row: Pick<PartyRow, "companyNumber" | "country">): v
   if (row.companyNumber === null || row.country !== "BE") return;
   const problem = belgianEnterpriseNumberProblem(row.companyNumber);
   if (problem === "format") {
-    throw ValidationFailed.field("company_number", "The company number field is not a valid Belgian enterprise number (10 digits starting with 0 or 1, e.g. 0123.456.749).");
+    throw ValidationFailed.field("company_number", "The company_number field is not a valid Belgian enterprise number (10 digits starting with 0 or 1, e.g. 0123.456.749).");
   }
-  if (problem === "checkDigits") throw ValidationFailed.field("company_number", "The company number field is not a valid Belgian enterprise number (check digits).");
+  if (problem === "checkDigits") throw ValidationFailed.field("company_number", "The company_number field is not a valid Belgian enterprise number (check digits).");
 }
 
 export type PartyKind<Shown> = {

@@ -1,6 +1,7 @@
 import { t } from "elysia";
 import { partyRoutes } from "../contacts/party-routes.ts";
 import type { Kernel } from "../http/kernel.ts";
+import { batchBody, batchResponse, batchRunner } from "../http/batch.ts";
 import { created, errors, noContent } from "../http/responses.ts";
 import { listQuerySchema, listResponse } from "../lib/list.ts";
 import { IdParams, Wrapped } from "../lib/schemas.ts";
@@ -9,6 +10,8 @@ import { contactPersonService, customerService } from "./service.ts";
 
 const tags = ["Customers"];
 const PersonParams = t.Object({ id: t.String(), cpid: t.String() });
+const CustomerBatch = batchBody(CustomerModel.create, "CustomerBatch");
+const createCustomers = batchRunner(CustomerModel.create);
 
 export const customerRoutes = (kernel: Kernel) =>
   partyRoutes(kernel, {
@@ -20,6 +23,23 @@ export const customerRoutes = (kernel: Kernel) =>
     showDetail: " with its contact persons",
     blockedBy: "invoices",
   })
+    .post(
+      "/batch",
+      ({ scope, body, once }) => once(() => createCustomers(body.items, (item) => customerService.create(scope, item))),
+      {
+        ability: "contacts.create",
+        body: CustomerBatch,
+        response: { 200: batchResponse(CustomerModel.customerWithContacts, "CustomerBatchResult"), ...errors(422) },
+        detail: {
+          tags,
+          summary: "Create up to 100 customers in one request",
+          description:
+            "Each item is the body of POST /customers, checked and created on its own (its own transaction): the answer is 200 with one result per item, " +
+            "in order, `{status: 201, data}` or the refusal the single create would have answered (`{status: 422, code, message, errors}`). " +
+            "One request against the rate limit; under one Idempotency-Key the whole batch is replayed.",
+        },
+      },
+    )
     .get("/:id/contact-persons", ({ scope, params, query, url }) => contactPersonService.list(scope, params.id, query, url), {
       ability: "contacts.view",
       params: IdParams,

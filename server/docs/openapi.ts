@@ -18,6 +18,7 @@ import swaggerCss from "swagger-ui-dist/swagger-ui.css" with { type: "file" };
 import viewer from "./viewer.js" with { type: "file" };
 import { IDEMPOTENCY_PARAMETER } from "../http/idempotency.ts";
 import { documentRuleOf } from "../http/kernel.ts";
+import { ErrorCodeField } from "../lib/schemas.ts";
 
 /** A route as the app's route table holds it (`app.routes`). */
 export type RouteEntry = { method: string; path: string; hooks: Record<string, any> };
@@ -45,6 +46,12 @@ const integer = { type: "integer" };
 const HEADERS: Record<string, object> = {
   "X-RateLimit-Limit": { description: "Requests allowed per minute", required: true, schema: integer },
   "X-RateLimit-Remaining": { description: "Requests left in this minute", required: true, schema: integer },
+  "X-RateLimit-Reset": { description: "When the budget is full again: Unix epoch seconds (as GitHub's API says it)", required: true, schema: integer },
+  ETag: {
+    description: "A strong validator of the JSON body (a gzip-coded body: the same tag ending -gzip); send it back as If-None-Match for a 304",
+    required: false,
+    schema: { type: "string" },
+  },
   "Retry-After": { description: "Seconds until the next window", required: true, schema: integer },
   "X-Request-Id": {
     description: "The request's id: the client's X-Request-Id when it sent a plain one (1–128 of A–Z a–z 0–9 . _ : -), else a new UUID; in the log line and the audit entry too",
@@ -90,6 +97,8 @@ const OPERATION_IDS: Record<string, string> = {
   "DELETE /api/v1/tokens/{id}": "revokeToken",
   "DELETE /api/v1/org-tokens/{id}": "revokeOrgToken",
   "POST /api/v1/invoices/{id}/credit-note": "createInvoiceCreditNote",
+  "POST /api/v1/customers/batch": "createCustomerBatch",
+  "POST /api/v1/invoices/batch": "createInvoiceBatch",
   "GET /api/v1/organization": "showOrganization",
   "PUT /api/v1/organization": "updateOrganization",
   "GET /api/v1/invoices/{id}/ubl": "showInvoiceUbl",
@@ -223,11 +232,12 @@ const KIND = Symbol.for("TypeBox.Kind");
 /** The document for the routes of the app (its route table, `app.routes`). */
 export function buildDocument(routes: readonly RouteEntry[], version: string) {
   const schemas: Record<string, unknown> = {
-    Error: { type: "object", required: ["message"], properties: { message: { type: "string" } } },
+    Error: { type: "object", required: ["code", "message"], properties: { code: toOpenApiSchema(ErrorCodeField), message: { type: "string" } } },
     ValidationError: {
       type: "object",
-      required: ["message", "errors"],
+      required: ["code", "message", "errors"],
       properties: {
+        code: toOpenApiSchema(ErrorCodeField),
         message: { type: "string" },
         errors: { type: "object", additionalProperties: { type: "array", items: { type: "string" } } },
       },
@@ -244,6 +254,7 @@ export function buildDocument(routes: readonly RouteEntry[], version: string) {
   const rateHeaders = () => ({
     "X-RateLimit-Limit": header("X-RateLimit-Limit"),
     "X-RateLimit-Remaining": header("X-RateLimit-Remaining"),
+    "X-RateLimit-Reset": header("X-RateLimit-Reset"),
     "X-Request-Id": header("X-Request-Id"),
   });
   const errorResponse = (code: string) => {
@@ -276,7 +287,9 @@ export function buildDocument(routes: readonly RouteEntry[], version: string) {
       description:
         "Self-hosted invoicing and accounting integration API. Every operation under /api/v1 needs a bearer token " +
         "(`Authorization: Bearer <id>|<secret>`) holding the ability named in the operation (`x-ability`). Every " +
-        "response under /api/v1, errors included, carries `X-RateLimit-Limit` and `X-RateLimit-Remaining`.",
+        "response under /api/v1, errors included, carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset`. " +
+        "JSON answers of 1 KiB or more are gzip-compressed for a client that sends `Accept-Encoding: gzip`; a GET's JSON 200 carries an " +
+        "`ETag`, and `If-None-Match` with it answers 304 without a body. Every error body has a stable `code`.",
     },
     servers: [{ url: "/" }],
     tags: TAGS,
@@ -299,8 +312,10 @@ export function buildDocument(routes: readonly RouteEntry[], version: string) {
         out[code] = errorResponse(code);
         continue;
       }
+      const json = !isVoid(body) && mediaTypeOf(body) === "application/json";
       const responseHeaders = {
         ...(api ? rateHeaders() : {}),
+        ...(method === "get" && code === "200" && json ? { ETag: header("ETag") } : {}),
         ...(code === "201" ? { Location: header("Location") } : {}),
         ...(isAttachment(body) ? { "Content-Disposition": header("Content-Disposition") } : {}),
       };
@@ -333,6 +348,10 @@ export function buildDocument(routes: readonly RouteEntry[], version: string) {
       errorCodes.push("409", "422");
     }
     for (const code of errorCodes) out[code] ??= errorResponse(code);
+    // the kernel's conditional GET (server/http/representation.ts)
+    if (out["200"] && (out["200"] as { headers?: Record<string, unknown> }).headers?.ETag) {
+      out["304"] = { description: "Not modified: the If-None-Match ETag is current; no body", headers: { ...(api ? rateHeaders() : {}), ETag: header("ETag") } };
+    }
 
     const id = operationId(method, path, collections);
     if (operationIds.has(id)) throw new Error(`OpenAPI: two operations are named ${id}`);

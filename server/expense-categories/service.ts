@@ -31,7 +31,7 @@ export const expenseCategoryService = {
     const key = keyOf(category);
     return transaction(scope.db, (tx) => {
       const account = tx.select().from(accounts).where(inOrg(accounts, scope.org.id, eq(accounts.id, input.account_id))).get();
-      if (!account) throw ValidationFailed.field("account_id", "The selected account id is invalid.");
+      if (!account) throw ValidationFailed.field("account_id", "The selected account_id is invalid.");
       if (account.type !== "expense" || !account.isActive) {
         throw ValidationFailed.field("account_id", `The account ${account.code} ${account.name} is not an active expense account.`);
       }

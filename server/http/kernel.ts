@@ -16,6 +16,7 @@ import {
   MethodNotAllowed,
   NotFound,
   PayloadTooLarge,
+  RouteNotFound,
   TooManyRequests,
   Unauthenticated,
   UnsupportedMediaType,
@@ -24,6 +25,7 @@ import {
 import type { Actor, Scope } from "../lib/scope.ts";
 import { createIdempotency, type AnswerSet } from "./idempotency.ts";
 import { createRateLimiter } from "./rate-limit.ts";
+import { jsonAnswer } from "./representation.ts";
 import { toValidationFailed } from "./validation.ts";
 import { UNMATCHED_ROUTE, type ThreadMetrics } from "../metrics/thread.ts";
 
@@ -166,12 +168,13 @@ export function createKernel({ db, config, log, shared, renderTurns }: Runtime, 
       const decision = rateLimit(auth ? auth.rateKey : `ip:${ip ?? "unknown"}`);
       set.headers["x-ratelimit-limit"] = String(decision.limit);
       set.headers["x-ratelimit-remaining"] = String(decision.remaining);
+      set.headers["x-ratelimit-reset"] = String(decision.resetAt);
       if (!decision.allowed) {
         metrics.rateLimited();
         throw new TooManyRequests(decision.retryAfterSeconds);
       }
       // every API route but the index needs a token: answer 401 before reading any body
-      if (!auth && path !== API_PREFIX && path !== `${API_PREFIX}/`) throw new Unauthenticated();
+      if (!auth && path !== API_PREFIX && path !== `${API_PREFIX}/`) throw new Unauthenticated(request.headers.has("authorization"));
     })
     .onParse({ as: "global" }, async (context) => {
       const { request } = context;
@@ -207,7 +210,7 @@ export function createKernel({ db, config, log, shared, renderTurns }: Runtime, 
         detail: { "x-ability": required, security: [{ bearerAuth: [] }] } as Record<string, unknown>,
         transform(context) {
           const { auth } = factsOf(context);
-          if (!auth) throw new Unauthenticated();
+          if (!auth) throw new Unauthenticated(context.request.headers.has("authorization"));
           if (!auth.org.apiAccess) throw new Forbidden("API access is not enabled for this organisation.");
           if (required !== "any" && !auth.abilities.has(required)) {
             throw new Forbidden(`This action requires the ${required} ability.`);
@@ -247,7 +250,7 @@ export function createKernel({ db, config, log, shared, renderTurns }: Runtime, 
       else if (code === "NOT_FOUND") {
         const path = pathOf(request.url);
         const allowed = routes.filter((r) => r.pattern.test(path)).map((r) => r.method);
-        apiError = allowed.length > 0 && !allowed.includes(request.method) ? new MethodNotAllowed([...new Set(allowed)]) : new NotFound();
+        apiError = allowed.length === 0 ? new RouteNotFound() : !allowed.includes(request.method) ? new MethodNotAllowed([...new Set(allowed)]) : new NotFound();
       } else if (code === "PARSE") apiError = new BadRequest("The request body is not valid JSON.");
       else {
         log.error("request failed", {
@@ -261,8 +264,7 @@ export function createKernel({ db, config, log, shared, renderTurns }: Runtime, 
         apiError = new ApiError(500, "Server error.");
       }
       facts.status = apiError.status;
-      const headers = new Headers();
-      for (const [k, v] of Object.entries(set.headers)) if (typeof v === "string") headers.set(k, v);
+      const headers = headersOf(set);
       for (const [k, v] of Object.entries(apiError.headers ?? {})) headers.set(k, v);
       headers.set("content-type", "application/json");
       const body = JSON.stringify(apiError.toJSON());
@@ -273,6 +275,14 @@ export function createKernel({ db, config, log, shared, renderTurns }: Runtime, 
     // hook keeps every request's context alive until it has run, and under load that held 30–60 MB
     // more (docs/performance.md)
     .onAfterHandle({ as: "global" }, (context) => {
+      const { request, responseValue, set } = context as typeof context & { responseValue: unknown };
+      // a JSON answer (not a Response: a document, a 204, a replay) gets its ETag and compression here, once for every route
+      if (responseValue !== null && typeof responseValue === "object" && !(responseValue instanceof Response)) {
+        const answer = jsonAnswer(request, statusOf(factsOf(context), context), JSON.stringify(responseValue), headersOf(set));
+        factsOf(context).status = answer.status;
+        recordAnswer(context);
+        return answer;
+      }
       recordAnswer(context);
     });
 
@@ -303,6 +313,13 @@ function statusOf(facts: RequestFacts, context: { set: { status?: number | strin
   if (context.responseValue instanceof Response) return context.responseValue.status;
   const status = context.set.status;
   return typeof status === "number" ? status : ((StatusMap as Record<string, number>)[status ?? ""] ?? 200);
+}
+
+/** The headers the pipeline set for the answer (rate limits, request id, Location, …). */
+function headersOf(set: { headers: Record<string, unknown> }): Headers {
+  const headers = new Headers();
+  for (const [k, v] of Object.entries(set.headers)) if (typeof v === "string" || typeof v === "number") headers.set(k, String(v));
+  return headers;
 }
 
 /** http://host:port of a listening address; a wildcard address is reached on loopback. */

@@ -7,7 +7,8 @@
  * (two different keys sharing one is not a practical concern), a slot whose window has ended
  * is free again. One lock word guards it; a hit holds it for a few memory operations only.
  */
-export type RateDecision = { allowed: boolean; limit: number; remaining: number; retryAfterSeconds: number };
+/** `resetAt`: Unix epoch seconds when the window ends and the budget is full again (X-RateLimit-Reset, as GitHub's API says it). */
+export type RateDecision = { allowed: boolean; limit: number; remaining: number; retryAfterSeconds: number; resetAt: number };
 
 const SLOTS = 1 << 14; // callers with a window open at once before the oldest are forgotten
 const PROBES = 32;
@@ -74,6 +75,7 @@ export function createRateLimiter(limitPerMinute: number, memory: SharedArrayBuf
       limit: limitPerMinute,
       remaining: Math.max(0, limitPerMinute - count),
       retryAfterSeconds: Math.max(1, Math.ceil((start + windowMs - now) / 1000)),
+      resetAt: Math.ceil((start + windowMs) / 1000),
     };
   };
 }

@@ -2,7 +2,7 @@
 import { Kind, type TSchema } from "@sinclair/typebox";
 import { ValueErrorType, type ValueError } from "@sinclair/typebox/errors";
 import { Value } from "@sinclair/typebox/value";
-import { attributeName, ValidationFailed, type FieldErrors } from "../lib/errors.ts";
+import { ValidationFailed, validValues, type FieldErrors } from "../lib/errors.ts";
 import { forbiddenCharacter } from "../lib/characters.ts";
 import { textProblem } from "../lib/schemas.ts";
 import { vatNumberMessage, vatNumberProblem } from "../lib/vat-numbers.ts";
@@ -28,14 +28,14 @@ function nullableMemberError(error: ValueError): ValueError {
   return first ? { ...first, path: error.path } : error;
 }
 
-function describe(error: ValueError, key: string): string {
-  const name = attributeName(key);
+/** The message of one error; it names the field by its path as sent (`lines.0.unit_price`). */
+function describe(error: ValueError, name: string): string {
   const s = error.schema as Record<string, any>;
   switch (error.type) {
     case ValueErrorType.ObjectRequiredProperty:
       return `The ${name} field is required.`;
     case ValueErrorType.ObjectAdditionalProperties:
-      return `The ${name} field is not accepted.`;
+      return `The ${name} field is not accepted.${validFilters(name, s)}`;
     case ValueErrorType.String:
       return `The ${name} field must be a string.`;
     case ValueErrorType.Number:
@@ -47,7 +47,7 @@ function describe(error: ValueError, key: string): string {
     case ValueErrorType.Array:
       return `The ${name} field must be an array.`;
     case ValueErrorType.Object:
-      return key === "body" ? "The request body must be a JSON object." : `The ${name} field must be an object.`;
+      return name === "body" ? "The request body must be a JSON object." : `The ${name} field must be an object.`;
     case ValueErrorType.Null:
       return `The ${name} field must be null.`;
     case ValueErrorType.StringMaxLength:
@@ -68,7 +68,8 @@ function describe(error: ValueError, key: string): string {
       return `The ${name} field must not be greater than ${s.maximum}.`;
     case ValueErrorType.Kind:
       if ((error.schema as { [Kind]?: string })[Kind] === "Text") return describeText(name, s as Parameters<typeof textProblem>[0], error.value);
-      return `The selected ${name} is invalid.`;
+      // Elysia's UnionEnum (a sort, a status filter) lists what it takes
+      return Array.isArray(s.enum) ? `The selected ${name} is invalid. ${validValues(s.enum)}` : `The selected ${name} is invalid.`;
     case ValueErrorType.StringFormat:
       return formatMessage(name, s.format, error.value);
     case ValueErrorType.Union:
@@ -78,13 +79,20 @@ function describe(error: ValueError, key: string): string {
       if (s.anyOf?.some((x: any) => x.format === "integer")) return `The ${name} field must be an integer.`;
       if (s.anyOf?.some((x: any) => x.format === "numeric")) return `The ${name} field must be a number.`;
       return s.anyOf?.every((x: any) => "const" in x) || "const" in s
-        ? `The selected ${name} is invalid.`
+        ? `The selected ${name} is invalid. ${validValues((s.anyOf ?? [s]).map((x: any) => x.const))}`
         : s.anyOf?.some((x: any) => x.type === "null")
           ? `The ${name} field must be a ${s.anyOf.find((x: any) => x.type !== "null")?.type ?? "value"} or null.`
           : `The ${name} field format is invalid.`;
     default:
       return `The ${name} field is invalid.`;
   }
+}
+
+/** For an unknown `filter[…]` of a list's query: the filters the list has. */
+function validFilters(key: string, objectSchema: Record<string, any>): string {
+  if (!key.startsWith("filter.")) return "";
+  const filters = Object.keys(objectSchema.properties ?? {}).filter((p) => p.startsWith("filter["));
+  return filters.length > 0 ? ` Valid filters: ${filters.join(", ")}.` : "";
 }
 
 /** The message of a Text field (server/lib/schemas.ts), whose lengths count code points. */

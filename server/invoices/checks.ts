@@ -16,7 +16,7 @@ import { numberHolder, reservedNumberForm } from "./numbering.ts";
 
 export function readCustomer(tx: Tx, orgId: string, bag: FieldErrorBag, id: string): PartyRow | null {
   const row = tx.select().from(customers).where(inOrg(customers, orgId, eq(customers.id, id))).get();
-  if (!row) bag.add("customer_id", "The selected customer id is invalid.");
+  if (!row) bag.add("customer_id", "The selected customer_id is invalid.");
   return row ?? null;
 }
 

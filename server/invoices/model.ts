@@ -202,6 +202,13 @@ export const InvoiceModel = {
       issue_date: DateString,
       lines: Lines,
       ...optionalFields,
+      finalize: t.Optional(
+        t.Boolean({
+          description:
+            "true: create and finalize in one step, as POST /invoices/{id}/finalize would (it needs the invoicing.finalize ability too); " +
+            "when finalize refuses (422 naming what the invoice lacks, 409), nothing is stored. Without it (or false): a draft",
+        }),
+      ),
     },
     { title: "InvoiceCreate" },
   ),

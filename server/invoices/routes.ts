@@ -1,12 +1,16 @@
 import { Elysia, t } from "elysia";
 import { attachment } from "../http/attachment.ts";
 import type { Kernel } from "../http/kernel.ts";
+import { batchBody, batchResponse, batchRunner } from "../http/batch.ts";
 import { created, errors, noContent } from "../http/responses.ts";
+import type { Auth } from "../auth/authenticate.ts";
+import { Forbidden } from "../lib/errors.ts";
+import type { Scope } from "../lib/scope.ts";
 import { listQuerySchema, listResponse } from "../lib/list.ts";
 import { documentService } from "./document.ts";
 import { IdParams, NoFields, ResponseSchema, Wrapped } from "../lib/schemas.ts";
 import { PaymentParams } from "../settlement/model.ts";
-import { InvoiceModel } from "./model.ts";
+import { InvoiceModel, type InvoiceCreate } from "./model.ts";
 import { invoiceList } from "./list.ts";
 import { invoiceService } from "./service.ts";
 
@@ -16,6 +20,14 @@ const location = (id: string) => `/api/v1/invoices/${id}`;
 /** Non-JSON answers: server/docs/openapi.ts documents them under their media type, with their Content-Disposition (`x-attachment`). */
 const UblDocument = ResponseSchema(t.String({ description: "UBL 2.1 XML", "x-media-type": "application/xml", "x-attachment": true }));
 const PdfDocument = ResponseSchema(t.String({ description: "PDF", format: "binary", "x-media-type": "application/pdf", "x-attachment": true }));
+
+const createInvoices = batchRunner(InvoiceModel.create);
+
+/** POST /invoices and each item of its batch: `finalize: true` needs what POST /invoices/{id}/finalize needs. */
+function createInvoice(scope: Scope, auth: Auth, input: InvoiceCreate) {
+  if (input.finalize === true && !auth.abilities.has("invoicing.finalize")) throw new Forbidden("This action requires the invoicing.finalize ability.");
+  return invoiceService.create(scope, input);
+}
 
 /** A state transition of contract section 4: no fields, 200 with the invoice, 409 from a wrong state. */
 const transition = (ability: "invoicing.finalize" | "invoicing.edit", summary: string) => ({
@@ -85,17 +97,30 @@ export const invoiceRoutes = (kernel: Kernel) =>
     )
     .post(
       "",
-      ({ scope, body, set, once }) => once(() => {
-        const invoice = invoiceService.create(scope, body);
+      ({ scope, auth, body, set, once }) => once(() => {
+        const invoice = createInvoice(scope, auth, body);
         return created(set, location(invoice.id), invoice);
       }),
       {
         ability: "invoicing.create",
         body: InvoiceModel.create,
-        response: { 201: Invoice, ...errors(422) },
-        detail: { tags, summary: "Create an invoice (draft; numbered INV-<year>-00001… unless a number is given)" },
+        response: { 201: Invoice, ...errors(409, 422) },
+        detail: { tags, summary: "Create an invoice (a draft numbered INV-<year>-00001… at finalize unless a number is given; finalized at once with finalize: true)" },
       },
     )
+    .post("/batch", ({ scope, auth, body, once }) => once(() => createInvoices(body.items, (item) => createInvoice(scope, auth, item))), {
+      ability: "invoicing.create",
+      body: batchBody(InvoiceModel.create, "InvoiceBatch"),
+      response: { 200: batchResponse(InvoiceModel.invoice, "InvoiceBatchResult"), ...errors(422) },
+      detail: {
+        tags,
+        summary: "Create up to 100 invoices in one request (each may be finalized at once)",
+        description:
+          "Each item is the body of POST /invoices (`finalize: true` included), checked and created on its own (its own transaction): the answer is 200 " +
+          "with one result per item, in order, `{status: 201, data}` or the refusal the single create would have answered (`{status: 422, code, message, errors}`, " +
+          "403, 409). One request against the rate limit; under one Idempotency-Key the whole batch is replayed.",
+      },
+    })
     .put("/:id", ({ scope, params, body }) => ({ data: invoiceService.update(scope, params.id, body) }), {
       ability: "invoicing.edit",
       params: IdParams,

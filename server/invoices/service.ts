@@ -251,6 +251,7 @@ export const invoiceService = {
     });
   },
 
+  /** A draft; with `finalize: true` finalized in the same transaction, so a refused finalize stores nothing. */
   create(scope: Scope, input: InvoiceCreate): ShownInvoice {
     return transaction(scope.db, (tx) => {
       const bag = new FieldErrorBag();
@@ -263,7 +264,7 @@ export const invoiceService = {
       checkDueDate(bag, input.issue_date, dueDate);
       const number = input.number === undefined ? null : readNumber(tx, scope.org.id, bag, input.number);
       bag.throwIfAny();
-      return insertDraft(
+      const draft = insertDraft(
         tx,
         scope,
         {
@@ -283,6 +284,7 @@ export const invoiceService = {
         number,
         allowanceCharges,
       );
+      return input.finalize === true ? invoiceService.finalize(scope, draft.id) : draft;
     });
   },
 

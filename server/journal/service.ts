@@ -159,7 +159,7 @@ export const journalService = {
       const lines: DraftLine[] = [];
       input.lines.forEach((line, i) => {
         const account = known.get(line.account_id);
-        if (!account) bag.add(`lines.${i}.account_id`, "The selected account id is invalid.");
+        if (!account) bag.add(`lines.${i}.account_id`, "The selected account_id is invalid.");
         else if (!account.isActive) bag.add(`lines.${i}.account_id`, `The account ${account.code} ${account.name} is not active.`);
         const debit = line.debit === undefined ? 0 : readMoney(bag, `lines.${i}.debit`, line.debit);
         const credit = line.credit === undefined ? 0 : readMoney(bag, `lines.${i}.credit`, line.credit);

@@ -4,17 +4,41 @@
  */
 export type FieldErrors = Record<string, string[]>;
 
+/**
+ * The stable, machine-readable `code` of an error body, by status (docs/api.md "Error codes").
+ * A program branches on it; the message is for people and may be reworded.
+ */
+export const ERROR_CODES = {
+  400: "bad_request",
+  401: "unauthenticated",
+  403: "forbidden",
+  404: "not_found",
+  405: "method_not_allowed",
+  409: "conflict",
+  413: "payload_too_large",
+  415: "unsupported_media_type",
+  422: "validation_failed",
+  429: "rate_limited",
+  500: "server_error",
+} as const satisfies Record<number, string>;
+/** An unknown path: not an unknown id (404 `not_found`), a client that builds URLs wrongly. */
+export const ROUTE_NOT_FOUND = "route_not_found";
+export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES] | typeof ROUTE_NOT_FOUND;
+
 export class ApiError extends Error {
+  readonly code: ErrorCode;
   constructor(
     readonly status: number,
     message: string,
     readonly errors?: FieldErrors,
     readonly headers?: Record<string, string>,
+    code?: ErrorCode,
   ) {
     super(message);
+    this.code = code ?? ERROR_CODES[status as keyof typeof ERROR_CODES] ?? (status >= 500 ? "server_error" : "bad_request");
   }
   toJSON() {
-    return this.errors ? { message: this.message, errors: this.errors } : { message: this.message };
+    return this.errors ? { code: this.code, message: this.message, errors: this.errors } : { code: this.code, message: this.message };
   }
 }
 
@@ -23,9 +47,15 @@ export class BadRequest extends ApiError {
     super(400, message);
   }
 }
+/**
+ * 401 with `WWW-Authenticate: Bearer` (RFC 6750 section 3): `error="invalid_token"` when a
+ * token was sent but is unknown, revoked or expired; without a token, no error attribute.
+ */
 export class Unauthenticated extends ApiError {
-  constructor() {
-    super(401, "Unauthenticated.");
+  constructor(tokenSent = false) {
+    super(401, "Unauthenticated.", undefined, {
+      "WWW-Authenticate": tokenSent ? 'Bearer realm="kontor", error="invalid_token"' : 'Bearer realm="kontor"',
+    });
   }
 }
 export class Forbidden extends ApiError {
@@ -36,6 +66,12 @@ export class Forbidden extends ApiError {
 export class NotFound extends ApiError {
   constructor() {
     super(404, "Not found.");
+  }
+}
+/** No route has this path (a wrong method on a known path is a 405). */
+export class RouteNotFound extends ApiError {
+  constructor() {
+    super(404, "No such route: see /docs for the API's paths.", undefined, undefined, ROUTE_NOT_FOUND);
   }
 }
 export class MethodNotAllowed extends ApiError {
@@ -93,7 +129,5 @@ export class FieldErrorBag {
   }
 }
 
-/** "postal_code" → "postal code", as Laravel names attributes in messages. */
-export function attributeName(field: string): string {
-  return field.replace(/_/g, " ");
-}
+/** "Valid values: a, b." — what an enumeration (a sort, a status filter) takes, for its 422. */
+export const validValues = (values: unknown[]): string => `Valid values: ${values.map(String).join(", ")}.`;

@@ -18,7 +18,7 @@ import { QueryBuilder, SQLiteColumn, SQLiteSyncDialect, type SQLiteTable } from 
 import type { TObject } from "@sinclair/typebox";
 import { plainRows, prepared, tableRows, type RenderableQuery, type Tx } from "../../db/client.ts";
 import { normalizeTimestamp } from "./time.ts";
-import { ValidationFailed } from "./errors.ts";
+import { ValidationFailed, validValues } from "./errors.ts";
 import { inOrg, snapshot, type Scope } from "./scope.ts";
 import { ResponseSchema, Timestamp, withoutDefault } from "./schemas.ts";
 
@@ -107,9 +107,12 @@ export type ListPage<Row> = {
   };
 };
 
+/** What `sort=` takes: each sort, and each prefixed with - for descending. */
+const sortNamesOf = (spec: ListSpec): string[] => Object.keys(spec.sorts).flatMap((name) => [name, `-${name}`]);
+
 /** The query-string schema of a list: used by Elysia to validate and by the OpenAPI document. */
 export function listQuerySchema(spec: ListSpec): TObject {
-  const sortNames = Object.keys(spec.sorts).flatMap((name) => [name, `-${name}`]);
+  const sortNames = sortNamesOf(spec);
   const properties: Record<string, TSchema> = {
     page: t.Optional(t.Integer({ minimum: 1, maximum: MAX_PAGE, "x-param": "page", description: "Page number (default 1)" })),
     per_page: t.Optional(
@@ -205,7 +208,9 @@ export type ListRequest = {
  */
 export function parseListRequest(spec: ListSpec, query: ListQuery): ListRequest {
   const sort = String(query.sort ?? spec.defaultSort);
-  if (!spec.sorts[sort.startsWith("-") ? sort.slice(1) : sort]) throw ValidationFailed.field("sort", "The selected sort is invalid.");
+  if (!spec.sorts[sort.startsWith("-") ? sort.slice(1) : sort]) {
+    throw ValidationFailed.field("sort", `The selected sort is invalid. ${validValues(sortNamesOf(spec))}`);
+  }
   const filters: Record<string, string> = {};
   for (const name in spec.filters ?? {}) {
     const value = query[`filter[${name}]`];
@@ -215,7 +220,7 @@ export function parseListRequest(spec: ListSpec, query: ListQuery): ListRequest 
   const since = query["filter[updated_since]"];
   if (since !== undefined && since !== "") {
     updatedSince = normalizeTimestamp(String(since));
-    if (!updatedSince) throw ValidationFailed.field("filter.updated_since", "The filter.updated since field must be a valid ISO 8601 timestamp.");
+    if (!updatedSince) throw ValidationFailed.field("filter.updated_since", "The filter.updated_since field must be a valid ISO 8601 timestamp.");
   }
   const searched = spec.search !== undefined && query.search !== undefined && query.search !== "";
   return {

@@ -2,7 +2,7 @@
  * Exact money: integer hundredths in storage and arithmetic, decimal strings on the wire.
  * Inputs are a JSON number or a numeric string with at most two fraction digits.
  */
-import { attributeName, type FieldErrorBag } from "./errors.ts";
+import { type FieldErrorBag } from "./errors.ts";
 
 export const MAX_CENTS = 99_999_999_999_999; // 999 999 999 999.99
 
@@ -42,17 +42,16 @@ export function readMoney(
   { min = 0, max = MAX_CENTS }: { min?: number; max?: number } = {},
 ): number | null {
   const cents = toCents(value);
-  const name = attributeName(field);
   if (cents === null) {
-    bag.add(field, `The ${name} field must be a decimal number with at most 2 decimal places.`);
+    bag.add(field, `The ${field} field must be a decimal number with at most 2 decimal places.`);
     return null;
   }
   if (cents < min) {
-    bag.add(field, `The ${name} field must be at least ${formatCents(min)}.`);
+    bag.add(field, `The ${field} field must be at least ${formatCents(min)}.`);
     return null;
   }
   if (cents > max) {
-    bag.add(field, `The ${name} field must not be greater than ${formatCents(max)}.`);
+    bag.add(field, `The ${field} field must not be greater than ${formatCents(max)}.`);
     return null;
   }
   return cents;

@@ -4,6 +4,7 @@
  */
 import { t, type TSchema } from "elysia";
 import { CloneType, FormatRegistry, Kind, TypeRegistry, type TObject, type TProperties, type TUnsafe } from "@sinclair/typebox";
+import { ERROR_CODES, ROUTE_NOT_FOUND } from "./errors.ts";
 import { isCountryCode, isCurrencyCode } from "./iso-codes.ts";
 import { isValidDate } from "./time.ts";
 import { isVatNumber } from "./vat-numbers.ts";
@@ -156,13 +157,21 @@ export const Nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Nul
 
 export const IdParams = t.Object({ id: t.String() });
 
+/** An error body's `code` (server/lib/errors.ts): what a program branches on; the message is for people. */
+export const ErrorCodeField = t.String({
+  description: `Stable and machine-readable (docs/api.md, "Error codes"): ${[...Object.values(ERROR_CODES), ROUTE_NOT_FOUND].join(", ")}`,
+  examples: ["not_found"],
+});
 export const ErrorBody = t.Object(
-  { message: t.String() },
-  { description: "Error", examples: [{ message: "Not found." }] },
+  { code: ErrorCodeField, message: t.String() },
+  { description: "Error", examples: [{ code: "not_found", message: "Not found." }] },
 );
 export const ValidationErrorBody = t.Object(
-  { message: t.String(), errors: t.Record(t.String(), t.Array(t.String())) },
-  { description: "Validation error", examples: [{ message: "The name field is required.", errors: { name: ["The name field is required."] } }] },
+  { code: ErrorCodeField, message: t.String(), errors: t.Record(t.String(), t.Array(t.String())) },
+  {
+    description: "Validation error",
+    examples: [{ code: "validation_failed", message: "The name field is required.", errors: { name: ["The name field is required."] } }],
+  },
 );
 
 /**

@@ -78,9 +78,9 @@ function checkCompanyNumber(tx: Tx, orgId: string, set: Partial<OrganizationRow>
   if (companyNumber === null || (set.country ?? row.country) !== "BE") return;
   const problem = belgianEnterpriseNumberProblem(companyNumber);
   if (problem === "format") {
-    throw ValidationFailed.field("company_number", "The company number field is not a valid Belgian enterprise number (10 digits starting with 0 or 1, e.g. 0123.456.749).");
+    throw ValidationFailed.field("company_number", "The company_number field is not a valid Belgian enterprise number (10 digits starting with 0 or 1, e.g. 0123.456.749).");
   }
-  if (problem === "checkDigits") throw ValidationFailed.field("company_number", "The company number field is not a valid Belgian enterprise number (check digits).");
+  if (problem === "checkDigits") throw ValidationFailed.field("company_number", "The company_number field is not a valid Belgian enterprise number (check digits).");
 }
 
 export function showOrganization(scope: Scope): ShownOrganization {
@@ -123,7 +123,7 @@ export function updateOrganization(scope: Scope, input: OrganizationUpdate): Sho
         .from(bankAccounts)
         .where(inOrg(bankAccounts, scope.org.id, eq(bankAccounts.id, input.default_bank_account_id)))
         .get();
-      if (!account) throw ValidationFailed.field("default_bank_account_id", "The selected default bank account id is invalid.");
+      if (!account) throw ValidationFailed.field("default_bank_account_id", "The selected default_bank_account_id is invalid.");
       if (!account.isActive) throw ValidationFailed.field("default_bank_account_id", "The selected default bank account is not active.");
     }
     if (input.default_bank_account_id !== undefined) set.defaultBankAccountId = input.default_bank_account_id;

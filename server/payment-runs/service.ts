@@ -81,7 +81,7 @@ export const paymentRunService = {
     return transaction(scope.db, (tx) => {
       const bag = new FieldErrorBag();
       const bank = tx.select().from(bankAccounts).where(inOrg(bankAccounts, scope.org.id, eq(bankAccounts.id, body.bank_account_id))).get();
-      if (!bank || !bank.isActive) bag.add("bank_account_id", "The selected bank account id is invalid.");
+      if (!bank || !bank.isActive) bag.add("bank_account_id", "The selected bank_account_id is invalid.");
       else if (bank.currency !== "EUR") bag.add("bank_account_id", `A SEPA credit transfer is in EUR; this bank account is in ${bank.currency}.`);
       const executionDate = body.execution_date ?? today();
       if (executionDate < today()) bag.add("execution_date", "The execution date must not be before today.");

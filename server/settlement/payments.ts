@@ -87,7 +87,7 @@ export function presentPayment<R extends PaymentRow>(row: R) {
 export function paymentBankAccount(tx: Tx, orgId: string, bag: FieldErrorBag, id: string | undefined, currency: string): BankAccountRow | null {
   if (id === undefined) return defaultBankAccount(tx, orgId, currency);
   const bank = tx.select().from(bankAccounts).where(inOrg(bankAccounts, orgId, eq(bankAccounts.id, id))).get();
-  if (!bank) bag.add("bank_account_id", "The selected bank account id is invalid.");
+  if (!bank) bag.add("bank_account_id", "The selected bank_account_id is invalid.");
   else if (!bank.isActive) bag.add("bank_account_id", `The bank account ${bank.name} is not active.`);
   else if (bank.currency !== currency) bag.add("bank_account_id", `The bank account ${bank.name} holds ${bank.currency}, not ${currency}.`);
   else return bank;

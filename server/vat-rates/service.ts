@@ -13,7 +13,7 @@ export type VatRateRow = typeof vatRates.$inferSelect;
  */
 export function readVatRate(tx: Tx, orgId: string, bag: FieldErrorBag, field: string, id: string): VatRateRow | null {
   const row = tx.select().from(vatRates).where(inOrg(vatRates, orgId, eq(vatRates.id, id))).get();
-  if (!row) bag.add(field, `The selected ${field.replace(/_/g, " ")} is invalid.`);
+  if (!row) bag.add(field, `The selected ${field} is invalid.`);
   return row ?? null;
 }
 
