@@ -7,7 +7,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { t } from "elysia";
 import fc from "fast-check";
 import { ABILITIES } from "../server/auth/abilities.ts";
-import { buildDocument } from "../server/docs/openapi.ts";
+import { parse as parseYaml } from "yaml";
+import { buildDocument, toYaml } from "../server/docs/openapi.ts";
 import { toCents } from "../server/lib/money.ts";
 import { createContractChecker } from "./contract.ts";
 import { createTestEnv } from "./helpers.ts";
@@ -192,14 +193,26 @@ describe("what the server checks, said in the schemas", () => {
 });
 
 describe("one document", () => {
-  test("/docs/openapi.raw.json is not served, the page points only at the one document, JSON and YAML agree", async () => {
+  test("/docs/openapi.raw.json is not served, the page points only at the one document", async () => {
     expect((await env.app.handle(new Request("http://localhost/docs/openapi.raw.json"))).status).toBe(404);
     const html = await (await env.app.handle(new Request("http://localhost/docs"))).text();
     expect(html).not.toContain("raw");
     expect(html).not.toContain("data-url");
     const viewer = await (await env.app.handle(new Request("http://localhost/docs/assets/viewer.js"))).text();
     expect(viewer).toContain('url: "/docs/openapi.json"');
+  });
+
+  test("the YAML is the JSON document to YAML 1.2 and 1.1 loaders alike: dates, yes/no, octal-looking strings stay strings", async () => {
     const yaml = await (await env.app.handle(new Request("http://localhost/docs/openapi.yaml"))).text();
     expect(Bun.YAML.parse(yaml)).toEqual(doc);
+    expect(parseYaml(yaml, { version: "1.2" })).toEqual(doc);
+    expect(parseYaml(yaml, { version: "1.1" })).toEqual(doc);
+    // a date example is quoted: a 1.1 loader would read it plain as a timestamp
+    expect(yaml).toContain('example: "2026-11-22"');
+    const tricky = { date: "2026-11-22", yes: "yes", n: "n", on: "on", octal: "0777", underscored: "1_000", merge: "<<", value: "=", sexagesimal: "1:20", octal12: "0o17", plain: "EUR" };
+    const text = toYaml({ ...tricky, [tricky.yes]: tricky.on, "2026-01-01": "key" });
+    expect(parseYaml(text, { version: "1.1" })).toEqual({ ...tricky, yes: "on", "2026-01-01": "key" });
+    expect(parseYaml(text, { version: "1.2" })).toEqual({ ...tricky, yes: "on", "2026-01-01": "key" });
+    expect(text).toContain("plain: EUR");
   });
 });
