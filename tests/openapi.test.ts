@@ -61,6 +61,55 @@ describe("named schemas", () => {
   });
 });
 
+describe("what generated clients read", () => {
+  test("no default anywhere: responses, request bodies, parameters; an optional request field the server fills says its default in words", () => {
+    const found: string[] = [];
+    const walk = (node: any, at: string) => {
+      if (!node || typeof node !== "object") return;
+      if ("default" in node) found.push(at);
+      for (const [k, v] of Object.entries(node)) if (k !== "example") walk(v, `${at}/${k}`);
+    };
+    walk(doc, "#");
+    expect(found).toEqual([]);
+    // the README records a payment without payment_method: a client typed from the document must let it
+    expect(schemaOf("InvoicePaymentCreate").required).not.toContain("payment_method");
+    expect(schemaOf("InvoicePaymentCreate").properties.payment_method.description).toMatch(/default bank_transfer/i);
+    expect(schemaOf("Account").properties.system_account.nullable).toBe(true);
+  });
+
+  test("the build drops TypeBox's enumeration defaults, saying an optional request field's in its description", () => {
+    const kind = t.UnionEnum(["a", "b"]);
+    expect((kind as any).default).toBe("a"); // what TypeBox gives every enumeration
+    const body = t.Object({ optional: t.Optional(kind), described: t.Optional(t.UnionEnum(["a", "b"], { description: "Which one" })), needed: kind }, { title: "ThingCreate" });
+    const response = t.Object({ kind }, { title: "Thing" });
+    const built = buildDocument(
+      [{ method: "POST", path: "/api/v1/things", hooks: { detail: { summary: "x", description: "x" }, body, response: { 201: response } } }],
+      "0",
+    );
+    expect(JSON.stringify(built)).not.toContain('"default"');
+    const create = built.components.schemas.ThingCreate.properties;
+    expect(create.optional.description).toBe("Default: `a`.");
+    expect(create.described.description).toBe("Which one. Default: `a`.");
+    expect(create.needed.description).toBeUndefined();
+    expect(built.components.schemas.Thing.properties.kind.description).toBeUndefined();
+  });
+
+  test("the error schemas have names no language reserves", () => {
+    const reserved = ["Error", "Object", "String", "Number", "Boolean", "Array", "Date", "Map", "Set", "Promise", "Record", "Function", "Symbol", "Response", "Request", "Headers", "URL", "File", "Blob", "Exception", "Type", "Any", "Optional", "List", "Dict"];
+    for (const name of reserved) expect(schemaOf(name), name).toBeUndefined();
+    expect(jsonSchema(op("get", "/api/v1/invoices/{id}").responses["404"])).toEqual({ $ref: "#/components/schemas/ApiError" });
+    expect(jsonSchema(op("post", "/api/v1/invoices").responses["422"])).toEqual({ $ref: "#/components/schemas/ValidationError" });
+  });
+
+  test("every tag an operation names is declared, with a description, and every declared tag is used", () => {
+    const declared = new Map<string, string>(doc.tags.map((tag: any) => [tag.name, tag.description]));
+    const used = new Set(operations.flatMap(({ op }) => op.tags ?? []));
+    for (const { name, op } of operations) expect(op.tags?.length, name).toBeGreaterThan(0);
+    for (const tag of used) expect(declared.get(tag)?.trim(), tag).toBeTruthy();
+    expect([...declared.keys()].filter((tag) => !used.has(tag))).toEqual([]);
+  });
+});
+
 describe("operations", () => {
   test("human operationIds, unique, and a description on every operation", () => {
     const ids = operations.map((o) => o.op.operationId);

@@ -22,18 +22,24 @@ import { documentRuleOf } from "../http/kernel.ts";
 /** A route as the app's route table holds it (`app.routes`). */
 export type RouteEntry = { method: string; path: string; hooks: Record<string, any> };
 
+/** Every tag an operation names, declared (tests/openapi.test.ts checks), in the order the reference shows them. */
 const TAGS = [
   { name: "Meta", description: "Index, health and the lists of abilities and webhook events" },
+  { name: "Organization", description: "The organisation's identity: the seller on its invoices (name, address, VAT number, bank account)" },
   { name: "Tokens", description: "Personal and organisation API tokens" },
   { name: "Customers", description: "Customers and their contact persons" },
   { name: "Suppliers", description: "Suppliers, matched from expense vendors" },
   { name: "Invoices", description: "Invoices, credit notes, their lines, payments and state transitions" },
   { name: "VAT rates", description: "The organisation's VAT rates" },
   { name: "Expenses", description: "Expenses and their approval workflow" },
-  { name: "Accounts", description: "The chart of accounts (read-only)" },
+  { name: "Received documents", description: "Valid supplier e-invoices with nothing to book (all totals 0.00), kept byte for byte" },
+  { name: "Accounts", description: "The chart of accounts (read-only) and the expense account each expense category posts to" },
   { name: "Bank accounts", description: "Bank accounts (read-only) and their imported statements" },
   { name: "Bank transactions", description: "Lines of imported bank statements and their reconciliation" },
   { name: "Payment runs", description: "Paying approved expenses with a SEPA credit transfer file (pain.001.001.09)" },
+  { name: "Journal", description: "The double-entry journal: entries posted by documents and payments, manual entries, reversals and the export (CSV, Beancount)" },
+  { name: "Fiscal years", description: "Fiscal years: closing one (no more postings dated in it) and reopening it" },
+  { name: "Reports", description: "Trial balance, profit and loss, balance sheet, aged receivables and VAT, as JSON or CSV" },
   { name: "Webhooks", description: "Webhook subscriptions and their deliveries" },
   { name: "Audit log", description: "Every change, who made it and when" },
 ];
@@ -178,6 +184,29 @@ export function toOpenApiSchema(node: unknown): unknown {
   return out;
 }
 
+/**
+ * The schema without `default`s, which TypeBox's `t.UnionEnum` gives every enumeration (its
+ * first value) and Elysia fills into absent request fields. In a response a default means
+ * nothing (the server sends the field), and on an optional request field client generators
+ * (openapi-typescript) make the field required; the server fills it itself, so the default is
+ * said in the field's description instead (unless the description says it already).
+ */
+function withoutDefaults(node: unknown, use: "request" | "response", optional = false): unknown {
+  if (Array.isArray(node)) return node.map((n) => withoutDefaults(n, use));
+  if (!node || typeof node !== "object") return node;
+  const { default: value, ...out } = node as Record<string, unknown>;
+  if (value !== undefined && use === "request" && optional && !/\bdefault\b/i.test(String(out.description ?? ""))) {
+    const said = out.description ? `${String(out.description).replace(/\.?$/, ".")} ` : "";
+    out.description = `${said}Default: \`${typeof value === "string" ? value : JSON.stringify(value)}\`.`;
+  }
+  if (out.properties && typeof out.properties === "object") {
+    const required = new Set(Array.isArray(out.required) ? (out.required as string[]) : []);
+    out.properties = Object.fromEntries(Object.entries(out.properties).map(([name, sub]) => [name, withoutDefaults(sub, use, !required.has(name))]));
+  }
+  for (const key of ["items", "additionalProperties", "not", "anyOf", "oneOf", "allOf"]) if (out[key] && typeof out[key] === "object") out[key] = withoutDefaults(out[key], use);
+  return out;
+}
+
 /** JSON with sorted keys: two schemas are the same when these are equal. */
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
@@ -221,7 +250,8 @@ const KIND = Symbol.for("TypeBox.Kind");
 /** The document for the routes of the app (its route table, `app.routes`). */
 export function buildDocument(routes: readonly RouteEntry[], version: string) {
   const schemas: Record<string, unknown> = {
-    Error: { type: "object", required: ["message"], properties: { message: { type: "string" } } },
+    // not `Error`: generated clients (hey-api, orval) would shadow the language's own Error class
+    ApiError: { type: "object", required: ["message"], properties: { message: { type: "string" } } },
     ValidationError: {
       type: "object",
       required: ["message", "errors"],
@@ -233,7 +263,7 @@ export function buildDocument(routes: readonly RouteEntry[], version: string) {
   };
   const responses: Record<string, unknown> = {};
   const headers: Record<string, unknown> = {};
-  const schema = (typebox: unknown) => hoist(toOpenApiSchema(typebox), schemas);
+  const schema = (typebox: unknown, use: "request" | "response") => hoist(withoutDefaults(toOpenApiSchema(typebox), use), schemas);
   const header = (name: string) => {
     headers[name] = HEADERS[name];
     return ref("headers", name);
@@ -249,7 +279,7 @@ export function buildDocument(routes: readonly RouteEntry[], version: string) {
     responses[error.name] ??= {
       description: error.description,
       headers: { ...rateHeaders(), ...(error.retryAfter ? { "Retry-After": header("Retry-After") } : {}) },
-      content: { "application/json": { schema: ref("schemas", error.validation ? "ValidationError" : "Error") } },
+      content: { "application/json": { schema: ref("schemas", error.validation ? "ValidationError" : "ApiError") } },
     };
     return ref("responses", error.name);
   };
@@ -305,7 +335,7 @@ export function buildDocument(routes: readonly RouteEntry[], version: string) {
       out[code] = {
         description: DESCRIPTIONS[code] ?? "OK",
         ...(Object.keys(responseHeaders).length ? { headers: responseHeaders } : {}),
-        ...(code === "204" || isVoid(body) ? {} : { content: { [mediaTypeOf(body)]: { schema: schema(body) }, ...alternativesOf(body) } }),
+        ...(code === "204" || isVoid(body) ? {} : { content: { [mediaTypeOf(body)]: { schema: schema(body, "response") }, ...alternativesOf(body) } }),
       };
     }
     const errorCodes: string[] = [];
@@ -349,7 +379,7 @@ export function buildDocument(routes: readonly RouteEntry[], version: string) {
       security: secured ? [{ bearerAuth: [] }] : [],
       ...(parameters.length ? { parameters } : {}),
       // actions without fields take an optional body (`NoFields`)
-      ...(body ? { requestBody: { required: !(OPTIONAL in body), content: requestContent(body, schema) } } : {}),
+      ...(body ? { requestBody: { required: !(OPTIONAL in body), content: requestContent(body, (typebox) => schema(typebox, "request")) } } : {}),
       responses: Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b))),
     };
   }
