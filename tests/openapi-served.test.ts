@@ -2,9 +2,14 @@
  * The OpenAPI document a real `kontor serve` serves is the one built when it started, on every
  * HTTP thread, whatever was asked before: answering a request compiles its route, and Elysia's
  * compiling writes into the route's schemas (server/docs/openapi.ts, `servedDocument`). A
- * document built lazily after `GET /api/v1/org-tokens` was a 500 until restart.
+ * document built lazily after `GET /api/v1/org-tokens` was a 500 until restart. And a client
+ * generated from that document compiles and runs the guides' requests as they are written.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import openapiTS, { astToString } from "openapi-typescript";
 import { parse } from "yaml";
 import { createTestEnv } from "./helpers.ts";
 import { startKontor } from "./docs/examples.ts";
@@ -78,4 +83,53 @@ describe("the served document is the one built at start", () => {
     }
     await expectDocumentsUnchanged("every route");
   }, 120_000);
+});
+
+describe("a client generated from the served document compiles and runs the guides' requests", () => {
+  test("openapi-typescript types, tsc --strict on the README's and docs/api.md's requests as openapi-fetch calls, then run", async () => {
+    const served = (await (await fetch(`${server.url}/docs/openapi.json`)).json()) as Parameters<typeof openapiTS>[0];
+    const folder = join(import.meta.dir, "openapi-client");
+    writeFileSync(join(folder, "kontor-api.ts"), astToString(await openapiTS(served)));
+    const scratch = mkdtempSync(join(tmpdir(), "kontor-client-"));
+    try {
+      const tsconfig = join(scratch, "tsconfig.json");
+      writeFileSync(
+        tsconfig,
+        JSON.stringify({
+          compilerOptions: {
+            target: "ES2022",
+            module: "Preserve",
+            moduleResolution: "bundler",
+            strict: true,
+            noEmit: true,
+            allowImportingTsExtensions: true,
+            verbatimModuleSyntax: true,
+            // a client's own project: the DOM's fetch, no Bun or Node types
+            lib: ["ES2022", "DOM"],
+            types: [],
+            skipLibCheck: true,
+          },
+          files: [join(folder, "readme-examples.ts")],
+        }),
+      );
+      const tsc = Bun.spawnSync([process.execPath, join(import.meta.dir, "../node_modules/typescript/bin/tsc"), "-p", tsconfig]);
+      expect(tsc.stdout.toString() + tsc.stderr.toString()).toBe("");
+      expect(tsc.exitCode).toBe(0);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+    // by a path tsc does not follow: the repository's type-check runs before any types are generated
+    const examples = join(folder, "readme-examples.ts");
+    const { readmeExamples } = (await import(examples)) as { readmeExamples: (url: string, token: string) => Promise<unknown> };
+    expect(await readmeExamples(server.url, server.token)).toEqual({
+      status: "draft",
+      total: "1509.48",
+      number: "INV-2026-00001",
+      payment_reference: "+++000/0000/00101+++",
+      paid: "paid",
+      pdf: "%PDF-",
+      erpTokenType: "organization",
+      auditAction: "customer.created",
+    });
+  }, 90_000);
 });
