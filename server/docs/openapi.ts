@@ -431,8 +431,8 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
-/** The document as it is served: built once, frozen, and the two texts of it. */
-export type ServedDocument = { readonly document: unknown; readonly json: string; yaml(): string };
+/** The two texts of the document as it is served; the YAML written on first use (it takes about half a second). */
+export type ServedDocument = { readonly json: string; yaml(): string };
 
 let served: ServedDocument | null = null;
 
@@ -452,7 +452,7 @@ export function servedDocument(routes: readonly RouteEntry[], version: string): 
   // the JSON's own values (no undefined, no shared object), so the YAML cannot say anything else
   const document = deepFreeze(JSON.parse(json));
   let yaml: string | null = null;
-  served = { document, json, yaml: () => (yaml ??= toYaml(document)) };
+  served = { json, yaml: () => (yaml ??= toYaml(document)) };
   return served;
 }
 
