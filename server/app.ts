@@ -7,7 +7,7 @@ import { bankAccountRoutes } from "./bank-accounts/routes.ts";
 import { bankingRoutes } from "./banking/routes.ts";
 import { eventRoutes } from "./changes/routes.ts";
 import { customerRoutes } from "./customers/routes.ts";
-import { docsRoutes, type RouteEntry } from "./docs/openapi.ts";
+import { docsRoutes, servedDocument, type ServedDocument } from "./docs/openapi.ts";
 import { expenseCategoryRoutes } from "./expense-categories/routes.ts";
 import { expenseRoutes, receivedDocumentRoutes } from "./expenses/routes.ts";
 import { fiscalYearRoutes } from "./fiscal-years/routes.ts";
@@ -33,10 +33,11 @@ import { webhookRoutes } from "./webhooks/routes.ts";
  */
 export function createApp(runtime: Runtime, metrics: ThreadMetrics = createThreadMetrics()) {
   const kernel = createKernel(runtime, metrics);
+  let document: ServedDocument | undefined;
   // normalize: false — unknown body fields must be a 422 naming them, not silently dropped
   const app = new Elysia({ normalize: false })
     .use(kernel)
-    .use(docsRoutes(VERSION, (): readonly RouteEntry[] => app.routes))
+    .use(docsRoutes(() => document!))
     .use(metaRoutes(kernel, VERSION))
     .use(organizationRoutes(kernel))
     .use(tokenRoutes(kernel))
@@ -58,6 +59,8 @@ export function createApp(runtime: Runtime, metrics: ThreadMetrics = createThrea
     .use(auditRoutes(kernel))
     .use(eventRoutes(kernel));
   kernel.setRouteTable(app.routes);
+  // now, before the app answers anything: answering changes the route table's schemas
+  document = servedDocument(app.routes, VERSION);
   return app;
 }
 

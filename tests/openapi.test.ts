@@ -7,7 +7,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { t } from "elysia";
 import fc from "fast-check";
 import { ABILITIES } from "../server/auth/abilities.ts";
-import { buildDocument } from "../server/docs/openapi.ts";
+import { parse as parseYaml } from "yaml";
+import { buildDocument, toYaml } from "../server/docs/openapi.ts";
 import { toCents } from "../server/lib/money.ts";
 import { createContractChecker } from "./contract.ts";
 import { createTestEnv } from "./helpers.ts";
@@ -57,6 +58,55 @@ describe("named schemas", () => {
     const other = t.Object({ b: t.String() }, { title: "Thing" });
     expect(() => buildDocument([route("/health", one), route("/api/v1", one)], "0")).not.toThrow();
     expect(() => buildDocument([route("/health", one), route("/api/v1", other)], "0")).toThrow("two different schemas are named Thing");
+  });
+});
+
+describe("what generated clients read", () => {
+  test("no default anywhere: responses, request bodies, parameters; an optional request field the server fills says its default in words", () => {
+    const found: string[] = [];
+    const walk = (node: any, at: string) => {
+      if (!node || typeof node !== "object") return;
+      if ("default" in node) found.push(at);
+      for (const [k, v] of Object.entries(node)) if (k !== "example") walk(v, `${at}/${k}`);
+    };
+    walk(doc, "#");
+    expect(found).toEqual([]);
+    // the README records a payment without payment_method: a client typed from the document must let it
+    expect(schemaOf("InvoicePaymentCreate").required).not.toContain("payment_method");
+    expect(schemaOf("InvoicePaymentCreate").properties.payment_method.description).toMatch(/default bank_transfer/i);
+    expect(schemaOf("Account").properties.system_account.nullable).toBe(true);
+  });
+
+  test("the build drops TypeBox's enumeration defaults, saying an optional request field's in its description", () => {
+    const kind = t.UnionEnum(["a", "b"]);
+    expect((kind as any).default).toBe("a"); // what TypeBox gives every enumeration
+    const body = t.Object({ optional: t.Optional(kind), described: t.Optional(t.UnionEnum(["a", "b"], { description: "Which one" })), needed: kind }, { title: "ThingCreate" });
+    const response = t.Object({ kind }, { title: "Thing" });
+    const built = buildDocument(
+      [{ method: "POST", path: "/api/v1/things", hooks: { detail: { summary: "x", description: "x" }, body, response: { 201: response } } }],
+      "0",
+    );
+    expect(JSON.stringify(built)).not.toContain('"default"');
+    const create = built.components.schemas.ThingCreate.properties;
+    expect(create.optional.description).toBe("Default: `a`.");
+    expect(create.described.description).toBe("Which one. Default: `a`.");
+    expect(create.needed.description).toBeUndefined();
+    expect(built.components.schemas.Thing.properties.kind.description).toBeUndefined();
+  });
+
+  test("the error schemas have names no language reserves", () => {
+    const reserved = ["Error", "Object", "String", "Number", "Boolean", "Array", "Date", "Map", "Set", "Promise", "Record", "Function", "Symbol", "Response", "Request", "Headers", "URL", "File", "Blob", "Exception", "Type", "Any", "Optional", "List", "Dict"];
+    for (const name of reserved) expect(schemaOf(name), name).toBeUndefined();
+    expect(jsonSchema(op("get", "/api/v1/invoices/{id}").responses["404"])).toEqual({ $ref: "#/components/schemas/ApiError" });
+    expect(jsonSchema(op("post", "/api/v1/invoices").responses["422"])).toEqual({ $ref: "#/components/schemas/ValidationError" });
+  });
+
+  test("every tag an operation names is declared, with a description, and every declared tag is used", () => {
+    const declared = new Map<string, string>(doc.tags.map((tag: any) => [tag.name, tag.description]));
+    const used = new Set(operations.flatMap(({ op }) => op.tags ?? []));
+    for (const { name, op } of operations) expect(op.tags?.length, name).toBeGreaterThan(0);
+    for (const tag of used) expect(declared.get(tag)?.trim(), tag).toBeTruthy();
+    expect([...declared.keys()].filter((tag) => !used.has(tag))).toEqual([]);
   });
 });
 
@@ -192,14 +242,26 @@ describe("what the server checks, said in the schemas", () => {
 });
 
 describe("one document", () => {
-  test("/docs/openapi.raw.json is not served, the page points only at the one document, JSON and YAML agree", async () => {
+  test("/docs/openapi.raw.json is not served, the page points only at the one document", async () => {
     expect((await env.app.handle(new Request("http://localhost/docs/openapi.raw.json"))).status).toBe(404);
     const html = await (await env.app.handle(new Request("http://localhost/docs"))).text();
     expect(html).not.toContain("raw");
     expect(html).not.toContain("data-url");
     const viewer = await (await env.app.handle(new Request("http://localhost/docs/assets/viewer.js"))).text();
     expect(viewer).toContain('url: "/docs/openapi.json"');
+  });
+
+  test("the YAML is the JSON document to YAML 1.2 and 1.1 loaders alike: dates, yes/no, octal-looking strings stay strings", async () => {
     const yaml = await (await env.app.handle(new Request("http://localhost/docs/openapi.yaml"))).text();
     expect(Bun.YAML.parse(yaml)).toEqual(doc);
+    expect(parseYaml(yaml, { version: "1.2" })).toEqual(doc);
+    expect(parseYaml(yaml, { version: "1.1" })).toEqual(doc);
+    // a date example is quoted: a 1.1 loader would read it plain as a timestamp
+    expect(yaml).toContain('example: "2026-11-22"');
+    const tricky = { date: "2026-11-22", yes: "yes", n: "n", on: "on", octal: "0777", underscored: "1_000", merge: "<<", value: "=", sexagesimal: "1:20", octal12: "0o17", plain: "EUR" };
+    const text = toYaml({ ...tricky, [tricky.yes]: tricky.on, "2026-01-01": "key" });
+    expect(parseYaml(text, { version: "1.1" })).toEqual({ ...tricky, yes: "on", "2026-01-01": "key" });
+    expect(parseYaml(text, { version: "1.2" })).toEqual({ ...tricky, yes: "on", "2026-01-01": "key" });
+    expect(text).toContain("plain: EUR");
   });
 });

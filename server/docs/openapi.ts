@@ -12,7 +12,7 @@
  */
 import { Elysia } from "elysia";
 import { mapProperties, toOpenAPIPath } from "@elysiajs/swagger/utils";
-import { stringify } from "yaml";
+import { Document as YamlDocument, Pair, Scalar, YAMLMap } from "yaml";
 import swaggerBundle from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "file" };
 import swaggerCss from "swagger-ui-dist/swagger-ui.css" with { type: "file" };
 import viewer from "./viewer.js" with { type: "file" };
@@ -23,18 +23,24 @@ import { ErrorCodeField } from "../lib/schemas.ts";
 /** A route as the app's route table holds it (`app.routes`). */
 export type RouteEntry = { method: string; path: string; hooks: Record<string, any> };
 
+/** Every tag an operation names, declared (tests/openapi.test.ts checks), in the order the reference shows them. */
 const TAGS = [
   { name: "Meta", description: "Index, health and the lists of abilities and webhook events" },
+  { name: "Organization", description: "The organisation's identity: the seller on its invoices (name, address, VAT number, bank account)" },
   { name: "Tokens", description: "Personal and organisation API tokens" },
   { name: "Customers", description: "Customers and their contact persons" },
   { name: "Suppliers", description: "Suppliers, matched from expense vendors" },
   { name: "Invoices", description: "Invoices, credit notes, their lines, payments and state transitions" },
   { name: "VAT rates", description: "The organisation's VAT rates" },
   { name: "Expenses", description: "Expenses and their approval workflow" },
-  { name: "Accounts", description: "The chart of accounts (read-only)" },
+  { name: "Received documents", description: "Valid supplier e-invoices with nothing to book (all totals 0.00), kept byte for byte" },
+  { name: "Accounts", description: "The chart of accounts (read-only) and the expense account each expense category posts to" },
   { name: "Bank accounts", description: "Bank accounts (read-only) and their imported statements" },
   { name: "Bank transactions", description: "Lines of imported bank statements and their reconciliation" },
   { name: "Payment runs", description: "Paying approved expenses with a SEPA credit transfer file (pain.001.001.09)" },
+  { name: "Journal", description: "The double-entry journal: entries posted by documents and payments, manual entries, reversals and the export (CSV, Beancount)" },
+  { name: "Fiscal years", description: "Fiscal years: closing one (no more postings dated in it) and reopening it" },
+  { name: "Reports", description: "Trial balance, profit and loss, balance sheet, aged receivables and VAT, as JSON or CSV" },
   { name: "Webhooks", description: "Webhook subscriptions and their deliveries" },
   { name: "Audit log", description: "Every change, who made it and when" },
   { name: "Events", description: "Every change in commit order, as webhooks carry it: the feed a connector syncs from" },
@@ -189,6 +195,29 @@ export function toOpenApiSchema(node: unknown): unknown {
   return out;
 }
 
+/**
+ * The schema without `default`s, which TypeBox's `t.UnionEnum` gives every enumeration (its
+ * first value) and Elysia fills into absent request fields. In a response a default means
+ * nothing (the server sends the field), and on an optional request field client generators
+ * (openapi-typescript) make the field required; the server fills it itself, so the default is
+ * said in the field's description instead (unless the description says it already).
+ */
+function withoutDefaults(node: unknown, use: "request" | "response", optional = false): unknown {
+  if (Array.isArray(node)) return node.map((n) => withoutDefaults(n, use));
+  if (!node || typeof node !== "object") return node;
+  const { default: value, ...out } = node as Record<string, unknown>;
+  if (value !== undefined && use === "request" && optional && !/\bdefault\b/i.test(String(out.description ?? ""))) {
+    const said = out.description ? `${String(out.description).replace(/\.?$/, ".")} ` : "";
+    out.description = `${said}Default: \`${typeof value === "string" ? value : JSON.stringify(value)}\`.`;
+  }
+  if (out.properties && typeof out.properties === "object") {
+    const required = new Set(Array.isArray(out.required) ? (out.required as string[]) : []);
+    out.properties = Object.fromEntries(Object.entries(out.properties).map(([name, sub]) => [name, withoutDefaults(sub, use, !required.has(name))]));
+  }
+  for (const key of ["items", "additionalProperties", "not", "anyOf", "oneOf", "allOf"]) if (out[key] && typeof out[key] === "object") out[key] = withoutDefaults(out[key], use);
+  return out;
+}
+
 /** JSON with sorted keys: two schemas are the same when these are equal. */
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
@@ -232,7 +261,8 @@ const KIND = Symbol.for("TypeBox.Kind");
 /** The document for the routes of the app (its route table, `app.routes`). */
 export function buildDocument(routes: readonly RouteEntry[], version: string) {
   const schemas: Record<string, unknown> = {
-    Error: { type: "object", required: ["code", "message"], properties: { code: toOpenApiSchema(ErrorCodeField), message: { type: "string" } } },
+    // not `Error`: generated clients (hey-api, orval) would shadow the language's own Error class
+    ApiError: { type: "object", required: ["code", "message"], properties: { code: toOpenApiSchema(ErrorCodeField), message: { type: "string" } } },
     ValidationError: {
       type: "object",
       required: ["code", "message", "errors"],
@@ -245,7 +275,7 @@ export function buildDocument(routes: readonly RouteEntry[], version: string) {
   };
   const responses: Record<string, unknown> = {};
   const headers: Record<string, unknown> = {};
-  const schema = (typebox: unknown) => hoist(toOpenApiSchema(typebox), schemas);
+  const schema = (typebox: unknown, use: "request" | "response") => hoist(withoutDefaults(toOpenApiSchema(typebox), use), schemas);
   const header = (name: string) => {
     headers[name] = HEADERS[name];
     return ref("headers", name);
@@ -262,7 +292,7 @@ export function buildDocument(routes: readonly RouteEntry[], version: string) {
     responses[error.name] ??= {
       description: error.description,
       headers: { ...rateHeaders(), ...(error.retryAfter ? { "Retry-After": header("Retry-After") } : {}) },
-      content: { "application/json": { schema: ref("schemas", error.validation ? "ValidationError" : "Error") } },
+      content: { "application/json": { schema: ref("schemas", error.validation ? "ValidationError" : "ApiError") } },
     };
     return ref("responses", error.name);
   };
@@ -322,7 +352,7 @@ export function buildDocument(routes: readonly RouteEntry[], version: string) {
       out[code] = {
         description: DESCRIPTIONS[code] ?? "OK",
         ...(Object.keys(responseHeaders).length ? { headers: responseHeaders } : {}),
-        ...(code === "204" || isVoid(body) ? {} : { content: { [mediaTypeOf(body)]: { schema: schema(body) }, ...alternativesOf(body) } }),
+        ...(code === "204" || isVoid(body) ? {} : { content: { [mediaTypeOf(body)]: { schema: schema(body, "response") }, ...alternativesOf(body) } }),
       };
     }
     const errorCodes: string[] = [];
@@ -370,7 +400,7 @@ export function buildDocument(routes: readonly RouteEntry[], version: string) {
       security: secured ? [{ bearerAuth: [] }] : [],
       ...(parameters.length ? { parameters } : {}),
       // actions without fields take an optional body (`NoFields`)
-      ...(body ? { requestBody: { required: !(OPTIONAL in body), content: requestContent(body, schema) } } : {}),
+      ...(body ? { requestBody: { required: !(OPTIONAL in body), content: requestContent(body, (typebox) => schema(typebox, "request")) } } : {}),
       responses: Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b))),
     };
   }
@@ -422,20 +452,72 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
-export const docsRoutes = (version: string, routes: () => readonly RouteEntry[]) => {
-  let cached: { json: string; yaml: string } | null = null;
-  // built on first use: by then the route table is complete
-  const load = () => {
-    if (cached) return cached;
-    const doc = buildDocument(routes(), version);
-    cached = { json: JSON.stringify(doc, null, 2), yaml: stringify(doc, { aliasDuplicateObjects: false }) };
-    return cached;
+/** The two texts of the document as it is served; the YAML written on first use (it takes about half a second). */
+export type ServedDocument = { readonly json: string; yaml(): string };
+
+let served: ServedDocument | null = null;
+
+/**
+ * The document of the app's routes, built by the first app of the process as it is created,
+ * before it can answer anything, and served unchanged by every app of the process from then on.
+ * Built later it would describe what requests had done to the schemas: Elysia compiles a route
+ * on its first request and, doing so, writes `additionalProperties: false` into each top-level
+ * object schema that does not say (`getSchemaValidator`), so a document built after
+ * `GET /org-tokens` and before `GET /tokens` had two different `TokenList` schemas (a 500 until
+ * restart), and two threads could serve two documents. Once per process, not per app: the
+ * schemas are module constants every app of the process shares (the tests make many apps).
+ */
+export function servedDocument(routes: readonly RouteEntry[], version: string): ServedDocument {
+  if (served) return served;
+  const json = JSON.stringify(buildDocument(routes, version), null, 2);
+  // the JSON's own values (no undefined, no shared object), so the YAML cannot say anything else
+  const document = deepFreeze(JSON.parse(json));
+  let yaml: string | null = null;
+  served = { json, yaml: () => (yaml ??= toYaml(document)) };
+  return served;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/**
+ * YAML that every loader reads as the JSON document. The writer quotes what a YAML 1.2 loader
+ * would not read as a string; a string a YAML 1.1 loader (PyYAML, SnakeYAML, js-yaml 3) reads
+ * as something else when written plain is quoted too: a date (`2026-11-22` is a timestamp in
+ * 1.1), `yes`/`on`/`n` (booleans), `0777` (octal), `1_000`, `<<` (a merge key), `=` (PyYAML's
+ * value tag).
+ */
+export function toYaml(document: unknown): string {
+  const scalar = (text: string) => (YAML_1_1_NON_STRINGS.some((test) => test.test(text)) ? Object.assign(new Scalar(text), { type: Scalar.QUOTE_DOUBLE }) : text);
+  const quoted = (value: unknown): unknown => {
+    if (typeof value === "string") return scalar(value);
+    if (Array.isArray(value)) return value.map(quoted);
+    if (!value || typeof value !== "object") return value;
+    const map = new YAMLMap();
+    for (const [key, v] of Object.entries(value)) map.items.push(new Pair(scalar(key), quoted(v)));
+    return map;
   };
+  return new YamlDocument(quoted(document), { aliasDuplicateObjects: false }).toString();
+}
+
+/** The plain scalars YAML 1.1 resolves to something other than a string: its schema's implicit tags, and PyYAML's `=`. */
+const YAML_1_1_NON_STRINGS: RegExp[] = [
+  ...new YamlDocument(null, { version: "1.1" }).schema.tags.flatMap((tag) => ("test" in tag && tag.test && tag.default && tag.tag !== "tag:yaml.org,2002:str" ? [tag.test] : [])),
+  /^=$/,
+];
+
+/** The page, its assets and the document (`document`: built by `servedDocument` when the app is created). */
+export const docsRoutes = (document: () => ServedDocument) => {
   const hidden = { detail: { hide: true } };
   return new Elysia({ name: "kontor-docs" })
     .get("/docs", () => new Response(PAGE, { headers: { "content-type": "text/html; charset=utf-8" } }), hidden)
-    .get("/docs/openapi.json", () => new Response(load().json, { headers: { "content-type": "application/json" } }), hidden)
-    .get("/docs/openapi.yaml", () => new Response(load().yaml, { headers: { "content-type": "application/yaml" } }), hidden)
+    .get("/docs/openapi.json", () => new Response(document().json, { headers: { "content-type": "application/json" } }), hidden)
+    .get("/docs/openapi.yaml", () => new Response(document().yaml(), { headers: { "content-type": "application/yaml" } }), hidden)
     .get("/docs/assets/viewer.js", () => asset(viewer, "text/javascript"), hidden)
     .get("/docs/assets/swagger-ui-bundle.js", () => asset(swaggerBundle, "text/javascript"), hidden)
     .get("/docs/assets/swagger-ui.css", () => asset(swaggerCss, "text/css"), hidden);

@@ -223,14 +223,14 @@ export class Session {
   }
 }
 
-/** `kontor serve` as a process on a fresh database, its URL and the token its first start printed. */
-export async function startKontor(): Promise<{ url: string; token: string; db: string; stop: () => Promise<void> }> {
+/** `kontor serve` as a process on a fresh database, its URL and the token its first start printed; `env` adds to its environment. */
+export async function startKontor(env: Record<string, string> = {}): Promise<{ url: string; token: string; db: string; stop: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), "kontor-docs-db-"));
   const proc = Bun.spawn(
     ["bun", join(ROOT, "cli/main.ts"), "serve", "--db", join(dir, "kontor.db"), "--host", "127.0.0.1", "--port", "0", "--json", "--no-worker"],
     {
       cwd: dir,
-      env: { ...process.env, KONTOR_ENV: "test", KONTOR_RATE_LIMIT: "1000000" },
+      env: { ...process.env, KONTOR_ENV: "test", KONTOR_RATE_LIMIT: "1000000", ...env },
       stdout: "pipe",
       stderr: "pipe",
     },
