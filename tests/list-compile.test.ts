@@ -198,10 +198,10 @@ describe("compileList", () => {
 
 describe("parseListRequest", () => {
   test("defaults, the sort as sent, filters of the spec only, search words", () => {
-    expect(parseListRequest(invoiceList, {})).toEqual({ page: 1, perPage: 20, sort: "-issue_date", filters: {}, updatedSince: null, search: null, after: null, byCursor: false });
+    expect(parseListRequest(invoiceList, {})).toEqual({ page: 1, perPage: 20, sort: "-issue_date", filters: {}, updatedSince: null, search: null, metadata: {}, after: null, byCursor: false });
     expect(
       parseListRequest(invoiceList, { page: 2, per_page: 5, sort: "total", "filter[status]": "paid", "filter[nope]": "x", search: "Acme, GmbH!" }),
-    ).toEqual({ page: 2, perPage: 5, sort: "total", filters: { status: "paid" }, updatedSince: null, search: ["Acme", "GmbH"], after: null, byCursor: false });
+    ).toEqual({ page: 2, perPage: 5, sort: "total", filters: { status: "paid" }, updatedSince: null, search: ["Acme", "GmbH"], metadata: {}, after: null, byCursor: false });
   });
 
   test("an unknown sort and an unreadable updated_since are 422s keyed by the parameter", () => {

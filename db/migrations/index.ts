@@ -29,6 +29,7 @@ import m26 from "./0026_journal_day_counts.sql" with { type: "text" };
 import m27 from "./0027_party_company_number.sql" with { type: "text" };
 import m28 from "./0028_expense_prepaid_received_documents.sql" with { type: "text" };
 import m29 from "./0029_payment_runs.sql" with { type: "text" };
+import m30 from "./0030_external_ids_metadata.sql" with { type: "text" };
 
 export const embeddedMigrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_init", when: 1795372542016, breakpoints: true, sql: m0 },
@@ -61,4 +62,5 @@ export const embeddedMigrations: { tag: string; when: number; breakpoints: boole
   { tag: "0027_party_company_number", when: 1795660051246, breakpoints: true, sql: m27 },
   { tag: "0028_expense_prepaid_received_documents", when: 1795661125700, breakpoints: true, sql: m28 },
   { tag: "0029_payment_runs", when: 1795661912561, breakpoints: true, sql: m29 },
+  { tag: "0030_external_ids_metadata", when: 1795665596369, breakpoints: true, sql: m30 },
 ];

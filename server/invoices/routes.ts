@@ -92,7 +92,7 @@ export const invoiceRoutes = (kernel: Kernel) =>
       {
         ability: "invoicing.create",
         body: InvoiceModel.create,
-        response: { 201: Invoice, ...errors(422) },
+        response: { 201: Invoice, ...errors(409, 422) },
         detail: { tags, summary: "Create an invoice (draft; numbered INV-<year>-00001… unless a number is given)" },
       },
     )

@@ -22,7 +22,7 @@ import { plainRows, prepared, tableRows, type RenderableQuery, type Tx } from ".
 import { normalizeTimestamp } from "./time.ts";
 import { ValidationFailed } from "./errors.ts";
 import { inOrg, snapshot, type Scope } from "./scope.ts";
-import { ResponseSchema, Timestamp, withoutDefault } from "./schemas.ts";
+import { METADATA_KEY_PATTERN, ResponseSchema, Timestamp, withoutDefault } from "./schemas.ts";
 
 export const DEFAULT_PER_PAGE = 20;
 export const MAX_PER_PAGE = 100;
@@ -94,7 +94,14 @@ export type ListSpec<T extends OrgTable = OrgTable> = {
   search?: string | ((words: string[]) => SearchCondition);
   /** column for `filter[updated_since]` (every list has it) */
   updatedAt: SQLiteColumn;
+  /** the JSON column of `metadata`, when the list filters by `filter[metadata][KEY]=value` */
+  metadata?: SQLiteColumn;
 };
+
+/** `filter[metadata][KEY]` as the query string names it; KEY is a metadata key (METADATA_KEY_PATTERN). */
+const METADATA_FILTER = /^filter\[metadata\]\[(.*)\]$/s;
+const METADATA_KEY = new RegExp(METADATA_KEY_PATTERN);
+const MAX_METADATA_VALUE = 500;
 
 export type ListQuery = Record<string, unknown>;
 
@@ -145,7 +152,16 @@ export function listQuerySchema(spec: ListSpec): TObject {
   for (const [name, filter] of Object.entries(spec.filters ?? {})) {
     properties[`filter[${name}]`] = t.Optional(withoutDefault(filter.schema ?? t.String({ maxLength: 255 })));
   }
-  return t.Object(properties, { additionalProperties: false });
+  // filter[metadata][KEY] has a name per key: any other name is refused by parseListRequest
+  return t.Object(properties, { additionalProperties: spec.metadata ? t.String({ maxLength: MAX_METADATA_VALUE }) : false });
+}
+
+/** The query parameters a list knows by name (listQuerySchema's properties). */
+function knownParameter(spec: ListSpec, name: string): boolean {
+  if (["page", "per_page", "sort", "cursor", "filter[updated_since]"].includes(name)) return true;
+  if (name === "search") return spec.search !== undefined;
+  const filter = /^filter\[([^\]]*)\]$/.exec(name);
+  return filter !== null && spec.filters?.[filter[1]!] !== undefined;
 }
 
 /** The words of a search text (letters and digits; at most 10), as FTS5 tokenizes them. */
@@ -213,6 +229,8 @@ export type ListRequest = {
   updatedSince: string | null;
   /** the words of `search` (searchWords); null when not searched, [] when it has no words */
   search: string[] | null;
+  /** `filter[metadata][KEY]=value`: metadata key → value */
+  metadata: Record<string, string>;
   /** `cursor`: the page after this key of the list; null on the first page, or when paging by number */
   after: ListCursor | null;
   /** whether `cursor` was sent (`cursor=` empty starts a walk): `links.next` carries cursors, not page numbers */
@@ -232,6 +250,7 @@ type CursorPayload = {
   f: Record<string, string>;
   u: string | null;
   q: string[] | null;
+  m: Record<string, string>;
   k: [unknown, string];
   n: number;
   c: string;
@@ -260,6 +279,18 @@ export function parseListRequest(spec: ListSpec, query: ListQuery): ListRequest 
     if (!updatedSince) throw ValidationFailed.field("filter.updated_since", "The filter.updated since field must be a valid ISO 8601 timestamp.");
   }
   const searched = spec.search !== undefined && query.search !== undefined && query.search !== "";
+  const metadata: Record<string, string> = {};
+  if (spec.metadata) {
+    for (const name in query) {
+      if (knownParameter(spec, name)) continue;
+      const key = METADATA_FILTER.exec(name)?.[1];
+      const field = name.replace(/\[([^\]]*)\]/g, ".$1");
+      if (key === undefined) throw ValidationFailed.field(field, `The ${field} field is not accepted.`);
+      if (!METADATA_KEY.test(key)) throw ValidationFailed.field(field, "A metadata key is 1 to 40 characters, without [ ] \\ \" or control characters, not starting with $.");
+      const value = query[name];
+      if (value !== undefined && value !== "") metadata[key] = String(value);
+    }
+  }
   const request: ListRequest = {
     page: Number(query.page ?? 1),
     perPage: Number(query.per_page ?? DEFAULT_PER_PAGE),
@@ -267,6 +298,7 @@ export function parseListRequest(spec: ListSpec, query: ListQuery): ListRequest 
     filters,
     updatedSince,
     search: searched ? searchWords(String(query.search)) : null,
+    metadata,
     after: null,
     byCursor: query.cursor !== undefined,
   };
@@ -280,6 +312,7 @@ export function parseListRequest(spec: ListSpec, query: ListQuery): ListRequest 
     filters: payload.f,
     updatedSince: payload.u,
     search: payload.q,
+    metadata: payload.m,
     after: { sort: payload.k[0], id: payload.k[1], shown: payload.n, check: payload.c },
   };
   // sent alone, a cursor continues its own list; sent with a sort, filters or a search, they must be its own
@@ -290,7 +323,9 @@ export function parseListRequest(spec: ListSpec, query: ListQuery): ListRequest 
 
 /** The parts of a request that make a list what it is (not its page): equal for a cursor and the request it continues. */
 const listIdentity = (r: ListRequest) =>
-  JSON.stringify([r.sort, Object.entries(r.filters).sort(([a], [b]) => a.localeCompare(b)), r.updatedSince, r.search]);
+  JSON.stringify([r.sort, sortedEntries(r.filters), r.updatedSince, r.search, sortedEntries(r.metadata)]);
+
+const sortedEntries = (record: Record<string, string>) => Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 
 /** A cursor's JSON, checked as the query schema would check what it stands for. */
 function decodeCursor(spec: ListSpec, text: string): CursorPayload {
@@ -312,6 +347,9 @@ function decodeCursor(spec: ListSpec, text: string): CursorPayload {
     }) &&
     (payload.u === null || (typeof payload.u === "string" && normalizeTimestamp(payload.u) === payload.u)) &&
     (payload.q === null || (Array.isArray(payload.q) && payload.q.length <= 10 && payload.q.every((w) => typeof w === "string" && searchWords(w).join() === w))) &&
+    isRecord(payload.m) &&
+    (spec.metadata !== undefined || Object.keys(payload.m).length === 0) &&
+    Object.entries(payload.m).every(([key, value]) => METADATA_KEY.test(key) && typeof value === "string" && value !== "" && value.length <= MAX_METADATA_VALUE) &&
     Array.isArray(payload.k) &&
     payload.k.length === 2 &&
     ["string", "number"].includes(typeof payload.k[0]) &&
@@ -330,7 +368,7 @@ function decodeCursor(spec: ListSpec, text: string): CursorPayload {
  * edited or carried to another list is refused, not read as something else.
  */
 export function encodeCursor(request: ListRequest, scope: string, key: [unknown, string], shown: number): string {
-  const payload: Omit<CursorPayload, "c"> = { s: request.sort, f: request.filters, u: request.updatedSince, q: request.search, k: key, n: shown };
+  const payload: Omit<CursorPayload, "c"> = { s: request.sort, f: request.filters, u: request.updatedSince, q: request.search, m: request.metadata, k: key, n: shown };
   return Buffer.from(JSON.stringify({ ...payload, c: cursorCheck(payload, scope) }), "utf8").toString("base64url");
 }
 
@@ -338,7 +376,7 @@ export function encodeCursor(request: ListRequest, scope: string, key: [unknown,
 export function checkCursor(request: ListRequest, scope: string): void {
   const after = request.after;
   if (after === null) return;
-  const payload: Omit<CursorPayload, "c"> = { s: request.sort, f: request.filters, u: request.updatedSince, q: request.search, k: [after.sort, after.id], n: after.shown };
+  const payload: Omit<CursorPayload, "c"> = { s: request.sort, f: request.filters, u: request.updatedSince, q: request.search, m: request.metadata, k: [after.sort, after.id], n: after.shown };
   if (cursorCheck(payload, scope) !== after.check) throw ValidationFailed.field("cursor", CURSOR_MISMATCH);
 }
 
@@ -431,6 +469,11 @@ export function compileList<T extends OrgTable>(
       conditions.push(op === "gte" ? gte(filter.column, bound) : op === "lte" ? lte(filter.column, bound) : eq(filter.column, bound));
     }
   }
+  // metadata keys in one order, so that the same filters in another order are the same shape
+  sortedEntries(request.metadata).forEach(([key, value], i) => {
+    shape.push(`metadata:${i}`);
+    conditions.push(sql`(${spec.metadata!} ->> ${bind(`metadata_${i}_key`, key)}) = ${bind(`metadata_${i}`, value)}`);
+  });
   if (request.updatedSince !== null) {
     shape.push("updated_since");
     conditions.push(gte(spec.updatedAt, bind("updated_since", request.updatedSince)));
