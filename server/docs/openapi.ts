@@ -221,7 +221,14 @@ const KIND = Symbol.for("TypeBox.Kind");
 /** The document for the routes of the app (its route table, `app.routes`). */
 export function buildDocument(routes: readonly RouteEntry[], version: string) {
   const schemas: Record<string, unknown> = {
-    Error: { type: "object", required: ["message"], properties: { message: { type: "string" } } },
+    Error: {
+      type: "object",
+      required: ["message"],
+      properties: {
+        message: { type: "string" },
+        holder_id: { type: "string", description: "On a 409 for a taken external_id: the id of the resource that holds it" },
+      },
+    },
     ValidationError: {
       type: "object",
       required: ["message", "errors"],

@@ -183,7 +183,7 @@ function insertDraft(
     createdAt: now,
     updatedAt: now,
   };
-  checkExternalId(tx, invoices, row.type === "credit_note" ? "credit note" : "invoice", scope.org.id, row.externalId);
+  checkExternalId(tx, invoices, "invoice", scope.org.id, row.externalId);
   tx.insert(invoices).values(row).run();
   insertLines(tx, scope.org.id, row.id, priced.lines);
   insertAllowanceCharges(tx, scope.org.id, row.id, allowanceCharges);
@@ -341,7 +341,7 @@ export const invoiceService = {
         if (priced && priced.totals.totalCents > leftCents) bag.add("lines", tooMuchCredit(invoice, leftCents));
       }
       bag.throwIfAny();
-      checkExternalId(tx, invoices, row.type === "credit_note" ? "credit note" : "invoice", scope.org.id, set.externalId, id);
+      checkExternalId(tx, invoices, "invoice", scope.org.id, set.externalId, id);
       if (priced && allowanceCharges) {
         tx.delete(invoiceLines).where(inOrg(invoiceLines, scope.org.id, eq(invoiceLines.invoiceId, id))).run();
         tx.delete(invoiceAllowanceCharges).where(inOrg(invoiceAllowanceCharges, scope.org.id, eq(invoiceAllowanceCharges.invoiceId, id))).run();
