@@ -8,7 +8,7 @@ import type { Tx } from "../../db/client.ts";
 import { accounts, journalEntries, journalLines } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
 import { Conflict, FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
-import { checkCursor, encodeCursor, linksAndMeta, listPage, parseListRequest, type ListQuery, type ListSpec } from "../lib/list.ts";
+import { checkCursor, encodeCursor, linksAndMeta, listPage, parseListRequest, rowsBefore, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { formatCents, MAX_CENTS, readMoney } from "../lib/money.ts";
 import { isCurrencyCode } from "../lib/iso-codes.ts";
 import { DateString, Uuid } from "../lib/schemas.ts";
@@ -143,8 +143,7 @@ function accountJournal(scope: Scope, query: ListQuery, url: string) {
     const byId = new Map(tx.select().from(journalEntries).where(inArray(journalEntries.id, ids)).all().map((e) => [e.id, e]));
     const rows = ids.map((id) => byId.get(id)!);
     const last = page[page.length - 1];
-    const shown = (after ? after.shown : (request.page - 1) * perPage) + rows.length;
-    const next = more && last ? encodeCursor(request, cursorScope, [last.date, last.entryId], shown) : null;
+    const next = more && last ? encodeCursor(request, cursorScope, [last.date, last.entryId], rowsBefore(request) + rows.length) : null;
     return { data: presentEntries(tx, rows), ...linksAndMeta(request, rows.length, total, url, next) };
   });
 }

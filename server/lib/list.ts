@@ -209,8 +209,7 @@ export function runList<T extends OrgTable>(
   const list = compileList(spec, request, orgId, extraConditions);
   checkCursor(request, list.cursorScope);
   const { rows, total, last } = readPage(tx, spec.table, request, list);
-  const shown = (request.after ? request.after.shown : (request.page - 1) * request.perPage) + rows.length;
-  const next = last === null ? null : encodeCursor(request, list.cursorScope, list.keyOf(last), shown);
+  const next = last === null ? null : encodeCursor(request, list.cursorScope, list.keyOf(last), rowsBefore(request) + rows.length);
   return { rows, ...linksAndMeta(request, rows.length, total, url, next) };
 }
 
@@ -320,6 +319,9 @@ export function parseListRequest(spec: ListSpec, query: ListQuery): ListRequest 
   if (stated && listIdentity(request) !== listIdentity(continued)) throw ValidationFailed.field("cursor", CURSOR_MISMATCH);
   return continued;
 }
+
+/** How many rows the pages before this one showed: by number, or those of the cursor's walk. */
+export const rowsBefore = (request: ListRequest) => (request.after ? request.after.shown : (request.page - 1) * request.perPage);
 
 /** The parts of a request that make a list what it is (not its page): equal for a cursor and the request it continues. */
 const listIdentity = (r: ListRequest) =>
@@ -686,9 +688,10 @@ function readPage<T extends SQLiteTable>(
 
 /**
  * A page's links and meta (api-spec 4.1). Paged by number, as the specification says, with
- * `next_cursor` besides. Under a cursor (`cursor` sent; `cursor=` for the first page), the position is the walk's: `current_page` counts
- * pages of `per_page` rows shown before this one, `from` and `to` count rows shown by the
- * walk, `last_page` is at least `current_page`, `prev` is null and `next` carries the cursor.
+ * `next_cursor` besides. Under a cursor (`cursor` sent; `cursor=` for the first page), the
+ * position is the walk's: `current_page` counts pages of `per_page` rows shown before this one,
+ * `from` and `to` count rows shown by the walk, `last_page` is at least `current_page`, `prev`
+ * is null and `next` carries the cursor.
  * Rows that change while a walk goes on move these numbers; `next_cursor` alone says whether
  * a page follows.
  */
@@ -700,7 +703,7 @@ export function linksAndMeta(
   nextCursor: string | null,
 ): Omit<ListPage<unknown>, "rows"> {
   const { perPage, after, byCursor } = request;
-  const before = after ? after.shown : (request.page - 1) * request.perPage;
+  const before = rowsBefore(request);
   const page = after ? Math.floor(before / perPage) + 1 : request.page;
   const lastPage = Math.max(1, Math.ceil(total / perPage), after ? page : 1);
   const from = shown ? before + 1 : null;
