@@ -516,8 +516,12 @@ export function compileList<T extends OrgTable>(
   // the statements, built only when the connection has none of this shape yet
   const direction = descending ? desc : asc;
   const order = () => [direction(sortColumn), direction(table.id)];
+  // a seek (`more`) comes before the filters: of two lower bounds on the sort column (a seek on
+  // updated_at and filter[updated_since]), SQLite's index search takes the first written, and
+  // the filter's would walk every row from the filter's start to the page (6 ms against 30 µs
+  // at page 2000 of 100,000 invoices)
   const where = (statement: "rows" | "count", ...more: SQL[]) =>
-    inOrg(table, sql.placeholder("orgId"), ...conditions.map((c) => (c === undefined || is(c, SQL) ? c : c[statement])), ...more);
+    inOrg(table, sql.placeholder("orgId"), ...more, ...conditions.map((c) => (c === undefined || is(c, SQL) ? c : c[statement])));
   // A search's hits come unordered, so they are sorted. Sorting the hits' keys (sort column, id,
   // rowid: what the filter's index holds) and then reading the page's rows from the table reads
   // only the page's rows; sorting whole rows would read the row of every hit, scattered over
