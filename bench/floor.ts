@@ -17,6 +17,7 @@
  *   bun bench/floor.ts --db bench/out/run.db --org <organization id> [--port 0] [--threads N]
  */
 import { openDatabase, PAGE_CACHE_KIB } from "../db/client.ts";
+import { encodeCursor } from "../server/lib/list.ts";
 import { formatCents } from "../server/lib/money.ts";
 
 type Row = Record<string, any>;
@@ -94,6 +95,8 @@ export function createFloor(dbPath: string, orgId: string, threads = 1) {
     payment_terms: c.payment_terms,
     peppol_id: c.peppol_id,
     language: c.language,
+    external_id: c.external_id,
+    metadata: JSON.parse(c.metadata),
     created_at: c.created_at,
     updated_at: c.updated_at,
     contact_persons: persons.map(person),
@@ -171,6 +174,8 @@ export function createFloor(dbPath: string, orgId: string, threads = 1) {
     payments: payments.map(payment),
     finalized_at: i.finalized_at,
     sent_at: i.sent_at,
+    external_id: i.external_id,
+    metadata: JSON.parse(i.metadata),
     created_at: i.created_at,
     updated_at: i.updated_at,
     };
@@ -187,6 +192,10 @@ export function createFloor(dbPath: string, orgId: string, threads = 1) {
   };
   const json = (body: unknown, status = 200) =>
     new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+
+  // the cursor of the next page, as Kontor writes it for the default list (server/lib/list.ts)
+  const defaultList = { page: 1, perPage: PER_PAGE, sort: "-issue_date", filters: {}, updatedSince: null, search: null, metadata: {}, after: null, byCursor: false };
+  const nextCursor = (last: Row, shown: number) => encodeCursor(defaultList, `invoices\u0000${orgId}`, [last.issue_date, last.id], shown);
 
   const list = (url: URL) => {
     const pageNo = Math.max(1, Number(url.searchParams.get("page") ?? 1) || 1);
@@ -216,7 +225,15 @@ export function createFloor(dbPath: string, orgId: string, threads = 1) {
         prev: pageNo > 1 ? pageUrl(Math.min(pageNo - 1, lastPage)) : null,
         next: pageNo < lastPage ? pageUrl(pageNo + 1) : null,
       },
-      meta: { current_page: pageNo, from, last_page: lastPage, per_page: PER_PAGE, to: from === null ? null : from + rows.length - 1, total: n },
+      meta: {
+        current_page: pageNo,
+        from,
+        last_page: lastPage,
+        per_page: PER_PAGE,
+        to: from === null ? null : from + rows.length - 1,
+        total: n,
+        next_cursor: rows.length === PER_PAGE && pageNo < lastPage ? nextCursor(rows[PER_PAGE - 1]!, pageNo * PER_PAGE) : null,
+      },
     });
   };
 

@@ -42,7 +42,7 @@ const loader: "wrk" | "builtin" = (option("--loader") as "wrk" | "builtin" | und
 const log = (line: string) => console.error(line);
 
 const SCENARIO_NAMES =
-  "floor-list list floor-show show list-deep filter-status filter-type filter-customer filter-currency filter-dates " +
+  "floor-list list floor-show show list-deep list-cursor sync-deep sync-cursor filter-status filter-type filter-customer filter-currency filter-dates " +
   "filter-overdue search customers create payment unauthenticated rate-limited";
 if (flag("--help") || flag("-h")) {
   console.log(`usage: bun run bench [--quick] [--json] [--only a,b] [--duration S] [--warmup S] [--connections N]
@@ -94,11 +94,24 @@ type Pools = {
   payableIds: string[];
   months: string[];
   today: string;
+  /** where page 2000 starts by cursor, of the default list and of the incremental sync (cursorsAtPage2000) */
+  cursors?: { list: string; sync: string };
 };
 
 const STORM_LIMIT = 120;
 const enc = (s: string) => encodeURIComponent(s);
 const f = (name: string, value: string) => `filter%5B${name}%5D=${enc(value)}`;
+/** An incremental sync's list: every invoice changed since a watermark, oldest change first. */
+const SYNC = `sort=updated_at&${f("updated_since", "2000-01-01T00:00:00Z")}`;
+
+/** The cursors a client walking page by page holds when it reaches page 2000 (meta.next_cursor of page 1999). */
+async function cursorsAtPage2000(baseUrl: string, token: string): Promise<{ list: string; sync: string }> {
+  const nextCursor = async (query: string) => {
+    const res = await fetch(`${baseUrl}/api/v1/invoices?${query}`, { headers: { authorization: `Bearer ${token}` } });
+    return enc(((await res.json()) as { meta: { next_cursor: string } }).meta.next_cursor);
+  };
+  return { list: await nextCursor("page=1999"), sync: await nextCursor(`${SYNC}&page=1999`) };
+}
 
 function scenarios(p: Pools, explicitNumbers: boolean): Scenario[] {
   const get = (path: string): Req => ({ method: "GET", path });
@@ -130,6 +143,9 @@ function scenarios(p: Pools, explicitNumbers: boolean): Scenario[] {
     read("floor-show", "floor: show invoice", p.showIds.map((id) => `/api/v1/invoices/${id}`), { kind: "floor", server: "floor", auth: false }),
     read("show", "show invoice", p.showIds.map((id) => `/api/v1/invoices/${id}`), { floor: "floor-show" }),
     read("list-deep", "list invoices p2000", ["/api/v1/invoices?page=2000"]),
+    read("list-cursor", "list invoices p2000 by cursor", [`/api/v1/invoices?cursor=${p.cursors?.list ?? ""}`]),
+    read("sync-deep", "sync (sort=updated_at) p2000", [`/api/v1/invoices?${SYNC}&page=2000`]),
+    read("sync-cursor", "sync (sort=updated_at) p2000 by cursor", [`/api/v1/invoices?${SYNC}&cursor=${p.cursors?.sync ?? ""}`]),
     read("filter-status", "filter status=paid", [`/api/v1/invoices?${f("status", "paid")}`]),
     read("filter-type", "filter type=credit_note", [`/api/v1/invoices?${f("type", "credit_note")}`]),
     read("filter-customer", "filter customer_id", p.filterCustomerIds.map((id) => `/api/v1/invoices?${f("customer_id", id)}`)),
@@ -523,6 +539,7 @@ async function main() {
     const floor = await startFloorProcess(dbPath, pools.orgId);
     procs.push(floor);
     await checkFloorAnswersAlike(kontor, floor, pools);
+    pools.cursors = await cursorsAtPage2000(kontor.url, pools.token);
     webhookNote = await subscribeWebhook(kontor, dbPath, pools, receiverUrl);
     log(`Webhook: ${webhookNote} → ${receiverUrl}`);
 

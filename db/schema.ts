@@ -23,6 +23,10 @@ const orgId = () =>
 const createdAt = () => text("created_at").notNull();
 const updatedAt = () => text("updated_at").notNull();
 const bool = (name: string) => integer(name, { mode: "boolean" });
+/** A client's own id of a row (issue 28): unique per organisation and table where set. */
+const externalId = () => text("external_id");
+/** A client's string pairs on a row (at most 50 keys of 40 characters, values of 500), a JSON object; `{}` when none. */
+const metadata = () => text("metadata", { mode: "json" }).$type<Record<string, string>>().notNull().default({});
 /** Names sort case-insensitively ("alpha" between "Aaron" and "Bravo"); lists order by the same expression. */
 export const nocase = (column: AnySQLiteColumn) => sql`${column} collate nocase`;
 /** Invoice states that wait for payment: the ones in which an invoice can be overdue. */
@@ -149,6 +153,8 @@ const partyColumns = () => ({
   peppolId: text("peppol_id"),
   /** the language of the documents it receives; null: the organisation's */
   language: text("language", { enum: DOCUMENT_LANGUAGES }),
+  externalId: externalId(),
+  metadata: metadata(),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -161,6 +167,10 @@ export const customers = sqliteTable("customers", partyColumns(), (t) => [
   index("customers_org_currency").on(t.organizationId, t.currency, nocase(t.name), t.id),
   // filter[email] with the list order: no sort step
   index("customers_org_email").on(t.organizationId, t.email, nocase(t.name), t.id),
+  // filter[vat_number] (stored compact) with the list order
+  index("customers_org_vat_number").on(t.organizationId, t.vatNumber, nocase(t.name), t.id),
+  // an external id names one customer of the organisation (409 naming the holder); filter[external_id]
+  uniqueIndex("customers_org_external_id").on(t.organizationId, t.externalId).where(sql`${t.externalId} IS NOT NULL`),
 ]);
 
 export const suppliers = sqliteTable("suppliers", partyColumns(), (t) => [
@@ -171,6 +181,10 @@ export const suppliers = sqliteTable("suppliers", partyColumns(), (t) => [
   index("suppliers_org_currency").on(t.organizationId, t.currency, nocase(t.name), t.id),
   // filter[email] with the list order: no sort step
   index("suppliers_org_email").on(t.organizationId, t.email, nocase(t.name), t.id),
+  // filter[vat_number] (stored compact) with the list order
+  index("suppliers_org_vat_number").on(t.organizationId, t.vatNumber, nocase(t.name), t.id),
+  // an external id names one supplier of the organisation (409 naming the holder); filter[external_id]
+  uniqueIndex("suppliers_org_external_id").on(t.organizationId, t.externalId).where(sql`${t.externalId} IS NOT NULL`),
   // vendor → supplier matching is case-insensitive and trimmed; created_at, id make the
   // oldest match the index's first row, so the planner prefers this index (no sort)
   index("suppliers_org_lower_name").on(t.organizationId, sql`lower(trim(${t.name}))`, t.createdAt, t.id),
@@ -266,6 +280,8 @@ export const invoices = sqliteTable(
     chargeCents: integer("charge_cents").notNull().default(0),
     finalizedAt: text("finalized_at"),
     sentAt: text("sent_at"),
+    externalId: externalId(),
+    metadata: metadata(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -297,6 +313,10 @@ export const invoices = sqliteTable(
     index("invoices_org_related").on(t.organizationId, t.relatedInvoiceId).where(sql`${t.relatedInvoiceId} IS NOT NULL`),
     // a transfer's reference names one document of the organisation
     uniqueIndex("invoices_org_payment_reference").on(t.organizationId, t.paymentReference).where(sql`${t.paymentReference} IS NOT NULL`),
+    // an external id names one invoice or credit note of the organisation (409 naming the holder); filter[external_id]
+    uniqueIndex("invoices_org_external_id").on(t.organizationId, t.externalId).where(sql`${t.externalId} IS NOT NULL`),
+    // filter[order_reference] in list order (filter[number] is invoices_org_number's)
+    index("invoices_org_order_reference").on(t.organizationId, t.orderReference, t.issueDate, t.id),
   ],
 );
 
@@ -415,6 +435,8 @@ export const expenses = sqliteTable(
      */
     prepaidCents: integer("prepaid_cents").notNull().default(0),
     roundingCents: integer("rounding_cents").notNull().default(0),
+    externalId: externalId(),
+    metadata: metadata(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -435,6 +457,8 @@ export const expenses = sqliteTable(
     index("expenses_org_created").on(t.organizationId, t.createdAt, t.id),
     index("expenses_org_updated").on(t.organizationId, t.updatedAt, t.id),
     index("expenses_supplier").on(t.supplierId),
+    // an external id names one expense of the organisation (409 naming the holder); filter[external_id]
+    uniqueIndex("expenses_org_external_id").on(t.organizationId, t.externalId).where(sql`${t.externalId} IS NOT NULL`),
   ],
 );
 

@@ -15,7 +15,7 @@ import { blocksOf, ROOT, Session, startKontor, type Block } from "./docs/example
  */
 const RUNNABLE: Record<string, number> = {
   "README.md": 6,
-  "docs/api.md": 10,
+  "docs/api.md": 12,
   "docs/invoicing.md": 10,
   "docs/einvoicing.md": 6,
   "docs/books.md": 8,

@@ -21,12 +21,12 @@ const count = (table: string) => (env.db.$client.query(`SELECT count(*) AS n FRO
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 const INVOICE_KEYS = [
   "allowance_total", "allowances_charges", "amount_credited", "amount_due", "amount_paid", "buyer", "buyer_reference", "charge_total", "created_at", "currency", "customer",
-  "due_date", "finalized_at", "id", "issue_date", "line_total", "lines", "notes", "number", "order_reference", "payee", "payment_reference", "payment_terms", "payments",
+  "due_date", "external_id", "finalized_at", "id", "issue_date", "line_total", "lines", "metadata", "notes", "number", "order_reference", "payee", "payment_reference", "payment_terms", "payments",
   "prices_include_vat", "related_invoice_id", "seller", "sent_at", "status", "subtotal", "total", "type", "updated_at", "vat_amount",
 ];
 /** api-spec 2.1, as GET /customers/{id} shows it */
 const CUSTOMER_KEYS = [
-  "address", "city", "company_number", "contact_persons", "country", "created_at", "currency", "email", "id", "language", "name", "payment_terms", "peppol_id", "phone",
+  "address", "city", "company_number", "contact_persons", "country", "created_at", "currency", "email", "external_id", "id", "language", "metadata", "name", "payment_terms", "peppol_id", "phone",
   "postal_code", "type", "updated_at", "vat_number",
 ];
 const LINE_KEYS = [
@@ -990,7 +990,7 @@ describe("lists (contract section 5)", () => {
       ["?sort=customer", "sort"],
       ["?sort=-vat_amount", "sort"],
       ["?sort=issue_date,total", "sort"],
-      ["?filter[number]=INV-2026-00001", "filter.number"],
+      ["?filter[reference]=INV-2026-00001", "filter.reference"],
       ["?filter[customer]=Alpha", "filter.customer"],
       ["?filter[status]=open", "filter.status"],
       ["?filter[type]=bill", "filter.type"],

@@ -103,6 +103,16 @@ describe("compileList", () => {
     expect(b.memoKey).toBe(a.memoKey);
   });
 
+  test("metadata filters: keys and values are bound, one shape whatever order the keys come in", () => {
+    const a = compile({ "filter[metadata][shop]": "web", "filter[metadata][region]": "north" });
+    const b = compile({ "filter[metadata][region]": "south", "filter[metadata][shop]": "pos" });
+    expect(b.shapeKey).toBe(a.shapeKey);
+    expect(texts(b)).toEqual(texts(a));
+    expect(a.params).toMatchObject({ metadata_0_key: "region", metadata_0: "north", metadata_1_key: "shop", metadata_1: "web" });
+    for (const value of ["north", "shop"]) expect(Object.values(texts(a)).join(" ")).not.toContain(value);
+    expect(compile({ "filter[metadata][shop]": "web" }).shapeKey).not.toBe(a.shapeKey);
+  });
+
   test("an empty filter value is no filter", () => {
     expect(compile({ "filter[status]": "" }).shapeKey).toBe(compile({}).shapeKey);
   });
@@ -198,10 +208,12 @@ describe("compileList", () => {
 
 describe("parseListRequest", () => {
   test("defaults, the sort as sent, filters of the spec only, search words", () => {
-    expect(parseListRequest(invoiceList, {})).toEqual({ page: 1, perPage: 20, sort: "-issue_date", filters: {}, updatedSince: null, search: null });
+    expect(parseListRequest(invoiceList, {})).toEqual({ page: 1, perPage: 20, sort: "-issue_date", filters: {}, updatedSince: null, search: null, metadata: {}, after: null, byCursor: false });
     expect(
-      parseListRequest(invoiceList, { page: 2, per_page: 5, sort: "total", "filter[status]": "paid", "filter[nope]": "x", search: "Acme, GmbH!" }),
-    ).toEqual({ page: 2, perPage: 5, sort: "total", filters: { status: "paid" }, updatedSince: null, search: ["Acme", "GmbH"] });
+      parseListRequest(invoiceList, { page: 2, per_page: 5, sort: "total", "filter[status]": "paid", "filter[metadata][shop]": "web", search: "Acme, GmbH!" }),
+    ).toEqual({ page: 2, perPage: 5, sort: "total", filters: { status: "paid" }, updatedSince: null, search: ["Acme", "GmbH"], metadata: { shop: "web" }, after: null, byCursor: false });
+    // a list with metadata takes names per key, so it refuses other names itself (else its query schema does)
+    expect(() => parseListRequest(invoiceList, { "filter[nope]": "x" })).toThrow("The filter.nope field is not accepted.");
   });
 
   test("an unknown sort and an unreadable updated_since are 422s keyed by the parameter", () => {

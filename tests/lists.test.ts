@@ -32,7 +32,7 @@ describe("pagination", () => {
   test("default page size 20, meta and absolute links from KONTOR_BASE_URL", async () => {
     const r = await list("");
     expect(r.status).toBe(200);
-    expect(r.body.meta).toEqual({ current_page: 1, from: 1, last_page: 1, per_page: 20, to: 12, total: 12 });
+    expect(r.body.meta).toEqual({ current_page: 1, from: 1, last_page: 1, per_page: 20, to: 12, total: 12, next_cursor: null });
     expect(r.body.links.first).toBe("https://kontor.example.com/api/v1/customers?page=1");
     expect(r.body.links.prev).toBeNull();
     expect(r.body.links.next).toBeNull();
@@ -40,7 +40,7 @@ describe("pagination", () => {
 
   test("page and per_page", async () => {
     const r = await list("?per_page=5&page=2");
-    expect(r.body.meta).toEqual({ current_page: 2, from: 6, last_page: 3, per_page: 5, to: 10, total: 12 });
+    expect(r.body.meta).toEqual({ current_page: 2, from: 6, last_page: 3, per_page: 5, to: 10, total: 12, next_cursor: expect.any(String) });
     expect(r.body.data).toHaveLength(5);
     expect(r.body.links.prev).toBe("https://kontor.example.com/api/v1/customers?per_page=5&page=1");
     expect(r.body.links.next).toBe("https://kontor.example.com/api/v1/customers?per_page=5&page=3");

@@ -31,6 +31,7 @@ import m28 from "./0028_expense_prepaid_received_documents.sql" with { type: "te
 import m29 from "./0029_payment_runs.sql" with { type: "text" };
 import m30 from "./0030_bank_line_bookings.sql" with { type: "text" };
 import m31 from "./0031_events_feed.sql" with { type: "text" };
+import m32 from "./0032_external_ids_metadata.sql" with { type: "text" };
 
 export const embeddedMigrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_init", when: 1795372542016, breakpoints: true, sql: m0 },
@@ -65,4 +66,5 @@ export const embeddedMigrations: { tag: string; when: number; breakpoints: boole
   { tag: "0029_payment_runs", when: 1795661912561, breakpoints: true, sql: m29 },
   { tag: "0030_bank_line_bookings", when: 1795664931106, breakpoints: true, sql: m30 },
   { tag: "0031_events_feed", when: 1795668976246, breakpoints: true, sql: m31 },
+  { tag: "0032_external_ids_metadata", when: 1795669911746, breakpoints: true, sql: m32 },
 ];

@@ -2,7 +2,7 @@
 import { t } from "elysia";
 import { DOCUMENT_LANGUAGES } from "../documents/model.ts";
 import { PeppolId } from "../documents/peppol.ts";
-import { Country, Currency, Email, Nullable, strictObject, Text, Timestamp, Uuid, VatNumber } from "../lib/schemas.ts";
+import { Country, Currency, Email, ExternalId, Metadata, Nullable, strictObject, Text, Timestamp, Uuid, VatNumber } from "../lib/schemas.ts";
 
 /**
  * The language of the documents a party receives (and, on the organisation, the default).
@@ -35,6 +35,8 @@ const optionalFields = {
   payment_terms: t.Optional(Nullable(Text({ maxLength: 255, multiline: true }))),
   peppol_id: t.Optional(Nullable(PeppolId)),
   language: t.Optional(Nullable(Language("Document language: en, nl, fr or de; null: the organisation's"))),
+  external_id: t.Optional(Nullable(ExternalId)),
+  metadata: t.Optional(Metadata),
 };
 
 const Name = Text({ minLength: 1, maxLength: 255 });
@@ -58,6 +60,8 @@ export const PartyModel = {
     payment_terms: Nullable(t.String()),
     peppol_id: Nullable(t.String({ description: "Peppol participant id, <scheme>:<identifier>", examples: ["0208:0123456749"] })),
     language: Nullable(Language("Document language; null: documents use the organisation's language")),
+    external_id: Nullable(t.String({ description: "Your own id of this resource, unique per organisation and resource type" })),
+    metadata: t.Record(t.String(), t.String(), { description: "Your own string pairs ({} when none)" }),
     created_at: Timestamp,
     updated_at: Timestamp,
   }),

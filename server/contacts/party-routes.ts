@@ -53,16 +53,16 @@ export const partyRoutes = <Shown extends { id: string }>(kernel: Kernel, option
       {
         ability: "contacts.create",
         body: model.create,
-        response: { 201: Wrapped(shown), ...errors(422) },
-        detail: { tags, summary: `Create a ${noun}` },
+        response: { 201: Wrapped(shown), ...errors(409, 422) },
+        detail: { tags, summary: `Create a ${noun} (409 naming the holder when its external_id is taken)` },
       },
     )
     .put("/:id", ({ scope, params, body }) => ({ data: service.update(scope, params.id, body) }), {
       ability: "contacts.edit",
       params: IdParams,
       body: model.update,
-      response: { 200: Wrapped(shown), ...errors(404, 422) },
-      detail: { tags, summary: `Update a ${noun}` },
+      response: { 200: Wrapped(shown), ...errors(404, 409, 422) },
+      detail: { tags, summary: `Update a ${noun} (409 naming the holder when its external_id is taken)` },
     })
     .delete(
       "/:id",

@@ -8,7 +8,8 @@ import { recordChange } from "../changes/record.ts";
 import { t } from "elysia";
 import { Conflict, ValidationFailed } from "../lib/errors.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
-import { Country, Currency } from "../lib/schemas.ts";
+import { Country, Currency, ExternalId } from "../lib/schemas.ts";
+import { checkExternalId } from "../lib/external-ids.ts";
 import { belgianEnterpriseNumberProblem, compactVatNumber } from "../lib/vat-numbers.ts";
 import { deleteInOrg, findInOrg, snapshot, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
@@ -35,6 +36,8 @@ export function presentParty(row: PartyRow) {
     payment_terms: row.paymentTerms,
     peppol_id: row.peppolId,
     language: row.language,
+    external_id: row.externalId,
+    metadata: row.metadata,
     created_at: row.createdAt,
     updated_at: row.updatedAt,
   };
@@ -49,9 +52,13 @@ export function partyListSpec(table: PartyTable, searchTable: string): ListSpec<
       country: { column: table.country, schema: Country },
       currency: { column: table.currency, schema: Currency },
       email: { column: table.email, schema: t.String({ maxLength: 255 }), map: (v) => v.trim().toLowerCase() },
+      // stored compact: "BE 0123.456.749" finds BE0123456749
+      vat_number: { column: table.vatNumber, schema: t.String({ maxLength: 50 }), map: compactVatNumber },
+      external_id: { column: table.externalId, schema: ExternalId },
     },
     search: searchTable,
     updatedAt: table.updatedAt,
+    metadata: table.metadata,
   };
 }
 
@@ -76,6 +83,9 @@ function columns(input: PartyUpdate) {
   if (input.payment_terms !== undefined) out.paymentTerms = input.payment_terms;
   if (input.peppol_id !== undefined) out.peppolId = input.peppol_id;
   if (input.language !== undefined) out.language = input.language;
+  if (input.external_id !== undefined) out.externalId = input.external_id;
+  // replaced as a whole: {} clears it
+  if (input.metadata !== undefined) out.metadata = input.metadata;
   return out;
 }
 
@@ -132,11 +142,14 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
       paymentTerms: null,
       peppolId: null,
       language: null,
+      externalId: null,
+      metadata: {},
       ...columns(input),
       createdAt: now,
       updatedAt: now,
     };
     checkCompanyNumber(row);
+    checkExternalId(tx, table, resourceType, scope.org.id, row.externalId);
     tx.insert(table).values(row).run();
     const shown = kind.show(tx, row);
     record(tx, scope, "created", row.id, shown);
@@ -164,6 +177,7 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
         const before = findInOrg(tx, table, scope.org.id, id);
         const set = columns(input);
         if (set.companyNumber !== undefined || set.country !== undefined) checkCompanyNumber({ ...before, ...set });
+        checkExternalId(tx, table, resourceType, scope.org.id, set.externalId, id);
         updateInOrg(tx, table, scope.org.id, id, { ...set, updatedAt: nowIso() });
         const shown = kind.show(tx, findInOrg(tx, table, scope.org.id, id));
         record(tx, scope, "updated", id, shown);

@@ -262,7 +262,15 @@ const KIND = Symbol.for("TypeBox.Kind");
 export function buildDocument(routes: readonly RouteEntry[], version: string) {
   const schemas: Record<string, unknown> = {
     // not `Error`: generated clients (hey-api, orval) would shadow the language's own Error class
-    ApiError: { type: "object", required: ["code", "message"], properties: { code: toOpenApiSchema(ErrorCodeField), message: { type: "string" } } },
+    ApiError: {
+      type: "object",
+      required: ["code", "message"],
+      properties: {
+        code: toOpenApiSchema(ErrorCodeField),
+        message: { type: "string" },
+        holder_id: { type: "string", description: "On a 409 for a taken external_id: the id of the resource that holds it" },
+      },
+    },
     ValidationError: {
       type: "object",
       required: ["code", "message", "errors"],

@@ -114,6 +114,8 @@ export function importSupplierDocument(scope: Scope, upload: DocumentUpload, opt
       dueDate: doc.dueDate !== null && doc.dueDate >= doc.issueDate ? doc.dueDate : null,
       prepaidCents,
       roundingCents,
+      externalId: null,
+      metadata: {},
       createdAt: now,
       updatedAt: now,
     };

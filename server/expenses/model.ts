@@ -1,6 +1,6 @@
 /** Expenses (api-spec 2.6, 4.6; contract sections 3 and 4). */
 import { t } from "elysia";
-import { Currency, DateString, Money, moneyInput, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";
+import { Currency, DateString, ExternalId, Metadata, Money, moneyInput, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";
 import { paymentInput, paymentShown } from "../settlement/model.ts";
 
 import { EXPENSE_DOCUMENT_TYPES, EXPENSE_STATUSES } from "../../db/values.ts";
@@ -35,6 +35,8 @@ const optionalFields = {
       }),
     ),
   ),
+  external_id: t.Optional(Nullable(ExternalId)),
+  metadata: t.Optional(Metadata),
 };
 
 export const ExpenseModel = {
@@ -85,6 +87,8 @@ export const ExpenseModel = {
       }),
       supplier_invoice_number: Nullable(t.String({ description: "The supplier's number of an imported e-invoice; null for expenses entered by hand" })),
       document_url: Nullable(t.String({ description: "Where the imported original document is served, byte for byte; null when none" })),
+      external_id: Nullable(t.String({ description: "Your own id of this expense, unique per organisation among expenses" })),
+      metadata: t.Record(t.String(), t.String(), { description: "Your own string pairs ({} when none)" }),
       created_at: Timestamp,
       updated_at: Timestamp,
     },

@@ -83,7 +83,7 @@ export const expenseRoutes = (kernel: Kernel) =>
       {
         ability: "expenses.create",
         body: ExpenseModel.create,
-        response: { 201: Expense, ...errors(422) },
+        response: { 201: Expense, ...errors(409, 422) },
         detail: { tags, summary: "Create an expense (pending)" },
       },
     )

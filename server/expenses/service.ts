@@ -17,7 +17,8 @@ import { FieldErrorBag } from "../lib/errors.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { ibanProblem, normalizeIban } from "../lib/iban.ts";
 import { formatCents, readMoney } from "../lib/money.ts";
-import { Currency, DateString, Uuid } from "../lib/schemas.ts";
+import { Currency, DateString, ExternalId, Uuid } from "../lib/schemas.ts";
+import { checkExternalId } from "../lib/external-ids.ts";
 import { deleteInOrg, findInOrg, inOrg, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import { stateMachine } from "../lib/transitions.ts";
@@ -71,6 +72,8 @@ function presentExpense(row: ExpenseRow, paymentRows: ExpensePaymentRow[]) {
     due_date: row.dueDate,
     payee_iban: row.payeeIban,
     payment_reference: row.paymentReference,
+    external_id: row.externalId,
+    metadata: row.metadata,
     created_at: row.createdAt,
     updated_at: row.updatedAt,
   };
@@ -94,9 +97,11 @@ export const expenseList: ListSpec<typeof expenses> = {
     currency: { column: expenses.currency, schema: Currency },
     date_from: { column: expenses.date, op: "gte", schema: t.String({ ...DateString, description: "On or after this date" }) },
     date_to: { column: expenses.date, op: "lte", schema: t.String({ ...DateString, description: "On or before this date" }) },
+    external_id: { column: expenses.externalId, schema: ExternalId },
   },
   search: "expenses_fts",
   updatedAt: expenses.updatedAt,
+  metadata: expenses.metadata,
 };
 
 /**
@@ -152,7 +157,11 @@ function columnsOf(tx: Tx, scope: Scope, input: ExpenseUpdate, current?: Expense
     out.payeeIban = iban === "" ? null : iban;
   }
   if (input.payment_reference !== undefined) out.paymentReference = readPaymentReference(bag, "payment_reference", input.payment_reference);
+  if (input.external_id !== undefined) out.externalId = input.external_id;
+  // replaced as a whole: {} clears it
+  if (input.metadata !== undefined) out.metadata = input.metadata;
   bag.throwIfAny();
+  checkExternalId(tx, expenses, "expense", scope.org.id, out.externalId, current?.id);
   if (input.vendor !== undefined) {
     // a blank vendor is no vendor: no supplier either
     const vendor = input.vendor?.trim() || null;
@@ -225,6 +234,8 @@ export const expenseService = {
         dueDate: null,
         prepaidCents: 0,
         roundingCents: 0,
+        externalId: null,
+        metadata: {},
         ...columnsOf(tx, scope, input),
         createdAt: now,
         updatedAt: now,

@@ -4,7 +4,7 @@ import { t } from "elysia";
 import { prepared, type Tx } from "../../db/client.ts";
 import { AWAITING_PAYMENT, awaitingPayment, customers, invoices } from "../../db/schema.ts";
 import { ftsPhrasePrefix, ftsPrefixes, LookUp, searchParam, type ListSpec } from "../lib/list.ts";
-import { Currency, DateString, Uuid } from "../lib/schemas.ts";
+import { Currency, DateString, ExternalId, Uuid } from "../lib/schemas.ts";
 import { inOrg } from "../lib/scope.ts";
 import { today } from "../lib/time.ts";
 import { INVOICE_STATUSES, INVOICE_TYPES } from "./model.ts";
@@ -26,6 +26,9 @@ export const invoiceList: ListSpec<typeof invoices> = {
     type: { column: invoices.type, schema: t.UnionEnum([...INVOICE_TYPES]) },
     customer_id: { column: invoices.customerId, schema: Uuid },
     currency: { column: invoices.currency, schema: Currency },
+    number: { column: invoices.number, schema: t.String({ maxLength: 50, description: "Exact number (INV-2026-00001, or a draft's DRAFT-…)" }) },
+    order_reference: { column: invoices.orderReference, schema: t.String({ maxLength: 200, description: "Exact order reference (BT-13)" }) },
+    external_id: { column: invoices.externalId, schema: ExternalId },
     issue_date_from: { column: invoices.issueDate, op: "gte", schema: t.String({ ...DateString, description: "Issued on or after this date" }) },
     issue_date_to: { column: invoices.issueDate, op: "lte", schema: t.String({ ...DateString, description: "Issued on or before this date" }) },
     overdue: {
@@ -50,6 +53,7 @@ export const invoiceList: ListSpec<typeof invoices> = {
     params: { customers: customersNamed(words), number: ftsPhrasePrefix(words) },
   }),
   updatedAt: invoices.updatedAt,
+  metadata: invoices.metadata,
 };
 
 /**

@@ -2,7 +2,7 @@
 import { t } from "elysia";
 import { CustomerModel } from "../customers/model.ts";
 import { paymentInput, paymentShown } from "../settlement/model.ts";
-import { Currency, DateString, documented, Money, moneyInput, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";
+import { Currency, DateString, documented, ExternalId, Metadata, Money, moneyInput, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";
 
 import { INVOICE_STATUSES, INVOICE_TYPES } from "../../db/values.ts";
 export {
@@ -136,6 +136,8 @@ const optionalFields = {
   payment_terms: t.Optional(Nullable(Text({ maxLength: 255, multiline: true, description: "Default: the customer's payment terms" }))),
   buyer_reference: t.Optional(Nullable(Text({ maxLength: 200, description: "The buyer's reference (EN 16931 BT-10), e.g. a cost centre; editable while draft" }))),
   order_reference: t.Optional(Nullable(Text({ maxLength: 200, description: "The buyer's purchase order number (BT-13); editable while draft" }))),
+  external_id: t.Optional(Nullable(ExternalId)),
+  metadata: t.Optional(Metadata),
   prices_include_vat: t.Optional(
     t.Boolean({
       description:
@@ -234,6 +236,8 @@ export const InvoiceModel = {
             "The lines to credit, priced as an invoice's (positive amounts: the type says it credits); at most what is left to credit on the invoice (its total less its other credit notes, drafts included, cancelled ones aside). Without lines the invoice's lines are copied, when it has no other credit note",
           }),
         ),
+        external_id: t.Optional(Nullable(ExternalId)),
+        metadata: t.Optional(Metadata),
       },
       { title: "CreditNoteCreate", description: "Optional; an empty body or none copies the invoice's lines" },
     ),
@@ -295,6 +299,8 @@ export const InvoiceModel = {
       payments: t.Array(PaymentShown),
       finalized_at: Nullable(Timestamp),
       sent_at: Nullable(Timestamp),
+      external_id: Nullable(t.String({ description: "Your own id of this invoice or credit note, unique per organisation among them" })),
+      metadata: t.Record(t.String(), t.String(), { description: "Your own string pairs ({} when none)" }),
       created_at: Timestamp,
       updated_at: Timestamp,
       readiness: t.Optional(

@@ -208,6 +208,8 @@ export function presentInvoices(tx: Tx, orgId: string, rows: InvoiceRow[]) {
     payments: (paid.get(row.id) ?? []).map(presentPayment),
     finalized_at: row.finalizedAt,
     sent_at: row.sentAt,
+    external_id: row.externalId,
+    metadata: row.metadata,
     created_at: row.createdAt,
     updated_at: row.updatedAt,
   }));

@@ -18,6 +18,7 @@ import { Conflict, FieldErrorBag } from "../lib/errors.ts";
 import { listPage, type ListQuery } from "../lib/list.ts";
 import { formatCents, MAX_CENTS } from "../lib/money.ts";
 import { deleteInOrg, findInOrg, inOrg, snapshot, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
+import { checkExternalId } from "../lib/external-ids.ts";
 import { addDays, newId, nowIso, today } from "../lib/time.ts";
 import { stateMachine, type Transition } from "../lib/transitions.ts";
 import { type CreditNoteInput, type InvoiceCreate, type InvoiceStatus, type InvoiceUpdate, type PaymentInput } from "./model.ts";
@@ -144,7 +145,10 @@ type NewInvoice = Omit<
   | "sentAt"
   | "createdAt"
   | "updatedAt"
->;
+  | "externalId"
+  | "metadata"
+> &
+  Partial<Pick<InvoiceRow, "externalId" | "metadata">>;
 
 /**
  * Inserts a draft with its lines and totals; without a number given, it carries a provisional
@@ -162,6 +166,8 @@ function insertDraft(
   const now = nowIso();
   const id = newId();
   const row: InvoiceRow = {
+    externalId: null,
+    metadata: {},
     ...fields,
     id,
     organizationId: scope.org.id,
@@ -177,6 +183,7 @@ function insertDraft(
     createdAt: now,
     updatedAt: now,
   };
+  checkExternalId(tx, invoices, "invoice", scope.org.id, row.externalId);
   tx.insert(invoices).values(row).run();
   insertLines(tx, scope.org.id, row.id, priced.lines);
   insertAllowanceCharges(tx, scope.org.id, row.id, allowanceCharges);
@@ -279,6 +286,8 @@ export const invoiceService = {
           buyerReference: input.buyer_reference ?? null,
           orderReference: input.order_reference ?? null,
           pricesIncludeVat,
+          externalId: input.external_id ?? null,
+          metadata: input.metadata ?? {},
         },
         lines,
         number,
@@ -309,6 +318,9 @@ export const invoiceService = {
       if (input.buyer_reference !== undefined) set.buyerReference = input.buyer_reference;
       if (input.order_reference !== undefined) set.orderReference = input.order_reference;
       if (input.prices_include_vat !== undefined) set.pricesIncludeVat = input.prices_include_vat;
+      if (input.external_id !== undefined) set.externalId = input.external_id;
+      // replaced as a whole: {} clears it
+      if (input.metadata !== undefined) set.metadata = input.metadata;
       const pricesIncludeVat = set.pricesIncludeVat ?? row.pricesIncludeVat;
       const repriced = input.lines !== undefined || input.allowances_charges !== undefined || pricesIncludeVat !== row.pricesIncludeVat;
       // lines or allowances not sent are kept as stored (an allowance's percentage keeps its base), and all are priced again
@@ -331,6 +343,7 @@ export const invoiceService = {
         if (priced && priced.totals.totalCents > leftCents) bag.add("lines", tooMuchCredit(invoice, leftCents));
       }
       bag.throwIfAny();
+      checkExternalId(tx, invoices, "invoice", scope.org.id, set.externalId, id);
       if (priced && allowanceCharges) {
         tx.delete(invoiceLines).where(inOrg(invoiceLines, scope.org.id, eq(invoiceLines.invoiceId, id))).run();
         tx.delete(invoiceAllowanceCharges).where(inOrg(invoiceAllowanceCharges, scope.org.id, eq(invoiceAllowanceCharges.invoiceId, id))).run();
@@ -513,6 +526,8 @@ export const invoiceService = {
           buyerReference: original.buyerReference,
           orderReference: original.orderReference,
           pricesIncludeVat: original.pricesIncludeVat,
+          externalId: input?.external_id ?? null,
+          metadata: input?.metadata ?? {},
         },
         lines,
         null,

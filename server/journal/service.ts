@@ -8,7 +8,7 @@ import type { Tx } from "../../db/client.ts";
 import { accounts, journalEntries, journalLines } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
 import { Conflict, FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
-import { linksAndMeta, listPage, parseListRequest, type ListQuery, type ListSpec } from "../lib/list.ts";
+import { checkCursor, encodeCursor, linksAndMeta, listPage, parseListRequest, rowsBefore, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { formatCents, MAX_CENTS, readMoney } from "../lib/money.ts";
 import { isCurrencyCode } from "../lib/iso-codes.ts";
 import { DateString, Uuid } from "../lib/schemas.ts";
@@ -109,6 +109,10 @@ function accountJournal(scope: Scope, query: ListQuery, url: string) {
   if (request.sort !== "date" && request.sort !== "-date") throw ValidationFailed.field("sort", "filter[account_id] sorts by date only (date or -date).");
   const newestFirst = request.sort === "-date";
   const { account_id: accountId, date_from: from, date_to: to } = request.filters;
+  // a cursor of this list is tied to the account's journal of this organisation
+  const cursorScope = `journal_lines\u0000${scope.org.id}\u0000${accountId}`;
+  checkCursor(request, cursorScope);
+  const { after, perPage } = request;
   return snapshot(scope.db, (tx) => {
     const lines = and(
       eq(journalLines.organizationId, scope.org.id),
@@ -122,15 +126,28 @@ function accountJournal(scope: Scope, query: ListQuery, url: string) {
       tx.select({ n: sql<number>`count(*)` }).from(entries.as("entries")).get()!.n,
     );
     const order = newestFirst ? [desc(journalLines.date), desc(journalLines.entryId)] : [asc(journalLines.date), asc(journalLines.entryId)];
-    const ids = entries
-      .orderBy(...order)
-      .limit(request.perPage)
-      .offset((request.page - 1) * request.perPage)
-      .all()
-      .map((r) => r.entryId);
+    // under a cursor: the entries past its key (date, entry id), one more to know whether a page follows
+    const page = after
+      ? tx
+          .selectDistinct({ date: journalLines.date, entryId: journalLines.entryId })
+          .from(journalLines)
+          .where(and(lines, sql`(${journalLines.date}, ${journalLines.entryId}) ${sql.raw(newestFirst ? "<" : ">")} (${after.sort}, ${after.id})`))
+          .orderBy(...order)
+          .limit(perPage + 1)
+          .all()
+      : entries
+          .orderBy(...order)
+          .limit(perPage)
+          .offset((request.page - 1) * perPage)
+          .all();
+    const more = after ? page.length > perPage : page.length === perPage && request.page * perPage < total;
+    if (page.length > perPage) page.pop();
+    const ids = page.map((r) => r.entryId);
     const byId = new Map(tx.select().from(journalEntries).where(inArray(journalEntries.id, ids)).all().map((e) => [e.id, e]));
     const rows = ids.map((id) => byId.get(id)!);
-    return { data: presentEntries(tx, rows), ...linksAndMeta(request, rows.length, total, url) };
+    const last = page[page.length - 1];
+    const next = more && last ? encodeCursor(request, cursorScope, [last.date, last.entryId], rowsBefore(request) + rows.length) : null;
+    return { data: presentEntries(tx, rows), ...linksAndMeta(request, rows.length, total, url, next) };
   });
 }
 

@@ -84,6 +84,19 @@ export class Conflict extends ApiError {
     super(409, message);
   }
 }
+/** 409: the external id is another resource's of the organisation; the body names that one (`holder_id`). */
+export class ExternalIdTaken extends Conflict {
+  constructor(
+    resource: string,
+    externalId: string,
+    readonly holderId: string,
+  ) {
+    super(`The external id ${JSON.stringify(externalId)} is taken by the ${resource} ${holderId}.`);
+  }
+  override toJSON() {
+    return { ...super.toJSON(), holder_id: this.holderId };
+  }
+}
 export class PayloadTooLarge extends ApiError {
   constructor(limit: number) {
     super(413, `The request body must not be larger than ${limit} bytes.`);

@@ -16,16 +16,20 @@ import { t, type TSchema } from "elysia";
 import { asc, desc, eq, getTableColumns, getTableName, gte, is, lte, Placeholder, sql, SQL } from "drizzle-orm";
 import { QueryBuilder, SQLiteColumn, SQLiteSyncDialect, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { TObject } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import { createHash } from "node:crypto";
 import { plainRows, prepared, tableRows, type RenderableQuery, type Tx } from "../../db/client.ts";
 import { normalizeTimestamp } from "./time.ts";
 import { ValidationFailed, validValues } from "./errors.ts";
 import { inOrg, snapshot, type Scope } from "./scope.ts";
-import { ResponseSchema, Timestamp, withoutDefault } from "./schemas.ts";
+import { METADATA_KEY_PATTERN, ResponseSchema, Timestamp, withoutDefault } from "./schemas.ts";
 
 export const DEFAULT_PER_PAGE = 20;
 export const MAX_PER_PAGE = 100;
 /** Deeper pages are pointless (and their OFFSET would overflow SQLite integers). */
 export const MAX_PAGE = 1_000_000;
+/** A cursor holds a sort key, the filters and the search words; longer is not one of ours. */
+const MAX_CURSOR_LENGTH = 4096;
 
 type OrgTable = SQLiteTable & { organizationId: SQLiteColumn; id: SQLiteColumn };
 
@@ -90,7 +94,14 @@ export type ListSpec<T extends OrgTable = OrgTable> = {
   search?: string | ((words: string[]) => SearchCondition);
   /** column for `filter[updated_since]` (every list has it) */
   updatedAt: SQLiteColumn;
+  /** the JSON column of `metadata`, when the list filters by `filter[metadata][KEY]=value` */
+  metadata?: SQLiteColumn;
 };
+
+/** `filter[metadata][KEY]` as the query string names it; KEY is a metadata key (METADATA_KEY_PATTERN). */
+const METADATA_FILTER = /^filter\[metadata\]\[(.*)\]$/s;
+const METADATA_KEY = new RegExp(METADATA_KEY_PATTERN);
+const MAX_METADATA_VALUE = 500;
 
 export type ListQuery = Record<string, unknown>;
 
@@ -104,6 +115,8 @@ export type ListPage<Row> = {
     per_page: number;
     to: number | null;
     total: number;
+    /** where the next page starts (`cursor`); null on the last page */
+    next_cursor: string | null;
   };
 };
 
@@ -128,6 +141,13 @@ export function listQuerySchema(spec: ListSpec): TObject {
     "filter[updated_since]": t.Optional(
       t.String({ ...Timestamp, description: "Only rows changed at or after this timestamp" }),
     ),
+    cursor: t.Optional(
+      t.String({
+        maxLength: MAX_CURSOR_LENGTH,
+        description:
+          "Where the page starts: a `meta.next_cursor` of this list (opaque). Pages by the sort's key and `id`, so no row is skipped while rows change; carries the sort and filters it was made with (send it alone, or with the same ones). Not with `page`.",
+      }),
+    ),
   };
   if (spec.search) {
     properties.search = t.Optional(t.String({ maxLength: 200, description: "Full-text search" }));
@@ -135,7 +155,16 @@ export function listQuerySchema(spec: ListSpec): TObject {
   for (const [name, filter] of Object.entries(spec.filters ?? {})) {
     properties[`filter[${name}]`] = t.Optional(withoutDefault(filter.schema ?? t.String({ maxLength: 255 })));
   }
-  return t.Object(properties, { additionalProperties: false });
+  // filter[metadata][KEY] has a name per key: any other name is refused by parseListRequest
+  return t.Object(properties, { additionalProperties: spec.metadata ? t.String({ maxLength: MAX_METADATA_VALUE }) : false });
+}
+
+/** The query parameters a list knows by name (listQuerySchema's properties). */
+function knownParameter(spec: ListSpec, name: string): boolean {
+  if (["page", "per_page", "sort", "cursor", "filter[updated_since]"].includes(name)) return true;
+  if (name === "search") return spec.search !== undefined;
+  const filter = /^filter\[([^\]]*)\]$/.exec(name);
+  return filter !== null && spec.filters?.[filter[1]!] !== undefined;
 }
 
 /** The words of a search text (letters and digits; at most 10), as FTS5 tokenizes them. */
@@ -181,8 +210,10 @@ export function runList<T extends OrgTable>(
 ): ListPage<T["$inferSelect"]> {
   const request = parseListRequest(spec, query);
   const list = compileList(spec, request, orgId, extraConditions);
-  const { rows, total } = readPage(tx, spec.table, request, list);
-  return { rows, ...linksAndMeta(request, rows.length, total, url) };
+  checkCursor(request, list.cursorScope);
+  const { rows, total, last } = readPage(tx, spec.table, request, list);
+  const next = last === null ? null : encodeCursor(request, list.cursorScope, list.keyOf(last), rowsBefore(request) + rows.length);
+  return { rows, ...linksAndMeta(request, rows.length, total, url, next) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -200,11 +231,40 @@ export type ListRequest = {
   updatedSince: string | null;
   /** the words of `search` (searchWords); null when not searched, [] when it has no words */
   search: string[] | null;
+  /** `filter[metadata][KEY]=value`: metadata key → value */
+  metadata: Record<string, string>;
+  /** `cursor`: the page after this key of the list; null on the first page, or when paging by number */
+  after: ListCursor | null;
+  /** whether `cursor` was sent (`cursor=` empty starts a walk): `links.next` carries cursors, not page numbers */
+  byCursor: boolean;
 };
 
 /**
+ * Where a cursor's page starts: just past the row whose sort value and id these are. `shown`
+ * counts the rows the walk showed before it (meta.from); `check` ties it to the list it was
+ * made for (cursorCheck).
+ */
+export type ListCursor = { sort: unknown; id: string; shown: number; check: string };
+
+/** What a cursor carries, as JSON: the request it continues and the key of its last row. */
+type CursorPayload = {
+  s: string;
+  f: Record<string, string>;
+  u: string | null;
+  q: string[] | null;
+  m: Record<string, string>;
+  k: [unknown, string];
+  n: number;
+  c: string;
+};
+
+const CURSOR_MISMATCH = "The cursor was made for another sort, other filters or another search: send it alone, or with the ones it was made with.";
+const CURSOR_MALFORMED = "The cursor is not one this list gave out (meta.next_cursor).";
+
+/**
  * The query string of a list (already validated by `listQuerySchema`) as a `ListRequest`; a
- * sort or an `updated_since` the schema cannot judge is a 422 here.
+ * sort or an `updated_since` the schema cannot judge is a 422 here, and so is a cursor that
+ * is malformed or was made with another sort, filters or search than the ones sent beside it.
  */
 export function parseListRequest(spec: ListSpec, query: ListQuery): ListRequest {
   const sort = String(query.sort ?? spec.defaultSort);
@@ -223,14 +283,115 @@ export function parseListRequest(spec: ListSpec, query: ListQuery): ListRequest 
     if (!updatedSince) throw ValidationFailed.field("filter.updated_since", "The filter.updated_since field must be a valid ISO 8601 timestamp.");
   }
   const searched = spec.search !== undefined && query.search !== undefined && query.search !== "";
-  return {
+  const metadata: Record<string, string> = {};
+  if (spec.metadata) {
+    for (const name in query) {
+      if (knownParameter(spec, name)) continue;
+      const key = METADATA_FILTER.exec(name)?.[1];
+      const field = name.replace(/\[([^\]]*)\]/g, ".$1");
+      if (key === undefined) {
+        const names = ["filter[updated_since]", ...Object.keys(spec.filters ?? {}).map((f) => `filter[${f}]`), "filter[metadata][KEY]"];
+        throw ValidationFailed.field(field, `The ${field} field is not accepted.${field.startsWith("filter.") ? ` Valid filters: ${names.join(", ")}.` : ""}`);
+      }
+      if (!METADATA_KEY.test(key)) throw ValidationFailed.field(field, "A metadata key is 1 to 40 characters, without [ ] \\ \" or control characters, not starting with $.");
+      const value = query[name];
+      if (value !== undefined && value !== "") metadata[key] = String(value);
+    }
+  }
+  const request: ListRequest = {
     page: Number(query.page ?? 1),
     perPage: Number(query.per_page ?? DEFAULT_PER_PAGE),
     sort,
     filters,
     updatedSince,
     search: searched ? searchWords(String(query.search)) : null,
+    metadata,
+    after: null,
+    byCursor: query.cursor !== undefined,
   };
+  if (request.byCursor && query.page !== undefined) throw ValidationFailed.field("cursor", "A cursor pages on its own: send cursor or page, not both.");
+  if (query.cursor === undefined || query.cursor === "") return request;
+
+  const payload = decodeCursor(spec, String(query.cursor));
+  const continued: ListRequest = {
+    ...request,
+    sort: payload.s,
+    filters: payload.f,
+    updatedSince: payload.u,
+    search: payload.q,
+    metadata: payload.m,
+    after: { sort: payload.k[0], id: payload.k[1], shown: payload.n, check: payload.c },
+  };
+  // sent alone, a cursor continues its own list; sent with a sort, filters or a search, they must be its own
+  const stated = Object.keys(query).some((key) => key === "sort" || key === "search" || key.startsWith("filter["));
+  if (stated && listIdentity(request) !== listIdentity(continued)) throw ValidationFailed.field("cursor", CURSOR_MISMATCH);
+  return continued;
+}
+
+/** How many rows the pages before this one showed: by number, or those of the cursor's walk. */
+export const rowsBefore = (request: ListRequest) => (request.after ? request.after.shown : (request.page - 1) * request.perPage);
+
+/** The parts of a request that make a list what it is (not its page): equal for a cursor and the request it continues. */
+const listIdentity = (r: ListRequest) =>
+  JSON.stringify([r.sort, sortedEntries(r.filters), r.updatedSince, r.search, sortedEntries(r.metadata)]);
+
+const sortedEntries = (record: Record<string, string>) => Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+
+/** A cursor's JSON, checked as the query schema would check what it stands for. */
+function decodeCursor(spec: ListSpec, text: string): CursorPayload {
+  let payload: CursorPayload;
+  try {
+    payload = JSON.parse(Buffer.from(text, "base64url").toString("utf8"));
+  } catch {
+    throw ValidationFailed.field("cursor", CURSOR_MALFORMED);
+  }
+  const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+  const valid =
+    isRecord(payload) &&
+    typeof payload.s === "string" &&
+    spec.sorts[payload.s.startsWith("-") ? payload.s.slice(1) : payload.s] !== undefined &&
+    isRecord(payload.f) &&
+    Object.entries(payload.f).every(([name, value]) => {
+      const filter = spec.filters?.[name];
+      return filter !== undefined && typeof value === "string" && value !== "" && Value.Check(filter.schema ?? t.String({ maxLength: 255 }), value);
+    }) &&
+    (payload.u === null || (typeof payload.u === "string" && normalizeTimestamp(payload.u) === payload.u)) &&
+    (payload.q === null || (Array.isArray(payload.q) && payload.q.length <= 10 && payload.q.every((w) => typeof w === "string" && searchWords(w).join() === w))) &&
+    isRecord(payload.m) &&
+    (spec.metadata !== undefined || Object.keys(payload.m).length === 0) &&
+    Object.entries(payload.m).every(([key, value]) => METADATA_KEY.test(key) && typeof value === "string" && value !== "" && value.length <= MAX_METADATA_VALUE) &&
+    Array.isArray(payload.k) &&
+    payload.k.length === 2 &&
+    ["string", "number"].includes(typeof payload.k[0]) &&
+    typeof payload.k[1] === "string" &&
+    Number.isSafeInteger(payload.n) &&
+    payload.n >= 0 &&
+    typeof payload.c === "string";
+  if (!valid) throw ValidationFailed.field("cursor", CURSOR_MALFORMED);
+  return payload;
+}
+
+/**
+ * The cursor of the page after `key` (the sort value and id of the last row shown), `shown` rows
+ * into the walk. Its check digests the request it continues, the key and `scope` (the
+ * organisation and the conditions of the caller: one webhook's deliveries), so that a cursor
+ * edited or carried to another list is refused, not read as something else.
+ */
+export function encodeCursor(request: ListRequest, scope: string, key: [unknown, string], shown: number): string {
+  const payload: Omit<CursorPayload, "c"> = { s: request.sort, f: request.filters, u: request.updatedSince, q: request.search, m: request.metadata, k: key, n: shown };
+  return Buffer.from(JSON.stringify({ ...payload, c: cursorCheck(payload, scope) }), "utf8").toString("base64url");
+}
+
+/** Refuses a request's cursor that was made for another list (`scope`) or edited. */
+export function checkCursor(request: ListRequest, scope: string): void {
+  const after = request.after;
+  if (after === null) return;
+  const payload: Omit<CursorPayload, "c"> = { s: request.sort, f: request.filters, u: request.updatedSince, q: request.search, m: request.metadata, k: [after.sort, after.id], n: after.shown };
+  if (cursorCheck(payload, scope) !== after.check) throw ValidationFailed.field("cursor", CURSOR_MISMATCH);
+}
+
+function cursorCheck(payload: Omit<CursorPayload, "c">, scope: string): string {
+  return createHash("sha256").update(JSON.stringify(payload)).update("\u0000").update(scope).digest("base64url").slice(0, 16);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -265,6 +426,13 @@ export type CompiledList = {
    * BY sorts only then), and the statements are kept. Otherwise pages are read by OFFSET.
    */
   seek: { column: SQLiteColumn; property: string; descending: boolean } | null;
+  /**
+   * What a cursor of this list is tied to besides its request: the table, the organisation and
+   * the caller's conditions (their SQL and values: one webhook's deliveries).
+   */
+  cursorScope: string;
+  /** A row's key in the list's order, as a cursor holds it: its sort value (as stored) and id. */
+  keyOf(row: unknown): [unknown, string];
   /** `select count(*) as "n"` of the rows listed (built when the connection has none yet) */
   count(): RenderableQuery;
   /** the page by LIMIT and OFFSET */
@@ -311,6 +479,11 @@ export function compileList<T extends OrgTable>(
       conditions.push(op === "gte" ? gte(filter.column, bound) : op === "lte" ? lte(filter.column, bound) : eq(filter.column, bound));
     }
   }
+  // metadata keys in one order, so that the same filters in another order are the same shape
+  sortedEntries(request.metadata).forEach(([key, value], i) => {
+    shape.push(`metadata:${i}`);
+    conditions.push(sql`(${spec.metadata!} ->> ${bind(`metadata_${i}_key`, key)}) = ${bind(`metadata_${i}`, value)}`);
+  });
   if (request.updatedSince !== null) {
     shape.push("updated_since");
     conditions.push(gte(spec.updatedAt, bind("updated_since", request.updatedSince)));
@@ -344,12 +517,19 @@ export function compileList<T extends OrgTable>(
 
   const seekable = keepsStatements && is(sortColumn, SQLiteColumn) && sortColumn.notNull;
   const seek = seekable ? { column: sortColumn, property: propertyOf(table, sortColumn), descending } : null;
+  const keyColumn = sortKeyColumn(table, sortColumn);
+  const keyProperty = propertyOf(table, keyColumn);
+  const cursorScope = [getTableName(table), orgId, ...shape.filter((part) => part.startsWith("where:"))].join("\u0000");
 
   // the statements, built only when the connection has none of this shape yet
   const direction = descending ? desc : asc;
   const order = () => [direction(sortColumn), direction(table.id)];
+  // a seek (`more`) comes before the filters: of two lower bounds on the sort column (a seek on
+  // updated_at and filter[updated_since]), SQLite's index search takes the first written, and
+  // the filter's would walk every row from the filter's start to the page (6 ms against 30 µs
+  // at page 2000 of 100,000 invoices)
   const where = (statement: "rows" | "count", ...more: SQL[]) =>
-    inOrg(table, sql.placeholder("orgId"), ...conditions.map((c) => (c === undefined || is(c, SQL) ? c : c[statement])), ...more);
+    inOrg(table, sql.placeholder("orgId"), ...more, ...conditions.map((c) => (c === undefined || is(c, SQL) ? c : c[statement])));
   // A search's hits come unordered, so they are sorted. Sorting the hits' keys (sort column, id,
   // rowid: what the filter's index holds) and then reading the page's rows from the table reads
   // only the page's rows; sorting whole rows would read the row of every hit, scattered over
@@ -385,6 +565,11 @@ export function compileList<T extends OrgTable>(
     lookUps,
     memoKey,
     seek,
+    cursorScope,
+    keyOf: (row) => {
+      const r = row as Record<string, unknown>;
+      return [keyColumn.mapToDriverValue(r[keyProperty]), r.id as string];
+    },
     count: () =>
       queries
         .select({ n: sql<number>`count(*)`.as("n") })
@@ -418,6 +603,23 @@ function shapeOf(condition: SQL): string {
   return `${text}${JSON.stringify(params.filter((p) => !is(p, Placeholder)))}`;
 }
 
+/**
+ * The column whose stored value is a row's sort value in a cursor: the sort column, or the
+ * column of a sort expression that only collates it (`nocase(name)`), whose comparison with the
+ * stored value collates it the same way. A cursor's seek compares row values, which sort as
+ * ORDER BY does only when never NULL.
+ */
+function sortKeyColumn(table: SQLiteTable, sort: SQLiteColumn | SQL): SQLiteColumn {
+  const chunks: unknown[] = is(sort, SQL) ? sort.queryChunks : [sort];
+  const columns = chunks.filter((chunk): chunk is SQLiteColumn => is(chunk, SQLiteColumn));
+  const rest = chunks.filter((chunk) => !is(chunk, SQLiteColumn)).map((chunk) => (chunk as { value?: string[] }).value?.join("") ?? "?");
+  const column = columns[0];
+  if (columns.length !== 1 || !column!.notNull || !/^\s*(collate \w+)?\s*$/i.test(rest.join(""))) {
+    throw new Error(`${getTableName(table)}: a list's sort must be a column that is never NULL, or one collated (nocase)`);
+  }
+  return column!;
+}
+
 /** The row property under which drizzle returns `column` of `table`. */
 function propertyOf(table: SQLiteTable, column: SQLiteColumn): string {
   const entry = Object.entries(getTableColumns(table)).find(([, c]) => c === column);
@@ -440,7 +642,12 @@ type Cursor = { sort: unknown; id: unknown; inclusive: boolean };
  * not the OFFSET of all those before them, and so does a dashboard asking for the same deep
  * page again.
  */
-function readPage<T extends SQLiteTable>(tx: Tx, table: T, request: ListRequest, list: CompiledList): { rows: T["$inferSelect"][]; total: number } {
+function readPage<T extends SQLiteTable>(
+  tx: Tx,
+  table: T,
+  request: ListRequest,
+  list: CompiledList,
+): { rows: T["$inferSelect"][]; total: number; last: T["$inferSelect"] | null } {
   const memory = tx.connection.memory.refresh();
   let params = list.params;
   for (const name in list.lookUps) {
@@ -453,7 +660,21 @@ function readPage<T extends SQLiteTable>(tx: Tx, table: T, request: ListRequest,
   const count = statement("count", (tx) => plainRows<{ n: number }>(tx, list.count()));
   const total = memory.remember(`count\u0000${list.memoKey}`, () => count.get(params)!.n);
 
-  const { page, perPage } = request;
+  const { page, perPage, after } = request;
+  if (after) {
+    // a cursor's page: the rows just past its key, one more to know whether a page follows
+    const rows = statement("rows from", (tx) => tableRows(tx, table, list.rowsFrom(false))).all({
+      ...params,
+      limit: perPage + 1,
+      offset: 0,
+      from_sort: after.sort,
+      from_id: after.id,
+    });
+    const more = rows.length > perPage;
+    if (more) rows.pop();
+    return { rows, total, last: more ? rows[perPage - 1]! : null };
+  }
+
   const { seek } = list;
   const pageKey = (n: number) => `${list.memoKey}\u0000${perPage}\u0000${n}`;
   const cursor = seek && page > 1 ? (memory.place(pageKey(page)) as Cursor | undefined) : undefined;
@@ -474,24 +695,48 @@ function readPage<T extends SQLiteTable>(tx: Tx, table: T, request: ListRequest,
     if (page > 1) memory.rememberPlace(pageKey(page), at(rows[0], true));
     if (rows.length === perPage) memory.rememberPlace(pageKey(page + 1), at(rows[perPage - 1], false));
   }
-  return { rows, total };
+  return { rows, total, last: rows.length === perPage && page * perPage < total ? rows[perPage - 1]! : null };
 }
 
-export function linksAndMeta(request: ListRequest, shown: number, total: number, url: string): Omit<ListPage<unknown>, "rows"> {
-  const { page, perPage } = request;
-  const lastPage = Math.max(1, Math.ceil(total / perPage));
-  const from = shown ? (page - 1) * perPage + 1 : null;
+/**
+ * A page's links and meta (api-spec 4.1). Paged by number, as the specification says, with
+ * `next_cursor` besides. Under a cursor (`cursor` sent; `cursor=` for the first page), the
+ * position is the walk's: `current_page` counts pages of `per_page` rows shown before this one,
+ * `from` and `to` count rows shown by the walk, `last_page` is at least `current_page`, `prev`
+ * is null and `next` carries the cursor.
+ * Rows that change while a walk goes on move these numbers; `next_cursor` alone says whether
+ * a page follows.
+ */
+export function linksAndMeta(
+  request: ListRequest,
+  shown: number,
+  total: number,
+  url: string,
+  nextCursor: string | null,
+): Omit<ListPage<unknown>, "rows"> {
+  const { perPage, after, byCursor } = request;
+  const before = rowsBefore(request);
+  const page = after ? Math.floor(before / perPage) + 1 : request.page;
+  const lastPage = Math.max(1, Math.ceil(total / perPage), after ? page : 1);
+  const from = shown ? before + 1 : null;
   const pageUrl = (n: number) => {
     const u = new URL(url);
+    u.searchParams.delete("cursor");
     u.searchParams.set("page", String(n));
+    return u.toString();
+  };
+  const cursorUrl = (cursor: string) => {
+    const u = new URL(url);
+    u.searchParams.delete("page");
+    u.searchParams.set("cursor", cursor);
     return u.toString();
   };
   return {
     links: {
       first: pageUrl(1),
       last: pageUrl(lastPage),
-      prev: page > 1 ? pageUrl(Math.min(page - 1, lastPage)) : null,
-      next: page < lastPage ? pageUrl(page + 1) : null,
+      prev: byCursor ? null : page > 1 ? pageUrl(Math.min(page - 1, lastPage)) : null,
+      next: byCursor ? (nextCursor === null ? null : cursorUrl(nextCursor)) : page < lastPage ? pageUrl(page + 1) : null,
     },
     meta: {
       current_page: page,
@@ -500,6 +745,7 @@ export function linksAndMeta(request: ListRequest, shown: number, total: number,
       per_page: perPage,
       to: from === null ? null : from + shown - 1,
       total,
+      next_cursor: nextCursor,
     },
   };
 }
@@ -515,6 +761,9 @@ const ListMeta = t.Object(
     per_page: t.Integer(),
     to: NullableInt,
     total: t.Integer(),
+    next_cursor: t.Union([t.String(), t.Null()], {
+      description: "The `cursor` of the page after this one; null on the last page. Paging by cursor never skips a row while rows change.",
+    }),
   },
   { title: "ListMeta" },
 );

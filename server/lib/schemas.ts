@@ -87,6 +87,23 @@ export function strictObject<P extends TProperties>(properties: P, options: obje
 }
 
 export const Uuid = t.String({ format: "uuid", description: "UUID" });
+
+/** A client's own id of a resource: unique per organisation and resource type (a duplicate is a 409 naming the holder). */
+export const ExternalId = Text({
+  minLength: 1,
+  maxLength: 255,
+  description: "Your own id of this resource (e.g. the shop's order id): unique per organisation and resource type; a duplicate is a 409 with the holder's id (holder_id)",
+  examples: ["shop-order-1042"],
+});
+export const METADATA_KEY_PATTERN = '^[^$\\[\\]"\\\\\\u0000-\\u001f][^\\[\\]"\\\\\\u0000-\\u001f]{0,39}$';
+/** A client's string pairs on a resource, replaced as a whole on update (`{}` clears them). */
+export const Metadata = t.Record(t.String({ pattern: METADATA_KEY_PATTERN }), Text({ maxLength: 500, multiline: true }), {
+  maxProperties: 50,
+  additionalProperties: false,
+  description:
+    "Your own string pairs: at most 50 keys of 1–40 characters (no [ ] \\ \" or control characters, not starting with $), values up to 500 characters. Replaced as a whole on update; {} clears them. Lists filter by filter[metadata][KEY]=value.",
+  examples: [{ order_source: "webshop" }],
+});
 export const DateString = t.String({ format: "date", description: "Date, YYYY-MM-DD", examples: ["2026-11-22"] });
 export const Timestamp = t.String({
   format: "date-time",
@@ -163,7 +180,11 @@ export const ErrorCodeField = t.String({
   examples: ["not_found"],
 });
 export const ErrorBody = t.Object(
-  { code: ErrorCodeField, message: t.String() },
+  {
+    code: ErrorCodeField,
+    message: t.String(),
+    holder_id: t.Optional(t.String({ description: "On a 409 for a taken external_id: the id of the resource that holds it" })),
+  },
   { description: "Error", examples: [{ code: "not_found", message: "Not found." }] },
 );
 export const ValidationErrorBody = t.Object(
