@@ -16,7 +16,7 @@
  *   is imported. On import, a line whose counterparty IBAN is another own bank account of the
  *   same currency is booked as a transfer by itself.
  */
-import { asc, between, desc, eq, isNull, sql } from "drizzle-orm";
+import { asc, between, desc, eq, isNull, sql, type SQL } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
 import { accounts, bankAccounts, bankStatements, bankTransactions, vatRates } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
@@ -90,8 +90,8 @@ function bookTransfer(tx: Tx, scope: Scope, bank: BankAccountRow, line: Transact
  */
 const namesOnly = (candidate: TransactionRow, bank: BankAccountRow) => candidate.counterpartyIban === null || candidate.counterpartyIban === bank.iban;
 
-/** Booked, unpaired transfer lines on other own accounts that moved this line's money to or from `bank`: the same amount, the other direction, near in time. */
-function bookedHalf(tx: Tx, orgId: string, bank: BankAccountRow, line: TransactionRow): TransactionRow[] {
+/** Lines of the same money as `line` the other way round (the same amount, the opposite direction, near in time) that also meet `where`, nearest first. */
+function sameMoneyLines(tx: Tx, orgId: string, line: TransactionRow, ...where: SQL[]): TransactionRow[] {
   return tx
     .select()
     .from(bankTransactions)
@@ -99,17 +99,21 @@ function bookedHalf(tx: Tx, orgId: string, bank: BankAccountRow, line: Transacti
       inOrg(
         bankTransactions,
         orgId,
-        eq(bankTransactions.bookedAccountId, bank.accountId),
         eq(bankTransactions.amountCents, line.amountCents),
-        eq(bankTransactions.status, "booked"),
         eq(bankTransactions.direction, line.direction === "credit" ? "debit" : "credit"),
-        isNull(bankTransactions.transferLineId),
         between(bankTransactions.bookingDate, addDays(line.bookingDate, -TRANSFER_DAYS), addDays(line.bookingDate, TRANSFER_DAYS)),
+        ...where,
       ),
     )
     .orderBy(sql`abs(julianday(${bankTransactions.bookingDate}) - julianday(${line.bookingDate}))`, asc(bankTransactions.createdAt))
-    .all()
-    .filter((w) => w.bankAccountId !== bank.id);
+    .all();
+}
+
+/** Booked, unpaired transfer lines on other own accounts that moved this line's money to or from `bank`. */
+function bookedHalf(tx: Tx, orgId: string, bank: BankAccountRow, line: TransactionRow): TransactionRow[] {
+  return sameMoneyLines(tx, orgId, line, eq(bankTransactions.bookedAccountId, bank.accountId), eq(bankTransactions.status, "booked"), isNull(bankTransactions.transferLineId)).filter(
+    (w) => w.bankAccountId !== bank.id,
+  );
 }
 
 /** Unbooks a booked line (and the other line of its transfer): the entry is reversed, the lines are unmatched again. */
@@ -156,24 +160,9 @@ export function bookTransferOnImport(tx: Tx, scope: Scope, bank: BankAccountRow,
   return true;
 }
 
-/** The other own account's line of a transfer just booked: unmatched, the opposite direction, the same amount, near in time. */
+/** The other own account's line of a transfer just booked: unmatched, of the same money. */
 function transferPartner(tx: Tx, orgId: string, line: TransactionRow, other: BankAccountRow, bank: BankAccountRow): TransactionRow | null {
-  const candidates = tx
-    .select()
-    .from(bankTransactions)
-    .where(
-      inOrg(
-        bankTransactions,
-        orgId,
-        eq(bankTransactions.bankAccountId, other.id),
-        eq(bankTransactions.status, "unmatched"),
-        eq(bankTransactions.amountCents, line.amountCents),
-        eq(bankTransactions.direction, line.direction === "credit" ? "debit" : "credit"),
-        between(bankTransactions.bookingDate, addDays(line.bookingDate, -TRANSFER_DAYS), addDays(line.bookingDate, TRANSFER_DAYS)),
-      ),
-    )
-    .orderBy(sql`abs(julianday(${bankTransactions.bookingDate}) - julianday(${line.bookingDate}))`, asc(bankTransactions.createdAt))
-    .all();
+  const candidates = sameMoneyLines(tx, orgId, line, eq(bankTransactions.bankAccountId, other.id), eq(bankTransactions.status, "unmatched"));
   return candidates.find((c) => c.counterpartyIban === bank.iban) ?? candidates.find((c) => namesOnly(c, bank) && namesOnly(line, other)) ?? null;
 }
 
