@@ -30,8 +30,11 @@ const FEATURE_TIERS = [
   ["settlement", "accounts", "contacts", "tokens", "bank-accounts", "expense-categories", "meta", "journal"],
   ["customers", "suppliers", "orgs", "reports"],
   ["webhooks", "fiscal-years", "invoices", "expenses"],
-  // banking and payment runs (pain.001 files; banking matches their EndToEndIds through the schema alone)
-  ["banking", "payment-runs"],
+  // banking and payment runs (pain.001 files; banking matches their EndToEndIds through the schema alone);
+  // sending documents (e-mail, Peppol access points) and statutory interest on late invoices
+  ["banking", "payment-runs", "sending", "interest"],
+  // what runs on a schedule over the documents: reminders (they send and charge interest) and recurring invoices
+  ["reminders", "recurring"],
 ];
 const FEATURES = FEATURE_TIERS.flat();
 

@@ -6,10 +6,10 @@
  */
 import { sql } from "drizzle-orm";
 import {
-  ACCOUNT_TYPES, ACTOR_TYPES, BANK_STATEMENT_FORMATS, BANK_TRANSACTION_DIRECTIONS, BANK_TRANSACTION_STATUSES, DELIVERY_STATUSES,
+  ACCOUNT_TYPES, ACTOR_TYPES, DELIVERY_ATTEMPT_OUTCOMES, DELIVERY_SUBJECTS, DOCUMENT_DELIVERY_STATUSES, SEND_CHANNELS, BANK_STATEMENT_FORMATS, BANK_TRANSACTION_DIRECTIONS, BANK_TRANSACTION_STATUSES, DELIVERY_STATUSES,
   DOCUMENT_LANGUAGES, EXPENSE_DOCUMENT_TYPES, EXPENSE_STATUSES, FISCAL_YEAR_STATUSES, INVOICE_STATUSES, INVOICE_TYPES, JOURNAL_SOURCES,
   PAYMENT_LINKS, PAYMENT_METHODS, ROLES, SYSTEM_ACCOUNTS, TOKEN_TYPES, VAT_CATEGORIES, VAT_ROLES, VAT_SIDES,
-  type InvoiceStatus, type IssuedParties,
+  type DeliveryRecipients, type InvoiceStatus, type IssuedParties,
 } from "./values.ts";
 import { type AnySQLiteColumn, blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 // Each enum is declared once, beside the API schema that shows it; `enum` on a SQLite text
@@ -75,6 +75,13 @@ export const organizations = sqliteTable("organizations", {
   pricesIncludeVat: bool("prices_include_vat").notNull().default(false),
   /** issue every invoice to a business customer (one with a VAT number) as an e-invoice: finalize checks its UBL */
   einvoiceBusinessCustomers: bool("einvoice_business_customers").notNull().default(false),
+  /** sending (issue 29): the sender name and reply-to of its e-mails (the address is the server's KONTOR_MAIL_FROM) */
+  mailSenderName: text("mail_sender_name"),
+  mailReplyTo: text("mail_reply_to"),
+  /** its own SMTP server, sealed with the secret box (set by an administrator through the CLI only) */
+  smtpUrl: text("smtp_url"),
+  /** send every document at finalize over this channel (`preferred`: the customer's); null: finalize sends nothing */
+  sendOnFinalize: text("send_on_finalize", { enum: [...SEND_CHANNELS, "preferred"] }),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -153,6 +160,9 @@ const partyColumns = () => ({
   peppolId: text("peppol_id"),
   /** the language of the documents it receives; null: the organisation's */
   language: text("language", { enum: DOCUMENT_LANGUAGES }),
+  // customers only (suppliers carry the columns unused; their API never shows them):
+  /** how its documents are sent when a send asks for `preferred`; null: peppol when it has a peppol_id, else email */
+  preferredChannel: text("preferred_channel", { enum: SEND_CHANNELS }),
   externalId: externalId(),
   metadata: metadata(),
   createdAt: createdAt(),
@@ -638,6 +648,62 @@ export const webhookAttempts = sqliteTable(
     responseBody: text("response_body"),
   },
   (t) => [index("attempts_delivery").on(t.deliveryId, t.attemptedAt)],
+);
+
+/**
+ * Documents on their way to a customer (issue 29): an outbox row per send, written in the
+ * request's transaction and sent by the delivery worker (server/sending/worker.ts) under a lease,
+ * as webhook deliveries are. `recipients` is frozen at queueing.
+ */
+export const documentDeliveries = sqliteTable(
+  "document_deliveries",
+  {
+    id: id(),
+    organizationId: orgId(),
+    subject: text("subject", { enum: DELIVERY_SUBJECTS }).notNull(),
+    /** the invoice, credit note or interest note sent; a reminder's delivery names the invoice it reminds of first */
+    invoiceId: text("invoice_id").references(() => invoices.id, { onDelete: "cascade" }),
+    /** subject `reminder`: the reminder sent (no foreign key: the reminders feature owns that table) */
+    reminderId: text("reminder_id"),
+    channel: text("channel", { enum: SEND_CHANNELS }).notNull(),
+    recipients: text("recipients", { mode: "json" }).$type<DeliveryRecipients>().notNull(),
+    /** the sender's own words, above the generated text of an e-mail */
+    message: text("message"),
+    status: text("status", { enum: DOCUMENT_DELIVERY_STATUSES }).notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    /** epoch ms; null once accepted or failed */
+    nextAttemptAt: integer("next_attempt_at"),
+    leaseUntil: integer("lease_until"),
+    leasedBy: text("leased_by"),
+    lastError: text("last_error"),
+    /** the channel's receipt: SMTP's Message-ID, the access point's document id */
+    providerReference: text("provider_reference"),
+    acceptedAt: text("accepted_at"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index("document_deliveries_due").on(t.status, t.nextAttemptAt),
+    index("document_deliveries_invoice").on(t.organizationId, t.invoiceId, t.createdAt, t.id),
+    index("document_deliveries_reminder").on(t.organizationId, t.reminderId),
+  ],
+);
+
+export const documentDeliveryAttempts = sqliteTable(
+  "document_delivery_attempts",
+  {
+    id: id(),
+    organizationId: orgId(),
+    deliveryId: text("delivery_id")
+      .notNull()
+      .references(() => documentDeliveries.id, { onDelete: "cascade" }),
+    attemptedAt: text("attempted_at").notNull(),
+    outcome: text("outcome", { enum: DELIVERY_ATTEMPT_OUTCOMES }).notNull(),
+    /** the channel's answer, e.g. "550 5.1.1 <x@example.com>: Recipient address rejected" */
+    detail: text("detail"),
+    durationMs: integer("duration_ms").notNull(),
+  },
+  (t) => [index("document_delivery_attempts_delivery").on(t.deliveryId, t.attemptedAt)],
 );
 
 export const idempotencyKeys = sqliteTable(

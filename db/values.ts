@@ -84,3 +84,18 @@ export type TokenType = (typeof TOKEN_TYPES)[number];
 // webhooks
 export const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** How a document travels to its customer (issue 29): the channels a delivery goes over. */
+export const SEND_CHANNELS = ["email", "peppol"] as const;
+export type SendChannel = (typeof SEND_CHANNELS)[number];
+/** A document delivery (not a webhook's): queued, accepted by its channel (SMTP 250, the access point's receipt), or failed for good. */
+export const DOCUMENT_DELIVERY_STATUSES = ["pending", "accepted", "failed"] as const;
+export type DocumentDeliveryStatus = (typeof DOCUMENT_DELIVERY_STATUSES)[number];
+/** What a delivery carries: an invoice (any type: invoice, credit note, interest note) or a payment reminder. */
+export const DELIVERY_SUBJECTS = ["invoice", "reminder"] as const;
+export type DeliverySubject = (typeof DELIVERY_SUBJECTS)[number];
+/** One attempt's outcome: accepted; refused for now (retried with backoff); refused for good; cut short by a shutdown. */
+export const DELIVERY_ATTEMPT_OUTCOMES = ["accepted", "retry", "failed", "interrupted"] as const;
+export type DeliveryAttemptOutcome = (typeof DELIVERY_ATTEMPT_OUTCOMES)[number];
+/** Where a delivery goes: e-mail addresses, or the Peppol participant (the buyer as issued). */
+export type DeliveryRecipients = { to: string[]; cc: string[] } | { peppol_id: string };

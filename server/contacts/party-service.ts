@@ -142,6 +142,7 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
       paymentTerms: null,
       peppolId: null,
       language: null,
+      preferredChannel: null,
       externalId: null,
       metadata: {},
       ...columns(input),
