@@ -3,7 +3,7 @@ import "../../server/http/elysia-production.ts";
 import { openHolding } from "../../db/holders.ts";
 import { loadConfig } from "../../server/config.ts";
 import { sealPlaintextSecrets } from "../../server/webhooks/service.ts";
-import { startWorker } from "../../server/webhooks/worker.ts";
+import { startBackground } from "../../server/background.ts";
 import { open } from "../context.ts";
 import type { GlobalOptions } from "../globals.ts";
 import { printLine } from "../output.ts";
@@ -11,10 +11,10 @@ import { stopOnSignal } from "./signals.ts";
 
 export function worker(options: GlobalOptions): void {
   const { opened, letGo } = openHolding(options.db ?? loadConfig().dbPath, "worker", () => open(options));
-  const { db, config, secrets, log } = opened;
+  const { db, config, secrets } = opened;
   sealPlaintextSecrets(db, secrets);
-  const worker = startWorker(db, config, { secrets, log: (line) => log.warn(line) });
-  if (!options.json) printLine(`Kontor webhook worker running on ${config.dbPath}`);
+  const worker = startBackground(opened);
+  if (!options.json) printLine(`Kontor worker (webhooks, document deliveries) running on ${config.dbPath}`);
   stopOnSignal(() =>
     worker.stop().then(() => {
       db.$client.close();
