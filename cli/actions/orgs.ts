@@ -13,6 +13,8 @@ import {
   setUserRole,
 } from "../../server/orgs/service.ts";
 import type { OrganizationUpdate } from "../../server/orgs/model.ts";
+import type { PeppolSettingsInput } from "../../server/sending/peppol/settings.ts";
+import { transaction } from "../../server/lib/scope.ts";
 import { open } from "../context.ts";
 import type { GlobalOptions } from "../globals.ts";
 import { printJson, printLine, printRecord, printTable } from "../output.ts";
@@ -64,10 +66,17 @@ export function setOrgApiAccess(ref: string, state: "on" | "off", options: Globa
  * `input`: the API's fields, as `kontor org set`'s options gave them (cli/commands/orgs.ts). The
  * API's request schema checks them: the one command here that loads it (server/orgs/identity.ts).
  */
-export async function setOrg(ref: string, input: Record<string, unknown>, options: GlobalOptions): Promise<void> {
-  const { updateOrganization } = await import("../../server/orgs/identity.ts");
-  const { db } = open(options);
-  const updated = updateOrganization({ db, org: findOrganization(db, ref), actor: CLI_ACTOR }, input as OrganizationUpdate);
+export async function setOrg(ref: string, input: Record<string, unknown>, options: GlobalOptions, peppol?: PeppolSettingsInput): Promise<void> {
+  const { showOrganization, updateOrganization } = await import("../../server/orgs/identity.ts");
+  const { db, secrets } = open(options);
+  const scope = { db, org: findOrganization(db, ref), actor: CLI_ACTOR };
+  const settings = peppol ? await import("../../server/sending/peppol/settings.ts") : null;
+  // one transaction: a refused identity field leaves the access point as it was, and the other way round
+  const updated = transaction(db, () => {
+    if (settings && peppol) settings.setPeppolAccessPoint(scope, secrets, peppol);
+    // the access point alone leaves the identity be (no organization.updated without a change)
+    return !peppol || Object.keys(input).length > 0 ? updateOrganization(scope, input as OrganizationUpdate) : showOrganization(scope);
+  });
   if (options.json) printJson(updated);
   else printRecord(updated);
 }

@@ -3,7 +3,7 @@
  * the options); what they do is in cli/actions/orgs.ts, imported when one of them runs.
  */
 import { Argument, Option, type Command } from "commander";
-import { DOCUMENT_LANGUAGES, ROLES } from "../../db/values.ts";
+import { DOCUMENT_LANGUAGES, PEPPOL_PROVIDERS, ROLES } from "../../db/values.ts";
 import type { CreateOrgOptions, CreateUserOptions } from "../actions/orgs.ts";
 import { withGlobals, type GlobalOptions } from "../globals.ts";
 
@@ -26,6 +26,13 @@ const SET_FIELDS: [string, string, string, boolean][] = [
 const SET_SWITCHES: [string, string, string][] = [
   ["--einvoice-business-customers <state>", "einvoice_business_customers", "issue every business customer (one with a VAT number) a Peppol e-invoice: finalize checks its UBL (recommended in Belgium)"],
   ["--prices-include-vat <state>", "prices_include_vat", "new invoices priced VAT-inclusive by default"],
+];
+/** `kontor org set` options of the Peppol access point: [flag, its setting, help]. */
+const PEPPOL_OPTIONS: [string, string, string][] = [
+  ["--peppol-api-key <key>", "apiKey", "the access point's API key"],
+  ["--peppol-api-secret <secret>", "apiSecret", "the access point's API secret (stored encrypted)"],
+  ["--peppol-company-id <id>", "companyId", "the organisation's company id at the access point"],
+  ["--peppol-base-url <url>", "baseUrl", "the access point's API (default for recommand: https://app.recommand.eu/api/v1)"],
 ];
 /** "--postal-code <text>" → "postalCode", as commander names the option. */
 const optionKey = (flag: string) => flag.split(" ")[0]!.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
@@ -59,6 +66,9 @@ export function registerOrgCommands(program: Command): void {
   for (const [flag, , description] of SET_FIELDS) set.option(flag, description);
   set.addOption(new Option("--language <code>", "default document language").choices([...DOCUMENT_LANGUAGES]));
   for (const [flag, , description] of SET_SWITCHES) set.addOption(new Option(flag, description).choices(["on", "off"]));
+  // the Peppol access point (docs/sending.md): sealed with the server's key, never shown by the API
+  set.addOption(new Option("--peppol-provider <name>", "Peppol access point documents are sent and received through (none: remove it)").choices([...PEPPOL_PROVIDERS, "none"]));
+  for (const [flag, , description] of PEPPOL_OPTIONS) set.option(flag, description);
   set.action(async (ref: string, options: GlobalOptions & Record<string, string | undefined>) => {
     const input: Record<string, unknown> = {};
     for (const [flag, field, , nullable] of SET_FIELDS) {
@@ -70,7 +80,12 @@ export function registerOrgCommands(program: Command): void {
       const value = options[optionKey(flag)];
       if (value !== undefined) input[field] = value === "on";
     }
-    await (await actions()).setOrg(ref, input, options);
+    const peppol: Record<string, string> = {};
+    for (const [flag, key] of [["--peppol-provider", "provider"], ...PEPPOL_OPTIONS] as const) {
+      const value = options[optionKey(flag)];
+      if (value !== undefined) peppol[key] = value;
+    }
+    await (await actions()).setOrg(ref, input, options, Object.keys(peppol).length > 0 ? peppol : undefined);
   });
 
   const user = program.command("user").description("manage users");

@@ -53,6 +53,7 @@ export function presentOrganization(tx: Tx, row: OrganizationRow) {
     api_access: row.apiAccess,
     prices_include_vat: row.pricesIncludeVat,
     einvoice_business_customers: row.einvoiceBusinessCustomers,
+    peppol_provider: row.peppolProvider,
     created_at: row.createdAt,
     updated_at: row.updatedAt,
   };

@@ -4,6 +4,7 @@
  * read-only (the currency prices every stored amount; API access is the CLI's to switch).
  */
 import { t } from "elysia";
+import { PEPPOL_PROVIDERS } from "../../db/values.ts";
 import { Language } from "../contacts/party-model.ts";
 import { PeppolId } from "../documents/peppol.ts";
 import { Country, Email, Nullable, strictObject, Text, Timestamp, Uuid, VatNumber } from "../lib/schemas.ts";
@@ -62,6 +63,11 @@ export const OrganizationModel = {
       api_access: t.Boolean({ description: "Read-only; switched with `kontor org api-access`" }),
       prices_include_vat: t.Boolean({ description: PRICES_INCLUDE_VAT }),
       einvoice_business_customers: t.Boolean({ description: EINVOICE_BUSINESS_CUSTOMERS }),
+      peppol_provider: Nullable(
+        t.UnionEnum([...PEPPOL_PROVIDERS], {
+          description: "Read-only. The Peppol access point documents are sent and received through (set with `kontor org set --peppol-provider`; its credentials are never shown); null: none",
+        }),
+      ),
       created_at: Timestamp,
       updated_at: Timestamp,
     },
