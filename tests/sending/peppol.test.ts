@@ -11,7 +11,7 @@ import { Database } from "bun:sqlite";
 import { eq } from "drizzle-orm";
 import { expenses } from "../../db/schema.ts";
 import { ValidationFailed } from "../../server/lib/errors.ts";
-import { loadSecretBox } from "../../server/lib/secret-box.ts";
+import { loadSecretBox, SecretBox, SecretUnreadable } from "../../server/lib/secret-box.ts";
 import { CLI_ACTOR } from "../../server/orgs/service.ts";
 import type { Outgoing } from "../../server/sending/channel.ts";
 import { PEPPOL_DOCUMENT_TYPES } from "../../server/sending/peppol/access-point.ts";
@@ -89,7 +89,7 @@ describe("the access point configured through the CLI", () => {
     expect(org.text).not.toContain(CREDENTIALS.apiKey);
   });
 
-  test("a provider without its credentials, or credentials over plain http to another machine, are refused; none removes it", () => {
+  test("a provider without its credentials, or credentials over plain http to another machine, are refused; none removes it", async () => {
     const other = env.newOrg("Peppol-less");
     const scope = { db: env.db, org: other.org, actor: CLI_ACTOR };
     const refusal = (input: Parameters<typeof setPeppolAccessPoint>[2]) => {
@@ -109,6 +109,15 @@ describe("the access point configured through the CLI", () => {
     // the same provider again: only what is given changes
     setPeppolAccessPoint(scope, deps.secrets, { apiSecret: "s2" });
     expect((accessPointFor(env.db, deps.secrets, other.org.id) as RecommandAccessPoint).credentials).toEqual({ apiKey: "k", apiSecret: "s2", companyId: "c", baseUrl: "https://app.recommand.eu/api/v1" });
+    // credentials sealed with another server's key: the access point cannot be used, and is set anew whole
+    env.db.$client.query("UPDATE organizations SET peppol_credentials = ? WHERE id = ?").run(new SecretBox(new Uint8Array(32).fill(7)).seal("{}", `peppol:${other.org.id}`), other.org.id);
+    expect(() => accessPointFor(env.db, deps.secrets, other.org.id)).toThrow(SecretUnreadable);
+    const unreadable = await sendOverPeppol(deps, outgoing({ organizationId: other.org.id }));
+    expect(unreadable.outcome).toBe("failed");
+    expect((unreadable as { detail: string }).detail).toContain("credentials cannot be read");
+    expect(refusal({ apiKey: "k" })).toEqual(["peppol_api_secret", "peppol_company_id"]);
+    setPeppolAccessPoint(scope, deps.secrets, { apiKey: "k", apiSecret: "s3", companyId: "c" });
+    expect((accessPointFor(env.db, deps.secrets, other.org.id) as RecommandAccessPoint).credentials.apiSecret).toBe("s3");
     expect(setPeppolAccessPoint(scope, deps.secrets, { provider: "none" }).peppol_provider).toBeNull();
     expect(accessPointFor(env.db, deps.secrets, other.org.id)).toBeNull();
   });

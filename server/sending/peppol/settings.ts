@@ -12,7 +12,7 @@ import { PEPPOL_PROVIDERS, type PeppolProvider } from "../../../db/values.ts";
 import { recordChange } from "../../changes/record.ts";
 import { FieldErrorBag, NotFound, validValues } from "../../lib/errors.ts";
 import { transaction, type Scope } from "../../lib/scope.ts";
-import type { SecretBox } from "../../lib/secret-box.ts";
+import { SecretUnreadable, type SecretBox } from "../../lib/secret-box.ts";
 import { nowIso } from "../../lib/time.ts";
 import type { AccessPoint } from "./access-point.ts";
 import { RECOMMAND_BASE_URL, RecommandAccessPoint, type RecommandCredentials } from "./recommand.ts";
@@ -72,7 +72,15 @@ export function setPeppolAccessPoint(scope: Scope, secrets: SecretBox, input: Pe
       errors.throwIfAny();
     }
     // the same provider again: the stored credentials are the defaults of what is not given
-    const previous: Partial<StoredCredentials> = row.provider === chosen && row.credentials ? JSON.parse(secrets.open(row.credentials, sealContext(scope.org.id))) : {};
+    // (unless they no longer open, sealed with another key: then everything must be given anew)
+    let previous: Partial<StoredCredentials> = {};
+    if (row.provider === chosen && row.credentials) {
+      try {
+        previous = JSON.parse(secrets.open(row.credentials, sealContext(scope.org.id)));
+      } catch (error) {
+        if (!(error instanceof SecretUnreadable)) throw error;
+      }
+    }
     const credentials = {
       apiKey: input.apiKey ?? previous.apiKey,
       apiSecret: input.apiSecret ?? previous.apiSecret,
