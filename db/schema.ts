@@ -9,6 +9,7 @@ import {
   ACCOUNT_TYPES, ACTOR_TYPES, DELIVERY_ATTEMPT_OUTCOMES, DELIVERY_SUBJECTS, DOCUMENT_DELIVERY_STATUSES, SEND_CHANNELS, BANK_STATEMENT_FORMATS, BANK_TRANSACTION_DIRECTIONS, BANK_TRANSACTION_STATUSES, DELIVERY_STATUSES,
   DOCUMENT_LANGUAGES, EXPENSE_DOCUMENT_TYPES, EXPENSE_STATUSES, FISCAL_YEAR_STATUSES, INVOICE_STATUSES, INVOICE_TYPES, JOURNAL_SOURCES,
   PAYMENT_LINKS, PAYMENT_METHODS, ROLES, SYSTEM_ACCOUNTS, TOKEN_TYPES, VAT_CATEGORIES, VAT_ROLES, VAT_SIDES,
+  PEPPOL_PROVIDERS,
   type DeliveryRecipients, type InvoiceStatus, type IssuedParties,
 } from "./values.ts";
 import { type AnySQLiteColumn, blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
@@ -82,6 +83,10 @@ export const organizations = sqliteTable("organizations", {
   smtpUrl: text("smtp_url"),
   /** send every document at finalize over this channel (`preferred`: the customer's); null: finalize sends nothing */
   sendOnFinalize: text("send_on_finalize", { enum: [...SEND_CHANNELS, "preferred"] }),
+  /** its Peppol access point (issue 29); null: none. Set through the CLI only */
+  peppolProvider: text("peppol_provider", { enum: PEPPOL_PROVIDERS }),
+  /** the access point's credentials, a JSON object sealed with the secret box (context: "peppol:" + the organisation's id) */
+  peppolCredentials: text("peppol_credentials"),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });

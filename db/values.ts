@@ -97,5 +97,8 @@ export type DeliverySubject = (typeof DELIVERY_SUBJECTS)[number];
 /** One attempt's outcome: accepted; refused for now (retried with backoff); refused for good; cut short by a shutdown. */
 export const DELIVERY_ATTEMPT_OUTCOMES = ["accepted", "retry", "failed", "interrupted"] as const;
 export type DeliveryAttemptOutcome = (typeof DELIVERY_ATTEMPT_OUTCOMES)[number];
+/** The Peppol access points an organisation can send and receive through (server/sending/peppol/). */
+export const PEPPOL_PROVIDERS = ["recommand"] as const;
+export type PeppolProvider = (typeof PEPPOL_PROVIDERS)[number];
 /** Where a delivery goes: e-mail addresses, or the Peppol participant (the buyer as issued). */
 export type DeliveryRecipients = { to: string[]; cc: string[] } | { peppol_id: string };

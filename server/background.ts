@@ -1,9 +1,11 @@
 /**
  * What runs beside the API, in `kontor serve` (unless --no-worker) and alone in `kontor worker`:
- * the webhook worker and the document delivery worker (issue 29). One place starts and stops
- * them, so the two commands cannot drift apart.
+ * the webhook worker, the document delivery worker and the poll of the organisations' Peppol
+ * inboxes (issue 29). One place starts and stops them, so the two commands cannot drift apart.
  */
+import { Cron } from "croner";
 import type { Runtime } from "./runtime.ts";
+import { pollPeppolInbox } from "./sending/peppol/inbox.ts";
 import { startDeliveryWorker, type DeliveryWorkerOptions } from "./sending/worker.ts";
 import { startWorker, type WorkerOptions } from "./webhooks/worker.ts";
 
@@ -21,8 +23,17 @@ export function startBackground(runtime: Runtime, options: BackgroundOptions = {
   const webhooks = startWorker(db, config, { secrets, log, onAttempt: options.onWebhookAttempt });
   const deliveryOptions: DeliveryWorkerOptions = { secrets, log, pauseBeforeRecordMs: options.deliveryPauseBeforeRecordMs ?? testPause() };
   const deliveries = startDeliveryWorker(db, config, deliveryOptions);
+  // received Peppol documents become pending expenses: every 5 minutes (protect: a slow access point's poll is not run twice at once)
+  const peppolInbox = new Cron("30 */5 * * * *", { protect: true }, async () => {
+    try {
+      await pollPeppolInbox({ db, secrets, log: runtime.log, timeoutMs: config.deliveryTimeoutMs });
+    } catch (error) {
+      log(`[kontor] peppol inbox poll failed (the next one tries again): ${(error as Error).message}`);
+    }
+  });
   return {
     async stop() {
+      peppolInbox.stop();
       await Promise.allSettled([webhooks.stop(), deliveries.stop()]);
     },
   };

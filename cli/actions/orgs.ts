@@ -15,6 +15,8 @@ import {
 } from "../../server/orgs/service.ts";
 import { smtpUrl as parseSmtpUrl } from "../../server/config.ts";
 import type { OrganizationUpdate } from "../../server/orgs/model.ts";
+import type { PeppolSettingsInput } from "../../server/sending/peppol/settings.ts";
+import { transaction } from "../../server/lib/scope.ts";
 import { open } from "../context.ts";
 import type { GlobalOptions } from "../globals.ts";
 import { printJson, printLine, printRecord, printTable } from "../output.ts";
@@ -66,16 +68,26 @@ export function setOrgApiAccess(ref: string, state: "on" | "off", options: Globa
  * `input`: the API's fields, as `kontor org set`'s options gave them (cli/commands/orgs.ts). The
  * API's request schema checks them: the one command here that loads it (server/orgs/identity.ts).
  */
-export async function setOrg(ref: string, input: Record<string, unknown>, options: GlobalOptions, smtpUrl?: string): Promise<void> {
+export async function setOrg(
+  ref: string,
+  input: Record<string, unknown>,
+  options: GlobalOptions,
+  settings: { smtpUrl?: string; peppol?: PeppolSettingsInput } = {},
+): Promise<void> {
   const { showOrganization, updateOrganization } = await import("../../server/orgs/identity.ts");
   const { db, secrets } = open(options);
-  const org = findOrganization(db, ref);
-  if (smtpUrl !== undefined) {
-    // checked before anything is written: a URL that is not smtp(s):// changes nothing
-    const url = smtpUrl.trim() === "" ? null : parseSmtpUrl("--smtp-url", smtpUrl);
-    setOrganizationSmtp(db, org, url, secrets);
-  }
-  const updated = Object.keys(input).length > 0 || smtpUrl === undefined ? updateOrganization({ db, org, actor: CLI_ACTOR }, input as OrganizationUpdate) : showOrganization({ db, org, actor: CLI_ACTOR });
+  const scope = { db, org: findOrganization(db, ref), actor: CLI_ACTOR };
+  const { smtpUrl, peppol } = settings;
+  // checked before anything is written: a URL that is not smtp(s):// changes nothing
+  const url = smtpUrl === undefined || smtpUrl.trim() === "" ? null : parseSmtpUrl("--smtp-url", smtpUrl);
+  const peppolSettings = peppol ? await import("../../server/sending/peppol/settings.ts") : null;
+  // one transaction: a refused identity field leaves the SMTP server and the access point as they were, and the other way round
+  const updated = transaction(db, () => {
+    if (smtpUrl !== undefined) setOrganizationSmtp(db, scope.org, url, secrets);
+    if (peppolSettings && peppol) peppolSettings.setPeppolAccessPoint(scope, secrets, peppol);
+    // settings alone leave the identity be (no organization.updated without a change)
+    return (!peppol && smtpUrl === undefined) || Object.keys(input).length > 0 ? updateOrganization(scope, input as OrganizationUpdate) : showOrganization(scope);
+  });
   if (options.json) printJson(updated);
   else printRecord(updated);
 }

@@ -3,7 +3,7 @@
  * the options); what they do is in cli/actions/orgs.ts, imported when one of them runs.
  */
 import { Argument, Option, type Command } from "commander";
-import { DOCUMENT_LANGUAGES, ROLES } from "../../db/values.ts";
+import { DOCUMENT_LANGUAGES, PEPPOL_PROVIDERS, ROLES } from "../../db/values.ts";
 import type { CreateOrgOptions, CreateUserOptions } from "../actions/orgs.ts";
 import { withGlobals, type GlobalOptions } from "../globals.ts";
 
@@ -28,6 +28,13 @@ const SET_FIELDS: [string, string, string, boolean][] = [
 const SET_SWITCHES: [string, string, string][] = [
   ["--einvoice-business-customers <state>", "einvoice_business_customers", "issue every business customer (one with a VAT number) a Peppol e-invoice: finalize checks its UBL (recommended in Belgium)"],
   ["--prices-include-vat <state>", "prices_include_vat", "new invoices priced VAT-inclusive by default"],
+];
+/** `kontor org set` options of the Peppol access point: [flag, its setting, help]. */
+const PEPPOL_OPTIONS: [string, string, string][] = [
+  ["--peppol-api-key <key>", "apiKey", "the access point's API key"],
+  ["--peppol-api-secret <secret>", "apiSecret", "the access point's API secret (stored encrypted)"],
+  ["--peppol-company-id <id>", "companyId", "the organisation's company id at the access point"],
+  ["--peppol-base-url <url>", "baseUrl", "the access point's API (default for recommand: https://app.recommand.eu/api/v1)"],
 ];
 /** "--postal-code <text>" → "postalCode", as commander names the option. */
 const optionKey = (flag: string) => flag.split(" ")[0]!.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
@@ -63,6 +70,9 @@ export function registerOrgCommands(program: Command): void {
   for (const [flag, , description] of SET_SWITCHES) set.addOption(new Option(flag, description).choices(["on", "off"]));
   set.addOption(new Option("--send-on-finalize <channel>", "send every document at finalize over this channel (preferred: each customer's); off: never").choices(["email", "peppol", "preferred", "off"]));
   set.option("--smtp-url <url>", "its own SMTP server, e.g. smtp://user:password@mail.example.com:587 (stored encrypted; CLI only; \"\" goes back to the server's KONTOR_SMTP_URL)");
+  // the Peppol access point (docs/sending.md): sealed with the server's key, never shown by the API
+  set.addOption(new Option("--peppol-provider <name>", "Peppol access point documents are sent and received through (none: remove it)").choices([...PEPPOL_PROVIDERS, "none"]));
+  for (const [flag, , description] of PEPPOL_OPTIONS) set.option(flag, description);
   set.action(async (ref: string, options: GlobalOptions & Record<string, string | undefined>) => {
     const input: Record<string, unknown> = {};
     for (const [flag, field, , nullable] of SET_FIELDS) {
@@ -75,7 +85,12 @@ export function registerOrgCommands(program: Command): void {
       const value = options[optionKey(flag)];
       if (value !== undefined) input[field] = value === "on";
     }
-    await (await actions()).setOrg(ref, input, options, options.smtpUrl);
+    const peppol: Record<string, string> = {};
+    for (const [flag, key] of [["--peppol-provider", "provider"], ...PEPPOL_OPTIONS] as const) {
+      const value = options[optionKey(flag)];
+      if (value !== undefined) peppol[key] = value;
+    }
+    await (await actions()).setOrg(ref, input, options, { smtpUrl: options.smtpUrl, peppol: Object.keys(peppol).length > 0 ? peppol : undefined });
   });
 
   const user = program.command("user").description("manage users");

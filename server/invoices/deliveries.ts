@@ -186,9 +186,19 @@ export function addressSend(tx: Tx, scope: Scope, invoice: typeof invoices.$infe
   return { channel, recipients: { peppol_id: doc.buyer.peppolId! } };
 }
 
-/** What the organisation lacks to send over Peppol (its access point, set through the CLI). */
-export function peppolSetupProblems(_org: typeof organizations.$inferSelect): Record<string, string> {
-  return { channel: "The organisation has no Peppol access point: an administrator sets one with `kontor org set <org> --peppol-provider …` (docs/sending.md)." };
+/** What a send over Peppol says of an organisation without an access point (the worker's channel says the same). */
+export const NO_ACCESS_POINT =
+  "The organisation has no Peppol access point: an administrator sets one with kontor org set <org> --peppol-provider recommand --peppol-api-key … --peppol-api-secret … --peppol-company-id ….";
+
+/**
+ * Why a Peppol send would be refused at once, as far as the organisation goes: its access point
+ * (set through the CLI, server/sending/peppol/settings.ts) and its own participant id.
+ */
+export function peppolSetupProblems(org: typeof organizations.$inferSelect): Record<string, string> {
+  const problems: string[] = [];
+  if (!org.peppolProvider || !org.peppolCredentials) problems.push(NO_ACCESS_POINT);
+  if (!filled(org.peppolId)) problems.push("The organisation has no Peppol participant id of its own (peppol_id): set it with PUT /api/v1/organization or kontor org set <org> --peppol-id <scheme:id>.");
+  return problems.length > 0 ? { channel: problems.join(" ") } : {};
 }
 
 /**

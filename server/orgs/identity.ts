@@ -57,6 +57,7 @@ export function presentOrganization(tx: Tx, row: OrganizationRow) {
     mail_reply_to: row.mailReplyTo,
     own_smtp: row.smtpUrl !== null,
     send_on_finalize: row.sendOnFinalize,
+    peppol_provider: row.peppolProvider,
     created_at: row.createdAt,
     updated_at: row.updatedAt,
   };

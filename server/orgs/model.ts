@@ -4,6 +4,7 @@
  * read-only (the currency prices every stored amount; API access is the CLI's to switch).
  */
 import { t } from "elysia";
+import { PEPPOL_PROVIDERS } from "../../db/values.ts";
 import { Language } from "../contacts/party-model.ts";
 import { PeppolId } from "../documents/peppol.ts";
 import { Country, Email, Nullable, strictObject, Text, Timestamp, Uuid, VatNumber, withoutDefault } from "../lib/schemas.ts";
@@ -77,6 +78,11 @@ export const OrganizationModel = {
       mail_reply_to: Nullable(t.String({ description: MAIL_REPLY_TO })),
       own_smtp: t.Boolean({ description: "Read-only. Whether its e-mails go through its own SMTP server (set by an administrator: `kontor org set --smtp-url`) rather than the server's" }),
       send_on_finalize: t.Union([SendOnFinalize, t.Null()], { description: SEND_ON_FINALIZE }),
+      peppol_provider: Nullable(
+        t.UnionEnum([...PEPPOL_PROVIDERS], {
+          description: "Read-only. The Peppol access point documents are sent and received through (set with `kontor org set --peppol-provider`; its credentials are never shown); null: none",
+        }),
+      ),
       created_at: Timestamp,
       updated_at: Timestamp,
     },

@@ -30,6 +30,7 @@ import { newId, nowIso } from "../lib/time.ts";
 import type { ChannelResult, Outgoing, OutgoingFile } from "./channel.ts";
 import { sendEmail, type MailTransport } from "./email.ts";
 import { documentEmail } from "./messages.ts";
+import { sendOverPeppol } from "./peppol/channel.ts";
 
 type DeliveryRow = typeof documentDeliveries.$inferSelect;
 type OrganizationRow = typeof organizations.$inferSelect;
@@ -46,8 +47,6 @@ export type DeliveryWorkerOptions = {
   renderReminder?: (db: Db, reminderId: string) => Promise<RenderedReminder>;
   /** told, in the transaction that records it, that a reminder's delivery was accepted */
   onReminderAccepted?: (tx: Tx, delivery: DeliveryRow) => void;
-  /** sends over Peppol through the organisation's access point (server/sending/peppol) */
-  sendPeppol?: (org: OrganizationRow, outgoing: Outgoing, recipient: string) => Promise<ChannelResult>;
   /** tests only: a pause between the channel's answer and its record, to kill the worker in between */
   pauseBeforeRecordMs?: number;
 };
@@ -167,8 +166,16 @@ export function startDeliveryWorker(db: Db, config: Config, options: DeliveryWor
             config.deliveryTimeoutMs,
           );
         }
-        if (!options.sendPeppol) return { outcome: "failed", detail: "This Kontor has no Peppol access point adapter." };
-        return options.sendPeppol(org, outgoing, (row.recipients as { peppol_id: string }).peppol_id);
+        if (!outgoing.einvoice || !org.peppolId) return { outcome: "failed", detail: "The organisation has no Peppol participant id of its own (peppol_id)." };
+        return sendOverPeppol(
+          { db, secrets: options.secrets, timeoutMs: config.deliveryTimeoutMs },
+          {
+            ...outgoing,
+            ubl: new TextDecoder().decode(outgoing.einvoice.content),
+            recipientPeppolId: (row.recipients as { peppol_id: string }).peppol_id,
+            senderPeppolId: org.peppolId,
+          },
+        );
       };
       return await Promise.race([send(), timeout]);
     } catch (error) {

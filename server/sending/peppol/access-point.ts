@@ -1,0 +1,107 @@
+/**
+ * A Peppol access point, as Kontor uses one (issue 29). Kontor cannot join the Peppol network
+ * itself (an access point is certified by OpenPEPPOL), so it hands its UBL to a provider's API
+ * and reads what arrived for the organisation from it. One provider is one adapter implementing
+ * `AccessPoint` (recommand.ts); `accessPointFor` (settings.ts) picks it from the organisation's
+ * configuration.
+ *
+ * Failures are classified once, here, as every channel's are (../channel.ts): a network error,
+ * a timeout, HTTP 429 and 5xx are worth another try (`retry`); any other 4xx is the provider
+ * refusing the request for good (`failed`), with its message as the detail.
+ */
+import type { PeppolProvider } from "../../../db/values.ts";
+import type { ChannelResult } from "../channel.ts";
+
+/** The Peppol BIS Billing 3.0 document type identifiers (the "busdox-docid-qns" scheme's values). */
+export const PEPPOL_DOCUMENT_TYPES = {
+  invoice:
+    "urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1",
+  credit_note:
+    "urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2::CreditNote##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1",
+} as const;
+/** The Peppol BIS Billing 3.0 process identifier. */
+export const PEPPOL_BILLING_PROCESS = "urn:fdc:peppol.eu:2017:poacc:billing:01:1.0";
+
+export type PeppolDocumentType = keyof typeof PEPPOL_DOCUMENT_TYPES;
+
+/** A UBL document on its way: participant ids are `<scheme>:<id>`, e.g. "0208:0123456749". */
+export type PeppolSubmission = { sender: string; recipient: string; documentType: PeppolDocumentType; ubl: string };
+
+/**
+ * What became of a sent document: `delivered`: the receiving access point acknowledged it;
+ * `pending`: the provider holds it, not yet delivered; `failed`: it will not be delivered.
+ */
+export type SentDocumentStatus = { state: "delivered" | "pending" | "failed"; detail: string | null };
+
+/** A document received for the organisation and not yet acknowledged. */
+export type ReceivedDocumentRef = { id: string; sender: string; documentTypeId: string; receivedAt: string };
+
+export interface AccessPoint {
+  readonly provider: PeppolProvider;
+  /** Hands the UBL to the access point; `accepted` carries the provider's document id as providerReference. */
+  send(submission: PeppolSubmission): Promise<ChannelResult>;
+  /** The state of a document sent earlier, by the providerReference `send` answered. */
+  status(providerReference: string): Promise<SentDocumentStatus>;
+  /** Received documents not acknowledged yet. */
+  inbox(): Promise<ReceivedDocumentRef[]>;
+  /** A received document's UBL, byte for byte as the provider keeps it. */
+  download(id: string): Promise<Uint8Array>;
+  /** Marks a received document as taken: it leaves the inbox. */
+  acknowledge(id: string): Promise<void>;
+  /** Whether the participant is registered in the Peppol network for this document type. */
+  canReceive(participant: string, documentType: PeppolDocumentType): Promise<boolean>;
+}
+
+/** A call that did not get its answer; `retry`: worth trying again later (network, timeout, 429, 5xx). */
+export class AccessPointError extends Error {
+  constructor(
+    readonly retry: boolean,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Whether an HTTP status is a temporary refusal (429, 5xx) rather than a final one (other 4xx). */
+export const retryableStatus = (status: number): boolean => status === 429 || status >= 500;
+
+/** An AccessPointError as a channel's answer. */
+export function channelFailure(error: unknown): ChannelResult {
+  if (error instanceof AccessPointError) return error.retry ? { outcome: "retry", detail: error.message } : { outcome: "failed", detail: error.message };
+  throw error;
+}
+
+/** How long one call to an access point may take before it counts as a timeout (retried). */
+export const ACCESS_POINT_TIMEOUT_MS = 30_000;
+
+/**
+ * One HTTP call to a provider: its JSON answer on 2xx, else an AccessPointError classified by
+ * status, with `describe(body)` (the provider's own message) as its text. A network error or a
+ * timeout is `retry`; so is a 2xx whose body is not JSON (a proxy's error page, a cut answer).
+ */
+export async function callJson(
+  url: string,
+  init: RequestInit & { timeoutMs?: number },
+  describe: (body: unknown, status: number) => string,
+): Promise<unknown> {
+  const what = `${init.method ?? "GET"} ${new URL(url).pathname}`;
+  let response: Response;
+  let text: string;
+  try {
+    response = await fetch(url, { ...init, redirect: "error", signal: AbortSignal.timeout(init.timeoutMs ?? ACCESS_POINT_TIMEOUT_MS) });
+    text = await response.text();
+  } catch (error) {
+    const name = (error as Error).name;
+    const reason = name === "TimeoutError" || name === "AbortError" ? "timed out" : `failed: ${(error as Error).message}`;
+    throw new AccessPointError(true, `${what} ${reason}`);
+  }
+  let body: unknown = null;
+  try {
+    body = text === "" ? null : JSON.parse(text);
+  } catch {
+    body = text.slice(0, 500);
+  }
+  if (!response.ok) throw new AccessPointError(retryableStatus(response.status), `${what}: HTTP ${response.status}: ${describe(body, response.status)}`);
+  if (body === null || typeof body !== "object") throw new AccessPointError(true, `${what}: HTTP ${response.status} without a JSON answer`);
+  return body;
+}
