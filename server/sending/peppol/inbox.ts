@@ -18,7 +18,7 @@ import { importSupplierDocument } from "../../expenses/import.ts";
 import { ApiError, Conflict } from "../../lib/errors.ts";
 import type { SecretBox } from "../../lib/secret-box.ts";
 import type { Logger } from "../../log.ts";
-import { CLI_ACTOR, findOrganization } from "../../orgs/service.ts";
+import { findOrganization } from "../../orgs/service.ts";
 import { AccessPointError } from "./access-point.ts";
 import { accessPointFor, organizationsWithAccessPoint } from "./settings.ts";
 
@@ -59,7 +59,8 @@ async function pollOrganization(deps: InboxDeps, orgId: string, result: PollResu
   const accessPoint = accessPointFor(deps.db, deps.secrets, orgId, { timeoutMs: deps.timeoutMs });
   if (!accessPoint) return;
   result.organizations++;
-  const scope = { db: deps.db, org: findOrganization(deps.db, orgId), actor: CLI_ACTOR };
+  // what the access point received is imported by the worker (or kontor peppol poll): a system change
+  const scope = { db: deps.db, org: findOrganization(deps.db, orgId), actor: { type: "system" as const, id: null, ip: null, requestId: null } };
   for (const received of await accessPoint.inbox()) {
     const entry: PolledDocument = { organization_id: orgId, provider_document_id: received.id, outcome: "error", id: null, kind: null, detail: null };
     result.documents.push(entry);
