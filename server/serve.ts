@@ -20,6 +20,7 @@ import { createThreadMetrics, type ThreadMetrics } from "./metrics/thread.ts";
 import type { Runtime, SharedState } from "./runtime.ts";
 import { sealPlaintextSecrets } from "./webhooks/service.ts";
 import { startWorker, type Worker as WebhookWorker } from "./webhooks/worker.ts";
+import { startRecurringSchedule } from "./recurring/run.ts";
 
 /** `metricsUrl`: where /metrics is served (null: KONTOR_METRICS_PORT unset) */
 export type Running = { url: string; metricsUrl: string | null; stop: () => Promise<void> };
@@ -66,6 +67,8 @@ export async function startServer(
   const background: WebhookWorker | null = worker
     ? startWorker(db, config, { secrets, log: (line) => runtime.log.warn(line), onAttempt: serverMetrics?.deliveryAttempt })
     : null;
+  // the daily run of recurring invoices goes with the worker (and catches up at start)
+  const recurring = worker ? startRecurringSchedule(db, runtime.log) : null;
   // port 0 picks a free port: the other threads join the one picked
   const setup: ThreadSetup = { config: { ...config, port: server.port! }, shared: runtime.shared };
   const starting = await Promise.allSettled(Array.from({ length: config.httpThreads - 1 }, () => startThread(setup)));
@@ -73,6 +76,7 @@ export async function startServer(
   const failed = starting.find((s) => s.status === "rejected");
   if (failed) {
     // all threads or none: a server short of some would not be the one configured
+    recurring?.stop();
     await Promise.allSettled([background?.stop(), server.stop(true), ...threads.map((t) => t.stop())]);
     throw failed.reason;
   }
@@ -89,6 +93,7 @@ export async function startServer(
       // The worker stops claiming first (synchronously, inside its stop()), so it sends nothing
       // new while the HTTP side drains; deliveries queued by requests still in flight wait in
       // the outbox for the next worker. All then drain side by side.
+      recurring?.stop();
       const draining = await Promise.allSettled([
         background?.stop(),
         server.stop(),

@@ -1,9 +1,10 @@
-/** `kontor worker` (declared in cli/commands/core.ts): the webhook worker alone, no HTTP app. */
+/** `kontor worker` (declared in cli/commands/core.ts): the webhook worker and the daily run of recurring invoices, no HTTP app. */
 import "../../server/http/elysia-production.ts";
 import { openHolding } from "../../db/holders.ts";
 import { loadConfig } from "../../server/config.ts";
 import { sealPlaintextSecrets } from "../../server/webhooks/service.ts";
 import { startWorker } from "../../server/webhooks/worker.ts";
+import { startRecurringSchedule } from "../../server/recurring/run.ts";
 import { open } from "../context.ts";
 import type { GlobalOptions } from "../globals.ts";
 import { printLine } from "../output.ts";
@@ -14,11 +15,13 @@ export function worker(options: GlobalOptions): void {
   const { db, config, secrets, log } = opened;
   sealPlaintextSecrets(db, secrets);
   const worker = startWorker(db, config, { secrets, log: (line) => log.warn(line) });
+  const recurring = startRecurringSchedule(db, log);
   if (!options.json) printLine(`Kontor webhook worker running on ${config.dbPath}`);
-  stopOnSignal(() =>
-    worker.stop().then(() => {
+  stopOnSignal(() => {
+    recurring.stop();
+    return worker.stop().then(() => {
       db.$client.close();
       letGo();
-    }),
-  );
+    });
+  });
 }

@@ -1,0 +1,27 @@
+/** `kontor recurring run`: the declaration; what it does is in cli/actions/recurring.ts, imported when it runs. */
+import { InvalidArgumentError, type Command } from "commander";
+import type { RunOptions } from "../actions/recurring.ts";
+import { withGlobals } from "../globals.ts";
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+function parseDate(value: string): string {
+  if (!DATE.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`)) || new Date(`${value}T00:00:00Z`).toISOString().slice(0, 10) !== value) {
+    throw new InvalidArgumentError("use a date YYYY-MM-DD");
+  }
+  return value;
+}
+
+const actions = () => import("../actions/recurring.ts");
+
+export function registerRecurringCommands(program: Command): void {
+  const recurring = program.command("recurring").description("recurring invoices (docs/recurring.md)");
+  withGlobals(
+    recurring
+      .command("run")
+      .description("generate every due period's invoice now, exactly once (what the worker does daily), and print what was generated, caught up and refused"),
+  )
+    .option("--date <date>", "the run's date: periods starting on or before it are generated, issued on it (default: today, UTC)", parseDate)
+    .option("--org <org>", "only this organisation's recurring invoices (id or name)")
+    .action(async (options: RunOptions) => (await actions()).run(options));
+}
