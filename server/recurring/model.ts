@@ -94,6 +94,7 @@ export const RecurringInvoiceModel = {
       lines: t.Array(RecurringLineShown),
       ...schedule,
       ...contents,
+      currency: t.String({ description: "ISO 4217" }),
       status: withoutDefault(t.UnionEnum([...RECURRING_STATUSES], {
         description: "active: generates; paused (POST …/pause, …/resume); ended: its end_date or count is reached",
       })),
