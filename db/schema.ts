@@ -752,7 +752,6 @@ export const recurringInvoices = sqliteTable(
   (t) => [
     index("recurring_invoices_org_created").on(t.organizationId, t.createdAt, t.id),
     index("recurring_invoices_org_updated").on(t.organizationId, t.updatedAt, t.id),
-    index("recurring_invoices_org_next").on(t.organizationId, t.nextIssueDate, t.id),
     index("recurring_invoices_org_status").on(t.organizationId, t.status, t.createdAt, t.id),
     index("recurring_invoices_org_customer").on(t.organizationId, t.customerId, t.createdAt, t.id),
     // what a run reads: the active templates due, of every organisation

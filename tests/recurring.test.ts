@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { runRecurring } from "../server/recurring/run.ts";
 import { SELLER_IDENTITY } from "./fixtures.ts";
 import { createTestEnv, runCli, type TestEnv } from "./helpers.ts";
+import { slowListSteps } from "./query-plan.ts";
 
 let env: TestEnv;
 beforeAll(() => {
@@ -122,6 +123,18 @@ describe("the API", () => {
     expect(cleared.body.data).toMatchObject({ service_period_start: null, service_period_end: null });
     expect((await api("PUT", `/api/v1/invoices/${withPeriod.body.data.id}`, { service_period_end: "2026-02-28" })).status).toBe(422);
     expect((await api("GET", `/api/v1/recurring-invoices/${t.id}`)).status).toBe(404);
+  });
+
+  test("list queries read through indexes (EXPLAIN QUERY PLAN)", async () => {
+    const { token, customerId, template } = await setUp();
+    await template({ start_date: "2026-01-01" });
+    const slow: string[] = [];
+    const queries: [string, string[]][] = [
+      ["", []], ["?sort=created_at", []], ["?sort=updated_at", []],
+      ["?filter[status]=active", ["status"]], [`?filter[customer_id]=${customerId}`, ["customer_id"]],
+    ];
+    for (const [q, seekOn] of queries) slow.push(...(await slowListSteps(env, "recurring_invoices", `/api/v1/recurring-invoices${q}`, token, seekOn)));
+    expect(slow).toEqual([]);
   });
 });
 

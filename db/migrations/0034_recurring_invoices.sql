@@ -46,7 +46,6 @@ CREATE TABLE `recurring_invoices` (
 --> statement-breakpoint
 CREATE INDEX `recurring_invoices_org_created` ON `recurring_invoices` (`organization_id`,`created_at`,`id`);--> statement-breakpoint
 CREATE INDEX `recurring_invoices_org_updated` ON `recurring_invoices` (`organization_id`,`updated_at`,`id`);--> statement-breakpoint
-CREATE INDEX `recurring_invoices_org_next` ON `recurring_invoices` (`organization_id`,`next_issue_date`,`id`);--> statement-breakpoint
 CREATE INDEX `recurring_invoices_org_status` ON `recurring_invoices` (`organization_id`,`status`,`created_at`,`id`);--> statement-breakpoint
 CREATE INDEX `recurring_invoices_org_customer` ON `recurring_invoices` (`organization_id`,`customer_id`,`created_at`,`id`);--> statement-breakpoint
 CREATE INDEX `recurring_invoices_due` ON `recurring_invoices` (`next_issue_date`) WHERE "status" = 'active';--> statement-breakpoint

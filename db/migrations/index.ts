@@ -70,5 +70,5 @@ export const embeddedMigrations: { tag: string; when: number; breakpoints: boole
   { tag: "0031_events_feed", when: 1795668976246, breakpoints: true, sql: m31 },
   { tag: "0032_external_ids_metadata", when: 1795669911746, breakpoints: true, sql: m32 },
   { tag: "0033_document_deliveries", when: 1795675066009, breakpoints: true, sql: m33 },
-  { tag: "0034_recurring_invoices", when: 1795675299738, breakpoints: true, sql: m34 },
+  { tag: "0034_recurring_invoices", when: 1795677093553, breakpoints: true, sql: m34 },
 ];

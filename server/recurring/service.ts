@@ -35,7 +35,7 @@ const TRANSITIONS = {
 
 export const recurringInvoiceList: ListSpec<typeof recurringInvoices> = {
   table: recurringInvoices,
-  sorts: { created_at: recurringInvoices.createdAt, updated_at: recurringInvoices.updatedAt, next_issue_date: recurringInvoices.nextIssueDate },
+  sorts: { created_at: recurringInvoices.createdAt, updated_at: recurringInvoices.updatedAt },
   defaultSort: "-created_at",
   filters: {
     status: { column: recurringInvoices.status, schema: t.UnionEnum([...RECURRING_STATUSES]) },
