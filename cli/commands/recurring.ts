@@ -1,14 +1,11 @@
 /** `kontor recurring run`: the declaration; what it does is in cli/actions/recurring.ts, imported when it runs. */
 import { InvalidArgumentError, type Command } from "commander";
 import type { RunOptions } from "../actions/recurring.ts";
+import { isValidDate } from "../../server/lib/time.ts";
 import { withGlobals } from "../globals.ts";
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-
 function parseDate(value: string): string {
-  if (!DATE.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`)) || new Date(`${value}T00:00:00Z`).toISOString().slice(0, 10) !== value) {
-    throw new InvalidArgumentError("use a date YYYY-MM-DD");
-  }
+  if (!isValidDate(value)) throw new InvalidArgumentError("use a date YYYY-MM-DD");
   return value;
 }
 
