@@ -64,14 +64,14 @@ export const recurringInvoiceRoutes = (kernel: Kernel) =>
         detail: { tags, summary: "Delete a recurring invoice (the invoices it generated stay)" },
       },
     )
-    .post("/:id/pause", ({ scope, params }) => ({ data: recurringInvoiceService.pause(scope, params.id) }), {
+    .post("/:id/pause", ({ scope, params, once }) => once(() => ({ data: recurringInvoiceService.pause(scope, params.id) })), {
       ability: "invoicing.edit",
       params: IdParams,
       body: NoFields,
       response: { 200: RecurringInvoice, ...errors(404, 409, 422) },
       detail: { tags, summary: "Pause a recurring invoice: no period is generated until it is resumed" },
     })
-    .post("/:id/resume", ({ scope, params, query }) => ({ data: recurringInvoiceService.resume(scope, params.id, query.catch_up === "true") }), {
+    .post("/:id/resume", ({ scope, params, query, once }) => once(() => ({ data: recurringInvoiceService.resume(scope, params.id, query.catch_up === "true") })), {
       ability: "invoicing.edit",
       params: IdParams,
       query: RecurringInvoiceModel.resumeQuery,
