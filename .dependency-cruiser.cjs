@@ -15,7 +15,7 @@
 
 const KERNEL = ["http", "auth", "metrics", "docs", "backup"];
 const KERNEL_FILES = ["log", "runtime", "config", "version"];
-const ROOT_FILES = ["app", "serve", "http-thread", "bootstrap", "data-migrations"];
+const ROOT_FILES = ["app", "serve", "http-thread", "bootstrap", "data-migrations", "background"];
 
 /** The features, bottom tier first. */
 const FEATURE_TIERS = [

@@ -74,7 +74,7 @@ export type VatRole = (typeof VAT_ROLES)[number];
 export const FISCAL_YEAR_STATUSES = ["open", "closed"] as const;
 
 // who acts, and with what
-export const ACTOR_TYPES = ["user", "token", "cli"] as const;
+export const ACTOR_TYPES = ["user", "token", "cli", "system"] as const;
 export type ActorType = (typeof ACTOR_TYPES)[number];
 export const ROLES = ["owner", "admin", "accountant", "member", "viewer"] as const;
 export type Role = (typeof ROLES)[number];

@@ -38,6 +38,18 @@ export type Config = {
   backupKeep: number;
   /** days the events feed keeps an event (KONTOR_EVENT_RETENTION_DAYS, default 30); the webhook worker prunes older ones */
   eventRetentionDays: number;
+  /**
+   * The server's SMTP transport (KONTOR_SMTP_URL: `smtp://user:pass@host:587`, STARTTLS when
+   * offered and required when the URL has credentials; `smtps://` for implicit TLS); null: no
+   * e-mail unless an organisation has its own (server/sending/email.ts)
+   */
+  smtpUrl: string | null;
+  /** the From address of e-mails sent through the server's transport (KONTOR_MAIL_FROM) */
+  mailFrom: string | null;
+  /** document deliveries (issue 29): delays between attempts, attempts in all, one attempt's limit */
+  deliveryBackoffMs: number[];
+  deliveryMaxAttempts: number;
+  deliveryTimeoutMs: number;
 };
 
 export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
@@ -82,6 +94,28 @@ function oneOf<T extends string>(name: string, value: string | undefined, allowe
   return value as T;
 }
 
+/** An `smtp:` or `smtps:` URL with a host, or a clear start-up error naming the variable. */
+export function smtpUrl(name: string, value: string | undefined): string | null {
+  if (value === undefined || value.trim() === "") return null;
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    throw new Error(`${name} must be a URL such as smtp://user:password@mail.example.com:587 or smtps://mail.example.com:465`);
+  }
+  if ((url.protocol !== "smtp:" && url.protocol !== "smtps:") || url.hostname === "") {
+    throw new Error(`${name} must be an smtp:// or smtps:// URL with a host (got the scheme "${url.protocol}")`);
+  }
+  return url.toString();
+}
+
+/** An e-mail address ("invoices@example.com"), or a clear start-up error naming the variable. */
+function mailbox(name: string, value: string | undefined): string | null {
+  if (value === undefined || value.trim() === "") return null;
+  if (!/^[^\s@<>"]+@[^\s@<>"]+\.[^\s@<>"]+$/.test(value.trim())) throw new Error(`${name} must be an e-mail address such as invoices@example.com (got "${value}")`);
+  return value.trim();
+}
+
 /** A positive duration ("6h", "30m", "500ms"), or a clear start-up error naming the variable. */
 function duration(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined || value === "") return fallback;
@@ -119,5 +153,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     backupEveryMs: duration("KONTOR_BACKUP_EVERY", env.KONTOR_BACKUP_EVERY, 24 * 3_600_000),
     backupKeep: integer("KONTOR_BACKUP_KEEP", env.KONTOR_BACKUP_KEEP, 7, 1, 10_000),
     eventRetentionDays: integer("KONTOR_EVENT_RETENTION_DAYS", env.KONTOR_EVENT_RETENTION_DAYS, 30, 1, 36_500),
+    smtpUrl: smtpUrl("KONTOR_SMTP_URL", env.KONTOR_SMTP_URL),
+    mailFrom: mailbox("KONTOR_MAIL_FROM", env.KONTOR_MAIL_FROM),
+    deliveryBackoffMs: parseDurations(env.KONTOR_DELIVERY_BACKOFF ?? "1m,5m,30m,2h,6h,12h"),
+    deliveryMaxAttempts: integer("KONTOR_DELIVERY_MAX_ATTEMPTS", env.KONTOR_DELIVERY_MAX_ATTEMPTS, 7, 1, 100),
+    deliveryTimeoutMs: integer("KONTOR_DELIVERY_TIMEOUT_MS", env.KONTOR_DELIVERY_TIMEOUT_MS, 60_000, 1, 600_000),
   };
 }

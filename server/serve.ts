@@ -19,8 +19,7 @@ import { createServerMetrics, scrape, startMetricsListener, type MetricsListener
 import { createThreadMetrics, type ThreadMetrics } from "./metrics/thread.ts";
 import type { Runtime, SharedState } from "./runtime.ts";
 import { sealPlaintextSecrets } from "./webhooks/service.ts";
-import { startWorker, type Worker as WebhookWorker } from "./webhooks/worker.ts";
-import { startRecurringSchedule } from "./recurring/run.ts";
+import { startBackground, type Background } from "./background.ts";
 
 /** `metricsUrl`: where /metrics is served (null: KONTOR_METRICS_PORT unset) */
 export type Running = { url: string; metricsUrl: string | null; stop: () => Promise<void> };
@@ -64,11 +63,7 @@ export async function startServer(
   const serverMetrics = config.metricsPort !== null ? createServerMetrics(db, config) : null;
   // The worker starts as soon as this thread answers requests, not once the other threads have
   // started (seconds on a busy machine): a change answered meanwhile would wait for it.
-  const background: WebhookWorker | null = worker
-    ? startWorker(db, config, { secrets, log: (line) => runtime.log.warn(line), onAttempt: serverMetrics?.deliveryAttempt })
-    : null;
-  // the daily run of recurring invoices goes with the worker (and catches up at start)
-  const recurring = worker ? startRecurringSchedule(db, runtime.log) : null;
+  const background: Background | null = worker ? startBackground(runtime, { onWebhookAttempt: serverMetrics?.deliveryAttempt }) : null;
   // port 0 picks a free port: the other threads join the one picked
   const setup: ThreadSetup = { config: { ...config, port: server.port! }, shared: runtime.shared };
   const starting = await Promise.allSettled(Array.from({ length: config.httpThreads - 1 }, () => startThread(setup)));
@@ -76,7 +71,6 @@ export async function startServer(
   const failed = starting.find((s) => s.status === "rejected");
   if (failed) {
     // all threads or none: a server short of some would not be the one configured
-    recurring?.stop();
     await Promise.allSettled([background?.stop(), server.stop(true), ...threads.map((t) => t.stop())]);
     throw failed.reason;
   }
@@ -93,7 +87,6 @@ export async function startServer(
       // The worker stops claiming first (synchronously, inside its stop()), so it sends nothing
       // new while the HTTP side drains; deliveries queued by requests still in flight wait in
       // the outbox for the next worker. All then drain side by side.
-      recurring?.stop();
       const draining = await Promise.allSettled([
         background?.stop(),
         server.stop(),

@@ -181,7 +181,7 @@ describe("operations", () => {
       "/api/v1/webhooks/{id}/deliveries/{did}/redeliver",
     ];
     for (const path of actions) expect(op("post", path).requestBody.required, path).toBe(false);
-    for (const path of actions.filter((p) => !p.endsWith("/reject") && !p.endsWith("/credit-note"))) {
+    for (const path of actions.filter((p) => !p.endsWith("/reject") && !p.endsWith("/credit-note") && !p.endsWith("/send"))) {
       expect(op("post", path).requestBody.content["application/json"].schema, path).toEqual({ $ref: "#/components/schemas/NoFields" });
     }
     // a credit note's lines are optional (contract section 4): without them the invoice's are copied
@@ -189,6 +189,9 @@ describe("operations", () => {
     expect(schemaOf("CreditNoteCreate")).toMatchObject({ type: "object", additionalProperties: false });
     expect(schemaOf("CreditNoteCreate").required ?? []).toEqual([]);
     expect(schemaOf("NoFields")).toMatchObject({ type: "object", additionalProperties: false, properties: {} });
+    // a send's channel is optional: without it (or with {}) the invoice is only marked sent, as before issue 29
+    expect(op("post", "/api/v1/invoices/{id}/send").requestBody.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/SendRequest" });
+    expect(schemaOf("SendRequest").required ?? []).toEqual([]);
     for (const path of ["/api/v1/invoices", "/api/v1/invoices/{id}/record-payment"]) expect(op("post", path).requestBody.required, path).toBe(true);
   });
 });

@@ -12,7 +12,8 @@ afterAll(() => env.close());
 
 const ORG_KEYS = [
   "address", "api_access", "city", "company_number", "country", "created_at", "currency", "default_bank_account_id", "einvoice_business_customers", "email", "id",
-  "language", "name", "payment_instructions", "peppol_id", "phone", "postal_code", "prices_include_vat", "updated_at", "vat_number", "website",
+  "language", "mail_reply_to", "mail_sender_name", "name", "own_smtp", "payment_instructions", "peppol_id", "phone", "postal_code", "prices_include_vat",
+  "send_on_finalize", "updated_at", "vat_number", "website",
 ];
 
 const identity = {
@@ -52,6 +53,10 @@ describe("GET /api/v1/organization", () => {
       // the settings are off until the organisation chooses them
       prices_include_vat: false,
       einvoice_business_customers: false,
+      // nothing is sent at finalize, e-mails go through the server's transport under the organisation's name
+      send_on_finalize: null,
+      own_smtp: false,
+      mail_sender_name: null,
     });
     expect(banks.map((b: any) => b.iban)).toEqual(["BE71096123456769"]);
   });

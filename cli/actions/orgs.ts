@@ -10,8 +10,10 @@ import {
   listUsers,
   removeUser,
   setApiAccess,
+  setOrganizationSmtp,
   setUserRole,
 } from "../../server/orgs/service.ts";
+import { smtpUrl as parseSmtpUrl } from "../../server/config.ts";
 import type { OrganizationUpdate } from "../../server/orgs/model.ts";
 import { open } from "../context.ts";
 import type { GlobalOptions } from "../globals.ts";
@@ -64,10 +66,16 @@ export function setOrgApiAccess(ref: string, state: "on" | "off", options: Globa
  * `input`: the API's fields, as `kontor org set`'s options gave them (cli/commands/orgs.ts). The
  * API's request schema checks them: the one command here that loads it (server/orgs/identity.ts).
  */
-export async function setOrg(ref: string, input: Record<string, unknown>, options: GlobalOptions): Promise<void> {
-  const { updateOrganization } = await import("../../server/orgs/identity.ts");
-  const { db } = open(options);
-  const updated = updateOrganization({ db, org: findOrganization(db, ref), actor: CLI_ACTOR }, input as OrganizationUpdate);
+export async function setOrg(ref: string, input: Record<string, unknown>, options: GlobalOptions, smtpUrl?: string): Promise<void> {
+  const { showOrganization, updateOrganization } = await import("../../server/orgs/identity.ts");
+  const { db, secrets } = open(options);
+  const org = findOrganization(db, ref);
+  if (smtpUrl !== undefined) {
+    // checked before anything is written: a URL that is not smtp(s):// changes nothing
+    const url = smtpUrl.trim() === "" ? null : parseSmtpUrl("--smtp-url", smtpUrl);
+    setOrganizationSmtp(db, org, url, secrets);
+  }
+  const updated = Object.keys(input).length > 0 || smtpUrl === undefined ? updateOrganization({ db, org, actor: CLI_ACTOR }, input as OrganizationUpdate) : showOrganization({ db, org, actor: CLI_ACTOR });
   if (options.json) printJson(updated);
   else printRecord(updated);
 }

@@ -1,10 +1,9 @@
-/** `kontor worker` (declared in cli/commands/core.ts): the webhook worker and the daily run of recurring invoices, no HTTP app. */
+/** `kontor worker` (declared in cli/commands/core.ts): the webhook worker alone, no HTTP app. */
 import "../../server/http/elysia-production.ts";
 import { openHolding } from "../../db/holders.ts";
 import { loadConfig } from "../../server/config.ts";
 import { sealPlaintextSecrets } from "../../server/webhooks/service.ts";
-import { startWorker } from "../../server/webhooks/worker.ts";
-import { startRecurringSchedule } from "../../server/recurring/run.ts";
+import { startBackground } from "../../server/background.ts";
 import { open } from "../context.ts";
 import type { GlobalOptions } from "../globals.ts";
 import { printLine } from "../output.ts";
@@ -12,16 +11,14 @@ import { stopOnSignal } from "./signals.ts";
 
 export function worker(options: GlobalOptions): void {
   const { opened, letGo } = openHolding(options.db ?? loadConfig().dbPath, "worker", () => open(options));
-  const { db, config, secrets, log } = opened;
+  const { db, config, secrets } = opened;
   sealPlaintextSecrets(db, secrets);
-  const worker = startWorker(db, config, { secrets, log: (line) => log.warn(line) });
-  const recurring = startRecurringSchedule(db, log);
-  if (!options.json) printLine(`Kontor webhook worker running on ${config.dbPath}`);
-  stopOnSignal(() => {
-    recurring.stop();
-    return worker.stop().then(() => {
+  const worker = startBackground(opened);
+  if (!options.json) printLine(`Kontor worker (webhooks, document deliveries) running on ${config.dbPath}`);
+  stopOnSignal(() =>
+    worker.stop().then(() => {
       db.$client.close();
       letGo();
-    });
-  });
+    }),
+  );
 }

@@ -21,6 +21,8 @@ const SET_FIELDS: [string, string, string, boolean][] = [
   ["--website <url>", "website", "website", true],
   ["--peppol-id <scheme:id>", "peppol_id", "Peppol participant id, e.g. 0208:0123456749", true],
   ["--default-bank-account <id>", "default_bank_account_id", "id of the bank account whose IBAN goes on documents", true],
+  ["--mail-sender-name <name>", "mail_sender_name", "sender name of its e-mails (default: the organisation's name)", true],
+  ["--mail-reply-to <email>", "mail_reply_to", "where replies to its e-mails go (default: its email)", true],
 ];
 /** `kontor org set` settings, on or off: [flag, API field, help]. */
 const SET_SWITCHES: [string, string, string][] = [
@@ -59,6 +61,8 @@ export function registerOrgCommands(program: Command): void {
   for (const [flag, , description] of SET_FIELDS) set.option(flag, description);
   set.addOption(new Option("--language <code>", "default document language").choices([...DOCUMENT_LANGUAGES]));
   for (const [flag, , description] of SET_SWITCHES) set.addOption(new Option(flag, description).choices(["on", "off"]));
+  set.addOption(new Option("--send-on-finalize <channel>", "send every document at finalize over this channel (preferred: each customer's); off: never").choices(["email", "peppol", "preferred", "off"]));
+  set.option("--smtp-url <url>", "its own SMTP server, e.g. smtp://user:password@mail.example.com:587 (stored encrypted; CLI only; \"\" goes back to the server's KONTOR_SMTP_URL)");
   set.action(async (ref: string, options: GlobalOptions & Record<string, string | undefined>) => {
     const input: Record<string, unknown> = {};
     for (const [flag, field, , nullable] of SET_FIELDS) {
@@ -66,11 +70,12 @@ export function registerOrgCommands(program: Command): void {
       if (value !== undefined) input[field] = value === "" && nullable ? null : value;
     }
     if (options.language !== undefined) input.language = options.language;
+    if (options.sendOnFinalize !== undefined) input.send_on_finalize = options.sendOnFinalize === "off" ? null : options.sendOnFinalize;
     for (const [flag, field] of SET_SWITCHES) {
       const value = options[optionKey(flag)];
       if (value !== undefined) input[field] = value === "on";
     }
-    await (await actions()).setOrg(ref, input, options);
+    await (await actions()).setOrg(ref, input, options, options.smtpUrl);
   });
 
   const user = program.command("user").description("manage users");

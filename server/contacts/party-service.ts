@@ -43,6 +43,11 @@ export function presentParty(row: PartyRow) {
   };
 }
 
+/** A customer as its GET, its list and an invoice show it: a party, and how its documents travel. */
+export function presentCustomer(row: PartyRow) {
+  return { ...presentParty(row), preferred_channel: row.preferredChannel };
+}
+
 export function partyListSpec(table: PartyTable, searchTable: string): ListSpec<PartyTable> {
   return {
     table,
@@ -83,6 +88,7 @@ function columns(input: PartyUpdate) {
   if (input.payment_terms !== undefined) out.paymentTerms = input.payment_terms;
   if (input.peppol_id !== undefined) out.peppolId = input.peppol_id;
   if (input.language !== undefined) out.language = input.language;
+  if (input.preferred_channel !== undefined) out.preferredChannel = input.preferred_channel;
   if (input.external_id !== undefined) out.externalId = input.external_id;
   // replaced as a whole: {} clears it
   if (input.metadata !== undefined) out.metadata = input.metadata;
@@ -109,6 +115,8 @@ export type PartyKind<Shown> = {
   events?: { created: WebhookEvent; updated: WebhookEvent; deleted: WebhookEvent };
   /** the full representation (customers add contact persons) */
   show: (tx: Tx, row: PartyRow) => Shown;
+  /** a row as its list shows it (default: presentParty) */
+  present?: (row: PartyRow) => object;
   /** a reason the row cannot be deleted (409), or null */
   deleteBlocker: (tx: Tx, row: PartyRow) => string | null;
 };
@@ -160,7 +168,7 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
   return {
     listSpec,
     list(scope: Scope, query: ListQuery, url: string) {
-      return listPage(scope, listSpec, query, url, (rows) => rows.map(presentParty));
+      return listPage(scope, listSpec, query, url, (rows) => rows.map(kind.present ?? presentParty));
     },
     get(scope: Scope, id: string): Shown {
       return snapshot(scope.db, (tx) => kind.show(tx, findInOrg(tx, table, scope.org.id, id)));

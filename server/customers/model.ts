@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { PartyModel } from "../contacts/party-model.ts";
+import { CustomerPartyModel } from "../contacts/party-model.ts";
 import { Email, named, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";
 
 const contactFields = {
@@ -37,10 +37,10 @@ export const ContactPersonModel = {
 
 /** `Customer` is the customer as shown on its own (with its contact persons); lists show a `CustomerSummary`. */
 export const CustomerModel = {
-  create: named("CustomerCreate", PartyModel.create),
-  update: named("CustomerUpdate", PartyModel.update),
-  customer: named("CustomerSummary", PartyModel.party),
-  customerWithContacts: t.Composite([PartyModel.party, t.Object({ contact_persons: t.Array(ContactPersonModel.contactPerson) })], {
+  create: named("CustomerCreate", CustomerPartyModel.create),
+  update: named("CustomerUpdate", CustomerPartyModel.update),
+  customer: named("CustomerSummary", CustomerPartyModel.party),
+  customerWithContacts: t.Composite([CustomerPartyModel.party, t.Object({ contact_persons: t.Array(ContactPersonModel.contactPerson) })], {
     title: "Customer",
   }),
 } as const;

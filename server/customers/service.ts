@@ -2,7 +2,7 @@ import { asc, count, eq, ne } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
 import { contactPersons, customers, invoices, recurringInvoices } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
-import { partyService, presentParty, type PartyRow } from "../contacts/party-service.ts";
+import { partyService, presentCustomer, type PartyRow } from "../contacts/party-service.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { deleteInOrg, findChildInOrg, findInOrg, inOrg, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
@@ -34,7 +34,7 @@ export function showCustomer(tx: Tx, row: PartyRow) {
     .where(inOrg(contactPersons, row.organizationId, eq(contactPersons.customerId, row.id)))
     .orderBy(asc(contactPersons.createdAt), asc(contactPersons.id))
     .all();
-  return { ...presentParty(row), contact_persons: persons.map(presentContactPerson) };
+  return { ...presentCustomer(row), contact_persons: persons.map(presentContactPerson) };
 }
 
 export const customerService = partyService({
@@ -43,6 +43,7 @@ export const customerService = partyService({
   searchTable: "customers_fts",
   events: { created: "customer.created", updated: "customer.updated", deleted: "customer.deleted" },
   show: showCustomer,
+  present: presentCustomer,
   deleteBlocker: (tx, row) => {
     const n = tx.select({ n: count() }).from(invoices).where(inOrg(invoices, row.organizationId, eq(invoices.customerId, row.id))).get()!.n;
     if (n > 0) return `The customer has ${n} invoice${n === 1 ? "" : "s"} and cannot be deleted.`;

@@ -13,6 +13,7 @@ import { PaymentParams } from "../settlement/model.ts";
 import { InvoiceModel, type InvoiceCreate } from "./model.ts";
 import { invoiceList } from "./list.ts";
 import { invoiceService } from "./service.ts";
+import { Delivery, deliveryListSpec, SendBody } from "./deliveries.ts";
 
 const tags = ["Invoices"];
 const Invoice = Wrapped(InvoiceModel.invoice);
@@ -151,9 +152,38 @@ export const invoiceRoutes = (kernel: Kernel) =>
     )
     .post(
       "/:id/send",
-      ({ scope, params, once }) => once(() => ({ data: invoiceService.send(scope, params.id) })),
-      transition("invoicing.edit", "Mark a finalized invoice as sent (sets sent_at)"),
+      ({ scope, params, body, config, set, once }) => once(() => {
+        if (body?.channel === undefined || body.channel === "manual") return { data: invoiceService.send(scope, params.id, body ?? {}) };
+        const delivery = invoiceService.deliver(scope, params.id, body, { email: config.smtpUrl !== null && config.mailFrom !== null });
+        set.status = 202;
+        return { data: delivery };
+      }),
+      {
+        ability: "invoicing.edit",
+        params: IdParams,
+        body: SendBody,
+        response: { 200: Invoice, 202: Wrapped(Delivery), ...errors(404, 409, 422) },
+        detail: {
+          tags,
+          summary: "Send the document: by e-mail or over Peppol (202, queued), or only mark it sent (200)",
+          description:
+            "Without `channel` (or with `manual`) a finalized document is marked `sent` (sets sent_at) and the invoice is answered, as before. " +
+            "With `email`, `peppol` or `preferred` (the customer's `preferred_channel`; default peppol when it has a peppol_id, else email) a delivery is queued " +
+            "and answered with 202; the worker sends it, retries a temporary refusal with backoff and records every attempt (GET /invoices/{id}/deliveries). " +
+            "The document becomes `sent` when the channel accepted it (event invoice.sent); a delivery refused for good fires invoice.delivery_failed. " +
+            "A resend from `sent` or `partially_paid` is allowed. E-mail goes to `to`, else the customer's email (none: a 422 naming `to`), with the PDF and, " +
+            "when the document is issued as an e-invoice, its UBL attached. Peppol goes to the buyer's peppol_id as issued, through the organisation's access point; " +
+            "a document the access point would refuse is a 422 at once.",
+        },
+      },
     )
+    .get("/:id/deliveries", ({ scope, params, query, url }) => invoiceService.deliveries(scope, params.id, query, url), {
+      ability: "invoicing.view",
+      params: IdParams,
+      query: listQuerySchema(deliveryListSpec),
+      response: { 200: listResponse(Delivery), ...errors(404, 422) },
+      detail: { tags, summary: "The document's deliveries (e-mail, Peppol), newest first, each with its attempts" },
+    })
     .post(
       "/:id/cancel",
       ({ scope, params, once }) => once(() => ({ data: invoiceService.cancel(scope, params.id) })),

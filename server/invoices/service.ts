@@ -37,6 +37,7 @@ import {
 } from "./checks.ts";
 import { readinessOf, type Readiness } from "./readiness.ts";
 import { invoiceList } from "./list.ts";
+import { listDeliveries, queueSend, sendOnFinalize, type SendRequest, type SendSetup, type ShownDelivery } from "./deliveries.ts";
 import { isProvisional, nextPaymentReference, nextSeriesNumber, provisionalNumber } from "./numbering.ts";
 import { presentInvoices, showInvoice, type ShownInvoice } from "./read.ts";
 import { type InvoiceTotals } from "./totals.ts";
@@ -423,17 +424,35 @@ export const invoiceService = {
         links: documentLinks(id),
         ledger: [{ post: invoicePosting(tx, issued) }],
       });
+      const { sendOnFinalize: channel } = tx.select({ sendOnFinalize: organizations.sendOnFinalize }).from(organizations).where(eq(organizations.id, scope.org.id)).get()!;
+      if (channel !== null) sendOnFinalize(tx, scope, id, channel);
       return shown;
     });
   },
 
-  send(scope: Scope, id: string): ShownInvoice {
+  /** Marks a finalized document sent (no channel, or `manual`): nothing leaves Kontor. */
+  send(scope: Scope, id: string, request: SendRequest = {}): ShownInvoice {
     return transaction(scope.db, (tx) => {
+      const bag = new FieldErrorBag();
+      for (const field of ["to", "cc", "message"] as const) {
+        if (request[field] !== undefined) bag.add(field, `\`${field}\` goes with a channel that sends (email, peppol or preferred); without one the invoice is only marked sent.`);
+      }
+      bag.throwIfAny();
       findFor(tx, scope, id, "send");
       const shown = change(tx, scope.org.id, id, { status: "sent", sentAt: nowIso() });
       recordChange(tx, scope, { action: "invoice.sent", resource: { type: "invoice", id }, event: "invoice.updated", data: shown });
       return shown;
     });
+  },
+
+  /** Queues a delivery of the document over a channel (202); the worker sends it. */
+  deliver(scope: Scope, id: string, request: SendRequest, setup: SendSetup): ShownDelivery {
+    return transaction(scope.db, (tx) => queueSend(tx, scope, id, request, setup));
+  },
+
+  deliveries(scope: Scope, id: string, query: ListQuery, url: string) {
+    snapshot(scope.db, (tx) => findInOrg(tx, invoices, scope.org.id, id));
+    return listDeliveries(scope, id, query, url);
   },
 
   /** A payment of at most the amount due; the invoice becomes partially_paid or paid (server/settlement). */

@@ -53,6 +53,10 @@ export function presentOrganization(tx: Tx, row: OrganizationRow) {
     api_access: row.apiAccess,
     prices_include_vat: row.pricesIncludeVat,
     einvoice_business_customers: row.einvoiceBusinessCustomers,
+    mail_sender_name: row.mailSenderName,
+    mail_reply_to: row.mailReplyTo,
+    own_smtp: row.smtpUrl !== null,
+    send_on_finalize: row.sendOnFinalize,
     created_at: row.createdAt,
     updated_at: row.updatedAt,
   };
@@ -115,6 +119,9 @@ export function updateOrganization(scope: Scope, input: OrganizationUpdate): Sho
   if (input.language !== undefined) set.language = input.language;
   if (input.prices_include_vat !== undefined) set.pricesIncludeVat = input.prices_include_vat;
   if (input.einvoice_business_customers !== undefined) set.einvoiceBusinessCustomers = input.einvoice_business_customers;
+  if (input.mail_sender_name !== undefined) set.mailSenderName = input.mail_sender_name === null || input.mail_sender_name.trim() === "" ? null : input.mail_sender_name.trim();
+  if (input.mail_reply_to !== undefined) set.mailReplyTo = input.mail_reply_to === null ? null : input.mail_reply_to.trim().toLowerCase();
+  if (input.send_on_finalize !== undefined) set.sendOnFinalize = input.send_on_finalize;
   return transaction(scope.db, (tx) => {
     if (input.default_bank_account_id !== undefined && input.default_bank_account_id !== null) {
       // one of the organisation's own accounts, and in use: a 422 on the field, not a 404

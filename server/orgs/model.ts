@@ -6,7 +6,7 @@
 import { t } from "elysia";
 import { Language } from "../contacts/party-model.ts";
 import { PeppolId } from "../documents/peppol.ts";
-import { Country, Email, Nullable, strictObject, Text, Timestamp, Uuid, VatNumber } from "../lib/schemas.ts";
+import { Country, Email, Nullable, strictObject, Text, Timestamp, Uuid, VatNumber, withoutDefault } from "../lib/schemas.ts";
 
 const Name = Text({ minLength: 1, maxLength: 255 });
 
@@ -14,6 +14,14 @@ const PRICES_INCLUDE_VAT = "The default of a new invoice's prices_include_vat (u
 const EINVOICE_BUSINESS_CUSTOMERS =
   "Issue every invoice and credit note to a business customer (one with a VAT number) as a Peppol e-invoice: finalize then refuses one whose UBL " +
   "could not be produced, as it does for a customer with a peppol_id. Default false; recommended in Belgium (B2B e-invoicing mandatory since 1 January 2026)";
+
+const MAIL_SENDER_NAME = "The sender name of the e-mails that carry its documents (the address is the server's KONTOR_MAIL_FROM); default: the organisation's name";
+const MAIL_REPLY_TO = "Where replies to those e-mails go; default: the organisation's email";
+const SEND_ON_FINALIZE =
+  "Send every document when it is finalized, over this channel (`preferred`: each customer's preferred_channel); null: finalize sends nothing. " +
+  "A document that channel cannot take (no e-mail address, no peppol_id) is still finalized; its delivery is recorded as failed (invoice.delivery_failed)";
+// no `default` (t.UnionEnum carries its first value as one, which Elysia would write into a body that leaves the field out)
+const SendOnFinalize = withoutDefault(t.UnionEnum(["email", "peppol", "preferred"]));
 
 export const OrganizationModel = {
   update: strictObject(
@@ -35,6 +43,9 @@ export const OrganizationModel = {
       language: t.Optional(Language("Default document language: en, nl, fr or de")),
       prices_include_vat: t.Optional(t.Boolean({ description: PRICES_INCLUDE_VAT })),
       einvoice_business_customers: t.Optional(t.Boolean({ description: EINVOICE_BUSINESS_CUSTOMERS })),
+      mail_sender_name: t.Optional(Nullable(Text({ maxLength: 100, description: MAIL_SENDER_NAME }))),
+      mail_reply_to: t.Optional(Nullable(t.String({ ...Email, description: MAIL_REPLY_TO }))),
+      send_on_finalize: t.Optional(t.Union([SendOnFinalize, t.Null()], { description: SEND_ON_FINALIZE })),
     },
     { title: "OrganizationUpdate" },
   ),
@@ -62,6 +73,10 @@ export const OrganizationModel = {
       api_access: t.Boolean({ description: "Read-only; switched with `kontor org api-access`" }),
       prices_include_vat: t.Boolean({ description: PRICES_INCLUDE_VAT }),
       einvoice_business_customers: t.Boolean({ description: EINVOICE_BUSINESS_CUSTOMERS }),
+      mail_sender_name: Nullable(t.String({ description: MAIL_SENDER_NAME })),
+      mail_reply_to: Nullable(t.String({ description: MAIL_REPLY_TO })),
+      own_smtp: t.Boolean({ description: "Read-only. Whether its e-mails go through its own SMTP server (set by an administrator: `kontor org set --smtp-url`) rather than the server's" }),
+      send_on_finalize: t.Union([SendOnFinalize, t.Null()], { description: SEND_ON_FINALIZE }),
       created_at: Timestamp,
       updated_at: Timestamp,
     },

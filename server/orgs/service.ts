@@ -16,6 +16,7 @@ import { newId, nowIso } from "../lib/time.ts";
 import { seedVatRates } from "../vat-rates/seed.ts";
 import { seedBankAccount, seedChart } from "../accounts/seed.ts";
 import { bicProblem, ibanProblem, normalizeBic, normalizeIban } from "../lib/iban.ts";
+import type { SecretBox } from "../lib/secret-box.ts";
 
 export const CLI_ACTOR: Actor = { type: "cli", id: null, ip: null, requestId: null };
 
@@ -150,5 +151,23 @@ export function removeUser(db: Db, user: UserRow, actor: Actor = CLI_ACTOR): { r
     deleteInOrg(tx, users, scope.org.id, user.id); // cascades to personal tokens
     recordChange(tx, scope, { action: "user.removed", resource: { type: "user", id: user.id } });
     return { revokedTokens: personal };
+  });
+}
+
+/** What an organisation's SMTP URL is sealed with: it opens for that organisation only. */
+export const smtpSecretContext = (orgId: string) => `organization:${orgId}:smtp_url`;
+
+/**
+ * Gives the organisation its own SMTP server (`kontor org set --smtp-url`; never over the API: the
+ * URL holds credentials), sealed with the server's secret box as webhook secrets are; null goes
+ * back to the server's. Audited without the URL.
+ */
+export function setOrganizationSmtp(db: Db, org: Organization, url: string | null, secrets: SecretBox): void {
+  transaction(db, (tx) => {
+    tx.update(organizations)
+      .set({ smtpUrl: url === null ? null : secrets.seal(url, smtpSecretContext(org.id)), updatedAt: nowIso() })
+      .where(eq(organizations.id, org.id))
+      .run();
+    recordChange(tx, { db, org, actor: CLI_ACTOR }, { action: url === null ? "organization.smtp_cleared" : "organization.smtp_set", resource: { type: "organization", id: org.id } });
   });
 }

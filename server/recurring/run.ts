@@ -10,11 +10,11 @@
  * order of the issue dates) and naming its service period (BG-14), as an on-time one does too.
  */
 import { Cron } from "croner";
-import { and, asc, eq, lte, sql } from "drizzle-orm";
+import { and, asc, desc, eq, lte, sql } from "drizzle-orm";
 import type { Db, Tx } from "../../db/client.ts";
-import { customers, recurringInvoicePeriods, recurringInvoices } from "../../db/schema.ts";
-import type { DeliveryRecipients, SendChannel } from "../../db/values.ts";
+import { documentDeliveries, organizations, recurringInvoicePeriods, recurringInvoices } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
+import { sendOnFinalize } from "../invoices/deliveries.ts";
 import { invoiceService } from "../invoices/service.ts";
 import type { InvoiceCreate } from "../invoices/model.ts";
 import { ApiError } from "../lib/errors.ts";
@@ -23,7 +23,6 @@ import { transaction } from "../lib/scope.ts";
 import { addDays, nowIso, today } from "../lib/time.ts";
 import type { Logger } from "../log.ts";
 import { CLI_ACTOR, findOrganization } from "../orgs/service.ts";
-import { enqueueDelivery } from "../sending/deliveries.ts";
 import { firstPeriodAfter, periodEnd } from "./schedule.ts";
 import { scheduleOf, type TemplateRow } from "./service.ts";
 
@@ -152,7 +151,7 @@ function generateNext(tx: Tx, id: string, date: string): GeneratedInvoice | "non
     .set({ invoiceId: invoice.id, finalizeError })
     .where(and(eq(recurringInvoicePeriods.templateId, row.id), eq(recurringInvoicePeriods.periodStart, periodStart)))
     .run();
-  const sent = row.autoSend !== null && finalizeError === null ? queueDelivery(tx, row, invoice.id) : { deliveryId: null, error: null };
+  const sent = row.autoSend !== null && finalizeError === null ? queueDelivery(tx, scope, row, invoice.id) : { deliveryId: null, error: null };
   recordChange(tx, scope, { action: "recurring_invoice.generated", resource: { type: "recurring_invoice", id: row.id } });
   return {
     organization_id: row.organizationId,
@@ -198,23 +197,24 @@ function invoiceInput(row: TemplateRow, date: string, periodStart: string, end: 
 }
 
 /**
- * Queues the finalized invoice for delivery (server/sending), in the period's transaction.
- * SENDING CALL SITE: the channel and recipients are resolved here from the customer (its e-mail,
- * its Peppol id, its preferred channel) until server/sending gains the function that resolves
- * them for any send; then this becomes a call to it.
+ * Queues the finalized invoice for delivery over the template's channel, in the period's
+ * transaction, as an organisation's send_on_finalize does (invoices/deliveries.ts: the channel and
+ * recipients resolved there; a send it would refuse is recorded as a failed delivery, and the
+ * invoice stays finalized). An organisation that sends every document at finalize has sent it
+ * already: nothing is queued twice.
  */
-function queueDelivery(tx: Tx, row: TemplateRow, invoiceId: string): { deliveryId: string | null; error: string | null } {
-  const customer = tx.select().from(customers).where(eq(customers.id, row.customerId)).get()!;
-  const channel: SendChannel = row.autoSend === "preferred" ? (customer.preferredChannel ?? (customer.peppolId ? "peppol" : "email")) : row.autoSend!;
-  let recipients: DeliveryRecipients;
-  if (channel === "peppol") {
-    if (!customer.peppolId) return { deliveryId: null, error: "The customer has no peppol_id: the invoice was not sent." };
-    recipients = { peppol_id: customer.peppolId };
-  } else {
-    if (!customer.email) return { deliveryId: null, error: "The customer has no email: the invoice was not sent." };
-    recipients = { to: [customer.email], cc: [] };
-  }
-  return { deliveryId: enqueueDelivery(tx, row.organizationId, { subject: "invoice", invoiceId }, channel, recipients).id, error: null };
+function queueDelivery(tx: Tx, scope: Scope, row: TemplateRow, invoiceId: string): { deliveryId: string | null; error: string | null } {
+  const org = tx.select({ sendOnFinalize: organizations.sendOnFinalize }).from(organizations).where(eq(organizations.id, row.organizationId)).get()!;
+  if (org.sendOnFinalize === null) sendOnFinalize(tx, scope, invoiceId, row.autoSend!);
+  const delivery = tx
+    .select({ id: documentDeliveries.id, status: documentDeliveries.status, lastError: documentDeliveries.lastError })
+    .from(documentDeliveries)
+    .where(and(eq(documentDeliveries.organizationId, row.organizationId), eq(documentDeliveries.invoiceId, invoiceId)))
+    .orderBy(desc(documentDeliveries.createdAt), desc(documentDeliveries.id))
+    .limit(1)
+    .get();
+  if (!delivery) return { deliveryId: null, error: "No delivery was queued." };
+  return { deliveryId: delivery.id, error: delivery.status === "failed" ? delivery.lastError : null };
 }
 
 export type RecurringSchedule = { stop: () => void };

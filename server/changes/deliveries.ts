@@ -1,6 +1,6 @@
 /**
- * The document deliveries' outbox (issue 29): a send queues a row in the request's transaction,
- * and nothing leaves on the request thread. The delivery worker (worker.ts) sends it.
+ * The document deliveries' outbox (issue 29), beside the webhooks' (outbox.ts): a send queues a row in the request's transaction,
+ * and nothing leaves on the request thread. The delivery worker (server/sending/worker.ts) sends it.
  */
 import type { Tx } from "../../db/client.ts";
 import { documentDeliveries } from "../../db/schema.ts";

@@ -1,0 +1,39 @@
+/**
+ * What runs beside the API, in `kontor serve` (unless --no-worker) and alone in `kontor worker`:
+ * the webhook worker, the document delivery worker (issue 29) and the daily run of recurring
+ * invoices (issue 30, which catches up at start). One place starts and stops
+ * them, so the two commands cannot drift apart.
+ */
+import { startRecurringSchedule } from "./recurring/run.ts";
+import type { Runtime } from "./runtime.ts";
+import { startDeliveryWorker, type DeliveryWorkerOptions } from "./sending/worker.ts";
+import { startWorker, type WorkerOptions } from "./webhooks/worker.ts";
+
+export type Background = { stop: () => Promise<void> };
+
+export type BackgroundOptions = {
+  onWebhookAttempt?: WorkerOptions["onAttempt"];
+  /** tests only (KONTOR_TEST_DELIVERY_PAUSE_MS): see DeliveryWorkerOptions.pauseBeforeRecordMs */
+  deliveryPauseBeforeRecordMs?: number;
+};
+
+export function startBackground(runtime: Runtime, options: BackgroundOptions = {}): Background {
+  const { db, config, secrets } = runtime;
+  const log = (line: string) => runtime.log.warn(line);
+  const webhooks = startWorker(db, config, { secrets, log, onAttempt: options.onWebhookAttempt });
+  const deliveryOptions: DeliveryWorkerOptions = { secrets, log, pauseBeforeRecordMs: options.deliveryPauseBeforeRecordMs ?? testPause() };
+  const deliveries = startDeliveryWorker(db, config, deliveryOptions);
+  const recurring = startRecurringSchedule(db, runtime.log);
+  return {
+    async stop() {
+      recurring.stop();
+      await Promise.allSettled([webhooks.stop(), deliveries.stop()]);
+    },
+  };
+}
+
+/** The crash test's hook: a pause between a channel's answer and its record, only when a test sets it. */
+function testPause(): number | undefined {
+  const value = Number(process.env.KONTOR_TEST_DELIVERY_PAUSE_MS);
+  return Number.isInteger(value) && value > 0 ? value : undefined;
+}
