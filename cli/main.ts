@@ -17,6 +17,7 @@ import { registerDeliveryCommands } from "./commands/deliveries.ts";
 import { registerExportCommands } from "./commands/export.ts";
 import { registerOrgCommands } from "./commands/orgs.ts";
 import { registerPeppolCommands } from "./commands/peppol.ts";
+import { registerRecurringCommands } from "./commands/recurring.ts";
 import { registerTokenCommands } from "./commands/tokens.ts";
 import { UserError } from "./globals.ts";
 import { printError, terminalSafe } from "./output.ts";
@@ -36,6 +37,7 @@ export function buildProgram(): Command {
   registerExportCommands(program);
   registerBackupCommands(program);
   registerPeppolCommands(program);
+  registerRecurringCommands(program);
   return program;
 }
 

@@ -9,8 +9,8 @@ import {
   ACCOUNT_TYPES, ACTOR_TYPES, DELIVERY_ATTEMPT_OUTCOMES, DELIVERY_SUBJECTS, DOCUMENT_DELIVERY_STATUSES, SEND_CHANNELS, BANK_STATEMENT_FORMATS, BANK_TRANSACTION_DIRECTIONS, BANK_TRANSACTION_STATUSES, DELIVERY_STATUSES,
   DOCUMENT_LANGUAGES, EXPENSE_DOCUMENT_TYPES, EXPENSE_STATUSES, FISCAL_YEAR_STATUSES, INVOICE_STATUSES, INVOICE_TYPES, JOURNAL_SOURCES,
   PAYMENT_LINKS, PAYMENT_METHODS, ROLES, SYSTEM_ACCOUNTS, TOKEN_TYPES, VAT_CATEGORIES, VAT_ROLES, VAT_SIDES,
-  PEPPOL_PROVIDERS,
-  type DeliveryRecipients, type InvoiceStatus, type IssuedParties,
+  PEPPOL_PROVIDERS, RECURRING_INTERVALS, RECURRING_SEND_CHANNELS, RECURRING_STATUSES,
+  type DeliveryRecipients, type InvoiceStatus, type IssuedParties, type RecurringLine,
 } from "./values.ts";
 import { type AnySQLiteColumn, blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 // Each enum is declared once, beside the API schema that shows it; `enum` on a SQLite text
@@ -295,6 +295,11 @@ export const invoices = sqliteTable(
     chargeCents: integer("charge_cents").notNull().default(0),
     finalizedAt: text("finalized_at"),
     sentAt: text("sent_at"),
+    /** BG-14 invoicing period (BT-73, BT-74): the service the document bills; both or neither */
+    servicePeriodStart: text("service_period_start"),
+    servicePeriodEnd: text("service_period_end"),
+    /** the recurring invoice that generated it (no foreign key: a deleted template leaves its invoices) */
+    recurringInvoiceId: text("recurring_invoice_id"),
     externalId: externalId(),
     metadata: metadata(),
     createdAt: createdAt(),
@@ -324,6 +329,7 @@ export const invoices = sqliteTable(
     index("invoices_org_created").on(t.organizationId, t.createdAt, t.id),
     index("invoices_org_updated").on(t.organizationId, t.updatedAt, t.id),
     index("invoices_customer").on(t.customerId),
+    index("invoices_org_recurring").on(t.organizationId, t.recurringInvoiceId).where(sql`${t.recurringInvoiceId} IS NOT NULL`),
     // what is left to credit on an invoice: its credit notes (server/invoices/service.ts creditLeftCents)
     index("invoices_org_related").on(t.organizationId, t.relatedInvoiceId).where(sql`${t.relatedInvoiceId} IS NOT NULL`),
     // a transfer's reference names one document of the organisation
@@ -709,6 +715,76 @@ export const documentDeliveryAttempts = sqliteTable(
     durationMs: integer("duration_ms").notNull(),
   },
   (t) => [index("document_delivery_attempts_delivery").on(t.deliveryId, t.attemptedAt)],
+);
+
+/**
+ * Recurring invoices (issue 30 item 5): a template that generates an invoice per period
+ * (server/recurring/). `next_issue_date` is the start of the next period to generate; null once ended.
+ */
+export const recurringInvoices = sqliteTable(
+  "recurring_invoices",
+  {
+    id: id(),
+    organizationId: orgId(),
+    customerId: text("customer_id")
+      .notNull()
+      .references(() => customers.id),
+    /** the lines as the template's API shows them (quantities and prices as decimal strings), read again at each generation */
+    lines: text("lines", { mode: "json" }).$type<RecurringLine[]>().notNull(),
+    currency: text("currency"),
+    pricesIncludeVat: bool("prices_include_vat"),
+    notes: text("notes"),
+    paymentTerms: text("payment_terms"),
+    paymentDays: integer("payment_days").notNull(),
+    buyerReference: text("buyer_reference"),
+    orderReference: text("order_reference"),
+    interval: text("interval", { enum: RECURRING_INTERVALS }).notNull(),
+    every: integer("every").notNull(),
+    dayOfPeriod: integer("day_of_period").notNull(),
+    startDate: text("start_date").notNull(),
+    endDate: text("end_date"),
+    count: integer("count"),
+    autoFinalize: bool("auto_finalize").notNull(),
+    autoSend: text("auto_send", { enum: RECURRING_SEND_CHANNELS }),
+    status: text("status", { enum: RECURRING_STATUSES }).notNull(),
+    nextIssueDate: text("next_issue_date"),
+    generatedCount: integer("generated_count").notNull().default(0),
+    lastRunAt: text("last_run_at"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index("recurring_invoices_org_created").on(t.organizationId, t.createdAt, t.id),
+    index("recurring_invoices_org_updated").on(t.organizationId, t.updatedAt, t.id),
+    index("recurring_invoices_org_status").on(t.organizationId, t.status, t.createdAt, t.id),
+    index("recurring_invoices_org_customer").on(t.organizationId, t.customerId, t.createdAt, t.id),
+    // what a run reads: the active templates due, of every organisation
+    index("recurring_invoices_due").on(t.nextIssueDate).where(sql`"status" = 'active'`),
+  ],
+);
+
+/**
+ * One row per generated period, inserted in the transaction that creates its invoice: the
+ * UNIQUE (template, period start) makes generation exactly-once whatever runs, restarts or dies.
+ */
+export const recurringInvoicePeriods = sqliteTable(
+  "recurring_invoice_periods",
+  {
+    organizationId: orgId(),
+    templateId: text("template_id")
+      .notNull()
+      .references(() => recurringInvoices.id, { onDelete: "cascade" }),
+    periodStart: text("period_start").notNull(),
+    periodEnd: text("period_end").notNull(),
+    /** null when the invoice was deleted since (a draft may be) */
+    invoiceId: text("invoice_id").references(() => invoices.id, { onDelete: "set null" }),
+    issueDate: text("issue_date").notNull(),
+    caughtUp: bool("caught_up").notNull(),
+    /** null: finalized as asked, or not asked; else why finalize refused (the invoice stays a draft) */
+    finalizeError: text("finalize_error"),
+    generatedAt: text("generated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.templateId, t.periodStart] })],
 );
 
 export const idempotencyKeys = sqliteTable(

@@ -102,3 +102,24 @@ export const PEPPOL_PROVIDERS = ["recommand"] as const;
 export type PeppolProvider = (typeof PEPPOL_PROVIDERS)[number];
 /** Where a delivery goes: e-mail addresses, or the Peppol participant (the buyer as issued). */
 export type DeliveryRecipients = { to: string[]; cc: string[] } | { peppol_id: string };
+
+// recurring invoices (issue 30 item 5)
+/** A template's period: a month, a quarter (three months) or a year, times its `every`. */
+export const RECURRING_INTERVALS = ["monthly", "quarterly", "yearly"] as const;
+export type RecurringInterval = (typeof RECURRING_INTERVALS)[number];
+export const RECURRING_STATUSES = ["active", "paused", "ended"] as const;
+export type RecurringStatus = (typeof RECURRING_STATUSES)[number];
+/** How a generated, finalized invoice is sent: a delivery channel, or the customer's preferred one. */
+export const RECURRING_SEND_CHANNELS = [...SEND_CHANNELS, "preferred"] as const;
+export type RecurringSendChannel = (typeof RECURRING_SEND_CHANNELS)[number];
+/** A template's line as its API shows it: an invoice line's input, amounts as decimal strings. */
+export type RecurringLine = {
+  description: string;
+  quantity: string;
+  unit_code: string;
+  unit_price: string;
+  vat_rate_id: string | null;
+  discount_percent: string | null;
+  discount_amount: string | null;
+  discount_reason: string | null;
+};

@@ -1,9 +1,11 @@
 /**
  * What runs beside the API, in `kontor serve` (unless --no-worker) and alone in `kontor worker`:
- * the webhook worker, the document delivery worker and the poll of the organisations' Peppol
- * inboxes (issue 29). One place starts and stops them, so the two commands cannot drift apart.
+ * the webhook worker, the document delivery worker, the poll of the organisations' Peppol
+ * inboxes (issue 29) and the daily run of recurring invoices (issue 30, which catches up at
+ * start). One place starts and stops them, so the two commands cannot drift apart.
  */
 import { Cron } from "croner";
+import { startRecurringSchedule } from "./recurring/run.ts";
 import type { Runtime } from "./runtime.ts";
 import { pollPeppolInbox } from "./sending/peppol/inbox.ts";
 import { startDeliveryWorker, type DeliveryWorkerOptions } from "./sending/worker.ts";
@@ -31,9 +33,11 @@ export function startBackground(runtime: Runtime, options: BackgroundOptions = {
       log(`[kontor] peppol inbox poll failed (the next one tries again): ${(error as Error).message}`);
     }
   });
+  const recurring = startRecurringSchedule(db, runtime.log);
   return {
     async stop() {
       peppolInbox.stop();
+      recurring.stop();
       await Promise.allSettled([webhooks.stop(), deliveries.stop()]);
     },
   };

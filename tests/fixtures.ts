@@ -94,6 +94,15 @@ export async function seedFixture(env: TestEnv): Promise<Fixture> {
       lines: [{ account_id: bankAccounts[0].account_id, debit: "1000.00" }, { account_id: capital.id, credit: "1000.00" }],
     })
   ).data;
+  const recurring = (
+    await ok("POST", "/api/v1/recurring-invoices", {
+      customer_id: customer.id,
+      interval: "monthly",
+      start_date: "2026-03-01",
+      buyer_reference: "Fixture",
+      lines: [{ description: "Hosting", quantity: "1", unit_price: "20.00", vat_rate_id: vatRates[0].id }],
+    })
+  ).data;
   const webhook = (await ok("POST", "/api/v1/webhooks", { url: "https://hooks.example.com/kontor", events: ["customer.updated"] })).data;
   await ok("PUT", `/api/v1/customers/${customer.id}`, { city: "Gent" }); // queues a delivery
   const deliveries = (await ok("GET", `/api/v1/webhooks/${webhook.id}/deliveries`)).data;
@@ -119,6 +128,7 @@ export async function seedFixture(env: TestEnv): Promise<Fixture> {
     "expense-categories": "travel",
     "received-documents": received.body.data.id,
     "payment-runs": run.id,
+    "recurring-invoices": recurring.id,
   };
   for (const [segment, id] of Object.entries(ids)) expect(id, segment).toBeString();
   return ids;

@@ -22,7 +22,8 @@ const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 const INVOICE_KEYS = [
   "allowance_total", "allowances_charges", "amount_credited", "amount_due", "amount_paid", "buyer", "buyer_reference", "charge_total", "created_at", "currency", "customer",
   "due_date", "external_id", "finalized_at", "id", "issue_date", "line_total", "lines", "metadata", "notes", "number", "order_reference", "payee", "payment_reference", "payment_terms", "payments",
-  "prices_include_vat", "related_invoice_id", "seller", "sent_at", "status", "subtotal", "total", "type", "updated_at", "vat_amount",
+  "prices_include_vat", "recurring_invoice_id", "related_invoice_id", "seller", "sent_at", "service_period_end", "service_period_start", "status", "subtotal", "total", "type",
+  "updated_at", "vat_amount",
 ];
 /** api-spec 2.1, as GET /customers/{id} shows it */
 const CUSTOMER_KEYS = [

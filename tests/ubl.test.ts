@@ -197,6 +197,16 @@ const FIXTURES: Record<string, () => IssuedDocument> = {
       number: "CN-2026-0007",
       credited: { number: "INV-2026-0042", issueDate: "2026-03-01" },
     }),
+  // issue 30 item 5: a recurring invoice names the service it bills (BG-14), also when caught up after the period
+  "a service period (BG-14 InvoicePeriod)": () =>
+    makeDocument([{ quantity: 100, price: 1_000 }], { servicePeriod: { start: "2026-07-20", end: "2026-08-19" } }),
+  "a credit note of a service period": () =>
+    makeDocument([{ quantity: 100, price: 1_000 }], {
+      type: "credit_note",
+      number: "CN-2026-0008",
+      credited: { number: "INV-2026-0042", issueDate: "2026-03-01" },
+      servicePeriod: { start: "2026-07-20", end: "2026-08-19" },
+    }),
   "Dutch seller with a KVK number": () =>
     makeDocument([{ quantity: 100, price: 1_000 }], {
       seller: { ...SELLER, address: "Damrak 1", city: "Amsterdam", postalCode: "1012 LG", country: "NL", vatNumber: "NL123456789B01", companyNumber: "12345678", peppolId: "0106:12345678" },

@@ -34,6 +34,7 @@ import m31 from "./0031_events_feed.sql" with { type: "text" };
 import m32 from "./0032_external_ids_metadata.sql" with { type: "text" };
 import m33 from "./0033_document_deliveries.sql" with { type: "text" };
 import m34 from "./0034_peppol_access_point.sql" with { type: "text" };
+import m35 from "./0035_recurring_invoices.sql" with { type: "text" };
 
 export const embeddedMigrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_init", when: 1795372542016, breakpoints: true, sql: m0 },
@@ -71,4 +72,5 @@ export const embeddedMigrations: { tag: string; when: number; breakpoints: boole
   { tag: "0032_external_ids_metadata", when: 1795669911746, breakpoints: true, sql: m32 },
   { tag: "0033_document_deliveries", when: 1795675066009, breakpoints: true, sql: m33 },
   { tag: "0034_peppol_access_point", when: 1795675274631, breakpoints: true, sql: m34 },
+  { tag: "0035_recurring_invoices", when: 1795680080755, breakpoints: true, sql: m35 },
 ];

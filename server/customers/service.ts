@@ -1,6 +1,6 @@
 import { asc, count, eq, ne } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
-import { contactPersons, customers, invoices } from "../../db/schema.ts";
+import { contactPersons, customers, invoices, recurringInvoices } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
 import { partyService, presentCustomer, type PartyRow } from "../contacts/party-service.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
@@ -46,7 +46,10 @@ export const customerService = partyService({
   present: presentCustomer,
   deleteBlocker: (tx, row) => {
     const n = tx.select({ n: count() }).from(invoices).where(inOrg(invoices, row.organizationId, eq(invoices.customerId, row.id))).get()!.n;
-    return n > 0 ? `The customer has ${n} invoice${n === 1 ? "" : "s"} and cannot be deleted.` : null;
+    if (n > 0) return `The customer has ${n} invoice${n === 1 ? "" : "s"} and cannot be deleted.`;
+    // read in SQL (server/recurring is a tier above): a template would generate for a customer gone
+    const r = tx.select({ n: count() }).from(recurringInvoices).where(inOrg(recurringInvoices, row.organizationId, eq(recurringInvoices.customerId, row.id))).get()!.n;
+    return r > 0 ? `The customer has ${r} recurring invoice${r === 1 ? "" : "s"} and cannot be deleted (delete ${r === 1 ? "it" : "them"} first).` : null;
   },
 });
 

@@ -31,6 +31,7 @@ const TAGS = [
   { name: "Customers", description: "Customers and their contact persons" },
   { name: "Suppliers", description: "Suppliers, matched from expense vendors" },
   { name: "Invoices", description: "Invoices, credit notes, their lines, payments and state transitions" },
+  { name: "Recurring invoices", description: "Templates that generate an invoice per period, exactly once (docs/recurring.md)" },
   { name: "VAT rates", description: "The organisation's VAT rates" },
   { name: "Expenses", description: "Expenses and their approval workflow" },
   { name: "Received documents", description: "Valid supplier e-invoices with nothing to book (all totals 0.00), kept byte for byte" },

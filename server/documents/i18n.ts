@@ -16,6 +16,8 @@ export type DocumentLabels = {
   dueDate: string;
   buyerReference: string;
   orderReference: string;
+  /** BG-14: the service period the document bills */
+  servicePeriod: string;
   creditedInvoice: string;
   billTo: string;
   vatNumber: string;
@@ -110,6 +112,7 @@ export const LABELS: Record<DocumentLanguage, DocumentLabels> = {
     issueDate: "Issue date",
     dueDate: "Due date",
     buyerReference: "Your reference",
+    servicePeriod: "Service period",
     orderReference: "Order reference",
     creditedInvoice: "Credits invoice",
     billTo: "Bill to",
@@ -186,6 +189,7 @@ export const LABELS: Record<DocumentLanguage, DocumentLabels> = {
     issueDate: "Factuurdatum",
     dueDate: "Vervaldatum",
     buyerReference: "Uw referentie",
+    servicePeriod: "Dienstperiode",
     orderReference: "Bestelreferentie",
     creditedInvoice: "Crediteert factuur",
     billTo: "Factuur aan",
@@ -266,6 +270,7 @@ export const LABELS: Record<DocumentLanguage, DocumentLabels> = {
     issueDate: "Date de facture",
     dueDate: "Date d’échéance",
     buyerReference: "Votre référence",
+    servicePeriod: "Période de service",
     orderReference: "Référence de commande",
     creditedInvoice: "Crédite la facture",
     billTo: "Facturé à",
@@ -347,6 +352,7 @@ export const LABELS: Record<DocumentLanguage, DocumentLabels> = {
     issueDate: "Rechnungsdatum",
     dueDate: "Fällig am",
     buyerReference: "Ihre Referenz",
+    servicePeriod: "Leistungszeitraum",
     orderReference: "Bestellnummer",
     creditedInvoice: "Korrigiert Rechnung",
     billTo: "Rechnung an",

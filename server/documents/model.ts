@@ -90,6 +90,8 @@ export type IssuedDocument = {
   language: DocumentLanguage;
   buyerReference: string | null;
   orderReference: string | null;
+  /** BG-14 invoicing period (BT-73, BT-74): the service billed, when the document names it */
+  servicePeriod?: { start: string; end: string } | null;
   /** BE structured communication "+++123/4567/89012+++" or an ISO 11649 "RF…" reference; null on a draft */
   paymentReference: string | null;
   /** the invoice a credit note credits (its number and issue date) */

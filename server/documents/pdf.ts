@@ -349,6 +349,7 @@ function header(w: Writer, doc: IssuedDocument) {
   if (doc.credited) particulars.push([l.creditedInvoice, `${doc.credited.number} (${l.date(doc.credited.issueDate)})`]);
   // a credit note has no payment block (see payment()); its reference is shown here instead
   if (doc.type === "credit_note" && doc.paymentReference) particulars.push([l.paymentReference, doc.paymentReference]);
+  if (doc.servicePeriod) particulars.push([l.servicePeriod, `${l.date(doc.servicePeriod.start)} – ${l.date(doc.servicePeriod.end)}`]);
   if (doc.buyerReference) particulars.push([l.buyerReference, doc.buyerReference]);
   if (doc.orderReference) particulars.push([l.orderReference, doc.orderReference]);
   const wrapped = particulars.map(([label, value]) => [label, w.wrap(value, MAX_PARTICULAR_WIDTH, SIZE, true)] as const);

@@ -146,6 +146,8 @@ export function renderUbl(doc: IssuedDocument): string {
     el("cbc:Note", null, doc.notes),
     el("cbc:DocumentCurrencyCode", null, doc.currency),
     el("cbc:BuyerReference", null, doc.buyerReference),
+    doc.servicePeriod &&
+      el("cac:InvoicePeriod", null, el("cbc:StartDate", null, date(doc.servicePeriod.start)), el("cbc:EndDate", null, date(doc.servicePeriod.end))),
     el("cac:OrderReference", null, el("cbc:ID", null, doc.orderReference)),
     doc.credited &&
       el(

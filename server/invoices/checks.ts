@@ -251,6 +251,15 @@ export function checkDueDate(bag: FieldErrorBag, issueDate: string, dueDate: str
   if (dueDate < issueDate) bag.add("due_date", "The due date must be a date after or equal to the issue date.");
 }
 
+/** BG-14: both ends of a service period or neither, the end on or after the start (BR-29). */
+export function checkServicePeriod(bag: FieldErrorBag, start: string | null, end: string | null): void {
+  if ((start === null) !== (end === null)) {
+    bag.add(start === null ? "service_period_start" : "service_period_end", "Give service_period_start and service_period_end together, or neither.");
+  } else if (start !== null && end! < start) {
+    bag.add("service_period_end", "The service_period_end must be a date after or equal to service_period_start.");
+  }
+}
+
 /** The latest date it is somewhere on Earth now (UTC+14): the server's clock knows no organisation's time zone. */
 function latestToday(): string {
   return new Date(Date.now() + 14 * 3_600_000).toISOString().slice(0, 10);

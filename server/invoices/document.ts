@@ -168,6 +168,7 @@ export function readDocument(tx: Tx, orgId: string, invoiceId: string): IssuedDo
     language: parties.language,
     buyerReference: invoice.buyerReference,
     orderReference: invoice.orderReference,
+    servicePeriod: invoice.servicePeriodStart && invoice.servicePeriodEnd ? { start: invoice.servicePeriodStart, end: invoice.servicePeriodEnd } : null,
     paymentReference: invoice.paymentReference,
     credited: related ? { number: related.number, issueDate: related.issueDate } : null,
     notes: invoice.notes,

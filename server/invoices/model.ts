@@ -119,7 +119,8 @@ const Line = strictObject(
   },
   { title: "InvoiceLineInput" },
 );
-const Lines = t.Array(Line, { minItems: 1, maxItems: MAX_LINES, description: `1 to ${MAX_LINES} lines; on update they replace the lines` });
+/** An invoice's lines as its create and update take them; recurring invoices take the same (server/recurring). */
+export const Lines = t.Array(Line, { minItems: 1, maxItems: MAX_LINES, description: `1 to ${MAX_LINES} lines; on update they replace the lines` });
 
 const optionalFields = {
   number: t.Optional(
@@ -149,6 +150,12 @@ const optionalFields = {
       maxItems: MAX_ALLOWANCE_CHARGES,
       description: "Document-level allowances and charges (EN 16931 BG-20, BG-21); on update they replace the invoice's",
     }),
+  ),
+  service_period_start: t.Optional(
+    Nullable(t.String({ ...DateString, description: "The first day of the service billed (EN 16931 BG-14, BT-73), on the PDF and the e-invoice; with service_period_end" })),
+  ),
+  service_period_end: t.Optional(
+    Nullable(t.String({ ...DateString, description: "The last day of the service billed (BT-74), on or after service_period_start; with service_period_start" })),
   ),
 };
 
@@ -297,6 +304,9 @@ export const InvoiceModel = {
       lines: t.Array(LineShown),
       allowances_charges: t.Array(AllowanceChargeShown),
       payments: t.Array(PaymentShown),
+      service_period_start: Nullable(t.String({ ...DateString, description: "The service billed, first day (EN 16931 BG-14, BT-73); null when not given" })),
+      service_period_end: Nullable(t.String({ ...DateString, description: "The service billed, last day (BT-74)" })),
+      recurring_invoice_id: Nullable(t.String({ ...Uuid, description: "The recurring invoice that generated it (GET /recurring-invoices/{id}); null when created otherwise" })),
       finalized_at: Nullable(Timestamp),
       sent_at: Nullable(Timestamp),
       external_id: Nullable(t.String({ description: "Your own id of this invoice or credit note, unique per organisation among them" })),

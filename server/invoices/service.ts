@@ -26,6 +26,7 @@ import {
   checkAllowancesWithinRates,
   checkDueDate,
   checkIssueDateNotFuture,
+  checkServicePeriod,
   priceDraft,
   readAllowanceCharges,
   readCustomer,
@@ -148,8 +149,11 @@ type NewInvoice = Omit<
   | "updatedAt"
   | "externalId"
   | "metadata"
+  | "servicePeriodStart"
+  | "servicePeriodEnd"
+  | "recurringInvoiceId"
 > &
-  Partial<Pick<InvoiceRow, "externalId" | "metadata">>;
+  Partial<Pick<InvoiceRow, "externalId" | "metadata" | "servicePeriodStart" | "servicePeriodEnd" | "recurringInvoiceId">>;
 
 /**
  * Inserts a draft with its lines and totals; without a number given, it carries a provisional
@@ -169,6 +173,9 @@ function insertDraft(
   const row: InvoiceRow = {
     externalId: null,
     metadata: {},
+    servicePeriodStart: null,
+    servicePeriodEnd: null,
+    recurringInvoiceId: null,
     ...fields,
     id,
     organizationId: scope.org.id,
@@ -259,8 +266,11 @@ export const invoiceService = {
     });
   },
 
-  /** A draft; with `finalize: true` finalized in the same transaction, so a refused finalize stores nothing. */
-  create(scope: Scope, input: InvoiceCreate): ShownInvoice {
+  /**
+   * A draft; with `finalize: true` finalized in the same transaction, so a refused finalize stores
+   * nothing. `recurringInvoiceId`: the template generating it (server/recurring), not an API field.
+   */
+  create(scope: Scope, input: InvoiceCreate, recurringInvoiceId: string | null = null): ShownInvoice {
     return transaction(scope.db, (tx) => {
       const bag = new FieldErrorBag();
       const customer = readCustomer(tx, scope.org.id, bag, input.customer_id);
@@ -270,6 +280,7 @@ export const invoiceService = {
       pricedWithinRange(bag, pricesIncludeVat, lines, allowanceCharges);
       const dueDate = input.due_date ?? addDays(input.issue_date, DEFAULT_PAYMENT_DAYS);
       checkDueDate(bag, input.issue_date, dueDate);
+      checkServicePeriod(bag, input.service_period_start ?? null, input.service_period_end ?? null);
       const number = input.number === undefined ? null : readNumber(tx, scope.org.id, bag, input.number);
       bag.throwIfAny();
       const draft = insertDraft(
@@ -289,6 +300,9 @@ export const invoiceService = {
           pricesIncludeVat,
           externalId: input.external_id ?? null,
           metadata: input.metadata ?? {},
+          servicePeriodStart: input.service_period_start ?? null,
+          servicePeriodEnd: input.service_period_end ?? null,
+          recurringInvoiceId,
         },
         lines,
         number,
@@ -322,6 +336,9 @@ export const invoiceService = {
       if (input.external_id !== undefined) set.externalId = input.external_id;
       // replaced as a whole: {} clears it
       if (input.metadata !== undefined) set.metadata = input.metadata;
+      if (input.service_period_start !== undefined) set.servicePeriodStart = input.service_period_start;
+      if (input.service_period_end !== undefined) set.servicePeriodEnd = input.service_period_end;
+      checkServicePeriod(bag, set.servicePeriodStart === undefined ? row.servicePeriodStart : set.servicePeriodStart, set.servicePeriodEnd === undefined ? row.servicePeriodEnd : set.servicePeriodEnd);
       const pricesIncludeVat = set.pricesIncludeVat ?? row.pricesIncludeVat;
       const repriced = input.lines !== undefined || input.allowances_charges !== undefined || pricesIncludeVat !== row.pricesIncludeVat;
       // lines or allowances not sent are kept as stored (an allowance's percentage keeps its base), and all are priced again
