@@ -16,6 +16,7 @@ import { registerCoreCommands } from "./commands/core.ts";
 import { registerDeliveryCommands } from "./commands/deliveries.ts";
 import { registerExportCommands } from "./commands/export.ts";
 import { registerOrgCommands } from "./commands/orgs.ts";
+import { registerRateCommands } from "./commands/rates.ts";
 import { registerTokenCommands } from "./commands/tokens.ts";
 import { UserError } from "./globals.ts";
 import { printError, terminalSafe } from "./output.ts";
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
   registerBankAccountCommands(program);
   registerExportCommands(program);
   registerBackupCommands(program);
+  registerRateCommands(program);
   return program;
 }
 

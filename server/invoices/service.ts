@@ -26,6 +26,7 @@ import {
   checkAllowancesWithinRates,
   checkDueDate,
   checkIssueDateNotFuture,
+  nounOf,
   priceDraft,
   readAllowanceCharges,
   readCustomer,
@@ -63,7 +64,7 @@ const TRANSITIONS = {
   },
 } as const satisfies Record<string, Transition<InvoiceStatus>>;
 /** Loads the invoice (404) and checks that an operation may start from its state (409 naming it). */
-const findFor = stateMachine(invoices, (row) => (row.type === "credit_note" ? "credit note" : "invoice"), TRANSITIONS);
+const findFor = stateMachine(invoices, (row) => nounOf(row.type), TRANSITIONS);
 
 const DEFAULT_PAYMENT_DAYS = 30;
 
@@ -126,7 +127,7 @@ function orgPricesIncludeVat(tx: Tx, orgId: string): boolean {
   return tx.select({ gross: organizations.pricesIncludeVat }).from(organizations).where(eq(organizations.id, orgId)).get()?.gross ?? false;
 }
 
-type NewInvoice = Omit<
+export type NewInvoice = Omit<
   InvoiceRow,
   | "id"
   | "organizationId"
@@ -147,14 +148,16 @@ type NewInvoice = Omit<
   | "updatedAt"
   | "externalId"
   | "metadata"
+  | "interestThrough"
+  | "compensationCents"
 > &
-  Partial<Pick<InvoiceRow, "externalId" | "metadata">>;
+  Partial<Pick<InvoiceRow, "externalId" | "metadata" | "interestThrough" | "compensationCents">>;
 
 /**
  * Inserts a draft with its lines and totals; without a number given, it carries a provisional
  * one (DRAFT-…), replaced by the next of its series at finalize.
  */
-function insertDraft(
+export function insertDraft(
   tx: Tx,
   scope: Scope,
   fields: NewInvoice,
@@ -168,6 +171,8 @@ function insertDraft(
   const row: InvoiceRow = {
     externalId: null,
     metadata: {},
+    interestThrough: null,
+    compensationCents: null,
     ...fields,
     id,
     organizationId: scope.org.id,
@@ -480,7 +485,7 @@ export const invoiceService = {
   creditNote(scope: Scope, id: string, input: CreditNoteInput = {}): ShownInvoice {
     return transaction(scope.db, (tx) => {
       const original = findFor(tx, scope, id, "creditNote");
-      if (original.type !== "invoice") throw new Conflict(`The credit note is ${original.status}; only an invoice can be credited.`);
+      if (original.type !== "invoice") throw new Conflict(`The ${nounOf(original.type)} is ${original.status}; only an invoice can be credited.`);
       const leftCents = creditLeftCents(tx, scope.org.id, original, null);
       if (leftCents <= 0) {
         throw new Conflict(`The invoice is ${original.status} and credited in full; nothing is left to credit.`);

@@ -6,7 +6,7 @@
 import { t } from "elysia";
 import { Language } from "../contacts/party-model.ts";
 import { PeppolId } from "../documents/peppol.ts";
-import { Country, Email, Nullable, strictObject, Text, Timestamp, Uuid, VatNumber } from "../lib/schemas.ts";
+import { Country, Currency, Email, Money, moneyInput, Nullable, strictObject, Text, Timestamp, Uuid, VatNumber } from "../lib/schemas.ts";
 
 const Name = Text({ minLength: 1, maxLength: 255 });
 
@@ -14,6 +14,10 @@ const PRICES_INCLUDE_VAT = "The default of a new invoice's prices_include_vat (u
 const EINVOICE_BUSINESS_CUSTOMERS =
   "Issue every invoice and credit note to a business customer (one with a VAT number) as a Peppol e-invoice: finalize then refuses one whose UBL " +
   "could not be produced, as it does for a customer with a peppol_id. Default false; recommended in Belgium (B2B e-invoicing mandatory since 1 January 2026)";
+const LATE_COMPENSATION =
+  "Interest notes (issue 30): the fixed compensation for recovery costs charged once per late EUR invoice of a business customer; null: the statutory 40.00 (Directive 2011/7/EU art. 6). A lower amount is not charged: the statutory 40.00 is";
+const LATE_COMPENSATION_BY_CURRENCY =
+  "Interest notes: the fixed compensation of a late invoice in another currency, per ISO 4217 code (Kontor keeps no exchange rates: a currency not listed gets none). Replaced as a whole";
 
 export const OrganizationModel = {
   update: strictObject(
@@ -35,6 +39,8 @@ export const OrganizationModel = {
       language: t.Optional(Language("Default document language: en, nl, fr or de")),
       prices_include_vat: t.Optional(t.Boolean({ description: PRICES_INCLUDE_VAT })),
       einvoice_business_customers: t.Optional(t.Boolean({ description: EINVOICE_BUSINESS_CUSTOMERS })),
+      late_compensation: t.Optional(Nullable(moneyInput({ positive: true, description: LATE_COMPENSATION }))),
+      late_compensation_by_currency: t.Optional(t.Record(Currency, moneyInput({ positive: true, description: "The amount in that currency" }), { description: LATE_COMPENSATION_BY_CURRENCY, maxProperties: 200 })),
     },
     { title: "OrganizationUpdate" },
   ),
@@ -62,6 +68,8 @@ export const OrganizationModel = {
       api_access: t.Boolean({ description: "Read-only; switched with `kontor org api-access`" }),
       prices_include_vat: t.Boolean({ description: PRICES_INCLUDE_VAT }),
       einvoice_business_customers: t.Boolean({ description: EINVOICE_BUSINESS_CUSTOMERS }),
+      late_compensation: Nullable(t.String({ ...Money, description: LATE_COMPENSATION })),
+      late_compensation_by_currency: t.Record(t.String(), Money, { description: LATE_COMPENSATION_BY_CURRENCY }),
       created_at: Timestamp,
       updated_at: Timestamp,
     },

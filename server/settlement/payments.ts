@@ -57,7 +57,7 @@ export const PAYMENT_TRANSITIONS = {
   },
 } as const;
 
-const nounOf = (doc: Settled) => (doc.kind === "expense" ? "expense" : doc.row.type === "credit_note" ? "credit note" : "invoice");
+const nounOf = (doc: Settled) => (doc.kind === "expense" ? "expense" : doc.row.type === "credit_note" ? "credit note" : doc.row.type === "interest_note" ? "interest note" : "invoice");
 
 /** What is still owed on the document (due.ts). */
 export const dueOf = (doc: Settled): number => (doc.kind === "invoice" ? invoiceDueCents(doc.row) : expenseDueCents(doc.row));
