@@ -8,7 +8,7 @@
 import type { Tx } from "../../db/client.ts";
 import { findInOrg, transaction, type Scope } from "../lib/scope.ts";
 import { invoices } from "../../db/schema.ts";
-import { ApiError, FieldErrorBag } from "../lib/errors.ts";
+import { FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
 import { addDays, isValidDate, today } from "../lib/time.ts";
 import type { NewLine } from "../invoices/checks.ts";
 import type { ShownInvoice } from "../invoices/read.ts";
@@ -60,10 +60,8 @@ export function createInterestNoteDraft(tx: Tx, scope: Scope, invoiceId: string,
   const { claim } = figures;
   if (figures.chargeableInterestCents + figures.chargeableCompensationCents === 0) {
     const charged = claim.already_charged.interest !== "0.00" || claim.already_charged.compensation !== "0.00";
-    throw new ApiError(
-      422,
-      `Nothing is chargeable on this invoice as of ${asOf}${asOf <= input.dueDate ? `: it is due on ${input.dueDate}` : charged ? ": earlier interest notes charged everything due so far" : ""}. ${claim.law}`.trim(),
-    );
+    const why = asOf <= input.dueDate ? `: it is due on ${input.dueDate}` : charged ? ": earlier interest notes charged everything due so far" : "";
+    throw ValidationFailed.field("as_of", `Nothing is chargeable on this invoice as of ${asOf}${why}. ${claim.law}`.trim());
   }
   const original = findInOrg(tx, invoices, scope.org.id, invoiceId);
   const lines = figures.newPeriods.map((p) =>
