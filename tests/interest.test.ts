@@ -215,6 +215,9 @@ describe("currencies and settings", () => {
     expect(o.claim(inv.id, "2026-03-02").chargeable).toEqual({ interest: "0.86", compensation: "45.00" });
     const eur = await o.invoice(customer.id, "100.00", "2026-01-01", "2026-01-31");
     expect(o.claim(eur.id, "2026-03-02").compensation).toBe("55.00");
+    // 0 sets it back to the statutory 40.00
+    expect(await o.call("PUT", "/api/v1/organization", { late_compensation: 0 })).toMatchObject({ late_compensation: null });
+    expect(o.claim(eur.id, "2026-03-02").compensation).toBe("40.00");
     const bad = await o.raw("PUT", "/api/v1/organization", { late_compensation_by_currency: { ZZZ: "1.00" } });
     expect(bad.status).toBe(422);
     expect(Object.keys(bad.body.errors)).toEqual(["late_compensation_by_currency.ZZZ"]);

@@ -90,7 +90,10 @@ function checkCompanyNumber(tx: Tx, orgId: string, set: Partial<OrganizationRow>
 /** The compensation settings of interest notes, in cents (each amount checked as money: 422 naming it). */
 function readLateCompensation(input: OrganizationUpdate, set: Partial<OrganizationRow>): void {
   const bag = new FieldErrorBag();
-  if (input.late_compensation !== undefined) set.lateCompensationCents = input.late_compensation === null ? null : readMoney(bag, "late_compensation", input.late_compensation, { min: 1 });
+  if (input.late_compensation !== undefined) {
+    const cents = readMoney(bag, "late_compensation", input.late_compensation);
+    set.lateCompensationCents = cents === 0 ? null : cents;
+  }
   if (input.late_compensation_by_currency !== undefined) {
     const byCurrency: Record<string, number> = {};
     for (const [code, amount] of Object.entries(input.late_compensation_by_currency)) {

@@ -39,7 +39,7 @@ export const OrganizationModel = {
       language: t.Optional(Language("Default document language: en, nl, fr or de")),
       prices_include_vat: t.Optional(t.Boolean({ description: PRICES_INCLUDE_VAT })),
       einvoice_business_customers: t.Optional(t.Boolean({ description: EINVOICE_BUSINESS_CUSTOMERS })),
-      late_compensation: t.Optional(Nullable(moneyInput({ positive: true, description: LATE_COMPENSATION }))),
+      late_compensation: t.Optional(moneyInput({ positive: false, description: `${LATE_COMPENSATION}. 0 sets it back to the statutory amount (shown as null)` })),
       late_compensation_by_currency: t.Optional(t.Record(Currency, moneyInput({ positive: true, description: "The amount in that currency" }), { description: LATE_COMPENSATION_BY_CURRENCY, maxProperties: 200 })),
     },
     { title: "OrganizationUpdate" },
