@@ -22,6 +22,7 @@ const RUNNABLE: Record<string, number> = {
   "docs/banking.md": 12,
   "docs/webhooks.md": 5,
   "docs/events.md": 3,
+  "docs/reminders.md": 2,
 };
 
 const FILES = ["README.md", ...readdirSync(join(ROOT, "docs")).filter((name) => name.endsWith(".md")).sort().map((name) => `docs/${name}`)];
