@@ -248,7 +248,7 @@ describe("currencies and settings", () => {
 });
 
 describe("the e-invoice of an interest note", () => {
-  test("category O, type 383, the invoice in BillingReference, no VAT identifiers: passes the CEN and Peppol rules", async () => {
+  test("category O, type 383, the invoice in BillingReference, no VAT identifiers: passes the CEN and Peppol rules; a bank line naming its reference pays it", async () => {
     const o = orgOf("Peppol BV");
     await o.call("PUT", "/api/v1/organization", SELLER_IDENTITY);
     const customer = await o.business(true);
@@ -270,6 +270,19 @@ describe("the e-invoice of an interest note", () => {
     expect(validation.xsdErrors).toEqual([]);
     const pdf = await o.raw("GET", `/api/v1/invoices/${issued.id}/pdf`);
     expect(pdf.status).toBe(200);
+
+    // paid by a bank transfer naming its payment reference: the statement's line matches it
+    const bank = (await o.call("GET", "/api/v1/bank-accounts"))[0];
+    const xml053 =
+      `<?xml version="1.0" encoding="UTF-8"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt><GrpHdr><MsgId>INT-1</MsgId><CreDtTm>2026-03-10T18:00:00</CreDtTm></GrpHdr>` +
+      `<Stmt><Id>INT-1</Id><CreDtTm>2026-03-10T18:00:00</CreDtTm><Acct><Id><IBAN>${bank.iban}</IBAN></Id><Ccy>EUR</Ccy></Acct>` +
+      `<Bal><Tp><CdOrPrtry><Cd>OPBD</Cd></CdOrPrtry></Tp><Amt Ccy="EUR">0.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2026-03-10</Dt></Dt></Bal>` +
+      `<Bal><Tp><CdOrPrtry><Cd>CLBD</Cd></CdOrPrtry></Tp><Amt Ccy="EUR">${issued.total}</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2026-03-10</Dt></Dt></Bal>` +
+      `<Ntry><Amt Ccy="EUR">${issued.total}</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts>BOOK</Sts><BookgDt><Dt>2026-03-10</Dt></BookgDt><ValDt><Dt>2026-03-10</Dt></ValDt><AcctSvcrRef>INT-1-0</AcctSvcrRef>` +
+      `<NtryDtls><TxDtls><RmtInf><Strd><CdtrRefInf><Ref>${issued.payment_reference}</Ref></CdtrRefInf></Strd></RmtInf></TxDtls></NtryDtls></Ntry></Stmt></BkToCstmrStmt></Document>`;
+    const imported = await env.request("POST", `/api/v1/bank-accounts/${bank.id}/statements`, { rawBody: xml053, token: o.token, headers: { "content-type": "application/xml" } });
+    expect(imported.status, imported.text).toBe(201);
+    expect(await o.call("GET", `/api/v1/invoices/${issued.id}`)).toMatchObject({ status: "paid", amount_due: "0.00" });
   }, 120_000);
 });
 

@@ -90,7 +90,7 @@ const RF_REFERENCE = /^RF\d{2}[0-9A-Z]{1,21}$/;
  * only and Belgian banking apps recognise the `+++` form there.
  */
 export function epcPayload(doc: IssuedDocument): string | null {
-  if (doc.currency !== "EUR" || !doc.payee || doc.type !== "invoice") return null;
+  if (doc.currency !== "EUR" || !doc.payee || doc.type === "credit_note") return null;
   if (doc.status === "draft" || doc.status === "cancelled") return null;
   if (doc.dueCents <= 0 || doc.dueCents > 99_999_999_999) return null;
   const reference = (doc.paymentReference ?? "").trim();
