@@ -45,3 +45,8 @@ INSERT INTO `statutory_interest_rates` (`id`, `country`, `valid_from`, `valid_to
 ('01a21697-7d4c-732c-9432-45edb3ac4a2f', 'BE', '2025-01-01', '2025-06-30', 1150, 'FPS Finance notice, Belgian Official Journal: "Taux d''intérêt applicable en cas de retard de paiement dans les transactions commerciales", first half of 2025 (law of 2 August 2002, art. 5); publication date not verified offline', '2026-11-26T00:00:00.000000Z', 'seed'),
 ('01a21697-7d4c-732d-b776-e81bd443a5bd', 'BE', '2025-07-01', '2025-12-31', 1050, 'FPS Finance notice, Belgian Official Journal: "Taux d''intérêt applicable en cas de retard de paiement dans les transactions commerciales", second half of 2025 (law of 2 August 2002, art. 5); publication date not verified offline', '2026-11-26T00:00:00.000000Z', 'seed'),
 ('01a21697-7d4c-732e-bfdc-a8c671c94017', 'BE', '2026-01-01', '2026-06-30', 1050, 'FPS Finance notice, Belgian Official Journal: "Taux d''intérêt applicable en cas de retard de paiement dans les transactions commerciales", first half of 2026 (law of 2 August 2002, art. 5); publication date not verified offline', '2026-11-26T00:00:00.000000Z', 'seed');
+--> statement-breakpoint
+-- The late-payment income account of a chart that already holds it as seeded (4950, by its name), in its role.
+UPDATE `accounts` SET `system_account` = 'late_payment_income'
+WHERE `code` = '4950' AND `name` = 'Financial income: late-payment interest and compensation' AND `system_account` IS NULL
+  AND NOT EXISTS (SELECT 1 FROM `accounts` a WHERE a.`organization_id` = `accounts`.`organization_id` AND a.`system_account` = 'late_payment_income');
