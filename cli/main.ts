@@ -18,6 +18,7 @@ import { registerExportCommands } from "./commands/export.ts";
 import { registerOrgCommands } from "./commands/orgs.ts";
 import { registerPeppolCommands } from "./commands/peppol.ts";
 import { registerRecurringCommands } from "./commands/recurring.ts";
+import { registerRateCommands } from "./commands/rates.ts";
 import { registerTokenCommands } from "./commands/tokens.ts";
 import { UserError } from "./globals.ts";
 import { printError, terminalSafe } from "./output.ts";
@@ -38,6 +39,7 @@ export function buildProgram(): Command {
   registerBackupCommands(program);
   registerPeppolCommands(program);
   registerRecurringCommands(program);
+  registerRateCommands(program);
   return program;
 }
 

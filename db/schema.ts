@@ -87,6 +87,10 @@ export const organizations = sqliteTable("organizations", {
   peppolProvider: text("peppol_provider", { enum: PEPPOL_PROVIDERS }),
   /** the access point's credentials, a JSON object sealed with the secret box (context: "peppol:" + the organisation's id) */
   peppolCredentials: text("peppol_credentials"),
+  /** interest notes (issue 30): the fixed compensation for recovery costs of a late EUR invoice; null = the statutory €40 */
+  lateCompensationCents: integer("late_compensation_cents"),
+  /** …and of a late invoice in another currency, per ISO 4217 code (no exchange rates: none when a currency is not set) */
+  lateCompensationByCurrency: text("late_compensation_by_currency", { mode: "json" }).$type<Record<string, number>>().notNull().default({}),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -300,6 +304,9 @@ export const invoices = sqliteTable(
     servicePeriodEnd: text("service_period_end"),
     /** the recurring invoice that generated it (no foreign key: a deleted template leaves its invoices) */
     recurringInvoiceId: text("recurring_invoice_id"),
+    /** an interest note's: the last day whose interest it charges, and the part of its total that is the fixed compensation (server/interest) */
+    interestThrough: text("interest_through"),
+    compensationCents: integer("compensation_cents"),
     externalId: externalId(),
     metadata: metadata(),
     createdAt: createdAt(),
@@ -537,6 +544,32 @@ export const bankAccounts = sqliteTable(
     index("bank_accounts_org_name").on(t.organizationId, nocase(t.name), t.id),
     index("bank_accounts_org_updated").on(t.organizationId, t.updatedAt, t.id),
   ],
+);
+
+/**
+ * The statutory late-payment interest rates for commercial transactions as published, per
+ * country and period (the reference rate with its 8 points included: 10.5 %, not 2.5 %).
+ * Belgium is seeded (server/interest/rates-be.ts); an administrator adds the next half years
+ * with `kontor rates add`. Not an organisation's: the law is the same for all of a country.
+ */
+export const statutoryInterestRates = sqliteTable(
+  "statutory_interest_rates",
+  {
+    id: id(),
+    /** ISO 3166-1 alpha-2 */
+    country: text("country").notNull(),
+    /** the first and last day the rate applies (inclusive) */
+    validFrom: text("valid_from").notNull(),
+    validTo: text("valid_to").notNull(),
+    /** hundredths of a percent: 10.50 % is 1050 */
+    rateBp: integer("rate_bp").notNull(),
+    /** the publication the figure comes from */
+    source: text("source").notNull(),
+    createdAt: createdAt(),
+    /** "seed" for the shipped rows, "cli" for `kontor rates add` */
+    createdBy: text("created_by").notNull(),
+  },
+  (t) => [uniqueIndex("statutory_interest_rates_country_from").on(t.country, t.validFrom)],
 );
 
 export const auditLog = sqliteTable(

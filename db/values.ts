@@ -37,7 +37,8 @@ export type IssuedParties = { seller: DocumentParty; buyer: DocumentParty; payee
 // invoices and payments
 export const INVOICE_STATUSES = ["draft", "finalized", "sent", "partially_paid", "paid", "cancelled"] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
-export const INVOICE_TYPES = ["invoice", "credit_note"] as const;
+/** interest_note: interest and compensation charged on a late invoice (issue 30), numbered INT-… */
+export const INVOICE_TYPES = ["invoice", "credit_note", "interest_note"] as const;
 export type InvoiceType = (typeof INVOICE_TYPES)[number];
 export const PAYMENT_METHODS = ["bank_transfer", "card", "cash", "direct_debit", "other"] as const;
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
@@ -61,6 +62,8 @@ export type AccountType = (typeof ACCOUNT_TYPES)[number];
 /** The roles Kontor posts to (server/ledger/rules.ts), as Xero's SystemAccount. */
 export const SYSTEM_ACCOUNTS = [
   "receivables", "payables", "vat_payable", "vat_receivable", "sales", "purchases", "bank", "retained_earnings", "supplier_advances", "opening_balance",
+  // issue 30: what interest notes post (interest and the fixed compensation)
+  "late_payment_income",
 ] as const;
 export type SystemAccount = (typeof SYSTEM_ACCOUNTS)[number];
 /** What posted an entry: a document or payment (automatic), a person (manual), a year-end close. */

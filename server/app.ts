@@ -13,6 +13,7 @@ import { expenseRoutes, receivedDocumentRoutes } from "./expenses/routes.ts";
 import { fiscalYearRoutes } from "./fiscal-years/routes.ts";
 import { createKernel } from "./http/kernel.ts";
 import { invoiceRoutes } from "./invoices/routes.ts";
+import { interestRoutes } from "./interest/routes.ts";
 import { journalRoutes } from "./journal/routes.ts";
 import { metaRoutes } from "./meta/routes.ts";
 import { organizationRoutes } from "./orgs/routes.ts";
@@ -44,6 +45,7 @@ export function createApp(runtime: Runtime, metrics: ThreadMetrics = createThrea
     .use(tokenRoutes(kernel))
     .use(customerRoutes(kernel))
     .use(invoiceRoutes(kernel))
+    .use(interestRoutes(kernel))
     .use(vatRateRoutes(kernel))
     .use(webhookRoutes(kernel, runtime.secrets))
     .use(supplierRoutes(kernel))

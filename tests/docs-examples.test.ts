@@ -23,6 +23,7 @@ const RUNNABLE: Record<string, number> = {
   "docs/webhooks.md": 5,
   "docs/events.md": 3,
   "docs/recurring.md": 2,
+  "docs/reminders.md": 2,
 };
 
 const FILES = ["README.md", ...readdirSync(join(ROOT, "docs")).filter((name) => name.endsWith(".md")).sort().map((name) => `docs/${name}`)];

@@ -35,6 +35,7 @@ import m32 from "./0032_external_ids_metadata.sql" with { type: "text" };
 import m33 from "./0033_document_deliveries.sql" with { type: "text" };
 import m34 from "./0034_peppol_access_point.sql" with { type: "text" };
 import m35 from "./0035_recurring_invoices.sql" with { type: "text" };
+import m36 from "./0036_statutory_interest.sql" with { type: "text" };
 
 export const embeddedMigrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_init", when: 1795372542016, breakpoints: true, sql: m0 },
@@ -73,4 +74,5 @@ export const embeddedMigrations: { tag: string; when: number; breakpoints: boole
   { tag: "0033_document_deliveries", when: 1795675066009, breakpoints: true, sql: m33 },
   { tag: "0034_peppol_access_point", when: 1795675274631, breakpoints: true, sql: m34 },
   { tag: "0035_recurring_invoices", when: 1795680080755, breakpoints: true, sql: m35 },
+  { tag: "0036_statutory_interest", when: 1795680172735, breakpoints: true, sql: m36 },
 ];

@@ -1,6 +1,7 @@
 import type { Tx } from "../../db/client.ts";
 import { accounts, bankAccounts, expenseCategoryAccounts } from "../../db/schema.ts";
 import { newId, nowIso } from "../lib/time.ts";
+import { LATE_INCOME_NAME } from "../ledger/accounts.ts";
 import type { AccountType, SystemAccount } from "./model.ts";
 
 /** [code, name, type, parent code, description, system account] — a small generic chart. */
@@ -21,6 +22,7 @@ export const GENERIC_CHART: [string, string, AccountType, string | null, string,
   ["4000", "Revenue", "revenue", null, "Income from operations", null],
   ["4100", "Sales", "revenue", "4000", "Revenue from invoiced goods and services", "sales"],
   ["4900", "Other income", "revenue", "4000", "Income outside the main activity", null],
+  ["4950", LATE_INCOME_NAME, "revenue", "4000", "Interest and fixed compensation charged on late payments (interest notes); outside the scope of VAT", "late_payment_income"],
   ["6000", "Expenses", "expense", null, "Costs of operations", null],
   ["6100", "Cost of goods sold", "expense", "6000", "Direct costs of what was sold", null],
   ["6200", "Rent", "expense", "6000", "Premises", null],

@@ -39,16 +39,17 @@ export function referencesOf(line: Pick<TransactionRow, "structuredReference" | 
 // Matching
 
 /**
- * The invoice a credit line pays by reference, or the credit note a debit line refunds (a refund
+ * The invoice (or interest note) a credit line pays by reference, or the credit note a debit line refunds (a refund
  * to a customer names the credit note's payment reference): one awaiting payment whose amount due
  * the whole line fits in, or one already holding a hand-recorded payment of exactly the line's amount.
  */
 export function invoicePaidBy(tx: Tx, orgId: string, bank: BankAccountRow, line: TransactionRow): InvoiceRow | null {
-  const type = line.direction === "credit" ? "invoice" : "credit_note";
+  // money in pays an invoice or an interest note (issue 30), money out refunds a credit note
+  const types: readonly string[] = line.direction === "credit" ? ["invoice", "interest_note"] : ["credit_note"];
   for (const reference of referencesOf(line)) {
     // the unique index invoices_org_payment_reference
     const invoice = tx.select().from(invoices).where(inOrg(invoices, orgId, eq(invoices.paymentReference, reference))).get();
-    if (!invoice || invoice.type !== type || invoice.currency !== bank.currency) continue;
+    if (!invoice || !types.includes(invoice.type) || invoice.currency !== bank.currency) continue;
     // paid by hand already for this money: the line takes that payment over (applyMatch)
     if (handPayment(tx, orgId, bank, { kind: "invoice", row: invoice }, line.amountCents, line.bookingDate)) return invoice;
     if (!(AWAITING_PAYMENT as readonly string[]).includes(invoice.status)) continue;

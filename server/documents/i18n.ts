@@ -8,6 +8,9 @@ import { VATEX_REASONS, type DocumentLanguage, type VatCategory } from "./model.
 export type DocumentLabels = {
   invoice: string;
   creditNote: string;
+  /** issue 30: interest and compensation charged on a late invoice, and the invoice it names */
+  interestNote: string;
+  lateInvoice: string;
   draft: string;
   /** the diagonal mark of a cancelled document */
   cancelled: string;
@@ -55,7 +58,7 @@ export type DocumentLabels = {
   /** what is still owed to the buyer: a credit note's amount due */
   amountToRefund: string;
   /** the sentence a cancelled document carries where its amount due would be */
-  cancelledNotice: Record<"invoice" | "credit_note", string>;
+  cancelledNotice: Record<"invoice" | "credit_note" | "interest_note", string>;
   /** discounts, allowances and charges (EN 16931 BG-20, BG-21, BG-27) and VAT-inclusive prices */
   pricing: {
     discount: string;
@@ -106,6 +109,8 @@ export const LABELS: Record<DocumentLanguage, DocumentLabels> = {
   en: {
     invoice: "Invoice",
     creditNote: "Credit note",
+    interestNote: "Interest note",
+    lateInvoice: "Late invoice",
     draft: "DRAFT",
     cancelled: "CANCELLED",
     number: "Number",
@@ -145,7 +150,7 @@ export const LABELS: Record<DocumentLanguage, DocumentLabels> = {
     setOffAgainst: (n) => `Set off against invoice ${n}`,
     refunded: "Refunded",
     amountToRefund: "Amount to be refunded",
-    cancelledNotice: { invoice: "This invoice has been cancelled: nothing is to be paid.", credit_note: "This credit note has been cancelled: nothing is to be refunded." },
+    cancelledNotice: { invoice: "This invoice has been cancelled: nothing is to be paid.", credit_note: "This credit note has been cancelled: nothing is to be refunded.", interest_note: "This interest note has been cancelled: nothing is to be paid." },
     pricing: {
       discount: "Discount",
       allowance: "Allowance",
@@ -183,6 +188,8 @@ export const LABELS: Record<DocumentLanguage, DocumentLabels> = {
   nl: {
     invoice: "Factuur",
     creditNote: "Creditnota",
+    interestNote: "Nota van nalatigheidsintresten",
+    lateInvoice: "Laattijdig betaalde factuur",
     draft: "CONCEPT",
     cancelled: "GEANNULEERD",
     number: "Nummer",
@@ -222,7 +229,7 @@ export const LABELS: Record<DocumentLanguage, DocumentLabels> = {
     setOffAgainst: (n) => `Verrekend met factuur ${n}`,
     refunded: "Terugbetaald",
     amountToRefund: "Terug te betalen bedrag",
-    cancelledNotice: { invoice: "Deze factuur is geannuleerd: er hoeft niets betaald te worden.", credit_note: "Deze creditnota is geannuleerd: er wordt niets terugbetaald." },
+    cancelledNotice: { invoice: "Deze factuur is geannuleerd: er hoeft niets betaald te worden.", credit_note: "Deze creditnota is geannuleerd: er wordt niets terugbetaald.", interest_note: "Deze nota van nalatigheidsintresten is geannuleerd: er hoeft niets betaald te worden." },
     pricing: {
       discount: "Korting",
       allowance: "Korting",
@@ -264,6 +271,8 @@ export const LABELS: Record<DocumentLanguage, DocumentLabels> = {
   fr: {
     invoice: "Facture",
     creditNote: "Note de crédit",
+    interestNote: "Note d’intérêts de retard",
+    lateInvoice: "Facture payée en retard",
     draft: "BROUILLON",
     cancelled: "ANNULÉE",
     number: "Numéro",
@@ -303,7 +312,7 @@ export const LABELS: Record<DocumentLanguage, DocumentLabels> = {
     setOffAgainst: (n) => `Imputé sur la facture ${n}`,
     refunded: "Remboursé",
     amountToRefund: "Montant à rembourser",
-    cancelledNotice: { invoice: "Cette facture a été annulée : aucun paiement n’est dû.", credit_note: "Cette note de crédit a été annulée : aucun remboursement n’est dû." },
+    cancelledNotice: { invoice: "Cette facture a été annulée : aucun paiement n’est dû.", credit_note: "Cette note de crédit a été annulée : aucun remboursement n’est dû.", interest_note: "Cette note d’intérêts de retard a été annulée : aucun paiement n’est dû." },
     pricing: {
       discount: "Remise",
       allowance: "Remise",
@@ -346,6 +355,8 @@ export const LABELS: Record<DocumentLanguage, DocumentLabels> = {
   de: {
     invoice: "Rechnung",
     creditNote: "Gutschrift",
+    interestNote: "Zinsrechnung",
+    lateInvoice: "Verspätet bezahlte Rechnung",
     draft: "ENTWURF",
     cancelled: "STORNIERT",
     number: "Nummer",
@@ -385,7 +396,7 @@ export const LABELS: Record<DocumentLanguage, DocumentLabels> = {
     setOffAgainst: (n) => `Verrechnet mit Rechnung ${n}`,
     refunded: "Erstattet",
     amountToRefund: "Zu erstattender Betrag",
-    cancelledNotice: { invoice: "Diese Rechnung wurde storniert: Es ist nichts zu zahlen.", credit_note: "Diese Gutschrift wurde storniert: Es wird nichts erstattet." },
+    cancelledNotice: { invoice: "Diese Rechnung wurde storniert: Es ist nichts zu zahlen.", credit_note: "Diese Gutschrift wurde storniert: Es wird nichts erstattet.", interest_note: "Diese Zinsrechnung wurde storniert: Es ist nichts zu zahlen." },
     pricing: {
       discount: "Rabatt",
       allowance: "Nachlass",

@@ -79,7 +79,7 @@ export type DocumentVatGroup = {
 };
 
 export type IssuedDocument = {
-  type: "invoice" | "credit_note";
+  type: "invoice" | "credit_note" | "interest_note";
   id: string;
   number: string;
   status: "draft" | "finalized" | "sent" | "partially_paid" | "paid" | "cancelled";
@@ -94,7 +94,7 @@ export type IssuedDocument = {
   servicePeriod?: { start: string; end: string } | null;
   /** BE structured communication "+++123/4567/89012+++" or an ISO 11649 "RF…" reference; null on a draft */
   paymentReference: string | null;
-  /** the invoice a credit note credits (its number and issue date) */
+  /** the invoice a credit note credits, or an interest note charges interest on (its number and issue date; BillingReference in UBL) */
   credited: { number: string; issueDate: string } | null;
   notes: string | null;
   paymentTerms: string | null;

@@ -90,7 +90,7 @@ const RF_REFERENCE = /^RF\d{2}[0-9A-Z]{1,21}$/;
  * only and Belgian banking apps recognise the `+++` form there.
  */
 export function epcPayload(doc: IssuedDocument): string | null {
-  if (doc.currency !== "EUR" || !doc.payee || doc.type !== "invoice") return null;
+  if (doc.currency !== "EUR" || !doc.payee || doc.type === "credit_note") return null;
   if (doc.status === "draft" || doc.status === "cancelled") return null;
   if (doc.dueCents <= 0 || doc.dueCents > 99_999_999_999) return null;
   const reference = (doc.paymentReference ?? "").trim();
@@ -312,10 +312,13 @@ function countryName(code: string, w: Writer): string {
   }
 }
 
+/** The document's title: invoice, credit note or interest note, in its language. */
+const titleOf = (doc: IssuedDocument, l: DocumentLabels) => (doc.type === "credit_note" ? l.creditNote : doc.type === "interest_note" ? l.interestNote : l.invoice);
+
 function header(w: Writer, doc: IssuedDocument) {
   const l = w.labels;
   const isCreditNote = doc.type === "credit_note";
-  const title = isCreditNote ? l.creditNote : l.invoice;
+  const title = titleOf(doc, l);
 
   // the seller, top left
   let y = TOP - 12;
@@ -345,8 +348,8 @@ function header(w: Writer, doc: IssuedDocument) {
     ry -= 6;
   }
   const particulars: [string, string][] = [[l.number, doc.number], [isCreditNote ? l.creditNoteDate : l.issueDate, l.date(doc.issueDate)]];
-  if (doc.type === "invoice") particulars.push([l.dueDate, l.date(doc.dueDate)]);
-  if (doc.credited) particulars.push([l.creditedInvoice, `${doc.credited.number} (${l.date(doc.credited.issueDate)})`]);
+  if (doc.type !== "credit_note") particulars.push([l.dueDate, l.date(doc.dueDate)]);
+  if (doc.credited) particulars.push([doc.type === "interest_note" ? l.lateInvoice : l.creditedInvoice, `${doc.credited.number} (${l.date(doc.credited.issueDate)})`]);
   // a credit note has no payment block (see payment()); its reference is shown here instead
   if (doc.type === "credit_note" && doc.paymentReference) particulars.push([l.paymentReference, doc.paymentReference]);
   if (doc.servicePeriod) particulars.push([l.servicePeriod, `${l.date(doc.servicePeriod.start)} – ${l.date(doc.servicePeriod.end)}`]);
@@ -728,10 +731,10 @@ function footerLayout(doc: IssuedDocument, l: DocumentLabels, width: (text: stri
     seller.email,
     seller.phone ? `${l.phone} ${seller.phone}` : null,
   ];
-  const asksPayment = doc.type === "invoice" && doc.status !== "cancelled" && doc.payee;
+  const asksPayment = doc.type !== "credit_note" && doc.status !== "cancelled" && doc.payee;
   const bank = asksPayment && doc.payee ? [`${l.iban} ${groupIban(doc.payee.iban)}`, doc.payee.bic ? `${l.bic} ${doc.payee.bic}` : null] : [];
 
-  const title = clean(`${doc.type === "credit_note" ? l.creditNote : l.invoice} ${doc.number}`);
+  const title = clean(`${titleOf(doc, l)} ${doc.number}`);
   // the right column: the document's title and number (cut at 200 pt) over the page number
   const rightWidth = Math.min(200, Math.max(width(title), width(l.page(888, 888))));
   const leftWidth = RIGHT - LEFT - rightWidth - 18;
@@ -833,7 +836,7 @@ export async function renderPdf(doc: IssuedDocument): Promise<Uint8Array> {
   const regular = await pdf.embedFont(loaded.regular.bytes, { subset: true, customName: "KONTOR+DejaVuSans" });
   const bold = await pdf.embedFont(loaded.bold.bytes, { subset: true, customName: "KONTOR+DejaVuSans-Bold" });
 
-  const title = doc.type === "credit_note" ? labels.creditNote : labels.invoice;
+  const title = titleOf(doc, labels);
   pdf.setTitle(`${title} ${doc.number}`);
   pdf.setAuthor(doc.seller.name);
   pdf.setSubject(`${title} ${doc.number}: ${doc.seller.name} → ${doc.buyer.name}`);

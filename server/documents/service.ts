@@ -16,7 +16,7 @@ import { missingForUbl, renderUbl } from "./ubl.ts";
 /** Reads the document with this id in the scope's organisation, in one snapshot (404 when there is none). */
 export type DocumentLoader = (scope: Scope, id: string) => IssuedDocument;
 
-const noun = (doc: IssuedDocument) => (doc.type === "credit_note" ? "credit note" : "invoice");
+const noun = (doc: IssuedDocument) => (doc.type === "credit_note" ? "credit note" : doc.type === "interest_note" ? "interest note" : "invoice");
 
 /**
  * The UBL file of an issued document; what EN 16931 needs and is missing, a 422 naming it. A draft

@@ -142,7 +142,8 @@ export function renderUbl(doc: IssuedDocument): string {
     el("cbc:IssueDate", null, date(doc.issueDate)),
     // an Invoice has its own due date (BT-9); a CreditNote carries it in PaymentMeans
     credit ? null : el("cbc:DueDate", null, dueDate),
-    el(credit ? "cbc:CreditNoteTypeCode" : "cbc:InvoiceTypeCode", null, credit ? "381" : "380"),
+    // an interest note is a debit note (UNCL1001 383, which Peppol BIS 3.0 allows: PEPPOL-EN16931-P0100)
+    el(credit ? "cbc:CreditNoteTypeCode" : "cbc:InvoiceTypeCode", null, credit ? "381" : doc.type === "interest_note" ? "383" : "380"),
     el("cbc:Note", null, doc.notes),
     el("cbc:DocumentCurrencyCode", null, doc.currency),
     el("cbc:BuyerReference", null, doc.buyerReference),

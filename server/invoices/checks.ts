@@ -8,7 +8,7 @@ import { FieldErrorBag } from "../lib/errors.ts";
 import { formatCents, MAX_CENTS, readMoney } from "../lib/money.ts";
 import { inOrg } from "../lib/scope.ts";
 import { readVatRate } from "../vat-rates/service.ts";
-import type { AllowanceChargeInput, LineInput } from "./model.ts";
+import type { AllowanceChargeInput, InvoiceType, LineInput } from "./model.ts";
 import { FULL_PERCENT_BP, lineGross, percentOf, priceInvoice, priceLine, type LinePrice } from "./totals.ts";
 import { numberHolder, reservedNumberForm } from "./numbering.ts";
 
@@ -37,11 +37,14 @@ export function readNumber(tx: Tx, orgId: string, bag: FieldErrorBag, input: str
     return number;
   }
   const holder = numberHolder(tx, orgId, number, exceptId);
-  if (holder) bag.add("number", `The number has already been taken, by ${holder.type === "credit_note" ? "credit note" : "invoice"} ${holder.id}.`);
+  if (holder) bag.add("number", `The number has already been taken, by ${nounOf(holder.type)} ${holder.id}.`);
   return number;
 }
 
 /** A line as it is stored: its input (with its discount in price terms) and its net amount and VAT. */
+/** What a document of this type is called in messages. */
+export const nounOf = (type: InvoiceType) => (type === "credit_note" ? "credit note" : type === "interest_note" ? "interest note" : "invoice");
+
 export type NewLine = {
   description: string;
   unitCode: string;

@@ -110,7 +110,8 @@ export function readDocument(tx: Tx, orgId: string, invoiceId: string): IssuedDo
     // supply at 0 % that needs no exemption reason. (O, "not subject to VAT", would forbid
     // every other category on the document and the seller's VAT number, BR-O-*.) The ledger's
     // invoice posting reads the same (server/ledger/rules.ts).
-    const category: VatCategory = rate?.category ?? "Z";
+    // An interest note's lines (interest and compensation) are outside the scope of VAT: O.
+    const category: VatCategory = rate?.category ?? (invoice.type === "interest_note" ? "O" : "Z");
     exemptionCodes.push(rate?.exemptionReasonCode ?? null);
     return {
       position: i + 1,
@@ -155,7 +156,7 @@ export function readDocument(tx: Tx, orgId: string, invoiceId: string): IssuedDo
     })),
   ];
 
-  const related = invoice.type === "credit_note" && invoice.relatedInvoiceId ? tx.select().from(invoices).where(inOrg(invoices, orgId, eq(invoices.id, invoice.relatedInvoiceId))).get() : undefined;
+  const related = invoice.type !== "invoice" && invoice.relatedInvoiceId ? tx.select().from(invoices).where(inOrg(invoices, orgId, eq(invoices.id, invoice.relatedInvoiceId))).get() : undefined;
 
   return {
     type: invoice.type,

@@ -20,7 +20,7 @@ import { inOrg } from "../lib/scope.ts";
 import { paymentReference } from "../documents/payment-reference.ts";
 import type { InvoiceType } from "./model.ts";
 
-const SERIES_PREFIX: Record<InvoiceType, string> = { invoice: "INV", credit_note: "CN" };
+const SERIES_PREFIX: Record<InvoiceType, string> = { invoice: "INV", credit_note: "CN", interest_note: "INT" };
 /** number_sequences.kind of the payment references (year 0: one sequence for all years) */
 const PAYMENT_REFERENCE_SEQUENCE = "payment_reference";
 

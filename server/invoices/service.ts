@@ -27,6 +27,7 @@ import {
   checkDueDate,
   checkIssueDateNotFuture,
   checkServicePeriod,
+  nounOf,
   priceDraft,
   readAllowanceCharges,
   readCustomer,
@@ -65,7 +66,7 @@ const TRANSITIONS = {
   },
 } as const satisfies Record<string, Transition<InvoiceStatus>>;
 /** Loads the invoice (404) and checks that an operation may start from its state (409 naming it). */
-const findFor = stateMachine(invoices, (row) => (row.type === "credit_note" ? "credit note" : "invoice"), TRANSITIONS);
+const findFor = stateMachine(invoices, (row) => nounOf(row.type), TRANSITIONS);
 
 const DEFAULT_PAYMENT_DAYS = 30;
 
@@ -128,7 +129,7 @@ function orgPricesIncludeVat(tx: Tx, orgId: string): boolean {
   return tx.select({ gross: organizations.pricesIncludeVat }).from(organizations).where(eq(organizations.id, orgId)).get()?.gross ?? false;
 }
 
-type NewInvoice = Omit<
+export type NewInvoice = Omit<
   InvoiceRow,
   | "id"
   | "organizationId"
@@ -152,14 +153,16 @@ type NewInvoice = Omit<
   | "servicePeriodStart"
   | "servicePeriodEnd"
   | "recurringInvoiceId"
+  | "interestThrough"
+  | "compensationCents"
 > &
-  Partial<Pick<InvoiceRow, "externalId" | "metadata" | "servicePeriodStart" | "servicePeriodEnd" | "recurringInvoiceId">>;
+  Partial<Pick<InvoiceRow, "externalId" | "metadata" | "servicePeriodStart" | "servicePeriodEnd" | "recurringInvoiceId" | "interestThrough" | "compensationCents">>;
 
 /**
  * Inserts a draft with its lines and totals; without a number given, it carries a provisional
  * one (DRAFT-…), replaced by the next of its series at finalize.
  */
-function insertDraft(
+export function insertDraft(
   tx: Tx,
   scope: Scope,
   fields: NewInvoice,
@@ -176,6 +179,8 @@ function insertDraft(
     servicePeriodStart: null,
     servicePeriodEnd: null,
     recurringInvoiceId: null,
+    interestThrough: null,
+    compensationCents: null,
     ...fields,
     id,
     organizationId: scope.org.id,
@@ -516,7 +521,7 @@ export const invoiceService = {
   creditNote(scope: Scope, id: string, input: CreditNoteInput = {}): ShownInvoice {
     return transaction(scope.db, (tx) => {
       const original = findFor(tx, scope, id, "creditNote");
-      if (original.type !== "invoice") throw new Conflict(`The credit note is ${original.status}; only an invoice can be credited.`);
+      if (original.type !== "invoice") throw new Conflict(`The ${nounOf(original.type)} is ${original.status}; only an invoice can be credited.`);
       const leftCents = creditLeftCents(tx, scope.org.id, original, null);
       if (leftCents <= 0) {
         throw new Conflict(`The invoice is ${original.status} and credited in full; nothing is left to credit.`);

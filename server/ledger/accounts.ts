@@ -130,7 +130,10 @@ export function newBankLedgerAccount(tx: Tx, orgId: string, name: string): strin
   });
 }
 
-/** The system accounts Kontor adds to a chart the first time a posting needs them (not seeded). */
+/** The name of the account interest notes post to (seeded as 4950; ADDED_ACCOUNTS below for older charts). */
+export const LATE_INCOME_NAME = "Financial income: late-payment interest and compensation";
+
+/** The system accounts Kontor adds to a chart the first time a posting needs them (not seeded, but late_payment_income). */
 const ADDED_ACCOUNTS = {
   /**
    * Money paid to suppliers before their invoices, which an invoice's prepaid amount (BT-113)
@@ -157,6 +160,19 @@ const ADDED_ACCOUNTS = {
     type: "equity",
     full: "The chart of accounts has no free code left under 3900 for the opening balances account.",
   },
+  /**
+   * Interest notes' income (issue 30): late-payment interest and the fixed compensation, financial
+   * income outside the scope of VAT, under 4000 Revenue (4950, else the next free 49xx code).
+   * Seeded for new organisations (server/accounts/seed.ts); added to older charts at their first interest note.
+   */
+  late_payment_income: {
+    codes: [4950, 4999],
+    parentCode: "4000",
+    name: LATE_INCOME_NAME,
+    description: "Interest and fixed compensation charged on late payments (interest notes); outside the scope of VAT",
+    type: "revenue",
+    full: "The chart of accounts has no free code left under 4950 for the late-payment income account.",
+  },
 } as const satisfies Record<string, { codes: [number, number]; parentCode: string; name: string; description: string; type: AccountType; full: string }>;
 
 /** The organisation's account in one of the ADDED_ACCOUNTS roles, added to its chart the first time. */
@@ -169,3 +185,4 @@ function addedAccountId(tx: Tx, orgId: string, role: keyof typeof ADDED_ACCOUNTS
 
 export const supplierAdvancesAccountId = (tx: Tx, orgId: string) => addedAccountId(tx, orgId, "supplier_advances");
 export const openingBalanceAccountId = (tx: Tx, orgId: string) => addedAccountId(tx, orgId, "opening_balance");
+export const lateIncomeAccountId = (tx: Tx, orgId: string) => addedAccountId(tx, orgId, "late_payment_income");

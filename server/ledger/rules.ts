@@ -14,6 +14,7 @@
  * |----------------------------------|------------------------------------|---------------------------------|
  * | invoice finalized                | receivables (total)                | sales (base), VAT payable (VAT), per category and rate |
  * | credit note finalized            | the invoice's credits              | the invoice's debits            |
+ * | interest note finalized          | receivables (total)                | late-payment income (no VAT: outside its scope) |
  * | invoice payment                  | bank                               | receivables                     |
  * | credit note refund (its payment) | receivables                        | bank                            |
  * | expense approved                 | category's expense account (net), VAT receivable, per category and rate | payables (gross) |
@@ -38,7 +39,7 @@ import type { VatCategory } from "../documents/model.ts";
 import { itemShares, vatBreakdown } from "../documents/vat-breakdown.ts";
 import { lineAmountCents } from "../lib/money.ts";
 import { addDays } from "../lib/time.ts";
-import { categoryAccount, openingBalanceAccountId, supplierAdvancesAccountId, systemAccount } from "./accounts.ts";
+import { categoryAccount, lateIncomeAccountId, openingBalanceAccountId, supplierAdvancesAccountId, systemAccount } from "./accounts.ts";
 import { debitBalanceBefore } from "./balances.ts";
 import type { DraftLine, EntryDraft } from "./draft.ts";
 
@@ -66,8 +67,8 @@ export type InvoiceFigures = {
   vatLines: readonly PostingVatLine[];
 };
 
-/** The accounts an invoice posts to. */
-export type SalesChart = { receivables: string; sales: string; vatPayable: string };
+/** The accounts an invoice posts to; an interest note, to late-payment income (read for interest notes only). */
+export type SalesChart = { receivables: string; sales: string; vatPayable: string; lateIncome?: string };
 
 /** What a payment's (or a refund's) posting reads of it. */
 export type PaymentFigures = { id: string; amountCents: number; paymentDate: string; reference: string | null };
@@ -108,7 +109,7 @@ export type YearResult = { accountId: string; currency: string; net: number };
 // The rules: pure
 
 const documentName = (invoice: Pick<InvoiceFigures, "type" | "number">) =>
-  invoice.type === "credit_note" ? `Credit note ${invoice.number}` : `Invoice ${invoice.number}`;
+  invoice.type === "credit_note" ? `Credit note ${invoice.number}` : invoice.type === "interest_note" ? `Interest note ${invoice.number}` : `Invoice ${invoice.number}`;
 
 /**
  * The journal's order of VAT groups: by category code, higher rates first (the order an
@@ -134,6 +135,12 @@ export function invoiceEntry(invoice: InvoiceFigures, chart: SalesChart): EntryD
     invoice.vatLines.map((l) => ({ vatCategory: l.category, vatRateBp: l.rateBp, amountCents: l.amountCents, vatCents: l.vatCents })),
   ).sort(journalOrder);
   const lines: DraftLine[] = [{ accountId: chart.receivables, cents: sign * invoice.totalCents, description: documentName(invoice) }];
+  // interest and compensation are not the price of a supply: outside the scope of VAT, no VAT
+  // tag, so the VAT report does not see them (issue 30)
+  if (invoice.type === "interest_note") {
+    lines.push({ accountId: chart.lateIncome!, cents: -invoice.totalCents, description: "Late-payment interest and compensation" });
+    return { date: invoice.issueDate, description: documentName(invoice), currency: invoice.currency, source: { type: "invoice", id: invoice.id }, lines };
+  }
   for (const g of groups) {
     const rate = rateLabel(g);
     const tag = { side: "sales" as const, category: g.category, rateBp: g.rateBp, note };
@@ -446,7 +453,8 @@ export function readYearResults(tx: Tx, orgId: string, year: number): YearResult
 /** Finalizing an invoice or a credit note (`invoiceEntry`). */
 export function invoicePosting(tx: Tx, invoice: InvoiceRow): EntryDraft {
   const figures = readInvoiceFigures(tx, invoice);
-  return invoiceEntry(figures, readSalesChart(tx, invoice.organizationId));
+  const chart = readSalesChart(tx, invoice.organizationId);
+  return invoiceEntry(figures, invoice.type === "interest_note" ? { ...chart, lateIncome: lateIncomeAccountId(tx, invoice.organizationId) } : chart);
 }
 
 /** A payment of an invoice, or the refund of a credit note, through `bankLedgerId` (`paymentEntry`). */

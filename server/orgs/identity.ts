@@ -10,7 +10,9 @@ import type { Tx } from "../../db/client.ts";
 import { bankAccounts, organizations } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
 import { toValidationFailed } from "../http/validation.ts";
-import { NotFound, ValidationFailed } from "../lib/errors.ts";
+import { FieldErrorBag, NotFound, ValidationFailed } from "../lib/errors.ts";
+import { formatCents, readMoney } from "../lib/money.ts";
+import { isCurrencyCode } from "../lib/iso-codes.ts";
 import { inOrg, snapshot, transaction, type Scope } from "../lib/scope.ts";
 import { nowIso } from "../lib/time.ts";
 import { belgianEnterpriseNumberProblem, compactVatNumber } from "../lib/vat-numbers.ts";
@@ -58,6 +60,8 @@ export function presentOrganization(tx: Tx, row: OrganizationRow) {
     own_smtp: row.smtpUrl !== null,
     send_on_finalize: row.sendOnFinalize,
     peppol_provider: row.peppolProvider,
+    late_compensation: row.lateCompensationCents === null ? null : formatCents(row.lateCompensationCents),
+    late_compensation_by_currency: Object.fromEntries(Object.entries(row.lateCompensationByCurrency).map(([code, cents]) => [code, formatCents(cents)])),
     created_at: row.createdAt,
     updated_at: row.updatedAt,
   };
@@ -86,6 +90,28 @@ function checkCompanyNumber(tx: Tx, orgId: string, set: Partial<OrganizationRow>
     throw ValidationFailed.field("company_number", "The company_number field is not a valid Belgian enterprise number (10 digits starting with 0 or 1, e.g. 0123.456.749).");
   }
   if (problem === "checkDigits") throw ValidationFailed.field("company_number", "The company_number field is not a valid Belgian enterprise number (check digits).");
+}
+
+/** The compensation settings of interest notes, in cents (each amount checked as money: 422 naming it). */
+function readLateCompensation(input: OrganizationUpdate, set: Partial<OrganizationRow>): void {
+  const bag = new FieldErrorBag();
+  if (input.late_compensation !== undefined) {
+    const cents = readMoney(bag, "late_compensation", input.late_compensation);
+    set.lateCompensationCents = cents === 0 ? null : cents;
+  }
+  if (input.late_compensation_by_currency !== undefined) {
+    const byCurrency: Record<string, number> = {};
+    for (const [code, amount] of Object.entries(input.late_compensation_by_currency)) {
+      if (!isCurrencyCode(code)) {
+        bag.add(`late_compensation_by_currency.${code}`, `"${code}" is not an ISO 4217 currency code.`);
+        continue;
+      }
+      const cents = readMoney(bag, `late_compensation_by_currency.${code}`, amount, { min: 1 });
+      if (cents !== null) byCurrency[code] = cents;
+    }
+    set.lateCompensationByCurrency = byCurrency;
+  }
+  bag.throwIfAny();
 }
 
 export function showOrganization(scope: Scope): ShownOrganization {
@@ -123,6 +149,7 @@ export function updateOrganization(scope: Scope, input: OrganizationUpdate): Sho
   if (input.mail_sender_name !== undefined) set.mailSenderName = input.mail_sender_name === null || input.mail_sender_name.trim() === "" ? null : input.mail_sender_name.trim();
   if (input.mail_reply_to !== undefined) set.mailReplyTo = input.mail_reply_to === null ? null : input.mail_reply_to.trim().toLowerCase();
   if (input.send_on_finalize !== undefined) set.sendOnFinalize = input.send_on_finalize;
+  if (input.late_compensation !== undefined || input.late_compensation_by_currency !== undefined) readLateCompensation(input, set);
   return transaction(scope.db, (tx) => {
     if (input.default_bank_account_id !== undefined && input.default_bank_account_id !== null) {
       // one of the organisation's own accounts, and in use: a 422 on the field, not a 404

@@ -7,7 +7,7 @@ import { t } from "elysia";
 import { PEPPOL_PROVIDERS } from "../../db/values.ts";
 import { Language } from "../contacts/party-model.ts";
 import { PeppolId } from "../documents/peppol.ts";
-import { Country, Email, Nullable, strictObject, Text, Timestamp, Uuid, VatNumber, withoutDefault } from "../lib/schemas.ts";
+import { Country, Currency, Email, Money, moneyInput, Nullable, strictObject, Text, Timestamp, Uuid, VatNumber, withoutDefault } from "../lib/schemas.ts";
 
 const Name = Text({ minLength: 1, maxLength: 255 });
 
@@ -15,6 +15,10 @@ const PRICES_INCLUDE_VAT = "The default of a new invoice's prices_include_vat (u
 const EINVOICE_BUSINESS_CUSTOMERS =
   "Issue every invoice and credit note to a business customer (one with a VAT number) as a Peppol e-invoice: finalize then refuses one whose UBL " +
   "could not be produced, as it does for a customer with a peppol_id. Default false; recommended in Belgium (B2B e-invoicing mandatory since 1 January 2026)";
+const LATE_COMPENSATION =
+  "Interest notes (issue 30): the fixed compensation for recovery costs charged once per late EUR invoice of a business customer; null: the statutory 40.00 (Directive 2011/7/EU art. 6). A lower amount is not charged: the statutory 40.00 is";
+const LATE_COMPENSATION_BY_CURRENCY =
+  "Interest notes: the fixed compensation of a late invoice in another currency, per ISO 4217 code (Kontor keeps no exchange rates: a currency not listed gets none). Replaced as a whole";
 
 const MAIL_SENDER_NAME = "The sender name of the e-mails that carry its documents (the address is the server's KONTOR_MAIL_FROM); default: the organisation's name";
 const MAIL_REPLY_TO = "Where replies to those e-mails go; default: the organisation's email";
@@ -47,6 +51,8 @@ export const OrganizationModel = {
       mail_sender_name: t.Optional(Nullable(Text({ maxLength: 100, description: MAIL_SENDER_NAME }))),
       mail_reply_to: t.Optional(Nullable(t.String({ ...Email, description: MAIL_REPLY_TO }))),
       send_on_finalize: t.Optional(t.Union([SendOnFinalize, t.Null()], { description: SEND_ON_FINALIZE })),
+      late_compensation: t.Optional(moneyInput({ positive: false, description: `${LATE_COMPENSATION}. 0 sets it back to the statutory amount (shown as null)` })),
+      late_compensation_by_currency: t.Optional(t.Record(Currency, moneyInput({ positive: true, description: "The amount in that currency" }), { description: LATE_COMPENSATION_BY_CURRENCY, maxProperties: 200 })),
     },
     { title: "OrganizationUpdate" },
   ),
@@ -83,6 +89,8 @@ export const OrganizationModel = {
           description: "Read-only. The Peppol access point documents are sent and received through (set with `kontor org set --peppol-provider`; its credentials are never shown); null: none",
         }),
       ),
+      late_compensation: Nullable(t.String({ ...Money, description: LATE_COMPENSATION })),
+      late_compensation_by_currency: t.Record(t.String(), Money, { description: LATE_COMPENSATION_BY_CURRENCY }),
       created_at: Timestamp,
       updated_at: Timestamp,
     },

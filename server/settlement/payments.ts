@@ -57,14 +57,14 @@ export const PAYMENT_TRANSITIONS = {
   },
 } as const;
 
-const nounOf = (doc: Settled) => (doc.kind === "expense" ? "expense" : doc.row.type === "credit_note" ? "credit note" : "invoice");
+const nounOf = (doc: Settled) => (doc.kind === "expense" ? "expense" : doc.row.type === "credit_note" ? "credit note" : doc.row.type === "interest_note" ? "interest note" : "invoice");
 
 /** What is still owed on the document (due.ts). */
 export const dueOf = (doc: Settled): number => (doc.kind === "invoice" ? invoiceDueCents(doc.row) : expenseDueCents(doc.row));
 
-/** Which way the document's money moves: in for an invoice and a supplier's credit note, out for a credit note and an expense. */
+/** Which way the document's money moves: in for an invoice, an interest note and a supplier's credit note, out for a credit note and an expense. */
 export function directionOf(doc: Settled): "credit" | "debit" {
-  if (doc.kind === "invoice") return doc.row.type === "invoice" ? "credit" : "debit";
+  if (doc.kind === "invoice") return doc.row.type === "credit_note" ? "debit" : "credit";
   return doc.row.documentType === "invoice" ? "debit" : "credit";
 }
 

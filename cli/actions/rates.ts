@@ -1,0 +1,29 @@
+/** `kontor rates …` (declared in cli/commands/rates.ts). */
+import { addRate, listRates, type RateInput } from "../../server/interest/rates.ts";
+import { open } from "../context.ts";
+import type { GlobalOptions } from "../globals.ts";
+import { printJson, printRecord, printTable } from "../output.ts";
+
+export type AddRateOptions = GlobalOptions & RateInput;
+
+export function add(options: AddRateOptions): void {
+  const { db } = open(options);
+  const rate = addRate(db, options);
+  if (options.json) printJson(rate);
+  else printRecord(rate);
+}
+
+export function list(options: GlobalOptions & { country?: string }): void {
+  const { db } = open(options);
+  const rows = listRates(db, options.country?.trim().toUpperCase());
+  if (options.json) printJson(rows);
+  else
+    printTable(rows, [
+      ["COUNTRY", (r) => r.country],
+      ["FROM", (r) => r.valid_from],
+      ["TO", (r) => r.valid_to],
+      ["RATE", (r) => `${r.rate} %`],
+      ["BY", (r) => r.created_by],
+      ["SOURCE", (r) => r.source],
+    ]);
+}

@@ -1,0 +1,113 @@
+/**
+ * Interest notes (issue 30, contract section 3): a separate document of type `interest_note` that
+ * charges a late invoice's interest and compensation (./claim.ts). It names the invoice
+ * (`related_invoice_id`, BillingReference in its UBL), is numbered in its own series (INT-…),
+ * carries its lines outside the scope of VAT (category O), and once finalized posts receivables
+ * against late-payment income; it is paid like an invoice. The original invoice never changes.
+ */
+import type { Tx } from "../../db/client.ts";
+import { findInOrg, transaction, type Scope } from "../lib/scope.ts";
+import { invoices } from "../../db/schema.ts";
+import { FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
+import { addDays, isValidDate, today } from "../lib/time.ts";
+import type { NewLine } from "../invoices/checks.ts";
+import type { ShownInvoice } from "../invoices/read.ts";
+import { insertDraft, invoiceService } from "../invoices/service.ts";
+import { computeClaim, readClaimInput } from "./claim.ts";
+
+/** An interest note is payable on receipt, within the invoice's usual term (contract section 3's default). */
+const PAYMENT_DAYS = 30;
+
+/**
+ * When the channel accepted the first reminder of the invoice (Book XIX's free reminder), or null.
+ * The reminders feature (issue 30 items 1 and 3) records reminders; until it is wired in here,
+ * no reminder is known, so nothing is chargeable to a consumer.
+ */
+export function firstReminderAcceptedOn(_tx: Tx, _orgId: string, _invoiceId: string): string | null {
+  return null;
+}
+
+const rate = (bp: number) => (bp / 100).toFixed(2);
+
+function oneLine(description: string, cents: number): NewLine {
+  return {
+    description,
+    unitCode: "C62",
+    vatRateId: null,
+    vatRateBp: 0,
+    quantityCents: 100,
+    unitPriceCents: cents,
+    discountPercentBp: null,
+    discountCents: 0,
+    discountReason: null,
+    amountCents: cents,
+    vatCents: 0,
+  };
+}
+
+/**
+ * A draft interest note for the invoice as of `asOf` (issued on that day): a line per period of
+ * interest not charged yet ("Interest 2025-11-16–2025-12-31 at 10.50 % on 1000.00") and the
+ * compensation when it was not charged yet. A 422 when nothing is chargeable, saying why.
+ */
+export function createInterestNoteDraft(tx: Tx, scope: Scope, invoiceId: string, asOf: string, opts: { firstReminderAcceptedOn: string | null }): ShownInvoice {
+  const bag = new FieldErrorBag();
+  if (!isValidDate(asOf)) bag.add("as_of", "The date must be a valid date, YYYY-MM-DD.");
+  else if (asOf > today()) bag.add("as_of", `The date must not be later than today (${today()}): interest is charged for days gone by.`);
+  bag.throwIfAny();
+  const input = readClaimInput(tx, scope.org.id, invoiceId, asOf, opts);
+  const figures = computeClaim(input);
+  const { claim } = figures;
+  if (figures.chargeableInterestCents + figures.chargeableCompensationCents === 0) {
+    const charged = claim.already_charged.interest !== "0.00" || claim.already_charged.compensation !== "0.00";
+    const why = asOf <= input.dueDate ? `: it is due on ${input.dueDate}` : charged ? ": earlier interest notes charged everything due so far" : "";
+    throw ValidationFailed.field("as_of", `Nothing is chargeable on this invoice as of ${asOf}${why}. ${claim.law}`.trim());
+  }
+  const original = findInOrg(tx, invoices, scope.org.id, invoiceId);
+  const lines = figures.newPeriods.map((p) =>
+    oneLine(`Interest ${p.from}–${p.to} at ${rate(p.rateBp)} % on ${(p.baseCents / 100).toFixed(2)} ${input.currency} (${p.days} days)`, p.interestCents),
+  );
+  if (figures.chargeableCompensationCents > 0) {
+    const what = claim.customer_type === "organization" ? "Fixed compensation for recovery costs" : "Damages for late payment (Code of Economic Law, art. XIX.4)";
+    lines.push(oneLine(what, figures.chargeableCompensationCents));
+  }
+  return insertDraft(
+    tx,
+    scope,
+    {
+      customerId: original.customerId,
+      type: "interest_note",
+      relatedInvoiceId: original.id,
+      issueDate: asOf,
+      dueDate: addDays(asOf, PAYMENT_DAYS),
+      currency: original.currency,
+      notes: `Late payment of invoice ${original.number} of ${original.issueDate}, due on ${original.dueDate}. ${claim.law}`.slice(0, 5000),
+      paymentTerms: original.paymentTerms,
+      buyerReference: original.buyerReference,
+      orderReference: original.orderReference,
+      pricesIncludeVat: false,
+      interestThrough: figures.through,
+      compensationCents: figures.chargeableCompensationCents,
+    },
+    lines,
+    null,
+  );
+}
+
+/**
+ * Creates and finalizes an interest note in the caller's transaction (the reminder run's): the
+ * note is numbered and posted, or nothing is stored. `opts` defaults to the reminders' record.
+ */
+export function issueInterestNote(tx: Tx, scope: Scope, invoiceId: string, asOf: string, opts?: { firstReminderAcceptedOn: string | null }): ShownInvoice {
+  const draft = createInterestNoteDraft(tx, scope, invoiceId, asOf, opts ?? { firstReminderAcceptedOn: firstReminderAcceptedOn(tx, scope.org.id, invoiceId) });
+  return invoiceService.finalize(scope, draft.id);
+}
+
+export const interestService = {
+  /** POST /invoices/{id}/interest-note: a draft, in one transaction. */
+  createNote(scope: Scope, invoiceId: string, asOf: string | undefined): ShownInvoice {
+    return transaction(scope.db, (tx) =>
+      createInterestNoteDraft(tx, scope, invoiceId, asOf ?? today(), { firstReminderAcceptedOn: firstReminderAcceptedOn(tx, scope.org.id, invoiceId) }),
+    );
+  },
+};
