@@ -33,6 +33,7 @@ import m30 from "./0030_bank_line_bookings.sql" with { type: "text" };
 import m31 from "./0031_events_feed.sql" with { type: "text" };
 import m32 from "./0032_external_ids_metadata.sql" with { type: "text" };
 import m33 from "./0033_document_deliveries.sql" with { type: "text" };
+import m34 from "./0034_reminders.sql" with { type: "text" };
 
 export const embeddedMigrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_init", when: 1795372542016, breakpoints: true, sql: m0 },
@@ -69,4 +70,5 @@ export const embeddedMigrations: { tag: string; when: number; breakpoints: boole
   { tag: "0031_events_feed", when: 1795668976246, breakpoints: true, sql: m31 },
   { tag: "0032_external_ids_metadata", when: 1795669911746, breakpoints: true, sql: m32 },
   { tag: "0033_document_deliveries", when: 1795675066009, breakpoints: true, sql: m33 },
+  { tag: "0034_reminders", when: 1795675278208, breakpoints: true, sql: m34 },
 ];

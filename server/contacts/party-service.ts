@@ -143,6 +143,8 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
       peppolId: null,
       language: null,
       preferredChannel: null,
+      remindersPaused: false,
+      remindersPausedReason: null,
       externalId: null,
       metadata: {},
       ...columns(input),

@@ -147,6 +147,8 @@ type NewInvoice = Omit<
   | "updatedAt"
   | "externalId"
   | "metadata"
+  | "remindersPaused"
+  | "remindersPausedReason"
 > &
   Partial<Pick<InvoiceRow, "externalId" | "metadata">>;
 
@@ -168,6 +170,8 @@ function insertDraft(
   const row: InvoiceRow = {
     externalId: null,
     metadata: {},
+    remindersPaused: false,
+    remindersPausedReason: null,
     ...fields,
     id,
     organizationId: scope.org.id,
