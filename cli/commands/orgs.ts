@@ -21,6 +21,7 @@ const SET_FIELDS: [string, string, string, boolean][] = [
   ["--website <url>", "website", "website", true],
   ["--peppol-id <scheme:id>", "peppol_id", "Peppol participant id, e.g. 0208:0123456749", true],
   ["--default-bank-account <id>", "default_bank_account_id", "id of the bank account whose IBAN goes on documents", true],
+  ["--timezone <name>", "timezone", "IANA time zone its dates are local to (reminder runs), e.g. Europe/Brussels", false],
 ];
 /** `kontor org set` settings, on or off: [flag, API field, help]. */
 const SET_SWITCHES: [string, string, string][] = [

@@ -111,6 +111,9 @@ export type PartyKind<Shown> = {
   show: (tx: Tx, row: PartyRow) => Shown;
   /** a reason the row cannot be deleted (409), or null */
   deleteBlocker: (tx: Tx, row: PartyRow) => string | null;
+  /** the row in a list (default presentParty) and the columns of its own fields (customers' reminders_paused) */
+  present?: (row: PartyRow) => object;
+  ownColumns?: (input: Record<string, unknown>) => Partial<PartyRow>;
 };
 
 export function partyService<Shown>(kind: PartyKind<Shown>) {
@@ -148,6 +151,7 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
       externalId: null,
       metadata: {},
       ...columns(input),
+      ...kind.ownColumns?.(input),
       createdAt: now,
       updatedAt: now,
     };
@@ -162,7 +166,7 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
   return {
     listSpec,
     list(scope: Scope, query: ListQuery, url: string) {
-      return listPage(scope, listSpec, query, url, (rows) => rows.map(presentParty));
+      return listPage(scope, listSpec, query, url, (rows) => rows.map(kind.present ?? presentParty));
     },
     get(scope: Scope, id: string): Shown {
       return snapshot(scope.db, (tx) => kind.show(tx, findInOrg(tx, table, scope.org.id, id)));
@@ -178,7 +182,7 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
     update(scope: Scope, id: string, input: PartyUpdate): Shown {
       return transaction(scope.db, (tx) => {
         const before = findInOrg(tx, table, scope.org.id, id);
-        const set = columns(input);
+        const set = { ...columns(input), ...kind.ownColumns?.(input) };
         if (set.companyNumber !== undefined || set.country !== undefined) checkCompanyNumber({ ...before, ...set });
         checkExternalId(tx, table, resourceType, scope.org.id, set.externalId, id);
         updateInOrg(tx, table, scope.org.id, id, { ...set, updatedAt: nowIso() });

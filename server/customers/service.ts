@@ -26,6 +26,19 @@ export function presentContactPerson(row: ContactRow) {
   };
 }
 
+/** A customer as its list shows it: a party with the fields suppliers have not. */
+export function presentCustomer(row: PartyRow) {
+  return { ...presentParty(row), reminders_paused: row.remindersPaused, reminders_paused_reason: row.remindersPausedReason };
+}
+
+/** The columns of a customer's own fields in a create or an update. */
+function customerColumns(input: Record<string, unknown>): Partial<PartyRow> {
+  const out: Partial<PartyRow> = {};
+  if (typeof input.reminders_paused === "boolean") out.remindersPaused = input.reminders_paused;
+  if (input.reminders_paused_reason !== undefined) out.remindersPausedReason = (input.reminders_paused_reason as string | null)?.trim() || null;
+  return out;
+}
+
 /** The customer as GET /customers/{id} and the customer.* webhooks show it. */
 export function showCustomer(tx: Tx, row: PartyRow) {
   const persons = tx
@@ -34,7 +47,7 @@ export function showCustomer(tx: Tx, row: PartyRow) {
     .where(inOrg(contactPersons, row.organizationId, eq(contactPersons.customerId, row.id)))
     .orderBy(asc(contactPersons.createdAt), asc(contactPersons.id))
     .all();
-  return { ...presentParty(row), contact_persons: persons.map(presentContactPerson) };
+  return { ...presentCustomer(row), contact_persons: persons.map(presentContactPerson) };
 }
 
 export const customerService = partyService({
@@ -43,6 +56,8 @@ export const customerService = partyService({
   searchTable: "customers_fts",
   events: { created: "customer.created", updated: "customer.updated", deleted: "customer.deleted" },
   show: showCustomer,
+  present: presentCustomer,
+  ownColumns: customerColumns,
   deleteBlocker: (tx, row) => {
     const n = tx.select({ n: count() }).from(invoices).where(inOrg(invoices, row.organizationId, eq(invoices.customerId, row.id))).get()!.n;
     return n > 0 ? `The customer has ${n} invoice${n === 1 ? "" : "s"} and cannot be deleted.` : null;

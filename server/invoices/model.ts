@@ -299,6 +299,8 @@ export const InvoiceModel = {
       payments: t.Array(PaymentShown),
       finalized_at: Nullable(Timestamp),
       sent_at: Nullable(Timestamp),
+      reminders_paused: t.Boolean({ description: "No reminder run reminds of it (PUT /invoices/{id}/reminders-pause; issue 30)" }),
+      reminders_paused_reason: Nullable(t.String()),
       external_id: Nullable(t.String({ description: "Your own id of this invoice or credit note, unique per organisation among them" })),
       metadata: t.Record(t.String(), t.String(), { description: "Your own string pairs ({} when none)" }),
       created_at: Timestamp,

@@ -12,7 +12,7 @@ import { recordChange } from "../changes/record.ts";
 import { toValidationFailed } from "../http/validation.ts";
 import { NotFound, ValidationFailed } from "../lib/errors.ts";
 import { inOrg, snapshot, transaction, type Scope } from "../lib/scope.ts";
-import { nowIso } from "../lib/time.ts";
+import { isTimeZone, nowIso } from "../lib/time.ts";
 import { belgianEnterpriseNumberProblem, compactVatNumber } from "../lib/vat-numbers.ts";
 import { OrganizationModel, type OrganizationUpdate } from "./model.ts";
 
@@ -53,6 +53,7 @@ export function presentOrganization(tx: Tx, row: OrganizationRow) {
     api_access: row.apiAccess,
     prices_include_vat: row.pricesIncludeVat,
     einvoice_business_customers: row.einvoiceBusinessCustomers,
+    timezone: row.timezone,
     created_at: row.createdAt,
     updated_at: row.updatedAt,
   };
@@ -115,6 +116,10 @@ export function updateOrganization(scope: Scope, input: OrganizationUpdate): Sho
   if (input.language !== undefined) set.language = input.language;
   if (input.prices_include_vat !== undefined) set.pricesIncludeVat = input.prices_include_vat;
   if (input.einvoice_business_customers !== undefined) set.einvoiceBusinessCustomers = input.einvoice_business_customers;
+  if (input.timezone !== undefined) {
+    if (!isTimeZone(input.timezone)) throw ValidationFailed.field("timezone", "The timezone field must be an IANA time zone, e.g. Europe/Brussels.");
+    set.timezone = input.timezone;
+  }
   return transaction(scope.db, (tx) => {
     if (input.default_bank_account_id !== undefined && input.default_bank_account_id !== null) {
       // one of the organisation's own accounts, and in use: a 422 on the field, not a 404

@@ -15,6 +15,8 @@ const EINVOICE_BUSINESS_CUSTOMERS =
   "Issue every invoice and credit note to a business customer (one with a VAT number) as a Peppol e-invoice: finalize then refuses one whose UBL " +
   "could not be produced, as it does for a customer with a peppol_id. Default false; recommended in Belgium (B2B e-invoicing mandatory since 1 January 2026)";
 
+const TIMEZONE = "The IANA time zone its dates are local to (a reminder run's date, the day a reminder was accepted), e.g. Europe/Brussels (the default)";
+
 export const OrganizationModel = {
   update: strictObject(
     {
@@ -35,6 +37,7 @@ export const OrganizationModel = {
       language: t.Optional(Language("Default document language: en, nl, fr or de")),
       prices_include_vat: t.Optional(t.Boolean({ description: PRICES_INCLUDE_VAT })),
       einvoice_business_customers: t.Optional(t.Boolean({ description: EINVOICE_BUSINESS_CUSTOMERS })),
+      timezone: t.Optional(t.String({ minLength: 1, maxLength: 64, description: TIMEZONE })),
     },
     { title: "OrganizationUpdate" },
   ),
@@ -62,6 +65,7 @@ export const OrganizationModel = {
       api_access: t.Boolean({ description: "Read-only; switched with `kontor org api-access`" }),
       prices_include_vat: t.Boolean({ description: PRICES_INCLUDE_VAT }),
       einvoice_business_customers: t.Boolean({ description: EINVOICE_BUSINESS_CUSTOMERS }),
+      timezone: t.String({ description: TIMEZONE }),
       created_at: Timestamp,
       updated_at: Timestamp,
     },
