@@ -15,6 +15,7 @@ import { createApp } from "./app.ts";
 import type { Config } from "./config.ts";
 import { listeningOrigin } from "./http/kernel.ts";
 import { startBackupSchedule, type BackupSchedule } from "./backup/schedule.ts";
+import { startReminderSchedule } from "./reminders/schedule.ts";
 import { createServerMetrics, scrape, startMetricsListener, type MetricsListener } from "./metrics/server.ts";
 import { createThreadMetrics, type ThreadMetrics } from "./metrics/thread.ts";
 import type { Runtime, SharedState } from "./runtime.ts";
@@ -66,6 +67,8 @@ export async function startServer(
   const background: WebhookWorker | null = worker
     ? startWorker(db, config, { secrets, log: (line) => runtime.log.warn(line), onAttempt: serverMetrics?.deliveryAttempt })
     : null;
+  // the daily reminder runs go with the worker (issue 30)
+  const reminderRuns = worker ? startReminderSchedule(db, config, runtime.log) : null;
   // port 0 picks a free port: the other threads join the one picked
   const setup: ThreadSetup = { config: { ...config, port: server.port! }, shared: runtime.shared };
   const starting = await Promise.allSettled(Array.from({ length: config.httpThreads - 1 }, () => startThread(setup)));
@@ -91,6 +94,7 @@ export async function startServer(
       // the outbox for the next worker. All then drain side by side.
       const draining = await Promise.allSettled([
         background?.stop(),
+        reminderRuns?.stop(),
         server.stop(),
         ...threads.map((t) => t.stop()),
         metrics?.stop(),
