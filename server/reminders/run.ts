@@ -88,12 +88,10 @@ function planInvoice(tx: Tx, org: Organization & { language: DocumentLanguage },
     .all()
     .map((r) => r.level);
   const highestRecorded = Math.max(-1, ...recorded);
-  const due = policy.levels
-    .map((level, index) => ({ level, index }))
-    .filter(({ level }) => addDays(invoice.dueDate, level.days_after_due) <= date && (level.days_after_due > 0 || date <= invoice.dueDate));
-  const top = due.at(-1);
+  const reached = policy.levels.map((level, index) => ({ level, index })).filter(({ level }) => addDays(invoice.dueDate, level.days_after_due) <= date);
+  const top = reached.filter(({ level }) => level.days_after_due > 0 || date <= invoice.dueDate).at(-1);
   if (!top || top.index <= highestRecorded) return null;
-  const skippedLevels = due.filter(({ index }) => index < top.index && index > highestRecorded && !recorded.includes(index)).map(({ index }) => index);
+  const skippedLevels = reached.filter(({ index }) => index < top.index && index > highestRecorded && !recorded.includes(index)).map(({ index }) => index);
   const { channel, recipients, problem } = route(policy, invoice, customer);
   const customerType = (invoice.issuedParties?.buyer.vatNumber ?? customer.vatNumber) ? ("organization" as const) : ("individual" as const);
   let interestCents = 0;
