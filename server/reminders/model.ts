@@ -117,15 +117,6 @@ export const ReminderModel = {
   ),
 } as const;
 
-export const RunSummary = t.Object(
-  {
-    date: DateString,
-    dry_run: t.Boolean(),
-    data: t.Array(ReminderModel.planned),
-  },
-  { title: "ReminderRun" },
-);
-
 export type ReminderPolicyUpdate = typeof ReminderModel.policyUpdate.static;
 export type ShownReminderPolicy = typeof ReminderModel.policy.static;
 export type PlannedReminder = typeof ReminderModel.planned.static;

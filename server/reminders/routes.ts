@@ -79,8 +79,9 @@ export const reminderRoutes = (kernel: Kernel) =>
     })
     .get(
       "/api/v1/reminders/:id/pdf",
-      async ({ scope, params }) => {
-        const file = await reminderPdf(scope, params.id);
+      async ({ scope, params, renderTurns }) => {
+        // one render at a time per thread, as an invoice's PDF (server/lib/render-turns.ts)
+        const file = await renderTurns.run(() => reminderPdf(scope, params.id));
         return new Response(file.pdf, { headers: { "content-type": "application/pdf", "content-disposition": attachment(file.number, "pdf") } });
       },
       {

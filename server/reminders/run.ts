@@ -139,7 +139,7 @@ function planInvoice(tx: Tx, org: Organization & { language: DocumentLanguage },
 }
 
 /** The invoices a run may remind of: open, something due, not paused, nor their customer; due early enough for the policy's first level. */
-function openInvoices(tx: Tx, orgId: string, policy: ReminderPolicy, date: string): { invoice: InvoiceRow; customer: CustomerRow }[] {
+function openInvoices(tx: Tx, orgId: string, policy: ReminderPolicy, date: string, invoiceId?: string): { invoice: InvoiceRow; customer: CustomerRow }[] {
   if (policy.levels.length === 0) return [];
   const earliest = Math.min(...policy.levels.map((l) => l.days_after_due));
   return tx
@@ -154,6 +154,7 @@ function openInvoices(tx: Tx, orgId: string, policy: ReminderPolicy, date: strin
         sql`${invoices.totalCents} - ${invoices.paidCents} - ${invoices.creditedCents} > 0`,
         eq(invoices.remindersPaused, false),
         eq(customers.remindersPaused, false),
+        invoiceId === undefined ? undefined : eq(invoices.id, invoiceId),
       ),
     )
     .orderBy(asc(invoices.dueDate), asc(invoices.id))
@@ -238,7 +239,7 @@ function recordReminder(db: Db, orgRow: OrgRow, invoiceId: string, date: string)
     const org = orgOf(orgRow);
     const policy = readPolicy(tx, org.id);
     if (!policy.enabled) return null;
-    const found = openInvoices(tx, org.id, policy, date).find(({ invoice }) => invoice.id === invoiceId);
+    const [found] = openInvoices(tx, org.id, policy, date, invoiceId);
     if (!found) return null;
     const plan = planInvoice(tx, org, policy, found.invoice, found.customer, date);
     if (!plan || plan.problem) return null;
