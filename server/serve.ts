@@ -76,6 +76,7 @@ export async function startServer(
   const failed = starting.find((s) => s.status === "rejected");
   if (failed) {
     // all threads or none: a server short of some would not be the one configured
+    reminderRuns?.stop();
     await Promise.allSettled([background?.stop(), server.stop(true), ...threads.map((t) => t.stop())]);
     throw failed.reason;
   }
