@@ -70,3 +70,8 @@ export function localDate(timeZone: string, at: Date = new Date()): string {
   // en-CA formats dates as YYYY-MM-DD
   return new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(at);
 }
+
+/** The local hour (0–23) in `timeZone` now. */
+export function localHour(timeZone: string, at: Date = new Date()): number {
+  return Number(new Intl.DateTimeFormat("en-GB", { timeZone, hour: "2-digit", hourCycle: "h23" }).format(at));
+}
