@@ -14,6 +14,7 @@ import { registerBackupCommands } from "./commands/backup.ts";
 import { registerBankAccountCommands } from "./commands/bank-accounts.ts";
 import { registerCoreCommands } from "./commands/core.ts";
 import { registerDeliveryCommands } from "./commands/deliveries.ts";
+import { registerReminderCommands } from "./commands/reminders.ts";
 import { registerExportCommands } from "./commands/export.ts";
 import { registerOrgCommands } from "./commands/orgs.ts";
 import { registerPeppolCommands } from "./commands/peppol.ts";
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
   registerOrgCommands(program);
   registerTokenCommands(program);
   registerDeliveryCommands(program);
+  registerReminderCommands(program);
   registerBankAccountCommands(program);
   registerExportCommands(program);
   registerBackupCommands(program);

@@ -8,9 +8,9 @@ import { sql } from "drizzle-orm";
 import {
   ACCOUNT_TYPES, ACTOR_TYPES, DELIVERY_ATTEMPT_OUTCOMES, DELIVERY_SUBJECTS, DOCUMENT_DELIVERY_STATUSES, SEND_CHANNELS, BANK_STATEMENT_FORMATS, BANK_TRANSACTION_DIRECTIONS, BANK_TRANSACTION_STATUSES, DELIVERY_STATUSES,
   DOCUMENT_LANGUAGES, EXPENSE_DOCUMENT_TYPES, EXPENSE_STATUSES, FISCAL_YEAR_STATUSES, INVOICE_STATUSES, INVOICE_TYPES, JOURNAL_SOURCES,
-  PAYMENT_LINKS, PAYMENT_METHODS, ROLES, SYSTEM_ACCOUNTS, TOKEN_TYPES, VAT_CATEGORIES, VAT_ROLES, VAT_SIDES,
+  PAYMENT_LINKS, PAYMENT_METHODS, REMINDER_CHANNELS, ROLES, SYSTEM_ACCOUNTS, TOKEN_TYPES, VAT_CATEGORIES, VAT_ROLES, VAT_SIDES,
   PEPPOL_PROVIDERS, RECURRING_INTERVALS, RECURRING_SEND_CHANNELS, RECURRING_STATUSES,
-  type DeliveryRecipients, type InvoiceStatus, type IssuedParties, type RecurringLine,
+  type DeliveryRecipients, type InvoiceStatus, type IssuedParties, type RecurringLine, type ReminderLevel,
 } from "./values.ts";
 import { type AnySQLiteColumn, blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 // Each enum is declared once, beside the API schema that shows it; `enum` on a SQLite text
@@ -91,6 +91,8 @@ export const organizations = sqliteTable("organizations", {
   lateCompensationCents: integer("late_compensation_cents"),
   /** …and of a late invoice in another currency, per ISO 4217 code (no exchange rates: none when a currency is not set) */
   lateCompensationByCurrency: text("late_compensation_by_currency", { mode: "json" }).$type<Record<string, number>>().notNull().default({}),
+  /** reminders (issue 30): the IANA time zone its dates are local to (a run's date, a reminder's acceptance) */
+  timezone: text("timezone").notNull().default("Europe/Brussels"),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -172,6 +174,9 @@ const partyColumns = () => ({
   // customers only (suppliers carry the columns unused; their API never shows them):
   /** how its documents are sent when a send asks for `preferred`; null: peppol when it has a peppol_id, else email */
   preferredChannel: text("preferred_channel", { enum: SEND_CHANNELS }),
+  /** no reminder run reminds it of any invoice (issue 30), and why */
+  remindersPaused: bool("reminders_paused").notNull().default(false),
+  remindersPausedReason: text("reminders_paused_reason"),
   externalId: externalId(),
   metadata: metadata(),
   createdAt: createdAt(),
@@ -297,6 +302,9 @@ export const invoices = sqliteTable(
     /** BT-107 and BT-108: the sums of the document-level allowances and charges */
     allowanceCents: integer("allowance_cents").notNull().default(0),
     chargeCents: integer("charge_cents").notNull().default(0),
+    /** no reminder run reminds of it (issue 30), and why; changeable after finalize (it is not part of the document) */
+    remindersPaused: bool("reminders_paused").notNull().default(false),
+    remindersPausedReason: text("reminders_paused_reason"),
     finalizedAt: text("finalized_at"),
     sentAt: text("sent_at"),
     /** BG-14 invoicing period (BT-73, BT-74): the service the document bills; both or neither */
@@ -730,6 +738,60 @@ export const documentDeliveries = sqliteTable(
     index("document_deliveries_due").on(t.status, t.nextAttemptAt),
     index("document_deliveries_invoice").on(t.organizationId, t.invoiceId, t.createdAt, t.id),
     index("document_deliveries_reminder").on(t.organizationId, t.reminderId),
+  ],
+);
+
+/** An organisation's reminder policy (issue 30); none stored: the defaults, disabled (server/reminders/policy.ts). */
+export const reminderPolicies = sqliteTable("reminder_policies", {
+  organizationId: text("organization_id")
+    .primaryKey()
+    .references(() => organizations.id, { onDelete: "cascade" }),
+  enabled: bool("enabled").notNull(),
+  channel: text("channel", { enum: REMINDER_CHANNELS }).notNull(),
+  levels: text("levels", { mode: "json" }).$type<ReminderLevel[]>().notNull(),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+/**
+ * A level of the reminder policy, recorded for one invoice (issue 30): sent (through its delivery,
+ * or `manual`), or `skipped` because a later level was due at the same run. At most one row per
+ * invoice and level: the unique key is what makes two runs at once, or a run killed midway and
+ * run again, record each level once.
+ */
+export const reminders = sqliteTable(
+  "reminders",
+  {
+    id: id(),
+    organizationId: orgId(),
+    invoiceId: text("invoice_id")
+      .notNull()
+      .references(() => invoices.id, { onDelete: "cascade" }),
+    customerId: text("customer_id")
+      .notNull()
+      .references(() => customers.id),
+    /** the level's index in the policy when recorded, and its days after the due date */
+    level: integer("level").notNull(),
+    daysAfterDue: integer("days_after_due").notNull(),
+    /** the run's local date (the organisation's time zone) */
+    runDate: text("run_date").notNull(),
+    /** the channel it went over (`preferred` resolved), or `manual` */
+    channel: text("channel", { enum: REMINDER_CHANNELS }).notNull(),
+    skipped: bool("skipped").notNull(),
+    language: text("language", { enum: DOCUMENT_LANGUAGES }).notNull(),
+    /** the invoice's amount due, and what this reminder charged through its interest note, at the run */
+    amountDueCents: integer("amount_due_cents").notNull(),
+    interestCents: integer("interest_cents").notNull(),
+    compensationCents: integer("compensation_cents").notNull(),
+    interestNoteId: text("interest_note_id").references(() => invoices.id),
+    /** the document delivery that carries it (null: manual or skipped) */
+    deliveryId: text("delivery_id"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("reminders_invoice_level").on(t.invoiceId, t.level),
+    index("reminders_org_created").on(t.organizationId, t.createdAt, t.id),
+    index("reminders_org_invoice").on(t.organizationId, t.invoiceId, t.level),
   ],
 );
 

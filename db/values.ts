@@ -126,3 +126,17 @@ export type RecurringLine = {
   discount_amount: string | null;
   discount_reason: string | null;
 };
+
+// reminders (issue 30)
+/** How a reminder run sends: a delivery channel, the customer's preferred one, or not at all (recorded as sent, printed from its PDF). */
+export const REMINDER_CHANNELS = ["email", "peppol", "preferred", "manual"] as const;
+export type ReminderChannel = (typeof REMINDER_CHANNELS)[number];
+/** A reminder's subject and body in one language; `{placeholders}` are filled in at rendering (server/reminders/texts.ts). */
+export type ReminderText = { subject: string; body: string };
+/** One level of an organisation's reminder policy, as stored (reminder_policies.levels). */
+export type ReminderLevel = {
+  days_after_due: number;
+  charge_interest: boolean;
+  charge_compensation: boolean;
+  texts?: Partial<Record<DocumentLanguage, ReminderText>>;
+};

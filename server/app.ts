@@ -19,6 +19,7 @@ import { metaRoutes } from "./meta/routes.ts";
 import { organizationRoutes } from "./orgs/routes.ts";
 import { paymentRunRoutes } from "./payment-runs/routes.ts";
 import { recurringInvoiceRoutes } from "./recurring/routes.ts";
+import { reminderRoutes } from "./reminders/routes.ts";
 import { reportRoutes } from "./reports/routes.ts";
 import { supplierRoutes } from "./suppliers/routes.ts";
 import { tokenRoutes } from "./tokens/routes.ts";
@@ -61,7 +62,8 @@ export function createApp(runtime: Runtime, metrics: ThreadMetrics = createThrea
     .use(reportRoutes(kernel))
     .use(auditRoutes(kernel))
     .use(eventRoutes(kernel))
-    .use(recurringInvoiceRoutes(kernel));
+    .use(recurringInvoiceRoutes(kernel))
+    .use(reminderRoutes(kernel));
   kernel.setRouteTable(app.routes);
   // now, before the app answers anything: answering changes the route table's schemas
   document = servedDocument(app.routes, VERSION);

@@ -1,11 +1,14 @@
 /**
  * What runs beside the API, in `kontor serve` (unless --no-worker) and alone in `kontor worker`:
  * the webhook worker, the document delivery worker, the poll of the organisations' Peppol
- * inboxes (issue 29) and the daily run of recurring invoices (issue 30, which catches up at
- * start). One place starts and stops them, so the two commands cannot drift apart.
+ * inboxes (issue 29), the daily run of recurring invoices (issue 30, which catches up at
+ * start) and the reminder runs (issue 30, hourly for each organisation past 06:00 local). One place starts and stops them, so the two commands cannot drift apart.
  */
 import { Cron } from "croner";
 import { startRecurringSchedule } from "./recurring/run.ts";
+import { renderReminderForDelivery } from "./reminders/read.ts";
+import { onReminderAccepted } from "./reminders/run.ts";
+import { startReminderSchedule } from "./reminders/schedule.ts";
 import type { Runtime } from "./runtime.ts";
 import { pollPeppolInbox } from "./sending/peppol/inbox.ts";
 import { startDeliveryWorker, type DeliveryWorkerOptions } from "./sending/worker.ts";
@@ -23,7 +26,14 @@ export function startBackground(runtime: Runtime, options: BackgroundOptions = {
   const { db, config, secrets } = runtime;
   const log = (line: string) => runtime.log.warn(line);
   const webhooks = startWorker(db, config, { secrets, log, onAttempt: options.onWebhookAttempt });
-  const deliveryOptions: DeliveryWorkerOptions = { secrets, log, pauseBeforeRecordMs: options.deliveryPauseBeforeRecordMs ?? testPause() };
+  const deliveryOptions: DeliveryWorkerOptions = {
+    secrets,
+    log,
+    // reminders are sent as documents are: the reminders feature renders them and hears of their acceptance
+    renderReminder: renderReminderForDelivery,
+    onReminderAccepted,
+    pauseBeforeRecordMs: options.deliveryPauseBeforeRecordMs ?? testPause(),
+  };
   const deliveries = startDeliveryWorker(db, config, deliveryOptions);
   // received Peppol documents become pending expenses: every 5 minutes (protect: a slow access point's poll is not run twice at once)
   const peppolInbox = new Cron("30 */5 * * * *", { protect: true }, async () => {
@@ -34,10 +44,12 @@ export function startBackground(runtime: Runtime, options: BackgroundOptions = {
     }
   });
   const recurring = startRecurringSchedule(db, runtime.log);
+  const reminderRuns = startReminderSchedule(db, config, runtime.log);
   return {
     async stop() {
       peppolInbox.stop();
       recurring.stop();
+      reminderRuns.stop();
       await Promise.allSettled([webhooks.stop(), deliveries.stop()]);
     },
   };

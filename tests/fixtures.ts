@@ -7,6 +7,7 @@
 import { expect } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { runReminders } from "../server/reminders/run.ts";
 import type { TestEnv } from "./helpers.ts";
 import { openApiDocument } from "./contract.ts";
 
@@ -54,6 +55,10 @@ export async function seedFixture(env: TestEnv): Promise<Fixture> {
   ).data;
   await ok("POST", `/api/v1/invoices/${invoice.id}/finalize`);
   const paid = (await ok("POST", `/api/v1/invoices/${invoice.id}/record-payment`, { amount: "10.00", payment_date: "2026-03-05" })).data;
+  // a reminder of it (recorded by hand: the customer has no e-mail address)
+  await ok("PUT", "/api/v1/reminder-policy", { enabled: true, channel: "manual", levels: [{ days_after_due: 7, charge_interest: false, charge_compensation: false }] });
+  runReminders(env.db, { date: "2026-04-15", orgId: env.org.id });
+  const reminder = (await ok("GET", "/api/v1/reminders")).data[0];
   // an expense entered by hand besides the imported one (its vendor makes the supplier list non-empty)
   await ok("POST", "/api/v1/expenses", { category: "Travel", amount: "42.00", date: "2026-03-02", vendor: "NMBS" });
   // a supplier's e-invoice, imported: the expense every {id} route of /expenses is tried on (GET …/document serves its original)
@@ -129,6 +134,7 @@ export async function seedFixture(env: TestEnv): Promise<Fixture> {
     "received-documents": received.body.data.id,
     "payment-runs": run.id,
     "recurring-invoices": recurring.id,
+    reminders: reminder.id,
   };
   for (const [segment, id] of Object.entries(ids)) expect(id, segment).toBeString();
   return ids;

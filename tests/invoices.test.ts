@@ -22,13 +22,13 @@ const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 const INVOICE_KEYS = [
   "allowance_total", "allowances_charges", "amount_credited", "amount_due", "amount_paid", "buyer", "buyer_reference", "charge_total", "created_at", "currency", "customer",
   "due_date", "external_id", "finalized_at", "id", "issue_date", "line_total", "lines", "metadata", "notes", "number", "order_reference", "payee", "payment_reference", "payment_terms", "payments",
-  "prices_include_vat", "recurring_invoice_id", "related_invoice_id", "seller", "sent_at", "service_period_end", "service_period_start", "status", "subtotal", "total", "type",
-  "updated_at", "vat_amount",
+  "prices_include_vat", "recurring_invoice_id", "related_invoice_id", "reminders_paused", "reminders_paused_reason", "seller", "sent_at", "service_period_end",
+  "service_period_start", "status", "subtotal", "total", "type", "updated_at", "vat_amount",
 ];
 /** api-spec 2.1, as GET /customers/{id} shows it */
 const CUSTOMER_KEYS = [
   "address", "city", "company_number", "contact_persons", "country", "created_at", "currency", "email", "external_id", "id", "language", "metadata", "name", "payment_terms", "peppol_id", "phone",
-  "postal_code", "preferred_channel", "type", "updated_at", "vat_number",
+  "postal_code", "preferred_channel", "reminders_paused", "reminders_paused_reason", "type", "updated_at", "vat_number",
 ];
 const LINE_KEYS = [
   "amount", "description", "discount_amount", "discount_percent", "discount_reason", "id", "quantity", "sort_order", "unit_code", "unit_price", "vat_amount", "vat_rate",

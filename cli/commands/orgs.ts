@@ -23,6 +23,7 @@ const SET_FIELDS: [string, string, string, boolean][] = [
   ["--default-bank-account <id>", "default_bank_account_id", "id of the bank account whose IBAN goes on documents", true],
   ["--mail-sender-name <name>", "mail_sender_name", "sender name of its e-mails (default: the organisation's name)", true],
   ["--mail-reply-to <email>", "mail_reply_to", "where replies to its e-mails go (default: its email)", true],
+  ["--timezone <name>", "timezone", "IANA time zone its dates are local to (reminder runs), e.g. Europe/Brussels", false],
 ];
 /** `kontor org set` settings, on or off: [flag, API field, help]. */
 const SET_SWITCHES: [string, string, string][] = [

@@ -36,6 +36,7 @@ import m33 from "./0033_document_deliveries.sql" with { type: "text" };
 import m34 from "./0034_peppol_access_point.sql" with { type: "text" };
 import m35 from "./0035_recurring_invoices.sql" with { type: "text" };
 import m36 from "./0036_statutory_interest.sql" with { type: "text" };
+import m37 from "./0037_reminders.sql" with { type: "text" };
 
 export const embeddedMigrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_init", when: 1795372542016, breakpoints: true, sql: m0 },
@@ -75,4 +76,5 @@ export const embeddedMigrations: { tag: string; when: number; breakpoints: boole
   { tag: "0034_peppol_access_point", when: 1795675274631, breakpoints: true, sql: m34 },
   { tag: "0035_recurring_invoices", when: 1795680080755, breakpoints: true, sql: m35 },
   { tag: "0036_statutory_interest", when: 1795680172735, breakpoints: true, sql: m36 },
+  { tag: "0037_reminders", when: 1795680371898, breakpoints: true, sql: m37 },
 ];

@@ -7,7 +7,7 @@ import type { Ability } from "../auth/abilities.ts";
  */
 export const WEBHOOK_EVENTS = [
   "invoice.created", "invoice.updated", "invoice.deleted", "invoice.finalized", "invoice.payment_recorded",
-  "invoice.sent", "invoice.delivery_failed",
+  "invoice.sent", "invoice.delivery_failed", "invoice.reminder_sent",
   "customer.created", "customer.updated", "customer.deleted",
   "supplier.created", "supplier.updated", "supplier.deleted",
   "contact_person.created", "contact_person.updated", "contact_person.deleted",

@@ -2,7 +2,7 @@
 import { t } from "elysia";
 import { DOCUMENT_LANGUAGES } from "../documents/model.ts";
 import { PeppolId } from "../documents/peppol.ts";
-import { Country, Currency, Email, ExternalId, Metadata, Nullable, strictObject, Text, Timestamp, Uuid, VatNumber, withoutDefault } from "../lib/schemas.ts";
+import { Country, Currency, Email, ExternalId, Metadata, Nullable, strictObject, Text, Timestamp, Uuid, VatNumber } from "../lib/schemas.ts";
 
 /**
  * The language of the documents a party receives (and, on the organisation, the default).
@@ -67,21 +67,5 @@ export const PartyModel = {
   }),
 } as const;
 
-const PREFERRED_CHANNEL =
-  "How its documents travel when a send asks for `preferred` (POST /invoices/{id}/send): email or peppol; null: peppol when it has a peppol_id, else email";
-// no `default` (t.UnionEnum carries its first value as one, which Elysia would write into a body that leaves the field out)
-const PreferredChannel = withoutDefault(t.UnionEnum(["email", "peppol"]));
-
-/** What customers have beyond a party's fields (suppliers carry the columns unused). */
-const customerFields = {
-  preferred_channel: t.Optional(t.Union([PreferredChannel, t.Null()], { description: PREFERRED_CHANNEL })),
-};
-
-export const CustomerPartyModel = {
-  create: strictObject({ name: Name, ...optionalFields, ...customerFields }),
-  update: strictObject({ name: t.Optional(Name), ...optionalFields, ...customerFields }),
-  party: t.Composite([PartyModel.party, t.Object({ preferred_channel: t.Union([PreferredChannel, t.Null()], { description: PREFERRED_CHANNEL }) })]),
-} as const;
-
-export type PartyCreate = typeof PartyModel.create.static & Partial<typeof CustomerPartyModel.create.static>;
-export type PartyUpdate = typeof PartyModel.update.static & Partial<typeof CustomerPartyModel.update.static>;
+export type PartyCreate = typeof PartyModel.create.static;
+export type PartyUpdate = typeof PartyModel.update.static;

@@ -43,11 +43,6 @@ export function presentParty(row: PartyRow) {
   };
 }
 
-/** A customer as its GET, its list and an invoice show it: a party, and how its documents travel. */
-export function presentCustomer(row: PartyRow) {
-  return { ...presentParty(row), preferred_channel: row.preferredChannel };
-}
-
 export function partyListSpec(table: PartyTable, searchTable: string): ListSpec<PartyTable> {
   return {
     table,
@@ -88,7 +83,6 @@ function columns(input: PartyUpdate) {
   if (input.payment_terms !== undefined) out.paymentTerms = input.payment_terms;
   if (input.peppol_id !== undefined) out.peppolId = input.peppol_id;
   if (input.language !== undefined) out.language = input.language;
-  if (input.preferred_channel !== undefined) out.preferredChannel = input.preferred_channel;
   if (input.external_id !== undefined) out.externalId = input.external_id;
   // replaced as a whole: {} clears it
   if (input.metadata !== undefined) out.metadata = input.metadata;
@@ -115,10 +109,11 @@ export type PartyKind<Shown> = {
   events?: { created: WebhookEvent; updated: WebhookEvent; deleted: WebhookEvent };
   /** the full representation (customers add contact persons) */
   show: (tx: Tx, row: PartyRow) => Shown;
-  /** a row as its list shows it (default: presentParty) */
-  present?: (row: PartyRow) => object;
   /** a reason the row cannot be deleted (409), or null */
   deleteBlocker: (tx: Tx, row: PartyRow) => string | null;
+  /** the row in a list (default presentParty) and the columns of its own fields (customers' reminders_paused) */
+  present?: (row: PartyRow) => object;
+  ownColumns?: (input: Record<string, unknown>) => Partial<PartyRow>;
 };
 
 export function partyService<Shown>(kind: PartyKind<Shown>) {
@@ -151,9 +146,12 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
       peppolId: null,
       language: null,
       preferredChannel: null,
+      remindersPaused: false,
+      remindersPausedReason: null,
       externalId: null,
       metadata: {},
       ...columns(input),
+      ...kind.ownColumns?.(input),
       createdAt: now,
       updatedAt: now,
     };
@@ -184,7 +182,7 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
     update(scope: Scope, id: string, input: PartyUpdate): Shown {
       return transaction(scope.db, (tx) => {
         const before = findInOrg(tx, table, scope.org.id, id);
-        const set = columns(input);
+        const set = { ...columns(input), ...kind.ownColumns?.(input) };
         if (set.companyNumber !== undefined || set.country !== undefined) checkCompanyNumber({ ...before, ...set });
         checkExternalId(tx, table, resourceType, scope.org.id, set.externalId, id);
         updateInOrg(tx, table, scope.org.id, id, { ...set, updatedAt: nowIso() });

@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { CustomerPartyModel } from "../contacts/party-model.ts";
-import { Email, named, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";
+import { PartyModel } from "../contacts/party-model.ts";
+import { Email, Nullable, strictObject, Text, Timestamp, Uuid, withoutDefault } from "../lib/schemas.ts";
 
 const contactFields = {
   email: t.Optional(Nullable(Email)),
@@ -35,15 +35,34 @@ export const ContactPersonModel = {
   ),
 } as const;
 
+const REMINDERS_PAUSED = "No reminder run reminds this customer of any invoice (issue 30); default false";
+const PREFERRED_CHANNEL =
+  "How its documents travel when a send asks for `preferred` (POST /invoices/{id}/send): email or peppol; null: peppol when it has a peppol_id, else email";
+// no `default` (t.UnionEnum carries its first value as one, which Elysia would write into a body that leaves the field out)
+const PreferredChannel = withoutDefault(t.UnionEnum(["email", "peppol"]));
+/** Fields of a customer that a supplier has not (suppliers share the rest: contacts/party-model.ts). */
+const customerOnlyInput = {
+  preferred_channel: t.Optional(t.Union([PreferredChannel, t.Null()], { description: PREFERRED_CHANNEL })),
+  reminders_paused: t.Optional(t.Boolean({ description: REMINDERS_PAUSED })),
+  reminders_paused_reason: t.Optional(Nullable(Text({ maxLength: 500, description: "Why reminders are paused, for the people who read it" }))),
+};
+const customerOnly = t.Object({
+  preferred_channel: t.Union([PreferredChannel, t.Null()], { description: PREFERRED_CHANNEL }),
+  reminders_paused: t.Boolean({ description: REMINDERS_PAUSED }),
+  reminders_paused_reason: Nullable(t.String()),
+});
+
 /** `Customer` is the customer as shown on its own (with its contact persons); lists show a `CustomerSummary`. */
 export const CustomerModel = {
-  create: named("CustomerCreate", CustomerPartyModel.create),
-  update: named("CustomerUpdate", CustomerPartyModel.update),
-  customer: named("CustomerSummary", CustomerPartyModel.party),
-  customerWithContacts: t.Composite([CustomerPartyModel.party, t.Object({ contact_persons: t.Array(ContactPersonModel.contactPerson) })], {
+  create: strictObject({ ...PartyModel.create.properties, ...customerOnlyInput }, { title: "CustomerCreate" }),
+  update: strictObject({ ...PartyModel.update.properties, ...customerOnlyInput }, { title: "CustomerUpdate" }),
+  customer: t.Composite([PartyModel.party, customerOnly], { title: "CustomerSummary" }),
+  customerWithContacts: t.Composite([PartyModel.party, customerOnly, t.Object({ contact_persons: t.Array(ContactPersonModel.contactPerson) })], {
     title: "Customer",
   }),
 } as const;
+
+export type CustomerCreate = typeof CustomerModel.create.static;
 
 export type ContactPersonCreate = typeof ContactPersonModel.create.static;
 export type ContactPersonUpdate = typeof ContactPersonModel.update.static;

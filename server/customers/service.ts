@@ -2,7 +2,7 @@ import { asc, count, eq, ne } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
 import { contactPersons, customers, invoices, recurringInvoices } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
-import { partyService, presentCustomer, type PartyRow } from "../contacts/party-service.ts";
+import { partyService, presentParty, type PartyRow } from "../contacts/party-service.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { deleteInOrg, findChildInOrg, findInOrg, inOrg, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
@@ -26,6 +26,20 @@ export function presentContactPerson(row: ContactRow) {
   };
 }
 
+/** A customer as its list shows it: a party with the fields suppliers have not. */
+export function presentCustomer(row: PartyRow) {
+  return { ...presentParty(row), preferred_channel: row.preferredChannel, reminders_paused: row.remindersPaused, reminders_paused_reason: row.remindersPausedReason };
+}
+
+/** The columns of a customer's own fields in a create or an update. */
+function customerColumns(input: Record<string, unknown>): Partial<PartyRow> {
+  const out: Partial<PartyRow> = {};
+  if (input.preferred_channel !== undefined) out.preferredChannel = input.preferred_channel as PartyRow["preferredChannel"];
+  if (typeof input.reminders_paused === "boolean") out.remindersPaused = input.reminders_paused;
+  if (input.reminders_paused_reason !== undefined) out.remindersPausedReason = (input.reminders_paused_reason as string | null)?.trim() || null;
+  return out;
+}
+
 /** The customer as GET /customers/{id} and the customer.* webhooks show it. */
 export function showCustomer(tx: Tx, row: PartyRow) {
   const persons = tx
@@ -44,6 +58,7 @@ export const customerService = partyService({
   events: { created: "customer.created", updated: "customer.updated", deleted: "customer.deleted" },
   show: showCustomer,
   present: presentCustomer,
+  ownColumns: customerColumns,
   deleteBlocker: (tx, row) => {
     const n = tx.select({ n: count() }).from(invoices).where(inOrg(invoices, row.organizationId, eq(invoices.customerId, row.id))).get()!.n;
     if (n > 0) return `The customer has ${n} invoice${n === 1 ? "" : "s"} and cannot be deleted.`;

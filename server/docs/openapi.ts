@@ -45,6 +45,7 @@ const TAGS = [
   { name: "Webhooks", description: "Webhook subscriptions and their deliveries" },
   { name: "Audit log", description: "Every change, who made it and when" },
   { name: "Events", description: "Every change in commit order, as webhooks carry it: the feed a connector syncs from" },
+  { name: "Reminders", description: "The reminder policy, payment reminders sent by the daily run, and pausing them per invoice" },
 ];
 
 const ref = (kind: "schemas" | "responses" | "headers" | "parameters", name: string) => ({ $ref: `#/components/${kind}/${name}` });

@@ -19,7 +19,7 @@ import sansPath from "dejavu-fonts-ttf/ttf/DejaVuSans.ttf" with { type: "file" }
 import sansBoldPath from "dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf" with { type: "file" };
 import { formatCents, lineAmountCents } from "../lib/money.ts";
 import { formatMoney, formatNumber, formatQuantity, formatRate, LABELS, type DocumentLabels } from "./i18n.ts";
-import type { DocumentLine, DocumentParty, IssuedDocument } from "./model.ts";
+import type { DocumentLanguage, DocumentLine, DocumentParty, IssuedDocument } from "./model.ts";
 
 // ---------------------------------------------------------------------------------------------
 // fonts: read and parsed once per process, embedded (subset) into every document
@@ -860,5 +860,112 @@ export async function renderPdf(doc: IssuedDocument): Promise<Uint8Array> {
   payment(w, doc);
   notes(w, doc);
   footers(w, footer);
+  return pdf.save({ useObjectStreams: true });
+}
+
+// ---------------------------------------------------------------------------------------------
+// a letter: a reminder (server/reminders) is not an issued document, but it is drawn with the
+// same fonts, party blocks and payment words
+
+/** A letter about documents: its words come in their language; only the layout is here. */
+export type Letter = {
+  language: DocumentLanguage;
+  title: string;
+  /** the letter's date, YYYY-MM-DD */
+  date: string;
+  /** what makes its bytes its own (a reminder's id): the trailer's ID */
+  id: string;
+  seller: DocumentParty;
+  buyer: DocumentParty;
+  paragraphs: string[];
+  /** the documents it is about, with a last row in bold (the total to pay) */
+  table: { head: string[]; rows: string[][]; total: [string, string] };
+  payment: { iban: string; bic: string | null; accountName: string; reference: string | null } | null;
+};
+
+export async function renderLetter(letter: Letter): Promise<Uint8Array> {
+  const labels = LABELS[letter.language] ?? LABELS.en;
+  const loaded = await loadFonts();
+  const pdf = await PDFDocument.create({ updateMetadata: false });
+  pdf.registerFontkit(cachedFontkit([loaded.regular, loaded.bold]));
+  const regular = await pdf.embedFont(loaded.regular.bytes, { subset: true, customName: "KONTOR+DejaVuSans" });
+  const bold = await pdf.embedFont(loaded.bold.bytes, { subset: true, customName: "KONTOR+DejaVuSans-Bold" });
+  pdf.setTitle(letter.title);
+  pdf.setAuthor(letter.seller.name);
+  pdf.setCreator("Kontor");
+  pdf.setProducer("Kontor (pdf-lib)");
+  pdf.setLanguage(letter.language);
+  const date = new Date(`${letter.date}T12:00:00Z`);
+  pdf.setCreationDate(date);
+  pdf.setModificationDate(date);
+  const id = PDFHexString.of(new Bun.CryptoHasher("sha256").update(JSON.stringify(letter)).digest("hex").slice(0, 32).toUpperCase());
+  pdf.context.trailerInfo.ID = pdf.context.obj([id, id]);
+
+  const fontSet = { regular, bold, glyphs: loaded.regular.glyphs, boldGlyphs: loaded.bold.glyphs };
+  const w = new Writer(pdf, fontSet, labels, letter.language, null, 60);
+  // the seller top left, the title and date top right, the addressee below
+  let y = TOP - 12;
+  for (const line of w.wrap(letter.seller.name, 280, 15, true)) {
+    w.text(line, LEFT, y, { size: 15, bold: true });
+    y -= 18;
+  }
+  for (const line of partyLines(w, letter.seller, { company: true })) {
+    w.text(line, LEFT, y, { size: 8.5, color: MUTED });
+    y -= 10.5;
+  }
+  w.textRight(labels.date(letter.date), RIGHT, TOP - 16, { size: 10 });
+  y -= 18;
+  for (const line of w.wrap(letter.buyer.name, 300, 11, true)) {
+    w.text(line, LEFT, y, { size: 11, bold: true });
+    y -= 13.5;
+  }
+  for (const line of partyLines(w, letter.buyer, { company: false })) {
+    w.text(line, LEFT, y);
+    y -= LEADING;
+  }
+  y -= 20;
+  for (const line of w.wrap(letter.title, RIGHT - LEFT, 14, true)) {
+    w.text(line, LEFT, y, { size: 14, bold: true });
+    y -= 18;
+  }
+  w.y = y - 6;
+  for (const paragraph of letter.paragraphs) {
+    for (const line of w.wrap(paragraph, RIGHT - LEFT)) {
+      w.need(LEADING);
+      w.text(line, LEFT, w.y);
+      w.y -= LEADING;
+    }
+    w.y -= 6;
+  }
+  // the documents: the first column left, the others right-aligned in equal columns
+  const { head, rows, total } = letter.table;
+  const columnRight = (i: number) => RIGHT - (head.length - 1 - i) * 90;
+  const drawRow = (cells: string[], options: { bold?: boolean; color?: typeof INK } = {}) => {
+    w.need(LEADING + 4);
+    cells.forEach((cell, i) => (i === 0 ? w.text(cell, LEFT, w.y, options) : w.textRight(cell, columnRight(i), w.y, options)));
+    w.y -= LEADING + 3;
+  };
+  w.y -= 8;
+  drawRow(head, { bold: true, color: MUTED });
+  w.rule(w.y + LEADING - 1);
+  for (const row of rows) drawRow(row);
+  w.rule(w.y + LEADING - 1);
+  drawRow([total[0], ...Array(head.length - 2).fill(""), total[1]], { bold: true });
+  if (letter.payment) {
+    w.y -= 10;
+    w.need(5 * 14);
+    w.text(labels.payment, LEFT, w.y, { size: 10, bold: true });
+    w.y -= 16;
+    const rowsOut: [string, string][] = [[labels.iban, groupIban(letter.payment.iban)]];
+    if (letter.payment.bic) rowsOut.push([labels.bic, letter.payment.bic]);
+    rowsOut.push([labels.accountHolder, letter.payment.accountName || letter.seller.name]);
+    if (letter.payment.reference) rowsOut.push([labels.paymentReference, letter.payment.reference]);
+    const valueX = LEFT + Math.max(...rowsOut.map(([label]) => w.width(w.clean(label)))) + 14;
+    for (const [label, value] of rowsOut) {
+      w.text(label, LEFT, w.y, { color: MUTED });
+      w.text(value, valueX, w.y, { bold: true });
+      w.y -= 14;
+    }
+  }
   return pdf.save({ useObjectStreams: true });
 }

@@ -6,10 +6,11 @@
  * against late-payment income; it is paid like an invoice. The original invoice never changes.
  */
 import type { Tx } from "../../db/client.ts";
-import { findInOrg, transaction, type Scope } from "../lib/scope.ts";
-import { invoices } from "../../db/schema.ts";
+import { findInOrg, inOrg, transaction, type Scope } from "../lib/scope.ts";
+import { asc, eq, sql } from "drizzle-orm";
+import { documentDeliveries, invoices, organizations, reminders } from "../../db/schema.ts";
 import { FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
-import { addDays, isValidDate, today } from "../lib/time.ts";
+import { addDays, isValidDate, localDate, today } from "../lib/time.ts";
 import type { NewLine } from "../invoices/checks.ts";
 import type { ShownInvoice } from "../invoices/read.ts";
 import { insertDraft, invoiceService } from "../invoices/service.ts";
@@ -19,13 +20,29 @@ import { computeClaim, readClaimInput } from "./claim.ts";
 const PAYMENT_DAYS = 30;
 
 /**
- * When the channel accepted the first reminder of the invoice (Book XIX's free reminder), or null.
- * The reminders feature (issue 30 items 1 and 3) records reminders; until it is wired in here,
- * no reminder is known, so nothing is chargeable to a consumer.
+ * The local date a channel accepted the invoice's first reminder after its due date (Book XIX's
+ * free reminder; a friendly note before the due date is not one), in the organisation's time
+ * zone; a `manual` reminder counts as accepted on its run's date. null while none was accepted.
+ * Read from the reminders' and deliveries' tables (the reminders feature, a tier above, records them).
  */
-export function firstReminderAcceptedOn(_tx: Tx, _orgId: string, _invoiceId: string): string | null {
+export function firstReminderAcceptedOn(tx: Tx, orgId: string, invoiceId: string): string | null {
+  const rows = tx
+    .select({ channel: reminders.channel, runDate: reminders.runDate, acceptedAt: documentDeliveries.acceptedAt })
+    .from(reminders)
+    .leftJoin(documentDeliveries, eq(documentDeliveries.id, reminders.deliveryId))
+    .where(inOrg(reminders, orgId, eq(reminders.invoiceId, invoiceId), eq(reminders.skipped, false), sql`${reminders.daysAfterDue} > 0`))
+    .orderBy(asc(reminders.level))
+    .all();
+  const timezone = tx.select({ timezone: organizations.timezone }).from(organizations).where(eq(organizations.id, orgId)).get()?.timezone ?? "Europe/Brussels";
+  for (const row of rows) {
+    if (row.channel === "manual") return row.runDate;
+    if (row.acceptedAt) return localDate(timezone, new Date(row.acceptedAt));
+  }
   return null;
 }
+
+/** What a note charges: both by default; a reminder level may charge only one of them (its policy). */
+export type InterestNoteOptions = { firstReminderAcceptedOn: string | null; interest?: boolean; compensation?: boolean };
 
 const rate = (bp: number) => (bp / 100).toFixed(2);
 
@@ -50,7 +67,7 @@ function oneLine(description: string, cents: number): NewLine {
  * interest not charged yet ("Interest 2025-11-16–2025-12-31 at 10.50 % on 1000.00") and the
  * compensation when it was not charged yet. A 422 when nothing is chargeable, saying why.
  */
-export function createInterestNoteDraft(tx: Tx, scope: Scope, invoiceId: string, asOf: string, opts: { firstReminderAcceptedOn: string | null }): ShownInvoice {
+export function createInterestNoteDraft(tx: Tx, scope: Scope, invoiceId: string, asOf: string, opts: InterestNoteOptions): ShownInvoice {
   const bag = new FieldErrorBag();
   if (!isValidDate(asOf)) bag.add("as_of", "The date must be a valid date, YYYY-MM-DD.");
   else if (asOf > today()) bag.add("as_of", `The date must not be later than today (${today()}): interest is charged for days gone by.`);
@@ -58,18 +75,20 @@ export function createInterestNoteDraft(tx: Tx, scope: Scope, invoiceId: string,
   const input = readClaimInput(tx, scope.org.id, invoiceId, asOf, opts);
   const figures = computeClaim(input);
   const { claim } = figures;
-  if (figures.chargeableInterestCents + figures.chargeableCompensationCents === 0) {
+  const chargeInterest = opts.interest !== false && figures.chargeableInterestCents > 0;
+  const compensationCents = opts.compensation !== false ? figures.chargeableCompensationCents : 0;
+  if ((chargeInterest ? figures.chargeableInterestCents : 0) + compensationCents === 0) {
     const charged = claim.already_charged.interest !== "0.00" || claim.already_charged.compensation !== "0.00";
     const why = asOf <= input.dueDate ? `: it is due on ${input.dueDate}` : charged ? ": earlier interest notes charged everything due so far" : "";
     throw ValidationFailed.field("as_of", `Nothing is chargeable on this invoice as of ${asOf}${why}. ${claim.law}`.trim());
   }
   const original = findInOrg(tx, invoices, scope.org.id, invoiceId);
-  const lines = figures.newPeriods.map((p) =>
+  const lines = (chargeInterest ? figures.newPeriods : []).map((p) =>
     oneLine(`Interest ${p.from}–${p.to} at ${rate(p.rateBp)} % on ${(p.baseCents / 100).toFixed(2)} ${input.currency} (${p.days} days)`, p.interestCents),
   );
-  if (figures.chargeableCompensationCents > 0) {
+  if (compensationCents > 0) {
     const what = claim.customer_type === "organization" ? "Fixed compensation for recovery costs" : "Damages for late payment (Code of Economic Law, art. XIX.4)";
-    lines.push(oneLine(what, figures.chargeableCompensationCents));
+    lines.push(oneLine(what, compensationCents));
   }
   return insertDraft(
     tx,
@@ -86,8 +105,9 @@ export function createInterestNoteDraft(tx: Tx, scope: Scope, invoiceId: string,
       buyerReference: original.buyerReference,
       orderReference: original.orderReference,
       pricesIncludeVat: false,
-      interestThrough: figures.through,
-      compensationCents: figures.chargeableCompensationCents,
+      // the days whose interest it charges: none when the note charges only the compensation
+      interestThrough: chargeInterest ? figures.through : null,
+      compensationCents,
     },
     lines,
     null,
@@ -98,7 +118,7 @@ export function createInterestNoteDraft(tx: Tx, scope: Scope, invoiceId: string,
  * Creates and finalizes an interest note in the caller's transaction (the reminder run's): the
  * note is numbered and posted, or nothing is stored. `opts` defaults to the reminders' record.
  */
-export function issueInterestNote(tx: Tx, scope: Scope, invoiceId: string, asOf: string, opts?: { firstReminderAcceptedOn: string | null }): ShownInvoice {
+export function issueInterestNote(tx: Tx, scope: Scope, invoiceId: string, asOf: string, opts?: InterestNoteOptions): ShownInvoice {
   const draft = createInterestNoteDraft(tx, scope, invoiceId, asOf, opts ?? { firstReminderAcceptedOn: firstReminderAcceptedOn(tx, scope.org.id, invoiceId) });
   return invoiceService.finalize(scope, draft.id);
 }

@@ -309,6 +309,8 @@ export const InvoiceModel = {
       recurring_invoice_id: Nullable(t.String({ ...Uuid, description: "The recurring invoice that generated it (GET /recurring-invoices/{id}); null when created otherwise" })),
       finalized_at: Nullable(Timestamp),
       sent_at: Nullable(Timestamp),
+      reminders_paused: t.Boolean({ description: "No reminder run reminds of it (PUT /invoices/{id}/reminders-pause; issue 30)" }),
+      reminders_paused_reason: Nullable(t.String()),
       external_id: Nullable(t.String({ description: "Your own id of this invoice or credit note, unique per organisation among them" })),
       metadata: t.Record(t.String(), t.String(), { description: "Your own string pairs ({} when none)" }),
       created_at: Timestamp,

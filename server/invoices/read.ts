@@ -6,8 +6,8 @@ import { contactPersons, customers, invoiceAllowanceCharges, invoiceLines, invoi
 import type { DocumentParty, DocumentPayee } from "../../db/values.ts";
 import { invoiceDueCents } from "../settlement/due.ts";
 import { presentPayment } from "../settlement/payments.ts";
-import { presentCustomer, type PartyRow } from "../contacts/party-service.ts";
-import { presentContactPerson } from "../customers/service.ts";
+import type { PartyRow } from "../contacts/party-service.ts";
+import { presentContactPerson, presentCustomer } from "../customers/service.ts";
 import { formatCents } from "../lib/money.ts";
 import { findInOrg, inOrg } from "../lib/scope.ts";
 import { linePrice } from "./checks.ts";
@@ -211,6 +211,8 @@ export function presentInvoices(tx: Tx, orgId: string, rows: InvoiceRow[]) {
     recurring_invoice_id: row.recurringInvoiceId,
     finalized_at: row.finalizedAt,
     sent_at: row.sentAt,
+    reminders_paused: row.remindersPaused,
+    reminders_paused_reason: row.remindersPausedReason,
     external_id: row.externalId,
     metadata: row.metadata,
     created_at: row.createdAt,

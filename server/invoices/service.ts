@@ -155,6 +155,8 @@ export type NewInvoice = Omit<
   | "recurringInvoiceId"
   | "interestThrough"
   | "compensationCents"
+  | "remindersPaused"
+  | "remindersPausedReason"
 > &
   Partial<Pick<InvoiceRow, "externalId" | "metadata" | "servicePeriodStart" | "servicePeriodEnd" | "recurringInvoiceId" | "interestThrough" | "compensationCents">>;
 
@@ -181,6 +183,8 @@ export function insertDraft(
     recurringInvoiceId: null,
     interestThrough: null,
     compensationCents: null,
+    remindersPaused: false,
+    remindersPausedReason: null,
     ...fields,
     id,
     organizationId: scope.org.id,

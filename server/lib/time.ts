@@ -54,3 +54,24 @@ export function addDays(date: string, days: number): string {
 export function today(): string {
   return new Date().toISOString().slice(0, 10);
 }
+
+/** Whether `name` is a time zone Intl knows (an IANA name such as Europe/Brussels, or UTC). */
+export function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The local date (YYYY-MM-DD) in `timeZone` at `at` (default now): an organisation's "today". */
+export function localDate(timeZone: string, at: Date = new Date()): string {
+  // en-CA formats dates as YYYY-MM-DD
+  return new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(at);
+}
+
+/** The local hour (0–23) in `timeZone` now. */
+export function localHour(timeZone: string, at: Date = new Date()): number {
+  return Number(new Intl.DateTimeFormat("en-GB", { timeZone, hour: "2-digit", hourCycle: "h23" }).format(at));
+}

@@ -14,7 +14,7 @@ import { FieldErrorBag, NotFound, ValidationFailed } from "../lib/errors.ts";
 import { formatCents, readMoney } from "../lib/money.ts";
 import { isCurrencyCode } from "../lib/iso-codes.ts";
 import { inOrg, snapshot, transaction, type Scope } from "../lib/scope.ts";
-import { nowIso } from "../lib/time.ts";
+import { isTimeZone, nowIso } from "../lib/time.ts";
 import { belgianEnterpriseNumberProblem, compactVatNumber } from "../lib/vat-numbers.ts";
 import { OrganizationModel, type OrganizationUpdate } from "./model.ts";
 
@@ -62,6 +62,7 @@ export function presentOrganization(tx: Tx, row: OrganizationRow) {
     peppol_provider: row.peppolProvider,
     late_compensation: row.lateCompensationCents === null ? null : formatCents(row.lateCompensationCents),
     late_compensation_by_currency: Object.fromEntries(Object.entries(row.lateCompensationByCurrency).map(([code, cents]) => [code, formatCents(cents)])),
+    timezone: row.timezone,
     created_at: row.createdAt,
     updated_at: row.updatedAt,
   };
@@ -150,6 +151,10 @@ export function updateOrganization(scope: Scope, input: OrganizationUpdate): Sho
   if (input.mail_reply_to !== undefined) set.mailReplyTo = input.mail_reply_to === null ? null : input.mail_reply_to.trim().toLowerCase();
   if (input.send_on_finalize !== undefined) set.sendOnFinalize = input.send_on_finalize;
   if (input.late_compensation !== undefined || input.late_compensation_by_currency !== undefined) readLateCompensation(input, set);
+  if (input.timezone !== undefined) {
+    if (!isTimeZone(input.timezone)) throw ValidationFailed.field("timezone", "The timezone field must be an IANA time zone, e.g. Europe/Brussels.");
+    set.timezone = input.timezone;
+  }
   return transaction(scope.db, (tx) => {
     if (input.default_bank_account_id !== undefined && input.default_bank_account_id !== null) {
       // one of the organisation's own accounts, and in use: a 422 on the field, not a 404

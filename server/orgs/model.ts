@@ -28,6 +28,8 @@ const SEND_ON_FINALIZE =
 // no `default` (t.UnionEnum carries its first value as one, which Elysia would write into a body that leaves the field out)
 const SendOnFinalize = withoutDefault(t.UnionEnum(["email", "peppol", "preferred"]));
 
+const TIMEZONE = "The IANA time zone its dates are local to (a reminder run's date, the day a reminder was accepted), e.g. Europe/Brussels (the default)";
+
 export const OrganizationModel = {
   update: strictObject(
     {
@@ -53,6 +55,7 @@ export const OrganizationModel = {
       send_on_finalize: t.Optional(t.Union([SendOnFinalize, t.Null()], { description: SEND_ON_FINALIZE })),
       late_compensation: t.Optional(moneyInput({ positive: false, description: `${LATE_COMPENSATION}. 0 sets it back to the statutory amount (shown as null)` })),
       late_compensation_by_currency: t.Optional(t.Record(Currency, moneyInput({ positive: true, description: "The amount in that currency" }), { description: LATE_COMPENSATION_BY_CURRENCY, maxProperties: 200 })),
+      timezone: t.Optional(t.String({ minLength: 1, maxLength: 64, description: TIMEZONE })),
     },
     { title: "OrganizationUpdate" },
   ),
@@ -91,6 +94,7 @@ export const OrganizationModel = {
       ),
       late_compensation: Nullable(t.String({ ...Money, description: LATE_COMPENSATION })),
       late_compensation_by_currency: t.Record(t.String(), Money, { description: LATE_COMPENSATION_BY_CURRENCY }),
+      timezone: t.String({ description: TIMEZONE }),
       created_at: Timestamp,
       updated_at: Timestamp,
     },

@@ -35,8 +35,8 @@ import { sendOverPeppol } from "./peppol/channel.ts";
 type DeliveryRow = typeof documentDeliveries.$inferSelect;
 type OrganizationRow = typeof organizations.$inferSelect;
 
-/** A reminder rendered for its delivery (the reminders feature hands the worker its renderer). */
-export type RenderedReminder = Pick<Outgoing, "number" | "language" | "pdf"> & { email: { subject: string; text: string } };
+/** A reminder rendered for its delivery (the reminders feature hands the worker its renderer): its letter, the number of the invoice it reminds of, the e-mail's words. */
+export type RenderedReminder = Pick<Outgoing, "number" | "language"> & { pdf: Uint8Array; email: { subject: string; text: string } };
 
 export type DeliveryWorkerOptions = {
   secrets: SecretBox;
@@ -190,7 +190,8 @@ export function startDeliveryWorker(db: Db, config: Config, options: DeliveryWor
     if (row.subject === "reminder") {
       if (!options.renderReminder || !row.reminderId) throw new ApiError(422, "This Kontor cannot render reminders.");
       const reminder = await options.renderReminder(db, row.reminderId);
-      return { outgoing: { ...base, documentType: "reminder", number: reminder.number, language: reminder.language, pdf: reminder.pdf, einvoice: null }, mail: reminder.email };
+      const pdf: OutgoingFile = { filename: `${reminder.number}-reminder.pdf`, contentType: "application/pdf", content: reminder.pdf };
+      return { outgoing: { ...base, documentType: "reminder", number: reminder.number, language: reminder.language, pdf, einvoice: null }, mail: reminder.email };
     }
     const doc = snapshot(db, (tx) => readDocument(tx, row.organizationId, row.invoiceId!));
     const pdf: OutgoingFile = { filename: `${doc.number}.pdf`, contentType: "application/pdf", content: await issuedPdf(doc, turns) };

@@ -1,0 +1,73 @@
+/**
+ * An organisation's reminder policy (issue 30): `GET`/`PUT /api/v1/reminder-policy`. Until it is
+ * saved, the defaults of texts.ts, disabled: an upgrade reminds nobody's customers unasked.
+ */
+import { eq } from "drizzle-orm";
+import type { Tx } from "../../db/client.ts";
+import { reminderPolicies } from "../../db/schema.ts";
+import { DOCUMENT_LANGUAGES, type ReminderChannel, type ReminderLevel } from "../../db/values.ts";
+import { recordChange } from "../changes/record.ts";
+import { FieldErrorBag } from "../lib/errors.ts";
+import { snapshot, transaction, type Scope } from "../lib/scope.ts";
+import { nowIso } from "../lib/time.ts";
+import type { ReminderPolicyUpdate, ShownReminderPolicy } from "./model.ts";
+import { DEFAULT_LEVELS, defaultTexts } from "./texts.ts";
+
+export type ReminderPolicy = { enabled: boolean; channel: ReminderChannel; levels: ReminderLevel[]; updatedAt: string | null };
+
+/** The stored policy, or the defaults (disabled, by e-mail). */
+export function readPolicy(tx: Tx, orgId: string): ReminderPolicy {
+  const row = tx.select().from(reminderPolicies).where(eq(reminderPolicies.organizationId, orgId)).get();
+  if (!row) return { enabled: false, channel: "email", levels: DEFAULT_LEVELS, updatedAt: null };
+  return { enabled: row.enabled, channel: row.channel, levels: row.levels, updatedAt: row.updatedAt };
+}
+
+/** The policy with every level's texts in every language (the defaults where none was set). */
+function presentPolicy(policy: ReminderPolicy): ShownReminderPolicy {
+  return {
+    enabled: policy.enabled,
+    channel: policy.channel,
+    levels: policy.levels.map((level, i) => {
+      const defaults = defaultTexts(policy.levels, i);
+      return {
+        days_after_due: level.days_after_due,
+        charge_interest: level.charge_interest,
+        charge_compensation: level.charge_compensation,
+        texts: Object.fromEntries(DOCUMENT_LANGUAGES.map((language) => [language, level.texts?.[language] ?? defaults[language]])) as ShownReminderPolicy["levels"][number]["texts"],
+      };
+    }),
+    is_default: policy.updatedAt === null,
+    updated_at: policy.updatedAt,
+  };
+}
+
+export function showPolicy(scope: Scope): ShownReminderPolicy {
+  return snapshot(scope.db, (tx) => presentPolicy(readPolicy(tx, scope.org.id)));
+}
+
+/** Replaces the policy as a whole. Levels come in increasing days, each day once: a level's index is its identity. */
+export function updatePolicy(scope: Scope, input: ReminderPolicyUpdate): ShownReminderPolicy {
+  const bag = new FieldErrorBag();
+  input.levels.forEach((level, i) => {
+    if (i > 0 && level.days_after_due <= input.levels[i - 1]!.days_after_due) {
+      bag.add(`levels.${i}.days_after_due`, "The levels' days_after_due must increase from one level to the next, each day once.");
+    }
+  });
+  bag.throwIfAny();
+  const levels: ReminderLevel[] = input.levels.map((level) => ({
+    days_after_due: level.days_after_due,
+    charge_interest: level.charge_interest,
+    charge_compensation: level.charge_compensation,
+    ...(level.texts && Object.keys(level.texts).length > 0 ? { texts: level.texts } : {}),
+  }));
+  return transaction(scope.db, (tx) => {
+    const now = nowIso();
+    const values = { enabled: input.enabled, channel: input.channel, levels, updatedAt: now };
+    tx.insert(reminderPolicies)
+      .values({ organizationId: scope.org.id, ...values, createdAt: now })
+      .onConflictDoUpdate({ target: reminderPolicies.organizationId, set: values })
+      .run();
+    recordChange(tx, scope, { action: "reminder_policy.updated", resource: { type: "reminder_policy", id: scope.org.id } });
+    return presentPolicy(readPolicy(tx, scope.org.id));
+  });
+}

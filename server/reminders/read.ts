@@ -1,0 +1,215 @@
+/**
+ * Reminders as the API shows them, their list, an invoice's reminders with its late claim, and
+ * the reminder as a letter: its PDF and its e-mail in the customer's language (issue 30).
+ */
+import { asc, eq, inArray, lt, sql } from "drizzle-orm";
+import type { Db, Tx } from "../../db/client.ts";
+import { documentDeliveries, invoices, organizations, reminders } from "../../db/schema.ts";
+import type { DocumentLanguage, ReminderText } from "../../db/values.ts";
+import { recordChange } from "../changes/record.ts";
+import { LABELS, formatMoney } from "../documents/i18n.ts";
+import { renderLetter } from "../documents/pdf.ts";
+import { lateClaim, type LateClaim } from "../interest/claim.ts";
+import { showInvoice, type ShownInvoice } from "../invoices/read.ts";
+import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
+import { formatCents } from "../lib/money.ts";
+import { findInOrg, inOrg, snapshot, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
+import { addDays, localDate, nowIso } from "../lib/time.ts";
+import type { RemindersPause } from "./model.ts";
+import { readPolicy } from "./policy.ts";
+import { firstReminderAcceptedOn } from "../interest/note.ts";
+import { CONSUMER_FIRST_REMINDER, LETTER_LABELS, defaultTexts, fillText, type TextValues } from "./texts.ts";
+
+type ReminderRow = typeof reminders.$inferSelect;
+
+/** Reminders with their invoice's number and their delivery's state, one query each for the page. */
+export function presentReminders(tx: Tx, orgId: string, rows: ReminderRow[]) {
+  const invoiceIds = [...new Set(rows.map((r) => r.invoiceId))];
+  const deliveryIds = rows.flatMap((r) => (r.deliveryId ? [r.deliveryId] : []));
+  const numbers = new Map(
+    invoiceIds.length === 0
+      ? []
+      : tx.select({ id: invoices.id, number: invoices.number }).from(invoices).where(inOrg(invoices, orgId, inArray(invoices.id, invoiceIds))).all().map((r) => [r.id, r.number] as const),
+  );
+  const deliveries = new Map(
+    deliveryIds.length === 0
+      ? []
+      : tx
+          .select({ id: documentDeliveries.id, status: documentDeliveries.status, acceptedAt: documentDeliveries.acceptedAt })
+          .from(documentDeliveries)
+          .where(inOrg(documentDeliveries, orgId, inArray(documentDeliveries.id, deliveryIds)))
+          .all()
+          .map((d) => [d.id, d] as const),
+  );
+  return rows.map((row) => {
+    const delivery = row.deliveryId ? deliveries.get(row.deliveryId) : undefined;
+    const status = row.skipped
+      ? ("skipped" as const)
+      : row.channel === "manual"
+        ? ("sent" as const)
+        : delivery?.status === "accepted"
+          ? ("sent" as const)
+          : delivery?.status === "failed"
+            ? ("failed" as const)
+            : ("queued" as const);
+    return {
+      id: row.id,
+      invoice_id: row.invoiceId,
+      invoice_number: numbers.get(row.invoiceId) ?? "",
+      customer_id: row.customerId,
+      level: row.level,
+      days_after_due: row.daysAfterDue,
+      run_date: row.runDate,
+      channel: row.channel === "preferred" ? ("email" as const) : row.channel,
+      status,
+      sent_at: row.skipped ? null : row.channel === "manual" ? row.createdAt : (delivery?.acceptedAt ?? null),
+      language: row.language,
+      amount_due: formatCents(row.amountDueCents),
+      interest: formatCents(row.interestCents),
+      compensation: formatCents(row.compensationCents),
+      interest_note_id: row.interestNoteId,
+      delivery_id: row.deliveryId,
+      created_at: row.createdAt,
+    };
+  });
+}
+
+/** `GET /reminders`: newest first (reminders_org_created). */
+export const reminderList: ListSpec<typeof reminders> = {
+  table: reminders,
+  sorts: { created_at: reminders.createdAt },
+  defaultSort: "-created_at",
+  updatedAt: reminders.createdAt,
+};
+
+export function listReminders(scope: Scope, query: ListQuery, url: string) {
+  return listPage(scope, reminderList, query, url, (rows, tx) => presentReminders(tx, scope.org.id, rows));
+}
+
+export function showReminder(scope: Scope, id: string) {
+  return snapshot(scope.db, (tx) => presentReminders(tx, scope.org.id, [findInOrg(tx, reminders, scope.org.id, id)])[0]!);
+}
+
+/** `GET /invoices/{id}/reminders`: what was recorded, in level order, and the late claim as of today (the organisation's). */
+export function invoiceReminders(scope: Scope, invoiceId: string): { data: ReturnType<typeof presentReminders>; late_claim: LateClaim } {
+  return snapshot(scope.db, (tx) => {
+    findInOrg(tx, invoices, scope.org.id, invoiceId);
+    const rows = tx.select().from(reminders).where(inOrg(reminders, scope.org.id, eq(reminders.invoiceId, invoiceId))).orderBy(asc(reminders.level)).all();
+    const timezone = tx.select({ tz: organizations.timezone }).from(organizations).where(eq(organizations.id, scope.org.id)).get()!.tz;
+    const claim = lateClaim(tx, scope.org.id, invoiceId, localDate(timezone), { firstReminderAcceptedOn: firstReminderAcceptedOn(tx, scope.org.id, invoiceId) });
+    return { data: presentReminders(tx, scope.org.id, rows), late_claim: claim };
+  });
+}
+
+/** `PUT /invoices/{id}/reminders-pause`: not part of the document, so allowed in every state. */
+export function pauseInvoiceReminders(scope: Scope, invoiceId: string, input: RemindersPause): ShownInvoice {
+  return transaction(scope.db, (tx) => {
+    findInOrg(tx, invoices, scope.org.id, invoiceId);
+    updateInOrg(tx, invoices, scope.org.id, invoiceId, {
+      remindersPaused: input.paused,
+      remindersPausedReason: input.paused ? input.reason?.trim() || null : null,
+      updatedAt: nowIso(),
+    });
+    const shown = showInvoice(tx, scope.org.id, invoiceId);
+    recordChange(tx, scope, {
+      action: input.paused ? "invoice.reminders_paused" : "invoice.reminders_resumed",
+      resource: { type: "invoice", id: invoiceId },
+      event: "invoice.updated",
+      data: shown,
+    });
+    return shown;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// the letter
+
+type RenderedReminder = {
+  pdf: Uint8Array;
+  number: string;
+  language: DocumentLanguage;
+  documentType: "reminder";
+  email: { subject: string; text: string };
+};
+
+/** What a reminder says, in its language: subject, paragraphs, and the PDF's table. */
+function compose(tx: Tx, reminder: ReminderRow) {
+  const invoice = findInOrg(tx, invoices, reminder.organizationId, reminder.invoiceId);
+  const parties = invoice.issuedParties!;
+  const language = reminder.language;
+  const labels = LABELS[language];
+  const letter = LETTER_LABELS[language];
+  const policy = readPolicy(tx, reminder.organizationId);
+  const texts: ReminderText =
+    policy.levels[reminder.level]?.texts?.[language] ?? defaultTexts(policy.levels[reminder.level] ? policy.levels : [{ days_after_due: reminder.daysAfterDue }], policy.levels[reminder.level] ? reminder.level : 0)[language];
+  const money = (cents: number) => formatMoney(labels, cents, invoice.currency);
+  const values: TextValues = {
+    customer: parties.buyer.name,
+    organization: parties.seller.name,
+    number: invoice.number,
+    issue_date: labels.date(invoice.issueDate),
+    due_date: labels.date(invoice.dueDate),
+    amount_due: money(reminder.amountDueCents),
+    pay_by: labels.date(addDays(reminder.runDate, 14)),
+  };
+  const paragraphs = fillText(texts.body, values).split(/\n{2,}/);
+  // a consumer's first reminder after the due date carries what art. XIX.2 §1 requires
+  const earlier = tx
+    .select({ id: reminders.id })
+    .from(reminders)
+    .where(inOrg(reminders, reminder.organizationId, eq(reminders.invoiceId, reminder.invoiceId), eq(reminders.skipped, false), sql`${reminders.daysAfterDue} > 0`, lt(reminders.level, reminder.level)))
+    .get();
+  if (!parties.buyer.vatNumber && reminder.daysAfterDue > 0 && !earlier) paragraphs.splice(Math.max(1, paragraphs.length - 1), 0, CONSUMER_FIRST_REMINDER[language](values));
+  const note = reminder.interestNoteId ? tx.select({ number: invoices.number }).from(invoices).where(eq(invoices.id, reminder.interestNoteId)).get() : undefined;
+  const rows = [[invoice.number, labels.date(invoice.issueDate), labels.date(invoice.dueDate), money(reminder.amountDueCents)]];
+  const noteSuffix = note ? ` (${letter.interestNote(note.number)})` : "";
+  if (reminder.interestCents > 0) rows.push([`${letter.interest}${noteSuffix}`, "", "", money(reminder.interestCents)]);
+  if (reminder.compensationCents > 0) rows.push([`${letter.compensation}${noteSuffix}`, "", "", money(reminder.compensationCents)]);
+  const total = reminder.amountDueCents + reminder.interestCents + reminder.compensationCents;
+  return { invoice, parties, language, labels, letter, subject: fillText(texts.subject, values), paragraphs, rows, total: money(total) };
+}
+
+async function renderComposed(c: ReturnType<typeof compose>, reminder: ReminderRow): Promise<Uint8Array> {
+  return renderLetter({
+    language: c.language,
+    title: c.subject,
+    date: reminder.runDate,
+    id: reminder.id,
+    seller: c.parties.seller,
+    buyer: c.parties.buyer,
+    paragraphs: c.paragraphs,
+    table: { head: [c.labels.number, c.labels.issueDate, c.labels.dueDate, c.labels.amountDue], rows: c.rows, total: [c.letter.totalToPay, c.total] },
+    payment: c.parties.payee ? { ...c.parties.payee, reference: c.invoice.paymentReference } : null,
+  });
+}
+
+/** `GET /reminders/{id}/pdf`: the letter, rendered on demand. */
+export async function reminderPdf(scope: Scope, id: string): Promise<{ pdf: Uint8Array; number: string }> {
+  const { composed, reminder } = snapshot(scope.db, (tx) => {
+    const reminder = findInOrg(tx, reminders, scope.org.id, id);
+    return { reminder, composed: compose(tx, reminder) };
+  });
+  return { pdf: await renderComposed(composed, reminder), number: `reminder-${composed.invoice.number}-${reminder.level + 1}` };
+}
+
+/**
+ * What the delivery worker sends for a reminder's delivery (handed to it by the composition
+ * root): the PDF, and the e-mail's subject and text, in the reminder's language.
+ */
+export async function renderReminderForDelivery(db: Db, reminderId: string): Promise<RenderedReminder> {
+  const { composed, reminder } = snapshot(db, (tx) => {
+    const reminder = tx.select().from(reminders).where(eq(reminders.id, reminderId)).get();
+    if (!reminder) throw new Error(`No reminder ${reminderId}.`);
+    return { reminder, composed: compose(tx, reminder) };
+  });
+  const table = composed.rows.map((row) => `${row[0]}: ${row[3]}`).join("\n");
+  return {
+    pdf: await renderComposed(composed, reminder),
+    number: composed.invoice.number,
+    language: composed.language,
+    documentType: "reminder",
+    email: { subject: composed.subject, text: `${composed.paragraphs.join("\n\n")}\n\n${table}\n${composed.letter.totalToPay}: ${composed.total}\n` },
+  };
+}
+
+

@@ -1,0 +1,29 @@
+/**
+ * The daily reminder run of the worker (issue 30): every hour at :05, a run for each organisation
+ * whose local time is past 06:00, at its local date. A run records only the levels not yet
+ * recorded, so the later hours of a day send nothing twice, and a worker that was down at 06:00
+ * catches up at its next hour.
+ */
+import { Cron } from "croner";
+import type { Db } from "../../db/client.ts";
+import type { Config } from "../config.ts";
+import type { Logger } from "../log.ts";
+import { runReminders } from "./run.ts";
+
+export const REMINDER_HOUR = 6;
+
+export type ReminderSchedule = { stop: () => void };
+
+export function startReminderSchedule(db: Db, config: Config, log?: Logger): ReminderSchedule {
+  void config;
+  const cron = new Cron("5 * * * *", { protect: true }, () => {
+    try {
+      const runs = runReminders(db, { notBeforeHour: REMINDER_HOUR });
+      const sent = runs.reduce((n, run) => n + run.data.filter((r) => r.problem === null).length, 0);
+      if (sent > 0) log?.info("reminders recorded", { organizations: runs.length, reminders: sent });
+    } catch (error) {
+      log?.error("reminder run failed", { error: (error as Error).message });
+    }
+  });
+  return { stop: () => cron.stop() };
+}
