@@ -26,6 +26,8 @@ export type DocumentParty = {
   phone: string | null;
   /** `<scheme>:<id>`, scheme from the Peppol EAS code list, e.g. "0208:0123456749" */
   peppolId: string | null;
+  /** the seller's contact person (BT-41, XRechnung BR-DE-5); absent in parties frozen before it existed */
+  contactName?: string | null;
 };
 
 /** The seller's account for credit transfers, from the organisation's default bank account. */
