@@ -38,7 +38,7 @@ export function readCiiDocument(root: XmlElement): SupplierDocument {
   if (!guideline.startsWith(EN16931_PREFIX)) {
     throw new InboundDocumentError(
       `${ROOT}/${guidelinePath}`,
-      `The specification '${guideline}' (BT-24) is not EN 16931 (it must start with '${EN16931_PREFIX}'): a Factur-X MINIMUM or BASIC WL file has no lines and is not an invoice.`,
+      `The specification '${guideline}' (BT-24) is not EN 16931 (it must start with '${EN16931_PREFIX}'; a Factur-X MINIMUM or BASIC WL file, which has no lines, does not).`,
     );
   }
 
