@@ -7,7 +7,7 @@
 import { sql } from "drizzle-orm";
 import {
   ACCOUNT_TYPES, ACTOR_TYPES, BANK_STATEMENT_FORMATS, BANK_TRANSACTION_DIRECTIONS, BANK_TRANSACTION_STATUSES, DELIVERY_STATUSES,
-  DOCUMENT_LANGUAGES, EXPENSE_DOCUMENT_TYPES, EXPENSE_STATUSES, FISCAL_YEAR_STATUSES, INVOICE_STATUSES, INVOICE_TYPES, JOURNAL_SOURCES,
+  DOCUMENT_LANGUAGES, EINVOICE_PROFILES, EXPENSE_DOCUMENT_TYPES, EXPENSE_STATUSES, FISCAL_YEAR_STATUSES, INVOICE_STATUSES, INVOICE_TYPES, JOURNAL_SOURCES,
   PAYMENT_LINKS, PAYMENT_METHODS, ROLES, SYSTEM_ACCOUNTS, TOKEN_TYPES, VAT_CATEGORIES, VAT_ROLES, VAT_SIDES,
   type InvoiceStatus, type IssuedParties,
 } from "./values.ts";
@@ -63,6 +63,8 @@ export const organizations = sqliteTable("organizations", {
   website: text("website"),
   /** `<EAS scheme>:<id>`, e.g. "0208:0123456749" */
   peppolId: text("peppol_id"),
+  /** the seller's contact person on e-invoices (BT-41; XRechnung requires it) */
+  contactName: text("contact_name"),
   /**
    * The bank account whose IBAN goes on documents. Checked by the service (one of the
    * organisation's accounts), not a foreign key: bank_accounts already references
@@ -159,7 +161,16 @@ const partyColumns = () => ({
   updatedAt: updatedAt(),
 });
 
-export const customers = sqliteTable("customers", partyColumns(), (t) => [
+export const customers = sqliteTable(
+  "customers",
+  {
+    ...partyColumns(),
+    /** the default buyer reference (BT-10) of its new invoices, e.g. a German public buyer's Leitweg-ID */
+    buyerReference: text("buyer_reference"),
+    /** the e-invoice it receives; null: peppol */
+    einvoiceProfile: text("einvoice_profile", { enum: EINVOICE_PROFILES }),
+  },
+  (t) => [
   index("customers_org_name").on(t.organizationId, nocase(t.name), t.id),
   index("customers_org_created").on(t.organizationId, t.createdAt, t.id),
   index("customers_org_updated").on(t.organizationId, t.updatedAt, t.id),
@@ -171,7 +182,8 @@ export const customers = sqliteTable("customers", partyColumns(), (t) => [
   index("customers_org_vat_number").on(t.organizationId, t.vatNumber, nocase(t.name), t.id),
   // an external id names one customer of the organisation (409 naming the holder); filter[external_id]
   uniqueIndex("customers_org_external_id").on(t.organizationId, t.externalId).where(sql`${t.externalId} IS NOT NULL`),
-]);
+],
+);
 
 export const suppliers = sqliteTable("suppliers", partyColumns(), (t) => [
   index("suppliers_org_name").on(t.organizationId, nocase(t.name), t.id),

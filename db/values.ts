@@ -10,6 +10,9 @@
 export const VAT_CATEGORIES = ["S", "Z", "E", "AE", "K", "G", "O"] as const;
 export type VatCategory = (typeof VAT_CATEGORIES)[number];
 export const DOCUMENT_LANGUAGES = ["en", "nl", "fr", "de"] as const;
+/** The e-invoice a customer receives (issue 31): Peppol BIS 3.0 UBL, XRechnung 3.0, or a Factur-X PDF; null is peppol. */
+export const EINVOICE_PROFILES = ["peppol", "xrechnung", "facturx"] as const;
+export type EinvoiceProfile = (typeof EINVOICE_PROFILES)[number];
 export type DocumentLanguage = (typeof DOCUMENT_LANGUAGES)[number];
 
 export type DocumentParty = {

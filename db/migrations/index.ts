@@ -32,6 +32,7 @@ import m29 from "./0029_payment_runs.sql" with { type: "text" };
 import m30 from "./0030_bank_line_bookings.sql" with { type: "text" };
 import m31 from "./0031_events_feed.sql" with { type: "text" };
 import m32 from "./0032_external_ids_metadata.sql" with { type: "text" };
+import m33 from "./0033_einvoice_profiles.sql" with { type: "text" };
 
 export const embeddedMigrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_init", when: 1795372542016, breakpoints: true, sql: m0 },
@@ -67,4 +68,5 @@ export const embeddedMigrations: { tag: string; when: number; breakpoints: boole
   { tag: "0030_bank_line_bookings", when: 1795664931106, breakpoints: true, sql: m30 },
   { tag: "0031_events_feed", when: 1795668976246, breakpoints: true, sql: m31 },
   { tag: "0032_external_ids_metadata", when: 1795669911746, breakpoints: true, sql: m32 },
+  { tag: "0033_einvoice_profiles", when: 1795678583035, breakpoints: true, sql: m33 },
 ];

@@ -17,7 +17,8 @@ import type { WebhookEvent } from "../changes/events.ts";
 import type { PartyCreate, PartyUpdate } from "./party-model.ts";
 
 export type PartyTable = typeof customers | typeof suppliers;
-export type PartyRow = typeof customers.$inferSelect;
+/** The columns both kinds have (customers add their own, PartyKind `columns`). */
+export type PartyRow = typeof suppliers.$inferSelect;
 
 export function presentParty(row: PartyRow) {
   return {
@@ -111,6 +112,8 @@ export type PartyKind<Shown> = {
   show: (tx: Tx, row: PartyRow) => Shown;
   /** a reason the row cannot be deleted (409), or null */
   deleteBlocker: (tx: Tx, row: PartyRow) => string | null;
+  /** the kind's own columns from its own input fields (customers: buyer_reference, einvoice_profile) */
+  columns?: (input: PartyUpdate) => Record<string, unknown>;
 };
 
 export function partyService<Shown>(kind: PartyKind<Shown>) {
@@ -145,6 +148,7 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
       externalId: null,
       metadata: {},
       ...columns(input),
+      ...kind.columns?.(input),
       createdAt: now,
       updatedAt: now,
     };
@@ -175,7 +179,7 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
     update(scope: Scope, id: string, input: PartyUpdate): Shown {
       return transaction(scope.db, (tx) => {
         const before = findInOrg(tx, table, scope.org.id, id);
-        const set = columns(input);
+        const set = { ...columns(input), ...kind.columns?.(input) };
         if (set.companyNumber !== undefined || set.country !== undefined) checkCompanyNumber({ ...before, ...set });
         checkExternalId(tx, table, resourceType, scope.org.id, set.externalId, id);
         updateInOrg(tx, table, scope.org.id, id, { ...set, updatedAt: nowIso() });

@@ -6,7 +6,7 @@ import { partyService, presentParty, type PartyRow } from "../contacts/party-ser
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { deleteInOrg, findChildInOrg, findInOrg, inOrg, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
-import type { ContactPersonCreate, ContactPersonUpdate } from "./model.ts";
+import type { ContactPersonCreate, ContactPersonUpdate, CustomerUpdate } from "./model.ts";
 
 type ContactRow = typeof contactPersons.$inferSelect;
 
@@ -34,7 +34,13 @@ export function showCustomer(tx: Tx, row: PartyRow) {
     .where(inOrg(contactPersons, row.organizationId, eq(contactPersons.customerId, row.id)))
     .orderBy(asc(contactPersons.createdAt), asc(contactPersons.id))
     .all();
-  return { ...presentParty(row), contact_persons: persons.map(presentContactPerson) };
+  return presentCustomer(row, persons);
+}
+
+/** A customer row with its contact persons, as every representation of a customer shows it (GET /customers/{id}, an invoice's `customer`). */
+export function presentCustomer(row: PartyRow, persons: ContactRow[]) {
+  const own = row as typeof customers.$inferSelect;
+  return { ...presentParty(row), buyer_reference: own.buyerReference, einvoice_profile: own.einvoiceProfile, contact_persons: persons.map(presentContactPerson) };
 }
 
 export const customerService = partyService({
@@ -43,6 +49,12 @@ export const customerService = partyService({
   searchTable: "customers_fts",
   events: { created: "customer.created", updated: "customer.updated", deleted: "customer.deleted" },
   show: showCustomer,
+  columns: (input: CustomerUpdate) => {
+    const out: Partial<typeof customers.$inferSelect> = {};
+    if (input.buyer_reference !== undefined) out.buyerReference = input.buyer_reference === null ? null : input.buyer_reference.trim() || null;
+    if (input.einvoice_profile !== undefined) out.einvoiceProfile = input.einvoice_profile;
+    return out;
+  },
   deleteBlocker: (tx, row) => {
     const n = tx.select({ n: count() }).from(invoices).where(inOrg(invoices, row.organizationId, eq(invoices.customerId, row.id))).get()!.n;
     return n > 0 ? `The customer has ${n} invoice${n === 1 ? "" : "s"} and cannot be deleted.` : null;

@@ -6,8 +6,8 @@ import { contactPersons, customers, invoiceAllowanceCharges, invoiceLines, invoi
 import type { DocumentParty, DocumentPayee } from "../../db/values.ts";
 import { invoiceDueCents } from "../settlement/due.ts";
 import { presentPayment } from "../settlement/payments.ts";
-import { presentParty, type PartyRow } from "../contacts/party-service.ts";
-import { presentContactPerson } from "../customers/service.ts";
+import type { PartyRow } from "../contacts/party-service.ts";
+import { presentCustomer } from "../customers/service.ts";
 import { formatCents } from "../lib/money.ts";
 import { findInOrg, inOrg } from "../lib/scope.ts";
 import { linePrice } from "./checks.ts";
@@ -172,7 +172,7 @@ export function presentInvoices(tx: Tx, orgId: string, rows: InvoiceRow[]) {
   const persons = groupBy(q.contactPersons.all(params), (p) => p.customerId, creationOrder);
   // the shape of showCustomer (GET /customers/{id}), built from the rows loaded above
   const shownCustomers = new Map(
-    customerRows.map((c: PartyRow) => [c.id, { ...presentParty(c), contact_persons: (persons.get(c.id) ?? []).map(presentContactPerson) }]),
+    customerRows.map((c: PartyRow) => [c.id, presentCustomer(c, persons.get(c.id) ?? [])]),
   );
   return rows.map((row) => ({
     id: row.id,

@@ -1,0 +1,3 @@
+ALTER TABLE `customers` ADD `buyer_reference` text;--> statement-breakpoint
+ALTER TABLE `customers` ADD `einvoice_profile` text;--> statement-breakpoint
+ALTER TABLE `organizations` ADD `contact_name` text;
