@@ -40,7 +40,8 @@ export function showCustomer(tx: Tx, row: PartyRow) {
 /** A customer row with its contact persons, as every representation of a customer shows it (GET /customers/{id}, an invoice's `customer`). */
 export function presentCustomer(row: PartyRow, persons: ContactRow[]) {
   const own = row as typeof customers.$inferSelect;
-  return { ...presentParty(row), buyer_reference: own.buyerReference, einvoice_profile: own.einvoiceProfile, contact_persons: persons.map(presentContactPerson) };
+  // a row just built for insert has only the columns its input set
+  return { ...presentParty(row), buyer_reference: own.buyerReference ?? null, einvoice_profile: own.einvoiceProfile ?? null, contact_persons: persons.map(presentContactPerson) };
 }
 
 export const customerService = partyService({
