@@ -11,7 +11,7 @@ const env = createTestEnv();
 afterAll(() => env.close());
 
 const ORG_KEYS = [
-  "address", "api_access", "city", "company_number", "country", "created_at", "currency", "default_bank_account_id", "einvoice_business_customers", "email", "id",
+  "address", "api_access", "city", "company_number", "contact_name", "country", "created_at", "currency", "default_bank_account_id", "einvoice_business_customers", "email", "id",
   "language", "name", "payment_instructions", "peppol_id", "phone", "postal_code", "prices_include_vat", "updated_at", "vat_number", "website",
 ];
 

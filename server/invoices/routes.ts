@@ -22,6 +22,12 @@ const location = (id: string) => `/api/v1/invoices/${id}`;
 /** Non-JSON answers: server/docs/openapi.ts documents them under their media type, with their Content-Disposition (`x-attachment`). */
 const UblDocument = ResponseSchema(t.String({ description: "UBL 2.1 XML", "x-media-type": "application/xml", "x-attachment": true }));
 const CiiDocument = ResponseSchema(t.String({ description: "UN/CEFACT CII D16B XML", "x-media-type": "application/xml", "x-attachment": true }));
+/** `?profile=`: an enum without Elysia's own default (the first value), which OpenAPI would show as one; absent is the default in words. */
+const profileQuery = <const V extends readonly [string, ...string[]]>(values: V, description: string) => {
+  const schema = t.UnionEnum([...values] as unknown as [...V], { description });
+  delete schema.default;
+  return t.Object({ profile: t.Optional(schema) }, { additionalProperties: false });
+};
 const xmlFile = (file: { body: string; number: string }) =>
   new Response(file.body, { headers: { "content-type": "application/xml; charset=utf-8", "content-disposition": attachment(file.number, "xml") } });
 const PdfDocument = ResponseSchema(t.String({ description: "PDF", format: "binary", "x-media-type": "application/pdf", "x-attachment": true }));
@@ -64,14 +70,7 @@ export const invoiceRoutes = (kernel: Kernel) =>
       {
         ability: "invoicing.view",
         params: IdParams,
-        query: t.Object(
-          {
-            profile: t.Optional(
-              t.UnionEnum([...UBL_PROFILES], { description: "peppol (the default): Peppol BIS Billing 3.0; xrechnung: XRechnung 3.0, for German public buyers" }),
-            ),
-          },
-          { additionalProperties: false },
-        ),
+        query: profileQuery(UBL_PROFILES, "peppol (the default): Peppol BIS Billing 3.0; xrechnung: XRechnung 3.0, for German public buyers"),
         response: { 200: UblDocument, ...errors(404, 409, 422) },
         detail: {
           tags,
@@ -92,14 +91,7 @@ export const invoiceRoutes = (kernel: Kernel) =>
       {
         ability: "invoicing.view",
         params: IdParams,
-        query: t.Object(
-          {
-            profile: t.Optional(
-              t.UnionEnum([...CII_PROFILES], { description: "en16931 (the default): EN 16931, the profile Factur-X and ZUGFeRD name EN 16931; xrechnung: XRechnung 3.0" }),
-            ),
-          },
-          { additionalProperties: false },
-        ),
+        query: profileQuery(CII_PROFILES, "en16931 (the default): EN 16931, the profile Factur-X and ZUGFeRD name EN 16931; xrechnung: XRechnung 3.0"),
         response: { 200: CiiDocument, ...errors(404, 409, 422) },
         detail: {
           tags,
