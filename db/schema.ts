@@ -7,7 +7,7 @@
 import { sql } from "drizzle-orm";
 import {
   ACCOUNT_TYPES, ACTOR_TYPES, DELIVERY_ATTEMPT_OUTCOMES, DELIVERY_SUBJECTS, DOCUMENT_DELIVERY_STATUSES, SEND_CHANNELS, BANK_STATEMENT_FORMATS, BANK_TRANSACTION_DIRECTIONS, BANK_TRANSACTION_STATUSES, DELIVERY_STATUSES,
-  DOCUMENT_LANGUAGES, EXPENSE_DOCUMENT_TYPES, EXPENSE_STATUSES, FISCAL_YEAR_STATUSES, INVOICE_STATUSES, INVOICE_TYPES, JOURNAL_SOURCES,
+  DOCUMENT_LANGUAGES, EINVOICE_PROFILES, EXPENSE_DOCUMENT_TYPES, EXPENSE_STATUSES, FISCAL_YEAR_STATUSES, INVOICE_STATUSES, INVOICE_TYPES, JOURNAL_SOURCES,
   PAYMENT_LINKS, PAYMENT_METHODS, REMINDER_CHANNELS, ROLES, SYSTEM_ACCOUNTS, TOKEN_TYPES, VAT_CATEGORIES, VAT_ROLES, VAT_SIDES,
   PEPPOL_PROVIDERS, RECURRING_INTERVALS, RECURRING_SEND_CHANNELS, RECURRING_STATUSES,
   type DeliveryRecipients, type InvoiceStatus, type IssuedParties, type RecurringLine, type ReminderLevel,
@@ -64,6 +64,8 @@ export const organizations = sqliteTable("organizations", {
   website: text("website"),
   /** `<EAS scheme>:<id>`, e.g. "0208:0123456749" */
   peppolId: text("peppol_id"),
+  /** the seller's contact person on e-invoices (BT-41; XRechnung requires it) */
+  contactName: text("contact_name"),
   /**
    * The bank account whose IBAN goes on documents. Checked by the service (one of the
    * organisation's accounts), not a foreign key: bank_accounts already references
@@ -174,6 +176,10 @@ const partyColumns = () => ({
   // customers only (suppliers carry the columns unused; their API never shows them):
   /** how its documents are sent when a send asks for `preferred`; null: peppol when it has a peppol_id, else email */
   preferredChannel: text("preferred_channel", { enum: SEND_CHANNELS }),
+  /** the default buyer reference (BT-10) of its new invoices, e.g. a German public buyer's Leitweg-ID */
+  buyerReference: text("buyer_reference"),
+  /** the e-invoice it receives; null: peppol */
+  einvoiceProfile: text("einvoice_profile", { enum: EINVOICE_PROFILES }),
   /** no reminder run reminds it of any invoice (issue 30), and why */
   remindersPaused: bool("reminders_paused").notNull().default(false),
   remindersPausedReason: text("reminders_paused_reason"),
@@ -183,7 +189,10 @@ const partyColumns = () => ({
   updatedAt: updatedAt(),
 });
 
-export const customers = sqliteTable("customers", partyColumns(), (t) => [
+export const customers = sqliteTable(
+  "customers",
+  partyColumns(),
+  (t) => [
   index("customers_org_name").on(t.organizationId, nocase(t.name), t.id),
   index("customers_org_created").on(t.organizationId, t.createdAt, t.id),
   index("customers_org_updated").on(t.organizationId, t.updatedAt, t.id),
@@ -195,7 +204,8 @@ export const customers = sqliteTable("customers", partyColumns(), (t) => [
   index("customers_org_vat_number").on(t.organizationId, t.vatNumber, nocase(t.name), t.id),
   // an external id names one customer of the organisation (409 naming the holder); filter[external_id]
   uniqueIndex("customers_org_external_id").on(t.organizationId, t.externalId).where(sql`${t.externalId} IS NOT NULL`),
-]);
+],
+);
 
 export const suppliers = sqliteTable("suppliers", partyColumns(), (t) => [
   index("suppliers_org_name").on(t.organizationId, nocase(t.name), t.id),

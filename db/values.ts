@@ -10,6 +10,9 @@
 export const VAT_CATEGORIES = ["S", "Z", "E", "AE", "K", "G", "O"] as const;
 export type VatCategory = (typeof VAT_CATEGORIES)[number];
 export const DOCUMENT_LANGUAGES = ["en", "nl", "fr", "de"] as const;
+/** The e-invoice a customer receives (issue 31): Peppol BIS 3.0 UBL, XRechnung 3.0, or a Factur-X PDF; null is peppol. */
+export const EINVOICE_PROFILES = ["peppol", "xrechnung", "facturx"] as const;
+export type EinvoiceProfile = (typeof EINVOICE_PROFILES)[number];
 export type DocumentLanguage = (typeof DOCUMENT_LANGUAGES)[number];
 
 export type DocumentParty = {
@@ -26,6 +29,8 @@ export type DocumentParty = {
   phone: string | null;
   /** `<scheme>:<id>`, scheme from the Peppol EAS code list, e.g. "0208:0123456749" */
   peppolId: string | null;
+  /** the seller's contact person (BT-41, XRechnung BR-DE-5); absent in parties frozen before it existed */
+  contactName?: string | null;
 };
 
 /** The seller's account for credit transfers, from the organisation's default bank account. */

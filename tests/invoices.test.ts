@@ -27,8 +27,8 @@ const INVOICE_KEYS = [
 ];
 /** api-spec 2.1, as GET /customers/{id} shows it */
 const CUSTOMER_KEYS = [
-  "address", "city", "company_number", "contact_persons", "country", "created_at", "currency", "email", "external_id", "id", "language", "metadata", "name", "payment_terms", "peppol_id", "phone",
-  "postal_code", "preferred_channel", "reminders_paused", "reminders_paused_reason", "type", "updated_at", "vat_number",
+  "address", "buyer_reference", "city", "company_number", "contact_persons", "country", "created_at", "currency", "einvoice_profile", "email", "external_id", "id", "language",
+  "metadata", "name", "payment_terms", "peppol_id", "phone", "postal_code", "preferred_channel", "reminders_paused", "reminders_paused_reason", "type", "updated_at", "vat_number",
 ];
 const LINE_KEYS = [
   "amount", "description", "discount_amount", "discount_percent", "discount_reason", "id", "quantity", "sort_order", "unit_code", "unit_price", "vat_amount", "vat_rate",

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
-import { netLinePrice } from "../server/documents/ubl.ts";
+import { netLinePrice } from "../server/documents/en16931.ts";
 import { itemShares } from "../server/documents/vat-breakdown.ts";
 import { priceInvoice } from "../server/invoices/totals.ts";
 import { SELLER_IDENTITY } from "./fixtures.ts";

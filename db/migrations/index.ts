@@ -37,6 +37,7 @@ import m34 from "./0034_peppol_access_point.sql" with { type: "text" };
 import m35 from "./0035_recurring_invoices.sql" with { type: "text" };
 import m36 from "./0036_statutory_interest.sql" with { type: "text" };
 import m37 from "./0037_reminders.sql" with { type: "text" };
+import m38 from "./0038_einvoice_profiles.sql" with { type: "text" };
 
 export const embeddedMigrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_init", when: 1795372542016, breakpoints: true, sql: m0 },
@@ -77,4 +78,5 @@ export const embeddedMigrations: { tag: string; when: number; breakpoints: boole
   { tag: "0035_recurring_invoices", when: 1795680080755, breakpoints: true, sql: m35 },
   { tag: "0036_statutory_interest", when: 1795680172735, breakpoints: true, sql: m36 },
   { tag: "0037_reminders", when: 1795680371898, breakpoints: true, sql: m37 },
+  { tag: "0038_einvoice_profiles", when: 1795680625049, breakpoints: true, sql: m38 },
 ];

@@ -17,7 +17,8 @@ import type { WebhookEvent } from "../changes/events.ts";
 import type { PartyCreate, PartyUpdate } from "./party-model.ts";
 
 export type PartyTable = typeof customers | typeof suppliers;
-export type PartyRow = typeof customers.$inferSelect;
+/** The columns both kinds have (customers add their own, PartyKind `columns`). */
+export type PartyRow = typeof suppliers.$inferSelect;
 
 export function presentParty(row: PartyRow) {
   return {
@@ -146,6 +147,8 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
       peppolId: null,
       language: null,
       preferredChannel: null,
+      buyerReference: null,
+      einvoiceProfile: null,
       remindersPaused: false,
       remindersPausedReason: null,
       externalId: null,

@@ -28,13 +28,22 @@ export function presentContactPerson(row: ContactRow) {
 
 /** A customer as its list shows it: a party with the fields suppliers have not. */
 export function presentCustomer(row: PartyRow) {
-  return { ...presentParty(row), preferred_channel: row.preferredChannel, reminders_paused: row.remindersPaused, reminders_paused_reason: row.remindersPausedReason };
+  return {
+    ...presentParty(row),
+    buyer_reference: row.buyerReference,
+    einvoice_profile: row.einvoiceProfile,
+    preferred_channel: row.preferredChannel,
+    reminders_paused: row.remindersPaused,
+    reminders_paused_reason: row.remindersPausedReason,
+  };
 }
 
 /** The columns of a customer's own fields in a create or an update. */
 function customerColumns(input: Record<string, unknown>): Partial<PartyRow> {
   const out: Partial<PartyRow> = {};
   if (input.preferred_channel !== undefined) out.preferredChannel = input.preferred_channel as PartyRow["preferredChannel"];
+  if (input.buyer_reference !== undefined) out.buyerReference = (input.buyer_reference as string | null)?.trim() || null;
+  if (input.einvoice_profile !== undefined) out.einvoiceProfile = input.einvoice_profile as PartyRow["einvoiceProfile"];
   if (typeof input.reminders_paused === "boolean") out.remindersPaused = input.reminders_paused;
   if (input.reminders_paused_reason !== undefined) out.remindersPausedReason = (input.reminders_paused_reason as string | null)?.trim() || null;
   return out;

@@ -1,17 +1,18 @@
 /**
- * An issued document as what its customer receives: the Peppol BIS Billing 3.0 UBL file and the
- * PDF, both rendered from one read of the document, for the API and the CLI alike. The read is the
+ * An issued document as what its customer receives: the Peppol BIS Billing 3.0 (or XRechnung) UBL
+ * file, the same as a UN/CEFACT CII file, and the PDF, each rendered from one read of the document, for the API and the CLI alike. The read is the
  * feature's own, handed in as a loader (the invoices': server/invoices/document.ts): the
  * documents import no feature.
  *
  * The PDF renderer (pdf-lib, fontkit, the fonts) is loaded on the first PDF, not with this module:
  * the invoice service imports its document read, and with it this module, in every CLI command.
  */
-import { ApiError, Conflict, ValidationFailed } from "../lib/errors.ts";
+import { ApiError, Conflict, ValidationFailed, type FieldErrors } from "../lib/errors.ts";
 import type { RenderTurns } from "../lib/render-turns.ts";
 import type { Scope } from "../lib/scope.ts";
 import type { IssuedDocument } from "./model.ts";
-import { missingForUbl, renderUbl } from "./ubl.ts";
+import { missingForCii, renderCii, type CiiProfile } from "./cii.ts";
+import { missingForUbl, renderUbl, type UblProfile } from "./ubl.ts";
 
 /** Reads the document with this id in the scope's organisation, in one snapshot (404 when there is none). */
 export type DocumentLoader = (scope: Scope, id: string) => IssuedDocument;
@@ -19,17 +20,17 @@ export type DocumentLoader = (scope: Scope, id: string) => IssuedDocument;
 const noun = (doc: IssuedDocument) => (doc.type === "credit_note" ? "credit note" : doc.type === "interest_note" ? "interest note" : "invoice");
 
 /**
- * The UBL file of an issued document; what EN 16931 needs and is missing, a 422 naming it. A draft
- * has no e-invoice yet, but is checked as it would be issued: what its UBL would lack is the same
- * 422 (a draft can be checked before finalize), and a draft that lacks nothing is a 409.
+ * An e-invoice of an issued document (`missing` its rules, `render` its writer); what EN 16931
+ * needs and is missing, a 422 naming it. A draft has no e-invoice yet, but is checked as it would
+ * be issued: what its e-invoice would lack is the same 422 (a draft can be checked before
+ * finalize), and a draft that lacks nothing is a 409.
  */
-export function issuedUbl(doc: IssuedDocument): string {
+function issuedEInvoice(doc: IssuedDocument, missingOf: (doc: IssuedDocument) => FieldErrors, render: (doc: IssuedDocument) => string): string {
+  const missing = missingOf(doc);
   if (doc.status === "draft") {
-    const missing = missingForUbl(doc);
     if (Object.keys(missing).length > 0) throw new ValidationFailed(missing);
     throw new Conflict(`The ${noun(doc)} is draft; its e-invoice lacks nothing, and is produced when it is finalized (finalize it first).`);
   }
-  const missing = missingForUbl(doc);
   if (Object.keys(missing).length > 0) {
     // issued before finalize checked its e-invoice: the frozen parties cannot be fixed afterwards, so say so
     throw new ApiError(
@@ -39,7 +40,17 @@ export function issuedUbl(doc: IssuedDocument): string {
       missing,
     );
   }
-  return renderUbl(doc);
+  return render(doc);
+}
+
+/** The UBL file of an issued document: Peppol BIS Billing 3.0, or XRechnung 3.0. */
+export function issuedUbl(doc: IssuedDocument, profile: UblProfile = "peppol"): string {
+  return issuedEInvoice(doc, (d) => missingForUbl(d, profile), (d) => renderUbl(d, profile));
+}
+
+/** The CII file of an issued document: EN 16931 (Factur-X's profile), or XRechnung 3.0. */
+export function issuedCii(doc: IssuedDocument, profile: CiiProfile = "en16931"): string {
+  return issuedEInvoice(doc, (d) => missingForCii(d, profile), (d) => renderCii(d, profile));
 }
 
 /** The PDF, also of a draft (marked as such), rendered in the thread's turn (`turns`). */
@@ -50,12 +61,16 @@ export function issuedPdf(doc: IssuedDocument, turns: RenderTurns): Promise<Uint
 /** A document's file: its bytes, and its number as the name it is saved under (a draft's, DRAFT-…). */
 export type DocumentFile<T> = { body: T; number: string };
 
-/** The UBL and PDF of the documents `load` reads. */
+/** The UBL, CII and PDF of the documents `load` reads. */
 export function documentServiceOf(load: DocumentLoader) {
   return {
-    ubl: (scope: Scope, id: string): DocumentFile<string> => {
+    ubl: (scope: Scope, id: string, profile: UblProfile = "peppol"): DocumentFile<string> => {
       const doc = load(scope, id);
-      return { body: issuedUbl(doc), number: doc.number };
+      return { body: issuedUbl(doc, profile), number: doc.number };
+    },
+    cii: (scope: Scope, id: string, profile: CiiProfile = "en16931"): DocumentFile<string> => {
+      const doc = load(scope, id);
+      return { body: issuedCii(doc, profile), number: doc.number };
     },
     pdf: async (scope: Scope, id: string, turns: RenderTurns): Promise<DocumentFile<Uint8Array>> => {
       const doc = load(scope, id);

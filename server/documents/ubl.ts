@@ -3,24 +3,47 @@
  * note. Takes an `IssuedDocument` and nothing else (no database, no clock), so a finalized
  * document renders to the same bytes every time.
  *
- * What EN 16931 or Peppol needs and the document lacks is answered by `missingForUbl` as field
- * errors (a 422 naming them); `renderUbl` refuses to write a file that would break a rule, never
- * an invalid file. The rule ids in comments (BR-…, PEPPOL-…) are those of the official rule files
- * the tests run (tests/einvoicing/).
+ * With `profile: "xrechnung"` it is the XRechnung 3.0 CIUS instead (KoSIT's, for German public
+ * buyers): the same file with XRechnung's CustomizationID and what XRechnung needs.
  *
- * XML is written by a small builder below rather than a library: every text and attribute value
- * goes through `escapeText`/`escapeAttr`, elements without content are dropped (Peppol forbids
- * empty elements, PEPPOL-EN16931-R008), and the output is plain string joins, well under 1 ms for
- * a 20-line invoice.
+ * What EN 16931 (en16931.ts, shared with the CII) and Peppol or XRechnung need and the document
+ * lacks is answered by `missingForUbl` as field errors (a 422 naming them); `renderUbl` refuses
+ * to write a file that would break a rule, never an invalid file. The rule ids in comments
+ * (BR-…, PEPPOL-…) are those of the official rule files the tests run (tests/einvoicing/).
+ * XML is written by xml-writer.ts.
  */
-import { isCountryCode } from "../lib/iso-codes.ts";
 import { ValidationFailed, type FieldErrors } from "../lib/errors.ts";
-import { divRoundHalfUp, formatCents } from "../lib/money.ts";
+import { formatCents } from "../lib/money.ts";
+import {
+  addressLines,
+  assertReconciles,
+  date,
+  DISCOUNT_REASON_CODE,
+  electronicAddress,
+  endpoint,
+  exemptionOf,
+  itemName,
+  legalId,
+  lineTotal,
+  mergeFieldErrors,
+  missingForEn16931,
+  missingForPeppol,
+  missingForXRechnung,
+  netLinePrice,
+  percentText,
+  vatIdentifier,
+} from "./en16931.ts";
 import type { DocumentAllowanceCharge, DocumentLine, DocumentParty, DocumentVatGroup, IssuedDocument, VatCategory } from "./model.ts";
-import { isBelgianEnterpriseNumber, isPeppolId } from "./peppol.ts";
+import { el, xmlDocument, type Xml } from "./xml-writer.ts";
 
 export const UBL_CUSTOMIZATION_ID = "urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0";
 export const UBL_PROFILE_ID = "urn:fdc:peppol.eu:2017:poacc:billing:01:1.0";
+/** XRechnung 3.0 (BR-DE-21), the same CustomizationID in UBL and CII */
+export const XRECHNUNG_CUSTOMIZATION_ID = "urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0";
+
+/** Which specification the UBL follows: Peppol BIS Billing 3.0 (the default) or XRechnung 3.0. */
+export const UBL_PROFILES = ["peppol", "xrechnung"] as const;
+export type UblProfile = (typeof UBL_PROFILES)[number];
 
 const NS = {
   Invoice: "urn:oasis:names:specification:ubl:schema:xsd:Invoice-2",
@@ -29,91 +52,15 @@ const NS = {
   cbc: "urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2",
 } as const;
 
-/** Categories that carry a 0 % rate and need an exemption reason (BR-E-10, BR-AE-10, BR-IC-10, BR-G-10, BR-O-10). */
-const EXEMPT: ReadonlySet<VatCategory> = new Set(["E", "AE", "K", "G", "O"]);
-/** The reason code a category implies when the rate names none; E has no single one (VATEX-EU-132, -143, …). */
-const DEFAULT_VATEX: Partial<Record<VatCategory, string>> = { AE: "VATEX-EU-AE", K: "VATEX-EU-IC", G: "VATEX-EU-G", O: "VATEX-EU-O" };
-
 // ---------------------------------------------------------------------------------------------
 // What the document lacks
 
 /**
- * What EN 16931 / Peppol BIS 3.0 needs that the document does not have, as field errors for a 422:
- * `organization.*` for the seller, `customer.*` for the buyer, bare names for the invoice itself,
- * `vat_rates.*` for a rate's category data. Empty when the document can be rendered.
+ * What the UBL needs that the document does not have, as field errors for a 422 (en16931.ts says
+ * how they are named): EN 16931's, and Peppol's or XRechnung's. Empty when it can be rendered.
  */
-export function missingForUbl(doc: IssuedDocument): FieldErrors {
-  const errors: FieldErrors = {};
-  const add = (field: string, message: string) => void (errors[field] ??= []).push(message);
-  const { seller, buyer } = doc;
-  const categories = new Set<VatCategory>([
-    ...doc.lines.map((l) => l.vatCategory),
-    ...(doc.allowanceCharges ?? []).map((ac) => ac.vatCategory),
-    ...doc.vatGroups.map((g) => g.category),
-  ]);
-  const notSubject = categories.has("O");
-
-  // the parties (BR-6, BR-7, BR-8, BR-9, BR-10, BR-11; VAT directive art. 226: full addresses)
-  for (const [who, party] of [["organization", seller], ["customer", buyer]] as const) {
-    if (!present(party.name)) add(`${who}.name`, `The ${who}'s name is required for an e-invoice (BR-${who === "organization" ? 6 : 7}).`);
-    if (!present(party.address)) add(`${who}.address`, `The ${who}'s street address is required for an e-invoice.`);
-    if (!present(party.city)) add(`${who}.city`, `The ${who}'s city is required for an e-invoice.`);
-    if (who === "organization" && !present(party.postalCode)) add(`${who}.postal_code`, "The organization's postal code is required for an e-invoice.");
-    if (!present(party.country)) add(`${who}.country`, `The ${who}'s country is required for an e-invoice (BR-${who === "organization" ? 9 : 11}).`);
-    else if (!/^[A-Z]{2}$/.test(party.country!.trim().toUpperCase())) add(`${who}.country`, `The ${who}'s country must be an ISO 3166-1 alpha-2 code.`);
-    const rule = who === "organization" ? "PEPPOL-EN16931-R020" : "PEPPOL-EN16931-R010";
-    if (!present(party.peppolId)) {
-      add(
-        `${who}.peppol_id`,
-        who === "customer"
-          ? `The customer's Peppol id is required: Peppol delivers to a Peppol id only, not to an e-mail address (${rule}).`
-          : `The organization's Peppol id is required (${rule}).`,
-      );
-    } else if (!endpoint(party.peppolId!)) {
-      add(`${who}.peppol_id`, `The ${who}'s Peppol id must be "<scheme>:<id>" with a scheme from the Peppol EAS code list (PEPPOL-EN16931-CL008) and a valid identifier for it.`);
-    } else if (!checkScheme(endpoint(party.peppolId!)!)) {
-      add(`${who}.peppol_id`, `The ${who}'s Peppol id does not hold a valid identifier for its scheme.`);
-    }
-    if (present(party.vatNumber) && !vatIdentifier(party)) {
-      add(`${who}.vat_number`, `The ${who}'s VAT number must start with a country prefix (BR-CO-09).`);
-    }
-  }
-
-  // VAT identifiers: needed for every category but O (BR-S-02, BR-Z-02, BR-E-02, BR-AE-02, BR-IC-02, BR-G-02) …
-  if (!notSubject && !present(seller.vatNumber)) add("organization.vat_number", "The organization's VAT number is required for an e-invoice with VAT.");
-  if (categories.has("AE") && !present(buyer.vatNumber) && !present(buyer.companyNumber)) {
-    add("customer.vat_number", "A reverse-charge invoice needs the customer's VAT number (BR-AE-02).");
-  }
-  if (categories.has("K") && !present(buyer.vatNumber)) add("customer.vat_number", "An intra-community supply needs the customer's VAT number (BR-IC-02).");
-  // … and forbidden with O, which then stands alone (BR-O-02, BR-O-11)
-  if (notSubject && categories.size > 1) add("lines", "Lines not subject to VAT (category O) cannot share a document with other VAT categories (BR-O-11).");
-  // a supplier must be identifiable (BR-CO-26): without a VAT number, by its company number
-  if (notSubject && !present(seller.companyNumber)) add("organization.company_number", "The organization's company number is required when no VAT number is shown (BR-CO-26).");
-  if (present(seller.companyNumber) && legalScheme(seller) === "0208" && !isBelgianEnterpriseNumber(digits(seller.companyNumber!).padStart(10, "0"))) {
-    add("organization.company_number", "The organization's company number is not a valid Belgian enterprise number (PEPPOL-COMMON-R043).");
-  }
-
-  // a buyer reference or an order reference (PEPPOL-EN16931-R003)
-  if (!present(doc.buyerReference) && !present(doc.orderReference)) {
-    add("buyer_reference", "Peppol needs a buyer reference or an order reference on the invoice (PEPPOL-EN16931-R003).");
-  }
-  // no payee (the organisation has no bank account of its own yet): no PaymentMeans at all, which
-  // EN 16931 allows (BR-61 applies only to a credit transfer that is written)
-
-  if (doc.lines.length === 0) add("lines", "An e-invoice needs at least one line (BR-16).");
-  for (const line of doc.lines) {
-    if (!present(line.description)) add(`lines.${line.position - 1}.description`, `Line ${line.position} needs a description: it is the item name (BR-25).`);
-    if (!/^[A-Z0-9]{1,3}$/.test(line.unitCode ?? "")) add(`lines.${line.position - 1}.unit_code`, `Line ${line.position} needs a UN/ECE Recommendation 20 unit code (BR-23).`);
-  }
-  for (const group of doc.vatGroups) {
-    const label = `VAT category ${group.category} at ${formatCents(group.rateBp)} %`;
-    if (group.category !== "S" && group.rateBp !== 0) add("vat_rates.rate", `${label}: only standard-rated (S) VAT may have a rate above 0 (BR-${group.category === "K" ? "IC" : group.category}-05).`);
-    if (group.category === "S" && group.rateBp <= 0) add("vat_rates.rate", `${label}: a standard rate must be above 0 (BR-S-05).`);
-    if (group.category === "E" && !present(group.exemptionReasonCode) && !present(group.exemptionReason)) {
-      add("vat_rates.exemption_reason_code", `${label}: an exempt supply needs its exemption reason code (VATEX) or text (BR-E-10).`);
-    }
-  }
-  return errors;
+export function missingForUbl(doc: IssuedDocument, profile: UblProfile = "peppol"): FieldErrors {
+  return mergeFieldErrors(missingForEn16931(doc), profile === "xrechnung" ? missingForXRechnung(doc) : missingForPeppol(doc));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -123,8 +70,8 @@ export function missingForUbl(doc: IssuedDocument): FieldErrors {
  * The document as a Peppol BIS Billing 3.0 UBL 2.1 file. Throws `ValidationFailed` (422) with the
  * fields of `missingForUbl` when the document lacks what the rules need.
  */
-export function renderUbl(doc: IssuedDocument): string {
-  const missing = missingForUbl(doc);
+export function renderUbl(doc: IssuedDocument, profile: UblProfile = "peppol"): string {
+  const missing = missingForUbl(doc, profile);
   if (Object.keys(missing).length > 0) throw new ValidationFailed(missing);
   assertReconciles(doc);
 
@@ -136,7 +83,7 @@ export function renderUbl(doc: IssuedDocument): string {
   const dueDate = date(doc.dueDate);
 
   const body = [
-    el("cbc:CustomizationID", null, UBL_CUSTOMIZATION_ID),
+    el("cbc:CustomizationID", null, profile === "xrechnung" ? XRECHNUNG_CUSTOMIZATION_ID : UBL_CUSTOMIZATION_ID),
     el("cbc:ProfileID", null, UBL_PROFILE_ID),
     el("cbc:ID", null, doc.number),
     el("cbc:IssueDate", null, date(doc.issueDate)),
@@ -156,8 +103,8 @@ export function renderUbl(doc: IssuedDocument): string {
         null,
         el("cac:InvoiceDocumentReference", null, el("cbc:ID", null, doc.credited.number), el("cbc:IssueDate", null, date(doc.credited.issueDate))),
       ),
-    el("cac:AccountingSupplierParty", null, party(doc.seller, notSubject)),
-    el("cac:AccountingCustomerParty", null, party(doc.buyer, notSubject)),
+    el("cac:AccountingSupplierParty", null, party(doc.seller, notSubject, profile)),
+    el("cac:AccountingCustomerParty", null, party(doc.buyer, notSubject, profile)),
     // an intra-community supply states where and when the goods went (BR-IC-11, BR-IC-12); Kontor
     // records no separate delivery date, so the supply is dated on the invoice date
     doc.vatGroups.some((g) => g.category === "K") &&
@@ -202,16 +149,15 @@ export function renderUbl(doc: IssuedDocument): string {
     ...doc.lines.map((line) => documentLine(line, credit, !!doc.pricesIncludeVat, money, doc.currency)),
   ];
 
-  const rootEl = el(root, { xmlns: NS[root], "xmlns:cac": NS.cac, "xmlns:cbc": NS.cbc }, ...body)!;
-  return `<?xml version="1.0" encoding="UTF-8"?>\n${rootEl.lines.join("\n")}\n`;
+  return xmlDocument(el(root, { xmlns: NS[root], "xmlns:cac": NS.cac, "xmlns:cbc": NS.cbc }, ...body));
 }
 
-function party(p: DocumentParty, notSubject: boolean): Xml | null {
-  const ep = endpoint(p.peppolId!)!;
-  const lines = (p.address ?? "").split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+function party(p: DocumentParty, notSubject: boolean, profile: UblProfile): Xml | null {
+  // Peppol delivers to the Peppol id; XRechnung also takes an e-mail address
+  const ep = profile === "xrechnung" ? electronicAddress(p)! : endpoint(p.peppolId!)!;
+  const lines = addressLines(p);
   const vat = notSubject ? null : vatIdentifier(p);
-  const scheme = legalScheme(p);
-  const companyId = p.companyNumber && (scheme === "0208" ? digits(p.companyNumber).padStart(10, "0") : scheme === "0106" ? digits(p.companyNumber) : p.companyNumber.trim());
+  const { scheme, id: companyId } = legalId(p);
   return el(
     "cac:Party",
     null,
@@ -231,7 +177,7 @@ function party(p: DocumentParty, notSubject: boolean): Xml | null {
     vat ? el("cac:PartyTaxScheme", null, el("cbc:CompanyID", null, vat), el("cac:TaxScheme", null, el("cbc:ID", null, "VAT"))) : null,
     el("cac:PartyLegalEntity", null, el("cbc:RegistrationName", null, p.name), el("cbc:CompanyID", scheme ? { schemeID: scheme } : null, companyId)),
     // the seller's contact is the invoice's "contact us"; the buyer's is where questions go
-    el("cac:Contact", null, el("cbc:Telephone", null, p.phone), el("cbc:ElectronicMail", null, p.email)),
+    el("cac:Contact", null, el("cbc:Name", null, p.contactName), el("cbc:Telephone", null, p.phone), el("cbc:ElectronicMail", null, p.email)),
   );
 }
 
@@ -249,48 +195,8 @@ function taxCategory(name: string, category: VatCategory, rateBp: number, reason
 }
 
 function taxSubtotal(g: DocumentVatGroup, money: (name: string, cents: number) => Xml | null): Xml | null {
-  // S and Z must not carry a reason (BR-S-10, BR-Z-10); the others must (BR-E-10, BR-AE-10, …)
-  const reason = EXEMPT.has(g.category)
-    ? { code: present(g.exemptionReasonCode) ? g.exemptionReasonCode : present(g.exemptionReason) ? null : (DEFAULT_VATEX[g.category] ?? null), text: g.exemptionReason }
-    : undefined;
+  const reason = exemptionOf(g) ?? undefined;
   return el("cac:TaxSubtotal", null, money("cbc:TaxableAmount", g.taxableCents), money("cbc:TaxAmount", g.vatCents), taxCategory("cac:TaxCategory", g.category, g.rateBp, reason));
-}
-
-/** UNCL5189 95, "Discount": the reason code of a line discount (BR-42 wants a reason or a code; a reason given is added). */
-const DISCOUNT_REASON_CODE = "95";
-
-/** BT-106: the lines' net amounts (a document without allowances or charges: its subtotal). */
-const lineTotal = (doc: IssuedDocument) => doc.lineTotalCents ?? doc.subtotalCents;
-
-/** A rate in percent as EN 16931 writes it: 10.00 → "10", 12.50 → "12.5". */
-const percentText = (bp: number) => formatCents(bp).replace(/\.?0+$/, "");
-
-/**
- * A line's net figures for the UBL. With net prices they are the line's own: the unit price, its
- * amount before the discount, the discount. With gross prices (EN 16931 has no VAT-inclusive
- * invoice) they are derived from the line's net share: the discount's net is discount × 100 /
- * (100 + rate), rounded half-up, the amount before it is the share plus that, and the net unit
- * price (BT-146) is that amount over the quantity, with as many decimals as keep quantity × price
- * within half a cent of it (PEPPOL-EN16931-R120 allows two).
- */
-export function netLinePrice(line: DocumentLine, pricesIncludeVat: boolean): { price: string; baseCents: number; discountCents: number } {
-  const discount = line.discount?.cents ?? 0;
-  if (!pricesIncludeVat) {
-    return { price: formatCents(line.unitPriceCents), baseCents: line.amountCents + discount, discountCents: discount };
-  }
-  const netDiscount = discount === 0 ? 0 : Number(divRoundHalfUp(BigInt(discount) * 10_000n, BigInt(10_000 + line.vatRateBp)));
-  const baseCents = line.amountCents + netDiscount;
-  return { price: decimalQuotient(baseCents, line.quantityCents), baseCents, discountCents: netDiscount };
-}
-
-/** cents / hundredths as a decimal string with at least 2 decimals and as many as 10^decimals ≥ the quantity in hundredths. */
-function decimalQuotient(cents: number, quantityHundredths: number): string {
-  const decimals = Math.max(2, String(quantityHundredths).length);
-  const scaled = divRoundHalfUp(BigInt(cents) * 10n ** BigInt(decimals), BigInt(quantityHundredths));
-  const text = scaled.toString().padStart(decimals + 1, "0");
-  const whole = text.slice(0, -decimals);
-  const fraction = text.slice(-decimals).replace(/0+$/, "").padEnd(2, "0");
-  return `${whole}.${fraction}`;
 }
 
 function documentLine(
@@ -351,138 +257,6 @@ function documentAllowanceCharge(ac: DocumentAllowanceCharge, pricesIncludeVat: 
   );
 }
 
-/** Item name (BT-153) is the description's first line, cut at 100 characters; the full text, when longer, is the description (BT-154). */
-function itemName(text: string): { name: string; description: string | null } {
-  const trimmed = text.trim();
-  const first = trimmed.split(/\r?\n/)[0]!.trim();
-  const chars = Array.from(first); // by code point: never split a surrogate pair
-  const name = chars.length > 100 ? `${chars.slice(0, 99).join("").trimEnd()}…` : first;
-  return { name, description: name === trimmed ? null : trimmed };
-}
-
 function country(code: string | null): Xml | null {
   return el("cac:Country", null, el("cbc:IdentificationCode", null, code?.trim().toUpperCase()));
-}
-
-/** Totals a renderer must not paper over: a mismatch is a bug upstream, not a 422. */
-function assertReconciles(doc: IssuedDocument): void {
-  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-  const problems: string[] = [];
-  const acs = doc.allowanceCharges ?? [];
-  if (sum(doc.lines.map((l) => l.amountCents)) !== lineTotal(doc)) problems.push("line amounts ≠ line total (BR-CO-10)");
-  if (sum(acs.filter((ac) => !ac.isCharge).map((ac) => ac.netCents)) !== (doc.allowanceCents ?? 0)) problems.push("allowances ≠ allowance total (BR-CO-11)");
-  if (sum(acs.filter((ac) => ac.isCharge).map((ac) => ac.netCents)) !== (doc.chargeCents ?? 0)) problems.push("charges ≠ charge total (BR-CO-12)");
-  if (lineTotal(doc) - (doc.allowanceCents ?? 0) + (doc.chargeCents ?? 0) !== doc.subtotalCents) problems.push("line total − allowances + charges ≠ subtotal (BR-CO-13)");
-  if (sum(doc.vatGroups.map((g) => g.taxableCents)) !== doc.subtotalCents) problems.push("VAT breakdown taxable amounts ≠ subtotal");
-  if (sum(doc.vatGroups.map((g) => g.vatCents)) !== doc.vatCents) problems.push("VAT breakdown ≠ VAT total (BR-CO-14)");
-  if (doc.subtotalCents + doc.vatCents !== doc.totalCents) problems.push("subtotal + VAT ≠ total (BR-CO-15)");
-  // what is due is what payments and credit allocation left (BR-CO-16 through PrepaidAmount above)
-  if (doc.dueCents < 0 || doc.dueCents > doc.totalCents - doc.paidCents) problems.push("due outside 0 … total − paid (BR-CO-16)");
-  if (problems.length > 0) throw new Error(`document ${doc.number} does not reconcile: ${problems.join("; ")}`);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Identifiers
-
-const present = (value: string | null | undefined): boolean => typeof value === "string" && value.trim() !== "";
-const digits = (value: string): string => value.replace(/\D/g, "");
-
-/**
- * `<scheme>:<id>` split, when the scheme is on Peppol's EAS list (PEPPOL-EN16931-CL008). That list
- * has no e-mail scheme: "EM" was withdrawn, so a buyer without a Peppol id cannot be addressed,
- * whatever its e-mail.
- */
-function endpoint(peppolId: string): { scheme: string; id: string } | null {
-  const m = /^\s*(\d{4}):(\S+)\s*$/.exec(peppolId);
-  return m && isPeppolId(`${m[1]}:${m[2]}`) ? { scheme: m[1]!, id: m[2]! } : null;
-}
-
-/** The check digits Peppol verifies for a scheme (PEPPOL-COMMON-R040…R050), for the schemes Kontor's users meet. */
-function checkScheme({ scheme, id }: { scheme: string; id: string }): boolean {
-  if (scheme === "0208") return isBelgianEnterpriseNumber(id);
-  if (scheme === "0088") return /^\d+$/.test(id) && gln(id);
-  return true;
-}
-
-function gln(id: string): boolean {
-  const body = id.slice(0, -1);
-  let sum = 0;
-  for (let i = 0; i < body.length; i++) sum += Number(body[body.length - 1 - i]) * (i % 2 === 0 ? 3 : 1);
-  return (10 - (sum % 10)) % 10 === Number(id.at(-1));
-}
-
-const isVatPrefix = (prefix: string) => prefix === "EL" || prefix === "XI" || isCountryCode(prefix);
-
-/**
- * The VAT identifier with its country prefix (BR-CO-09): "BE 0123.456.749" → "BE0123456749"; a
- * number stored without prefix takes the party's country's (Greece's is EL). Null when neither works.
- */
-function vatIdentifier(p: DocumentParty): string | null {
-  if (!present(p.vatNumber)) return null;
-  const compact = p.vatNumber!.replace(/[\s.\-/]/g, "").toUpperCase();
-  // BR-CO-09: the prefix is an ISO 3166-1 alpha-2 code, with Greece's EL and Northern Ireland's XI
-  if (/^[A-Z]{2}[0-9A-Z+*]{2,13}$/.test(compact)) return isVatPrefix(compact.slice(0, 2)) ? compact : null;
-  const c = p.country?.trim().toUpperCase();
-  if (/^[0-9A-Z+*]{2,13}$/.test(compact) && c && /^[A-Z]{2}$/.test(c)) return `${c === "GR" ? "EL" : c}${compact}`;
-  return null;
-}
-
-/**
- * The ICD scheme of a party's legal registration number (BT-30 scheme), where one is certain: the
- * Peppol id's own scheme when it holds the same number, the Belgian enterprise number (0208) for a
- * Belgian party, the Dutch KVK number (0106) for a Dutch one (NL-R-003). Else none, which EN 16931 allows.
- */
-function legalScheme(p: DocumentParty): string | null {
-  if (!present(p.companyNumber)) return null;
-  const number = digits(p.companyNumber!);
-  const ep = p.peppolId ? endpoint(p.peppolId) : null;
-  if (ep && ep.scheme.startsWith("0") && digits(ep.id) === number && number.length > 0) return ep.scheme;
-  const c = p.country?.trim().toUpperCase();
-  if (c === "BE" && (number.length === 10 || number.length === 9)) return "0208";
-  if (c === "NL" && number.length === 8) return "0106";
-  return null;
-}
-
-// ---------------------------------------------------------------------------------------------
-// XML
-
-/** A rendered element: its lines, indented relative to itself. */
-type Xml = { readonly lines: string[] };
-type Child = Xml | string | null | undefined | false;
-
-/**
- * One element. Text children are escaped; an element whose content is empty or only whitespace is
- * dropped (null), so optional data never yields an empty element (PEPPOL-EN16931-R008).
- */
-function el(name: string, attrs: Record<string, string> | null, ...children: Child[]): Xml | null {
-  const open = attrs ? `<${name}${Object.entries(attrs).map(([k, v]) => ` ${k}="${escapeAttr(v)}"`).join("")}>` : `<${name}>`;
-  const kids = children.filter((c): c is Xml | string => c !== null && c !== undefined && c !== false);
-  if (kids.length === 1 && typeof kids[0] === "string") {
-    const text = kids[0].trim();
-    return text === "" ? null : { lines: [`${open}${escapeText(text)}</${name}>`] };
-  }
-  const lines: string[] = [];
-  for (const kid of kids) {
-    if (typeof kid === "string") throw new Error(`mixed content in <${name}>`);
-    for (const line of kid.lines) lines.push(`  ${line}`);
-  }
-  return lines.length === 0 ? null : { lines: [open, ...lines, `</${name}>`] };
-}
-
-/** Characters XML 1.0 cannot carry at all (C0 controls but tab/newline/return, lone surrogates, U+FFFE/F). */
-const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
-export function escapeText(value: string): string {
-  return value.replace(NOT_XML, "").replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/\r/g, "&#13;");
-}
-
-export function escapeAttr(value: string): string {
-  return escapeText(value).replace(/"/g, "&quot;").replace(/\n/g, "&#10;").replace(/\t/g, "&#9;");
-}
-
-/** Dates are ISO calendar dates (PEPPOL-EN16931-F001); a timestamp is cut to its date. */
-function date(value: string): string {
-  const d = value.slice(0, 10);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(d)) throw new Error(`not an ISO date: ${value}`);
-  return d;
 }

@@ -1,9 +1,11 @@
 /**
- * Supplier e-invoices (issue 20): a UBL 2.1 Invoice or CreditNote (EN 16931, Peppol BIS 3.0)
- * becomes a pending expense, its original kept byte for byte.
+ * Supplier e-invoices (issues 20 and 31): a UBL 2.1 Invoice or CreditNote (EN 16931, Peppol BIS
+ * 3.0, XRechnung) or a UN/CEFACT CII invoice (EN 16931, XRechnung) becomes a pending expense, its
+ * original kept byte for byte. The rules below are the same for every syntax: they see only the
+ * reader model (server/inbound/einvoice-model.ts).
  *
- * - The document is read and its totals checked by server/inbound/ubl-import.ts (a 422 naming
- *   the element and saying why).
+ * - The document is read and its totals checked by server/inbound/einvoice.ts readEInvoiceXml
+ *   (a 422 naming the element and saying why).
  * - The supplier is matched by VAT number, then legal registration, then Peppol id (EAS schemes
  *   only, never an e-mail endpoint), then name, never onto one whose VAT number or registration
  *   contradicts the document's, and created when missing (suppliers/service.ts supplierForDocument).
@@ -32,9 +34,8 @@ import { recordChange } from "../changes/record.ts";
 import { VAT_CATEGORIES, type VatCategory } from "../documents/model.ts";
 import { canonicalPaymentReference } from "../documents/payment-reference.ts";
 import type { DocumentUpload } from "../http/kernel.ts";
-import { decodeXml } from "../inbound/decode.ts";
+import { readEInvoiceXml, type SupplierDocument } from "../inbound/einvoice.ts";
 import { InboundDocumentError } from "../inbound/errors.ts";
-import { readSupplierDocument, type SupplierDocument } from "../inbound/ubl-import.ts";
 import { Conflict, NotFound } from "../lib/errors.ts";
 import { formatCents } from "../lib/money.ts";
 import { findInOrg, inOrg, transaction, type Scope } from "../lib/scope.ts";
@@ -50,18 +51,17 @@ type ExpenseRow = typeof expenses.$inferSelect;
 export const DEFAULT_IMPORT_CATEGORY = "Purchases";
 
 export function importSupplierDocument(scope: Scope, upload: DocumentUpload, options: { category?: string }) {
-  const doc = readSupplierDocument(decodeXml(upload.bytes, upload.charset));
+  const doc = readEInvoiceXml(upload.bytes, upload.charset);
   // a corrective invoice with negative totals is a credit note in all but name
   const negative = doc.type === "invoice" && doc.subtotalCents < 0;
   const documentType = doc.type === "credit_note" || negative ? "credit_note" : "invoice";
   const sign = negative ? -1 : 1;
   const amountCents = sign * doc.subtotalCents;
   const vatCents = sign * doc.vatCents;
-  const root = `/${doc.type === "invoice" ? "Invoice" : "CreditNote"}`;
   if (doc.subtotalCents === 0 && doc.vatCents === 0 && doc.payableCents === 0) return { kind: "received_document" as const, data: keepReceivedDocument(scope, upload, doc) };
   if (amountCents <= 0 || vatCents < 0) {
     throw new InboundDocumentError(
-      `${root}/cac:LegalMonetaryTotal/cbc:TaxExclusiveAmount`,
+      doc.locations.subtotal.path,
       `An expense needs a total without VAT of at least 0.01 and VAT of at least 0.00; the document has ${formatCents(doc.subtotalCents)} and ${formatCents(doc.vatCents)} VAT.`,
     );
   }
@@ -69,11 +69,11 @@ export function importSupplierDocument(scope: Scope, upload: DocumentUpload, opt
   const roundingCents = sign * doc.roundingCents;
   if (sign * doc.payableCents < 0) {
     throw new InboundDocumentError(
-      `${root}/cac:LegalMonetaryTotal/cbc:PayableAmount`,
-      `An expense's amount due is at least 0.00; the document's PayableAmount is ${formatCents(doc.payableCents)} (more prepaid than its total).`,
+      doc.locations.payable.path,
+      `An expense's amount due is at least 0.00; the document's ${doc.locations.payable.name.split("/").pop()} is ${formatCents(doc.payableCents)} (more prepaid than its total).`,
     );
   }
-  const breakdown = vatLines(doc, sign, root);
+  const breakdown = vatLines(doc, sign);
   const category = options.category?.trim() || DEFAULT_IMPORT_CATEGORY;
 
   return transaction(scope.db, (tx) => {
@@ -152,11 +152,11 @@ export function expenseDocument(scope: Scope, id: string): { contentType: string
 }
 
 /** The VAT breakdown as the expense keeps it: Kontor's categories, rates in basis points, the expense's sign. */
-function vatLines(doc: SupplierDocument, sign: number, root: string) {
+function vatLines(doc: SupplierDocument, sign: number) {
   const lines = doc.vatBreakdown.map((b, i) => {
     if (!(VAT_CATEGORIES as readonly string[]).includes(b.category)) {
       throw new InboundDocumentError(
-        `${root}/cac:TaxTotal/cac:TaxSubtotal[${i + 1}]/cac:TaxCategory/cbc:ID`,
+        doc.locations.vatCategories[i]!,
         `The VAT category ${b.category} is not one Kontor books (${VAT_CATEGORIES.join(", ")}).`,
       );
     }
@@ -165,8 +165,8 @@ function vatLines(doc: SupplierDocument, sign: number, root: string) {
   const bases = lines.reduce((sum, l) => sum + l.baseCents, 0);
   if (bases !== sign * doc.subtotalCents) {
     throw new InboundDocumentError(
-      `${root}/cac:TaxTotal/cac:TaxSubtotal`,
-      `The TaxSubtotal TaxableAmounts add up to ${formatCents(sign * bases)}, not to TaxExclusiveAmount ${formatCents(doc.subtotalCents)}.`,
+      doc.locations.vatBreakdown.path,
+      `The ${doc.locations.vatBreakdown.name} add up to ${formatCents(sign * bases)}, not to ${doc.locations.subtotal.name.split("/").pop()} ${formatCents(doc.subtotalCents)}.`,
     );
   }
   return lines;

@@ -10,7 +10,7 @@ import { t } from "elysia";
 import { receivedDocuments } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
 import type { DocumentUpload } from "../http/kernel.ts";
-import type { SupplierDocument } from "../inbound/ubl-import.ts";
+import type { SupplierDocument } from "../inbound/einvoice-model.ts";
 import { Conflict } from "../lib/errors.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { formatCents } from "../lib/money.ts";

@@ -34,7 +34,7 @@ export const expenseRoutes = (kernel: Kernel) =>
         body: documentBody({
           mediaTypes: ["application/xml", "text/xml"],
           maxBytes: MAX_DOCUMENT_BYTES,
-          description: "A UBL 2.1 Invoice or CreditNote (EN 16931, e.g. Peppol BIS Billing 3.0), as received",
+          description: "A UBL 2.1 Invoice or CreditNote (EN 16931, e.g. Peppol BIS Billing 3.0 or XRechnung), or a UN/CEFACT CII CrossIndustryInvoice (EN 16931, XRechnung, Factur-X XML), as received",
         }),
         query: t.Object(
           { category: t.Optional(Text({ minLength: 1, maxLength: 100, description: `The expense's category (default ${DEFAULT_IMPORT_CATEGORY})` })) },
@@ -43,9 +43,9 @@ export const expenseRoutes = (kernel: Kernel) =>
         response: { 201: Wrapped(t.Union([ExpenseModel.expense, ReceivedDocumentModel])), ...errors(409, 422) },
         detail: {
           tags,
-          summary: "Import a supplier's e-invoice (UBL 2.1 Invoice or CreditNote) as a pending expense",
+          summary: "Import a supplier's e-invoice (UBL 2.1 Invoice or CreditNote, or UN/CEFACT CII) as a pending expense",
           description:
-            "The document must be well-formed UBL 2.1, declare EN 16931 (CustomizationID) and have totals that reconcile; else a 422 naming the " +
+            "The document must be well-formed UBL 2.1 or CII (told apart by the root element), declare EN 16931 (CustomizationID, or the CII guideline) and have totals that reconcile; else a 422 naming the " +
             "element and saying why. The supplier is matched by VAT number, then Peppol id, then name, and created when missing. " +
             "A supplier's document already imported (same supplier, type and number) is a 409 naming the expense. " +
             "The original is served byte for byte by GET /api/v1/expenses/{id}/document. amount_due is the document's PayableAmount (BT-115): " +

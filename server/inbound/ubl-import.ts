@@ -1,8 +1,9 @@
 /**
- * Reads a supplier's UBL 2.1 Invoice or CreditNote (EN 16931, Peppol BIS Billing 3.0 included)
- * into the figures an expense needs, after checking that its totals add up the way EN 16931 says
- * (BR-CO-10, -13, -14, -15, -16). Pure: no database, no HTTP. Every refusal is an
- * InboundDocumentError naming the element and saying why.
+ * Reads a supplier's UBL 2.1 Invoice or CreditNote (EN 16931, Peppol BIS Billing 3.0 and XRechnung
+ * included) into the reader model (einvoice-model.ts), after checking that its totals add up the
+ * way EN 16931 says (BR-CO-10, -13, -14, -15, -16; einvoice-model.ts checkTotals). Pure: no
+ * database, no HTTP. Every refusal is an InboundDocumentError naming the element and saying why.
+ * The CII reader (cii-import.ts) shares the text and amount rules below.
  *
  * Money: document-level amounts are integer cents and must have at most two decimals (trailing
  * zeros allowed: "4900.0"); line amounts are summed exactly and the sum is rounded half up
@@ -14,99 +15,28 @@
  * a text (a line break, a tab) becomes a space. The supplier's VAT number is read as written.
  */
 import { isCountryCode, isCurrencyCode } from "../lib/iso-codes.ts";
-import { formatCents } from "../lib/money.ts";
 import { forbiddenCharacter } from "../lib/characters.ts";
 import { addDecimals, exactCents, parseDecimal, percentToBasisPoints, roundHalfUpCents, type ExactDecimal } from "./decimal.ts";
 import { isValidDate } from "../lib/time.ts";
+import { checkTotals, EN16931_PREFIX, type SupplierAddress, type SupplierDocument, type SupplierDocumentLine } from "./einvoice-model.ts";
 import { InboundDocumentError } from "./errors.ts";
 import { Lookup, parseXml, type XmlElement } from "./xml.ts";
+
+export type { SupplierAddress, SupplierDocument, SupplierDocumentLine, SupplierVatBreakdown } from "./einvoice-model.ts";
 
 export const UBL_INVOICE_NS = "urn:oasis:names:specification:ubl:schema:xsd:Invoice-2";
 export const UBL_CREDIT_NOTE_NS = "urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2";
 const CAC = "urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2";
 const CBC = "urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2";
-/** EN 16931 and every CIUS/extension of it (Peppol BIS 3: "urn:cen.eu:en16931:2017#compliant#…"). */
-const EN16931_PREFIX = "urn:cen.eu:en16931:2017";
-
-export type SupplierAddress = {
-  line1: string | null;
-  line2: string | null;
-  city: string | null;
-  postalCode: string | null;
-  country: string;
-};
-
-export type SupplierDocumentLine = {
-  id: string;
-  name: string | null;
-  /** As written (xs:decimal), e.g. "1.5". */
-  quantity: string;
-  unitCode: string | null;
-  /** As written, possibly with more than two decimals. */
-  lineExtensionAmount: string;
-  /** lineExtensionAmount rounded half up to cents. */
-  lineExtensionCents: number;
-  vatCategory: string | null;
-  vatRateBp: number | null;
-};
-
-export type SupplierVatBreakdown = {
-  /** UNCL 5305 category: S, Z, E, AE, K, G, O, L, M. */
-  category: string;
-  /** 21.00 % → 2100; null when the category carries no rate (O). */
-  rateBp: number | null;
-  baseCents: number;
-  vatCents: number;
-};
-
-export type SupplierDocument = {
-  type: "invoice" | "credit_note";
-  /** cbc:ID */
-  number: string;
-  /** YYYY-MM-DD */
-  issueDate: string;
-  /** cbc:DueDate, else the first PaymentMeans/PaymentDueDate (a credit note's place for it) */
-  dueDate: string | null;
-  currency: string;
-  supplier: {
-    /** PartyLegalEntity/RegistrationName, else PartyName/Name */
-    name: string;
-    vatNumber: string | null;
-    /**
-     * EndpointID (BT-34) as written: an EAS scheme ("0208") makes it a Peppol participant id, but
-     * a scheme such as "EM" (an e-mail address, which many sellers may share) does not
-     */
-    endpoint: { scheme: string | null; id: string } | null;
-    /** PartyLegalEntity/CompanyID (BT-30) and its schemeID, e.g. "0208" */
-    companyId: string | null;
-    companyIdScheme: string | null;
-    address: SupplierAddress | null;
-    /** the first PaymentMeans/PayeeFinancialAccount/ID */
-    iban: string | null;
-  };
-  buyer: { name: string; vatNumber: string | null };
-  /** the first PaymentMeans/PaymentID */
-  paymentReference: string | null;
-  /** TaxExclusiveAmount */
-  subtotalCents: number;
-  /** TaxTotal/TaxAmount in the document currency */
-  vatCents: number;
-  /** TaxInclusiveAmount */
-  totalCents: number;
-  /** PrepaidAmount (BT-113), 0 when absent */
-  prepaidCents: number;
-  /** PayableRoundingAmount (BT-114), 0 when absent */
-  roundingCents: number;
-  /** PayableAmount (BT-115) = TaxInclusiveAmount − PrepaidAmount + PayableRoundingAmount */
-  payableCents: number;
-  vatBreakdown: SupplierVatBreakdown[];
-  lines: SupplierDocumentLine[];
-};
 
 const ubl = new Lookup({ cac: CAC, cbc: CBC });
 
+/** A UBL document's text (the UBL reader alone; einvoice.ts readEInvoiceXml reads either syntax). */
 export function readSupplierDocument(xml: string): SupplierDocument {
-  const root = parseXml(xml);
+  return readUblDocument(parseXml(xml));
+}
+
+export function readUblDocument(root: XmlElement): SupplierDocument {
   const type = documentType(root);
   const rootPath = `/${root.name}`;
   const at = (path: string) => `${rootPath}/${path}`;
@@ -147,18 +77,6 @@ export function readSupplierDocument(xml: string): SupplierDocument {
   const linesSum = roundHalfUpCents(addDecimals(lines.map((l) => l.exact)));
   if (linesSum === null) throw new InboundDocumentError(at("cac:LegalMonetaryTotal/cbc:LineExtensionAmount"), "The sum of the line amounts is too large.");
   const lineName = type === "invoice" ? "InvoiceLine" : "CreditNoteLine";
-  if (linesSum !== lineExtension) {
-    throw new InboundDocumentError(
-      at("cac:LegalMonetaryTotal/cbc:LineExtensionAmount"),
-      `LegalMonetaryTotal/LineExtensionAmount ${formatCents(lineExtension)} is not the sum of the ${lines.length} ${lineName} LineExtensionAmounts, ${formatCents(linesSum)}.`,
-    );
-  }
-  if (taxExclusive !== lineExtension - allowances + charges) {
-    throw new InboundDocumentError(
-      at("cac:LegalMonetaryTotal/cbc:TaxExclusiveAmount"),
-      `LegalMonetaryTotal/TaxExclusiveAmount ${formatCents(taxExclusive)} is not LineExtensionAmount ${formatCents(lineExtension)} − allowances ${formatCents(allowances)} + charges ${formatCents(charges)}.`,
-    );
-  }
 
   // the TaxTotal in the document currency carries the breakdown; a second one may give the VAT in
   // the tax currency (BT-111) and is not part of the sums
@@ -166,18 +84,6 @@ export function readSupplierDocument(xml: string): SupplierDocument {
   const taxTotal = taxTotals.find((t) => ubl.one(t, "cbc:TaxAmount")?.attrs.currencyID?.trim() === currency);
   if (!taxTotal) throw new InboundDocumentError(at("cac:TaxTotal"), `The document has no TaxTotal in its currency ${currency}.`);
   const vat = money(ubl.one(taxTotal, "cbc:TaxAmount"), at("cac:TaxTotal/cbc:TaxAmount"))!;
-  if (taxInclusive !== taxExclusive + vat) {
-    throw new InboundDocumentError(
-      at("cac:LegalMonetaryTotal/cbc:TaxInclusiveAmount"),
-      `LegalMonetaryTotal/TaxInclusiveAmount ${formatCents(taxInclusive)} is not TaxExclusiveAmount ${formatCents(taxExclusive)} + TaxTotal/TaxAmount ${formatCents(vat)}.`,
-    );
-  }
-  if (payable !== taxInclusive - prepaid + rounding) {
-    throw new InboundDocumentError(
-      at("cac:LegalMonetaryTotal/cbc:PayableAmount"),
-      `LegalMonetaryTotal/PayableAmount ${formatCents(payable)} is not TaxInclusiveAmount ${formatCents(taxInclusive)} − PrepaidAmount ${formatCents(prepaid)} + PayableRoundingAmount ${formatCents(rounding)}.`,
-    );
-  }
 
   const vatBreakdown = ubl.all(taxTotal, "cac:TaxSubtotal").map((subtotal, i) => {
     const path = at(`cac:TaxTotal/cac:TaxSubtotal[${i + 1}]`);
@@ -193,13 +99,36 @@ export function readSupplierDocument(xml: string): SupplierDocument {
     return { category, rateBp, baseCents: base, vatCents: tax };
   });
   if (vatBreakdown.length === 0) throw new InboundDocumentError(at("cac:TaxTotal/cac:TaxSubtotal"), "The TaxTotal has no TaxSubtotal (VAT breakdown).");
-  const subtotalsSum = vatBreakdown.reduce((sum, b) => sum + b.vatCents, 0);
-  if (subtotalsSum !== vat) {
-    throw new InboundDocumentError(
-      at("cac:TaxTotal/cbc:TaxAmount"),
-      `TaxTotal/TaxAmount ${formatCents(vat)} is not the sum of the TaxSubtotal TaxAmounts, ${formatCents(subtotalsSum)}.`,
-    );
-  }
+  const monetary = (name: string) => ({ path: at(`cac:LegalMonetaryTotal/cbc:${name}`), name: `LegalMonetaryTotal/${name}` });
+  checkTotals(
+    {
+      linesSum,
+      lineCount: lines.length,
+      lineTotal: lineExtension,
+      allowances,
+      charges,
+      subtotal: taxExclusive,
+      vat,
+      total: taxInclusive,
+      prepaid,
+      rounding,
+      payable,
+      breakdownVat: vatBreakdown.reduce((sum, b) => sum + b.vatCents, 0),
+    },
+    {
+      lines: `${lineName} LineExtensionAmounts`,
+      lineTotal: monetary("LineExtensionAmount"),
+      allowances: monetary("AllowanceTotalAmount"),
+      charges: monetary("ChargeTotalAmount"),
+      subtotal: monetary("TaxExclusiveAmount"),
+      vat: { path: at("cac:TaxTotal/cbc:TaxAmount"), name: "TaxTotal/TaxAmount" },
+      total: monetary("TaxInclusiveAmount"),
+      prepaid: monetary("PrepaidAmount"),
+      rounding: monetary("PayableRoundingAmount"),
+      payable: monetary("PayableAmount"),
+      breakdownVat: "TaxSubtotal TaxAmounts",
+    },
+  );
 
   const supplierParty = ubl.one(root, "cac:AccountingSupplierParty/cac:Party");
   if (!supplierParty) throw new InboundDocumentError(at("cac:AccountingSupplierParty"), "The document names no supplier (AccountingSupplierParty/Party).");
@@ -240,6 +169,13 @@ export function readSupplierDocument(xml: string): SupplierDocument {
     payableCents: payable,
     vatBreakdown,
     lines: lines.map(({ exact: _exact, ...line }) => line),
+    syntax: "ubl",
+    locations: {
+      subtotal: monetary("TaxExclusiveAmount"),
+      payable: monetary("PayableAmount"),
+      vatBreakdown: { path: at("cac:TaxTotal/cac:TaxSubtotal"), name: "TaxSubtotal TaxableAmounts" },
+      vatCategories: vatBreakdown.map((_, i) => at(`cac:TaxTotal/cac:TaxSubtotal[${i + 1}]/cac:TaxCategory/cbc:ID`)),
+    },
   };
 }
 
@@ -267,7 +203,7 @@ function date(from: XmlElement, path: string, rootPath: string, needed: boolean)
 }
 
 /** A document-level amount: exact cents, in the document currency. */
-function documentAmount(el: XmlElement, path: string, currency: string): number {
+export function documentAmount(el: XmlElement, path: string, currency: string): number {
   const text = el.text.trim();
   const d = parseDecimal(text);
   if (d === null) throw new InboundDocumentError(path, `'${text}' is not a decimal amount.`);
@@ -351,7 +287,7 @@ function address(party: XmlElement, partyPath: string): SupplierAddress | null {
  * A text that becomes Kontor's data: refused with a control or bidirectional character (as the
  * API refuses them), XML whitespace inside it (line breaks, tabs) made one space.
  */
-function plain(value: string, path: string, term: string): string {
+export function plain(value: string, path: string, term: string): string {
   const text = value.replace(/\s*[\t\n\r]\s*/g, " ");
   const found = forbiddenCharacter(text);
   if (found) {

@@ -3,7 +3,6 @@ import { eq } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
 import { customers } from "../../db/schema.ts";
 import { UNIT_CODES } from "../documents/unit-codes.ts";
-import type { PartyRow } from "../contacts/party-service.ts";
 import { FieldErrorBag } from "../lib/errors.ts";
 import { formatCents, MAX_CENTS, readMoney } from "../lib/money.ts";
 import { inOrg } from "../lib/scope.ts";
@@ -14,7 +13,7 @@ import { numberHolder, reservedNumberForm } from "./numbering.ts";
 
 // all collected, then thrown together as one 422 (FieldErrorBag)
 
-export function readCustomer(tx: Tx, orgId: string, bag: FieldErrorBag, id: string): PartyRow | null {
+export function readCustomer(tx: Tx, orgId: string, bag: FieldErrorBag, id: string): typeof customers.$inferSelect | null {
   const row = tx.select().from(customers).where(inOrg(customers, orgId, eq(customers.id, id))).get();
   if (!row) bag.add("customer_id", "The selected customer_id is invalid.");
   return row ?? null;

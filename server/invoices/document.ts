@@ -33,11 +33,12 @@ const isLanguage = (value: string | null | undefined): value is DocumentLanguage
   value !== null && value !== undefined && (DOCUMENT_LANGUAGES as readonly string[]).includes(value);
 
 /** The columns an organisation and a customer share with a document's party, by the same names. */
-type PartyFields = Omit<DocumentParty, "companyNumber">;
+type PartyFields = Omit<DocumentParty, "companyNumber" | "contactName">;
 
-function party(row: PartyFields, companyNumber: string | null): DocumentParty {
+function party(row: PartyFields, companyNumber: string | null, contactName: string | null = null): DocumentParty {
   const { name, address, city, postalCode, country, vatNumber, email, phone, peppolId } = row;
-  return { name, address, city, postalCode, country, vatNumber, companyNumber, email, phone, peppolId };
+  // the seller's contact (BT-41) is frozen with it at finalize, as the rest of the party
+  return { name, address, city, postalCode, country, vatNumber, companyNumber, email, phone, peppolId, ...(contactName ? { contactName } : {}) };
 }
 
 /**
@@ -66,7 +67,7 @@ export function currentParties(tx: Tx, orgId: string, customerId: string): Issue
   const customer = findInOrg(tx, customers, orgId, customerId);
   return {
     language: isLanguage(customer.language) ? customer.language : isLanguage(org.language) ? org.language : "en",
-    seller: party(org, org.companyNumber),
+    seller: party(org, org.companyNumber, org.contactName),
     buyer: party(customer, customer.companyNumber),
     payee: payeeOf(tx, orgId, org.defaultBankAccountId, org.name),
   };

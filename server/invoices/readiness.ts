@@ -3,7 +3,8 @@
  * (contract section 4), what a draft's `readiness` shows (GET /invoices/{id}). Its PDF always; its
  * UBL (Peppol BIS Billing 3.0) when it must be issued as an e-invoice: the customer has a Peppol
  * id, or the organisation issues e-invoices to every business customer (`einvoice_business_customers`)
- * and the customer has a VAT number.
+ * and the customer has a VAT number; its XRechnung when the customer's `einvoice_profile` is
+ * xrechnung; its CII (EN 16931, a Factur-X PDF's XML) when it is facturx.
  *
  * The document is read as finalize would freeze it (readDocument: the organisation and customer as
  * they are now), and the UBL's problems are the UBL renderer's own (`missingForUbl`, which also
@@ -11,7 +12,9 @@
  */
 import { eq } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
-import { organizations } from "../../db/schema.ts";
+import { customers, invoices, organizations } from "../../db/schema.ts";
+import { missingForCii } from "../documents/cii.ts";
+import { mergeFieldErrors } from "../documents/en16931.ts";
 import type { IssuedDocument } from "../documents/model.ts";
 import { missingForUbl } from "../documents/ubl.ts";
 import { FieldErrorBag, type FieldErrors } from "../lib/errors.ts";
@@ -51,7 +54,17 @@ function missingForPdf(doc: IssuedDocument): FieldErrors {
 export function readinessOf(tx: Tx, orgId: string, invoiceId: string): Readiness {
   const doc = readDocument(tx, orgId, invoiceId);
   const org = tx.select({ einvoiceBusinessCustomers: organizations.einvoiceBusinessCustomers }).from(organizations).where(eq(organizations.id, orgId)).get();
-  const einvoiceRequired = filled(doc.buyer.peppolId) || (!!org?.einvoiceBusinessCustomers && filled(doc.buyer.vatNumber));
-  const problems: FieldErrors = { ...missingForPdf(doc), ...(einvoiceRequired ? missingForUbl(doc) : {}) };
+  // the e-invoice the customer receives (issue 31): XRechnung's rules, or a Factur-X PDF's CII (EN 16931)
+  const profile = tx
+    .select({ profile: customers.einvoiceProfile })
+    .from(invoices)
+    .innerJoin(customers, eq(customers.id, invoices.customerId))
+    .where(eq(invoices.id, invoiceId))
+    .get()?.profile;
+  const peppol = filled(doc.buyer.peppolId) || (!!org?.einvoiceBusinessCustomers && filled(doc.buyer.vatNumber));
+  const einvoiceRequired = peppol || profile === "xrechnung" || profile === "facturx";
+  const einvoice =
+    profile === "xrechnung" ? missingForUbl(doc, "xrechnung") : mergeFieldErrors(peppol ? missingForUbl(doc) : {}, profile === "facturx" ? missingForCii(doc) : {});
+  const problems: FieldErrors = { ...missingForPdf(doc), ...einvoice };
   return { ready: Object.keys(problems).length === 0, einvoice_required: einvoiceRequired, problems };
 }

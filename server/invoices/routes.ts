@@ -7,6 +7,8 @@ import type { Auth } from "../auth/authenticate.ts";
 import { Forbidden } from "../lib/errors.ts";
 import type { Scope } from "../lib/scope.ts";
 import { listQuerySchema, listResponse } from "../lib/list.ts";
+import { CII_PROFILES } from "../documents/cii.ts";
+import { UBL_PROFILES } from "../documents/ubl.ts";
 import { documentService } from "./document.ts";
 import { IdParams, NoFields, ResponseSchema, Wrapped } from "../lib/schemas.ts";
 import { PaymentParams } from "../settlement/model.ts";
@@ -20,6 +22,15 @@ const Invoice = Wrapped(InvoiceModel.invoice);
 const location = (id: string) => `/api/v1/invoices/${id}`;
 /** Non-JSON answers: server/docs/openapi.ts documents them under their media type, with their Content-Disposition (`x-attachment`). */
 const UblDocument = ResponseSchema(t.String({ description: "UBL 2.1 XML", "x-media-type": "application/xml", "x-attachment": true }));
+const CiiDocument = ResponseSchema(t.String({ description: "UN/CEFACT CII D16B XML", "x-media-type": "application/xml", "x-attachment": true }));
+/** `?profile=`: an enum without Elysia's own default (the first value), which OpenAPI would show as one; absent is the default in words. */
+const profileQuery = <const V extends readonly [string, ...string[]]>(values: V, description: string) => {
+  const schema = t.UnionEnum([...values] as unknown as [...V], { description });
+  delete schema.default;
+  return t.Object({ profile: t.Optional(schema) }, { additionalProperties: false });
+};
+const xmlFile = (file: { body: string; number: string }) =>
+  new Response(file.body, { headers: { "content-type": "application/xml; charset=utf-8", "content-disposition": attachment(file.number, "xml") } });
 const PdfDocument = ResponseSchema(t.String({ description: "PDF", format: "binary", "x-media-type": "application/pdf", "x-attachment": true }));
 
 const createInvoices = batchRunner(InvoiceModel.create);
@@ -56,22 +67,40 @@ export const invoiceRoutes = (kernel: Kernel) =>
     })
     .get(
       "/:id/ubl",
-      ({ scope, params }) => {
-        const file = documentService.ubl(scope, params.id);
-        return new Response(file.body, { headers: { "content-type": "application/xml; charset=utf-8", "content-disposition": attachment(file.number, "xml") } });
-      },
+      ({ scope, params, query }) => xmlFile(documentService.ubl(scope, params.id, query.profile)),
       {
         ability: "invoicing.view",
         params: IdParams,
+        query: profileQuery(UBL_PROFILES, "peppol (the default): Peppol BIS Billing 3.0; xrechnung: XRechnung 3.0, for German public buyers"),
         response: { 200: UblDocument, ...errors(404, 409, 422) },
         detail: {
           tags,
-          summary: "The Peppol BIS Billing 3.0 e-invoice (UBL 2.1 Invoice, or CreditNote for a credit note)",
+          summary: "The Peppol BIS Billing 3.0 or XRechnung 3.0 e-invoice (UBL 2.1 Invoice, or CreditNote for a credit note)",
           description:
             "A finalized, sent, paid or cancelled document. What EN 16931 needs that Kontor does not know " +
             "(e.g. the customer's peppol_id, the organisation's VAT number or a buyer or order reference) is a 422 naming the fields. " +
+            "With profile=xrechnung: XRechnung's CustomizationID, and what XRechnung needs besides (the buyer_reference as the buyer's Leitweg-ID, " +
+            "the organisation's contact_name, phone and email, a bank account) is a 422 naming the fields. " +
             "A draft is checked as it would be issued: what its e-invoice would lack is the same 422, else a 409 (it is produced at finalize). " +
             "GET /invoices/{id} shows a draft's `readiness`: what finalize would refuse.",
+        },
+      },
+    )
+    .get(
+      "/:id/cii",
+      ({ scope, params, query }) => xmlFile(documentService.cii(scope, params.id, query.profile)),
+      {
+        ability: "invoicing.view",
+        params: IdParams,
+        query: profileQuery(CII_PROFILES, "en16931 (the default): EN 16931, the profile Factur-X and ZUGFeRD name EN 16931; xrechnung: XRechnung 3.0"),
+        response: { 200: CiiDocument, ...errors(404, 409, 422) },
+        detail: {
+          tags,
+          summary: "The e-invoice as a UN/CEFACT Cross Industry Invoice (CII D16B, EN 16931; type 380, or 381 for a credit note)",
+          description:
+            "The same document as GET /invoices/{id}/ubl in the other syntax EN 16931 allows (France's and Germany's e-invoices, the XML of a Factur-X / ZUGFeRD PDF). " +
+            "What EN 16931 needs that Kontor does not know is a 422 naming the fields (a Peppol id is not needed: the electronic address is the Peppol id, else the e-mail address); " +
+            "with profile=xrechnung, also what XRechnung needs, as for the UBL. A draft is checked as it would be issued: what it would lack is the same 422, else a 409.",
         },
       },
     )

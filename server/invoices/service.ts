@@ -304,7 +304,8 @@ export const invoiceService = {
           currency: input.currency ?? customer!.currency ?? scope.org.currency,
           notes: input.notes ?? null,
           paymentTerms: input.payment_terms === undefined ? customer!.paymentTerms : input.payment_terms,
-          buyerReference: input.buyer_reference ?? null,
+          // none given: the customer's (a German public buyer's Leitweg-ID); null given: none
+          buyerReference: input.buyer_reference === undefined ? customer!.buyerReference : input.buyer_reference,
           orderReference: input.order_reference ?? null,
           pricesIncludeVat,
           externalId: input.external_id ?? null,

@@ -48,6 +48,7 @@ export function presentOrganization(tx: Tx, row: OrganizationRow) {
     phone: row.phone,
     website: row.website,
     peppol_id: row.peppolId,
+    contact_name: row.contactName,
     default_bank_account_id: row.defaultBankAccountId,
     payment_instructions: hasPayee(tx, row.id),
     currency: row.currency,
@@ -144,6 +145,7 @@ export function updateOrganization(scope: Scope, input: OrganizationUpdate): Sho
   if (input.phone !== undefined) set.phone = input.phone;
   if (input.website !== undefined) set.website = input.website;
   if (input.peppol_id !== undefined) set.peppolId = input.peppol_id;
+  if (input.contact_name !== undefined) set.contactName = input.contact_name === null ? null : input.contact_name.trim() || null;
   if (input.language !== undefined) set.language = input.language;
   if (input.prices_include_vat !== undefined) set.pricesIncludeVat = input.prices_include_vat;
   if (input.einvoice_business_customers !== undefined) set.einvoiceBusinessCustomers = input.einvoice_business_customers;

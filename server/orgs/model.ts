@@ -12,6 +12,7 @@ import { Country, Currency, Email, Money, moneyInput, Nullable, strictObject, Te
 const Name = Text({ minLength: 1, maxLength: 255 });
 
 const PRICES_INCLUDE_VAT = "The default of a new invoice's prices_include_vat (unit prices VAT-inclusive, as shops price); default false";
+const CONTACT_NAME = "The seller's contact person on e-invoices (EN 16931 BT-41), with phone and email; XRechnung requires all three";
 const EINVOICE_BUSINESS_CUSTOMERS =
   "Issue every invoice and credit note to a business customer (one with a VAT number) as a Peppol e-invoice: finalize then refuses one whose UBL " +
   "could not be produced, as it does for a customer with a peppol_id. Default false; recommended in Belgium (B2B e-invoicing mandatory since 1 January 2026)";
@@ -44,6 +45,7 @@ export const OrganizationModel = {
       phone: t.Optional(Nullable(Text({ maxLength: 50 }))),
       website: t.Optional(Nullable(Text({ maxLength: 255 }))),
       peppol_id: t.Optional(Nullable(PeppolId)),
+      contact_name: t.Optional(Nullable(Text({ minLength: 1, maxLength: 100, description: CONTACT_NAME }))),
       default_bank_account_id: t.Optional(
         Nullable(t.String({ ...Uuid, description: "An active bank account of the organisation: its IBAN goes on documents" })),
       ),
@@ -73,6 +75,7 @@ export const OrganizationModel = {
       phone: Nullable(t.String()),
       website: Nullable(t.String()),
       peppol_id: Nullable(t.String({ description: "Peppol participant id, <scheme>:<identifier>", examples: ["0208:0123456749"] })),
+      contact_name: Nullable(t.String({ description: CONTACT_NAME })),
       default_bank_account_id: Nullable(t.String({ ...Uuid, description: "The bank account whose IBAN goes on documents" })),
       payment_instructions: t.Boolean({
         description:

@@ -5,7 +5,7 @@
 import { asc, count, eq, sql, type SQL } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
 import { compactVat, expenses, receivedDocuments, suppliers } from "../../db/schema.ts";
-import type { SupplierDocument } from "../inbound/ubl-import.ts";
+import type { SupplierDocument } from "../inbound/einvoice-model.ts";
 import { partyService, presentParty } from "../contacts/party-service.ts";
 import { inOrg, type Scope } from "../lib/scope.ts";
 // compact as suppliers_org_vat indexes it: "BE 0123.456.789" → "BE0123456789"

@@ -233,3 +233,147 @@ export function pricedDocument(pricesIncludeVat: boolean, specs: PricedLineSpec[
     dueCents: t.totalCents,
   };
 }
+
+const reverseCharge = { buyer: BUYER_DE, buyerReference: "Bestellung 2026/17" };
+/**
+ * The documents the e-invoice tests render and validate, by what each exercises: every VAT category,
+ * mixed rates, credit notes, discounts, allowances and charges, gross prices, other currencies. The
+ * UBL (tests/ubl.test.ts) and the CII (tests/einvoicing/cii.test.ts) run the same ones.
+ */
+export const SCENARIOS: Record<string, () => IssuedDocument> = {
+  "standard rate, Belgian buyer": () => makeDocument([{ quantity: 300, price: 12_500 }]),
+  "mixed rates 21/12/6 % and zero-rated": () =>
+    makeDocument([
+      { quantity: 100, price: 10_000, rate: 2100 },
+      { quantity: 250, price: 1_999, rate: 1200 },
+      { quantity: 1_000, price: 345, rate: 600 },
+      { quantity: 100, price: 5_000, category: "Z" },
+      { quantity: 33, price: 77, rate: 2100 },
+    ]),
+  "exempt (E) with a VATEX reason": () => makeDocument([{ quantity: 100, price: 45_000, category: "E" }]),
+  "exempt (E) with the generic VATEX-EU-132 (read.ts's default)": () =>
+    makeDocument([{ quantity: 100, price: 45_000, category: "E" }], { groupOverrides: { exemptionReasonCode: "VATEX-EU-132", exemptionReason: null } }),
+  "old nine-digit Belgian company number": () =>
+    makeDocument([{ quantity: 100, price: 1_000 }], { seller: { ...SELLER, companyNumber: "123.456.749", peppolId: "9925:BE0123456749" } }),
+  "exempt (E) with a reason text only": () =>
+    makeDocument([{ quantity: 100, price: 45_000, category: "E" }], { groupOverrides: { exemptionReasonCode: null, exemptionReason: "Artikel 44 WBTW" } }),
+  "reverse charge (AE) to a German business": () =>
+    makeDocument([{ quantity: 800, price: 9_500, category: "AE", unit: "HUR" }], reverseCharge),
+  "reverse charge with no reason on the rate: the category's VATEX code": () =>
+    makeDocument([{ quantity: 800, price: 9_500, category: "AE" }], { ...reverseCharge, groupOverrides: { exemptionReasonCode: null, exemptionReason: null } }),
+  "intra-community supply of goods (K)": () => makeDocument([{ quantity: 1_200, price: 2_450, category: "K", unit: "KGM" }], reverseCharge),
+  "export outside the EU (G), in US dollars": () =>
+    makeDocument([{ quantity: 100, price: 250_000, category: "G" }], { buyer: BUYER_US, currency: "USD", paymentReference: "RF18539007547034" }),
+  "standard rate in US dollars": () => makeDocument([{ quantity: 100, price: 99_99, rate: 2100 }], { currency: "USD" }),
+  "not subject to VAT (O): no VAT identifiers": () =>
+    makeDocument([{ quantity: 100, price: 20_000, category: "O" }, { quantity: 200, price: 150, category: "O" }]),
+  "credit note crediting an invoice": () =>
+    makeDocument([{ quantity: 100, price: 12_500 }, { quantity: 50, price: 3_000, rate: 600 }], {
+      type: "credit_note",
+      number: "CN-2026-0001",
+      credited: { number: "INV-2026-0001", issueDate: "2026-03-02" },
+    }),
+  "credit note for reverse charge, refunded": () => {
+    const doc = makeDocument([{ quantity: 100, price: 40_000, category: "AE" }], { ...reverseCharge, type: "credit_note", number: "CN-2", credited: { number: "INV-9", issueDate: "2026-01-15" } });
+    return { ...doc, paidCents: doc.totalCents, dueCents: 0 };
+  },
+  "awkward roundings": () =>
+    makeDocument([
+      { quantity: 33, price: 3, rate: 2100 }, // 0.33 × 0.03 = 0.0099 → 0.01
+      { quantity: 333, price: 3_333, rate: 2100 }, // 3.33 × 33.33 = 110.9889
+      { quantity: 1, price: 99_999, rate: 550 }, // 0.01 × 999.99, 5.5 %
+      { quantity: 17, price: 1, rate: 2100 }, // rounds to 0.00
+      ...Array.from({ length: 12 }, () => ({ quantity: 100, price: 2, rate: 2100 })), // 12 × 0.02: per-line VAT 0.00 each
+      { quantity: 12_345_678, price: 98_765, rate: 2100 }, // 123 456.78 × 987.65
+    ]),
+  "long Unicode descriptions with markup characters": () =>
+    makeDocument(
+      [
+        { description: `Design & build <script>alert("x")</script> 'quoted' — Ærøskøbing, Zürich, Łódź, 東京, 🚀\nSecond line with ]]> and &amp; literally\n${"Lorem ipsum dolor sit amet, ".repeat(40)}`, quantity: 100, price: 1_000 },
+        { description: `${"Ünïcödé ".repeat(30)}😀😀😀`, quantity: 150, price: 2_000 },
+        { description: "Bell\u0007 and form\u000Cfeed are not XML", quantity: 100, price: 500 },
+      ],
+      {
+        seller: { ...SELLER, name: `Kontor "Demo" <BV> & Co's` },
+        buyer: { ...BUYER_BE, name: "Ça & Là — Société Générale d'Édition", address: "Rue de l'Église 3 <bis>\nBoîte \"A\"\nÉtage 2\nAile Ouest" },
+        notes: "Thank you! <b>not bold</b> & \"more\"",
+        paymentTerms: "Net 30 — 2 % Skonto < 10 Tage",
+        buyerReference: "Ref <A&B>",
+      },
+    ),
+  "twenty lines": twentyLineInvoice,
+  "partially paid": () => makeDocument([{ quantity: 100, price: 100_000 }], { status: "partially_paid", paidCents: 50_000 }),
+  "discount line (negative quantity)": () =>
+    makeDocument([
+      { quantity: 100, price: 50_000 },
+      { description: "Loyalty discount", quantity: -100, price: 5_000 },
+    ]),
+  "discount line (negative price)": () =>
+    makeDocument([
+      { quantity: 200, price: 50_000 },
+      { description: "Goodwill", quantity: 100, price: -2_550 },
+    ]),
+  "order reference only, no BIC, no payment reference": () =>
+    makeDocument([{ quantity: 100, price: 1_000 }], {
+      buyerReference: null,
+      orderReference: "PO-2026-001",
+      paymentReference: null,
+      payee: { iban: "BE68539007547034", bic: null, accountName: "Kontor Demo" },
+    }),
+  "no bank account of the organisation's own: no PaymentMeans at all (issue 26 item 2)": () =>
+    makeDocument([{ quantity: 100, price: 1_000 }], { payee: null }),
+  // issue 26 item 6: discounts, allowances and charges, VAT-inclusive prices (the UBL carries net amounts)
+  "net prices: line discounts (percent, amount), a percentage allowance and a freight charge": () =>
+    pricedDocument(
+      false,
+      [
+        { quantity: 1_000, price: 9_550, discountPercentBp: 1_250, reason: "Loyalty", unit: "HUR" },
+        { quantity: 300, price: 1_299, rate: 600, discountCents: 500 },
+        { quantity: 100, price: 2_000, category: "E" },
+      ],
+      [
+        { percentBp: 500, baseCents: 83_562, reason: "Early customer", code: "95" },
+        { charge: true, cents: 1_500, reason: "Freight", code: "FC" },
+        { cents: 500, category: "E", code: "100" },
+      ],
+    ),
+  "VAT-inclusive prices: 9.99 × 3, a third off a large quantity, an allowance and a charge at two rates": () =>
+    pricedDocument(
+      true,
+      [
+        { quantity: 300, price: 999 },
+        { quantity: 1_234_567, price: 7, discountPercentBp: 3_333, reason: "Bulk" },
+        { quantity: 700, price: 349, rate: 600, discountCents: 143 },
+      ],
+      [
+        { cents: 200, reason: "Voucher" },
+        { charge: true, cents: 495, code: "FC" },
+        { charge: true, cents: 100, rate: 600, reason: "Packing" },
+      ],
+    ),
+  "VAT-inclusive credit note with a discount and an allowance": () =>
+    pricedDocument(true, [{ quantity: 300, price: 999, discountPercentBp: 1_000, reason: "Weekend" }], [{ cents: 150, reason: "Voucher" }], {
+      type: "credit_note",
+      number: "CN-2026-0007",
+      credited: { number: "INV-2026-0042", issueDate: "2026-03-01" },
+    }),
+  "Dutch seller with a KVK number": () =>
+    makeDocument([{ quantity: 100, price: 1_000 }], {
+      seller: { ...SELLER, address: "Damrak 1", city: "Amsterdam", postalCode: "1012 LG", country: "NL", vatNumber: "NL123456789B01", companyNumber: "12345678", peppolId: "0106:12345678" },
+    }),
+  "VAT number stored without its country prefix; Greek buyer": () =>
+    makeDocument([{ quantity: 100, price: 1_000, category: "AE" }], {
+      seller: { ...SELLER, vatNumber: "0123 456 749" },
+      buyer: { ...BUYER_DE, name: "Ελληνική Εταιρεία ΑΕ", address: "Οδός Αθηνάς 10", city: "Αθήνα", postalCode: "105 51", country: "GR", vatNumber: "123456789", peppolId: "9933:EL123456789" },
+    }),
+  // issue 30 item 5: a recurring invoice names the service it bills (BG-14), also when caught up after the period
+  "a service period (BG-14 InvoicePeriod)": () =>
+    makeDocument([{ quantity: 100, price: 1_000 }], { servicePeriod: { start: "2026-07-20", end: "2026-08-19" } }),
+  "a credit note of a service period": () =>
+    makeDocument([{ quantity: 100, price: 1_000 }], {
+      type: "credit_note",
+      number: "CN-2026-0008",
+      credited: { number: "INV-2026-0042", issueDate: "2026-03-01" },
+      servicePeriod: { start: "2026-07-20", end: "2026-08-19" },
+    }),
+};
