@@ -1,7 +1,7 @@
 /**
- * An issued document as what its customer receives: the Peppol BIS Billing 3.0 UBL file and the
- * PDF, both rendered from one read of the document, for the API and the CLI alike. The read is the
- * feature's own, handed in as a loader (the invoices': server/invoices/document.ts): the
+ * An issued document as what its customer receives: the Peppol BIS Billing 3.0 UBL file, the
+ * PDF and the Factur-X PDF (the PDF with its CII inside), each rendered from one read of the
+ * document, for the API and the CLI alike. The read is the feature's own, handed in as a loader (the invoices': server/invoices/document.ts): the
  * documents import no feature.
  *
  * The PDF renderer (pdf-lib, fontkit, the fonts) is loaded on the first PDF, not with this module:
@@ -11,6 +11,7 @@ import { ApiError, Conflict, ValidationFailed } from "../lib/errors.ts";
 import type { RenderTurns } from "../lib/render-turns.ts";
 import type { Scope } from "../lib/scope.ts";
 import type { IssuedDocument } from "./model.ts";
+import { renderCii } from "./cii.ts";
 import { missingForUbl, renderUbl } from "./ubl.ts";
 
 /** Reads the document with this id in the scope's organisation, in one snapshot (404 when there is none). */
@@ -19,11 +20,12 @@ export type DocumentLoader = (scope: Scope, id: string) => IssuedDocument;
 const noun = (doc: IssuedDocument) => (doc.type === "credit_note" ? "credit note" : "invoice");
 
 /**
- * The UBL file of an issued document; what EN 16931 needs and is missing, a 422 naming it. A draft
- * has no e-invoice yet, but is checked as it would be issued: what its UBL would lack is the same
- * 422 (a draft can be checked before finalize), and a draft that lacks nothing is a 409.
+ * What EN 16931 needs of an issued document and it lacks, as a 422 naming it (one check for the
+ * UBL, the CII and the Factur-X PDF: one document model). A draft has no e-invoice yet, but is
+ * checked as it would be issued: what it would lack is the same 422 (a draft can be checked
+ * before finalize), and a draft that lacks nothing is a 409.
  */
-export function issuedUbl(doc: IssuedDocument): string {
+function assertEinvoiceReady(doc: IssuedDocument): void {
   if (doc.status === "draft") {
     const missing = missingForUbl(doc);
     if (Object.keys(missing).length > 0) throw new ValidationFailed(missing);
@@ -39,7 +41,19 @@ export function issuedUbl(doc: IssuedDocument): string {
       missing,
     );
   }
+}
+
+/** The UBL file of an issued document (assertEinvoiceReady says when there is none). */
+export function issuedUbl(doc: IssuedDocument): string {
+  assertEinvoiceReady(doc);
   return renderUbl(doc);
+}
+
+/** The Factur-X PDF: the PDF made PDF/A-3b with the document's CII inside, when it has an e-invoice (as the UBL). */
+export function issuedFacturX(doc: IssuedDocument, turns: RenderTurns): Promise<Uint8Array> {
+  assertEinvoiceReady(doc);
+  const cii = renderCii(doc);
+  return turns.run(async () => (await import("./pdf.ts")).renderPdf(doc, { facturx: cii }));
 }
 
 /** The PDF, also of a draft (marked as such), rendered in the thread's turn (`turns`). */
@@ -50,7 +64,7 @@ export function issuedPdf(doc: IssuedDocument, turns: RenderTurns): Promise<Uint
 /** A document's file: its bytes, and its number as the name it is saved under (a draft's, DRAFT-…). */
 export type DocumentFile<T> = { body: T; number: string };
 
-/** The UBL and PDF of the documents `load` reads. */
+/** The UBL, PDF and Factur-X PDF of the documents `load` reads. */
 export function documentServiceOf(load: DocumentLoader) {
   return {
     ubl: (scope: Scope, id: string): DocumentFile<string> => {
@@ -60,6 +74,10 @@ export function documentServiceOf(load: DocumentLoader) {
     pdf: async (scope: Scope, id: string, turns: RenderTurns): Promise<DocumentFile<Uint8Array>> => {
       const doc = load(scope, id);
       return { body: await issuedPdf(doc, turns), number: doc.number };
+    },
+    facturx: async (scope: Scope, id: string, turns: RenderTurns): Promise<DocumentFile<Uint8Array>> => {
+      const doc = load(scope, id);
+      return { body: await issuedFacturX(doc, turns), number: doc.number };
     },
   };
 }
