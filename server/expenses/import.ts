@@ -66,7 +66,8 @@ export async function receivedFileOf(upload: DocumentUpload): Promise<ReceivedFi
   if (!embedded) {
     throw new InboundDocumentError(
       "body",
-      `The PDF carries no embedded e-invoice (an attached ${INVOICE_XML_NAMES.join(", ")}): Kontor imports a Factur-X, ZUGFeRD or XRechnung PDF, or the e-invoice XML itself.`,
+      `The PDF carries no embedded e-invoice (an attached file named ${INVOICE_XML_NAMES.slice(0, -1).join(", ")} or ${INVOICE_XML_NAMES.at(-1)}): ` +
+        "Kontor imports a Factur-X, ZUGFeRD or XRechnung PDF, or the e-invoice XML itself.",
     );
   }
   // the XML's own declaration says its encoding; the request's charset is the PDF's, not the XML's

@@ -42,6 +42,7 @@ export const MAX_OBJECTS = 200_000;
 export const MAX_PAGES = 10_000;
 const MAX_TREE_DEPTH = 32;
 const MAX_TREE_NODES = 10_000;
+const DECODE_CHUNK = 64 * 1024;
 /** Where the error points: the request body, as the kernel's own refusals of a body do. */
 const FIELD = "body";
 
@@ -151,11 +152,19 @@ function declaredCount(raw: PDFRawStream, value: PDFObject | undefined, what: st
 function decodeLimited(raw: PDFRawStream, what: string, fail: (message: string) => never = refuse): Uint8Array {
   let bytes: Uint8Array | Uint8ClampedArray;
   try {
-    bytes = decodePDFRawStream(raw).getBytes(MAX_DOCUMENT_BYTES + 1);
+    // in chunks: asking for the limit at once would allocate it for every stream
+    const decoder = decodePDFRawStream(raw);
+    let size = 0;
+    for (let chunk = decoder.getBytes(DECODE_CHUNK); chunk.length > 0; chunk = decoder.getBytes(DECODE_CHUNK)) {
+      size += chunk.length;
+      if (size > MAX_DOCUMENT_BYTES) return fail(`${what} of the PDF expands to more than ${MAX_DOCUMENT_BYTES} bytes.`);
+    }
+    decoder.reset();
+    bytes = decoder.getBytes(size);
   } catch (error) {
+    if (error instanceof InboundDocumentError) throw error;
     return fail(`${what} of the PDF cannot be decoded: ${reason(error)}.`);
   }
-  if (bytes.byteLength > MAX_DOCUMENT_BYTES) fail(`${what} of the PDF expands to more than ${MAX_DOCUMENT_BYTES} bytes.`);
   // a copy: the decoder's buffer is larger than what it holds
   return new Uint8Array(bytes);
 }
