@@ -107,6 +107,8 @@ function countObjects(pdf: Uint8Array): number {
 
 /** A guard's refusal, by the parse (its context) it stopped: pdf-lib replaces the error with its own. */
 const guardRefusals = new WeakMap<PDFContext, string>();
+/** What the object streams of one parse have declared and expanded to so far. */
+const budgets = new WeakMap<PDFContext, { objects: number; bytes: number }>();
 /** Refuses, and remembers why for the parse of `raw`. */
 function refuseParse(raw: PDFRawStream, message: string): never {
   guardRefusals.set(raw.dict.context, message);
@@ -125,8 +127,13 @@ function guardParsers() {
   guarded = true;
   const objectStream = PDFObjectStreamParser.forStream;
   PDFObjectStreamParser.forStream = (raw, shouldWaitForTick) => {
-    declaredCount(raw, raw.dict.lookup(PDFName.of("N")), "An object stream");
-    decodeLimited(raw, "An object stream", (message) => refuseParse(raw, message));
+    // each stream within the limits, and all of one file's together: many small bombs are one big one
+    const spent = budgets.get(raw.dict.context) ?? { objects: 0, bytes: 0 };
+    budgets.set(raw.dict.context, spent);
+    spent.objects += declaredCount(raw, raw.dict.lookup(PDFName.of("N")), "An object stream");
+    spent.bytes += decodeLimited(raw, "An object stream", (message) => refuseParse(raw, message)).length;
+    if (spent.objects > MAX_OBJECTS) refuseParse(raw, `The PDF's object streams hold more than ${MAX_OBJECTS} objects.`);
+    if (spent.bytes > MAX_DOCUMENT_BYTES) refuseParse(raw, `The PDF's object streams expand to more than ${MAX_DOCUMENT_BYTES} bytes together.`);
     return objectStream(raw, shouldWaitForTick);
   };
   const xrefStream = PDFXRefStreamParser.forStream;

@@ -158,6 +158,14 @@ describe("embeddedInvoiceXml: hostile and broken files are refused quickly, neve
     expect((await refusal(xrefStream)).message).toContain("cross-reference stream");
     const objectStream = pdfOf(["<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [] /Count 0 >>", stream("/Type /ObjStm /N 1000000000 /First 4", latin1("9 0 null"))]);
     expect((await refusal(objectStream)).message).toContain("object stream");
+    // object streams each within the limit, beyond it together: two of 6 MiB (one object and blanks, compressed to a few KiB)
+    const sixMiB = deflateSync(Buffer.concat([latin1("9 0 null"), Buffer.alloc(6 * 1024 * 1024, " ")]));
+    const several = pdfOf([
+      "<< /Type /Catalog /Pages 2 0 R >>",
+      "<< /Type /Pages /Kids [] /Count 0 >>",
+      ...[0, 1].map(() => stream("/Type /ObjStm /N 1 /First 4 /Filter /FlateDecode", sixMiB)),
+    ]);
+    expect((await refusal(several)).message).toContain("object streams expand to more than");
     const pages = pdfOf(["<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [] /Count 5000000 >>"]);
     expect((await refusal(pages)).message).toContain("5000000 pages");
   });
