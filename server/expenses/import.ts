@@ -59,9 +59,7 @@ export type ReceivedFile = { original: Uint8Array; contentType: "application/xml
 
 /** The e-invoice of an upload: the XML sent, or the one embedded in a PDF (a 422 when the PDF carries none or cannot be read). */
 export async function receivedFileOf(upload: DocumentUpload): Promise<ReceivedFile> {
-  if (upload.mediaType !== "application/pdf" && !looksLikePdf(upload.bytes)) {
-    return { original: upload.bytes, contentType: "application/xml", xml: decodeXml(upload.bytes, upload.charset) };
-  }
+  if (upload.mediaType !== "application/pdf" && !looksLikePdf(upload.bytes)) return xmlFileOf(upload);
   const embedded = await embeddedInvoiceXml(upload.bytes);
   if (!embedded) {
     throw new InboundDocumentError(
@@ -74,7 +72,14 @@ export async function receivedFileOf(upload: DocumentUpload): Promise<ReceivedFi
   return { original: upload.bytes, contentType: "application/pdf", xml: decodeXml(embedded.xml, null) };
 }
 
-export function importSupplierDocument(scope: Scope, file: ReceivedFile, options: { category?: string }) {
+/** An upload of the XML itself as a ReceivedFile (a PDF needs receivedFileOf, which reads it asynchronously). */
+function xmlFileOf(upload: DocumentUpload): ReceivedFile {
+  return { original: upload.bytes, contentType: "application/xml", xml: decodeXml(upload.bytes, upload.charset) };
+}
+
+/** `received`: a file read by receivedFileOf, or an XML document's bytes as they came (e.g. over Peppol). */
+export function importSupplierDocument(scope: Scope, received: ReceivedFile | DocumentUpload, options: { category?: string }) {
+  const file = "xml" in received ? received : xmlFileOf(received);
   // the one place an e-invoice's XML is read (UBL today; CII joins it behind the same call)
   const doc = readSupplierDocument(file.xml);
   // a corrective invoice with negative totals is a credit note in all but name
