@@ -17,7 +17,7 @@ const RUNNABLE: Record<string, number> = {
   "README.md": 6,
   "docs/api.md": 12,
   "docs/invoicing.md": 10,
-  "docs/einvoicing.md": 6,
+  "docs/einvoicing.md": 7,
   "docs/books.md": 8,
   "docs/banking.md": 12,
   "docs/webhooks.md": 5,

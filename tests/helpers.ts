@@ -24,7 +24,7 @@ import { createContractChecker, type ContractChecker } from "./contract.ts";
  */
 export const TEST_IBAN = "BE71096123456769";
 
-export type ApiResponse<T = any> = { status: number; body: T; headers: Headers; text: string };
+export type ApiResponse<T = any> = { status: number; body: T; headers: Headers; text: string; bytes: Uint8Array };
 
 export type TestEnv = {
   db: Db;
@@ -44,7 +44,7 @@ export type TestEnv = {
   close: () => void;
 };
 
-export type RequestOptions = { body?: unknown; rawBody?: string; token?: string | null; headers?: Record<string, string> };
+export type RequestOptions = { body?: unknown; rawBody?: string | Uint8Array; token?: string | null; headers?: Record<string, string> };
 
 let contractChecker: Promise<ContractChecker> | null = null;
 
@@ -79,20 +79,22 @@ export function createTestEnv(env: Record<string, string> = {}): TestEnv {
     const headers: Record<string, string> = { ...options.headers };
     const bearer = options.token === undefined ? token : options.token;
     if (bearer) headers.authorization = `Bearer ${bearer}`;
-    let body: string | undefined = options.rawBody;
+    let body: string | Uint8Array | undefined = options.rawBody;
     if (options.body !== undefined) {
       body = JSON.stringify(options.body);
       headers["content-type"] ??= "application/json";
     }
     const response = await app.handle(new Request(`http://localhost${path}`, { method, headers, body }));
-    const text = await response.text();
+    // the bytes too: a PDF is not text
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    const text = new TextDecoder().decode(bytes);
     let parsed: unknown = undefined;
     const contentType = response.headers.get("content-type") ?? "";
     if (text && contentType.includes("json")) parsed = JSON.parse(text);
     // every response of the suite must match the published OpenAPI document (tests/contract.ts)
     contractChecker ??= createContractChecker((r) => app.handle(r));
     (await contractChecker)(method, `http://localhost${path}`, response.status, parsed, contentType, response.headers);
-    return { status: response.status, body: parsed, headers: response.headers, text };
+    return { status: response.status, body: parsed, headers: response.headers, text, bytes };
   };
 
   return {

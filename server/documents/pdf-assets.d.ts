@@ -4,3 +4,7 @@ declare module "*.ttf" {
   const path: string;
   export default path;
 }
+declare module "*.icc" {
+  const path: string;
+  export default path;
+}

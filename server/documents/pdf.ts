@@ -18,6 +18,7 @@ import QRCode from "qrcode";
 import sansPath from "dejavu-fonts-ttf/ttf/DejaVuSans.ttf" with { type: "file" };
 import sansBoldPath from "dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf" with { type: "file" };
 import { formatCents, lineAmountCents } from "../lib/money.ts";
+import { applyFacturX, type PdfIdentity } from "./facturx.ts";
 import { formatMoney, formatNumber, formatQuantity, formatRate, LABELS, type DocumentLabels } from "./i18n.ts";
 import type { DocumentLanguage, DocumentLine, DocumentParty, IssuedDocument } from "./model.ts";
 
@@ -826,7 +827,8 @@ function fileDate(doc: IssuedDocument): Date {
   return Number.isNaN(date.getTime()) ? new Date(0) : date;
 }
 
-export async function renderPdf(doc: IssuedDocument): Promise<Uint8Array> {
+/** `facturx`: the document's CII XML, to make the PDF a Factur-X PDF/A-3b file carrying it (facturx.ts). */
+export async function renderPdf(doc: IssuedDocument, options: { facturx?: string } = {}): Promise<Uint8Array> {
   const labels = LABELS[doc.language] ?? LABELS.en;
   const loaded = await loadFonts();
   // updateMetadata: false keeps pdf-lib from stamping the clock and its own Producer into the file
@@ -837,14 +839,23 @@ export async function renderPdf(doc: IssuedDocument): Promise<Uint8Array> {
   const bold = await pdf.embedFont(loaded.bold.bytes, { subset: true, customName: "KONTOR+DejaVuSans-Bold" });
 
   const title = titleOf(doc, labels);
-  pdf.setTitle(`${title} ${doc.number}`);
-  pdf.setAuthor(doc.seller.name);
-  pdf.setSubject(`${title} ${doc.number}: ${doc.seller.name} → ${doc.buyer.name}`);
-  pdf.setCreator("Kontor");
-  pdf.setProducer("Kontor (pdf-lib)");
-  pdf.setLanguage(doc.language);
-  pdf.setCreationDate(fileDate(doc));
-  pdf.setModificationDate(fileDate(doc));
+  const identity: PdfIdentity = {
+    title: `${title} ${doc.number}`,
+    author: doc.seller.name,
+    subject: `${title} ${doc.number}: ${doc.seller.name} → ${doc.buyer.name}`,
+    creator: "Kontor",
+    producer: "Kontor (pdf-lib)",
+    language: doc.language,
+    date: fileDate(doc),
+  };
+  pdf.setTitle(identity.title);
+  pdf.setAuthor(identity.author);
+  pdf.setSubject(identity.subject);
+  pdf.setCreator(identity.creator);
+  pdf.setProducer(identity.producer);
+  pdf.setLanguage(identity.language);
+  pdf.setCreationDate(identity.date);
+  pdf.setModificationDate(identity.date);
   const id = PDFHexString.of(documentId(doc));
   pdf.context.trailerInfo.ID = pdf.context.obj([id, id]);
   pdf.catalog.set(PDFName.of("PageLayout"), PDFName.of("OneColumn"));
@@ -860,6 +871,7 @@ export async function renderPdf(doc: IssuedDocument): Promise<Uint8Array> {
   payment(w, doc);
   notes(w, doc);
   footers(w, footer);
+  if (options.facturx !== undefined) await applyFacturX(pdf, options.facturx, identity);
   return pdf.save({ useObjectStreams: true });
 }
 

@@ -1,6 +1,7 @@
 /**
  * An issued document as what its customer receives: the Peppol BIS Billing 3.0 (or XRechnung) UBL
- * file, the same as a UN/CEFACT CII file, and the PDF, each rendered from one read of the document, for the API and the CLI alike. The read is the
+ * file, the same as a UN/CEFACT CII file, the PDF and the Factur-X PDF (the PDF with its CII
+ * inside), each rendered from one read of the document, for the API and the CLI alike. The read is the
  * feature's own, handed in as a loader (the invoices': server/invoices/document.ts): the
  * documents import no feature.
  *
@@ -53,6 +54,13 @@ export function issuedCii(doc: IssuedDocument, profile: CiiProfile = "en16931"):
   return issuedEInvoice(doc, (d) => missingForCii(d, profile), (d) => renderCii(d, profile));
 }
 
+/** The Factur-X PDF: the PDF made PDF/A-3b with the document's CII inside, when it has an e-invoice (as the UBL). */
+export async function issuedFacturX(doc: IssuedDocument, turns: RenderTurns): Promise<Uint8Array> {
+  // the CII its EN 16931 profile asks for: the same 422 and 409 as GET /cii
+  const cii = issuedCii(doc, "en16931");
+  return turns.run(async () => (await import("./pdf.ts")).renderPdf(doc, { facturx: cii }));
+}
+
 /** The PDF, also of a draft (marked as such), rendered in the thread's turn (`turns`). */
 export function issuedPdf(doc: IssuedDocument, turns: RenderTurns): Promise<Uint8Array> {
   return turns.run(async () => (await import("./pdf.ts")).renderPdf(doc));
@@ -61,7 +69,7 @@ export function issuedPdf(doc: IssuedDocument, turns: RenderTurns): Promise<Uint
 /** A document's file: its bytes, and its number as the name it is saved under (a draft's, DRAFT-…). */
 export type DocumentFile<T> = { body: T; number: string };
 
-/** The UBL, CII and PDF of the documents `load` reads. */
+/** The UBL, CII, PDF and Factur-X PDF of the documents `load` reads. */
 export function documentServiceOf(load: DocumentLoader) {
   return {
     ubl: (scope: Scope, id: string, profile: UblProfile = "peppol"): DocumentFile<string> => {
@@ -75,6 +83,10 @@ export function documentServiceOf(load: DocumentLoader) {
     pdf: async (scope: Scope, id: string, turns: RenderTurns): Promise<DocumentFile<Uint8Array>> => {
       const doc = load(scope, id);
       return { body: await issuedPdf(doc, turns), number: doc.number };
+    },
+    facturx: async (scope: Scope, id: string, turns: RenderTurns): Promise<DocumentFile<Uint8Array>> => {
+      const doc = load(scope, id);
+      return { body: await issuedFacturX(doc, turns), number: doc.number };
     },
   };
 }

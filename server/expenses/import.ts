@@ -4,6 +4,10 @@
  * original kept byte for byte. The rules below are the same for every syntax: they see only the
  * reader model (server/inbound/einvoice-model.ts).
  *
+ * - A PDF is taken when it carries the e-invoice as an embedded file (Factur-X, ZUGFeRD,
+ *   XRechnung in a PDF; issue 31): its XML is what is read (server/inbound/pdf-attachments.ts),
+ *   and the PDF, byte for byte, is what is kept as the original. A PDF without one is a 422.
+ *
  * - The document is read and its totals checked by server/inbound/einvoice.ts readEInvoiceXml
  *   (a 422 naming the element and saying why).
  * - The supplier is matched by VAT number, then legal registration, then Peppol id (EAS schemes
@@ -34,8 +38,10 @@ import { recordChange } from "../changes/record.ts";
 import { VAT_CATEGORIES, type VatCategory } from "../documents/model.ts";
 import { canonicalPaymentReference } from "../documents/payment-reference.ts";
 import type { DocumentUpload } from "../http/kernel.ts";
+import { decodeXml } from "../inbound/decode.ts";
 import { readEInvoiceXml, type SupplierDocument } from "../inbound/einvoice.ts";
 import { InboundDocumentError } from "../inbound/errors.ts";
+import { embeddedInvoiceXml, INVOICE_XML_NAMES, looksLikePdf } from "../inbound/pdf-attachments.ts";
 import { Conflict, NotFound } from "../lib/errors.ts";
 import { formatCents } from "../lib/money.ts";
 import { findInOrg, inOrg, transaction, type Scope } from "../lib/scope.ts";
@@ -50,15 +56,41 @@ type ExpenseRow = typeof expenses.$inferSelect;
 /** The category of an imported expense unless the request names one (`?category=`). */
 export const DEFAULT_IMPORT_CATEGORY = "Purchases";
 
-export function importSupplierDocument(scope: Scope, upload: DocumentUpload, options: { category?: string }) {
-  const doc = readEInvoiceXml(upload.bytes, upload.charset);
+/** A supplier's file as received: the bytes kept as its original, and the e-invoice XML they are or carry. */
+export type ReceivedFile = { original: Uint8Array; contentType: "application/xml" | "application/pdf"; xml: string };
+
+/** The e-invoice of an upload: the XML sent, or the one embedded in a PDF (a 422 when the PDF carries none or cannot be read). */
+export async function receivedFileOf(upload: DocumentUpload): Promise<ReceivedFile> {
+  if (upload.mediaType !== "application/pdf" && !looksLikePdf(upload.bytes)) return xmlFileOf(upload);
+  const embedded = await embeddedInvoiceXml(upload.bytes);
+  if (!embedded) {
+    throw new InboundDocumentError(
+      "body",
+      `The PDF carries no embedded e-invoice (an attached file named ${INVOICE_XML_NAMES.slice(0, -1).join(", ")} or ${INVOICE_XML_NAMES.at(-1)}): ` +
+        "Kontor imports a Factur-X, ZUGFeRD or XRechnung PDF, or the e-invoice XML itself.",
+    );
+  }
+  // the XML's own declaration says its encoding; the request's charset is the PDF's, not the XML's
+  return { original: upload.bytes, contentType: "application/pdf", xml: decodeXml(embedded.xml, null) };
+}
+
+/** An upload of the XML itself as a ReceivedFile (a PDF needs receivedFileOf, which reads it asynchronously). */
+function xmlFileOf(upload: DocumentUpload): ReceivedFile {
+  return { original: upload.bytes, contentType: "application/xml", xml: decodeXml(upload.bytes, upload.charset) };
+}
+
+/** `received`: a file read by receivedFileOf, or an XML document's bytes as they came (e.g. over Peppol). */
+export function importSupplierDocument(scope: Scope, received: ReceivedFile | DocumentUpload, options: { category?: string }) {
+  const file = "xml" in received ? received : xmlFileOf(received);
+  // the one place an e-invoice's XML is read: UBL or CII, by its root element
+  const doc = readEInvoiceXml(file.xml);
   // a corrective invoice with negative totals is a credit note in all but name
   const negative = doc.type === "invoice" && doc.subtotalCents < 0;
   const documentType = doc.type === "credit_note" || negative ? "credit_note" : "invoice";
   const sign = negative ? -1 : 1;
   const amountCents = sign * doc.subtotalCents;
   const vatCents = sign * doc.vatCents;
-  if (doc.subtotalCents === 0 && doc.vatCents === 0 && doc.payableCents === 0) return { kind: "received_document" as const, data: keepReceivedDocument(scope, upload, doc) };
+  if (doc.subtotalCents === 0 && doc.vatCents === 0 && doc.payableCents === 0) return { kind: "received_document" as const, data: keepReceivedDocument(scope, file, doc) };
   if (amountCents <= 0 || vatCents < 0) {
     throw new InboundDocumentError(
       doc.locations.subtotal.path,
@@ -127,9 +159,9 @@ export function importSupplierDocument(scope: Scope, upload: DocumentUpload, opt
       .values({
         expenseId: row.id,
         organizationId: scope.org.id,
-        contentType: "application/xml",
-        body: Buffer.from(upload.bytes),
-        sha256: createHash("sha256").update(upload.bytes).digest("hex"),
+        contentType: file.contentType,
+        body: Buffer.from(file.original),
+        sha256: createHash("sha256").update(file.original).digest("hex"),
         createdAt: now,
       })
       .run();

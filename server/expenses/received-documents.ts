@@ -9,7 +9,6 @@ import { eq } from "drizzle-orm";
 import { t } from "elysia";
 import { receivedDocuments } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
-import type { DocumentUpload } from "../http/kernel.ts";
 import type { SupplierDocument } from "../inbound/einvoice-model.ts";
 import { Conflict } from "../lib/errors.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
@@ -22,7 +21,7 @@ import { supplierForDocument } from "../suppliers/service.ts";
 type ReceivedDocumentRow = typeof receivedDocuments.$inferSelect;
 
 /** Keeps a zero-total document with its supplier (409 naming it when kept before); the document as shown. */
-export function keepReceivedDocument(scope: Scope, upload: DocumentUpload, doc: SupplierDocument) {
+export function keepReceivedDocument(scope: Scope, file: { original: Uint8Array; contentType: string }, doc: SupplierDocument) {
   return transaction(scope.db, (tx) => {
     const supplierId = supplierForDocument(tx, scope, doc.supplier);
     const existing = tx
@@ -51,9 +50,9 @@ export function keepReceivedDocument(scope: Scope, upload: DocumentUpload, doc: 
       date: doc.issueDate,
       vendor: doc.supplier.name.trim(),
       currency: doc.currency,
-      contentType: "application/xml",
-      body: Buffer.from(upload.bytes),
-      sha256: createHash("sha256").update(upload.bytes).digest("hex"),
+      contentType: file.contentType,
+      body: Buffer.from(file.original),
+      sha256: createHash("sha256").update(file.original).digest("hex"),
       createdAt: nowIso(),
     };
     tx.insert(receivedDocuments).values(row).run();

@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import { documentBody, documentOf, type Kernel } from "../http/kernel.ts";
 import { MAX_DOCUMENT_BYTES } from "../inbound/decode.ts";
-import { DEFAULT_IMPORT_CATEGORY, expenseDocument, importSupplierDocument } from "./import.ts";
+import { DEFAULT_IMPORT_CATEGORY, expenseDocument, importSupplierDocument, receivedFileOf } from "./import.ts";
 import { created, errors, noContent } from "../http/responses.ts";
 import { listQuerySchema, listResponse } from "../lib/list.ts";
 import { IdParams, NoFields, ResponseSchema, Text, Wrapped } from "../lib/schemas.ts";
@@ -24,17 +24,23 @@ export const expenseRoutes = (kernel: Kernel) =>
     })
     .post(
       "/import",
-      ({ scope, body, query, set, once }) => once(() => {
-        const imported = importSupplierDocument(scope, documentOf(body), query);
-        const at = imported.kind === "expense" ? "expenses" : "received-documents";
-        return created(set, `/api/v1/${at}/${imported.data.id}`, imported.data);
-      }),
+      async ({ scope, body, query, set, once }) => {
+        // a PDF's embedded XML is read before the work (pdf-lib parses asynchronously; the work is one synchronous transaction)
+        const file = await receivedFileOf(documentOf(body));
+        return once(() => {
+          const imported = importSupplierDocument(scope, file, query);
+          const at = imported.kind === "expense" ? "expenses" : "received-documents";
+          return created(set, `/api/v1/${at}/${imported.data.id}`, imported.data);
+        });
+      },
       {
         ability: "expenses.create",
         body: documentBody({
-          mediaTypes: ["application/xml", "text/xml"],
+          mediaTypes: ["application/xml", "text/xml", "application/pdf"],
           maxBytes: MAX_DOCUMENT_BYTES,
-          description: "A UBL 2.1 Invoice or CreditNote (EN 16931, e.g. Peppol BIS Billing 3.0 or XRechnung), or a UN/CEFACT CII CrossIndustryInvoice (EN 16931, XRechnung, Factur-X XML), as received",
+          description:
+            "A UBL 2.1 Invoice or CreditNote (EN 16931, e.g. Peppol BIS Billing 3.0 or XRechnung), or a UN/CEFACT CII CrossIndustryInvoice (EN 16931, XRechnung, Factur-X XML), as received; " +
+            "or a PDF carrying one as an embedded file (Factur-X / ZUGFeRD / XRechnung: factur-x.xml, zugferd-invoice.xml or xrechnung.xml)",
         }),
         query: t.Object(
           { category: t.Optional(Text({ minLength: 1, maxLength: 100, description: `The expense's category (default ${DEFAULT_IMPORT_CATEGORY})` })) },
@@ -43,11 +49,14 @@ export const expenseRoutes = (kernel: Kernel) =>
         response: { 201: Wrapped(t.Union([ExpenseModel.expense, ReceivedDocumentModel])), ...errors(409, 422) },
         detail: {
           tags,
-          summary: "Import a supplier's e-invoice (UBL 2.1 Invoice or CreditNote, or UN/CEFACT CII) as a pending expense",
+          summary: "Import a supplier's e-invoice (UBL 2.1, UN/CEFACT CII, or a PDF carrying one) as a pending expense",
           description:
             "The document must be well-formed UBL 2.1 or CII (told apart by the root element), declare EN 16931 (CustomizationID, or the CII guideline) and have totals that reconcile; else a 422 naming the " +
             "element and saying why. The supplier is matched by VAT number, then Peppol id, then name, and created when missing. " +
             "A supplier's document already imported (same supplier, type and number) is a 409 naming the expense. " +
+            "A PDF is read in process for its embedded e-invoice (factur-x.xml, zugferd-invoice.xml, ZUGFeRD-invoice.xml or xrechnung.xml, any case), which is " +
+            "imported as if sent alone; the PDF itself is kept as the original. A PDF without one, or one that cannot be read (damaged, encrypted, beyond " +
+            "the size, object or page limits), is a 422 naming body. " +
             "The original is served byte for byte by GET /api/v1/expenses/{id}/document. amount_due is the document's PayableAmount (BT-115): " +
             "its total less PrepaidAmount plus PayableRoundingAmount, shown as prepaid_amount and rounding_amount. " +
             "A valid document whose totals are all 0.00 cannot be an expense (minimum 0.01): it is kept as a received document " +
@@ -64,7 +73,7 @@ export const expenseRoutes = (kernel: Kernel) =>
       {
         ability: "expenses.view",
         params: IdParams,
-        response: { 200: ResponseSchema(t.String({ description: "The imported UBL document, byte for byte", "x-media-type": "application/xml" })), ...errors(404) },
+        response: { 200: ResponseSchema(t.String({ description: "The imported UBL document, byte for byte", "x-media-type": "application/xml", "x-alternatives": { "application/pdf": "The imported PDF (Factur-X, ZUGFeRD, XRechnung in a PDF), byte for byte" } })), ...errors(404) },
         detail: { tags, summary: "The original e-invoice of an imported expense, byte for byte (404 for an expense entered by hand)" },
       },
     )
@@ -173,7 +182,7 @@ export const receivedDocumentRoutes = (kernel: Kernel) =>
       {
         ability: "expenses.view",
         params: IdParams,
-        response: { 200: ResponseSchema(t.String({ description: "The received UBL document, byte for byte", "x-media-type": "application/xml" })), ...errors(404) },
+        response: { 200: ResponseSchema(t.String({ description: "The received UBL document, byte for byte", "x-media-type": "application/xml", "x-alternatives": { "application/pdf": "The received PDF carrying it, byte for byte" } })), ...errors(404) },
         detail: { tags: receivedTags, summary: "The original of a received document, byte for byte" },
       },
     )

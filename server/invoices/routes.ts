@@ -125,6 +125,28 @@ export const invoiceRoutes = (kernel: Kernel) =>
         },
       },
     )
+    .get(
+      "/:id/facturx",
+      async ({ scope, params, renderTurns }) => {
+        const file = await documentService.facturx(scope, params.id, renderTurns);
+        return new Response(file.body, { headers: { "content-type": "application/pdf", "content-disposition": attachment(file.number, "pdf") } });
+      },
+      {
+        ability: "invoicing.view",
+        params: IdParams,
+        response: { 200: PdfDocument, ...errors(404, 409, 422) },
+        detail: {
+          tags,
+          summary: "The Factur-X / ZUGFeRD PDF: the PDF as PDF/A-3b with the CII e-invoice embedded as factur-x.xml (profile EN 16931)",
+          description:
+            "The document's PDF (as GET /invoices/{id}/pdf draws it) made a PDF/A-3b file: fonts embedded, an sRGB output intent, XMP metadata " +
+            "with the PDF/A identification and the Factur-X extension schema (fx:ConformanceLevel EN 16931), and the invoice's UN/CEFACT CII " +
+            "(GET /invoices/{id}/cii, byte for byte) attached as factur-x.xml with AFRelationship Alternative. Factur-X 1.07 and ZUGFeRD 2.3 " +
+            "readers take it. The same readiness as the UBL: what EN 16931 needs and the document lacks is a 422 naming it; a draft that " +
+            "lacks nothing is a 409. A document renders to the same bytes every time.",
+        },
+      },
+    )
     .post(
       "",
       ({ scope, auth, body, set, once }) => once(() => {
