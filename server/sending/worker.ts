@@ -15,10 +15,10 @@ import { Cron } from "croner";
 import { and, asc, eq, inArray, isNull, lt, lte, notInArray, or } from "drizzle-orm";
 import { hostname } from "node:os";
 import type { Db, Tx } from "../../db/client.ts";
-import { documentDeliveries, documentDeliveryAttempts, organizations } from "../../db/schema.ts";
+import { customers, documentDeliveries, documentDeliveryAttempts, invoices, organizations } from "../../db/schema.ts";
 import type { DeliveryRecipients } from "../../db/values.ts";
 import type { Config } from "../config.ts";
-import { issuedPdf, issuedUbl } from "../documents/service.ts";
+import { issuedFacturX, issuedPdf, issuedUbl } from "../documents/service.ts";
 import { readDocument } from "../invoices/document.ts";
 import { deliveryAccepted, deliveryFailed, issuedAsEinvoice } from "../invoices/deliveries.ts";
 import { ApiError } from "../lib/errors.ts";
@@ -193,12 +193,22 @@ export function startDeliveryWorker(db: Db, config: Config, options: DeliveryWor
       const pdf: OutgoingFile = { filename: `${reminder.number}-reminder.pdf`, contentType: "application/pdf", content: reminder.pdf };
       return { outgoing: { ...base, documentType: "reminder", number: reminder.number, language: reminder.language, pdf, einvoice: null }, mail: reminder.email };
     }
-    const doc = snapshot(db, (tx) => readDocument(tx, row.organizationId, row.invoiceId!));
+    const { doc, profile } = snapshot(db, (tx) => {
+      const doc = readDocument(tx, row.organizationId, row.invoiceId!);
+      const customer = tx.select({ profile: customers.einvoiceProfile }).from(customers).innerJoin(invoices, eq(invoices.customerId, customers.id)).where(eq(invoices.id, row.invoiceId!)).get();
+      return { doc, profile: customer?.profile ?? null };
+    });
+    const xml = (text: string): OutgoingFile => ({ filename: `${doc.number}.xml`, contentType: "application/xml", content: new TextEncoder().encode(text) });
+    const asEinvoice = row.channel === "peppol" || issuedAsEinvoice(doc, org.einvoiceBusinessCustomers);
+    // over Peppol, the Peppol UBL; by e-mail, the e-invoice the customer receives (its einvoice_profile):
+    // the Factur-X PDF (its CII inside, no separate file), the XRechnung UBL, else the Peppol UBL
+    if (row.channel === "email" && profile === "facturx") {
+      const pdf: OutgoingFile = { filename: `${doc.number}.pdf`, contentType: "application/pdf", content: await issuedFacturX(doc, turns) };
+      return { outgoing: { ...base, documentType: doc.type, number: doc.number, language: doc.language, pdf, einvoice: null }, mail: documentEmail(doc, row.message) };
+    }
     const pdf: OutgoingFile = { filename: `${doc.number}.pdf`, contentType: "application/pdf", content: await issuedPdf(doc, turns) };
     const einvoice: OutgoingFile | null =
-      row.channel === "peppol" || issuedAsEinvoice(doc, org.einvoiceBusinessCustomers)
-        ? { filename: `${doc.number}.xml`, contentType: "application/xml", content: new TextEncoder().encode(issuedUbl(doc)) }
-        : null;
+      row.channel === "email" && profile === "xrechnung" ? xml(issuedUbl(doc, "xrechnung")) : asEinvoice ? xml(issuedUbl(doc)) : null;
     return { outgoing: { ...base, documentType: doc.type, number: doc.number, language: doc.language, pdf, einvoice }, mail: documentEmail(doc, row.message) };
   }
 

@@ -19,6 +19,7 @@ import { describe as describeValidation, validateUbl } from "../einvoicing/valid
 import { SELLER_IDENTITY } from "../fixtures.ts";
 import { createTestEnv, runCli } from "../helpers.ts";
 import { startSmtp, type TestSmtp } from "./smtp.ts";
+import { embeddedInvoiceXml } from "../../server/inbound/pdf-attachments.ts";
 
 const smtp: TestSmtp = await startSmtp();
 // the server's transport (KONTOR_SMTP_URL, KONTOR_MAIL_FROM), as the API's send checks it
@@ -220,6 +221,36 @@ describe("what the SMTP server answers", () => {
     } finally {
       await plain.close();
     }
+  });
+});
+
+describe("the e-invoice an e-mail carries follows the customer's einvoice_profile (issue 31)", () => {
+  test("facturx: one attachment, the Factur-X PDF whose factur-x.xml is GET /cii byte for byte", async () => {
+    const { invoice } = await issuedInvoice({ name: "Société Factur-X SAS", email: "compta@fx.test", einvoice_profile: "facturx" });
+    const before = smtp.messages.length;
+    expect((await env.api("POST", `/api/v1/invoices/${invoice.id}/send`, { channel: "email" })).status).toBe(202);
+    await smtp.received(before + 1);
+    const mail = smtp.messages.at(-1)!;
+    expect(mail.attachments.map((a) => a.filename)).toEqual([`${invoice.number}.pdf`]);
+    const embedded = await embeddedInvoiceXml(new Uint8Array(mail.attachments[0]!.content));
+    expect(embedded?.name).toBe("factur-x.xml");
+    expect(new TextDecoder().decode(embedded!.xml)).toBe((await env.request("GET", `/api/v1/invoices/${invoice.id}/cii`)).text);
+  });
+
+  test("xrechnung: the XRechnung UBL beside the PDF", async () => {
+    await ok("PUT", "/api/v1/organization", { contact_name: "Jan Peeters", phone: "+32 9 123 45 67" });
+    const { invoice } = await issuedInvoice(
+      { name: "Stadt Musterstadt", email: "rechnung@musterstadt.test", einvoice_profile: "xrechnung", address: "Rathausplatz 1", city: "Musterstadt", postal_code: "12345", country: "DE" },
+      { buyer_reference: "04011000-12345-34" },
+    );
+    const before = smtp.messages.length;
+    expect((await env.api("POST", `/api/v1/invoices/${invoice.id}/send`, { channel: "email" })).status).toBe(202);
+    await smtp.received(before + 1);
+    const mail = smtp.messages.at(-1)!;
+    expect(mail.attachments.map((a) => a.filename).sort()).toEqual([`${invoice.number}.pdf`, `${invoice.number}.xml`]);
+    const xml = mail.attachments.find((a) => a.filename!.endsWith(".xml"))!.content.toString("utf8");
+    expect(xml).toContain("urn:xeinkauf.de:kosit:xrechnung_3.0");
+    expect(xml).toBe((await env.request("GET", `/api/v1/invoices/${invoice.id}/ubl?profile=xrechnung`)).text);
   });
 });
 
