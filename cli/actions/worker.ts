@@ -14,7 +14,7 @@ export function worker(options: GlobalOptions): void {
   const { db, config, secrets } = opened;
   sealPlaintextSecrets(db, secrets);
   const worker = startBackground(opened);
-  if (!options.json) printLine(`Kontor worker (webhooks, document deliveries, Peppol inboxes, recurring invoices, reminders) running on ${config.dbPath}`);
+  if (!options.json) printLine(`Kontor worker running on ${config.dbPath}: webhooks, document deliveries, Peppol inboxes, recurring invoices, reminders`);
   stopOnSignal(() =>
     worker.stop().then(() => {
       db.$client.close();

@@ -7,8 +7,10 @@ import { forbiddenCharacter } from "../lib/characters.ts";
 import { textProblem } from "../lib/schemas.ts";
 import { vatNumberMessage, vatNumberProblem } from "../lib/vat-numbers.ts";
 
-/** "/lines/0/quantity" → "lines.0.quantity"; "/filter[status]" → "filter.status". */
+/** "/lines/0/quantity" → "lines.0.quantity"; "/filter[status]" → "filter.status"; "" (the whole body) → "body". */
 export function fieldKey(path: string): string {
+  // "/" is a field named "" (e.g. a query string's "?=x"), not the body itself
+  if (path === "/") return '""';
   const key = path
     .replace(/^\//, "")
     .split("/")

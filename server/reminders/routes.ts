@@ -96,9 +96,13 @@ export const reminderRoutes = (kernel: Kernel) =>
       params: IdParams,
       response: {
         200: ResponseSchema(t.Object({ data: t.Array(ReminderModel.reminder), late_claim: LateClaimShown }, { title: "InvoiceReminders" })),
-        ...errors(404),
+        ...errors(404, 409),
       },
-      detail: { tags, summary: "An invoice's reminders, in level order, with its late claim (interest and compensation) as of today" },
+      detail: {
+        tags,
+        summary: "An invoice's reminders, in level order, with its late claim (interest and compensation) as of today",
+        description: "A document that cannot be late (a draft, a cancelled invoice, a credit note) is a 409 naming its state.",
+      },
     })
     .put("/api/v1/invoices/:id/reminders-pause", ({ scope, params, body }) => ({ data: pauseInvoiceReminders(scope, params.id, body) }), {
       ability: "invoicing.edit",
