@@ -20,13 +20,12 @@ import {
   DISCOUNT_REASON_CODE,
   electronicAddress,
   exemptionOf,
-  itemName,
+  lineTerms,
   legalId,
   lineTotal,
   mergeFieldErrors,
   missingForEn16931,
   missingForXRechnung,
-  netLinePrice,
   percentText,
   vatIdentifier,
 } from "./en16931.ts";
@@ -225,15 +224,7 @@ function vatBreakdown(g: DocumentVatGroup, money: Money): Xml | null {
 
 /** A line (BG-25): its net price, quantity, VAT, discount and net amount, as the UBL's (en16931.ts netLinePrice). */
 function documentLine(line: DocumentLine, pricesIncludeVat: boolean, money: Money): Xml | null {
-  // an item price is never negative (BR-27): a negative line is a negative quantity at a positive price
-  const negativePrice = line.unitPriceCents < 0;
-  const quantity = negativePrice ? -line.quantityCents : line.quantityCents;
-  const { name, description } = itemName(line.description);
-  const net = netLinePrice(line, pricesIncludeVat);
-  const price = negativePrice ? formatCents(-line.unitPriceCents) : net.price;
-  const discount = line.discount && net.discountCents > 0 ? line.discount : null;
-  // a percentage and its base only where they are the net amount's: with gross prices they are the gross one's
-  const percent = discount?.percentBp && !pricesIncludeVat ? discount.percentBp : null;
+  const { quantity, name, description, net, price, discount, percent } = lineTerms(line, pricesIncludeVat);
   return el(
     "ram:IncludedSupplyChainTradeLineItem",
     null,

@@ -196,6 +196,26 @@ function decimalQuotient(cents: number, quantityHundredths: number): string {
 }
 
 /** Item name (BT-153) is the description's first line, cut at 100 characters; the full text, when longer, is the description (BT-154). */
+/**
+ * What a line (BG-25) says in either syntax: its quantity and net price (an item price is never
+ * negative, BR-27: a negative line is a negative quantity at a positive price), item name and
+ * description, and its discount (BG-27) with its percentage only where that is the net amount's
+ * (with gross prices it would be the gross one's, PEPPOL-EN16931-R040).
+ */
+export function lineTerms(line: DocumentLine, pricesIncludeVat: boolean) {
+  const negativePrice = line.unitPriceCents < 0;
+  const net = netLinePrice(line, pricesIncludeVat);
+  const discount = line.discount && net.discountCents > 0 ? line.discount : null;
+  return {
+    quantity: negativePrice ? -line.quantityCents : line.quantityCents,
+    ...itemName(line.description),
+    net,
+    price: negativePrice ? formatCents(-line.unitPriceCents) : net.price,
+    discount,
+    percent: discount?.percentBp && !pricesIncludeVat ? discount.percentBp : null,
+  };
+}
+
 export function itemName(text: string): { name: string; description: string | null } {
   const trimmed = text.trim();
   const first = trimmed.split(/\r?\n/)[0]!.trim();

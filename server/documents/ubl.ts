@@ -22,14 +22,13 @@ import {
   electronicAddress,
   endpoint,
   exemptionOf,
-  itemName,
+  lineTerms,
   legalId,
   lineTotal,
   mergeFieldErrors,
   missingForEn16931,
   missingForPeppol,
   missingForXRechnung,
-  netLinePrice,
   percentText,
   vatIdentifier,
 } from "./en16931.ts";
@@ -206,15 +205,7 @@ function documentLine(
   money: (name: string, cents: number) => Xml | null,
   currency: string,
 ): Xml | null {
-  // an item price is never negative (BR-27): a negative line is a negative quantity at a positive price
-  const negativePrice = line.unitPriceCents < 0;
-  const quantity = negativePrice ? -line.quantityCents : line.quantityCents;
-  const { name, description } = itemName(line.description);
-  const net = netLinePrice(line, pricesIncludeVat);
-  const price = negativePrice ? formatCents(-line.unitPriceCents) : net.price;
-  const discount = line.discount && net.discountCents > 0 ? line.discount : null;
-  // a percentage and its base only where they are the net amount's (R040): with gross prices they are the gross one's
-  const percent = discount?.percentBp && !pricesIncludeVat ? discount.percentBp : null;
+  const { quantity, name, description, net, price, discount, percent } = lineTerms(line, pricesIncludeVat);
   return el(
     credit ? "cac:CreditNoteLine" : "cac:InvoiceLine",
     null,
