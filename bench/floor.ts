@@ -99,6 +99,12 @@ export function createFloor(dbPath: string, orgId: string, threads = 1) {
     metadata: JSON.parse(c.metadata),
     created_at: c.created_at,
     updated_at: c.updated_at,
+    // what a customer has beyond a party (issues 29, 30, 31)
+    buyer_reference: c.buyer_reference,
+    einvoice_profile: c.einvoice_profile,
+    preferred_channel: c.preferred_channel,
+    reminders_paused: c.reminders_paused === 1,
+    reminders_paused_reason: c.reminders_paused_reason,
     contact_persons: persons.map(person),
   });
   const line = (l: Row) => ({
@@ -172,8 +178,13 @@ export function createFloor(dbPath: string, orgId: string, threads = 1) {
     // the seeded invoices are net-priced without allowances or charges: Kontor reads none for them either
     allowances_charges: [],
     payments: payments.map(payment),
+    service_period_start: i.service_period_start,
+    service_period_end: i.service_period_end,
+    recurring_invoice_id: i.recurring_invoice_id,
     finalized_at: i.finalized_at,
     sent_at: i.sent_at,
+    reminders_paused: i.reminders_paused === 1,
+    reminders_paused_reason: i.reminders_paused_reason,
     external_id: i.external_id,
     metadata: JSON.parse(i.metadata),
     created_at: i.created_at,
