@@ -104,6 +104,10 @@ describe("the policy", () => {
     expect(Object.keys(r.body.errors)).toEqual(["levels.1.days_after_due"]);
     const bad = await env.api("PUT", "/api/v1/reminder-policy", { enabled: true, channel: "fax", levels: [] });
     expect(bad.status).toBe(422);
+    // a letter does not travel over Peppol (BIS Billing 3.0 carries invoices and credit notes)
+    const overPeppol = await env.api("PUT", "/api/v1/reminder-policy", { enabled: true, channel: "peppol", levels: [] });
+    expect(overPeppol.status).toBe(422);
+    expect(overPeppol.body.errors.channel[0]).toContain("Peppol");
     const { is_default: _d, updated_at: _u, ...body } = policy;
     const saved = (await call("PUT", "/api/v1/reminder-policy", { ...body, enabled: true })).data;
     expect([saved.enabled, saved.is_default, saved.channel]).toEqual([true, false, "email"]);

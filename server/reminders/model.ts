@@ -24,7 +24,8 @@ const byLanguage = <T extends ReturnType<typeof t.Object>>(schema: T, optional: 
 const DAYS = "Days after the invoice's due date when this level is due; negative: a friendly note before the due date";
 const CHARGE_INTEREST = "Charge statutory interest with this level (an interest note; for a consumer only from 14 days after the first reminder was accepted, Book XIX)";
 const CHARGE_COMPENSATION = "Charge the fixed compensation with this level (once per invoice; for a consumer the indemnity Book XIX allows, after the same 14 days)";
-const CHANNEL = "How reminders go: email, peppol, preferred (the customer's preferred channel) or manual (recorded as sent at the run; print GET /reminders/{id}/pdf)";
+const CHANNEL =
+  "How reminders go: email, preferred (the customer's preferred channel; a reminder letter goes by e-mail, as Peppol carries invoices and credit notes only, so peppol is refused) or manual (recorded as sent at the run; print GET /reminders/{id}/pdf)";
 
 export const ReminderModel = {
   policyUpdate: strictObject(

@@ -48,6 +48,9 @@ export function showPolicy(scope: Scope): ShownReminderPolicy {
 /** Replaces the policy as a whole. Levels come in increasing days, each day once: a level's index is its identity. */
 export function updatePolicy(scope: Scope, input: ReminderPolicyUpdate): ShownReminderPolicy {
   const bag = new FieldErrorBag();
+  if (input.channel === "peppol") {
+    bag.add("channel", "A reminder does not travel over Peppol (Peppol BIS Billing 3.0 carries invoices and credit notes, not letters): use email, preferred (whose Peppol customers get their reminders by e-mail) or manual.");
+  }
   input.levels.forEach((level, i) => {
     if (i > 0 && level.days_after_due <= input.levels[i - 1]!.days_after_due) {
       bag.add(`levels.${i}.days_after_due`, "The levels' days_after_due must increase from one level to the next, each day once.");

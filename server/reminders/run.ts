@@ -39,14 +39,16 @@ export type OrgRun = { organization_id: string; date: string; enabled: boolean; 
 const CONSUMER_TERM_DAYS = 14;
 
 /** The channel a reminder goes over and to whom, or why it cannot go. */
-function route(policy: ReminderPolicy, invoice: InvoiceRow, customer: CustomerRow): { channel: SendChannel | "manual"; recipients: DeliveryRecipients | null; problem: string | null } {
+/**
+ * The channel a reminder goes over and to whom, or why it cannot go. A reminder letter goes by
+ * e-mail: Peppol BIS Billing 3.0 carries invoices and credit notes, not letters, so a customer
+ * whose preferred channel is Peppol gets its reminders by e-mail too (the policy cannot say `peppol`).
+ */
+function route(policy: ReminderPolicy, _invoice: InvoiceRow, customer: CustomerRow): { channel: SendChannel | "manual"; recipients: DeliveryRecipients | null; problem: string | null } {
   if (policy.channel === "manual") return { channel: "manual", recipients: null, problem: null };
-  const peppolId = invoice.issuedParties?.buyer.peppolId ?? customer.peppolId;
-  const channel: SendChannel = policy.channel === "preferred" ? (customer.preferredChannel ?? (peppolId ? "peppol" : "email")) : policy.channel;
-  if (channel === "peppol") {
-    return peppolId ? { channel, recipients: { peppol_id: peppolId }, problem: null } : { channel, recipients: null, problem: "The customer has no Peppol id." };
-  }
-  return customer.email ? { channel, recipients: { to: [customer.email], cc: [] }, problem: null } : { channel, recipients: null, problem: "The customer has no e-mail address." };
+  return customer.email
+    ? { channel: "email", recipients: { to: [customer.email], cc: [] }, problem: null }
+    : { channel: "email", recipients: null, problem: "The customer has no e-mail address." };
 }
 
 type Plan = PlannedReminder & { skippedLevels: number[]; recipients: DeliveryRecipients | null; firstAccepted: string | null; levelRow: ReminderLevel };
