@@ -67,10 +67,15 @@ export type AccountType = (typeof ACCOUNT_TYPES)[number];
 /** The roles Kontor posts to (server/ledger/rules.ts), as Xero's SystemAccount. */
 export const SYSTEM_ACCOUNTS = [
   "receivables", "payables", "vat_payable", "vat_receivable", "sales", "purchases", "bank", "retained_earnings", "supplier_advances", "opening_balance",
-  // issue 30: what interest notes post (interest and the fixed compensation)
+  // what interest notes post (interest and the fixed compensation)
   "late_payment_income",
+  // bank lines not yet matched or booked wait here (docs/banking.md)
+  "suspense",
 ] as const;
 export type SystemAccount = (typeof SYSTEM_ACCOUNTS)[number];
+/** How often the organisation files its VAT return: each month or each quarter (docs/books.md). */
+export const VAT_PERIODS = ["monthly", "quarterly"] as const;
+export type VatPeriod = (typeof VAT_PERIODS)[number];
 /** What posted an entry: a document or payment (automatic), a person (manual), a year-end close. */
 /** bank_statement: a bank account's opening balance, from its first statement; bank_transaction: a bank line booked to an account */
 export const JOURNAL_SOURCES = ["invoice", "payment", "expense", "expense_payment", "manual", "fiscal_year", "bank_statement", "bank_transaction"] as const;
