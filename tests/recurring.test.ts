@@ -139,6 +139,30 @@ describe("the API", () => {
 });
 
 describe("generation, exactly once per period", () => {
+  test("a run's date after today is refused before anything is generated: no period spent on a draft that could never be finalized", async () => {
+    const { org, template } = await setUp({ vat_number: "BE0404795549", peppol_id: "0208:0404795549" });
+    const t = await template({ start_date: "2026-07-20", auto_finalize: true, buyer_reference: "PO-7" });
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    const refused = await cli(["--date", tomorrow, "--org", org.id]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`The run's date must not be after today`);
+    expect(refused.stderr).toContain(tomorrow);
+    expect(generated(t.id)).toEqual([]);
+    // the run itself, called with that date (as the worker could be), spends no period either
+    const report = runRecurring(env.db, { date: tomorrow, orgId: org.id });
+    expect(report.generated).toEqual([]);
+    expect(report.failed.map((f) => [f.recurring_invoice_id, f.period_start])).toEqual([[t.id, "2026-07-20"]]);
+    expect(report.failed[0]!.error).toContain("must not be after today");
+    expect(generated(t.id)).toEqual([]);
+    // today is a run's date like any other: the periods due are generated and finalized
+    const ran = await cli(["--org", org.id]);
+    expect(ran.code, ran.stderr).toBe(0);
+    const statuses = JSON.parse(ran.stdout).generated.map((g: any) => [g.status, g.finalize_error]);
+    expect(statuses.length).toBeGreaterThan(0);
+    for (const status of statuses) expect(status).toEqual(["finalized", null]);
+    expect(generated(t.id).length).toBeGreaterThan(0);
+  });
+
   test("a monthly template started three months ago: three invoices on the first run, none on the second; each names its period and links back", async () => {
     const { org, token, api, template } = await setUp({ vat_number: "BE0404795549", peppol_id: "0208:0404795549" });
     // periods start on the 20th: 20 July, 20 August, 20 September are before the run's 15 October; 20 October is not

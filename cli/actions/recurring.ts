@@ -2,7 +2,8 @@
 // first: Elysia reads NODE_ENV once, when it loads (the invoices' schemas load it)
 import "../../server/http/elysia-production.ts";
 import { findOrganization } from "../../server/orgs/service.ts";
-import { runRecurring } from "../../server/recurring/run.ts";
+import { futureRunDate, runRecurring } from "../../server/recurring/run.ts";
+import { today } from "../../server/lib/time.ts";
 import { open } from "../context.ts";
 import type { GlobalOptions } from "../globals.ts";
 import { printJson, printLine, printTable } from "../output.ts";
@@ -16,6 +17,7 @@ export type RunOptions = GlobalOptions & { date?: string; org?: string };
 const pauseMs = Number(process.env.KONTOR_TEST_RECURRING_PAUSE_MS ?? 0);
 
 export function run(options: RunOptions): void {
+  if (options.date !== undefined && options.date > today()) throw futureRunDate(options.date);
   const { db } = open(options);
   const orgId = options.org === undefined ? undefined : findOrganization(db, options.org).id;
   const report = runRecurring(db, {

@@ -17,7 +17,7 @@ import { recordChange } from "../changes/record.ts";
 import { sendOnFinalize } from "../invoices/deliveries.ts";
 import { invoiceService } from "../invoices/service.ts";
 import type { InvoiceCreate } from "../invoices/model.ts";
-import { ApiError } from "../lib/errors.ts";
+import { ApiError, ValidationFailed } from "../lib/errors.ts";
 import type { Scope } from "../lib/scope.ts";
 import { transaction } from "../lib/scope.ts";
 import { addDays, nowIso, today } from "../lib/time.ts";
@@ -95,6 +95,10 @@ export function runRecurring(db: Db, options: RunOptions = {}): RecurringReport 
   return report;
 }
 
+/** A run's date after today: its invoices would be issued on a day that has not begun. */
+export const futureRunDate = (date: string) =>
+  ValidationFailed.field("date", `The run's date must not be after today (${today()}): ${date} has not begun, and an invoice is finalized on or after its issue date.`);
+
 const messageOf = (error: unknown) =>
   error instanceof ApiError && error.errors ? `${error.message} ${JSON.stringify(error.errors)}` : (error as Error).message;
 
@@ -106,6 +110,9 @@ const messageOf = (error: unknown) =>
 function generateNext(tx: Tx, id: string, date: string): GeneratedInvoice | "none" | "taken" {
   const row = tx.select().from(recurringInvoices).where(eq(recurringInvoices.id, id)).get();
   if (!row || row.status !== "active" || row.nextIssueDate === null || row.nextIssueDate > date) return "none";
+  // finalize refuses an issue date that has not begun: the period waits for its day rather than
+  // being spent on a draft that could never be finalized (reported as failed, tried again later)
+  if (row.autoFinalize && date > today()) throw futureRunDate(date);
   const schedule = scheduleOf(row);
   const periodStart = row.nextIssueDate;
   const end = periodEnd(schedule, periodStart);
