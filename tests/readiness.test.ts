@@ -8,6 +8,7 @@
  * here (BR-6…BR-11 and art. 226 addresses, PEPPOL-EN16931-R010/R020 endpoints, BR-S-02 the
  * seller's VAT number with standard-rated lines, PEPPOL-EN16931-R003 a buyer or order reference).
  */
+import { preferredChannel } from "../server/invoices/deliveries.ts";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { databaseSnapshot, SELLER_IDENTITY } from "./fixtures.ts";
 import { createTestEnv, TEST_IBAN } from "./helpers.ts";
@@ -210,6 +211,27 @@ describe("einvoice_business_customers: every business customer gets an e-invoice
     await okOf(org)("PUT", `/api/v1/customers/${business.id}`, { peppol_id: PEPPOL_CUSTOMER_ID });
     await okOf(org)("PUT", `/api/v1/invoices/${toBusiness.id}`, { buyer_reference: "Dept. 42" });
     expect((await call(org)("POST", `/api/v1/invoices/${toBusiness.id}/finalize`)).status).toBe(200);
+  });
+
+  test("the mandate covers Belgian business customers only: a Dutch or German business without a peppol_id is issued a PDF, and preferred sends it by e-mail", async () => {
+    const org = env.newOrg("Mandate Abroad BV");
+    await okOf(org)("PUT", "/api/v1/organization", { ...SELLER_IDENTITY, einvoice_business_customers: true });
+    const dutch = await okOf(org)("POST", "/api/v1/customers", { name: "Klant BV", ...ADDRESS, country: "NL", vat_number: "NL000099998B57", email: "ap@klant.example" });
+    const german = await okOf(org)("POST", "/api/v1/customers", { name: "Kunde GmbH", ...ADDRESS, country: "DE", vat_number: "DE136695976", preferred_channel: "peppol", email: "ap@kunde.example" });
+    // a Belgian VAT number on a customer abroad is not the Belgian mandate either: the rule reads both
+    const belgianAbroad = await okOf(org)("POST", "/api/v1/customers", { name: "Filiale SARL", ...ADDRESS, country: "FR", vat_number: "BE0404795549" });
+    for (const customer of [dutch, german, belgianAbroad]) {
+      const draft = await draftFor(org, customer.id);
+      expect((await okOf(org)("GET", `/api/v1/invoices/${draft.id}`)).readiness, customer.name).toEqual({ ready: true, einvoice_required: false, problems: {} });
+      expect((await call(org)("POST", `/api/v1/invoices/${draft.id}/finalize`)).status, customer.name).toBe(200);
+    }
+    // preferred: Peppol only where the customer can be reached there
+    expect(preferredChannel({ preferredChannel: "peppol", peppolId: null })).toBe("email");
+    expect(preferredChannel({ preferredChannel: "peppol", peppolId: " " })).toBe("email");
+    expect(preferredChannel({ preferredChannel: "peppol", peppolId: PEPPOL_CUSTOMER_ID })).toBe("peppol");
+    expect(preferredChannel({ preferredChannel: "email", peppolId: PEPPOL_CUSTOMER_ID })).toBe("email");
+    expect(preferredChannel({ preferredChannel: null, peppolId: PEPPOL_CUSTOMER_ID })).toBe("peppol");
+    expect(preferredChannel({ preferredChannel: null, peppolId: null })).toBe("email");
   });
 });
 

@@ -13,7 +13,6 @@ import { customers, documentDeliveries, documentDeliveryAttempts, invoices, orga
 import { DELIVERY_ATTEMPT_OUTCOMES, DOCUMENT_DELIVERY_STATUSES, SEND_CHANNELS, type DeliveryRecipients, type SendChannel } from "../../db/values.ts";
 import { recordChange } from "../changes/record.ts";
 import { enqueueDelivery, type QueuedDelivery } from "../changes/deliveries.ts";
-import type { IssuedDocument } from "../documents/model.ts";
 import { missingForUbl } from "../documents/ubl.ts";
 import { ApiError, Conflict, FieldErrorBag } from "../lib/errors.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
@@ -134,18 +133,16 @@ export function listDeliveries(scope: Scope, invoiceId: string, query: ListQuery
 
 const filled = (value: string | null | undefined): value is string => typeof value === "string" && value.trim() !== "";
 
-/**
- * Whether an issued document goes out as an e-invoice as well as a PDF: the rule finalize
- * applied (readiness.ts) to the parties it froze: the buyer has a Peppol id, or the
- * organisation issues e-invoices to every business customer and the buyer has a VAT number.
- */
-export function issuedAsEinvoice(doc: IssuedDocument, einvoiceBusinessCustomers: boolean): boolean {
-  return filled(doc.buyer.peppolId) || (einvoiceBusinessCustomers && filled(doc.buyer.vatNumber));
-}
+export { issuedAsEinvoice } from "./readiness.ts";
 
-/** The channel `preferred` means for this customer. */
+/**
+ * The channel `preferred` means for this customer: its `preferred_channel`, else Peppol when it has
+ * a peppol_id, else e-mail; a customer that prefers Peppol but has no peppol_id is sent e-mail.
+ */
 export function preferredChannel(customer: { preferredChannel: SendChannel | null; peppolId: string | null }): SendChannel {
-  return customer.preferredChannel ?? (filled(customer.peppolId) ? "peppol" : "email");
+  const reachable = filled(customer.peppolId);
+  if (customer.preferredChannel === "peppol") return reachable ? "peppol" : "email";
+  return customer.preferredChannel ?? (reachable ? "peppol" : "email");
 }
 
 /** What the send needs of the server and the organisation, named by the field the client fixes. */

@@ -1,9 +1,9 @@
 /**
  * Whether an invoice or credit note could be issued: what finalize checks before it draws a number
- * (contract section 4), what a draft's `readiness` shows (GET /invoices/{id}). Its PDF always; its
+ * (docs/invoicing.md), what a draft's `readiness` shows (GET /invoices/{id}). Its PDF always; its
  * UBL (Peppol BIS Billing 3.0) when it must be issued as an e-invoice: the customer has a Peppol
- * id, or the organisation issues e-invoices to every business customer (`einvoice_business_customers`)
- * and the customer has a VAT number; its XRechnung when the customer's `einvoice_profile` is
+ * id, or the organisation issues e-invoices to its business customers (`einvoice_business_customers`)
+ * and the customer is a Belgian business (`underBelgianMandate`); its XRechnung when the customer's `einvoice_profile` is
  * xrechnung; its CII (EN 16931, a Factur-X PDF's XML) when it is facturx.
  *
  * The document is read as finalize would freeze it (readDocument: the organisation and customer as
@@ -47,6 +47,26 @@ function missingForPdf(doc: IssuedDocument): FieldErrors {
 }
 
 /**
+ * The Belgian e-invoicing mandate: a business customer in Belgium (a Belgian VAT number) receives
+ * a structured e-invoice. It covers Belgian business customers only; a customer elsewhere gets what
+ * its own profile or Peppol id says (docs/einvoicing.md).
+ */
+export function underBelgianMandate(buyer: Pick<IssuedDocument["buyer"], "country" | "vatNumber">): boolean {
+  const vatNumber = buyer.vatNumber;
+  return buyer.country === "BE" && vatNumber !== null && filled(vatNumber) && /^BE/i.test(vatNumber.replace(/[\s.]/g, ""));
+}
+
+/**
+ * Whether an issued document goes out as an e-invoice as well as a PDF: the buyer has a Peppol id,
+ * or the organisation issues e-invoices to its business customers (`einvoice_business_customers`)
+ * and the buyer is under the Belgian mandate. Finalize decides with it on the parties it freezes,
+ * and the delivery worker on the same parties.
+ */
+export function issuedAsEinvoice(doc: Pick<IssuedDocument, "buyer">, einvoiceBusinessCustomers: boolean): boolean {
+  return filled(doc.buyer.peppolId) || (einvoiceBusinessCustomers && underBelgianMandate(doc.buyer));
+}
+
+/**
  * The readiness of the invoice `invoiceId` as it is now, read in `tx`. A field both the PDF and
  * the UBL name keeps the UBL's message (it names the rule), so finalize's 422 is the UBL's when
  * an e-invoice is required.
@@ -61,7 +81,7 @@ export function readinessOf(tx: Tx, orgId: string, invoiceId: string): Readiness
     .innerJoin(customers, eq(customers.id, invoices.customerId))
     .where(eq(invoices.id, invoiceId))
     .get()?.profile;
-  const peppol = filled(doc.buyer.peppolId) || (!!org?.einvoiceBusinessCustomers && filled(doc.buyer.vatNumber));
+  const peppol = issuedAsEinvoice(doc, !!org?.einvoiceBusinessCustomers);
   const einvoiceRequired = peppol || profile === "xrechnung" || profile === "facturx";
   const einvoice =
     profile === "xrechnung" ? missingForUbl(doc, "xrechnung") : mergeFieldErrors(peppol ? missingForUbl(doc) : {}, profile === "facturx" ? missingForCii(doc) : {});
