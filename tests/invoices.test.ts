@@ -675,7 +675,8 @@ describe("state machine (contract section 4)", () => {
     update: { from: ["draft"], ok: 200, run: (inv) => env.api("PUT", `/api/v1/invoices/${inv.id}`, { notes: "Changed", lines: [line()] }) },
     delete: { from: ["draft"], ok: 204, run: (inv) => env.api("DELETE", `/api/v1/invoices/${inv.id}`) },
     finalize: { from: ["draft"], ok: 200, run: (inv) => env.api("POST", `/api/v1/invoices/${inv.id}/finalize`) },
-    send: { from: ["finalized"], ok: 200, run: (inv) => env.api("POST", `/api/v1/invoices/${inv.id}/send`) },
+    // any issued document is sent (and sent again) whatever its settlement
+    send: { from: ["finalized", "sent", "partially_paid", "paid"], ok: 200, run: (inv) => env.api("POST", `/api/v1/invoices/${inv.id}/send`) },
     "record-payment": {
       from: ["finalized", "sent", "partially_paid"],
       ok: 201,
@@ -718,7 +719,8 @@ describe("state machine (contract section 4)", () => {
       ["PUT", `/api/v1/invoices/${f.id}`, { notes: "x" }, "The invoice is finalized; only a draft can be edited."],
       ["DELETE", `/api/v1/invoices/${f.id}`, undefined, "The invoice is finalized; only a draft can be deleted."],
       ["POST", `/api/v1/invoices/${f.id}/finalize`, undefined, "The invoice is finalized; only a draft can be finalized."],
-      ["POST", `/api/v1/invoices/${d.id}/send`, undefined, "The invoice is draft; only a finalized invoice can be sent."],
+      ["POST", `/api/v1/invoices/${d.id}/send`, undefined, "The invoice is draft; only an issued one (finalized, sent, partially paid or paid) can be sent."],
+      ["POST", `/api/v1/invoices/${c.id}/send`, undefined, "The invoice is cancelled; only an issued one (finalized, sent, partially paid or paid) can be sent."],
       ["POST", `/api/v1/invoices/${d.id}/record-payment`, { amount: "1", payment_date: "2026-03-10" }, "The invoice is draft;"],
       ["POST", `/api/v1/invoices/${c.id}/record-payment`, { amount: "1", payment_date: "2026-03-10" }, "The invoice is cancelled;"],
       ["POST", `/api/v1/invoices/${p.id}/record-payment`, { amount: "1", payment_date: "2026-03-10" }, "The invoice is paid;"],

@@ -1,6 +1,6 @@
 /**
- * Sending an issued document (issue 29, contract section 4): `POST /invoices/{id}/send` with a
- * channel queues a delivery in the request's transaction (server/changes/deliveries.ts) and
+ * Deliveries of an issued document (docs/sending.md): `POST /invoices/{id}/send` with a channel
+ * (server/invoices/send.ts) queues a delivery in the request's transaction (server/changes/deliveries.ts) and
  * answers 202; the delivery worker (server/sending/worker.ts) sends it. What can be refused at
  * once is refused here, before anything is queued: an e-mail with no address, a Peppol send whose
  * issued buyer has no participant id, whose organisation has no access point, or whose document
@@ -10,7 +10,7 @@ import { asc, eq, inArray } from "drizzle-orm";
 import { t } from "elysia";
 import type { Tx } from "../../db/client.ts";
 import { customers, documentDeliveries, documentDeliveryAttempts, invoices, organizations } from "../../db/schema.ts";
-import { DELIVERY_ATTEMPT_OUTCOMES, DOCUMENT_DELIVERY_STATUSES, SEND_CHANNELS, type DeliveryRecipients, type SendChannel } from "../../db/values.ts";
+import { DELIVERY_ATTEMPT_OUTCOMES, DOCUMENT_DELIVERY_STATUSES, SEND_CHANNELS, type DeliveryRecipients, type InvoiceStatus, type SendChannel } from "../../db/values.ts";
 import { recordChange } from "../changes/record.ts";
 import { enqueueDelivery, type QueuedDelivery } from "../changes/deliveries.ts";
 import { missingForUbl } from "../documents/ubl.ts";
@@ -21,6 +21,8 @@ import { findInOrg, updateInOrg, type Scope } from "../lib/scope.ts";
 import { isoFromMicros, nowIso } from "../lib/time.ts";
 import { showInvoice } from "./read.ts";
 import { readDocument } from "./document.ts";
+
+type InvoiceRow = typeof invoices.$inferSelect;
 
 export const SEND_CHOICES = [...SEND_CHANNELS, "preferred", "manual"] as const;
 export type SendChoice = (typeof SEND_CHOICES)[number];
@@ -199,15 +201,30 @@ export function peppolSetupProblems(org: typeof organizations.$inferSelect): Rec
 }
 
 /**
- * Queues a delivery of the invoice, credit note or interest note `invoiceId` in `tx`: from
- * `finalized`, `sent` or `partially_paid` (a resend); anything else is a 409 naming its state.
+ * The states a document can be sent from: any issued one. Sending does not depend on the
+ * settlement: a paid invoice, or a credit note that settled its invoice, is sent (and sent again)
+ * like any other; a draft has no number yet and a cancelled document asks nothing.
  */
-export function queueSend(tx: Tx, scope: Scope, invoiceId: string, request: SendRequest, setup: SendSetup): ShownDelivery {
-  const invoice = findInOrg(tx, invoices, scope.org.id, invoiceId);
-  if (!["finalized", "sent", "partially_paid"].includes(invoice.status)) {
+export const SENDABLE_STATES: readonly InvoiceStatus[] = ["finalized", "sent", "partially_paid", "paid"];
+
+/** The invoice, credit note or interest note `invoiceId` (404), if it can be sent (else a 409 naming its state). */
+export function findSendable(tx: Tx, orgId: string, invoiceId: string): InvoiceRow {
+  const invoice = findInOrg(tx, invoices, orgId, invoiceId);
+  if (!SENDABLE_STATES.includes(invoice.status)) {
     const noun = invoice.type.replace("_", " ");
-    throw new Conflict(`The ${noun} is ${invoice.status}; only a finalized, sent or partially paid one can be sent.`);
+    throw new Conflict(`The ${noun} is ${invoice.status}; only an issued one (finalized, sent, partially paid or paid) can be sent.`);
   }
+  return invoice;
+}
+
+/** A send happened (by hand, or a channel accepted it): `sent_at` records it, and a `finalized` document becomes `sent`. */
+export function markSent(tx: Tx, orgId: string, invoice: InvoiceRow, at: string): void {
+  updateInOrg(tx, invoices, orgId, invoice.id, invoice.status === "finalized" ? { status: "sent", sentAt: at, updatedAt: at } : { sentAt: at, updatedAt: at });
+}
+
+/** Queues a delivery of the invoice, credit note or interest note `invoiceId` in `tx` (a send or a resend). */
+export function queueSend(tx: Tx, scope: Scope, invoiceId: string, request: SendRequest, setup: SendSetup): ShownDelivery {
+  const invoice = findSendable(tx, scope.org.id, invoiceId);
   const { channel, recipients } = addressSend(tx, scope, invoice, request, setup);
   const row = enqueueDelivery(tx, scope.org.id, { subject: "invoice", invoiceId }, channel, recipients, request.message ?? null);
   recordChange(tx, scope, { action: "invoice.delivery_queued", resource: { type: "invoice", id: invoiceId } });
@@ -216,14 +233,11 @@ export function queueSend(tx: Tx, scope: Scope, invoiceId: string, request: Send
 
 /**
  * A channel accepted the document (the delivery worker, in the transaction that records it): a
- * finalized one is now `sent`; a resend leaves the status as it is. Event `invoice.sent`.
+ * finalized one is now `sent`; any other keeps its status; `sent_at` records the send. Event
+ * `invoice.sent`.
  */
 export function deliveryAccepted(tx: Tx, scope: Scope, invoiceId: string): void {
-  const invoice = findInOrg(tx, invoices, scope.org.id, invoiceId);
-  if (invoice.status === "finalized") {
-    const now = nowIso();
-    updateInOrg(tx, invoices, scope.org.id, invoiceId, { status: "sent", sentAt: now, updatedAt: now });
-  }
+  markSent(tx, scope.org.id, findInOrg(tx, invoices, scope.org.id, invoiceId), nowIso());
   recordChange(tx, scope, { action: "invoice.sent", resource: { type: "invoice", id: invoiceId }, event: "invoice.sent", data: showInvoice(tx, scope.org.id, invoiceId) });
 }
 

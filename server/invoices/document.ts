@@ -194,6 +194,17 @@ export function readDocument(tx: Tx, orgId: string, invoiceId: string): IssuedDo
   };
 }
 
+/**
+ * The document as it was issued, for a send or a resend: the payments recorded since, and the
+ * credit notes issued since, left out (a credit note keeps what settled its invoice at its own
+ * finalize), so every send carries the same PDF and e-invoice, with no copy stamp.
+ */
+export function asIssued(doc: IssuedDocument): IssuedDocument {
+  if (doc.status === "draft" || doc.status === "cancelled") return doc;
+  const settledAtFinalize = doc.type === "credit_note" ? doc.totalCents - doc.paidCents - doc.dueCents : 0;
+  return { ...doc, paidCents: 0, dueCents: doc.totalCents - settledAtFinalize };
+}
+
 /** readDocument in a read transaction of its own: one consistent snapshot of the document. */
 export function loadDocument(db: Db, orgId: string, invoiceId: string): IssuedDocument {
   return snapshot(db, (tx) => readDocument(tx, orgId, invoiceId));

@@ -16,6 +16,7 @@ import { InvoiceModel, type InvoiceCreate } from "./model.ts";
 import { invoiceList } from "./list.ts";
 import { invoiceService } from "./service.ts";
 import { Delivery, deliveryListSpec, SendBody } from "./deliveries.ts";
+import { sendDocument } from "./send.ts";
 
 const tags = ["Invoices"];
 const Invoice = Wrapped(InvoiceModel.invoice);
@@ -204,10 +205,10 @@ export const invoiceRoutes = (kernel: Kernel) =>
     .post(
       "/:id/send",
       ({ scope, params, body, config, set, once }) => once(() => {
-        if (body?.channel === undefined || body.channel === "manual") return { data: invoiceService.send(scope, params.id, body ?? {}) };
-        const delivery = invoiceService.deliver(scope, params.id, body, { email: config.smtpUrl !== null && config.mailFrom !== null });
+        const outcome = sendDocument(scope, params.id, body ?? {}, config);
+        if (outcome.kind === "marked") return { data: outcome.invoice };
         set.status = 202;
-        return { data: delivery };
+        return { data: outcome.delivery };
       }),
       {
         ability: "invoicing.edit",
@@ -218,11 +219,12 @@ export const invoiceRoutes = (kernel: Kernel) =>
           tags,
           summary: "Send the document: by e-mail or over Peppol (202, queued), or only mark it sent (200)",
           description:
-            "Without `channel` (or with `manual`) a finalized document is marked `sent` (sets sent_at) and the invoice is answered, as before. " +
+            "Without `channel` (or with `manual`) the document is marked sent: `sent_at` set, and a `finalized` one becomes `sent`; the invoice is answered. " +
             "With `email`, `peppol` or `preferred` (the customer's `preferred_channel`; default peppol when it has a peppol_id, else email) a delivery is queued " +
             "and answered with 202; the worker sends it, retries a temporary refusal with backoff and records every attempt (GET /invoices/{id}/deliveries). " +
             "The document becomes `sent` when the channel accepted it (event invoice.sent); a delivery refused for good fires invoice.delivery_failed. " +
-            "A resend from `sent` or `partially_paid` is allowed. E-mail goes to `to`, else the customer's email (none: a 422 naming `to`), with the PDF and, " +
+            "Any issued document can be sent and sent again, whatever its settlement (finalized, sent, partially paid, paid; a credit note that settled its invoice too), " +
+            "as it was issued; a draft or a cancelled one is a 409. E-mail goes to `to`, else the customer's email (none: a 422 naming `to`), with the PDF and, " +
             "when the document is issued as an e-invoice, its UBL attached. Peppol goes to the buyer's peppol_id as issued, through the organisation's access point; " +
             "a document the access point would refuse is a 422 at once.",
         },

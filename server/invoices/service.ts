@@ -38,7 +38,7 @@ import {
 } from "./checks.ts";
 import { readinessOf, type Readiness } from "./readiness.ts";
 import { invoiceList } from "./list.ts";
-import { listDeliveries, queueSend, sendOnFinalize, type SendRequest, type SendSetup, type ShownDelivery } from "./deliveries.ts";
+import { listDeliveries, sendOnFinalize } from "./deliveries.ts";
 import { isProvisional, nextPaymentReference, nextSeriesNumber, provisionalNumber } from "./numbering.ts";
 import { presentInvoices, showInvoice, type ShownInvoice } from "./read.ts";
 import { type InvoiceTotals } from "./totals.ts";
@@ -53,7 +53,6 @@ const TRANSITIONS = {
   update: { from: ["draft"], refusal: "only a draft can be edited" },
   delete: { from: ["draft"], refusal: "only a draft can be deleted" },
   finalize: { from: ["draft"], refusal: "only a draft can be finalized" },
-  send: { from: ["finalized"], refusal: "only a finalized invoice can be sent" },
   cancel: { from: ["finalized", "sent"], refusal: "only a finalized or sent invoice without payments can be cancelled" },
   // a credit note's allocation makes it partially paid or paid without any refund: it can still be cancelled
   cancelCreditNote: {
@@ -438,26 +437,6 @@ export const invoiceService = {
       if (channel !== null) sendOnFinalize(tx, scope, id, channel);
       return shown;
     });
-  },
-
-  /** Marks a finalized document sent (no channel, or `manual`): nothing leaves Kontor. */
-  send(scope: Scope, id: string, request: SendRequest = {}): ShownInvoice {
-    return transaction(scope.db, (tx) => {
-      const bag = new FieldErrorBag();
-      for (const field of ["to", "cc", "message"] as const) {
-        if (request[field] !== undefined) bag.add(field, `\`${field}\` goes with a channel that sends (email, peppol or preferred); without one the invoice is only marked sent.`);
-      }
-      bag.throwIfAny();
-      findFor(tx, scope, id, "send");
-      const shown = change(tx, scope.org.id, id, { status: "sent", sentAt: nowIso() });
-      recordChange(tx, scope, { action: "invoice.sent", resource: { type: "invoice", id }, event: "invoice.updated", data: shown });
-      return shown;
-    });
-  },
-
-  /** Queues a delivery of the document over a channel (202); the worker sends it. */
-  deliver(scope: Scope, id: string, request: SendRequest, setup: SendSetup): ShownDelivery {
-    return transaction(scope.db, (tx) => queueSend(tx, scope, id, request, setup));
   },
 
   deliveries(scope: Scope, id: string, query: ListQuery, url: string) {

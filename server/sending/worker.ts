@@ -19,7 +19,7 @@ import { customers, documentDeliveries, documentDeliveryAttempts, invoices, orga
 import type { DeliveryRecipients } from "../../db/values.ts";
 import type { Config } from "../config.ts";
 import { issuedFacturX, issuedPdf, issuedUbl } from "../documents/service.ts";
-import { readDocument } from "../invoices/document.ts";
+import { asIssued, readDocument } from "../invoices/document.ts";
 import { deliveryAccepted, deliveryFailed, issuedAsEinvoice } from "../invoices/deliveries.ts";
 import { ApiError } from "../lib/errors.ts";
 import { smtpSecretContext } from "../orgs/service.ts";
@@ -194,7 +194,7 @@ export function startDeliveryWorker(db: Db, config: Config, options: DeliveryWor
       return { outgoing: { ...base, documentType: "reminder", number: reminder.number, language: reminder.language, pdf, einvoice: null }, mail: reminder.email };
     }
     const { doc, profile } = snapshot(db, (tx) => {
-      const doc = readDocument(tx, row.organizationId, row.invoiceId!);
+      const doc = asIssued(readDocument(tx, row.organizationId, row.invoiceId!));
       const customer = tx.select({ profile: customers.einvoiceProfile }).from(customers).innerJoin(invoices, eq(invoices.customerId, customers.id)).where(eq(invoices.id, row.invoiceId!)).get();
       return { doc, profile: customer?.profile ?? null };
     });

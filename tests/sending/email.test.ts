@@ -159,6 +159,53 @@ describe("an invoice sent by e-mail", () => {
   });
 });
 
+describe("any issued document is sent, whatever its settlement, as it was issued", () => {
+  test("a paid invoice: resent by e-mail with the PDF and UBL it was issued with (total 919.60 due, no payment shown); it stays paid, sent_at set", async () => {
+    const { invoice } = await issuedInvoice({ name: "Paid Up BV", email: "ap@paidup.test", language: "nl", vat_number: "BE0404795549", peppol_id: "0208:0404795549" });
+    await ok("POST", `/api/v1/invoices/${invoice.id}/record-payment`, { amount: "919.60", payment_date: "2026-03-20" });
+    expect((await ok("GET", `/api/v1/invoices/${invoice.id}`)).status).toBe("paid");
+    const before = smtp.messages.length;
+    const r = await env.api("POST", `/api/v1/invoices/${invoice.id}/send`, { channel: "email" });
+    expect(r.status, r.text).toBe(202);
+    const mail = (await smtp.received(before + 1)).at(-1)!;
+    expect(mail.to).toMatchObject({ value: [{ address: "ap@paidup.test" }] });
+    const text = await pdfText(mail.attachments.find((a) => a.filename === `${invoice.number}.pdf`)!.content);
+    // as issued: 8 × 95.00 + 21 % = 919.60 to pay, and no line for the payment recorded since
+    expect(text).toMatch(/Te betalen\s+€?\s?919,60/);
+    expect(text).not.toMatch(/Betaald/);
+    const ubl = mail.attachments.find((a) => a.filename === `${invoice.number}.xml`)!.content.toString("utf8");
+    expect(ubl).toContain(`<cbc:PayableAmount currencyID="EUR">919.60</cbc:PayableAmount>`);
+    expect(ubl).not.toContain("PrepaidAmount");
+    expect((await settled(invoice.id)).status).toBe("accepted");
+    const shown = await ok("GET", `/api/v1/invoices/${invoice.id}`);
+    expect(shown.status).toBe("paid");
+    expect(shown.sent_at).not.toBeNull();
+  });
+
+  test("a credit note that settled its invoice (paid at its finalize) is sent by e-mail; marked sent by hand it keeps its status", async () => {
+    const { invoice } = await issuedInvoice({ name: "Credited SPRL", email: "compta@credited.test", language: "fr" });
+    const draft = await ok("POST", `/api/v1/invoices/${invoice.id}/credit-note`);
+    const note = await ok("POST", `/api/v1/invoices/${draft.id}/finalize`);
+    expect(note.status).toBe("paid");
+    const before = smtp.messages.length;
+    const r = await env.api("POST", `/api/v1/invoices/${note.id}/send`, { channel: "email" });
+    expect(r.status, r.text).toBe(202);
+    const mail = (await smtp.received(before + 1)).at(-1)!;
+    expect(mail.attachments.map((a) => a.filename)).toEqual([`${note.number}.pdf`]);
+    expect((await settled(note.id)).status).toBe("accepted");
+    const marked = await env.api("POST", `/api/v1/invoices/${note.id}/send`);
+    expect(marked.status, marked.text).toBe(200);
+    expect(marked.body.data.status).toBe("paid");
+    expect(marked.body.data.sent_at).not.toBeNull();
+    // a cancelled document asks nothing and is not sent
+    const { invoice: other } = await issuedInvoice({ name: "Cancelled NV", email: "x@cancelled.test" });
+    await ok("POST", `/api/v1/invoices/${other.id}/cancel`);
+    const refused = await env.api("POST", `/api/v1/invoices/${other.id}/send`, { channel: "email" });
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toContain("cancelled");
+  });
+});
+
 describe("what the SMTP server answers", () => {
   test("4xx then 250: retried, delivered once; the first attempt keeps the server's 451", async () => {
     const { invoice } = await issuedInvoice({ name: "Retry BV", email: "retry@example.test" });
@@ -369,5 +416,42 @@ describe("kontor org set", () => {
     expect(stored).not.toContain("mail.example.com");
     const cleared = await runCli(["org", "set", env.org.id, "--smtp-url", "", "--json"], { KONTOR_DB: env.config.dbPath });
     expect(JSON.parse(cleared.stdout).own_smtp).toBe(false);
+  });
+});
+
+describe("an organisation's own mail server, on a server with none of its own", () => {
+  test("no KONTOR_SMTP_URL: the organisation's smtp_url alone sends (202, delivered, from its own address); another organisation without one is a 422 naming channel", async () => {
+    const alone = createTestEnv();
+    const relay = await startSmtp();
+    const aloneSecrets = loadSecretBox(alone.config);
+    const aloneWorker = startDeliveryWorker(alone.db, { ...alone.config, deliveryBackoffMs: [100], deliveryMaxAttempts: 3, deliveryTimeoutMs: 5000 }, { secrets: aloneSecrets, log: () => {} });
+    try {
+      const own = alone.newOrg("Own Mail BV");
+      const bare = alone.newOrg("No Mail BV");
+      const call = async (token: string, method: string, path: string, body?: unknown) => alone.api(method, path, body, token);
+      const issue = async (token: string) => {
+        await call(token, "PUT", "/api/v1/organization", { ...SELLER_IDENTITY, email: "billing@ownmail.test" });
+        const rate = (await call(token, "GET", "/api/v1/vat-rates")).body.data.find((r: any) => r.rate === "21.00").id;
+        const c = (await call(token, "POST", "/api/v1/customers", { ...ADDRESS, name: "Client", email: "client@example.test" })).body.data;
+        const d = (await call(token, "POST", "/api/v1/invoices", { customer_id: c.id, issue_date: "2026-03-02", lines: [{ description: "Work", quantity: "1", unit_price: "10.00", vat_rate_id: rate }] })).body.data;
+        return (await call(token, "POST", `/api/v1/invoices/${d.id}/finalize`)).body.data;
+      };
+      setOrganizationSmtp(alone.db, own.org, relay.url, aloneSecrets);
+      const invoice = await issue(own.token);
+      const sent = await call(own.token, "POST", `/api/v1/invoices/${invoice.id}/send`, { channel: "email" });
+      expect(sent.status, sent.text).toBe(202);
+      const [mail] = await relay.received(1);
+      expect(mail!.from!.value[0]!.address).toBe("billing@ownmail.test");
+      expect(mail!.to).toMatchObject({ value: [{ address: "client@example.test" }] });
+
+      const other = await issue(bare.token);
+      const refused = await call(bare.token, "POST", `/api/v1/invoices/${other.id}/send`, { channel: "email" });
+      expect(refused.status).toBe(422);
+      expect(Object.keys(refused.body.errors)).toEqual(["channel"]);
+    } finally {
+      await aloneWorker.stop();
+      await relay.close();
+      alone.close();
+    }
   });
 });

@@ -1,0 +1,45 @@
+/**
+ * Sending an issued document, one command: `POST /invoices/{id}/send` calls it and presents what
+ * it answers. Without a channel (or `manual`) nothing leaves Kontor: the document is marked sent
+ * (200). With `email`, `peppol` or `preferred` a delivery is queued in the same transaction (202)
+ * and the worker sends it. Sending does not depend on the settlement: any issued document
+ * (finalized, sent, partially paid or paid; a credit note that settled its invoice too) can be
+ * sent and sent again; only a `finalized` one becomes `sent`, and every send sets `sent_at`
+ * (docs/sending.md). Drafts and cancelled documents are a 409.
+ */
+import { eq } from "drizzle-orm";
+import { organizations } from "../../db/schema.ts";
+import { recordChange } from "../changes/record.ts";
+import { FieldErrorBag } from "../lib/errors.ts";
+import { transaction, type Scope } from "../lib/scope.ts";
+import { nowIso } from "../lib/time.ts";
+import { findSendable, markSent, queueSend, type SendRequest, type ShownDelivery } from "./deliveries.ts";
+import { showInvoice, type ShownInvoice } from "./read.ts";
+
+/** What the server offers for e-mail: its own SMTP relay and sender address (KONTOR_SMTP_URL, KONTOR_MAIL_FROM). */
+export type MailServer = { smtpUrl: string | null; mailFrom: string | null };
+
+export type SendOutcome = { kind: "marked"; invoice: ShownInvoice } | { kind: "queued"; delivery: ShownDelivery };
+
+/** Sends the document `id` as `request` asks; see the module comment. */
+export function sendDocument(scope: Scope, id: string, request: SendRequest, server: MailServer): SendOutcome {
+  return transaction(scope.db, (tx) => {
+    if (request.channel === undefined || request.channel === "manual") {
+      const bag = new FieldErrorBag();
+      for (const field of ["to", "cc", "message"] as const) {
+        if (request[field] !== undefined) bag.add(field, `\`${field}\` goes with a channel that sends (email, peppol or preferred); without one the invoice is only marked sent.`);
+      }
+      bag.throwIfAny();
+      const row = findSendable(tx, scope.org.id, id);
+      const now = nowIso();
+      markSent(tx, scope.org.id, row, now);
+      const shown = showInvoice(tx, scope.org.id, id);
+      recordChange(tx, scope, { action: "invoice.sent", resource: { type: "invoice", id }, event: "invoice.updated", data: shown });
+      return { kind: "marked", invoice: shown };
+    }
+    const org = tx.select({ smtpUrl: organizations.smtpUrl, email: organizations.email }).from(organizations).where(eq(organizations.id, scope.org.id)).get()!;
+    // the organisation's own relay works alone; it sends from KONTOR_MAIL_FROM, else its own address
+    const email = (org.smtpUrl !== null && (server.mailFrom !== null || org.email !== null)) || (server.smtpUrl !== null && server.mailFrom !== null);
+    return { kind: "queued", delivery: queueSend(tx, scope, id, request, { email }) };
+  });
+}
