@@ -4,7 +4,7 @@
  * e-mail (email.ts, SMTP through nodemailer) or Peppol (peppol/, through the organisation's
  * access point). A channel never touches the database: it sends and says what happened.
  */
-import type { DeliverySubject, DocumentLanguage } from "../../db/values.ts";
+import type { DeliverySubject, DocumentLanguage, EinvoiceProfile } from "../../db/values.ts";
 
 /** A rendered file the channel sends or attaches. */
 export type OutgoingFile = { filename: string; contentType: string; content: Uint8Array };
@@ -23,6 +23,8 @@ export type Outgoing = {
   pdf: OutgoingFile;
   /** the e-invoice (UBL, or the customer's profile), when the document is issued as one */
   einvoice: OutgoingFile | null;
+  /** the customer's einvoice_profile, which says which e-invoice it is (null: Peppol BIS when there is one) */
+  einvoiceProfile?: EinvoiceProfile | null;
 };
 
 /**

@@ -172,6 +172,7 @@ export function startDeliveryWorker(db: Db, config: Config, options: DeliveryWor
           {
             ...outgoing,
             ubl: new TextDecoder().decode(outgoing.einvoice.content),
+            profile: outgoing.einvoiceProfile === "xrechnung" ? "xrechnung" : "peppol",
             recipientPeppolId: (row.recipients as { peppol_id: string }).peppol_id,
             senderPeppolId: org.peppolId,
           },
@@ -200,16 +201,17 @@ export function startDeliveryWorker(db: Db, config: Config, options: DeliveryWor
     });
     const xml = (text: string): OutgoingFile => ({ filename: `${doc.number}.xml`, contentType: "application/xml", content: new TextEncoder().encode(text) });
     const asEinvoice = row.channel === "peppol" || issuedAsEinvoice(doc, org.einvoiceBusinessCustomers);
-    // over Peppol, the Peppol UBL; by e-mail, the e-invoice the customer receives (its einvoice_profile):
-    // the Factur-X PDF (its CII inside, no separate file), the XRechnung UBL, else the Peppol UBL
+    // the e-invoice the customer receives (its einvoice_profile), on every channel: the XRechnung UBL
+    // (over Peppol under XRechnung's document type); by e-mail the Factur-X PDF (its CII inside, no
+    // separate file); else the Peppol UBL
     if (row.channel === "email" && profile === "facturx") {
       const pdf: OutgoingFile = { filename: `${doc.number}.pdf`, contentType: "application/pdf", content: await issuedFacturX(doc, turns) };
       return { outgoing: { ...base, documentType: doc.type, number: doc.number, language: doc.language, pdf, einvoice: null }, mail: documentEmail(doc, row.message) };
     }
     const pdf: OutgoingFile = { filename: `${doc.number}.pdf`, contentType: "application/pdf", content: await issuedPdf(doc, turns) };
     const einvoice: OutgoingFile | null =
-      row.channel === "email" && profile === "xrechnung" ? xml(issuedUbl(doc, "xrechnung")) : asEinvoice ? xml(issuedUbl(doc)) : null;
-    return { outgoing: { ...base, documentType: doc.type, number: doc.number, language: doc.language, pdf, einvoice }, mail: documentEmail(doc, row.message) };
+      profile === "xrechnung" ? xml(issuedUbl(doc, "xrechnung")) : asEinvoice ? xml(issuedUbl(doc)) : null;
+    return { outgoing: { ...base, documentType: doc.type, number: doc.number, language: doc.language, pdf, einvoice, einvoiceProfile: profile }, mail: documentEmail(doc, row.message) };
   }
 
   function wakeAt(at: number): void {

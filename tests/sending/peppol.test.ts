@@ -55,7 +55,7 @@ const outgoing = (over: Partial<PeppolOutgoing> = {}): PeppolOutgoing => {
     pdf: { filename: "INV-2026-00001.pdf", contentType: "application/pdf", content: new Uint8Array([37, 80, 68, 70]) },
     einvoice: null,
   };
-  return { ...base, ubl: "<Invoice>the UBL as issued</Invoice>", recipientPeppolId: BUYER, senderPeppolId: "0208:0123456749", ...over };
+  return { ...base, ubl: "<Invoice>the UBL as issued</Invoice>", profile: "peppol", recipientPeppolId: BUYER, senderPeppolId: "0208:0123456749", ...over };
 };
 
 describe("the access point configured through the CLI", () => {
@@ -253,6 +253,39 @@ describe("POST /invoices/{id}/send over Peppol, through the delivery worker", ()
     expect(sent.body.recipient).toBe(ISSUED_BUYER);
     expect(sent.body.document).toBe((await env.request("GET", `/api/v1/invoices/${invoice.id}/ubl`)).text);
     expect((await ok("GET", `/api/v1/invoices/${invoice.id}`)).status).toBe("sent");
+  });
+  test("an XRechnung customer receives XRechnung over Peppol too, under XRechnung's document type, as by e-mail", async () => {
+    const ok = async (method: string, path: string, body?: unknown) => {
+      const r = await env.api(method, path, body);
+      expect(r.status, `${method} ${path}: ${r.text.slice(0, 300)}`).toBeLessThan(300);
+      return r.body.data;
+    };
+    await ok("PUT", "/api/v1/organization", { ...SELLER_IDENTITY, contact_name: "Jan Peeters", phone: "+32 9 123 45 67", email: "billing@acme.test" });
+    const rate = (await ok("GET", "/api/v1/vat-rates")).find((r: any) => r.rate === "21.00").id;
+    const customer = await ok("POST", "/api/v1/customers", {
+      name: "Stadt Musterstadt", address: "Rathausplatz 1", city: "Musterstadt", postal_code: "12345", country: "DE",
+      einvoice_profile: "xrechnung", peppol_id: ISSUED_BUYER, email: "rechnung@musterstadt.test",
+    });
+    const draft = await ok("POST", "/api/v1/invoices", { customer_id: customer.id, issue_date: "2026-03-02", buyer_reference: "04011000-12345-34", lines: [{ description: "Audit", quantity: "1", unit_price: "500.00", vat_rate_id: rate }] });
+    const invoice = await ok("POST", `/api/v1/invoices/${draft.id}/finalize`);
+    const queued = await env.api("POST", `/api/v1/invoices/${invoice.id}/send`, { channel: "peppol" });
+    expect(queued.status, queued.text).toBe(202);
+    const worker = startDeliveryWorker(env.db, { ...env.config, deliveryTimeoutMs: 5000 }, { secrets: deps.secrets, log: () => {} });
+    try {
+      let delivery: any;
+      for (const until = Date.now() + 15_000; Date.now() < until; await Bun.sleep(50)) {
+        delivery = (await ok("GET", `/api/v1/invoices/${invoice.id}/deliveries`))[0];
+        if (delivery.status !== "pending") break;
+      }
+      expect(delivery.status, JSON.stringify(delivery)).toBe("accepted");
+    } finally {
+      await worker.stop();
+    }
+    const sent = fake.requests.filter((r) => r.operationId === "sendDocument").at(-1)!;
+    expect(sent.body.document).toBe((await env.request("GET", `/api/v1/invoices/${invoice.id}/ubl?profile=xrechnung`)).text);
+    expect(sent.body.document).toContain("<cbc:CustomizationID>urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0</cbc:CustomizationID>");
+    // the Peppol document type identifier: the UBL root, then its CustomizationID and syntax version
+    expect(sent.body.doctypeId).toBe("urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0::2.1");
   });
 });
 

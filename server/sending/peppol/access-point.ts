@@ -22,10 +22,27 @@ export const PEPPOL_DOCUMENT_TYPES = {
 /** The Peppol BIS Billing 3.0 process identifier. */
 export const PEPPOL_BILLING_PROCESS = "urn:fdc:peppol.eu:2017:poacc:billing:01:1.0";
 
+/**
+ * XRechnung 3.0 UBL over Peppol: the same syntax under XRechnung's customization, so a receiver
+ * registered for XRechnung only takes it (the identifier is the UBL root's namespace and name,
+ * then its CustomizationID and the syntax version).
+ */
+export const XRECHNUNG_DOCUMENT_TYPES = {
+  invoice: "urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0::2.1",
+  credit_note: "urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2::CreditNote##urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0::2.1",
+} as const;
+
 export type PeppolDocumentType = keyof typeof PEPPOL_DOCUMENT_TYPES;
 
+/** Which specification the UBL follows: Peppol BIS Billing 3.0, or XRechnung for a customer whose profile it is. */
+export type PeppolProfile = "peppol" | "xrechnung";
+
+/** The document type identifier a UBL document travels under. */
+export const documentTypeId = (type: PeppolDocumentType, profile: PeppolProfile = "peppol"): string =>
+  (profile === "xrechnung" ? XRECHNUNG_DOCUMENT_TYPES : PEPPOL_DOCUMENT_TYPES)[type];
+
 /** A UBL document on its way: participant ids are `<scheme>:<id>`, e.g. "0208:0123456749". */
-export type PeppolSubmission = { sender: string; recipient: string; documentType: PeppolDocumentType; ubl: string };
+export type PeppolSubmission = { sender: string; recipient: string; documentType: PeppolDocumentType; profile?: PeppolProfile; ubl: string };
 
 /**
  * What became of a sent document: `delivered`: the receiving access point acknowledged it;

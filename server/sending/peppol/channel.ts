@@ -6,15 +6,16 @@
 import type { Db } from "../../../db/client.ts";
 import { SecretUnreadable, type SecretBox } from "../../lib/secret-box.ts";
 import type { ChannelResult, Outgoing } from "../channel.ts";
-import type { PeppolDocumentType } from "./access-point.ts";
+import type { PeppolDocumentType, PeppolProfile } from "./access-point.ts";
 import { NO_ACCESS_POINT } from "../../invoices/deliveries.ts";
 import { accessPointFor } from "./settings.ts";
 
 export type PeppolDeps = { db: Db; secrets: SecretBox; timeoutMs?: number };
 
 export type PeppolOutgoing = Outgoing & {
-  /** the UBL as issued (Peppol BIS Billing 3.0) */
+  /** the UBL as issued: Peppol BIS Billing 3.0, or XRechnung for a customer whose profile it is */
   ubl: string;
+  profile: PeppolProfile;
   /** the buyer as issued: its frozen peppol_id */
   recipientPeppolId: string;
   /** the organisation's own peppol_id */
@@ -38,5 +39,5 @@ export async function sendOverPeppol(deps: PeppolDeps, outgoing: PeppolOutgoing)
     throw error;
   }
   if (!accessPoint) return { outcome: "failed", detail: NO_ACCESS_POINT };
-  return accessPoint.send({ sender: outgoing.senderPeppolId, recipient: outgoing.recipientPeppolId, documentType, ubl: outgoing.ubl });
+  return accessPoint.send({ sender: outgoing.senderPeppolId, recipient: outgoing.recipientPeppolId, documentType, profile: outgoing.profile, ubl: outgoing.ubl });
 }

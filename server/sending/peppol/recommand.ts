@@ -16,6 +16,7 @@ import {
   AccessPointError,
   callJson,
   channelFailure,
+  documentTypeId,
   PEPPOL_DOCUMENT_TYPES,
   PEPPOL_BILLING_PROCESS,
   type AccessPoint,
@@ -81,7 +82,7 @@ export class RecommandAccessPoint implements AccessPoint {
         recipient: submission.recipient,
         documentType: "xml",
         document: submission.ubl,
-        doctypeId: PEPPOL_DOCUMENT_TYPES[submission.documentType],
+        doctypeId: documentTypeId(submission.documentType, submission.profile),
         processId: PEPPOL_BILLING_PROCESS,
       });
       if (typeof answer.id !== "string") throw new AccessPointError(true, "Recommand accepted the document without an id");
