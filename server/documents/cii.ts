@@ -95,11 +95,12 @@ export function renderCii(doc: IssuedDocument, profile: CiiProfile = "en16931"):
     el("ram:BuyerOrderReferencedDocument", null, el("ram:IssuerAssignedID", null, doc.orderReference)),
   );
   // required by the schema even when empty; an intra-community supply states where and when the
-  // goods went (BR-IC-11, BR-IC-12), dated on the invoice date as the UBL does
+  // goods went (BR-IC-11, BR-IC-12): to the buyer's address, all of it that is known (XRechnung wants
+  // its city and post code, BR-DE-10 and BR-DE-11), dated on the invoice date as the UBL does
   const intraCommunity = doc.vatGroups.some((g) => g.category === "K");
   const delivery = required(
     "ram:ApplicableHeaderTradeDelivery",
-    intraCommunity && el("ram:ShipToTradeParty", null, el("ram:PostalTradeAddress", null, el("ram:CountryID", null, doc.buyer.country?.trim().toUpperCase()))),
+    intraCommunity && el("ram:ShipToTradeParty", null, postalTradeAddress(doc.buyer)),
     intraCommunity && el("ram:ActualDeliverySupplyChainEvent", null, el("ram:OccurrenceDateTime", null, dateTime("udt", doc.issueDate))),
   );
 
@@ -171,8 +172,22 @@ function dateTime(prefix: "udt" | "qdt", value: string): Xml | null {
 }
 
 /** A trade party's children (BG-4, BG-7): name, legal registration, contact, address, electronic address, VAT identifier. */
-function party(p: DocumentParty, notSubject: boolean): (Xml | null)[] {
+/** A party's address as CII writes it (its own, or where the goods were delivered). */
+function postalTradeAddress(p: DocumentParty): Xml | null {
   const lines = addressLines(p);
+  return el(
+    "ram:PostalTradeAddress",
+    null,
+    el("ram:PostcodeCode", null, p.postalCode),
+    el("ram:LineOne", null, lines[0]),
+    el("ram:LineTwo", null, lines[1]),
+    el("ram:LineThree", null, lines.slice(2).join(", ")),
+    el("ram:CityName", null, p.city),
+    el("ram:CountryID", null, p.country?.trim().toUpperCase()),
+  );
+}
+
+function party(p: DocumentParty, notSubject: boolean): (Xml | null)[] {
   const vat = notSubject ? null : vatIdentifier(p);
   const legal = legalId(p);
   const address = electronicAddress(p);
@@ -186,16 +201,7 @@ function party(p: DocumentParty, notSubject: boolean): (Xml | null)[] {
       el("ram:TelephoneUniversalCommunication", null, el("ram:CompleteNumber", null, p.phone)),
       el("ram:EmailURIUniversalCommunication", null, el("ram:URIID", null, p.email)),
     ),
-    el(
-      "ram:PostalTradeAddress",
-      null,
-      el("ram:PostcodeCode", null, p.postalCode),
-      el("ram:LineOne", null, lines[0]),
-      el("ram:LineTwo", null, lines[1]),
-      el("ram:LineThree", null, lines.slice(2).join(", ")),
-      el("ram:CityName", null, p.city),
-      el("ram:CountryID", null, p.country?.trim().toUpperCase()),
-    ),
+    postalTradeAddress(p),
     address && el("ram:URIUniversalCommunication", null, el("ram:URIID", { schemeID: address.scheme }, address.id)),
     vat ? el("ram:SpecifiedTaxRegistration", null, el("ram:ID", { schemeID: "VA" }, vat)) : null,
   ];

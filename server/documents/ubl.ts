@@ -104,14 +104,15 @@ export function renderUbl(doc: IssuedDocument, profile: UblProfile = "peppol"): 
       ),
     el("cac:AccountingSupplierParty", null, party(doc.seller, notSubject, profile)),
     el("cac:AccountingCustomerParty", null, party(doc.buyer, notSubject, profile)),
-    // an intra-community supply states where and when the goods went (BR-IC-11, BR-IC-12); Kontor
-    // records no separate delivery date, so the supply is dated on the invoice date
+    // an intra-community supply states where and when the goods went (BR-IC-11, BR-IC-12): to the
+    // buyer's address, all of it that is known (XRechnung wants its city and post code, BR-DE-10 and
+    // BR-DE-11); Kontor records no separate delivery date, so the supply is dated on the invoice date
     doc.vatGroups.some((g) => g.category === "K") &&
       el(
         "cac:Delivery",
         null,
         el("cbc:ActualDeliveryDate", null, date(doc.issueDate)),
-        el("cac:DeliveryLocation", null, el("cac:Address", null, country(doc.buyer.country))),
+        el("cac:DeliveryLocation", null, el("cac:Address", null, ...addressOf(doc.buyer))),
       ),
     doc.payee &&
       el(
@@ -154,7 +155,6 @@ export function renderUbl(doc: IssuedDocument, profile: UblProfile = "peppol"): 
 function party(p: DocumentParty, notSubject: boolean, profile: UblProfile): Xml | null {
   // Peppol delivers to the Peppol id; XRechnung also takes an e-mail address
   const ep = profile === "xrechnung" ? electronicAddress(p)! : endpoint(p.peppolId!)!;
-  const lines = addressLines(p);
   const vat = notSubject ? null : vatIdentifier(p);
   const { scheme, id: companyId } = legalId(p);
   return el(
@@ -162,17 +162,7 @@ function party(p: DocumentParty, notSubject: boolean, profile: UblProfile): Xml 
     null,
     el("cbc:EndpointID", { schemeID: ep.scheme }, ep.id),
     el("cac:PartyName", null, el("cbc:Name", null, p.name)),
-    el(
-      "cac:PostalAddress",
-      null,
-      el("cbc:StreetName", null, lines[0]),
-      el("cbc:AdditionalStreetName", null, lines[1]),
-      el("cbc:CityName", null, p.city),
-      el("cbc:PostalZone", null, p.postalCode),
-      // Peppol allows one address line (BT-162): whatever is left over
-      el("cac:AddressLine", null, el("cbc:Line", null, lines.slice(2).join(", "))),
-      country(p.country),
-    ),
+    el("cac:PostalAddress", null, ...addressOf(p)),
     vat ? el("cac:PartyTaxScheme", null, el("cbc:CompanyID", null, vat), el("cac:TaxScheme", null, el("cbc:ID", null, "VAT"))) : null,
     el("cac:PartyLegalEntity", null, el("cbc:RegistrationName", null, p.name), el("cbc:CompanyID", scheme ? { schemeID: scheme } : null, companyId)),
     // the seller's contact is the invoice's "contact us"; the buyer's is where questions go
@@ -180,13 +170,34 @@ function party(p: DocumentParty, notSubject: boolean, profile: UblProfile): Xml 
   );
 }
 
-function taxCategory(name: string, category: VatCategory, rateBp: number, reason?: { code: string | null; text: string | null }): Xml | null {
+/** A party's address as UBL writes it (a postal address, or the delivery location's address). */
+function addressOf(p: DocumentParty): (Xml | null)[] {
+  const lines = addressLines(p);
+  return [
+    el("cbc:StreetName", null, lines[0]),
+    el("cbc:AdditionalStreetName", null, lines[1]),
+    el("cbc:CityName", null, p.city),
+    el("cbc:PostalZone", null, p.postalCode),
+    // Peppol allows one address line (BT-162): whatever is left over
+    el("cac:AddressLine", null, el("cbc:Line", null, lines.slice(2).join(", "))),
+    country(p.country),
+  ];
+}
+
+/**
+ * A tax category: of the VAT breakdown (`cac:TaxCategory` of a TaxSubtotal, with its exemption
+ * reason) or of a line, an allowance or a charge. "Not subject to VAT" has no rate on a line, an
+ * allowance or a charge (BR-O-05 to BR-O-07); its breakdown states 0.00, which XRechnung requires
+ * of every breakdown (BR-DE-14) and EN 16931 allows.
+ */
+function taxCategory(name: string, category: VatCategory, rateBp: number, breakdown?: { reason: { code: string | null; text: string | null } | null }): Xml | null {
+  const reason = breakdown?.reason;
+  const percent = category !== "O" || breakdown !== undefined;
   return el(
     name,
     null,
     el("cbc:ID", null, category),
-    // "not subject to VAT" has no rate at all (BR-O-05, BR-O-09)
-    category === "O" ? null : el("cbc:Percent", null, formatCents(rateBp)),
+    percent ? el("cbc:Percent", null, formatCents(rateBp)) : null,
     reason ? el("cbc:TaxExemptionReasonCode", null, reason.code) : null,
     reason ? el("cbc:TaxExemptionReason", null, reason.text) : null,
     el("cac:TaxScheme", null, el("cbc:ID", null, "VAT")),
@@ -194,8 +205,7 @@ function taxCategory(name: string, category: VatCategory, rateBp: number, reason
 }
 
 function taxSubtotal(g: DocumentVatGroup, money: (name: string, cents: number) => Xml | null): Xml | null {
-  const reason = exemptionOf(g) ?? undefined;
-  return el("cac:TaxSubtotal", null, money("cbc:TaxableAmount", g.taxableCents), money("cbc:TaxAmount", g.vatCents), taxCategory("cac:TaxCategory", g.category, g.rateBp, reason));
+  return el("cac:TaxSubtotal", null, money("cbc:TaxableAmount", g.taxableCents), money("cbc:TaxAmount", g.vatCents), taxCategory("cac:TaxCategory", g.category, g.rateBp, { reason: exemptionOf(g) }));
 }
 
 function documentLine(
