@@ -5,12 +5,12 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { auditLog, bankAccounts } from "../db/schema.ts";
-import { BANK_ACCOUNT_CODE, GENERIC_CHART } from "../server/accounts/seed.ts";
-import { ibanProblem, normalizeIban } from "../server/lib/iban.ts";
-import { newId } from "../server/lib/time.ts";
-import { createTestEnv, runCli } from "./helpers.ts";
-import { slowListSteps } from "./query-plan.ts";
+import { auditLog, bankAccounts } from "../../db/schema.ts";
+import { BANK_ACCOUNT_CODE, GENERIC_CHART } from "../../server/accounts/seed.ts";
+import { ibanProblem, normalizeIban } from "../../server/lib/iban.ts";
+import { newId } from "../../server/lib/time.ts";
+import { createTestEnv, runCli } from "../helpers.ts";
+import { slowListSteps } from "../query-plan.ts";
 
 const env = createTestEnv();
 afterAll(() => env.close());
