@@ -165,9 +165,9 @@ describe("the be chart as seeded", () => {
   test("the expense categories map to PCMN accounts", async () => {
     const chart = await chartOf(token);
     const codeOf = new Map(chart.map((a) => [a.id, a.code]));
-    const mapped = Object.fromEntries(((await env.api("GET", "/api/v1/expense-categories", undefined, token)).body.data as any[]).map((m) => [m.category, codeOf.get(m.account_id)]));
+    const mapped: Record<string, string> = Object.fromEntries(((await env.api("GET", "/api/v1/expense-categories", undefined, token)).body.data as any[]).map((m) => [m.category, codeOf.get(m.account_id)!]));
     expect(mapped).toMatchObject({ goods: "604", rent: "6100", software: "613310", travel: "616505", "bank charges": "657200", salaries: "6202", office: "6120" });
-    for (const code of Object.values(mapped)) expect(csvByCode.get(code!)?.type, code).toBe("expense");
+    for (const code of Object.values(mapped)) expect(csvByCode.get(code)?.type, code).toBe("expense");
   });
 
   test("a further bank account gets 550001 under 550, then 550002 (the first, TEST_IBAN, is on 550)", async () => {
