@@ -7,6 +7,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { SYSTEM_ACCOUNTS } from "../../db/values.ts";
 import { readPcmnCsv } from "../../scripts/pcmn.ts";
+import { PCMN_ACCOUNTS } from "../../server/accounts/pcmn.ts";
 import { createOrganization, findOrganization } from "../../server/orgs/service.ts";
 import { createTestEnv, runCli, TEST_IBAN } from "../helpers.ts";
 
@@ -90,6 +91,10 @@ describe("kontor org create --chart be (a real process)", () => {
 
 describe("the be chart as seeded", () => {
   const { token } = beOrg("Gent Consulting", "nl");
+
+  test("server/accounts/pcmn.ts is pcmn.csv as scripts/pcmn.ts writes it (run it again when the CSV changes)", () => {
+    expect(PCMN_ACCOUNTS.map(([code, nl, fr, en, type, parent]) => ({ code, nl, fr, en, type, parent }))).toEqual(csv);
+  });
 
   test("every system role has exactly one account, the one the role map names", async () => {
     const chart = await chartOf(token);
