@@ -10,7 +10,7 @@ import {
   DOCUMENT_LANGUAGES, EINVOICE_PROFILES, EXPENSE_DOCUMENT_TYPES, EXPENSE_STATUSES, FISCAL_YEAR_STATUSES, INVOICE_STATUSES, INVOICE_TYPES, JOURNAL_SOURCES,
   PAYMENT_LINKS, PAYMENT_METHODS, REMINDER_CHANNELS, ROLES, SYSTEM_ACCOUNTS, TOKEN_TYPES, VAT_CATEGORIES, VAT_ROLES, VAT_SIDES,
   PEPPOL_PROVIDERS, RECURRING_INTERVALS, RECURRING_SEND_CHANNELS, RECURRING_STATUSES,
-  type DeliveryRecipients, type InvoiceStatus, type IssuedParties, type RecurringLine, type ReminderLevel, VAT_PERIODS,
+  type DeliveryRecipients, type InvoiceStatus, type IssuedParties, type RecurringLine, type ReminderLevel, VAT_PERIODS, CHARTS,
 } from "./values.ts";
 import { type AnySQLiteColumn, blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 // Each enum is declared once, beside the API schema that shows it; `enum` on a SQLite text
@@ -97,6 +97,8 @@ export const organizations = sqliteTable("organizations", {
   timezone: text("timezone").notNull().default("Europe/Brussels"),
   /** how often it files its VAT return; its periods are named YYYY-MM or YYYY-Qn after it */
   vatPeriod: text("vat_period", { enum: VAT_PERIODS }).notNull().default("quarterly"),
+  /** the chart its accounts were seeded from at creation (read-only): generic, or be (the PCMN) */
+  chart: text("chart", { enum: CHARTS }).notNull().default("generic"),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });

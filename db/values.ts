@@ -76,6 +76,9 @@ export type SystemAccount = (typeof SYSTEM_ACCOUNTS)[number];
 /** How often the organisation files its VAT return: each month or each quarter (docs/books.md). */
 export const VAT_PERIODS = ["monthly", "quarterly"] as const;
 export type VatPeriod = (typeof VAT_PERIODS)[number];
+/** The chart an organisation's accounts were seeded from, fixed at creation: a small generic one, or the Belgian PCMN (docs/books.md#chart-of-accounts). */
+export const CHARTS = ["generic", "be"] as const;
+export type Chart = (typeof CHARTS)[number];
 /** What posted an entry: a document or payment (automatic), a person (manual), a year-end close. */
 /** bank_statement: a bank account's opening balance, from its first statement; bank_transaction: a bank line booked to an account */
 export const JOURNAL_SOURCES = ["invoice", "payment", "expense", "expense_payment", "manual", "fiscal_year", "bank_statement", "bank_transaction"] as const;

@@ -11,7 +11,7 @@ const env = createTestEnv();
 afterAll(() => env.close());
 
 const ORG_KEYS = [
-  "address", "api_access", "city", "company_number", "contact_name", "country", "created_at", "currency", "default_bank_account_id", "einvoice_business_customers", "email",
+  "address", "api_access", "chart", "city", "company_number", "contact_name", "country", "created_at", "currency", "default_bank_account_id", "einvoice_business_customers", "email",
   "id", "language", "late_compensation", "late_compensation_by_currency", "mail_reply_to", "mail_sender_name", "name", "own_smtp", "payment_instructions", "peppol_id",
   "peppol_provider", "phone", "postal_code", "prices_include_vat", "send_on_finalize", "timezone", "updated_at", "vat_number", "website",
 ];
@@ -117,7 +117,7 @@ describe("PUT /api/v1/organization", () => {
   });
 
   test("read-only and unknown fields are a 422 naming them", async () => {
-    for (const field of ["currency", "api_access", "id", "created_at", "vat"]) {
+    for (const field of ["currency", "api_access", "chart", "id", "created_at", "vat"]) {
       const r = await env.api("PUT", "/api/v1/organization", { [field]: field === "api_access" ? false : "EUR" });
       expect(r.status, field).toBe(422);
       expect(Object.keys(r.body.errors), field).toEqual([field]);

@@ -3,7 +3,7 @@
  * the options); what they do is in cli/actions/orgs.ts, imported when one of them runs.
  */
 import { Argument, Option, type Command } from "commander";
-import { DOCUMENT_LANGUAGES, PEPPOL_PROVIDERS, ROLES } from "../../db/values.ts";
+import { CHARTS, DOCUMENT_LANGUAGES, PEPPOL_PROVIDERS, ROLES } from "../../db/values.ts";
 import type { CreateOrgOptions, CreateUserOptions } from "../actions/orgs.ts";
 import { withGlobals, type GlobalOptions } from "../globals.ts";
 
@@ -48,12 +48,15 @@ export function registerOrgCommands(program: Command): void {
     org.command("create").description("create an organisation (seeds its chart of accounts and VAT rates; its bank account is the one --iban gives, else none)"),
   )
     .requiredOption("--name <name>", "organisation name")
-    .option("--iban <iban>", "the organisation's own bank account (its default, linked to 1110); without it documents carry no payment instructions")
+    .option("--iban <iban>", "the organisation's own bank account (its default, linked to 1110, or 550 in the be chart); without it documents carry no payment instructions")
     .option("--bic <bic>", "BIC (ISO 9362, 8 or 11 characters) of --iban, shown beside it on documents")
     .option("--bank-name <name>", "name of the bank of --iban")
     .option("--currency <code>", "ISO 4217 currency", "EUR")
     .option("--country <code>", "ISO 3166-1 alpha-2 country", "BE")
     .option("--no-api-access", "create with api_access off")
+    // the chart of accounts, fixed once the organisation exists (docs/books.md#chart-of-accounts)
+    .addOption(new Option("--chart <chart>", "chart of accounts: generic, or be (the Belgian PCMN)").choices([...CHARTS]).default("generic"))
+    .addOption(new Option("--language <code>", "default document language (the be chart's account names: nl, fr, else en)").choices([...DOCUMENT_LANGUAGES]))
     .action(async (options: CreateOrgOptions) => (await actions()).createOrg(options));
   withGlobals(org.command("list").description("list organisations")).action(async (options: GlobalOptions) => (await actions()).listOrgs(options));
   withGlobals(org.command("api-access").description("turn API access on or off").argument("<org>", "organisation id or name"))

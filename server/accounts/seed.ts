@@ -1,8 +1,10 @@
 import type { Tx } from "../../db/client.ts";
 import { accounts, bankAccounts, expenseCategoryAccounts } from "../../db/schema.ts";
+import type { Chart, DocumentLanguage } from "../../db/values.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import { LATE_INCOME_NAME } from "../ledger/accounts.ts";
 import type { AccountType, SystemAccount } from "./model.ts";
+import { PCMN_ACCOUNTS, type PcmnAccount } from "./pcmn.ts";
 
 /** [code, name, type, parent code, description, system account] — a small generic chart. */
 export const GENERIC_CHART: [string, string, AccountType, string | null, string, SystemAccount | null][] = [
@@ -63,17 +65,109 @@ export const DEFAULT_CATEGORY_ACCOUNTS: Record<string, string> = {
 };
 
 /**
- * Seeds the chart of accounts and its category map; no bank account (an organisation's bank
- * accounts are its own: contract section 3). Returns the id of 1110 Current account, the `bank`
- * account its first bank account links to, and what a payment without a bank account posts to.
+ * The Belgian chart (`be`, docs/books.md#the-belgian-chart-pcmn): the PCMN accounts of
+ * ./pcmn.ts, plus the accounts below, which the PCMN leaves to each business and Kontor needs
+ * for a role. Same row shape as PCMN_ACCOUNTS: [code, nl, fr, en, type, parent].
  */
-export function seedChart(tx: Tx, organizationId: string): string {
+export const BE_EXTRA_ACCOUNTS: readonly PcmnAccount[] = [
+  // the PCMN's own 700 (700-707 Sales and services); the selection has only Odoo's 7000-7007 splits
+  ["700", "Verkopen en dienstprestaties", "Ventes et prestations de services", "Sales and Services", "revenue", "7"],
+  // the bank's opening balance waits here until the accountant books the opening balance sheet
+  ["4990", "Wachtrekening openingsbalansen", "Compte d'attente des soldes d'ouverture", "Suspense Account: Opening Balances", "asset", "499"],
+  // interest notes: late-payment interest on trade debtors is income from current assets (751); the fixed compensation goes with it
+  ["7510", "Verwijlintresten en forfaitaire vergoedingen", "Intérêts de retard et indemnités forfaitaires", "Late-Payment Interest and Fixed Compensation", "revenue", "751"],
+];
+
+/**
+ * The account of each role Kontor posts to in the `be` chart. Every role has one (a role added
+ * to SYSTEM_ACCOUNTS does not compile until it is mapped here); docs/books.md#role-map says why each.
+ */
+export const BE_ROLE_ACCOUNTS: Record<SystemAccount, string> = {
+  receivables: "400",
+  payables: "440",
+  vat_payable: "451",
+  vat_receivable: "411",
+  sales: "700",
+  purchases: "643",
+  bank: "550",
+  retained_earnings: "140",
+  supplier_advances: "406",
+  opening_balance: "4990",
+  late_payment_income: "7510",
+  suspense: "499",
+};
+
+/** The generic chart's categories, mapped to PCMN accounts, and a few the Belgian chart has accounts for. */
+export const BE_CATEGORY_ACCOUNTS: Record<string, string> = {
+  "cost of goods sold": "604",
+  goods: "604",
+  merchandise: "604",
+  subcontracting: "603",
+  rent: "6100",
+  maintenance: "611",
+  repairs: "611",
+  office: "6120",
+  supplies: "6120",
+  equipment: "6120",
+  energy: "6125",
+  utilities: "6125",
+  accountancy: "61320",
+  "legal fees": "61325",
+  software: "613310",
+  subscriptions: "613310",
+  insurance: "6146",
+  internet: "6162",
+  phone: "6162",
+  travel: "616505",
+  transport: "616505",
+  accommodation: "616505",
+  advertising: "61652",
+  marketing: "61652",
+  restaurants: "616580",
+  meals: "616580",
+  salaries: "6202",
+  salary: "6202",
+  payroll: "6202",
+  "bank charges": "657200",
+  "bank fees": "657200",
+};
+
+/** The code of the account each chart's first bank account links to (the `bank` role's). */
+export const CHART_BANK_CODE: Record<Chart, string> = { generic: BANK_ACCOUNT_CODE, be: BE_ROLE_ACCOUNTS.bank };
+
+type SeedRow = { code: string; name: string; type: AccountType; parent: string | null; description: string; role: SystemAccount | null };
+
+/** The `be` chart's rows, named in `language` (nl or fr; English otherwise), the other names in the description. */
+export function beChartRows(language: DocumentLanguage): SeedRow[] {
+  const roleOf = new Map(Object.entries(BE_ROLE_ACCOUNTS).map(([role, code]) => [code, role as SystemAccount]));
+  return [...PCMN_ACCOUNTS, ...BE_EXTRA_ACCOUNTS].map(([code, nl, fr, en, type, parent]) => ({
+    code,
+    name: language === "nl" ? nl : language === "fr" ? fr : en,
+    type,
+    parent,
+    description: `PCMN ${code}. NL: ${nl}. FR: ${fr}. EN: ${en}.`.slice(0, 1000),
+    role: roleOf.get(code) ?? null,
+  }));
+}
+
+const genericChartRows = (): SeedRow[] =>
+  GENERIC_CHART.map(([code, name, type, parent, description, role]) => ({ code, name, type, parent, description, role }));
+
+/**
+ * Seeds the chart of accounts (`generic`, or `be`: the PCMN named in the organisation's document
+ * language) and its category map; no bank account (an organisation's bank accounts are its own:
+ * contract section 3). Returns the id of the `bank` account (1110, or 550) its first bank account
+ * links to, and what a payment without a bank account posts to.
+ */
+export function seedChart(tx: Tx, organizationId: string, chart: Chart = "generic", language: DocumentLanguage = "en"): string {
   const now = nowIso();
+  const rows = chart === "be" ? beChartRows(language) : genericChartRows();
+  const categories = chart === "be" ? BE_CATEGORY_ACCOUNTS : DEFAULT_CATEGORY_ACCOUNTS;
   const idByCode = new Map<string, string>();
-  for (const [code] of GENERIC_CHART) idByCode.set(code, newId());
+  for (const { code } of rows) idByCode.set(code, newId());
   tx.insert(accounts)
     .values(
-      GENERIC_CHART.map(([code, name, type, parent, description, systemAccount]) => ({
+      rows.map(({ code, name, type, parent, description, role }) => ({
         id: idByCode.get(code)!,
         organizationId,
         code,
@@ -82,16 +176,16 @@ export function seedChart(tx: Tx, organizationId: string): string {
         parentId: parent ? idByCode.get(parent)! : null,
         isActive: true,
         description,
-        systemAccount,
+        systemAccount: role,
         createdAt: now,
         updatedAt: now,
       })),
     )
     .run();
   tx.insert(expenseCategoryAccounts)
-    .values(Object.entries(DEFAULT_CATEGORY_ACCOUNTS).map(([category, code]) => ({ organizationId, category, accountId: idByCode.get(code)!, updatedAt: now })))
+    .values(Object.entries(categories).map(([category, code]) => ({ organizationId, category, accountId: idByCode.get(code)!, updatedAt: now })))
     .run();
-  return idByCode.get(BANK_ACCOUNT_CODE)!;
+  return idByCode.get(CHART_BANK_CODE[chart])!;
 }
 
 /** The organisation's first bank account (`kontor org create --iban`), linked to 1110; returns its id. */

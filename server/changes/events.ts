@@ -2,8 +2,8 @@ import type { Ability } from "../auth/abilities.ts";
 
 /**
  * Event names (api-spec 6.1), of webhooks and of the events feed alike. Beyond the
- * specification's: suppliers, contact persons and the organisation, so that every change a
- * client can make through the API has an event a connector can follow.
+ * specification's: suppliers, contact persons, the organisation and the chart's accounts, so that
+ * every change a client can make through the API has an event a connector can follow.
  */
 export const WEBHOOK_EVENTS = [
   "invoice.created", "invoice.updated", "invoice.deleted", "invoice.finalized", "invoice.payment_recorded",
@@ -15,6 +15,7 @@ export const WEBHOOK_EVENTS = [
   "expense.created", "expense.updated", "expense.deleted", "expense.approved",
   "fiscal_year.closed", "fiscal_year.reopened",
   "bank_transaction.imported", "bank_transaction.matched", "bank_transaction.booked", "bank_transaction.unbooked",
+  "account.created", "account.updated", "account.deleted",
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
@@ -35,6 +36,7 @@ export const RESOURCE_VIEW_ABILITY: Record<EventResource, Ability> = {
   expense: "expenses.view",
   fiscal_year: "accounting.view",
   bank_transaction: "banking.view",
+  account: "accounting.view",
 };
 
 export const resourceOf = (event: string): EventResource => event.slice(0, event.indexOf(".")) as EventResource;

@@ -13,7 +13,7 @@ export const expenseCategoryRoutes = (kernel: Kernel) =>
     .get("", ({ scope }) => ({ data: expenseCategoryService.list(scope) }), {
       ability: "accounting.view",
       response: { 200: t.Object({ data: t.Array(ExpenseCategoryModel.mapping) }, { title: "ExpenseCategoryAccountList" }) },
-      detail: { tags, summary: "The expense account each category posts to (a category not listed posts to 6800 General expenses)" },
+      detail: { tags, summary: "The expense account each category posts to (a category not listed posts to the purchases account: 6800 General expenses, or 643 in the be chart)" },
     })
     .put("/:category", ({ scope, params, body }) => ({ data: expenseCategoryService.set(scope, params.category, body) }), {
       ability: "accounting.edit",
@@ -32,6 +32,6 @@ export const expenseCategoryRoutes = (kernel: Kernel) =>
         ability: "accounting.edit",
         params: ExpenseCategoryModel.params,
         response: { 204: t.Void(), ...errors(404) },
-        detail: { tags, summary: "Remove a category's mapping: it posts to 6800 General expenses again" },
+        detail: { tags, summary: "Remove a category's mapping: it posts to the purchases account again (6800, or 643 in the be chart)" },
       },
     );

@@ -1,6 +1,6 @@
 /**
- * The category → expense account map (seeded from DEFAULT_CATEGORY_ACCOUNTS, server/accounts/seed.ts).
- * A category not in it posts to the `purchases` account, 6800 General expenses. Changing it
+ * The category → expense account map (seeded from DEFAULT_CATEGORY_ACCOUNTS or, in the be chart, BE_CATEGORY_ACCOUNTS: server/accounts/seed.ts).
+ * A category not in it posts to the `purchases` account (6800 General expenses; 643 in the be chart). Changing it
  * changes what later approvals post; what is posted stays as it was.
  */
 import { and, asc, eq } from "drizzle-orm";

@@ -5,7 +5,7 @@
 import { and, asc, eq, like, sql } from "drizzle-orm";
 import { preparedRows, type Tx } from "../../db/client.ts";
 import { accounts, bankAccounts, expenseCategoryAccounts, organizations } from "../../db/schema.ts";
-import type { AccountType, SystemAccount } from "../../db/values.ts";
+import type { AccountType, Chart, SystemAccount } from "../../db/values.ts";
 import { Conflict } from "../lib/errors.ts";
 import { inOrg } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
@@ -13,14 +13,14 @@ import { newId, nowIso } from "../lib/time.ts";
 type AccountRow = typeof accounts.$inferSelect;
 type BankAccountRow = typeof bankAccounts.$inferSelect;
 
-/** The organisation's account for a role (the lowest code for `bank`); a 409 if the chart lacks it. */
+/** The organisation's active account for a role (the lowest code for `bank`); a 409 if the chart lacks it. */
 export function systemAccount(tx: Tx, orgId: string, role: SystemAccount): AccountRow {
   // prepared: each posting looks up two or three roles
   const row = preparedRows(tx, "ledger: system account", accounts, (tx) =>
     tx
       .select()
       .from(accounts)
-      .where(inOrg(accounts, sql.placeholder("orgId"), eq(accounts.systemAccount, sql.placeholder("role"))))
+      .where(inOrg(accounts, sql.placeholder("orgId"), eq(accounts.systemAccount, sql.placeholder("role")), eq(accounts.isActive, true)))
       .orderBy(asc(accounts.code))
       .limit(1),
   ).get({ orgId, role });
@@ -79,7 +79,8 @@ export function unlinkedBankLedgerAccount(tx: Tx, orgId: string): string | null 
 
 /**
  * A system account Kontor adds to a chart after the seed: the first free code of `codes` (a range
- * of four-digit codes), under the account `parentCode`, in `role`. Returns its id.
+ * of codes of one length: 1111-1199, 550001-550999), under the account `parentCode`, in `role`.
+ * Returns its id.
  */
 function addSystemAccount(
   tx: Tx,
@@ -87,9 +88,12 @@ function addSystemAccount(
   a: { codes: [number, number]; parentCode: string; name: string; description: string; role: SystemAccount; type?: AccountType; full: string },
 ): string {
   const [first, last] = a.codes;
-  const prefix = String(first).slice(0, 2);
+  const [from, to] = [String(first), String(last)];
+  let shared = 0;
+  while (shared < from.length && from[shared] === to[shared]) shared++;
+  const pattern = from.slice(0, shared) + "_".repeat(from.length - shared);
   const taken = new Set(
-    tx.select({ code: accounts.code }).from(accounts).where(inOrg(accounts, orgId, like(accounts.code, `${prefix}__`))).all().map((row) => row.code),
+    tx.select({ code: accounts.code }).from(accounts).where(inOrg(accounts, orgId, like(accounts.code, pattern))).all().map((row) => row.code),
   );
   let code = first;
   while (taken.has(String(code))) code++;
@@ -115,25 +119,37 @@ function addSystemAccount(
   return id;
 }
 
+/** The chart the organisation's accounts were seeded from (fixed at its creation). */
+export function chartOf(tx: Tx, orgId: string): Chart {
+  return tx.select({ chart: organizations.chart }).from(organizations).where(eq(organizations.id, orgId)).get()?.chart ?? "generic";
+}
+
 /**
- * A ledger account of its own for a new bank account: the next free code after 1110 under 1100
- * Bank (1111, 1112, …), named after it, in the `bank` role. Returns its id.
+ * A ledger account of its own for a new bank account, named after it, in the `bank` role: in the
+ * generic chart the next free code after 1110 under 1100 Bank (1111, 1112, …), in the Belgian
+ * one the next free 550xxx under 550 Credit institutions (550001, 550002, …). Returns its id.
  */
 export function newBankLedgerAccount(tx: Tx, orgId: string, name: string): string {
+  const be = chartOf(tx, orgId) === "be";
   return addSystemAccount(tx, orgId, {
-    codes: [1111, 1199],
-    parentCode: "1100",
+    codes: be ? [550001, 550999] : [1111, 1199],
+    parentCode: be ? "550" : "1100",
     name,
     description: `Bank account ${name}`,
     role: "bank",
-    full: "The chart of accounts has no free code left under 1100 Bank for another bank account.",
+    full: be
+      ? "The chart of accounts has no free code left under 550 Credit institutions (550001-550999) for another bank account."
+      : "The chart of accounts has no free code left under 1100 Bank for another bank account.",
   });
 }
 
 /** The name of the account interest notes post to (seeded as 4950; ADDED_ACCOUNTS below for older charts). */
 export const LATE_INCOME_NAME = "Financial income: late-payment interest and compensation";
 
-/** The system accounts Kontor adds to a chart the first time a posting needs them (not seeded, but late_payment_income). */
+/**
+ * The system accounts Kontor adds to a generic chart the first time a posting needs them (not
+ * seeded, but late_payment_income). The `be` chart seeds every role, so it never gets these.
+ */
 const ADDED_ACCOUNTS = {
   /**
    * Money paid to suppliers before their invoices, which an invoice's prepaid amount (BT-113)

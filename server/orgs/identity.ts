@@ -64,6 +64,7 @@ export function presentOrganization(tx: Tx, row: OrganizationRow) {
     late_compensation: row.lateCompensationCents === null ? null : formatCents(row.lateCompensationCents),
     late_compensation_by_currency: Object.fromEntries(Object.entries(row.lateCompensationByCurrency).map(([code, cents]) => [code, formatCents(cents)])),
     timezone: row.timezone,
+    chart: row.chart,
     created_at: row.createdAt,
     updated_at: row.updatedAt,
   };

@@ -1,10 +1,11 @@
 /**
  * The organisation's own identity (issue 18): what goes on its documents as the seller.
- * `GET /api/v1/organization` shows it, `PUT` changes it; `currency` and `api_access` are
- * read-only (the currency prices every stored amount; API access is the CLI's to switch).
+ * `GET /api/v1/organization` shows it, `PUT` changes it; `currency`, `api_access` and `chart` are
+ * read-only (the currency prices every stored amount; API access is the CLI's to switch; the
+ * chart is chosen at creation).
  */
 import { t } from "elysia";
-import { PEPPOL_PROVIDERS } from "../../db/values.ts";
+import { CHARTS, PEPPOL_PROVIDERS } from "../../db/values.ts";
 import { Language } from "../contacts/party-model.ts";
 import { PeppolId } from "../documents/peppol.ts";
 import { Country, Currency, Email, Money, moneyInput, Nullable, strictObject, Text, Timestamp, Uuid, VatNumber, withoutDefault } from "../lib/schemas.ts";
@@ -98,6 +99,10 @@ export const OrganizationModel = {
       late_compensation: Nullable(t.String({ ...Money, description: LATE_COMPENSATION })),
       late_compensation_by_currency: t.Record(t.String(), Money, { description: LATE_COMPENSATION_BY_CURRENCY }),
       timezone: t.String({ description: TIMEZONE }),
+      chart: t.UnionEnum([...CHARTS], {
+        description:
+          "Read-only: the chart of accounts the organisation was created with (`kontor org create --chart`), generic or be (the Belgian PCMN); fixed once it exists, so a PUT naming it is a 422",
+      }),
       created_at: Timestamp,
       updated_at: Timestamp,
     },

@@ -9,6 +9,7 @@ import { eq, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { apiTokens, organizations, users } from "../../db/schema.ts";
 import { ROLES, type Role } from "../auth/abilities.ts";
+import { CHARTS, DOCUMENT_LANGUAGES, type Chart, type DocumentLanguage } from "../../db/values.ts";
 import { recordChange } from "../changes/record.ts";
 import { ApiError, FieldErrorBag, NotFound } from "../lib/errors.ts";
 import { deleteInOrg, inOrg, transaction, updateInOrg, type Actor, type Organization, type Scope } from "../lib/scope.ts";
@@ -20,8 +21,21 @@ import type { SecretBox } from "../lib/secret-box.ts";
 
 export const CLI_ACTOR: Actor = { type: "cli", id: null, ip: null, requestId: null };
 
-/** `iban` (and `bic`, `bankName`): the organisation's own bank account, the default; without it, none. */
-export type OrganizationInput = { name: string; currency?: string; country?: string; apiAccess?: boolean; iban?: string | null; bic?: string | null; bankName?: string | null };
+/**
+ * `iban` (and `bic`, `bankName`): the organisation's own bank account, the default; without it, none.
+ * `chart`: the chart of accounts seeded, generic (the default) or be (the PCMN, named in `language`).
+ */
+export type OrganizationInput = {
+  name: string;
+  currency?: string;
+  country?: string;
+  apiAccess?: boolean;
+  iban?: string | null;
+  bic?: string | null;
+  bankName?: string | null;
+  chart?: string;
+  language?: string;
+};
 
 export function createOrganization(db: Db, input: OrganizationInput, actor: Actor = CLI_ACTOR): Organization {
   const bag = new FieldErrorBag();
@@ -41,13 +55,14 @@ export function createOrganization(db: Db, input: OrganizationInput, actor: Acto
   const bankName = input.bankName?.trim() || null;
   if (bankName && bankName.length > 255) bag.add("bank_name", "The bank name must not be longer than 255 characters.");
   else if (bankName && oneLineProblem("bank name", bankName)) bag.add("bank_name", oneLineProblem("bank name", bankName)!);
+  const { chart, language } = readChartOptions(bag, input);
   bag.throwIfAny();
   const now = nowIso();
   const org: Organization = { id: newId(), name, currency, country, apiAccess: input.apiAccess ?? true };
   return transaction(db, (tx) => {
-    tx.insert(organizations).values({ ...org, createdAt: now, updatedAt: now }).run();
+    tx.insert(organizations).values({ ...org, chart, language, createdAt: now, updatedAt: now }).run();
     seedVatRates(tx, org.id, country);
-    const bankLedgerId = seedChart(tx, org.id);
+    const bankLedgerId = seedChart(tx, org.id, chart, language);
     // its own account, if given, is the default; without one, documents carry no payment instructions
     if (iban) {
       const bankAccountId = seedBankAccount(tx, org.id, bankLedgerId, { iban, bic, bankName, currency });
@@ -56,6 +71,15 @@ export function createOrganization(db: Db, input: OrganizationInput, actor: Acto
     recordChange(tx, { db, org, actor }, { action: "organization.created", resource: { type: "organization", id: org.id } });
     return org;
   });
+}
+
+/** The chart (generic by default) and document language (en by default) an organisation is created with. */
+function readChartOptions(bag: FieldErrorBag, input: OrganizationInput): { chart: Chart; language: DocumentLanguage } {
+  const chart = (input.chart ?? "generic").trim().toLowerCase() as Chart;
+  if (!CHARTS.includes(chart)) bag.add("chart", `The chart must be one of ${CHARTS.join(", ")}.`);
+  const language = (input.language ?? "en").trim().toLowerCase() as DocumentLanguage;
+  if (!DOCUMENT_LANGUAGES.includes(language)) bag.add("language", `The language must be one of ${DOCUMENT_LANGUAGES.join(", ")}.`);
+  return { chart, language };
 }
 
 export function listOrganizations(db: Db) {

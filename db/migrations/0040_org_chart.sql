@@ -1,0 +1,1 @@
+ALTER TABLE `organizations` ADD `chart` text DEFAULT 'generic' NOT NULL;
