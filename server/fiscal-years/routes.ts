@@ -14,7 +14,7 @@ export const fiscalYearRoutes = (kernel: Kernel) =>
     .get("", ({ scope }) => ({ data: fiscalYearService.list(scope) }), {
       ability: "accounting.view",
       response: { 200: t.Object({ data: t.Array(FiscalYearModel.fiscalYear) }, { title: "FiscalYearList" }) },
-      detail: { tags, summary: "List the fiscal years (calendar years) from the first posting to this year, oldest first" },
+      detail: { tags, summary: "List the fiscal years, each with its dates, from the first posting's to the current one, oldest first" },
     })
     .get("/:year", ({ scope, params }) => ({ data: fiscalYearService.get(scope, params.year) }), {
       ability: "accounting.view",

@@ -15,13 +15,29 @@ import { deleteInOrg, inOrg, transaction, updateInOrg, type Actor, type Organiza
 import { newId, nowIso } from "../lib/time.ts";
 import { seedVatRates } from "../vat-rates/seed.ts";
 import { seedBankAccount, seedChart } from "../accounts/seed.ts";
+import { fiscalYearSettings } from "./fiscal-year-settings.ts";
 import { bicProblem, ibanProblem, normalizeBic, normalizeIban } from "../lib/iban.ts";
 import type { SecretBox } from "../lib/secret-box.ts";
 
 export const CLI_ACTOR: Actor = { type: "cli", id: null, ip: null, requestId: null };
 
-/** `iban` (and `bic`, `bankName`): the organisation's own bank account, the default; without it, none. */
-export type OrganizationInput = { name: string; currency?: string; country?: string; apiAccess?: boolean; iban?: string | null; bic?: string | null; bankName?: string | null };
+/**
+ * `iban` (and `bic`, `bankName`): the organisation's own bank account, the default; without it,
+ * none. `fiscalYearStart` (MM-01) and `firstFiscalYearStart`/`End`: its fiscal years
+ * (./fiscal-year-settings.ts); without them, calendar years.
+ */
+export type OrganizationInput = {
+  name: string;
+  currency?: string;
+  country?: string;
+  apiAccess?: boolean;
+  iban?: string | null;
+  bic?: string | null;
+  bankName?: string | null;
+  fiscalYearStart?: string;
+  firstFiscalYearStart?: string;
+  firstFiscalYearEnd?: string;
+};
 
 export function createOrganization(db: Db, input: OrganizationInput, actor: Actor = CLI_ACTOR): Organization {
   const bag = new FieldErrorBag();
@@ -43,9 +59,14 @@ export function createOrganization(db: Db, input: OrganizationInput, actor: Acto
   else if (bankName && oneLineProblem("bank name", bankName)) bag.add("bank_name", oneLineProblem("bank name", bankName)!);
   bag.throwIfAny();
   const now = nowIso();
+  const fiscalYears = fiscalYearSettings(
+    { fiscalYearStart: "01-01", firstFiscalYearStart: null, firstFiscalYearEnd: null },
+    { fiscal_year_start: input.fiscalYearStart, first_fiscal_year_start: input.firstFiscalYearStart, first_fiscal_year_end: input.firstFiscalYearEnd },
+    now,
+  );
   const org: Organization = { id: newId(), name, currency, country, apiAccess: input.apiAccess ?? true };
   return transaction(db, (tx) => {
-    tx.insert(organizations).values({ ...org, createdAt: now, updatedAt: now }).run();
+    tx.insert(organizations).values({ ...org, ...fiscalYears, createdAt: now, updatedAt: now }).run();
     seedVatRates(tx, org.id, country);
     const bankLedgerId = seedChart(tx, org.id);
     // its own account, if given, is the default; without one, documents carry no payment instructions
