@@ -20,7 +20,7 @@ export const fiscalYearRoutes = (kernel: Kernel) =>
       ability: "accounting.view",
       params: FiscalYearModel.params,
       response: { 200: FiscalYear, ...errors(404) },
-      detail: { tags, summary: "Show a fiscal year: its status and result" },
+      detail: { tags, summary: "Show a fiscal year: its dates, status and result (404 before the organisation's first fiscal year)" },
     })
     .post("/:year/close", ({ scope, params, once }) => once(() => ({ data: fiscalYearService.close(scope, params.year) })), {
       ability: "accounting.close-year",
