@@ -99,6 +99,11 @@ export const organizations = sqliteTable("organizations", {
   vatPeriod: text("vat_period", { enum: VAT_PERIODS }).notNull().default("quarterly"),
   /** the chart its accounts were seeded from at creation (read-only): generic, or be (the PCMN) */
   chart: text("chart", { enum: CHARTS }).notNull().default("generic"),
+  /** its fiscal years (docs/books.md#fiscal-years): the day they start, `MM-01`; "01-01" for calendar years */
+  fiscalYearStart: text("fiscal_year_start").notNull().default("01-01"),
+  /** its first fiscal year (6 to 24 months), when it declares one: nothing posts before its start; null: regular years all along */
+  firstFiscalYearStart: text("first_fiscal_year_start"),
+  firstFiscalYearEnd: text("first_fiscal_year_end"),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -1233,6 +1238,9 @@ export const fiscalYears = sqliteTable(
     organizationId: orgId(),
     year: integer("year").notNull(),
     status: text("status", { enum: FISCAL_YEAR_STATUSES }).notNull(),
+    /** its first and last day as it was closed (the journal's trigger locks these dates); set on every row */
+    startDate: text("start_date"),
+    endDate: text("end_date"),
     closedAt: text("closed_at"),
     updatedAt: updatedAt(),
   },

@@ -31,6 +31,9 @@ export type CreateOrgOptions = GlobalOptions & {
   bankName?: string;
   chart?: string;
   language?: string;
+  fiscalYearStart?: string;
+  firstFiscalYearStart?: string;
+  firstFiscalYearEnd?: string;
 };
 export type CreateUserOptions = GlobalOptions & { org: string; email: string; name: string; role: string };
 

@@ -7,6 +7,12 @@ import { CHARTS, DOCUMENT_LANGUAGES, PEPPOL_PROVIDERS, ROLES } from "../../db/va
 import type { CreateOrgOptions, CreateUserOptions } from "../actions/orgs.ts";
 import { withGlobals, type GlobalOptions } from "../globals.ts";
 
+/** Its fiscal years (docs/books.md#fiscal-years), for `org create` and `org set`: [flag, API field, help]. */
+const FISCAL_YEAR_OPTIONS: [string, string, string][] = [
+  ["--fiscal-year-start <MM-01>", "fiscal_year_start", "the day its fiscal years start, e.g. 07-01 (from 1 July to 30 June); default 01-01, calendar years"],
+  ["--first-fiscal-year-start <date>", "first_fiscal_year_start", "the first day of its first fiscal year (default: the first of the month it is created in)"],
+  ["--first-fiscal-year-end <date>", "first_fiscal_year_end", "the last day of its first fiscal year (6 to 24 months), e.g. 2027-06-30"],
+];
 /** `kontor org set` options: [flag, API field, help, may be cleared with ""]; the service checks them as the API does. */
 const SET_FIELDS: [string, string, string, boolean][] = [
   ["--name <name>", "name", "organisation name", false],
@@ -24,6 +30,7 @@ const SET_FIELDS: [string, string, string, boolean][] = [
   ["--mail-sender-name <name>", "mail_sender_name", "sender name of its e-mails (default: the organisation's name)", true],
   ["--mail-reply-to <email>", "mail_reply_to", "where replies to its e-mails go (default: its email)", true],
   ["--timezone <name>", "timezone", "IANA time zone its dates are local to (reminder runs), e.g. Europe/Brussels", false],
+  ...FISCAL_YEAR_OPTIONS.map(([flag, field, help]): [string, string, string, boolean] => [flag, field, help, field !== "fiscal_year_start"]),
 ];
 /** `kontor org set` settings, on or off: [flag, API field, help]. */
 const SET_SWITCHES: [string, string, string][] = [
@@ -44,7 +51,7 @@ const actions = () => import("../actions/orgs.ts");
 
 export function registerOrgCommands(program: Command): void {
   const org = program.command("org").description("manage organisations");
-  withGlobals(
+  const create = withGlobals(
     org.command("create").description("create an organisation (seeds its chart of accounts and VAT rates; its bank account is the one --iban gives, else none)"),
   )
     .requiredOption("--name <name>", "organisation name")
@@ -58,6 +65,7 @@ export function registerOrgCommands(program: Command): void {
     .addOption(new Option("--chart <chart>", "chart of accounts: generic, or be (the Belgian PCMN)").choices([...CHARTS]).default("generic"))
     .addOption(new Option("--language <code>", "default document language (the be chart's account names: nl, fr, else en)").choices([...DOCUMENT_LANGUAGES]))
     .action(async (options: CreateOrgOptions) => (await actions()).createOrg(options));
+  for (const [flag, , help] of FISCAL_YEAR_OPTIONS) create.option(flag, help);
   withGlobals(org.command("list").description("list organisations")).action(async (options: GlobalOptions) => (await actions()).listOrgs(options));
   withGlobals(org.command("api-access").description("turn API access on or off").argument("<org>", "organisation id or name"))
     .addArgument(new Argument("<state>", "on or off").choices(["on", "off"]))

@@ -1,4 +1,4 @@
-/** Fiscal years (calendar years): closed by a closing entry and locked; reopened by its reversal. */
+/** Fiscal years (the organisation's, named by the calendar year they end in): closed by a closing entry and locked; reopened by its reversal. */
 import { t } from "elysia";
 import { FISCAL_YEAR_STATUSES } from "../ledger/model.ts";
 import { DateString, Money, Nullable, Timestamp, Uuid } from "../lib/schemas.ts";
@@ -6,9 +6,9 @@ import { DateString, Money, Nullable, Timestamp, Uuid } from "../lib/schemas.ts"
 export const FiscalYearModel = {
   fiscalYear: t.Object(
     {
-      year: t.Integer(),
-      start_date: DateString,
-      end_date: DateString,
+      year: t.Integer({ description: "Its name: the calendar year it ends in (with years from 1 July, 2027 is 2026-07-01 … 2027-06-30)" }),
+      start_date: t.String({ ...DateString, description: "Its first day (the organisation's fiscal_year_start, or its first fiscal year's start)" }),
+      end_date: t.String({ ...DateString, description: "Its last day: closing entries are dated on it" }),
       status: t.UnionEnum([...FISCAL_YEAR_STATUSES], { description: "closed: nothing posts into the year (a change that would is a 409)" }),
       closed_at: Nullable(Timestamp),
       result: t.String({ ...Money, description: "Revenue less expenses of the year, in the organisation's currency (closing entries left out)" }),
@@ -17,5 +17,5 @@ export const FiscalYearModel = {
     { title: "FiscalYear" },
   ),
   // checked by the service: anything but a year is a 404, as an unknown id is
-  params: t.Object({ year: t.String({ description: "The calendar year, e.g. 2025" }) }),
+  params: t.Object({ year: t.String({ description: "The fiscal year's name: the calendar year it ends in, e.g. 2025" }) }),
 } as const;

@@ -14,13 +14,13 @@ export const fiscalYearRoutes = (kernel: Kernel) =>
     .get("", ({ scope }) => ({ data: fiscalYearService.list(scope) }), {
       ability: "accounting.view",
       response: { 200: t.Object({ data: t.Array(FiscalYearModel.fiscalYear) }, { title: "FiscalYearList" }) },
-      detail: { tags, summary: "List the fiscal years (calendar years) from the first posting to this year, oldest first" },
+      detail: { tags, summary: "List the fiscal years, each with its dates, from the first posting's to the current one, oldest first" },
     })
     .get("/:year", ({ scope, params }) => ({ data: fiscalYearService.get(scope, params.year) }), {
       ability: "accounting.view",
       params: FiscalYearModel.params,
       response: { 200: FiscalYear, ...errors(404) },
-      detail: { tags, summary: "Show a fiscal year: its status and result" },
+      detail: { tags, summary: "Show a fiscal year: its dates, status and result (404 before the organisation's first fiscal year)" },
     })
     .post("/:year/close", ({ scope, params, once }) => once(() => ({ data: fiscalYearService.close(scope, params.year) })), {
       ability: "accounting.close-year",

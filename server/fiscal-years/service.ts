@@ -1,11 +1,13 @@
 /**
- * Fiscal years are calendar years. Closing one posts its closing entries (each revenue and expense
- * account's result to retained earnings, per currency) and locks it: every posting into it is then
- * a 409 (server/ledger/post.ts `assertYearOpen`, and the journal's trigger), but for its closing
- * entries and their reversal. Years close in order and reopen in reverse order; reopening reverses
- * the closing entries.
+ * Fiscal years as the organisation has them (server/lib/fiscal-year.ts: calendar years by default,
+ * or from the first of another month, named by the calendar year they end in; a first year of 6
+ * to 24 months). Closing one posts its closing entries (each revenue and expense account's result
+ * to retained earnings, per currency, dated its last day) and locks its dates: every posting into
+ * it is then a 409 (server/ledger/post.ts `assertYearOpen`, and the journal's trigger), but for
+ * its closing entries and their reversal. Years close in order and reopen in reverse order;
+ * reopening reverses the closing entries.
  */
-import { and, asc, between, eq, gt, lt, sql } from "drizzle-orm";
+import { and, asc, eq, gt, gte, lt, lte, sql } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
 import { fiscalYears, journalEntries } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
@@ -13,41 +15,44 @@ import { closingPostings } from "../ledger/rules.ts";
 import { netResult } from "../reports/service.ts";
 import { standingEntries } from "../ledger/entries.ts";
 import { Conflict, NotFound } from "../lib/errors.ts";
+import { fiscalCalendar, fiscalYearNamed, fiscalYearOf, firstYearName, type FiscalCalendar, type FiscalYear } from "../lib/fiscal-year.ts";
 import { formatCents } from "../lib/money.ts";
 import { snapshot, transaction, type Scope } from "../lib/scope.ts";
 import { nowIso, today } from "../lib/time.ts";
 
 type YearRow = typeof fiscalYears.$inferSelect;
 
-/** The years with postings, the closed ones and the current one, oldest first. */
-function knownYears(tx: Tx, orgId: string): number[] {
+/** The years with postings, the closed ones and the current one, oldest first (none before a declared first year). */
+function knownYears(tx: Tx, orgId: string, calendar: FiscalCalendar): number[] {
   const span = tx
     .select({ first: sql<string | null>`min(${journalEntries.date})`, last: sql<string | null>`max(${journalEntries.date})` })
     .from(journalEntries)
     .where(eq(journalEntries.organizationId, orgId))
     .get();
   const closed = tx.select({ year: fiscalYears.year }).from(fiscalYears).where(eq(fiscalYears.organizationId, orgId)).all().map((r) => r.year);
-  const current = Number(today().slice(0, 4));
-  const years = [current, ...closed];
-  if (span?.first) years.push(Number(span.first.slice(0, 4)));
-  if (span?.last) years.push(Number(span.last.slice(0, 4)));
-  const from = Math.min(...years);
+  const years = [fiscalYearOf(calendar, today()).year, ...closed];
+  if (span?.first) years.push(fiscalYearOf(calendar, span.first).year);
+  if (span?.last) years.push(fiscalYearOf(calendar, span.last).year);
+  const from = Math.max(Math.min(...years), firstYearName(calendar) ?? -Infinity);
   const to = Math.max(...years);
   return Array.from({ length: to - from + 1 }, (_, i) => from + i);
 }
 
 type OrgCurrency = { id: string; currency: string };
 
-function present(tx: Tx, org: OrgCurrency, year: number, row: YearRow | undefined) {
+function present(tx: Tx, org: OrgCurrency, year: FiscalYear, row: YearRow | undefined) {
   const closed = row?.status === "closed";
+  // a closed year shows the dates it was closed with (the calendar cannot change while one is)
+  const start = (closed && row!.startDate) || year.start;
+  const end = (closed && row!.endDate) || year.end;
   return {
-    year,
-    start_date: `${year}-01-01`,
-    end_date: `${year}-12-31`,
+    year: year.year,
+    start_date: start,
+    end_date: end,
     status: closed ? ("closed" as const) : ("open" as const),
     closed_at: closed ? row!.closedAt : null,
-    result: formatCents(netResult(tx, org.id, org.currency, `${year}-01-01`, `${year}-12-31`)),
-    closing_entry_ids: closed ? standingEntries(tx, org.id, "fiscal_year", String(year)).map((e) => e.id) : [],
+    result: formatCents(netResult(tx, org.id, org.currency, start, end)),
+    closing_entry_ids: closed ? standingEntries(tx, org.id, "fiscal_year", String(year.year)).map((e) => e.id) : [],
   };
 }
 
@@ -55,9 +60,16 @@ function yearRow(tx: Tx, orgId: string, year: number): YearRow | undefined {
   return tx.select().from(fiscalYears).where(and(eq(fiscalYears.organizationId, orgId), eq(fiscalYears.year, year))).get();
 }
 
+/** The fiscal year named `year` of the organisation's calendar; 404 before its first fiscal year. */
+function namedYear(calendar: FiscalCalendar, year: number): FiscalYear {
+  const found = fiscalYearNamed(calendar, year);
+  if (!found) throw new NotFound();
+  return found;
+}
+
 /** The year as the API and its webhooks show it (`org`: whose currency the result is in). */
 export function showFiscalYear(tx: Tx, org: OrgCurrency, year: number) {
-  return present(tx, org, year, yearRow(tx, org.id, year));
+  return present(tx, org, namedYear(fiscalCalendar(tx, org.id), year), yearRow(tx, org.id, year));
 }
 
 function parseYear(text: string): number {
@@ -69,7 +81,8 @@ export const fiscalYearService = {
   list(scope: Scope) {
     return snapshot(scope.db, (tx) => {
       const rows = new Map(tx.select().from(fiscalYears).where(eq(fiscalYears.organizationId, scope.org.id)).all().map((r) => [r.year, r]));
-      return knownYears(tx, scope.org.id).map((year) => present(tx, scope.org, year, rows.get(year)));
+      const calendar = fiscalCalendar(tx, scope.org.id);
+      return knownYears(tx, scope.org.id, calendar).map((year) => present(tx, scope.org, namedYear(calendar, year), rows.get(year)));
     });
   },
 
@@ -81,31 +94,36 @@ export const fiscalYearService = {
   close(scope: Scope, yearText: string) {
     const year = parseYear(yearText);
     return transaction(scope.db, (tx) => {
+      const calendar = fiscalCalendar(tx, scope.org.id);
+      const fiscalYear = namedYear(calendar, year);
       if (yearRow(tx, scope.org.id, year)?.status === "closed") throw new Conflict(`The fiscal year ${year} is closed already.`);
-      if (`${year}-12-31` >= today()) throw new Conflict(`The fiscal year ${year} is open and has not ended yet (it ends on ${year}-12-31).`);
-      const earlier = tx
+      if (fiscalYear.end >= today()) throw new Conflict(`The fiscal year ${year} is open and has not ended yet (it ends on ${fiscalYear.end}).`);
+      const earliest = tx
         .select({ date: journalEntries.date })
         .from(journalEntries)
-        .where(and(eq(journalEntries.organizationId, scope.org.id), lt(journalEntries.date, `${year}-01-01`)))
+        .where(and(eq(journalEntries.organizationId, scope.org.id), lt(journalEntries.date, fiscalYear.start)))
         .orderBy(asc(journalEntries.date))
         .get();
       // every earlier year with postings is closed first; a year without any has nothing to close
-      const hasPostings = (y: number) =>
+      const hasPostings = (y: FiscalYear) =>
         tx
           .select({ id: journalEntries.id })
           .from(journalEntries)
-          .where(and(eq(journalEntries.organizationId, scope.org.id), between(journalEntries.date, `${y}-01-01`, `${y}-12-31`)))
+          .where(and(eq(journalEntries.organizationId, scope.org.id), gte(journalEntries.date, y.start), lte(journalEntries.date, y.end)))
           .limit(1)
           .get() !== undefined;
-      for (let y = earlier ? Number(earlier.date.slice(0, 4)) : year; y < year; y++) {
-        if (yearRow(tx, scope.org.id, y)?.status !== "closed" && hasPostings(y)) {
+      const from = earliest ? fiscalYearOf(calendar, earliest.date).year : year;
+      for (let y = from; y < year; y++) {
+        const earlier = fiscalYearNamed(calendar, y);
+        if (earlier && yearRow(tx, scope.org.id, y)?.status !== "closed" && hasPostings(earlier)) {
           throw new Conflict(`The fiscal year ${y} is open; years close in order: close ${y} first.`);
         }
       }
       const now = nowIso();
+      const dates = { startDate: fiscalYear.start, endDate: fiscalYear.end };
       tx.insert(fiscalYears)
-        .values({ organizationId: scope.org.id, year, status: "closed", closedAt: now, updatedAt: now })
-        .onConflictDoUpdate({ target: [fiscalYears.organizationId, fiscalYears.year], set: { status: "closed", closedAt: now, updatedAt: now } })
+        .values({ organizationId: scope.org.id, year, status: "closed", ...dates, closedAt: now, updatedAt: now })
+        .onConflictDoUpdate({ target: [fiscalYears.organizationId, fiscalYears.year], set: { status: "closed", ...dates, closedAt: now, updatedAt: now } })
         .run();
       // closing entries are the one posting a closed year takes (server/ledger/post.ts)
       recordChange(tx, scope, {
@@ -113,7 +131,7 @@ export const fiscalYearService = {
         resource: { type: "fiscal_year", id: String(year) },
         event: "fiscal_year.closed",
         data: () => showFiscalYear(tx, scope.org, year),
-        ledger: closingPostings(tx, scope.org.id, year).map((post) => ({ post })),
+        ledger: closingPostings(tx, scope.org.id, fiscalYear).map((post) => ({ post })),
       });
       return showFiscalYear(tx, scope.org, year);
     });
@@ -122,6 +140,7 @@ export const fiscalYearService = {
   reopen(scope: Scope, yearText: string) {
     const year = parseYear(yearText);
     return transaction(scope.db, (tx) => {
+      namedYear(fiscalCalendar(tx, scope.org.id), year);
       if (yearRow(tx, scope.org.id, year)?.status !== "closed") throw new Conflict(`The fiscal year ${year} is open; only a closed year can be reopened.`);
       const later = tx
         .select({ year: fiscalYears.year })

@@ -13,7 +13,7 @@ import { ValidationFailed } from "../lib/errors.ts";
 import { formatCents } from "../lib/money.ts";
 import { snapshot, type Scope } from "../lib/scope.ts";
 import { addDays } from "../lib/time.ts";
-import { entryPosition, formatEntryNumber } from "../ledger/entries.ts";
+import { entryPosition, fiscalYearsOf, formatEntryNumber } from "../ledger/entries.ts";
 import { periodOf } from "../lib/period.ts";
 
 export const EXPORT_FORMATS = ["csv", "beancount"] as const;
@@ -27,7 +27,7 @@ const rangeOf = (range: ExportRange) => periodOf(range, () => null);
 
 /**
  * The lines of the range in journal order (date, then entry id: the order entry numbers follow),
- * each entry with its number: looked up for the first entry of each year in the range, then
+ * each entry with its number: looked up for the first entry of each fiscal year in the range, then
  * counted on, as every entry of those dates is in the range.
  */
 function linesIn(tx: Tx, orgId: string, from: string | null, to: string) {
@@ -38,13 +38,14 @@ function linesIn(tx: Tx, orgId: string, from: string | null, to: string) {
     .where(and(eq(journalEntries.organizationId, orgId), from === null ? undefined : gte(journalEntries.date, from), lte(journalEntries.date, to)))
     .orderBy(asc(journalEntries.date), asc(journalEntries.id), asc(journalLines.lineNo))
     .all();
-  let previous: { id: string; year: string; position: number } | null = null;
+  const yearOf = fiscalYearsOf(tx, orgId);
+  let previous: { id: string; year: number; position: number } | null = null;
   return rows.map(({ entry, line }) => {
     if (previous?.id !== entry.id) {
-      const year = entry.date.slice(0, 4);
-      previous = { id: entry.id, year, position: previous?.year === year ? previous.position + 1 : entryPosition(tx, entry) };
+      const year = yearOf(entry.date).year;
+      previous = { id: entry.id, year, position: previous?.year === year ? previous.position + 1 : entryPosition(tx, entry).position };
     }
-    return { entry: { ...entry, number: formatEntryNumber(entry.date, previous.position) }, line };
+    return { entry: { ...entry, number: formatEntryNumber(previous.year, previous.position) }, line };
   });
 }
 

@@ -2,6 +2,7 @@
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { prepared, type Tx } from "../../db/client.ts";
 import { journalEntries } from "../../db/schema.ts";
+import { fiscalCalendar, fiscalYearOf, type FiscalYear } from "../lib/fiscal-year.ts";
 import type { JournalSource } from "./model.ts";
 
 type EntryRow = typeof journalEntries.$inferSelect;
@@ -30,9 +31,11 @@ export function standingEntries(tx: Tx, orgId: string, sourceType: JournalSource
 }
 
 /**
- * Journal entry numbers (issue 26): JE-<year>-<n>, where n is the entry's position in its year
+ * Journal entry numbers: JE-<fiscal year>-<n>, where n is the entry's position in its fiscal year
  * ordered by date, then by id (a UUIDv7: posting order within a day). So within a year the
- * numbers ascend with the dates and have no gaps, whatever order the entries were posted in.
+ * numbers ascend with the dates and have no gaps, whatever order the entries were posted in. The
+ * fiscal year is the organisation's (docs/books.md#fiscal-years): with years from 1 July, the
+ * entries of 2026-07-01 … 2027-06-30 are JE-2027-00001 on; with calendar years, JE-<its year>.
  *
  * Why derived when read, not stored: entries are immutable (migration 0017), and a back-dated
  * entry posted later must still fall between the entries dated around it; a stored number would
@@ -42,7 +45,7 @@ export function standingEntries(tx: Tx, orgId: string, sourceType: JournalSource
  * posting sequence: immutable, unique, and not shown.)
  *
  * Counting is cheap at any size: the entries of the year's earlier days are a sum over
- * journal_day_counts (at most 366 rows, kept by a trigger, migration 0026); those of the entry's
+ * journal_day_counts (at most 731 rows, kept by a trigger, migration 0026); those of the entry's
  * own day before it are a range of journal_entries_org_date (organization_id, date, id).
  */
 const daysBefore = (tx: Tx) =>
@@ -58,40 +61,58 @@ const ofDayBetween = (tx: Tx) =>
     ),
   );
 
-/** JE-2026-00042 for the 42nd entry of 2026 (five digits at least, as posted numbers always were). */
-export const formatEntryNumber = (date: string, position: number) => `JE-${date.slice(0, 4)}-${String(position).padStart(5, "0")}`;
+/** JE-2026-00042 for the 42nd entry of the fiscal year 2026 (five digits at least, as posted numbers always were). */
+export const formatEntryNumber = (year: number, position: number) => `JE-${year}-${String(position).padStart(5, "0")}`;
 
 type Numbered = Pick<EntryRow, "organizationId" | "date" | "id">;
 
+/** The fiscal year of each date of an organisation (its calendar read once). */
+export function fiscalYearsOf(tx: Tx, orgId: string): (date: string) => FiscalYear {
+  const calendar = fiscalCalendar(tx, orgId);
+  return (date) => fiscalYearOf(calendar, date);
+}
+
 /**
- * The position of each entry in its year in date order (see above), by id. The entries of one
- * day are counted in id order, each from the one before, so a page of a busy day walks that day's
- * index once, not once per entry.
+ * The position of each entry in its fiscal year in date order (see above), and that year, by id.
+ * The entries of one day are counted in id order, each from the one before, so a page of a busy
+ * day walks that day's index once, not once per entry.
  */
-export function entryPositions(tx: Tx, entries: Numbered[]): Map<string, number> {
-  const positions = new Map<string, number>();
+export function entryPositions(tx: Tx, entries: Numbered[]): Map<string, { year: number; position: number }> {
+  const positions = new Map<string, { year: number; position: number }>();
+  const calendars = new Map<string, (date: string) => FiscalYear>();
   const byDay = Map.groupBy(entries, (e) => `${e.organizationId}\u0000${e.date}`);
   for (const day of byDay.values()) {
     const { organizationId, date } = day[0]!;
-    let position = daysBefore(tx).get(organizationId, `${date.slice(0, 4)}-01-01`, date)!.n;
+    let yearOf = calendars.get(organizationId);
+    if (!yearOf) calendars.set(organizationId, (yearOf = fiscalYearsOf(tx, organizationId)));
+    const year = yearOf(date);
+    let position = daysBefore(tx).get(organizationId, year.start, date)!.n;
     let previous = "";
     for (const id of [...new Set(day.map((e) => e.id))].sort()) {
       position += ofDayBetween(tx).get(organizationId, date, previous, id)!.n;
-      positions.set(id, position);
+      positions.set(id, { year: year.year, position });
       previous = id;
     }
   }
   return positions;
 }
 
-/** The entry's position in its year in date order. */
-export const entryPosition = (tx: Tx, entry: Numbered): number => entryPositions(tx, [entry]).get(entry.id)!;
+/** The entry's fiscal year and position in it in date order. */
+export const entryPosition = (tx: Tx, entry: Numbered): { year: number; position: number } => entryPositions(tx, [entry]).get(entry.id)!;
 
 /** The number of each entry, by id. */
 export function entryNumbers(tx: Tx, entries: Numbered[]): Map<string, string> {
   const positions = entryPositions(tx, entries);
-  return new Map(entries.map((e) => [e.id, formatEntryNumber(e.date, positions.get(e.id)!)]));
+  return new Map(
+    entries.map((e) => {
+      const { year, position } = positions.get(e.id)!;
+      return [e.id, formatEntryNumber(year, position)];
+    }),
+  );
 }
 
 /** One entry's number. */
-export const entryNumber = (tx: Tx, entry: Numbered): string => formatEntryNumber(entry.date, entryPosition(tx, entry));
+export const entryNumber = (tx: Tx, entry: Numbered): string => {
+  const { year, position } = entryPosition(tx, entry);
+  return formatEntryNumber(year, position);
+};

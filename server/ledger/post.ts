@@ -4,15 +4,15 @@
  * effects: only server/changes/ and the ledger's own data migration (backfill.ts) import this
  * file (.dependency-cruiser.cjs). Amounts are signed integer cents: positive debits, negative credits.
  *
- * The database holds the rules as well as this code (migration 0017): the lines go in first and
- * the header last, and the header's INSERT trigger refuses lines that do not balance, a closed
- * year, or lines of another organisation, date or currency; a line added to an existing entry,
- * any UPDATE and any DELETE are refused; the same triggers keep the running balances
+ * The database holds the rules as well as this code (migrations 0017, 0040): the lines go in
+ * first and the header last, and the header's INSERT triggers refuse lines that do not balance, a
+ * closed fiscal year or a date before the first one, or lines of another organisation, date or
+ * currency; a line added to an existing entry, any UPDATE and any DELETE are refused; the same triggers keep the running balances
  * (account_days, account_totals, vat_days) that reports read.
  */
-import { and, asc, eq, sql } from "drizzle-orm";
-import { plainRows, prepared, type Tx } from "../../db/client.ts";
-import { fiscalYears, journalEntries, journalLines } from "../../db/schema.ts";
+import { and, asc, eq } from "drizzle-orm";
+import { prepared, type Tx } from "../../db/client.ts";
+import { journalEntries, journalLines } from "../../db/schema.ts";
 import { Conflict } from "../lib/errors.ts";
 import { drawSequence } from "../lib/sequences.ts";
 import { newId, nowIso } from "../lib/time.ts";
@@ -23,21 +23,22 @@ import type { JournalSource } from "./model.ts";
 type EntryRow = typeof journalEntries.$inferSelect;
 type LineRow = typeof journalLines.$inferSelect;
 
-const yearOf = (date: string) => Number(date.slice(0, 4));
-
-/** 409 when `date` falls in a closed fiscal year of the organisation. */
+/**
+ * 409 when `date` falls in a closed fiscal year of the organisation (by the dates it was closed
+ * with: a year from 1 July to 30 June locks those days), or before its first fiscal year.
+ */
 export function assertYearOpen(tx: Tx, orgId: string, date: string, what = "This change"): void {
-  const year = yearOf(date);
-  const closed = prepared(tx, "ledger: closed year", (tx) =>
-    plainRows<{ year: number }>(
-      tx,
-      tx
-        .select({ year: fiscalYears.year })
-        .from(fiscalYears)
-        .where(and(eq(fiscalYears.organizationId, sql.placeholder("orgId")), eq(fiscalYears.year, sql.placeholder("year")), eq(fiscalYears.status, "closed"))),
+  const found = prepared(tx, "ledger: closed year", (tx) =>
+    tx.$client.prepare<{ year: number | null; firstStart: string | null }, [string, string]>(
+      `SELECT (SELECT "year" FROM "fiscal_years" WHERE "organization_id" = ?1 AND "status" = 'closed' AND "start_date" <= ?2 AND "end_date" >= ?2) AS "year",
+        (SELECT "first_fiscal_year_start" FROM "organizations" WHERE "id" = ?1 AND "first_fiscal_year_start" > ?2) AS "firstStart"`,
     ),
-  ).get({ orgId, year });
-  if (closed) throw new Conflict(`The fiscal year ${year} is closed; ${what.charAt(0).toLowerCase()}${what.slice(1)} would post into it (${date}). Reopen the year first.`);
+  ).get(orgId, date)!;
+  const change = `${what.charAt(0).toLowerCase()}${what.slice(1)}`;
+  if (found.year !== null) throw new Conflict(`The fiscal year ${found.year} is closed; ${change} would post into it (${date}). Reopen the year first.`);
+  if (found.firstStart !== null) {
+    throw new Conflict(`The organisation's first fiscal year starts on ${found.firstStart}; ${change} would post before it (${date}).`);
+  }
 }
 
 /**
@@ -69,7 +70,7 @@ export function postEntry(tx: Tx, orgId: string, draft: EntryDraft): string | nu
   if (sum !== 0 || lines.length < 2) throw new Error(`unbalanced journal entry (${draft.source.type} ${draft.source.id}): off by ${sum} cents`);
   // closing entries (and their reversal on reopening) are the one posting a closed year takes
   if (!draft.isClosing) assertYearOpen(tx, orgId, draft.date, draft.source.type === "manual" ? "This entry" : "This change");
-  const year = yearOf(draft.date);
+  const year = Number(draft.date.slice(0, 4));
   // the posting sequence, kept unique and never shown: the number a client sees is the entry's
   // position in its year in date order, derived when read (entries.ts entryNumbers)
   const number = `JE-${year}-${String(drawSequence(tx, orgId, "journal", year)).padStart(5, "0")}`;

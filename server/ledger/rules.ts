@@ -312,12 +312,13 @@ export function bankLineEntry(line: BankLineFigures, chart: { bank: string; acco
 }
 
 /**
- * Closing a year: per currency, every revenue and expense account's result of the year moved to
- * retained earnings, dated the last day of the year. Marked as closing, so that the year's profit
- * and loss still shows what it was. `results` come in the order of the lines (by currency, then
- * account code); an account whose result is nil gets no line.
+ * Closing a fiscal year: per currency, every revenue and expense account's result of the year
+ * moved to retained earnings, dated the last day of the year (`lastDay`: 31 December of a calendar
+ * year, 30 June of a year from 1 July). Marked as closing, so that the year's profit and loss still
+ * shows what it was. `results` come in the order of the lines (by currency, then account code); an
+ * account whose result is nil gets no line.
  */
-export function closingEntries(year: number, results: readonly YearResult[], chart: { retainedEarnings: string }): EntryDraft[] {
+export function closingEntries(year: number, results: readonly YearResult[], chart: { retainedEarnings: string }, lastDay = `${year}-12-31`): EntryDraft[] {
   const byCurrency = Map.groupBy(
     results.filter((r) => r.net !== 0),
     (r) => r.currency,
@@ -326,7 +327,7 @@ export function closingEntries(year: number, results: readonly YearResult[], cha
     const lines: DraftLine[] = rows.map((r) => ({ accountId: r.accountId, cents: -r.net, description: `Result of ${year}` }));
     lines.push({ accountId: chart.retainedEarnings, cents: rows.reduce((s, r) => s + r.net, 0), description: `Result of ${year}` });
     return {
-      date: `${year}-12-31`,
+      date: lastDay,
       description: `Closing of the fiscal year ${year}`,
       currency,
       source: { type: "fiscal_year", id: String(year) },
@@ -425,8 +426,8 @@ export function readPurchasesChart(tx: Tx, orgId: string, category: string, prep
   return { expense, vatReceivable, payables: systemAccount(tx, orgId, "payables").id, supplierAdvances };
 }
 
-/** Every revenue and expense account's result of `year`, per currency, by currency and account code. */
-export function readYearResults(tx: Tx, orgId: string, year: number): YearResult[] {
+/** Every revenue and expense account's result of the fiscal year from `start` to `end`, per currency, by currency and account code. */
+export function readYearResults(tx: Tx, orgId: string, start: string, end: string): YearResult[] {
   return tx
     .select({
       accountId: accountDays.accountId,
@@ -438,7 +439,7 @@ export function readYearResults(tx: Tx, orgId: string, year: number): YearResult
     .where(
       and(
         eq(accountDays.organizationId, orgId),
-        between(accountDays.date, `${year}-01-01`, `${year}-12-31`),
+        between(accountDays.date, start, end),
         inArray(accounts.type, ["revenue", "expense"]),
       ),
     )
@@ -478,10 +479,10 @@ export function expensePaymentPosting(
   return expensePaymentEntry(expense, payment, { bank: bankLedgerId, payables: systemAccount(tx, expense.organizationId, "payables").id });
 }
 
-/** Closing `year` (`closingEntries`): one draft per currency. */
-export function closingPostings(tx: Tx, orgId: string, year: number): EntryDraft[] {
-  const results = readYearResults(tx, orgId, year);
-  return closingEntries(year, results, { retainedEarnings: systemAccount(tx, orgId, "retained_earnings").id });
+/** Closing the fiscal year `year`, from `start` to `end` (`closingEntries`): one draft per currency. */
+export function closingPostings(tx: Tx, orgId: string, { year, start, end }: { year: number; start: string; end: string }): EntryDraft[] {
+  const results = readYearResults(tx, orgId, start, end);
+  return closingEntries(year, results, { retainedEarnings: systemAccount(tx, orgId, "retained_earnings").id }, end);
 }
 
 /**

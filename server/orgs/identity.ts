@@ -16,6 +16,7 @@ import { isCurrencyCode } from "../lib/iso-codes.ts";
 import { inOrg, snapshot, transaction, type Scope } from "../lib/scope.ts";
 import { isTimeZone, nowIso } from "../lib/time.ts";
 import { belgianEnterpriseNumberProblem, compactVatNumber } from "../lib/vat-numbers.ts";
+import { changeFiscalYears } from "./fiscal-year-settings.ts";
 import { OrganizationModel, type OrganizationUpdate } from "./model.ts";
 
 type OrganizationRow = typeof organizations.$inferSelect;
@@ -65,6 +66,9 @@ export function presentOrganization(tx: Tx, row: OrganizationRow) {
     late_compensation_by_currency: Object.fromEntries(Object.entries(row.lateCompensationByCurrency).map(([code, cents]) => [code, formatCents(cents)])),
     timezone: row.timezone,
     chart: row.chart,
+    fiscal_year_start: row.fiscalYearStart,
+    first_fiscal_year_start: row.firstFiscalYearStart,
+    first_fiscal_year_end: row.firstFiscalYearEnd,
     created_at: row.createdAt,
     updated_at: row.updatedAt,
   };
@@ -171,6 +175,7 @@ export function updateOrganization(scope: Scope, input: OrganizationUpdate): Sho
     }
     if (input.default_bank_account_id !== undefined) set.defaultBankAccountId = input.default_bank_account_id;
     if (input.company_number !== undefined || input.country !== undefined) checkCompanyNumber(tx, scope.org.id, set);
+    Object.assign(set, changeFiscalYears(tx, readOrganization(tx, scope.org.id), input));
     tx.update(organizations)
       .set({ ...set, updatedAt: nowIso() })
       .where(eq(organizations.id, scope.org.id))

@@ -8,7 +8,7 @@ import { t } from "elysia";
 import { CHARTS, PEPPOL_PROVIDERS } from "../../db/values.ts";
 import { Language } from "../contacts/party-model.ts";
 import { PeppolId } from "../documents/peppol.ts";
-import { Country, Currency, Email, Money, moneyInput, Nullable, strictObject, Text, Timestamp, Uuid, VatNumber, withoutDefault } from "../lib/schemas.ts";
+import { Country, Currency, DateString, Email, Money, moneyInput, Nullable, strictObject, Text, Timestamp, Uuid, VatNumber, withoutDefault } from "../lib/schemas.ts";
 
 const Name = Text({ minLength: 1, maxLength: 255 });
 
@@ -29,6 +29,13 @@ const SEND_ON_FINALIZE =
   "A document that channel cannot take (no e-mail address, no peppol_id) is still finalized; its delivery is recorded as failed (invoice.delivery_failed)";
 // no `default` (t.UnionEnum carries its first value as one, which Elysia would write into a body that leaves the field out)
 const SendOnFinalize = withoutDefault(t.UnionEnum(["email", "peppol", "preferred"]));
+
+const FISCAL_YEAR_START =
+  "The day its fiscal years start, MM-01 (07-01: from 1 July to 30 June, each named by the calendar year it ends in); default 01-01, calendar years. Changes only while no fiscal year is closed (else a 422)";
+const FIRST_FISCAL_YEAR_START =
+  "The first day of its first fiscal year, when it declares one (nothing posts before it); default: the first of the month it was created in";
+const FIRST_FISCAL_YEAR_END =
+  "The last day of its first fiscal year, which lasts 6 to 24 months and ends the day before a fiscal year starts (e.g. 2027-06-30); null: no first year, regular years all along";
 
 const TIMEZONE = "The IANA time zone its dates are local to (a reminder run's date, the day a reminder was accepted), e.g. Europe/Brussels (the default)";
 
@@ -59,6 +66,9 @@ export const OrganizationModel = {
       late_compensation: t.Optional(moneyInput({ positive: false, description: `${LATE_COMPENSATION}. 0 sets it back to the statutory amount (shown as null)` })),
       late_compensation_by_currency: t.Optional(t.Record(Currency, moneyInput({ positive: true, description: "The amount in that currency" }), { description: LATE_COMPENSATION_BY_CURRENCY, maxProperties: 200 })),
       timezone: t.Optional(t.String({ minLength: 1, maxLength: 64, description: TIMEZONE })),
+      fiscal_year_start: t.Optional(t.String({ pattern: "^[0-9]{2}-[0-9]{2}$", description: FISCAL_YEAR_START, examples: ["07-01"] })),
+      first_fiscal_year_start: t.Optional(Nullable(t.String({ ...DateString, description: FIRST_FISCAL_YEAR_START }))),
+      first_fiscal_year_end: t.Optional(Nullable(t.String({ ...DateString, description: FIRST_FISCAL_YEAR_END }))),
     },
     { title: "OrganizationUpdate" },
   ),
@@ -103,6 +113,9 @@ export const OrganizationModel = {
         description:
           "Read-only: the chart of accounts the organisation was created with (`kontor org create --chart`), generic or be (the Belgian PCMN); fixed once it exists, so a PUT naming it is a 422",
       }),
+      fiscal_year_start: t.String({ description: FISCAL_YEAR_START, examples: ["01-01"] }),
+      first_fiscal_year_start: Nullable(t.String({ ...DateString, description: FIRST_FISCAL_YEAR_START })),
+      first_fiscal_year_end: Nullable(t.String({ ...DateString, description: FIRST_FISCAL_YEAR_END })),
       created_at: Timestamp,
       updated_at: Timestamp,
     },

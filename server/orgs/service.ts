@@ -16,14 +16,17 @@ import { deleteInOrg, inOrg, transaction, updateInOrg, type Actor, type Organiza
 import { newId, nowIso } from "../lib/time.ts";
 import { seedVatRates } from "../vat-rates/seed.ts";
 import { seedBankAccount, seedChart } from "../accounts/seed.ts";
+import { fiscalYearSettings } from "./fiscal-year-settings.ts";
 import { bicProblem, ibanProblem, normalizeBic, normalizeIban } from "../lib/iban.ts";
 import type { SecretBox } from "../lib/secret-box.ts";
 
 export const CLI_ACTOR: Actor = { type: "cli", id: null, ip: null, requestId: null };
 
 /**
- * `iban` (and `bic`, `bankName`): the organisation's own bank account, the default; without it, none.
- * `chart`: the chart of accounts seeded, generic (the default) or be (the PCMN, named in `language`).
+ * `iban` (and `bic`, `bankName`): the organisation's own bank account, the default; without it,
+ * none. `chart`: the chart of accounts seeded, generic (the default) or be (the PCMN, named in
+ * `language`). `fiscalYearStart` (MM-01) and `firstFiscalYearStart`/`End`: its fiscal years
+ * (./fiscal-year-settings.ts); without them, calendar years.
  */
 export type OrganizationInput = {
   name: string;
@@ -35,6 +38,9 @@ export type OrganizationInput = {
   bankName?: string | null;
   chart?: string;
   language?: string;
+  fiscalYearStart?: string;
+  firstFiscalYearStart?: string;
+  firstFiscalYearEnd?: string;
 };
 
 export function createOrganization(db: Db, input: OrganizationInput, actor: Actor = CLI_ACTOR): Organization {
@@ -58,9 +64,14 @@ export function createOrganization(db: Db, input: OrganizationInput, actor: Acto
   const { chart, language } = readChartOptions(bag, input);
   bag.throwIfAny();
   const now = nowIso();
+  const fiscalYears = fiscalYearSettings(
+    { fiscalYearStart: "01-01", firstFiscalYearStart: null, firstFiscalYearEnd: null },
+    { fiscal_year_start: input.fiscalYearStart, first_fiscal_year_start: input.firstFiscalYearStart, first_fiscal_year_end: input.firstFiscalYearEnd },
+    now,
+  );
   const org: Organization = { id: newId(), name, currency, country, apiAccess: input.apiAccess ?? true };
   return transaction(db, (tx) => {
-    tx.insert(organizations).values({ ...org, chart, language, createdAt: now, updatedAt: now }).run();
+    tx.insert(organizations).values({ ...org, chart, language, ...fiscalYears, createdAt: now, updatedAt: now }).run();
     seedVatRates(tx, org.id, country);
     const bankLedgerId = seedChart(tx, org.id, chart, language);
     // its own account, if given, is the default; without one, documents carry no payment instructions

@@ -25,6 +25,10 @@ export const ReportQuery = {
     { from: Day("First day; default 1 January of the year of `to`"), to: Day("Last day; default today"), currency: Currency },
     { additionalProperties: false },
   ),
+  fiscalPeriod: t.Object(
+    { from: Day("First day; default the first day of the fiscal year that holds `to`"), to: Day("Last day; default today"), currency: Currency },
+    { additionalProperties: false },
+  ),
 };
 
 const AccountRef = { account_id: Uuid, code: t.String(), name: t.String() };

@@ -37,7 +37,7 @@ export const reportRoutes = (kernel: Kernel) =>
       },
       {
         ability: "reporting.view",
-        query: ReportQuery.period,
+        query: ReportQuery.fiscalPeriod,
         response: { 200: ReportModel.profitAndLoss, ...errors(422) },
         detail: { tags, summary: "Profit and loss over a period: revenue and expense accounts, closing entries left out" },
       },

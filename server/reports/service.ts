@@ -16,6 +16,7 @@ import { ValidationFailed } from "../lib/errors.ts";
 import { formatCents } from "../lib/money.ts";
 import { isCurrencyCode } from "../lib/iso-codes.ts";
 import { snapshot, type Scope } from "../lib/scope.ts";
+import { fiscalCalendar, fiscalYearOf } from "../lib/fiscal-year.ts";
 import { dayOf, periodOf } from "../lib/period.ts";
 import { addDays, today } from "../lib/time.ts";
 
@@ -27,8 +28,12 @@ function currencyOf(scope: Scope, currency: string | undefined): string {
   return chosen;
 }
 
-/** A report's period: by default from 1 January of `to`'s year. */
-const reportPeriod = (query: { from?: string; to?: string }) => periodOf(query, (to) => `${to.slice(0, 4)}-01-01`);
+/** The VAT report's period: by default from 1 January of `to`'s year (VAT keeps to calendar years, whatever the fiscal year). */
+const calendarPeriod = (query: { from?: string; to?: string }) => periodOf(query, (to) => `${to.slice(0, 4)}-01-01`);
+
+/** The profit and loss's period: by default from the first day of the fiscal year that holds `to` (docs/books.md#fiscal-years). */
+const fiscalPeriod = (tx: Tx, orgId: string, query: { from?: string; to?: string }) =>
+  periodOf(query, (to) => fiscalYearOf(fiscalCalendar(tx, orgId), to).start);
 
 /**
  * Debits and credits per account over the days in range, in one currency; `closing: false`
@@ -95,9 +100,9 @@ export function trialBalance(scope: Scope, query: { date?: string; currency?: st
 }
 
 export function profitAndLoss(scope: Scope, query: { from?: string; to?: string; currency?: string }) {
-  const { from, to } = reportPeriod(query);
-  const currency = currencyOf(scope, query.currency);
   return snapshot(scope.db, (tx) => {
+    const { from, to } = fiscalPeriod(tx, scope.org.id, query);
+    const currency = currencyOf(scope, query.currency);
     const rows = accountSums(tx, scope.org.id, currency, from, to, false).filter((a) => shown(a) !== 0);
     const revenue = rows.filter((a) => a.type === "revenue");
     const expenses = rows.filter((a) => a.type === "expense");
@@ -364,7 +369,7 @@ function belgianGrids(rows: VatSum[]): Record<string, string> {
 }
 
 export function vatReport(scope: Scope, query: { from?: string; to?: string; currency?: string }) {
-  const { from, to } = reportPeriod(query);
+  const { from, to } = calendarPeriod(query);
   const currency = currencyOf(scope, query.currency);
   return snapshot(scope.db, (tx) => {
     const rows: VatSum[] = tx
