@@ -16,12 +16,19 @@
  * - The same statement again (bank account, statement id and content, whatever file brings it)
  *   adds nothing: 200 when nothing in the file is new; the same id with other content is a 409. A line already imported through another
  *   statement (same entry reference on the account) is not imported twice.
- * - The first statement of an account posts its opening balance (booking.ts); after that the bank
- *   account's ledger balance moves by the payments recorded against it (a match on import, a match
- *   by hand, record-payment) and the lines booked to an account.
+ * - The first statement of an account posts its opening balance (booking.ts); after that every
+ *   line is in the bank account's ledger balance from its import: through the payment of a match
+ *   on import, a booking on import (a transfer), or else against the suspense account, which it
+ *   leaves in one entry when it is matched, allocated or booked later, and returns to when that is
+ *   undone (docs/banking.md#suspense). So the ledger balance is the last statement's closing
+ *   balance plus the payments recorded by hand through the account that no line holds.
+ * - A line pays several documents and accounts (allocations, settlement/bank-matches.ts):
+ *   partially_matched until they add up to its amount; on import, a credit line of exactly an
+ *   invoice's amount due plus its open interest notes', with the invoice's reference, pays them all.
  * - A credit line matches an invoice when its structured reference (or a valid reference in its
  *   free text) is the invoice's payment_reference, the invoice awaits payment in the account's
- *   currency, and the line is at most its amount due. A larger line is left unmatched, not split.
+ *   currency, and the line is at most its amount due. A larger line is left unmatched (in
+ *   suspense) unless its interest notes make up the difference exactly.
  * - Replaces, never doubles: before recording a payment for a match, a payment of that document
  *   of exactly the matched amount that no bank line holds yet (one recorded by hand) is taken
  *   over: the line links to it, and if it went through another bank account its posting is
