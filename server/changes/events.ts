@@ -16,6 +16,7 @@ export const WEBHOOK_EVENTS = [
   "fiscal_year.closed", "fiscal_year.reopened",
   "bank_transaction.imported", "bank_transaction.matched", "bank_transaction.booked", "bank_transaction.unbooked",
   "account.created", "account.updated", "account.deleted",
+  "bank_transaction.allocated", "bank_transaction.reclassified",
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
