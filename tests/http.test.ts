@@ -174,6 +174,13 @@ describe("errors", () => {
     expect(filter.status).toBe(422);
     expect(filter.body.errors["filter.colour"][0]).toStartWith("The filter.colour field is not accepted. Valid filters: filter[updated_since], ");
     expect(filter.body.errors["filter.colour"][0]).toContain("filter[status]");
+    // names of Object.prototype are no filter either, on every list
+    for (const list of ["/api/v1/invoices", "/api/v1/customers", "/api/v1/expenses", "/api/v1/events"]) {
+      for (const name of ["__proto__", "constructor", "toString", "hasOwnProperty"]) {
+        const r = await env.request("GET", `${list}?filter[${name}]=x`);
+        expect(r.status, `${list} filter[${name}]`).toBe(422);
+      }
+    }
     const status = await env.request("GET", "/api/v1/invoices?filter[status]=open");
     expect(status.status).toBe(422);
     expect(status.body.errors["filter.status"][0]).toStartWith("The selected filter.status is invalid. Valid values: draft, finalized, ");

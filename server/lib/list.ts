@@ -164,7 +164,8 @@ function knownParameter(spec: ListSpec, name: string): boolean {
   if (["page", "per_page", "sort", "cursor", "filter[updated_since]"].includes(name)) return true;
   if (name === "search") return spec.search !== undefined;
   const filter = /^filter\[([^\]]*)\]$/.exec(name);
-  return filter !== null && spec.filters?.[filter[1]!] !== undefined;
+  // own keys only: "__proto__" or "constructor" would find Object.prototype's
+  return filter !== null && spec.filters !== undefined && Object.hasOwn(spec.filters, filter[1]!);
 }
 
 /** The words of a search text (letters and digits; at most 10), as FTS5 tokenizes them. */
