@@ -2,7 +2,7 @@
 import { t } from "elysia";
 import { CustomerModel } from "../customers/model.ts";
 import { paymentInput, paymentShown } from "../settlement/model.ts";
-import { Currency, DateString, documented, ExternalId, Metadata, Money, moneyInput, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";
+import { Currency, DateString, documented, ExternalId, Metadata, Money, moneyInput, Nullable, strictObject, Text, Timestamp, Uuid, withoutDefault } from "../lib/schemas.ts";
 
 import { INVOICE_STATUSES, INVOICE_TYPES, SUPPLY_TYPES } from "../../db/values.ts";
 export {
@@ -117,10 +117,12 @@ const Line = strictObject(
     ),
     discount_reason: t.Optional(Nullable(Text({ maxLength: 255, description: "Why the discount is given (BT-139), shown on the PDF and the e-invoice" }))),
     supply_type: t.Optional(
-      t.UnionEnum([...SUPPLY_TYPES], {
-        description:
-          "What the line supplies; the Belgian VAT return tells intra-EU goods (46) from services (44) by it (docs/books.md#the-vat-return). Default: goods on a line at an intra-Community (K) VAT rate, else services",
-      }),
+      withoutDefault(
+        t.UnionEnum([...SUPPLY_TYPES], {
+          description:
+            "What the line supplies; the Belgian VAT return tells intra-EU goods (46) from services (44) by it (docs/books.md#the-vat-return). Default: goods on a line at an intra-Community (K) VAT rate, else services",
+        }),
+      ),
     ),
   },
   { title: "InvoiceLineInput" },
