@@ -192,6 +192,15 @@ describe("the quarter's return, grid by grid", () => {
     expect(q1.sources["81"].map((s: { amount: string }) => s.amount)).toEqual(["1000.00", "3000.00", "-200.00"]);
   });
 
+  test("supply_type on invoice lines: as given, else goods at a K rate and services otherwise", async () => {
+    const types = async (id: string) => ((await api("GET", `/api/v1/invoices/${id}`)).lines as { supply_type: string }[]).map((l) => l.supply_type);
+    expect(await types(ids.de)).toEqual(["goods", "services"]);
+    expect(await types(ids.nl)).toEqual(["services"]);
+    expect(await types(ids.be)).toEqual(["services", "goods"]);
+    const refused = await env.api("POST", "/api/v1/invoices", { customer_id: (await api("GET", `/api/v1/invoices/${ids.nl}`)).customer_id, lines: [{ description: "x", quantity: "1", unit_price: "1.00", supply_type: "both" }] }, token);
+    expect(refused.status).toBe(422);
+  });
+
   test("the ledger's VAT accounts hold what the grids say: VAT payable 54 + 55 + 56 − 64, VAT receivable 59 − 63", async () => {
     const tb = await api("GET", "/api/v1/reports/trial-balance?date=2026-03-31");
     const balance = (code: string) => tb.accounts.find((a: { code: string }) => a.code === code);
