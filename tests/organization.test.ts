@@ -13,7 +13,7 @@ afterAll(() => env.close());
 const ORG_KEYS = [
   "address", "api_access", "city", "company_number", "contact_name", "country", "created_at", "currency", "default_bank_account_id", "einvoice_business_customers", "email",
   "id", "language", "late_compensation", "late_compensation_by_currency", "mail_reply_to", "mail_sender_name", "name", "own_smtp", "payment_instructions", "peppol_id",
-  "peppol_provider", "phone", "postal_code", "prices_include_vat", "send_on_finalize", "timezone", "updated_at", "vat_number", "website",
+  "peppol_provider", "phone", "postal_code", "prices_include_vat", "send_on_finalize", "timezone", "updated_at", "vat_number", "vat_period", "website",
 ];
 
 const identity = {
