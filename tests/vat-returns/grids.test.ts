@@ -38,13 +38,13 @@ describe("sales (part II)", () => {
     test(`${category} ${rateBp / 100} % to ${buyer}, ${supply}: ${grid ?? "outside"} (a credit note: ${noteGrid ?? "outside"})`, () => {
       const sale = saleGrids({ category, rateBp, buyer, supply }, false);
       const note = saleGrids({ category, rateBp, buyer, supply }, true);
-      expect(sale?.base ?? null).toBe(grid);
-      expect(note?.base ?? null).toBe(noteGrid);
-      expect(sale?.intraCode ?? null).toBe(code);
+      expect<string | null>(sale?.base ?? null).toBe(grid);
+      expect<string | null>(note?.base ?? null).toBe(noteGrid);
+      expect<string | null>(sale?.intraCode ?? null).toBe(code);
       if (grid !== null) {
         // VAT of a sale in 54, of a credit note issued in 64
-        expect(sale!.vat).toBe("54");
-        expect(note!.vat).toBe("64");
+        expect<string>(sale!.vat).toBe("54");
+        expect<string>(note!.vat).toBe("64");
       }
     });
   }
@@ -93,9 +93,9 @@ describe("purchases (part III)", () => {
   for (const [chart, code, type, category, supplier, nature, second, due] of rows) {
     test(`${chart} ${code} (${type}) at ${category} from ${supplier}: ${nature}${second ? ` and ${second}, VAT due in ${due}` : ""}`, () => {
       const g = purchaseGrids({ account: { code, type }, chart, category, supplier }, false);
-      expect(g.nature.grid).toBe(nature);
-      expect(g.second).toBe(second);
-      expect(g.reverse?.due ?? null).toBe(due);
+      expect<string>(g.nature.grid).toBe(nature);
+      expect<string | null>(g.second).toBe(second);
+      expect<string | null>(g.reverse?.due ?? null).toBe(due);
       // deductible VAT (self-assessed included) in 59
       expect(g.vat).toBe("59");
       // a credit note received: 84 on what was 86/88, else 85; its VAT in 63
