@@ -299,6 +299,16 @@ describe("filing", () => {
     expect(q2.sources["82"][0]).toMatchObject({ date: "2026-02-15", party: { name: "Late Verhuur BV" } });
   });
 
+  test("the CLI: kontor org create and set --vat-period", async () => {
+    const db = env.config.dbPath;
+    expect((await runCli(["org", "create", "--name", "Maandelijks BV", "--vat-period", "monthly", "--db", db])).code).toBe(0);
+    const shown = await runCli(["org", "set", "Maandelijks BV", "--email", "btw@example.be", "--db", db, "--json"]);
+    expect(JSON.parse(shown.stdout).vat_period).toBe("monthly");
+    const set = await runCli(["org", "set", "Maandelijks BV", "--vat-period", "quarterly", "--db", db, "--json"]);
+    expect(JSON.parse(set.stdout).vat_period).toBe("quarterly");
+    expect((await runCli(["org", "create", "--name", "Wekelijks BV", "--vat-period", "weekly", "--db", db])).code).toBe(2);
+  });
+
   test("the CLI: show, xml and file, --json too", async () => {
     const db = env.config.dbPath;
     const show = await runCli(["vat-return", "show", "2026-Q1", "--org", org.id, "--db", db, "--json"]);
