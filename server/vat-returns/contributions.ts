@@ -81,27 +81,33 @@ export function periodContributions(tx: Tx, orgId: string, period: VatPeriodName
 /** The contributions reported in `period`, and the warnings about them (a late document, a rule marked with a warning, another currency). */
 export function collectPeriod(tx: Tx, orgId: string, period: VatPeriodName): PeriodContributions {
   const filed = filings(tx, orgId);
-  // documents dated in an earlier, filed period and posted after its filing may land here
-  const earlierFilings = [...filed].filter(([name]) => name < period.name).map(([, at]) => at);
-  const lateSince = earlierFilings.length > 0 ? earlierFilings.reduce((a, b) => (a < b ? a : b)) : null;
-  const rows = taggedRows(tx, orgId, period.to, sql`(e."date" >= ${period.from} OR (${lateSince} IS NOT NULL AND e."created_at" > ${lateSince}))`);
+  const dated = taggedRows(tx, orgId, sql`e."date" BETWEEN ${period.from} AND ${period.to}`);
+  // documents dated in an earlier, filed period and posted after its filing may land here: read
+  // from each filing, by the entries of its period created after it
+  const late = taggedRows(
+    tx,
+    orgId,
+    sql`e."date" < ${period.from} AND EXISTS (SELECT 1 FROM "vat_returns" r WHERE r."organization_id" = e."organization_id"
+      AND e."date" BETWEEN r."period_from" AND r."period_to" AND e."created_at" > r."filed_at")`,
+  );
+  const rows = [...late, ...dated];
   const inPeriod = rows.filter((r) => reportedPeriod(period.kind, r.date, r.createdAt, filed).name === period.name);
   return contributionsOf(tx, orgId, inPeriod, period.name, (r) => (r.date < period.from ? vatPeriodOf(period.kind, r.date).name : null));
 }
 
 /** The contributions of the documents dated from `from` to `to` (the VAT report's Belgian grids): by date, whatever was filed. */
 export function rangeContributions(tx: Tx, orgId: string, from: string, to: string, label: string): PeriodContributions {
-  return contributionsOf(tx, orgId, taggedRows(tx, orgId, to, sql`e."date" >= ${from}`), label, () => null);
+  return contributionsOf(tx, orgId, taggedRows(tx, orgId, sql`e."date" BETWEEN ${from} AND ${to}`), label, () => null);
 }
 
-function taggedRows(tx: Tx, orgId: string, to: string, since: SQL): TaggedRow[] {
+function taggedRows(tx: Tx, orgId: string, which: SQL): TaggedRow[] {
   return tx.all<TaggedRow>(
     sql`SELECT e."id" AS "entryId", e."source_type" AS "sourceType", e."source_id" AS "sourceId", e."date" AS "date", e."created_at" AS "createdAt",
         e."currency" AS "currency", l."vat_side" AS "side", l."vat_role" AS "role", l."vat_category" AS "category", l."vat_rate_bp" AS "rateBp",
         l."vat_note" AS "note", a."code" AS "accountCode", a."type" AS "accountType", sum(l."credit_cents" - l."debit_cents") AS "credit"
       FROM "journal_entries" e JOIN "journal_lines" l ON l."entry_id" = e."id" JOIN "accounts" a ON a."id" = l."account_id"
       WHERE e."organization_id" = ${orgId} AND e."source_type" IN ('invoice', 'expense', 'bank_transaction') AND l."vat_side" IS NOT NULL
-        AND e."date" <= ${to} AND ${since}
+        AND ${which}
       GROUP BY e."id", l."vat_side", l."vat_role", l."vat_category", l."vat_rate_bp", l."vat_note", l."account_id"
       ORDER BY e."date", e."id", l."vat_side", l."vat_role", l."vat_category", l."vat_rate_bp" DESC`,
   );
