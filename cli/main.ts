@@ -21,6 +21,7 @@ import { registerPeppolCommands } from "./commands/peppol.ts";
 import { registerRecurringCommands } from "./commands/recurring.ts";
 import { registerRateCommands } from "./commands/rates.ts";
 import { registerTokenCommands } from "./commands/tokens.ts";
+import { registerVatReturnCommands } from "./commands/vat-returns.ts";
 import { UserError } from "./globals.ts";
 import { printError, terminalSafe } from "./output.ts";
 
@@ -42,6 +43,7 @@ export function buildProgram(): Command {
   registerPeppolCommands(program);
   registerRecurringCommands(program);
   registerRateCommands(program);
+  registerVatReturnCommands(program);
   return program;
 }
 

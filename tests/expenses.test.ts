@@ -52,7 +52,7 @@ describe("fields (api-spec 2.6, 4.6)", () => {
     expect(Object.keys(r.body.data).sort()).toEqual(
       [
         "amount", "amount_due", "amount_paid", "category", "created_at", "currency", "date", "description", "document_type", "document_url", "due_date", "id",
-        "external_id", "metadata", "payee_iban", "payment_reference", "payments", "prepaid_amount", "rejection_reason", "rounding_amount", "status", "supplier_id", "supplier_invoice_number", "total", "updated_at", "vat_amount",
+        "external_id", "metadata", "payee_iban", "payment_reference", "payments", "prepaid_amount", "rejection_reason", "rounding_amount", "self_assessed_vat_rate_id", "status", "supplier_id", "supplier_invoice_number", "total", "updated_at", "vat_amount",
         "vat_rate_id", "vendor",
       ].sort(),
     );
@@ -79,6 +79,7 @@ describe("fields (api-spec 2.6, 4.6)", () => {
   test("every field rule: a 422 naming the field", async () => {
     const other = env.newOrg("Foreign VAT");
     const [foreignRate] = await vatRates(other.org.id);
+    const reverseCharge = (await vatRates()).find((r) => r.category === "AE");
     const cases: [Record<string, unknown>, string][] = [
       [{ category: undefined }, "category"],
       [{ category: "" }, "category"],
@@ -105,6 +106,9 @@ describe("fields (api-spec 2.6, 4.6)", () => {
       [{ vat_rate_id: "not-a-uuid" }, "vat_rate_id"],
       [{ vat_rate_id: foreignRate!.id }, "vat_rate_id"],
       [{ vat_rate_id: "01900000-0000-7000-8000-000000000000" }, "vat_rate_id"],
+      [{ self_assessed_vat_rate_id: foreignRate!.id }, "self_assessed_vat_rate_id"],
+      // VAT is self-assessed at a standard rate: a reverse-charge rate says nothing
+      [{ self_assessed_vat_rate_id: reverseCharge!.id }, "self_assessed_vat_rate_id"],
       [{ status: "approved" }, "status"],
       [{ supplier_id: "01900000-0000-7000-8000-000000000000" }, "supplier_id"],
       [{ rejection_reason: "x" }, "rejection_reason"],

@@ -130,6 +130,7 @@ export async function seedFixture(env: TestEnv): Promise<Fixture> {
     "org-tokens": orgToken.id,
     "journal-entries": entry.id,
     "fiscal-years": "2025",
+    "vat-returns": "2025-Q4",
     "expense-categories": "travel",
     "received-documents": received.body.data.id,
     "payment-runs": run.id,

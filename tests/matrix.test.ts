@@ -78,8 +78,9 @@ describe("tenant isolation", () => {
     const failures: string[] = [];
     // a fiscal year is a calendar year and an expense category a name, not rows of one
     // organisation: another organisation's 2025 and "travel" are its own (tests/ledger.test.ts,
-    // tests/expense-categories.test.ts show that changing them leaves ours as they were)
-    const idRoutes = operations.filter((o) => o.path.includes("{") && !o.path.includes("{year}") && !o.path.includes("{category}"));
+    // tests/expense-categories.test.ts show that changing them leaves ours as they were); a VAT
+    // period likewise (another organisation's 2025-Q4 is its own return)
+    const idRoutes = operations.filter((o) => o.path.includes("{") && !o.path.includes("{year}") && !o.path.includes("{category}") && !o.path.includes("{period}"));
     expect(idRoutes.length).toBeGreaterThan(20);
     for (const o of idRoutes) {
       const path = fillPath(o.path, fixture);

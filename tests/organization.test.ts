@@ -14,7 +14,7 @@ const ORG_KEYS = [
   "address", "api_access", "chart", "city", "company_number", "contact_name", "country", "created_at", "currency", "default_bank_account_id", "einvoice_business_customers", "email",
   "first_fiscal_year_end", "first_fiscal_year_start", "fiscal_year_start",
   "id", "language", "late_compensation", "late_compensation_by_currency", "mail_reply_to", "mail_sender_name", "name", "own_smtp", "payment_instructions", "peppol_id",
-  "peppol_provider", "phone", "postal_code", "prices_include_vat", "send_on_finalize", "timezone", "updated_at", "vat_number", "website",
+  "peppol_provider", "phone", "postal_code", "prices_include_vat", "send_on_finalize", "timezone", "updated_at", "vat_number", "vat_period", "website",
 ];
 
 const identity = {

@@ -47,6 +47,9 @@ const ADDED_AFTER_0000 = new Set([
   "seller",
   "buyer",
   "payee",
+  "supply_type", // 0040: null on lines written before it (reported by their category's default)
+  "vat_period", // 0039
+  "self_assessed_vat_rate_id", // 0040
 ]);
 
 function comparable(value: unknown): unknown {

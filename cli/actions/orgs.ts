@@ -34,6 +34,7 @@ export type CreateOrgOptions = GlobalOptions & {
   fiscalYearStart?: string;
   firstFiscalYearStart?: string;
   firstFiscalYearEnd?: string;
+  vatPeriod?: string;
 };
 export type CreateUserOptions = GlobalOptions & { org: string; email: string; name: string; role: string };
 

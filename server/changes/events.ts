@@ -17,6 +17,7 @@ export const WEBHOOK_EVENTS = [
   "bank_transaction.imported", "bank_transaction.matched", "bank_transaction.booked", "bank_transaction.unbooked",
   "account.created", "account.updated", "account.deleted",
   "bank_transaction.allocated", "bank_transaction.reclassified",
+  "vat_return.filed",
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
@@ -38,6 +39,7 @@ export const RESOURCE_VIEW_ABILITY: Record<EventResource, Ability> = {
   fiscal_year: "accounting.view",
   bank_transaction: "banking.view",
   account: "accounting.view",
+  vat_return: "reporting.view",
 };
 
 export const resourceOf = (event: string): EventResource => event.slice(0, event.indexOf(".")) as EventResource;

@@ -5,7 +5,7 @@
  * chart is chosen at creation).
  */
 import { t } from "elysia";
-import { CHARTS, PEPPOL_PROVIDERS } from "../../db/values.ts";
+import { CHARTS, PEPPOL_PROVIDERS, VAT_PERIODS } from "../../db/values.ts";
 import { Language } from "../contacts/party-model.ts";
 import { PeppolId } from "../documents/peppol.ts";
 import { Country, Currency, DateString, Email, Money, moneyInput, Nullable, strictObject, Text, Timestamp, Uuid, VatNumber, withoutDefault } from "../lib/schemas.ts";
@@ -37,6 +37,8 @@ const FIRST_FISCAL_YEAR_START =
 const FIRST_FISCAL_YEAR_END =
   "The last day of its first fiscal year, which lasts 6 to 24 months and ends the day before a fiscal year starts (e.g. 2027-06-30); null: no first year, regular years all along";
 
+const VAT_PERIOD =
+  "How often it files its VAT return: monthly or quarterly (default); its VAT return periods are named YYYY-MM or YYYY-Qn after it (docs/books.md#the-vat-return)";
 const TIMEZONE = "The IANA time zone its dates are local to (a reminder run's date, the day a reminder was accepted), e.g. Europe/Brussels (the default)";
 
 export const OrganizationModel = {
@@ -69,6 +71,7 @@ export const OrganizationModel = {
       fiscal_year_start: t.Optional(t.String({ pattern: "^[0-9]{2}-[0-9]{2}$", description: FISCAL_YEAR_START, examples: ["07-01"] })),
       first_fiscal_year_start: t.Optional(Nullable(t.String({ ...DateString, description: FIRST_FISCAL_YEAR_START }))),
       first_fiscal_year_end: t.Optional(Nullable(t.String({ ...DateString, description: FIRST_FISCAL_YEAR_END }))),
+      vat_period: t.Optional(withoutDefault(t.UnionEnum([...VAT_PERIODS], { description: VAT_PERIOD }))),
     },
     { title: "OrganizationUpdate" },
   ),
@@ -116,6 +119,7 @@ export const OrganizationModel = {
       fiscal_year_start: t.String({ description: FISCAL_YEAR_START, examples: ["01-01"] }),
       first_fiscal_year_start: Nullable(t.String({ ...DateString, description: FIRST_FISCAL_YEAR_START })),
       first_fiscal_year_end: Nullable(t.String({ ...DateString, description: FIRST_FISCAL_YEAR_END })),
+      vat_period: t.UnionEnum([...VAT_PERIODS], { description: VAT_PERIOD }),
       created_at: Timestamp,
       updated_at: Timestamp,
     },

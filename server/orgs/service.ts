@@ -3,6 +3,7 @@
  * goes through (CLI_ACTOR, findOrganization): nothing here loads a schema. The organisation's
  * identity, which the API's request schema checks, is identity.ts.
  */
+import { VAT_PERIODS, type VatPeriod } from "../../db/values.ts";
 import { oneLineProblem } from "../lib/characters.ts";
 import { isCountryCode, isCurrencyCode } from "../lib/iso-codes.ts";
 import { eq, or, sql } from "drizzle-orm";
@@ -26,7 +27,8 @@ export const CLI_ACTOR: Actor = { type: "cli", id: null, ip: null, requestId: nu
  * `iban` (and `bic`, `bankName`): the organisation's own bank account, the default; without it,
  * none. `chart`: the chart of accounts seeded, generic (the default) or be (the PCMN, named in
  * `language`). `fiscalYearStart` (MM-01) and `firstFiscalYearStart`/`End`: its fiscal years
- * (./fiscal-year-settings.ts); without them, calendar years.
+ * (./fiscal-year-settings.ts); without them, calendar years. `vatPeriod`: how often it files its
+ * VAT return, quarterly by default.
  */
 export type OrganizationInput = {
   name: string;
@@ -41,6 +43,8 @@ export type OrganizationInput = {
   fiscalYearStart?: string;
   firstFiscalYearStart?: string;
   firstFiscalYearEnd?: string;
+  /** how often it files its VAT return; default quarterly */
+  vatPeriod?: string;
 };
 
 export function createOrganization(db: Db, input: OrganizationInput, actor: Actor = CLI_ACTOR): Organization {
@@ -62,6 +66,8 @@ export function createOrganization(db: Db, input: OrganizationInput, actor: Acto
   if (bankName && bankName.length > 255) bag.add("bank_name", "The bank name must not be longer than 255 characters.");
   else if (bankName && oneLineProblem("bank name", bankName)) bag.add("bank_name", oneLineProblem("bank name", bankName)!);
   const { chart, language } = readChartOptions(bag, input);
+  const vatPeriod = input.vatPeriod ?? "quarterly";
+  if (!(VAT_PERIODS as readonly string[]).includes(vatPeriod)) bag.add("vat_period", "The VAT period must be monthly or quarterly.");
   bag.throwIfAny();
   const now = nowIso();
   const fiscalYears = fiscalYearSettings(
@@ -71,7 +77,7 @@ export function createOrganization(db: Db, input: OrganizationInput, actor: Acto
   );
   const org: Organization = { id: newId(), name, currency, country, apiAccess: input.apiAccess ?? true };
   return transaction(db, (tx) => {
-    tx.insert(organizations).values({ ...org, chart, language, ...fiscalYears, createdAt: now, updatedAt: now }).run();
+    tx.insert(organizations).values({ ...org, chart, language, ...fiscalYears, vatPeriod: vatPeriod as VatPeriod, createdAt: now, updatedAt: now }).run();
     seedVatRates(tx, org.id, country);
     const bankLedgerId = seedChart(tx, org.id, chart, language);
     // its own account, if given, is the default; without one, documents carry no payment instructions

@@ -182,6 +182,10 @@ describe("a Belgian user's first month, line by line", () => {
     // the fee waited in suspense since the import (the bank account held it already): booking takes it out of there
     expect(amounts[w.code("1900")]).toEqual(["0.00", "15.73"]);
     expect(amounts[w.accountA]).toBeUndefined();
+    // the Belgian return reports a bank line booked with VAT: money out is a purchase, by the account it went to (6900: services, 82)
+    const day = line(a, "1010002").booking_date;
+    const vat = await get(w, `/api/v1/reports/vat?from=${day}&to=${day}`);
+    expect(vat.belgian_return.grids).toEqual({ "59": "2.73", "72": "2.73", "82": "13.00" });
     const interest = await act(w, line(a, "1010007").id, "book", { account_id: w.code("4900"), description: "Interest Q1" });
     expect(interest.status, interest.text).toBe(200);
     expect(balanceOf(w, w.code("4900"))).toBe(-250);

@@ -1,0 +1,39 @@
+/** `kontor vat-return …` (declared in cli/commands/vat-returns.ts): server/vat-returns/service.ts on the command line. */
+import type { Scope } from "../../server/lib/scope.ts";
+import { CLI_ACTOR, findOrganization } from "../../server/orgs/service.ts";
+import { vatReturnService, type VatReturnShown } from "../../server/vat-returns/service.ts";
+import { open } from "../context.ts";
+import type { GlobalOptions } from "../globals.ts";
+import { printJson, printLine, printTable } from "../output.ts";
+
+export type VatReturnOptions = GlobalOptions & { org: string; askRestitution?: boolean };
+
+function scopeOf(options: VatReturnOptions): Scope {
+  const { db } = open(options);
+  return { db, org: findOrganization(db, options.org), actor: CLI_ACTOR };
+}
+
+function print(shown: VatReturnShown, options: VatReturnOptions): void {
+  if (options.json) return printJson(shown);
+  printLine(`VAT return ${shown.period} (${shown.from}..${shown.to}): ${shown.filed ? `filed ${shown.filed_at}` : "not filed"}`);
+  printTable(Object.entries(shown.grids).map(([grid, amount]) => ({ grid, amount, documents: shown.sources[grid]?.length ?? 0 })), [
+    ["GRID", (r) => r.grid],
+    ["AMOUNT", (r) => r.amount],
+    ["DOCUMENTS", (r) => (r.documents === 0 ? "" : String(r.documents))],
+  ]);
+  for (const warning of shown.warnings) printLine(`warning: ${warning}`);
+}
+
+export function show(period: string, options: VatReturnOptions): void {
+  print(vatReturnService.show(scopeOf(options), period), options);
+}
+
+export function xml(period: string, options: VatReturnOptions): void {
+  const file = vatReturnService.xml(scopeOf(options), period, options.askRestitution === true);
+  if (options.json) return printJson({ period, xml: file.body });
+  process.stdout.write(file.body);
+}
+
+export function file(period: string, options: VatReturnOptions): void {
+  print(vatReturnService.file(scopeOf(options), period, options.askRestitution === true), options);
+}
