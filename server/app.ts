@@ -21,6 +21,7 @@ import { paymentRunRoutes } from "./payment-runs/routes.ts";
 import { recurringInvoiceRoutes } from "./recurring/routes.ts";
 import { reminderRoutes } from "./reminders/routes.ts";
 import { reportRoutes } from "./reports/routes.ts";
+import { listingRoutes } from "./listings/routes.ts";
 import { supplierRoutes } from "./suppliers/routes.ts";
 import { tokenRoutes } from "./tokens/routes.ts";
 import { vatRateRoutes } from "./vat-rates/routes.ts";
@@ -60,6 +61,7 @@ export function createApp(runtime: Runtime, metrics: ThreadMetrics = createThrea
     .use(expenseCategoryRoutes(kernel))
     .use(fiscalYearRoutes(kernel))
     .use(reportRoutes(kernel))
+    .use(listingRoutes(kernel))
     .use(auditRoutes(kernel))
     .use(eventRoutes(kernel))
     .use(recurringInvoiceRoutes(kernel))
