@@ -27,7 +27,8 @@ const FEATURE_TIERS = [
   // the one write path of a change's side effects: postings, audit entry, outbox (webhook events)
   ["changes"],
   // settlement: payments of invoices and expenses and bank matches, below the documents they settle
-  ["settlement", "accounts", "contacts", "tokens", "bank-accounts", "expense-categories", "meta", "journal"],
+  // the Belgian VAT return (its grid table, what each document contributes, filing), read by reports
+  ["settlement", "accounts", "contacts", "tokens", "bank-accounts", "expense-categories", "meta", "journal", "vat-returns"],
   ["customers", "suppliers", "orgs", "reports"],
   ["webhooks", "fiscal-years", "invoices", "expenses"],
   // banking and payment runs (pain.001 files; banking matches their EndToEndIds through the schema alone);

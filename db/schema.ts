@@ -10,7 +10,7 @@ import {
   DOCUMENT_LANGUAGES, EINVOICE_PROFILES, EXPENSE_DOCUMENT_TYPES, EXPENSE_STATUSES, FISCAL_YEAR_STATUSES, INVOICE_STATUSES, INVOICE_TYPES, JOURNAL_SOURCES,
   PAYMENT_LINKS, PAYMENT_METHODS, REMINDER_CHANNELS, ROLES, SYSTEM_ACCOUNTS, TOKEN_TYPES, VAT_CATEGORIES, VAT_ROLES, VAT_SIDES,
   PEPPOL_PROVIDERS, RECURRING_INTERVALS, RECURRING_SEND_CHANNELS, RECURRING_STATUSES,
-  type DeliveryRecipients, type InvoiceStatus, type IssuedParties, type RecurringLine, type ReminderLevel, VAT_PERIODS,
+  type DeliveryRecipients, type InvoiceStatus, type IssuedParties, type RecurringLine, type ReminderLevel, VAT_PERIODS, SUPPLY_TYPES,
 } from "./values.ts";
 import { type AnySQLiteColumn, blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 // Each enum is declared once, beside the API schema that shows it; `enum` on a SQLite text
@@ -391,6 +391,8 @@ export const invoiceLines = sqliteTable(
     discountCents: integer("discount_cents").notNull().default(0),
     discountReason: text("discount_reason"),
     sortOrder: integer("sort_order").notNull(),
+    /** goods or services (the Belgian return's 44 and 46); null on lines issued before it existed, reported by the default of their category */
+    supplyType: text("supply_type", { enum: SUPPLY_TYPES }),
   },
   (t) => [index("invoice_lines_invoice").on(t.invoiceId, t.sortOrder)],
 );
@@ -483,6 +485,8 @@ export const expenses = sqliteTable(
      */
     prepaidCents: integer("prepaid_cents").notNull().default(0),
     roundingCents: integer("rounding_cents").notNull().default(0),
+    /** the rate of the VAT self-assessed on a reverse-charge purchase (K, AE); null: the organisation's standard rate */
+    selfAssessedVatRateId: text("self_assessed_vat_rate_id").references(() => vatRates.id),
     externalId: externalId(),
     metadata: metadata(),
     createdAt: createdAt(),
@@ -1327,4 +1331,27 @@ export const paymentRunItems = sqliteTable(
     index("payment_run_items_expense").on(t.expenseId),
     uniqueIndex("payment_run_items_org_end_to_end").on(t.organizationId, t.endToEndId),
   ],
+);
+
+/**
+ * A VAT return as filed (server/vat-returns): its grids and its Intervat XML byte for byte, never
+ * changed. A filed period is closed for VAT: documents dated in it that post later are reported in
+ * the next open period.
+ */
+export const vatReturns = sqliteTable(
+  "vat_returns",
+  {
+    id: id(),
+    organizationId: orgId(),
+    /** `2026-Q4` or `2026-11` */
+    period: text("period").notNull(),
+    periodFrom: text("period_from").notNull(),
+    periodTo: text("period_to").notNull(),
+    /** grid → amount in cents, as filed */
+    grids: text("grids", { mode: "json" }).$type<Record<string, number>>().notNull(),
+    xml: text("xml").notNull(),
+    askRestitution: bool("ask_restitution").notNull(),
+    filedAt: text("filed_at").notNull(),
+  },
+  (t) => [uniqueIndex("vat_returns_org_period").on(t.organizationId, t.period)],
 );

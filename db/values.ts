@@ -76,13 +76,22 @@ export type SystemAccount = (typeof SYSTEM_ACCOUNTS)[number];
 /** How often the organisation files its VAT return: each month or each quarter (docs/books.md). */
 export const VAT_PERIODS = ["monthly", "quarterly"] as const;
 export type VatPeriod = (typeof VAT_PERIODS)[number];
+/** what an invoice line supplies: the Belgian return tells goods (46) from services (44) abroad */
+export const SUPPLY_TYPES = ["goods", "services"] as const;
+export type SupplyType = (typeof SUPPLY_TYPES)[number];
 /** What posted an entry: a document or payment (automatic), a person (manual), a year-end close. */
 /** bank_statement: a bank account's opening balance, from its first statement; bank_transaction: a bank line booked to an account */
 export const JOURNAL_SOURCES = ["invoice", "payment", "expense", "expense_payment", "manual", "fiscal_year", "bank_statement", "bank_transaction"] as const;
 export type JournalSource = (typeof JOURNAL_SOURCES)[number];
 export const VAT_SIDES = ["sales", "purchases"] as const;
 export type VatSide = (typeof VAT_SIDES)[number];
-export const VAT_ROLES = ["base", "vat"] as const;
+/**
+ * base and vat: what the VAT report sums (vat_days). self_assessed_due / self_assessed_deductible:
+ * the VAT a purchaser owes under the reverse charge (intra-EU acquisitions, co-contractor and
+ * non-EU services) and deducts at once; the VAT return reads them (grids 55/56 and 59), the
+ * running VAT totals do not (they cancel out).
+ */
+export const VAT_ROLES = ["base", "vat", "self_assessed_due", "self_assessed_deductible"] as const;
 export type VatRole = (typeof VAT_ROLES)[number];
 export const FISCAL_YEAR_STATUSES = ["open", "closed"] as const;
 

@@ -233,6 +233,26 @@ describe("expenseEntry", () => {
     expectBalanced(draft);
   });
 
+  test("reverse charge received (K, AE): the VAT self-assessed at the standard rate is both due (VAT payable) and deductible (VAT receivable); a credit note takes both back", () => {
+    const chart = { ...PURCHASES, vatPayable: "acc-2200" };
+    const draft = expenseEntry({ ...expense, vendor: null, description: null, vatCents: 0, vatRate: { category: "K", rateBp: 0 }, selfAssessedRateBp: 2100 }, chart);
+    // 21 % of 100.00 = 21.00, on both sides: nothing more is payable to the supplier
+    expect(linesOf(draft)).toEqual([
+      { accountId: "acc-6500-travel", cents: 10_000, description: "Expense: Travel", vat: purchases("K", 0, "base") },
+      { accountId: "acc-1400", cents: 0, description: "Input VAT", vat: purchases("K", 0, "vat") },
+      { accountId: "acc-1400", cents: 2_100, description: "Self-assessed VAT 21.00 %, deductible", vat: { side: "purchases", role: "self_assessed_deductible", category: "K", rateBp: 0, note: false } },
+      { accountId: "acc-2200", cents: -2_100, description: "Self-assessed VAT 21.00 %, due", vat: { side: "purchases", role: "self_assessed_due", category: "K", rateBp: 0, note: false } },
+      { accountId: "acc-2100", cents: -10_000, description: "Expense: Travel" },
+    ]);
+    expectBalanced(draft);
+    const note = expenseEntry({ ...expense, documentType: "credit_note", vatCents: 0, vatRate: { category: "AE", rateBp: 0 }, selfAssessedRateBp: 600 }, chart);
+    // 6 % of 100.00 = 6.00, reversed
+    expect(note.lines.filter((l) => l.vat?.role.startsWith("self_assessed")).map((l) => [l.accountId, l.cents])).toEqual([["acc-1400", -600], ["acc-2200", 600]]);
+    expectBalanced(note);
+    // an ordinary rate self-assesses nothing
+    expect(expenseEntry({ ...expense, selfAssessedRateBp: 2100 }, chart).lines.some((l) => l.accountId === "acc-2200")).toBe(false);
+  });
+
   test("without a VAT rate: no VAT is zero rated (Z, 0 %); some VAT is standard rated at its effective rate, to 0.01 %", () => {
     const zero = expenseEntry({ ...expense, vatCents: 0, vatRate: null }, PURCHASES);
     expect(zero.lines.map((l) => l.vat && [l.vat.category, l.vat.rateBp])).toEqual([["Z", 0], ["Z", 0], undefined]);

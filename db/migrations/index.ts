@@ -39,6 +39,7 @@ import m36 from "./0036_statutory_interest.sql" with { type: "text" };
 import m37 from "./0037_reminders.sql" with { type: "text" };
 import m38 from "./0038_einvoice_profiles.sql" with { type: "text" };
 import m39 from "./0039_vat_period_suspense.sql" with { type: "text" };
+import m40 from "./0040_vat_returns.sql" with { type: "text" };
 
 export const embeddedMigrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_init", when: 1795372542016, breakpoints: true, sql: m0 },
@@ -81,4 +82,5 @@ export const embeddedMigrations: { tag: string; when: number; breakpoints: boole
   { tag: "0037_reminders", when: 1795680371898, breakpoints: true, sql: m37 },
   { tag: "0038_einvoice_profiles", when: 1795680625049, breakpoints: true, sql: m38 },
   { tag: "0039_vat_period_suspense", when: 1795775620164, breakpoints: true, sql: m39 },
+  { tag: "0040_vat_returns", when: 1795775972679, breakpoints: true, sql: m40 },
 ];

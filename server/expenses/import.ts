@@ -146,6 +146,7 @@ export function importSupplierDocument(scope: Scope, received: ReceivedFile | Do
       dueDate: doc.dueDate !== null && doc.dueDate >= doc.issueDate ? doc.dueDate : null,
       prepaidCents,
       roundingCents,
+      selfAssessedVatRateId: null,
       externalId: null,
       metadata: {},
       createdAt: now,

@@ -234,6 +234,7 @@ export const expenseService = {
         dueDate: null,
         prepaidCents: 0,
         roundingCents: 0,
+        selfAssessedVatRateId: null,
         externalId: null,
         metadata: {},
         ...columnsOf(tx, scope, input),

@@ -18,6 +18,7 @@
  * | invoice payment                  | bank                               | receivables                     |
  * | credit note refund (its payment) | receivables                        | bank                            |
  * | expense approved                 | category's expense account (net), VAT receivable, per category and rate | payables (gross) |
+ * | … reverse charged (K, AE)        | VAT receivable (self-assessed, deductible) | VAT payable (self-assessed, due) |
  * | … its document's prepaid amount  | payables (prepaid)                 | advances to suppliers (prepaid) |
  * | … its document's rounding        | category's expense account         | payables                        |
  * | supplier credit note approved    | payables (gross)                   | the expense account, VAT receivable |
@@ -94,13 +95,18 @@ export type ExpenseFigures = {
   vatLines: readonly ExpenseVatGroup[];
   /** the rate of its `vat_rate_id`, when it has one (read only without a breakdown); else its effective rate is reported */
   vatRate: { category: VatCategory; rateBp: number } | null;
+  /**
+   * the rate the purchaser self-assesses VAT at on its reverse-charged groups (K, AE): its
+   * `self_assessed_vat_rate_id`'s, else the organisation's standard rate; null: none self-assessed
+   */
+  selfAssessedRateBp?: number | null;
 };
 
 /**
  * The accounts an expense posts to: its category's expense account, VAT receivable, payables, and
  * (only read for a document with a prepaid amount) advances to suppliers.
  */
-export type PurchasesChart = { expense: string; vatReceivable: string; payables: string; supplierAdvances: string | null };
+export type PurchasesChart = { expense: string; vatReceivable: string; payables: string; supplierAdvances: string | null; vatPayable?: string };
 
 /** An account's result of a year in one currency: the sum of its debits less its credits. */
 export type YearResult = { accountId: string; currency: string; net: number };
@@ -194,6 +200,11 @@ const expenseName = (expense: Pick<ExpenseFigures, "category" | "vendor">) => `E
  * it has one (an imported e-invoice; in the journal's order), else one pair at its rate. A
  * supplier's credit note posts the reverse (payables debited; the expense account and VAT
  * receivable credited), tagged as a note.
+ *
+ * A group at K or AE is reverse charged: the purchaser owes its VAT and deducts it at once (the
+ * Belgian return's 55 or 56, and 59), at `selfAssessedRateBp` of its base: VAT payable credited
+ * (role self_assessed_due), VAT receivable debited (self_assessed_deductible), so the VAT accounts
+ * hold what the return says; a credit note takes both back.
  */
 export function expenseEntry(expense: ExpenseFigures, chart: PurchasesChart): EntryDraft {
   const sign = expense.documentType === "credit_note" ? -1 : 1;
@@ -210,6 +221,12 @@ export function expenseEntry(expense: ExpenseFigures, chart: PurchasesChart): En
     const rate = breakdown ? `, VAT ${rateLabel(r)}` : "";
     lines.push({ accountId: chart.expense, cents: sign * r.baseCents, description: `${name}${rate}`, vat: { ...tag, role: "base" } });
     lines.push({ accountId: chart.vatReceivable, cents: sign * r.vatCents, description: `Input VAT${rate}`, vat: { ...tag, role: "vat" } });
+    if ((r.category === "K" || r.category === "AE") && expense.selfAssessedRateBp && chart.vatPayable) {
+      const selfAssessed = Math.round((r.baseCents * expense.selfAssessedRateBp) / 10_000);
+      const label = `Self-assessed VAT ${(expense.selfAssessedRateBp / 100).toFixed(2)} %${rate}`;
+      lines.push({ accountId: chart.vatReceivable, cents: sign * selfAssessed, description: `${label}, deductible`, vat: { ...tag, role: "self_assessed_deductible" } });
+      lines.push({ accountId: chart.vatPayable, cents: -sign * selfAssessed, description: `${label}, due`, vat: { ...tag, role: "self_assessed_due" } });
+    }
   }
   lines.push({ accountId: chart.payables, cents: -sign * (expense.amountCents + expense.vatCents), description: name });
   // BT-114: the rounding the document adds to what is payable is part of what the purchase costs
@@ -414,7 +431,27 @@ export function readExpenseFigures(tx: Tx, expense: ExpenseRow): ExpenseFigures 
     if (rate) vatRate = rate;
   }
   const { id, documentType, category, vendor, description, date, currency, amountCents, vatCents, prepaidCents, roundingCents } = expense;
-  return { id, documentType, category, vendor, description, date, currency, amountCents, vatCents, prepaidCents, roundingCents, vatLines, vatRate };
+  const selfAssessedRateBp = selfAssessedRate(tx, expense);
+  return { id, documentType, category, vendor, description, date, currency, amountCents, vatCents, prepaidCents, roundingCents, vatLines, vatRate, selfAssessedRateBp };
+}
+
+/**
+ * The rate VAT is self-assessed at on a reverse-charged purchase: the expense's
+ * `self_assessed_vat_rate_id`, else the organisation's standard rate (its highest S rate; 21 %
+ * when it has none).
+ */
+function selfAssessedRate(tx: Tx, expense: ExpenseRow): number {
+  if (expense.selfAssessedVatRateId) {
+    const named = tx.select({ rateBp: vatRates.rateBp }).from(vatRates).where(eq(vatRates.id, expense.selfAssessedVatRateId)).get();
+    if (named) return named.rateBp;
+  }
+  const standard = tx
+    .select({ rateBp: vatRates.rateBp })
+    .from(vatRates)
+    .where(and(eq(vatRates.organizationId, expense.organizationId), eq(vatRates.category, "S")))
+    .orderBy(desc(vatRates.rateBp))
+    .get();
+  return standard?.rateBp ?? 2100;
 }
 
 /** The accounts an expense posts to: its category's (./accounts.ts), VAT receivable, payables, and advances when it has a prepaid amount. */
@@ -422,7 +459,8 @@ export function readPurchasesChart(tx: Tx, orgId: string, category: string, prep
   const expense = categoryAccount(tx, orgId, category).id;
   const vatReceivable = systemAccount(tx, orgId, "vat_receivable").id;
   const supplierAdvances = prepaid ? supplierAdvancesAccountId(tx, orgId) : null;
-  return { expense, vatReceivable, payables: systemAccount(tx, orgId, "payables").id, supplierAdvances };
+  const vatPayable = systemAccount(tx, orgId, "vat_payable").id;
+  return { expense, vatReceivable, payables: systemAccount(tx, orgId, "payables").id, supplierAdvances, vatPayable };
 }
 
 /** Every revenue and expense account's result of `year`, per currency, by currency and account code. */

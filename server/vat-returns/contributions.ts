@@ -1,0 +1,272 @@
+/**
+ * What each document brings to a VAT return: the journal's VAT-tagged lines of invoices, credit
+ * notes, expenses and bank lines booked with VAT, each put in its grid by ./grids.ts. The return is
+ * the sum of these per grid (plus 71/72). Issued documents are reported as they were posted: the
+ * buyer as issued on the invoice, the account the expense posted to; nothing is recomputed.
+ *
+ * A document is reported in the period of its date, unless that period was filed before the
+ * document posted (its journal entry was created after the filing): then in the first period
+ * after it that was not filed by then, and named in that return's warnings.
+ */
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { Tx } from "../../db/client.ts";
+import { accounts, bankTransactions, expenses, invoiceLines, invoices, suppliers, vatRates, vatReturns } from "../../db/schema.ts";
+import type { SupplyType, VatCategory, VatRole, VatSide } from "../../db/values.ts";
+import { nextVatPeriod, vatPeriodOf, type VatPeriodName } from "../lib/vat-period.ts";
+import { defaultSupplyType, purchaseGrids, regionOf, saleGrids, type ChartKind } from "./grids.ts";
+
+export type GridContribution = {
+  side: "sales" | "purchases";
+  sourceType: "invoice" | "expense" | "bank_transaction";
+  sourceId: string;
+  number: string | null;
+  date: string;
+  /** the period it is reported in */
+  reportedIn: string;
+  party: { id: string | null; name: string | null; country: string | null; vatNumber: string | null };
+  /** "00".."88", two digits */
+  grid: string;
+  /** as the grid counts it: positive, but negative where it reduces the grid (a credit note received in 81–83, a cancellation) */
+  cents: number;
+  /** for 44, 46 and 48 rows: the intra-Community listing code */
+  intraCode: "L" | "S" | "T" | null;
+  /** the journal entry it comes from */
+  entryId: string;
+  /** the document is a credit note (issued or received) */
+  creditNote: boolean;
+};
+
+export type PeriodContributions = { contributions: GridContribution[]; warnings: string[] };
+
+type TaggedRow = {
+  entryId: string;
+  sourceType: "invoice" | "expense" | "bank_transaction";
+  sourceId: string;
+  date: string;
+  createdAt: string;
+  currency: string;
+  side: VatSide;
+  role: VatRole;
+  category: VatCategory;
+  rateBp: number;
+  note: number;
+  accountCode: string;
+  accountType: string;
+  /** credits less debits */
+  credit: number;
+};
+
+/** The chart the organisation was seeded with: the Belgian one's sales account is in class 7. */
+export function chartKind(tx: Tx, orgId: string): ChartKind {
+  const sales = tx.select({ code: accounts.code }).from(accounts).where(and(eq(accounts.organizationId, orgId), eq(accounts.systemAccount, "sales"))).get();
+  return sales?.code.startsWith("7") ? "be" : "generic";
+}
+
+/** The filings of the organisation: period name → when it was filed. */
+export function filings(tx: Tx, orgId: string): Map<string, string> {
+  return new Map(tx.select({ period: vatReturns.period, filedAt: vatReturns.filedAt }).from(vatReturns).where(eq(vatReturns.organizationId, orgId)).all().map((r) => [r.period, r.filedAt]));
+}
+
+/** The period a document dated `date` whose entry was created at `createdAt` is reported in. */
+export function reportedPeriod(kind: VatPeriodName["kind"], date: string, createdAt: string, filed: Map<string, string>): VatPeriodName {
+  let p = vatPeriodOf(kind, date);
+  for (let filedAt = filed.get(p.name); filedAt !== undefined && filedAt < createdAt; filedAt = filed.get(p.name)) p = nextVatPeriod(p);
+  return p;
+}
+
+export function periodContributions(tx: Tx, orgId: string, period: VatPeriodName): GridContribution[] {
+  return collectPeriod(tx, orgId, period).contributions;
+}
+
+/** The contributions reported in `period`, and the warnings about them (a late document, a rule marked with a warning, another currency). */
+export function collectPeriod(tx: Tx, orgId: string, period: VatPeriodName): PeriodContributions {
+  const filed = filings(tx, orgId);
+  // documents dated in an earlier, filed period and posted after its filing may land here
+  const earlierFilings = [...filed].filter(([name]) => name < period.name).map(([, at]) => at);
+  const lateSince = earlierFilings.length > 0 ? earlierFilings.reduce((a, b) => (a < b ? a : b)) : null;
+  const rows = tx.all<TaggedRow>(
+    sql`SELECT e."id" AS "entryId", e."source_type" AS "sourceType", e."source_id" AS "sourceId", e."date" AS "date", e."created_at" AS "createdAt",
+        e."currency" AS "currency", l."vat_side" AS "side", l."vat_role" AS "role", l."vat_category" AS "category", l."vat_rate_bp" AS "rateBp",
+        l."vat_note" AS "note", a."code" AS "accountCode", a."type" AS "accountType", sum(l."credit_cents" - l."debit_cents") AS "credit"
+      FROM "journal_entries" e JOIN "journal_lines" l ON l."entry_id" = e."id" JOIN "accounts" a ON a."id" = l."account_id"
+      WHERE e."organization_id" = ${orgId} AND e."source_type" IN ('invoice', 'expense', 'bank_transaction') AND l."vat_side" IS NOT NULL
+        AND e."date" <= ${period.to} AND (e."date" >= ${period.from} OR (${lateSince} IS NOT NULL AND e."created_at" > ${lateSince}))
+      GROUP BY e."id", l."vat_side", l."vat_role", l."vat_category", l."vat_rate_bp", l."vat_note", l."account_id"
+      ORDER BY e."date", e."id", l."vat_side", l."vat_role", l."vat_category", l."vat_rate_bp" DESC`,
+  );
+  const warnings: string[] = [];
+  const kept: TaggedRow[] = [];
+  const warnedLate = new Set<string>();
+  const foreign = new Set<string>();
+  for (const r of rows) {
+    if (reportedPeriod(period.kind, r.date, r.createdAt, filed).name !== period.name) continue;
+    if (r.currency !== "EUR") {
+      foreign.add(r.entryId);
+      continue;
+    }
+    kept.push(r);
+  }
+  if (foreign.size > 0) warnings.push(`${foreign.size} document(s) of the period are not in EUR and are not reported: Kontor keeps no exchange rates; add them by hand.`);
+  const byEntry = Map.groupBy(kept, (r) => r.entryId);
+  const chart = chartKind(tx, orgId);
+  const docs = readDocuments(tx, orgId, kept);
+  const out: GridContribution[] = [];
+  const warnOnce = new Set<string>();
+  const warn = (text: string) => {
+    if (!warnOnce.has(text)) warnings.push(text);
+    warnOnce.add(text);
+  };
+  for (const [entryId, lines] of byEntry) {
+    const first = lines[0]!;
+    const doc = docs.get(`${first.sourceType}:${first.sourceId}`) ?? { number: null, party: { id: null, name: null, country: null, vatNumber: null }, supply: new Map(), label: `${first.sourceType} ${first.sourceId}` };
+    if (first.date < period.from && !warnedLate.has(first.sourceId)) {
+      warnedLate.add(first.sourceId);
+      warn(`${doc.label}, dated ${first.date} in the filed period ${vatPeriodOf(period.kind, first.date).name}, posted after it was filed: reported in ${period.name}.`);
+    }
+    const base = { sourceType: first.sourceType, sourceId: first.sourceId, number: doc.number, date: first.date, reportedIn: period.name, party: doc.party, entryId };
+    const region = regionOf(doc.party.country);
+    for (const l of lines) {
+      const note = l.note === 1;
+      if (l.side === "sales") {
+        const signed = l.credit * (note ? -1 : 1);
+        if (l.role === "vat") {
+          if (signed !== 0) out.push({ ...base, side: "sales", grid: note ? "64" : "54", cents: signed, intraCode: null, creditNote: note });
+          continue;
+        }
+        if (l.role !== "base") continue;
+        // the base split into goods and services by the invoice's lines at this category and rate
+        const split = splitSupply(signed, doc.supply.get(`${l.category}:${l.rateBp}`), l.category);
+        for (const [supply, cents] of split) {
+          if (cents === 0) continue;
+          const grids = saleGrids({ category: l.category, rateBp: l.rateBp, buyer: region, supply }, note);
+          if (!grids) continue;
+          if (grids.rule.warning) warn(`${doc.label} ${grids.rule.warning}.`);
+          out.push({ ...base, side: "sales", grid: grids.base, cents, intraCode: grids.intraCode, creditNote: note });
+        }
+      } else {
+        const debit = -l.credit;
+        const grids = purchaseGrids({ account: { code: l.accountCode, type: l.accountType }, chart, category: l.category, supplier: region }, note);
+        if (l.role === "base") {
+          if (debit === 0) continue;
+          if (grids.nature.warning) warn(`${doc.label} ${grids.nature.warning} (account ${l.accountCode}).`);
+          if (grids.reverse?.warning) warn(`${doc.label} ${grids.reverse.warning}.`);
+          out.push({ ...base, side: "purchases", grid: grids.nature.grid, cents: debit, intraCode: null, creditNote: note });
+          if (grids.second) out.push({ ...base, side: "purchases", grid: grids.second, cents: note ? -debit : debit, intraCode: null, creditNote: note });
+        } else if (l.role === "vat") {
+          if (debit !== 0) out.push({ ...base, side: "purchases", grid: note ? "63" : "59", cents: note ? -debit : debit, intraCode: null, creditNote: note });
+        } else if (l.role === "self_assessed_deductible") {
+          if (debit !== 0) out.push({ ...base, side: "purchases", grid: "59", cents: debit, intraCode: null, creditNote: note });
+        } else if (l.role === "self_assessed_due") {
+          // on the VAT payable account: a credit is VAT due
+          const due = lines.find((b) => b.role === "base" && b.category === l.category && b.note === l.note);
+          const rule = due ? purchaseGrids({ account: { code: due.accountCode, type: due.accountType }, chart, category: l.category, supplier: region }, note).reverse : null;
+          if (l.credit !== 0) out.push({ ...base, side: "purchases", grid: rule?.due ?? "56", cents: l.credit, intraCode: null, creditNote: note });
+        }
+      }
+    }
+  }
+  return { contributions: out, warnings };
+}
+
+/** Splits a base between goods and services: the goods lines' amount goes to goods (at most the base), the rest to services. */
+function splitSupply(cents: number, lines: { goods: number; services: number } | undefined, category: VatCategory): [SupplyType, number][] {
+  if (!lines) return [[defaultSupplyType(category), cents]];
+  if (lines.services === 0 && lines.goods !== 0) return [["goods", cents]];
+  if (lines.goods === 0) return [["services", cents]];
+  const goods = Math.sign(cents) * Math.min(Math.abs(cents), Math.abs(lines.goods));
+  return [
+    ["goods", goods],
+    ["services", cents - goods],
+  ];
+}
+
+type DocumentInfo = {
+  label: string;
+  number: string | null;
+  party: GridContribution["party"];
+  /** an invoice's line amounts per `category:rateBp`, goods and services apart */
+  supply: Map<string, { goods: number; services: number }>;
+};
+
+function readDocuments(tx: Tx, orgId: string, rows: readonly TaggedRow[]): Map<string, DocumentInfo> {
+  const ids = (type: string) => [...new Set(rows.filter((r) => r.sourceType === type).map((r) => r.sourceId))];
+  const out = new Map<string, DocumentInfo>();
+  const invoiceIds = ids("invoice");
+  for (let i = 0; i < invoiceIds.length; i += 500) {
+    const chunk = invoiceIds.slice(i, i + 500);
+    const found = tx
+      .select({ id: invoices.id, number: invoices.number, type: invoices.type, customerId: invoices.customerId, issuedParties: invoices.issuedParties })
+      .from(invoices)
+      .where(and(eq(invoices.organizationId, orgId), inArray(invoices.id, chunk)))
+      .all();
+    const lines = tx
+      .select({
+        invoiceId: invoiceLines.invoiceId,
+        category: sql<VatCategory>`coalesce(${vatRates.category}, 'Z')`,
+        rateBp: invoiceLines.vatRateBp,
+        supplyType: invoiceLines.supplyType,
+        amountCents: invoiceLines.amountCents,
+      })
+      .from(invoiceLines)
+      .leftJoin(vatRates, eq(vatRates.id, invoiceLines.vatRateId))
+      .where(inArray(invoiceLines.invoiceId, chunk))
+      .all();
+    const byInvoice = Map.groupBy(lines, (l) => l.invoiceId);
+    for (const inv of found) {
+      const buyer = inv.issuedParties?.buyer;
+      const supply = new Map<string, { goods: number; services: number }>();
+      for (const l of byInvoice.get(inv.id) ?? []) {
+        const key = `${l.category}:${l.rateBp}`;
+        const s = supply.get(key) ?? { goods: 0, services: 0 };
+        s[l.supplyType ?? defaultSupplyType(l.category)] += l.amountCents;
+        supply.set(key, s);
+      }
+      const kind = inv.type === "credit_note" ? "Credit note" : "Invoice";
+      out.set(`invoice:${inv.id}`, {
+        label: `${kind} ${inv.number}`,
+        number: inv.number,
+        party: { id: inv.customerId, name: buyer?.name ?? null, country: buyer?.country ?? null, vatNumber: buyer?.vatNumber ?? null },
+        supply,
+      });
+    }
+  }
+  const expenseIds = ids("expense");
+  for (let i = 0; i < expenseIds.length; i += 500) {
+    const found = tx
+      .select({
+        id: expenses.id,
+        number: expenses.supplierInvoiceNumber,
+        type: expenses.documentType,
+        vendor: expenses.vendor,
+        supplierId: suppliers.id,
+        name: suppliers.name,
+        country: suppliers.country,
+        vatNumber: suppliers.vatNumber,
+      })
+      .from(expenses)
+      .leftJoin(suppliers, eq(suppliers.id, expenses.supplierId))
+      .where(and(eq(expenses.organizationId, orgId), inArray(expenses.id, expenseIds.slice(i, i + 500))))
+      .all();
+    for (const e of found) {
+      const what = e.type === "credit_note" ? "Supplier credit note" : "Expense";
+      out.set(`expense:${e.id}`, {
+        label: `${what} ${e.number ?? e.id}${e.name ?? e.vendor ? ` (${e.name ?? e.vendor})` : ""}`,
+        number: e.number,
+        party: { id: e.supplierId, name: e.name ?? e.vendor, country: e.country, vatNumber: e.vatNumber },
+        supply: new Map(),
+      });
+    }
+  }
+  const lineIds = ids("bank_transaction");
+  for (let i = 0; i < lineIds.length; i += 500) {
+    const found = tx
+      .select({ id: bankTransactions.id, name: bankTransactions.counterpartyName, date: bankTransactions.bookingDate })
+      .from(bankTransactions)
+      .where(and(eq(bankTransactions.organizationId, orgId), inArray(bankTransactions.id, lineIds.slice(i, i + 500))))
+      .all();
+    for (const b of found) {
+      out.set(`bank_transaction:${b.id}`, { label: `Bank line ${b.id} of ${b.date}`, number: null, party: { id: null, name: b.name, country: null, vatNumber: null }, supply: new Map() });
+    }
+  }
+  return out;
+}
