@@ -33,6 +33,7 @@ const IntraLine = t.Object(
   {
     vat_number: t.String({ description: "The customer's VAT number as issued, compact, with its country prefix", examples: ["NL999999999B01"] }),
     country: t.String({ description: "The member state that issued it, as Intervat names it (Greece EL)", examples: ["NL"] }),
+    number: t.String({ description: "The number after the country prefix, as the listing writes it", examples: ["999999999B01"] }),
     code: t.UnionEnum(["L", "S", "T"], { description: "L: intra-Community supply of goods (grid 46); S: services taxed in the customer's state (grid 44); T: triangular supply (not produced by Kontor)" }),
     amount: t.String({ ...Money, description: "The base of the period, less the credit notes on it (grid 48), without VAT" }),
     name: t.String(),
@@ -59,6 +60,9 @@ export const ListingModel = {
   intra: t.Object(
     {
       period: t.String({ examples: ["2026-Q1"] }),
+      kind: t.UnionEnum(["monthly", "quarterly"], { description: "The organisation's vat_period" }),
+      year: t.Integer(),
+      index: t.Integer({ description: "The quarter (1–4) or the month (1–12)" }),
       from: t.String({ format: "date" }),
       to: t.String({ format: "date" }),
       declarant: Declarant,
