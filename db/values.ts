@@ -144,6 +144,8 @@ export type RecurringLine = {
   discount_percent: string | null;
   discount_amount: string | null;
   discount_reason: string | null;
+  /** absent in templates written before it existed: the line's default */
+  supply_type?: SupplyType | null;
 };
 
 // reminders (issue 30)

@@ -22,6 +22,7 @@ import { recurringInvoiceRoutes } from "./recurring/routes.ts";
 import { reminderRoutes } from "./reminders/routes.ts";
 import { reportRoutes } from "./reports/routes.ts";
 import { listingRoutes } from "./listings/routes.ts";
+import { vatReturnRoutes } from "./vat-returns/routes.ts";
 import { supplierRoutes } from "./suppliers/routes.ts";
 import { tokenRoutes } from "./tokens/routes.ts";
 import { vatRateRoutes } from "./vat-rates/routes.ts";
@@ -61,6 +62,7 @@ export function createApp(runtime: Runtime, metrics: ThreadMetrics = createThrea
     .use(expenseCategoryRoutes(kernel))
     .use(fiscalYearRoutes(kernel))
     .use(reportRoutes(kernel))
+    .use(vatReturnRoutes(kernel))
     .use(listingRoutes(kernel))
     .use(auditRoutes(kernel))
     .use(eventRoutes(kernel))

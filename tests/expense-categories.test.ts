@@ -34,11 +34,27 @@ describe("expense categories", () => {
     expect(await postedTo("catering")).toBe("6300");
   });
 
+  test("a fixed-asset account (an asset without a system role) is accepted: investment goods post to it", async () => {
+    const org = (await env.api("GET", "/api/v1/organization")).body.data;
+    // the generic chart has no fixed-asset account: one as the accountant would add it
+    const now = new Date().toISOString();
+    env.db.$client.run(
+      `INSERT INTO accounts (id, organization_id, code, name, type, parent_id, is_active, description, system_account, created_at, updated_at) VALUES (?, ?, '1500', 'Equipment', 'asset', NULL, 1, 'Fixed assets', NULL, ?, ?)`,
+      [crypto.randomUUID(), org.id, now, now],
+    );
+    const equipment = (await accounts()).find((a) => a.code === "1500")!;
+    expect((await env.api("PUT", "/api/v1/expense-categories/laptops", { account_id: equipment.id })).status).toBe(200);
+    expect(await postedTo("laptops")).toBe("1500");
+  });
+
   test("an account that is not an expense account of the organisation is a 422 on account_id", async () => {
     const sales = (await accounts()).find((a) => a.code === "4100")!;
     const wrongType = await env.api("PUT", "/api/v1/expense-categories/travel", { account_id: sales.id });
     expect(wrongType.status).toBe(422);
-    expect(wrongType.body.errors.account_id[0]).toContain("4100 Sales is not an active expense account");
+    expect(wrongType.body.errors.account_id[0]).toContain("4100 Sales is not an active expense or fixed-asset account");
+    // an asset account with a system role (VAT receivable) is no fixed asset
+    const vatReceivable = (await accounts()).find((a) => a.code === "1400")!;
+    expect((await env.api("PUT", "/api/v1/expense-categories/travel", { account_id: vatReceivable.id })).status).toBe(422);
     const other = env.newOrg("Other categories");
     const theirs = (await accounts(other.token)).find((a) => a.code === "6300")!;
     const foreign = await env.api("PUT", "/api/v1/expense-categories/travel", { account_id: theirs.id });

@@ -31,7 +31,7 @@ const CUSTOMER_KEYS = [
   "metadata", "name", "payment_terms", "peppol_id", "phone", "postal_code", "preferred_channel", "reminders_paused", "reminders_paused_reason", "type", "updated_at", "vat_number",
 ];
 const LINE_KEYS = [
-  "amount", "description", "discount_amount", "discount_percent", "discount_reason", "id", "quantity", "sort_order", "unit_code", "unit_price", "vat_amount", "vat_rate",
+  "amount", "description", "discount_amount", "discount_percent", "discount_reason", "id", "quantity", "sort_order", "supply_type", "unit_code", "unit_price", "vat_amount", "vat_rate",
   "vat_rate_id",
 ];
 const PAYMENT_KEYS = ["amount", "bank_account_id", "created_at", "id", "payment_date", "payment_method", "reference"];

@@ -21,7 +21,7 @@ import { open } from "../context.ts";
 import type { GlobalOptions } from "../globals.ts";
 import { printJson, printLine, printRecord, printTable } from "../output.ts";
 
-export type CreateOrgOptions = GlobalOptions & { name: string; currency: string; country: string; apiAccess: boolean; iban?: string; bic?: string; bankName?: string };
+export type CreateOrgOptions = GlobalOptions & { name: string; currency: string; country: string; apiAccess: boolean; iban?: string; bic?: string; bankName?: string; vatPeriod?: string };
 export type CreateUserOptions = GlobalOptions & { org: string; email: string; name: string; role: string };
 
 const orgJson = (o: { id: string; name: string; currency: string; country: string; apiAccess: boolean }) => ({

@@ -53,6 +53,7 @@ export function registerOrgCommands(program: Command): void {
     .option("--bank-name <name>", "name of the bank of --iban")
     .option("--currency <code>", "ISO 4217 currency", "EUR")
     .option("--country <code>", "ISO 3166-1 alpha-2 country", "BE")
+    .addOption(new Option("--vat-period <period>", "how often it files its VAT return (its periods are YYYY-MM or YYYY-Qn)").choices(["monthly", "quarterly"]).default("quarterly"))
     .option("--no-api-access", "create with api_access off")
     .action(async (options: CreateOrgOptions) => (await actions()).createOrg(options));
   withGlobals(org.command("list").description("list organisations")).action(async (options: GlobalOptions) => (await actions()).listOrgs(options));
@@ -68,6 +69,7 @@ export function registerOrgCommands(program: Command): void {
   );
   for (const [flag, , description] of SET_FIELDS) set.option(flag, description);
   set.addOption(new Option("--language <code>", "default document language").choices([...DOCUMENT_LANGUAGES]));
+  set.addOption(new Option("--vat-period <period>", "how often it files its VAT return (its periods are YYYY-MM or YYYY-Qn)").choices(["monthly", "quarterly"]));
   for (const [flag, , description] of SET_SWITCHES) set.addOption(new Option(flag, description).choices(["on", "off"]));
   set.addOption(new Option("--send-on-finalize <channel>", "send every document at finalize over this channel (preferred: each customer's); off: never").choices(["email", "peppol", "preferred", "off"]));
   set.option("--smtp-url <url>", "its own SMTP server, e.g. smtp://user:password@mail.example.com:587 (stored encrypted; CLI only; \"\" goes back to the server's KONTOR_SMTP_URL)");
@@ -81,6 +83,7 @@ export function registerOrgCommands(program: Command): void {
       if (value !== undefined) input[field] = value === "" && nullable ? null : value;
     }
     if (options.language !== undefined) input.language = options.language;
+    if (options.vatPeriod !== undefined) input.vat_period = options.vatPeriod;
     if (options.sendOnFinalize !== undefined) input.send_on_finalize = options.sendOnFinalize === "off" ? null : options.sendOnFinalize;
     for (const [flag, field] of SET_SWITCHES) {
       const value = options[optionKey(flag)];

@@ -15,6 +15,7 @@ export const WEBHOOK_EVENTS = [
   "expense.created", "expense.updated", "expense.deleted", "expense.approved",
   "fiscal_year.closed", "fiscal_year.reopened",
   "bank_transaction.imported", "bank_transaction.matched", "bank_transaction.booked", "bank_transaction.unbooked",
+  "vat_return.filed",
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
@@ -35,6 +36,7 @@ export const RESOURCE_VIEW_ABILITY: Record<EventResource, Ability> = {
   expense: "expenses.view",
   fiscal_year: "accounting.view",
   bank_transaction: "banking.view",
+  vat_return: "reporting.view",
 };
 
 export const resourceOf = (event: string): EventResource => event.slice(0, event.indexOf(".")) as EventResource;

@@ -1,6 +1,7 @@
 /**
  * The category → expense account map (seeded from DEFAULT_CATEGORY_ACCOUNTS, server/accounts/seed.ts).
- * A category not in it posts to the `purchases` account, 6800 General expenses. Changing it
+ * A category not in it posts to the `purchases` account, 6800 General expenses. A category may
+ * post to a fixed-asset account instead (investment goods, reported in grid 83 of the VAT return). Changing it
  * changes what later approvals post; what is posted stays as it was.
  */
 import { and, asc, eq } from "drizzle-orm";
@@ -32,8 +33,10 @@ export const expenseCategoryService = {
     return transaction(scope.db, (tx) => {
       const account = tx.select().from(accounts).where(inOrg(accounts, scope.org.id, eq(accounts.id, input.account_id))).get();
       if (!account) throw ValidationFailed.field("account_id", "The selected account_id is invalid.");
-      if (account.type !== "expense" || !account.isActive) {
-        throw ValidationFailed.field("account_id", `The account ${account.code} ${account.name} is not an active expense account.`);
+      // an expense account, or a fixed-asset account (an asset without a system role; PCMN class 2): investment goods, the VAT return's 83
+      const fixedAsset = account.type === "asset" && account.systemAccount === null;
+      if ((account.type !== "expense" && !fixedAsset) || !account.isActive) {
+        throw ValidationFailed.field("account_id", `The account ${account.code} ${account.name} is not an active expense or fixed-asset account.`);
       }
       const now = nowIso();
       tx.insert(expenseCategoryAccounts)

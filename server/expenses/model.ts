@@ -17,6 +17,15 @@ const optionalFields = {
   description: t.Optional(Nullable(Text({ maxLength: 5000, multiline: true }))),
   vat_amount: t.Optional(moneyInput({ positive: false, description: "Decimal, minimum 0, at most 2 fraction digits; default 0" })),
   vat_rate_id: t.Optional(Nullable(t.String({ ...Uuid, description: "A VAT rate of the organisation (GET /api/v1/vat-rates)" }))),
+  self_assessed_vat_rate_id: t.Optional(
+    Nullable(
+      t.String({
+        ...Uuid,
+        description:
+          "A reverse-charged purchase (VAT rate of category K or AE): the standard-rate (S) VAT rate its VAT is self-assessed at, due and deductible (docs/books.md#the-vat-return); null: the organisation's standard rate",
+      }),
+    ),
+  ),
   vendor: t.Optional(
     Nullable(Text({ maxLength: 255, description: "Matched to a supplier by name (case-insensitive, trimmed); created when missing" })),
   ),
@@ -59,6 +68,7 @@ export const ExpenseModel = {
       amount: Money,
       vat_amount: Money,
       vat_rate_id: Nullable(Uuid),
+      self_assessed_vat_rate_id: Nullable(Uuid),
       date: DateString,
       vendor: Nullable(t.String()),
       status: t.UnionEnum([...EXPENSE_STATUSES], {

@@ -53,6 +53,7 @@ function presentExpense(row: ExpenseRow, paymentRows: ExpensePaymentRow[]) {
     amount: formatCents(row.amountCents),
     vat_amount: formatCents(row.vatCents),
     vat_rate_id: row.vatRateId,
+    self_assessed_vat_rate_id: row.selfAssessedVatRateId,
     date: row.date,
     vendor: row.vendor,
     status: row.status,
@@ -139,6 +140,12 @@ function columnsOf(tx: Tx, scope: Scope, input: ExpenseUpdate, current?: Expense
   if (input.vat_amount !== undefined) out.vatCents = readMoney(bag, "vat_amount", input.vat_amount, { min: 0 }) ?? undefined;
   if (input.vat_rate_id !== undefined) {
     out.vatRateId = input.vat_rate_id === null ? null : (readVatRate(tx, scope.org.id, bag, "vat_rate_id", input.vat_rate_id)?.id ?? null);
+  }
+  if (input.self_assessed_vat_rate_id !== undefined) {
+    const rate = input.self_assessed_vat_rate_id === null ? null : readVatRate(tx, scope.org.id, bag, "self_assessed_vat_rate_id", input.self_assessed_vat_rate_id);
+    // the VAT the purchaser owes is at a standard (or reduced) rate: a rate of another category says nothing
+    if (rate && rate.category !== "S") bag.add("self_assessed_vat_rate_id", `The VAT rate ${rate.name} is of category ${rate.category}: VAT is self-assessed at a standard-rate (S) VAT rate.`);
+    out.selfAssessedVatRateId = rate?.id ?? null;
   }
   if (input.date !== undefined) out.date = input.date;
   if (input.description !== undefined) out.description = input.description;

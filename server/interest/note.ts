@@ -59,6 +59,8 @@ function oneLine(description: string, cents: number): NewLine {
     discountReason: null,
     amountCents: cents,
     vatCents: 0,
+    // outside the scope of VAT: not on the return, whatever it supplies
+    supplyType: null,
   };
 }
 

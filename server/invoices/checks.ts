@@ -7,6 +7,8 @@ import { FieldErrorBag } from "../lib/errors.ts";
 import { formatCents, MAX_CENTS, readMoney } from "../lib/money.ts";
 import { inOrg } from "../lib/scope.ts";
 import { readVatRate } from "../vat-rates/service.ts";
+import { defaultSupplyType } from "../vat-returns/grids.ts";
+import type { SupplyType } from "../../db/values.ts";
 import type { AllowanceChargeInput, InvoiceType, LineInput } from "./model.ts";
 import { FULL_PERCENT_BP, lineGross, percentOf, priceInvoice, priceLine, type LinePrice } from "./totals.ts";
 import { numberHolder, reservedNumberForm } from "./numbering.ts";
@@ -58,6 +60,8 @@ export type NewLine = {
   discountReason: string | null;
   amountCents: number;
   vatCents: number;
+  /** goods or services (the Belgian return's 44 / 46): as given, else goods at a K rate, else services */
+  supplyType: SupplyType | null;
 };
 
 /** A document allowance or charge as it is stored (its amount in price terms). */
@@ -169,6 +173,7 @@ export function readLines(tx: Tx, orgId: string, bag: FieldErrorBag, input: Line
       discountReason,
       amountCents: priced.amountCents,
       vatCents: priced.vatCents,
+      supplyType: line.supply_type ?? defaultSupplyType(rate?.category ?? "Z"),
     });
   });
   if (lines.length === input.length) {

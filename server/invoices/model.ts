@@ -4,7 +4,7 @@ import { CustomerModel } from "../customers/model.ts";
 import { paymentInput, paymentShown } from "../settlement/model.ts";
 import { Currency, DateString, documented, ExternalId, Metadata, Money, moneyInput, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";
 
-import { INVOICE_STATUSES, INVOICE_TYPES } from "../../db/values.ts";
+import { INVOICE_STATUSES, INVOICE_TYPES, SUPPLY_TYPES } from "../../db/values.ts";
 export {
   INVOICE_STATUSES, INVOICE_TYPES, PAYMENT_METHODS, type InvoiceStatus, type InvoiceType, type PaymentMethod,
 } from "../../db/values.ts";
@@ -116,6 +116,12 @@ const Line = strictObject(
       moneyInput({ positive: true, description: "A line discount (BG-27) as an amount (gross when prices_include_vat), at most quantity × unit_price; not with discount_percent" }),
     ),
     discount_reason: t.Optional(Nullable(Text({ maxLength: 255, description: "Why the discount is given (BT-139), shown on the PDF and the e-invoice" }))),
+    supply_type: t.Optional(
+      t.UnionEnum([...SUPPLY_TYPES], {
+        description:
+          "What the line supplies; the Belgian VAT return tells intra-EU goods (46) from services (44) by it (docs/books.md#the-vat-return). Default: goods on a line at an intra-Community (K) VAT rate, else services",
+      }),
+    ),
   },
   { title: "InvoiceLineInput" },
 );
@@ -180,6 +186,7 @@ const LineShown = t.Object(
       description: "The discount in the unit price's terms (gross when prices_include_vat): the amount given, or the percentage's, rounded half-up; 0.00 for none",
     }),
     discount_reason: Nullable(t.String()),
+    supply_type: Nullable(t.UnionEnum([...SUPPLY_TYPES], { description: "goods or services; null on a line issued before Kontor recorded it (reported as services, goods at a K rate)" })),
     sort_order: t.Integer(),
   },
   { title: "InvoiceLine" },

@@ -34,6 +34,7 @@ function presentLine(row: LineRow) {
     discount_percent: row.discountPercentBp === null ? null : formatCents(row.discountPercentBp),
     discount_amount: formatCents(row.discountCents),
     discount_reason: row.discountReason,
+    supply_type: row.supplyType,
     sort_order: row.sortOrder,
   };
 }

@@ -89,6 +89,7 @@ function insertLines(tx: Tx, orgId: string, invoiceId: string, lines: NewLine[])
         discountPercentBp: line.discountPercentBp,
         discountCents: line.discountCents,
         discountReason: line.discountReason,
+        supplyType: line.supplyType,
         sortOrder: i,
       })),
     )

@@ -64,6 +64,7 @@ export function presentOrganization(tx: Tx, row: OrganizationRow) {
     late_compensation: row.lateCompensationCents === null ? null : formatCents(row.lateCompensationCents),
     late_compensation_by_currency: Object.fromEntries(Object.entries(row.lateCompensationByCurrency).map(([code, cents]) => [code, formatCents(cents)])),
     timezone: row.timezone,
+    vat_period: row.vatPeriod,
     created_at: row.createdAt,
     updated_at: row.updatedAt,
   };
@@ -157,6 +158,7 @@ export function updateOrganization(scope: Scope, input: OrganizationUpdate): Sho
     if (!isTimeZone(input.timezone)) throw ValidationFailed.field("timezone", "The timezone field must be an IANA time zone, e.g. Europe/Brussels.");
     set.timezone = input.timezone;
   }
+  if (input.vat_period !== undefined) set.vatPeriod = input.vat_period;
   return transaction(scope.db, (tx) => {
     if (input.default_bank_account_id !== undefined && input.default_bank_account_id !== null) {
       // one of the organisation's own accounts, and in use: a 422 on the field, not a 404

@@ -4,6 +4,7 @@
  * read-only (the currency prices every stored amount; API access is the CLI's to switch).
  */
 import { t } from "elysia";
+import { VAT_PERIODS } from "../../db/values.ts";
 import { PEPPOL_PROVIDERS } from "../../db/values.ts";
 import { Language } from "../contacts/party-model.ts";
 import { PeppolId } from "../documents/peppol.ts";
@@ -29,6 +30,8 @@ const SEND_ON_FINALIZE =
 // no `default` (t.UnionEnum carries its first value as one, which Elysia would write into a body that leaves the field out)
 const SendOnFinalize = withoutDefault(t.UnionEnum(["email", "peppol", "preferred"]));
 
+const VAT_PERIOD =
+  "How often it files its VAT return: monthly or quarterly (default); its VAT return periods are named YYYY-MM or YYYY-Qn after it (docs/books.md#the-vat-return)";
 const TIMEZONE = "The IANA time zone its dates are local to (a reminder run's date, the day a reminder was accepted), e.g. Europe/Brussels (the default)";
 
 export const OrganizationModel = {
@@ -58,6 +61,7 @@ export const OrganizationModel = {
       late_compensation: t.Optional(moneyInput({ positive: false, description: `${LATE_COMPENSATION}. 0 sets it back to the statutory amount (shown as null)` })),
       late_compensation_by_currency: t.Optional(t.Record(Currency, moneyInput({ positive: true, description: "The amount in that currency" }), { description: LATE_COMPENSATION_BY_CURRENCY, maxProperties: 200 })),
       timezone: t.Optional(t.String({ minLength: 1, maxLength: 64, description: TIMEZONE })),
+      vat_period: t.Optional(t.UnionEnum([...VAT_PERIODS], { description: VAT_PERIOD })),
     },
     { title: "OrganizationUpdate" },
   ),
@@ -98,6 +102,7 @@ export const OrganizationModel = {
       late_compensation: Nullable(t.String({ ...Money, description: LATE_COMPENSATION })),
       late_compensation_by_currency: t.Record(t.String(), Money, { description: LATE_COMPENSATION_BY_CURRENCY }),
       timezone: t.String({ description: TIMEZONE }),
+      vat_period: t.UnionEnum([...VAT_PERIODS], { description: VAT_PERIOD }),
       created_at: Timestamp,
       updated_at: Timestamp,
     },

@@ -3,6 +3,7 @@
  * goes through (CLI_ACTOR, findOrganization): nothing here loads a schema. The organisation's
  * identity, which the API's request schema checks, is identity.ts.
  */
+import { VAT_PERIODS, type VatPeriod } from "../../db/values.ts";
 import { oneLineProblem } from "../lib/characters.ts";
 import { isCountryCode, isCurrencyCode } from "../lib/iso-codes.ts";
 import { eq, or, sql } from "drizzle-orm";
@@ -21,7 +22,17 @@ import type { SecretBox } from "../lib/secret-box.ts";
 export const CLI_ACTOR: Actor = { type: "cli", id: null, ip: null, requestId: null };
 
 /** `iban` (and `bic`, `bankName`): the organisation's own bank account, the default; without it, none. */
-export type OrganizationInput = { name: string; currency?: string; country?: string; apiAccess?: boolean; iban?: string | null; bic?: string | null; bankName?: string | null };
+export type OrganizationInput = {
+  name: string;
+  currency?: string;
+  country?: string;
+  apiAccess?: boolean;
+  iban?: string | null;
+  bic?: string | null;
+  bankName?: string | null;
+  /** how often it files its VAT return; default quarterly */
+  vatPeriod?: string;
+};
 
 export function createOrganization(db: Db, input: OrganizationInput, actor: Actor = CLI_ACTOR): Organization {
   const bag = new FieldErrorBag();
@@ -41,11 +52,13 @@ export function createOrganization(db: Db, input: OrganizationInput, actor: Acto
   const bankName = input.bankName?.trim() || null;
   if (bankName && bankName.length > 255) bag.add("bank_name", "The bank name must not be longer than 255 characters.");
   else if (bankName && oneLineProblem("bank name", bankName)) bag.add("bank_name", oneLineProblem("bank name", bankName)!);
+  const vatPeriod = input.vatPeriod ?? "quarterly";
+  if (!(VAT_PERIODS as readonly string[]).includes(vatPeriod)) bag.add("vat_period", "The VAT period must be monthly or quarterly.");
   bag.throwIfAny();
   const now = nowIso();
   const org: Organization = { id: newId(), name, currency, country, apiAccess: input.apiAccess ?? true };
   return transaction(db, (tx) => {
-    tx.insert(organizations).values({ ...org, createdAt: now, updatedAt: now }).run();
+    tx.insert(organizations).values({ ...org, vatPeriod: vatPeriod as VatPeriod, createdAt: now, updatedAt: now }).run();
     seedVatRates(tx, org.id, country);
     const bankLedgerId = seedChart(tx, org.id);
     // its own account, if given, is the default; without one, documents carry no payment instructions

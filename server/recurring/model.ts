@@ -56,6 +56,7 @@ const RecurringLineShown = t.Object(
     discount_percent: Nullable(Money),
     discount_amount: Nullable(Money),
     discount_reason: Nullable(t.String()),
+    supply_type: Nullable(t.UnionEnum(["goods", "services"], { description: "goods or services, as an invoice line's; null in a template written before it existed (the line's default)" })),
   },
   { title: "RecurringInvoiceLine" },
 );

@@ -184,6 +184,7 @@ function invoiceInput(row: TemplateRow, date: string, periodStart: string, end: 
       ...(line.discount_percent !== null && { discount_percent: line.discount_percent }),
       ...(line.discount_amount !== null && { discount_amount: line.discount_amount }),
       discount_reason: line.discount_reason,
+      ...(line.supply_type != null && { supply_type: line.supply_type }),
     })),
     ...(row.currency !== null && { currency: row.currency }),
     ...(row.pricesIncludeVat !== null && { prices_include_vat: row.pricesIncludeVat }),

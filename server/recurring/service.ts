@@ -48,7 +48,7 @@ export function presentRecurringInvoice(row: TemplateRow) {
   return {
     id: row.id,
     customer_id: row.customerId,
-    lines: row.lines,
+    lines: row.lines.map((line) => ({ ...line, supply_type: line.supply_type ?? null })),
     interval: row.interval,
     every: row.every,
     day_of_period: row.dayOfPeriod,
@@ -84,6 +84,7 @@ function templateLine(line: NewLine): RecurringLine {
     discount_percent: line.discountPercentBp === null ? null : formatCents(line.discountPercentBp),
     discount_amount: line.discountPercentBp === null && line.discountCents > 0 ? formatCents(line.discountCents) : null,
     discount_reason: line.discountReason,
+    supply_type: line.supplyType,
   };
 }
 

@@ -18,6 +18,8 @@ import { isCurrencyCode } from "../lib/iso-codes.ts";
 import { snapshot, type Scope } from "../lib/scope.ts";
 import { dayOf, periodOf } from "../lib/period.ts";
 import { addDays, today } from "../lib/time.ts";
+import { rangeContributions } from "../vat-returns/contributions.ts";
+import { shownGrids, withBalance } from "../vat-returns/grids.ts";
 
 type AccountBalance = { accountId: string; code: string; name: string; type: AccountType; debit: number; credit: number };
 
@@ -319,48 +321,15 @@ export function agedReceivables(scope: Scope, query: { date?: string; currency?:
 type VatSum = { side: "sales" | "purchases"; category: VatCategory; rateBp: number; base: number; vat: number; noteBase: number; noteVat: number };
 
 /**
- * The grids of the Belgian periodic VAT return (form 625), from the period's VAT totals. Sales:
- * 01/02/03 the base at 6, 12 and 21 %, 00 other domestic rates, zero rated and exempt, 45 reverse
- * charge (AE), 46 intra-EU supplies (K), 47 exports (G); 49 credit notes issued, 54 the VAT due, 64
- * the VAT of credit notes issued. Purchases: 82 every base (Kontor does not tell goods, services
- * and investments apart), 59 deductible VAT, 85 and 63 credit notes received. 71: VAT owed
- * ((54 + 63) − (59 + 64)) when positive, else 72: VAT to recover. Outside scope (O) is not reported.
+ * The grids of the Belgian periodic VAT return (form 625) over the report's dates, by the VAT
+ * return's grid table (server/vat-returns/grids.ts): what each document dated in them contributes,
+ * summed per grid, with 71 or 72. A filed return may differ: it reports documents posted after a
+ * filing in the next open period (GET /api/v1/vat-returns/{period}).
  */
-function belgianGrids(rows: VatSum[]): Record<string, string> {
-  const grids: Record<string, number> = {};
-  const add = (grid: string, cents: number) => (grids[grid] = (grids[grid] ?? 0) + cents);
-  for (const r of rows) {
-    const base = r.base - r.noteBase;
-    const vat = r.vat - r.noteVat;
-    if (r.side === "sales") {
-      if (r.category === "O") continue;
-      const grid =
-        r.category === "S" ? ({ 600: "01", 1200: "02", 2100: "03" } as Record<number, string>)[r.rateBp] ?? "00"
-        : r.category === "AE" ? "45"
-        : r.category === "K" ? "46"
-        : r.category === "G" ? "47"
-        : "00";
-      add(grid, base);
-      add("54", vat);
-      add("49", -r.noteBase);
-      add("64", -r.noteVat);
-    } else {
-      add("82", base);
-      add("59", vat);
-      add("85", -r.noteBase);
-      add("63", -r.noteVat);
-    }
-  }
-  const balance = (grids["54"] ?? 0) + (grids["63"] ?? 0) - (grids["59"] ?? 0) - (grids["64"] ?? 0);
-  if (balance >= 0) grids["71"] = balance;
-  else grids["72"] = -balance;
-  // the grids with an amount, and the balance (71 or 72) always
-  return Object.fromEntries(
-    Object.keys(grids)
-      .filter((g) => grids[g] !== 0 || g === "71" || g === "72")
-      .sort()
-      .map((g) => [g, formatCents(grids[g]!)]),
-  );
+function belgianGrids(tx: Tx, orgId: string, from: string, to: string): Record<string, string> {
+  const sums: Record<string, number> = {};
+  for (const c of rangeContributions(tx, orgId, from, to, `${from}..${to}`).contributions) sums[c.grid] = (sums[c.grid] ?? 0) + c.cents;
+  return Object.fromEntries(shownGrids(withBalance(sums)).map(([g, c]) => [g, formatCents(c)]));
 }
 
 export function vatReport(scope: Scope, query: { from?: string; to?: string; currency?: string }) {
@@ -396,7 +365,7 @@ export function vatReport(scope: Scope, query: { from?: string; to?: string; cur
       total_sales_vat: formatCents(salesVat),
       total_purchases_vat: formatCents(purchasesVat),
       vat_balance: formatCents(salesVat - purchasesVat),
-      belgian_return: scope.org.country === "BE" && currency === "EUR" ? { grids: belgianGrids(rows) } : null,
+      belgian_return: scope.org.country === "BE" && currency === "EUR" ? { grids: belgianGrids(tx, scope.org.id, from, to) } : null,
     };
   });
 }

@@ -8,7 +8,7 @@
  * document posted (its journal entry was created after the filing): then in the first period
  * after it that was not filed by then, and named in that return's warnings.
  */
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
 import { accounts, bankTransactions, expenses, invoiceLines, invoices, suppliers, vatRates, vatReturns } from "../../db/schema.ts";
 import type { SupplyType, VatCategory, VatRole, VatSide } from "../../db/values.ts";
@@ -84,22 +84,36 @@ export function collectPeriod(tx: Tx, orgId: string, period: VatPeriodName): Per
   // documents dated in an earlier, filed period and posted after its filing may land here
   const earlierFilings = [...filed].filter(([name]) => name < period.name).map(([, at]) => at);
   const lateSince = earlierFilings.length > 0 ? earlierFilings.reduce((a, b) => (a < b ? a : b)) : null;
-  const rows = tx.all<TaggedRow>(
+  const rows = taggedRows(tx, orgId, period.to, sql`(e."date" >= ${period.from} OR (${lateSince} IS NOT NULL AND e."created_at" > ${lateSince}))`);
+  const inPeriod = rows.filter((r) => reportedPeriod(period.kind, r.date, r.createdAt, filed).name === period.name);
+  return contributionsOf(tx, orgId, inPeriod, period.name, (r) => (r.date < period.from ? vatPeriodOf(period.kind, r.date).name : null));
+}
+
+/** The contributions of the documents dated from `from` to `to` (the VAT report's Belgian grids): by date, whatever was filed. */
+export function rangeContributions(tx: Tx, orgId: string, from: string, to: string, label: string): PeriodContributions {
+  return contributionsOf(tx, orgId, taggedRows(tx, orgId, to, sql`e."date" >= ${from}`), label, () => null);
+}
+
+function taggedRows(tx: Tx, orgId: string, to: string, since: SQL): TaggedRow[] {
+  return tx.all<TaggedRow>(
     sql`SELECT e."id" AS "entryId", e."source_type" AS "sourceType", e."source_id" AS "sourceId", e."date" AS "date", e."created_at" AS "createdAt",
         e."currency" AS "currency", l."vat_side" AS "side", l."vat_role" AS "role", l."vat_category" AS "category", l."vat_rate_bp" AS "rateBp",
         l."vat_note" AS "note", a."code" AS "accountCode", a."type" AS "accountType", sum(l."credit_cents" - l."debit_cents") AS "credit"
       FROM "journal_entries" e JOIN "journal_lines" l ON l."entry_id" = e."id" JOIN "accounts" a ON a."id" = l."account_id"
       WHERE e."organization_id" = ${orgId} AND e."source_type" IN ('invoice', 'expense', 'bank_transaction') AND l."vat_side" IS NOT NULL
-        AND e."date" <= ${period.to} AND (e."date" >= ${period.from} OR (${lateSince} IS NOT NULL AND e."created_at" > ${lateSince}))
+        AND e."date" <= ${to} AND ${since}
       GROUP BY e."id", l."vat_side", l."vat_role", l."vat_category", l."vat_rate_bp", l."vat_note", l."account_id"
       ORDER BY e."date", e."id", l."vat_side", l."vat_role", l."vat_category", l."vat_rate_bp" DESC`,
   );
+}
+
+/** `lateFrom`: the filed period a row was dated in when it is reported later, else null. */
+function contributionsOf(tx: Tx, orgId: string, rows: readonly TaggedRow[], reportedIn: string, lateFrom: (r: TaggedRow) => string | null): PeriodContributions {
   const warnings: string[] = [];
   const kept: TaggedRow[] = [];
   const warnedLate = new Set<string>();
   const foreign = new Set<string>();
   for (const r of rows) {
-    if (reportedPeriod(period.kind, r.date, r.createdAt, filed).name !== period.name) continue;
     if (r.currency !== "EUR") {
       foreign.add(r.entryId);
       continue;
@@ -119,11 +133,12 @@ export function collectPeriod(tx: Tx, orgId: string, period: VatPeriodName): Per
   for (const [entryId, lines] of byEntry) {
     const first = lines[0]!;
     const doc = docs.get(`${first.sourceType}:${first.sourceId}`) ?? { number: null, party: { id: null, name: null, country: null, vatNumber: null }, supply: new Map(), label: `${first.sourceType} ${first.sourceId}` };
-    if (first.date < period.from && !warnedLate.has(first.sourceId)) {
+    const late = lateFrom(first);
+    if (late !== null && !warnedLate.has(first.sourceId)) {
       warnedLate.add(first.sourceId);
-      warn(`${doc.label}, dated ${first.date} in the filed period ${vatPeriodOf(period.kind, first.date).name}, posted after it was filed: reported in ${period.name}.`);
+      warn(`${doc.label}, dated ${first.date} in the filed period ${late}, posted after it was filed: reported in ${reportedIn}.`);
     }
-    const base = { sourceType: first.sourceType, sourceId: first.sourceId, number: doc.number, date: first.date, reportedIn: period.name, party: doc.party, entryId };
+    const base = { sourceType: first.sourceType, sourceId: first.sourceId, number: doc.number, date: first.date, reportedIn, party: doc.party, entryId };
     const region = regionOf(doc.party.country);
     for (const l of lines) {
       const note = l.note === 1;

@@ -1,0 +1,191 @@
+/**
+ * The Belgian periodic VAT return of a period (docs/books.md#the-vat-return): its grids, summed
+ * from what each document contributes (./contributions.ts) by the grid table (./grids.ts), their
+ * sources and warnings; its Intervat XML (./xml.ts); and its filing, which keeps the grids and the
+ * XML as filed, byte for byte, and closes the period for VAT.
+ */
+import { and, eq, sql } from "drizzle-orm";
+import type { Tx } from "../../db/client.ts";
+import { organizations, vatReturns } from "../../db/schema.ts";
+import { recordChange } from "../changes/record.ts";
+import { Conflict, ValidationFailed } from "../lib/errors.ts";
+import { formatCents } from "../lib/money.ts";
+import { snapshot, transaction, type Scope } from "../lib/scope.ts";
+import { localDate, newId, nowIso } from "../lib/time.ts";
+import { isLastOfYear, parseVatPeriod, type VatPeriodName } from "../lib/vat-period.ts";
+import { collectPeriod, type GridContribution } from "./contributions.ts";
+import { plausibility, shownGrids, withBalance } from "./grids.ts";
+import { vatConsignmentXml } from "./xml.ts";
+
+type OrgRow = typeof organizations.$inferSelect;
+
+/** The organisation's VAT number as Intervat takes it: 10 digits without BE; null when it has no Belgian one. */
+export function belgianVatDigits(vatNumber: string | null): string | null {
+  const compact = (vatNumber ?? "").replace(/[\s.\-]/g, "").toUpperCase();
+  const m = /^BE([01]\d{9})$/.exec(compact);
+  return m ? m[1]! : null;
+}
+
+function orgRow(tx: Tx, orgId: string): OrgRow {
+  return tx.select().from(organizations).where(eq(organizations.id, orgId)).get()!;
+}
+
+/** The period named, of the organisation's kind and ended (its last day before today where it is): else a 422 on `period`. */
+function periodOf(org: OrgRow, name: string): VatPeriodName {
+  const period = parseVatPeriod(name);
+  if (!period) throw ValidationFailed.field("period", "The period must be a quarter (YYYY-Qn, e.g. 2026-Q4) or a month (YYYY-MM, e.g. 2026-11).");
+  if (period.kind !== org.vatPeriod) {
+    const example = org.vatPeriod === "quarterly" ? "a quarter, e.g. 2026-Q4" : "a month, e.g. 2026-11";
+    throw ValidationFailed.field("period", `The organisation files its VAT return ${org.vatPeriod} (vat_period): name ${example}.`);
+  }
+  if (period.to >= localDate(org.timezone)) throw ValidationFailed.field("period", `The period ${period.name} has not ended yet (it ends on ${period.to}).`);
+  return period;
+}
+
+function vatDigitsOf(org: OrgRow): string {
+  const digits = belgianVatDigits(org.vatNumber);
+  if (!digits) throw ValidationFailed.field("vat_number", "The Belgian VAT return needs the organisation's Belgian VAT number (BE and 10 digits, e.g. BE0123456749): set it with PUT /api/v1/organization.");
+  return digits;
+}
+
+/**
+ * Whether the year's client listing would be empty: no Belgian VAT-registered customer with more
+ * than €250.00 of net turnover (invoices less credit notes, as issued) in the calendar year. Only
+ * the return of the year's last period says so (ClientListingNihil).
+ */
+function clientListingEmpty(tx: Tx, orgId: string, year: number): boolean {
+  const row = tx.get<{ n: number }>(sql`SELECT count(*) AS "n" FROM (
+      SELECT i."customer_id" FROM "invoices" i
+      WHERE i."organization_id" = ${orgId} AND i."type" IN ('invoice', 'credit_note') AND i."status" NOT IN ('draft', 'cancelled') AND i."currency" = 'EUR'
+        AND i."issue_date" BETWEEN ${`${year}-01-01`} AND ${`${year}-12-31`}
+        AND upper(json_extract(i."issued_parties", '$.buyer.country')) = 'BE'
+        AND upper(replace(replace(replace(coalesce(json_extract(i."issued_parties", '$.buyer.vatNumber'), ''), ' ', ''), '.', ''), '-', '')) GLOB 'BE[01][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]'
+      GROUP BY i."customer_id"
+      HAVING sum(CASE i."type" WHEN 'credit_note' THEN -i."subtotal_cents" ELSE i."subtotal_cents" END) > 25000)`);
+  return (row?.n ?? 0) === 0;
+}
+
+type Computed = {
+  period: VatPeriodName;
+  grids: Record<string, number>;
+  contributions: GridContribution[];
+  warnings: string[];
+  blocking: string[];
+};
+
+function compute(tx: Tx, orgId: string, period: VatPeriodName): Computed {
+  const { contributions, warnings } = collectPeriod(tx, orgId, period);
+  const sums: Record<string, number> = {};
+  for (const c of contributions) sums[c.grid] = (sums[c.grid] ?? 0) + c.cents;
+  // 61 and 62 (miscellaneous corrections) are the accountant's to enter in Intervat
+  const grids = withBalance(sums);
+  const checks = plausibility(grids);
+  return {
+    period,
+    grids,
+    contributions,
+    warnings: [...warnings, ...checks.map((c) => c.message)],
+    blocking: checks.filter((c) => c.blocking).map((c) => c.message),
+  };
+}
+
+const gridsShown = (grids: Record<string, number>) => Object.fromEntries(shownGrids(grids).map(([g, c]) => [g, formatCents(c)]));
+
+function present(org: OrgRow, computed: Computed, filed: typeof vatReturns.$inferSelect | undefined) {
+  const grids = filed ? filed.grids : computed.grids;
+  const bySource = Map.groupBy(computed.contributions, (c) => c.grid);
+  return {
+    period: computed.period.name,
+    from: computed.period.from,
+    to: computed.period.to,
+    vat_period: org.vatPeriod,
+    grids: gridsShown(grids),
+    sources: Object.fromEntries(
+      shownGrids(computed.grids)
+        .filter(([g]) => bySource.has(g))
+        .map(([g]) => [
+          g,
+          bySource.get(g)!.map((c) => ({
+            source_type: c.sourceType,
+            source_id: c.sourceId,
+            number: c.number,
+            date: c.date,
+            party: { id: c.party.id, name: c.party.name, country: c.party.country, vat_number: c.party.vatNumber },
+            amount: formatCents(c.cents),
+            intra_code: c.intraCode,
+          })),
+        ]),
+    ),
+    warnings: computed.warnings,
+    can_file: !filed && computed.blocking.length === 0,
+    filed: filed !== undefined,
+    filed_at: filed?.filedAt ?? null,
+  };
+}
+
+export type VatReturnShown = ReturnType<typeof present>;
+
+function filedRow(tx: Tx, orgId: string, name: string) {
+  return tx.select().from(vatReturns).where(and(eq(vatReturns.organizationId, orgId), eq(vatReturns.period, name))).get();
+}
+
+function xmlOf(tx: Tx, org: OrgRow, computed: Computed, askRestitution: boolean): string {
+  const vatNumber = vatDigitsOf(org);
+  if (computed.blocking.length > 0) throw ValidationFailed.field("period", `The return of ${computed.period.name} cannot be filed: ${computed.blocking.join(" ")}`);
+  return vatConsignmentXml({
+    declarant: { vatNumber, name: org.name, street: org.address, postCode: org.postalCode, city: org.city, email: org.email, phone: org.phone },
+    period: computed.period,
+    grids: computed.grids,
+    clientListingNihil: isLastOfYear(computed.period) && clientListingEmpty(tx, org.id, computed.period.year),
+    askRestitution,
+  });
+}
+
+export const vatReturnService = {
+  show(scope: Scope, name: string): VatReturnShown {
+    return snapshot(scope.db, (tx) => {
+      const org = orgRow(tx, scope.org.id);
+      const period = periodOf(org, name);
+      vatDigitsOf(org);
+      return present(org, compute(tx, org.id, period), filedRow(tx, org.id, period.name));
+    });
+  },
+
+  /** The XML: as filed when the period is filed (byte for byte), else as it would be filed now. */
+  xml(scope: Scope, name: string, askRestitution: boolean): { body: string; filename: string } {
+    return snapshot(scope.db, (tx) => {
+      const org = orgRow(tx, scope.org.id);
+      const period = periodOf(org, name);
+      vatDigitsOf(org);
+      const filed = filedRow(tx, org.id, period.name);
+      return { body: filed ? filed.xml : xmlOf(tx, org, compute(tx, org.id, period), askRestitution), filename: `vat-return-${period.name}` };
+    });
+  },
+
+  file(scope: Scope, name: string, askRestitution: boolean): VatReturnShown {
+    return transaction(scope.db, (tx) => {
+      const org = orgRow(tx, scope.org.id);
+      const period = periodOf(org, name);
+      vatDigitsOf(org);
+      const before = filedRow(tx, org.id, period.name);
+      if (before) throw new Conflict(`The VAT return of ${period.name} was filed on ${before.filedAt}; a filed return is not filed again (corrections are made in a later return).`);
+      const computed = compute(tx, org.id, period);
+      const xml = xmlOf(tx, org, computed, askRestitution);
+      const row = {
+        id: newId(),
+        organizationId: org.id,
+        period: period.name,
+        periodFrom: period.from,
+        periodTo: period.to,
+        grids: computed.grids,
+        xml,
+        askRestitution,
+        filedAt: nowIso(),
+      };
+      tx.insert(vatReturns).values(row).run();
+      const shown = present(org, computed, row);
+      recordChange(tx, scope, { action: "vat_return.filed", resource: { type: "vat_return", id: period.name }, event: "vat_return.filed", data: shown });
+      return shown;
+    });
+  },
+};
