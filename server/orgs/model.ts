@@ -61,7 +61,8 @@ export const OrganizationModel = {
       late_compensation: t.Optional(moneyInput({ positive: false, description: `${LATE_COMPENSATION}. 0 sets it back to the statutory amount (shown as null)` })),
       late_compensation_by_currency: t.Optional(t.Record(Currency, moneyInput({ positive: true, description: "The amount in that currency" }), { description: LATE_COMPENSATION_BY_CURRENCY, maxProperties: 200 })),
       timezone: t.Optional(t.String({ minLength: 1, maxLength: 64, description: TIMEZONE })),
-      vat_period: t.Optional(t.UnionEnum([...VAT_PERIODS], { description: VAT_PERIOD })),
+      // without Elysia's default (the first value): a PUT that does not name vat_period must not make the organisation monthly
+      vat_period: t.Optional(withoutDefault(t.UnionEnum([...VAT_PERIODS], { description: VAT_PERIOD }))),
     },
     { title: "OrganizationUpdate" },
   ),

@@ -49,6 +49,8 @@ const ids: Record<string, string> = {};
 beforeAll(async () => {
   rates = await ok("GET", "/api/v1/vat-rates");
   await ok("PUT", "/api/v1/organization", { vat_number: "BE0477472701", address: "Voorbeeldstraat 1", postal_code: "9000", city: "Gent" });
+  // a PUT that does not name vat_period leaves it as it was (the default, quarterly)
+  expect((await ok("GET", "/api/v1/organization")).vat_period).toBe("quarterly");
   const dutch = await customer({ name: "Dutch BV", country: "NL", vat_number: "NL004495445B01" });
   const german = await customer({ name: "German GmbH", country: "DE", vat_number: "DE136695976" });
   const greek = await customer({ name: "Greek AE", country: "GR", vat_number: "EL094259216" });
@@ -92,14 +94,19 @@ describe("intra-Community listing 2026-Q1", () => {
     expect(listing.warnings[0].message).toContain("100.00");
   });
 
-  test("its total with what it could not list is the return's 44 + 46 − their part of 48", async () => {
+  test("its total with what it could not list is the return's 44 + 46 − their part of 48, read from GET /vat-returns", async () => {
     const listing = await ok("GET", "/api/v1/listings/intra-community/2026-Q1");
-    const rows = snapshot(env.db, (tx) => periodContributions(tx, env.org.id, parseVatPeriod("2026-Q1")!));
-    const grid = (g: string, intraOnly = false) => rows.filter((r) => r.grid === g && (!intraOnly || r.intraCode !== null)).reduce((s, r) => s + r.cents, 0);
-    // the hand-computed grids of the quarter
-    expect([grid("44"), grid("46"), grid("48", true)]).toEqual([250000, 175000, 30000]);
+    const vatReturn = await ok("GET", "/api/v1/vat-returns/2026-Q1");
+    // the hand-computed grids of the quarter (48 holds only the credit note on the Dutch services)
+    expect([vatReturn.grids["44"], vatReturn.grids["46"], vatReturn.grids["48"]]).toEqual(["2500.00", "1750.00", "300.00"]);
     const cents = (m: string) => Math.round(Number(m) * 100);
-    expect(cents(listing.totals.amount) + cents(listing.totals.unlisted)).toBe(grid("44") + grid("46") - grid("48", true));
+    const intra48 = vatReturn.sources["48"].filter((s: any) => s.intra_code !== null).reduce((sum: number, s: any) => sum + cents(s.amount), 0);
+    expect(intra48).toBe(30000);
+    expect(cents(listing.totals.amount) + cents(listing.totals.unlisted)).toBe(cents(vatReturn.grids["44"]) + cents(vatReturn.grids["46"]) - intra48);
+    expect([listing.totals.grid_44, listing.totals.grid_46, listing.totals.grid_48_on_44_46]).toEqual([vatReturn.grids["44"], vatReturn.grids["46"], "300.00"]);
+    // the same rows the return adds up, read directly
+    const rows = snapshot(env.db, (tx) => periodContributions(tx, env.org.id, parseVatPeriod("2026-Q1")!));
+    expect(rows.filter((r) => r.grid === "46").reduce((sum, r) => sum + r.cents, 0)).toBe(175000);
   });
 
   test("the XML validates against NewICO-in_v0_9.xsd: the quarter, the lines, AmountSum", async () => {
