@@ -36,6 +36,8 @@ const FEATURE_TIERS = [
   ["banking", "payment-runs", "sending", "interest"],
   // what runs on a schedule over the documents: reminders (they send and charge interest) and recurring invoices
   ["reminders", "recurring"],
+  // the Belgian listings, built from the VAT return's own rows (vat-returns) so that their totals are the return's
+  ["listings"],
 ];
 const FEATURES = FEATURE_TIERS.flat();
 

@@ -16,6 +16,7 @@ import { registerCoreCommands } from "./commands/core.ts";
 import { registerDeliveryCommands } from "./commands/deliveries.ts";
 import { registerReminderCommands } from "./commands/reminders.ts";
 import { registerExportCommands } from "./commands/export.ts";
+import { registerListingCommands } from "./commands/listings.ts";
 import { registerOrgCommands } from "./commands/orgs.ts";
 import { registerPeppolCommands } from "./commands/peppol.ts";
 import { registerRecurringCommands } from "./commands/recurring.ts";
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
   registerReminderCommands(program);
   registerBankAccountCommands(program);
   registerExportCommands(program);
+  registerListingCommands(program);
   registerBackupCommands(program);
   registerPeppolCommands(program);
   registerRecurringCommands(program);

@@ -21,6 +21,7 @@ import { paymentRunRoutes } from "./payment-runs/routes.ts";
 import { recurringInvoiceRoutes } from "./recurring/routes.ts";
 import { reminderRoutes } from "./reminders/routes.ts";
 import { reportRoutes } from "./reports/routes.ts";
+import { listingRoutes } from "./listings/routes.ts";
 import { vatReturnRoutes } from "./vat-returns/routes.ts";
 import { supplierRoutes } from "./suppliers/routes.ts";
 import { tokenRoutes } from "./tokens/routes.ts";
@@ -62,6 +63,7 @@ export function createApp(runtime: Runtime, metrics: ThreadMetrics = createThrea
     .use(fiscalYearRoutes(kernel))
     .use(reportRoutes(kernel))
     .use(vatReturnRoutes(kernel))
+    .use(listingRoutes(kernel))
     .use(auditRoutes(kernel))
     .use(eventRoutes(kernel))
     .use(recurringInvoiceRoutes(kernel))

@@ -18,7 +18,7 @@ const RUNNABLE: Record<string, number> = {
   "docs/api.md": 12,
   "docs/invoicing.md": 10,
   "docs/einvoicing.md": 7,
-  "docs/books.md": 11,
+  "docs/books.md": 13,
   "docs/banking.md": 14,
   "docs/webhooks.md": 5,
   "docs/events.md": 3,

@@ -131,6 +131,9 @@ export async function seedFixture(env: TestEnv): Promise<Fixture> {
     "journal-entries": entry.id,
     "fiscal-years": "2025",
     "vat-returns": "2025-Q4",
+    // the listings: a calendar year that has ended, and a quarter (the fixture organisation files quarterly)
+    clients: "2025",
+    "intra-community": "2026-Q1",
     "expense-categories": "travel",
     "received-documents": received.body.data.id,
     "payment-runs": run.id,

@@ -76,11 +76,11 @@ describe("tenant isolation", () => {
     const intruder = env.userToken("owner", undefined, other.org).token;
     const before = databaseSnapshot(env);
     const failures: string[] = [];
-    // a fiscal year is a calendar year and an expense category a name, not rows of one
-    // organisation: another organisation's 2025 and "travel" are its own (tests/ledger.test.ts,
-    // tests/expense-categories.test.ts show that changing them leaves ours as they were); a VAT
-    // period likewise (another organisation's 2025-Q4 is its own return)
-    const idRoutes = operations.filter((o) => o.path.includes("{") && !o.path.includes("{year}") && !o.path.includes("{category}") && !o.path.includes("{period}"));
+    // a fiscal year is a calendar year, a VAT period a quarter or a month and an expense category
+    // a name, not rows of one organisation: another organisation's 2025, 2025-Q4 and "travel" are
+    // its own (tests/ledger.test.ts, tests/expense-categories.test.ts show that changing them
+    // leaves ours as they were; another organisation's VAT return is its own; the listings only read)
+    const idRoutes = operations.filter((o) => o.path.includes("{") && !o.path.includes("{year}") && !o.path.includes("{period}") && !o.path.includes("{category}"));
     expect(idRoutes.length).toBeGreaterThan(20);
     for (const o of idRoutes) {
       const path = fillPath(o.path, fixture);
@@ -94,7 +94,9 @@ describe("tenant isolation", () => {
   test("the fixture ids are real: our own token reaches each GET {id} route", async () => {
     for (const o of operations.filter((o) => o.method === "GET" && o.path.includes("{"))) {
       const r = await env.request("GET", fillPath(o.path, fixture));
-      expect(r.status, label(o)).toBe(200);
+      // the fixture sells in Belgium only: its quarter has no intra-Community listing to file (409, the schema wants a customer)
+      if (o.path === "/api/v1/listings/intra-community/{period}/xml") expect(r.status, label(o)).toBe(409);
+      else expect(r.status, label(o)).toBe(200);
     }
   });
 });

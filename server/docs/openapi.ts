@@ -43,6 +43,7 @@ const TAGS = [
   { name: "Fiscal years", description: "Fiscal years: closing one (no more postings dated in it) and reopening it" },
   { name: "Reports", description: "Trial balance, profit and loss, balance sheet, aged receivables and VAT, as JSON or CSV" },
   { name: "VAT returns", description: "The Belgian periodic VAT return: its grids and sources, its Intervat XML, and filing it" },
+  { name: "Listings", description: "The Belgian annual client listing and intra-Community listing, as JSON or as the Intervat XML to file" },
   { name: "Webhooks", description: "Webhook subscriptions and their deliveries" },
   { name: "Audit log", description: "Every change, who made it and when" },
   { name: "Events", description: "Every change in commit order, as webhooks carry it: the feed a connector syncs from" },

@@ -71,6 +71,7 @@ export const OrganizationModel = {
       fiscal_year_start: t.Optional(t.String({ pattern: "^[0-9]{2}-[0-9]{2}$", description: FISCAL_YEAR_START, examples: ["07-01"] })),
       first_fiscal_year_start: t.Optional(Nullable(t.String({ ...DateString, description: FIRST_FISCAL_YEAR_START }))),
       first_fiscal_year_end: t.Optional(Nullable(t.String({ ...DateString, description: FIRST_FISCAL_YEAR_END }))),
+      // without Elysia's default (the first value): a PUT that does not name vat_period must not make the organisation monthly
       vat_period: t.Optional(withoutDefault(t.UnionEnum([...VAT_PERIODS], { description: VAT_PERIOD }))),
     },
     { title: "OrganizationUpdate" },

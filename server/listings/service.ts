@@ -1,0 +1,51 @@
+/** The listings' read side: each computed in one read snapshot, as JSON or as its Intervat XML. */
+import { eq } from "drizzle-orm";
+import type { Tx } from "../../db/client.ts";
+import { organizations } from "../../db/schema.ts";
+import { snapshot, type Scope } from "../lib/scope.ts";
+import { clientListing, listingYear, type ClientListing } from "./clients.ts";
+import { readDeclarant } from "./intervat.ts";
+import { intraListing, listingPeriod, type IntraListing } from "./intra.ts";
+import { clientListingXml, intraListingXml } from "./xml.ts";
+import { Conflict } from "../lib/errors.ts";
+
+const timeZoneOf = (tx: Tx, orgId: string) => tx.select({ tz: organizations.timezone }).from(organizations).where(eq(organizations.id, orgId)).get()!.tz;
+
+export type ListingFile = { body: string; name: string };
+
+export const listingService = {
+  clients(scope: Scope, yearText: string): ClientListing {
+    return snapshot(scope.db, (tx) => {
+      const year = listingYear(yearText, timeZoneOf(tx, scope.org.id));
+      return clientListing(tx, scope.org.id, year, readDeclarant(tx, scope.org.id));
+    });
+  },
+
+  clientsXml(scope: Scope, yearText: string): ListingFile {
+    return snapshot(scope.db, (tx) => {
+      const year = listingYear(yearText, timeZoneOf(tx, scope.org.id));
+      const declarant = readDeclarant(tx, scope.org.id);
+      return { body: clientListingXml(clientListing(tx, scope.org.id, year, declarant), declarant), name: `client-listing-${year}` };
+    });
+  },
+
+  intraCommunity(scope: Scope, periodText: string): IntraListing {
+    return snapshot(scope.db, (tx) => {
+      const period = listingPeriod(tx, scope.org.id, periodText, timeZoneOf(tx, scope.org.id));
+      return intraListing(tx, scope.org.id, period, readDeclarant(tx, scope.org.id));
+    });
+  },
+
+  /** The schema wants at least one customer: a period without intra-Community supplies files no listing (409). */
+  intraCommunityXml(scope: Scope, periodText: string): ListingFile {
+    return snapshot(scope.db, (tx) => {
+      const period = listingPeriod(tx, scope.org.id, periodText, timeZoneOf(tx, scope.org.id));
+      const declarant = readDeclarant(tx, scope.org.id);
+      const listing = intraListing(tx, scope.org.id, period, declarant);
+      if (listing.lines.length === 0) {
+        throw new Conflict(`Nothing to list in ${period.name}: no intra-Community supply or service to an EU customer, so no intra-Community listing is filed for it.`);
+      }
+      return { body: intraListingXml(listing, declarant), name: `intra-community-listing-${period.name}` };
+    });
+  },
+};
