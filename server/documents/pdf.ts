@@ -324,9 +324,14 @@ function header(w: Writer, doc: IssuedDocument) {
   const isCreditNote = doc.type === "credit_note";
   const title = titleOf(doc, l);
 
+  // the title top right, made smaller where a language's is long ("Nota van nalatigheidsintresten"),
+  // and the seller's name top left, wrapped short of it: neither is drawn over the other
+  const titleSize = Math.min(22, (22 * 240) / w.width(w.clean(title, true), 22, true));
+  const nameWidth = Math.min(280, RIGHT - LEFT - w.width(w.clean(title, true), titleSize, true) - 16);
+
   // the seller, top left
   let y = TOP - 12;
-  for (const line of w.wrap(doc.seller.name, 280, 15, true)) {
+  for (const line of w.wrap(doc.seller.name, nameWidth, 15, true)) {
     w.text(line, LEFT, y, { size: 15, bold: true });
     y -= 18;
   }
@@ -341,7 +346,7 @@ function header(w: Writer, doc: IssuedDocument) {
 
   // the title and the document's particulars, top right
   let ry = TOP - 16;
-  w.textRight(title, RIGHT, ry, { size: 22, bold: true });
+  w.textRight(title, RIGHT, ry, { size: titleSize, bold: true });
   ry -= 24;
   // "Credit note for invoice INV-2026-00001": what it corrects, under its title
   if (isCreditNote && doc.credited) {

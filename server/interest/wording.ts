@@ -62,6 +62,7 @@ function localWords(language: Exclude<DocumentLanguage, "en">): Words {
   const l = LABELS[language];
   const d = l.date;
   const days = (periods: { from: string; to: string }[]) => periods.map((p) => `${d(p.from)} – ${d(p.to)}`).join(", ");
+  // no-break spaces, as the documents write amounts and rates: a wrapped line keeps "1 000,00 €" whole
   const rate = (bp: number) => `${formatNumber(l, bp)}\u00a0%`;
   const money = (cents: number, currency: string) => formatMoney(l, cents, currency);
   if (language === "nl") {
