@@ -15,6 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DocumentLanguage, IssuedDocument } from "../../server/documents/model.ts";
 import { renderPdf } from "../../server/documents/pdf.ts";
+import { documentEmail } from "../../server/sending/messages.ts";
 import { issued, party, type LineIn } from "../document-fixtures.ts";
 import { createTestEnv } from "../helpers.ts";
 
@@ -235,6 +236,22 @@ test("a seller whose country has no rate table: its rates are called taxable, ne
   expect(layout).toMatch(/S · Taxable +8 ?%/);
   expect(layout).not.toContain("Standard rate");
   expect(layout).not.toContain("Reduced rate");
+});
+
+test("the e-mail that carries a document names its reference as the document does", () => {
+  const SAYS: Record<Country, Record<DocumentLanguage, string>> = {
+    BE: { en: "structured communication +++123/4567/89002+++", nl: "de gestructureerde mededeling +++123/4567/89002+++", fr: "la communication structurée +++123/4567/89002+++", de: "die strukturierte Mitteilung +++123/4567/89002+++" },
+    FR: { en: "payment reference RF712348231", nl: "het betalingskenmerk RF712348231", fr: "la référence de paiement RF712348231", de: "den Verwendungszweck RF712348231" },
+    DE: { en: "payment reference RF18539007547034", nl: "het betalingskenmerk RF18539007547034", fr: "la référence de paiement RF18539007547034", de: "den Verwendungszweck RF18539007547034" },
+    NL: { en: "payment reference RF4512345678", nl: "het betalingskenmerk RF4512345678", fr: "la référence de paiement RF4512345678", de: "den Verwendungszweck RF4512345678" },
+  };
+  for (const country of ["BE", "FR", "DE", "NL"] as const) {
+    for (const language of LANGUAGES) {
+      const { text } = documentEmail(documents(country, language).invoice, null);
+      expect(text).toContain(SAYS[country][language]);
+      if (country !== "BE") expect(text.toLowerCase()).not.toContain("communication");
+    }
+  }
 });
 
 // ---------------------------------------------------------------------------------------------
