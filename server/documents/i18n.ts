@@ -23,6 +23,7 @@ export type DocumentLabels = {
   servicePeriod: string;
   creditedInvoice: string;
   billTo: string;
+  /** a VAT number and company number as a language says them of any country; wording.ts names them as their country does */
   vatNumber: string;
   companyNumber: string;
   email: string;
@@ -76,6 +77,7 @@ export type DocumentLabels = {
   iban: string;
   bic: string;
   accountHolder: string;
+  /** a reference that is no Belgian structured communication (wording.ts names that one) */
   paymentReference: string;
   payBy: string;
   scanToPay: string;
@@ -84,6 +86,7 @@ export type DocumentLabels = {
   paymentTerms: string;
   page: (page: number, pages: number) => string;
   continued: string;
+  /** the EN 16931 categories; S is named by its rate, standard or reduced (wording.ts) */
   categories: Record<VatCategory, string>;
   /** VATEX codes the seeded rates use, for a group whose reason has no text of its own */
   vatex: Record<string, string>;
@@ -201,7 +204,7 @@ export const LABELS: Record<DocumentLanguage, DocumentLabels> = {
     creditedInvoice: "Crediteert factuur",
     billTo: "Factuur aan",
     vatNumber: "Btw-nummer",
-    companyNumber: "Ondernemingsnummer",
+    companyNumber: "Registratienummer",
     email: "E-mail",
     phone: "Telefoon",
     description: "Omschrijving",
@@ -244,7 +247,7 @@ export const LABELS: Record<DocumentLanguage, DocumentLabels> = {
     iban: "IBAN",
     bic: "BIC",
     accountHolder: "Rekeninghouder",
-    paymentReference: "Gestructureerde mededeling",
+    paymentReference: "Betalingskenmerk",
     payBy: "Gelieve te betalen voor",
     scanToPay: "Scan met uw bankapp",
     nothingDue: "Er staat niets meer open.",
@@ -284,7 +287,7 @@ export const LABELS: Record<DocumentLanguage, DocumentLabels> = {
     creditedInvoice: "Crédite la facture",
     billTo: "Facturé à",
     vatNumber: "N° TVA",
-    companyNumber: "N° d’entreprise",
+    companyNumber: "N° d’immatriculation",
     email: "E-mail",
     phone: "Téléphone",
     description: "Description",
@@ -327,7 +330,7 @@ export const LABELS: Record<DocumentLanguage, DocumentLabels> = {
     iban: "IBAN",
     bic: "BIC",
     accountHolder: "Titulaire du compte",
-    paymentReference: "Communication structurée",
+    paymentReference: "Référence de paiement",
     payBy: "À payer avant le",
     scanToPay: "Scannez avec votre app bancaire",
     nothingDue: "Aucun montant n’est dû.",
@@ -368,7 +371,7 @@ export const LABELS: Record<DocumentLanguage, DocumentLabels> = {
     creditedInvoice: "Korrigiert Rechnung",
     billTo: "Rechnung an",
     vatNumber: "USt-IdNr.",
-    companyNumber: "Unternehmensnummer",
+    companyNumber: "Registernummer",
     email: "E-Mail",
     phone: "Telefon",
     description: "Beschreibung",
@@ -419,7 +422,7 @@ export const LABELS: Record<DocumentLanguage, DocumentLabels> = {
     paymentTerms: "Zahlungsbedingungen",
     page: (p, n) => `Seite ${p} von ${n}`,
     continued: "Fortsetzung",
-    categories: { S: "Regelsteuersatz", Z: "Nullsatz", E: "Steuerbefreit", AE: "Steuerschuldnerschaft des Leistungsempfängers", K: "Innergemeinschaftliche Lieferung", G: "Ausfuhr aus der EU", O: "Nicht steuerbar" },
+    categories: { S: "Regelsteuersatz", Z: "Nullsatz", E: "Steuerbefreit", AE: "Steuerschuldnerschaft des Leistungsempfängers", K: "Innergemeinschaftliche Lieferung", G: "Ausfuhrlieferung", O: "Nicht steuerbar" },
     vatex: {
       "VATEX-EU-AE": "Steuerschuldnerschaft des Leistungsempfängers",
       "VATEX-EU-IC": "Steuerfreie innergemeinschaftliche Lieferung",

@@ -21,6 +21,7 @@ import { formatCents, lineAmountCents } from "../lib/money.ts";
 import { applyFacturX, type PdfIdentity } from "./facturx.ts";
 import { formatMoney, formatNumber, formatQuantity, formatRate, LABELS, type DocumentLabels } from "./i18n.ts";
 import type { DocumentLanguage, DocumentLine, DocumentParty, IssuedDocument } from "./model.ts";
+import { identifierLabels, paymentReferenceLabel, vatCategoryName } from "./wording.ts";
 
 // ---------------------------------------------------------------------------------------------
 // fonts: read and parsed once per process, embedded (subset) into every document
@@ -178,7 +179,7 @@ class Writer {
     private pdf: PDFDocument,
     readonly fonts: Fonts,
     readonly labels: DocumentLabels,
-    readonly language: string,
+    readonly language: DocumentLanguage,
     /** the diagonal word over every page: a draft's or a cancelled document's, else none */
     private mark: string | null,
     bottom: number,
@@ -294,8 +295,10 @@ function partyLines(w: Writer, party: DocumentParty, { company }: { company: boo
   const place = [party.postalCode, party.city].filter(Boolean).join(" ");
   if (place) lines.push(place);
   if (party.country) lines.push(countryName(party.country, w));
-  if (party.vatNumber) lines.push(`${l.vatNumber}: ${party.vatNumber}`);
-  if (company && party.companyNumber) lines.push(`${l.companyNumber}: ${party.companyNumber}`);
+  // each identifier named as the party's own country names it (wording.ts)
+  const ids = identifierLabels(w.language, party.country);
+  if (party.vatNumber) lines.push(`${ids.vatNumber}: ${party.vatNumber}`);
+  if (company && party.companyNumber) lines.push(`${ids.companyNumber(party.companyNumber)}: ${party.companyNumber}`);
   if (party.email) lines.push(party.email);
   if (party.phone) lines.push(`${l.phone}: ${party.phone}`);
   return lines;
@@ -321,9 +324,14 @@ function header(w: Writer, doc: IssuedDocument) {
   const isCreditNote = doc.type === "credit_note";
   const title = titleOf(doc, l);
 
+  // the title top right, made smaller where a language's is long ("Nota van nalatigheidsintresten"),
+  // and the seller's name top left, wrapped short of it: neither is drawn over the other
+  const titleSize = Math.min(22, (22 * 240) / w.width(w.clean(title, true), 22, true));
+  const nameWidth = Math.min(280, RIGHT - LEFT - w.width(w.clean(title, true), titleSize, true) - 16);
+
   // the seller, top left
   let y = TOP - 12;
-  for (const line of w.wrap(doc.seller.name, 280, 15, true)) {
+  for (const line of w.wrap(doc.seller.name, nameWidth, 15, true)) {
     w.text(line, LEFT, y, { size: 15, bold: true });
     y -= 18;
   }
@@ -338,7 +346,7 @@ function header(w: Writer, doc: IssuedDocument) {
 
   // the title and the document's particulars, top right
   let ry = TOP - 16;
-  w.textRight(title, RIGHT, ry, { size: 22, bold: true });
+  w.textRight(title, RIGHT, ry, { size: titleSize, bold: true });
   ry -= 24;
   // "Credit note for invoice INV-2026-00001": what it corrects, under its title
   if (isCreditNote && doc.credited) {
@@ -352,7 +360,7 @@ function header(w: Writer, doc: IssuedDocument) {
   if (doc.type !== "credit_note") particulars.push([l.dueDate, l.date(doc.dueDate)]);
   if (doc.credited) particulars.push([doc.type === "interest_note" ? l.lateInvoice : l.creditedInvoice, `${doc.credited.number} (${l.date(doc.credited.issueDate)})`]);
   // a credit note has no payment block (see payment()); its reference is shown here instead
-  if (doc.type === "credit_note" && doc.paymentReference) particulars.push([l.paymentReference, doc.paymentReference]);
+  if (doc.type === "credit_note" && doc.paymentReference) particulars.push([paymentReferenceLabel(doc.language, doc.paymentReference), doc.paymentReference]);
   if (doc.servicePeriod) particulars.push([l.servicePeriod, `${l.date(doc.servicePeriod.start)} – ${l.date(doc.servicePeriod.end)}`]);
   if (doc.buyerReference) particulars.push([l.buyerReference, doc.buyerReference]);
   if (doc.orderReference) particulars.push([l.orderReference, doc.orderReference]);
@@ -576,7 +584,7 @@ function vatBreakdown(w: Writer, doc: IssuedDocument) {
     const reasonText = reason ? `${l.exemptionReason}: ${reason}${g.exemptionReasonCode ? ` (${g.exemptionReasonCode})` : ""}` : "";
     return {
       g,
-      category: w.wrap(`${g.category} · ${l.categories[g.category]}`, cols.categoryWidth, 8.5),
+      category: w.wrap(`${g.category} · ${vatCategoryName(doc.language, g.category, g.rateBp, doc.seller.country)}`, cols.categoryWidth, 8.5),
       reason: reasonText ? w.wrap(reasonText, RIGHT - LEFT - 8, 8) : [],
     };
   });
@@ -633,7 +641,7 @@ function payment(w: Writer, doc: IssuedDocument) {
     if (doc.payee.bic) rows.push([l.bic, doc.payee.bic, false]);
     rows.push([l.accountHolder, doc.payee.accountName || doc.seller.name, false]);
   }
-  if (doc.paymentReference) rows.push([l.paymentReference, doc.paymentReference, true]);
+  if (doc.paymentReference) rows.push([paymentReferenceLabel(doc.language, doc.paymentReference), doc.paymentReference, true]);
   if (rows.length === 0) return;
 
   const qrModules = epc ? QRCode.create(epc, { errorCorrectionLevel: "M" }).modules : null;
@@ -723,12 +731,13 @@ type FooterLayout = { lines: string[]; title: string; rightWidth: number; bottom
 function footerLayout(doc: IssuedDocument, l: DocumentLabels, width: (text: string) => number, clean: (text: string) => string): FooterLayout {
   const seller = doc.seller;
   const place = [seller.postalCode, seller.city].filter(Boolean).join(" ");
+  const ids = identifierLabels(doc.language, seller.country);
   const identity = [
     seller.name,
     seller.address ? seller.address.split(/\r?\n/).map((s) => s.trim()).filter(Boolean).join(", ") : null,
     place || null,
-    seller.vatNumber ? `${l.vatNumber} ${seller.vatNumber}` : null,
-    seller.companyNumber && seller.companyNumber !== seller.vatNumber ? `${l.companyNumber} ${seller.companyNumber}` : null,
+    seller.vatNumber ? `${ids.vatNumber} ${seller.vatNumber}` : null,
+    seller.companyNumber && seller.companyNumber !== seller.vatNumber ? `${ids.companyNumber(seller.companyNumber)} ${seller.companyNumber}` : null,
     seller.email,
     seller.phone ? `${l.phone} ${seller.phone}` : null,
   ];
@@ -971,7 +980,7 @@ export async function renderLetter(letter: Letter): Promise<Uint8Array> {
     const rowsOut: [string, string][] = [[labels.iban, groupIban(letter.payment.iban)]];
     if (letter.payment.bic) rowsOut.push([labels.bic, letter.payment.bic]);
     rowsOut.push([labels.accountHolder, letter.payment.accountName || letter.seller.name]);
-    if (letter.payment.reference) rowsOut.push([labels.paymentReference, letter.payment.reference]);
+    if (letter.payment.reference) rowsOut.push([paymentReferenceLabel(letter.language, letter.payment.reference), letter.payment.reference]);
     const valueX = LEFT + Math.max(...rowsOut.map(([label]) => w.width(w.clean(label)))) + 14;
     for (const [label, value] of rowsOut) {
       w.text(label, LEFT, w.y, { color: MUTED });

@@ -35,6 +35,7 @@ import { divRoundHalfUp, formatCents } from "../lib/money.ts";
 import { findInOrg, inOrg } from "../lib/scope.ts";
 import { addDays } from "../lib/time.ts";
 import { hasRates, ratesBetween, type RatePeriod } from "./rates.ts";
+import { lawText, type LawNote } from "./wording.ts";
 
 /** The statutory fixed compensation for recovery costs (Directive 2011/7/EU art. 6; law of 2 August 2002 art. 6). */
 export const STATUTORY_COMPENSATION_CENTS = 4000;
@@ -76,6 +77,8 @@ export type ClaimFigures = {
   newPeriods: { from: string; to: string; days: number; rateBp: number; baseCents: number; interestCents: number }[];
   /** the last day whose interest the claim covers (as_of, or the last day with a published rate) */
   through: string | null;
+  /** the claim's `law` as facts, for an interest note to say in its language (./wording.ts) */
+  lawNotes: LawNote[];
 };
 
 /** What the pure computation reads (`computeClaim`). */
@@ -137,31 +140,27 @@ const dueOn = (input: ClaimInput, date: string) => input.totalCents - input.redu
 /** The claim, pure: no database, no clock (tests/interest.test.ts checks its figures by hand). */
 export function computeClaim(input: ClaimInput): ClaimFigures {
   const organization = input.customerType === "organization";
-  const notes: string[] = [];
+  const notes: LawNote[] = [];
   let start = addDays(input.dueDate, 1);
   let chargeableFrom: string | null = start;
   if (organization) {
-    notes.push(
-      `Business customer: late payment in commercial transactions (Directive 2011/7/EU; ${input.country === "BE" ? "Belgian law of 2 August 2002, art. 5 and 6" : `the law of ${input.country} transposing it`}): interest from the day after the due date at the published rate, actual/365, and the fixed compensation once per invoice.`,
-    );
+    notes.push({ kind: "business", country: input.country });
   } else if (input.country !== CONSUMER_LAW_COUNTRY) {
     chargeableFrom = null;
-    notes.push(`Consumer: Kontor knows no consumer late-payment rule for ${input.country}; nothing is charged.`);
+    notes.push({ kind: "consumer_elsewhere", country: input.country });
   } else if (input.firstReminderAcceptedOn === null) {
     chargeableFrom = null;
-    notes.push("Consumer (Code of Economic Law, Book XIX): nothing is chargeable before the first, free reminder was sent and its 14-day term expired (art. XIX.2); no reminder was sent yet.");
+    notes.push({ kind: "consumer_no_reminder" });
   } else {
     chargeableFrom = consumerChargeableFrom(input.firstReminderAcceptedOn);
     if (chargeableFrom > start) start = chargeableFrom;
-    notes.push(
-      `Consumer (Code of Economic Law, Book XIX): the first reminder was accepted on ${input.firstReminderAcceptedOn}, its 14-day term ends on ${addDays(chargeableFrom, -1)} (art. XIX.2); interest from ${chargeableFrom} at most at the rate of the law of 2 August 2002, damages at the cap of art. XIX.4, no fixed compensation.`,
-    );
+    notes.push({ kind: "consumer", acceptedOn: input.firstReminderAcceptedOn, termEnds: addDays(chargeableFrom, -1), from: chargeableFrom });
   }
-  if (!input.hasTable && chargeableFrom !== null) notes.push(`No statutory interest rates are known for ${input.country} (kontor rates add): no interest is computed.`);
+  if (!input.hasTable && chargeableFrom !== null) notes.push({ kind: "no_table", country: input.country });
 
   // the days where something changes: a rate starts or ends, the amount due drops, what was charged ends
   const periods: ClaimFigures["newPeriods"] = [];
-  const missing: string[] = [];
+  const missing: { from: string; to: string }[] = [];
   let through: string | null = null;
   if (chargeableFrom !== null && input.hasTable && start <= input.asOf) {
     const cuts = new Set<string>([start, addDays(input.asOf, 1)]);
@@ -175,7 +174,7 @@ export function computeClaim(input: ClaimInput): ClaimFigures {
       const to = addDays(days[i + 1]!, -1);
       const rate = input.rates.find((r) => r.from <= from && from <= r.to);
       if (!rate) {
-        missing.push(`${from}–${to}`);
+        missing.push({ from, to });
         continue;
       }
       const baseCents = dueOn(input, from);
@@ -183,7 +182,7 @@ export function computeClaim(input: ClaimInput): ClaimFigures {
       periods.push({ from, to, days: daysBetween(from, to), rateBp: rate.rateBp, baseCents, interestCents: 0 });
       through = to;
     }
-    if (missing.length > 0) notes.push(`No published rate for ${missing.join(", ")}: no interest for those days until the rate is added (kontor rates add).`);
+    if (missing.length > 0) notes.push({ kind: "missing_rates", periods: missing });
   }
   // the one rounding: the running sum of exact fractions, rounded half-up at each period's end
   let exact = 0n;
@@ -202,7 +201,7 @@ export function computeClaim(input: ClaimInput): ClaimFigures {
     else if (input.currency === "EUR") compensationCents = Math.max(input.compensationCents ?? STATUTORY_COMPENSATION_CENTS, STATUTORY_COMPENSATION_CENTS);
     else {
       compensationCents = input.compensationByCurrency[input.currency] ?? 0;
-      if (compensationCents === 0) notes.push(`No compensation is set for ${input.currency} invoices (Kontor keeps no exchange rates): none is charged.`);
+      if (compensationCents === 0) notes.push({ kind: "no_compensation", currency: input.currency });
     }
   }
   const chargeableInterestCents = Math.max(0, interestCents - input.already.interestCents);
@@ -227,7 +226,7 @@ export function computeClaim(input: ClaimInput): ClaimFigures {
       already_charged: { interest: formatCents(input.already.interestCents), compensation: formatCents(input.already.compensationCents) },
       chargeable: { interest: formatCents(chargeableInterestCents), compensation: formatCents(chargeableCompensationCents) },
       chargeable_from: chargeableFrom,
-      law: notes.join(" "),
+      law: lawText(notes),
     },
     interestCents,
     compensationCents,
@@ -235,6 +234,7 @@ export function computeClaim(input: ClaimInput): ClaimFigures {
     chargeableCompensationCents,
     newPeriods: newPeriods.filter((p) => p.interestCents > 0),
     through: through ?? charged,
+    lawNotes: notes,
   };
 }
 

@@ -13,8 +13,10 @@ import { FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
 import { addDays, isValidDate, localDate, today } from "../lib/time.ts";
 import type { NewLine } from "../invoices/checks.ts";
 import type { ShownInvoice } from "../invoices/read.ts";
+import { currentParties } from "../invoices/document.ts";
 import { insertDraft, invoiceService } from "../invoices/service.ts";
 import { computeClaim, readClaimInput } from "./claim.ts";
+import { interestWords, lawText } from "./wording.ts";
 
 /** An interest note is payable on receipt, within the invoice's usual term (contract section 3's default). */
 const PAYMENT_DAYS = 30;
@@ -44,8 +46,6 @@ export function firstReminderAcceptedOn(tx: Tx, orgId: string, invoiceId: string
 /** What a note charges: both by default; a reminder level may charge only one of them (its policy). */
 export type InterestNoteOptions = { firstReminderAcceptedOn: string | null; interest?: boolean; compensation?: boolean };
 
-const rate = (bp: number) => (bp / 100).toFixed(2);
-
 function oneLine(description: string, cents: number): NewLine {
   return {
     description,
@@ -66,8 +66,8 @@ function oneLine(description: string, cents: number): NewLine {
 
 /**
  * A draft interest note for the invoice as of `asOf` (issued on that day): a line per period of
- * interest not charged yet ("Interest 2025-11-16–2025-12-31 at 10.50 % on 1000.00") and the
- * compensation when it was not charged yet. A 422 when nothing is chargeable, saying why.
+ * interest not charged yet ("Interest 2025-11-16–2025-12-31 at 10.50 % on 1000.00 EUR (46 days)",
+ * in the note's language: ./wording.ts) and the compensation when it was not charged yet. A 422 when nothing is chargeable, saying why.
  */
 export function createInterestNoteDraft(tx: Tx, scope: Scope, invoiceId: string, asOf: string, opts: InterestNoteOptions): ShownInvoice {
   const bag = new FieldErrorBag();
@@ -85,13 +85,11 @@ export function createInterestNoteDraft(tx: Tx, scope: Scope, invoiceId: string,
     throw ValidationFailed.field("as_of", `Nothing is chargeable on this invoice as of ${asOf}${why}. ${claim.law}`.trim());
   }
   const original = findInOrg(tx, invoices, scope.org.id, invoiceId);
-  const lines = (chargeInterest ? figures.newPeriods : []).map((p) =>
-    oneLine(`Interest ${p.from}–${p.to} at ${rate(p.rateBp)} % on ${(p.baseCents / 100).toFixed(2)} ${input.currency} (${p.days} days)`, p.interestCents),
-  );
-  if (compensationCents > 0) {
-    const what = claim.customer_type === "organization" ? "Fixed compensation for recovery costs" : "Damages for late payment (Code of Economic Law, art. XIX.4)";
-    lines.push(oneLine(what, compensationCents));
-  }
+  // its lines and remark in the language the note is issued in (the customer's, else the organisation's)
+  const language = currentParties(tx, scope.org.id, original.customerId).language;
+  const words = interestWords(language);
+  const lines = (chargeInterest ? figures.newPeriods : []).map((p) => oneLine(words.interest(p, input.currency), p.interestCents));
+  if (compensationCents > 0) lines.push(oneLine(claim.customer_type === "organization" ? words.compensation : words.damages, compensationCents));
   return insertDraft(
     tx,
     scope,
@@ -102,7 +100,7 @@ export function createInterestNoteDraft(tx: Tx, scope: Scope, invoiceId: string,
       issueDate: asOf,
       dueDate: addDays(asOf, PAYMENT_DAYS),
       currency: original.currency,
-      notes: `Late payment of invoice ${original.number} of ${original.issueDate}, due on ${original.dueDate}. ${claim.law}`.slice(0, 5000),
+      notes: `${words.late(original.number, original.issueDate, original.dueDate)} ${lawText(figures.lawNotes, language)}`.slice(0, 5000),
       paymentTerms: original.paymentTerms,
       buyerReference: original.buyerReference,
       orderReference: original.orderReference,

@@ -7,6 +7,7 @@
 import type { DocumentLanguage } from "../../db/values.ts";
 import { LABELS, formatMoney } from "../documents/i18n.ts";
 import type { IssuedDocument } from "../documents/model.ts";
+import { isBelgianStructuredCommunication } from "../documents/payment-reference.ts";
 
 type Words = {
   kind: Record<"invoice" | "credit_note" | "interest_note", string>;
@@ -15,7 +16,8 @@ type Words = {
   attached: (kind: string, number: string, date: string) => string;
   total: (amount: string) => string;
   due: (amount: string, date: string) => string;
-  reference: (reference: string, iban: string | null) => string;
+  /** `structured`: a Belgian structured communication, called so; else a payment reference */
+  reference: (reference: string, iban: string | null, structured: boolean) => string;
   refund: (amount: string) => string;
   closing: string;
 };
@@ -28,7 +30,7 @@ const WORDS: Record<DocumentLanguage, Words> = {
     attached: (kind, number, date) => `Please find attached ${kind.toLowerCase()} ${number} of ${date}.`,
     total: (amount) => `Total: ${amount}.`,
     due: (amount, date) => `Amount due: ${amount}, to be paid by ${date}.`,
-    reference: (reference, iban) => `Please quote the payment reference ${reference}${iban ? ` when paying to ${iban}` : ""}.`,
+    reference: (reference, iban, structured) => `Please quote the ${structured ? "structured communication" : "payment reference"} ${reference}${iban ? ` when paying to ${iban}` : ""}.`,
     refund: (amount) => `We owe you ${amount}.`,
     closing: "Kind regards,",
   },
@@ -39,7 +41,7 @@ const WORDS: Record<DocumentLanguage, Words> = {
     attached: (kind, number, date) => `In bijlage vindt u ${kind.toLowerCase()} ${number} van ${date}.`,
     total: (amount) => `Totaal: ${amount}.`,
     due: (amount, date) => `Te betalen: ${amount}, uiterlijk op ${date}.`,
-    reference: (reference, iban) => `Vermeld bij betaling de mededeling ${reference}${iban ? ` (rekening ${iban})` : ""}.`,
+    reference: (reference, iban, structured) => `Vermeld bij betaling ${structured ? "de gestructureerde mededeling" : "het betalingskenmerk"} ${reference}${iban ? ` (rekening ${iban})` : ""}.`,
     refund: (amount) => `Wij zijn u ${amount} verschuldigd.`,
     closing: "Met vriendelijke groeten,",
   },
@@ -50,7 +52,7 @@ const WORDS: Record<DocumentLanguage, Words> = {
     attached: (kind, number, date) => `Veuillez trouver ci-joint la pièce ${number} (${kind.toLowerCase()}) du ${date}.`,
     total: (amount) => `Total : ${amount}.`,
     due: (amount, date) => `Montant dû : ${amount}, à payer au plus tard le ${date}.`,
-    reference: (reference, iban) => `Merci d'indiquer la communication ${reference}${iban ? ` lors du paiement sur le compte ${iban}` : ""}.`,
+    reference: (reference, iban, structured) => `Merci d'indiquer ${structured ? "la communication structurée" : "la référence de paiement"} ${reference}${iban ? ` lors du paiement sur le compte ${iban}` : ""}.`,
     refund: (amount) => `Nous vous devons ${amount}.`,
     closing: "Meilleures salutations,",
   },
@@ -61,7 +63,7 @@ const WORDS: Record<DocumentLanguage, Words> = {
     attached: (kind, number, date) => `anbei erhalten Sie ${kind === "Rechnung" ? "die Rechnung" : kind === "Gutschrift" ? "die Gutschrift" : "die Zinsrechnung"} ${number} vom ${date}.`,
     total: (amount) => `Gesamtbetrag: ${amount}.`,
     due: (amount, date) => `Offener Betrag: ${amount}, zahlbar bis ${date}.`,
-    reference: (reference, iban) => `Bitte geben Sie bei der Zahlung${iban ? ` auf ${iban}` : ""} den Verwendungszweck ${reference} an.`,
+    reference: (reference, iban, structured) => `Bitte geben Sie bei der Zahlung${iban ? ` auf ${iban}` : ""} ${structured ? "die strukturierte Mitteilung" : "den Verwendungszweck"} ${reference} an.`,
     refund: (amount) => `Wir schulden Ihnen ${amount}.`,
     closing: "Mit freundlichen Grüßen",
   },
@@ -81,7 +83,7 @@ export function documentEmail(doc: IssuedDocument, message: string | null): { su
     if (doc.dueCents < 0) lines.push(words.refund(money(-doc.dueCents)));
   } else if (doc.dueCents > 0) {
     lines.push(words.due(money(doc.dueCents), labels.date(doc.dueDate)));
-    if (doc.paymentReference) lines.push(words.reference(doc.paymentReference, doc.payee?.iban ?? null));
+    if (doc.paymentReference) lines.push(words.reference(doc.paymentReference, doc.payee?.iban ?? null, isBelgianStructuredCommunication(doc.paymentReference)));
   }
   lines.push("", words.closing, doc.seller.name);
   return { subject: words.subject(kind, doc.number, doc.seller.name), text: `${lines.join("\n")}\n` };
