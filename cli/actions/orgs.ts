@@ -34,7 +34,9 @@ export type CreateOrgOptions = GlobalOptions & {
   fiscalYearStart?: string;
   firstFiscalYearStart?: string;
   firstFiscalYearEnd?: string;
-};
+  legalKind?: string;
+  checkLegalMentions?: "on" | "off";
+} & Record<string, unknown>;
 export type CreateUserOptions = GlobalOptions & { org: string; email: string; name: string; role: string };
 
 const orgJson = (o: { id: string; name: string; currency: string; country: string; apiAccess: boolean }) => ({
@@ -47,9 +49,22 @@ const orgJson = (o: { id: string; name: string; currency: string; country: strin
 
 const userJson = (u: { id: string; email: string; name: string; role: string }) => ({ id: u.id, email: u.email, name: u.name, role: u.role });
 
-export function createOrg(options: CreateOrgOptions): void {
+export async function createOrg(options: CreateOrgOptions): Promise<void> {
   const { db } = open(options);
-  const created = createOrganization(db, options);
+  // its legal identity goes through the API's checks (identity.ts), in the creation's transaction: a refused field creates nothing
+  const { LEGAL_OPTIONS } = await import("../commands/orgs.ts");
+  const legal: Record<string, unknown> = {};
+  for (const [flag, field] of LEGAL_OPTIONS) {
+    const value = options[flag.split(" ")[0]!.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())];
+    if (typeof value === "string" && value !== "") legal[field] = value;
+  }
+  if (options.legalKind !== undefined) legal.legal_kind = options.legalKind;
+  const identity = Object.keys(legal).length > 0 ? await import("../../server/orgs/identity.ts") : null;
+  const created = transaction(db, () => {
+    const org = createOrganization(db, { ...options, checkLegalMentions: options.checkLegalMentions !== "off" });
+    if (identity) identity.updateOrganization({ db, org, actor: CLI_ACTOR }, legal as OrganizationUpdate);
+    return org;
+  });
   const bankAccount = !!options.iban?.trim();
   if (options.json) printJson({ ...orgJson(created), payment_instructions: bankAccount });
   else {

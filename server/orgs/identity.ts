@@ -69,6 +69,16 @@ export function presentOrganization(tx: Tx, row: OrganizationRow) {
     fiscal_year_start: row.fiscalYearStart,
     first_fiscal_year_start: row.firstFiscalYearStart,
     first_fiscal_year_end: row.firstFiscalYearEnd,
+    legal_kind: row.legalKind,
+    legal_form: row.legalForm,
+    share_capital: row.shareCapitalCents === null ? null : formatCents(row.shareCapitalCents),
+    register_kind: row.registerKind,
+    register_number: row.registerNumber,
+    register_place: row.registerPlace,
+    managing_directors: row.managingDirectors,
+    general_terms: row.generalTerms,
+    discount_terms: row.discountTerms,
+    check_legal_mentions: row.checkLegalMentions,
     created_at: row.createdAt,
     updated_at: row.updatedAt,
   };
@@ -121,6 +131,32 @@ function readLateCompensation(input: OrganizationUpdate, set: Partial<Organizati
   bag.throwIfAny();
 }
 
+/** The legal mentions' fields (docs/invoicing.md#legal-mentions): texts trimmed, empty as null; the share capital in cents. */
+function readLegalIdentity(input: OrganizationUpdate, set: Partial<OrganizationRow>): void {
+  const text = (value: string | null | undefined) => (value === undefined ? undefined : value === null ? null : value.trim() || null);
+  const texts = {
+    legalForm: text(input.legal_form),
+    registerKind: text(input.register_kind),
+    registerNumber: text(input.register_number),
+    registerPlace: text(input.register_place),
+    managingDirectors: text(input.managing_directors),
+    generalTerms: text(input.general_terms),
+    discountTerms: text(input.discount_terms),
+  };
+  for (const [key, value] of Object.entries(texts)) if (value !== undefined) Object.assign(set, { [key]: value });
+  if (input.legal_kind !== undefined) set.legalKind = input.legal_kind;
+  if (input.check_legal_mentions !== undefined) set.checkLegalMentions = input.check_legal_mentions;
+  if (input.share_capital !== undefined) {
+    if (input.share_capital === null) set.shareCapitalCents = null;
+    else {
+      const bag = new FieldErrorBag();
+      const cents = readMoney(bag, "share_capital", input.share_capital, { min: 1 });
+      bag.throwIfAny();
+      set.shareCapitalCents = cents;
+    }
+  }
+}
+
 export function showOrganization(scope: Scope): ShownOrganization {
   return snapshot(scope.db, (tx) => presentOrganization(tx, readOrganization(tx, scope.org.id)));
 }
@@ -158,6 +194,7 @@ export function updateOrganization(scope: Scope, input: OrganizationUpdate): Sho
   if (input.mail_reply_to !== undefined) set.mailReplyTo = input.mail_reply_to === null ? null : input.mail_reply_to.trim().toLowerCase();
   if (input.send_on_finalize !== undefined) set.sendOnFinalize = input.send_on_finalize;
   if (input.late_compensation !== undefined || input.late_compensation_by_currency !== undefined) readLateCompensation(input, set);
+  readLegalIdentity(input, set);
   if (input.timezone !== undefined) {
     if (!isTimeZone(input.timezone)) throw ValidationFailed.field("timezone", "The timezone field must be an IANA time zone, e.g. Europe/Brussels.");
     set.timezone = input.timezone;
