@@ -13,7 +13,7 @@ import { LEGAL_MENTIONS, missingLegalMentions, mentionRow } from "../../server/d
 import type { DocumentParty } from "../../server/documents/model.ts";
 import { openDatabase } from "../../db/client.ts";
 import { migrateDatabase } from "../../server/data-migrations.ts";
-import { createTestEnv } from "../helpers.ts";
+import { createTestEnv, runCli } from "../helpers.ts";
 
 const env = createTestEnv();
 const dir = mkdtempSync(join(tmpdir(), "kontor-mentions-"));
@@ -204,4 +204,47 @@ test("the first start's Default organisation does not check its mentions", () =>
   } finally {
     db.$client.close();
   }
+});
+
+describe("the organisation's fields", () => {
+  test("PUT /organization takes them, the share capital as money in the organisation's currency; an empty text clears one", async () => {
+    const { token } = env.newOrg("Fields SAS", { country: "FR" });
+    const shown = await ok(
+      "PUT",
+      "/api/v1/organization",
+      { legal_kind: "company", legal_form: " SAS ", share_capital: 12500.5, register_kind: "RCS", register_number: "303 265 045", register_place: "Lyon", managing_directors: "Claire Durand", general_terms: "https://durand.example/cgv", discount_terms: "" },
+      token,
+    );
+    expect(shown).toMatchObject({ legal_form: "SAS", share_capital: "12500.50", register_kind: "RCS", register_place: "Lyon", managing_directors: "Claire Durand", discount_terms: null, check_legal_mentions: false });
+    const refused = await env.api("PUT", "/api/v1/organization", { share_capital: "0" }, token);
+    expect(refused.status).toBe(422);
+    expect(Object.keys(refused.body.errors)).toEqual(["share_capital"]);
+    expect((await env.api("PUT", "/api/v1/organization", { legal_kind: "partnership" }, token)).status).toBe(422);
+    expect((await ok("PUT", "/api/v1/organization", { share_capital: null }, token)).share_capital).toBeNull();
+  });
+
+  test("kontor org create checks the mentions and takes them; org set changes them", async () => {
+    const db = join(dir, "cli.db");
+    const cli = (...args: string[]) => runCli([...args, "--db", db]);
+    const created = await cli("org", "create", "--name", "Muster GmbH", "--country", "DE", "--legal-form", "GmbH", "--register-kind", "HRB", "--register-number", "12345", "--json");
+    expect(created.code, created.stderr).toBe(0);
+    const set = await cli("org", "set", "Muster GmbH", "--register-place", "Amtsgericht Köln", "--managing-directors", "Max Muster", "--legal-kind", "company", "--json");
+    expect(set.code, set.stderr).toBe(0);
+    expect(JSON.parse(set.stdout)).toMatchObject({
+      check_legal_mentions: true,
+      legal_kind: "company",
+      legal_form: "GmbH",
+      register_kind: "HRB",
+      register_number: "12345",
+      register_place: "Amtsgericht Köln",
+      managing_directors: "Max Muster",
+    });
+    const off = await cli("org", "create", "--name", "Quiet BV", "--check-legal-mentions", "off", "--json");
+    expect(off.code, off.stderr).toBe(0);
+    expect(JSON.parse((await cli("org", "set", "Quiet BV", "--check-legal-mentions", "off", "--json")).stdout).check_legal_mentions).toBe(false);
+    // a refused field creates nothing
+    const refused = await cli("org", "create", "--name", "Broken SAS", "--country", "FR", "--share-capital", "lots");
+    expect(refused.code).not.toBe(0);
+    expect((await cli("org", "list", "--json")).stdout).not.toContain("Broken SAS");
+  });
 });
