@@ -49,16 +49,10 @@ const orgJson = (o: { id: string; name: string; currency: string; country: strin
 
 const userJson = (u: { id: string; email: string; name: string; role: string }) => ({ id: u.id, email: u.email, name: u.name, role: u.role });
 
-export async function createOrg(options: CreateOrgOptions): Promise<void> {
+/** `legal`: its legal mentions by the API's field names (cli/commands/orgs.ts), set with the rules of PUT /organization. */
+export async function createOrg(options: CreateOrgOptions, legal: Record<string, unknown> = {}): Promise<void> {
   const { db } = open(options);
-  // its legal identity goes through the API's checks (identity.ts), in the creation's transaction: a refused field creates nothing
-  const { LEGAL_OPTIONS } = await import("../commands/orgs.ts");
-  const legal: Record<string, unknown> = {};
-  for (const [flag, field] of LEGAL_OPTIONS) {
-    const value = options[flag.split(" ")[0]!.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())];
-    if (typeof value === "string" && value !== "") legal[field] = value;
-  }
-  if (options.legalKind !== undefined) legal.legal_kind = options.legalKind;
+  // in the creation's transaction: a refused field creates nothing
   const identity = Object.keys(legal).length > 0 ? await import("../../server/orgs/identity.ts") : null;
   const created = transaction(db, () => {
     const org = createOrganization(db, { ...options, checkLegalMentions: options.checkLegalMentions !== "off" });

@@ -14,7 +14,7 @@ const FISCAL_YEAR_OPTIONS: [string, string, string][] = [
   ["--first-fiscal-year-end <date>", "first_fiscal_year_end", "the last day of its first fiscal year (6 to 24 months), e.g. 2027-06-30"],
 ];
 /** The legal mentions (docs/invoicing.md#legal-mentions), for `org create` and `org set`: [flag, API field, help]. */
-export const LEGAL_OPTIONS: [string, string, string][] = [
+const LEGAL_OPTIONS: [string, string, string][] = [
   ["--legal-form <text>", "legal_form", "legal form on its documents, e.g. SRL, BV, SAS, GmbH (a French sole trader: EI)"],
   ["--share-capital <amount>", "share_capital", "share capital in its currency, e.g. 10000.00"],
   ["--register-kind <text>", "register_kind", "the register: RPR/RPM, RCS, HRB, HRA, KvK"],
@@ -80,7 +80,16 @@ export function registerOrgCommands(program: Command): void {
     // legal mentions (docs/invoicing.md#legal-mentions): checked at finalize unless turned off
     .addOption(new Option("--legal-kind <kind>", "company or sole_trader: which legal mentions its documents need").choices([...LEGAL_KINDS]))
     .addOption(new Option("--check-legal-mentions <state>", "finalize refuses documents lacking the legal mentions of its country and kind").choices(["on", "off"]).default("on"))
-    .action(async (options: CreateOrgOptions) => (await actions()).createOrg(options));
+    .action(async (options: CreateOrgOptions) => {
+      // its legal identity, by the API's field names: set with the rules of PUT /organization
+      const legal: Record<string, unknown> = {};
+      for (const [flag, field] of LEGAL_OPTIONS) {
+        const value = options[optionKey(flag)];
+        if (typeof value === "string" && value !== "") legal[field] = value;
+      }
+      if (options.legalKind !== undefined) legal.legal_kind = options.legalKind;
+      await (await actions()).createOrg(options, legal);
+    });
   for (const [flag, , help] of FISCAL_YEAR_OPTIONS) create.option(flag, help);
   for (const [flag, , help] of LEGAL_OPTIONS) create.option(flag, help);
   withGlobals(org.command("list").description("list organisations")).action(async (options: GlobalOptions) => (await actions()).listOrgs(options));
