@@ -116,7 +116,8 @@ export function registerOrgCommands(program: Command): void {
     const input: Record<string, unknown> = {};
     for (const [flag, field, , nullable] of SET_FIELDS) {
       const value = options[optionKey(flag)];
-      if (value !== undefined) input[field] = value === "" && nullable ? null : value;
+      // the share capital is money: "" clears it as 0 does
+      if (value !== undefined) input[field] = value === "" && field === "share_capital" ? "0" : value === "" && nullable ? null : value;
     }
     if (options.language !== undefined) input.language = options.language;
     if (options.legalKind !== undefined) input.legal_kind = options.legalKind;

@@ -131,7 +131,7 @@ function readLateCompensation(input: OrganizationUpdate, set: Partial<Organizati
   bag.throwIfAny();
 }
 
-/** The legal mentions' fields (docs/invoicing.md#legal-mentions): texts trimmed, empty as null; the share capital in cents. */
+/** The legal mentions' fields (docs/invoicing.md#legal-mentions): texts trimmed, empty as null; the share capital in cents, 0 as none. */
 function readLegalIdentity(input: OrganizationUpdate, set: Partial<OrganizationRow>): void {
   const text = (value: string | null | undefined) => (value === undefined ? undefined : value === null ? null : value.trim() || null);
   const texts = {
@@ -147,13 +147,10 @@ function readLegalIdentity(input: OrganizationUpdate, set: Partial<OrganizationR
   if (input.legal_kind !== undefined) set.legalKind = input.legal_kind;
   if (input.check_legal_mentions !== undefined) set.checkLegalMentions = input.check_legal_mentions;
   if (input.share_capital !== undefined) {
-    if (input.share_capital === null) set.shareCapitalCents = null;
-    else {
-      const bag = new FieldErrorBag();
-      const cents = readMoney(bag, "share_capital", input.share_capital, { min: 1 });
-      bag.throwIfAny();
-      set.shareCapitalCents = cents;
-    }
+    const bag = new FieldErrorBag();
+    const cents = readMoney(bag, "share_capital", input.share_capital);
+    bag.throwIfAny();
+    set.shareCapitalCents = cents === 0 ? null : cents;
   }
 }
 

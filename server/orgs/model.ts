@@ -88,7 +88,7 @@ export const OrganizationModel = {
       first_fiscal_year_end: t.Optional(Nullable(t.String({ ...DateString, description: FIRST_FISCAL_YEAR_END }))),
       legal_kind: t.Optional(LegalKind),
       legal_form: t.Optional(LegalText(50, LEGAL.legal_form)),
-      share_capital: t.Optional(Nullable(moneyInput({ positive: true, description: LEGAL.share_capital }))),
+      share_capital: t.Optional(moneyInput({ positive: false, description: `${LEGAL.share_capital}. 0 clears it (shown as null)` })),
       register_kind: t.Optional(LegalText(30, LEGAL.register_kind)),
       register_number: t.Optional(LegalText(50, LEGAL.register_number)),
       register_place: t.Optional(LegalText(100, LEGAL.register_place)),
