@@ -11,6 +11,7 @@ import {
   PAYMENT_LINKS, PAYMENT_METHODS, REMINDER_CHANNELS, ROLES, SYSTEM_ACCOUNTS, TOKEN_TYPES, VAT_CATEGORIES, VAT_ROLES, VAT_SIDES,
   PEPPOL_PROVIDERS, RECURRING_INTERVALS, RECURRING_SEND_CHANNELS, RECURRING_STATUSES,
   type DeliveryRecipients, type InvoiceStatus, type IssuedParties, type RecurringLine, type ReminderLevel, VAT_PERIODS, CHARTS, SUPPLY_TYPES,
+  LEGAL_KINDS,
 } from "./values.ts";
 import { type AnySQLiteColumn, blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 // Each enum is declared once, beside the API schema that shows it; `enum` on a SQLite text
@@ -104,6 +105,23 @@ export const organizations = sqliteTable("organizations", {
   /** its first fiscal year (6 to 24 months), when it declares one: nothing posts before its start; null: regular years all along */
   firstFiscalYearStart: text("first_fiscal_year_start"),
   firstFiscalYearEnd: text("first_fiscal_year_end"),
+  // legal mentions (docs/invoicing.md#legal-mentions): what the seller's law puts on its documents,
+  // required at finalize per country and kind (server/documents/legal-mentions.ts) when it checks them
+  /** company (a legal person) or sole_trader */
+  legalKind: text("legal_kind", { enum: LEGAL_KINDS }).notNull().default("company"),
+  legalForm: text("legal_form"),
+  /** in the organisation's currency */
+  shareCapitalCents: integer("share_capital_cents"),
+  /** RPR/RPM, RCS, HRB, KvK… */
+  registerKind: text("register_kind"),
+  registerNumber: text("register_number"),
+  /** the register's court or city */
+  registerPlace: text("register_place"),
+  managingDirectors: text("managing_directors"),
+  generalTerms: text("general_terms"),
+  discountTerms: text("discount_terms"),
+  /** finalize refuses a document whose mentions the organisation lacks; on for organisations created by `kontor org create`, off for earlier ones */
+  checkLegalMentions: bool("check_legal_mentions").notNull().default(false),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -329,6 +347,8 @@ export const invoices = sqliteTable(
     /** BG-14 invoicing period (BT-73, BT-74): the service the document bills; both or neither */
     servicePeriodStart: text("service_period_start"),
     servicePeriodEnd: text("service_period_end"),
+    /** BT-72, the date of supply; a German seller's document without it nor a service period gets its issue date at finalize (the Leistungsdatum) */
+    deliveryDate: text("delivery_date"),
     /** the recurring invoice that generated it (no foreign key: a deleted template leaves its invoices) */
     recurringInvoiceId: text("recurring_invoice_id"),
     /** an interest note's: the last day whose interest it charges, and the part of its total that is the fixed compensation (server/interest) */

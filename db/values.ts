@@ -31,6 +31,27 @@ export type DocumentParty = {
   peppolId: string | null;
   /** the seller's contact person (BT-41, XRechnung BR-DE-5); absent in parties frozen before it existed */
   contactName?: string | null;
+  /** the seller's legal mentions (docs/invoicing.md#legal-mentions), frozen with it; absent on buyers and in parties frozen before they existed */
+  legal?: SellerLegal;
+};
+
+// legal mentions: what the seller's law puts on its documents (server/documents/legal-mentions.ts)
+/** A company (a legal person: BV, SRL, SAS, GmbH…) or a sole trader (a natural person in business). */
+export const LEGAL_KINDS = ["company", "sole_trader"] as const;
+export type LegalKind = (typeof LEGAL_KINDS)[number];
+/** The organisation's legal identity as an issued document keeps it. */
+export type SellerLegal = {
+  kind: LegalKind;
+  legalForm: string | null;
+  /** the share capital as the API shows it ("10000.00") in `shareCapitalCurrency`, the organisation's currency */
+  shareCapital: string | null;
+  shareCapitalCurrency: string;
+  registerKind: string | null;
+  registerNumber: string | null;
+  registerPlace: string | null;
+  managingDirectors: string | null;
+  generalTerms: string | null;
+  discountTerms: string | null;
 };
 
 /** The seller's account for credit transfers, from the organisation's default bank account. */

@@ -16,7 +16,7 @@ import { blocksOf, ROOT, Session, startKontor, type Block } from "./docs/example
 const RUNNABLE: Record<string, number> = {
   "README.md": 6,
   "docs/api.md": 12,
-  "docs/invoicing.md": 10,
+  "docs/invoicing.md": 11,
   "docs/einvoicing.md": 7,
   "docs/books.md": 13,
   "docs/banking.md": 14,

@@ -24,7 +24,8 @@ const INVOICE_KEYS = [
   "due_date", "external_id", "finalized_at", "id", "issue_date", "line_total", "lines", "metadata", "notes", "number", "order_reference", "payee", "payment_reference", "payment_terms", "payments",
   "prices_include_vat", "recurring_invoice_id", "related_invoice_id", "reminders_paused", "reminders_paused_reason", "seller", "sent_at", "service_period_end",
   "service_period_start", "status", "subtotal", "total", "type", "updated_at", "vat_amount",
-];
+  "delivery_date",
+].sort();
 /** api-spec 2.1, as GET /customers/{id} shows it */
 const CUSTOMER_KEYS = [
   "address", "buyer_reference", "city", "company_number", "contact_persons", "country", "created_at", "currency", "einvoice_profile", "email", "external_id", "id", "language",

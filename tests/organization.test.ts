@@ -15,7 +15,9 @@ const ORG_KEYS = [
   "first_fiscal_year_end", "first_fiscal_year_start", "fiscal_year_start",
   "id", "language", "late_compensation", "late_compensation_by_currency", "mail_reply_to", "mail_sender_name", "name", "own_smtp", "payment_instructions", "peppol_id",
   "peppol_provider", "phone", "postal_code", "prices_include_vat", "send_on_finalize", "timezone", "updated_at", "vat_number", "vat_period", "website",
-];
+  // legal mentions (docs/invoicing.md#legal-mentions)
+  "check_legal_mentions", "discount_terms", "general_terms", "legal_form", "legal_kind", "managing_directors", "register_kind", "register_number", "register_place", "share_capital",
+].sort();
 
 const identity = {
   name: "Acme Consulting BV",

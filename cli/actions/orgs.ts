@@ -35,7 +35,9 @@ export type CreateOrgOptions = GlobalOptions & {
   firstFiscalYearStart?: string;
   firstFiscalYearEnd?: string;
   vatPeriod?: string;
-};
+  legalKind?: string;
+  checkLegalMentions?: "on" | "off";
+} & Record<string, unknown>;
 export type CreateUserOptions = GlobalOptions & { org: string; email: string; name: string; role: string };
 
 const orgJson = (o: { id: string; name: string; currency: string; country: string; apiAccess: boolean }) => ({
@@ -48,9 +50,16 @@ const orgJson = (o: { id: string; name: string; currency: string; country: strin
 
 const userJson = (u: { id: string; email: string; name: string; role: string }) => ({ id: u.id, email: u.email, name: u.name, role: u.role });
 
-export function createOrg(options: CreateOrgOptions): void {
+/** `legal`: its legal mentions by the API's field names (cli/commands/orgs.ts), set with the rules of PUT /organization. */
+export async function createOrg(options: CreateOrgOptions, legal: Record<string, unknown> = {}): Promise<void> {
   const { db } = open(options);
-  const created = createOrganization(db, options);
+  // in the creation's transaction: a refused field creates nothing
+  const identity = Object.keys(legal).length > 0 ? await import("../../server/orgs/identity.ts") : null;
+  const created = transaction(db, () => {
+    const org = createOrganization(db, { ...options, checkLegalMentions: options.checkLegalMentions !== "off" });
+    if (identity) identity.updateOrganization({ db, org, actor: CLI_ACTOR }, legal as OrganizationUpdate);
+    return org;
+  });
   const bankAccount = !!options.iban?.trim();
   if (options.json) printJson({ ...orgJson(created), payment_instructions: bankAccount });
   else {

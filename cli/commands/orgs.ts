@@ -3,7 +3,7 @@
  * the options); what they do is in cli/actions/orgs.ts, imported when one of them runs.
  */
 import { Argument, Option, type Command } from "commander";
-import { CHARTS, DOCUMENT_LANGUAGES, PEPPOL_PROVIDERS, ROLES } from "../../db/values.ts";
+import { CHARTS, DOCUMENT_LANGUAGES, LEGAL_KINDS, PEPPOL_PROVIDERS, ROLES } from "../../db/values.ts";
 import type { CreateOrgOptions, CreateUserOptions } from "../actions/orgs.ts";
 import { withGlobals, type GlobalOptions } from "../globals.ts";
 
@@ -12,6 +12,17 @@ const FISCAL_YEAR_OPTIONS: [string, string, string][] = [
   ["--fiscal-year-start <MM-01>", "fiscal_year_start", "the day its fiscal years start, e.g. 07-01 (from 1 July to 30 June); default 01-01, calendar years"],
   ["--first-fiscal-year-start <date>", "first_fiscal_year_start", "the first day of its first fiscal year (default: the first of the month it is created in)"],
   ["--first-fiscal-year-end <date>", "first_fiscal_year_end", "the last day of its first fiscal year (6 to 24 months), e.g. 2027-06-30"],
+];
+/** The legal mentions (docs/invoicing.md#legal-mentions), for `org create` and `org set`: [flag, API field, help]. */
+const LEGAL_OPTIONS: [string, string, string][] = [
+  ["--legal-form <text>", "legal_form", "legal form on its documents, e.g. SRL, BV, SAS, GmbH (a French sole trader: EI)"],
+  ["--share-capital <amount>", "share_capital", "share capital in its currency, e.g. 10000.00"],
+  ["--register-kind <text>", "register_kind", "the register: RPR/RPM, RCS, HRB, HRA, KvK"],
+  ["--register-number <text>", "register_number", "number in that register (SIREN after RCS, HRB number, KvK number)"],
+  ["--register-place <text>", "register_place", "the register's court or city, e.g. Gent, Paris, Amtsgericht München"],
+  ["--managing-directors <text>", "managing_directors", "managing directors, as documents name them"],
+  ["--general-terms <text>", "general_terms", "general terms of sale, or where to read them"],
+  ["--discount-terms <text>", "discount_terms", "early-payment discount (French sellers; without it: no discount)"],
 ];
 /** `kontor org set` options: [flag, API field, help, may be cleared with ""]; the service checks them as the API does. */
 const SET_FIELDS: [string, string, string, boolean][] = [
@@ -31,11 +42,13 @@ const SET_FIELDS: [string, string, string, boolean][] = [
   ["--mail-reply-to <email>", "mail_reply_to", "where replies to its e-mails go (default: its email)", true],
   ["--timezone <name>", "timezone", "IANA time zone its dates are local to (reminder runs), e.g. Europe/Brussels", false],
   ...FISCAL_YEAR_OPTIONS.map(([flag, field, help]): [string, string, string, boolean] => [flag, field, help, field !== "fiscal_year_start"]),
+  ...LEGAL_OPTIONS.map(([flag, field, help]): [string, string, string, boolean] => [flag, field, help, true]),
 ];
 /** `kontor org set` settings, on or off: [flag, API field, help]. */
 const SET_SWITCHES: [string, string, string][] = [
   ["--einvoice-business-customers <state>", "einvoice_business_customers", "issue every business customer (one with a VAT number) a Peppol e-invoice: finalize checks its UBL (recommended in Belgium)"],
   ["--prices-include-vat <state>", "prices_include_vat", "new invoices priced VAT-inclusive by default"],
+  ["--check-legal-mentions <state>", "check_legal_mentions", "finalize refuses documents lacking the legal mentions of its country and kind"],
 ];
 /** `kontor org set` options of the Peppol access point: [flag, its setting, help]. */
 const PEPPOL_OPTIONS: [string, string, string][] = [
@@ -65,8 +78,21 @@ export function registerOrgCommands(program: Command): void {
     // the chart of accounts, fixed once the organisation exists (docs/books.md#chart-of-accounts)
     .addOption(new Option("--chart <chart>", "chart of accounts: generic, or be (the Belgian PCMN)").choices([...CHARTS]).default("generic"))
     .addOption(new Option("--language <code>", "default document language (the be chart's account names: nl, fr, else en)").choices([...DOCUMENT_LANGUAGES]))
-    .action(async (options: CreateOrgOptions) => (await actions()).createOrg(options));
+    // legal mentions (docs/invoicing.md#legal-mentions): checked at finalize unless turned off
+    .addOption(new Option("--legal-kind <kind>", "company or sole_trader: which legal mentions its documents need").choices([...LEGAL_KINDS]))
+    .addOption(new Option("--check-legal-mentions <state>", "finalize refuses documents lacking the legal mentions of its country and kind").choices(["on", "off"]).default("on"))
+    .action(async (options: CreateOrgOptions) => {
+      // its legal identity, by the API's field names: set with the rules of PUT /organization
+      const legal: Record<string, unknown> = {};
+      for (const [flag, field] of LEGAL_OPTIONS) {
+        const value = options[optionKey(flag)];
+        if (typeof value === "string" && value !== "") legal[field] = value;
+      }
+      if (options.legalKind !== undefined) legal.legal_kind = options.legalKind;
+      await (await actions()).createOrg(options, legal);
+    });
   for (const [flag, , help] of FISCAL_YEAR_OPTIONS) create.option(flag, help);
+  for (const [flag, , help] of LEGAL_OPTIONS) create.option(flag, help);
   withGlobals(org.command("list").description("list organisations")).action(async (options: GlobalOptions) => (await actions()).listOrgs(options));
   withGlobals(org.command("api-access").description("turn API access on or off").argument("<org>", "organisation id or name"))
     .addArgument(new Argument("<state>", "on or off").choices(["on", "off"]))
@@ -81,6 +107,7 @@ export function registerOrgCommands(program: Command): void {
   for (const [flag, , description] of SET_FIELDS) set.option(flag, description);
   set.addOption(new Option("--language <code>", "default document language").choices([...DOCUMENT_LANGUAGES]));
   set.addOption(new Option("--vat-period <period>", "how often it files its VAT return (its periods are YYYY-MM or YYYY-Qn)").choices(["monthly", "quarterly"]));
+  set.addOption(new Option("--legal-kind <kind>", "company or sole_trader: which legal mentions its documents need").choices([...LEGAL_KINDS]));
   for (const [flag, , description] of SET_SWITCHES) set.addOption(new Option(flag, description).choices(["on", "off"]));
   set.addOption(new Option("--send-on-finalize <channel>", "send every document at finalize over this channel (preferred: each customer's); off: never").choices(["email", "peppol", "preferred", "off"]));
   set.option("--smtp-url <url>", "its own SMTP server, e.g. smtp://user:password@mail.example.com:587 (stored encrypted; CLI only; \"\" goes back to the server's KONTOR_SMTP_URL)");
@@ -91,10 +118,12 @@ export function registerOrgCommands(program: Command): void {
     const input: Record<string, unknown> = {};
     for (const [flag, field, , nullable] of SET_FIELDS) {
       const value = options[optionKey(flag)];
-      if (value !== undefined) input[field] = value === "" && nullable ? null : value;
+      // the share capital is money: "" clears it as 0 does
+      if (value !== undefined) input[field] = value === "" && field === "share_capital" ? "0" : value === "" && nullable ? null : value;
     }
     if (options.language !== undefined) input.language = options.language;
     if (options.vatPeriod !== undefined) input.vat_period = options.vatPeriod;
+    if (options.legalKind !== undefined) input.legal_kind = options.legalKind;
     if (options.sendOnFinalize !== undefined) input.send_on_finalize = options.sendOnFinalize === "off" ? null : options.sendOnFinalize;
     for (const [flag, field] of SET_SWITCHES) {
       const value = options[optionKey(flag)];

@@ -32,6 +32,7 @@ import {
 import type { DocumentAllowanceCharge, DocumentLine, DocumentParty, DocumentVatGroup, IssuedDocument, VatCategory } from "./model.ts";
 import { XRECHNUNG_CUSTOMIZATION_ID } from "./ubl.ts";
 import { el, required, xmlDocument, type Xml } from "./xml-writer.ts";
+import { fixedMentions, fixedMentionText, frenchBillingMode } from "./legal-mentions.ts";
 
 /** BT-24 of a plain EN 16931 invoice: Factur-X's and ZUGFeRD's EN 16931 profile too. */
 export const CII_GUIDELINE_ID = "urn:cen.eu:en16931:2017";
@@ -71,10 +72,14 @@ export function renderCii(doc: IssuedDocument, profile: CiiProfile = "en16931"):
   const gross = !!doc.pricesIncludeVat;
   const acs = doc.allowanceCharges ?? [];
 
+  // a French seller's CII states its billing mode in BT-23 (the French rules' BR-FR-08), and its
+  // legal mentions as notes with their subject codes (BR-FR-05): PMD, PMT, AAB (legal-mentions.ts)
+  const french = profile === "en16931" && doc.seller.country?.toUpperCase() === "FR";
+  const businessProcess = profile === "xrechnung" ? BUSINESS_PROCESS_ID : french ? frenchBillingMode(doc) : null;
   const context = el(
     "rsm:ExchangedDocumentContext",
     null,
-    profile === "xrechnung" ? el("ram:BusinessProcessSpecifiedDocumentContextParameter", null, el("ram:ID", null, BUSINESS_PROCESS_ID)) : null,
+    businessProcess ? el("ram:BusinessProcessSpecifiedDocumentContextParameter", null, el("ram:ID", null, businessProcess)) : null,
     el("ram:GuidelineSpecifiedDocumentContextParameter", null, el("ram:ID", null, profile === "xrechnung" ? XRECHNUNG_CUSTOMIZATION_ID : CII_GUIDELINE_ID)),
   );
   const header = el(
@@ -84,6 +89,9 @@ export function renderCii(doc: IssuedDocument, profile: CiiProfile = "en16931"):
     el("ram:TypeCode", null, credit ? "381" : "380"),
     el("ram:IssueDateTime", null, dateTime("udt", doc.issueDate)),
     el("ram:IncludedNote", null, el("ram:Content", null, doc.notes)),
+    ...(french ? fixedMentions(doc.seller) : []).map((code) =>
+      el("ram:IncludedNote", null, el("ram:Content", null, fixedMentionText(code, doc.seller, doc.language)), el("ram:SubjectCode", null, code)),
+    ),
   );
 
   const agreement = el(
@@ -96,12 +104,15 @@ export function renderCii(doc: IssuedDocument, profile: CiiProfile = "en16931"):
   );
   // required by the schema even when empty; an intra-community supply states where and when the
   // goods went (BR-IC-11, BR-IC-12): to the buyer's address, all of it that is known (XRechnung wants
-  // its city and post code, BR-DE-10 and BR-DE-11), dated on the invoice date as the UBL does
+  // its city and post code, BR-DE-10 and BR-DE-11), dated on the date of supply (BT-72), else the
+  // invoice date, as the UBL does; any document with a date of supply states it (a German seller's
+  // Leistungsdatum)
   const intraCommunity = doc.vatGroups.some((g) => g.category === "K");
+  const supplied = doc.deliveryDate ?? (intraCommunity ? doc.issueDate : null);
   const delivery = required(
     "ram:ApplicableHeaderTradeDelivery",
     intraCommunity && el("ram:ShipToTradeParty", null, postalTradeAddress(doc.buyer)),
-    intraCommunity && el("ram:ActualDeliverySupplyChainEvent", null, el("ram:OccurrenceDateTime", null, dateTime("udt", doc.issueDate))),
+    supplied && el("ram:ActualDeliverySupplyChainEvent", null, el("ram:OccurrenceDateTime", null, dateTime("udt", supplied))),
   );
 
   const settlement = el(

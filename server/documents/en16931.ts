@@ -300,7 +300,8 @@ export function vatIdentifier(p: DocumentParty): string | null {
 /**
  * The ICD scheme of a party's legal registration number (BT-30 scheme), where one is certain: the
  * Peppol id's own scheme when it holds the same number, the Belgian enterprise number (0208) for a
- * Belgian party, the Dutch KVK number (0106) for a Dutch one (NL-R-003). Else none, which EN 16931 allows.
+ * Belgian party, the Dutch KVK number (0106) for a Dutch one (NL-R-003), the SIREN (0002) for a
+ * French one. Else none, which EN 16931 allows.
  */
 export function legalScheme(p: DocumentParty): string | null {
   if (!present(p.companyNumber)) return null;
@@ -310,13 +311,15 @@ export function legalScheme(p: DocumentParty): string | null {
   const c = p.country?.trim().toUpperCase();
   if (c === "BE" && (number.length === 10 || number.length === 9)) return "0208";
   if (c === "NL" && number.length === 8) return "0106";
+  // a French SIREN (9 digits): the French e-invoicing rules want the seller's under 0002 (BR-FR-10)
+  if (c === "FR" && number.length === 9) return "0002";
   return null;
 }
 
-/** BT-30 as written under its scheme: a Belgian enterprise number as 10 digits, a KVK number as 8. */
+/** BT-30 as written under its scheme: a Belgian enterprise number as 10 digits, a KVK number as 8, a SIREN as 9. */
 export function legalId(p: DocumentParty): { scheme: string | null; id: string | null } {
   const scheme = legalScheme(p);
-  const id = p.companyNumber && (scheme === "0208" ? digits(p.companyNumber).padStart(10, "0") : scheme === "0106" ? digits(p.companyNumber) : p.companyNumber.trim());
+  const id = p.companyNumber && (scheme === "0208" ? digits(p.companyNumber).padStart(10, "0") : scheme === "0106" || scheme === "0002" ? digits(p.companyNumber) : p.companyNumber.trim());
   return { scheme, id: id || null };
 }
 

@@ -472,3 +472,14 @@ export function formatQuantity(labels: DocumentLabels, hundredths: number): stri
 export function formatRate(labels: DocumentLabels, bp: number): string {
   return `${formatNumber(labels, bp, { trim: true })}\u00a0%`;
 }
+
+// ------------------------------------------------------------------------------------------------
+// the date of supply (EN 16931 BT-72), a block of its own: the particulars' label when it differs
+// from the issue date, and the sentence a document carries when it is the issue date (a German
+// seller's Leistungsdatum, docs/invoicing.md#germany)
+export const SUPPLY_DATE_LABELS: Record<DocumentLanguage, { deliveryDate: string; isIssueDate: string }> = {
+  en: { deliveryDate: "Date of supply", isIssueDate: "Date of supply: the invoice date." },
+  nl: { deliveryDate: "Leveringsdatum", isIssueDate: "Leveringsdatum: de factuurdatum." },
+  fr: { deliveryDate: "Date de livraison", isIssueDate: "Date de livraison ou de prestation : la date de la facture." },
+  de: { deliveryDate: "Leistungsdatum", isIssueDate: "Leistungsdatum entspricht dem Rechnungsdatum." },
+};

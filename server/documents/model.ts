@@ -92,6 +92,8 @@ export type IssuedDocument = {
   orderReference: string | null;
   /** BG-14 invoicing period (BT-73, BT-74): the service billed, when the document names it */
   servicePeriod?: { start: string; end: string } | null;
+  /** BT-72, the date of supply; a German seller's without a service period is its issue date (supplyDateOf in legal-mentions.ts) */
+  deliveryDate?: string | null;
   /** BE structured communication "+++123/4567/89012+++" or an ISO 11649 "RF…" reference; null on a draft */
   paymentReference: string | null;
   /** the invoice a credit note credits, or an interest note charges interest on (its number and issue date; BillingReference in UBL) */

@@ -17,9 +17,10 @@ import { degrees, fill, PDFDocument, PDFHexString, PDFName, popGraphicsState, pu
 import QRCode from "qrcode";
 import sansPath from "dejavu-fonts-ttf/ttf/DejaVuSans.ttf" with { type: "file" };
 import sansBoldPath from "dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf" with { type: "file" };
-import { formatCents, lineAmountCents } from "../lib/money.ts";
+import { formatCents, lineAmountCents, toCents } from "../lib/money.ts";
 import { applyFacturX, type PdfIdentity } from "./facturx.ts";
-import { formatMoney, formatNumber, formatQuantity, formatRate, LABELS, type DocumentLabels } from "./i18n.ts";
+import { formatMoney, formatNumber, formatQuantity, formatRate, LABELS, SUPPLY_DATE_LABELS, type DocumentLabels } from "./i18n.ts";
+import { legalMentionLines } from "./legal-mentions.ts";
 import type { DocumentLanguage, DocumentLine, DocumentParty, IssuedDocument } from "./model.ts";
 import { identifierLabels, paymentReferenceLabel, vatCategoryName } from "./wording.ts";
 
@@ -362,6 +363,8 @@ function header(w: Writer, doc: IssuedDocument) {
   // a credit note has no payment block (see payment()); its reference is shown here instead
   if (doc.type === "credit_note" && doc.paymentReference) particulars.push([paymentReferenceLabel(doc.language, doc.paymentReference), doc.paymentReference]);
   if (doc.servicePeriod) particulars.push([l.servicePeriod, `${l.date(doc.servicePeriod.start)} – ${l.date(doc.servicePeriod.end)}`]);
+  // the date of supply when it is not the issue date (legalBlock says so when it is)
+  if (doc.deliveryDate && doc.deliveryDate !== doc.issueDate) particulars.push([(SUPPLY_DATE_LABELS[doc.language] ?? SUPPLY_DATE_LABELS.en).deliveryDate, l.date(doc.deliveryDate)]);
   if (doc.buyerReference) particulars.push([l.buyerReference, doc.buyerReference]);
   if (doc.orderReference) particulars.push([l.orderReference, doc.orderReference]);
   const wrapped = particulars.map(([label, value]) => [label, w.wrap(value, MAX_PARTICULAR_WIDTH, SIZE, true)] as const);
@@ -720,6 +723,31 @@ function notes(w: Writer, doc: IssuedDocument) {
 }
 
 /**
+ * The legal mentions, after everything else, in the document's language: that the date of supply
+ * is the invoice date (a German seller's Leistungsdatum), then what the seller's law puts on its
+ * documents (legal-mentions.ts: legal form, capital, seat, register, directors, the French
+ * late-payment mentions, general terms).
+ */
+function legalBlock(w: Writer, doc: IssuedDocument) {
+  const lines = [
+    ...(doc.deliveryDate && doc.deliveryDate === doc.issueDate ? [(SUPPLY_DATE_LABELS[doc.language] ?? SUPPLY_DATE_LABELS.en).isIssueDate] : []),
+    ...legalMentionLines(doc.seller, doc.language, (amount, currency) => formatMoney(w.labels, toCents(amount) ?? 0, currency)),
+  ];
+  if (lines.length === 0) return;
+  const size = 7.5;
+  const leading = 9.5;
+  w.need(12 + leading);
+  w.y -= 8;
+  for (const line of lines) {
+    for (const part of w.wrap(line, RIGHT - LEFT, size)) {
+      w.need(leading);
+      w.text(part, LEFT, w.y - size, { size, color: MUTED });
+      w.y -= leading;
+    }
+  }
+}
+
+/**
  * The footer of every page: the seller's identity and, on an invoice that asks payment, its bank
  * account, wrapped in the left column (at most MAX_FOOTER_LINES, the last one cut short with
  * "…"); the document and the page in the right column. Laid out before the body, whose bottom
@@ -879,6 +907,7 @@ export async function renderPdf(doc: IssuedDocument, options: { facturx?: string
   vatBreakdown(w, doc);
   payment(w, doc);
   notes(w, doc);
+  legalBlock(w, doc);
   footers(w, footer);
   if (options.facturx !== undefined) await applyFacturX(pdf, options.facturx, identity);
   return pdf.save({ useObjectStreams: true });

@@ -80,6 +80,7 @@ export function renderUbl(doc: IssuedDocument, profile: UblProfile = "peppol"): 
   const money = (name: string, cents: number) => el(name, cur, formatCents(cents));
   const notSubject = doc.vatGroups.some((g) => g.category === "O");
   const dueDate = date(doc.dueDate);
+  const intraCommunity = doc.vatGroups.some((g) => g.category === "K");
 
   const body = [
     el("cbc:CustomizationID", null, profile === "xrechnung" ? XRECHNUNG_CUSTOMIZATION_ID : UBL_CUSTOMIZATION_ID),
@@ -106,13 +107,14 @@ export function renderUbl(doc: IssuedDocument, profile: UblProfile = "peppol"): 
     el("cac:AccountingCustomerParty", null, party(doc.buyer, notSubject, profile)),
     // an intra-community supply states where and when the goods went (BR-IC-11, BR-IC-12): to the
     // buyer's address, all of it that is known (XRechnung wants its city and post code, BR-DE-10 and
-    // BR-DE-11); Kontor records no separate delivery date, so the supply is dated on the invoice date
-    doc.vatGroups.some((g) => g.category === "K") &&
+    // BR-DE-11), on the date of supply (BT-72), else the invoice date; any document with a date of
+    // supply states it (a German seller's Leistungsdatum)
+    (intraCommunity || doc.deliveryDate) &&
       el(
         "cac:Delivery",
         null,
-        el("cbc:ActualDeliveryDate", null, date(doc.issueDate)),
-        el("cac:DeliveryLocation", null, el("cac:Address", null, ...addressOf(doc.buyer))),
+        el("cbc:ActualDeliveryDate", null, date(doc.deliveryDate ?? doc.issueDate)),
+        intraCommunity ? el("cac:DeliveryLocation", null, el("cac:Address", null, ...addressOf(doc.buyer))) : null,
       ),
     doc.payee &&
       el(

@@ -23,6 +23,7 @@ import {
 } from "../documents/model.ts";
 import { documentServiceOf } from "../documents/service.ts";
 import { documentVatGroups } from "../documents/vat-breakdown.ts";
+import { legalOf, supplyDateOf } from "../documents/legal-mentions.ts";
 import { linePrice } from "./checks.ts";
 import { priceInvoice } from "./totals.ts";
 import { NotFound } from "../lib/errors.ts";
@@ -67,7 +68,8 @@ export function currentParties(tx: Tx, orgId: string, customerId: string): Issue
   const customer = findInOrg(tx, customers, orgId, customerId);
   return {
     language: isLanguage(customer.language) ? customer.language : isLanguage(org.language) ? org.language : "en",
-    seller: party(org, org.companyNumber, org.contactName),
+    // its legal mentions are frozen with it (docs/invoicing.md#legal-mentions)
+    seller: { ...party(org, org.companyNumber, org.contactName), legal: legalOf(org) },
     buyer: party(customer, customer.companyNumber),
     payee: payeeOf(tx, orgId, org.defaultBankAccountId, org.name),
   };
@@ -157,6 +159,8 @@ export function readDocument(tx: Tx, orgId: string, invoiceId: string): IssuedDo
     })),
   ];
 
+  const servicePeriod = invoice.servicePeriodStart && invoice.servicePeriodEnd ? { start: invoice.servicePeriodStart, end: invoice.servicePeriodEnd } : null;
+  const deliveryDate = invoice.status === "draft" ? supplyDateOf({ ...invoice, servicePeriod }, parties.seller.country) : invoice.deliveryDate;
   const related = invoice.type !== "invoice" && invoice.relatedInvoiceId ? tx.select().from(invoices).where(inOrg(invoices, orgId, eq(invoices.id, invoice.relatedInvoiceId))).get() : undefined;
 
   return {
@@ -170,7 +174,10 @@ export function readDocument(tx: Tx, orgId: string, invoiceId: string): IssuedDo
     language: parties.language,
     buyerReference: invoice.buyerReference,
     orderReference: invoice.orderReference,
-    servicePeriod: invoice.servicePeriodStart && invoice.servicePeriodEnd ? { start: invoice.servicePeriodStart, end: invoice.servicePeriodEnd } : null,
+    servicePeriod,
+    // a draft shows the date of supply finalize will store (a German seller's issue date without a
+    // period); absent when none, so a document issued before it existed hashes as it did
+    ...(deliveryDate ? { deliveryDate } : {}),
     paymentReference: invoice.paymentReference,
     credited: related ? { number: related.number, issueDate: related.issueDate } : null,
     notes: invoice.notes,

@@ -164,6 +164,14 @@ const optionalFields = {
   ),
   service_period_end: t.Optional(
     Nullable(t.String({ ...DateString, description: "The last day of the service billed (BT-74), on or after service_period_start; with service_period_start" })),
+  ),  delivery_date: t.Optional(
+    Nullable(
+      t.String({
+        ...DateString,
+        description:
+          "The date of supply (EN 16931 BT-72), on the PDF and the e-invoice. A German seller's document with neither it nor a service period gets its issue date at finalize (the Leistungsdatum, §14 (4) Nr. 6 UStG; docs/invoicing.md#germany)",
+      }),
+    ),
   ),
 };
 
@@ -315,6 +323,7 @@ export const InvoiceModel = {
       payments: t.Array(PaymentShown),
       service_period_start: Nullable(t.String({ ...DateString, description: "The service billed, first day (EN 16931 BG-14, BT-73); null when not given" })),
       service_period_end: Nullable(t.String({ ...DateString, description: "The service billed, last day (BT-74)" })),
+      delivery_date: Nullable(t.String({ ...DateString, description: "The date of supply (EN 16931 BT-72); null when not given (a German seller's is set at finalize when it has no service period)" })),
       recurring_invoice_id: Nullable(t.String({ ...Uuid, description: "The recurring invoice that generated it (GET /recurring-invoices/{id}); null when created otherwise" })),
       finalized_at: Nullable(Timestamp),
       sent_at: Nullable(Timestamp),

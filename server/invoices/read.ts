@@ -209,6 +209,7 @@ export function presentInvoices(tx: Tx, orgId: string, rows: InvoiceRow[]) {
     payments: (paid.get(row.id) ?? []).map(presentPayment),
     service_period_start: row.servicePeriodStart,
     service_period_end: row.servicePeriodEnd,
+    delivery_date: row.deliveryDate,
     recurring_invoice_id: row.recurringInvoiceId,
     finalized_at: row.finalizedAt,
     sent_at: row.sentAt,

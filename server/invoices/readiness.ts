@@ -17,6 +17,7 @@ import { missingForCii } from "../documents/cii.ts";
 import { mergeFieldErrors } from "../documents/en16931.ts";
 import type { IssuedDocument } from "../documents/model.ts";
 import { missingForUbl } from "../documents/ubl.ts";
+import { missingLegalMentions } from "../documents/legal-mentions.ts";
 import { FieldErrorBag, type FieldErrors } from "../lib/errors.ts";
 import { readDocument } from "./document.ts";
 
@@ -73,7 +74,11 @@ export function issuedAsEinvoice(doc: Pick<IssuedDocument, "buyer">, einvoiceBus
  */
 export function readinessOf(tx: Tx, orgId: string, invoiceId: string): Readiness {
   const doc = readDocument(tx, orgId, invoiceId);
-  const org = tx.select({ einvoiceBusinessCustomers: organizations.einvoiceBusinessCustomers }).from(organizations).where(eq(organizations.id, orgId)).get();
+  const org = tx
+    .select({ einvoiceBusinessCustomers: organizations.einvoiceBusinessCustomers, checkLegalMentions: organizations.checkLegalMentions })
+    .from(organizations)
+    .where(eq(organizations.id, orgId))
+    .get();
   // the e-invoice the customer receives (issue 31): XRechnung's rules, or a Factur-X PDF's CII (EN 16931)
   const profile = tx
     .select({ profile: customers.einvoiceProfile })
@@ -85,6 +90,8 @@ export function readinessOf(tx: Tx, orgId: string, invoiceId: string): Readiness
   const einvoiceRequired = peppol || profile === "xrechnung" || profile === "facturx";
   const einvoice =
     profile === "xrechnung" ? missingForUbl(doc, "xrechnung") : mergeFieldErrors(peppol ? missingForUbl(doc) : {}, profile === "facturx" ? missingForCii(doc) : {});
-  const problems: FieldErrors = { ...missingForPdf(doc), ...einvoice };
+  // the mentions the seller's law requires (docs/invoicing.md#legal-mentions), for an organisation that checks them
+  const legal = org?.checkLegalMentions ? missingLegalMentions(doc.seller) : {};
+  const problems: FieldErrors = mergeFieldErrors({ ...missingForPdf(doc), ...einvoice }, legal);
   return { ready: Object.keys(problems).length === 0, einvoice_required: einvoiceRequired, problems };
 }

@@ -37,6 +37,7 @@ import {
   type NewLine,
 } from "./checks.ts";
 import { readinessOf, type Readiness } from "./readiness.ts";
+import { supplyDateOf } from "../documents/legal-mentions.ts";
 import { invoiceList } from "./list.ts";
 import { listDeliveries, sendOnFinalize } from "./deliveries.ts";
 import { isProvisional, nextPaymentReference, nextSeriesNumber, provisionalNumber } from "./numbering.ts";
@@ -152,13 +153,14 @@ export type NewInvoice = Omit<
   | "metadata"
   | "servicePeriodStart"
   | "servicePeriodEnd"
+  | "deliveryDate"
   | "recurringInvoiceId"
   | "interestThrough"
   | "compensationCents"
   | "remindersPaused"
   | "remindersPausedReason"
 > &
-  Partial<Pick<InvoiceRow, "externalId" | "metadata" | "servicePeriodStart" | "servicePeriodEnd" | "recurringInvoiceId" | "interestThrough" | "compensationCents">>;
+  Partial<Pick<InvoiceRow, "externalId" | "metadata" | "servicePeriodStart" | "servicePeriodEnd" | "deliveryDate" | "recurringInvoiceId" | "interestThrough" | "compensationCents">>;
 
 /**
  * Inserts a draft with its lines and totals; without a number given, it carries a provisional
@@ -180,6 +182,7 @@ export function insertDraft(
     metadata: {},
     servicePeriodStart: null,
     servicePeriodEnd: null,
+    deliveryDate: null,
     recurringInvoiceId: null,
     interestThrough: null,
     compensationCents: null,
@@ -312,6 +315,7 @@ export const invoiceService = {
           metadata: input.metadata ?? {},
           servicePeriodStart: input.service_period_start ?? null,
           servicePeriodEnd: input.service_period_end ?? null,
+          deliveryDate: input.delivery_date ?? null,
           recurringInvoiceId,
         },
         lines,
@@ -348,6 +352,7 @@ export const invoiceService = {
       if (input.metadata !== undefined) set.metadata = input.metadata;
       if (input.service_period_start !== undefined) set.servicePeriodStart = input.service_period_start;
       if (input.service_period_end !== undefined) set.servicePeriodEnd = input.service_period_end;
+      if (input.delivery_date !== undefined) set.deliveryDate = input.delivery_date;
       checkServicePeriod(bag, set.servicePeriodStart === undefined ? row.servicePeriodStart : set.servicePeriodStart, set.servicePeriodEnd === undefined ? row.servicePeriodEnd : set.servicePeriodEnd);
       const pricesIncludeVat = set.pricesIncludeVat ?? row.pricesIncludeVat;
       const repriced = input.lines !== undefined || input.allowances_charges !== undefined || pricesIncludeVat !== row.pricesIncludeVat;
@@ -413,13 +418,16 @@ export const invoiceService = {
       for (const [field, messages] of Object.entries(readinessOf(tx, scope.org.id, id).problems)) for (const message of messages) bag.add(field, message);
       bag.throwIfAny();
       const issued: InvoiceRow = { ...row, number: isProvisional(row.number) ? nextSeriesNumber(tx, scope.org.id, row) : row.number };
+      const parties = currentParties(tx, scope.org.id, row.customerId);
       let shown = change(tx, scope.org.id, id, {
         number: issued.number,
         status: "finalized",
         finalizedAt: nowIso(),
         paymentReference: nextPaymentReference(tx, scope.org.id, scope.org.country),
         // the document says from now on what it says today, whatever is edited afterwards
-        issuedParties: currentParties(tx, scope.org.id, row.customerId),
+        issuedParties: parties,
+        // a German seller's Leistungsdatum: the issue date when neither it nor a period was given
+        deliveryDate: supplyDateOf({ ...row, servicePeriod: row.servicePeriodStart }, parties.seller.country),
       });
       // a credit note settles its invoice (its invoice.updated is recorded there); the note shows its allocation
       if (row.type === "credit_note") {

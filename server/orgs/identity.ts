@@ -70,6 +70,16 @@ export function presentOrganization(tx: Tx, row: OrganizationRow) {
     first_fiscal_year_start: row.firstFiscalYearStart,
     first_fiscal_year_end: row.firstFiscalYearEnd,
     vat_period: row.vatPeriod,
+    legal_kind: row.legalKind,
+    legal_form: row.legalForm,
+    share_capital: row.shareCapitalCents === null ? null : formatCents(row.shareCapitalCents),
+    register_kind: row.registerKind,
+    register_number: row.registerNumber,
+    register_place: row.registerPlace,
+    managing_directors: row.managingDirectors,
+    general_terms: row.generalTerms,
+    discount_terms: row.discountTerms,
+    check_legal_mentions: row.checkLegalMentions,
     created_at: row.createdAt,
     updated_at: row.updatedAt,
   };
@@ -122,6 +132,29 @@ function readLateCompensation(input: OrganizationUpdate, set: Partial<Organizati
   bag.throwIfAny();
 }
 
+/** The legal mentions' fields (docs/invoicing.md#legal-mentions): texts trimmed, empty as null; the share capital in cents, 0 as none. */
+function readLegalIdentity(input: OrganizationUpdate, set: Partial<OrganizationRow>): void {
+  const text = (value: string | null | undefined) => (value === undefined ? undefined : value === null ? null : value.trim() || null);
+  const texts = {
+    legalForm: text(input.legal_form),
+    registerKind: text(input.register_kind),
+    registerNumber: text(input.register_number),
+    registerPlace: text(input.register_place),
+    managingDirectors: text(input.managing_directors),
+    generalTerms: text(input.general_terms),
+    discountTerms: text(input.discount_terms),
+  };
+  for (const [key, value] of Object.entries(texts)) if (value !== undefined) Object.assign(set, { [key]: value });
+  if (input.legal_kind !== undefined) set.legalKind = input.legal_kind;
+  if (input.check_legal_mentions !== undefined) set.checkLegalMentions = input.check_legal_mentions;
+  if (input.share_capital !== undefined) {
+    const bag = new FieldErrorBag();
+    const cents = readMoney(bag, "share_capital", input.share_capital);
+    bag.throwIfAny();
+    set.shareCapitalCents = cents === 0 ? null : cents;
+  }
+}
+
 export function showOrganization(scope: Scope): ShownOrganization {
   return snapshot(scope.db, (tx) => presentOrganization(tx, readOrganization(tx, scope.org.id)));
 }
@@ -159,6 +192,7 @@ export function updateOrganization(scope: Scope, input: OrganizationUpdate): Sho
   if (input.mail_reply_to !== undefined) set.mailReplyTo = input.mail_reply_to === null ? null : input.mail_reply_to.trim().toLowerCase();
   if (input.send_on_finalize !== undefined) set.sendOnFinalize = input.send_on_finalize;
   if (input.late_compensation !== undefined || input.late_compensation_by_currency !== undefined) readLateCompensation(input, set);
+  readLegalIdentity(input, set);
   if (input.timezone !== undefined) {
     if (!isTimeZone(input.timezone)) throw ValidationFailed.field("timezone", "The timezone field must be an IANA time zone, e.g. Europe/Brussels.");
     set.timezone = input.timezone;

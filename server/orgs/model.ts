@@ -5,7 +5,7 @@
  * chart is chosen at creation).
  */
 import { t } from "elysia";
-import { CHARTS, PEPPOL_PROVIDERS, VAT_PERIODS } from "../../db/values.ts";
+import { CHARTS, LEGAL_KINDS, PEPPOL_PROVIDERS, VAT_PERIODS } from "../../db/values.ts";
 import { Language } from "../contacts/party-model.ts";
 import { PeppolId } from "../documents/peppol.ts";
 import { Country, Currency, DateString, Email, Money, moneyInput, Nullable, strictObject, Text, Timestamp, Uuid, VatNumber, withoutDefault } from "../lib/schemas.ts";
@@ -41,6 +41,23 @@ const VAT_PERIOD =
   "How often it files its VAT return: monthly or quarterly (default); its VAT return periods are named YYYY-MM or YYYY-Qn after it (docs/books.md#the-vat-return)";
 const TIMEZONE = "The IANA time zone its dates are local to (a reminder run's date, the day a reminder was accepted), e.g. Europe/Brussels (the default)";
 
+// legal mentions (docs/invoicing.md#legal-mentions): what the seller's law puts on its documents
+const LEGAL = {
+  legal_kind: "company (a legal person: BV, SRL, SAS, GmbH…) or sole_trader (a natural person in business): which row of the legal mentions table applies with its country. Default company",
+  legal_form: "Its legal form as its documents state it, e.g. SRL, BV, SAS, GmbH; a French sole trader: EI",
+  share_capital: "Its share capital, in its currency, as a decimal string (printed on the documents of a French company); null: none stated",
+  register_kind: "The register it is entered in: RPR/RPM (Belgium, the default there), RCS (France, the default there), HRB or HRA (Germany), KvK (the Netherlands, the default there)",
+  register_number: "Its number in that register: the SIREN after RCS, the HRB number, the KvK number (Belgium's RPR/RPM number is company_number)",
+  register_place: "The register's court or city: the court of its seat after RPR/RPM (e.g. Gent), the greffe's city after RCS (e.g. Paris), the Amtsgericht of an HRB entry",
+  managing_directors: "Its managing directors, as its documents name them (a GmbH's Geschäftsführer, an AG's Vorstand)",
+  general_terms: "Its general terms of sale, or where to read them, printed with the legal mentions",
+  discount_terms: "Its early-payment discount (French Commercial Code L441-9); null: documents of a French seller say there is none",
+  check_legal_mentions:
+    "Finalize refuses a document whose legal mentions (for its country and legal_kind) the organisation lacks, naming organization.<field>. On for organisations created with `kontor org create`; off for the first start's Default organisation and for those created before it existed",
+} as const;
+const LegalText = (maxLength: number, description: string, multiline = false) => Nullable(Text({ maxLength, description, multiline }));
+const LegalKind = withoutDefault(t.UnionEnum([...LEGAL_KINDS], { description: LEGAL.legal_kind }));
+
 export const OrganizationModel = {
   update: strictObject(
     {
@@ -73,6 +90,16 @@ export const OrganizationModel = {
       first_fiscal_year_end: t.Optional(Nullable(t.String({ ...DateString, description: FIRST_FISCAL_YEAR_END }))),
       // without Elysia's default (the first value): a PUT that does not name vat_period must not make the organisation monthly
       vat_period: t.Optional(withoutDefault(t.UnionEnum([...VAT_PERIODS], { description: VAT_PERIOD }))),
+      legal_kind: t.Optional(LegalKind),
+      legal_form: t.Optional(LegalText(50, LEGAL.legal_form)),
+      share_capital: t.Optional(moneyInput({ positive: false, description: `${LEGAL.share_capital}. 0 clears it (shown as null)` })),
+      register_kind: t.Optional(LegalText(30, LEGAL.register_kind)),
+      register_number: t.Optional(LegalText(50, LEGAL.register_number)),
+      register_place: t.Optional(LegalText(100, LEGAL.register_place)),
+      managing_directors: t.Optional(LegalText(500, LEGAL.managing_directors)),
+      general_terms: t.Optional(LegalText(2000, LEGAL.general_terms, true)),
+      discount_terms: t.Optional(LegalText(500, LEGAL.discount_terms)),
+      check_legal_mentions: t.Optional(t.Boolean({ description: LEGAL.check_legal_mentions })),
     },
     { title: "OrganizationUpdate" },
   ),
@@ -121,6 +148,16 @@ export const OrganizationModel = {
       first_fiscal_year_start: Nullable(t.String({ ...DateString, description: FIRST_FISCAL_YEAR_START })),
       first_fiscal_year_end: Nullable(t.String({ ...DateString, description: FIRST_FISCAL_YEAR_END })),
       vat_period: t.UnionEnum([...VAT_PERIODS], { description: VAT_PERIOD }),
+      legal_kind: LegalKind,
+      legal_form: Nullable(t.String({ description: LEGAL.legal_form })),
+      share_capital: Nullable(t.String({ ...Money, description: LEGAL.share_capital })),
+      register_kind: Nullable(t.String({ description: LEGAL.register_kind })),
+      register_number: Nullable(t.String({ description: LEGAL.register_number })),
+      register_place: Nullable(t.String({ description: LEGAL.register_place })),
+      managing_directors: Nullable(t.String({ description: LEGAL.managing_directors })),
+      general_terms: Nullable(t.String({ description: LEGAL.general_terms })),
+      discount_terms: Nullable(t.String({ description: LEGAL.discount_terms })),
+      check_legal_mentions: t.Boolean({ description: LEGAL.check_legal_mentions }),
       created_at: Timestamp,
       updated_at: Timestamp,
     },

@@ -45,6 +45,8 @@ export type OrganizationInput = {
   firstFiscalYearEnd?: string;
   /** how often it files its VAT return; default quarterly */
   vatPeriod?: string;
+  /** finalize refuses documents lacking the legal mentions of its country and kind (docs/invoicing.md#legal-mentions); `kontor org create` turns it on, the first start's Default organisation leaves it off */
+  checkLegalMentions?: boolean;
 };
 
 export function createOrganization(db: Db, input: OrganizationInput, actor: Actor = CLI_ACTOR): Organization {
@@ -77,7 +79,7 @@ export function createOrganization(db: Db, input: OrganizationInput, actor: Acto
   );
   const org: Organization = { id: newId(), name, currency, country, apiAccess: input.apiAccess ?? true };
   return transaction(db, (tx) => {
-    tx.insert(organizations).values({ ...org, chart, language, ...fiscalYears, vatPeriod: vatPeriod as VatPeriod, createdAt: now, updatedAt: now }).run();
+    tx.insert(organizations).values({ ...org, chart, language, ...fiscalYears, vatPeriod: vatPeriod as VatPeriod, checkLegalMentions: input.checkLegalMentions ?? false, createdAt: now, updatedAt: now }).run();
     seedVatRates(tx, org.id, country);
     const bankLedgerId = seedChart(tx, org.id, chart, language);
     // its own account, if given, is the default; without one, documents carry no payment instructions

@@ -4,7 +4,8 @@
  * rules (the official schematron, compiled to XSLT, run by SaxonJS); an XRechnung UBL against the
  * CEN and KoSIT XRechnung rules instead. A CII invoice against the CII D16B XSD and the CEN EN 16931
  * CII rules, and then either the Factur-X EN 16931 profile's XSD and schematron, or for an
- * XRechnung the KoSIT XRechnung CII rules. See ATTRIBUTION.md for the files.
+ * XRechnung the KoSIT XRechnung CII rules; a French seller's CII also against the French
+ * e-invoicing reform's rules (BR-FR-*). See ATTRIBUTION.md for the files.
  *
  * A document is valid when `xsdErrors` and `fatal` are both empty; `warnings` are what the rules
  * flag as "warning" (a receiver accepts them).
@@ -118,9 +119,11 @@ async function xsdErrorsAgainst(xml: string, files: XMLFileInfo[], main: string)
  * A CII invoice: the CII D16B XSD and the CEN rules; then for EN 16931 (Factur-X's EN 16931
  * profile) the Factur-X XSD and schematron, for XRechnung the KoSIT rules.
  */
-export async function validateCii(xml: string, profile: "en16931" | "xrechnung" = "en16931", { facturx = true } = {}): Promise<UblValidation> {
+export async function validateCii(xml: string, profile: "en16931" | "xrechnung" = "en16931", { facturx = true, french = false } = {}): Promise<UblValidation> {
   // Factur-X's schematron takes 3–5 times the CEN rules' time: `facturx: false` leaves it and its XSD out
   const sets: RuleSet[] = profile === "xrechnung" ? ["CEN-EN16931-CII", "XRECHNUNG-CII"] : facturx ? ["CEN-EN16931-CII", "FACTURX-EN16931"] : ["CEN-EN16931-CII"];
+  // a French seller's: the French e-invoicing reform's rules too (BR-FR-*)
+  if (french) sets.push("FR-CTC-CII");
   const rules = await loadRules(sets);
   const asserts = sets.flatMap((name) => runRules(name, rules[name], xml));
   const xsd = [
