@@ -34,6 +34,7 @@ import { Conflict } from "../lib/errors.ts";
 import { divRoundHalfUp, formatCents } from "../lib/money.ts";
 import { findInOrg, inOrg } from "../lib/scope.ts";
 import { addDays } from "../lib/time.ts";
+import type { DatePeriod } from "../../db/values.ts";
 import { hasRates, ratesBetween, type RatePeriod } from "./rates.ts";
 
 /** The statutory fixed compensation for recovery costs (Directive 2011/7/EU art. 6; law of 2 August 2002 art. 6). */
@@ -63,6 +64,12 @@ export type LateClaim = {
   chargeable_from: string | null;
   /** which law was applied, and why something is not charged */
   law: string;
+  /**
+   * The days interest would run on and no statutory rate covers (the country has no table, or the
+   * half year's rate is not added yet): no interest is computed for them until the rate is added
+   * (kontor rates add); a later interest note picks them up
+   */
+  missing_rates: DatePeriod[];
 };
 
 /** The claim with its figures in cents, and what an interest note needs to write its lines. */
@@ -157,11 +164,14 @@ export function computeClaim(input: ClaimInput): ClaimFigures {
       `Consumer (Code of Economic Law, Book XIX): the first reminder was accepted on ${input.firstReminderAcceptedOn}, its 14-day term ends on ${addDays(chargeableFrom, -1)} (art. XIX.2); interest from ${chargeableFrom} at most at the rate of the law of 2 August 2002, damages at the cap of art. XIX.4, no fixed compensation.`,
     );
   }
-  if (!input.hasTable && chargeableFrom !== null) notes.push(`No statutory interest rates are known for ${input.country} (kontor rates add): no interest is computed.`);
+  const missing: DatePeriod[] = [];
+  if (!input.hasTable && chargeableFrom !== null) {
+    notes.push(`No statutory interest rates are known for ${input.country} (kontor rates add): no interest is computed.`);
+    if (start <= input.asOf && dueOn(input, start) > 0) missing.push({ from: start, to: input.asOf });
+  }
 
   // the days where something changes: a rate starts or ends, the amount due drops, what was charged ends
   const periods: ClaimFigures["newPeriods"] = [];
-  const missing: string[] = [];
   let through: string | null = null;
   if (chargeableFrom !== null && input.hasTable && start <= input.asOf) {
     const cuts = new Set<string>([start, addDays(input.asOf, 1)]);
@@ -174,16 +184,20 @@ export function computeClaim(input: ClaimInput): ClaimFigures {
       const from = days[i]!;
       const to = addDays(days[i + 1]!, -1);
       const rate = input.rates.find((r) => r.from <= from && from <= r.to);
+      const baseCents = dueOn(input, from);
       if (!rate) {
-        missing.push(`${from}–${to}`);
+        // a stretch with nothing due earns nothing: no rate is missing there
+        if (baseCents <= 0) continue;
+        const last = missing.at(-1);
+        if (last && addDays(last.to, 1) === from) last.to = to;
+        else missing.push({ from, to });
         continue;
       }
-      const baseCents = dueOn(input, from);
       if (baseCents <= 0) continue;
       periods.push({ from, to, days: daysBetween(from, to), rateBp: rate.rateBp, baseCents, interestCents: 0 });
       through = to;
     }
-    if (missing.length > 0) notes.push(`No published rate for ${missing.join(", ")}: no interest for those days until the rate is added (kontor rates add).`);
+    if (missing.length > 0) notes.push(`No published rate for ${missing.map((m) => `${m.from}–${m.to}`).join(", ")}: no interest for those days until the rate is added (kontor rates add).`);
   }
   // the one rounding: the running sum of exact fractions, rounded half-up at each period's end
   let exact = 0n;
@@ -228,6 +242,7 @@ export function computeClaim(input: ClaimInput): ClaimFigures {
       chargeable: { interest: formatCents(chargeableInterestCents), compensation: formatCents(chargeableCompensationCents) },
       chargeable_from: chargeableFrom,
       law: notes.join(" "),
+      missing_rates: missing,
     },
     interestCents,
     compensationCents,
