@@ -1071,6 +1071,12 @@ export const bankTransactions = sqliteTable(
     journalEntryId: text("journal_entry_id"),
     /** a transfer between own accounts: the other account's line of the same money (both hold the one entry) */
     transferLineId: text("transfer_line_id"),
+    /**
+     * booked: the entry that took the line's money out of suspense (its booking's own entry, or, for
+     * the second line of a transfer, a separate one); null when it was booked on import, before it
+     * ever sat in suspense (docs/banking.md#suspense)
+     */
+    suspenseExitEntryId: text("suspense_exit_entry_id"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -1086,6 +1092,41 @@ export const bankTransactions = sqliteTable(
     index("bank_transactions_org_updated").on(t.organizationId, t.updatedAt, t.id),
     index("bank_transactions_statement").on(t.statementId, t.bookingDate, t.id),
     index("bank_transactions_payment").on(t.paymentId).where(sql`${t.paymentId} IS NOT NULL`),
+  ],
+);
+
+/**
+ * What a bank line pays (docs/banking.md#suspense): an invoice, credit note, interest note or
+ * expense (with the payment that records the money) or an account of the chart (with the entry
+ * that posts it), for part of the line or all of it. The line's first allocation (by position)
+ * also shows in its invoice_id / expense_id / payment_id / matched_cents.
+ */
+export const bankTransactionAllocations = sqliteTable(
+  "bank_transaction_allocations",
+  {
+    id: id(),
+    organizationId: orgId(),
+    bankTransactionId: text("bank_transaction_id")
+      .notNull()
+      .references(() => bankTransactions.id),
+    position: integer("position").notNull(),
+    invoiceId: text("invoice_id").references(() => invoices.id),
+    expenseId: text("expense_id").references(() => expenses.id),
+    accountId: text("account_id").references(() => accounts.id),
+    vatRateId: text("vat_rate_id").references(() => vatRates.id),
+    amountCents: integer("amount_cents").notNull(),
+    /** payments.id or expense_payments.id */
+    paymentId: text("payment_id"),
+    paymentLink: text("payment_link", { enum: PAYMENT_LINKS }),
+    /** an account's allocation: its entry; a payment recorded by hand taken over later: the entry that moved it out of suspense */
+    journalEntryId: text("journal_entry_id"),
+    /** false: posted against the bank account directly (matched on import, or before suspense existed); undoing it puts its amount into suspense */
+    viaSuspense: integer("via_suspense", { mode: "boolean" }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("bank_transaction_allocations_line_position").on(t.bankTransactionId, t.position),
+    index("bank_transaction_allocations_payment").on(t.paymentId).where(sql`${t.paymentId} IS NOT NULL`),
   ],
 );
 

@@ -57,7 +57,8 @@ export const EXPENSE_DOCUMENT_TYPES = ["invoice", "credit_note"] as const;
 export const BANK_STATEMENT_FORMATS = ["camt.053", "coda"] as const;
 export const BANK_TRANSACTION_DIRECTIONS = ["credit", "debit"] as const;
 /** matched: settles a document; booked: posted to an account of the chart (a fee, interest, a transfer between own accounts); ignored: needs nothing */
-export const BANK_TRANSACTION_STATUSES = ["unmatched", "matched", "booked", "ignored"] as const;
+/** partially_matched: allocations hold part of the line, the rest waits in suspense (docs/banking.md#suspense). */
+export const BANK_TRANSACTION_STATUSES = ["unmatched", "matched", "booked", "ignored", "partially_matched"] as const;
 /** How a matched line holds its payment: the match recorded it, or took over one recorded by hand. */
 export const PAYMENT_LINKS = ["recorded", "linked"] as const;
 

@@ -6,7 +6,7 @@
  * that opens a database to serve or administer it migrates through here.
  */
 import { migrate, type Db, type MigrateOptions } from "../db/client.ts";
-import { backfillLedger, backfillOpeningBalances } from "./ledger/backfill.ts";
+import { backfillLedger, backfillOpeningBalances, backfillSuspense } from "./ledger/backfill.ts";
 import { rebuildReceivables } from "./reports/receivables.ts";
 import { allocateIssuedCreditNotes } from "./settlement/credits.ts";
 
@@ -17,6 +17,8 @@ export const DATA_MIGRATIONS = {
   credit_allocation: allocateIssuedCreditNotes,
   /** migration 0030: the bank accounts whose statements were imported before opening balances were posted */
   bank_opening_balances: backfillOpeningBalances,
+  /** migration 0040: the bank lines nothing holds go into suspense */
+  bank_suspense: backfillSuspense,
 } as const;
 
 /** Applies every pending migration (db/connection.ts `migrate`); the number of SQL migrations applied. */

@@ -19,7 +19,7 @@ const RUNNABLE: Record<string, number> = {
   "docs/invoicing.md": 10,
   "docs/einvoicing.md": 7,
   "docs/books.md": 10,
-  "docs/banking.md": 12,
+  "docs/banking.md": 14,
   "docs/webhooks.md": 5,
   "docs/events.md": 3,
   "docs/recurring.md": 2,

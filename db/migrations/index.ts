@@ -41,7 +41,8 @@ import m38 from "./0038_einvoice_profiles.sql" with { type: "text" };
 import m39 from "./0039_vat_period_suspense.sql" with { type: "text" };
 import m40 from "./0040_org_chart.sql" with { type: "text" };
 import m41 from "./0041_fiscal_years.sql" with { type: "text" };
-import m42 from "./0042_reminder_notes_rates.sql" with { type: "text" };
+import m42 from "./0042_bank_allocations.sql" with { type: "text" };
+import m43 from "./0043_reminder_notes_rates.sql" with { type: "text" };
 
 export const embeddedMigrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_init", when: 1795372542016, breakpoints: true, sql: m0 },
@@ -86,5 +87,6 @@ export const embeddedMigrations: { tag: string; when: number; breakpoints: boole
   { tag: "0039_vat_period_suspense", when: 1795775620164, breakpoints: true, sql: m39 },
   { tag: "0040_org_chart", when: 1795775952000, breakpoints: true, sql: m40 },
   { tag: "0041_fiscal_years", when: 1795776780618, breakpoints: true, sql: m41 },
-  { tag: "0042_reminder_notes_rates", when: 1795777059475, breakpoints: true, sql: m42 },
+  { tag: "0042_bank_allocations", when: 1795777364976, breakpoints: true, sql: m42 },
+  { tag: "0043_reminder_notes_rates", when: 1795777369447, breakpoints: true, sql: m43 },
 ];

@@ -25,10 +25,11 @@ import { bankLineEntry, openingBalancePosting } from "../ledger/rules.ts";
 import { Conflict, FieldErrorBag } from "../lib/errors.ts";
 import { findInOrg, inOrg, updateInOrg, type Scope } from "../lib/scope.ts";
 import { addDays, newId, nowIso } from "../lib/time.ts";
+import { suspenseDraft } from "../settlement/allocations.ts";
 import { NOT_MATCHED } from "../settlement/payments.ts";
 import type { AccountType } from "../../db/values.ts";
 import type { BankTransactionBook } from "./model.ts";
-import { presentTransaction } from "./read.ts";
+import { showBankTransaction } from "./read.ts";
 
 type BankAccountRow = typeof bankAccounts.$inferSelect;
 type TransactionRow = typeof bankTransactions.$inferSelect;
@@ -37,7 +38,7 @@ type TransactionRow = typeof bankTransactions.$inferSelect;
 const TRANSFER_DAYS = 5;
 
 /** What a booked line no longer holds once unbooked. */
-export const NOT_BOOKED = { bookedAccountId: null, bookedVatRateId: null, journalEntryId: null, transferLineId: null } as const;
+export const NOT_BOOKED = { bookedAccountId: null, bookedVatRateId: null, journalEntryId: null, transferLineId: null, suspenseExitEntryId: null } as const;
 
 const lineName = (line: TransactionRow) =>
   (line.communication ?? line.counterpartyName ?? line.structuredReference ?? `Bank line ${line.entryRef}`).replace(/\s+/g, " ").trim().slice(0, 200);
@@ -53,6 +54,8 @@ export function bookLine(tx: Tx, scope: Scope, line: TransactionRow, input: Bank
   else if (!account.isActive) bag.add("account_id", `The account ${account.code} ${account.name} is not active.`);
   else if (account.systemAccount === "receivables" || account.systemAccount === "payables") {
     bag.add("account_id", `The account ${account.code} ${account.name} holds what customers and suppliers owe: match the line with its invoice, credit note or expense instead.`);
+  } else if (account.systemAccount === "suspense") {
+    bag.add("account_id", `The account ${account.code} ${account.name} is where the line waits until it is booked or matched; book it to the account it belongs to.`);
   } else if (account.id === bank.accountId) bag.add("account_id", `The account ${account.code} ${account.name} is the line's own bank account.`);
   else {
     other = tx.select().from(bankAccounts).where(inOrg(bankAccounts, scope.org.id, eq(bankAccounts.accountId, account.id))).get() ?? null;
@@ -66,8 +69,9 @@ export function bookLine(tx: Tx, scope: Scope, line: TransactionRow, input: Bank
     else vat = { category: rate.category, rateBp: rate.rateBp };
   }
   bag.throwIfAny();
-  if (other) return void bookTransfer(tx, scope, bank, line, other, "bank_transaction.booked");
-  post(tx, scope, bank, line, account!, input.vat_rate_id ?? null, vat, input.description ?? null, "bank_transaction.booked");
+  // an unmatched line's money is in suspense: booking takes it out of there
+  if (other) return void bookTransfer(tx, scope, bank, line, other, "bank_transaction.booked", true);
+  post(tx, scope, bank, line, account!, input.vat_rate_id ?? null, vat, input.description ?? null, "bank_transaction.booked", true);
 }
 
 /**
@@ -75,12 +79,13 @@ export function bookLine(tx: Tx, scope: Scope, line: TransactionRow, input: Bank
  * booked there (its line came first) takes this one in; else it is posted, and the other
  * account's line of the same money, if already imported, joins it. The transfer is posted once.
  */
-function bookTransfer(tx: Tx, scope: Scope, bank: BankAccountRow, line: TransactionRow, other: BankAccountRow, action: string): void {
+function bookTransfer(tx: Tx, scope: Scope, bank: BankAccountRow, line: TransactionRow, other: BankAccountRow, action: string, inSuspense: boolean): void {
   const waiting = bookedHalf(tx, scope.org.id, bank, line).find((w) => w.bankAccountId === other.id);
-  if (waiting) return joinTransfer(tx, scope, waiting, line, other);
-  post(tx, scope, bank, line, { id: other.accountId, type: "asset" }, null, null, null, action);
+  if (waiting) return joinTransfer(tx, scope, waiting, line, other, inSuspense);
+  post(tx, scope, bank, line, { id: other.accountId, type: "asset" }, null, null, null, action, inSuspense);
   const pair = transferPartner(tx, scope.org.id, line, other, bank);
-  if (pair) joinTransfer(tx, scope, findInOrg(tx, bankTransactions, scope.org.id, line.id), pair, bank);
+  // the partner was imported before: unmatched, in suspense
+  if (pair) joinTransfer(tx, scope, findInOrg(tx, bankTransactions, scope.org.id, line.id), pair, bank, true);
 }
 
 /**
@@ -116,7 +121,12 @@ function bookedHalf(tx: Tx, orgId: string, bank: BankAccountRow, line: Transacti
   );
 }
 
-/** Unbooks a booked line (and the other line of its transfer): the entry is reversed, the lines are unmatched again. */
+/**
+ * Unbooks a booked line (and the other line of its transfer): the entry is reversed, the lines are
+ * unmatched again, back in suspense: a line booked out of suspense returns there by the reversal
+ * (of its booking, or of the entry that took the transfer's second line out); one booked on
+ * import is posted into suspense.
+ */
 export function unbookLine(tx: Tx, scope: Scope, line: TransactionRow): void {
   if (line.status !== "booked") throw new Conflict(`The bank transaction is ${line.status}; only a booked one can be unbooked.`);
   const lines = [line];
@@ -128,9 +138,16 @@ export function unbookLine(tx: Tx, scope: Scope, line: TransactionRow): void {
       action: "bank_transaction.unbooked",
       resource: { type: "bank_transaction", id: l.id },
       event: "bank_transaction.unbooked",
-      data: () => presentTransaction(findInOrg(tx, bankTransactions, scope.org.id, l.id)),
-      // the two lines of a transfer hold one entry: reversed once
-      ledger: i === 0 && line.journalEntryId ? [{ reverseEntry: { entryId: line.journalEntryId } }] : [],
+      data: () => showBankTransaction(tx, scope.org.id, l.id),
+      ledger: [
+        // the two lines of a transfer hold one entry: reversed once
+        ...(i === 0 && line.journalEntryId ? [{ reverseEntry: { entryId: line.journalEntryId } }] : []),
+        ...(l.suspenseExitEntryId === null
+          ? [{ post: suspenseDraft(tx, scope.org.id, l, l.amountCents) }]
+          : l.suspenseExitEntryId !== l.journalEntryId
+            ? [{ reverseEntry: { entryId: l.suspenseExitEntryId } }]
+            : []),
+      ],
     });
   });
 }
@@ -146,7 +163,7 @@ export function bookTransferOnImport(tx: Tx, scope: Scope, bank: BankAccountRow,
   // the other half, booked first on its own account, if this line could be it
   const first = bookedHalf(tx, scope.org.id, bank, line).find((w) => namesOnly(line, ownerOf(w.bankAccountId)) && namesOnly(w, bank));
   if (first) {
-    joinTransfer(tx, scope, first, line, ownerOf(first.bankAccountId));
+    joinTransfer(tx, scope, first, line, ownerOf(first.bankAccountId), false);
     return true;
   }
   if (!line.counterpartyIban || line.counterpartyIban === bank.iban) return false;
@@ -156,7 +173,7 @@ export function bookTransferOnImport(tx: Tx, scope: Scope, bank: BankAccountRow,
     .where(inOrg(bankAccounts, scope.org.id, eq(bankAccounts.iban, line.counterpartyIban), eq(bankAccounts.isActive, true), eq(bankAccounts.currency, bank.currency)))
     .get();
   if (!other) return false;
-  bookTransfer(tx, scope, bank, line, other, "bank_transaction.booked_on_import");
+  bookTransfer(tx, scope, bank, line, other, "bank_transaction.booked_on_import", false);
   return true;
 }
 
@@ -166,9 +183,14 @@ function transferPartner(tx: Tx, orgId: string, line: TransactionRow, other: Ban
   return candidates.find((c) => c.counterpartyIban === bank.iban) ?? candidates.find((c) => namesOnly(c, bank) && namesOnly(line, other)) ?? null;
 }
 
-/** `second` joins the transfer `first` booked: it holds the same entry, and each names the other. */
-function joinTransfer(tx: Tx, scope: Scope, first: TransactionRow, second: TransactionRow, firstBank: BankAccountRow): void {
+/**
+ * `second` joins the transfer `first` booked: it holds the same entry, and each names the other.
+ * The transfer's entry moved the money into `second`'s account already: when `second` sat in
+ * suspense, one entry takes it out of there against its bank account.
+ */
+function joinTransfer(tx: Tx, scope: Scope, first: TransactionRow, second: TransactionRow, firstBank: BankAccountRow, secondInSuspense: boolean): void {
   const now = nowIso();
+  const exitId = secondInSuspense ? newId() : null;
   updateInOrg(tx, bankTransactions, scope.org.id, first.id, { transferLineId: second.id, updatedAt: now });
   updateInOrg(tx, bankTransactions, scope.org.id, second.id, {
     ...NOT_MATCHED,
@@ -176,6 +198,7 @@ function joinTransfer(tx: Tx, scope: Scope, first: TransactionRow, second: Trans
     bookedAccountId: firstBank.accountId,
     journalEntryId: first.journalEntryId,
     transferLineId: first.id,
+    suspenseExitEntryId: exitId,
     suggestedExpenseId: null,
     updatedAt: now,
   });
@@ -184,7 +207,8 @@ function joinTransfer(tx: Tx, scope: Scope, first: TransactionRow, second: Trans
       action: "bank_transaction.transfer_matched",
       resource: { type: "bank_transaction", id },
       event: "bank_transaction.booked",
-      data: () => presentTransaction(findInOrg(tx, bankTransactions, scope.org.id, id)),
+      data: () => showBankTransaction(tx, scope.org.id, id),
+      ledger: id === second.id && exitId ? [{ post: suspenseDraft(tx, scope.org.id, second, -second.amountCents, exitId) }] : [],
     });
   }
 }
@@ -200,6 +224,7 @@ function post(
   vat: { category: (typeof vatRates.$inferSelect)["category"]; rateBp: number } | null,
   description: string | null,
   action: string,
+  inSuspense: boolean,
 ): void {
   const entryId = newId();
   const accountId = account.id;
@@ -217,7 +242,7 @@ function post(
       description: (description ?? lineName(line)).slice(0, 1000),
       vat: vat && { ...vat, side },
     },
-    { bank: bank.accountId, account: accountId, vat: vatAccount },
+    { bank: inSuspense ? systemAccount(tx, scope.org.id, "suspense").id : bank.accountId, account: accountId, vat: vatAccount },
   );
   updateInOrg(tx, bankTransactions, scope.org.id, line.id, {
     ...NOT_MATCHED,
@@ -226,6 +251,7 @@ function post(
     bookedVatRateId: vatRateId,
     journalEntryId: entryId,
     transferLineId: null,
+    suspenseExitEntryId: inSuspense ? entryId : null,
     suggestedExpenseId: null,
     updatedAt: nowIso(),
   });
@@ -233,7 +259,7 @@ function post(
     action,
     resource: { type: "bank_transaction", id: line.id },
     event: "bank_transaction.booked",
-    data: () => presentTransaction(findInOrg(tx, bankTransactions, scope.org.id, line.id)),
+    data: () => showBankTransaction(tx, scope.org.id, line.id),
     ledger: [{ post: draft }],
   });
 }

@@ -59,6 +59,32 @@ export function invoicePaidBy(tx: Tx, orgId: string, bank: BankAccountRow, line:
 }
 
 /**
+ * An invoice and the open interest notes that name it (their related invoice), paid by one credit
+ * line, as the reminder letter asks: the line carries the invoice's payment reference and its
+ * amount is exactly the invoice's amount due plus each note's. The invoice first, then the notes
+ * by issue date; null unless there is at least one such note and the sum is exact.
+ */
+export function invoiceWithNotesPaidBy(tx: Tx, orgId: string, bank: BankAccountRow, line: TransactionRow): InvoiceRow[] | null {
+  if (line.direction !== "credit") return null;
+  const awaiting = (row: InvoiceRow) => (AWAITING_PAYMENT as readonly string[]).includes(row.status) && row.currency === bank.currency && invoiceDueCents(row) > 0;
+  for (const reference of referencesOf(line)) {
+    const invoice = tx.select().from(invoices).where(inOrg(invoices, orgId, eq(invoices.paymentReference, reference))).get();
+    if (!invoice || invoice.type !== "invoice" || !awaiting(invoice)) continue;
+    const notes = tx
+      .select()
+      .from(invoices)
+      .where(inOrg(invoices, orgId, eq(invoices.relatedInvoiceId, invoice.id), eq(invoices.type, "interest_note")))
+      .orderBy(asc(invoices.issueDate), asc(invoices.id))
+      .all()
+      .filter(awaiting);
+    if (notes.length === 0) continue;
+    const total = notes.reduce((s, n) => s + invoiceDueCents(n), invoiceDueCents(invoice));
+    if (total === line.amountCents) return [invoice, ...notes];
+  }
+  return null;
+}
+
+/**
  * The expense a debit line pays as a payment run's credit transfer: the line carries the
  * EndToEndId of a run's item (payment_run_items), the expense is approved in the account's
  * currency, and the line is at most its amount due.

@@ -1,8 +1,8 @@
 /** The bank lines' and statements' read side: as their GETs, lists and webhook payloads show them. */
-import { asc, eq } from "drizzle-orm";
+import { asc, eq, inArray } from "drizzle-orm";
 import { t } from "elysia";
 import type { Tx } from "../../db/client.ts";
-import {  bankStatements, bankTransactions } from "../../db/schema.ts";
+import { bankStatements, bankTransactionAllocations, bankTransactions } from "../../db/schema.ts";
 import type { ListSpec } from "../lib/list.ts";
 import { formatCents } from "../lib/money.ts";
 import { DateString, Uuid } from "../lib/schemas.ts";
@@ -11,8 +11,41 @@ import { BANK_TRANSACTION_STATUSES } from "./model.ts";
 
 type StatementRow = typeof bankStatements.$inferSelect;
 type TransactionRow = typeof bankTransactions.$inferSelect;
+type AllocationRow = typeof bankTransactionAllocations.$inferSelect;
 
-export function presentTransaction(row: TransactionRow) {
+function presentAllocation(a: AllocationRow) {
+  return {
+    id: a.id,
+    invoice_id: a.invoiceId,
+    expense_id: a.expenseId,
+    account_id: a.accountId,
+    vat_rate_id: a.vatRateId,
+    amount: formatCents(a.amountCents),
+    payment_id: a.paymentId,
+    journal_entry_id: a.journalEntryId,
+    created_at: a.createdAt,
+  };
+}
+
+/** The allocations of these lines, by line, first first (one query for a page of lines). */
+export function allocationsByLine(tx: Pick<Tx, "select">, lineIds: string[]): Map<string, AllocationRow[]> {
+  if (lineIds.length === 0) return new Map();
+  const rows = tx
+    .select()
+    .from(bankTransactionAllocations)
+    .where(inArray(bankTransactionAllocations.bankTransactionId, lineIds))
+    .orderBy(asc(bankTransactionAllocations.bankTransactionId), asc(bankTransactionAllocations.position))
+    .all();
+  return Map.groupBy(rows, (a) => a.bankTransactionId);
+}
+
+/** What waits in suspense of a line: all of it while nothing holds it, the rest of a partial allocation, nothing once booked. */
+function unallocatedCents(row: TransactionRow, allocations: AllocationRow[]): number {
+  if (row.status === "booked") return 0;
+  return row.amountCents - allocations.reduce((s, a) => s + a.amountCents, 0);
+}
+
+export function presentTransaction(row: TransactionRow, allocations: AllocationRow[] = []) {
   return {
     id: row.id,
     bank_account_id: row.bankAccountId,
@@ -31,6 +64,8 @@ export function presentTransaction(row: TransactionRow) {
     expense_id: row.expenseId,
     payment_id: row.paymentId,
     matched_amount: row.matchedCents === null ? null : formatCents(row.matchedCents),
+    allocations: allocations.map(presentAllocation),
+    unallocated_amount: formatCents(unallocatedCents(row, allocations)),
     booked_account_id: row.bookedAccountId,
     vat_rate_id: row.bookedVatRateId,
     journal_entry_id: row.journalEntryId,
@@ -42,7 +77,13 @@ export function presentTransaction(row: TransactionRow) {
 }
 
 export function showBankTransaction(tx: Tx, orgId: string, id: string) {
-  return presentTransaction(findInOrg(tx, bankTransactions, orgId, id));
+  return presentTransaction(findInOrg(tx, bankTransactions, orgId, id), allocationsByLine(tx, [id]).get(id) ?? []);
+}
+
+/** A page of lines with their allocations. */
+export function presentTransactions(tx: Pick<Tx, "select">, rows: TransactionRow[]) {
+  const byLine = allocationsByLine(tx, rows.map((r) => r.id));
+  return rows.map((r) => presentTransaction(r, byLine.get(r.id) ?? []));
 }
 
 export function presentStatement(tx: Tx, row: StatementRow, imported: number) {
@@ -64,7 +105,7 @@ export function presentStatement(tx: Tx, row: StatementRow, imported: number) {
     closing_date: row.closingDate,
     transactions_imported: imported,
     transactions_matched: lines.filter((l) => l.status === "matched").length,
-    transactions: lines.map(presentTransaction),
+    transactions: presentTransactions(tx, lines),
     created_at: row.createdAt,
   };
 }

@@ -71,7 +71,25 @@ export const bankingRoutes = (kernel: Kernel) =>
           response: { 200: BankTransaction, ...errors(404, 409, 422) },
           detail: {
             tags: ["Bank transactions"],
-            summary: "Match an unmatched line with an invoice, credit note or expense: records its payment, or takes over one recorded by hand",
+            summary: "Match an unmatched or partially matched line: with one invoice, credit note or expense, or with allocations to several documents and accounts",
+            description:
+              "Each document allocation records its payment (or takes over one recorded by hand for the same money); each account allocation posts an entry. " +
+              "The money moves out of the suspense account it waited in. What is not allocated stays in suspense: the line is partially_matched until " +
+              "its allocations add up to its amount (matched). 409 when the line is matched, booked or ignored; 422 naming `allocations.{i}.amount`, " +
+              "`allocations.{i}.invoice_id` … for a refused allocation (see docs/banking.md#suspense).",
+          },
+        })
+        .post("/:id/reclassify", ({ scope, params, body, once }) => once(() => ({ data: bankingService.reclassify(scope, params.id, body) })), {
+          ability: "banking.reconcile",
+          params: IdParams,
+          body: BankingModel.reclassify,
+          response: { 200: BankTransaction, ...errors(404, 409, 422) },
+          detail: {
+            tags: ["Bank transactions"],
+            summary: "Replace what holds a line (its allocations, its booking, an ignore) by new allocations, in one transaction",
+            description:
+              "The line's allocations are undone as by unmatch, a booking reversed as by unbook (a transfer between own accounts: 409, unbook it first), " +
+              "then the allocations are made from suspense as by match. Refused allocations (422) leave everything as it was.",
           },
         })
         .post("/:id/unmatch", ({ scope, params, once }) => once(() => ({ data: bankingService.unmatch(scope, params.id) })), {
@@ -81,7 +99,7 @@ export const bankingRoutes = (kernel: Kernel) =>
           response: { 200: BankTransaction, ...errors(404, 409, 422) },
           detail: {
             tags: ["Bank transactions"],
-            summary: "Undo a match (a payment the match recorded is deleted and its posting reversed) or an ignore",
+            summary: "Undo every allocation of a line (payments they recorded are deleted and their postings reversed) or an ignore: the whole line is back in suspense",
           },
         })
         .post("/:id/book", ({ scope, params, body, once }) => once(() => ({ data: bankingService.book(scope, params.id, body) })), {
@@ -106,6 +124,9 @@ export const bankingRoutes = (kernel: Kernel) =>
           params: IdParams,
           body: NoFields,
           response: { 200: BankTransaction, ...errors(404, 409, 422) },
-          detail: { tags: ["Bank transactions"], summary: "Mark an unmatched line as needing no document (bank fees, own transfers)" },
+          detail: {
+            tags: ["Bank transactions"],
+            summary: "Take an unmatched line off the list of lines to look at: its money stays in the suspense account (nothing is posted)",
+          },
         }),
     );

@@ -16,12 +16,19 @@
  * - The same statement again (bank account, statement id and content, whatever file brings it)
  *   adds nothing: 200 when nothing in the file is new; the same id with other content is a 409. A line already imported through another
  *   statement (same entry reference on the account) is not imported twice.
- * - The first statement of an account posts its opening balance (booking.ts); after that the bank
- *   account's ledger balance moves by the payments recorded against it (a match on import, a match
- *   by hand, record-payment) and the lines booked to an account.
+ * - The first statement of an account posts its opening balance (booking.ts); after that every
+ *   line is in the bank account's ledger balance from its import: through the payment of a match
+ *   on import, a booking on import (a transfer), or else against the suspense account, which it
+ *   leaves in one entry when it is matched, allocated or booked later, and returns to when that is
+ *   undone (docs/banking.md#suspense). So the ledger balance is the last statement's closing
+ *   balance plus the payments recorded by hand through the account that no line holds.
+ * - A line pays several documents and accounts (allocations, settlement/bank-matches.ts):
+ *   partially_matched until they add up to its amount; on import, a credit line of exactly an
+ *   invoice's amount due plus its open interest notes', with the invoice's reference, pays them all.
  * - A credit line matches an invoice when its structured reference (or a valid reference in its
  *   free text) is the invoice's payment_reference, the invoice awaits payment in the account's
- *   currency, and the line is at most its amount due. A larger line is left unmatched, not split.
+ *   currency, and the line is at most its amount due. A larger line is left unmatched (in
+ *   suspense) unless its interest notes make up the difference exactly.
  * - Replaces, never doubles: before recording a payment for a match, a payment of that document
  *   of exactly the matched amount that no bank line holds yet (one recorded by hand) is taken
  *   over: the line links to it, and if it went through another bank account its posting is
@@ -29,11 +36,12 @@
  */
 import { createHash } from "node:crypto";
 import { bookLine, bookTransferOnImport, edgeStatement, isFirstStatement, NOT_BOOKED, postOpeningBalance, unbookLine } from "./booking.ts";
-import { expensePaidBy, expensePaidByReference, forgetExpense, invoicePaidBy, openExpensesByDue, suggestedExpense } from "./matching.ts";
-import { bankTransactionList, presentStatement, presentTransaction, showBankTransaction } from "./read.ts";
+import { expensePaidBy, expensePaidByReference, forgetExpense, invoicePaidBy, invoiceWithNotesPaidBy, openExpensesByDue, suggestedExpense } from "./matching.ts";
+import { bankTransactionList, presentStatement, presentTransaction, presentTransactions, showBankTransaction } from "./read.ts";
 import { and, eq, inArray } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
-import { bankAccounts, bankStatements, bankTransactions, expenses, invoices } from "../../db/schema.ts";
+import { accounts, AWAITING_PAYMENT, bankAccounts, bankStatements, bankTransactions, expenses, invoices, vatRates } from "../../db/schema.ts";
+import type { VatCategory } from "../../db/values.ts";
 import { recordChange } from "../changes/record.ts";
 import { showExpense } from "../expenses/service.ts";
 import type { DocumentUpload } from "../http/kernel.ts";
@@ -49,9 +57,11 @@ import { listPage, type ListQuery } from "../lib/list.ts";
 import { formatCents, readMoney } from "../lib/money.ts";
 import { findInOrg, inOrg, snapshot, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
-import { handPayment, matchLine, unmatchLine, type MatchReaders } from "../settlement/bank-matches.ts";
+import { allocatedCents, suspenseDraft, type AllocationRow } from "../settlement/allocations.ts";
+import { allocateLine, handPayment, unallocateLine, type Allocation, type MatchReaders } from "../settlement/bank-matches.ts";
+import { invoiceDueCents } from "../settlement/due.ts";
 import { directionOf, dueOf, NOT_MATCHED, type Settled } from "../settlement/payments.ts";
-import type { BankTransactionBook, BankTransactionMatch } from "./model.ts";
+import type { AllocationInput, BankTransactionBook, BankTransactionMatch, BankTransactionReclassify } from "./model.ts";
 
 type BankAccountRow = typeof bankAccounts.$inferSelect;
 type StatementRow = typeof bankStatements.$inferSelect;
@@ -201,21 +211,35 @@ export const bankingService = {
   },
 
   list(scope: Scope, query: ListQuery, url: string) {
-    return listPage(scope, bankTransactionList, query, url, (rows) => rows.map(presentTransaction));
+    return listPage(scope, bankTransactionList, query, url, (rows, tx) => presentTransactions(tx, rows));
   },
 
   get(scope: Scope, id: string) {
     return snapshot(scope.db, (tx) => showBankTransaction(tx, scope.org.id, id));
   },
 
-  /** Matches an unmatched line with an invoice, credit note or expense, for the line's amount or less. */
+  /**
+   * Matches an unmatched or partially matched line: with one invoice, credit note or expense (for
+   * what the line has unallocated or less: the old body), or with `allocations` (several documents
+   * and accounts). What is not allocated stays in suspense.
+   */
   match(scope: Scope, id: string, input: BankTransactionMatch) {
     return transaction(scope.db, (tx) => {
       const line = findInOrg(tx, bankTransactions, scope.org.id, id);
-      if (line.status !== "unmatched") throw new Conflict(`The bank transaction is ${line.status}; only an unmatched one can be matched (unmatch it first).`);
+      if (line.status !== "unmatched" && line.status !== "partially_matched") {
+        throw new Conflict(`The bank transaction is ${line.status}; only an unmatched or partially matched one can be matched (unmatch it first, or reclassify it).`);
+      }
       const bank = activeBank(tx, scope, line.bankAccountId);
+      const rest = line.amountCents - allocatedCents(tx, line.id);
+      if (input.allocations !== undefined) {
+        if (input.invoice_id !== undefined || input.expense_id !== undefined || input.amount !== undefined) {
+          throw ValidationFailed.field("allocations", "Give either allocations, or invoice_id or expense_id with an amount; not both.");
+        }
+        allocateLine(tx, scope, bank, line, readAllocations(tx, scope, bank, line, input.allocations, rest), "allocation", MATCH_READERS);
+        return showBankTransaction(tx, scope.org.id, id);
+      }
       if ((input.invoice_id === undefined) === (input.expense_id === undefined)) {
-        throw ValidationFailed.field("invoice_id", "Give exactly one of invoice_id and expense_id.");
+        throw ValidationFailed.field("invoice_id", "Give exactly one of invoice_id and expense_id (or allocations).");
       }
       const bag = new FieldErrorBag();
       const target: Settled | null = input.invoice_id !== undefined ? findTarget(tx, scope, bag, "invoice", input.invoice_id) : findTarget(tx, scope, bag, "expense", input.expense_id!);
@@ -226,32 +250,58 @@ export const bankingService = {
           bag.add(field, `A ${line.direction} line (money ${line.direction === "credit" ? "in" : "out"}) cannot pay this document: its money goes ${directionOf(target) === "credit" ? "in" : "out"}.`);
         }
         if (target.row.currency !== bank.currency) bag.add(field, `The document is in ${target.row.currency}; the bank account holds ${bank.currency}.`);
-        const asked = input.amount === undefined ? Math.min(line.amountCents, Math.max(dueOf(target), 0)) : readMoney(bag, "amount", input.amount, { min: 1 });
-        if (asked !== null && asked > line.amountCents) bag.add("amount", `The amount must not be greater than the line's amount (${formatCents(line.amountCents)}).`);
+        const asked = input.amount === undefined ? Math.min(rest, Math.max(dueOf(target), 0)) : readMoney(bag, "amount", input.amount, { min: 1 });
+        if (asked !== null && asked > rest) {
+          bag.add("amount", rest === line.amountCents ? `The amount must not be greater than the line's amount (${formatCents(line.amountCents)}).` : `The amount must not be greater than what the line has unallocated (${formatCents(rest)}).`);
+        }
         cents = asked ?? 0;
       }
       bag.throwIfAny();
       // a payment recorded by hand may have paid the document already (its amount due is then 0)
       if (cents === 0) {
-        const paid = handPayment(tx, scope.org.id, bank, target!, line.amountCents, line.bookingDate);
+        const paid = handPayment(tx, scope.org.id, bank, target!, rest, line.bookingDate);
         if (!paid) throw ValidationFailed.field("amount", "Nothing is due on the document.");
-        cents = line.amountCents;
+        cents = rest;
       }
-      matchLine(tx, scope, bank, line, target!, cents, "manual", MATCH_READERS);
+      allocateLine(tx, scope, bank, line, [{ target: target!, cents }], "manual", MATCH_READERS);
       return showBankTransaction(tx, scope.org.id, id);
     });
   },
 
   /**
-   * Undoes a match: a payment the match recorded is deleted (its posting reversed); a payment
-   * recorded by hand that the match took over stays. An ignored line becomes unmatched again.
+   * Replaces whatever holds a line by `allocations`, in one transaction: its allocations are undone
+   * (as unmatch), its booking reversed (as unbook; a transfer between own accounts is unbooked
+   * first, 409), an ignore lifted; then the line is allocated anew, from suspense.
+   */
+  reclassify(scope: Scope, id: string, input: BankTransactionReclassify) {
+    return transaction(scope.db, (tx) => {
+      const line = findInOrg(tx, bankTransactions, scope.org.id, id);
+      const bank = activeBank(tx, scope, line.bankAccountId);
+      if (line.status === "booked") {
+        if (line.transferLineId || line.bookedAccountId === bank.accountId || isBankLedger(tx, scope, line.bookedAccountId)) {
+          throw new Conflict("The bank transaction is booked as a transfer between own bank accounts; unbook it (POST …/unbook) first.");
+        }
+        unbookLine(tx, scope, line);
+      } else if (line.status !== "unmatched") {
+        unallocateLine(tx, scope, line, (a) => allocatedDocument(tx, scope, a), MATCH_READERS);
+      }
+      const fresh = findInOrg(tx, bankTransactions, scope.org.id, id);
+      allocateLine(tx, scope, bank, fresh, readAllocations(tx, scope, bank, fresh, input.allocations, fresh.amountCents), "reclassify", MATCH_READERS);
+      return showBankTransaction(tx, scope.org.id, id);
+    });
+  },
+
+  /**
+   * Undoes every allocation of a line (allocateLine's undo: payments it recorded are deleted, their
+   * postings reversed; payments recorded by hand that it took over stay), or an ignore: the line
+   * is unmatched, all of it in suspense.
    */
   unmatch(scope: Scope, id: string) {
     return transaction(scope.db, (tx) => {
       const line = findInOrg(tx, bankTransactions, scope.org.id, id);
-      if (line.status === "unmatched") throw new Conflict("The bank transaction is unmatched; only a matched or ignored one can be unmatched.");
+      if (line.status === "unmatched") throw new Conflict("The bank transaction is unmatched; only a matched, partially matched or ignored one can be unmatched.");
       if (line.status === "booked") throw new Conflict("The bank transaction is booked to an account; unbook it (POST …/unbook) to reverse its entry.");
-      unmatchLine(tx, scope, line, (l) => matchedDocument(tx, scope, l), MATCH_READERS);
+      unallocateLine(tx, scope, line, (a) => allocatedDocument(tx, scope, a), MATCH_READERS);
       return showBankTransaction(tx, scope.org.id, id);
     });
   },
@@ -274,7 +324,7 @@ export const bankingService = {
     });
   },
 
-  /** Marks an unmatched line as needing no document and no posting (a line another system books). */
+  /** Takes an unmatched line off the list of lines to look at: its money stays in suspense (nothing is posted). */
   ignore(scope: Scope, id: string) {
     return transaction(scope.db, (tx) => {
       const line = findInOrg(tx, bankTransactions, scope.org.id, id);
@@ -358,21 +408,97 @@ function importOne(
   return { row, imported };
 }
 
-/** The document a matched line's payment belongs to. */
-function matchedDocument(tx: Tx, scope: Scope, line: TransactionRow): Settled | null {
-  if (line.invoiceId) return { kind: "invoice", row: findInOrg(tx, invoices, scope.org.id, line.invoiceId) };
-  if (line.expenseId) return { kind: "expense", row: findInOrg(tx, expenses, scope.org.id, line.expenseId) };
+/** The document an allocation's payment belongs to. */
+function allocatedDocument(tx: Tx, scope: Scope, a: AllocationRow): Settled | null {
+  if (a.invoiceId) return { kind: "invoice", row: findInOrg(tx, invoices, scope.org.id, a.invoiceId) };
+  if (a.expenseId) return { kind: "expense", row: findInOrg(tx, expenses, scope.org.id, a.expenseId) };
   return null;
 }
 
-function findTarget(tx: Tx, scope: Scope, bag: FieldErrorBag, kind: "invoice" | "expense", id: string): Settled | null {
+/** Is this account some bank account's ledger account (a transfer's other side)? */
+function isBankLedger(tx: Tx, scope: Scope, accountId: string | null): boolean {
+  if (accountId === null) return false;
+  return tx.select({ id: bankAccounts.id }).from(bankAccounts).where(inOrg(bankAccounts, scope.org.id, eq(bankAccounts.accountId, accountId))).get() !== undefined;
+}
+
+const nounOf = (doc: Settled) => (doc.kind === "expense" ? (doc.row.documentType === "credit_note" ? "supplier's credit note" : "expense") : doc.row.type.replace("_", " "));
+
+/**
+ * The allocations of a match or a reclassification, checked (422 naming `allocations.{i}.…`):
+ * exactly one of invoice_id, expense_id and account_id each; positive amounts adding up to at most
+ * `rest` (what the line has unallocated); a document of the organisation, in the bank account's
+ * currency, whose money goes the line's way (money in pays invoices, interest notes and
+ * suppliers' credit notes; money out pays expenses and refunds credit notes), awaiting payment,
+ * for at most its amount due, named once (or holding a payment recorded by hand of exactly the
+ * amount, which the line takes over); an active account that is not receivables or payables
+ * (those are settled by documents), suspense, or a bank account's (a transfer is booked).
+ */
+function readAllocations(tx: Tx, scope: Scope, bank: BankAccountRow, line: TransactionRow, inputs: AllocationInput[], rest: number): Allocation[] {
+  const bag = new FieldErrorBag();
+  const out: Allocation[] = [];
+  const seen = new Set<string>();
+  let sum = 0;
+  inputs.forEach((a, i) => {
+    const key = (name: string) => `allocations.${i}.${name}`;
+    const cents = readMoney(bag, key("amount"), a.amount, { min: 1 });
+    if (cents !== null) {
+      sum += cents;
+      if (sum > rest) bag.add(key("amount"), `The allocations add up to ${formatCents(sum)} so far, more than the line has unallocated (${formatCents(rest)}).`);
+    }
+    const named = [a.invoice_id, a.expense_id, a.account_id].filter((x) => x !== undefined).length;
+    if (named !== 1) return void bag.add(key("invoice_id"), "Give exactly one of invoice_id, expense_id and account_id.");
+    if (a.account_id === undefined) {
+      if (a.vat_rate_id !== undefined && a.vat_rate_id !== null) bag.add(key("vat_rate_id"), "A VAT rate goes with an account's allocation only.");
+      if (a.description !== undefined && a.description !== null) bag.add(key("description"), "A description goes with an account's allocation only.");
+      const kind = a.invoice_id !== undefined ? "invoice" : "expense";
+      const field = key(kind === "invoice" ? "invoice_id" : "expense_id");
+      const docId = (a.invoice_id ?? a.expense_id)!;
+      const target = findTarget(tx, scope, bag, kind, docId, field);
+      if (!target) return;
+      if (seen.has(docId)) return void bag.add(field, "The document is named twice; give it one allocation.");
+      seen.add(docId);
+      const noun = nounOf(target);
+      if (directionOf(target) !== line.direction) {
+        bag.add(field, `A ${line.direction} line (money ${line.direction === "credit" ? "in" : "out"}) cannot pay this ${noun}: its money goes ${directionOf(target) === "credit" ? "in" : "out"}.`);
+      } else if (target.row.currency !== bank.currency) bag.add(field, `The ${noun} is in ${target.row.currency}; the bank account holds ${bank.currency}.`);
+      else if (cents !== null && !handPayment(tx, scope.org.id, bank, target, cents, line.bookingDate)) {
+        const open = target.kind === "invoice" ? (AWAITING_PAYMENT as readonly string[]).includes(target.row.status) : target.row.status === "approved";
+        if (!open) bag.add(field, `The ${noun} is ${target.row.status}; only one awaiting payment can be paid.`);
+        else if (cents > dueOf(target)) bag.add(key("amount"), `The amount must not be greater than the ${noun}'s amount due (${formatCents(Math.max(dueOf(target), 0))}).`);
+      }
+      if (cents !== null) out.push({ target, cents });
+      return;
+    }
+    const field = key("account_id");
+    const account = tx.select().from(accounts).where(inOrg(accounts, scope.org.id, eq(accounts.id, a.account_id))).get();
+    if (!account) return void bag.add(field, "The selected account_id is invalid.");
+    if (!account.isActive) bag.add(field, `The account ${account.code} ${account.name} is not active.`);
+    else if (account.systemAccount === "receivables" || account.systemAccount === "payables") {
+      bag.add(field, `The account ${account.code} ${account.name} holds what customers and suppliers owe: allocate to the invoice, credit note or expense instead.`);
+    } else if (account.systemAccount === "suspense") bag.add(field, `The account ${account.code} ${account.name} is where the unallocated rest waits already.`);
+    else if (isBankLedger(tx, scope, account.id) || account.systemAccount === "bank") {
+      bag.add(field, `The account ${account.code} ${account.name} is a bank account's: book a transfer between own accounts with POST …/book.`);
+    }
+    let vat: { category: VatCategory; rateBp: number } | null = null;
+    if (a.vat_rate_id !== undefined && a.vat_rate_id !== null) {
+      const rate = tx.select().from(vatRates).where(inOrg(vatRates, scope.org.id, eq(vatRates.id, a.vat_rate_id))).get();
+      if (!rate) bag.add(key("vat_rate_id"), "The selected vat_rate_id is invalid.");
+      else vat = { category: rate.category, rateBp: rate.rateBp };
+    }
+    if (cents !== null) out.push({ target: { kind: "account", account, vatRateId: a.vat_rate_id ?? null, vat, description: a.description ?? null }, cents });
+  });
+  bag.throwIfAny();
+  return out;
+}
+
+function findTarget(tx: Tx, scope: Scope, bag: FieldErrorBag, kind: "invoice" | "expense", id: string, field: string = `${kind}_id`): Settled | null {
   if (kind === "invoice") {
     const row = tx.select().from(invoices).where(inOrg(invoices, scope.org.id, eq(invoices.id, id))).get();
-    if (!row) bag.add("invoice_id", "The selected invoice_id is invalid.");
+    if (!row) bag.add(field, "The selected invoice_id is invalid.");
     return row ? { kind, row } : null;
   }
   const row = tx.select().from(expenses).where(inOrg(expenses, scope.org.id, eq(expenses.id, id))).get();
-  if (!row) bag.add("expense_id", "The selected expense_id is invalid.");
+  if (!row) bag.add(field, "The selected expense_id is invalid.");
   return row ? { kind, row } : null;
 }
 
@@ -415,16 +541,28 @@ function importLine(
   });
   // a credit line pays an invoice, a debit line refunds a credit note: by the document's payment reference
   const invoice = invoicePaidBy(tx, scope.org.id, bank, line);
-  if (invoice) return void matchLine(tx, scope, bank, line, { kind: "invoice", row: invoice }, line.amountCents, "import", MATCH_READERS);
+  if (invoice) return void allocateLine(tx, scope, bank, line, [{ target: { kind: "invoice", row: invoice }, cents: line.amountCents }], "import", MATCH_READERS);
+  // an invoice and its interest notes in one transfer, as the reminder letter asks
+  const withNotes = invoiceWithNotesPaidBy(tx, scope.org.id, bank, line);
+  if (withNotes) {
+    const allocations = withNotes.map((row) => ({ target: { kind: "invoice" as const, row }, cents: invoiceDueCents(row) }));
+    return void allocateLine(tx, scope, bank, line, allocations, "import", MATCH_READERS);
+  }
   if (line.direction === "debit") {
     // a payment run's transfer (its EndToEndId), else the supplier's payment reference or IBAN and amount
     const expense = expensePaidBy(tx, scope.org.id, bank, line, entry.endToEndId) ?? expensePaidByReference(line, openExpenses());
     if (expense) {
       forgetExpense(openExpenses(), expense);
-      return void matchLine(tx, scope, bank, line, { kind: "expense", row: expense }, line.amountCents, "import", MATCH_READERS);
+      return void allocateLine(tx, scope, bank, line, [{ target: { kind: "expense", row: expense }, cents: line.amountCents }], "import", MATCH_READERS);
     }
   }
   if (bookTransferOnImport(tx, scope, bank, line)) return;
+  // nothing holds the line: its money waits in suspense until it is matched, booked or allocated
+  recordChange(tx, scope, {
+    action: "bank_transaction.posted_to_suspense",
+    resource: { type: "bank_transaction", id: line.id },
+    ledger: [{ post: suspenseDraft(tx, scope.org.id, line, line.amountCents) }],
+  });
   if (line.direction === "debit") {
     const suggestion = suggestedExpense(line, openExpenses());
     if (suggestion) updateInOrg(tx, bankTransactions, scope.org.id, line.id, { suggestedExpenseId: suggestion });

@@ -15,6 +15,7 @@ export const WEBHOOK_EVENTS = [
   "expense.created", "expense.updated", "expense.deleted", "expense.approved",
   "fiscal_year.closed", "fiscal_year.reopened",
   "bank_transaction.imported", "bank_transaction.matched", "bank_transaction.booked", "bank_transaction.unbooked",
+  "bank_transaction.allocated", "bank_transaction.reclassified",
   "account.created", "account.updated", "account.deleted",
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];

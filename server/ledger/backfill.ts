@@ -7,11 +7,11 @@
  */
 import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
-import { bankAccounts, bankStatements, expenses, invoices, organizations, payments } from "../../db/schema.ts";
+import { bankAccounts, bankStatements, bankTransactions, expenses, invoices, organizations, payments } from "../../db/schema.ts";
 import { AWAITING_PAYMENT } from "../../db/schema.ts";
-import { bankLedgerAccountId, defaultBankAccount, newBankLedgerAccount } from "./accounts.ts";
+import { bankLedgerAccountId, defaultBankAccount, newBankLedgerAccount, systemAccount } from "./accounts.ts";
 import { assertYearOpen, postEntry } from "./post.ts";
-import { expensePosting, invoicePosting, openingBalancePosting, paymentPosting } from "./rules.ts";
+import { expensePosting, invoicePosting, openingBalancePosting, paymentPosting, suspenseEntry } from "./rules.ts";
 import { Conflict } from "../lib/errors.ts";
 
 export function backfillLedger(tx: Tx): void {
@@ -96,5 +96,35 @@ function isClosedYear(tx: Tx, orgId: string, date: string): boolean {
   } catch (error) {
     if (error instanceof Conflict) return true;
     throw error;
+  }
+}
+
+/**
+ * Migration 0040's data migration: the bank lines nothing holds (unmatched, ignored) and the rest
+ * of a line matched for less than its amount are posted to suspense, as an import now posts them
+ * (docs/banking.md#suspense), so that each bank account's ledger balance is its statements'. A
+ * line dated in a closed fiscal year is left alone, as the opening balances are.
+ */
+export function backfillSuspense(tx: Tx): void {
+  const open = tx
+    .select({
+      line: bankTransactions,
+      allocated: sql<number>`coalesce((SELECT sum(a.amount_cents) FROM bank_transaction_allocations a WHERE a.bank_transaction_id = ${bankTransactions.id}), 0)`,
+    })
+    .from(bankTransactions)
+    .where(inArray(bankTransactions.status, ["unmatched", "ignored", "partially_matched"]))
+    .orderBy(asc(bankTransactions.bookingDate), asc(bankTransactions.id))
+    .all();
+  for (const { line, allocated } of open) {
+    const cents = line.amountCents - allocated;
+    if (cents <= 0 || isClosedYear(tx, line.organizationId, line.bookingDate)) continue;
+    const bank = tx.select().from(bankAccounts).where(eq(bankAccounts.id, line.bankAccountId)).get();
+    if (!bank) continue;
+    const description = (line.communication ?? line.counterpartyName ?? `Bank line ${line.entryRef}`).replace(/\s+/g, " ").trim().slice(0, 200);
+    const draft = suspenseEntry(
+      { lineId: line.id, date: line.bookingDate, currency: bank.currency, direction: line.direction, cents, description },
+      { bank: bank.accountId, suspense: systemAccount(tx, line.organizationId, "suspense").id },
+    );
+    postEntry(tx, line.organizationId, draft);
   }
 }

@@ -24,9 +24,15 @@
  * | expense payment                  | payables                           | bank                            |
  * | supplier credit note refund      | bank                               | payables                        |
  * | bank account's first statement   | bank (its opening balance, less what the books held) | opening balances (equity) |
- * | bank line booked, money out      | the account (net), VAT receivable  | bank (gross)                    |
- * | bank line booked, money in       | bank (gross)                       | the account (net), VAT payable  |
- * | transfer between own accounts    | the receiving bank account         | the paying bank account         |
+ * | bank line imported unmatched, in | bank                               | suspense                        |
+ * | bank line imported unmatched, out| suspense                           | bank                            |
+ * | bank line booked, money out      | the account (net), VAT receivable  | suspense (gross; bank when booked on import) |
+ * | bank line booked, money in       | suspense (gross; bank when booked on import) | the account (net), VAT payable |
+ * | bank line allocated to a document| the payment's entry above, with suspense in place of bank                  |
+ * | … taking over a hand payment     | suspense (money in) / bank (out)   | bank (money in) / suspense (out) |
+ * | bank line allocated to an account| as booked, for the allocation's amount, against suspense                   |
+ * | allocation undone, unmatched     | its entry reversed; one made on import: its amount back into suspense      |
+ * | transfer between own accounts    | the receiving bank account         | the paying bank account (suspense when the line sat there) |
  * | fiscal year closed, per currency | each revenue account (its year's credit balance) | each expense account (its year's debit balance) |
  * |                                  | retained earnings (a loss)         | retained earnings (a profit)    |
  * | cancel, payment deleted          | the reversal of what was posted, on the same date                    |
@@ -309,6 +315,32 @@ export function bankLineEntry(line: BankLineFigures, chart: { bank: string; acco
     lines.push({ accountId: chart.vat, cents: sign * share!.vatCents, description: `VAT ${rate}`, vat: { ...tag, role: "vat" } });
   }
   return { id: line.entryId, date: line.date, description: line.description, currency: line.currency, source: { type: "bank_transaction", id: line.lineId }, lines };
+}
+
+/** A bank line's money into suspense (`cents` > 0: the bank account takes it) or out of it against the bank (`cents` < 0). */
+export type SuspenseFigures = { lineId: string; date: string; currency: string; direction: "credit" | "debit"; cents: number; description: string; id?: string };
+
+/**
+ * Suspense (docs/banking.md#suspense): a line nothing holds yet is in the bank account's balance
+ * against the suspense account, money in debiting the bank and crediting suspense, money out the
+ * reverse; a negative amount takes it back out (a payment recorded by hand that a line in
+ * suspense takes over was posted through the bank already).
+ */
+export function suspenseEntry(line: SuspenseFigures, chart: { bank: string; suspense: string }): EntryDraft {
+  const sign = (line.direction === "credit" ? 1 : -1) * Math.sign(line.cents);
+  const cents = Math.abs(line.cents);
+  const what = line.cents > 0 ? `Into suspense: ${line.description}` : `Out of suspense: ${line.description}`;
+  return {
+    id: line.id,
+    date: line.date,
+    description: what.slice(0, 1000),
+    currency: line.currency,
+    source: { type: "bank_transaction", id: line.lineId },
+    lines: [
+      { accountId: chart.bank, cents: sign * cents, description: what.slice(0, 1000) },
+      { accountId: chart.suspense, cents: -sign * cents, description: what.slice(0, 1000) },
+    ],
+  };
 }
 
 /**

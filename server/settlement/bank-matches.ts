@@ -1,17 +1,23 @@
 /**
- * A bank line matched to the document its money settles (banking decides which: the rules in the
- * header of server/banking/service.ts and its matching.ts): the line takes over a payment recorded by hand for the
- * same money, or records one; undoing the match deletes only a payment the match recorded.
+ * A bank line allocated to the documents and accounts its money settles (banking decides which:
+ * the rules in the header of server/banking/service.ts and its matching.ts): each allocation takes
+ * over a payment recorded by hand for the same money, or records one, or posts to an account;
+ * undoing them deletes only the payments they recorded. The rest of the line sits in suspense
+ * (./allocations.ts, docs/banking.md#suspense).
  */
 import { asc, between, eq, min, sql } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
-import { bankAccounts, bankStatements, bankTransactions, expensePayments, payments } from "../../db/schema.ts";
+import { bankAccounts, bankStatements, bankTransactionAllocations, bankTransactions, expensePayments, payments } from "../../db/schema.ts";
+import type { AccountType, VatCategory } from "../../db/values.ts";
 import { recordChange } from "../changes/record.ts";
+import { systemAccount } from "../ledger/accounts.ts";
 import type { LedgerEffect } from "../ledger/draft.ts";
+import { bankLineEntry } from "../ledger/rules.ts";
 import { formatCents } from "../lib/money.ts";
-import { inOrg, updateInOrg, type Scope } from "../lib/scope.ts";
-import { addDays, nowIso } from "../lib/time.ts";
-import { deletePayment, movePayment, NOT_MATCHED, recordPayment, type Settled, type Show } from "./payments.ts";
+import { inOrg, type Scope } from "../lib/scope.ts";
+import { addDays, newId, nowIso } from "../lib/time.ts";
+import { allocationsOf, nextPosition, refreshLine, suspenseDraft, undoEffects, type AllocationRow } from "./allocations.ts";
+import { deletePayment, movePayment, recordPayment, type Settled, type Show } from "./payments.ts";
 
 type BankAccountRow = typeof bankAccounts.$inferSelect;
 type TransactionRow = typeof bankTransactions.$inferSelect;
@@ -47,6 +53,7 @@ export function handPayment(tx: Tx, orgId: string, bank: Pick<BankAccountRow, "i
         eq(table.paymentMethod, "bank_transfer"),
         between(table.paymentDate, opened !== null && opened > from ? opened : from, addDays(bookingDate, SAME_MONEY_DAYS)),
         sql`NOT EXISTS (SELECT 1 FROM ${bankTransactions} WHERE ${bankTransactions.paymentId} = ${table.id})`,
+        sql`NOT EXISTS (SELECT 1 FROM ${bankTransactionAllocations} WHERE ${bankTransactionAllocations.paymentId} = ${table.id})`,
       ),
     )
     .orderBy(asc(table.createdAt), asc(table.id))
@@ -54,69 +61,151 @@ export function handPayment(tx: Tx, orgId: string, bank: Pick<BankAccountRow, "i
     .get();
 }
 
-/**
- * Reconciles a line with a document for `cents` (checked by the caller): takes over a payment
- * recorded by hand (moving it to this bank account if it went through another), else records one
- * through the bank account on the booking date; then marks the line matched and records the
- * change (its audit entry, bank_transaction.matched, and the reposting of a moved payment).
- */
-export function matchLine(
-  tx: Tx,
-  scope: Scope,
-  bank: BankAccountRow,
-  line: TransactionRow,
-  doc: Settled,
-  cents: number,
-  how: "import" | "manual",
-  readers: MatchReaders,
-): void {
-  const existing = handPayment(tx, scope.org.id, bank, doc, cents, line.bookingDate);
-  const ledger: LedgerEffect[] = [];
-  let paymentId: string;
-  let link: "recorded" | "linked";
-  if (existing) {
-    paymentId = existing.id;
-    link = "linked";
-    // the money came in on this account: the hand-made posting moves here, on its own date
-    if (existing.bankAccountId !== bank.id) ledger.push(...movePayment(tx, scope.org.id, doc, existing, bank));
-  } else {
-    const input = {
-      amount: formatCents(cents),
-      payment_date: line.bookingDate,
-      payment_method: "bank_transfer" as const,
-      reference: (line.structuredReference ?? line.communication ?? line.entryRef).slice(0, 255),
-      bank_account_id: bank.id,
+/** What an allocation pays: a document (its payment), or an account of the chart (a fee, interest: with its VAT). */
+export type AllocationTarget =
+  | Settled
+  | {
+      kind: "account";
+      account: { id: string; type: AccountType };
+      vatRateId: string | null;
+      vat: { category: VatCategory; rateBp: number } | null;
+      description: string | null;
     };
-    paymentId = recordPayment(tx, scope, doc, input, readers[doc.kind]).payment.id;
-    link = "recorded";
+export type Allocation = { target: AllocationTarget; cents: number };
+
+/** What an allocation is called: bank_transaction.matched (on import, or a single target by hand), .allocated (the allocations body), .reclassified. */
+export type AllocationHow = "import" | "manual" | "allocation" | "reclassify";
+
+const ACTIONS: Record<AllocationHow, { action: string; event: "bank_transaction.matched" | "bank_transaction.allocated" | "bank_transaction.reclassified" }> = {
+  import: { action: "bank_transaction.matched_on_import", event: "bank_transaction.matched" },
+  manual: { action: "bank_transaction.matched", event: "bank_transaction.matched" },
+  allocation: { action: "bank_transaction.allocated", event: "bank_transaction.allocated" },
+  reclassify: { action: "bank_transaction.reclassified", event: "bank_transaction.reclassified" },
+};
+
+const lineName = (line: TransactionRow) =>
+  (line.communication ?? line.counterpartyName ?? line.structuredReference ?? `Bank line ${line.entryRef}`).replace(/\s+/g, " ").trim().slice(0, 200);
+
+/**
+ * Allocates a line's money (amounts checked by the caller: each positive, together at most what
+ * the line has unallocated). On import the line never sat in suspense: each payment posts against
+ * the bank account, as it always has. Later the line's money is in suspense, so each allocation
+ * moves its amount out of it in one entry: a payment recorded now posts against suspense instead
+ * of the bank; a payment recorded by hand for the same money (handPayment) is taken over, moved
+ * to this bank account if it went through another, and one entry takes the money out of suspense
+ * against the bank (the hand payment had put it there); an account's allocation posts as a booked
+ * line does, against suspense. Then the line's status follows, and the change is recorded.
+ */
+export function allocateLine(tx: Tx, scope: Scope, bank: BankAccountRow, line: TransactionRow, allocations: Allocation[], how: AllocationHow, readers: MatchReaders): void {
+  const orgId = scope.org.id;
+  const viaSuspense = how !== "import";
+  const via = viaSuspense ? systemAccount(tx, orgId, "suspense").id : bank.accountId;
+  let position = nextPosition(tx, line.id);
+  const ledger: LedgerEffect[] = [];
+  for (const { target, cents } of allocations) {
+    const row: typeof bankTransactionAllocations.$inferInsert = {
+      id: newId(),
+      organizationId: orgId,
+      bankTransactionId: line.id,
+      position: position++,
+      invoiceId: null,
+      expenseId: null,
+      accountId: null,
+      vatRateId: null,
+      amountCents: cents,
+      paymentId: null,
+      paymentLink: null,
+      journalEntryId: null,
+      viaSuspense,
+      createdAt: nowIso(),
+    };
+    if (target.kind === "account") {
+      row.accountId = target.account.id;
+      row.vatRateId = target.vatRateId;
+      row.journalEntryId = newId();
+      ledger.push({ post: accountDraft(tx, orgId, bank, line, target, cents, row.journalEntryId, via) });
+    } else {
+      if (target.kind === "invoice") row.invoiceId = target.row.id;
+      else row.expenseId = target.row.id;
+      const existing = handPayment(tx, orgId, bank, target, cents, line.bookingDate);
+      if (existing) {
+        row.paymentId = existing.id;
+        row.paymentLink = "linked";
+        // the money came in on this account: the hand-made posting moves here, on its own date
+        if (existing.bankAccountId !== bank.id) ledger.push(...movePayment(tx, orgId, target, existing, bank));
+        if (viaSuspense) {
+          row.journalEntryId = newId();
+          ledger.push({ post: suspenseDraft(tx, orgId, line, -cents, row.journalEntryId) });
+        }
+      } else {
+        const input = {
+          amount: formatCents(cents),
+          payment_date: line.bookingDate,
+          payment_method: "bank_transfer" as const,
+          reference: (line.structuredReference ?? line.communication ?? line.entryRef).slice(0, 255),
+          bank_account_id: bank.id,
+        };
+        row.paymentId = recordPayment(tx, scope, target, input, readers[target.kind], via).payment.id;
+        row.paymentLink = "recorded";
+      }
+    }
+    tx.insert(bankTransactionAllocations).values(row).run();
   }
-  updateInOrg(tx, bankTransactions, scope.org.id, line.id, {
-    status: "matched",
-    invoiceId: doc.kind === "invoice" ? doc.row.id : null,
-    expenseId: doc.kind === "expense" ? doc.row.id : null,
-    paymentId,
-    paymentLink: link,
-    matchedCents: cents,
-    updatedAt: nowIso(),
-  });
+  refreshLine(tx, orgId, line.id);
   recordChange(tx, scope, {
-    action: how === "import" ? "bank_transaction.matched_on_import" : "bank_transaction.matched",
+    ...ACTIONS[how],
     resource: { type: "bank_transaction", id: line.id },
-    event: "bank_transaction.matched",
-    data: () => readers.bankTransaction(tx, scope.org.id, line.id),
+    data: () => readers.bankTransaction(tx, orgId, line.id),
     ledger,
   });
 }
 
+/** An account's allocation: the line's entry as booking posts it (bankLineEntry), for the allocation's amount, against `via`. */
+function accountDraft(
+  tx: Tx,
+  orgId: string,
+  bank: BankAccountRow,
+  line: TransactionRow,
+  target: Extract<AllocationTarget, { kind: "account" }>,
+  cents: number,
+  entryId: string,
+  via: string,
+) {
+  // revenue is sold: output VAT; anything else (costs, assets) is bought: input VAT
+  const side = target.account.type === "revenue" ? "sales" : "purchases";
+  const vatAccount = target.vat === null ? null : systemAccount(tx, orgId, side === "sales" ? "vat_payable" : "vat_receivable").id;
+  return bankLineEntry(
+    {
+      lineId: line.id,
+      entryId,
+      date: line.bookingDate,
+      currency: bank.currency,
+      direction: line.direction,
+      amountCents: cents,
+      description: (target.description ?? lineName(line)).slice(0, 1000),
+      vat: target.vat && { ...target.vat, side },
+    },
+    { bank: via, account: target.account.id, vat: vatAccount },
+  );
+}
+
 /**
- * Undoes a match, or an ignore: a payment the match recorded is deleted (its posting reversed); a
- * payment recorded by hand that the match took over stays. The line is unmatched again.
+ * Undoes every allocation of a line, last first, in the caller's transaction: a payment an
+ * allocation recorded is deleted (its posting reversed: back into suspense, or out of the bank
+ * for one made on import), a payment recorded by hand that it took over stays (the entry that
+ * moved it out of suspense is reversed), an account's entry is reversed; what was posted on import
+ * against the bank goes into suspense. The line is unmatched again, its whole amount in suspense.
  */
-export function unmatchLine(tx: Tx, scope: Scope, line: TransactionRow, documentOf: (line: TransactionRow) => Settled | null, readers: MatchReaders): void {
-  if (line.status === "matched" && line.paymentLink === "recorded" && line.paymentId) {
-    const doc = documentOf(line);
-    if (doc) deletePayment(tx, scope, doc, line.paymentId, readers[doc.kind], { releaseLine: false });
+export function unallocateLine(tx: Tx, scope: Scope, line: TransactionRow, documentOf: (a: AllocationRow) => Settled | null, readers: MatchReaders): void {
+  const ledger: LedgerEffect[] = [];
+  for (const allocation of allocationsOf(tx, line.id).reverse()) {
+    if (allocation.paymentLink === "recorded" && allocation.paymentId) {
+      const doc = documentOf(allocation);
+      if (doc) deletePayment(tx, scope, doc, allocation.paymentId, readers[doc.kind], { releaseLine: false });
+    }
+    ledger.push(...undoEffects(tx, scope.org.id, line, allocation));
+    tx.delete(bankTransactionAllocations).where(eq(bankTransactionAllocations.id, allocation.id)).run();
   }
-  updateInOrg(tx, bankTransactions, scope.org.id, line.id, { ...NOT_MATCHED, updatedAt: nowIso() });
-  recordChange(tx, scope, { action: "bank_transaction.unmatched", resource: { type: "bank_transaction", id: line.id } });
+  refreshLine(tx, scope.org.id, line.id);
+  recordChange(tx, scope, { action: "bank_transaction.unmatched", resource: { type: "bank_transaction", id: line.id }, ledger });
 }

@@ -7,7 +7,7 @@
  */
 import { eq } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
-import { AWAITING_PAYMENT, bankAccounts, bankTransactions, expensePayments, expenses, invoices, payments } from "../../db/schema.ts";
+import { AWAITING_PAYMENT, bankAccounts, expensePayments, expenses, invoices, payments } from "../../db/schema.ts";
 import { INVOICE_STATUSES } from "../../db/values.ts";
 import { recordChange } from "../changes/record.ts";
 import { bankLedgerAccountId, defaultBankAccount } from "../ledger/accounts.ts";
@@ -18,6 +18,7 @@ import { formatCents, readMoney } from "../lib/money.ts";
 import { deleteInOrg, findChildInOrg, inOrg, updateInOrg, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import { checkTransition } from "../lib/transitions.ts";
+import { NOT_MATCHED, releaseAllocation } from "./allocations.ts";
 import { reallocateCreditNotes } from "./credits.ts";
 import { expenseDueCents, expenseStatusAfterPayments, invoiceDueCents, settledStatus } from "./due.ts";
 import type { PaymentInput, Show } from "./model.ts";
@@ -41,6 +42,7 @@ export type ExpensePaymentRow = typeof expensePayments.$inferSelect;
 export type Settled = { kind: "invoice"; row: InvoiceRow } | { kind: "expense"; row: ExpenseRow };
 
 export type { Show };
+export { NOT_MATCHED };
 
 /** The states a document takes and gives back payments in (contract section 4); the invoices' and expenses' state machines include them. */
 export const PAYMENT_TRANSITIONS = {
@@ -142,16 +144,17 @@ function setPaid(tx: Tx, orgId: string, doc: Settled, paidCents: number): void {
 
 /**
  * Records a payment of at most the amount due (record-payment, and a bank line matched to the
- * document): the payment row, the document's paid amount (an invoice's status follows), and
+ * document; `via`: the account its bank side posts to, suspense for a line's money sitting there): the payment row, the document's paid amount (an invoice's status follows), and
  * through recordChange its posting, its audit entry and its event (invoice.payment_recorded,
  * expense.updated) carrying the document as `show` reads it.
  */
-export function recordPayment<S>(tx: Tx, scope: Scope, doc: Settled, input: PaymentInput, show: Show<S>): { shown: S; payment: { id: string } } {
+export function recordPayment<S>(tx: Tx, scope: Scope, doc: Settled, input: PaymentInput, show: Show<S>, via?: string): { shown: S; payment: { id: string } } {
   checkTransition(nounOf(doc), doc.row.status, PAYMENT_TRANSITIONS[doc.kind].recordPayment);
   const orgId = scope.org.id;
   const { id } = doc.row;
   const { bank, columns } = newPayment(tx, orgId, input, { dueCents: dueOf(doc), currency: doc.row.currency });
-  const bankLedger = bankLedgerAccountId(tx, orgId, bank);
+  // a bank line in suspense that records the payment posts it against suspense (`via`): its money is in the bank account already
+  const bankLedger = via ?? bankLedgerAccountId(tx, orgId, bank);
   let posting: EntryDraft;
   if (doc.kind === "invoice") {
     const payment: InvoicePaymentRow = { ...columns, invoiceId: id };
@@ -180,10 +183,9 @@ export function deletePayment<S>(tx: Tx, scope: Scope, doc: Settled, paymentId: 
   checkTransition(nounOf(doc), doc.row.status, PAYMENT_TRANSITIONS[doc.kind].deletePayment);
   const orgId = scope.org.id;
   const { id } = doc.row;
-  const [table, parent, holder] =
-    doc.kind === "invoice" ? ([payments, payments.invoiceId, bankTransactions.invoiceId] as const) : ([expensePayments, expensePayments.expenseId, bankTransactions.expenseId] as const);
+  const [table, parent] = doc.kind === "invoice" ? ([payments, payments.invoiceId] as const) : ([expensePayments, expensePayments.expenseId] as const);
   const payment = findChildInOrg(tx, table, parent, orgId, id, paymentId);
-  if (releaseLine) releaseBankLine(tx, scope, eq(holder, id), payment.id);
+  if (releaseLine) releaseAllocation(tx, scope, payment.id);
   deleteInOrg(tx, table, orgId, payment.id);
   setPaid(tx, orgId, doc, doc.row.paidCents - payment.amountCents);
   // what is due again on an invoice is settled first by its credit notes' unpaid refunds
@@ -211,17 +213,3 @@ export function movePayment(tx: Tx, orgId: string, doc: Settled, payment: Invoic
   return [{ reverse: { type: "expense_payment", id: payment.id } }, { post: expensePaymentPosting(tx, doc.row, moved, bankLedger) }];
 }
 
-/** A bank line matched to nothing: as imported, and again after an unmatch or its payment's deletion. */
-export const NOT_MATCHED = { status: "unmatched", invoiceId: null, expenseId: null, paymentId: null, paymentLink: null, matchedCents: null } as const;
-
-/** The bank line (of this document) that holds the payment goes back to unmatched: audited as bank_transaction.unmatched. */
-function releaseBankLine(tx: Tx, scope: Scope, ofDocument: ReturnType<typeof eq>, paymentId: string): void {
-  const line = tx
-    .select({ id: bankTransactions.id })
-    .from(bankTransactions)
-    .where(inOrg(bankTransactions, scope.org.id, eq(bankTransactions.paymentId, paymentId), ofDocument))
-    .get();
-  if (!line) return;
-  updateInOrg(tx, bankTransactions, scope.org.id, line.id, { ...NOT_MATCHED, updatedAt: nowIso() });
-  recordChange(tx, scope, { action: "bank_transaction.unmatched", resource: { type: "bank_transaction", id: line.id } });
-}

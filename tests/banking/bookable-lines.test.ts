@@ -179,7 +179,9 @@ describe("a Belgian user's first month, line by line", () => {
     const amounts = Object.fromEntries(entry.lines.map((l: any) => [l.account_id, [l.debit, l.credit]]));
     expect(amounts[w.code("6900")]).toEqual(["13.00", "0.00"]);
     expect(amounts[w.code("1400")]).toEqual(["2.73", "0.00"]);
-    expect(amounts[w.accountA]).toEqual(["0.00", "15.73"]);
+    // the fee waited in suspense since the import (the bank account held it already): booking takes it out of there
+    expect(amounts[w.code("1900")]).toEqual(["0.00", "15.73"]);
+    expect(amounts[w.accountA]).toBeUndefined();
     const interest = await act(w, line(a, "1010007").id, "book", { account_id: w.code("4900"), description: "Interest Q1" });
     expect(interest.status, interest.text).toBe(200);
     expect(balanceOf(w, w.code("4900"))).toBe(-250);
@@ -211,8 +213,10 @@ describe("a Belgian user's first month, line by line", () => {
     expect(undone.body.data).toMatchObject({ status: "unmatched", booked_account_id: null, journal_entry_id: null, transfer_transaction_id: null });
     const outgoing = await get(w, `/api/v1/bank-transactions/${line(a, "1010003").id}`);
     expect(outgoing).toMatchObject({ status: "unmatched", transfer_transaction_id: null });
-    expect(balanceOf(w, w.accountB)).toBe(25000);
-    expect(balanceOf(w, w.accountA)).toBe(447077 + 100000);
+    // both lines are back in suspense: each bank account still holds what its statement says
+    expect(balanceOf(w, w.accountB)).toBe(125000);
+    expect(balanceOf(w, w.accountA)).toBe(447077);
+    expect(balanceOf(w, w.code("1900"))).toBe(100000 - 100000);
     const again = await act(w, outgoing.id, "book", { account_id: w.accountB });
     expect(again.status, again.text).toBe(200);
     expect(again.body.data.transfer_transaction_id).toBe(incoming.id);
@@ -243,7 +247,9 @@ describe("a Belgian user's first month, line by line", () => {
     const other = env.newOrg("Someone else");
     expect((await env.api("POST", `/api/v1/bank-transactions/${fee.id}/book`, { account_id: w.code("6900") }, other.token)).status).toBe(404);
     expect((await env.api("POST", `/api/v1/bank-transactions/${fee.id}/book`, { account_id: w.code("6900") }, env.orgToken(["banking.view"], w.org))).status).toBe(403);
-    expect(balanceOf(w, w.accountA)).toBe(447077 + 1573);
+    // the unbooked fee is back in suspense (debited: money out): the bank account holds the bank's balance all along
+    expect(balanceOf(w, w.accountA)).toBe(447077);
+    expect(balanceOf(w, w.code("1900"))).toBe(1573);
     expect((await act(w, fee.id, "book", { account_id: w.code("6900"), vat_rate_id: rate21.id })).status).toBe(200);
     expect(balanceOf(w, w.accountA)).toBe(447077);
   });
@@ -265,8 +271,9 @@ describe("the savings account's statement first", () => {
     const a = (await importFile(w, WALK_A, w.a)).body.data;
     expect(line(a, "1010003")).toMatchObject({ status: "booked", booked_account_id: w.accountB, transfer_transaction_id: b.body.data.transactions[0].id });
     expect(balanceOf(w, w.accountB)).toBe(125000);
-    // the current account: 4470.77 once the fee (-15.73) and the interest (+2.50) are booked
-    expect(balanceOf(w, w.accountA)).toBe(447077 + 1573 - 250);
+    // the current account: 4470.77, the fee (-15.73) and the interest (+2.50) waiting in suspense
+    expect(balanceOf(w, w.accountA)).toBe(447077);
+    expect(balanceOf(w, w.code("1900"))).toBe(1573 - 250);
     assertBalanced(w);
   });
 });
@@ -312,11 +319,12 @@ describe("a payment recorded by hand before the first statement", () => {
     expect(paid.status, paid.text).toBe(201);
     const a = (await importFile(w, WALK_A, w.a)).body.data;
     expect(line(a, "1010001")).toMatchObject({ status: "unmatched", payment_id: null });
-    // the fee and the interest booked: the ledger is the bank's closing balance less the one line left unmatched (+1210.00)
+    // the fee and the interest booked: the ledger is the bank's closing balance, the line left unmatched (+1210.00) in suspense
     const rate21 = listVatRates(env.db, w.org.id).find((r) => r.rateBp === 2100)!;
     expect((await act(w, line(a, "1010002").id, "book", { account_id: w.code("6900"), vat_rate_id: rate21.id })).status).toBe(200);
     expect((await act(w, line(a, "1010007").id, "book", { account_id: w.code("4900") })).status).toBe(200);
-    expect(balanceOf(w, w.accountA)).toBe(447077 - 121000);
+    expect(balanceOf(w, w.accountA)).toBe(447077);
+    expect(balanceOf(w, w.code("1900"))).toBe(-121000);
   });
 });
 

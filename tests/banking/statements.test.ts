@@ -65,7 +65,12 @@ const invoice = async (b: Books, i: number) => (await env.api("GET", `/api/v1/in
  * The ledger invariants of issues 20 and 27, read from the database and the API. `openingCents`:
  * the first statement's opening balance once one is imported (issue 27: posted as the opening entry).
  */
-async function assertLedger(b: Books, expectedBankCents: number, openingCents = OPENING_CENTS) {
+/**
+ * `suspenseCents`: the lines nothing holds (unmatched, ignored), money in positive: they are in the
+ * bank account's balance against the suspense account (docs/banking.md#suspense), so that the
+ * balance is the bank's closing balance.
+ */
+async function assertLedger(b: Books, expectedBankCents: number, openingCents = OPENING_CENTS, suspenseCents = 0) {
   const orgId = b.org.id;
   // every journal entry balances
   const unbalanced = env.db
@@ -84,8 +89,10 @@ async function assertLedger(b: Books, expectedBankCents: number, openingCents = 
       .get()!.net;
   // the bank account's balance is its ledger account's: its opening balance and what Kontor recorded through it
   const bank = (await env.api("GET", `/api/v1/bank-accounts/${b.bankId}`, undefined, b.token)).body.data;
-  expect(balanceOf(bank.account_id)).toBe(openingCents + expectedBankCents);
-  expect(bank.balance).toBe(((openingCents + expectedBankCents) / 100).toFixed(2));
+  expect(balanceOf(bank.account_id)).toBe(openingCents + expectedBankCents + suspenseCents);
+  expect(bank.balance).toBe(((openingCents + expectedBankCents + suspenseCents) / 100).toFixed(2));
+  const suspense = env.db.select().from(accounts).where(and(eq(accounts.organizationId, orgId), eq(accounts.systemAccount, "suspense"))).get()!;
+  expect(balanceOf(suspense.id)).toBe(0 - suspenseCents);
   const recorded = env.db
     .select({ sum: sql<number>`coalesce(sum(${payments.amountCents}), 0)` })
     .from(payments)
@@ -123,7 +130,7 @@ for (const format of ["camt053.xml", "coda"] as const) {
       const partly = await invoice(b, 2);
       expect(partly).toMatchObject({ status: "partially_paid", amount_paid: "250.00", amount_due: "476.00" });
       expect(partly.payments[0]).toMatchObject({ amount: "250.00", payment_date: "2026-03-02", bank_account_id: b.bankId, reference: REFERENCES[2] });
-      await assertLedger(b, 121000 + 60500 + 25000);
+      await assertLedger(b, 121000 + 60500 + 25000, OPENING_CENTS, 9999 - 36300);
     });
 
     test("the same statement again adds nothing: 200, no new line, no new payment", async () => {
@@ -132,7 +139,7 @@ for (const format of ["camt053.xml", "coda"] as const) {
       expect(r.status, r.text).toBe(200);
       expect(r.body.data).toMatchObject({ transactions_imported: 0, transactions_matched: 3 });
       expect(env.db.select().from(bankTransactions).where(eq(bankTransactions.organizationId, b.org.id)).all().length).toBe(lines);
-      await assertLedger(b, 206500);
+      await assertLedger(b, 206500, OPENING_CENTS, 9999 - 36300);
     });
 
     test("statement 2 follows on from statement 1 and pays the rest; the bank fee stays unmatched", async () => {
@@ -142,7 +149,8 @@ for (const format of ["camt053.xml", "coda"] as const) {
       expect((await invoice(b, 2)).status).toBe("paid");
       const fee = r.body.data.transactions.find((t: any) => t.direction === "debit");
       expect(fee).toMatchObject({ status: "unmatched", amount: "12.10", communication: "Beheerskosten rekening februari 2026" });
-      await assertLedger(b, 206500 + 47600);
+      // and statement 2 the bank fee of 12.10
+      await assertLedger(b, 206500 + 47600, OPENING_CENTS, 9999 - 36300 - 1210);
     });
 
     test("a wrong closing balance is refused, naming the difference", async () => {
@@ -178,7 +186,7 @@ describe("the statement's account and balance chain", () => {
     expect(r.body.errors.opening_date[0]).toContain("before the first statement imported");
     expect(r.body.errors.opening_date[0]).toContain("(2026-043, opening on 2026-03-02)");
     // statement 2 opened the books with its own opening balance, 2801.99; and pays the rest of the third invoice
-    await assertLedger(b, 47600, 280199);
+    await assertLedger(b, 47600, 280199, -1210);
   });
 
   test("another account's statement: 422 naming both IBANs; an unknown bank account: 404; banking.import needed", async () => {
@@ -216,7 +224,7 @@ describe("reconciliation by hand, and never twice for the same money", () => {
     expect(paid.payments).toHaveLength(1);
     expect(paid.payments[0].bank_account_id).toBe(b.bankId);
     // the hand payment's posting moved to this bank account: its balance counts it once
-    await assertLedger(b, 206500);
+    await assertLedger(b, 206500, OPENING_CENTS, 9999 - 36300);
   });
 
   test("a cash payment of the same amount is other money: the bank line does not take it over, and stays unmatched", async () => {
@@ -272,17 +280,18 @@ describe("reconciliation by hand, and never twice for the same money", () => {
     const undone = await env.api("POST", `/api/v1/bank-transactions/${debit.id}/unmatch`, undefined, reconcile);
     expect(undone.body.data).toMatchObject({ status: "unmatched", expense_id: null, payment_id: null });
     expect((await env.api("GET", `/api/v1/expenses/${printer.body.data.id}`, undefined, b.token)).body.data).toMatchObject({ amount_due: "363.00", status: "approved" });
-    await assertLedger(b, 206500);
+    await assertLedger(b, 206500, OPENING_CENTS, 9999 - 36300);
 
     // unmatching an auto-matched invoice line: the invoice is open again
     const first = s.transactions.find((t: any) => t.structured_reference === REFERENCES[0]);
     expect((await env.api("POST", `/api/v1/bank-transactions/${first.id}/unmatch`, undefined, reconcile)).status).toBe(200);
     expect((await invoice(b, 0)).status).toBe("finalized");
-    await assertLedger(b, 206500 - 121000);
+    await // its 1210.00 is back in suspense: the bank account still holds it
+    await assertLedger(b, 206500 - 121000, OPENING_CENTS, 9999 - 36300 + 121000);
     // and matched by hand again, with an amount
     const again = await env.api("POST", `/api/v1/bank-transactions/${first.id}/match`, { invoice_id: b.invoiceIds[0], amount: "1210.00" }, reconcile);
     expect(again.body.data).toMatchObject({ status: "matched", matched_amount: "1210.00" });
-    await assertLedger(b, 206500);
+    await assertLedger(b, 206500, OPENING_CENTS, 9999 - 36300);
 
     // ignore: only an unmatched line; unmatch brings it back
     expect((await env.api("POST", `/api/v1/bank-transactions/${unknown.id}/ignore`, undefined, reconcile)).body.data.status).toBe("ignored");
@@ -297,7 +306,7 @@ describe("reconciliation by hand, and never twice for the same money", () => {
     expect((await env.api("DELETE", `/api/v1/invoices/${b.invoiceIds[0]}/payments/${paymentId}`, undefined, b.token)).status).toBe(204);
     expect((await env.api("GET", `/api/v1/bank-transactions/${first.id}`, undefined, reconcile)).body.data).toMatchObject({ status: "unmatched", payment_id: null });
     expect(await unmatchedEntries()).toBe(unmatchedBefore + 1);
-    await assertLedger(b, 206500 - 121000);
+    await assertLedger(b, 206500 - 121000, OPENING_CENTS, 9999 - 36300 + 121000);
   });
 });
 
