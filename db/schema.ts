@@ -10,7 +10,7 @@ import {
   DOCUMENT_LANGUAGES, EINVOICE_PROFILES, EXPENSE_DOCUMENT_TYPES, EXPENSE_STATUSES, FISCAL_YEAR_STATUSES, INVOICE_STATUSES, INVOICE_TYPES, JOURNAL_SOURCES,
   PAYMENT_LINKS, PAYMENT_METHODS, REMINDER_CHANNELS, ROLES, SYSTEM_ACCOUNTS, TOKEN_TYPES, VAT_CATEGORIES, VAT_ROLES, VAT_SIDES,
   PEPPOL_PROVIDERS, RECURRING_INTERVALS, RECURRING_SEND_CHANNELS, RECURRING_STATUSES,
-  type DeliveryRecipients, type InvoiceStatus, type IssuedParties, type RecurringLine, type ReminderLevel, VAT_PERIODS, CHARTS, SUPPLY_TYPES,
+  type DeliveryRecipients, type InvoiceStatus, type IssuedParties, type RecurringLine, type ReminderLevel, type ReminderNoteDue, type DatePeriod, VAT_PERIODS, CHARTS, SUPPLY_TYPES,
   LEGAL_KINDS,
 } from "./values.ts";
 import { type AnySQLiteColumn, blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
@@ -830,6 +830,13 @@ export const reminders = sqliteTable(
     /** the document delivery that carries it (null: manual or skipped) */
     deliveryId: text("delivery_id"),
     createdAt: createdAt(),
+    /**
+     * The invoice's earlier interest notes still open at the run, with what each had due: the
+     * letter asks for them with the invoice and the note it issued, one total to pay
+     */
+    earlierNotes: text("earlier_notes", { mode: "json" }).$type<ReminderNoteDue[]>().notNull().default([]),
+    /** the days the claim would charge interest for and no statutory rate covers, at the run */
+    missingRates: text("missing_rates", { mode: "json" }).$type<DatePeriod[]>().notNull().default([]),
   },
   (t) => [
     uniqueIndex("reminders_invoice_level").on(t.invoiceId, t.level),

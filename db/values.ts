@@ -186,3 +186,7 @@ export type ReminderLevel = {
   charge_compensation: boolean;
   texts?: Partial<Record<DocumentLanguage, ReminderText>>;
 };
+/** An interest note a reminder asks to pay with its invoice, and what it had due at the run (reminders.earlier_notes). */
+export type ReminderNoteDue = { id: string; number: string; issue_date: string; amount_due_cents: number };
+/** A stretch of days, first and last inclusive (YYYY-MM-DD). */
+export type DatePeriod = { from: string; to: string };

@@ -230,6 +230,8 @@ describe("currencies and settings", () => {
     const claim = o.claim(inv.id, "2026-03-02");
     expect(claim).toMatchObject({ interest: "0.00", compensation: "40.00", principal_periods: [] });
     expect(claim.law).toContain("No statutory interest rates are known for NL");
+    // 1 February to 2 March: no day has a rate
+    expect(claim.missing_rates).toEqual([{ from: "2026-02-01", to: "2026-03-02" }]);
   });
 
   test("days without a published rate earn nothing until the rate is added", () => {
@@ -244,6 +246,7 @@ describe("currencies and settings", () => {
     expect(figures.claim.principal_periods).toEqual([{ from: "2026-06-30", to: "2026-06-30", days: 1, rate: "10.50", base: "100.00", interest: "0.03" }]);
     expect(figures.through).toBe("2026-06-30");
     expect(figures.claim.law).toContain("No published rate for 2026-07-01–2026-07-10");
+    expect(figures.claim.missing_rates).toEqual([{ from: "2026-07-01", to: "2026-07-10" }]);
   });
 });
 

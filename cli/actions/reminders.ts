@@ -10,7 +10,9 @@ export type RunOptions = GlobalOptions & { date?: string; dryRun?: boolean; org?
 export function run(options: RunOptions): void {
   const { db } = open(options);
   const orgId = options.org ? findOrganization(db, options.org).id : undefined;
-  const runs = runReminders(db, { date: options.date, dryRun: options.dryRun, orgId });
+  // days without a statutory rate: a warning on stderr (stdout keeps the table or the JSON)
+  const log = { warn: (message: string, fields: Record<string, unknown> = {}) => console.error(`warning: ${message}: ${fields.invoice} level ${fields.level}: ${fields.problem}`) };
+  const runs = runReminders(db, { date: options.date, dryRun: options.dryRun, orgId, log });
   if (options.json) return printJson(runs);
   const rows = runs.flatMap((run) => run.data.map((r) => ({ ...r, date: run.date })));
   if (rows.length === 0) return console.log(options.dryRun ? "Nothing to send." : "Nothing sent.");
@@ -22,6 +24,7 @@ export function run(options: RunOptions): void {
     ["CHANNEL", (r) => r.channel],
     ["INTEREST", (r) => r.interest],
     ["COMPENSATION", (r) => r.compensation],
+    ["TOTAL", (r) => r.total_to_pay],
     ["PROBLEM", (r) => r.problem ?? ""],
   ]);
 }

@@ -44,6 +44,7 @@ import m41 from "./0041_fiscal_years.sql" with { type: "text" };
 import m42 from "./0042_bank_allocations.sql" with { type: "text" };
 import m43 from "./0043_vat_returns.sql" with { type: "text" };
 import m44 from "./0044_legal_mentions.sql" with { type: "text" };
+import m45 from "./0045_reminder_notes_rates.sql" with { type: "text" };
 
 export const embeddedMigrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_init", when: 1795372542016, breakpoints: true, sql: m0 },
@@ -91,4 +92,5 @@ export const embeddedMigrations: { tag: string; when: number; breakpoints: boole
   { tag: "0042_bank_allocations", when: 1795776939181, breakpoints: true, sql: m42 },
   { tag: "0043_vat_returns", when: 1795777354297, breakpoints: true, sql: m43 },
   { tag: "0044_legal_mentions", when: 1795777976571, breakpoints: true, sql: m44 },
+  { tag: "0045_reminder_notes_rates", when: 1795778073841, breakpoints: true, sql: m45 },
 ];

@@ -930,7 +930,8 @@ export type Letter = {
   paragraphs: string[];
   /** the documents it is about, with a last row in bold (the total to pay) */
   table: { head: string[]; rows: string[][]; total: [string, string] };
-  payment: { iban: string; bic: string | null; accountName: string; reference: string | null } | null;
+  /** where to pay, with what reference, and (`amount`: its label and value) how much */
+  payment: { iban: string; bic: string | null; accountName: string; reference: string | null; amount?: [string, string] } | null;
 };
 
 export async function renderLetter(letter: Letter): Promise<Uint8Array> {
@@ -1003,13 +1004,14 @@ export async function renderLetter(letter: Letter): Promise<Uint8Array> {
   drawRow([total[0], ...Array(head.length - 2).fill(""), total[1]], { bold: true });
   if (letter.payment) {
     w.y -= 10;
-    w.need(5 * 14);
+    w.need(16 + 5 * 14);
     w.text(labels.payment, LEFT, w.y, { size: 10, bold: true });
     w.y -= 16;
     const rowsOut: [string, string][] = [[labels.iban, groupIban(letter.payment.iban)]];
     if (letter.payment.bic) rowsOut.push([labels.bic, letter.payment.bic]);
     rowsOut.push([labels.accountHolder, letter.payment.accountName || letter.seller.name]);
     if (letter.payment.reference) rowsOut.push([paymentReferenceLabel(letter.language, letter.payment.reference), letter.payment.reference]);
+    if (letter.payment.amount) rowsOut.push(letter.payment.amount);
     const valueX = LEFT + Math.max(...rowsOut.map(([label]) => w.width(w.clean(label)))) + 14;
     for (const [label, value] of rowsOut) {
       w.text(label, LEFT, w.y, { color: MUTED });

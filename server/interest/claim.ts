@@ -34,6 +34,7 @@ import { Conflict } from "../lib/errors.ts";
 import { divRoundHalfUp, formatCents } from "../lib/money.ts";
 import { findInOrg, inOrg } from "../lib/scope.ts";
 import { addDays } from "../lib/time.ts";
+import type { DatePeriod } from "../../db/values.ts";
 import { hasRates, ratesBetween, type RatePeriod } from "./rates.ts";
 import { lawText, type LawNote } from "./wording.ts";
 
@@ -64,6 +65,12 @@ export type LateClaim = {
   chargeable_from: string | null;
   /** which law was applied, and why something is not charged */
   law: string;
+  /**
+   * The days interest would run on and no statutory rate covers (the country has no table, or the
+   * half year's rate is not added yet): no interest is computed for them until the rate is added
+   * (kontor rates add); a later interest note picks them up
+   */
+  missing_rates: DatePeriod[];
 };
 
 /** The claim with its figures in cents, and what an interest note needs to write its lines. */
@@ -156,11 +163,14 @@ export function computeClaim(input: ClaimInput): ClaimFigures {
     if (chargeableFrom > start) start = chargeableFrom;
     notes.push({ kind: "consumer", acceptedOn: input.firstReminderAcceptedOn, termEnds: addDays(chargeableFrom, -1), from: chargeableFrom });
   }
-  if (!input.hasTable && chargeableFrom !== null) notes.push({ kind: "no_table", country: input.country });
+  const missing: DatePeriod[] = [];
+  if (!input.hasTable && chargeableFrom !== null) {
+    notes.push({ kind: "no_table", country: input.country });
+    if (start <= input.asOf && dueOn(input, start) > 0) missing.push({ from: start, to: input.asOf });
+  }
 
   // the days where something changes: a rate starts or ends, the amount due drops, what was charged ends
   const periods: ClaimFigures["newPeriods"] = [];
-  const missing: { from: string; to: string }[] = [];
   let through: string | null = null;
   if (chargeableFrom !== null && input.hasTable && start <= input.asOf) {
     const cuts = new Set<string>([start, addDays(input.asOf, 1)]);
@@ -173,11 +183,15 @@ export function computeClaim(input: ClaimInput): ClaimFigures {
       const from = days[i]!;
       const to = addDays(days[i + 1]!, -1);
       const rate = input.rates.find((r) => r.from <= from && from <= r.to);
+      const baseCents = dueOn(input, from);
       if (!rate) {
-        missing.push({ from, to });
+        // a stretch with nothing due earns nothing: no rate is missing there
+        if (baseCents <= 0) continue;
+        const last = missing.at(-1);
+        if (last && addDays(last.to, 1) === from) last.to = to;
+        else missing.push({ from, to });
         continue;
       }
-      const baseCents = dueOn(input, from);
       if (baseCents <= 0) continue;
       periods.push({ from, to, days: daysBetween(from, to), rateBp: rate.rateBp, baseCents, interestCents: 0 });
       through = to;
@@ -227,6 +241,7 @@ export function computeClaim(input: ClaimInput): ClaimFigures {
       chargeable: { interest: formatCents(chargeableInterestCents), compensation: formatCents(chargeableCompensationCents) },
       chargeable_from: chargeableFrom,
       law: lawText(notes),
+      missing_rates: missing,
     },
     interestCents,
     compensationCents,

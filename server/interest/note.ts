@@ -117,10 +117,12 @@ export function createInterestNoteDraft(tx: Tx, scope: Scope, invoiceId: string,
 /**
  * Creates and finalizes an interest note in the caller's transaction (the reminder run's): the
  * note is numbered and posted, or nothing is stored. `opts` defaults to the reminders' record.
+ * The organisation's send-on-finalize does not send it: the reminder that issues it carries it
+ * (attached to its e-mail, and over Peppol to a Peppol customer), so it is not sent twice.
  */
 export function issueInterestNote(tx: Tx, scope: Scope, invoiceId: string, asOf: string, opts?: InterestNoteOptions): ShownInvoice {
   const draft = createInterestNoteDraft(tx, scope, invoiceId, asOf, opts ?? { firstReminderAcceptedOn: firstReminderAcceptedOn(tx, scope.org.id, invoiceId) });
-  return invoiceService.finalize(scope, draft.id);
+  return invoiceService.finalize(scope, draft.id, { sendOnFinalize: false });
 }
 
 export const interestService = {

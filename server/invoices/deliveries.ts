@@ -6,10 +6,10 @@
  * issued buyer has no participant id, whose organisation has no access point, or whose document
  * is not a valid e-invoice. `GET /invoices/{id}/deliveries` lists them with their attempts.
  */
-import { asc, eq, inArray } from "drizzle-orm";
+import { asc, eq, inArray, or, sql } from "drizzle-orm";
 import { t } from "elysia";
 import type { Tx } from "../../db/client.ts";
-import { customers, documentDeliveries, documentDeliveryAttempts, invoices, organizations } from "../../db/schema.ts";
+import { customers, documentDeliveries, documentDeliveryAttempts, invoices, organizations, reminders } from "../../db/schema.ts";
 import { DELIVERY_ATTEMPT_OUTCOMES, DOCUMENT_DELIVERY_STATUSES, SEND_CHANNELS, type DeliveryRecipients, type InvoiceStatus, type SendChannel } from "../../db/values.ts";
 import { recordChange } from "../changes/record.ts";
 import { enqueueDelivery, type QueuedDelivery } from "../changes/deliveries.ts";
@@ -129,8 +129,13 @@ export const deliveryListSpec: ListSpec<typeof documentDeliveries> = {
   updatedAt: documentDeliveries.updatedAt,
 };
 
+/**
+ * The document's deliveries: its own, and for an interest note the reminder e-mails that carried
+ * it attached (subject `reminder`, the invoice it reminds of as `invoice_id`).
+ */
 export function listDeliveries(scope: Scope, invoiceId: string, query: ListQuery, url: string) {
-  return listPage(scope, deliveryListSpec, query, url, (rows, tx) => presentDeliveries(tx, rows), [eq(documentDeliveries.invoiceId, invoiceId)]);
+  const carriedBy = sql`${documentDeliveries.reminderId} IN (SELECT ${reminders.id} FROM ${reminders} WHERE ${reminders.interestNoteId} = ${invoiceId})`;
+  return listPage(scope, deliveryListSpec, query, url, (rows, tx) => presentDeliveries(tx, rows), [or(eq(documentDeliveries.invoiceId, invoiceId), carriedBy)]);
 }
 
 const filled = (value: string | null | undefined): value is string => typeof value === "string" && value.trim() !== "";

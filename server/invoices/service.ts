@@ -404,7 +404,7 @@ export const invoiceService = {
    * Issues the draft: a provisional number becomes the next of its series (numbering.ts), drawn
    * here, in the transaction that a refusal rolls back with the number; a client's number stays.
    */
-  finalize(scope: Scope, id: string): ShownInvoice {
+  finalize(scope: Scope, id: string, options: { sendOnFinalize?: boolean } = {}): ShownInvoice {
     return transaction(scope.db, (tx) => {
       const row = findFor(tx, scope, id, "finalize");
       const bag = new FieldErrorBag();
@@ -443,7 +443,7 @@ export const invoiceService = {
         ledger: [{ post: invoicePosting(tx, issued) }],
       });
       const { sendOnFinalize: channel } = tx.select({ sendOnFinalize: organizations.sendOnFinalize }).from(organizations).where(eq(organizations.id, scope.org.id)).get()!;
-      if (channel !== null) sendOnFinalize(tx, scope, id, channel);
+      if (channel !== null && options.sendOnFinalize !== false) sendOnFinalize(tx, scope, id, channel);
       return shown;
     });
   },

@@ -12,6 +12,13 @@ const Enum = <const T extends readonly [string, ...string[]]>(values: T, descrip
   return schema;
 };
 
+/** Days a charge would cover and no statutory rate does (server/interest/claim.ts `missing_rates`). */
+export const MissingRates = t.Array(t.Object({ from: DateString, to: DateString }, { title: "DatePeriod" }), {
+  description: "The days interest would be charged for and no statutory rate of the organisation's country covers (no table for the country, or the half year's rate not added yet): not charged until the published rate is added with `kontor rates add`; empty when none",
+});
+const TOTAL_TO_PAY =
+  "The total the letter asks: the invoice's amount due, its interest notes still open and the one this reminder issues. One bank transfer of exactly this amount with the invoice's payment reference pays them all";
+
 const PLACEHOLDERS = "{customer}, {organization}, {number}, {issue_date}, {due_date}, {amount_due} and {pay_by} are filled in";
 const TextInput = strictObject({
   subject: Text({ minLength: 1, maxLength: 200, description: `The e-mail's subject and the letter's title; ${PLACEHOLDERS}` }),
@@ -81,6 +88,8 @@ export const ReminderModel = {
       interest: t.String({ ...Money, description: "Interest charged with it (its interest note)" }),
       compensation: t.String({ ...Money, description: "Compensation charged with it (its interest note)" }),
       interest_note_id: Nullable(Uuid),
+      total_to_pay: t.String({ ...Money, description: `${TOTAL_TO_PAY} (as at the run)` }),
+      missing_rates: MissingRates,
       delivery_id: Nullable(Uuid),
       created_at: Timestamp,
     },
@@ -108,11 +117,18 @@ export const ReminderModel = {
       amount_due: t.String(Money),
       interest: t.String({ ...Money, description: "Interest it would charge (an interest note)" }),
       compensation: t.String({ ...Money, description: "Compensation it would charge" }),
+      total_to_pay: t.String({ ...Money, description: TOTAL_TO_PAY }),
       first_reminder_accepted_on: Nullable(t.String({ ...DateString, description: "The local date the channel accepted the invoice's first reminder" })),
       charges_withheld_until: Nullable(
         t.String({ ...DateString, description: "A consumer: the first day anything may be charged (Book XIX: 14 days after the first reminder was accepted); null for a business or when nothing is asked" }),
       ),
-      problem: Nullable(t.String({ description: "Why it cannot be sent (no e-mail address, no Peppol id): the run leaves it for a later run" })),
+      missing_rates: MissingRates,
+      problem: Nullable(
+        t.String({
+          description:
+            "What is wrong, in words: why it cannot be sent (no e-mail address), which the run leaves for a later run; or the days it cannot charge interest for without a statutory rate (`missing_rates`), which does not stop it: it goes, charging the days with a rate",
+        }),
+      ),
     },
     { title: "PlannedReminder" },
   ),

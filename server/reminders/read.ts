@@ -22,6 +22,16 @@ import { CONSUMER_FIRST_REMINDER, LETTER_LABELS, defaultTexts, fillText, type Te
 
 type ReminderRow = typeof reminders.$inferSelect;
 
+/**
+ * What a reminder asks to be paid, in cents: the invoice's amount due, its earlier interest notes
+ * still open at the run and the note the reminder issued (its interest and compensation). The bank
+ * import pays them all with one line of exactly this amount carrying the invoice's reference.
+ */
+export const totalToPayCents = (row: ReminderRow): number =>
+  row.amountDueCents + row.earlierNotes.reduce((sum, n) => sum + n.amount_due_cents, 0) + row.interestCents + row.compensationCents;
+
+const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
 /** Reminders with their invoice's number and their delivery's state, one query each for the page. */
 export function presentReminders(tx: Tx, orgId: string, rows: ReminderRow[]) {
   const invoiceIds = [...new Set(rows.map((r) => r.invoiceId))];
@@ -68,6 +78,8 @@ export function presentReminders(tx: Tx, orgId: string, rows: ReminderRow[]) {
       interest: formatCents(row.interestCents),
       compensation: formatCents(row.compensationCents),
       interest_note_id: row.interestNoteId,
+      total_to_pay: formatCents(totalToPayCents(row)),
+      missing_rates: row.missingRates,
       delivery_id: row.deliveryId,
       created_at: row.createdAt,
     };
@@ -130,6 +142,8 @@ type RenderedReminder = {
   language: DocumentLanguage;
   documentType: "reminder";
   email: { subject: string; text: string };
+  /** the interest note it issued: the worker attaches it, rendered as the invoice it is */
+  interestNoteId: string | null;
 };
 
 /** What a reminder says, in its language: subject, paragraphs, and the PDF's table. */
@@ -162,11 +176,12 @@ function compose(tx: Tx, reminder: ReminderRow) {
   if (!parties.buyer.vatNumber && reminder.daysAfterDue > 0 && !earlier) paragraphs.splice(Math.max(1, paragraphs.length - 1), 0, CONSUMER_FIRST_REMINDER[language](values));
   const note = reminder.interestNoteId ? tx.select({ number: invoices.number }).from(invoices).where(eq(invoices.id, reminder.interestNoteId)).get() : undefined;
   const rows = [[invoice.number, labels.date(invoice.issueDate), labels.date(invoice.dueDate), money(reminder.amountDueCents)]];
+  // the invoice's earlier interest notes still open: asked with it, so that one transfer pays all
+  for (const earlier of reminder.earlierNotes) rows.push([capitalized(letter.interestNote(earlier.number)), labels.date(earlier.issue_date), "", money(earlier.amount_due_cents)]);
   const noteSuffix = note ? ` (${letter.interestNote(note.number)})` : "";
   if (reminder.interestCents > 0) rows.push([`${letter.interest}${noteSuffix}`, "", "", money(reminder.interestCents)]);
   if (reminder.compensationCents > 0) rows.push([`${letter.compensation}${noteSuffix}`, "", "", money(reminder.compensationCents)]);
-  const total = reminder.amountDueCents + reminder.interestCents + reminder.compensationCents;
-  return { invoice, parties, language, labels, letter, subject: fillText(texts.subject, values), paragraphs, rows, total: money(total) };
+  return { invoice, parties, language, labels, letter, subject: fillText(texts.subject, values), paragraphs, rows, total: money(totalToPayCents(reminder)) };
 }
 
 async function renderComposed(c: ReturnType<typeof compose>, reminder: ReminderRow): Promise<Uint8Array> {
@@ -179,7 +194,8 @@ async function renderComposed(c: ReturnType<typeof compose>, reminder: ReminderR
     buyer: c.parties.buyer,
     paragraphs: c.paragraphs,
     table: { head: [c.labels.number, c.labels.issueDate, c.labels.dueDate, c.labels.amountDue], rows: c.rows, total: [c.letter.totalToPay, c.total] },
-    payment: c.parties.payee ? { ...c.parties.payee, reference: c.invoice.paymentReference } : null,
+    // the invoice's own reference with the whole total: how the bank import recognises the transfer
+    payment: c.parties.payee ? { ...c.parties.payee, reference: c.invoice.paymentReference, amount: [c.letter.totalToPay, c.total] } : null,
   });
 }
 
@@ -203,12 +219,17 @@ export async function renderReminderForDelivery(db: Db, reminderId: string): Pro
     return { reminder, composed: compose(tx, reminder) };
   });
   const table = composed.rows.map((row) => `${row[0]}: ${row[3]}`).join("\n");
+  const { labels, parties, invoice } = composed;
+  const payment = parties.payee
+    ? `\n${labels.iban}: ${parties.payee.iban}${parties.payee.bic ? `\n${labels.bic}: ${parties.payee.bic}` : ""}${invoice.paymentReference ? `\n${labels.paymentReference}: ${invoice.paymentReference}` : ""}\n`
+    : "";
   return {
     pdf: await renderComposed(composed, reminder),
     number: composed.invoice.number,
     language: composed.language,
     documentType: "reminder",
-    email: { subject: composed.subject, text: `${composed.paragraphs.join("\n\n")}\n\n${table}\n${composed.letter.totalToPay}: ${composed.total}\n` },
+    email: { subject: composed.subject, text: `${composed.paragraphs.join("\n\n")}\n\n${table}\n${composed.letter.totalToPay}: ${composed.total}\n${payment}` },
+    interestNoteId: reminder.interestNoteId,
   };
 }
 

@@ -5,7 +5,7 @@ import { errors } from "../http/responses.ts";
 import { InvoiceModel } from "../invoices/model.ts";
 import { listQuerySchema, listResponse } from "../lib/list.ts";
 import { DateString, IdParams, Money, Nullable, ResponseSchema, Wrapped } from "../lib/schemas.ts";
-import { ReminderModel } from "./model.ts";
+import { MissingRates, ReminderModel } from "./model.ts";
 import { showPolicy, updatePolicy } from "./policy.ts";
 import { invoiceReminders, listReminders, pauseInvoiceReminders, reminderList, reminderPdf, showReminder } from "./read.ts";
 import { previewReminders } from "./run.ts";
@@ -27,6 +27,7 @@ const LateClaimShown = t.Object(
     chargeable: t.Object({ interest: Decimal, compensation: Decimal }),
     chargeable_from: Nullable(DateString),
     law: t.String(),
+    missing_rates: MissingRates,
   },
   { title: "LateClaim" },
 );

@@ -12,14 +12,16 @@
 import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
 import type { Db, Tx } from "../../db/client.ts";
 import { awaitingPayment, customers, invoices, organizations, reminderPolicies, reminders } from "../../db/schema.ts";
-import type { DeliveryRecipients, DocumentLanguage, ReminderLevel, SendChannel } from "../../db/values.ts";
+import type { DatePeriod, DeliveryRecipients, DocumentLanguage, ReminderLevel, ReminderNoteDue, SendChannel } from "../../db/values.ts";
 import { recordChange } from "../changes/record.ts";
 import { lateClaim } from "../interest/claim.ts";
 import { firstReminderAcceptedOn, issueInterestNote } from "../interest/note.ts";
 import { showInvoice } from "../invoices/read.ts";
+import { deliveryAccepted, markSent, peppolSetupProblems, preferredChannel, queueSend } from "../invoices/deliveries.ts";
+import type { Logger } from "../log.ts";
 import { ValidationFailed } from "../lib/errors.ts";
 import { formatCents, toCents } from "../lib/money.ts";
-import { inOrg, snapshot, transaction, type Organization, type Scope } from "../lib/scope.ts";
+import { findInOrg, inOrg, snapshot, transaction, type Organization, type Scope } from "../lib/scope.ts";
 import { addDays, isValidDate, localDate, localHour, newId, nowIso } from "../lib/time.ts";
 import { CLI_ACTOR } from "../orgs/service.ts";
 import { enqueueDelivery, type QueuedDelivery } from "../changes/deliveries.ts";
@@ -30,15 +32,20 @@ import { readPolicy, type ReminderPolicy } from "./policy.ts";
 type InvoiceRow = typeof invoices.$inferSelect;
 type CustomerRow = typeof customers.$inferSelect;
 
-/** `notBeforeHour`: the schedule's, skip the organisations whose local time is before this hour (and `date` unset). */
-export type RunOptions = { date?: string; dryRun?: boolean; orgId?: string; notBeforeHour?: number };
+/**
+ * `notBeforeHour`: the schedule's, skip the organisations whose local time is before this hour (and
+ * `date` unset). `log`: where a reminder recorded with a problem (a period without a statutory
+ * rate) is reported as a warning.
+ */
+export type RunOptions = { date?: string; dryRun?: boolean; orgId?: string; notBeforeHour?: number; log?: Pick<Logger, "warn"> };
 /** One organisation's run: its local date and what was (or, dry, would be) sent. */
 export type OrgRun = { organization_id: string; date: string; enabled: boolean; data: PlannedReminder[] };
+/** A run's organisation: also how many reminders it recorded (0 when dry). */
+export type OrgRunResult = OrgRun & { recorded: number };
 
 /** Book XIX: a consumer may be charged nothing before the 15th day after the first reminder was accepted (the 14 days run from the day after). */
 const CONSUMER_TERM_DAYS = 14;
 
-/** The channel a reminder goes over and to whom, or why it cannot go. */
 /**
  * The channel a reminder goes over and to whom, or why it cannot go. A reminder letter goes by
  * e-mail: Peppol BIS Billing 3.0 carries invoices and credit notes, not letters, so a customer
@@ -51,7 +58,31 @@ function route(policy: ReminderPolicy, _invoice: InvoiceRow, customer: CustomerR
     : { channel: "email", recipients: null, problem: "The customer has no e-mail address." };
 }
 
-type Plan = PlannedReminder & { skippedLevels: number[]; recipients: DeliveryRecipients | null; firstAccepted: string | null; levelRow: ReminderLevel };
+/** `blocked`: it cannot go (no e-mail address) and is not recorded; a missing rate does not block it. */
+type Plan = PlannedReminder & { skippedLevels: number[]; recipients: DeliveryRecipients | null; firstAccepted: string | null; levelRow: ReminderLevel; blocked: boolean; earlierNotes: ReminderNoteDue[] };
+
+/**
+ * The invoice's interest notes still open (issued, something due), oldest first: the letter asks
+ * for them with the invoice, one total that one bank line carrying the invoice's payment
+ * reference pays (docs/banking.md: an invoice and its interest notes paid by one line).
+ */
+export function openInterestNotes(tx: Tx, orgId: string, invoiceId: string): ReminderNoteDue[] {
+  return tx
+    .select()
+    .from(invoices)
+    .where(inOrg(invoices, orgId, awaitingPayment, eq(invoices.relatedInvoiceId, invoiceId), eq(invoices.type, "interest_note")))
+    .orderBy(asc(invoices.issueDate), asc(invoices.id))
+    .all()
+    .filter((note) => invoiceDueCents(note) > 0)
+    .map((note) => ({ id: note.id, number: note.number, issue_date: note.issueDate, amount_due_cents: invoiceDueCents(note) }));
+}
+
+/** What a run says of days without a statutory rate: the reminder goes, those days are not charged yet. */
+export function missingRateProblem(country: string, missing: readonly DatePeriod[]): string | null {
+  if (missing.length === 0) return null;
+  const days = missing.map((m) => (m.from === m.to ? m.from : `${m.from} to ${m.to}`)).join(", ");
+  return `No statutory interest rate for ${country} covers ${days}: no interest is charged for those days until the published rate is added (kontor rates add --country ${country} --from … --to … --rate … --source …; see kontor rates add --help).`;
+}
 
 /**
  * What is due for one invoice at `date`: the highest level due and not yet recorded (earlier
@@ -76,6 +107,7 @@ function planInvoice(tx: Tx, org: Organization & { language: DocumentLanguage },
   let compensationCents = 0;
   let withheldUntil: string | null = null;
   let firstAccepted: string | null = null;
+  let missingRates: DatePeriod[] = [];
   const level = top.level;
   // only late payment is charged for: never with a level on or before the due date
   if ((level.charge_interest || level.charge_compensation) && level.days_after_due > 0) {
@@ -91,8 +123,14 @@ function planInvoice(tx: Tx, org: Organization & { language: DocumentLanguage },
     if (allowed) {
       if (level.charge_interest) interestCents = toCents(claim.chargeable.interest) ?? 0;
       if (level.charge_compensation) compensationCents = toCents(claim.chargeable.compensation) ?? 0;
+      // interest it would charge for days no rate covers: never silently nothing
+      if (level.charge_interest) missingRates = claim.missing_rates;
     }
   }
+  const earlierNotes = openInterestNotes(tx, org.id, invoice.id);
+  const amountDueCents = invoiceDueCents(invoice);
+  const total = amountDueCents + earlierNotes.reduce((sum, n) => sum + n.amount_due_cents, 0) + interestCents + compensationCents;
+  const problems = [problem, missingRateProblem(org.country, missingRates)].filter((p): p is string => p !== null);
   return {
     invoice_id: invoice.id,
     invoice_number: invoice.number,
@@ -103,16 +141,20 @@ function planInvoice(tx: Tx, org: Organization & { language: DocumentLanguage },
     skipped_levels: skippedLevels,
     channel,
     language: customer.language ?? org.language,
-    amount_due: formatCents(invoiceDueCents(invoice)),
+    amount_due: formatCents(amountDueCents),
     interest: formatCents(interestCents),
     compensation: formatCents(compensationCents),
+    total_to_pay: formatCents(total),
     first_reminder_accepted_on: firstAccepted,
     charges_withheld_until: withheldUntil,
-    problem,
+    missing_rates: missingRates,
+    problem: problems.length > 0 ? problems.join(" ") : null,
     skippedLevels,
     recipients,
     firstAccepted,
     levelRow: level,
+    blocked: problem !== null,
+    earlierNotes,
   };
 }
 
@@ -151,7 +193,7 @@ function planOrg(tx: Tx, row: OrgRow, date: string): { policy: ReminderPolicy; p
   return { policy, plans };
 }
 
-const shown = ({ skippedLevels: _s, recipients: _r, firstAccepted: _f, levelRow: _l, ...planned }: Plan): PlannedReminder => planned;
+const shown = ({ skippedLevels: _s, recipients: _r, firstAccepted: _f, levelRow: _l, blocked: _b, earlierNotes: _e, ...planned }: Plan): PlannedReminder => planned;
 
 /** `GET /reminders/preview?date=`: what a run at `date` would send for this organisation; nothing is written. */
 export function previewReminders(scope: Scope, date?: string): OrgRun {
@@ -171,7 +213,7 @@ const pauseMs = () => Number(process.env.KONTOR_TEST_REMINDER_PAUSE_MS ?? 0);
  * Runs the reminder policies: every organisation with an enabled one (or `orgId`'s), at
  * `date` (each organisation's local today by default). `dryRun` writes nothing.
  */
-export function runReminders(db: Db, options: RunOptions = {}): OrgRun[] {
+export function runReminders(db: Db, options: RunOptions = {}): OrgRunResult[] {
   if (options.date !== undefined && !isValidDate(options.date)) throw ValidationFailed.field("date", "The date must be a valid date (YYYY-MM-DD).");
   const orgRows = db
     .select({ org: organizations })
@@ -181,27 +223,36 @@ export function runReminders(db: Db, options: RunOptions = {}): OrgRun[] {
     .orderBy(asc(organizations.createdAt))
     .all()
     .map((r) => r.org);
-  const runs: OrgRun[] = [];
+  const runs: OrgRunResult[] = [];
   for (const row of orgRows) {
     if (options.date === undefined && options.notBeforeHour !== undefined && localHour(row.timezone) < options.notBeforeHour) continue;
     const date = options.date ?? localDate(row.timezone);
     const { plans } = snapshot(db, (tx) => planOrg(tx, row, date));
     const done: PlannedReminder[] = [];
+    let count = 0;
     for (const plan of plans) {
-      if (plan.problem) {
-        done.push(shown(plan));
-        continue;
-      }
-      if (options.dryRun) {
+      if (plan.blocked || options.dryRun) {
         done.push(shown(plan));
         continue;
       }
       const recorded = recordReminder(db, row, plan.invoice_id, date);
-      if (recorded) done.push(recorded);
+      if (recorded) {
+        done.push(recorded);
+        count++;
+        if (recorded.missing_rates.length > 0) {
+          options.log?.warn("reminder charges no interest for days without a statutory rate", {
+            organization_id: row.id,
+            invoice: recorded.invoice_number,
+            level: recorded.level,
+            missing_rates: recorded.missing_rates.map((m) => `${m.from}..${m.to}`).join(", "),
+            problem: recorded.problem,
+          });
+        }
+      }
       const pause = pauseMs();
       if (pause > 0) Bun.sleepSync(pause);
     }
-    runs.push({ organization_id: row.id, date, enabled: true, data: done });
+    runs.push({ organization_id: row.id, date, enabled: true, data: done, recorded: count });
   }
   return runs;
 }
@@ -220,7 +271,7 @@ function recordReminder(db: Db, orgRow: OrgRow, invoiceId: string, date: string)
     const [found] = openInvoices(tx, org.id, policy, date, invoiceId);
     if (!found) return null;
     const plan = planInvoice(tx, org, policy, found.invoice, found.customer, date);
-    if (!plan || plan.problem) return null;
+    if (!plan || plan.blocked) return null;
     const scope: Scope = { db: tx, org, actor: CLI_ACTOR };
     const now = nowIso();
     const base = {
@@ -234,6 +285,8 @@ function recordReminder(db: Db, orgRow: OrgRow, invoiceId: string, date: string)
       interestNoteId: null,
       deliveryId: null,
       createdAt: now,
+      earlierNotes: [] as ReminderNoteDue[],
+      missingRates: [] as DatePeriod[],
     };
     for (const level of plan.skippedLevels) {
       tx.insert(reminders)
@@ -246,23 +299,30 @@ function recordReminder(db: Db, orgRow: OrgRow, invoiceId: string, date: string)
     const id = newId();
     const inserted = tx
       .insert(reminders)
-      .values({ ...base, id, level: plan.level, daysAfterDue: plan.days_after_due, skipped: false, interestCents, compensationCents })
+      .values({ ...base, id, level: plan.level, daysAfterDue: plan.days_after_due, skipped: false, interestCents, compensationCents, earlierNotes: plan.earlierNotes, missingRates: plan.missing_rates })
       .onConflictDoNothing()
       .returning({ id: reminders.id })
       .get();
     if (!inserted) return null;
+    let noteId: string | null = null;
     if (interestCents > 0 || compensationCents > 0) {
-      const note = issueInterestNote(tx, scope, invoiceId, date, {
+      // recorded only: its PDF and e-invoice are rendered when the outbox sends it, with the reminder
+      noteId = issueInterestNote(tx, scope, invoiceId, date, {
         firstReminderAcceptedOn: plan.firstAccepted,
         interest: interestCents > 0,
         compensation: compensationCents > 0,
-      });
-      tx.update(reminders).set({ interestNoteId: note.id }).where(eq(reminders.id, id)).run();
+      }).id;
+      tx.update(reminders).set({ interestNoteId: noteId }).where(eq(reminders.id, id)).run();
     }
     let delivery: QueuedDelivery | null = null;
     if (plan.channel !== "manual") {
       delivery = enqueueDelivery(tx, org.id, { subject: "reminder", reminderId: id, invoiceId }, plan.channel, plan.recipients!);
       tx.update(reminders).set({ deliveryId: delivery.id }).where(eq(reminders.id, id)).run();
+      if (noteId !== null) queueNoteOverPeppol(tx, scope, found.customer, noteId);
+    } else if (noteId !== null) {
+      // a manual reminder is sent as recorded, its interest note with it (printed beside the letter)
+      markSent(tx, org.id, findInOrg(tx, invoices, org.id, noteId), now);
+      recordChange(tx, scope, { action: "invoice.sent", resource: { type: "invoice", id: noteId }, event: "invoice.sent", data: showInvoice(tx, org.id, noteId) });
     }
     // manual: sent as it is recorded, so its event now; a delivery's when its channel accepts it
     const record = { action: "reminder.recorded", resource: { type: "reminder", id } };
@@ -271,10 +331,42 @@ function recordReminder(db: Db, orgRow: OrgRow, invoiceId: string, date: string)
   });
 }
 
+/**
+ * A Peppol customer (its preferred channel resolves to Peppol) receives the interest note over
+ * Peppol too, as a delivery of its own: an interest note travels as an invoice. Only when the
+ * organisation has an access point and a Peppol id of its own; without them the reminder's e-mail
+ * carries the note and its UBL.
+ */
+function queueNoteOverPeppol(tx: Tx, scope: Scope, customer: CustomerRow, noteId: string): void {
+  if (preferredChannel(customer) !== "peppol") return;
+  const org = tx.select().from(organizations).where(eq(organizations.id, scope.org.id)).get()!;
+  if (Object.keys(peppolSetupProblems(org)).length > 0) return;
+  queueSend(tx, scope, noteId, { channel: "peppol" }, { email: true });
+}
+
+/**
+ * The event's data: the invoice, and the reminder that was sent (its level, the interest note it
+ * issued, the total it asks, and the days it could not charge for want of a statutory rate).
+ */
 function reminderSentEvent(tx: Tx, orgId: string, invoiceId: string, reminderId: string) {
+  const reminder = tx.select().from(reminders).where(eq(reminders.id, reminderId)).get()!;
+  const country = tx.select({ country: organizations.country }).from(organizations).where(eq(organizations.id, orgId)).get()!.country;
+  const total = reminder.amountDueCents + reminder.earlierNotes.reduce((sum, n) => sum + n.amount_due_cents, 0) + reminder.interestCents + reminder.compensationCents;
   return {
     event: "invoice.reminder_sent" as const,
-    data: showInvoice(tx, orgId, invoiceId),
+    data: {
+      ...showInvoice(tx, orgId, invoiceId),
+      reminder: {
+        id: reminder.id,
+        level: reminder.level,
+        interest_note_id: reminder.interestNoteId,
+        interest: formatCents(reminder.interestCents),
+        compensation: formatCents(reminder.compensationCents),
+        total_to_pay: formatCents(total),
+        missing_rates: reminder.missingRates,
+        problem: missingRateProblem(country, reminder.missingRates),
+      },
+    },
     links: { reminder: `/api/v1/reminders/${reminderId}`, reminder_pdf: `/api/v1/reminders/${reminderId}/pdf` },
   };
 }
@@ -288,6 +380,9 @@ export function onReminderAccepted(tx: Tx, delivery: QueuedDelivery): void {
   const row = tx.select().from(organizations).where(eq(organizations.id, delivery.organizationId)).get();
   if (!row) return;
   const scope: Scope = { db: tx, org: orgOf(row), actor: CLI_ACTOR };
+  // the interest note went with it, attached: sent as an invoice is (a finalized one becomes sent)
+  const noteId = tx.select({ id: reminders.interestNoteId }).from(reminders).where(eq(reminders.id, delivery.reminderId)).get()?.id;
+  if (noteId) deliveryAccepted(tx, scope, noteId);
   recordChange(tx, scope, {
     action: "reminder.sent",
     resource: { type: "reminder", id: delivery.reminderId },

@@ -18,8 +18,9 @@ export function startReminderSchedule(db: Db, config: Config, log?: Logger): Rem
   void config;
   const cron = new Cron("5 * * * *", { protect: true }, () => {
     try {
-      const runs = runReminders(db, { notBeforeHour: REMINDER_HOUR });
-      const sent = runs.reduce((n, run) => n + run.data.filter((r) => r.problem === null).length, 0);
+      // a reminder recorded without the interest of days no statutory rate covers is a warning here
+      const runs = runReminders(db, { notBeforeHour: REMINDER_HOUR, log });
+      const sent = runs.reduce((n, run) => n + run.recorded, 0);
       if (sent > 0) log?.info("reminders recorded", { organizations: runs.length, reminders: sent });
     } catch (error) {
       log?.error("reminder run failed", { error: (error as Error).message });

@@ -25,6 +25,8 @@ export type Outgoing = {
   einvoice: OutgoingFile | null;
   /** the customer's einvoice_profile, which says which e-invoice it is (null: Peppol BIS when there is one) */
   einvoiceProfile?: EinvoiceProfile | null;
+  /** further files an e-mail carries with it: a reminder's interest note (its PDF, and its e-invoice) */
+  attachments?: OutgoingFile[];
 };
 
 /**

@@ -35,8 +35,12 @@ import { sendOverPeppol } from "./peppol/channel.ts";
 type DeliveryRow = typeof documentDeliveries.$inferSelect;
 type OrganizationRow = typeof organizations.$inferSelect;
 
-/** A reminder rendered for its delivery (the reminders feature hands the worker its renderer): its letter, the number of the invoice it reminds of, the e-mail's words. */
-export type RenderedReminder = Pick<Outgoing, "number" | "language"> & { pdf: Uint8Array; email: { subject: string; text: string } };
+/**
+ * A reminder rendered for its delivery (the reminders feature hands the worker its renderer): its
+ * letter, the number of the invoice it reminds of, the e-mail's words, and the interest note it
+ * issued, which the worker renders as the invoice it is and attaches.
+ */
+export type RenderedReminder = Pick<Outgoing, "number" | "language"> & { pdf: Uint8Array; email: { subject: string; text: string }; interestNoteId?: string | null };
 
 export type DeliveryWorkerOptions = {
   secrets: SecretBox;
@@ -160,7 +164,7 @@ export function startDeliveryWorker(db: Db, config: Config, options: DeliveryWor
               cc: to.cc,
               subject: mail.subject,
               text: mail.text,
-              attachments: [outgoing.pdf, ...(outgoing.einvoice ? [outgoing.einvoice] : [])],
+              attachments: [outgoing.pdf, ...(outgoing.einvoice ? [outgoing.einvoice] : []), ...(outgoing.attachments ?? [])],
               deliveryId: row.id,
             },
             config.deliveryTimeoutMs,
@@ -192,26 +196,36 @@ export function startDeliveryWorker(db: Db, config: Config, options: DeliveryWor
       if (!options.renderReminder || !row.reminderId) throw new ApiError(422, "This Kontor cannot render reminders.");
       const reminder = await options.renderReminder(db, row.reminderId);
       const pdf: OutgoingFile = { filename: `${reminder.number}-reminder.pdf`, contentType: "application/pdf", content: reminder.pdf };
-      return { outgoing: { ...base, documentType: "reminder", number: reminder.number, language: reminder.language, pdf, einvoice: null }, mail: reminder.email };
+      // the interest note it issued travels with it, as the customer receives an invoice by e-mail
+      const note = reminder.interestNoteId ? await issuedFiles(reminder.interestNoteId, row.channel, org) : null;
+      const attachments = note ? [note.pdf, ...(note.einvoice ? [note.einvoice] : [])] : [];
+      return { outgoing: { ...base, documentType: "reminder", number: reminder.number, language: reminder.language, pdf, einvoice: null, attachments }, mail: reminder.email };
     }
+    const { doc, pdf, einvoice, profile } = await issuedFiles(row.invoiceId!, row.channel, org);
+    return { outgoing: { ...base, documentType: doc.type, number: doc.number, language: doc.language, pdf, einvoice, einvoiceProfile: profile }, mail: documentEmail(doc, row.message) };
+  }
+
+  /**
+   * An issued document's files as its customer receives them over `channel`: the e-invoice of its
+   * einvoice_profile on every channel, the XRechnung UBL (over Peppol under XRechnung's document
+   * type); by e-mail the Factur-X PDF (its CII inside, no separate file); else the Peppol UBL when
+   * it is issued as an e-invoice (or goes over Peppol); and the PDF.
+   */
+  async function issuedFiles(invoiceId: string, channel: DeliveryRow["channel"], org: OrganizationRow) {
     const { doc, profile } = snapshot(db, (tx) => {
-      const doc = asIssued(readDocument(tx, row.organizationId, row.invoiceId!));
-      const customer = tx.select({ profile: customers.einvoiceProfile }).from(customers).innerJoin(invoices, eq(invoices.customerId, customers.id)).where(eq(invoices.id, row.invoiceId!)).get();
+      const doc = asIssued(readDocument(tx, org.id, invoiceId));
+      const customer = tx.select({ profile: customers.einvoiceProfile }).from(customers).innerJoin(invoices, eq(invoices.customerId, customers.id)).where(eq(invoices.id, invoiceId)).get();
       return { doc, profile: customer?.profile ?? null };
     });
     const xml = (text: string): OutgoingFile => ({ filename: `${doc.number}.xml`, contentType: "application/xml", content: new TextEncoder().encode(text) });
-    const asEinvoice = row.channel === "peppol" || issuedAsEinvoice(doc, org.einvoiceBusinessCustomers);
-    // the e-invoice the customer receives (its einvoice_profile), on every channel: the XRechnung UBL
-    // (over Peppol under XRechnung's document type); by e-mail the Factur-X PDF (its CII inside, no
-    // separate file); else the Peppol UBL
-    if (row.channel === "email" && profile === "facturx") {
+    const asEinvoice = channel === "peppol" || issuedAsEinvoice(doc, org.einvoiceBusinessCustomers);
+    if (channel === "email" && profile === "facturx") {
       const pdf: OutgoingFile = { filename: `${doc.number}.pdf`, contentType: "application/pdf", content: await issuedFacturX(doc, turns) };
-      return { outgoing: { ...base, documentType: doc.type, number: doc.number, language: doc.language, pdf, einvoice: null }, mail: documentEmail(doc, row.message) };
+      return { doc, profile, pdf, einvoice: null };
     }
     const pdf: OutgoingFile = { filename: `${doc.number}.pdf`, contentType: "application/pdf", content: await issuedPdf(doc, turns) };
-    const einvoice: OutgoingFile | null =
-      profile === "xrechnung" ? xml(issuedUbl(doc, "xrechnung")) : asEinvoice ? xml(issuedUbl(doc)) : null;
-    return { outgoing: { ...base, documentType: doc.type, number: doc.number, language: doc.language, pdf, einvoice, einvoiceProfile: profile }, mail: documentEmail(doc, row.message) };
+    const einvoice: OutgoingFile | null = profile === "xrechnung" ? xml(issuedUbl(doc, "xrechnung")) : asEinvoice ? xml(issuedUbl(doc)) : null;
+    return { doc, profile, pdf, einvoice };
   }
 
   function wakeAt(at: number): void {
