@@ -1322,6 +1322,9 @@ export const fiscalYears = sqliteTable(
 /** Data migrations still to run after the SQL ones (db/connection.ts `migrate`), by name. */
 export const pendingBackfills = sqliteTable("pending_backfills", { name: text("name").primaryKey() });
 
+/** Secrets of the database itself, made by a migration and never shown: `cursor` seals list cursors (server/lib/cursor-seal.ts). */
+export const serverKeys = sqliteTable("server_keys", { name: text("name").primaryKey(), key: blob("key", { mode: "buffer" }).notNull() });
+
 /**
  * Running totals of what customers owe (aged receivables, server/reports), kept by triggers on
  * invoices (migration 0020) from the open documents' signed amounts due: per customer, and per

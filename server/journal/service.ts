@@ -8,7 +8,8 @@ import type { Tx } from "../../db/client.ts";
 import { accounts, journalEntries, journalLines } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
 import { Conflict, FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
-import { checkCursor, encodeCursor, linksAndMeta, listPage, parseListRequest, rowsBefore, type ListQuery, type ListSpec } from "../lib/list.ts";
+import { checkCursor, encodeCursor, linksAndMeta, listPage, openedCursor, parseListRequest, rowsBefore, sealContext, type ListQuery, type ListSpec } from "../lib/list.ts";
+import { sealCursor } from "../lib/cursor-seal.ts";
 import { formatCents, MAX_CENTS, readMoney } from "../lib/money.ts";
 import { isCurrencyCode } from "../lib/iso-codes.ts";
 import { DateString, Uuid } from "../lib/schemas.ts";
@@ -102,7 +103,8 @@ const CORRECTED_BY: Record<JournalSource, string> = {
  * the date filters and sorts by date only; its count is remembered until anything commits.
  */
 function accountJournal(scope: Scope, query: ListQuery, url: string) {
-  const request = parseListRequest(journalList, query);
+  const context = sealContext("journal_lines", scope.org.id);
+  const request = parseListRequest(journalList, snapshot(scope.db, (tx) => openedCursor(tx, query, context)));
   const other = Object.keys(request.filters).filter((f) => !["account_id", "date_from", "date_to"].includes(f));
   if (request.updatedSince !== null) other.push("updated_since");
   if (other.length > 0) throw ValidationFailed.field(`filter.${other[0]}`, "filter[account_id] combines with filter[date_from] and filter[date_to] only.");
@@ -146,7 +148,7 @@ function accountJournal(scope: Scope, query: ListQuery, url: string) {
     const byId = new Map(tx.select().from(journalEntries).where(inArray(journalEntries.id, ids)).all().map((e) => [e.id, e]));
     const rows = ids.map((id) => byId.get(id)!);
     const last = page[page.length - 1];
-    const next = more && last ? encodeCursor(request, cursorScope, [last.date, last.entryId], rowsBefore(request) + rows.length) : null;
+    const next = more && last ? sealCursor(tx, encodeCursor(request, cursorScope, [last.date, last.entryId], rowsBefore(request) + rows.length), context) : null;
     return { data: presentEntries(tx, rows), ...linksAndMeta(request, rows.length, total, url, next) };
   });
 }

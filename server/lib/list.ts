@@ -18,6 +18,7 @@ import { QueryBuilder, SQLiteColumn, SQLiteSyncDialect, type SQLiteTable } from 
 import type { TObject } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { createHash } from "node:crypto";
+import { openCursor, sealCursor } from "./cursor-seal.ts";
 import { plainRows, prepared, tableRows, type RenderableQuery, type Tx } from "../../db/client.ts";
 import { normalizeTimestamp } from "./time.ts";
 import { ValidationFailed, validValues } from "./errors.ts";
@@ -209,11 +210,12 @@ export function runList<T extends OrgTable>(
   url: string,
   extraConditions: (SQL | undefined)[] = [],
 ): ListPage<T["$inferSelect"]> {
-  const request = parseListRequest(spec, query);
+  const context = sealContext(getTableName(spec.table), orgId);
+  const request = parseListRequest(spec, openedCursor(tx, query, context));
   const list = compileList(spec, request, orgId, extraConditions);
   checkCursor(request, list.cursorScope);
   const { rows, total, last } = readPage(tx, spec.table, request, list);
-  const next = last === null ? null : encodeCursor(request, list.cursorScope, list.keyOf(last), rowsBefore(request) + rows.length);
+  const next = last === null ? null : sealCursor(tx, encodeCursor(request, list.cursorScope, list.keyOf(last), rowsBefore(request) + rows.length), context);
   return { rows, ...linksAndMeta(request, rows.length, total, url, next) };
 }
 
@@ -342,7 +344,7 @@ const sortedEntries = (record: Record<string, string>) => Object.entries(record)
 function decodeCursor(spec: ListSpec, text: string): CursorPayload {
   let payload: CursorPayload;
   try {
-    payload = JSON.parse(Buffer.from(text, "base64url").toString("utf8"));
+    payload = JSON.parse(text);
   } catch {
     throw ValidationFailed.field("cursor", CURSOR_MALFORMED);
   }
@@ -380,7 +382,8 @@ function decodeCursor(spec: ListSpec, text: string): CursorPayload {
  */
 export function encodeCursor(request: ListRequest, scope: string, key: [unknown, string], shown: number): string {
   const payload: Omit<CursorPayload, "c"> = { s: request.sort, f: request.filters, u: request.updatedSince, q: request.search, m: request.metadata, k: key, n: shown };
-  return Buffer.from(JSON.stringify({ ...payload, c: cursorCheck(payload, scope) }), "utf8").toString("base64url");
+  // as JSON: the caller seals it (sealCursor), which makes it opaque
+  return JSON.stringify({ ...payload, c: cursorCheck(payload, scope) });
 }
 
 /** Refuses a request's cursor that was made for another list (`scope`) or edited. */
@@ -389,6 +392,19 @@ export function checkCursor(request: ListRequest, scope: string): void {
   if (after === null) return;
   const payload: Omit<CursorPayload, "c"> = { s: request.sort, f: request.filters, u: request.updatedSince, q: request.search, m: request.metadata, k: [after.sort, after.id], n: after.shown };
   if (cursorCheck(payload, scope) !== after.check) throw ValidationFailed.field("cursor", CURSOR_MISMATCH);
+}
+
+/** What a list's cursors are sealed for: its table and the organisation. */
+export const sealContext = (table: string, orgId: string) => `${table}\u0000${orgId}`;
+
+/**
+ * The query with its cursor opened (server/lib/cursor-seal.ts): what the cursor the client was
+ * given holds, read by parseListRequest; a cursor made for another list or organisation, or
+ * edited, is a 422 naming `cursor`.
+ */
+export function openedCursor(tx: Tx, query: ListQuery, context: string): ListQuery {
+  if (typeof query.cursor !== "string" || query.cursor === "") return query;
+  return { ...query, cursor: openCursor(tx, query.cursor, context, CURSOR_MALFORMED) };
 }
 
 function cursorCheck(payload: Omit<CursorPayload, "c">, scope: string): string {
