@@ -46,6 +46,7 @@ import type { VatCategory } from "../documents/model.ts";
 import { itemShares, vatBreakdown } from "../documents/vat-breakdown.ts";
 import { lineAmountCents } from "../lib/money.ts";
 import { addDays } from "../lib/time.ts";
+import { fiscalCalendar } from "../lib/fiscal-year.ts";
 import { categoryAccount, lateIncomeAccountId, openingBalanceAccountId, supplierAdvancesAccountId, systemAccount } from "./accounts.ts";
 import { debitBalanceBefore } from "./balances.ts";
 import type { DraftLine, EntryDraft } from "./draft.ts";
@@ -568,8 +569,13 @@ export function openingBalancePosting(
   const held = debitBalanceBefore(tx, bank.organizationId, bank.accountId, bank.currency, opening.date);
   const cents = opening.cents - held;
   if (cents === 0) return null;
+  // the balance the bank held when the day began: the day before, but never before the
+  // organisation's first fiscal year (a new company's first statement opens on its first day)
+  const firstDay = fiscalCalendar(tx, bank.organizationId).first?.start;
+  const before = addDays(opening.date, -1);
+  const date = firstDay !== undefined && before < firstDay && opening.date >= firstDay ? firstDay : before;
   return openingBalanceEntry(
-    { statementId: opening.statementId, date: addDays(opening.date, -1), currency: bank.currency, bankName: bank.name, cents },
+    { statementId: opening.statementId, date, currency: bank.currency, bankName: bank.name, cents },
     { bank: bank.accountId, openingBalance: openingBalanceAccountId(tx, bank.organizationId) },
   );
 }

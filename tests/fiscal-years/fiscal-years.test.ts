@@ -44,7 +44,7 @@ function rawEntry(b: Books, date: string) {
 }
 
 /** An organisation created with these fiscal years, driven over the API with its `*` token. */
-async function booksOf(name: string, fiscal: { fiscalYearStart?: string; firstFiscalYearStart?: string; firstFiscalYearEnd?: string } = {}) {
+async function booksOf(name: string, fiscal: { fiscalYearStart?: string; firstFiscalYearStart?: string; firstFiscalYearEnd?: string; iban?: string } = {}) {
   const org: Organization = createOrganization(env.db, { name, ...fiscal });
   const token = env.orgToken(["*"], org);
   const api = (method: string, path: string, body?: unknown) => env.api(method, path, body, token);
@@ -70,6 +70,7 @@ async function booksOf(name: string, fiscal: { fiscalYearStart?: string; firstFi
   };
   return {
     org,
+    token,
     api,
     ok,
     id,
@@ -421,5 +422,21 @@ describe("kontor org create --fiscal-year-start", () => {
     expect(long.stderr).toContain("6 to 24 months");
     const list = await runCli(["org", "list", "--json"], cliEnv);
     expect((JSON.parse(list.stdout) as any[]).map((o) => o.name)).toEqual(["Cli BV"]);
+  });
+});
+
+describe("a new company's first bank statement", () => {
+  test("opens on the first day of its first fiscal year: its opening balance is posted on that day, not the day before (before the first year, where nothing posts)", async () => {
+    const iban = "BE68539007547034";
+    const b = await booksOf("Start BV", { fiscalYearStart: "07-01", firstFiscalYearStart: "2026-07-01", firstFiscalYearEnd: "2027-06-30", iban });
+    const [bank] = (await b.ok("GET", "/api/v1/bank-accounts", undefined, 200)) as any[];
+    const camt = `<?xml version="1.0" encoding="UTF-8"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt><GrpHdr><MsgId>START-1</MsgId><CreDtTm>2026-07-01T18:00:00</CreDtTm></GrpHdr><Stmt><Id>START-1</Id><CreDtTm>2026-07-01T18:00:00</CreDtTm><Acct><Id><IBAN>${iban}</IBAN></Id><Ccy>EUR</Ccy></Acct><Bal><Tp><CdOrPrtry><Cd>OPBD</Cd></CdOrPrtry></Tp><Amt Ccy="EUR">5000.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2026-07-01</Dt></Dt></Bal><Bal><Tp><CdOrPrtry><Cd>CLBD</Cd></CdOrPrtry></Tp><Amt Ccy="EUR">5000.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2026-07-01</Dt></Dt></Bal></Stmt></BkToCstmrStmt></Document>`;
+    const r = await env.request("POST", `/api/v1/bank-accounts/${bank.id}/statements`, { rawBody: camt, headers: { "content-type": "application/xml" }, token: b.token });
+    expect(r.status, r.text).toBe(201);
+    const entries = (await b.ok("GET", "/api/v1/journal-entries?per_page=100", undefined, 200)) as any[];
+    const opening = entries.filter((e) => e.source_type === "bank_statement");
+    expect(opening.map((e) => [e.date, e.number])).toEqual([["2026-07-01", "JE-2027-00001"]]);
+    // the current account (1110) holds what the bank says, from the first day
+    expect(await b.balance("1110")).toBe("5000.00");
   });
 });
