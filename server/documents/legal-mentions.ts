@@ -333,6 +333,20 @@ export function fixedMentions(seller: DocumentParty): FixedMention[] {
   return mentionRow(seller.country, seller.legal.kind)?.fixed ?? [];
 }
 
+/** Letters and digits only, lower case: "B.V." and "BV" are the same legal form. */
+const bare = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "");
+
+/** Whether `text` starts with `word` as a word of its own ("HRB 12345" starts with "HRB"). */
+const startsWithWord = (text: string, word: string) => new RegExp(`^${word.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}(?![\\p{L}\\p{N}])`, "iu").test(text.trim());
+
+/** The seller's name with its legal form after it, unless the name already ends with it ("Atelier Zoë BV" stays so). */
+function withSuffix(name: string, legalForm: string): string {
+  const words = name.trim().split(/\s+/);
+  const form = bare(legalForm);
+  for (let i = words.length - 1; i >= 0; i--) if (bare(words.slice(i).join("")) === form) return name.trim();
+  return `${name.trim()} ${legalForm}`;
+}
+
 /**
  * The PDF's legal mentions block, in the document's language: the seller's name with its legal
  * form and share capital, its seat, its register, its managing directors, then the fixed mentions
@@ -345,7 +359,7 @@ export function legalMentionLines(seller: DocumentParty, language: DocumentLangu
   const w = WORDS[language] ?? WORDS.en;
   const row = mentionRow(seller.country, legal.kind);
   const lines: string[] = [];
-  const identity = [legal.legalForm ? `${seller.name} ${legal.legalForm}` : null, legal.shareCapital ? `${w.shareCapital} ${money(legal.shareCapital, legal.shareCapitalCurrency)}` : null].filter(
+  const identity = [legal.legalForm ? withSuffix(seller.name, legal.legalForm) : null, legal.shareCapital ? `${w.shareCapital} ${money(legal.shareCapital, legal.shareCapitalCurrency)}` : null].filter(
     (part): part is string => part !== null,
   );
   if (identity.length > 0) lines.push(identity.join(", "));
@@ -360,8 +374,11 @@ export function legalMentionLines(seller: DocumentParty, language: DocumentLangu
     const courtAfter = seller.country === "DE";
     lines.push(
       courtAfter
-        ? [registerKind, registerNumber].filter(filled).join(" ") + (legal.registerPlace ? ` (${legal.registerPlace})` : "")
-        : [registerKind, legal.registerPlace, registerNumber].filter(filled).join(" "),
+        ? [registerNumber && registerKind && startsWithWord(registerNumber, registerKind) ? null : registerKind, registerNumber].filter(filled).join(" ") +
+            (legal.registerPlace ? ` (${legal.registerPlace})` : "")
+        : [registerKind, legal.registerPlace, registerNumber && registerKind && startsWithWord(registerNumber, registerKind) ? registerNumber.slice(registerKind.length).trim() : registerNumber]
+            .filter(filled)
+            .join(" "),
     );
   }
   if (legal.managingDirectors) lines.push(`${w.managingDirectors}: ${legal.managingDirectors}`);

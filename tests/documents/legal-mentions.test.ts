@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bootstrapIfEmpty } from "../../server/bootstrap.ts";
-import { LEGAL_MENTIONS, missingLegalMentions, mentionRow } from "../../server/documents/legal-mentions.ts";
+import { LEGAL_MENTIONS, legalMentionLines, missingLegalMentions, mentionRow } from "../../server/documents/legal-mentions.ts";
 import type { DocumentParty } from "../../server/documents/model.ts";
 import { openDatabase } from "../../db/client.ts";
 import { migrateDatabase } from "../../server/data-migrations.ts";
@@ -141,6 +141,28 @@ const pdfText = (bytes: Uint8Array, name: string) => {
   // no -layout: each mention is one run of text, wrapped lines joined by a space
   return Bun.spawnSync(["pdftotext", "-enc", "UTF-8", file, "-"]).stdout.toString().replace(/\s+/g, " ");
 };
+
+describe("the block says each thing once", () => {
+  const seller = (over: Partial<DocumentParty>, legal: Record<string, unknown>): DocumentParty =>
+    ({
+      name: "Müller Technik GmbH", address: "Hauptstraße 5", postalCode: "10115", city: "Berlin", country: "DE", vatNumber: null, companyNumber: null, email: null, phone: null, peppolId: null,
+      ...over,
+      legal: { kind: "company", legalForm: "GmbH", shareCapital: null, shareCapitalCurrency: "EUR", registerKind: "HRB", registerNumber: "12345", registerPlace: "Amtsgericht Berlin", managingDirectors: null, generalTerms: null, discountTerms: null, ...legal },
+    }) as DocumentParty;
+  const lines = (p: DocumentParty) => legalMentionLines(p, "de", (amount) => amount);
+  test("a name that ends with its legal form is not given it twice (GmbH, B.V. for BV)", () => {
+    expect(lines(seller({}, {}))[0]).toBe("Müller Technik GmbH");
+    expect(lines(seller({ name: "Tulp B.V.", country: "NL" }, { legalForm: "BV", registerKind: "KvK" }))[0]).toBe("Tulp B.V.");
+    expect(lines(seller({ name: "Müller Technik" }, {}))[0]).toBe("Müller Technik GmbH");
+    // a word that only starts like the form is not it
+    expect(lines(seller({ name: "Agmbhx Werke" }, {}))[0]).toBe("Agmbhx Werke GmbH");
+  });
+  test("a register number written with its kind is not prefixed again", () => {
+    expect(lines(seller({}, { registerNumber: "HRB 12345" }))).toContain("HRB 12345 (Amtsgericht Berlin)");
+    expect(lines(seller({}, { registerNumber: "12345" }))).toContain("HRB 12345 (Amtsgericht Berlin)");
+    expect(lines(seller({ country: "FR", name: "Éléphants SARL" }, { legalForm: "SARL", registerKind: "RCS", registerPlace: "Paris", registerNumber: "RCS 303 265 045" }))).toContain("RCS Paris 303 265 045");
+  });
+});
 
 describe("finalize and the PDF, per seller country", () => {
   for (const [country, seller] of Object.entries(SELLERS)) {
