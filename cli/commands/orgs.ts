@@ -35,6 +35,7 @@ const SET_FIELDS: [string, string, string, boolean][] = [
   ["--company-number <text>", "company_number", "company number, e.g. the Belgian enterprise number", true],
   ["--email <email>", "email", "email address", true],
   ["--phone <text>", "phone", "phone number", true],
+  ["--contact-name <name>", "contact_name", "the seller's contact person on e-invoices (BT-41; XRechnung requires it)", true],
   ["--website <url>", "website", "website", true],
   ["--peppol-id <scheme:id>", "peppol_id", "Peppol participant id, e.g. 0208:0123456749", true],
   ["--default-bank-account <id>", "default_bank_account_id", "id of the bank account whose IBAN goes on documents", true],
@@ -46,7 +47,7 @@ const SET_FIELDS: [string, string, string, boolean][] = [
 ];
 /** `kontor org set` settings, on or off: [flag, API field, help]. */
 const SET_SWITCHES: [string, string, string][] = [
-  ["--einvoice-business-customers <state>", "einvoice_business_customers", "issue every business customer (one with a VAT number) a Peppol e-invoice: finalize checks its UBL (recommended in Belgium)"],
+  ["--einvoice-business-customers <state>", "einvoice_business_customers", "issue every Belgian business customer (in BE, with a Belgian VAT number) a Peppol e-invoice: finalize checks its UBL (the Belgian mandate)"],
   ["--prices-include-vat <state>", "prices_include_vat", "new invoices priced VAT-inclusive by default"],
   ["--check-legal-mentions <state>", "check_legal_mentions", "finalize refuses documents lacking the legal mentions of its country and kind"],
 ];

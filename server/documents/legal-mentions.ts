@@ -244,12 +244,15 @@ const GOODS_UNITS = new Set(["GRM", "KGM", "TNE", "MGM", "MTR", "CMT", "MMT", "K
 /**
  * The French billing mode (BT-23, BR-FR-08) of a French seller's CII: B1 (goods), S1 (services) or
  * M1 (both), each "a simple invoice" (the 1: neither paid in advance nor a final invoice after a
- * down payment). A line is goods when its unit measures goods (a weight, length, area, volume or
- * package) or it is an intra-EU supply or export of goods (categories K and G) and the document
- * bills no service period; every other line is a service (docs/invoicing.md#france).
+ * down payment). A line is what its `supply_type` says (the same the VAT return reads); a line
+ * issued before Kontor recorded it is goods when its unit measures goods (a weight, length, area,
+ * volume or package) or it is an intra-EU supply or export (categories K and G) and the document
+ * bills no service period (docs/invoicing.md#france).
  */
 export function frenchBillingMode(doc: Pick<IssuedDocument, "lines" | "servicePeriod">): "B1" | "S1" | "M1" {
-  const goods = doc.lines.map((line) => !doc.servicePeriod && (GOODS_UNITS.has(line.unitCode) || line.vatCategory === "K" || line.vatCategory === "G"));
+  const goods = doc.lines.map((line) =>
+    line.supplyType ? line.supplyType === "goods" : !doc.servicePeriod && (GOODS_UNITS.has(line.unitCode) || line.vatCategory === "K" || line.vatCategory === "G"),
+  );
   if (goods.length > 0 && goods.every(Boolean)) return "B1";
   return goods.some(Boolean) ? "M1" : "S1";
 }

@@ -8,7 +8,7 @@
  * Amounts are integer cents (quantities in hundredths, rates in hundredths of a percent), as
  * stored; renderers format them with server/lib/money.ts.
  */
-import type { DocumentLanguage, DocumentParty, DocumentPayee, VatCategory } from "../../db/values.ts";
+import type { DocumentLanguage, DocumentParty, DocumentPayee, SupplyType, VatCategory } from "../../db/values.ts";
 export { DOCUMENT_LANGUAGES, VAT_CATEGORIES, type DocumentLanguage, type DocumentParty, type DocumentPayee, type IssuedParties, type VatCategory } from "../../db/values.ts";
 
 /** The VATEX codes Kontor seeds, with the reason in words (BT-120) as the code list states it. */
@@ -46,6 +46,8 @@ export type DocumentLine = {
    * `cents` off quantity × unit price, given as a percentage (`percentBp`) or as an amount.
    */
   discount?: { cents: number; percentBp: number | null; reason: string | null } | null;
+  /** what it supplies, as its `supply_type` says; null or absent for a line issued before Kontor recorded it */
+  supplyType?: SupplyType | null;
 };
 
 /**

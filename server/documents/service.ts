@@ -26,7 +26,7 @@ const noun = (doc: IssuedDocument) => (doc.type === "credit_note" ? "credit note
  * be issued: what its e-invoice would lack is the same 422 (a draft can be checked before
  * finalize), and a draft that lacks nothing is a 409.
  */
-function issuedEInvoice(doc: IssuedDocument, missingOf: (doc: IssuedDocument) => FieldErrors, render: (doc: IssuedDocument) => string): string {
+function issuedEInvoice(doc: IssuedDocument, missingOf: (doc: IssuedDocument) => FieldErrors, render: (doc: IssuedDocument) => string, peppol = false): string {
   const missing = missingOf(doc);
   if (doc.status === "draft") {
     if (Object.keys(missing).length > 0) throw new ValidationFailed(missing);
@@ -37,7 +37,11 @@ function issuedEInvoice(doc: IssuedDocument, missingOf: (doc: IssuedDocument) =>
     throw new ApiError(
       422,
       `The ${noun(doc)} ${doc.number} was issued without what its e-invoice needs (see errors): an issued document keeps the seller and buyer it was finalized with, ` +
-        `so completing the organisation or customer now does not change it. Credit or cancel it and issue a new one.`,
+        `so completing the organisation or customer now does not change it. Credit or cancel it and issue a new one.` +
+        // what only Peppol needs: the customer may receive another e-invoice that needs none
+        (peppol && Object.keys(missing).some((field) => field.endsWith("peppol_id"))
+          ? " This is the Peppol BIS UBL; an XRechnung customer's is GET /ubl?profile=xrechnung, a Factur-X customer's GET /cii, and neither needs a Peppol id."
+          : ""),
       missing,
     );
   }
@@ -46,7 +50,7 @@ function issuedEInvoice(doc: IssuedDocument, missingOf: (doc: IssuedDocument) =>
 
 /** The UBL file of an issued document: Peppol BIS Billing 3.0, or XRechnung 3.0. */
 export function issuedUbl(doc: IssuedDocument, profile: UblProfile = "peppol"): string {
-  return issuedEInvoice(doc, (d) => missingForUbl(d, profile), (d) => renderUbl(d, profile));
+  return issuedEInvoice(doc, (d) => missingForUbl(d, profile), (d) => renderUbl(d, profile), profile === "peppol");
 }
 
 /** The CII file of an issued document: EN 16931 (Factur-X's profile), or XRechnung 3.0. */

@@ -127,6 +127,7 @@ export function readDocument(tx: Tx, orgId: string, invoiceId: string): IssuedDo
       vatRateBp: l.vatRateBp,
       vatCents: l.vatCents,
       discount: l.discountCents > 0 ? { cents: l.discountCents, percentBp: l.discountPercentBp, reason: l.discountReason } : null,
+      supplyType: l.supplyType,
     };
   });
   // net and VAT of each allowance and charge, priced again as the invoice's totals were (totals.ts)

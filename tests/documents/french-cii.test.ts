@@ -58,7 +58,7 @@ beforeAll(async () => {
   ).id;
 });
 
-const issue = async (lines: { description: string; quantity: string; unit_price: string; unit_code?: string }[], extra: Record<string, unknown> = {}) => {
+const issue = async (lines: { description: string; quantity: string; unit_price: string; unit_code?: string; supply_type?: string }[], extra: Record<string, unknown> = {}) => {
   const draft = await ok("POST", "/api/v1/invoices", { customer_id: customerId, issue_date: "2026-03-02", lines: lines.map((l) => ({ ...l, vat_rate_id: rate })), ...extra });
   return ok("POST", `/api/v1/invoices/${draft.id}/finalize`);
 };
@@ -79,15 +79,19 @@ describe("a French seller's CII", () => {
     expect(cii).toMatch(/<ram:BusinessProcessSpecifiedDocumentContextParameter>\s*<ram:ID>S1<\/ram:ID>/);
   });
 
-  test("goods are B1, goods and services M1; the discount terms given are the AAB note", async () => {
+  test("goods are B1, goods and services M1, as each line's supply_type says; the discount terms given are the AAB note", async () => {
     await ok("PUT", "/api/v1/organization", { discount_terms: "2 % si paiement sous 8 jours", language: "fr" });
     try {
-      const goods = await issue([{ description: "Farine", quantity: "25", unit_price: "1.20", unit_code: "KGM" }]);
+      // shelves sold by the piece are goods when the line says so
+      const goods = await issue([
+        { description: "Farine", quantity: "25", unit_price: "1.20", unit_code: "KGM", supply_type: "goods" },
+        { description: "Étagère", quantity: "4", unit_price: "35.00", unit_code: "C62", supply_type: "goods" },
+      ]);
       const goodsCii = (await env.request("GET", `/api/v1/invoices/${goods.id}/cii`, { token: french.token })).text;
       expect(goodsCii).toMatch(/<ram:BusinessProcessSpecifiedDocumentContextParameter>\s*<ram:ID>B1<\/ram:ID>/);
       expect(goodsCii).toContain("<ram:Content>Escompte pour paiement anticipé: 2 % si paiement sous 8 jours</ram:Content>");
       const mixed = await issue([
-        { description: "Farine", quantity: "25", unit_price: "1.20", unit_code: "KGM" },
+        { description: "Farine", quantity: "25", unit_price: "1.20", unit_code: "KGM", supply_type: "goods" },
         { description: "Livraison et conseil", quantity: "1", unit_price: "80.00", unit_code: "HUR" },
       ]);
       const mixedCii = (await env.request("GET", `/api/v1/invoices/${mixed.id}/cii`, { token: french.token })).text;
