@@ -17,7 +17,7 @@ const RUNNABLE: Record<string, number> = {
   "README.md": 6,
   "docs/api.md": 12,
   "docs/invoicing.md": 11,
-  "docs/einvoicing.md": 7,
+  "docs/einvoicing.md": 8,
   "docs/books.md": 13,
   "docs/banking.md": 14,
   "docs/webhooks.md": 5,

@@ -122,29 +122,70 @@ export function missingForPeppol(doc: IssuedDocument): FieldErrors {
 }
 
 /**
- * What XRechnung 3.0 (KoSIT's CIUS for German public buyers) adds to EN 16931: the buyer
- * reference, which carries the Leitweg-ID (BR-DE-15); the seller's contact with name, phone and
- * e-mail (BR-DE-2, BR-DE-5, BR-DE-6, BR-DE-7); the seller's and buyer's city and postal code
- * (BR-DE-3, BR-DE-4, BR-DE-8, BR-DE-9); payment instructions, which Kontor writes from the
- * organisation's bank account (BR-DE-1, BR-DE-23); both parties' electronic addresses (BT-34,
+ * What XRechnung 3.0 (KoSIT's CIUS for German public buyers) adds to EN 16931, each refusal naming
+ * the fatal KoSIT rule it prevents (docs/einvoicing.md#what-finalize-refuses-for-xrechnung has the
+ * table of them all, and the rules Kontor always writes right): the buyer reference, which carries
+ * the Leitweg-ID (BR-DE-15); the seller's contact with name, phone and e-mail (BR-DE-2, BR-DE-5,
+ * BR-DE-6, BR-DE-7); the seller's and buyer's city and postal code (BR-DE-3, BR-DE-4, BR-DE-8,
+ * BR-DE-9), the buyer's also the delivery address of an intra-EU supply (BR-DE-10, BR-DE-11); the
+ * seller's VAT identifier with any VAT category but O (BR-DE-16); payment instructions, which
+ * Kontor writes from the organisation's bank account (BR-DE-1, BR-DE-23-a); payment terms whose
+ * lines starting with "#" are Skonto lines (BR-DE-18); both parties' electronic addresses (BT-34,
  * BT-49, mandatory in XRechnung 3.0): a Peppol id, else an e-mail address.
  */
 export function missingForXRechnung(doc: IssuedDocument): FieldErrors {
   const errors: FieldErrors = {};
   const add = (field: string, message: string) => void (errors[field] ??= []).push(message);
   const { seller, buyer } = doc;
+  const categories = new Set<VatCategory>([...doc.lines.map((l) => l.vatCategory), ...(doc.allowanceCharges ?? []).map((ac) => ac.vatCategory), ...doc.vatGroups.map((g) => g.category)]);
+  // an intra-EU supply's delivery address (BG-15) is the buyer's (ubl.ts, cii.ts)
+  const delivered = categories.has("K");
   if (!present(doc.buyerReference)) add("buyer_reference", "XRechnung needs the buyer reference: a German public buyer's Leitweg-ID (BR-DE-15).");
+  // without any of the three, the seller contact group (BG-6) itself is missing
+  if (!present(seller.contactName) && !present(seller.phone) && !present(seller.email)) {
+    add("organization.contact_name", "XRechnung needs the seller contact: its name, phone number and e-mail address (BR-DE-2).");
+  }
   if (!present(seller.contactName)) add("organization.contact_name", "XRechnung needs the seller's contact name (BR-DE-5).");
   if (!present(seller.phone)) add("organization.phone", "XRechnung needs the seller's contact phone number (BR-DE-6).");
   if (!present(seller.email)) add("organization.email", "XRechnung needs the seller's contact e-mail address (BR-DE-7).");
+  if (!present(seller.city)) add("organization.city", "XRechnung needs the seller's city (BR-DE-3).");
   if (!present(seller.postalCode)) add("organization.postal_code", "XRechnung needs the seller's postal code (BR-DE-4).");
-  if (!present(buyer.postalCode)) add("customer.postal_code", "XRechnung needs the buyer's postal code (BR-DE-9).");
-  if (!present(buyer.city)) add("customer.city", "XRechnung needs the buyer's city (BR-DE-8).");
+  if (!present(buyer.city)) add("customer.city", `XRechnung needs the buyer's city (BR-DE-8${delivered ? "; an intra-EU supply's delivery address, BR-DE-10" : ""}).`);
+  if (!present(buyer.postalCode)) add("customer.postal_code", `XRechnung needs the buyer's postal code (BR-DE-9${delivered ? "; an intra-EU supply's delivery address, BR-DE-11" : ""}).`);
+  // BT-31 is Kontor's only seller tax identifier (it writes no BT-32 nor a tax representative)
+  if ([...categories].some((c) => c !== "O") && !vatIdentifier(seller)) {
+    add("organization.vat_number", "XRechnung needs the seller's VAT identifier on a document with VAT categories S, Z, E, AE, K or G (BR-DE-16).");
+  }
   if (!doc.payee) add("organization.bank_account", "XRechnung needs payment instructions: the organisation's default bank account (BR-DE-1).");
+  if (breaksSkontoSyntax(doc.paymentTerms)) {
+    add(
+      "payment_terms",
+      'XRechnung reads a payment-terms line that starts with "#" as a Skonto line: write it as #SKONTO#TAGE=14#PROZENT=2.00# (optionally with #BASISBETRAG=100.00 before the last #), in capitals, without spaces, followed by a line break; or start the line otherwise (BR-DE-18).',
+    );
+  }
   for (const [who, party] of [["organization", seller], ["customer", buyer]] as const) {
     if (!electronicAddress(party)) add(`${who}.peppol_id`, `XRechnung needs the ${who}'s electronic address: a valid Peppol id, else an e-mail address (BT-${who === "organization" ? 34 : 49}).`);
   }
   return errors;
+}
+
+/** KoSIT's Skonto line (XR-SKONTO-REGEX of its rules), as the rules read it: whitespace collapsed. */
+const SKONTO_LINE = /^#SKONTO#TAGE=[0-9]+#PROZENT=[0-9]+\.[0-9]{2}(#BASISBETRAG=-?[0-9]+\.[0-9]{2})?#$/;
+/** XPath's normalize-space: XML whitespace trimmed and each run of it one space. */
+const normalizeSpace = (text: string) => text.replace(/[ \t\n\r]+/g, " ").replace(/^ | $/g, "");
+
+/**
+ * Whether payment terms break BR-DE-18 as KoSIT tests it: every line starting with "#" must be a
+ * Skonto line, and the text after the last "#…#" must begin with a line break (a Skonto line ends
+ * with one). Terms without such a line are free text.
+ */
+export function breaksSkontoSyntax(terms: string | null): boolean {
+  if (!present(terms)) return false;
+  const lines = terms!.split(/\r?\n/).filter((l) => normalizeSpace(l).startsWith("#"));
+  if (lines.length === 0) return false;
+  // XPath's "." stops at a line break, as [^\n\r] does
+  const rest = terms!.split(/#[^\n\r]+#/).at(-1) ?? "";
+  return !lines.every((l) => SKONTO_LINE.test(normalizeSpace(l))) || !/^[ \t\n\r]*\n/.test(rest);
 }
 
 /** Field errors of several rule sets in one: a field named twice keeps every message once. */

@@ -66,6 +66,16 @@ const issue = async (extra: Record<string, unknown> = {}) => {
   return ok("POST", `/api/v1/invoices/${draft.id}/finalize`);
 };
 
+/** The XRechnung UBL and CII pass KoSIT's rules: no fatal assertion, no schema error. */
+async function expectKositValid(ubl: string, cii: string) {
+  const ublResult = await validateUbl(ubl, "xrechnung");
+  expect(ublResult.fatal, describeValidation(ublResult)).toEqual([]);
+  expect(ublResult.xsdErrors).toEqual([]);
+  const ciiResult = await validateCii(cii, "xrechnung");
+  expect(ciiResult.fatal, describeValidation(ciiResult)).toEqual([]);
+  expect(ciiResult.xsdErrors).toEqual([]);
+}
+
 const pdfText = (bytes: Uint8Array, name: string) => {
   const file = join(dir, `${name}.pdf`);
   writeFileSync(file, bytes);
@@ -101,7 +111,9 @@ describe("a German seller's Leistungsdatum", () => {
   test("a date of supply given is kept, and printed as a date", async () => {
     const invoice = await issue({ delivery_date: "2026-02-20" });
     expect(invoice.delivery_date).toBe("2026-02-20");
-    expect((await get(`/api/v1/invoices/${invoice.id}/ubl?profile=xrechnung`)).text).toContain("<cbc:ActualDeliveryDate>2026-02-20</cbc:ActualDeliveryDate>");
+    const ubl = (await get(`/api/v1/invoices/${invoice.id}/ubl?profile=xrechnung`)).text;
+    expect(ubl).toContain("<cbc:ActualDeliveryDate>2026-02-20</cbc:ActualDeliveryDate>");
+    await expectKositValid(ubl, (await get(`/api/v1/invoices/${invoice.id}/cii?profile=xrechnung`)).text);
     const text = pdfText((await get(`/api/v1/invoices/${invoice.id}/pdf`)).bytes, "given");
     expect(text).toContain("Leistungsdatum");
     expect(text).toContain("20.02.2026");
@@ -114,6 +126,7 @@ describe("a German seller's Leistungsdatum", () => {
     const ubl = (await get(`/api/v1/invoices/${invoice.id}/ubl?profile=xrechnung`)).text;
     expect(ubl).not.toContain("ActualDeliveryDate");
     expect((await validateUbl(ubl, "xrechnung")).warnings.map((w) => w.id)).not.toContain("BR-DE-TMP-32");
+    await expectKositValid(ubl, (await get(`/api/v1/invoices/${invoice.id}/cii?profile=xrechnung`)).text);
   });
 
   test("a seller elsewhere gets no date of supply it did not give", async () => {

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SELLER_IDENTITY } from "../fixtures.ts";
 import { createTestEnv } from "../helpers.ts";
+import { describe as describeValidation, validateCii, validateUbl } from "./validate.ts";
 
 const env = createTestEnv();
 afterAll(() => env.close());
@@ -69,6 +70,11 @@ describe("XRechnung through the API", () => {
     const ubl = await env.api("GET", `/api/v1/invoices/${issued.id}/ubl?profile=xrechnung`);
     expect(ubl.status, ubl.text).toBe(200);
     expect(ubl.text).toContain("<cbc:Name>Anna Peeters</cbc:Name>");
+    // both pass KoSIT's XRechnung rules
+    for (const result of [await validateCii(cii.text, "xrechnung"), await validateUbl(ubl.text, "xrechnung")]) {
+      expect(result.fatal, describeValidation(result)).toEqual([]);
+      expect(result.xsdErrors).toEqual([]);
+    }
     // plain EN 16931 CII needs no Peppol id; the Peppol UBL does (the customer has none)
     expect((await env.api("GET", `/api/v1/invoices/${issued.id}/cii`)).text).toContain("<ram:ID>urn:cen.eu:en16931:2017</ram:ID>");
     const peppol = await env.api("GET", `/api/v1/invoices/${issued.id}/ubl`);

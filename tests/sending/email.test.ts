@@ -298,6 +298,10 @@ describe("the e-invoice an e-mail carries follows the customer's einvoice_profil
     const xml = mail.attachments.find((a) => a.filename!.endsWith(".xml"))!.content.toString("utf8");
     expect(xml).toContain("urn:xeinkauf.de:kosit:xrechnung_3.0");
     expect(xml).toBe((await env.request("GET", `/api/v1/invoices/${invoice.id}/ubl?profile=xrechnung`)).text);
+    // and passes KoSIT's XRechnung rules
+    const validation = await validateUbl(xml, "xrechnung");
+    expect(validation.fatal, describeValidation(validation)).toEqual([]);
+    expect(validation.xsdErrors).toEqual([]);
   });
 });
 

@@ -24,6 +24,7 @@ import { createTestEnv, runCli, type TestEnv } from "../helpers.ts";
 import { SELLER_IDENTITY } from "../fixtures.ts";
 import { startDeliveryWorker } from "../../server/sending/worker.ts";
 import { startFakeRecommand, type FakeRecommand } from "./recommand-fake.ts";
+import { describe as describeValidation, validateUbl } from "../einvoicing/validate.ts";
 
 const CREDENTIALS = { apiKey: "key_7Hq2", apiSecret: "secret_Zx81-do-not-store-in-plaintext", companyId: "c_01KONTOR" };
 const EXAMPLE = join(import.meta.dir, "..", "einvoicing", "examples", "peppol", "base-example.xml");
@@ -286,6 +287,10 @@ describe("POST /invoices/{id}/send over Peppol, through the delivery worker", ()
     expect(sent.body.document).toContain("<cbc:CustomizationID>urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0</cbc:CustomizationID>");
     // the Peppol document type identifier: the UBL root, then its CustomizationID and syntax version
     expect(sent.body.doctypeId).toBe("urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0::2.1");
+    // what went over Peppol passes KoSIT's XRechnung rules
+    const validation = await validateUbl(sent.body.document, "xrechnung");
+    expect(validation.fatal, describeValidation(validation)).toEqual([]);
+    expect(validation.xsdErrors).toEqual([]);
   });
 });
 
