@@ -12,7 +12,7 @@ import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
 import { bankTransactions, expenses, invoiceLines, invoices, suppliers, organizations, vatRates, vatReturns } from "../../db/schema.ts";
 import type { SupplyType, VatCategory, VatRole, VatSide } from "../../db/values.ts";
-import { nextVatPeriod, vatPeriodOf, type VatPeriodName } from "../lib/vat-period.ts";
+import { nextVatPeriod, parseVatPeriod, vatPeriodOf, type VatPeriodName } from "../lib/vat-period.ts";
 import { defaultSupplyType, purchaseGrids, regionOf, saleGrids, type ChartKind } from "./grids.ts";
 
 export type GridContribution = {
@@ -61,15 +61,38 @@ export function chartKind(tx: Tx, orgId: string): ChartKind {
   return tx.select({ chart: organizations.chart }).from(organizations).where(eq(organizations.id, orgId)).get()?.chart ?? "generic";
 }
 
-/** The filings of the organisation: period name → when it was filed. */
-export function filings(tx: Tx, orgId: string): Map<string, string> {
-  return new Map(tx.select({ period: vatReturns.period, filedAt: vatReturns.filedAt }).from(vatReturns).where(eq(vatReturns.organizationId, orgId)).all().map((r) => [r.period, r.filedAt]));
+/** A filed return: its period (by its dates) and when it was filed. */
+export type Filing = { period: VatPeriodName; filedAt: string };
+
+/** The filings of the organisation, earliest period first. */
+export function filings(tx: Tx, orgId: string): Filing[] {
+  return tx
+    .select({ period: vatReturns.period, from: vatReturns.periodFrom, to: vatReturns.periodTo, filedAt: vatReturns.filedAt })
+    .from(vatReturns)
+    .where(eq(vatReturns.organizationId, orgId))
+    .orderBy(vatReturns.periodFrom)
+    .all()
+    .map((r) => ({ period: { ...parseVatPeriod(r.period)!, from: r.from, to: r.to }, filedAt: r.filedAt }));
 }
 
-/** The period a document dated `date` whose entry was created at `createdAt` is reported in. */
-export function reportedPeriod(kind: VatPeriodName["kind"], date: string, createdAt: string, filed: Map<string, string>): VatPeriodName {
+/** Whether two periods share a day (a quarter and a month of it do). */
+export const overlaps = (a: { from: string; to: string }, b: { from: string; to: string }) => a.from <= b.to && b.from <= a.to;
+
+/** The filing whose period overlaps `period`, if any. */
+export const filingOver = (filed: readonly Filing[], period: { from: string; to: string }) => filed.find((f) => overlaps(f.period, period));
+
+/**
+ * The period a document dated `date` whose entry was created at `createdAt` is reported in. A
+ * filing is found by its dates, not its name: a document a filing declared (dated in its period,
+ * posted before it) stays in that filed period, whatever kind of period is asked now; one posted
+ * after the filing of its period moves to the first period of `kind` that no filing made before
+ * it overlaps.
+ */
+export function reportedPeriod(kind: VatPeriodName["kind"], date: string, createdAt: string, filed: readonly Filing[]): VatPeriodName {
+  const holding = filed.find((f) => f.period.from <= date && date <= f.period.to);
+  if (holding && !(holding.filedAt < createdAt)) return holding.period;
   let p = vatPeriodOf(kind, date);
-  for (let filedAt = filed.get(p.name); filedAt !== undefined && filedAt < createdAt; filedAt = filed.get(p.name)) p = nextVatPeriod(p);
+  while (filed.some((f) => overlaps(f.period, p) && f.filedAt < createdAt)) p = nextVatPeriod(p);
   return p;
 }
 
@@ -91,7 +114,8 @@ export function collectPeriod(tx: Tx, orgId: string, period: VatPeriodName): Per
   );
   const rows = [...late, ...dated];
   const inPeriod = rows.filter((r) => reportedPeriod(period.kind, r.date, r.createdAt, filed).name === period.name);
-  return contributionsOf(tx, orgId, inPeriod, period.name, (r) => (r.date < period.from ? vatPeriodOf(period.kind, r.date).name : null));
+  const filedName = (date: string) => (filed.find((f) => f.period.from <= date && date <= f.period.to)?.period ?? vatPeriodOf(period.kind, date)).name;
+  return contributionsOf(tx, orgId, inPeriod, period.name, (r) => (r.date < period.from ? filedName(r.date) : null));
 }
 
 /** The contributions of the documents dated from `from` to `to` (the VAT report's Belgian grids): by date, whatever was filed. */

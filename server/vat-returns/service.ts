@@ -13,7 +13,7 @@ import { formatCents } from "../lib/money.ts";
 import { snapshot, transaction, type Scope } from "../lib/scope.ts";
 import { localDate, newId, nowIso } from "../lib/time.ts";
 import { isLastOfYear, parseVatPeriod, type VatPeriodName } from "../lib/vat-period.ts";
-import { collectPeriod, type GridContribution } from "./contributions.ts";
+import { collectPeriod, filingOver, filings, type GridContribution } from "./contributions.ts";
 import { plausibility, shownGrids, withBalance } from "./grids.ts";
 import { vatConsignmentXml } from "./xml.ts";
 
@@ -91,7 +91,8 @@ function compute(tx: Tx, orgId: string, period: VatPeriodName): Computed {
 
 const gridsShown = (grids: Record<string, number>) => Object.fromEntries(shownGrids(grids).map(([g, c]) => [g, formatCents(c)]));
 
-function present(org: OrgRow, computed: Computed, filed: typeof vatReturns.$inferSelect | undefined) {
+/** `overlapped`: another filed period (of the other kind) shares days with this one, so it cannot be filed. */
+function present(org: OrgRow, computed: Computed, filed: typeof vatReturns.$inferSelect | undefined, overlapped = false) {
   const grids = filed ? filed.grids : computed.grids;
   const bySource = Map.groupBy(computed.contributions, (c) => c.grid);
   return {
@@ -117,7 +118,7 @@ function present(org: OrgRow, computed: Computed, filed: typeof vatReturns.$infe
         ]),
     ),
     warnings: computed.warnings,
-    can_file: !filed && computed.blocking.length === 0,
+    can_file: !filed && !overlapped && computed.blocking.length === 0,
     filed: filed !== undefined,
     filed_at: filed?.filedAt ?? null,
   };
@@ -147,7 +148,8 @@ export const vatReturnService = {
       const org = orgRow(tx, scope.org.id);
       const period = periodOf(org, name);
       vatDigitsOf(org);
-      return present(org, compute(tx, org.id, period), filedRow(tx, org.id, period.name));
+      const filed = filedRow(tx, org.id, period.name);
+      return present(org, compute(tx, org.id, period), filed, !filed && filingOver(filings(tx, org.id), period) !== undefined);
     });
   },
 
@@ -169,6 +171,9 @@ export const vatReturnService = {
       vatDigitsOf(org);
       const before = filedRow(tx, org.id, period.name);
       if (before) throw new Conflict(`The VAT return of ${period.name} was filed on ${before.filedAt}; a filed return is not filed again (corrections are made in a later return).`);
+      // filed periods are found by their dates: a month of a filed quarter (or the reverse) would declare its documents twice
+      const over = filingOver(filings(tx, org.id), period);
+      if (over) throw new Conflict(`The period ${period.name} overlaps the VAT return of ${over.period.name} (${over.period.from} to ${over.period.to}), filed on ${over.filedAt}: its documents were declared there.`);
       const computed = compute(tx, org.id, period);
       const xml = xmlOf(tx, org, computed, askRestitution);
       const row = {

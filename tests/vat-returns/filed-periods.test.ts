@@ -1,0 +1,69 @@
+/**
+ * A filed period stays filed: the organisation cannot change its vat_period once a return is
+ * filed; filed periods are found by their dates, not by their names, so a period of the other
+ * kind (an older database whose vat_period changed) neither shows again what was filed nor can be
+ * filed over it; a document cancelled after its period was filed is reported as a correction in
+ * the next open period, which can be filed.
+ */
+import { afterAll, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { organizations } from "../../db/schema.ts";
+import { createTestEnv, runCli } from "../helpers.ts";
+
+const env = createTestEnv();
+afterAll(() => env.close());
+
+async function setup(name: string) {
+  const { org, token } = env.newOrg(name, { country: "BE" });
+  const api = (method: string, path: string, body?: unknown) => env.api(method, path, body, token);
+  expect((await api("PUT", "/api/v1/organization", { vat_number: "BE0477472701" })).status).toBe(200);
+  const rates = (await api("GET", "/api/v1/vat-rates")).body.data as { id: string; category: string; rate: string }[];
+  const rate = (category: string, r: string) => rates.find((x) => x.category === category && x.rate === r)!.id;
+  const customer = (await api("POST", "/api/v1/customers", { name: "Klant NV", country: "BE", vat_number: "BE0417497106" })).body.data.id as string;
+  const invoice = async (date: string, unitPrice: string, rateId = rate("S", "21.00")) => {
+    const inv = (await api("POST", "/api/v1/invoices", { customer_id: customer, issue_date: date, lines: [{ description: "Work", quantity: "1", unit_price: unitPrice, vat_rate_id: rateId }] })).body.data;
+    const done = await api("POST", `/api/v1/invoices/${inv.id}/finalize`);
+    expect(done.status).toBe(200);
+    return inv.id as string;
+  };
+  return { org, token, api, rate, invoice };
+}
+
+test("vat_period cannot change once a return is filed: 422 on vat_period, by the API and the CLI", async () => {
+  const { org, api, invoice } = await setup("Switch BV");
+  // before any filing it may change, back and forth
+  expect((await api("PUT", "/api/v1/organization", { vat_period: "monthly" })).status).toBe(200);
+  expect((await api("PUT", "/api/v1/organization", { vat_period: "quarterly" })).status).toBe(200);
+  await invoice("2026-01-10", "1000.00");
+  expect((await api("POST", "/api/v1/vat-returns/2026-Q1/file")).status).toBe(201);
+  const refused = await api("PUT", "/api/v1/organization", { vat_period: "monthly" });
+  expect(refused.status).toBe(422);
+  expect(Object.keys(refused.body.errors)).toEqual(["vat_period"]);
+  expect(refused.body.errors.vat_period[0]).toContain("filed");
+  // the same value is no change
+  expect((await api("PUT", "/api/v1/organization", { vat_period: "quarterly" })).status).toBe(200);
+  expect((await api("GET", "/api/v1/organization")).body.data.vat_period).toBe("quarterly");
+  const cli = await runCli(["org", "set", org.id, "--vat-period", "monthly", "--db", env.config.dbPath]);
+  expect(cli.code).not.toBe(0);
+  expect(cli.stderr).toContain("VAT period cannot change once a VAT return is filed");
+});
+
+test("a filed quarter is found by its dates: its documents do not show again in a month of it, which cannot be filed (409)", async () => {
+  const { org, api, invoice } = await setup("Legacy Switch BV");
+  await invoice("2026-01-10", "1000.00");
+  expect((await api("POST", "/api/v1/vat-returns/2026-Q1/file")).status).toBe(201);
+  // an older database changed vat_period after a filing: the API no longer allows it
+  env.db.update(organizations).set({ vatPeriod: "monthly" }).where(eq(organizations.id, org.id)).run();
+  const jan = await api("GET", "/api/v1/vat-returns/2026-01");
+  expect(jan.status).toBe(200);
+  // 1,000.00 at 21 % was declared in 2026-Q1: nothing is left for January
+  expect(jan.body.data.grids).toEqual({ "71": "0.00" });
+  expect(jan.body.data.can_file).toBe(false);
+  const filed = await api("POST", "/api/v1/vat-returns/2026-01/file");
+  expect(filed.status).toBe(409);
+  expect(filed.body.message ?? filed.text).toContain("2026-Q1");
+  // a document of January approved now is reported in the first month after the filed quarter
+  await invoice("2026-01-20", "200.00");
+  const apr = await api("GET", "/api/v1/vat-returns/2026-04");
+  expect(apr.body.data.grids).toEqual({ "03": "200.00", "54": "42.00", "71": "42.00" });
+});
