@@ -14,9 +14,9 @@ import { formatCents } from "../lib/money.ts";
 import { localDate } from "../lib/time.ts";
 import { compactVatNumber, vatNumberProblem } from "../lib/vat-numbers.ts";
 import { parseVatPeriod, type VatPeriodName } from "../lib/vat-period.ts";
-import type { ListingWarning } from "./clients.ts";
-import type { Declarant } from "./intervat.ts";
-import { intervatCountry, type IntraCode } from "./rules.ts";
+import type { ListingWarning } from "../vat-returns/client-listing.ts";
+import type { Declarant } from "../vat-returns/declarant.ts";
+import { intervatCountry, type IntraCode } from "../vat-returns/listing-rules.ts";
 import { intraContributions } from "./sources.ts";
 
 /** The member states an intra-Community listing names (Intervat's MSCountryCodeExclBE less the non-EU GB and MC, which the old schema still lists). */

@@ -6,7 +6,7 @@
 import type { Tx } from "../../db/client.ts";
 import type { VatPeriodName } from "../lib/vat-period.ts";
 import { periodContributions } from "../vat-returns/contributions.ts";
-import type { IntraCode } from "./rules.ts";
+import type { IntraCode } from "../vat-returns/listing-rules.ts";
 
 export type IntraContribution = {
   grid: "44" | "46" | "48";

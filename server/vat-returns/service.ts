@@ -4,7 +4,7 @@
  * sources and warnings; its Intervat XML (./xml.ts); and its filing, which keeps the grids and the
  * XML as filed, byte for byte, and closes the period for VAT.
  */
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
 import { organizations, vatReturns } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
@@ -13,8 +13,10 @@ import { formatCents } from "../lib/money.ts";
 import { snapshot, transaction, type Scope } from "../lib/scope.ts";
 import { localDate, newId, nowIso } from "../lib/time.ts";
 import { isLastOfYear, parseVatPeriod, type VatPeriodName } from "../lib/vat-period.ts";
+import { clientListing } from "./client-listing.ts";
 import { collectPeriod, filingOver, filings, type GridContribution } from "./contributions.ts";
 import { plausibility, shownGrids, withBalance } from "./grids.ts";
+import { readDeclarant } from "./declarant.ts";
 import { vatConsignmentXml } from "./xml.ts";
 
 type OrgRow = typeof organizations.$inferSelect;
@@ -49,20 +51,12 @@ function vatDigitsOf(org: OrgRow): string {
 }
 
 /**
- * Whether the year's client listing would be empty: no Belgian VAT-registered customer with more
- * than €250.00 of net turnover (invoices less credit notes, as issued) in the calendar year. Only
- * the return of the year's last period says so (ClientListingNihil).
+ * Whether the year's client listing is empty (no Belgian VAT-registered customer listed): the
+ * listing itself decides, so the return's ClientListingNihil and the listing never disagree. Only
+ * the return of the year's last period says so.
  */
 function clientListingEmpty(tx: Tx, orgId: string, year: number): boolean {
-  const row = tx.get<{ n: number }>(sql`SELECT count(*) AS "n" FROM (
-      SELECT i."customer_id" FROM "invoices" i
-      WHERE i."organization_id" = ${orgId} AND i."type" IN ('invoice', 'credit_note') AND i."status" NOT IN ('draft', 'cancelled') AND i."currency" = 'EUR'
-        AND i."issue_date" BETWEEN ${`${year}-01-01`} AND ${`${year}-12-31`}
-        AND upper(json_extract(i."issued_parties", '$.buyer.country')) = 'BE'
-        AND upper(replace(replace(replace(coalesce(json_extract(i."issued_parties", '$.buyer.vatNumber'), ''), ' ', ''), '.', ''), '-', '')) GLOB 'BE[01][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]'
-      GROUP BY i."customer_id"
-      HAVING sum(CASE i."type" WHEN 'credit_note' THEN -i."subtotal_cents" ELSE i."subtotal_cents" END) > 25000)`);
-  return (row?.n ?? 0) === 0;
+  return clientListing(tx, orgId, year, readDeclarant(tx, orgId)).customers.length === 0;
 }
 
 type Computed = {
