@@ -169,8 +169,13 @@ function contributionsOf(tx: Tx, orgId: string, rows: readonly TaggedRow[], repo
     }
     const base = { sourceType: first.sourceType, sourceId: first.sourceId, number: doc.number, date: first.date, reportedIn, party: doc.party, entryId };
     const region = regionOf(doc.party.country);
+    // An entry reported after its filed period (a late document, or the reversal of a filed one
+    // when it is cancelled) corrects what was declared by its direction: one that takes a sale or
+    // a purchase back is a negative correction, reported as a credit note is (48/49 and 64, or
+    // 81–83 reduced, 84/85 and 63), one that adds is reported as an invoice is.
+    const lateNote = late === null ? null : entryDirection(lines) < 0;
     for (const l of lines) {
-      const note = l.note === 1;
+      const note = lateNote ?? l.note === 1;
       if (l.side === "sales") {
         const signed = l.credit * (note ? -1 : 1);
         if (l.role === "vat") {
@@ -210,6 +215,11 @@ function contributionsOf(tx: Tx, orgId: string, rows: readonly TaggedRow[], repo
     }
   }
   return { contributions: out, warnings };
+}
+
+/** Whether an entry adds sales or purchases (positive) or takes them back (negative): its sales bases' credits and purchase bases' debits. */
+function entryDirection(lines: readonly TaggedRow[]): number {
+  return lines.filter((l) => l.role === "base").reduce((sum, l) => sum + (l.side === "sales" ? l.credit : -l.credit), 0);
 }
 
 /** Splits a base between goods and services: the goods lines' amount goes to goods (at most the base), the rest to services. */

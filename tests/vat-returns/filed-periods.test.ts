@@ -67,3 +67,28 @@ test("a filed quarter is found by its dates: its documents do not show again in 
   const apr = await api("GET", "/api/v1/vat-returns/2026-04");
   expect(apr.body.data.grids).toEqual({ "03": "200.00", "54": "42.00", "71": "42.00" });
 });
+
+test("an invoice cancelled after its quarter was filed: a negative correction in the next open quarter (49 and 64), which can be filed", async () => {
+  const { api, invoice } = await setup("Cancel After Filing BV");
+  const inv = await invoice("2026-01-10", "1000.00");
+  const q1 = await api("POST", "/api/v1/vat-returns/2026-Q1/file");
+  expect(q1.status).toBe(201);
+  // 1,000.00 at 21 %: 03 = 1,000.00, 54 = 210.00, 71 = 210.00
+  expect(q1.body.data.grids).toEqual({ "03": "1000.00", "54": "210.00", "71": "210.00" });
+  expect((await api("POST", `/api/v1/invoices/${inv}/cancel`)).status).toBe(200);
+  const q2 = (await api("GET", "/api/v1/vat-returns/2026-Q2")).body.data;
+  // the cancellation takes back what 2026-Q1 declared: 49 = 1,000.00, 64 = 210.00; XX = 0, YY = 210.00, so 72 = 210.00
+  expect(q2.grids).toEqual({ "49": "1000.00", "64": "210.00", "72": "210.00" });
+  expect(q2.can_file).toBe(true);
+  expect(q2.warnings.some((w: string) => w.includes("in the filed period 2026-Q1"))).toBe(true);
+  expect((await api("POST", "/api/v1/vat-returns/2026-Q2/file")).status).toBe(201);
+  // what 2026-Q1 filed did not change
+  expect((await api("GET", "/api/v1/vat-returns/2026-Q1")).body.data.grids).toEqual({ "03": "1000.00", "54": "210.00", "71": "210.00" });
+});
+
+test("an invoice cancelled in its own open quarter nets to nothing there", async () => {
+  const { api, invoice } = await setup("Cancel Same Quarter BV");
+  const inv = await invoice("2026-01-10", "1000.00");
+  expect((await api("POST", `/api/v1/invoices/${inv}/cancel`)).status).toBe(200);
+  expect((await api("GET", "/api/v1/vat-returns/2026-Q1")).body.data.grids).toEqual({ "71": "0.00" });
+});
