@@ -43,6 +43,7 @@ import m40 from "./0040_org_chart.sql" with { type: "text" };
 import m41 from "./0041_fiscal_years.sql" with { type: "text" };
 import m42 from "./0042_bank_allocations.sql" with { type: "text" };
 import m43 from "./0043_vat_returns.sql" with { type: "text" };
+import m44 from "./0044_fixed_assets.sql" with { type: "text" };
 
 export const embeddedMigrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_init", when: 1795372542016, breakpoints: true, sql: m0 },
@@ -89,4 +90,5 @@ export const embeddedMigrations: { tag: string; when: number; breakpoints: boole
   { tag: "0041_fiscal_years", when: 1795776780618, breakpoints: true, sql: m41 },
   { tag: "0042_bank_allocations", when: 1795776939181, breakpoints: true, sql: m42 },
   { tag: "0043_vat_returns", when: 1795777354297, breakpoints: true, sql: m43 },
+  { tag: "0044_fixed_assets", when: 1795778261649, breakpoints: true, sql: m44 },
 ];

@@ -10,10 +10,11 @@
  */
 import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
-import { bankTransactions, expenses, invoiceLines, invoices, suppliers, organizations, vatRates, vatReturns } from "../../db/schema.ts";
+import { bankTransactions, expenses, invoiceLines, invoices, suppliers, vatRates, vatReturns } from "../../db/schema.ts";
 import type { SupplyType, VatCategory, VatRole, VatSide } from "../../db/values.ts";
 import { nextVatPeriod, parseVatPeriod, vatPeriodOf, type VatPeriodName } from "../lib/vat-period.ts";
-import { defaultSupplyType, purchaseGrids, regionOf, saleGrids, type ChartKind } from "./grids.ts";
+import { chartOf } from "../ledger/accounts.ts";
+import { defaultSupplyType, purchaseGrids, regionOf, saleGrids } from "./grids.ts";
 
 export type GridContribution = {
   side: "sales" | "purchases";
@@ -52,14 +53,10 @@ type TaggedRow = {
   note: number;
   accountCode: string;
   accountType: string;
+  accountRole: string | null;
   /** credits less debits */
   credit: number;
 };
-
-/** The chart the organisation was created with: its purchases are classified by that chart's accounts. */
-export function chartKind(tx: Tx, orgId: string): ChartKind {
-  return tx.select({ chart: organizations.chart }).from(organizations).where(eq(organizations.id, orgId)).get()?.chart ?? "generic";
-}
 
 /** A filed return: its period (by its dates) and when it was filed. */
 export type Filing = { period: VatPeriodName; filedAt: string };
@@ -127,7 +124,7 @@ function taggedRows(tx: Tx, orgId: string, which: SQL): TaggedRow[] {
   return tx.all<TaggedRow>(
     sql`SELECT e."id" AS "entryId", e."source_type" AS "sourceType", e."source_id" AS "sourceId", e."date" AS "date", e."created_at" AS "createdAt",
         e."currency" AS "currency", l."vat_side" AS "side", l."vat_role" AS "role", l."vat_category" AS "category", l."vat_rate_bp" AS "rateBp",
-        l."vat_note" AS "note", a."code" AS "accountCode", a."type" AS "accountType", sum(l."credit_cents" - l."debit_cents") AS "credit"
+        l."vat_note" AS "note", a."code" AS "accountCode", a."type" AS "accountType", a."system_account" AS "accountRole", sum(l."credit_cents" - l."debit_cents") AS "credit"
       FROM "journal_entries" e JOIN "journal_lines" l ON l."entry_id" = e."id" JOIN "accounts" a ON a."id" = l."account_id"
       WHERE e."organization_id" = ${orgId} AND e."source_type" IN ('invoice', 'expense', 'bank_transaction') AND l."vat_side" IS NOT NULL
         AND ${which}
@@ -151,7 +148,7 @@ function contributionsOf(tx: Tx, orgId: string, rows: readonly TaggedRow[], repo
   }
   if (foreign.size > 0) warnings.push(`${foreign.size} document(s) of the period are not in EUR and are not reported: Kontor keeps no exchange rates; add them by hand.`);
   const byEntry = Map.groupBy(kept, (r) => r.entryId);
-  const chart = chartKind(tx, orgId);
+  const chart = chartOf(tx, orgId);
   const docs = readDocuments(tx, orgId, kept);
   const out: GridContribution[] = [];
   const warnOnce = new Set<string>();
@@ -194,7 +191,7 @@ function contributionsOf(tx: Tx, orgId: string, rows: readonly TaggedRow[], repo
         }
       } else {
         const debit = -l.credit;
-        const grids = purchaseGrids({ account: { code: l.accountCode, type: l.accountType }, chart, category: l.category, supplier: region }, note);
+        const grids = purchaseGrids({ account: { code: l.accountCode, type: l.accountType, systemAccount: l.accountRole }, chart, category: l.category, supplier: region }, note);
         if (l.role === "base") {
           if (debit === 0) continue;
           if (grids.nature.warning) warn(`${doc.label} ${grids.nature.warning} (account ${l.accountCode}).`);
@@ -208,7 +205,7 @@ function contributionsOf(tx: Tx, orgId: string, rows: readonly TaggedRow[], repo
         } else if (l.role === "self_assessed_due") {
           // on the VAT payable account: a credit is VAT due
           const due = lines.find((b) => b.role === "base" && b.category === l.category && b.note === l.note);
-          const rule = due ? purchaseGrids({ account: { code: due.accountCode, type: due.accountType }, chart, category: l.category, supplier: region }, note).reverse : null;
+          const rule = due ? purchaseGrids({ account: { code: due.accountCode, type: due.accountType, systemAccount: due.accountRole }, chart, category: l.category, supplier: region }, note).reverse : null;
           if (l.credit !== 0) out.push({ ...base, side: "purchases", grid: rule?.due ?? "56", cents: l.credit, intraCode: null, creditNote: note });
         }
       }

@@ -77,7 +77,8 @@ describe("purchases (part III)", () => {
     ["generic", "6900", "expense", "S", "BE", "82", null, null],
     // 83: investment goods (class 2, an asset account)
     ["be", "240000", "asset", "S", "BE", "83", null, null],
-    ["generic", "1500", "asset", "S", "BE", "83", null, null],
+    ["generic", "1600", "asset", "S", "BE", "83", null, null],
+    ["generic", "1610", "asset", "S", "BE", "83", null, null],
     // 86: intra-Community acquisition of goods, VAT due in 55
     ["generic", "6100", "expense", "K", "EU", "81", "86", "55"],
     ["be", "604", "expense", "K", "EU", "81", "86", "55"],
@@ -104,6 +105,14 @@ describe("purchases (part III)", () => {
       expect(note.vat).toBe("63");
     });
   }
+
+  test("an asset that is no fixed asset (cash, receivables, an asset with a system role) is not 83: 82 with a warning", () => {
+    for (const [chart, code, systemAccount] of [["generic", "1300", null], ["generic", "1500", null], ["generic", "1200", "receivables"], ["be", "400000", "receivables"], ["be", "570000", null], ["be", "240000", "bank"]] as const) {
+      const g = purchaseGrids({ account: { code, type: "asset", systemAccount }, chart, category: "S", supplier: "BE" }, false);
+      expect<string>(g.nature.grid).toBe("82");
+      expect(g.nature.warning).toBeDefined();
+    }
+  });
 
   test("an account the table has no rule for is reported in 82 with a warning", () => {
     const g = purchaseGrids({ account: { code: "4900", type: "revenue" }, chart: "generic", category: "S", supplier: "BE" }, false);
