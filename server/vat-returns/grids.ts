@@ -7,6 +7,7 @@
  */
 import type { Chart, SupplyType, VatCategory } from "../../db/values.ts";
 import { isFixedAsset } from "../ledger/accounts.ts";
+import { vatCents } from "../lib/money.ts";
 
 export type Grid =
   | "00" | "01" | "02" | "03" | "44" | "45" | "46" | "47" | "48" | "49"
@@ -183,7 +184,8 @@ export function withBalance(grids: Record<string, number>): Record<string, numbe
 
 export type GridCheck = { check: number; message: string; blocking: boolean };
 
-const pct = (cents: number, bp: number) => Math.round((cents * bp) / 10000);
+/** `bp` basis points of `cents`, half-up in integers (server/lib/money.ts), exact for any amount of cents. */
+const pct = (cents: number, bp: number) => Math.sign(cents) * vatCents(Math.abs(cents), bp);
 
 /**
  * The plausibility checks Intervat runs (as the Noviat module models them): a negative grid blocks

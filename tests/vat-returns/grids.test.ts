@@ -129,6 +129,11 @@ describe("the balance (part VI) and the checks", () => {
     expect(withBalance({})).toEqual({ "71": 0 });
   });
 
+  test("the checks compute in integers: 21 % of 1,452,797,322,899.50 is 305,087,437,808.895, so 305,087,437,808.90 half-up", () => {
+    // 145279732289950 × 2100 / 10000 = 30508743780889.5 exactly; in floating point it rounds down to ...889
+    expect(plausibility({ "49": 145279732289950, "64": 30508743780890, "72": 30508743780890 })).toEqual([]);
+  });
+
   test("the plausibility checks: warnings, but a negative grid blocks", () => {
     const ok = { "03": 100_000, "54": 21_000, "86": 10_000, "55": 2_100, "81": 10_000, "59": 2_100, "71": 21_000 };
     expect(plausibility(ok)).toEqual([]);
