@@ -25,7 +25,12 @@ export const listingService = {
     return snapshot(scope.db, (tx) => {
       const year = listingYear(yearText, timeZoneOf(tx, scope.org.id));
       const declarant = readDeclarant(tx, scope.org.id);
-      return { body: clientListingXml(clientListing(tx, scope.org.id, year, declarant), declarant), name: `client-listing-${year}` };
+      const listing = clientListing(tx, scope.org.id, year, declarant);
+      // nobody to list: no listing is filed (the year's last VAT return says ClientListingNihil YES)
+      if (listing.customers.length === 0) {
+        throw new Conflict(`Nobody to list in ${year}: no Belgian VAT-registered customer had more than ${listing.threshold} of turnover, so no client listing is filed; the year's last VAT return answers ClientListingNihil YES.`);
+      }
+      return { body: clientListingXml(listing, declarant), name: `client-listing-${year}` };
     });
   },
 
