@@ -132,9 +132,13 @@ function xmlOf(tx: Tx, org: OrgRow, computed: Computed, askRestitution: boolean)
     period: computed.period,
     grids: computed.grids,
     clientListingNihil: isLastOfYear(computed.period) && clientListingEmpty(tx, org.id, computed.period.year),
-    askRestitution,
+    // a restitution is asked only of a VAT credit: with 71 (VAT owed) the request is ignored
+    askRestitution: restitutionAsked(computed, askRestitution),
   });
 }
+
+/** Whether the return asks for its VAT credit back: asked, and grid 72 is positive; otherwise the request is ignored (NO). */
+const restitutionAsked = (computed: Computed, asked: boolean) => asked && (computed.grids["72"] ?? 0) > 0;
 
 export const vatReturnService = {
   show(scope: Scope, name: string): VatReturnShown {
@@ -178,7 +182,7 @@ export const vatReturnService = {
         periodTo: period.to,
         grids: computed.grids,
         xml,
-        askRestitution,
+        askRestitution: restitutionAsked(computed, askRestitution),
         filedAt: nowIso(),
       };
       tx.insert(vatReturns).values(row).run();

@@ -92,3 +92,22 @@ test("an invoice cancelled in its own open quarter nets to nothing there", async
   expect((await api("POST", `/api/v1/invoices/${inv}/cancel`)).status).toBe(200);
   expect((await api("GET", "/api/v1/vat-returns/2026-Q1")).body.data.grids).toEqual({ "71": "0.00" });
 });
+
+test("Ask Restitution is YES only when asked and grid 72 is positive; asked with 71 it is ignored (NO)", async () => {
+  const owed = await setup("Restitution Owed BV");
+  await owed.invoice("2026-01-10", "1000.00");
+  // 71 = 210.00: nothing to pay back
+  const withOwed = await env.request("GET", "/api/v1/vat-returns/2026-Q1/xml?ask_restitution=true", { token: owed.token });
+  expect(withOwed.text).toContain('<ns2:Amount GridNumber="71">210.00</ns2:Amount>');
+  expect(withOwed.text).toContain('Restitution="NO"');
+
+  const credit = await setup("Restitution Credit BV");
+  const e = await credit.api("POST", "/api/v1/expenses", { category: "rent", amount: "500.00", vat_amount: "105.00", vat_rate_id: credit.rate("S", "21.00"), date: "2026-02-15", vendor: "Verhuur BV" });
+  expect((await credit.api("POST", `/api/v1/expenses/${e.body.data.id}/approve`)).status).toBe(200);
+  // 59 = 105.00, so 72 = 105.00
+  const asked = await env.request("GET", "/api/v1/vat-returns/2026-Q1/xml?ask_restitution=true", { token: credit.token });
+  expect(asked.text).toContain('<ns2:Amount GridNumber="72">105.00</ns2:Amount>');
+  expect(asked.text).toContain('Restitution="YES"');
+  const notAsked = await env.request("GET", "/api/v1/vat-returns/2026-Q1/xml", { token: credit.token });
+  expect(notAsked.text).toContain('Restitution="NO"');
+});
