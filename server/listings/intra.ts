@@ -56,7 +56,8 @@ export function intraListing(tx: Tx, orgId: string, period: VatPeriodName, decla
   const grids = { "44": 0, "46": 0, "48": 0 };
   const lines = new Map<string, Line>();
   const unlisted = new Map<string, { name: string; customerId: string; vatNumber: string | null; cents: number }>();
-  for (const row of intraContributions(tx, orgId, period)) {
+  const sources = intraContributions(tx, orgId, period);
+  for (const row of sources.rows) {
     // a credit note on a 44 or 46 supply (grid 48) reduces its customer's line of the same code
     const signed = row.grid === "48" ? -row.cents : row.cents;
     grids[row.grid] += row.cents;
@@ -78,6 +79,14 @@ export function intraListing(tx: Tx, orgId: string, period: VatPeriodName, decla
   }
 
   const warnings: ListingWarning[] = [];
+  for (const d of sources.foreign) {
+    warnings.push({
+      code: "other_currency",
+      message: `${d.label} to ${d.party.name ?? "a customer"} in another member state is in ${d.currency}: it is neither in the VAT return nor listed (Kontor keeps no exchange rates). Add it by hand in euro.`,
+      customer_id: d.party.id,
+      customer_name: d.party.name,
+    });
+  }
   for (const t of unlisted.values()) {
     if (t.cents === 0) continue;
     warnings.push({

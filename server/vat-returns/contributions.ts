@@ -37,7 +37,10 @@ export type GridContribution = {
   creditNote: boolean;
 };
 
-export type PeriodContributions = { contributions: GridContribution[]; warnings: string[] };
+/** A document in another currency: not reported (Kontor keeps no exchange rates), named so that what builds on the return can say so. */
+export type ForeignDocument = { sourceType: GridContribution["sourceType"]; sourceId: string; label: string; currency: string; side: "sales" | "purchases"; categories: VatCategory[]; party: GridContribution["party"] };
+
+export type PeriodContributions = { contributions: GridContribution[]; warnings: string[]; foreign: ForeignDocument[] };
 
 type TaggedRow = {
   entryId: string;
@@ -138,15 +141,16 @@ function contributionsOf(tx: Tx, orgId: string, rows: readonly TaggedRow[], repo
   const warnings: string[] = [];
   const kept: TaggedRow[] = [];
   const warnedLate = new Set<string>();
-  const foreign = new Set<string>();
+  const foreignRows: TaggedRow[] = [];
   for (const r of rows) {
     if (r.currency !== "EUR") {
-      foreign.add(r.entryId);
+      foreignRows.push(r);
       continue;
     }
     kept.push(r);
   }
-  if (foreign.size > 0) warnings.push(`${foreign.size} document(s) of the period are not in EUR and are not reported: Kontor keeps no exchange rates; add them by hand.`);
+  const foreign = foreignDocuments(tx, orgId, foreignRows);
+  if (foreign.length > 0) warnings.push(`${foreign.length} document(s) of the period are not in EUR and are not reported: Kontor keeps no exchange rates; add them by hand.`);
   const byEntry = Map.groupBy(kept, (r) => r.entryId);
   const chart = chartOf(tx, orgId);
   const docs = readDocuments(tx, orgId, kept);
@@ -211,7 +215,25 @@ function contributionsOf(tx: Tx, orgId: string, rows: readonly TaggedRow[], repo
       }
     }
   }
-  return { contributions: out, warnings };
+  return { contributions: out, warnings, foreign };
+}
+
+function foreignDocuments(tx: Tx, orgId: string, rows: readonly TaggedRow[]): ForeignDocument[] {
+  if (rows.length === 0) return [];
+  const docs = readDocuments(tx, orgId, rows);
+  return [...Map.groupBy(rows, (r) => r.entryId).values()].map((lines) => {
+    const first = lines[0]!;
+    const doc = docs.get(`${first.sourceType}:${first.sourceId}`);
+    return {
+      sourceType: first.sourceType,
+      sourceId: first.sourceId,
+      label: doc?.label ?? `${first.sourceType} ${first.sourceId}`,
+      currency: first.currency,
+      side: first.side,
+      categories: [...new Set(lines.map((l) => l.category))],
+      party: doc?.party ?? { id: null, name: null, country: null, vatNumber: null },
+    };
+  });
 }
 
 /** Whether an entry adds sales or purchases (positive) or takes them back (negative): its sales bases' credits and purchase bases' debits. */
