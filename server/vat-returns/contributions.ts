@@ -12,6 +12,7 @@ import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
 import { bankTransactions, expenses, invoiceLines, invoices, suppliers, vatRates, vatReturns } from "../../db/schema.ts";
 import type { SupplyType, VatCategory, VatRole, VatSide } from "../../db/values.ts";
+import { divRoundHalfUp } from "../lib/money.ts";
 import { nextVatPeriod, parseVatPeriod, vatPeriodOf, type VatPeriodName } from "../lib/vat-period.ts";
 import { chartOf } from "../ledger/accounts.ts";
 import { defaultSupplyType, purchaseGrids, regionOf, saleGrids } from "./grids.ts";
@@ -241,12 +242,26 @@ function entryDirection(lines: readonly TaggedRow[]): number {
   return lines.filter((l) => l.role === "base").reduce((sum, l) => sum + (l.side === "sales" ? l.credit : -l.credit), 0);
 }
 
-/** Splits a base between goods and services: the goods lines' amount goes to goods (at most the base), the rest to services. */
+/**
+ * Splits a base between goods and services pro rata to the invoice's goods and services lines at
+ * its category and rate, so its document-level allowances and charges (in the base, on no line)
+ * are shared as the lines are: in integer cents, the goods part rounded half-up (the largest
+ * remainder of two parts) and the services part the rest, so both add up to the base exactly.
+ */
 function splitSupply(cents: number, lines: { goods: number; services: number } | undefined, category: VatCategory): [SupplyType, number][] {
   if (!lines) return [[defaultSupplyType(category), cents]];
   if (lines.services === 0 && lines.goods !== 0) return [["goods", cents]];
   if (lines.goods === 0) return [["services", cents]];
-  const goods = Math.sign(cents) * Math.min(Math.abs(cents), Math.abs(lines.goods));
+  const total = lines.goods + lines.services;
+  // lines of opposite signs (a negative line): no proportion to share by; the goods lines' amount goes to goods
+  if (lines.goods < 0 || lines.services < 0 || total === 0) {
+    const goods = Math.sign(cents) * Math.min(Math.abs(cents), Math.abs(lines.goods));
+    return [
+      ["goods", goods],
+      ["services", cents - goods],
+    ];
+  }
+  const goods = Math.sign(cents) * Number(divRoundHalfUp(BigInt(Math.abs(cents)) * BigInt(lines.goods), BigInt(total)));
   return [
     ["goods", goods],
     ["services", cents - goods],

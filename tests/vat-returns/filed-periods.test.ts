@@ -3,7 +3,8 @@
  * filed; filed periods are found by their dates, not by their names, so a period of the other
  * kind (an older database whose vat_period changed) neither shows again what was filed nor can be
  * filed over it; a document cancelled after its period was filed is reported as a correction in
- * the next open period, which can be filed.
+ * the next open period, which can be filed. Also: Ask Restitution only of a VAT credit, and a
+ * document allowance shared between goods and services pro rata.
  */
 import { afterAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
@@ -110,4 +111,23 @@ test("Ask Restitution is YES only when asked and grid 72 is positive; asked with
   expect(asked.text).toContain('Restitution="YES"');
   const notAsked = await env.request("GET", "/api/v1/vat-returns/2026-Q1/xml", { token: credit.token });
   expect(notAsked.text).toContain('Restitution="NO"');
+});
+
+test("a document allowance on an invoice of goods and services to another member state is shared pro rata between 46 and 44", async () => {
+  const { api, rate } = await setup("Allowance Split BV");
+  const de = (await api("POST", "/api/v1/customers", { name: "Kunde GmbH", country: "DE", vat_number: "DE814060619" })).body.data.id;
+  const k = rate("K", "0.00");
+  const inv = await api("POST", "/api/v1/invoices", {
+    customer_id: de,
+    issue_date: "2026-01-20",
+    lines: [
+      { description: "Machine", quantity: "1", unit_price: "3000.00", vat_rate_id: k, supply_type: "goods" },
+      { description: "Installation", quantity: "1", unit_price: "1000.00", vat_rate_id: k, supply_type: "services" },
+    ],
+    allowances_charges: [{ type: "allowance", amount: "100.01", reason: "Discount", vat_rate_id: k }],
+  });
+  expect(inv.status, inv.text).toBe(201);
+  expect((await api("POST", `/api/v1/invoices/${inv.body.data.id}/finalize`)).status).toBe(200);
+  // base 4,000.00 − 100.01 = 3,899.99; goods 3/4 of it = 2,924.9925 → 2,924.99; services the rest, 975.00
+  expect((await api("GET", "/api/v1/vat-returns/2026-Q1")).body.data.grids).toEqual({ "44": "975.00", "46": "2924.99", "71": "0.00" });
 });
