@@ -76,7 +76,7 @@ describe("tenant isolation", () => {
     const intruder = env.userToken("owner", undefined, other.org).token;
     const before = databaseSnapshot(env);
     const failures: string[] = [];
-    // a fiscal year is a calendar year, a VAT period a quarter or a month and an expense category
+    // a fiscal year is named by the year it ends in, a VAT period a quarter or a month and an expense category
     // a name, not rows of one organisation: another organisation's 2025, 2025-Q4 and "travel" are
     // its own (tests/ledger.test.ts, tests/expense-categories.test.ts show that changing them
     // leaves ours as they were; another organisation's VAT return is its own; the listings only read)

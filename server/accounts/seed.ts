@@ -156,8 +156,8 @@ const genericChartRows = (): SeedRow[] =>
 
 /**
  * Seeds the chart of accounts (`generic`, or `be`: the PCMN named in the organisation's document
- * language) and its category map; no bank account (an organisation's bank accounts are its own:
- * contract section 3). Returns the id of the `bank` account (1110, or 550) its first bank account
+ * language) and its category map; no bank account (an organisation has a bank account only when
+ * it gives one: Kontor invents no IBAN). Returns the id of the `bank` account (1110, or 550) its first bank account
  * links to, and what a payment without a bank account posts to.
  */
 export function seedChart(tx: Tx, organizationId: string, chart: Chart = "generic", language: DocumentLanguage = "en"): string {

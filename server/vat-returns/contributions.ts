@@ -199,6 +199,10 @@ function contributionsOf(tx: Tx, orgId: string, rows: readonly TaggedRow[], repo
         const grids = purchaseGrids({ account: { code: l.accountCode, type: l.accountType, systemAccount: l.accountRole }, chart, category: l.category, supplier: region }, note);
         if (l.role === "base") {
           if (debit === 0) continue;
+          // services bought outside the EU are reverse charged (87) only when recorded at AE: the user's step
+          if (first.sourceType === "expense" && region === "non-EU" && (l.category === "Z" || l.category === "E")) {
+            warn(`${doc.label} is from a supplier outside the EU at ${l.category}: services from outside the EU are reported in 87 when recorded at the reverse-charge rate (AE).`);
+          }
           if (grids.nature.warning) warn(`${doc.label} ${grids.nature.warning} (account ${l.accountCode}).`);
           if (grids.reverse?.warning) warn(`${doc.label} ${grids.reverse.warning}.`);
           out.push({ ...base, side: "purchases", grid: grids.nature.grid, cents: debit, intraCode: null, creditNote: note });

@@ -131,3 +131,15 @@ test("a document allowance on an invoice of goods and services to another member
   // base 4,000.00 − 100.01 = 3,899.99; goods 3/4 of it = 2,924.9925 → 2,924.99; services the rest, 975.00
   expect((await api("GET", "/api/v1/vat-returns/2026-Q1")).body.data.grids).toEqual({ "44": "975.00", "46": "2924.99", "71": "0.00" });
 });
+
+test("an expense from a supplier outside the EU at 0 %: in 82, with a warning naming it that services from outside the EU go to 87 at AE", async () => {
+  const { api, rate } = await setup("Non-EU Supplier BV");
+  const e = await api("POST", "/api/v1/expenses", { category: "software", amount: "300.00", vat_amount: "0.00", vat_rate_id: rate("Z", "0.00"), date: "2026-02-10", vendor: "Cloud Inc" });
+  expect(e.status, e.text).toBe(201);
+  expect((await api("PUT", `/api/v1/suppliers/${e.body.data.supplier_id}`, { country: "US" })).status).toBe(200);
+  expect((await api("POST", `/api/v1/expenses/${e.body.data.id}/approve`)).status).toBe(200);
+  const q1 = (await api("GET", "/api/v1/vat-returns/2026-Q1")).body.data;
+  expect(q1.grids).toEqual({ "71": "0.00", "82": "300.00" });
+  const warning = q1.warnings.find((w: string) => w.includes("Cloud Inc"));
+  expect(warning).toContain("services from outside the EU are reported in 87 when recorded at the reverse-charge rate (AE)");
+});
