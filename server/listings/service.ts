@@ -36,7 +36,7 @@ export const listingService = {
 
   intraCommunity(scope: Scope, periodText: string): IntraListing {
     return snapshot(scope.db, (tx) => {
-      const period = listingPeriod(tx, scope.org.id, periodText, timeZoneOf(tx, scope.org.id));
+      const period = listingPeriod(tx, scope.org.id, periodText);
       return intraListing(tx, scope.org.id, period, readDeclarant(tx, scope.org.id));
     });
   },
@@ -44,7 +44,7 @@ export const listingService = {
   /** The schema wants at least one customer: a period without intra-Community supplies files no listing (409). */
   intraCommunityXml(scope: Scope, periodText: string): ListingFile {
     return snapshot(scope.db, (tx) => {
-      const period = listingPeriod(tx, scope.org.id, periodText, timeZoneOf(tx, scope.org.id));
+      const period = listingPeriod(tx, scope.org.id, periodText);
       const declarant = readDeclarant(tx, scope.org.id);
       const listing = intraListing(tx, scope.org.id, period, declarant);
       if (listing.lines.length === 0) {

@@ -17,7 +17,7 @@ export type Grid =
 /** Where a party is, seen from a Belgian declarant. */
 export type Region = "BE" | "EU" | "non-EU";
 
-/** The member states of the EU (ISO 3166-1 alpha-2; Greece is GR here, EL in VAT numbers). */
+/** The member states of the EU, Kontor's one list (ISO 3166-1 alpha-2; Greece is GR here, EL in VAT numbers and Intervat: intervatCountry). */
 export const EU_COUNTRIES = new Set([
   "AT", "BE", "BG", "CY", "CZ", "DE", "DK", "EE", "ES", "FI", "FR", "GR", "HR", "HU", "IE", "IT", "LT", "LU", "LV", "MT", "NL", "PL", "PT", "RO", "SE", "SI", "SK",
 ]);

@@ -21,18 +21,18 @@ import { vatConsignmentXml } from "./xml.ts";
 
 type OrgRow = typeof organizations.$inferSelect;
 
-/** The organisation's VAT number as Intervat takes it: 10 digits without BE; null when it has no Belgian one. */
-export function belgianVatDigits(vatNumber: string | null): string | null {
-  const compact = (vatNumber ?? "").replace(/[\s.\-]/g, "").toUpperCase();
-  const m = /^BE([01]\d{9})$/.exec(compact);
-  return m ? m[1]! : null;
-}
-
 function orgRow(tx: Tx, orgId: string): OrgRow {
   return tx.select().from(organizations).where(eq(organizations.id, orgId)).get()!;
 }
 
-/** The period named, of the organisation's kind and ended (its last day before today where it is): else a 422 on `period`. */
+/**
+ * The period named, of the organisation's kind and ended (its last day before today where it is):
+ * else a 422 on `period`. The one check of the return and the intra-Community listing.
+ */
+export function filingPeriod(tx: Tx, orgId: string, name: string): VatPeriodName {
+  return periodOf(orgRow(tx, orgId), name);
+}
+
 function periodOf(org: OrgRow, name: string): VatPeriodName {
   const period = parseVatPeriod(name);
   if (!period) throw ValidationFailed.field("period", "The period must be a quarter (YYYY-Qn, e.g. 2026-Q4) or a month (YYYY-MM, e.g. 2026-11).");
@@ -44,11 +44,8 @@ function periodOf(org: OrgRow, name: string): VatPeriodName {
   return period;
 }
 
-function vatDigitsOf(org: OrgRow): string {
-  const digits = belgianVatDigits(org.vatNumber);
-  if (!digits) throw ValidationFailed.field("vat_number", "The Belgian VAT return needs the organisation's Belgian VAT number (BE and 10 digits, e.g. BE0123456749): set it with PUT /api/v1/organization.");
-  return digits;
-}
+/** The organisation as declarant (the one reader of the Intervat filings, ./declarant.ts): without a valid Belgian VAT number, a 422 on `vat_number`. */
+const declarantOf = (tx: Tx, org: OrgRow) => readDeclarant(tx, org.id);
 
 /**
  * Whether the year's client listing is empty (no Belgian VAT-registered customer listed): the
@@ -125,10 +122,10 @@ function filedRow(tx: Tx, orgId: string, name: string) {
 }
 
 function xmlOf(tx: Tx, org: OrgRow, computed: Computed, askRestitution: boolean): string {
-  const vatNumber = vatDigitsOf(org);
+  const declarant = declarantOf(tx, org);
   if (computed.blocking.length > 0) throw ValidationFailed.field("period", `The return of ${computed.period.name} cannot be filed: ${computed.blocking.join(" ")}`);
   return vatConsignmentXml({
-    declarant: { vatNumber, name: org.name, street: org.address, postCode: org.postalCode, city: org.city, email: org.email, phone: org.phone },
+    declarant,
     period: computed.period,
     grids: computed.grids,
     clientListingNihil: isLastOfYear(computed.period) && clientListingEmpty(tx, org.id, computed.period.year),
@@ -145,7 +142,7 @@ export const vatReturnService = {
     return snapshot(scope.db, (tx) => {
       const org = orgRow(tx, scope.org.id);
       const period = periodOf(org, name);
-      vatDigitsOf(org);
+      declarantOf(tx, org);
       const filed = filedRow(tx, org.id, period.name);
       return present(org, compute(tx, org.id, period), filed, !filed && filingOver(filings(tx, org.id), period) !== undefined);
     });
@@ -156,7 +153,7 @@ export const vatReturnService = {
     return snapshot(scope.db, (tx) => {
       const org = orgRow(tx, scope.org.id);
       const period = periodOf(org, name);
-      vatDigitsOf(org);
+      declarantOf(tx, org);
       const filed = filedRow(tx, org.id, period.name);
       return { body: filed ? filed.xml : xmlOf(tx, org, compute(tx, org.id, period), askRestitution), filename: `vat-return-${period.name}` };
     });
@@ -166,7 +163,7 @@ export const vatReturnService = {
     return transaction(scope.db, (tx) => {
       const org = orgRow(tx, scope.org.id);
       const period = periodOf(org, name);
-      vatDigitsOf(org);
+      declarantOf(tx, org);
       const before = filedRow(tx, org.id, period.name);
       if (before) throw new Conflict(`The VAT return of ${period.name} was filed on ${before.filedAt}; a filed return is not filed again (corrections are made in a later return).`);
       // filed periods are found by their dates: a month of a filed quarter (or the reverse) would declare its documents twice
