@@ -1,6 +1,7 @@
 /** The category → expense account map: what an approved expense posts to, changeable over the API. */
 import { afterAll, describe, expect, test } from "bun:test";
-import { createTestEnv } from "./helpers.ts";
+import { createOrganization } from "../server/orgs/service.ts";
+import { createTestEnv, TEST_IBAN } from "./helpers.ts";
 
 const env = createTestEnv();
 afterAll(() => env.close());
@@ -34,17 +35,38 @@ describe("expense categories", () => {
     expect(await postedTo("catering")).toBe("6300");
   });
 
-  test("a fixed-asset account (an asset without a system role) is accepted: investment goods post to it", async () => {
-    const org = (await env.api("GET", "/api/v1/organization")).body.data;
-    // the generic chart has no fixed-asset account: one as the accountant would add it
-    const now = new Date().toISOString();
-    env.db.$client.run(
-      `INSERT INTO accounts (id, organization_id, code, name, type, parent_id, is_active, description, system_account, created_at, updated_at) VALUES (?, ?, '1500', 'Equipment', 'asset', NULL, 1, 'Fixed assets', NULL, ?, ?)`,
-      [crypto.randomUUID(), org.id, now, now],
-    );
-    const equipment = (await accounts()).find((a) => a.code === "1500")!;
-    expect((await env.api("PUT", "/api/v1/expense-categories/laptops", { account_id: equipment.id })).status).toBe(200);
-    expect(await postedTo("laptops")).toBe("1500");
+  test("a fixed-asset account (1600–1699 in the generic chart) is accepted: investment goods post to it", async () => {
+    const fixedAssets = (await accounts()).find((a) => a.code === "1600")!;
+    const created = await env.api("POST", "/api/v1/accounts", { code: "1610", name: "Equipment", type: "asset", parent_id: fixedAssets.id });
+    expect(created.status, created.text).toBe(201);
+    expect((await env.api("PUT", "/api/v1/expense-categories/laptops", { account_id: created.body.data.id })).status).toBe(200);
+    expect(await postedTo("laptops")).toBe("1610");
+  });
+
+  test("an asset account outside the fixed-asset range (1300 Cash, an asset added at 1700) is no fixed asset: 422", async () => {
+    const cash = (await accounts()).find((a) => a.code === "1300")!;
+    const refused = await env.api("PUT", "/api/v1/expense-categories/petty", { account_id: cash.id });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors.account_id[0]).toContain("1300 Cash is not an active expense or fixed-asset account");
+    const assets = (await accounts()).find((a) => a.code === "1000")!;
+    const deposit = await env.api("POST", "/api/v1/accounts", { code: "1700", name: "Deposits", type: "asset", parent_id: assets.id });
+    expect(deposit.status, deposit.text).toBe(201);
+    expect((await env.api("PUT", "/api/v1/expense-categories/petty", { account_id: deposit.body.data.id })).status).toBe(422);
+  });
+
+  test("in the Belgian chart a fixed asset is PCMN class 2, and 400 Trade debtors is not one", async () => {
+    const org = createOrganization(env.db, { name: "Belgian categories", country: "BE", currency: "EUR", iban: TEST_IBAN, chart: "be" });
+    const token = env.orgToken(["*"], org);
+    const all: { id: string; code: string }[] = [];
+    for (let page = 1; ; page++) {
+      const data = (await env.api("GET", `/api/v1/accounts?per_page=100&page=${page}`, undefined, token)).body.data;
+      all.push(...data);
+      if (data.length < 100) break;
+    }
+    const software = all.find((a) => a.code === "215000")!;
+    const receivables = all.find((a) => a.code === "400")!;
+    expect((await env.api("PUT", "/api/v1/expense-categories/software", { account_id: software.id }, token)).status).toBe(200);
+    expect((await env.api("PUT", "/api/v1/expense-categories/software", { account_id: receivables.id }, token)).status).toBe(422);
   });
 
   test("an account that is not an expense account of the organisation is a 422 on account_id", async () => {

@@ -1,6 +1,6 @@
 /** `kontor listing clients | intra-community` (declared in cli/commands/listings.ts). */
 import { listingService } from "../../server/listings/service.ts";
-import type { ListingWarning } from "../../server/listings/clients.ts";
+import type { ListingWarning } from "../../server/vat-returns/client-listing.ts";
 import { CLI_ACTOR, findOrganization } from "../../server/orgs/service.ts";
 import { open } from "../context.ts";
 import type { GlobalOptions } from "../globals.ts";

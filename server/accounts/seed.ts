@@ -14,6 +14,7 @@ export const GENERIC_CHART: [string, string, AccountType, string | null, string,
   ["1200", "Accounts receivable", "asset", "1000", "Invoiced amounts not yet received from customers", "receivables"],
   ["1300", "Cash", "asset", "1000", "Cash on hand", null],
   ["1400", "VAT receivable", "asset", "1000", "Input VAT to reclaim", "vat_receivable"],
+  ["1600", "Fixed assets", "asset", "1000", "Equipment, furniture, vehicles and software kept for use (investment goods): 1600–1699", null],
   ["1900", "Suspense account", "asset", "1000", "Bank lines not yet matched to a document or booked to an account", "suspense"],
   ["2000", "Liabilities", "liability", null, "Everything the organisation owes", null],
   ["2100", "Accounts payable", "liability", "2000", "Amounts owed to suppliers", "payables"],
@@ -155,8 +156,8 @@ const genericChartRows = (): SeedRow[] =>
 
 /**
  * Seeds the chart of accounts (`generic`, or `be`: the PCMN named in the organisation's document
- * language) and its category map; no bank account (an organisation's bank accounts are its own:
- * contract section 3). Returns the id of the `bank` account (1110, or 550) its first bank account
+ * language) and its category map; no bank account (an organisation has a bank account only when
+ * it gives one: Kontor invents no IBAN). Returns the id of the `bank` account (1110, or 550) its first bank account
  * links to, and what a payment without a bank account posts to.
  */
 export function seedChart(tx: Tx, organizationId: string, chart: Chart = "generic", language: DocumentLanguage = "en"): string {

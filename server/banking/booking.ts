@@ -21,7 +21,7 @@ import type { Tx } from "../../db/client.ts";
 import { accounts, bankAccounts, bankStatements, bankTransactions, vatRates } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
 import { systemAccount } from "../ledger/accounts.ts";
-import { bankLineEntry, openingBalancePosting } from "../ledger/rules.ts";
+import { bankLineEntry, bankLineSelfAssessment, openingBalancePosting } from "../ledger/rules.ts";
 import { Conflict, FieldErrorBag } from "../lib/errors.ts";
 import { findInOrg, inOrg, updateInOrg, type Scope } from "../lib/scope.ts";
 import { addDays, newId, nowIso } from "../lib/time.ts";
@@ -242,7 +242,12 @@ function post(
       description: (description ?? lineName(line)).slice(0, 1000),
       vat: vat && { ...vat, side },
     },
-    { bank: inSuspense ? systemAccount(tx, scope.org.id, "suspense").id : bank.accountId, account: accountId, vat: vatAccount },
+    {
+      bank: inSuspense ? systemAccount(tx, scope.org.id, "suspense").id : bank.accountId,
+      account: accountId,
+      vat: vatAccount,
+      selfAssessment: side === "purchases" && vat ? bankLineSelfAssessment(tx, scope.org.id) : null,
+    },
   );
   updateInOrg(tx, bankTransactions, scope.org.id, line.id, {
     ...NOT_MATCHED,

@@ -7,7 +7,7 @@
 import { and, asc, eq } from "drizzle-orm";
 import { accounts, expenseCategoryAccounts } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
-import { categoryKey } from "../ledger/accounts.ts";
+import { categoryKey, chartOf, isFixedAsset } from "../ledger/accounts.ts";
 import { NotFound, ValidationFailed } from "../lib/errors.ts";
 import { inOrg, snapshot, transaction, type Scope } from "../lib/scope.ts";
 import { nowIso } from "../lib/time.ts";
@@ -33,10 +33,10 @@ export const expenseCategoryService = {
     return transaction(scope.db, (tx) => {
       const account = tx.select().from(accounts).where(inOrg(accounts, scope.org.id, eq(accounts.id, input.account_id))).get();
       if (!account) throw ValidationFailed.field("account_id", "The selected account_id is invalid.");
-      // an expense account, or a fixed-asset account (an asset without a system role; PCMN class 2): investment goods, the VAT return's 83
-      const fixedAsset = account.type === "asset" && account.systemAccount === null;
+      // an expense account, or a fixed-asset account: investment goods, the VAT return's 83 (one rule: isFixedAsset)
+      const fixedAsset = isFixedAsset(account, chartOf(tx, scope.org.id));
       if ((account.type !== "expense" && !fixedAsset) || !account.isActive) {
-        throw ValidationFailed.field("account_id", `The account ${account.code} ${account.name} is not an active expense or fixed-asset account.`);
+        throw ValidationFailed.field("account_id", `The account ${account.code} ${account.name} is not an active expense or fixed-asset account (a fixed asset is in PCMN class 2 in the Belgian chart, 1600–1699 in the generic one).`);
       }
       const now = nowIso();
       tx.insert(expenseCategoryAccounts)

@@ -120,6 +120,17 @@ function addSystemAccount(
 }
 
 /** The chart the organisation's accounts were seeded from (fixed at its creation). */
+/**
+ * A fixed asset (investment goods, the VAT return's grid 83; an expense category may post to one):
+ * an asset account without a system role, in PCMN class 2 in the Belgian chart, or in the generic
+ * chart's range 1600–1699 (under 1600 Fixed assets). Cash, receivables, VAT receivable, advances
+ * and suspense are assets but none of these.
+ */
+export function isFixedAsset(account: { code: string; type: string; systemAccount?: string | null }, chart: Chart): boolean {
+  if (account.type !== "asset" || (account.systemAccount ?? null) !== null) return false;
+  return chart === "be" ? account.code.startsWith("2") : /^16\d\d$/.test(account.code);
+}
+
 export function chartOf(tx: Tx, orgId: string): Chart {
   return tx.select({ chart: organizations.chart }).from(organizations).where(eq(organizations.id, orgId)).get()?.chart ?? "generic";
 }

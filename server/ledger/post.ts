@@ -4,7 +4,7 @@
  * effects: only server/changes/ and the ledger's own data migration (backfill.ts) import this
  * file (.dependency-cruiser.cjs). Amounts are signed integer cents: positive debits, negative credits.
  *
- * The database holds the rules as well as this code (migrations 0017, 0040): the lines go in
+ * The database holds the rules as well as this code (the ledger's migration triggers, and the fiscal years' ones): the lines go in
  * first and the header last, and the header's INSERT triggers refuse lines that do not balance, a
  * closed fiscal year or a date before the first one, or lines of another organisation, date or
  * currency; a line added to an existing entry, any UPDATE and any DELETE are refused; the same triggers keep the running balances

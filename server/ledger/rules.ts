@@ -44,12 +44,12 @@ import { accountDays, accounts, bankAccounts, expenses, expenseVatLines, invoice
 import type { EXPENSE_DOCUMENT_TYPES, InvoiceType } from "../../db/values.ts";
 import type { VatCategory } from "../documents/model.ts";
 import { itemShares, vatBreakdown } from "../documents/vat-breakdown.ts";
-import { lineAmountCents } from "../lib/money.ts";
+import { lineAmountCents, vatCents } from "../lib/money.ts";
 import { addDays } from "../lib/time.ts";
 import { fiscalCalendar } from "../lib/fiscal-year.ts";
 import { categoryAccount, lateIncomeAccountId, openingBalanceAccountId, supplierAdvancesAccountId, systemAccount } from "./accounts.ts";
 import { debitBalanceBefore } from "./balances.ts";
-import type { DraftLine, EntryDraft } from "./draft.ts";
+import type { DraftLine, EntryDraft, VatTag } from "./draft.ts";
 
 type InvoiceRow = typeof invoices.$inferSelect;
 type BankAccountRow = typeof bankAccounts.$inferSelect;
@@ -201,6 +201,25 @@ function expenseRate(expense: Pick<ExpenseFigures, "vatRate" | "amountCents" | "
 
 const expenseName = (expense: Pick<ExpenseFigures, "category" | "vendor">) => `Expense: ${expense.category}${expense.vendor ? `, ${expense.vendor}` : ""}`;
 
+/** The VAT a reverse-charged purchase self-assesses: at this rate, VAT payable (due) against VAT receivable (deductible). */
+export type SelfAssessment = { rateBp: number; vatPayable: string; vatReceivable: string };
+
+/**
+ * A purchase at K or AE is reverse charged: the purchaser owes its VAT and deducts it at once (the
+ * Belgian return's 55 or 56, and 59), at the self-assessed rate of its base (`signedBase`: a
+ * purchase positive, a credit note or refund negative): VAT receivable debited (role
+ * self_assessed_deductible), VAT payable credited (self_assessed_due). Any other category: none.
+ */
+export function selfAssessedLines(signedBase: number, assessment: SelfAssessment, tag: Omit<VatTag, "role">, rate: string): DraftLine[] {
+  if (tag.category !== "K" && tag.category !== "AE") return [];
+  const cents = Math.sign(signedBase) * vatCents(Math.abs(signedBase), assessment.rateBp);
+  const label = `Self-assessed VAT ${(assessment.rateBp / 100).toFixed(2)} %${rate}`;
+  return [
+    { accountId: assessment.vatReceivable, cents, description: `${label}, deductible`, vat: { ...tag, role: "self_assessed_deductible" } },
+    { accountId: assessment.vatPayable, cents: -cents, description: `${label}, due`, vat: { ...tag, role: "self_assessed_due" } },
+  ];
+}
+
 /**
  * Approving an expense: its category's expense account (amount) and VAT receivable against
  * payables (amount + VAT), one base and VAT pair per category and rate of its VAT breakdown when
@@ -228,11 +247,8 @@ export function expenseEntry(expense: ExpenseFigures, chart: PurchasesChart): En
     const rate = breakdown ? `, VAT ${rateLabel(r)}` : "";
     lines.push({ accountId: chart.expense, cents: sign * r.baseCents, description: `${name}${rate}`, vat: { ...tag, role: "base" } });
     lines.push({ accountId: chart.vatReceivable, cents: sign * r.vatCents, description: `Input VAT${rate}`, vat: { ...tag, role: "vat" } });
-    if ((r.category === "K" || r.category === "AE") && expense.selfAssessedRateBp && chart.vatPayable) {
-      const selfAssessed = Math.round((r.baseCents * expense.selfAssessedRateBp) / 10_000);
-      const label = `Self-assessed VAT ${(expense.selfAssessedRateBp / 100).toFixed(2)} %${rate}`;
-      lines.push({ accountId: chart.vatReceivable, cents: sign * selfAssessed, description: `${label}, deductible`, vat: { ...tag, role: "self_assessed_deductible" } });
-      lines.push({ accountId: chart.vatPayable, cents: -sign * selfAssessed, description: `${label}, due`, vat: { ...tag, role: "self_assessed_due" } });
+    if (expense.selfAssessedRateBp && chart.vatPayable) {
+      lines.push(...selfAssessedLines(sign * r.baseCents, { rateBp: expense.selfAssessedRateBp, vatPayable: chart.vatPayable, vatReceivable: chart.vatReceivable }, tag, rate));
     }
   }
   lines.push({ accountId: chart.payables, cents: -sign * (expense.amountCents + expense.vatCents), description: name });
@@ -319,7 +335,7 @@ export type BankLineFigures = {
  * account is on: a cost's input VAT, a revenue's output VAT; money the other way round (a fee
  * refunded, a sale paid back) is a note on that side.
  */
-export function bankLineEntry(line: BankLineFigures, chart: { bank: string; account: string; vat: string | null }): EntryDraft {
+export function bankLineEntry(line: BankLineFigures, chart: { bank: string; account: string; vat: string | null; selfAssessment?: SelfAssessment | null }): EntryDraft {
   const sign = line.direction === "debit" ? 1 : -1;
   const lines: DraftLine[] = [{ accountId: chart.bank, cents: -sign * line.amountCents, description: line.description }];
   if (line.vat === null || chart.vat === null) {
@@ -331,6 +347,8 @@ export function bankLineEntry(line: BankLineFigures, chart: { bank: string; acco
     const rate = rateLabel(line.vat);
     lines.push({ accountId: chart.account, cents: sign * share!.amountCents, description: `${line.description}, VAT ${rate}`, vat: { ...tag, role: "base" } });
     lines.push({ accountId: chart.vat, cents: sign * share!.vatCents, description: `VAT ${rate}`, vat: { ...tag, role: "vat" } });
+    // bought at K or AE: self-assessed as an expense is
+    if (line.vat.side === "purchases" && chart.selfAssessment) lines.push(...selfAssessedLines(sign * share!.amountCents, chart.selfAssessment, tag, `, VAT ${rate}`));
   }
   return { id: line.entryId, date: line.date, description: line.description, currency: line.currency, source: { type: "bank_transaction", id: line.lineId }, lines };
 }
@@ -479,13 +497,23 @@ function selfAssessedRate(tx: Tx, expense: ExpenseRow): number {
     const named = tx.select({ rateBp: vatRates.rateBp }).from(vatRates).where(eq(vatRates.id, expense.selfAssessedVatRateId)).get();
     if (named) return named.rateBp;
   }
+  return standardRateBp(tx, expense.organizationId);
+}
+
+/** The organisation's standard rate: its highest S rate, 21 % when it has none. */
+export function standardRateBp(tx: Tx, orgId: string): number {
   const standard = tx
     .select({ rateBp: vatRates.rateBp })
     .from(vatRates)
-    .where(and(eq(vatRates.organizationId, expense.organizationId), eq(vatRates.category, "S")))
+    .where(and(eq(vatRates.organizationId, orgId), eq(vatRates.category, "S")))
     .orderBy(desc(vatRates.rateBp))
     .get();
   return standard?.rateBp ?? 2100;
+}
+
+/** What a bank line booked at K or AE self-assesses: the organisation's standard rate, VAT payable and receivable. */
+export function bankLineSelfAssessment(tx: Tx, orgId: string): SelfAssessment {
+  return { rateBp: standardRateBp(tx, orgId), vatPayable: systemAccount(tx, orgId, "vat_payable").id, vatReceivable: systemAccount(tx, orgId, "vat_receivable").id };
 }
 
 /** The accounts an expense posts to: its category's (./accounts.ts), VAT receivable, payables, and advances when it has a prepaid amount. */

@@ -6,21 +6,19 @@
  * return's 44 + 46 less their part of 48 by construction; a row the listing cannot carry (no
  * valid EU VAT number) is named in a warning and counted in `unlisted`.
  */
-import { eq } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
-import { organizations } from "../../db/schema.ts";
-import { ValidationFailed } from "../lib/errors.ts";
 import { formatCents } from "../lib/money.ts";
-import { localDate } from "../lib/time.ts";
 import { compactVatNumber, vatNumberProblem } from "../lib/vat-numbers.ts";
-import { parseVatPeriod, type VatPeriodName } from "../lib/vat-period.ts";
-import type { ListingWarning } from "./clients.ts";
-import type { Declarant } from "./intervat.ts";
-import { intervatCountry, type IntraCode } from "./rules.ts";
+import type { VatPeriodName } from "../lib/vat-period.ts";
+import type { ListingWarning } from "../vat-returns/client-listing.ts";
+import type { Declarant } from "../vat-returns/declarant.ts";
+import { intervatCountry, type IntraCode } from "../vat-returns/listing-rules.ts";
 import { intraContributions } from "./sources.ts";
+import { EU_COUNTRIES } from "../vat-returns/grids.ts";
+import { filingPeriod } from "../vat-returns/service.ts";
 
-/** The member states an intra-Community listing names (Intervat's MSCountryCodeExclBE less the non-EU GB and MC, which the old schema still lists). */
-const MEMBER_STATES = new Set(["AT", "BG", "CY", "CZ", "DE", "DK", "EE", "EL", "ES", "FI", "FR", "HR", "HU", "IE", "IT", "LT", "LU", "LV", "MT", "NL", "PL", "PT", "RO", "SE", "SI", "SK"]);
+/** The member states an intra-Community listing names, by their Intervat codes (Greece EL): the EU's one list less Belgium (Intervat's MSCountryCodeExclBE also has GB and MC, no longer in the EU). */
+const MEMBER_STATES = new Set([...EU_COUNTRIES].filter((c) => c !== "BE").map(intervatCountry));
 
 export type IntraLine = { vat_number: string; country: string; number: string; code: IntraCode; amount: string; name: string; customer_ids: string[] };
 
@@ -37,18 +35,8 @@ export type IntraListing = {
   warnings: ListingWarning[];
 };
 
-/** `{period}` of the route: of the organisation's kind (its vat_period) and ended, else a 422 on `period`. */
-export function listingPeriod(tx: Tx, orgId: string, text: string, timeZone: string): VatPeriodName {
-  const period = parseVatPeriod(text);
-  if (!period) throw ValidationFailed.field("period", "The period field must name a VAT period: YYYY-Qn (a quarter) or YYYY-MM (a month).");
-  const kind = tx.select({ kind: organizations.vatPeriod }).from(organizations).where(eq(organizations.id, orgId)).get()!.kind;
-  if (period.kind !== kind) {
-    throw ValidationFailed.field("period", `The organisation files ${kind}: its periods are named ${kind === "quarterly" ? "YYYY-Qn, e.g. 2026-Q1" : "YYYY-MM, e.g. 2026-01"}, not ${text}.`);
-  }
-  const today = localDate(timeZone);
-  if (period.to >= today) throw ValidationFailed.field("period", `The period ${period.name} has not ended (it ends on ${period.to}; today is ${today}).`);
-  return period;
-}
+/** `{period}` of the route: of the organisation's kind (its vat_period) and ended, else a 422 on `period` (the VAT return's own check). */
+export const listingPeriod = (tx: Tx, orgId: string, text: string): VatPeriodName => filingPeriod(tx, orgId, text);
 
 type Line = { vatNumber: string; country: string; number: string; code: IntraCode; cents: number; name: string; customerIds: Set<string> };
 
@@ -56,7 +44,8 @@ export function intraListing(tx: Tx, orgId: string, period: VatPeriodName, decla
   const grids = { "44": 0, "46": 0, "48": 0 };
   const lines = new Map<string, Line>();
   const unlisted = new Map<string, { name: string; customerId: string; vatNumber: string | null; cents: number }>();
-  for (const row of intraContributions(tx, orgId, period)) {
+  const sources = intraContributions(tx, orgId, period);
+  for (const row of sources.rows) {
     // a credit note on a 44 or 46 supply (grid 48) reduces its customer's line of the same code
     const signed = row.grid === "48" ? -row.cents : row.cents;
     grids[row.grid] += row.cents;
@@ -78,6 +67,14 @@ export function intraListing(tx: Tx, orgId: string, period: VatPeriodName, decla
   }
 
   const warnings: ListingWarning[] = [];
+  for (const d of sources.foreign) {
+    warnings.push({
+      code: "other_currency",
+      message: `${d.label} to ${d.party.name ?? "a customer"} in another member state is in ${d.currency}: it is neither in the VAT return nor listed (Kontor keeps no exchange rates). Add it by hand in euro.`,
+      customer_id: d.party.id,
+      customer_name: d.party.name,
+    });
+  }
   for (const t of unlisted.values()) {
     if (t.cents === 0) continue;
     warnings.push({

@@ -28,8 +28,8 @@ export const listingRoutes = (kernel: Kernel) =>
     .get("/clients/:year/xml", ({ scope, params }) => xmlFile(listingService.clientsXml(scope, params.year)), {
       ability: "reporting.view",
       params: ListingModel.yearParams,
-      response: { 200: IntervatXml("client listing (ClientListingConsignment, NewLK-in_v0_9.xsd)"), ...errors(422) },
-      detail: { tags, summary: "The annual client listing as Intervat XML (ClientListingConsignment), to file by 31 March of the next year" },
+      response: { 200: IntervatXml("client listing (ClientListingConsignment, NewLK-in_v0_9.xsd)"), ...errors(409, 422) },
+      detail: { tags, summary: "The annual client listing as Intervat XML (ClientListingConsignment), to file by 31 March of the next year; a year with nobody to list files none (409)" },
     })
     .get("/intra-community/:period", ({ scope, params }) => ({ data: listingService.intraCommunity(scope, params.period) }), {
       ability: "reporting.view",

@@ -3,8 +3,8 @@ import { eq } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
 import { organizations } from "../../db/schema.ts";
 import { snapshot, type Scope } from "../lib/scope.ts";
-import { clientListing, listingYear, type ClientListing } from "./clients.ts";
-import { readDeclarant } from "./intervat.ts";
+import { clientListing, listingYear, type ClientListing } from "../vat-returns/client-listing.ts";
+import { readDeclarant } from "../vat-returns/declarant.ts";
 import { intraListing, listingPeriod, type IntraListing } from "./intra.ts";
 import { clientListingXml, intraListingXml } from "./xml.ts";
 import { Conflict } from "../lib/errors.ts";
@@ -25,13 +25,18 @@ export const listingService = {
     return snapshot(scope.db, (tx) => {
       const year = listingYear(yearText, timeZoneOf(tx, scope.org.id));
       const declarant = readDeclarant(tx, scope.org.id);
-      return { body: clientListingXml(clientListing(tx, scope.org.id, year, declarant), declarant), name: `client-listing-${year}` };
+      const listing = clientListing(tx, scope.org.id, year, declarant);
+      // nobody to list: no listing is filed (the year's last VAT return says ClientListingNihil YES)
+      if (listing.customers.length === 0) {
+        throw new Conflict(`Nobody to list in ${year}: no Belgian VAT-registered customer had more than ${listing.threshold} of turnover, so no client listing is filed; the year's last VAT return answers ClientListingNihil YES.`);
+      }
+      return { body: clientListingXml(listing, declarant), name: `client-listing-${year}` };
     });
   },
 
   intraCommunity(scope: Scope, periodText: string): IntraListing {
     return snapshot(scope.db, (tx) => {
-      const period = listingPeriod(tx, scope.org.id, periodText, timeZoneOf(tx, scope.org.id));
+      const period = listingPeriod(tx, scope.org.id, periodText);
       return intraListing(tx, scope.org.id, period, readDeclarant(tx, scope.org.id));
     });
   },
@@ -39,7 +44,7 @@ export const listingService = {
   /** The schema wants at least one customer: a period without intra-Community supplies files no listing (409). */
   intraCommunityXml(scope: Scope, periodText: string): ListingFile {
     return snapshot(scope.db, (tx) => {
-      const period = listingPeriod(tx, scope.org.id, periodText, timeZoneOf(tx, scope.org.id));
+      const period = listingPeriod(tx, scope.org.id, periodText);
       const declarant = readDeclarant(tx, scope.org.id);
       const listing = intraListing(tx, scope.org.id, period, declarant);
       if (listing.lines.length === 0) {

@@ -5,8 +5,9 @@
  */
 import type { Tx } from "../../db/client.ts";
 import type { VatPeriodName } from "../lib/vat-period.ts";
-import { periodContributions } from "../vat-returns/contributions.ts";
-import type { IntraCode } from "./rules.ts";
+import { collectPeriod, type ForeignDocument } from "../vat-returns/contributions.ts";
+import { regionOf } from "../vat-returns/grids.ts";
+import type { IntraCode } from "../vat-returns/listing-rules.ts";
 
 export type IntraContribution = {
   grid: "44" | "46" | "48";
@@ -18,8 +19,13 @@ export type IntraContribution = {
 
 const INTRA_GRIDS = new Set(["44", "46", "48"]);
 
-export function intraContributions(tx: Tx, orgId: string, period: VatPeriodName): IntraContribution[] {
-  return periodContributions(tx, orgId, period)
+/**
+ * The period's 44/46/48 rows, and the sales in another currency the return leaves out that would
+ * have reached them (K or AE to a customer in another member state): the listing names those.
+ */
+export function intraContributions(tx: Tx, orgId: string, period: VatPeriodName): { rows: IntraContribution[]; foreign: ForeignDocument[] } {
+  const { contributions, foreign } = collectPeriod(tx, orgId, period);
+  const rows = contributions
     .filter((c) => c.side === "sales" && INTRA_GRIDS.has(c.grid) && c.intraCode !== null)
     .map((c) => ({
       grid: c.grid as IntraContribution["grid"],
@@ -27,4 +33,6 @@ export function intraContributions(tx: Tx, orgId: string, period: VatPeriodName)
       cents: c.cents,
       party: { customerId: c.party.id ?? c.sourceId, name: c.party.name ?? c.number ?? c.sourceId, vatNumber: c.party.vatNumber },
     }));
+  const intraForeign = foreign.filter((d) => d.side === "sales" && regionOf(d.party.country) === "EU" && d.categories.some((c) => c === "K" || c === "AE"));
+  return { rows, foreign: intraForeign };
 }

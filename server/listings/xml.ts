@@ -6,8 +6,8 @@
  */
 import { el, xmlDocument } from "../documents/xml-writer.ts";
 import { formatCents, toCents } from "../lib/money.ts";
-import type { ClientListing } from "./clients.ts";
-import { declarantXml, INPUT_COMMON_NS, type Declarant } from "./intervat.ts";
+import type { ClientListing } from "../vat-returns/client-listing.ts";
+import { declarantXml, INPUT_COMMON_NS, type Declarant } from "../vat-returns/declarant.ts";
 import type { IntraListing } from "./intra.ts";
 
 const cents = (money: string) => toCents(money)!;

@@ -7,7 +7,7 @@
 import { eq } from "drizzle-orm";
 import { Value } from "@sinclair/typebox/value";
 import type { Tx } from "../../db/client.ts";
-import { bankAccounts, organizations } from "../../db/schema.ts";
+import { bankAccounts, organizations, vatReturns } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
 import { toValidationFailed } from "../http/validation.ts";
 import { FieldErrorBag, NotFound, ValidationFailed } from "../lib/errors.ts";
@@ -155,6 +155,19 @@ function readLegalIdentity(input: OrganizationUpdate, set: Partial<OrganizationR
   }
 }
 
+/**
+ * The VAT period is fixed once a return is filed: periods of the other kind would overlap the
+ * filed ones, and the documents they declared would be reported again.
+ */
+function refuseVatPeriodChange(tx: Tx, orgId: string): void {
+  const filed = tx.select({ period: vatReturns.period }).from(vatReturns).where(eq(vatReturns.organizationId, orgId)).orderBy(vatReturns.periodFrom).all();
+  if (filed.length === 0) return;
+  throw ValidationFailed.field(
+    "vat_period",
+    `The VAT period cannot change once a VAT return is filed (${filed.map((r) => r.period).join(", ")}): periods of the other kind would overlap the filed ones and declare their documents again.`,
+  );
+}
+
 export function showOrganization(scope: Scope): ShownOrganization {
   return snapshot(scope.db, (tx) => presentOrganization(tx, readOrganization(tx, scope.org.id)));
 }
@@ -211,7 +224,9 @@ export function updateOrganization(scope: Scope, input: OrganizationUpdate): Sho
     }
     if (input.default_bank_account_id !== undefined) set.defaultBankAccountId = input.default_bank_account_id;
     if (input.company_number !== undefined || input.country !== undefined) checkCompanyNumber(tx, scope.org.id, set);
-    Object.assign(set, changeFiscalYears(tx, readOrganization(tx, scope.org.id), input));
+    const current = readOrganization(tx, scope.org.id);
+    if (set.vatPeriod !== undefined && set.vatPeriod !== current.vatPeriod) refuseVatPeriodChange(tx, scope.org.id);
+    Object.assign(set, changeFiscalYears(tx, current, input));
     tx.update(organizations)
       .set({ ...set, updatedAt: nowIso() })
       .where(eq(organizations.id, scope.org.id))

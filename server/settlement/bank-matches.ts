@@ -12,7 +12,7 @@ import type { AccountType, VatCategory } from "../../db/values.ts";
 import { recordChange } from "../changes/record.ts";
 import { systemAccount } from "../ledger/accounts.ts";
 import type { LedgerEffect } from "../ledger/draft.ts";
-import { bankLineEntry } from "../ledger/rules.ts";
+import { bankLineEntry, bankLineSelfAssessment } from "../ledger/rules.ts";
 import { formatCents } from "../lib/money.ts";
 import { inOrg, type Scope } from "../lib/scope.ts";
 import { addDays, newId, nowIso } from "../lib/time.ts";
@@ -185,7 +185,7 @@ function accountDraft(
       description: (target.description ?? lineName(line)).slice(0, 1000),
       vat: target.vat && { ...target.vat, side },
     },
-    { bank: via, account: target.account.id, vat: vatAccount },
+    { bank: via, account: target.account.id, vat: vatAccount, selfAssessment: side === "purchases" && target.vat ? bankLineSelfAssessment(tx, orgId) : null },
   );
 }
 

@@ -10,10 +10,12 @@
  */
 import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
-import { bankTransactions, expenses, invoiceLines, invoices, suppliers, organizations, vatRates, vatReturns } from "../../db/schema.ts";
+import { bankTransactions, expenses, invoiceLines, invoices, suppliers, vatRates, vatReturns } from "../../db/schema.ts";
 import type { SupplyType, VatCategory, VatRole, VatSide } from "../../db/values.ts";
-import { nextVatPeriod, vatPeriodOf, type VatPeriodName } from "../lib/vat-period.ts";
-import { defaultSupplyType, purchaseGrids, regionOf, saleGrids, type ChartKind } from "./grids.ts";
+import { divRoundHalfUp } from "../lib/money.ts";
+import { nextVatPeriod, parseVatPeriod, vatPeriodOf, type VatPeriodName } from "../lib/vat-period.ts";
+import { chartOf } from "../ledger/accounts.ts";
+import { defaultSupplyType, purchaseGrids, regionOf, saleGrids } from "./grids.ts";
 
 export type GridContribution = {
   side: "sales" | "purchases";
@@ -36,7 +38,10 @@ export type GridContribution = {
   creditNote: boolean;
 };
 
-export type PeriodContributions = { contributions: GridContribution[]; warnings: string[] };
+/** A document in another currency: not reported (Kontor keeps no exchange rates), named so that what builds on the return can say so. */
+export type ForeignDocument = { sourceType: GridContribution["sourceType"]; sourceId: string; label: string; currency: string; side: "sales" | "purchases"; categories: VatCategory[]; party: GridContribution["party"] };
+
+export type PeriodContributions = { contributions: GridContribution[]; warnings: string[]; foreign: ForeignDocument[] };
 
 type TaggedRow = {
   entryId: string;
@@ -52,24 +57,43 @@ type TaggedRow = {
   note: number;
   accountCode: string;
   accountType: string;
+  accountRole: string | null;
   /** credits less debits */
   credit: number;
 };
 
-/** The chart the organisation was created with: its purchases are classified by that chart's accounts. */
-export function chartKind(tx: Tx, orgId: string): ChartKind {
-  return tx.select({ chart: organizations.chart }).from(organizations).where(eq(organizations.id, orgId)).get()?.chart ?? "generic";
+/** A filed return: its period (by its dates) and when it was filed. */
+export type Filing = { period: VatPeriodName; filedAt: string };
+
+/** The filings of the organisation, earliest period first. */
+export function filings(tx: Tx, orgId: string): Filing[] {
+  return tx
+    .select({ period: vatReturns.period, from: vatReturns.periodFrom, to: vatReturns.periodTo, filedAt: vatReturns.filedAt })
+    .from(vatReturns)
+    .where(eq(vatReturns.organizationId, orgId))
+    .orderBy(vatReturns.periodFrom)
+    .all()
+    .map((r) => ({ period: { ...parseVatPeriod(r.period)!, from: r.from, to: r.to }, filedAt: r.filedAt }));
 }
 
-/** The filings of the organisation: period name → when it was filed. */
-export function filings(tx: Tx, orgId: string): Map<string, string> {
-  return new Map(tx.select({ period: vatReturns.period, filedAt: vatReturns.filedAt }).from(vatReturns).where(eq(vatReturns.organizationId, orgId)).all().map((r) => [r.period, r.filedAt]));
-}
+/** Whether two periods share a day (a quarter and a month of it do). */
+export const overlaps = (a: { from: string; to: string }, b: { from: string; to: string }) => a.from <= b.to && b.from <= a.to;
 
-/** The period a document dated `date` whose entry was created at `createdAt` is reported in. */
-export function reportedPeriod(kind: VatPeriodName["kind"], date: string, createdAt: string, filed: Map<string, string>): VatPeriodName {
+/** The filing whose period overlaps `period`, if any. */
+export const filingOver = (filed: readonly Filing[], period: { from: string; to: string }) => filed.find((f) => overlaps(f.period, period));
+
+/**
+ * The period a document dated `date` whose entry was created at `createdAt` is reported in. A
+ * filing is found by its dates, not its name: a document a filing declared (dated in its period,
+ * posted before it) stays in that filed period, whatever kind of period is asked now; one posted
+ * after the filing of its period moves to the first period of `kind` that no filing made before
+ * it overlaps.
+ */
+export function reportedPeriod(kind: VatPeriodName["kind"], date: string, createdAt: string, filed: readonly Filing[]): VatPeriodName {
+  const holding = filed.find((f) => f.period.from <= date && date <= f.period.to);
+  if (holding && !(holding.filedAt < createdAt)) return holding.period;
   let p = vatPeriodOf(kind, date);
-  for (let filedAt = filed.get(p.name); filedAt !== undefined && filedAt < createdAt; filedAt = filed.get(p.name)) p = nextVatPeriod(p);
+  while (filed.some((f) => overlaps(f.period, p) && f.filedAt < createdAt)) p = nextVatPeriod(p);
   return p;
 }
 
@@ -91,7 +115,8 @@ export function collectPeriod(tx: Tx, orgId: string, period: VatPeriodName): Per
   );
   const rows = [...late, ...dated];
   const inPeriod = rows.filter((r) => reportedPeriod(period.kind, r.date, r.createdAt, filed).name === period.name);
-  return contributionsOf(tx, orgId, inPeriod, period.name, (r) => (r.date < period.from ? vatPeriodOf(period.kind, r.date).name : null));
+  const filedName = (date: string) => (filed.find((f) => f.period.from <= date && date <= f.period.to)?.period ?? vatPeriodOf(period.kind, date)).name;
+  return contributionsOf(tx, orgId, inPeriod, period.name, (r) => (r.date < period.from ? filedName(r.date) : null));
 }
 
 /** The contributions of the documents dated from `from` to `to` (the VAT report's Belgian grids): by date, whatever was filed. */
@@ -103,7 +128,7 @@ function taggedRows(tx: Tx, orgId: string, which: SQL): TaggedRow[] {
   return tx.all<TaggedRow>(
     sql`SELECT e."id" AS "entryId", e."source_type" AS "sourceType", e."source_id" AS "sourceId", e."date" AS "date", e."created_at" AS "createdAt",
         e."currency" AS "currency", l."vat_side" AS "side", l."vat_role" AS "role", l."vat_category" AS "category", l."vat_rate_bp" AS "rateBp",
-        l."vat_note" AS "note", a."code" AS "accountCode", a."type" AS "accountType", sum(l."credit_cents" - l."debit_cents") AS "credit"
+        l."vat_note" AS "note", a."code" AS "accountCode", a."type" AS "accountType", a."system_account" AS "accountRole", sum(l."credit_cents" - l."debit_cents") AS "credit"
       FROM "journal_entries" e JOIN "journal_lines" l ON l."entry_id" = e."id" JOIN "accounts" a ON a."id" = l."account_id"
       WHERE e."organization_id" = ${orgId} AND e."source_type" IN ('invoice', 'expense', 'bank_transaction') AND l."vat_side" IS NOT NULL
         AND ${which}
@@ -117,17 +142,18 @@ function contributionsOf(tx: Tx, orgId: string, rows: readonly TaggedRow[], repo
   const warnings: string[] = [];
   const kept: TaggedRow[] = [];
   const warnedLate = new Set<string>();
-  const foreign = new Set<string>();
+  const foreignRows: TaggedRow[] = [];
   for (const r of rows) {
     if (r.currency !== "EUR") {
-      foreign.add(r.entryId);
+      foreignRows.push(r);
       continue;
     }
     kept.push(r);
   }
-  if (foreign.size > 0) warnings.push(`${foreign.size} document(s) of the period are not in EUR and are not reported: Kontor keeps no exchange rates; add them by hand.`);
+  const foreign = foreignDocuments(tx, orgId, foreignRows);
+  if (foreign.length > 0) warnings.push(`${foreign.length} document(s) of the period are not in EUR and are not reported: Kontor keeps no exchange rates; add them by hand.`);
   const byEntry = Map.groupBy(kept, (r) => r.entryId);
-  const chart = chartKind(tx, orgId);
+  const chart = chartOf(tx, orgId);
   const docs = readDocuments(tx, orgId, kept);
   const out: GridContribution[] = [];
   const warnOnce = new Set<string>();
@@ -145,8 +171,13 @@ function contributionsOf(tx: Tx, orgId: string, rows: readonly TaggedRow[], repo
     }
     const base = { sourceType: first.sourceType, sourceId: first.sourceId, number: doc.number, date: first.date, reportedIn, party: doc.party, entryId };
     const region = regionOf(doc.party.country);
+    // An entry reported after its filed period (a late document, or the reversal of a filed one
+    // when it is cancelled) corrects what was declared by its direction: one that takes a sale or
+    // a purchase back is a negative correction, reported as a credit note is (48/49 and 64, or
+    // 81–83 reduced, 84/85 and 63), one that adds is reported as an invoice is.
+    const lateNote = late === null ? null : entryDirection(lines) < 0;
     for (const l of lines) {
-      const note = l.note === 1;
+      const note = lateNote ?? l.note === 1;
       if (l.side === "sales") {
         const signed = l.credit * (note ? -1 : 1);
         if (l.role === "vat") {
@@ -165,9 +196,13 @@ function contributionsOf(tx: Tx, orgId: string, rows: readonly TaggedRow[], repo
         }
       } else {
         const debit = -l.credit;
-        const grids = purchaseGrids({ account: { code: l.accountCode, type: l.accountType }, chart, category: l.category, supplier: region }, note);
+        const grids = purchaseGrids({ account: { code: l.accountCode, type: l.accountType, systemAccount: l.accountRole }, chart, category: l.category, supplier: region }, note);
         if (l.role === "base") {
           if (debit === 0) continue;
+          // services bought outside the EU are reverse charged (87) only when recorded at AE: the user's step
+          if (first.sourceType === "expense" && region === "non-EU" && (l.category === "Z" || l.category === "E")) {
+            warn(`${doc.label} is from a supplier outside the EU at ${l.category}: services from outside the EU are reported in 87 when recorded at the reverse-charge rate (AE).`);
+          }
           if (grids.nature.warning) warn(`${doc.label} ${grids.nature.warning} (account ${l.accountCode}).`);
           if (grids.reverse?.warning) warn(`${doc.label} ${grids.reverse.warning}.`);
           out.push({ ...base, side: "purchases", grid: grids.nature.grid, cents: debit, intraCode: null, creditNote: note });
@@ -179,21 +214,58 @@ function contributionsOf(tx: Tx, orgId: string, rows: readonly TaggedRow[], repo
         } else if (l.role === "self_assessed_due") {
           // on the VAT payable account: a credit is VAT due
           const due = lines.find((b) => b.role === "base" && b.category === l.category && b.note === l.note);
-          const rule = due ? purchaseGrids({ account: { code: due.accountCode, type: due.accountType }, chart, category: l.category, supplier: region }, note).reverse : null;
+          const rule = due ? purchaseGrids({ account: { code: due.accountCode, type: due.accountType, systemAccount: due.accountRole }, chart, category: l.category, supplier: region }, note).reverse : null;
           if (l.credit !== 0) out.push({ ...base, side: "purchases", grid: rule?.due ?? "56", cents: l.credit, intraCode: null, creditNote: note });
         }
       }
     }
   }
-  return { contributions: out, warnings };
+  return { contributions: out, warnings, foreign };
 }
 
-/** Splits a base between goods and services: the goods lines' amount goes to goods (at most the base), the rest to services. */
+function foreignDocuments(tx: Tx, orgId: string, rows: readonly TaggedRow[]): ForeignDocument[] {
+  if (rows.length === 0) return [];
+  const docs = readDocuments(tx, orgId, rows);
+  return [...Map.groupBy(rows, (r) => r.entryId).values()].map((lines) => {
+    const first = lines[0]!;
+    const doc = docs.get(`${first.sourceType}:${first.sourceId}`);
+    return {
+      sourceType: first.sourceType,
+      sourceId: first.sourceId,
+      label: doc?.label ?? `${first.sourceType} ${first.sourceId}`,
+      currency: first.currency,
+      side: first.side,
+      categories: [...new Set(lines.map((l) => l.category))],
+      party: doc?.party ?? { id: null, name: null, country: null, vatNumber: null },
+    };
+  });
+}
+
+/** Whether an entry adds sales or purchases (positive) or takes them back (negative): its sales bases' credits and purchase bases' debits. */
+function entryDirection(lines: readonly TaggedRow[]): number {
+  return lines.filter((l) => l.role === "base").reduce((sum, l) => sum + (l.side === "sales" ? l.credit : -l.credit), 0);
+}
+
+/**
+ * Splits a base between goods and services pro rata to the invoice's goods and services lines at
+ * its category and rate, so its document-level allowances and charges (in the base, on no line)
+ * are shared as the lines are: in integer cents, the goods part rounded half-up (the largest
+ * remainder of two parts) and the services part the rest, so both add up to the base exactly.
+ */
 function splitSupply(cents: number, lines: { goods: number; services: number } | undefined, category: VatCategory): [SupplyType, number][] {
   if (!lines) return [[defaultSupplyType(category), cents]];
   if (lines.services === 0 && lines.goods !== 0) return [["goods", cents]];
   if (lines.goods === 0) return [["services", cents]];
-  const goods = Math.sign(cents) * Math.min(Math.abs(cents), Math.abs(lines.goods));
+  const total = lines.goods + lines.services;
+  // lines of opposite signs (a negative line): no proportion to share by; the goods lines' amount goes to goods
+  if (lines.goods < 0 || lines.services < 0 || total === 0) {
+    const goods = Math.sign(cents) * Math.min(Math.abs(cents), Math.abs(lines.goods));
+    return [
+      ["goods", goods],
+      ["services", cents - goods],
+    ];
+  }
+  const goods = Math.sign(cents) * Number(divRoundHalfUp(BigInt(Math.abs(cents)) * BigInt(lines.goods), BigInt(total)));
   return [
     ["goods", goods],
     ["services", cents - goods],

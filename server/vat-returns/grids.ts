@@ -5,7 +5,9 @@
  * form, after the shared grid rules (docs/books.md#the-vat-return); a rule marked `verify` was not
  * checked against the FPS Finance instructions, and the guide names it so.
  */
-import type { SupplyType, VatCategory } from "../../db/values.ts";
+import type { Chart, SupplyType, VatCategory } from "../../db/values.ts";
+import { isFixedAsset } from "../ledger/accounts.ts";
+import { vatCents } from "../lib/money.ts";
 
 export type Grid =
   | "00" | "01" | "02" | "03" | "44" | "45" | "46" | "47" | "48" | "49"
@@ -15,7 +17,7 @@ export type Grid =
 /** Where a party is, seen from a Belgian declarant. */
 export type Region = "BE" | "EU" | "non-EU";
 
-/** The member states of the EU (ISO 3166-1 alpha-2; Greece is GR here, EL in VAT numbers). */
+/** The member states of the EU, Kontor's one list (ISO 3166-1 alpha-2; Greece is GR here, EL in VAT numbers and Intervat: intervatCountry). */
 export const EU_COUNTRIES = new Set([
   "AT", "BE", "BG", "CY", "CZ", "DE", "DK", "EE", "ES", "FI", "FR", "GR", "HR", "HU", "IE", "IT", "LT", "LU", "LV", "MT", "NL", "PL", "PT", "RO", "SE", "SI", "SK",
 ]);
@@ -99,12 +101,15 @@ export function saleGrids(line: SaleLine, creditNote: boolean): { base: Grid; va
 // Purchases (part III): what was bought, by the account its expense category posts to
 
 /** The two charts Kontor seeds: the generic one and the Belgian minimum chart (PCMN). */
-export type ChartKind = "generic" | "be";
+export type ChartKind = Chart;
+
+/** The account a purchase posted to, as the table reads it. */
+export type PurchaseAccount = { code: string; type: string; systemAccount?: string | null };
 
 export type PurchaseRule = {
   chart: ChartKind | "any";
   what: string;
-  test: (account: { code: string; type: string }) => boolean;
+  test: (account: PurchaseAccount, chart: ChartKind) => boolean;
   grid: "81" | "82" | "83";
   /** an intra-EU acquisition of it is of goods (86) or services (88) */
   goods: boolean;
@@ -113,7 +118,7 @@ export type PurchaseRule = {
 
 /** The first row that matches decides. */
 export const PURCHASE_RULES: readonly PurchaseRule[] = [
-  { chart: "any", what: "a fixed asset (an asset account; PCMN class 2)", test: (a) => a.type === "asset", grid: "83", goods: true },
+  { chart: "any", what: "a fixed asset: PCMN class 2 (be), 1600–1699 (generic), an asset account without a system role", test: isFixedAsset, grid: "83", goods: true },
   { chart: "be", what: "PCMN class 60: goods for resale, raw materials, consumables", test: (a) => a.code.startsWith("60"), grid: "81", goods: true },
   { chart: "be", what: "PCMN classes 61 to 64: services and sundry goods", test: (a) => /^6[1-4]/.test(a.code), grid: "82", goods: false },
   { chart: "generic", what: "6100 Cost of goods sold (PCMN 604, goods for resale)", test: (a) => a.code === "6100", grid: "81", goods: true },
@@ -121,8 +126,8 @@ export const PURCHASE_RULES: readonly PurchaseRule[] = [
   { chart: "any", what: "any other account", test: () => true, grid: "82", goods: false, warning: "posts to an account the return has no rule for: reported in 82" },
 ];
 
-export function purchaseRule(account: { code: string; type: string }, chart: ChartKind): PurchaseRule {
-  return PURCHASE_RULES.find((r) => (r.chart === "any" || r.chart === chart) && r.test(account))!;
+export function purchaseRule(account: PurchaseAccount, chart: ChartKind): PurchaseRule {
+  return PURCHASE_RULES.find((r) => (r.chart === "any" || r.chart === chart) && r.test(account, chart))!;
 }
 
 /** The reverse charge received: which grid the base goes to beside 81–83, and where the self-assessed VAT is due. */
@@ -152,7 +157,7 @@ export function reverseChargeRule(category: VatCategory, supplier: Region, goods
  * 86/88) or 85 (others); its VAT to 63; the self-assessed VAT it takes back reduces 55/56 and 59.
  */
 export function purchaseGrids(
-  input: { account: { code: string; type: string }; chart: ChartKind; category: VatCategory; supplier: Region },
+  input: { account: PurchaseAccount; chart: ChartKind; category: VatCategory; supplier: Region },
   creditNote: boolean,
 ): { nature: PurchaseRule; reverse: ReverseChargeRule | null; second: Grid | null; vat: Grid } {
   const nature = purchaseRule(input.account, input.chart);
@@ -179,7 +184,8 @@ export function withBalance(grids: Record<string, number>): Record<string, numbe
 
 export type GridCheck = { check: number; message: string; blocking: boolean };
 
-const pct = (cents: number, bp: number) => Math.round((cents * bp) / 10000);
+/** `bp` basis points of `cents`, half-up in integers (server/lib/money.ts), exact for any amount of cents. */
+const pct = (cents: number, bp: number) => Math.sign(cents) * vatCents(Math.abs(cents), bp);
 
 /**
  * The plausibility checks Intervat runs (as the Noviat module models them): a negative grid blocks

@@ -24,7 +24,7 @@ const Source = t.Object(
   { title: "VatReturnSource" },
 );
 
-const askRestitution = () => withoutDefault(t.UnionEnum(["true", "false"], { description: "true: ask for the VAT credit (grid 72) to be paid back; default false" }));
+const askRestitution = () => withoutDefault(t.UnionEnum(["true", "false"], { description: "true: ask for the VAT credit (grid 72) to be paid back; default false. Ignored (Restitution NO) unless grid 72 is positive" }));
 
 const GridAmounts = t.Record(t.String({ pattern: "^[0-9]{2}$" }), t.String(Money), {
   description: "Grid (two digits) → amount: every grid with an amount, and 71 (VAT due) or 72 (VAT to recover) always",
@@ -36,7 +36,7 @@ export const VatReturnModel = {
   xmlQuery: t.Object({ ask_restitution: t.Optional(askRestitution()) }, { additionalProperties: false }),
   fileBody: t.Optional(
     strictObject(
-      { ask_restitution: t.Optional(t.Boolean({ description: "Ask for the VAT credit (grid 72) to be paid back; default false" })) },
+      { ask_restitution: t.Optional(t.Boolean({ description: "Ask for the VAT credit (grid 72) to be paid back; default false. Ignored (Restitution NO) unless grid 72 is positive" })) },
       { title: "VatReturnFile", description: "Optional; the body may be omitted" },
     ),
   ),

@@ -4,7 +4,7 @@
  * sources and warnings; its Intervat XML (./xml.ts); and its filing, which keeps the grids and the
  * XML as filed, byte for byte, and closes the period for VAT.
  */
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
 import { organizations, vatReturns } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
@@ -13,24 +13,26 @@ import { formatCents } from "../lib/money.ts";
 import { snapshot, transaction, type Scope } from "../lib/scope.ts";
 import { localDate, newId, nowIso } from "../lib/time.ts";
 import { isLastOfYear, parseVatPeriod, type VatPeriodName } from "../lib/vat-period.ts";
-import { collectPeriod, type GridContribution } from "./contributions.ts";
+import { clientListing } from "./client-listing.ts";
+import { collectPeriod, filingOver, filings, type GridContribution } from "./contributions.ts";
 import { plausibility, shownGrids, withBalance } from "./grids.ts";
+import { readDeclarant } from "./declarant.ts";
 import { vatConsignmentXml } from "./xml.ts";
 
 type OrgRow = typeof organizations.$inferSelect;
-
-/** The organisation's VAT number as Intervat takes it: 10 digits without BE; null when it has no Belgian one. */
-export function belgianVatDigits(vatNumber: string | null): string | null {
-  const compact = (vatNumber ?? "").replace(/[\s.\-]/g, "").toUpperCase();
-  const m = /^BE([01]\d{9})$/.exec(compact);
-  return m ? m[1]! : null;
-}
 
 function orgRow(tx: Tx, orgId: string): OrgRow {
   return tx.select().from(organizations).where(eq(organizations.id, orgId)).get()!;
 }
 
-/** The period named, of the organisation's kind and ended (its last day before today where it is): else a 422 on `period`. */
+/**
+ * The period named, of the organisation's kind and ended (its last day before today where it is):
+ * else a 422 on `period`. The one check of the return and the intra-Community listing.
+ */
+export function filingPeriod(tx: Tx, orgId: string, name: string): VatPeriodName {
+  return periodOf(orgRow(tx, orgId), name);
+}
+
 function periodOf(org: OrgRow, name: string): VatPeriodName {
   const period = parseVatPeriod(name);
   if (!period) throw ValidationFailed.field("period", "The period must be a quarter (YYYY-Qn, e.g. 2026-Q4) or a month (YYYY-MM, e.g. 2026-11).");
@@ -42,27 +44,16 @@ function periodOf(org: OrgRow, name: string): VatPeriodName {
   return period;
 }
 
-function vatDigitsOf(org: OrgRow): string {
-  const digits = belgianVatDigits(org.vatNumber);
-  if (!digits) throw ValidationFailed.field("vat_number", "The Belgian VAT return needs the organisation's Belgian VAT number (BE and 10 digits, e.g. BE0123456749): set it with PUT /api/v1/organization.");
-  return digits;
-}
+/** The organisation as declarant (the one reader of the Intervat filings, ./declarant.ts): without a valid Belgian VAT number, a 422 on `vat_number`. */
+const declarantOf = (tx: Tx, org: OrgRow) => readDeclarant(tx, org.id);
 
 /**
- * Whether the year's client listing would be empty: no Belgian VAT-registered customer with more
- * than €250.00 of net turnover (invoices less credit notes, as issued) in the calendar year. Only
- * the return of the year's last period says so (ClientListingNihil).
+ * Whether the year's client listing is empty (no Belgian VAT-registered customer listed): the
+ * listing itself decides, so the return's ClientListingNihil and the listing never disagree. Only
+ * the return of the year's last period says so.
  */
 function clientListingEmpty(tx: Tx, orgId: string, year: number): boolean {
-  const row = tx.get<{ n: number }>(sql`SELECT count(*) AS "n" FROM (
-      SELECT i."customer_id" FROM "invoices" i
-      WHERE i."organization_id" = ${orgId} AND i."type" IN ('invoice', 'credit_note') AND i."status" NOT IN ('draft', 'cancelled') AND i."currency" = 'EUR'
-        AND i."issue_date" BETWEEN ${`${year}-01-01`} AND ${`${year}-12-31`}
-        AND upper(json_extract(i."issued_parties", '$.buyer.country')) = 'BE'
-        AND upper(replace(replace(replace(coalesce(json_extract(i."issued_parties", '$.buyer.vatNumber'), ''), ' ', ''), '.', ''), '-', '')) GLOB 'BE[01][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]'
-      GROUP BY i."customer_id"
-      HAVING sum(CASE i."type" WHEN 'credit_note' THEN -i."subtotal_cents" ELSE i."subtotal_cents" END) > 25000)`);
-  return (row?.n ?? 0) === 0;
+  return clientListing(tx, orgId, year, readDeclarant(tx, orgId)).customers.length === 0;
 }
 
 type Computed = {
@@ -91,7 +82,8 @@ function compute(tx: Tx, orgId: string, period: VatPeriodName): Computed {
 
 const gridsShown = (grids: Record<string, number>) => Object.fromEntries(shownGrids(grids).map(([g, c]) => [g, formatCents(c)]));
 
-function present(org: OrgRow, computed: Computed, filed: typeof vatReturns.$inferSelect | undefined) {
+/** `overlapped`: another filed period (of the other kind) shares days with this one, so it cannot be filed. */
+function present(org: OrgRow, computed: Computed, filed: typeof vatReturns.$inferSelect | undefined, overlapped = false) {
   const grids = filed ? filed.grids : computed.grids;
   const bySource = Map.groupBy(computed.contributions, (c) => c.grid);
   return {
@@ -117,7 +109,7 @@ function present(org: OrgRow, computed: Computed, filed: typeof vatReturns.$infe
         ]),
     ),
     warnings: computed.warnings,
-    can_file: !filed && computed.blocking.length === 0,
+    can_file: !filed && !overlapped && computed.blocking.length === 0,
     filed: filed !== undefined,
     filed_at: filed?.filedAt ?? null,
   };
@@ -130,24 +122,29 @@ function filedRow(tx: Tx, orgId: string, name: string) {
 }
 
 function xmlOf(tx: Tx, org: OrgRow, computed: Computed, askRestitution: boolean): string {
-  const vatNumber = vatDigitsOf(org);
+  const declarant = declarantOf(tx, org);
   if (computed.blocking.length > 0) throw ValidationFailed.field("period", `The return of ${computed.period.name} cannot be filed: ${computed.blocking.join(" ")}`);
   return vatConsignmentXml({
-    declarant: { vatNumber, name: org.name, street: org.address, postCode: org.postalCode, city: org.city, email: org.email, phone: org.phone },
+    declarant,
     period: computed.period,
     grids: computed.grids,
     clientListingNihil: isLastOfYear(computed.period) && clientListingEmpty(tx, org.id, computed.period.year),
-    askRestitution,
+    // a restitution is asked only of a VAT credit: with 71 (VAT owed) the request is ignored
+    askRestitution: restitutionAsked(computed, askRestitution),
   });
 }
+
+/** Whether the return asks for its VAT credit back: asked, and grid 72 is positive; otherwise the request is ignored (NO). */
+const restitutionAsked = (computed: Computed, asked: boolean) => asked && (computed.grids["72"] ?? 0) > 0;
 
 export const vatReturnService = {
   show(scope: Scope, name: string): VatReturnShown {
     return snapshot(scope.db, (tx) => {
       const org = orgRow(tx, scope.org.id);
       const period = periodOf(org, name);
-      vatDigitsOf(org);
-      return present(org, compute(tx, org.id, period), filedRow(tx, org.id, period.name));
+      declarantOf(tx, org);
+      const filed = filedRow(tx, org.id, period.name);
+      return present(org, compute(tx, org.id, period), filed, !filed && filingOver(filings(tx, org.id), period) !== undefined);
     });
   },
 
@@ -156,7 +153,7 @@ export const vatReturnService = {
     return snapshot(scope.db, (tx) => {
       const org = orgRow(tx, scope.org.id);
       const period = periodOf(org, name);
-      vatDigitsOf(org);
+      declarantOf(tx, org);
       const filed = filedRow(tx, org.id, period.name);
       return { body: filed ? filed.xml : xmlOf(tx, org, compute(tx, org.id, period), askRestitution), filename: `vat-return-${period.name}` };
     });
@@ -166,9 +163,12 @@ export const vatReturnService = {
     return transaction(scope.db, (tx) => {
       const org = orgRow(tx, scope.org.id);
       const period = periodOf(org, name);
-      vatDigitsOf(org);
+      declarantOf(tx, org);
       const before = filedRow(tx, org.id, period.name);
       if (before) throw new Conflict(`The VAT return of ${period.name} was filed on ${before.filedAt}; a filed return is not filed again (corrections are made in a later return).`);
+      // filed periods are found by their dates: a month of a filed quarter (or the reverse) would declare its documents twice
+      const over = filingOver(filings(tx, org.id), period);
+      if (over) throw new Conflict(`The period ${period.name} overlaps the VAT return of ${over.period.name} (${over.period.from} to ${over.period.to}), filed on ${over.filedAt}: its documents were declared there.`);
       const computed = compute(tx, org.id, period);
       const xml = xmlOf(tx, org, computed, askRestitution);
       const row = {
@@ -179,7 +179,7 @@ export const vatReturnService = {
         periodTo: period.to,
         grids: computed.grids,
         xml,
-        askRestitution,
+        askRestitution: restitutionAsked(computed, askRestitution),
         filedAt: nowIso(),
       };
       tx.insert(vatReturns).values(row).run();

@@ -4,23 +4,9 @@
  * client listing follows and whether a restitution is asked. Pure: the figures in, the file out.
  */
 import { el, xmlDocument, type Xml } from "../documents/xml-writer.ts";
+import { declarantXml, INPUT_COMMON_NS, type Declarant } from "./declarant.ts";
 import type { VatPeriodName } from "../lib/vat-period.ts";
 import { shownGrids } from "./grids.ts";
-
-export type Declarant = {
-  /** 10 digits, without BE */
-  vatNumber: string;
-  name: string;
-  street: string | null;
-  postCode: string | null;
-  city: string | null;
-  email: string | null;
-  phone: string | null;
-};
-
-const EMAIL = /^([a-zA-Z0-9_\-.]+)@([a-zA-Z0-9_\-.]+)\.([a-zA-Z]{2,5})$/;
-const PHONE = /^(\+)?[0-9 -]{0,20}$/;
-const cut = (value: string | null, max: number) => (value === null ? null : value.slice(0, max));
 
 /** An amount as the schema writes it: positive, two decimals, a dot. */
 const amount = (cents: number) => `${Math.trunc(cents / 100)}.${String(cents % 100).padStart(2, "0")}`;
@@ -33,10 +19,7 @@ export function vatConsignmentXml(input: {
   clientListingNihil: boolean;
   askRestitution: boolean;
 }): string {
-  const { declarant: d, period } = input;
-  const common = (name: string, value: string | null) => (value === null || value.trim() === "" ? null : el(name, null, value));
-  // the phone as the schema's pattern takes it (digits, blanks, dashes, a leading +), else none
-  const phone = d.phone ? d.phone.replace(/[^0-9+ -]/g, "").replace(/(?!^)\+/g, "") : null;
+  const { declarant, period } = input;
   const amounts: Xml[] = shownGrids(input.grids).map(([grid, cents]) => {
     if (cents < 0) throw new Error(`vatConsignmentXml: grid ${grid} is negative`);
     return el("ns2:Amount", { GridNumber: String(Number(grid)) }, amount(cents))!;
@@ -50,22 +33,11 @@ export function vatConsignmentXml(input: {
   const reference = period.kind === "monthly" ? `${period.year}M${String(period.index).padStart(2, "0")}` : `${period.year}Q${period.index}`;
   const root = el(
     "ns2:VATConsignment",
-    { xmlns: "http://www.minfin.fgov.be/InputCommon", "xmlns:ns2": "http://www.minfin.fgov.be/VATConsignment", VATDeclarationsNbr: "1" },
+    { xmlns: INPUT_COMMON_NS, "xmlns:ns2": "http://www.minfin.fgov.be/VATConsignment", VATDeclarationsNbr: "1" },
     el(
       "ns2:VATDeclaration",
       { SequenceNumber: "1", DeclarantReference: reference },
-      el(
-        "ns2:Declarant",
-        null,
-        el("VATNumber", null, d.vatNumber),
-        common("Name", cut(d.name, 200)),
-        common("Street", cut(d.street, 200)),
-        common("PostCode", cut(d.postCode, 15)),
-        common("City", cut(d.city, 184)),
-        el("CountryCode", null, "BE"),
-        d.email && EMAIL.test(d.email) ? el("EmailAddress", null, d.email) : null,
-        phone && PHONE.test(phone) ? common("Phone", phone) : null,
-      ),
+      declarantXml("ns2", declarant),
       periodEl,
       el("ns2:Data", null, ...amounts),
       el("ns2:ClientListingNihil", null, input.clientListingNihil ? "YES" : "NO"),

@@ -77,7 +77,8 @@ describe("purchases (part III)", () => {
     ["generic", "6900", "expense", "S", "BE", "82", null, null],
     // 83: investment goods (class 2, an asset account)
     ["be", "240000", "asset", "S", "BE", "83", null, null],
-    ["generic", "1500", "asset", "S", "BE", "83", null, null],
+    ["generic", "1600", "asset", "S", "BE", "83", null, null],
+    ["generic", "1610", "asset", "S", "BE", "83", null, null],
     // 86: intra-Community acquisition of goods, VAT due in 55
     ["generic", "6100", "expense", "K", "EU", "81", "86", "55"],
     ["be", "604", "expense", "K", "EU", "81", "86", "55"],
@@ -105,6 +106,14 @@ describe("purchases (part III)", () => {
     });
   }
 
+  test("an asset that is no fixed asset (cash, receivables, an asset with a system role) is not 83: 82 with a warning", () => {
+    for (const [chart, code, systemAccount] of [["generic", "1300", null], ["generic", "1500", null], ["generic", "1200", "receivables"], ["be", "400000", "receivables"], ["be", "570000", null], ["be", "240000", "bank"]] as const) {
+      const g = purchaseGrids({ account: { code, type: "asset", systemAccount }, chart, category: "S", supplier: "BE" }, false);
+      expect<string>(g.nature.grid).toBe("82");
+      expect(g.nature.warning).toBeDefined();
+    }
+  });
+
   test("an account the table has no rule for is reported in 82 with a warning", () => {
     const g = purchaseGrids({ account: { code: "4900", type: "revenue" }, chart: "generic", category: "S", supplier: "BE" }, false);
     expect(g.nature.grid).toBe("82");
@@ -118,6 +127,11 @@ describe("the balance (part VI) and the checks", () => {
     expect(withBalance({ "54": 100, "55": 20, "56": 30, "57": 40, "61": 50, "63": 60, "59": 70, "62": 80, "64": 90 })).toMatchObject({ "71": 60 });
     expect(withBalance({ "54": 100, "59": 150 })).toEqual({ "54": 100, "59": 150, "72": 50 });
     expect(withBalance({})).toEqual({ "71": 0 });
+  });
+
+  test("the checks compute in integers: 21 % of 1,452,797,322,899.50 is 305,087,437,808.895, so 305,087,437,808.90 half-up", () => {
+    // 145279732289950 × 2100 / 10000 = 30508743780889.5 exactly; in floating point it rounds down to ...889
+    expect(plausibility({ "49": 145279732289950, "64": 30508743780890, "72": 30508743780890 })).toEqual([]);
   });
 
   test("the plausibility checks: warnings, but a negative grid blocks", () => {

@@ -95,14 +95,11 @@ beforeAll(async () => {
   await creditNote(ids.cocontractor, "2026-02-24", [{ unit_price: "100.00", rate: "ae" }]);
 
   // --- purchases
-  // an investment: a category mapped to a fixed-asset account (added to the generic chart as an accountant would)
-  const now = new Date().toISOString();
-  env.db.$client.run(
-    `INSERT INTO accounts (id, organization_id, code, name, type, parent_id, is_active, description, system_account, created_at, updated_at) VALUES (?, ?, '1500', 'Equipment', 'asset', NULL, 1, 'Fixed assets', NULL, ?, ?)`,
-    [crypto.randomUUID(), org.id, now, now],
-  );
+  // an investment: a category mapped to a fixed-asset account (added under 1600 Fixed assets as an accountant would)
+  const chart = (await api("GET", "/api/v1/accounts?per_page=100")) as { id: string; code: string }[];
+  await api("POST", "/api/v1/accounts", { code: "1610", name: "Equipment", type: "asset", parent_id: chart.find((a) => a.code === "1600")!.id });
   const accounts = (await api("GET", "/api/v1/accounts?per_page=100")) as { id: string; code: string }[];
-  await api("PUT", "/api/v1/expense-categories/laptops", { account_id: accounts.find((a) => a.code === "1500")!.id });
+  await api("PUT", "/api/v1/expense-categories/laptops", { account_id: accounts.find((a) => a.code === "1610")!.id });
 
   // P1 goods for resale (6100, PCMN 604) from a Belgian supplier: 1,000.00 + 21 %
   await expense({ category: "goods", amount: "1000.00", vat_amount: "210.00", vat_rate_id: rates.s21, date: "2026-01-15", vendor: "Groothandel NV" }, { country: "BE", vat_number: "BE0417497106" });

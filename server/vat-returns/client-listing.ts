@@ -12,8 +12,8 @@ import { ValidationFailed } from "../lib/errors.ts";
 import { formatCents } from "../lib/money.ts";
 import { localDate } from "../lib/time.ts";
 import { compactVatNumber, isBelgianEnterpriseNumber } from "../lib/vat-numbers.ts";
-import { CLIENT_LISTING_CATEGORIES, CLIENT_LISTING_THRESHOLD_CENTS } from "./rules.ts";
-import type { Declarant } from "./intervat.ts";
+import { CLIENT_LISTING_CATEGORIES, CLIENT_LISTING_THRESHOLD_CENTS } from "./listing-rules.ts";
+import type { Declarant } from "./declarant.ts";
 
 export type ListingWarning = { code: string; message: string; customer_id: string | null; customer_name: string | null };
 
