@@ -16,7 +16,8 @@ function scopeOf(options: VatReturnOptions): Scope {
 function print(shown: VatReturnShown, options: VatReturnOptions): void {
   if (options.json) return printJson(shown);
   printLine(`VAT return ${shown.period} (${shown.from}..${shown.to}): ${shown.filed ? `filed ${shown.filed_at}` : "not filed"}`);
-  printTable(Object.entries(shown.grids).map(([grid, amount]) => ({ grid, amount, documents: shown.sources[grid]?.length ?? 0 })), [
+  // in the form's order (a JSON object lists "44" before "01": integer-like keys come first)
+  printTable(Object.entries(shown.grids).sort(([a], [b]) => Number(a) - Number(b)).map(([grid, amount]) => ({ grid, amount, documents: shown.sources[grid]?.length ?? 0 })), [
     ["GRID", (r) => r.grid],
     ["AMOUNT", (r) => r.amount],
     ["DOCUMENTS", (r) => (r.documents === 0 ? "" : String(r.documents))],

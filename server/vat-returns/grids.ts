@@ -121,6 +121,7 @@ export const PURCHASE_RULES: readonly PurchaseRule[] = [
   { chart: "any", what: "a fixed asset: PCMN class 2 (be), 1600–1699 (generic), an asset account without a system role", test: isFixedAsset, grid: "83", goods: true },
   { chart: "be", what: "PCMN class 60: goods for resale, raw materials, consumables", test: (a) => a.code.startsWith("60"), grid: "81", goods: true },
   { chart: "be", what: "PCMN classes 61 to 64: services and sundry goods", test: (a) => /^6[1-4]/.test(a.code), grid: "82", goods: false },
+  { chart: "be", what: "PCMN class 65: financial charges (bank charges, 657200): services", test: (a) => a.code.startsWith("65"), grid: "82", goods: false },
   { chart: "generic", what: "6100 Cost of goods sold (PCMN 604, goods for resale)", test: (a) => a.code === "6100", grid: "81", goods: true },
   { chart: "generic", what: "6200 to 6900: rent, office, travel, general expenses, bank charges (PCMN 61)", test: (a) => /^6[2-9]\d\d$/.test(a.code), grid: "82", goods: false },
   { chart: "any", what: "any other account", test: () => true, grid: "82", goods: false, warning: "posts to an account the return has no rule for: reported in 82" },

@@ -82,6 +82,8 @@ describe("purchases (part III)", () => {
     // 86: intra-Community acquisition of goods, VAT due in 55
     ["generic", "6100", "expense", "K", "EU", "81", "86", "55"],
     ["be", "604", "expense", "K", "EU", "81", "86", "55"],
+    // bank charges (PCMN 657200, the be chart's own account for them): services, without a warning
+    ["be", "657200", "expense", "S", "BE", "82", null, null],
     // a fixed asset bought in another member state is an acquisition of goods
     ["be", "240000", "asset", "K", "EU", "83", "86", "55"],
     // 88: intra-Community services received (art. 21 §2), VAT due in 55
@@ -97,6 +99,7 @@ describe("purchases (part III)", () => {
       expect<string>(g.nature.grid).toBe(nature);
       expect<string | null>(g.second).toBe(second);
       expect<string | null>(g.reverse?.due ?? null).toBe(due);
+      expect(g.nature.warning).toBeUndefined();
       // deductible VAT (self-assessed included) in 59
       expect(g.vat).toBe("59");
       // a credit note received: 84 on what was 86/88, else 85; its VAT in 63
