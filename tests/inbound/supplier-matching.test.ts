@@ -1,5 +1,5 @@
 /**
- * Issue 27, item 1: an imported e-invoice's seller is matched by VAT number, then legal
+ * An imported e-invoice's seller is matched by VAT number, then legal
  * registration (BT-30), then Peppol participant id (an EndpointID with an EAS scheme), then name;
  * never by an e-mail endpoint (schemeID "EM") and never onto a supplier whose VAT number or
  * registration contradicts the document's. Files: two sellers of the XRechnung test suite that
@@ -10,7 +10,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createTestEnv } from "../helpers.ts";
-import { plansOf, slowSteps } from "../query-plan.ts";
+import { plansOf } from "../query-plan.ts";
 
 const env = createTestEnv();
 afterAll(() => env.close());
