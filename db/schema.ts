@@ -256,6 +256,35 @@ export const suppliers = sqliteTable("suppliers", partyColumns(), (t) => [
   index("suppliers_org_peppol").on(t.organizationId, t.peppolId, t.createdAt, t.id),
 ]);
 
+/**
+ * What identifies a supplier when an e-invoice's seller is matched to it (server/suppliers/identity.ts,
+ * docs/banking.md#importing-supplier-e-invoices): the supplier's own fields (source `supplier`,
+ * rewritten whenever it is created or updated) and what each document filed under it said of its
+ * seller (source `document`), kept even when the API would not store the value (a VAT number with
+ * wrong check digits still tells two sellers apart). Values in the compared form: VAT numbers and
+ * registrations compact, names as `nameKey` makes them.
+ */
+export const supplierIdentifiers = sqliteTable(
+  "supplier_identifiers",
+  {
+    id: id(),
+    organizationId: orgId(),
+    supplierId: text("supplier_id")
+      .notNull()
+      .references(() => suppliers.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: ["vat", "registration", "peppol", "name"] }).notNull(),
+    value: text("value").notNull(),
+    /** a registration's scheme (ISO 6523 ICD, e.g. 0088, 0208) when the document gave one; "" when none */
+    scheme: text("scheme").notNull().default(""),
+    source: text("source", { enum: ["supplier", "document"] }).notNull(),
+  },
+  (t) => [
+    // the candidates of a document: one probe per identifier it carries
+    index("supplier_identifiers_org_value").on(t.organizationId, t.kind, t.value, t.supplierId),
+    uniqueIndex("supplier_identifiers_supplier").on(t.supplierId, t.kind, t.value, t.scheme, t.source),
+  ],
+);
+
 export const contactPersons = sqliteTable(
   "contact_persons",
   {

@@ -9,6 +9,7 @@ import { migrate, type Db, type MigrateOptions } from "../db/client.ts";
 import { backfillLedger, backfillOpeningBalances, backfillSuspense } from "./ledger/backfill.ts";
 import { rebuildReceivables } from "./reports/receivables.ts";
 import { allocateIssuedCreditNotes } from "./settlement/credits.ts";
+import { backfillSupplierIdentifiers } from "./suppliers/identity.ts";
 
 export const DATA_MIGRATIONS = {
   ledger: backfillLedger,
@@ -19,6 +20,8 @@ export const DATA_MIGRATIONS = {
   bank_opening_balances: backfillOpeningBalances,
   /** migration 0042: the bank lines nothing holds go into suspense */
   bank_suspense: backfillSuspense,
+  /** the suppliers' own identifiers, which imported e-invoices' sellers are matched on */
+  supplier_identifiers: backfillSupplierIdentifiers,
 } as const;
 
 /** Applies every pending migration (db/connection.ts `migrate`); the number of SQL migrations applied. */

@@ -52,7 +52,7 @@ describe("fields (api-spec 2.6, 4.6)", () => {
     expect(Object.keys(r.body.data).sort()).toEqual(
       [
         "amount", "amount_due", "amount_paid", "category", "created_at", "currency", "date", "description", "document_type", "document_url", "due_date", "id",
-        "external_id", "metadata", "payee_iban", "payment_reference", "payments", "prepaid_amount", "rejection_reason", "rounding_amount", "self_assessed_vat_rate_id", "status", "supplier_id", "supplier_invoice_number", "total", "updated_at", "vat_amount",
+        "external_id", "metadata", "payee_iban", "payment_reference", "payments", "prepaid_amount", "refund_due", "rejection_reason", "rounding_amount", "self_assessed_vat_rate_id", "status", "supplier_id", "supplier_invoice_number", "total", "updated_at", "vat_amount",
         "vat_rate_id", "vendor",
       ].sort(),
     );

@@ -47,6 +47,7 @@ import m44 from "./0044_legal_mentions.sql" with { type: "text" };
 import m45 from "./0045_reminder_notes_rates.sql" with { type: "text" };
 import m46 from "./0046_server_keys.sql" with { type: "text" };
 import m47 from "./0047_fixed_assets.sql" with { type: "text" };
+import m48 from "./0048_supplier_identifiers.sql" with { type: "text" };
 
 export const embeddedMigrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_init", when: 1795372542016, breakpoints: true, sql: m0 },
@@ -97,4 +98,5 @@ export const embeddedMigrations: { tag: string; when: number; breakpoints: boole
   { tag: "0045_reminder_notes_rates", when: 1795778073841, breakpoints: true, sql: m45 },
   { tag: "0046_server_keys", when: 1795778153931, breakpoints: true, sql: m46 },
   { tag: "0047_fixed_assets", when: 1795778996668, breakpoints: true, sql: m47 },
+  { tag: "0048_supplier_identifiers", when: 1795779458453, breakpoints: true, sql: m48 },
 ];

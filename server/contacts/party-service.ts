@@ -115,6 +115,8 @@ export type PartyKind<Shown> = {
   /** the row in a list (default presentParty) and the columns of its own fields (customers' reminders_paused) */
   present?: (row: PartyRow) => object;
   ownColumns?: (input: Record<string, unknown>) => Partial<PartyRow>;
+  /** what else follows a row written (created or updated), in the same transaction: suppliers' identifiers */
+  afterWrite?: (tx: Tx, row: PartyRow) => void;
 };
 
 export function partyService<Shown>(kind: PartyKind<Shown>) {
@@ -161,6 +163,7 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
     checkCompanyNumber(row);
     checkExternalId(tx, table, resourceType, scope.org.id, row.externalId);
     tx.insert(table).values(row).run();
+    kind.afterWrite?.(tx, row);
     const shown = kind.show(tx, row);
     record(tx, scope, "created", row.id, shown);
     return shown;
@@ -189,7 +192,9 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
         if (set.companyNumber !== undefined || set.country !== undefined) checkCompanyNumber({ ...before, ...set });
         checkExternalId(tx, table, resourceType, scope.org.id, set.externalId, id);
         updateInOrg(tx, table, scope.org.id, id, { ...set, updatedAt: nowIso() });
-        const shown = kind.show(tx, findInOrg(tx, table, scope.org.id, id));
+        const after = findInOrg(tx, table, scope.org.id, id);
+        kind.afterWrite?.(tx, after);
+        const shown = kind.show(tx, after);
         record(tx, scope, "updated", id, shown);
         return shown;
       });

@@ -10,17 +10,19 @@
  *
  * - The document is read and its totals checked by server/inbound/einvoice.ts readEInvoiceXml
  *   (a 422 naming the element and saying why).
- * - The supplier is matched by VAT number, then legal registration, then Peppol id (EAS schemes
- *   only, never an e-mail endpoint), then name, never onto one whose VAT number or registration
- *   contradicts the document's, and created when missing (suppliers/service.ts supplierForDocument).
+ * - The supplier is the one the seller is by identity (suppliers/identity.ts sameSupplier: VAT
+ *   number, else legal registration, else Peppol id, never an e-mail endpoint, else the name
+ *   without its legal form), and created when missing (suppliers/service.ts supplierForDocument).
  * - amount = TaxExclusiveAmount, vat_amount = TaxAmount, and the VAT breakdown per category and
  *   rate is kept (expense_vat_lines): approval posts one base and VAT pair per rate.
  * - A CreditNote, or an Invoice whose totals are negative (a corrective invoice), becomes an
  *   expense of document_type credit_note with positive amounts: the supplier owes it back, and
  *   its approval posts the reverse.
  * - What is owed is what the document says is due (BT-115): its prepaid amount (BT-113) and
- *   rounding (BT-114) are kept, and amount_due is the total less the one plus the other. A
- *   document whose payable amount is negative (more prepaid than its total) is a 422.
+ *   rounding (BT-114) are kept, and amount_due is the total less the one plus the other. An
+ *   invoice whose payable amount is negative (more prepaid than its total) is an expense of its
+ *   total whose supplier owes the excess back: amount_due 0.00, refund_due the excess once
+ *   approved (settlement/due.ts). A credit note so is a 422.
  * - A valid document whose totals are all 0.00 (a free delivery) cannot be an expense (minimum
  *   0.01): it is kept as a received document (./received-documents.ts) with its supplier.
  * - Its payment means fill what paying it needs: due_date (BT-9, cbc:DueDate or a credit note's
@@ -99,10 +101,12 @@ export function importSupplierDocument(scope: Scope, received: ReceivedFile | Do
   }
   const prepaidCents = sign * doc.prepaidCents;
   const roundingCents = sign * doc.roundingCents;
-  if (sign * doc.payableCents < 0) {
+  // an invoice prepaid beyond its total is taken: its supplier owes the excess back (refund_due);
+  // a credit note whose payable amount turns the other way names no one's debt Kontor can book
+  if (documentType === "credit_note" && sign * doc.payableCents < 0) {
     throw new InboundDocumentError(
       doc.locations.payable.path,
-      `An expense's amount due is at least 0.00; the document's ${doc.locations.payable.name.split("/").pop()} is ${formatCents(doc.payableCents)} (more prepaid than its total).`,
+      `A credit note's amount payable is at least 0.00; the document's ${doc.locations.payable.name.split("/").pop()} is ${formatCents(doc.payableCents)} (more prepaid than its total).`,
     );
   }
   const breakdown = vatLines(doc, sign);
@@ -111,7 +115,7 @@ export function importSupplierDocument(scope: Scope, received: ReceivedFile | Do
   return transaction(scope.db, (tx) => {
     const supplierId = supplierForDocument(tx, scope, doc.supplier);
     const existing = tx
-      .select({ id: expenses.id })
+      .select({ id: expenses.id, date: expenses.date, amountCents: expenses.amountCents, vatCents: expenses.vatCents })
       .from(expenses)
       .where(
         inOrg(expenses, scope.org.id, eq(expenses.supplierId, supplierId), eq(expenses.documentType, documentType), eq(expenses.supplierInvoiceNumber, doc.number)),
@@ -119,7 +123,15 @@ export function importSupplierDocument(scope: Scope, received: ReceivedFile | Do
       .get();
     if (existing) {
       const what = documentType === "credit_note" ? "credit note" : "invoice";
-      throw new Conflict(`The supplier's ${what} ${doc.number} was imported before, as expense ${existing.id}.`);
+      const before = `The supplier's ${what} ${doc.number} was imported before, as expense ${existing.id}`;
+      const same = existing.date === doc.issueDate && existing.amountCents === amountCents && existing.vatCents === vatCents;
+      // a supplier numbers each of its documents once: another document under the same number is its mistake, said as such
+      throw new Conflict(
+        same
+          ? `${before}.`
+          : `${before} (dated ${existing.date}, total ${formatCents(existing.amountCents + existing.vatCents)}); this document under the same number is dated ${doc.issueDate}, total ${formatCents(amountCents + vatCents)}. ` +
+              "A supplier numbers each invoice once: ask the supplier which one stands.",
+      );
     }
     const now = nowIso();
     const row: ExpenseRow = {

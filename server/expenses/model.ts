@@ -72,7 +72,9 @@ export const ExpenseModel = {
       date: DateString,
       vendor: Nullable(t.String()),
       status: t.UnionEnum([...EXPENSE_STATUSES], {
-        description: "pending → approved | rejected; a rejected expense returns to pending when updated; an approved expense is paid while its payments cover total − prepaid_amount + rounding_amount (at once when that is 0.00)",
+        description:
+          "pending → approved | rejected; a rejected expense returns to pending when updated; an approved expense is paid while its payments cover total − prepaid_amount + rounding_amount (at once when that is 0.00), " +
+          "or its refunds the excess of an invoice prepaid beyond its total",
       }),
       rejection_reason: Nullable(t.String({ description: "The reason given when the expense was rejected; null otherwise" })),
       currency: t.String(),
@@ -83,10 +85,18 @@ export const ExpenseModel = {
         description: "What the supplier's document says was paid before it (BT-113): not owed any more; 0.00 for an expense entered by hand",
       }),
       rounding_amount: t.String({ ...Money, description: "The rounding the document adds to what is payable (BT-114); 0.00 for an expense entered by hand" }),
-      amount_paid: t.String({ ...Money, description: "Σ payments" }),
+      amount_paid: t.String({ ...Money, description: "Σ payments (on a credit note, or an invoice with a refund due: the refunds received)" }),
       amount_due: t.String({
         ...Money,
-        description: "total − prepaid_amount + rounding_amount (an imported e-invoice's BT-115) − amount_paid once approved; 0.00 before",
+        description:
+          "total − prepaid_amount + rounding_amount (an imported e-invoice's BT-115) − amount_paid once approved, never below 0.00; 0.00 before. " +
+          "On a supplier's credit note (document_type credit_note): what the supplier still owes back",
+      }),
+      refund_due: t.String({
+        ...Money,
+        description:
+          "What the supplier owes back on an approved invoice prepaid beyond its total (its BT-115 negative): prepaid_amount − total − rounding_amount − amount_paid, " +
+          "settled by an incoming bank line or POST /expenses/{id}/record-payment (the refund received); 0.00 on every other expense and before approval",
       }),
       payments: t.Array(paymentShown("ExpensePayment"), { description: "Oldest first; only an approved or paid expense has payments" }),
       due_date: Nullable(t.String({ ...DateString, description: "When the supplier wants to be paid (an imported e-invoice's BT-9); null when not given" })),

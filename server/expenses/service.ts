@@ -10,7 +10,7 @@ import { expensePayments, expenses, expenseVatLines } from "../../db/schema.ts";
 import { expensePosting } from "../ledger/rules.ts";
 import type { PaymentInput } from "../settlement/model.ts";
 import { canonicalPaymentReference } from "../documents/payment-reference.ts";
-import { expenseDueCents, expensePayableCents, expenseStatusAfterPayments } from "../settlement/due.ts";
+import { expenseDueCents, expensePayableCents, expenseRefundDueCents, expenseStatusAfterPayments } from "../settlement/due.ts";
 import { deletePayment, presentPayment, recordPayment } from "../settlement/payments.ts";
 import { recordChange } from "../changes/record.ts";
 import { FieldErrorBag } from "../lib/errors.ts";
@@ -63,6 +63,7 @@ function presentExpense(row: ExpenseRow, paymentRows: ExpensePaymentRow[]) {
     total: formatCents(totalCents),
     amount_paid: formatCents(row.paidCents),
     amount_due: formatCents(expenseDueCents(row)),
+    refund_due: formatCents(expenseRefundDueCents(row)),
     prepaid_amount: formatCents(row.prepaidCents),
     rounding_amount: formatCents(row.roundingCents),
     payments: paymentRows.map(presentPayment),
@@ -261,8 +262,10 @@ export const expenseService = {
       const row = findFor(tx, scope, id, "update");
       const resubmitted = row.status === "rejected" ? { status: "pending" as const, rejectionReason: null } : {};
       const columns = columnsOf(tx, scope, input, row);
-      // an imported document's prepaid amount stays: the total edited by hand must still cover it
-      if (expensePayableCents({ ...row, ...columns }) < 0) {
+      // an imported document's prepaid amount stays: a total edited by hand must still cover it
+      // (unless the document itself said more was prepaid than its total: its supplier owes the rest back)
+      const amountsEdited = input.amount !== undefined || input.vat_amount !== undefined;
+      if (amountsEdited && expensePayableCents({ ...row, ...columns }) < 0 && expensePayableCents(row) >= 0) {
         const bag = new FieldErrorBag();
         bag.add(input.amount !== undefined ? "amount" : "vat_amount", `amount + vat_amount must be at least the prepaid amount less the rounding (${formatCents(row.prepaidCents - row.roundingCents)}).`);
         bag.throwIfAny();

@@ -24,6 +24,12 @@ const cii = new Lookup({
 /** UNTDID 1001 codes of credit notes (BT-3); every other code is an invoice (380, 384 corrective, 389 self-billed, 751, …). */
 const CREDIT_NOTE_CODES = new Set(["81", "83", "261", "262", "296", "308", "381", "396", "420", "458", "532"]);
 
+/** The Factur-X / ZUGFeRD 2.x profiles below EN 16931 (no invoice lines), by their BT-24 identifiers. */
+const LINELESS_PROFILES = [
+  { name: "MINIMUM", pattern: /^urn:(factur-x\.eu:1p0|zugferd\.de:2p0):minimum$/i, what: "carries only the totals (no lines, no VAT breakdown per line)" },
+  { name: "BASIC WL", pattern: /^urn:(factur-x\.eu:1p0|zugferd\.de:2p0):basicwl$/i, what: "carries no invoice lines" },
+];
+
 const ROOT = "/rsm:CrossIndustryInvoice";
 const TX = `${ROOT}/rsm:SupplyChainTradeTransaction`;
 const AGREEMENT = `${TX}/ram:ApplicableHeaderTradeAgreement`;
@@ -36,9 +42,17 @@ export function readCiiDocument(root: XmlElement): SupplierDocument {
   const guideline = cii.text(root, guidelinePath);
   if (guideline === null) throw new InboundDocumentError(`${ROOT}/${guidelinePath}`, "The document names no specification (BT-24, GuidelineSpecifiedDocumentContextParameter); an EN 16931 document names it there.");
   if (!guideline.startsWith(EN16931_PREFIX)) {
+    const profile = LINELESS_PROFILES.find((p) => p.pattern.test(guideline));
+    if (profile) {
+      throw new InboundDocumentError(
+        `${ROOT}/${guidelinePath}`,
+        `The document is a Factur-X / ZUGFeRD ${profile.name} profile file ('${guideline}', BT-24): that profile ${profile.what} and is not an EN 16931 invoice, so it is not supported. ` +
+          "Kontor imports CII of the BASIC, EN 16931 (COMFORT), EXTENDED and XRechnung profiles.",
+      );
+    }
     throw new InboundDocumentError(
       `${ROOT}/${guidelinePath}`,
-      `The specification '${guideline}' (BT-24) is not EN 16931 (it must start with '${EN16931_PREFIX}'; a Factur-X MINIMUM or BASIC WL file, which has no lines, does not).`,
+      `The specification '${guideline}' (BT-24) is not EN 16931 (it must start with '${EN16931_PREFIX}').`,
     );
   }
 
@@ -127,6 +141,7 @@ export function readCiiDocument(root: XmlElement): SupplierDocument {
       payable: located("DuePayableAmount"),
       breakdownVat: "ApplicableTradeTax CalculatedAmounts",
     },
+    guideline,
   );
 
   const seller = cii.one(agreement, "ram:SellerTradeParty");

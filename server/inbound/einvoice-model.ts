@@ -129,8 +129,30 @@ export type TotalsNames = Record<Exclude<keyof Totals, "linesSum" | "lineCount" 
   breakdownVat: string;
 };
 
-/** EN 16931's arithmetic between the totals (BR-CO-10, -13, -15, -16, -14), a refusal naming the first that fails. */
-export function checkTotals(t: Totals, n: TotalsNames): void {
+/**
+ * EN 16931's arithmetic between the totals (BR-CO-10, -13, -15, -16, -14), a refusal naming the
+ * first that fails. `specification` is the document's BT-24: a document of the XRechnung
+ * extension whose amount payable does not add up is told so (the extension's additions to it are
+ * not supported), not merely that its totals are wrong.
+ */
+export function checkTotals(t: Totals, n: TotalsNames, specification = ""): void {
+  try {
+    checkSums(t, n);
+  } catch (e) {
+    if (e instanceof InboundDocumentError && e.path === n.payable.path && XRECHNUNG_EXTENSION.test(specification)) {
+      throw new InboundDocumentError(
+        e.path,
+        `${e.message} The document follows the XRechnung extension ('${specification}'), whose additions to the amount payable (such as third-party payments, BG-DEX-09) are not supported.`,
+      );
+    }
+    throw e;
+  }
+}
+
+/** BT-24 of a document of the XRechnung extension ("…#conformant#urn:xeinkauf.de:kosit:extension:xrechnung_3.0"). */
+const XRECHNUNG_EXTENSION = /urn:xeinkauf\.de:kosit:extension:xrechnung/;
+
+function checkSums(t: Totals, n: TotalsNames): void {
   const f = formatCents;
   if (t.linesSum !== t.lineTotal) {
     throw new InboundDocumentError(n.lineTotal.path, `${n.lineTotal.name} ${f(t.lineTotal)} is not the sum of the ${t.lineCount} ${n.lines}, ${f(t.linesSum)}.`);

@@ -100,6 +100,16 @@ export function readUblDocument(root: XmlElement): SupplierDocument {
   });
   if (vatBreakdown.length === 0) throw new InboundDocumentError(at("cac:TaxTotal/cac:TaxSubtotal"), "The TaxTotal has no TaxSubtotal (VAT breakdown).");
   const monetary = (name: string) => ({ path: at(`cac:LegalMonetaryTotal/cbc:${name}`), name: `LegalMonetaryTotal/${name}` });
+  // the XRechnung extension's third-party payments (BG-DEX-09) add to PayableAmount what the
+  // buyer owes others (BR-DEX-09): not an amount the supplier asks, and not EN 16931's arithmetic
+  const thirdParty = ubl.all(root, "cac:PrepaidPayment");
+  if (thirdParty.length > 0) {
+    throw new InboundDocumentError(
+      at("cac:PrepaidPayment"),
+      `The document uses the XRechnung extension's third-party payments (BG-DEX-09, ${thirdParty.length} cac:PrepaidPayment), which add amounts owed to others to the amount payable. ` +
+        "That extension is not supported: Kontor imports EN 16931 and XRechnung invoices without it.",
+    );
+  }
   checkTotals(
     {
       linesSum,
@@ -128,6 +138,7 @@ export function readUblDocument(root: XmlElement): SupplierDocument {
       payable: monetary("PayableAmount"),
       breakdownVat: "TaxSubtotal TaxAmounts",
     },
+    customization,
   );
 
   const supplierParty = ubl.one(root, "cac:AccountingSupplierParty/cac:Party");
@@ -183,7 +194,10 @@ function documentType(root: XmlElement): SupplierDocument["type"] {
   if (root.ns === UBL_INVOICE_NS && root.name === "Invoice") return "invoice";
   if (root.ns === UBL_CREDIT_NOTE_NS && root.name === "CreditNote") return "credit_note";
   const what = root.ns ? `{${root.ns}}${root.name}` : `${root.name} (in no namespace)`;
-  throw new InboundDocumentError(`/${root.name}`, `The root element is ${what}, not a UBL 2.1 Invoice or CreditNote.`);
+  throw new InboundDocumentError(
+    `/${root.name}`,
+    `The root element is ${what}, not a UBL 2.1 Invoice or CreditNote. Kontor imports those and UN/CEFACT CII CrossIndustryInvoice (EN 16931, XRechnung, Factur-X / ZUGFeRD 2.x).`,
+  );
 }
 
 function required(from: XmlElement, path: string, rootPath: string): string {

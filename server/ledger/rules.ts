@@ -24,6 +24,7 @@
  * | supplier credit note approved    | payables (gross)                   | the expense account, VAT receivable |
  * | expense payment                  | payables                           | bank                            |
  * | supplier credit note refund      | bank                               | payables                        |
+ * | … an invoice's excess prepayment refunded (BT-115 < 0) | bank                  | payables                        |
  * | bank account's first statement   | bank (its opening balance, less what the books held) | opening balances (equity) |
  * | bank line imported unmatched, in | bank                               | suspense                        |
  * | bank line imported unmatched, out| suspense                           | bank                            |
@@ -274,14 +275,16 @@ export function expenseEntry(expense: ExpenseFigures, chart: PurchasesChart): En
 
 /** Paying an approved expense: payables against the bank (a supplier's credit note: its refund, the bank against payables). */
 export function expensePaymentEntry(
-  expense: Pick<ExpenseFigures, "documentType" | "category" | "vendor" | "currency">,
+  expense: Pick<ExpenseFigures, "documentType" | "category" | "vendor" | "currency"> & { refund?: boolean },
   payment: PaymentFigures,
   chart: { bank: string; payables: string },
 ): EntryDraft {
-  const sign = expense.documentType === "credit_note" ? -1 : 1;
+  // `refund`: an invoice prepaid beyond its total, whose supplier pays the excess back as a credit note's would
+  const refund = expense.documentType === "credit_note" || expense.refund === true;
+  const sign = refund ? -1 : 1;
   const name = expenseName(expense);
   const lowerName = `${name.charAt(0).toLowerCase()}${name.slice(1)}`;
-  const what = expense.documentType === "credit_note" ? `Refund of ${lowerName}` : `Payment of ${lowerName}`;
+  const what = refund ? `Refund of ${lowerName}` : `Payment of ${lowerName}`;
   return {
     date: payment.paymentDate,
     description: payment.reference ? `${what} (${payment.reference})` : what,
@@ -575,7 +578,9 @@ export function expensePaymentPosting(
   payment: { id: string; amountCents: number; paymentDate: string; reference: string | null },
   bankLedgerId: string,
 ): EntryDraft {
-  return expensePaymentEntry(expense, payment, { bank: bankLedgerId, payables: systemAccount(tx, expense.organizationId, "payables").id });
+  // BT-115 negative: more was prepaid than the invoice's total, and this is the supplier's refund of the excess
+  const refund = expense.amountCents + expense.vatCents - expense.prepaidCents + expense.roundingCents < 0;
+  return expensePaymentEntry({ ...expense, refund }, payment, { bank: bankLedgerId, payables: systemAccount(tx, expense.organizationId, "payables").id });
 }
 
 /** Closing the fiscal year `year`, from `start` to `end` (`closingEntries`): one draft per currency. */

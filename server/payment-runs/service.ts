@@ -99,7 +99,8 @@ export const paymentRunService = {
             eq(expenses.currency, bank!.currency),
             lte(expenses.dueDate, body.due_by),
             sql`${expenses.payeeIban} IS NOT NULL`,
-            sql`${expenses.paidCents} < ${expenses.amountCents} + ${expenses.vatCents}`,
+            // something to pay (BT-115: total less prepaid plus rounding); an invoice prepaid beyond its total has a refund due instead
+            sql`${expenses.paidCents} < ${expenses.amountCents} + ${expenses.vatCents} - ${expenses.prepaidCents} + ${expenses.roundingCents}`,
             // in a run already, which stays open while the expense has something due
             sql`NOT EXISTS (SELECT 1 FROM ${paymentRunItems} WHERE ${paymentRunItems.expenseId} = ${expenses.id})`,
           ),

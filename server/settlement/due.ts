@@ -21,20 +21,44 @@ type ExpensePayable = Pick<ExpenseRow, "amountCents" | "vatCents" | "prepaidCent
 
 /**
  * What an expense asks to be paid, EN 16931 BT-115: its total with VAT less what was prepaid
- * (BT-113) plus the rounding (BT-114); an expense entered by hand has neither.
+ * (BT-113) plus the rounding (BT-114); an expense entered by hand has neither. Negative when more
+ * was prepaid than the invoice's total: the supplier owes the difference back (its refund_due).
  */
 export const expensePayableCents = (row: ExpensePayable): number => row.amountCents + row.vatCents - row.prepaidCents + row.roundingCents;
 
-/** An approved (or paid) expense's payable amount less its payments; nothing is owed on a pending or rejected one. */
-export const expenseDueCents = (row: ExpensePayable & Pick<ExpenseRow, "status" | "paidCents">): number =>
-  row.status === "approved" || row.status === "paid" ? expensePayableCents(row) - row.paidCents : 0;
+type Approved = ExpensePayable & Pick<ExpenseRow, "status" | "paidCents">;
+const settles = (row: Pick<ExpenseRow, "status">) => row.status === "approved" || row.status === "paid";
 
 /**
- * An approved expense's status once `paidCents` is paid on it (contract section 4): paid when the
- * payments cover its payable amount (all of it prepaid: paid on approval), approved again when a deleted payment leaves something due.
+ * An approved (or paid) expense's payable amount less its payments (amount_due), never below
+ * 0.00; nothing is owed on a pending or rejected one. A supplier's credit note owes its total back
+ * under this name (its document_type says which way the money goes).
+ */
+export const expenseDueCents = (row: Approved): number => (settles(row) ? Math.max(0, expensePayableCents(row) - row.paidCents) : 0);
+
+/**
+ * What the supplier owes back on an approved invoice prepaid beyond its total (BT-115 negative):
+ * the excess less the refunds recorded on it (refund_due); 0 on every other expense.
+ */
+export const expenseRefundDueCents = (row: Approved): number => (settles(row) ? Math.max(0, -expensePayableCents(row) - row.paidCents) : 0);
+
+/** What still settles the expense, in the direction `expenseMoneyComesIn` says: its amount due or its refund due. */
+export const expenseOpenCents = (row: Approved): number => expenseDueCents(row) + expenseRefundDueCents(row);
+
+/**
+ * Whether settling the expense brings money in: a supplier's credit note (refunded), or an
+ * invoice prepaid beyond its total (the excess refunded); else the organisation pays it.
+ */
+export const expenseMoneyComesIn = (row: ExpensePayable & Pick<ExpenseRow, "documentType">): boolean =>
+  row.documentType === "credit_note" || expensePayableCents(row) < 0;
+
+/**
+ * An approved expense's status once `paidCents` is paid (or refunded) on it (contract section 4):
+ * paid when the payments cover its payable amount, or the refunds its excess (all of it prepaid:
+ * paid on approval), approved again when a deleted payment leaves something due.
  */
 export const expenseStatusAfterPayments = (row: ExpensePayable, paidCents: number): "approved" | "paid" =>
-  paidCents >= expensePayableCents(row) ? "paid" : "approved";
+  paidCents >= Math.abs(expensePayableCents(row)) ? "paid" : "approved";
 
 /**
  * An issued invoice's or credit note's status once `settledCents` (its payments plus its credit

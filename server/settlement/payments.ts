@@ -20,7 +20,7 @@ import { newId, nowIso } from "../lib/time.ts";
 import { checkTransition } from "../lib/transitions.ts";
 import { NOT_MATCHED, releaseAllocation } from "./allocations.ts";
 import { reallocateCreditNotes } from "./credits.ts";
-import { expenseDueCents, expenseStatusAfterPayments, invoiceDueCents, settledStatus } from "./due.ts";
+import { expenseMoneyComesIn, expenseOpenCents, expenseStatusAfterPayments, invoiceDueCents, settledStatus } from "./due.ts";
 import type { PaymentInput, Show } from "./model.ts";
 
 type PaymentRow = {
@@ -61,13 +61,16 @@ export const PAYMENT_TRANSITIONS = {
 
 const nounOf = (doc: Settled) => (doc.kind === "expense" ? "expense" : doc.row.type === "credit_note" ? "credit note" : doc.row.type === "interest_note" ? "interest note" : "invoice");
 
-/** What is still owed on the document (due.ts). */
-export const dueOf = (doc: Settled): number => (doc.kind === "invoice" ? invoiceDueCents(doc.row) : expenseDueCents(doc.row));
+/** What is still owed on the document (due.ts), in its direction: an expense's amount due, or the refund its supplier owes. */
+export const dueOf = (doc: Settled): number => (doc.kind === "invoice" ? invoiceDueCents(doc.row) : expenseOpenCents(doc.row));
 
-/** Which way the document's money moves: in for an invoice, an interest note and a supplier's credit note, out for a credit note and an expense. */
+/**
+ * Which way the document's money moves: in for an invoice, an interest note, a supplier's credit
+ * note and a supplier invoice prepaid beyond its total (its refund), out for a credit note and an expense.
+ */
 export function directionOf(doc: Settled): "credit" | "debit" {
   if (doc.kind === "invoice") return doc.row.type === "credit_note" ? "debit" : "credit";
-  return doc.row.documentType === "invoice" ? "debit" : "credit";
+  return expenseMoneyComesIn(doc.row) ? "credit" : "debit";
 }
 
 export function presentPayment<R extends PaymentRow>(row: R) {

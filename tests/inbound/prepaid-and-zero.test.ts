@@ -153,14 +153,16 @@ describe("what is owed is what the document says is due", () => {
     expect(balanceOf(books, "supplier_advances")).toBe("10000.00");
   });
 
-  test("03.01a: more prepaid than invoiced (PayableAmount −225.14) is a 422, and nothing is stored", async () => {
+  test("03.01a: more prepaid than invoiced (PayableAmount −225.14) is an expense of its total, nothing due, the excess owed back once approved", async () => {
+    // the file: TaxExclusiveAmount 687.28, TaxAmount 117.58, TaxInclusiveAmount 804.86, PrepaidAmount 1030, PayableAmount -225.14
     const { token } = env.newOrg("Overpaid", { country: "BE", currency: "EUR" });
-    const refused = await importXml(fixture("03.01a-INVOICE_ubl.xml"), token);
-    expect(refused.status, refused.text).toBe(422);
-    expect(refused.text).toContain("PayableAmount");
-    expect((await get("/api/v1/expenses", token)).data).toEqual([]);
-    expect((await get("/api/v1/suppliers", token)).data).toEqual([]);
-    expect((await get("/api/v1/received-documents", token)).data).toEqual([]);
+    const imported = await importXml(fixture("03.01a-INVOICE_ubl.xml"), token);
+    expect(imported.status, imported.text).toBe(201);
+    expect(imported.body.data).toMatchObject({ document_type: "invoice", amount: "687.28", vat_amount: "117.58", total: "804.86", prepaid_amount: "1030.00", amount_due: "0.00", refund_due: "0.00" });
+    const approved = await env.request("POST", `/api/v1/expenses/${imported.body.data.id}/approve`, { token });
+    expect(approved.status, approved.text).toBe(200);
+    // 1030.00 − 804.86 = 225.14
+    expect(approved.body.data).toMatchObject({ status: "approved", amount_due: "0.00", refund_due: "225.14" });
   });
 });
 

@@ -176,11 +176,11 @@ describe("readSupplierDocument: refusals", () => {
 </Order>`;
     const error = refusal(order);
     expect(error.path).toBe("/Order");
-    expect(error.message).toBe("The root element is {urn:oasis:names:specification:ubl:schema:xsd:Order-2}Order, not a UBL 2.1 Invoice or CreditNote.");
+    expect(error.message).toBe("The root element is {urn:oasis:names:specification:ubl:schema:xsd:Order-2}Order, not a UBL 2.1 Invoice or CreditNote. Kontor imports those and UN/CEFACT CII CrossIndustryInvoice (EN 16931, XRechnung, Factur-X / ZUGFeRD 2.x).");
   });
 
   test("an Invoice element in no namespace", () => {
-    expect(refusal("<Invoice><ID>1</ID></Invoice>").message).toBe("The root element is Invoice (in no namespace), not a UBL 2.1 Invoice or CreditNote.");
+    expect(refusal("<Invoice><ID>1</ID></Invoice>").message).toBe("The root element is Invoice (in no namespace), not a UBL 2.1 Invoice or CreditNote. Kontor imports those and UN/CEFACT CII CrossIndustryInvoice (EN 16931, XRechnung, Factur-X / ZUGFeRD 2.x).");
   });
 
   test("a CustomizationID that is not EN 16931", () => {
