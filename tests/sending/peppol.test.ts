@@ -338,6 +338,18 @@ describe("receiving over Peppol", () => {
     fake.documents.delete("doc_in_2");
   });
 
+  test("a document with a text longer than the API takes (a 1 MiB seller name) is refused with the element and business term, and stays in the inbox", async () => {
+    const xml = readFileSync(EXAMPLE, "utf8").replace("SupplierOfficialName Ltd", "n".repeat(1024 * 1024));
+    fake.documents.set("doc_long", { id: "doc_long", direction: "incoming", senderId: "0088:1", receiverId: "0208:0123456749", docTypeId: PEPPOL_DOCUMENT_TYPES.invoice, xml, readAt: null, sentOverPeppol: true });
+    const result = await pollPeppolInbox(deps, env.org.id);
+    expect(result.documents).toEqual([expect.objectContaining({ provider_document_id: "doc_long", outcome: "refused", id: null })]);
+    const detail = result.documents[0]!.detail!;
+    expect(detail).toStartWith("/Invoice/cac:AccountingSupplierParty/cac:Party/cac:PartyLegalEntity/cbc:RegistrationName: ");
+    expect(detail).toContain(`(BT-27) is ${1024 * 1024} characters long`);
+    expect(fake.documents.get("doc_long")!.readAt).toBeNull();
+    fake.documents.delete("doc_long");
+  });
+
   test("a received document of 11 MiB is refused unread beyond 10 MiB, with the reason, and stays in the inbox", async () => {
     // a valid invoice whose note pads it to 11 MiB: only its size is wrong
     const xml = readFileSync(EXAMPLE, "utf8").replace("<cbc:IssueDate>", `<cbc:Note>${"x".repeat(11 * 1024 * 1024)}</cbc:Note><cbc:IssueDate>`);
