@@ -50,6 +50,8 @@ export type Config = {
   deliveryBackoffMs: number[];
   deliveryMaxAttempts: number;
   deliveryTimeoutMs: number;
+  /** uploaded XML / PDF files parsed at once by the server, all HTTP threads together (KONTOR_IMPORT_CONCURRENCY); a further upload waits up to 10 s, then 503 */
+  importConcurrency: number;
 };
 
 export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
@@ -158,5 +160,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     deliveryBackoffMs: parseDurations(env.KONTOR_DELIVERY_BACKOFF ?? "1m,5m,30m,2h,6h,12h"),
     deliveryMaxAttempts: integer("KONTOR_DELIVERY_MAX_ATTEMPTS", env.KONTOR_DELIVERY_MAX_ATTEMPTS, 7, 1, 100),
     deliveryTimeoutMs: integer("KONTOR_DELIVERY_TIMEOUT_MS", env.KONTOR_DELIVERY_TIMEOUT_MS, 60_000, 1, 600_000),
+    importConcurrency: integer("KONTOR_IMPORT_CONCURRENCY", env.KONTOR_IMPORT_CONCURRENCY, 2, 1, 64),
   };
 }

@@ -18,6 +18,7 @@
 import { openDatabase, PAGE_CACHE_KIB, type Db } from "../db/client.ts";
 import type { Config } from "./config.ts";
 import { RenderTurns } from "./lib/render-turns.ts";
+import { createImportSlotMemory, ImportSlots } from "./lib/import-slots.ts";
 import { createRateLimitMemory } from "./http/rate-limit.ts";
 import { loadSecretBox, SecretBox } from "./lib/secret-box.ts";
 import { loggerFor, type Logger } from "./log.ts";
@@ -28,6 +29,8 @@ export type Runtime = {
   readonly secrets: SecretBox;
   /** PDFs are rendered one at a time on this thread (server/documents/render-turns.ts) */
   readonly renderTurns: RenderTurns;
+  /** uploaded files parsed at once, on every thread of the server together (server/lib/import-slots.ts) */
+  readonly importSlots: ImportSlots;
   readonly shared: SharedState;
   readonly log: Logger;
 };
@@ -37,6 +40,8 @@ export type SharedState = {
   rateLimit: SharedArrayBuffer;
   writeTurns: SharedArrayBuffer;
   outbox: SharedArrayBuffer;
+  /** uploaded files being parsed, on all threads */
+  importSlots: SharedArrayBuffer;
   secretKey: Uint8Array;
   /** KiB of SQLite page cache for each thread's connection */
   cacheKiB: number;
@@ -47,6 +52,7 @@ export function createSharedState(config: Config, secrets: SecretBox): SharedSta
     rateLimit: createRateLimitMemory(),
     writeTurns: new SharedArrayBuffer(4),
     outbox: new SharedArrayBuffer(4),
+    importSlots: createImportSlotMemory(),
     secretKey: secrets.key,
     cacheKiB: PAGE_CACHE_KIB / config.httpThreads,
   };
@@ -73,6 +79,7 @@ export function createRuntime(
     config,
     secrets,
     renderTurns: new RenderTurns(),
+    importSlots: new ImportSlots(shared.importSlots, config.importConcurrency),
     shared,
     log: options.log ?? loggerFor(config),
   };

@@ -18,13 +18,17 @@ export const bankingRoutes = (kernel: Kernel) =>
     .use(kernel)
     .post(
       "/api/v1/bank-accounts/:id/statements",
-      ({ scope, params, body, set, once }) =>
-        once(() => {
-          const { created, statement, statements } = bankingService.importStatement(scope, params.id, () => documentOf(body));
-          set.status = created ? 201 : 200;
-          if (created) set.headers["location"] = `/api/v1/bank-transactions?filter[bank_account_id]=${params.id}`;
-          return { data: statement, statements };
-        }),
+      // the parse holds a multiple of the file in memory: one of the server's import slots (503 when none frees within 10 s)
+      ({ scope, params, body, set, once, importSlots }) =>
+        // typed as the Response half of `once`'s answer: Elysia checks a promised union against each status's schema alone
+        importSlots.run(() =>
+          once(() => {
+            const { created, statement, statements } = bankingService.importStatement(scope, params.id, () => documentOf(body));
+            set.status = created ? 201 : 200;
+            if (created) set.headers["location"] = `/api/v1/bank-transactions?filter[bank_account_id]=${params.id}`;
+            return { data: statement, statements };
+          }),
+        ) as Promise<Response>,
       {
         ability: "banking.import",
         params: IdParams,
@@ -35,7 +39,7 @@ export const bankingRoutes = (kernel: Kernel) =>
             "An ISO 20022 camt.053 file (XML, camt.053.001.02 to .13), a Belgian CODA file (text, usually latin-1), or a ZIP archive of such files " +
             "(at most 100 files, 50 MB uncompressed); one or several statements, at least one of them of this account",
         }),
-        response: { 200: StatementImportResponse, 201: StatementImportResponse, ...errors(404, 409, 422) },
+        response: { 200: StatementImportResponse, 201: StatementImportResponse, ...errors(404, 409, 422, 503) },
         detail: {
           tags: ["Bank accounts"],
           summary: "Import bank statements (CAMT.053, CODA, or a ZIP of them): 201 when lines were added; 200 when all was imported before (nothing added)",
@@ -46,7 +50,8 @@ export const bankingRoutes = (kernel: Kernel) =>
             "A statement's currency must be its bank account's, its opening balance the closing balance of the account's last " +
             "imported statement, and its lines must add up to its closing balance: else a 422 naming the figures and the difference, and nothing of the file is imported. " +
             "The same statement again adds nothing (200); the same statement id with other content is a 409. Credit lines whose reference " +
-            "is an open invoice's payment_reference (for at most its amount due) record that payment; see the matching rules in docs/banking.md.",
+            "is an open invoice's payment_reference (for at most its amount due) record that payment; see the matching rules in docs/banking.md. " +
+            "At most KONTOR_IMPORT_CONCURRENCY files (default 2) are parsed at once by the server; a further upload waits up to 10 s, then is a 503 with Retry-After.",
         },
       },
     )

@@ -359,6 +359,8 @@ export function buildDocument(routes: readonly RouteEntry[], version: string) {
         ...(api ? rateHeaders() : {}),
         ...(method === "get" && code === "200" && json ? { ETag: header("ETag") } : {}),
         ...(code === "201" ? { Location: header("Location") } : {}),
+        // an upload that found every import slot busy (server/lib/import-slots.ts)
+        ...(api && code === "503" ? { "Retry-After": header("Retry-After") } : {}),
         ...(isAttachment(body) ? { "Content-Disposition": header("Content-Disposition") } : {}),
       };
       out[code] = {

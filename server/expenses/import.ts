@@ -46,6 +46,7 @@ import { InboundDocumentError } from "../inbound/errors.ts";
 import { embeddedInvoiceXml, INVOICE_XML_NAMES, looksLikePdf } from "../inbound/pdf-attachments.ts";
 import { Conflict, NotFound } from "../lib/errors.ts";
 import { formatCents } from "../lib/money.ts";
+import { codePoints } from "../lib/schemas.ts";
 import { findInOrg, inOrg, transaction, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import { validIban } from "../lib/iban.ts";
@@ -228,10 +229,25 @@ function singleRate(tx: Tx, orgId: string, lines: { category: VatCategory; rateB
   return rate?.id ?? null;
 }
 
-/** What the document is for, in a line: its item names (the first few). */
+/** The API's limit of an expense's description (ExpenseModel), which the summary below keeps to. */
+const DESCRIPTION_MAX = 5000;
+
+/**
+ * What the document is for, in a line: its item names (the first five, as many as fit the
+ * description's limit whole; never a name cut short), and how many more there are.
+ */
 function describe(doc: SupplierDocument): string {
   const names = [...new Set(doc.lines.map((l) => l.name).filter((n): n is string => Boolean(n)))];
   const what = doc.type === "credit_note" ? "Credit note" : "Invoice";
-  const items = names.slice(0, 5).join("; ") + (names.length > 5 ? `; and ${names.length - 5} more` : "");
-  return `${what} ${doc.number}${items ? `: ${items}` : ""}`.slice(0, 1000);
+  const summary = (listed: string[]) => {
+    const more = names.length - listed.length;
+    const items = listed.join("; ") + (more > 0 ? `${listed.length > 0 ? "; and " : ""}${more} more` : "");
+    return `${what} ${doc.number}${items ? `: ${items}` : ""}`;
+  };
+  let listed: string[] = [];
+  for (const name of names.slice(0, 5)) {
+    if (codePoints(summary([...listed, name])) > DESCRIPTION_MAX) break;
+    listed = [...listed, name];
+  }
+  return summary(listed);
 }

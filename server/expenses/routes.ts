@@ -24,15 +24,17 @@ export const expenseRoutes = (kernel: Kernel) =>
     })
     .post(
       "/import",
-      async ({ scope, body, query, set, once }) => {
-        // a PDF's embedded XML is read before the work (pdf-lib parses asynchronously; the work is one synchronous transaction)
-        const file = await receivedFileOf(documentOf(body));
-        return once(() => {
-          const imported = importSupplierDocument(scope, file, query);
-          const at = imported.kind === "expense" ? "expenses" : "received-documents";
-          return created(set, `/api/v1/${at}/${imported.data.id}`, imported.data);
-        });
-      },
+      // the parse holds a multiple of the file in memory: one of the server's import slots (503 when none frees within 10 s)
+      ({ scope, body, query, set, once, importSlots }) =>
+        importSlots.run(async () => {
+          // a PDF's embedded XML is read before the work (pdf-lib parses asynchronously; the work is one synchronous transaction)
+          const file = await receivedFileOf(documentOf(body));
+          return once(() => {
+            const imported = importSupplierDocument(scope, file, query);
+            const at = imported.kind === "expense" ? "expenses" : "received-documents";
+            return created(set, `/api/v1/${at}/${imported.data.id}`, imported.data);
+          });
+        }),
       {
         ability: "expenses.create",
         body: documentBody({
@@ -46,7 +48,7 @@ export const expenseRoutes = (kernel: Kernel) =>
           { category: t.Optional(Text({ minLength: 1, maxLength: 100, description: `The expense's category (default ${DEFAULT_IMPORT_CATEGORY})` })) },
           { additionalProperties: false },
         ),
-        response: { 201: Wrapped(t.Union([ExpenseModel.expense, ReceivedDocumentModel])), ...errors(409, 422) },
+        response: { 201: Wrapped(t.Union([ExpenseModel.expense, ReceivedDocumentModel])), ...errors(409, 422, 503) },
         detail: {
           tags,
           summary: "Import a supplier's e-invoice (UBL 2.1, UN/CEFACT CII, or a PDF carrying one) as a pending expense",
@@ -60,7 +62,9 @@ export const expenseRoutes = (kernel: Kernel) =>
             "The original is served byte for byte by GET /api/v1/expenses/{id}/document. amount_due is the document's PayableAmount (BT-115): " +
             "its total less PrepaidAmount plus PayableRoundingAmount, shown as prepaid_amount and rounding_amount. " +
             "A valid document whose totals are all 0.00 cannot be an expense (minimum 0.01): it is kept as a received document " +
-            "(201 with the ReceivedDocument; Location /api/v1/received-documents/{id}).",
+            "(201 with the ReceivedDocument; Location /api/v1/received-documents/{id}). " +
+            "Every text the expense or supplier keeps is within the API's own limit of its field (docs/api.md, Limits), else a 422 naming the element and its business term; at most 1,000 lines. " +
+            "At most KONTOR_IMPORT_CONCURRENCY files (default 2) are parsed at once by the server; a further upload waits up to 10 s, then is a 503 with Retry-After.",
         },
       },
     )

@@ -91,7 +91,7 @@ export const documentRuleOf = (body: unknown): DocumentRule | undefined =>
   body && typeof body === "object" ? ((body as Record<string, unknown>)[DOCUMENT_RULE] as DocumentRule | undefined) : undefined;
 
 /** `metrics`: where the thread counts its requests (server/metrics/thread.ts). */
-export function createKernel({ db, config, log, shared, renderTurns }: Runtime, metrics: ThreadMetrics) {
+export function createKernel({ db, config, log, shared, renderTurns, importSlots }: Runtime, metrics: ThreadMetrics) {
   assertElysiaQuietErrors();
   const authenticate = createAuthenticator(db);
   const rateLimit = createRateLimiter(config.rateLimitPerMinute, shared.rateLimit);
@@ -153,7 +153,7 @@ export function createKernel({ db, config, log, shared, renderTurns }: Runtime, 
   };
 
   const kernel = new Elysia({ name: "kontor-kernel" })
-    .decorate({ db, config, renderTurns })
+    .decorate({ db, config, renderTurns, importSlots })
     .onRequest((context) => {
       const { request, server, set } = context;
       const requestId = requestIdOf(request.headers.get("x-request-id"));

@@ -6,7 +6,7 @@
 import type { TSchema } from "elysia";
 import { ErrorBody, ValidationErrorBody } from "../lib/schemas.ts";
 
-export function errors(...codes: (404 | 405 | 409 | 422)[]): Record<number, TSchema> {
+export function errors(...codes: (404 | 405 | 409 | 422 | 503)[]): Record<number, TSchema> {
   return Object.fromEntries(codes.map((c) => [c, c === 422 ? ValidationErrorBody : ErrorBody]));
 }
 

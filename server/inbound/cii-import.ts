@@ -10,6 +10,7 @@ import { isValidDate } from "../lib/time.ts";
 import { addDecimals, parseDecimal, percentToBasisPoints, roundHalfUpCents } from "./decimal.ts";
 import { checkTotals, EN16931_PREFIX, type Located, type SupplierAddress, type SupplierDocument, type SupplierDocumentLine } from "./einvoice-model.ts";
 import { InboundDocumentError } from "./errors.ts";
+import { checkImportedCount, MAX_IMPORTED_LINES, MAX_IMPORTED_VAT_ROWS, type ImportedTerm } from "./import-limits.ts";
 import { documentAmount, plain } from "./ubl-import.ts";
 import { Lookup, type XmlElement } from "./xml.ts";
 
@@ -99,6 +100,7 @@ export function readCiiDocument(root: XmlElement): SupplierDocument {
 
   const taxes = cii.all(settlement, "ram:ApplicableTradeTax");
   if (taxes.length === 0) throw new InboundDocumentError(`${SETTLEMENT}/ram:ApplicableTradeTax`, "The document has no ApplicableTradeTax (VAT breakdown).");
+  checkImportedCount(taxes.length, MAX_IMPORTED_VAT_ROWS, `${SETTLEMENT}/ram:ApplicableTradeTax`, "ApplicableTradeTaxes (VAT breakdown, BG-23)");
   const vatBreakdown = taxes.map((tax, i) => {
     const path = `${SETTLEMENT}/ram:ApplicableTradeTax[${i + 1}]`;
     const category = cii.text(tax, "ram:CategoryCode");
@@ -149,7 +151,7 @@ export function readCiiDocument(root: XmlElement): SupplierDocument {
   const buyer = cii.one(agreement, "ram:BuyerTradeParty");
   if (!buyer) throw new InboundDocumentError(`${AGREEMENT}/ram:BuyerTradeParty`, "The document names no buyer (BuyerTradeParty).");
   const sellerPath = `${AGREEMENT}/ram:SellerTradeParty`;
-  const optional = (value: string | null, path: string, term: string) => (value === null ? null : plain(value, path, term));
+  const optional = (value: string | null, path: string, term: ImportedTerm) => (value === null ? null : plain(value, path, term));
   const endpoint = cii.one(seller, "ram:URIUniversalCommunication/ram:URIID");
   const endpointValue = endpoint?.text.trim() || null;
   const legal = cii.one(seller, "ram:SpecifiedLegalOrganization/ram:ID");
@@ -220,6 +222,7 @@ type ReadLine = SupplierDocumentLine & { exact: NonNullable<ReturnType<typeof pa
 function readLines(tx: XmlElement, currency: string): ReadLine[] {
   const items = cii.all(tx, "ram:IncludedSupplyChainTradeLineItem");
   if (items.length === 0) throw new InboundDocumentError(`${TX}/ram:IncludedSupplyChainTradeLineItem`, "The document has no IncludedSupplyChainTradeLineItem.");
+  checkImportedCount(items.length, MAX_IMPORTED_LINES, `${TX}/ram:IncludedSupplyChainTradeLineItem`, "IncludedSupplyChainTradeLineItems (lines, BG-25)");
   return items.map((item, i) => {
     const path = `${TX}/ram:IncludedSupplyChainTradeLineItem[${i + 1}]`;
     const amountPath = `${path}/ram:SpecifiedLineTradeSettlement/ram:SpecifiedTradeSettlementLineMonetarySummation/ram:LineTotalAmount`;
@@ -270,7 +273,7 @@ function address(party: XmlElement, partyPath: string): SupplierAddress | null {
   if (!isCountryCode(country)) {
     throw new InboundDocumentError(`${path}/ram:CountryID`, `The seller's country code '${country}' (BT-40) is not an ISO 3166-1 alpha-2 code that EN 16931 accepts (BR-CL-14).`);
   }
-  const text = (name: string, term: string) => {
+  const text = (name: string, term: ImportedTerm) => {
     const value = cii.text(postal, `ram:${name}`);
     return value === null ? null : plain(value, `${path}/ram:${name}`, term);
   };

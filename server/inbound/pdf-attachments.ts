@@ -97,13 +97,19 @@ export async function embeddedInvoiceXml(pdf: Uint8Array): Promise<EmbeddedInvoi
 
 const reason = (error: unknown) => (error instanceof Error ? error.message : String(error)).replace(/\s+/g, " ").slice(0, 200).replace(/\.$/, "");
 
-/** Indirect objects written out in the file ("12 0 obj"); the ones inside object streams are counted as pdf-lib meets them (guardParsers). */
-function countObjects(pdf: Uint8Array): number {
+/**
+ * Indirect objects written out in the file ("12 0 obj"); the ones inside object streams are counted
+ * as pdf-lib meets them (guardParsers). White space is what the PDF syntax calls white space (ISO
+ * 32000-1 7.2.2: NUL, TAB, LF, FF, CR, SPACE), which is what pdf-lib's parser skips too: "12\x000\x00obj"
+ * is an object, and one that JavaScript's `\s` (which has no NUL) would not see.
+ */
+export function countObjects(pdf: Uint8Array): number {
   const text = new TextDecoder("latin1").decode(pdf);
   let count = 0;
-  for (const _ of text.matchAll(/\d+\s+\d+\s+obj\b/g)) if (++count > MAX_OBJECTS) break;
+  for (const _ of text.matchAll(OBJECT_HEADER)) if (++count > MAX_OBJECTS) break;
   return count;
 }
+const OBJECT_HEADER = /\d+[\0\t\n\f\r ]+\d+[\0\t\n\f\r ]+obj(?![A-Za-z0-9])/g;
 
 /** A guard's refusal, by the parse (its context) it stopped: pdf-lib replaces the error with its own. */
 const guardRefusals = new WeakMap<PDFContext, string>();

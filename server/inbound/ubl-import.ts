@@ -20,6 +20,7 @@ import { addDecimals, exactCents, parseDecimal, percentToBasisPoints, roundHalfU
 import { isValidDate } from "../lib/time.ts";
 import { checkTotals, EN16931_PREFIX, type SupplierAddress, type SupplierDocument, type SupplierDocumentLine } from "./einvoice-model.ts";
 import { InboundDocumentError } from "./errors.ts";
+import { checkImportedCount, checkImportedLength, MAX_IMPORTED_LINES, MAX_IMPORTED_VAT_ROWS, type ImportedTerm } from "./import-limits.ts";
 import { Lookup, parseXml, type XmlElement } from "./xml.ts";
 
 export type { SupplierAddress, SupplierDocument, SupplierDocumentLine, SupplierVatBreakdown } from "./einvoice-model.ts";
@@ -85,7 +86,9 @@ export function readUblDocument(root: XmlElement): SupplierDocument {
   if (!taxTotal) throw new InboundDocumentError(at("cac:TaxTotal"), `The document has no TaxTotal in its currency ${currency}.`);
   const vat = money(ubl.one(taxTotal, "cbc:TaxAmount"), at("cac:TaxTotal/cbc:TaxAmount"))!;
 
-  const vatBreakdown = ubl.all(taxTotal, "cac:TaxSubtotal").map((subtotal, i) => {
+  const subtotals = ubl.all(taxTotal, "cac:TaxSubtotal");
+  checkImportedCount(subtotals.length, MAX_IMPORTED_VAT_ROWS, at("cac:TaxTotal/cac:TaxSubtotal"), "TaxSubtotals (VAT breakdown, BG-23)");
+  const vatBreakdown = subtotals.map((subtotal, i) => {
     const path = at(`cac:TaxTotal/cac:TaxSubtotal[${i + 1}]`);
     const category = ubl.text(subtotal, "cac:TaxCategory/cbc:ID");
     if (category === null) throw new InboundDocumentError(`${path}/cac:TaxCategory/cbc:ID`, "A TaxSubtotal has no VAT category.");
@@ -150,7 +153,7 @@ export function readUblDocument(root: XmlElement): SupplierDocument {
   const endpointValue = endpoint?.text.trim() || null;
   const endpointScheme = endpoint?.attrs.schemeID?.trim() || null;
   const paymentMeans = ubl.all(root, "cac:PaymentMeans");
-  const optional = (value: string | null, path: string, term: string) => (value === null ? null : plain(value, path, term));
+  const optional = (value: string | null, path: string, term: ImportedTerm) => (value === null ? null : plain(value, path, term));
   // as written, even with wrong check digits (a supplier's typo must not keep its bill out): a
   // supplier is created with it only when it is valid (suppliers/service.ts supplierForDocument)
   const supplierVat = optional(vatNumber(supplierParty), `${supplierPath}/cac:PartyTaxScheme/cbc:CompanyID`, "BT-31");
@@ -237,6 +240,7 @@ function readLines(root: XmlElement, type: SupplierDocument["type"], rootPath: s
   const quantityName = type === "invoice" ? "InvoicedQuantity" : "CreditedQuantity";
   const lines = ubl.all(root, `cac:${lineName}`);
   if (lines.length === 0) throw new InboundDocumentError(`${rootPath}/cac:${lineName}`, `The document has no ${lineName}.`);
+  checkImportedCount(lines.length, MAX_IMPORTED_LINES, `${rootPath}/cac:${lineName}`, `${lineName}s (BG-25)`);
   return lines.map((line, i) => {
     const path = `${rootPath}/cac:${lineName}[${i + 1}]`;
     const amountEl = ubl.one(line, "cbc:LineExtensionAmount");
@@ -290,7 +294,7 @@ function address(party: XmlElement, partyPath: string): SupplierAddress | null {
       `The seller's country code '${country}' (BT-40) is not an ISO 3166-1 alpha-2 code that EN 16931 accepts (BR-CL-14).`,
     );
   }
-  const text = (name: string, term: string) => {
+  const text = (name: string, term: ImportedTerm) => {
     const value = ubl.text(postal, `cbc:${name}`);
     return value === null ? null : plain(value, `${path}/cbc:${name}`, term);
   };
@@ -299,10 +303,13 @@ function address(party: XmlElement, partyPath: string): SupplierAddress | null {
 
 /**
  * A text that becomes Kontor's data: refused with a control or bidirectional character (as the
- * API refuses them), XML whitespace inside it (line breaks, tabs) made one space.
+ * API refuses them) or when longer than the API field it becomes takes, XML whitespace inside it
+ * (line breaks, tabs) made one space.
  */
-export function plain(value: string, path: string, term: string): string {
+export function plain(value: string, path: string, term: ImportedTerm): string {
   const text = value.replace(/\s*[\t\n\r]\s*/g, " ");
+  // within the API's limit of the field it becomes (import-limits.ts), or refused
+  checkImportedLength(text, path, term);
   const found = forbiddenCharacter(text);
   if (found) {
     const what = found.kind === "bidi" ? "a bidirectional control character" : "a control character";

@@ -1,17 +1,17 @@
 /**
- * A small, namespace-aware element tree over fast-xml-parser, for the inbound readers.
+ * A small, namespace-aware element tree for the inbound readers: fast-xml-parser's validator
+ * checks that the document is well-formed, then the tree is built here in one pass (buildTree).
  *
  * - Names are resolved by namespace, not by prefix: `<cbc:ID>`, `<ID xmlns="…CommonBasicComponents-2">`
  *   and `<b:ID xmlns:b="…">` are the same element. Readers look elements up with their own prefix
  *   map (see `Lookup`), so a document's choice of prefixes does not matter.
  * - No DTD: a DOCTYPE is refused before parsing, so there is no entity expansion at all (no
- *   "billion laughs", no external entities). fast-xml-parser runs with entity processing off and the
- *   five predefined entities and character references are decoded here, in one pass.
- * - Well-formedness is checked by fast-xml-parser's validator first, since its parser is lenient.
+ *   "billion laughs", no external entities). The five predefined entities and character
+ *   references are decoded here, in one pass.
  * - Text is kept as strings (no number parsing): amounts must stay exact decimals.
  * The size of the input is the caller's limit (the route caps the body).
  */
-import { XMLParser, XMLValidator } from "fast-xml-parser";
+import { XMLValidator } from "fast-xml-parser";
 import { InboundDocumentError } from "./errors.ts";
 
 export type XmlElement = {
@@ -25,23 +25,6 @@ export type XmlElement = {
   /** The element's own character data (text and CDATA), decoded, not trimmed. */
   text: string;
 };
-
-type OrderedNode = Record<string, unknown>;
-
-const parser = new XMLParser({
-  preserveOrder: true,
-  ignoreAttributes: false,
-  attributeNamePrefix: "",
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: false,
-  processEntities: false,
-  htmlEntities: false,
-  cdataPropName: "#cdata",
-  commentPropName: false,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-});
 
 const PREDEFINED: Record<string, string> = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" };
 
@@ -73,59 +56,108 @@ function refuseDoctype(xml: string): void {
 /** Parses XML text into the root element, with namespaces resolved. Throws InboundDocumentError. */
 export function parseXml(xml: string): XmlElement {
   refuseDoctype(xml);
+  // well-formedness first (its own parser is lenient, and the tree builder below trusts its input)
   const valid = XMLValidator.validate(xml);
   if (valid !== true) {
     throw new InboundDocumentError("/", `The document is not well-formed XML: ${valid.err.msg} (line ${valid.err.line}, column ${valid.err.col}).`);
   }
-  let nodes: OrderedNode[];
-  try {
-    nodes = parser.parse(xml) as OrderedNode[];
-  } catch (error) {
-    throw new InboundDocumentError("/", `The document could not be read as XML: ${(error as Error).message}`);
+  return buildTree(xml);
+}
+
+/** An element being built: its qualified name and raw attributes until its end tag, its text parts. */
+type Open = { element: XmlElement; qname: string; path: string; scope: Map<string, string>; text: string[] };
+
+/** Start, end and empty-element tags (attribute values may hold '>'), CDATA sections, comments, processing instructions. */
+const MARKUP = /<(\/?)([^\s/>!?]+)((?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*(\/?)>|<!\[CDATA\[([\s\S]*?)\]\]>|<!--[\s\S]*?-->|<\?[\s\S]*?\?>/g;
+const ATTRIBUTE = /([^\s=]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
+/** Shared by every element without attributes or children: an e-invoice has hundreds of thousands of leaves at most, each a small object. */
+const NO_ATTRS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+const NO_CHILDREN: XmlElement[] = Object.freeze([]) as unknown as XmlElement[];
+
+/**
+ * The element tree of a well-formed document, built in one pass over the text: texts are slices of
+ * it (decoded only where they hold a reference), leaves share one empty attribute map and child
+ * list. A general parser's intermediate tree, built character by character, held 30 to 60 times a
+ * large document's size; this holds a few times it (docs/banking.md, "Memory").
+ */
+function buildTree(xml: string): XmlElement {
+  const stack: Open[] = [];
+  let root: XmlElement | null = null;
+  let at = 0;
+  const addText = (raw: string) => {
+    const open = stack.at(-1);
+    // outside the root only white space can stand (the validator saw to it)
+    if (open && raw !== "") open.text.push(raw.includes("&") ? decodeEntities(raw, open.path) : raw);
+  };
+  MARKUP.lastIndex = 0;
+  for (let m = MARKUP.exec(xml); m !== null; m = MARKUP.exec(xml)) {
+    addText(xml.slice(at, m.index));
+    at = MARKUP.lastIndex;
+    if (m[5] !== undefined) {
+      // CDATA content is literal: concatenated as is, never entity-decoded
+      stack.at(-1)?.text.push(m[5]);
+      continue;
+    }
+    if (m[2] === undefined) continue; // a comment or a processing instruction
+    if (m[1] === "/") {
+      close(stack.pop()!);
+      continue;
+    }
+    const parent = stack.at(-1);
+    const open = start(m[2], m[3] ?? "", parent ? parent.scope : new Map([["xml", "http://www.w3.org/XML/1998/namespace"]]), parent ? parent.path : "");
+    if (parent) (parent.element.children === NO_CHILDREN ? (parent.element.children = []) : parent.element.children).push(open.element);
+    else if (root === null) root = open.element;
+    else throw new InboundDocumentError("/", "The document must have exactly one root element.");
+    if (m[4] === "/") close(open);
+    else stack.push(open);
   }
-  const roots = nodes.filter((n) => elementName(n) !== null);
-  if (roots.length !== 1) throw new InboundDocumentError("/", "The document must have exactly one root element.");
-  return toElement(roots[0]!, new Map([["xml", "http://www.w3.org/XML/1998/namespace"]]), "");
+  if (root === null) throw new InboundDocumentError("/", "The document must have exactly one root element.");
+  return root;
 }
 
-function elementName(node: OrderedNode): string | null {
-  for (const key of Object.keys(node)) if (key !== ":@" && key !== "#text" && key !== "#cdata") return key;
-  return null;
+/** One string per distinct name, not one per element (an element name repeats hundreds of thousands of times). */
+const names = new Map<string, [string, string]>();
+function remember(qname: string): [string, string] {
+  const split = splitName(qname);
+  if (names.size < 10_000) names.set(qname, split);
+  return split;
 }
 
-function toElement(node: OrderedNode, inherited: Map<string, string>, parentPath: string): XmlElement {
-  const qname = elementName(node)!;
-  const rawAttrs = (node[":@"] ?? {}) as Record<string, string>;
+function close(open: Open): void {
+  open.element.text = open.text.length === 1 ? open.text[0]! : open.text.join("");
+}
+
+function start(qname: string, rawAttrs: string, inherited: Map<string, string>, parentPath: string): Open {
   const path = `${parentPath}/${qname}`;
-  const scope = new Map(inherited);
-  for (const [key, value] of Object.entries(rawAttrs)) {
-    if (key === "xmlns") scope.set("", decodeEntities(value, path));
-    else if (key.startsWith("xmlns:")) scope.set(key.slice(6), decodeEntities(value, path));
+  const pairs: [string, string][] = [];
+  ATTRIBUTE.lastIndex = 0;
+  for (let a = ATTRIBUTE.exec(rawAttrs); a !== null; a = ATTRIBUTE.exec(rawAttrs)) {
+    const raw = a[2] ?? a[3] ?? "";
+    pairs.push([a[1]!, raw.includes("&") ? decodeEntities(raw, path) : raw]);
   }
-  const [prefix, local] = splitName(qname);
+  // a new scope only where the element declares namespaces
+  let scope = inherited;
+  for (const [key, value] of pairs) {
+    if (key !== "xmlns" && !key.startsWith("xmlns:")) continue;
+    if (scope === inherited) scope = new Map(inherited);
+    scope.set(key === "xmlns" ? "" : key.slice(6), value);
+  }
+  const [prefix, local] = names.get(qname) ?? remember(qname);
   const ns = scope.get(prefix);
   if (ns === undefined && prefix !== "") throw new InboundDocumentError(path, `The namespace prefix '${prefix}' is not declared.`);
-  const attrs: Record<string, string> = {};
-  for (const [key, value] of Object.entries(rawAttrs)) {
+  let attrs = NO_ATTRS;
+  for (const [key, value] of pairs) {
     if (key === "xmlns" || key.startsWith("xmlns:")) continue;
+    if (attrs === NO_ATTRS) attrs = {};
     const [attrPrefix, attrLocal] = splitName(key);
-    if (attrPrefix === "") attrs[attrLocal] = decodeEntities(value, path);
+    if (attrPrefix === "") attrs[attrLocal] = value;
     else {
       const attrNs = scope.get(attrPrefix);
       if (attrNs === undefined) throw new InboundDocumentError(path, `The namespace prefix '${attrPrefix}' is not declared.`);
-      attrs[`{${attrNs}}${attrLocal}`] = decodeEntities(value, path);
+      attrs[`{${attrNs}}${attrLocal}`] = value;
     }
   }
-  const children: XmlElement[] = [];
-  let text = "";
-  for (const child of (node[qname] ?? []) as OrderedNode[]) {
-    if ("#text" in child) text += decodeEntities(String(child["#text"]), path);
-    else if ("#cdata" in child) {
-      // CDATA content is literal: concatenated as is, never entity-decoded
-      for (const part of child["#cdata"] as OrderedNode[]) text += String(part["#text"] ?? "");
-    } else if (elementName(child) !== null) children.push(toElement(child, scope, path));
-  }
-  return { ns: ns ?? "", name: local, attrs, children, text };
+  return { element: { ns: ns ?? "", name: local, attrs, children: NO_CHILDREN, text: "" }, qname, path, scope, text: [] };
 }
 
 function splitName(qname: string): [string, string] {

@@ -20,6 +20,7 @@ export const ERROR_CODES = {
   422: "validation_failed",
   429: "rate_limited",
   500: "server_error",
+  503: "service_unavailable",
 } as const satisfies Record<number, string>;
 /** An unknown path: not an unknown id (404 `not_found`), a client that builds URLs wrongly. */
 export const ROUTE_NOT_FOUND = "route_not_found";
@@ -110,6 +111,13 @@ export class UnsupportedMediaType extends ApiError {
 export class TooManyRequests extends ApiError {
   constructor(retryAfterSeconds: number) {
     super(429, "Too many requests.", undefined, { "Retry-After": String(retryAfterSeconds) });
+  }
+}
+
+/** 503 with `Retry-After`: the server cannot take this now (every import slot is busy), but will soon. */
+export class ServiceUnavailable extends ApiError {
+  constructor(message: string, retryAfterSeconds: number) {
+    super(503, message, undefined, { "Retry-After": String(retryAfterSeconds) });
   }
 }
 

@@ -169,6 +169,20 @@ describe("embeddedInvoiceXml: hostile and broken files are refused quickly, neve
     expect((await refusal(pages)).message).toContain("5000000 pages");
   });
 
+  test("objects written with any of PDF's six white-space characters (NUL, TAB, LF, FF, CR, SPACE) are counted, and refused beyond the limit", async () => {
+    // ISO 32000-1 7.2.2: "12\0 0\0obj" is an object header as much as "12 0 obj" is; JavaScript's \s has no NUL
+    for (const space of ["\0", "\t", "\n", "\f", "\r", " "]) {
+      const header = `1${space}0${space}obj`;
+      const many = latin1(`%PDF-1.7\n${`${header} null endobj${space}`.repeat(MAX_OBJECTS + 1)}`);
+      const counted = await refusal(many);
+      expect(counted.message, JSON.stringify(space)).toContain(`more than the ${MAX_OBJECTS}`);
+      expect(counted.ms).toBeLessThan(2_000);
+    }
+    // mixed, and several white-space characters in a row
+    const mixed = latin1(`%PDF-1.7\n${"7\0\r\n0\f \tobj<<>>endobj\0".repeat(MAX_OBJECTS + 1)}`);
+    expect((await refusal(mixed)).message).toContain(`${MAX_OBJECTS + 1} objects`);
+  });
+
   test("zip bombs: an attachment, an object stream and a doubly compressed stream that expand to 64 MiB are stopped at the limit", async () => {
     const bomb = deflateSync(zeros(64 * 1024 * 1024), { level: 9 });
     expect(bomb.length).toBeLessThan(100_000);

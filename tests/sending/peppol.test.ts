@@ -343,6 +343,74 @@ describe("receiving over Peppol", () => {
     fake.documents.delete("doc_in_2");
   });
 
+  test("a document with a text longer than the API takes (a 1 MiB seller name) is refused with the element and business term, and stays in the inbox", async () => {
+    const xml = readFileSync(EXAMPLE, "utf8").replace("SupplierOfficialName Ltd", "n".repeat(1024 * 1024));
+    fake.documents.set("doc_long", { id: "doc_long", direction: "incoming", senderId: "0088:1", receiverId: "0208:0123456749", docTypeId: PEPPOL_DOCUMENT_TYPES.invoice, xml, readAt: null, sentOverPeppol: true });
+    const result = await pollPeppolInbox(deps, env.org.id);
+    expect(result.documents).toEqual([expect.objectContaining({ provider_document_id: "doc_long", outcome: "refused", id: null })]);
+    const detail = result.documents[0]!.detail!;
+    expect(detail).toStartWith("/Invoice/cac:AccountingSupplierParty/cac:Party/cac:PartyLegalEntity/cbc:RegistrationName: ");
+    expect(detail).toContain(`(BT-27) is ${1024 * 1024} characters long`);
+    expect(fake.documents.get("doc_long")!.readAt).toBeNull();
+    fake.documents.delete("doc_long");
+  });
+
+  test("a received document of 11 MiB is refused unread beyond 10 MiB, with the reason, and stays in the inbox", async () => {
+    // a valid invoice whose note pads it to 11 MiB: only its size is wrong
+    const xml = readFileSync(EXAMPLE, "utf8").replace("<cbc:IssueDate>", `<cbc:Note>${"x".repeat(11 * 1024 * 1024)}</cbc:Note><cbc:IssueDate>`);
+    expect(xml.length).toBeGreaterThan(11 * 1024 * 1024);
+    fake.documents.set("doc_big", { id: "doc_big", direction: "incoming", senderId: "0088:1", receiverId: "0208:0123456749", docTypeId: PEPPOL_DOCUMENT_TYPES.invoice, xml, readAt: null, sentOverPeppol: true });
+    const result = await pollPeppolInbox(deps, env.org.id);
+    expect(result.documents).toEqual([
+      expect.objectContaining({ provider_document_id: "doc_big", outcome: "refused", detail: expect.stringContaining(`larger than ${10 * 1024 * 1024} bytes`) }),
+    ]);
+    expect(fake.documents.get("doc_big")!.readAt).toBeNull();
+    fake.documents.delete("doc_big");
+  });
+
+  test("an inbox answer of 11 MiB is refused while it is read (by its Content-Length, or counted when it has none)", async () => {
+    // 30,000 waiting documents make an inbox answer of over 11 MiB
+    for (let i = 0; i < 30_000; i++) {
+      fake.documents.set(`doc_many_${i}`, { id: `doc_many_${i}`, direction: "incoming", senderId: "0088:1", receiverId: "0208:0123456749", docTypeId: PEPPOL_DOCUMENT_TYPES.invoice, xml: "<Invoice/>", readAt: null, sentOverPeppol: true });
+    }
+    try {
+      const result = await pollPeppolInbox(deps, env.org.id);
+      expect(result.documents).toEqual([]);
+      expect(result.errors).toEqual([{ organization_id: env.org.id, detail: expect.stringContaining(`larger than ${10 * 1024 * 1024} bytes`) }]);
+    } finally {
+      for (let i = 0; i < 30_000; i++) fake.documents.delete(`doc_many_${i}`);
+    }
+    // a provider (or a proxy) streaming without a length and without end: counted and cut at 10 MiB (a
+    // reader without a limit would run into the timeout instead, holding all it had read)
+    let sent = 0;
+    const streaming = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: () =>
+        new Response(
+          new ReadableStream({
+            async pull(controller) {
+              if (sent >= 1024 * 1024 * 1024) return controller.close();
+              const chunk = new TextEncoder().encode(sent === 0 ? '{"success":true,"documents":["' : "x".repeat(64 * 1024));
+              sent += chunk.byteLength;
+              controller.enqueue(chunk);
+            },
+          }),
+          { headers: { "content-type": "application/json" } },
+        ),
+    });
+    try {
+      const accessPoint = new RecommandAccessPoint({ ...CREDENTIALS, baseUrl: `http://127.0.0.1:${streaming.port}/api/v1` }, 5_000);
+      const refused = await accessPoint.inbox().then(
+        () => null,
+        (error: Error) => error,
+      );
+      expect(refused?.message).toContain(`larger than ${10 * 1024 * 1024} bytes`);
+    } finally {
+      streaming.stop(true);
+    }
+  });
+
   test("the fake refuses what the description does not allow (so the check above can fail)", async () => {
     const authorization = `Basic ${Buffer.from(`${CREDENTIALS.apiKey}:${CREDENTIALS.apiSecret}`).toString("base64")}`;
     const attempts: [string, RequestInit][] = [

@@ -11,6 +11,7 @@
  */
 import type { PeppolProvider } from "../../../db/values.ts";
 import type { ChannelResult } from "../channel.ts";
+import { MAX_DOCUMENT_BYTES } from "../../inbound/decode.ts";
 
 /** The Peppol BIS Billing 3.0 document type identifiers (the "busdox-docid-qns" scheme's values). */
 export const PEPPOL_DOCUMENT_TYPES = {
@@ -92,22 +93,42 @@ export function channelFailure(error: unknown): ChannelResult {
 export const ACCESS_POINT_TIMEOUT_MS = 30_000;
 
 /**
+ * The most an access point's answer may hold: the import's limit on one document (a received
+ * document travels inside its answer). Larger answers are refused while they are read, so a
+ * provider (or whoever answers in its place) cannot make Kontor hold more than this.
+ */
+export const MAX_ANSWER_BYTES = MAX_DOCUMENT_BYTES;
+
+/** An answer larger than MAX_ANSWER_BYTES: not worth another try (the same answer would come again). */
+export class AnswerTooLarge extends AccessPointError {
+  constructor(what: string, limit: number) {
+    super(false, `${what}: the answer is larger than ${limit} bytes (${limit / 1024 / 1024} MiB), the most Kontor reads`);
+  }
+}
+
+/**
  * One HTTP call to a provider: its JSON answer on 2xx, else an AccessPointError classified by
  * status, with `describe(body)` (the provider's own message) as its text. A network error or a
  * timeout is `retry`; so is a 2xx whose body is not JSON (a proxy's error page, a cut answer).
+ * The answer is read as a stream with a byte counter and the call aborted past `maxBytes`
+ * (AnswerTooLarge), whatever Content-Length says.
  */
 export async function callJson(
   url: string,
-  init: RequestInit & { timeoutMs?: number },
+  init: RequestInit & { timeoutMs?: number; maxBytes?: number },
   describe: (body: unknown, status: number) => string,
 ): Promise<unknown> {
   const what = `${init.method ?? "GET"} ${new URL(url).pathname}`;
+  const limit = init.maxBytes ?? MAX_ANSWER_BYTES;
+  const abort = new AbortController();
+  const timeout = AbortSignal.timeout(init.timeoutMs ?? ACCESS_POINT_TIMEOUT_MS);
   let response: Response;
   let text: string;
   try {
-    response = await fetch(url, { ...init, redirect: "error", signal: AbortSignal.timeout(init.timeoutMs ?? ACCESS_POINT_TIMEOUT_MS) });
-    text = await response.text();
+    response = await fetch(url, { ...init, redirect: "error", signal: AbortSignal.any([abort.signal, timeout]) });
+    text = await readLimited(response, limit, () => abort.abort());
   } catch (error) {
+    if (error instanceof TooLarge) throw new AnswerTooLarge(what, limit);
     const name = (error as Error).name;
     const reason = name === "TimeoutError" || name === "AbortError" ? "timed out" : `failed: ${(error as Error).message}`;
     throw new AccessPointError(true, `${what} ${reason}`);
@@ -121,4 +142,31 @@ export async function callJson(
   if (!response.ok) throw new AccessPointError(retryableStatus(response.status), `${what}: HTTP ${response.status}: ${describe(body, response.status)}`);
   if (body === null || typeof body !== "object") throw new AccessPointError(true, `${what}: HTTP ${response.status} without a JSON answer`);
   return body;
+}
+
+class TooLarge extends Error {}
+
+/** The body as UTF-8 text, read chunk by chunk; past `limit` bytes the request is aborted and TooLarge thrown. */
+async function readLimited(response: Response, limit: number, abort: () => void): Promise<string> {
+  const declared = Number(response.headers.get("content-length"));
+  if (Number.isFinite(declared) && declared > limit) {
+    abort();
+    throw new TooLarge();
+  }
+  if (response.body === null) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      abort();
+      await reader.cancel().catch(() => {});
+      throw new TooLarge();
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks, size));
 }

@@ -9,17 +9,19 @@
  * process stopped in between, the acknowledgement failed) is found again at the next poll, refused
  * as a duplicate, and acknowledged then. No provider document id is remembered.
  *
- * A document the import refuses (not a UBL invoice or credit note, totals that do not add up) is
- * left in the inbox, unacknowledged, and reported at every poll until someone deals with it at
- * the access point: acknowledging it would lose it without anyone having booked it.
+ * A document the import refuses (not a UBL invoice or credit note, totals that do not add up, a
+ * text longer than the API takes, more than the import's 10 MiB) is left in the inbox,
+ * unacknowledged, and reported with the reason at every poll until someone deals with it at the
+ * access point: acknowledging it would lose it without anyone having booked it.
  */
 import type { Db } from "../../../db/client.ts";
 import { importSupplierDocument } from "../../expenses/import.ts";
+import { InboundDocumentError } from "../../inbound/errors.ts";
 import { ApiError, Conflict } from "../../lib/errors.ts";
 import type { SecretBox } from "../../lib/secret-box.ts";
 import type { Logger } from "../../log.ts";
 import { findOrganization } from "../../orgs/service.ts";
-import { AccessPointError } from "./access-point.ts";
+import { AccessPointError, AnswerTooLarge } from "./access-point.ts";
 import { accessPointFor, organizationsWithAccessPoint } from "./settings.ts";
 
 export type InboxDeps = { db: Db; secrets: SecretBox; log?: Logger; timeoutMs?: number };
@@ -65,15 +67,26 @@ async function pollOrganization(deps: InboxDeps, orgId: string, result: PollResu
     const entry: PolledDocument = { organization_id: orgId, provider_document_id: received.id, outcome: "error", id: null, kind: null, detail: null };
     result.documents.push(entry);
     try {
-      const bytes = await accessPoint.download(received.id);
+      let bytes: Uint8Array;
+      try {
+        bytes = await accessPoint.download(received.id);
+      } catch (error) {
+        // larger than the import takes: refused like a document the import refuses, and left in the inbox
+        if (!(error instanceof AnswerTooLarge)) throw error;
+        Object.assign(entry, { outcome: "refused", detail: error.message });
+        deps.log?.warn("peppol document refused: too large; left in the inbox", { organization_id: orgId, provider_document_id: received.id, error: error.message });
+        continue;
+      }
       try {
         const imported = importSupplierDocument(scope, { bytes, mediaType: "application/xml", charset: null }, {});
         Object.assign(entry, { outcome: "imported", id: imported.data.id, kind: imported.kind });
       } catch (error) {
         if (error instanceof Conflict) Object.assign(entry, { outcome: "duplicate", detail: error.message });
         else if (error instanceof ApiError && error.status === 422) {
-          Object.assign(entry, { outcome: "refused", detail: error.message });
-          deps.log?.warn("peppol document refused by the import; left in the inbox", { organization_id: orgId, provider_document_id: received.id, error: error.message });
+          // the reason names where: the element's path (and its business term in the message)
+          const detail = error instanceof InboundDocumentError ? `${error.path}: ${error.message}` : error.message;
+          Object.assign(entry, { outcome: "refused", detail });
+          deps.log?.warn("peppol document refused by the import; left in the inbox", { organization_id: orgId, provider_document_id: received.id, error: detail });
           continue;
         } else throw error;
       }
