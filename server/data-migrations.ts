@@ -9,6 +9,7 @@ import { migrate, type Db, type MigrateOptions } from "../db/client.ts";
 import { backfillLedger, backfillOpeningBalances, backfillSuspense } from "./ledger/backfill.ts";
 import { rebuildReceivables } from "./reports/receivables.ts";
 import { allocateIssuedCreditNotes } from "./settlement/credits.ts";
+import { normalizeStoredExternalIds } from "./lib/external-ids.ts";
 
 export const DATA_MIGRATIONS = {
   ledger: backfillLedger,
@@ -19,6 +20,8 @@ export const DATA_MIGRATIONS = {
   bank_opening_balances: backfillOpeningBalances,
   /** migration 0042: the bank lines nothing holds go into suspense */
   bank_suspense: backfillSuspense,
+  /** stored external ids in Unicode NFC; two that become equal are left as they were and reported */
+  external_id_nfc: normalizeStoredExternalIds,
 } as const;
 
 /** Applies every pending migration (db/connection.ts `migrate`); the number of SQL migrations applied. */

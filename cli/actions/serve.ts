@@ -30,7 +30,11 @@ export async function serve(options: ServeOptions): Promise<void> {
   const unlock = lockDatabaseForServer(config.dbPath);
   const { opened: db, letGo } = openHolding(config.dbPath, "serve", () => {
     const db = openDatabase(config.dbPath);
-    migrateDatabase(db, { backupDir: config.backupDir, onBackup: (backup) => log.warn("backed up the database before upgrading it", { path: backup.path, bytes: backup.bytes }) });
+    migrateDatabase(db, {
+      backupDir: config.backupDir,
+      onBackup: (backup) => log.warn("backed up the database before upgrading it", { path: backup.path, bytes: backup.bytes }),
+      onNotice: (notice) => log.warn("upgrade notice", { notice }),
+    });
     return db;
   });
   const created = bootstrapIfEmpty(db);

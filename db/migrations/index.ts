@@ -46,6 +46,7 @@ import m43 from "./0043_vat_returns.sql" with { type: "text" };
 import m44 from "./0044_legal_mentions.sql" with { type: "text" };
 import m45 from "./0045_reminder_notes_rates.sql" with { type: "text" };
 import m46 from "./0046_server_keys.sql" with { type: "text" };
+import m47 from "./0047_external_id_nfc.sql" with { type: "text" };
 
 export const embeddedMigrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_init", when: 1795372542016, breakpoints: true, sql: m0 },
@@ -95,4 +96,5 @@ export const embeddedMigrations: { tag: string; when: number; breakpoints: boole
   { tag: "0044_legal_mentions", when: 1795777976571, breakpoints: true, sql: m44 },
   { tag: "0045_reminder_notes_rates", when: 1795778073841, breakpoints: true, sql: m45 },
   { tag: "0046_server_keys", when: 1795778153931, breakpoints: true, sql: m46 },
+  { tag: "0047_external_id_nfc", when: 1795778924000, breakpoints: true, sql: m47 },
 ];

@@ -291,7 +291,7 @@ export function plain(value: string, path: string, term: string): string {
   const text = value.replace(/\s*[\t\n\r]\s*/g, " ");
   const found = forbiddenCharacter(text);
   if (found) {
-    const what = found.kind === "bidi" ? "a bidirectional control character" : "a control character";
+    const what = found.kind === "surrogate" ? "a lone UTF-16 surrogate" : found.kind === "bidi" ? "a bidirectional control character" : "a control character";
     throw new InboundDocumentError(path, `The ${term} text contains ${what} (${found.codePoint}); a document's texts may not.`);
   }
   return text;
