@@ -81,6 +81,15 @@ export function oneLineProblem(what: string, value: string): string | null {
  */
 export const NO_FORMAT_CHARACTERS_PATTERN = "^\\P{Cf}*$";
 
+/**
+ * The same rule as the OpenAPI document shows it: JSON Schema validators need not know Unicode
+ * categories, so the format characters of the Basic Multilingual Plane are listed (the server's
+ * check, NO_FORMAT_CHARACTERS_PATTERN, also refuses the few beyond it, such as the tag characters),
+ * with the one-line text rule of every Text field.
+ */
+const FORMAT_BMP = "\\u00AD\\u0600-\\u0605\\u061C\\u06DD\\u070F\\u0890\\u0891\\u08E2\\u180E\\u200B-\\u200F\\u202A-\\u202E\\u2060-\\u2064\\u2066-\\u206F\\uFEFF\\uFFF9-\\uFFFB";
+export const DOCUMENTED_NO_FORMAT_CHARACTERS_PATTERN = `^[^${CONTROL}\\u000A\\u000D${BIDI}${FORMAT_BMP}]*$`;
+
 /** The first format character of `value` ("U+200B"), or null. */
 export function formatCharacter(value: string): string | null {
   const found = /\p{Cf}/u.exec(value);

@@ -8,7 +8,7 @@ import { ERROR_CODES, ROUTE_NOT_FOUND } from "./errors.ts";
 import { isCountryCode, isCurrencyCode } from "./iso-codes.ts";
 import { isValidDate } from "./time.ts";
 import { isVatNumber } from "./vat-numbers.ts";
-import { forbiddenCharacter, MULTILINE_PATTERN, NO_FORMAT_CHARACTERS_PATTERN, SINGLE_LINE_PATTERN } from "./characters.ts";
+import { DOCUMENTED_NO_FORMAT_CHARACTERS_PATTERN, forbiddenCharacter, MULTILINE_PATTERN, NO_FORMAT_CHARACTERS_PATTERN, SINGLE_LINE_PATTERN } from "./characters.ts";
 
 // Elysia's own "date" format accepts "March 3rd"-like strings; the API wants real YYYY-MM-DD.
 FormatRegistry.Set("date", isValidDate);
@@ -97,6 +97,7 @@ export const ExternalId = Text({
   minLength: 1,
   maxLength: 255,
   pattern: NO_FORMAT_CHARACTERS_PATTERN,
+  "x-openapi": { pattern: DOCUMENTED_NO_FORMAT_CHARACTERS_PATTERN },
   description:
     "Your own id of this resource (e.g. the shop's order id): unique per organisation and resource type; a duplicate is a 409 with the holder's id (holder_id). " +
     "Stored in Unicode NFC (\"cafe\u0301\" and \"caf\u00e9\" are one id); invisible format characters (U+200B, U+FEFF, …) are a 422",
