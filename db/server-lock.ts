@@ -9,7 +9,8 @@
  * leaves the file but no lock, and the next start succeeds.
  */
 import { Database } from "bun:sqlite";
-import { chmodSync } from "node:fs";
+import { chmodSync, mkdirSync } from "node:fs";
+import { dirname } from "node:path";
 import { liveHolders } from "./holders.ts";
 
 /** A second server on a database another server already serves. */
@@ -27,6 +28,8 @@ const held = new Map<string, Database>();
 export function lockDatabaseForServer(dbPath: string): () => void {
   if (dbPath === ":memory:") return () => {};
   const path = serveLockPath(dbPath);
+  // the database's folder, as opening the database makes it (db/connection.ts): the lock is taken first
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const lock = new Database(path, { create: true });
   try {
     chmodSync(path, 0o600);
