@@ -11,6 +11,10 @@ export function open(options: GlobalOptions): Runtime {
   const config = loadConfig();
   if (options.db) config.dbPath = options.db;
   const db = openDatabase(config.dbPath);
-  migrateDatabase(db, { backupDir: config.backupDir, onBackup: (backup) => printError(`Backed up the database before upgrading it: ${backup.path}`) });
+  migrateDatabase(db, {
+    backupDir: config.backupDir,
+    onBackup: (backup) => printError(`Backed up the database before upgrading it: ${backup.path}`),
+    onNotice: (notice) => printError(`Upgrade notice: ${notice}`),
+  });
   return createRuntime(config, { db });
 }

@@ -88,7 +88,7 @@ export class DatabaseTooNew extends Error {}
  * The data migrations a SQL migration can ask for by name (a row in pending_backfills), given by
  * the features that own the data (server/data-migrations.ts): db/ knows no posting rule.
  */
-export type DataMigrations = Readonly<Record<string, (tx: Tx) => void>>;
+export type DataMigrations = Readonly<Record<string, (tx: Tx, notice: (text: string) => void) => void>>;
 
 export type MigrateOptions = {
   /** every data migration a SQL migration of this build may queue */
@@ -96,6 +96,8 @@ export type MigrateOptions = {
   /** where the backup taken before an upgrade goes (KONTOR_BACKUP_DIR); default: beside the database */
   backupDir?: string | null;
   onBackup?: (backup: BackupResult) => void;
+  /** what a data migration reports for the operator (a case it left as it was), one line each: the upgrade's output */
+  onNotice?: (text: string) => void;
 };
 
 /**
@@ -108,7 +110,7 @@ export type MigrateOptions = {
  * - a database holding some migrations but not all (an older Kontor's) is backed up first
  *   (db/backup.ts), so a failed or regretted upgrade can be undone with `kontor restore`.
  */
-export function migrate(db: Db, { dataMigrations, backupDir = null, onBackup }: MigrateOptions): number {
+export function migrate(db: Db, { dataMigrations, backupDir = null, onBackup, onNotice }: MigrateOptions): number {
   const migrations: MigrationMeta[] = embeddedMigrations.map((m) => ({
     sql: m.sql.split("--> statement-breakpoint"),
     bps: m.breakpoints,
@@ -127,7 +129,7 @@ export function migrate(db: Db, { dataMigrations, backupDir = null, onBackup }: 
   }
   // drizzle's sqlite dialect runs every pending migration in one transaction
   (db as any).dialect.migrate(migrations, (db as any).session, {});
-  runDataMigrations(db, dataMigrations);
+  runDataMigrations(db, dataMigrations, onNotice ?? (() => {}));
   if (applied.length > 0 && pending.length > 0) {
     // 0001 made the search tables without indexing the rows already there: a database from
     // before it found none of its old customers, suppliers or expenses. Rebuilt after every
@@ -161,15 +163,18 @@ function appliedMigrations(client: Database): { hash: string; created_at: number
  * Data migrations a SQL migration asked for (a row in pending_backfills): each runs in one
  * transaction that also removes its row, so a crash leaves it for the next start.
  */
-function runDataMigrations(db: Db, dataMigrations: DataMigrations): void {
+function runDataMigrations(db: Db, dataMigrations: DataMigrations, onNotice: (text: string) => void): void {
   for (const { name } of db.select().from(pendingBackfills).all()) {
     const backfill = dataMigrations[name];
     if (!backfill) throw new Error(`this Kontor does not know the data migration "${name}" the database asks for: is it older than the database?`);
+    const notices: string[] = [];
     db.connection.transactions.run("immediate", () => {
       // claimed inside the write lock: a second process that saw the row too finds it gone
       const claimed = db.delete(pendingBackfills).where(eq(pendingBackfills.name, name)).returning().get();
-      if (claimed) backfill(db);
+      if (claimed) backfill(db, (text) => notices.push(text));
     });
+    // told once the migration committed (a rolled-back one tells nothing; the next start runs it again)
+    notices.forEach(onNotice);
   }
 }
 

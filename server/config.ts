@@ -1,5 +1,6 @@
 /** Configuration from the environment (contract section 1); CLI flags override some fields. */
 import { availableParallelism } from "node:os";
+import { metadataHostRefusal } from "./lib/hosts.ts";
 
 export type Config = {
   dbPath: string;
@@ -96,7 +97,7 @@ function oneOf<T extends string>(name: string, value: string | undefined, allowe
   return value as T;
 }
 
-/** An `smtp:` or `smtps:` URL with a host, or a clear start-up error naming the variable. */
+/** An `smtp:` or `smtps:` URL with a host that is no cloud metadata service (server/lib/hosts.ts), or a clear start-up error naming the variable. */
 export function smtpUrl(name: string, value: string | undefined): string | null {
   if (value === undefined || value.trim() === "") return null;
   let url: URL;
@@ -108,6 +109,8 @@ export function smtpUrl(name: string, value: string | undefined): string | null 
   if ((url.protocol !== "smtp:" && url.protocol !== "smtps:") || url.hostname === "") {
     throw new Error(`${name} must be an smtp:// or smtps:// URL with a host (got the scheme "${url.protocol}")`);
   }
+  const metadata = metadataHostRefusal(name, url.hostname);
+  if (metadata) throw new Error(metadata);
   return url.toString();
 }
 

@@ -10,6 +10,7 @@ import { backfillLedger, backfillOpeningBalances, backfillSuspense } from "./led
 import { rebuildReceivables } from "./reports/receivables.ts";
 import { allocateIssuedCreditNotes } from "./settlement/credits.ts";
 import { backfillSupplierIdentifiers } from "./suppliers/identity.ts";
+import { normalizeStoredExternalIds } from "./lib/external-ids.ts";
 
 export const DATA_MIGRATIONS = {
   ledger: backfillLedger,
@@ -22,6 +23,8 @@ export const DATA_MIGRATIONS = {
   bank_suspense: backfillSuspense,
   /** the suppliers' own identifiers, which imported e-invoices' sellers are matched on */
   supplier_identifiers: backfillSupplierIdentifiers,
+  /** stored external ids in Unicode NFC; two that become equal are left as they were and reported */
+  external_id_nfc: normalizeStoredExternalIds,
 } as const;
 
 /** Applies every pending migration (db/connection.ts `migrate`); the number of SQL migrations applied. */

@@ -36,6 +36,31 @@ export type ThreadCommand = { type: "start"; setup: ThreadSetup } | { type: "sto
 /** A thread's registry as prom-client's getMetricsAsJSON gives it (structured-cloneable). */
 export type MetricsSnapshot = Awaited<ReturnType<ThreadMetrics["registry"]["getMetricsAsJSON"]>>;
 
+/** Another process listens on the port `kontor serve` was given. */
+export class PortTaken extends Error {}
+
+/**
+ * Refuses a port another process listens on, Kontor or not. The HTTP threads bind with
+ * SO_REUSEPORT so that they share the port, and the kernel would share it just as silently with
+ * a second `kontor serve` (spreading connections between two servers, perhaps on two
+ * databases): so the port is first bound alone, without it, which any listener already there
+ * refuses; then let go for the threads to bind. Port 0 (a free port picked) needs no check.
+ */
+export function refuseTakenPort(host: string, port: number): void {
+  if (port === 0) return;
+  let probe: { stop: (closeActive?: boolean) => void };
+  try {
+    probe = Bun.listen({ hostname: host, port, socket: { data() {} } });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
+    throw new PortTaken(
+      `Port ${port} on ${host} is already in use by another process (another kontor serve or any other server): kontor serve does not share its port. ` +
+        "Stop that process, or choose another port (--port, KONTOR_PORT).",
+    );
+  }
+  probe.stop(true);
+}
+
 /** Listens with `app` on the config's host and port; every thread shares the port. */
 export function listen(app: ReturnType<typeof createApp>, config: Config) {
   // Bun's own body limit is set high so that Kontor answers oversize bodies with its JSON 413
@@ -57,6 +82,8 @@ export async function startServer(
   // this thread's request counters: a scrape adds the other threads' to them
   const requests = createThreadMetrics();
   const app = createApp(runtime, requests);
+  // before any thread binds with SO_REUSEPORT: a listener already there is another process
+  refuseTakenPort(config.host, config.port);
   const server = listen(app, config);
   const url = listeningOrigin(server.hostname!, server.port!);
   onListening?.(url);

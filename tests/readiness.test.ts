@@ -10,6 +10,8 @@
  */
 import { preferredChannel } from "../server/invoices/deliveries.ts";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { webhookDeliveries } from "../db/schema.ts";
 import { databaseSnapshot, SELLER_IDENTITY } from "./fixtures.ts";
 import { createTestEnv, TEST_IBAN } from "./helpers.ts";
 import { describe as describeValidation, validateUbl } from "./einvoicing/validate.ts";
@@ -149,6 +151,25 @@ describe("a draft that its e-invoice could not carry", () => {
       expect(Object.keys(invoice)).not.toContain("readiness");
       expect(Object.keys(invoice)).toEqual(expect.arrayContaining(["seller", "buyer", "payee"]));
     }
+  });
+
+  test("the readiness is a computed view: the draft's events and webhook deliveries carry the invoice as its GET shows it, without readiness", async () => {
+    const own = env.newOrg("Readiness Events BV");
+    const buyer = await okOf(own)("POST", "/api/v1/customers", { name: "Brasserie Dupont SA", country: "BE", peppol_id: PEPPOL_CUSTOMER_ID });
+    const hook = await okOf(own)("POST", "/api/v1/webhooks", { url: "https://hooks.example.com/readiness", events: ["invoice.created", "invoice.updated"] });
+    const created = await draftFor(own, buyer.id);
+    await okOf(own)("PUT", `/api/v1/invoices/${created.id}`, { notes: "Second thoughts" });
+    // the draft's GET shows it (not ready: the organisation has no address, no VAT number)
+    const { readiness, ...shown } = await okOf(own)("GET", `/api/v1/invoices/${created.id}`);
+    expect(readiness.ready).toBe(false);
+    const events = (await okOf(own)("GET", `/api/v1/events?filter[type]=invoice.*`)) as any[];
+    expect(events.map((e) => e.type)).toEqual(["invoice.created", "invoice.updated"]);
+    for (const event of events) expect(Object.keys(event.data)).not.toContain("readiness");
+    // the latest event is the resource as the API shows it, readiness apart
+    expect(events[1].data).toEqual(shown);
+    const deliveries = env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, hook.id)).all();
+    expect(deliveries.map((d) => d.event).sort()).toEqual(["invoice.created", "invoice.updated"]);
+    for (const delivery of deliveries) expect(Object.keys(JSON.parse(delivery.payload).data)).not.toContain("readiness");
   });
 });
 

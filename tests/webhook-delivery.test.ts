@@ -17,7 +17,7 @@ import type { Config } from "../server/config.ts";
 import { CLI_ACTOR } from "../server/orgs/service.ts";
 import { customerService } from "../server/customers/service.ts";
 import { webhookService } from "../server/webhooks/service.ts";
-import { refusedRange } from "../server/webhooks/ssrf.ts";
+import { refusedRange } from "../server/lib/hosts.ts";
 import { startServer } from "../server/serve.ts";
 import { startWorker } from "../server/webhooks/worker.ts";
 import { createTestEnv } from "./helpers.ts";

@@ -9,10 +9,13 @@ export function migrate(options: GlobalOptions): void {
   const config = loadConfig();
   const db = openDatabase(options.db ?? config.dbPath);
   let backup: string | null = null;
-  const applied = migrateDatabase(db, { backupDir: config.backupDir, onBackup: (b) => (backup = b.path) });
-  if (options.json) printJson({ applied, backup });
+  const notices: string[] = [];
+  const applied = migrateDatabase(db, { backupDir: config.backupDir, onBackup: (b) => (backup = b.path), onNotice: (notice) => notices.push(notice) });
+  if (options.json) printJson({ applied, backup, notices });
   else {
     if (backup) printLine(`Backed up the database before upgrading it: ${backup}`);
     printLine(applied ? `Applied ${applied} migration(s).` : "Database is up to date.");
+    // what a data migration left for the operator to decide (two external ids that became equal, …)
+    for (const notice of notices) printLine(`Notice: ${notice}`);
   }
 }

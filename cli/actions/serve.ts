@@ -4,12 +4,13 @@ import "../../server/http/elysia-production.ts";
 import { writeSync } from "node:fs";
 import { keepStatisticsFresh, openDatabase } from "../../db/client.ts";
 import { openHolding } from "../../db/holders.ts";
+import { lockDatabaseForServer } from "../../db/server-lock.ts";
 import { bootstrapIfEmpty, bootstrapMessage } from "../../server/bootstrap.ts";
 import { loadConfig } from "../../server/config.ts";
 import { migrateDatabase } from "../../server/data-migrations.ts";
 import { loggerFor } from "../../server/log.ts";
 import { createRuntime } from "../../server/runtime.ts";
-import { startServer, type Running } from "../../server/serve.ts";
+import { refuseTakenPort, startServer, type Running } from "../../server/serve.ts";
 import type { GlobalOptions } from "../globals.ts";
 import { jsonText, terminalSafe } from "../output.ts";
 import { stopOnSignal } from "./signals.ts";
@@ -22,9 +23,18 @@ export async function serve(options: ServeOptions): Promise<void> {
   if (options.host) config.host = options.host;
   if (options.port !== undefined) config.port = options.port;
   const log = loggerFor(config);
+  // a port another process listens on is refused before anything is created or upgraded (the
+  // first start's token would otherwise be made and never printed); checked again as it binds
+  refuseTakenPort(config.host, config.port);
+  // one server per SQLite file, taken before the upgrade: two starts must not both migrate
+  const unlock = lockDatabaseForServer(config.dbPath);
   const { opened: db, letGo } = openHolding(config.dbPath, "serve", () => {
     const db = openDatabase(config.dbPath);
-    migrateDatabase(db, { backupDir: config.backupDir, onBackup: (backup) => log.warn("backed up the database before upgrading it", { path: backup.path, bytes: backup.bytes }) });
+    migrateDatabase(db, {
+      backupDir: config.backupDir,
+      onBackup: (backup) => log.warn("backed up the database before upgrading it", { path: backup.path, bytes: backup.bytes }),
+      onNotice: (notice) => log.warn("upgrade notice", { notice }),
+    });
     return db;
   });
   const created = bootstrapIfEmpty(db);
@@ -37,6 +47,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     await (await starting)?.stop();
     db.$client.close();
     letGo();
+    unlock();
   });
   starting = startServer(createRuntime(config, { db, log }), {
     worker: options.worker,

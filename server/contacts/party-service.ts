@@ -9,7 +9,7 @@ import { t } from "elysia";
 import { Conflict, ValidationFailed } from "../lib/errors.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { Country, Currency, ExternalId } from "../lib/schemas.ts";
-import { checkExternalId } from "../lib/external-ids.ts";
+import { checkExternalId, normalizeExternalId } from "../lib/external-ids.ts";
 import { belgianEnterpriseNumberProblem, compactVatNumber } from "../lib/vat-numbers.ts";
 import { deleteInOrg, findInOrg, snapshot, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
@@ -55,7 +55,7 @@ export function partyListSpec(table: PartyTable, searchTable: string): ListSpec<
       email: { column: table.email, schema: t.String({ maxLength: 255 }), map: (v) => v.trim().toLowerCase() },
       // stored compact: "BE 0123.456.749" finds BE0123456749
       vat_number: { column: table.vatNumber, schema: t.String({ maxLength: 50 }), map: compactVatNumber },
-      external_id: { column: table.externalId, schema: ExternalId },
+      external_id: { column: table.externalId, schema: ExternalId, map: normalizeExternalId },
     },
     search: searchTable,
     updatedAt: table.updatedAt,
@@ -84,7 +84,7 @@ function columns(input: PartyUpdate) {
   if (input.payment_terms !== undefined) out.paymentTerms = input.payment_terms;
   if (input.peppol_id !== undefined) out.peppolId = input.peppol_id;
   if (input.language !== undefined) out.language = input.language;
-  if (input.external_id !== undefined) out.externalId = input.external_id;
+  if (input.external_id !== undefined) out.externalId = normalizeExternalId(input.external_id);
   // replaced as a whole: {} clears it
   if (input.metadata !== undefined) out.metadata = input.metadata;
   return out;

@@ -18,7 +18,7 @@ import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { ibanProblem, normalizeIban } from "../lib/iban.ts";
 import { formatCents, readMoney } from "../lib/money.ts";
 import { Currency, DateString, ExternalId, Uuid } from "../lib/schemas.ts";
-import { checkExternalId } from "../lib/external-ids.ts";
+import { checkExternalId, normalizeExternalId } from "../lib/external-ids.ts";
 import { deleteInOrg, findInOrg, inOrg, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import { stateMachine } from "../lib/transitions.ts";
@@ -99,7 +99,7 @@ export const expenseList: ListSpec<typeof expenses> = {
     currency: { column: expenses.currency, schema: Currency },
     date_from: { column: expenses.date, op: "gte", schema: t.String({ ...DateString, description: "On or after this date" }) },
     date_to: { column: expenses.date, op: "lte", schema: t.String({ ...DateString, description: "On or before this date" }) },
-    external_id: { column: expenses.externalId, schema: ExternalId },
+    external_id: { column: expenses.externalId, schema: ExternalId, map: normalizeExternalId },
   },
   search: "expenses_fts",
   updatedAt: expenses.updatedAt,
@@ -165,7 +165,7 @@ function columnsOf(tx: Tx, scope: Scope, input: ExpenseUpdate, current?: Expense
     out.payeeIban = iban === "" ? null : iban;
   }
   if (input.payment_reference !== undefined) out.paymentReference = readPaymentReference(bag, "payment_reference", input.payment_reference);
-  if (input.external_id !== undefined) out.externalId = input.external_id;
+  if (input.external_id !== undefined) out.externalId = normalizeExternalId(input.external_id);
   // replaced as a whole: {} clears it
   if (input.metadata !== undefined) out.metadata = input.metadata;
   bag.throwIfAny();

@@ -27,6 +27,7 @@ import { createIdempotency, type AnswerSet } from "./idempotency.ts";
 import { createRateLimiter } from "./rate-limit.ts";
 import { jsonAnswer } from "./representation.ts";
 import { toValidationFailed } from "./validation.ts";
+import { loneSurrogate, surrogateMessage } from "../lib/characters.ts";
 import { UNMATCHED_ROUTE, type ThreadMetrics } from "../metrics/thread.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -175,6 +176,7 @@ export function createKernel({ db, config, log, shared, renderTurns, importSlots
       }
       // every API route but the index needs a token: answer 401 before reading any body
       if (!auth && path !== API_PREFIX && path !== `${API_PREFIX}/`) throw new Unauthenticated(request.headers.has("authorization"));
+      refuseMalformedQuery(request.url);
     })
     .onParse({ as: "global" }, async (context) => {
       const { request } = context;
@@ -202,6 +204,7 @@ export function createKernel({ db, config, log, shared, renderTurns, importSlots
         throw new BadRequest("The request body is not valid JSON.");
       }
       refuseProtoKeys(body);
+      refuseLoneSurrogates(body);
       return body;
     })
     .macro({
@@ -411,6 +414,65 @@ function refuseProtoKeys(value: unknown, path = ""): void {
   if (Object.hasOwn(value, "__proto__")) throw ValidationFailed.field(`${path}__proto__`, `The ${path}__proto__ field is not accepted.`);
   for (const key in value) refuseProtoKeys((value as Record<string, unknown>)[key], `${path}${key}.`);
 }
+
+/**
+ * 422 for a string of the body, or a key, that holds a lone UTF-16 surrogate (`"\ud800"`: half
+ * of a character), naming the field as a schema error would (`lines.0.description`). Checked on
+ * every value, whatever its field's schema: text stored with one could never be read back by a
+ * strict JSON parser, and every page and event holding it would fail (RFC 8259 8.2).
+ */
+function refuseLoneSurrogates(value: unknown, path = ""): void {
+  if (typeof value === "string") {
+    const found = loneSurrogate(value);
+    if (found) {
+      const field = path === "" ? "body" : path.slice(0, -1);
+      throw ValidationFailed.field(field, surrogateMessage(field, found));
+    }
+    return;
+  }
+  if (value === null || typeof value !== "object") return;
+  if (Array.isArray(value)) {
+    value.forEach((item, i) => refuseLoneSurrogates(item, `${path}${i}.`));
+    return;
+  }
+  for (const key in value) {
+    const found = loneSurrogate(key);
+    // the field is named with the half character replaced: the answer itself must be strict JSON
+    if (found) throw ValidationFailed.field(`${path}${key.toWellFormed()}`, surrogateMessage(`${path}${key.toWellFormed()}`, found));
+    refuseLoneSurrogates((value as Record<string, unknown>)[key], `${path}${key}.`);
+  }
+}
+
+/**
+ * 422 for a query parameter whose percent-encoding is not UTF-8, naming it (`filter.name`, as a
+ * schema error would): `%ED%A0%80` (a lone surrogate as WTF-8) or a broken sequence would
+ * otherwise be read as U+FFFD, a search or filter other than the one sent.
+ */
+export function refuseMalformedQuery(url: string): void {
+  const start = url.indexOf("?");
+  if (start === -1) return;
+  for (const part of url.slice(start + 1).split("&")) {
+    if (part === "") continue;
+    const eq = part.indexOf("=");
+    const rawKey = (eq === -1 ? part : part.slice(0, eq)).replace(/\+/g, " ");
+    const rawValue = (eq === -1 ? "" : part.slice(eq + 1)).replace(/\+/g, " ");
+    const key = strictDecode(rawKey);
+    const name = (key ?? lenientDecode(rawKey)).replace(/\[([^\]]*)\]/g, ".$1");
+    if (key === null || strictDecode(rawValue) === null) {
+      throw ValidationFailed.field(name, `The ${name} field is not UTF-8 once percent-decoded (a lone UTF-16 surrogate such as %ED%A0%80, or a broken sequence): send text as UTF-8.`);
+    }
+  }
+}
+
+const strictDecode = (text: string): string | null => {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return null;
+  }
+};
+/** For naming a parameter whose own name is malformed: what decodes, with U+FFFD for what does not. */
+const lenientDecode = (text: string): string => new TextDecoder().decode(Uint8Array.from(unescape(text), (c) => c.charCodeAt(0) & 0xff));
 
 /**
  * A document body (see DocumentUpload): one of the route's media types (else 415), at most its

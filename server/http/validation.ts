@@ -3,7 +3,7 @@ import { Kind, type TSchema } from "@sinclair/typebox";
 import { ValueErrorType, type ValueError } from "@sinclair/typebox/errors";
 import { Value } from "@sinclair/typebox/value";
 import { ValidationFailed, validValues, type FieldErrors } from "../lib/errors.ts";
-import { forbiddenCharacter } from "../lib/characters.ts";
+import { forbiddenCharacter, formatCharacter, NO_FORMAT_CHARACTERS_PATTERN, surrogateMessage } from "../lib/characters.ts";
 import { textProblem } from "../lib/schemas.ts";
 import { vatNumberMessage, vatNumberProblem } from "../lib/vat-numbers.ts";
 
@@ -108,14 +108,21 @@ function describeText(name: string, schema: Parameters<typeof textProblem>[0], v
       return `The ${name} field must not be greater than ${schema.maxLength} characters.`;
     case "control":
     case "bidi":
+    case "surrogate":
     case "lineBreak": {
       const found = forbiddenCharacter(value as string, (schema as { "x-multiline"?: boolean })["x-multiline"] === true)!;
+      if (found.kind === "surrogate") return surrogateMessage(name, found.codePoint);
       if (found.kind === "lineBreak") return `The ${name} field must be a single line: it contains a line break (${found.codePoint}).`;
       const what = found.kind === "bidi" ? "a bidirectional control character" : "a control character";
       return `The ${name} field must not contain control characters: it contains ${what} (${found.codePoint}).`;
     }
     case "format":
       return formatMessage(name, schema.format!, value);
+    case "pattern":
+      if (schema.pattern === NO_FORMAT_CHARACTERS_PATTERN) {
+        return `The ${name} field must not contain invisible format characters: it contains ${formatCharacter(value as string)}.`;
+      }
+      return `The ${name} field format is invalid.`;
     default:
       return `The ${name} field format is invalid.`;
   }

@@ -312,7 +312,7 @@ export function plain(value: string, path: string, term: ImportedTerm): string {
   checkImportedLength(text, path, term);
   const found = forbiddenCharacter(text);
   if (found) {
-    const what = found.kind === "bidi" ? "a bidirectional control character" : "a control character";
+    const what = found.kind === "surrogate" ? "a lone UTF-16 surrogate" : found.kind === "bidi" ? "a bidirectional control character" : "a control character";
     throw new InboundDocumentError(path, `The ${term} text contains ${what} (${found.codePoint}); a document's texts may not.`);
   }
   return text;

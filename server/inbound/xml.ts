@@ -36,6 +36,10 @@ function decodeEntities(raw: string, path: string): string {
     const ref = /^#(?:x([0-9a-fA-F]+)|([0-9]+))$/.exec(body);
     if (ref) {
       const code = ref[1] !== undefined ? parseInt(ref[1], 16) : parseInt(ref[2]!, 10);
+      // a reference to half of a UTF-16 pair (&#xD800;) is no XML character (XML 1.0 Char): it would store a lone surrogate
+      if (code >= 0xd800 && code <= 0xdfff) {
+        throw new InboundDocumentError(path, `The document is not well-formed XML: '&${body};' refers to U+${code.toString(16).toUpperCase()}, a lone UTF-16 surrogate, which is no character.`);
+      }
       if (code <= 0x10ffff && code !== 0) return String.fromCodePoint(code);
     }
     throw new InboundDocumentError(path, `The document uses the entity '&${body};', which XML without a DTD does not define.`);

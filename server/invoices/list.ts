@@ -5,6 +5,7 @@ import { prepared, type Tx } from "../../db/client.ts";
 import { AWAITING_PAYMENT, awaitingPayment, customers, invoices } from "../../db/schema.ts";
 import { ftsPhrasePrefix, ftsPrefixes, LookUp, searchParam, type ListSpec } from "../lib/list.ts";
 import { Currency, DateString, ExternalId, Uuid } from "../lib/schemas.ts";
+import { normalizeExternalId } from "../lib/external-ids.ts";
 import { inOrg } from "../lib/scope.ts";
 import { today } from "../lib/time.ts";
 import { INVOICE_STATUSES, INVOICE_TYPES } from "./model.ts";
@@ -28,7 +29,7 @@ export const invoiceList: ListSpec<typeof invoices> = {
     currency: { column: invoices.currency, schema: Currency },
     number: { column: invoices.number, schema: t.String({ maxLength: 50, description: "Exact number (INV-2026-00001, or a draft's DRAFT-…)" }) },
     order_reference: { column: invoices.orderReference, schema: t.String({ maxLength: 200, description: "Exact order reference (BT-13)" }) },
-    external_id: { column: invoices.externalId, schema: ExternalId },
+    external_id: { column: invoices.externalId, schema: ExternalId, map: normalizeExternalId },
     issue_date_from: { column: invoices.issueDate, op: "gte", schema: t.String({ ...DateString, description: "Issued on or after this date" }) },
     issue_date_to: { column: invoices.issueDate, op: "lte", schema: t.String({ ...DateString, description: "Issued on or before this date" }) },
     overdue: {

@@ -18,7 +18,7 @@ import { Conflict, FieldErrorBag } from "../lib/errors.ts";
 import { listPage, type ListQuery } from "../lib/list.ts";
 import { formatCents, MAX_CENTS } from "../lib/money.ts";
 import { deleteInOrg, findInOrg, inOrg, snapshot, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
-import { checkExternalId } from "../lib/external-ids.ts";
+import { checkExternalId, normalizeExternalId } from "../lib/external-ids.ts";
 import { addDays, newId, nowIso, today } from "../lib/time.ts";
 import { stateMachine, type Transition } from "../lib/transitions.ts";
 import { type CreditNoteInput, type InvoiceCreate, type InvoiceStatus, type InvoiceUpdate, type PaymentInput } from "./model.ts";
@@ -311,7 +311,7 @@ export const invoiceService = {
           buyerReference: input.buyer_reference === undefined ? customer!.buyerReference : input.buyer_reference,
           orderReference: input.order_reference ?? null,
           pricesIncludeVat,
-          externalId: input.external_id ?? null,
+          externalId: normalizeExternalId(input.external_id ?? null),
           metadata: input.metadata ?? {},
           servicePeriodStart: input.service_period_start ?? null,
           servicePeriodEnd: input.service_period_end ?? null,
@@ -347,7 +347,7 @@ export const invoiceService = {
       if (input.buyer_reference !== undefined) set.buyerReference = input.buyer_reference;
       if (input.order_reference !== undefined) set.orderReference = input.order_reference;
       if (input.prices_include_vat !== undefined) set.pricesIncludeVat = input.prices_include_vat;
-      if (input.external_id !== undefined) set.externalId = input.external_id;
+      if (input.external_id !== undefined) set.externalId = normalizeExternalId(input.external_id);
       // replaced as a whole: {} clears it
       if (input.metadata !== undefined) set.metadata = input.metadata;
       if (input.service_period_start !== undefined) set.servicePeriodStart = input.service_period_start;
@@ -560,7 +560,7 @@ export const invoiceService = {
           buyerReference: original.buyerReference,
           orderReference: original.orderReference,
           pricesIncludeVat: original.pricesIncludeVat,
-          externalId: input?.external_id ?? null,
+          externalId: normalizeExternalId(input?.external_id ?? null),
           metadata: input?.metadata ?? {},
         },
         lines,

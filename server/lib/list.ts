@@ -271,7 +271,8 @@ const CURSOR_MALFORMED = "The cursor is not one this list gave out (meta.next_cu
  */
 export function parseListRequest(spec: ListSpec, query: ListQuery): ListRequest {
   const sort = String(query.sort ?? spec.defaultSort);
-  if (!spec.sorts[sort.startsWith("-") ? sort.slice(1) : sort]) {
+  // own keys only: "constructor" or "toString" is no sort, though every object answers to them
+  if (!Object.hasOwn(spec.sorts, sort.startsWith("-") ? sort.slice(1) : sort)) {
     throw ValidationFailed.field("sort", `The selected sort is invalid. ${validValues(sortNamesOf(spec))}`);
   }
   const filters: Record<string, string> = {};
@@ -297,6 +298,8 @@ export function parseListRequest(spec: ListSpec, query: ListQuery): ListRequest 
         throw ValidationFailed.field(field, `The ${field} field is not accepted.${field.startsWith("filter.") ? ` Valid filters: ${names.join(", ")}.` : ""}`);
       }
       if (!METADATA_KEY.test(key)) throw ValidationFailed.field(field, "A metadata key is 1 to 40 characters, without [ ] \\ \" or control characters, not starting with $.");
+      // as in a body (server/http/kernel.ts): "__proto__" is no key metadata can hold, and as a filter it would be dropped silently
+      if (key === "__proto__") throw ValidationFailed.field(field, `The ${field} field is not accepted.`);
       const value = query[name];
       if (value !== undefined && value !== "") metadata[key] = String(value);
     }
@@ -352,10 +355,10 @@ function decodeCursor(spec: ListSpec, text: string): CursorPayload {
   const valid =
     isRecord(payload) &&
     typeof payload.s === "string" &&
-    spec.sorts[payload.s.startsWith("-") ? payload.s.slice(1) : payload.s] !== undefined &&
+    Object.hasOwn(spec.sorts, payload.s.startsWith("-") ? payload.s.slice(1) : payload.s) &&
     isRecord(payload.f) &&
     Object.entries(payload.f).every(([name, value]) => {
-      const filter = spec.filters?.[name];
+      const filter = spec.filters && Object.hasOwn(spec.filters, name) ? spec.filters[name] : undefined;
       return filter !== undefined && typeof value === "string" && value !== "" && Value.Check(filter.schema ?? t.String({ maxLength: 255 }), value);
     }) &&
     (payload.u === null || (typeof payload.u === "string" && normalizeTimestamp(payload.u) === payload.u)) &&

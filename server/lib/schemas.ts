@@ -8,7 +8,7 @@ import { ERROR_CODES, ROUTE_NOT_FOUND } from "./errors.ts";
 import { isCountryCode, isCurrencyCode } from "./iso-codes.ts";
 import { isValidDate } from "./time.ts";
 import { isVatNumber } from "./vat-numbers.ts";
-import { forbiddenCharacter, MULTILINE_PATTERN, SINGLE_LINE_PATTERN } from "./characters.ts";
+import { DOCUMENTED_NO_FORMAT_CHARACTERS_PATTERN, forbiddenCharacter, MULTILINE_PATTERN, NO_FORMAT_CHARACTERS_PATTERN, SINGLE_LINE_PATTERN } from "./characters.ts";
 
 // Elysia's own "date" format accepts "March 3rd"-like strings; the API wants real YYYY-MM-DD.
 FormatRegistry.Set("date", isValidDate);
@@ -49,7 +49,7 @@ type TextSchema = Omit<TextOptions, "multiline"> & { "x-multiline"?: boolean };
 export function textProblem(
   schema: TextSchema,
   value: unknown,
-): "type" | "minLength" | "maxLength" | "control" | "bidi" | "lineBreak" | "format" | "pattern" | null {
+): "type" | "minLength" | "maxLength" | "control" | "bidi" | "lineBreak" | "surrogate" | "format" | "pattern" | null {
   if (typeof value !== "string") return "type";
   const length = codePoints(value);
   if (schema.minLength !== undefined && length < schema.minLength) return "minLength";
@@ -88,11 +88,19 @@ export function strictObject<P extends TProperties>(properties: P, options: obje
 
 export const Uuid = t.String({ format: "uuid", description: "UUID" });
 
-/** A client's own id of a resource: unique per organisation and resource type (a duplicate is a 409 naming the holder). */
+/**
+ * A client's own id of a resource: unique per organisation and resource type (a duplicate is a
+ * 409 naming the holder). Stored NFC-normalised (normalizeExternalId, server/lib/external-ids.ts),
+ * without invisible format characters: ids that look the same are the same id.
+ */
 export const ExternalId = Text({
   minLength: 1,
   maxLength: 255,
-  description: "Your own id of this resource (e.g. the shop's order id): unique per organisation and resource type; a duplicate is a 409 with the holder's id (holder_id)",
+  pattern: NO_FORMAT_CHARACTERS_PATTERN,
+  "x-openapi": { pattern: DOCUMENTED_NO_FORMAT_CHARACTERS_PATTERN },
+  description:
+    "Your own id of this resource (e.g. the shop's order id): unique per organisation and resource type; a duplicate is a 409 with the holder's id (holder_id). " +
+    "Stored in Unicode NFC (\"cafe\u0301\" and \"caf\u00e9\" are one id); invisible format characters (U+200B, U+FEFF, …) are a 422",
   examples: ["shop-order-1042"],
 });
 export const METADATA_KEY_PATTERN = '^[^$\\[\\]"\\\\\\u0000-\\u001f][^\\[\\]"\\\\\\u0000-\\u001f]{0,39}$';

@@ -17,7 +17,7 @@ import { RESOURCE_VIEW_ABILITY, resourceOf } from "../changes/events.ts";
 import { MAX_URL_LENGTH, type WebhookCreate, type WebhookUpdate } from "./model.ts";
 import { parkDeliveries, unparkDeliveries } from "./queue.ts";
 import { generateSecret } from "./signing.ts";
-import { isMetadataHost, refusedHost } from "./ssrf.ts";
+import { metadataHostRefusal, refusedHost } from "../lib/hosts.ts";
 
 type WebhookRow = typeof webhooks.$inferSelect;
 /** The part of the configuration that decides which URLs are accepted. */
@@ -89,7 +89,7 @@ const CONTROL = /\p{Cc}/u;
  * reads like a.example.com but goes to evil.com), port 0, more than 2048 characters once
  * normalised, and (unless private destinations are allowed) a host that is a loopback, private,
  * link-local or metadata address literally, or `localhost`; and, whatever the policy, a cloud
- * metadata service's name or address (ssrf.ts, METADATA_HOSTS). What a name resolves to can change,
+ * metadata service's name or address (server/lib/hosts.ts, METADATA_HOSTS). What a name resolves to can change,
  * so that, like the scheme, is checked again at every attempt (send.ts).
  */
 export function normaliseUrl(url: string, policy: UrlPolicy): string {
@@ -108,9 +108,11 @@ export function normaliseUrl(url: string, policy: UrlPolicy): string {
   if (parsed.hostname === "") fail("The url field must name a host.");
   if (parsed.username !== "" || parsed.password !== "") fail("The url must not contain a user name or password.");
   if (parsed.port === "0") fail("The url must not use port 0.");
+  // first: a metadata host is refused in the same words as every other outbound URL's (server/lib/hosts.ts)
+  const metadata = metadataHostRefusal("url", parsed.hostname);
+  if (metadata) fail(metadata);
   const refused = policy.webhookAllowPrivate ? null : refusedHost(parsed.hostname);
   if (refused) fail(`The url must not point to a private, loopback or other internal address (${refused}).`);
-  if (isMetadataHost(parsed.hostname)) fail(`The url must not point to a cloud metadata service (${parsed.hostname}), whatever KONTOR_WEBHOOK_ALLOW_PRIVATE says.`);
   const href = parsed.href;
   if (href.length > MAX_URL_LENGTH) fail(`The url must not be greater than ${MAX_URL_LENGTH} characters once normalised.`);
   return href;

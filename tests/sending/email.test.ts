@@ -271,6 +271,40 @@ describe("what the SMTP server answers", () => {
   });
 });
 
+describe("which SMTP server sends, and as whom (docs/sending.md#e-mail)", () => {
+  test("an organisation's own relay is used even when the server has one: the message reaches it alone, from KONTOR_MAIL_FROM", async () => {
+    const relay = await startSmtp();
+    try {
+      const own = env.newOrg("Own Relay Too BV");
+      const call = async (method: string, path: string, body?: unknown) => env.api(method, path, body, own.token);
+      await call("PUT", "/api/v1/organization", { ...SELLER_IDENTITY, email: "billing@ownrelay.test" });
+      setOrganizationSmtp(env.db, own.org, relay.url, secrets);
+      const rate = (await call("GET", "/api/v1/vat-rates")).body.data.find((r: any) => r.rate === "21.00").id;
+      const c = (await call("POST", "/api/v1/customers", { ...ADDRESS, name: "Client", email: "own-relay@example.test" })).body.data;
+      const d = (await call("POST", "/api/v1/invoices", { customer_id: c.id, issue_date: "2026-03-02", lines: [{ description: "Work", quantity: "1", unit_price: "10.00", vat_rate_id: rate }] })).body.data;
+      const invoice = (await call("POST", `/api/v1/invoices/${d.id}/finalize`)).body.data;
+      const before = smtp.messages.length;
+      expect((await call("POST", `/api/v1/invoices/${invoice.id}/send`, { channel: "email" })).status).toBe(202);
+      const [mail] = await relay.received(1);
+      // the server has KONTOR_MAIL_FROM: it is the sender on every relay; replies go to the organisation
+      expect(mail!.from!.value[0]!.address).toBe("invoices@kontor.test");
+      expect(mail!.replyTo!.value[0]!.address).toBe("billing@ownrelay.test");
+      const until = Date.now() + 15_000;
+      let delivery: any;
+      do {
+        delivery = (await call("GET", `/api/v1/invoices/${invoice.id}/deliveries`)).body.data[0];
+        if (delivery.status !== "pending") break;
+        await Bun.sleep(50);
+      } while (Date.now() < until);
+      expect(delivery.status).toBe("accepted");
+      // nothing reached the server's own SMTP server for this recipient
+      expect(smtp.messages.slice(before).filter((m) => JSON.stringify(m.to).includes("own-relay@example.test"))).toHaveLength(0);
+    } finally {
+      await relay.close();
+    }
+  });
+});
+
 describe("the e-invoice an e-mail carries follows the customer's einvoice_profile (issue 31)", () => {
   test("facturx: one attachment, the Factur-X PDF whose factur-x.xml is GET /cii byte for byte", async () => {
     const { invoice } = await issuedInvoice({ name: "Société Factur-X SAS", email: "compta@fx.test", einvoice_profile: "facturx" });

@@ -11,6 +11,7 @@ import { organizations } from "../../../db/schema.ts";
 import { PEPPOL_PROVIDERS, type PeppolProvider } from "../../../db/values.ts";
 import { recordChange } from "../../changes/record.ts";
 import { FieldErrorBag, NotFound, validValues } from "../../lib/errors.ts";
+import { metadataHostRefusal } from "../../lib/hosts.ts";
 import { transaction, type Scope } from "../../lib/scope.ts";
 import { SecretUnreadable, type SecretBox } from "../../lib/secret-box.ts";
 import { nowIso } from "../../lib/time.ts";
@@ -35,6 +36,8 @@ function baseUrlProblem(value: string): string | null {
   } catch {
     return "The peppol_base_url field must be an absolute URL, e.g. https://app.recommand.eu/api/v1.";
   }
+  const metadata = metadataHostRefusal("peppol_base_url", url.hostname);
+  if (metadata) return metadata;
   if (url.protocol === "https:") return null;
   if (url.protocol === "http:" && LOOPBACK.has(url.hostname)) return null;
   return "The peppol_base_url field must be an https URL (credentials travel only over TLS; plain http only to this machine).";
