@@ -48,8 +48,8 @@ function loadedBy(...args: string[]): { own: string[]; packages: string[] } {
   return { own: paths.filter((p) => !p.includes("node_modules/")).sort(), packages: [...packages].sort() };
 }
 
-/** The server modules a command's declarations need: the version, and the pure helpers behind `deliveries --since`. */
-const DECLARATIONS_NEED = ["server/config.ts", "server/lib/time.ts", "server/version.ts"];
+/** The server modules a command's declarations need: the version, the configuration's checks (with the host rule of outbound URLs), and the pure helpers behind `deliveries --since`. */
+const DECLARATIONS_NEED = ["server/config.ts", "server/lib/hosts.ts", "server/lib/time.ts", "server/version.ts"];
 
 describe("kontor --version and --help", () => {
   for (const flag of ["--version", "--help"]) {

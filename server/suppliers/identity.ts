@@ -20,7 +20,7 @@
 import { and, asc, eq, inArray, or, type SQL } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
 import { supplierIdentifiers, suppliers } from "../../db/schema.ts";
-import { isPeppolId } from "../documents/peppol.ts";
+import { isPeppolId } from "../lib/peppol-ids.ts";
 import { compactVatNumber } from "../lib/vat-numbers.ts";
 import { newId } from "../lib/time.ts";
 
