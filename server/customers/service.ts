@@ -3,6 +3,7 @@ import type { Tx } from "../../db/client.ts";
 import { contactPersons, customers, invoices, recurringInvoices } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
 import { partyService, presentParty, type PartyRow } from "../contacts/party-service.ts";
+import { checkRoom } from "../lib/counts.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { deleteInOrg, findChildInOrg, findInOrg, inOrg, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
@@ -126,6 +127,8 @@ export const contactPersonService = {
   create(scope: Scope, customerId: string, input: ContactPersonCreate) {
     return transaction(scope.db, (tx) => {
       findInOrg(tx, customers, scope.org.id, customerId);
+      const held = tx.select({ n: count() }).from(contactPersons).where(inOrg(contactPersons, scope.org.id, eq(contactPersons.customerId, customerId))).get()!.n;
+      checkRoom("contact_persons", held, 1, "This customer");
       const now = nowIso();
       const row: ContactRow = {
         id: newId(),

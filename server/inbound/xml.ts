@@ -71,6 +71,14 @@ export function parseXml(xml: string): XmlElement {
 /** An element being built: its qualified name and raw attributes until its end tag, its text parts. */
 type Open = { element: XmlElement; qname: string; path: string; scope: Map<string, string>; text: string[] };
 
+/**
+ * Elements of one document at most: what bounds the tree's memory (about 240 bytes an element at
+ * the peak of a parse, whatever the shape). A 10 MiB bank statement as banks write it holds about
+ * one element per 40 bytes (260,000), an e-invoice of 1,000 lines some 50,000; a file of empty
+ * elements could hold a million. docs/banking.md#size-memory-and-concurrency.
+ */
+export const MAX_XML_ELEMENTS = 300_000;
+
 /** Start, end and empty-element tags (attribute values may hold '>'), CDATA sections, comments, processing instructions. */
 const MARKUP = /<(\/?)([^\s/>!?]+)((?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*(\/?)>|<!\[CDATA\[([\s\S]*?)\]\]>|<!--[\s\S]*?-->|<\?[\s\S]*?\?>/g;
 const ATTRIBUTE = /([^\s=]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
@@ -88,6 +96,7 @@ function buildTree(xml: string): XmlElement {
   const stack: Open[] = [];
   let root: XmlElement | null = null;
   let at = 0;
+  let elements = 0;
   const addText = (raw: string) => {
     const open = stack.at(-1);
     // outside the root only white space can stand (the validator saw to it)
@@ -106,6 +115,9 @@ function buildTree(xml: string): XmlElement {
     if (m[1] === "/") {
       close(stack.pop()!);
       continue;
+    }
+    if (++elements > MAX_XML_ELEMENTS) {
+      throw new InboundDocumentError("/", `The document has more than ${MAX_XML_ELEMENTS.toLocaleString("en")} elements, more than Kontor reads in one file.`);
     }
     const parent = stack.at(-1);
     const open = start(m[2], m[3] ?? "", parent ? parent.scope : new Map([["xml", "http://www.w3.org/XML/1998/namespace"]]), parent ? parent.path : "");

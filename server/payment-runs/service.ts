@@ -6,6 +6,7 @@
  * - An expense in a run is selected by no other run while it has something due: the run is open
  *   until all its expenses are paid (a statement line carrying the EndToEndId pays them,
  *   server/banking/matching.ts), then completed.
+ * - At most MAX_PAYMENT_RUN_ITEMS (500) expenses per run, the earliest due first; the rest wait for the next run.
  * - The run, its items and its file are stored in one transaction; nothing to pay is a 422.
  */
 import { asc, eq, inArray, lte, sql } from "drizzle-orm";
@@ -13,6 +14,7 @@ import type { Tx } from "../../db/client.ts";
 import { bankAccounts, expenses, paymentRunItems, paymentRuns, suppliers } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
 import { canonicalPaymentReference } from "../documents/payment-reference.ts";
+import { MAX_PAYMENT_RUN_ITEMS } from "../lib/counts.ts";
 import { FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { formatCents } from "../lib/money.ts";
@@ -106,6 +108,8 @@ export const paymentRunService = {
           ),
         )
         .orderBy(asc(expenses.dueDate), asc(expenses.id))
+        // one run pays at most so many, the earliest due first: the rest wait for the next run
+        .limit(MAX_PAYMENT_RUN_ITEMS)
         .all();
       if (due.length === 0) {
         throw new ValidationFailed({

@@ -5,7 +5,7 @@
  * undoing them deletes only the payments they recorded. The rest of the line sits in suspense
  * (./allocations.ts, docs/banking.md#suspense).
  */
-import { asc, between, eq, min, sql } from "drizzle-orm";
+import { asc, between, count, eq, min, sql } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
 import { bankAccounts, bankStatements, bankTransactionAllocations, bankTransactions, expensePayments, payments } from "../../db/schema.ts";
 import type { AccountType, VatCategory } from "../../db/values.ts";
@@ -13,6 +13,7 @@ import { recordChange } from "../changes/record.ts";
 import { systemAccount } from "../ledger/accounts.ts";
 import type { LedgerEffect } from "../ledger/draft.ts";
 import { bankLineEntry, bankLineSelfAssessment } from "../ledger/rules.ts";
+import { checkRoom } from "../lib/counts.ts";
 import { formatCents } from "../lib/money.ts";
 import { inOrg, type Scope } from "../lib/scope.ts";
 import { addDays, newId, nowIso } from "../lib/time.ts";
@@ -100,6 +101,8 @@ export function allocateLine(tx: Tx, scope: Scope, bank: BankAccountRow, line: T
   const orgId = scope.org.id;
   const viaSuspense = how !== "import";
   const via = viaSuspense ? systemAccount(tx, orgId, "suspense").id : bank.accountId;
+  const held = tx.select({ n: count() }).from(bankTransactionAllocations).where(inOrg(bankTransactionAllocations, orgId, eq(bankTransactionAllocations.bankTransactionId, line.id))).get()!.n;
+  checkRoom("allocations", held, allocations.length, "This bank line");
   let position = nextPosition(tx, line.id);
   const ledger: LedgerEffect[] = [];
   for (const { target, cents } of allocations) {

@@ -5,7 +5,7 @@
  * holding a deleted payment is released here too. Below invoices, expenses and banking: each
  * hands it the document row and its own read side (`show`) for the event's payload.
  */
-import { eq } from "drizzle-orm";
+import { count, eq } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
 import { AWAITING_PAYMENT, bankAccounts, expensePayments, expenses, invoices, payments } from "../../db/schema.ts";
 import { INVOICE_STATUSES } from "../../db/values.ts";
@@ -13,6 +13,7 @@ import { recordChange } from "../changes/record.ts";
 import { bankLedgerAccountId, defaultBankAccount } from "../ledger/accounts.ts";
 import type { EntryDraft, LedgerEffect } from "../ledger/draft.ts";
 import { expensePaymentPosting, paymentPosting } from "../ledger/rules.ts";
+import { checkRoom } from "../lib/counts.ts";
 import { FieldErrorBag } from "../lib/errors.ts";
 import { formatCents, readMoney } from "../lib/money.ts";
 import { deleteInOrg, findChildInOrg, inOrg, updateInOrg, type Scope } from "../lib/scope.ts";
@@ -155,6 +156,9 @@ export function recordPayment<S>(tx: Tx, scope: Scope, doc: Settled, input: Paym
   checkTransition(nounOf(doc), doc.row.status, PAYMENT_TRANSITIONS[doc.kind].recordPayment);
   const orgId = scope.org.id;
   const { id } = doc.row;
+  const [table, parent] = doc.kind === "invoice" ? ([payments, payments.invoiceId] as const) : ([expensePayments, expensePayments.expenseId] as const);
+  const held = tx.select({ n: count() }).from(table).where(inOrg(table, orgId, eq(parent, id))).get()!.n;
+  checkRoom("payments", held, 1, `This ${nounOf(doc)}`);
   const { bank, columns } = newPayment(tx, orgId, input, { dueCents: dueOf(doc), currency: doc.row.currency });
   // a bank line in suspense that records the payment posts it against suspense (`via`): its money is in the bank account already
   const bankLedger = via ?? bankLedgerAccountId(tx, orgId, bank);
