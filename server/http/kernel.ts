@@ -28,6 +28,7 @@ import { createRateLimiter } from "./rate-limit.ts";
 import { jsonAnswer } from "./representation.ts";
 import { toValidationFailed } from "./validation.ts";
 import { loneSurrogate, surrogateMessage } from "../lib/characters.ts";
+import { readAtMost } from "../lib/bounded-read.ts";
 import { UNMATCHED_ROUTE, type ThreadMetrics } from "../metrics/thread.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -499,19 +500,7 @@ async function readLimited(request: Request, limit: number): Promise<string> {
 
 /** Reads the body's bytes, refusing (413) once they grow past `limit`. */
 async function readBytesLimited(request: Request, limit: number): Promise<Uint8Array> {
-  if (!request.body) return new Uint8Array(0);
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw new PayloadTooLarge(limit);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
+  const bytes = await readAtMost(request.body, limit);
+  if (bytes === null) throw new PayloadTooLarge(limit);
+  return bytes;
 }

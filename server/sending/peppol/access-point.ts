@@ -12,6 +12,7 @@
 import type { PeppolProvider } from "../../../db/values.ts";
 import type { ChannelResult } from "../channel.ts";
 import { MAX_DOCUMENT_BYTES } from "../../inbound/decode.ts";
+import { readAtMost } from "../../lib/bounded-read.ts";
 
 /** The Peppol BIS Billing 3.0 document type identifiers (the "busdox-docid-qns" scheme's values). */
 export const PEPPOL_DOCUMENT_TYPES = {
@@ -153,20 +154,10 @@ async function readLimited(response: Response, limit: number, abort: () => void)
     abort();
     throw new TooLarge();
   }
-  if (response.body === null) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      abort();
-      await reader.cancel().catch(() => {});
-      throw new TooLarge();
-    }
-    chunks.push(value);
+  const bytes = await readAtMost(response.body, limit);
+  if (bytes === null) {
+    abort();
+    throw new TooLarge();
   }
-  return new TextDecoder().decode(Buffer.concat(chunks, size));
+  return new TextDecoder().decode(bytes);
 }
