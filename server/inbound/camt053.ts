@@ -25,6 +25,7 @@ import {
 } from "./bank-statement.ts";
 import { validIban } from "../lib/iban.ts";
 import { Lookup, parseXml, type XmlElement } from "./xml.ts";
+import { checkStatementLength } from "./import-limits.ts";
 
 const CAMT053_VERSIONS = ["02", "03", "04", "05", "06", "07", "08", "09", "10", "11", "12", "13"] as const;
 const namespaceOf = (version: string) => `urn:iso:std:iso:20022:tech:xsd:camt.053.001.${version}`;
@@ -50,6 +51,7 @@ function readStmt(camt: Lookup, stmt: XmlElement, stmtPath: string): BankStateme
 
   const statementId = camt.text(stmt, "Id");
   if (statementId === null) throw new InboundDocumentError(at("Id"), "The statement has no Id.");
+  checkStatementLength(statementId, at("Id"), "statement_id");
   const ibanText = camt.text(stmt, "Acct/Id/IBAN");
   if (ibanText === null) throw new InboundDocumentError(at("Acct/Id/IBAN"), "The statement's account has no IBAN (Acct/Id/IBAN); only IBAN accounts are read.");
   const iban = validIban(ibanText);
@@ -108,9 +110,20 @@ function readStmt(camt: Lookup, stmt: XmlElement, stmtPath: string): BankStateme
     const reference = details.map((tx) => camt.text(tx, "RmtInf/Strd/CdtrRefInf/Ref")).find((r) => r !== null) ?? null;
     const endToEndId = first && camt.text(first, "Refs/EndToEndId");
     const communication = ustrd.length > 0 ? ustrd.join(" ") : null;
+    // every text kept within the limit of the bank line's field it becomes (import-limits.ts)
+    const tx = `${path}/NtryDtls/TxDtls[1]`;
+    const nameElement = first && camt.text(first, `RltdPties/${otherSide}/Nm`) !== null ? `RltdPties/${otherSide}/Nm` : `RltdPties/${otherSide}/Pty/Nm`;
+    checkStatementLength(counterpartyName, `${tx}/${nameElement}`, "counterparty_name");
+    checkStatementLength(communication, `${path}/NtryDtls/TxDtls/RmtInf/Ustrd`, "communication");
+    checkStatementLength(reference, `${path}/NtryDtls/TxDtls/RmtInf/Strd/CdtrRefInf/Ref`, "structured_reference");
+    checkStatementLength(endToEndId, `${tx}/Refs/EndToEndId`, "end_to_end_id");
+    const bankRef = camt.text(ntry, "AcctSvcrRef");
+    checkStatementLength(bankRef, `${path}/AcctSvcrRef`, "entry_ref");
+    const ntryRef = bankRef === null ? camt.text(ntry, "NtryRef") : null;
+    checkStatementLength(ntryRef, `${path}/NtryRef`, "entry_ref");
     const entryRef =
-      camt.text(ntry, "AcctSvcrRef") ??
-      camt.text(ntry, "NtryRef") ??
+      bankRef ??
+      ntryRef ??
       entryHash([bookingDate, valueDate, direction, cents, counterpartyName, counterpartyIbanText, communication, reference], index);
     if (seenRefs.has(entryRef)) throw new InboundDocumentError(`${path}/AcctSvcrRef`, `Two entries have the reference '${entryRef}'.`);
     seenRefs.add(entryRef);

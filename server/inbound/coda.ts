@@ -24,6 +24,7 @@ import { type BankStatement, type BankStatementEntry, type StatementBalance, che
 import { validIban } from "../lib/iban.ts";
 import { isValidDate } from "../lib/time.ts";
 import { InboundDocumentError } from "./errors.ts";
+import { checkStatementLength } from "./import-limits.ts";
 
 const RECORD_LENGTH = 128;
 
@@ -157,7 +158,9 @@ function readStatement(records: string[], firstIndex: number): BankStatement {
 
   const seenRefs = new Set<string>();
   const entries = entryMovements.map((m, index): BankStatementEntry => {
+    // records 2.2 and 2.3 may repeat: the communication they add up to is held to the bank line's limit
     const communicationText = collapse(m.communication);
+    checkStatementLength(communicationText, `line ${m.line} (the communication of records 2.1 to 2.3)`, "communication");
     let structuredReference: string | null = null;
     let communication: string | null = null;
     if (m.structured) {

@@ -56,3 +56,34 @@ export function checkImportedLength(text: string, path: string, term: ImportedTe
 export function checkImportedCount(count: number, max: number, path: string, what: string): void {
   if (count > max) throw new InboundDocumentError(path, `The document has ${count} ${what}; Kontor imports at most ${max} per document.`);
 }
+
+/**
+ * The texts of a bank statement line that Kontor keeps, by the CAMT.053 element (and its CODA
+ * counterpart) they come from, mapped to the bank line's API field and its limit. ISO 20022 sets
+ * the lengths (Max35Text, Max140Text); the communication joins every Ustrd of an entry (CODA:
+ * records 2.1 to 2.3, which a file may repeat), so it gets the limit of a description. A longer
+ * text refuses the file with a 422 naming the element, never cut short: a reference cut short
+ * would match another payment. CODA's fixed-width fields other than the communication cannot be
+ * longer than their columns (name 35, bank reference 21, client reference 35).
+ */
+export const STATEMENT_TEXT_LIMITS = {
+  statement_id: { element: "Stmt/Id", becomes: "the statement's id", maxLength: 35 },
+  entry_ref: { element: "Ntry/AcctSvcrRef (else Ntry/NtryRef)", becomes: "the bank line's entry_ref", maxLength: 35 },
+  counterparty_name: { element: "TxDtls/RltdPties/Dbtr|Cdtr/Nm", becomes: "the bank line's counterparty_name", maxLength: 140 },
+  communication: { element: "TxDtls/RmtInf/Ustrd (all of an entry's, joined)", becomes: "the bank line's communication", maxLength: 1000 },
+  structured_reference: { element: "TxDtls/RmtInf/Strd/CdtrRefInf/Ref", becomes: "the bank line's structured_reference", maxLength: 35 },
+  end_to_end_id: { element: "TxDtls/Refs/EndToEndId", becomes: "the end-to-end id a payment run's transfer is matched on", maxLength: 35 },
+} as const satisfies Record<string, { element: string; becomes: string; maxLength: number }>;
+
+/** Refuses a statement's `text` (at `path`) longer than the field it becomes takes. */
+export function checkStatementLength(text: string | null | undefined, path: string, field: keyof typeof STATEMENT_TEXT_LIMITS): void {
+  if (text == null) return;
+  const limit = STATEMENT_TEXT_LIMITS[field];
+  if (text.length <= limit.maxLength) return;
+  const length = codePoints(text);
+  if (length <= limit.maxLength) return;
+  throw new InboundDocumentError(
+    path,
+    `The text is ${length} characters long; it becomes ${limit.becomes}, which takes at most ${limit.maxLength}. The file is refused rather than cut short.`,
+  );
+}
