@@ -51,7 +51,8 @@ export function keepReceivedDocument(scope: Scope, file: { original: Uint8Array;
       vendor: doc.supplier.name.trim(),
       currency: doc.currency,
       contentType: file.contentType,
-      body: Buffer.from(file.original),
+      // a view of the received bytes, not a copy: a 10 MiB original is not held twice while it is stored
+      body: Buffer.from(file.original.buffer, file.original.byteOffset, file.original.byteLength),
       sha256: createHash("sha256").update(file.original).digest("hex"),
       createdAt: nowIso(),
     };
