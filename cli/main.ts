@@ -1,6 +1,6 @@
 #!/usr/bin/env bun
 /**
- * The `kontor` command (contract section 2). Exit codes: 0 success, 1 user error (message on
+ * The `kontor` command (docs/operations.md#the-cli). Exit codes: 0 success, 1 user error (message on
  * stderr), 2 usage error. Every command takes --db PATH and --json.
  *
  * Starting is cheap: this module loads commander and the commands' declarations (cli/commands/,

@@ -25,7 +25,7 @@ const orgId = () =>
 const createdAt = () => text("created_at").notNull();
 const updatedAt = () => text("updated_at").notNull();
 const bool = (name: string) => integer(name, { mode: "boolean" });
-/** A client's own id of a row (issue 28): unique per organisation and table where set. */
+/** A client's own id of a row (docs/api.md#external-ids-and-metadata): unique per organisation and table where set. */
 const externalId = () => text("external_id");
 /** A client's string pairs on a row (at most 50 keys of 40 characters, values of 500), a JSON object; `{}` when none. */
 const metadata = () => text("metadata", { mode: "json" }).$type<Record<string, string>>().notNull().default({});
@@ -53,7 +53,7 @@ export const organizations = sqliteTable("organizations", {
   currency: text("currency").notNull(),
   country: text("country").notNull(),
   apiAccess: bool("api_access").notNull(),
-  // the seller's identity on issued documents (issue 18); all optional but the language
+  // the seller's identity on issued documents (docs/invoicing.md#the-organisation); all optional but the language
   address: text("address"),
   city: text("city"),
   postalCode: text("postal_code"),
@@ -79,22 +79,22 @@ export const organizations = sqliteTable("organizations", {
   pricesIncludeVat: bool("prices_include_vat").notNull().default(false),
   /** issue every invoice to a business customer (one with a VAT number) as an e-invoice: finalize checks its UBL */
   einvoiceBusinessCustomers: bool("einvoice_business_customers").notNull().default(false),
-  /** sending (issue 29): the sender name and reply-to of its e-mails (the address is the server's KONTOR_MAIL_FROM) */
+  /** sending (docs/sending.md#e-mail): the sender name and reply-to of its e-mails (the address is the server's KONTOR_MAIL_FROM) */
   mailSenderName: text("mail_sender_name"),
   mailReplyTo: text("mail_reply_to"),
   /** its own SMTP server, sealed with the secret box (set by an administrator through the CLI only) */
   smtpUrl: text("smtp_url"),
   /** send every document at finalize over this channel (`preferred`: the customer's); null: finalize sends nothing */
   sendOnFinalize: text("send_on_finalize", { enum: [...SEND_CHANNELS, "preferred"] }),
-  /** its Peppol access point (issue 29); null: none. Set through the CLI only */
+  /** its Peppol access point (docs/sending.md#peppol-through-an-access-point); null: none. Set through the CLI only */
   peppolProvider: text("peppol_provider", { enum: PEPPOL_PROVIDERS }),
   /** the access point's credentials, a JSON object sealed with the secret box (context: "peppol:" + the organisation's id) */
   peppolCredentials: text("peppol_credentials"),
-  /** interest notes (issue 30): the fixed compensation for recovery costs of a late EUR invoice; null = the statutory €40 */
+  /** interest notes: the fixed compensation for recovery costs of a late EUR invoice; null = the statutory €40 */
   lateCompensationCents: integer("late_compensation_cents"),
   /** …and of a late invoice in another currency, per ISO 4217 code (no exchange rates: none when a currency is not set) */
   lateCompensationByCurrency: text("late_compensation_by_currency", { mode: "json" }).$type<Record<string, number>>().notNull().default({}),
-  /** reminders (issue 30): the IANA time zone its dates are local to (a run's date, a reminder's acceptance) */
+  /** reminders: the IANA time zone its dates are local to (a run's date, a reminder's acceptance) */
   timezone: text("timezone").notNull().default("Europe/Brussels"),
   /** how often it files its VAT return; its periods are named YYYY-MM or YYYY-Qn after it */
   vatPeriod: text("vat_period", { enum: VAT_PERIODS }).notNull().default("quarterly"),
@@ -207,7 +207,7 @@ const partyColumns = () => ({
   buyerReference: text("buyer_reference"),
   /** the e-invoice it receives; null: peppol */
   einvoiceProfile: text("einvoice_profile", { enum: EINVOICE_PROFILES }),
-  /** no reminder run reminds it of any invoice (issue 30), and why */
+  /** no reminder run reminds it of any invoice, and why */
   remindersPaused: bool("reminders_paused").notNull().default(false),
   remindersPausedReason: text("reminders_paused_reason"),
   externalId: externalId(),
@@ -358,7 +358,7 @@ export const invoices = sqliteTable(
     totalCents: integer("total_cents").notNull(),
     paidCents: integer("paid_cents").notNull(),
     /**
-     * Settled by credit allocation (contract section 3): on an invoice, the finalized credit notes
+     * Settled by credit allocation (docs/invoicing.md#credit-notes): on an invoice, the finalized credit notes
      * allocated to it; on a credit note, the part of it allocated to the invoice it credits.
      * amount_due = total − paid − credited on both.
      */
@@ -368,7 +368,7 @@ export const invoices = sqliteTable(
     /** BT-107 and BT-108: the sums of the document-level allowances and charges */
     allowanceCents: integer("allowance_cents").notNull().default(0),
     chargeCents: integer("charge_cents").notNull().default(0),
-    /** no reminder run reminds of it (issue 30), and why; changeable after finalize (it is not part of the document) */
+    /** no reminder run reminds of it, and why; changeable after finalize (it is not part of the document) */
     remindersPaused: bool("reminders_paused").notNull().default(false),
     remindersPausedReason: text("reminders_paused_reason"),
     finalizedAt: text("finalized_at"),
@@ -611,7 +611,7 @@ export const bankAccounts = sqliteTable(
     isActive: bool("is_active").notNull(),
     /**
      * The placeholder IBAN (BE71096123456769) the earlier Kontor seeded for every organisation:
-     * flagged by migration 0023, deactivated, never printed again (contract section 3).
+     * flagged by migration 0023, deactivated, never printed again.
      */
     isPlaceholder: bool("is_placeholder").notNull().default(false),
     accountId: text("account_id")
@@ -775,7 +775,7 @@ export const webhookAttempts = sqliteTable(
 );
 
 /**
- * Documents on their way to a customer (issue 29): an outbox row per send, written in the
+ * Documents on their way to a customer (docs/sending.md): an outbox row per send, written in the
  * request's transaction and sent by the delivery worker (server/sending/worker.ts) under a lease,
  * as webhook deliveries are. `recipients` is frozen at queueing.
  */
@@ -813,7 +813,7 @@ export const documentDeliveries = sqliteTable(
   ],
 );
 
-/** An organisation's reminder policy (issue 30); none stored: the defaults, disabled (server/reminders/policy.ts). */
+/** An organisation's reminder policy (docs/reminders.md#reminder-policy); none stored: the defaults, disabled (server/reminders/policy.ts). */
 export const reminderPolicies = sqliteTable("reminder_policies", {
   organizationId: text("organization_id")
     .primaryKey()
@@ -826,7 +826,7 @@ export const reminderPolicies = sqliteTable("reminder_policies", {
 });
 
 /**
- * A level of the reminder policy, recorded for one invoice (issue 30): sent (through its delivery,
+ * A level of the reminder policy, recorded for one invoice: sent (through its delivery,
  * or `manual`), or `skipped` because a later level was due at the same run. At most one row per
  * invoice and level: the unique key is what makes two runs at once, or a run killed midway and
  * run again, record each level once.
@@ -892,7 +892,7 @@ export const documentDeliveryAttempts = sqliteTable(
 );
 
 /**
- * Recurring invoices (issue 30 item 5): a template that generates an invoice per period
+ * Recurring invoices (docs/recurring.md): a template that generates an invoice per period
  * (server/recurring/). `next_issue_date` is the start of the next period to generate; null once ended.
  */
 export const recurringInvoices = sqliteTable(
@@ -1008,7 +1008,7 @@ export const expenseDocuments = sqliteTable("expense_documents", {
 
 /**
  * A valid supplier document Kontor cannot book as an expense (all its totals 0.00: the
- * specification's minimum is 0.01), kept byte for byte with its supplier (issue 27).
+ * specification's minimum is 0.01), kept byte for byte with its supplier.
  */
 export const receivedDocuments = sqliteTable(
   "received_documents",
@@ -1386,7 +1386,7 @@ export const receivableDueDays = sqliteTable(
 );
 
 /**
- * A payment run (issue 27): the approved expenses due by a date, paid from one bank account by a
+ * A payment run (docs/banking.md#paying-suppliers): the approved expenses due by a date, paid from one bank account by a
  * SEPA credit transfer file (pain.001.001.09) stored as produced. While a run is open its
  * expenses are selected by no other run.
  */

@@ -10,7 +10,7 @@
 export const VAT_CATEGORIES = ["S", "Z", "E", "AE", "K", "G", "O"] as const;
 export type VatCategory = (typeof VAT_CATEGORIES)[number];
 export const DOCUMENT_LANGUAGES = ["en", "nl", "fr", "de"] as const;
-/** The e-invoice a customer receives (issue 31): Peppol BIS 3.0 UBL, XRechnung 3.0, or a Factur-X PDF; null is peppol. */
+/** The e-invoice a customer receives: Peppol BIS 3.0 UBL, XRechnung 3.0, or a Factur-X PDF; null is peppol. */
 export const EINVOICE_PROFILES = ["peppol", "xrechnung", "facturx"] as const;
 export type EinvoiceProfile = (typeof EINVOICE_PROFILES)[number];
 export type DocumentLanguage = (typeof DOCUMENT_LANGUAGES)[number];
@@ -63,7 +63,7 @@ export type IssuedParties = { seller: DocumentParty; buyer: DocumentParty; payee
 // invoices and payments
 export const INVOICE_STATUSES = ["draft", "finalized", "sent", "partially_paid", "paid", "cancelled"] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
-/** interest_note: interest and compensation charged on a late invoice (issue 30), numbered INT-… */
+/** interest_note: interest and compensation charged on a late invoice, numbered INT-… */
 export const INVOICE_TYPES = ["invoice", "credit_note", "interest_note"] as const;
 export type InvoiceType = (typeof INVOICE_TYPES)[number];
 export const PAYMENT_METHODS = ["bank_transfer", "card", "cash", "direct_debit", "other"] as const;
@@ -132,7 +132,7 @@ export type TokenType = (typeof TOKEN_TYPES)[number];
 export const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
-/** How a document travels to its customer (issue 29): the channels a delivery goes over. */
+/** How a document travels to its customer (docs/sending.md): the channels a delivery goes over. */
 export const SEND_CHANNELS = ["email", "peppol"] as const;
 export type SendChannel = (typeof SEND_CHANNELS)[number];
 /** A document delivery (not a webhook's): queued, accepted by its channel (SMTP 250, the access point's receipt), or failed for good. */
@@ -150,7 +150,7 @@ export type PeppolProvider = (typeof PEPPOL_PROVIDERS)[number];
 /** Where a delivery goes: e-mail addresses, or the Peppol participant (the buyer as issued). */
 export type DeliveryRecipients = { to: string[]; cc: string[] } | { peppol_id: string };
 
-// recurring invoices (issue 30 item 5)
+// recurring invoices (docs/recurring.md)
 /** A template's period: a month, a quarter (three months) or a year, times its `every`. */
 export const RECURRING_INTERVALS = ["monthly", "quarterly", "yearly"] as const;
 export type RecurringInterval = (typeof RECURRING_INTERVALS)[number];
@@ -173,7 +173,7 @@ export type RecurringLine = {
   supply_type?: SupplyType | null;
 };
 
-// reminders (issue 30)
+// reminders (docs/reminders.md)
 /** How a reminder run sends: a delivery channel, the customer's preferred one, or not at all (recorded as sent, printed from its PDF). */
 export const REMINDER_CHANNELS = ["email", "peppol", "preferred", "manual"] as const;
 export type ReminderChannel = (typeof REMINDER_CHANNELS)[number];

@@ -1,8 +1,8 @@
 /**
  * What runs beside the API, in `kontor serve` (unless --no-worker) and alone in `kontor worker`:
  * the webhook worker, the document delivery worker, the poll of the organisations' Peppol
- * inboxes (issue 29), the daily run of recurring invoices (issue 30, which catches up at
- * start) and the reminder runs (issue 30, hourly for each organisation past 06:00 local). One place starts and stops them, so the two commands cannot drift apart.
+ * inboxes, the daily run of recurring invoices (which catches up at
+ * start) and the reminder runs (hourly for each organisation past 06:00 local). One place starts and stops them, so the two commands cannot drift apart.
  */
 import { Cron } from "croner";
 import { startRecurringSchedule } from "./recurring/run.ts";

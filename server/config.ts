@@ -1,4 +1,4 @@
-/** Configuration from the environment (contract section 1); CLI flags override some fields. */
+/** Configuration from the environment (docs/operations.md#configuration); CLI flags override some fields. */
 import { availableParallelism } from "node:os";
 import { metadataHostRefusal } from "./lib/hosts.ts";
 
@@ -47,7 +47,7 @@ export type Config = {
   smtpUrl: string | null;
   /** the From address of e-mails sent through the server's transport (KONTOR_MAIL_FROM) */
   mailFrom: string | null;
-  /** document deliveries (issue 29): delays between attempts, attempts in all, one attempt's limit */
+  /** document deliveries: delays between attempts, attempts in all, one attempt's limit */
   deliveryBackoffMs: number[];
   deliveryMaxAttempts: number;
   deliveryTimeoutMs: number;

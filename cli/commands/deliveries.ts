@@ -1,5 +1,5 @@
 /**
- * `kontor deliveries list|replay` (contract 2): the declarations, with the option parsers and
+ * `kontor deliveries list|replay` (docs/webhooks.md#deliveries-and-replay): the declarations, with the option parsers and
  * usage checks; what they do is in cli/actions/deliveries.ts, imported when one runs.
  */
 import { InvalidArgumentError, Option, type Command } from "commander";

@@ -1,4 +1,4 @@
-/** `kontor rates add|list` (issue 30): the statutory late-payment interest rates; what they do is in cli/actions/rates.ts. */
+/** `kontor rates add|list` (docs/reminders.md#rates-table): the statutory late-payment interest rates; what they do is in cli/actions/rates.ts. */
 import type { Command } from "commander";
 import type { AddRateOptions } from "../actions/rates.ts";
 import { withGlobals, type GlobalOptions } from "../globals.ts";

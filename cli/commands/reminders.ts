@@ -1,4 +1,4 @@
-/** `kontor reminders run` (issue 30): the declaration; what it does is in cli/actions/reminders.ts, imported when it runs. */
+/** `kontor reminders run` (docs/reminders.md#reminder-runs): the declaration; what it does is in cli/actions/reminders.ts, imported when it runs. */
 import { InvalidArgumentError, type Command } from "commander";
 import { isValidDate } from "../../server/lib/time.ts";
 import type { RunOptions } from "../actions/reminders.ts";

@@ -1,4 +1,4 @@
--- The audit log is append-only (contract section 5): no statement may change or remove an entry.
+-- The audit log is append-only (docs/api.md#audit-log): no statement may change or remove an entry.
 -- The one exception is the cascade of deleting a whole organisation (its entries go with it):
 -- by the time the cascade reaches audit_log the organisation row is already gone.
 CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log BEGIN

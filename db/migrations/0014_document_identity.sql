@@ -20,7 +20,7 @@ ALTER TABLE `suppliers` ADD `peppol_id` text;--> statement-breakpoint
 ALTER TABLE `suppliers` ADD `language` text;--> statement-breakpoint
 ALTER TABLE `vat_rates` ADD `category` text DEFAULT 'S' NOT NULL;--> statement-breakpoint
 ALTER TABLE `vat_rates` ADD `exemption_reason_code` text;--> statement-breakpoint
--- Backfill (issue 18). Existing 0 % rates are zero-rated supplies (category Z).
+-- Backfill of the organisations' identity columns. Existing 0 % rates are zero-rated supplies (category Z).
 UPDATE `vat_rates` SET `category` = 'Z' WHERE `rate_bp` = 0;--> statement-breakpoint
 -- Every organisation gets the 0 % rates that server/vat-rates/seed.ts now seeds (ZERO_RATED_EXTRAS),
 -- with UUID v7 ids (the time in milliseconds, version 7, the RFC 4122 variant, random bits).

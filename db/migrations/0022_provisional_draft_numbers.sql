@@ -1,4 +1,4 @@
--- Numbers are drawn at finalize now (server/invoices/numbering.ts, contract section 3): a draft
+-- Numbers are drawn at finalize now (server/invoices/numbering.ts): a draft
 -- carries a provisional number, DRAFT- and the last 8 hex digits of its id, and the definitive
 -- number comes from its series when it is issued. Drafts numbered by the earlier Kontor lose
 -- their series numbers (their own numbers, given by the client, stay); issued documents keep

@@ -1,5 +1,5 @@
 -- The earlier Kontor seeded every organisation with a bank account holding the IBAN
--- BE71096123456769, which no organisation owns (issue 26 item 2, contract section 3). Every
+-- BE71096123456769, which no organisation owns; a document must never print it. Every
 -- bank account with that IBAN came from the seed: it is flagged as the placeholder and
 -- deactivated, so that documents never print it again (no payee until the organisation adds its
 -- own account) and it is no longer the default. Its ledger account (1110) stays, with its

@@ -1,4 +1,4 @@
--- Credit allocation (contract section 3): an open document's signed amount due counts what was
+-- Credit allocation (docs/invoicing.md#credit-notes): an open document's signed amount due counts what was
 -- credited on it (invoices.credited_cents), so the running totals of migration 0020 are kept by
 -- the same triggers, rewritten with the new column. The credit notes issued before it are
 -- allocated by the upgrade's data migration (server/data-migrations.ts), through these triggers.

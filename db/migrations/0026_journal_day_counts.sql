@@ -6,7 +6,7 @@ CREATE TABLE `journal_day_counts` (
 	FOREIGN KEY (`organization_id`) REFERENCES `organizations`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
--- Journal entry numbers in date order per year (issue 26): an entry's number is its position in
+-- Journal entry numbers in date order per year: an entry's number is its position in
 -- its year by (date, id), derived when read (server/ledger/entries.ts); these per-day counts make
 -- "how many entries before this day in its year" a sum over at most 366 rows. Entries are never
 -- updated or deleted (migration 0017), so counting inserts is enough.
@@ -18,5 +18,5 @@ END;
 INSERT INTO `journal_day_counts` (`organization_id`, `date`, `entries`)
 SELECT `organization_id`, `date`, count(*) FROM `journal_entries` GROUP BY `organization_id`, `date`;
 --> statement-breakpoint
--- expenses gained the status paid (contract section 4): the approved ones their payments cover already are
+-- expenses gained the status paid (docs/banking.md#expenses): the approved ones their payments cover already are
 UPDATE `expenses` SET `status` = 'paid' WHERE `status` = 'approved' AND `paid_cents` >= `amount_cents` + `vat_cents`;

@@ -1,4 +1,4 @@
-/** Audit log entries (contract section 5). */
+/** Audit log entries, append-only (docs/api.md#audit-log). */
 import { t } from "elysia";
 import { Nullable, Timestamp, Uuid } from "../lib/schemas.ts";
 

@@ -17,7 +17,7 @@ export type Auth = {
   org: Organization;
   /**
    * Rate-limit bucket: the user for personal tokens (a user's tokens share one budget); each
-   * organisation token its own (contract section 5), so a connector's budget is not spent by another.
+   * organisation token its own (docs/api.md#rate-limit), so a connector's budget is not spent by another.
    */
   rateKey: string;
 };

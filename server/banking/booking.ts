@@ -1,5 +1,5 @@
 /**
- * Bank lines that settle no document (issue 27): booked to an account of the chart with their
+ * Bank lines that settle no document: booked to an account of the chart with their
  * VAT (a bank fee, interest), or a transfer between two of the organisation's own bank accounts,
  * whose two lines hold one entry; and the opening balance the first statement of an account
  * brings into the books. Postings go through recordChange (the ledger's rules: bankLineEntry,

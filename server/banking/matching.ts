@@ -44,7 +44,7 @@ export function referencesOf(line: Pick<TransactionRow, "structuredReference" | 
  * the whole line fits in, or one already holding a hand-recorded payment of exactly the line's amount.
  */
 export function invoicePaidBy(tx: Tx, orgId: string, bank: BankAccountRow, line: TransactionRow): InvoiceRow | null {
-  // money in pays an invoice or an interest note (issue 30), money out refunds a credit note
+  // money in pays an invoice or an interest note, money out refunds a credit note
   const types: readonly string[] = line.direction === "credit" ? ["invoice", "interest_note"] : ["credit_note"];
   for (const reference of referencesOf(line)) {
     // the unique index invoices_org_payment_reference

@@ -1,4 +1,4 @@
-/** Bank statements and their transactions (issue 20): imported from CAMT.053 or CODA, reconciled with invoices and expenses. */
+/** Bank statements and their transactions (docs/banking.md#bank-statements-and-reconciliation): imported from CAMT.053 or CODA, reconciled with invoices and expenses. */
 import { t } from "elysia";
 import { DateString, Money, moneyInput, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";
 
@@ -98,7 +98,7 @@ export const BankingModel = {
     },
     { title: "BankStatement" },
   ),
-  /** What became of each statement of an uploaded file (issue 27: files with several statements, ZIP archives). */
+  /** What became of each statement of an uploaded file (a file may hold several statements, or be a ZIP archive of them). */
   statementImport: t.Object(
     {
       file: Nullable(t.String({ description: "The ZIP archive's member the statement came from; null for a plain file" })),

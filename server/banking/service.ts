@@ -1,7 +1,7 @@
 /**
- * Bank statements and reconciliation (issue 20). A statement file (CAMT.053 or CODA, or a ZIP of
+ * Bank statements and reconciliation (docs/banking.md#bank-statements-and-reconciliation). A statement file (CAMT.053 or CODA, or a ZIP of
  * them, read by server/inbound) becomes bank_transactions of the bank accounts its statements are
- * of (issue 27: banks put several accounts' and days' statements in one file); credit lines that carry an open
+ * of (banks put several accounts' and days' statements in one file); credit lines that carry an open
  * invoice's payment reference pay it, debit lines that look like an approved expense's payment
  * are suggested; the rest wait for a person (match, unmatch, ignore).
  *
@@ -93,7 +93,7 @@ function readStatementFile(upload: DocumentUpload): FileStatement[] {
     return statements.map(({ file, statement }, index) => ({ file, index, statement, sha256: contentHash(statement), fileSha256: null }));
   }
   const statements = statementsOf(upload.bytes, upload.charset);
-  // statements imported before issue 27 were recognised by the file's hash; a one-statement file still is
+  // statements imported before files could hold several were recognised by the file's hash; a one-statement file still is
   const fileSha256 = statements.length === 1 ? createHash("sha256").update(upload.bytes).digest("hex") : null;
   return statements.map((statement, index) => ({ file: null, index, statement, sha256: contentHash(statement), fileSha256 }));
 }

@@ -1,5 +1,5 @@
 /**
- * The document deliveries' outbox (issue 29), beside the webhooks' (outbox.ts): a send queues a row in the request's transaction,
+ * The document deliveries' outbox (docs/sending.md), beside the webhooks' (outbox.ts): a send queues a row in the request's transaction,
  * and nothing leaves on the request thread. The delivery worker (server/sending/worker.ts) sends it.
  */
 import type { Tx } from "../../db/client.ts";

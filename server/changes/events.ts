@@ -25,7 +25,7 @@ export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 export type EventResource = WebhookEvent extends `${infer R}.${string}` ? R : never;
 
 /**
- * The ability that reads each resource type directly (contract 6). A webhook carries nothing its
+ * The ability that reads each resource type directly (docs/api.md#tokens-and-abilities). A webhook carries nothing its
  * manager could not read (webhooks service, `requireEventAccess`); an event of a new resource
  * type does not compile until it is mapped here.
  */

@@ -1,5 +1,5 @@
 /**
- * The five CRUD routes customers and suppliers share (contract section 3: suppliers have the
+ * The five CRUD routes customers and suppliers share (suppliers have the
  * customer's fields and rules). Each kind names its path, its tag and what it shows; customers
  * chain their contact-person routes onto the instance this returns.
  */

@@ -36,7 +36,7 @@ export const ContactPersonModel = {
   ),
 } as const;
 
-/** What a customer adds to a party (issue 31): how its e-invoices are addressed and made. */
+/** What a customer adds to a party: how its e-invoices are addressed and made. */
 const BuyerReference = Text({
   maxLength: 200,
   description: "The buyer reference (EN 16931 BT-10) its new invoices take unless they give one, e.g. a German public buyer's Leitweg-ID (XRechnung)",
@@ -47,7 +47,7 @@ const EinvoiceProfile = withoutDefault(
     description: "The e-invoice it receives: peppol (Peppol BIS 3.0 UBL), xrechnung (XRechnung 3.0, checked at finalize), facturx (a Factur-X PDF); null: peppol",
   }),
 );
-const REMINDERS_PAUSED = "No reminder run reminds this customer of any invoice (issue 30); default false";
+const REMINDERS_PAUSED = "No reminder run reminds this customer of any invoice; default false";
 const PREFERRED_CHANNEL =
   "How its documents travel when a send asks for `preferred` (POST /invoices/{id}/send): email or peppol; null: peppol when it has a peppol_id, else email";
 // no `default` (t.UnionEnum carries its first value as one, which Elysia would write into a body that leaves the field out)

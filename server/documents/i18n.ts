@@ -8,7 +8,7 @@ import { VATEX_REASONS, type DocumentLanguage, type VatCategory } from "./model.
 export type DocumentLabels = {
   invoice: string;
   creditNote: string;
-  /** issue 30: interest and compensation charged on a late invoice, and the invoice it names */
+  /** interest notes: interest and compensation charged on a late invoice, and the invoice it names */
   interestNote: string;
   lateInvoice: string;
   draft: string;

@@ -5,8 +5,8 @@
  * server/ledger/rules.ts) both take it from `vatBreakdown`.
  *
  * One group per VAT category and rate. Its taxable amount is the sum of its lines' amounts; its
- * VAT is the sum of its lines' VAT, each already rounded half-up per line (contract section 3,
- * server/invoices/totals.ts), not the group's base × rate rounded once. So the groups add up to
+ * VAT is the sum of its lines' VAT, each already rounded half-up per line
+ * (server/invoices/totals.ts), not the group's base × rate rounded once. So the groups add up to
  * the invoice's stored `vat_cents` exactly (BR-CO-14; the posting balances against the stored
  * total), and a group's VAT stays within the one unit of currency BR-CO-17 allows of base × rate.
  * Pure: no database, no clock.
@@ -24,7 +24,7 @@ export type PricedItem = { cents: number; rateBp: number };
 export type ItemShare = { amountCents: number; vatCents: number };
 
 /**
- * The net amount and VAT of each item (contract section 3), in the order given:
+ * The net amount and VAT of each item, in the order given:
  *
  * - net prices: the item is its net amount; its VAT is amount × rate, rounded half-up per item
  *   (an allowance's VAT is the negative of its amount's);

@@ -5,7 +5,7 @@
  * reader model (server/inbound/einvoice-model.ts).
  *
  * - A PDF is taken when it carries the e-invoice as an embedded file (Factur-X, ZUGFeRD,
- *   XRechnung in a PDF; issue 31): its XML is what is read (server/inbound/pdf-attachments.ts),
+ *   XRechnung in a PDF): its XML is what is read (server/inbound/pdf-attachments.ts),
  *   and the PDF, byte for byte, is what is kept as the original. A PDF without one is a 422.
  *
  * - The document is read and its totals checked by server/inbound/einvoice.ts readEInvoiceXml

@@ -1,5 +1,5 @@
 /**
- * Received documents (issue 27): a valid supplier e-invoice Kontor cannot book as an expense —
+ * Received documents: a valid supplier e-invoice Kontor cannot book as an expense —
  * all its totals 0.00 (a free delivery), below the expense minimum of 0.01 — is still kept,
  * byte for byte, with the supplier the import matched or created, and listed and shown the way
  * an imported expense's document is. Nothing posts: there is nothing to book.

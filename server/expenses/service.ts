@@ -1,5 +1,5 @@
 /**
- * Expenses and their approval workflow (contract section 4): pending → approved | rejected; an
+ * Expenses and their approval workflow (docs/banking.md#expenses): pending → approved | rejected; an
  * approved expense is posted to the ledger and paid by payments, like an invoice.
  * Every change writes its journal entries, audit entry and webhook deliveries in its own transaction.
  */
@@ -180,7 +180,7 @@ function columnsOf(tx: Tx, scope: Scope, input: ExpenseUpdate, current?: Expense
 }
 
 /**
- * The approval workflow as data (contract section 4): the states each operation starts from, and
+ * The approval workflow as data: the states each operation starts from, and
  * what the 409 says otherwise (after "The expense is <status>; ").
  */
 const findFor = stateMachine(expenses, () => "expense", {

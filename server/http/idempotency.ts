@@ -1,5 +1,5 @@
 /**
- * `Idempotency-Key` on every POST of the API (contract section 5), as one step: the kernel hands
+ * `Idempotency-Key` on every POST of the API (docs/api.md#retries-idempotency-key), as one step: the kernel hands
  * each handler `once(work)` (server/http/kernel.ts), and a POST handler's work runs inside it.
  *
  * `once` looks the key up, runs the work and stores its answer in ONE write transaction, the

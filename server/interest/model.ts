@@ -1,4 +1,4 @@
-/** The interest feature's request schemas (issue 30): POST /invoices/{id}/interest-note. */
+/** The interest feature's request schemas: POST /invoices/{id}/interest-note. */
 import { t } from "elysia";
 import { DateString, strictObject } from "../lib/schemas.ts";
 

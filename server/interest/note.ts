@@ -1,5 +1,5 @@
 /**
- * Interest notes (issue 30, contract section 3): a separate document of type `interest_note` that
+ * Interest notes (docs/reminders.md#interest-notes): a separate document of type `interest_note` that
  * charges a late invoice's interest and compensation (./claim.ts). It names the invoice
  * (`related_invoice_id`, BillingReference in its UBL), is numbered in its own series (INT-…),
  * carries its lines outside the scope of VAT (category O), and once finalized posts receivables
@@ -18,7 +18,7 @@ import { insertDraft, invoiceService } from "../invoices/service.ts";
 import { computeClaim, readClaimInput } from "./claim.ts";
 import { interestWords, lawText } from "./wording.ts";
 
-/** An interest note is payable on receipt, within the invoice's usual term (contract section 3's default). */
+/** An interest note is payable on receipt, within an invoice's default payment term, 30 days. */
 const PAYMENT_DAYS = 30;
 
 /**

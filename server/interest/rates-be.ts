@@ -59,6 +59,6 @@ export const BELGIAN_RATES: readonly PublishedRate[] = [
   { from: "2025-01-01", to: "2025-06-30", rateBp: 1150, source: notice("first half of 2025", UNDATED) },
   // ECB 2.15 % (from 11 June 2025) + 8 = 10.15 % → 10.50 %
   { from: "2025-07-01", to: "2025-12-31", rateBp: 1050, source: notice("second half of 2025", UNDATED) },
-  // ECB 2.15 % + 8 = 10.15 % → 10.50 % (the figure issue 30 quotes)
+  // ECB 2.15 % + 8 = 10.15 % → 10.50 % (the figure docs/reminders.md#statutory-interest quotes)
   { from: "2026-01-01", to: "2026-06-30", rateBp: 1050, source: notice("first half of 2026", UNDATED) },
 ];

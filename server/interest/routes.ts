@@ -1,4 +1,4 @@
-/** POST /api/v1/invoices/{id}/interest-note (issue 30): a draft interest note for a late invoice. */
+/** POST /api/v1/invoices/{id}/interest-note (docs/reminders.md#interest-notes): a draft interest note for a late invoice. */
 import { Elysia } from "elysia";
 import type { Kernel } from "../http/kernel.ts";
 import { created, errors } from "../http/responses.ts";

@@ -273,7 +273,7 @@ function latestToday(): string {
 }
 
 /**
- * A document is finalized on or after its issue date (contract section 3): an issue date later
+ * A document is finalized on or after its issue date: an issue date later
  * than today is refused. Today is taken in the latest time zone, so that no one's today is
  * refused whatever the server's clock says.
  */

@@ -109,7 +109,7 @@ export function readDocument(tx: Tx, orgId: string, invoiceId: string): IssuedDo
   const lines: DocumentLine[] = lineRows.map((l, i) => {
     const rate = l.vatRateId ? rates.get(l.vatRateId) : undefined;
     // EN 16931 needs a VAT category on every line (BR-CO-04). A line without a VAT rate has no
-    // VAT (contract section 3): it is shown as zero rated, Z at 0 %, the category of a taxable
+    // VAT: it is shown as zero rated, Z at 0 %, the category of a taxable
     // supply at 0 % that needs no exemption reason. (O, "not subject to VAT", would forbid
     // every other category on the document and the seller's VAT number, BR-O-*.) The ledger's
     // invoice posting reads the same (server/ledger/rules.ts).

@@ -1,4 +1,4 @@
-/** Invoices, their lines and payments (api-spec 2.3–2.5, 4.5; contract sections 3 and 4). */
+/** Invoices, their lines and payments (api-spec 2.3–2.5, 4.5; docs/invoicing.md). */
 import { t } from "elysia";
 import { CustomerModel } from "../customers/model.ts";
 import { paymentInput, paymentShown } from "../settlement/model.ts";
@@ -248,7 +248,7 @@ export const InvoiceModel = {
     { title: "InvoiceUpdate" },
   ),
   payment: paymentInput("InvoicePaymentCreate"),
-  /** POST /invoices/{id}/credit-note (contract section 4): the lines to credit, else the invoice's copied */
+  /** POST /invoices/{id}/credit-note (docs/invoicing.md#credit-notes): the lines to credit, else the invoice's copied */
   creditNote: t.Optional(
     strictObject(
       {
@@ -327,7 +327,7 @@ export const InvoiceModel = {
       recurring_invoice_id: Nullable(t.String({ ...Uuid, description: "The recurring invoice that generated it (GET /recurring-invoices/{id}); null when created otherwise" })),
       finalized_at: Nullable(Timestamp),
       sent_at: Nullable(Timestamp),
-      reminders_paused: t.Boolean({ description: "No reminder run reminds of it (PUT /invoices/{id}/reminders-pause; issue 30)" }),
+      reminders_paused: t.Boolean({ description: "No reminder run reminds of it (PUT /invoices/{id}/reminders-pause)" }),
       reminders_paused_reason: Nullable(t.String()),
       external_id: Nullable(t.String({ description: "Your own id of this invoice or credit note, unique per organisation among them" })),
       metadata: t.Record(t.String(), t.String(), { description: "Your own string pairs ({} when none)" }),

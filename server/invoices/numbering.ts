@@ -1,5 +1,5 @@
 /**
- * The numbers issued to a customer (contract section 3): the definitive number of an invoice or
+ * The numbers issued to a customer: the definitive number of an invoice or
  * credit note, drawn at finalize from its series, the provisional number of a draft, and the
  * payment reference.
  *
@@ -32,7 +32,7 @@ export const isProvisional = (number: string): boolean => number.startsWith(PROV
 
 /**
  * The form of the automatic series, refused as a client's number: INV-, CN- and INT- (interest
- * notes, contract section 3), a year and at least five digits, in any case.
+ * notes), a year and at least five digits, in any case.
  */
 const SERIES_FORM = /^(INV|CN|INT)-\d{4}-\d{5,}$/i;
 

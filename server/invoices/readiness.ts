@@ -79,7 +79,7 @@ export function readinessOf(tx: Tx, orgId: string, invoiceId: string): Readiness
     .from(organizations)
     .where(eq(organizations.id, orgId))
     .get();
-  // the e-invoice the customer receives (issue 31): XRechnung's rules, or a Factur-X PDF's CII (EN 16931)
+  // the e-invoice the customer receives: XRechnung's rules, or a Factur-X PDF's CII (EN 16931)
   const profile = tx
     .select({ profile: customers.einvoiceProfile })
     .from(invoices)

@@ -42,7 +42,7 @@ function createInvoice(scope: Scope, auth: Auth, input: InvoiceCreate) {
   return invoiceService.create(scope, input);
 }
 
-/** A state transition of contract section 4: no fields, 200 with the invoice, 409 from a wrong state. */
+/** A state transition (docs/invoicing.md#states-and-payments): no fields, 200 with the invoice, 409 from a wrong state. */
 const transition = (ability: "invoicing.finalize" | "invoicing.edit", summary: string) => ({
   ability,
   params: IdParams,

@@ -1,6 +1,6 @@
 /**
- * Invoices and credit notes (api-spec 2.3–2.5, 4.5; contract sections 3–5): the commands, each in
- * one transaction through the state machine of contract section 4, with its audit entry, postings
+ * Invoices and credit notes (api-spec 2.3–2.5, 4.5; docs/invoicing.md): the commands, each in
+ * one transaction through the state machine (docs/invoicing.md#states-and-payments), with its audit entry, postings
  * and webhook deliveries (recordChange). Beside it: the list (list.ts), the read side (read.ts,
  * document.ts), the input checks (checks.ts), the numbering (numbering.ts); payments are
  * server/settlement's.
@@ -47,7 +47,7 @@ import { type InvoiceTotals } from "./totals.ts";
 type InvoiceRow = typeof invoices.$inferSelect;
 
 /**
- * The state machine of contract section 4, as data: the states each operation starts from,
+ * The state machine (docs/invoicing.md#states-and-payments), as data: the states each operation starts from,
  * and what the 409 says otherwise (after "The invoice is <status>; ").
  */
 const TRANSITIONS = {
@@ -244,7 +244,7 @@ const creditNotesOf = (orgId: string, invoiceId: string, exceptId: string | null
 /**
  * What is left to credit on an invoice: its total less the totals of its other credit notes,
  * drafts included (cancelled ones aside), leaving out `exceptId`. Counting drafts refuses the
- * excess when a note is created or edited, not only at its finalize (contract section 4); an
+ * excess when a note is created or edited, not only at its finalize (a note never credits more than is left); an
  * abandoned draft gives its amount back when it is deleted.
  */
 function creditLeftCents(tx: Tx, orgId: string, invoice: InvoiceRow, exceptId: string | null): number {

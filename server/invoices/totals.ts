@@ -1,5 +1,5 @@
 /**
- * Invoice arithmetic of contract section 3, in integer cents and free of I/O, so the API and
+ * Invoice arithmetic (docs/invoicing.md#prices-discounts-allowances-and-charges), in integer cents and free of I/O, so the API and
  * the property tests run the same code (docs/invoicing.md, "Prices, discounts, allowances and
  * charges"):
  *

@@ -188,7 +188,7 @@ const ADDED_ACCOUNTS = {
     full: "The chart of accounts has no free code left under 3900 for the opening balances account.",
   },
   /**
-   * Interest notes' income (issue 30): late-payment interest and the fixed compensation, financial
+   * Interest notes' income: late-payment interest and the fixed compensation, financial
    * income outside the scope of VAT, under 4000 Revenue (4950, else the next free 49xx code).
    * Seeded for new organisations (server/accounts/seed.ts); added to older charts at their first interest note.
    */

@@ -1,4 +1,4 @@
-/** The journal (issue 19): entries of balanced lines, posted by Kontor or by hand, never edited. */
+/** The journal (docs/books.md): entries of balanced lines, posted by Kontor or by hand, never edited. */
 import { t } from "elysia";
 import { DateString, Money, moneyInput, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";
 

@@ -150,7 +150,7 @@ export function invoiceEntry(invoice: InvoiceFigures, chart: SalesChart): EntryD
   ).sort(journalOrder);
   const lines: DraftLine[] = [{ accountId: chart.receivables, cents: sign * invoice.totalCents, description: documentName(invoice) }];
   // interest and compensation are not the price of a supply: outside the scope of VAT, no VAT
-  // tag, so the VAT report does not see them (issue 30)
+  // tag, so the VAT report does not see them
   if (invoice.type === "interest_note") {
     lines.push({ accountId: chart.lateIncome!, cents: -invoice.totalCents, description: "Late-payment interest and compensation" });
     return { date: invoice.issueDate, description: documentName(invoice), currency: invoice.currency, source: { type: "invoice", id: invoice.id }, lines };

@@ -1,4 +1,4 @@
-/** External ids (issue 28): a client's own id of a resource, unique per organisation and resource type. */
+/** External ids (docs/api.md#external-ids-and-metadata): a client's own id of a resource, unique per organisation and resource type. */
 import { eq, ne } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Tx } from "../../db/client.ts";

@@ -81,7 +81,7 @@ export const Text = ({ multiline, ...options }: TextOptions & { "x-openapi"?: Re
     },
   });
 
-/** A request body object that rejects unknown (and read-only) fields: contract section 5. */
+/** A request body object that rejects unknown (and read-only) fields (docs/api.md#conventions). */
 export function strictObject<P extends TProperties>(properties: P, options: object = {}): TObject<P> {
   return t.Object(properties, { additionalProperties: false, ...options });
 }
@@ -218,7 +218,7 @@ export const ResponseSchema = <T extends TSchema>(schema: T): T => ({ ...schema,
  */
 export const NoFields = t.Optional(strictObject({}, { title: "NoFields", description: "No fields; the body may be omitted" }));
 
-/** `{data: …}`: single resources are wrapped (contract section 5). */
+/** `{data: …}`: single resources are wrapped (docs/api.md#conventions). */
 export const Wrapped = <T extends TSchema>(schema: T) => ResponseSchema(t.Object({ data: schema }));
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The organisation's own identity (issue 18): what its documents say of the seller, as
+ * The organisation's own identity (docs/invoicing.md#the-organisation): what its documents say of the seller, as
  * `GET /api/v1/organization` shows it and `PUT` (or `kontor org set`) changes it. Checked against
  * the API's request schema, so this module loads it; the rest of the organisation's management
  * (service.ts) does not.

@@ -1,5 +1,5 @@
 /**
- * The organisation's own identity (issue 18): what goes on its documents as the seller.
+ * The organisation's own identity (docs/invoicing.md#the-organisation): what goes on its documents as the seller.
  * `GET /api/v1/organization` shows it, `PUT` changes it; `currency`, `api_access` and `chart` are
  * read-only (the currency prices every stored amount; API access is the CLI's to switch; the
  * chart is chosen at creation).
@@ -18,7 +18,7 @@ const EINVOICE_BUSINESS_CUSTOMERS =
   "Issue every invoice and credit note to a business customer (one with a VAT number) as a Peppol e-invoice: finalize then refuses one whose UBL " +
   "could not be produced, as it does for a customer with a peppol_id. Default false; recommended in Belgium (B2B e-invoicing mandatory since 1 January 2026)";
 const LATE_COMPENSATION =
-  "Interest notes (issue 30): the fixed compensation for recovery costs charged once per late EUR invoice of a business customer; null: the statutory 40.00 (Directive 2011/7/EU art. 6). A lower amount is not charged: the statutory 40.00 is";
+  "Interest notes: the fixed compensation for recovery costs charged once per late EUR invoice of a business customer; null: the statutory 40.00 (Directive 2011/7/EU art. 6). A lower amount is not charged: the statutory 40.00 is";
 const LATE_COMPENSATION_BY_CURRENCY =
   "Interest notes: the fixed compensation of a late invoice in another currency, per ISO 4217 code (Kontor keeps no exchange rates: a currency not listed gets none). Replaced as a whole";
 

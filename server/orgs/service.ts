@@ -1,5 +1,5 @@
 /**
- * Organisations and users: managed from the CLI (contract section 2). What every CLI command
+ * Organisations and users: managed from the CLI (docs/operations.md#the-cli). What every CLI command
  * goes through (CLI_ACTOR, findOrganization): nothing here loads a schema. The organisation's
  * identity, which the API's request schema checks, is identity.ts.
  */

@@ -1,4 +1,4 @@
-/** Payment runs (issue 27): the API's shapes. */
+/** Payment runs (docs/banking.md#paying-suppliers): the API's shapes. */
 import { t } from "elysia";
 import { DateString, Money, Nullable, strictObject, Timestamp, Uuid } from "../lib/schemas.ts";
 

@@ -1,5 +1,5 @@
 /**
- * Payment runs (issue 27): pay the approved expenses due by a date from one bank account with a
+ * Payment runs (docs/banking.md#paying-suppliers): pay the approved expenses due by a date from one bank account with a
  * SEPA credit transfer file (./pain001.ts). The rules:
  * - Selected: approved supplier invoices (not credit notes) with something due, a payee IBAN and a
  *   due date on or before `due_by`, in the bank account's currency, which must be EUR (SEPA).

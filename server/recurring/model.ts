@@ -1,4 +1,4 @@
-/** Recurring invoices (issue 30 item 5): a template that generates an invoice per period. */
+/** Recurring invoices (docs/recurring.md): a template that generates an invoice per period. */
 import { t } from "elysia";
 import { Lines } from "../invoices/model.ts";
 /** Elysia gives a UnionEnum its first value as a default, which it fills into an absent field: withoutDefault. */

@@ -1,5 +1,5 @@
 /**
- * Generating recurring invoices (issue 30 item 5): each due period of each active template, in a
+ * Generating recurring invoices (docs/recurring.md): each due period of each active template, in a
  * transaction of its own that inserts the period's row in recurring_invoice_periods (UNIQUE
  * template, period start), creates the invoice, finalizes and queues it as the template asks, and
  * moves the template to its next period. What commits commits whole, so a run killed midway, a

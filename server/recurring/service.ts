@@ -1,5 +1,5 @@
 /**
- * Recurring invoices (issue 30 item 5): the templates' commands, each in one transaction with its
+ * Recurring invoices (docs/recurring.md): the templates' commands, each in one transaction with its
  * audit entry (recordChange; templates have no webhook event of their own: what they generate
  * emits invoice.created). Generation is run.ts.
  */

@@ -1,4 +1,4 @@
-/** The reminder policy, reminders and runs as the API takes and shows them (issue 30). */
+/** The reminder policy, reminders and runs as the API takes and shows them (docs/reminders.md). */
 import { t } from "elysia";
 import { DOCUMENT_LANGUAGES, REMINDER_CHANNELS, type ReminderChannel } from "../../db/values.ts";
 import { DateString, Money, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";

@@ -1,5 +1,5 @@
 /**
- * An organisation's reminder policy (issue 30): `GET`/`PUT /api/v1/reminder-policy`. Until it is
+ * An organisation's reminder policy (docs/reminders.md#reminder-policy): `GET`/`PUT /api/v1/reminder-policy`. Until it is
  * saved, the defaults of texts.ts, disabled: an upgrade reminds nobody's customers unasked.
  */
 import { eq } from "drizzle-orm";

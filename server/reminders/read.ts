@@ -1,6 +1,6 @@
 /**
  * Reminders as the API shows them, their list, an invoice's reminders with its late claim, and
- * the reminder as a letter: its PDF and its e-mail in the customer's language (issue 30).
+ * the reminder as a letter: its PDF and its e-mail in the customer's language.
  */
 import { asc, eq, inArray, lt, sql } from "drizzle-orm";
 import type { Db, Tx } from "../../db/client.ts";

@@ -1,5 +1,5 @@
 /**
- * Reminder runs (issue 30): for each organisation with an enabled policy, each open invoice and
+ * Reminder runs (docs/reminders.md#reminder-runs): for each organisation with an enabled policy, each open invoice and
  * the highest level of its policy that is due at the run's local date and not yet recorded.
  *
  * Exactly once: each reminder is recorded in a transaction of its own (SQLite's write lock), which

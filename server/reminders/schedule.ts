@@ -1,5 +1,5 @@
 /**
- * The daily reminder run of the worker (issue 30): every hour at :05, a run for each organisation
+ * The daily reminder run of the worker (docs/reminders.md#reminder-runs): every hour at :05, a run for each organisation
  * whose local time is past 06:00, at its local date. A run records only the levels not yet
  * recorded, so the later hours of a day send nothing twice, and a worker that was down at 06:00
  * catches up at its next hour.

@@ -1,5 +1,5 @@
 /**
- * What a delivery channel is handed and what it answers (issue 29). The delivery worker
+ * What a delivery channel is handed and what it answers (docs/sending.md#what-a-deliverys-status-means). The delivery worker
  * (worker.ts) claims a queued delivery, renders what it carries and gives it to its channel:
  * e-mail (email.ts, SMTP through nodemailer) or Peppol (peppol/, through the organisation's
  * access point). A channel never touches the database: it sends and says what happened.

@@ -1,5 +1,5 @@
 /**
- * The e-mail channel (issue 29): SMTP through nodemailer, a well-kept implementation of the
+ * The e-mail channel (docs/sending.md#e-mail): SMTP through nodemailer, a well-kept implementation of the
  * protocol (STARTTLS, AUTH mechanisms, pipelining, 8BITMIME, MIME encoding of attachments) that
  * we would otherwise get subtly wrong.
  *

@@ -1,5 +1,5 @@
 /**
- * The delivery worker (issue 29): sends the queued document deliveries, beside the webhook
+ * The delivery worker (docs/sending.md): sends the queued document deliveries, beside the webhook
  * worker, in `kontor serve` and `kontor worker`, any number of them on one database.
  *
  * A due row is claimed under a lease (`leased_by`, `lease_until`) in an IMMEDIATE transaction, so

@@ -1,5 +1,5 @@
 /**
- * Credit allocation (contract sections 3 and 4): a credit note finalized settles the invoice it
+ * Credit allocation (docs/invoicing.md#credit-notes): a credit note finalized settles the invoice it
  * credits for what is still due on it, and owes the rest back to the customer (a refund, recorded
  * as a payment of the credit note). `credited_cents` holds the allocation on both sides; the
  * statuses follow the one rule of due.ts. The allocation posts nothing: the invoice and its credit

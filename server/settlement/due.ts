@@ -11,7 +11,7 @@ type ExpenseRow = typeof expenses.$inferSelect;
 
 /**
  * An invoice's or credit note's total less what was paid (or refunded) on it and what was settled
- * by credit allocation (contract section 3): on an invoice its finalized credit notes, on a credit
+ * by credit allocation (docs/invoicing.md#credit-notes): on an invoice its finalized credit notes, on a credit
  * note the part of it allocated to its invoice, so a credit note owes back only the rest (a refund).
  */
 export const invoiceDueCents = (row: Pick<InvoiceRow, "totalCents" | "paidCents" | "creditedCents">): number =>
@@ -53,7 +53,7 @@ export const expenseMoneyComesIn = (row: ExpensePayable & Pick<ExpenseRow, "docu
   row.documentType === "credit_note" || expensePayableCents(row) < 0;
 
 /**
- * An approved expense's status once `paidCents` is paid (or refunded) on it (contract section 4):
+ * An approved expense's status once `paidCents` is paid (or refunded) on it (docs/banking.md#expenses):
  * paid when the payments cover its payable amount, or the refunds its excess (all of it prepaid:
  * paid on approval), approved again when a deleted payment leaves something due.
  */

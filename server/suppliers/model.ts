@@ -1,4 +1,4 @@
-/** Suppliers have the customer's fields and rules (contract section 3), without contact persons. */
+/** Suppliers have the customer's fields and rules, without contact persons. */
 import { PartyModel } from "../contacts/party-model.ts";
 import { named } from "../lib/schemas.ts";
 

@@ -1,4 +1,4 @@
-/** VAT rates as `GET /api/v1/vat-rates` shows them (contract section 3). */
+/** VAT rates as `GET /api/v1/vat-rates` shows them (docs/api.md#reference-data). */
 import { t } from "elysia";
 import { VAT_CATEGORIES } from "../documents/model.ts";
 import { Money, Nullable, Uuid } from "../lib/schemas.ts";

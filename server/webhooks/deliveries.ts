@@ -1,5 +1,5 @@
 /**
- * Reading and replaying deliveries (contract 7.7), for the API and the CLI alike. A replay
+ * Reading and replaying deliveries (docs/webhooks.md#deliveries-and-replay), for the API and the CLI alike. A replay
  * queues the same row again as a fresh series of attempts: same id, so the receiver sees the
  * same X-Webhook-Id / webhook-id and can tell it has had it.
  */

@@ -1,5 +1,5 @@
 /**
- * The delivery queue as workers see it (contract 7.3, 7.5): due rows are claimed under a lease,
+ * The delivery queue as workers see it (docs/webhooks.md#retries): due rows are claimed under a lease,
  * each attempt's outcome is written with the retry schedule, and leases are handed back.
  *
  * A lease is `leased_by` (the worker) plus `lease_until` (epoch ms). A row is claimable when it
@@ -180,7 +180,7 @@ export function claimDue(db: Db, request: ClaimRequest): { claims: Claim[]; more
 /**
  * Delay before the next attempt after `attemptsMade` failed ones, or null when the delivery is
  * now `failed`. Attempt 1 goes at once, attempt n+1 after the n-th backoff step; with more
- * attempts configured than steps, the last step repeats (contract 7.5).
+ * attempts configured than steps, the last step repeats.
  */
 export function retryDelay(attemptsMade: number, policy: RetryPolicy): number | null {
   if (attemptsMade >= policy.webhookMaxAttempts) return null;
@@ -210,7 +210,7 @@ export function recordOutcomes(db: Db, workerId: string, outcomes: Outcome[], po
         .where(eq(deliveries.id, claim.id))
         .get();
       if (!row) continue; // its webhook was deleted meanwhile
-      // every attempt is logged (contract 7.5), one cut short by shutdown too (its error says so)
+      // every attempt is logged, one cut short by shutdown too (its error says so)
       tx.insert(webhookAttempts)
         .values({
           id: newId(),
@@ -274,7 +274,7 @@ export function releaseLeases(db: Db, workerId: string): number {
 }
 
 /*
- * Parking (contract 7.2). The pending rows of an inactive webhook wait, kept on purpose; but a
+ * Parking. The pending rows of an inactive webhook wait, kept on purpose; but a
  * claim reads the deliveries_due (status, next_attempt_at) index in next_attempt_at order, so
  * rows of an inactive webhook that stayed due would be walked (and dropped by the join) by every
  * claim, idle ticks included. So they are parked: next_attempt_at NULL, which the index range

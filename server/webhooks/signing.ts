@@ -1,9 +1,9 @@
 /**
- * Webhook secrets and the two signatures every attempt carries (api-spec 6.3, contract 7.4).
+ * Webhook secrets and the two signatures every attempt carries (api-spec 6.3; docs/webhooks.md#verifying-a-delivery).
  *
  * A secret is `whsec_` followed by 44 characters encoding 33 random bytes (264 bits). Only
  * encodings without `+` and `/` are kept, so the text reads the same in base64 and base64url
- * (contract 7.1 asks for base64url; the Standard Webhooks libraries decode plain base64) and
+ * (the secret is documented as base64url; the Standard Webhooks libraries decode plain base64) and
  * every decoder yields the same bytes. The two signatures use the secret differently:
  *
  * - `X-Webhook-Signature` (api-spec 6.4): hex HMAC-SHA256 of the raw body, keyed with the

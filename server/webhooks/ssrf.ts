@@ -1,5 +1,5 @@
 /**
- * The SSRF guard of contract 7.6. A webhook URL is chosen by an API client, so without a guard
+ * The SSRF guard of webhook deliveries. A webhook URL is chosen by an API client, so without a guard
  * Kontor could be made to POST to its own loopback services, the private network or a cloud
  * metadata endpoint. The host is resolved here, every address it resolves to is checked, and
  * the request then connects to the address that was checked (see `pinnedRequest`), so a DNS

@@ -1,5 +1,5 @@
 /**
- * The webhook worker (contract 7.3), which also prunes the events feed of events older than its
+ * The webhook worker (docs/webhooks.md#the-worker), which also prunes the events feed of events older than its
  * retention (hourly): in-process in `kontor serve`, alone in `kontor worker`,
  * any number of them on one database. It wakes every second (croner), right after an enqueue
  * on any thread of the server (the connection's outbox signal), when a retry it scheduled falls due and when a slot

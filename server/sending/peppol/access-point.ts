@@ -1,5 +1,5 @@
 /**
- * A Peppol access point, as Kontor uses one (issue 29). Kontor cannot join the Peppol network
+ * A Peppol access point, as Kontor uses one (docs/sending.md#why-an-access-point). Kontor cannot join the Peppol network
  * itself (an access point is certified by OpenPEPPOL), so it hands its UBL to a provider's API
  * and reads what arrived for the organisation from it. One provider is one adapter implementing
  * `AccessPoint` (recommand.ts); `accessPointFor` (settings.ts) picks it from the organisation's

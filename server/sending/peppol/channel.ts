@@ -1,5 +1,5 @@
 /**
- * The Peppol channel (issue 29): the delivery worker hands it an `Outgoing` (../channel.ts), the
+ * The Peppol channel (docs/sending.md#peppol-through-an-access-point): the delivery worker hands it an `Outgoing` (../channel.ts), the
  * UBL and the two participant ids; it sends through the organisation's access point and says
  * what happened. Like every channel it writes nothing: the worker records the attempt.
  */

@@ -1,5 +1,5 @@
 /**
- * An organisation's Peppol access point (issue 29): which provider, and its credentials sealed
+ * An organisation's Peppol access point (docs/sending.md#peppol-through-an-access-point): which provider, and its credentials sealed
  * with the server's secret box (server/lib/secret-box.ts) as webhook secrets are, bound to the
  * organisation ("peppol:" + its id) so that a sealed value copied onto another row does not open.
  * Set by an administrator through the CLI only (`kontor org set … --peppol-provider …`); the API
