@@ -33,11 +33,18 @@ export function worstXml(number: string): Uint8Array {
   return new TextEncoder().encode(xml);
 }
 
+/** Time enough for the HTTP threads of a fresh server to listen beside the first. */
+const THREADS_START_MS = 3000;
+
 async function parallelUploads(uploads: number, threads = 4) {
   const server = await startFreshServer({ KONTOR_HTTP_THREADS: String(threads) }, { worker: false });
   try {
+    // the server prints its address once its first thread listens, before the others do: until
+    // they listen, every connection lands on the first thread
+    await Bun.sleep(THREADS_START_MS);
     const files = Array.from({ length: uploads }, (_, i) => worstXml(`MEM-${i + 1}`));
     const before = kib(server.pid, "VmRSS");
+    const startHwm = kib(server.pid, "VmHWM");
     let peak = before;
     const sampler = setInterval(() => {
       peak = Math.max(peak, kib(server.pid, "VmRSS"));
@@ -58,6 +65,7 @@ async function parallelUploads(uploads: number, threads = 4) {
     const hwm = kib(server.pid, "VmHWM");
     console.log(`${uploads} parallel uploads of ${(files[0]!.length / MIB).toFixed(2)} MiB (${MAX_XML_ELEMENTS} elements each) on kontor serve with ${threads} HTTP threads:`);
     for (const answer of answers) console.log(`  ${answer}`);
+    console.log(`  VmHWM before the uploads (the threads' start alone): ${(startHwm / 1024).toFixed(0)} MB`);
     console.log(`  RSS before: ${(before / 1024).toFixed(0)} MB; peak sampled: ${(peak / 1024).toFixed(0)} MB; VmHWM (the process's peak): ${(hwm / 1024).toFixed(0)} MB`);
     return hwm / 1024;
   } finally {
