@@ -2,7 +2,7 @@
  * How many of a kind one resource holds at most, for what a resource embeds without a limit of
  * its own request: each is added one request at a time, so only a count bounds it. With the
  * limits of every text (docs/api.md#limits), these bound the largest resource and so the largest
- * page a list or the events feed can answer (docs/api.md#largest-pages). Adding one more than
+ * page a list or the events feed can answer (docs/api.md#the-largest-page). Adding one more than
  * the limit is a 422 naming the field that is full, never a row dropped.
  */
 import { ValidationFailed } from "./errors.ts";
