@@ -8,6 +8,7 @@ import type { Db, Tx } from "../../db/client.ts";
 import { organizations, statutoryInterestRates } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
 import { CLI_ACTOR } from "../orgs/service.ts";
+import { checkRoom } from "../lib/counts.ts";
 import { ApiError, FieldErrorBag } from "../lib/errors.ts";
 import { isCountryCode } from "../lib/iso-codes.ts";
 import { transaction } from "../lib/scope.ts";
@@ -88,6 +89,9 @@ export function addRate(db: Db, input: RateInput): ReturnType<typeof presentRate
     if (overlap) {
       throw new ApiError(409, `${country} already has a rate from ${overlap.from} to ${overlap.to} (${(overlap.rateBp / 100).toFixed(2)} %), which overlaps ${input.from} to ${input.to}.`);
     }
+    // a country's table holds a bounded number of periods, so a reminder's missing_rates (the gaps between them) is bounded too
+    const held = tx.select({ id: statutoryInterestRates.id }).from(statutoryInterestRates).where(eq(statutoryInterestRates.country, country)).all().length;
+    checkRoom("statutory_rates", held, 1, `${country}'s table of statutory rates`, "country");
     const row: RateRow = { id: newId(), country, validFrom: input.from, validTo: input.to, rateBp: rateBp!, source, createdAt: nowIso(), createdBy: "cli" };
     tx.insert(statutoryInterestRates).values(row).run();
     for (const org of tx.select().from(organizations).where(eq(organizations.country, country)).all()) {

@@ -17,6 +17,7 @@ import { missingForUbl } from "../documents/ubl.ts";
 import { ApiError, Conflict, FieldErrorBag } from "../lib/errors.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { Email, Text, Timestamp, Uuid as Id, strictObject, withoutDefault } from "../lib/schemas.ts";
+import { clipServerText } from "../lib/counts.ts";
 import { findInOrg, updateInOrg, type Scope } from "../lib/scope.ts";
 import { isoFromMicros, nowIso } from "../lib/time.ts";
 import { showInvoice } from "./read.ts";
@@ -271,7 +272,7 @@ export function sendOnFinalize(tx: Tx, scope: Scope, invoiceId: string, channel:
     const customer = findInOrg(tx, customers, scope.org.id, findInOrg(tx, invoices, scope.org.id, invoiceId).customerId);
     const resolved = channel === "preferred" ? preferredChannel(customer) : channel;
     const row = enqueueDelivery(tx, scope.org.id, { subject: "invoice", invoiceId }, resolved, resolved === "email" ? { to: [], cc: [] } : { peppol_id: "" }, null);
-    tx.update(documentDeliveries).set({ status: "failed", nextAttemptAt: null, lastError: `Not sent at finalize: ${reasons}` }).where(eq(documentDeliveries.id, row.id)).run();
+    tx.update(documentDeliveries).set({ status: "failed", nextAttemptAt: null, lastError: clipServerText(`Not sent at finalize: ${reasons}`) }).where(eq(documentDeliveries.id, row.id)).run();
     deliveryFailed(tx, scope, invoiceId);
   }
 }

@@ -27,6 +27,7 @@ import { RenderTurns } from "../lib/render-turns.ts";
 import type { SecretBox } from "../lib/secret-box.ts";
 import { snapshot, transaction, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
+import { clipServerText } from "../lib/counts.ts";
 import type { ChannelResult, Outgoing, OutgoingFile } from "./channel.ts";
 import { sendEmail, type MailTransport } from "./email.ts";
 import { documentEmail } from "./messages.ts";
@@ -307,7 +308,7 @@ function record(
 ): number | null {
   return transaction(db, (tx) => {
     tx.insert(documentDeliveryAttempts)
-      .values({ id: newId(), organizationId: claimed.organizationId, deliveryId: claimed.id, attemptedAt, outcome: result.outcome, detail: result.detail, durationMs })
+      .values({ id: newId(), organizationId: claimed.organizationId, deliveryId: claimed.id, attemptedAt, outcome: result.outcome, detail: clipServerText(result.detail), durationMs })
       .run();
     const row = tx.select().from(documentDeliveries).where(eq(documentDeliveries.id, claimed.id)).get();
     if (!row || row.leasedBy !== workerId || row.leaseUntil !== claimed.leaseUntil) return null;
@@ -318,7 +319,7 @@ function record(
     const scope = scopeOf(db, org);
     if (result.outcome === "accepted") {
       tx.update(documentDeliveries)
-        .set({ ...released, status: "accepted", acceptedAt: updatedAt, providerReference: result.providerReference, lastError: null, nextAttemptAt: null })
+        .set({ ...released, status: "accepted", acceptedAt: updatedAt, providerReference: clipServerText(result.providerReference), lastError: null, nextAttemptAt: null })
         .where(eq(documentDeliveries.id, row.id))
         .run();
       if (row.subject === "invoice") deliveryAccepted(tx, scope, row.invoiceId!);
@@ -327,10 +328,10 @@ function record(
     }
     const delay = result.outcome === "retry" ? deliveryRetryDelay(attempts, config) : null;
     if (delay !== null) {
-      tx.update(documentDeliveries).set({ ...released, lastError: result.detail, nextAttemptAt: Date.now() + delay }).where(eq(documentDeliveries.id, row.id)).run();
+      tx.update(documentDeliveries).set({ ...released, lastError: clipServerText(result.detail), nextAttemptAt: Date.now() + delay }).where(eq(documentDeliveries.id, row.id)).run();
       return Date.now() + delay;
     }
-    tx.update(documentDeliveries).set({ ...released, status: "failed", lastError: result.detail, nextAttemptAt: null }).where(eq(documentDeliveries.id, row.id)).run();
+    tx.update(documentDeliveries).set({ ...released, status: "failed", lastError: clipServerText(result.detail), nextAttemptAt: null }).where(eq(documentDeliveries.id, row.id)).run();
     if (row.invoiceId) deliveryFailed(tx, scope, row.invoiceId);
     return null;
   });

@@ -15,6 +15,7 @@ import { webhookAttempts, webhookDeliveries as deliveries, webhooks } from "../.
 import type { Config } from "../config.ts";
 import { transaction } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
+import { clipServerText } from "../lib/counts.ts";
 import type { AttemptResult } from "./send.ts";
 
 export type RetryPolicy = Pick<Config, "webhookBackoffMs" | "webhookMaxAttempts">;
@@ -239,7 +240,7 @@ export function recordOutcomes(db: Db, workerId: string, outcomes: Outcome[], po
         continue;
       }
       const attempts = row.attempts + 1;
-      const last = { attempts, lastStatusCode: result.statusCode, lastError: result.error };
+      const last = { attempts, lastStatusCode: result.statusCode, lastError: clipServerText(result.error) };
       if (result.ok) {
         tx.update(deliveries)
           .set({ ...released, ...last, status: "delivered", deliveredAt: updatedAt, nextAttemptAt: null })
