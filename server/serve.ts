@@ -19,7 +19,7 @@ import { createServerMetrics, scrape, startMetricsListener, type MetricsListener
 import { createThreadMetrics, type ThreadMetrics } from "./metrics/thread.ts";
 import type { Runtime, SharedState } from "./runtime.ts";
 import { sealPlaintextSecrets } from "./webhooks/service.ts";
-import { startBackground, type Background } from "./background.ts";
+import type { Background } from "./background.ts";
 
 /** `metricsUrl`: where /metrics is served (null: KONTOR_METRICS_PORT unset) */
 export type Running = { url: string; metricsUrl: string | null; stop: () => Promise<void> };
@@ -78,6 +78,10 @@ export async function startServer(
   { worker = true, onListening }: { worker?: boolean; onListening?: (url: string) => void } = {},
 ): Promise<Running> {
   const { db, config, secrets } = runtime;
+  // what runs beside the API (and its mail, PDF and e-invoice code) is loaded only by the thread
+  // that runs it: the HTTP threads import this file for listen(). Loaded before the port is bound,
+  // so that the worker still starts as soon as this thread answers.
+  const { startBackground } = worker ? await import("./background.ts") : { startBackground: null };
   sealPlaintextSecrets(db, secrets);
   // this thread's request counters: a scrape adds the other threads' to them
   const requests = createThreadMetrics();
@@ -90,7 +94,7 @@ export async function startServer(
   const serverMetrics = config.metricsPort !== null ? createServerMetrics(db, config) : null;
   // The worker starts as soon as this thread answers requests, not once the other threads have
   // started (seconds on a busy machine): a change answered meanwhile would wait for it.
-  const background: Background | null = worker ? startBackground(runtime, { onWebhookAttempt: serverMetrics?.deliveryAttempt }) : null;
+  const background: Background | null = startBackground ? startBackground(runtime, { onWebhookAttempt: serverMetrics?.deliveryAttempt }) : null;
   // port 0 picks a free port: the other threads join the one picked
   const setup: ThreadSetup = { config: { ...config, port: server.port! }, shared: runtime.shared };
   const starting = await Promise.allSettled(Array.from({ length: config.httpThreads - 1 }, () => startThread(setup)));

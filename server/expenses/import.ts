@@ -40,10 +40,9 @@ import { recordChange } from "../changes/record.ts";
 import { VAT_CATEGORIES, type VatCategory } from "../documents/model.ts";
 import { canonicalPaymentReference } from "../documents/payment-reference.ts";
 import type { DocumentUpload } from "../http/kernel.ts";
-import { decodeXml } from "../inbound/decode.ts";
+import { decodeXml, looksLikePdf } from "../inbound/decode.ts";
 import { readEInvoiceXml, type SupplierDocument } from "../inbound/einvoice.ts";
 import { InboundDocumentError } from "../inbound/errors.ts";
-import { embeddedInvoiceXml, INVOICE_XML_NAMES, looksLikePdf } from "../inbound/pdf-attachments.ts";
 import { Conflict, NotFound } from "../lib/errors.ts";
 import { formatCents } from "../lib/money.ts";
 import { codePoints } from "../lib/schemas.ts";
@@ -65,6 +64,8 @@ export type ReceivedFile = { original: Uint8Array; contentType: "application/xml
 /** The e-invoice of an upload: the XML sent, or the one embedded in a PDF (a 422 when the PDF carries none or cannot be read). */
 export async function receivedFileOf(upload: DocumentUpload): Promise<ReceivedFile> {
   if (upload.mediaType !== "application/pdf" && !looksLikePdf(upload.bytes)) return xmlFileOf(upload);
+  // the PDF reader (pdf-lib) is loaded when a PDF is first imported
+  const { embeddedInvoiceXml, INVOICE_XML_NAMES } = await import("../inbound/pdf-attachments.ts");
   const embedded = await embeddedInvoiceXml(upload.bytes);
   if (!embedded) {
     throw new InboundDocumentError(

@@ -27,6 +27,11 @@ export function decodeCoda(bytes: Uint8Array, charset: string | null): string {
   }
 }
 
+/** Whether the bytes open with a PDF header (what an upload sent as XML is told apart by). */
+export function looksLikePdf(bytes: Uint8Array): boolean {
+  return new TextDecoder("latin1").decode(bytes.subarray(0, 5)) === "%PDF-";
+}
+
 /** Whether a file's first non-blank character opens an XML element or declaration. */
 export function looksLikeXml(bytes: Uint8Array): boolean {
   const head = new TextDecoder("latin1").decode(bytes.subarray(0, 64)).replace(/^ï»¿/, "").trimStart();

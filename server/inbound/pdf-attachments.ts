@@ -52,10 +52,6 @@ const refuse = (message: string): never => {
 
 export type EmbeddedInvoiceXml = { name: string; xml: Uint8Array };
 
-/** Whether the bytes open with a PDF header (what an upload sent as XML is told apart by). */
-export function looksLikePdf(bytes: Uint8Array): boolean {
-  return new TextDecoder("latin1").decode(bytes.subarray(0, 5)) === "%PDF-";
-}
 
 /**
  * The embedded invoice XML of a PDF, or null when the PDF carries none. A file that is not a

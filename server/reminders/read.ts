@@ -8,7 +8,6 @@ import { documentDeliveries, invoices, organizations, reminders } from "../../db
 import type { DocumentLanguage, ReminderText } from "../../db/values.ts";
 import { recordChange } from "../changes/record.ts";
 import { LABELS, formatMoney } from "../documents/i18n.ts";
-import { renderLetter } from "../documents/pdf.ts";
 import { lateClaim, type LateClaim } from "../interest/claim.ts";
 import { showInvoice, type ShownInvoice } from "../invoices/read.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
@@ -185,6 +184,8 @@ function compose(tx: Tx, reminder: ReminderRow) {
 }
 
 async function renderComposed(c: ReturnType<typeof compose>, reminder: ReminderRow): Promise<Uint8Array> {
+  // the PDF code (pdf-lib, fonts, QR codes) is loaded when a letter is first drawn
+  const { renderLetter } = await import("../documents/pdf.ts");
   return renderLetter({
     language: c.language,
     title: c.subject,

@@ -8,7 +8,6 @@ import { DateString, IdParams, Money, Nullable, ResponseSchema, Wrapped } from "
 import { MissingRates, ReminderModel } from "./model.ts";
 import { showPolicy, updatePolicy } from "./policy.ts";
 import { invoiceReminders, listReminders, pauseInvoiceReminders, reminderList, reminderPdf, showReminder } from "./read.ts";
-import { previewReminders } from "./run.ts";
 
 const tags = ["Reminders"];
 const PdfDocument = ResponseSchema(t.String({ description: "PDF", format: "binary", "x-media-type": "application/pdf", "x-attachment": true }));
@@ -53,7 +52,7 @@ export const reminderRoutes = (kernel: Kernel) =>
       response: { 200: listResponse(ReminderModel.reminder), ...errors(422) },
       detail: { tags, summary: "List the reminders recorded by runs, newest first" },
     })
-    .get("/api/v1/reminders/preview", ({ scope, query }) => previewReminders(scope, query.date), {
+    .get("/api/v1/reminders/preview", async ({ scope, query }) => (await import("./run.ts")).previewReminders(scope, query.date), {
       ability: "invoicing.view",
       query: ReminderModel.previewQuery,
       response: {
