@@ -94,9 +94,14 @@ if (isMainThread) {
   }
   reader.releaseLock();
   ({ url, bootstrap: { token } } = JSON.parse(out) as { url: string; bootstrap: { token: string } });
-  // the other threads start after the first listens: wait for every thread's registry
+  // the other threads start after the first listens: wait until every thread has loaded the app
+  // (a thread's first registry may be written while it is still loading, on a busy machine)
+  const started = () => {
+    const registries = Object.values(loaded());
+    return registries.length >= THREADS && registries.every((paths) => paths.some((p) => p.endsWith("/server/app.ts")));
+  };
   const deadline = Date.now() + 30_000;
-  while (Object.keys(loaded()).length < THREADS && Date.now() < deadline) await Bun.sleep(100);
+  while (!started() && Date.now() < deadline) await Bun.sleep(100);
   expect(await fetch(`${url}/health`).then((r) => r.status)).toBe(200);
   await Bun.sleep(300);
   atStart = loaded();
