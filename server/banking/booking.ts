@@ -25,7 +25,7 @@ import { bankLineEntry, bankLineSelfAssessment, openingBalancePosting } from "..
 import { Conflict, FieldErrorBag } from "../lib/errors.ts";
 import { findInOrg, inOrg, updateInOrg, type Scope } from "../lib/scope.ts";
 import { addDays, newId, nowIso } from "../lib/time.ts";
-import { suspenseDraft } from "../settlement/allocations.ts";
+import { lineName, suspenseDraft } from "../settlement/allocations.ts";
 import { NOT_MATCHED } from "../settlement/payments.ts";
 import type { AccountType } from "../../db/values.ts";
 import type { BankTransactionBook } from "./model.ts";
@@ -39,9 +39,6 @@ const TRANSFER_DAYS = 5;
 
 /** What a booked line no longer holds once unbooked. */
 export const NOT_BOOKED = { bookedAccountId: null, bookedVatRateId: null, journalEntryId: null, transferLineId: null, suspenseExitEntryId: null } as const;
-
-const lineName = (line: TransactionRow) =>
-  (line.communication ?? line.counterpartyName ?? line.structuredReference ?? `Bank line ${line.entryRef}`).replace(/\s+/g, " ").trim().slice(0, 200);
 
 /** Books an unmatched line to an account of the chart (with a VAT rate), or as a transfer to another own bank account. */
 export function bookLine(tx: Tx, scope: Scope, line: TransactionRow, input: BankTransactionBook): void {

@@ -232,7 +232,10 @@ export function missingLegalMentions(seller: DocumentParty): FieldErrors {
  * invoice for the date of supply or the period, and a seller who gives neither certifies that it
  * supplied on the invoice date (docs/invoicing.md#germany). Interest notes supply nothing.
  */
-export function supplyDateOf(doc: { type: string; issueDate: string; deliveryDate: string | null; servicePeriod: unknown }, sellerCountry: string | null): string | null {
+export function supplyDateOf(
+  doc: { type: string; issueDate: string; deliveryDate: string | null; servicePeriod: { start: string; end: string } | null },
+  sellerCountry: string | null,
+): string | null {
   if (doc.deliveryDate) return doc.deliveryDate;
   if (sellerCountry?.toUpperCase() !== "DE" || doc.servicePeriod || doc.type === "interest_note") return null;
   return doc.issueDate;

@@ -427,7 +427,10 @@ export const invoiceService = {
         // the document says from now on what it says today, whatever is edited afterwards
         issuedParties: parties,
         // a German seller's Leistungsdatum: the issue date when neither it nor a period was given
-        deliveryDate: supplyDateOf({ ...row, servicePeriod: row.servicePeriodStart }, parties.seller.country),
+        deliveryDate: supplyDateOf(
+          { ...row, servicePeriod: row.servicePeriodStart && row.servicePeriodEnd ? { start: row.servicePeriodStart, end: row.servicePeriodEnd } : null },
+          parties.seller.country,
+        ),
       });
       // a credit note settles its invoice (its invoice.updated is recorded there); the note shows its allocation
       if (row.type === "credit_note") {

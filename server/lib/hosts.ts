@@ -154,7 +154,6 @@ export function refusedHost(hostname: string): string | null {
   return isIP(host) === 0 ? null : refusedRange(host);
 }
 
-
 /**
  * The one decision on an outbound URL's host that holds whatever the settings say: the refusal
  * message naming `field` (`url`, `--smtp-url`, `peppol_base_url`) when the host is a cloud

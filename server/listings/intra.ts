@@ -15,7 +15,6 @@ import type { Declarant } from "../vat-returns/declarant.ts";
 import { intervatCountry, type IntraCode } from "../vat-returns/listing-rules.ts";
 import { intraContributions } from "./sources.ts";
 import { EU_COUNTRIES } from "../vat-returns/grids.ts";
-import { filingPeriod } from "../vat-returns/service.ts";
 
 /** The member states an intra-Community listing names, by their Intervat codes (Greece EL): the EU's one list less Belgium (Intervat's MSCountryCodeExclBE also has GB and MC, no longer in the EU). */
 const MEMBER_STATES = new Set([...EU_COUNTRIES].filter((c) => c !== "BE").map(intervatCountry));
@@ -35,8 +34,6 @@ export type IntraListing = {
   warnings: ListingWarning[];
 };
 
-/** `{period}` of the route: of the organisation's kind (its vat_period) and ended, else a 422 on `period` (the VAT return's own check). */
-export const listingPeriod = (tx: Tx, orgId: string, text: string): VatPeriodName => filingPeriod(tx, orgId, text);
 
 type Line = { vatNumber: string; country: string; number: string; code: IntraCode; cents: number; name: string; customerIds: Set<string> };
 

@@ -5,7 +5,8 @@ import { organizations } from "../../db/schema.ts";
 import { snapshot, type Scope } from "../lib/scope.ts";
 import { clientListing, listingYear, type ClientListing } from "../vat-returns/client-listing.ts";
 import { readDeclarant } from "../vat-returns/declarant.ts";
-import { intraListing, listingPeriod, type IntraListing } from "./intra.ts";
+import { intraListing, type IntraListing } from "./intra.ts";
+import { filingPeriod } from "../vat-returns/service.ts";
 import { clientListingXml, intraListingXml } from "./xml.ts";
 import { Conflict } from "../lib/errors.ts";
 
@@ -36,7 +37,7 @@ export const listingService = {
 
   intraCommunity(scope: Scope, periodText: string): IntraListing {
     return snapshot(scope.db, (tx) => {
-      const period = listingPeriod(tx, scope.org.id, periodText);
+      const period = filingPeriod(tx, scope.org.id, periodText);
       return intraListing(tx, scope.org.id, period, readDeclarant(tx, scope.org.id));
     });
   },
@@ -44,7 +45,7 @@ export const listingService = {
   /** The schema wants at least one customer: a period without intra-Community supplies files no listing (409). */
   intraCommunityXml(scope: Scope, periodText: string): ListingFile {
     return snapshot(scope.db, (tx) => {
-      const period = listingPeriod(tx, scope.org.id, periodText);
+      const period = filingPeriod(tx, scope.org.id, periodText);
       const declarant = readDeclarant(tx, scope.org.id);
       const listing = intraListing(tx, scope.org.id, period, declarant);
       if (listing.lines.length === 0) {

@@ -8,6 +8,7 @@ import { documentDeliveries, invoices, organizations, reminders } from "../../db
 import type { DocumentLanguage, ReminderText } from "../../db/values.ts";
 import { recordChange } from "../changes/record.ts";
 import { LABELS, formatMoney } from "../documents/i18n.ts";
+import { paymentReferenceLabel } from "../documents/wording.ts";
 import { lateClaim, type LateClaim } from "../interest/claim.ts";
 import { showInvoice, type ShownInvoice } from "../invoices/read.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
@@ -26,7 +27,7 @@ type ReminderRow = typeof reminders.$inferSelect;
  * still open at the run and the note the reminder issued (its interest and compensation). The bank
  * import pays them all with one line of exactly this amount carrying the invoice's reference.
  */
-export const totalToPayCents = (row: ReminderRow): number =>
+export const totalToPayCents = (row: Pick<ReminderRow, "amountDueCents" | "earlierNotes" | "interestCents" | "compensationCents">): number =>
   row.amountDueCents + row.earlierNotes.reduce((sum, n) => sum + n.amount_due_cents, 0) + row.interestCents + row.compensationCents;
 
 const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
@@ -222,7 +223,7 @@ export async function renderReminderForDelivery(db: Db, reminderId: string): Pro
   const table = composed.rows.map((row) => `${row[0]}: ${row[3]}`).join("\n");
   const { labels, parties, invoice } = composed;
   const payment = parties.payee
-    ? `\n${labels.iban}: ${parties.payee.iban}${parties.payee.bic ? `\n${labels.bic}: ${parties.payee.bic}` : ""}${invoice.paymentReference ? `\n${labels.paymentReference}: ${invoice.paymentReference}` : ""}\n`
+    ? `\n${labels.iban}: ${parties.payee.iban}${parties.payee.bic ? `\n${labels.bic}: ${parties.payee.bic}` : ""}${invoice.paymentReference ? `\n${paymentReferenceLabel(composed.language, invoice.paymentReference)}: ${invoice.paymentReference}` : ""}\n`
     : "";
   return {
     pdf: await renderComposed(composed, reminder),

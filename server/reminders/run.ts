@@ -28,6 +28,7 @@ import { enqueueDelivery, type QueuedDelivery } from "../changes/deliveries.ts";
 import { invoiceDueCents } from "../settlement/due.ts";
 import type { PlannedReminder } from "./model.ts";
 import { readPolicy, type ReminderPolicy } from "./policy.ts";
+import { totalToPayCents } from "./read.ts";
 
 type InvoiceRow = typeof invoices.$inferSelect;
 type CustomerRow = typeof customers.$inferSelect;
@@ -129,7 +130,7 @@ function planInvoice(tx: Tx, org: Organization & { language: DocumentLanguage },
   }
   const earlierNotes = openInterestNotes(tx, org.id, invoice.id);
   const amountDueCents = invoiceDueCents(invoice);
-  const total = amountDueCents + earlierNotes.reduce((sum, n) => sum + n.amount_due_cents, 0) + interestCents + compensationCents;
+  const total = totalToPayCents({ amountDueCents, earlierNotes, interestCents, compensationCents });
   const problems = [problem, missingRateProblem(org.country, missingRates)].filter((p): p is string => p !== null);
   return {
     invoice_id: invoice.id,
@@ -326,7 +327,7 @@ function recordReminder(db: Db, orgRow: OrgRow, invoiceId: string, date: string)
     }
     // manual: sent as it is recorded, so its event now; a delivery's when its channel accepts it
     const record = { action: "reminder.recorded", resource: { type: "reminder", id } };
-    recordChange(tx, scope, delivery === null ? { ...record, ...reminderSentEvent(tx, org.id, invoiceId, id) } : record);
+    recordChange(tx, scope, delivery === null ? { ...record, ...reminderSentEvent(tx, org, invoiceId, id) } : record);
     return shown(plan);
   });
 }
@@ -348,10 +349,11 @@ function queueNoteOverPeppol(tx: Tx, scope: Scope, customer: CustomerRow, noteId
  * The event's data: the invoice, and the reminder that was sent (its level, the interest note it
  * issued, the total it asks, and the days it could not charge for want of a statutory rate).
  */
-function reminderSentEvent(tx: Tx, orgId: string, invoiceId: string, reminderId: string) {
+function reminderSentEvent(tx: Tx, org: Pick<Organization, "id" | "country">, invoiceId: string, reminderId: string) {
+  const orgId = org.id;
+  const country = org.country;
   const reminder = tx.select().from(reminders).where(eq(reminders.id, reminderId)).get()!;
-  const country = tx.select({ country: organizations.country }).from(organizations).where(eq(organizations.id, orgId)).get()!.country;
-  const total = reminder.amountDueCents + reminder.earlierNotes.reduce((sum, n) => sum + n.amount_due_cents, 0) + reminder.interestCents + reminder.compensationCents;
+  const total = totalToPayCents(reminder);
   return {
     event: "invoice.reminder_sent" as const,
     data: {
@@ -386,7 +388,7 @@ export function onReminderAccepted(tx: Tx, delivery: QueuedDelivery): void {
   recordChange(tx, scope, {
     action: "reminder.sent",
     resource: { type: "reminder", id: delivery.reminderId },
-    ...reminderSentEvent(tx, row.id, delivery.invoiceId, delivery.reminderId),
+    ...reminderSentEvent(tx, scope.org, delivery.invoiceId, delivery.reminderId),
   });
 }
 

@@ -61,7 +61,8 @@ export function refreshLine(tx: Tx, orgId: string, lineId: string): void {
   });
 }
 
-const lineName = (line: TransactionRow) =>
+/** How a bank line is named in the journal: its communication, else its counterparty, reference or entry. */
+export const lineName = (line: TransactionRow) =>
   (line.communication ?? line.counterpartyName ?? line.structuredReference ?? `Bank line ${line.entryRef}`).replace(/\s+/g, " ").trim().slice(0, 200);
 
 /** `cents` of the line into suspense (> 0) or out of it against the bank account (< 0): suspenseEntry. */

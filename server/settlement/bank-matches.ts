@@ -17,7 +17,7 @@ import { checkRoom } from "../lib/counts.ts";
 import { formatCents } from "../lib/money.ts";
 import { inOrg, type Scope } from "../lib/scope.ts";
 import { addDays, newId, nowIso } from "../lib/time.ts";
-import { allocationsOf, nextPosition, refreshLine, suspenseDraft, undoEffects, type AllocationRow } from "./allocations.ts";
+import { allocationsOf, lineName, nextPosition, refreshLine, suspenseDraft, undoEffects, type AllocationRow } from "./allocations.ts";
 import { deletePayment, movePayment, recordPayment, type Settled, type Show } from "./payments.ts";
 
 type BankAccountRow = typeof bankAccounts.$inferSelect;
@@ -83,9 +83,6 @@ const ACTIONS: Record<AllocationHow, { action: string; event: "bank_transaction.
   allocation: { action: "bank_transaction.allocated", event: "bank_transaction.allocated" },
   reclassify: { action: "bank_transaction.reclassified", event: "bank_transaction.reclassified" },
 };
-
-const lineName = (line: TransactionRow) =>
-  (line.communication ?? line.counterpartyName ?? line.structuredReference ?? `Bank line ${line.entryRef}`).replace(/\s+/g, " ").trim().slice(0, 200);
 
 /**
  * Allocates a line's money (amounts checked by the caller: each positive, together at most what

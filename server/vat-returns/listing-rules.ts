@@ -25,8 +25,6 @@ export const CLIENT_LISTING_CATEGORIES: Record<VatCategory, ListingRule> = {
   O: { listed: false, why: "outside the scope of VAT", verify: false },
 };
 
-/** The intra-Community listing's code of a return grid: 44 services (S), 46 goods (L); 46 as the intermediary of a triangular operation (T) is not recorded by Kontor. */
-export const INTRA_CODES = { "44": "S", "46": "L" } as const;
 export type IntraCode = "L" | "S" | "T";
 
 /**
