@@ -179,7 +179,8 @@ describe("the first reminder: the interest note travels with it", () => {
     // the e-mail's text says the same
     const text = mail.text.replace(/\u00a0/g, " ");
     expect(text).toContain(`Totaal te betalen: ${nl(FIRST_TOTAL)} €`);
-    expect(text).toContain(peppolInvoice.payment_reference);
+    // a Belgian structured communication, named as such in Dutch
+    expect(text).toContain(`Gestructureerde mededeling: ${peppolInvoice.payment_reference}`);
     expect(text).toContain(TEST_IBAN);
     // and the API
     expect((await ok("GET", `/api/v1/reminders/${reminderOf(peppolInvoice.id, 0).id}`)).total_to_pay).toBe((FIRST_TOTAL / 100).toFixed(2));
