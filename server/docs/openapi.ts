@@ -12,7 +12,6 @@
  */
 import { Elysia } from "elysia";
 import { mapProperties, toOpenAPIPath } from "@elysiajs/swagger/utils";
-import { Document as YamlDocument, Pair, Scalar, YAMLMap } from "yaml";
 import swaggerBundle from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "file" };
 import swaggerCss from "swagger-ui-dist/swagger-ui.css" with { type: "file" };
 import viewer from "./viewer.js" with { type: "file" };
@@ -466,8 +465,8 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
-/** The two texts of the document as it is served; the YAML written on first use (it takes about half a second). */
-export type ServedDocument = { readonly json: string; yaml(): string };
+/** The two texts of the document as it is served; the YAML written on first use (it takes about half a second, and the YAML library is loaded then). */
+export type ServedDocument = { readonly json: string; yaml(): Promise<string> };
 
 let served: ServedDocument | null = null;
 
@@ -486,8 +485,8 @@ export function servedDocument(routes: readonly RouteEntry[], version: string): 
   const json = JSON.stringify(buildDocument(routes, version), null, 2);
   // the JSON's own values (no undefined, no shared object), so the YAML cannot say anything else
   const document = deepFreeze(JSON.parse(json));
-  let yaml: string | null = null;
-  served = { json, yaml: () => (yaml ??= toYaml(document)) };
+  let yaml: Promise<string> | null = null;
+  served = { json, yaml: () => (yaml ??= import("./yaml.ts").then(({ toYaml }) => toYaml(document))) };
   return served;
 }
 
@@ -499,39 +498,13 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/**
- * YAML that every loader reads as the JSON document. The writer quotes what a YAML 1.2 loader
- * would not read as a string; a string a YAML 1.1 loader (PyYAML, SnakeYAML, js-yaml 3) reads
- * as something else when written plain is quoted too: a date (`2026-11-22` is a timestamp in
- * 1.1), `yes`/`on`/`n` (booleans), `0777` (octal), `1_000`, `<<` (a merge key), `=` (PyYAML's
- * value tag).
- */
-export function toYaml(document: unknown): string {
-  const scalar = (text: string) => (YAML_1_1_NON_STRINGS.some((test) => test.test(text)) ? Object.assign(new Scalar(text), { type: Scalar.QUOTE_DOUBLE }) : text);
-  const quoted = (value: unknown): unknown => {
-    if (typeof value === "string") return scalar(value);
-    if (Array.isArray(value)) return value.map(quoted);
-    if (!value || typeof value !== "object") return value;
-    const map = new YAMLMap();
-    for (const [key, v] of Object.entries(value)) map.items.push(new Pair(scalar(key), quoted(v)));
-    return map;
-  };
-  return new YamlDocument(quoted(document), { aliasDuplicateObjects: false }).toString();
-}
-
-/** The plain scalars YAML 1.1 resolves to something other than a string: its schema's implicit tags, and PyYAML's `=`. */
-const YAML_1_1_NON_STRINGS: RegExp[] = [
-  ...new YamlDocument(null, { version: "1.1" }).schema.tags.flatMap((tag) => ("test" in tag && tag.test && tag.default && tag.tag !== "tag:yaml.org,2002:str" ? [tag.test] : [])),
-  /^=$/,
-];
-
 /** The page, its assets and the document (`document`: built by `servedDocument` when the app is created). */
 export const docsRoutes = (document: () => ServedDocument) => {
   const hidden = { detail: { hide: true } };
   return new Elysia({ name: "kontor-docs" })
     .get("/docs", () => new Response(PAGE, { headers: { "content-type": "text/html; charset=utf-8" } }), hidden)
     .get("/docs/openapi.json", () => new Response(document().json, { headers: { "content-type": "application/json" } }), hidden)
-    .get("/docs/openapi.yaml", () => new Response(document().yaml(), { headers: { "content-type": "application/yaml" } }), hidden)
+    .get("/docs/openapi.yaml", async () => new Response(await document().yaml(), { headers: { "content-type": "application/yaml" } }), hidden)
     .get("/docs/assets/viewer.js", () => asset(viewer, "text/javascript"), hidden)
     .get("/docs/assets/swagger-ui-bundle.js", () => asset(swaggerBundle, "text/javascript"), hidden)
     .get("/docs/assets/swagger-ui.css", () => asset(swaggerCss, "text/css"), hidden);

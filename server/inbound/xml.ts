@@ -1,6 +1,6 @@
 /**
- * A small, namespace-aware element tree for the inbound readers: fast-xml-parser's validator
- * checks that the document is well-formed, then the tree is built here in one pass (buildTree).
+ * A small, namespace-aware element tree for the inbound readers, built and checked for
+ * well-formedness in one pass over the text (buildTree).
  *
  * - Names are resolved by namespace, not by prefix: `<cbc:ID>`, `<ID xmlns="…CommonBasicComponents-2">`
  *   and `<b:ID xmlns:b="…">` are the same element. Readers look elements up with their own prefix
@@ -9,9 +9,12 @@
  *   "billion laughs", no external entities). The five predefined entities and character
  *   references are decoded here, in one pass.
  * - Text is kept as strings (no number parsing): amounts must stay exact decimals.
+ * - Well-formedness (XML 1.0, section 2.1) is checked while the tree is built: tags that nest
+ *   and match, names, quoted and unique attributes, no markup character loose in text, one root,
+ *   nothing but comments, processing instructions and white space around it. A separate
+ *   validating pass held as much memory again as the tree (docs/banking.md, "Memory").
  * The size of the input is the caller's limit (the route caps the body).
  */
-import { XMLValidator } from "fast-xml-parser";
 import { InboundDocumentError } from "./errors.ts";
 
 export type XmlElement = {
@@ -29,20 +32,20 @@ export type XmlElement = {
 const PREDEFINED: Record<string, string> = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" };
 
 /** Decodes the predefined entities and character references; any other entity is an error (no DTD). */
-function decodeEntities(raw: string, path: string): string {
+function decodeEntities(raw: string, path: () => string): string {
   return raw.replace(/&([^;&\s]*);?/g, (whole, body: string) => {
-    if (!whole.endsWith(";")) throw new InboundDocumentError(path, "The document is not well-formed XML: a bare '&' must be written '&amp;'.");
+    if (!whole.endsWith(";")) throw new InboundDocumentError(path(), "The document is not well-formed XML: a bare '&' must be written '&amp;'.");
     if (body in PREDEFINED) return PREDEFINED[body]!;
     const ref = /^#(?:x([0-9a-fA-F]+)|([0-9]+))$/.exec(body);
     if (ref) {
       const code = ref[1] !== undefined ? parseInt(ref[1], 16) : parseInt(ref[2]!, 10);
       // a reference to half of a UTF-16 pair (&#xD800;) is no XML character (XML 1.0 Char): it would store a lone surrogate
       if (code >= 0xd800 && code <= 0xdfff) {
-        throw new InboundDocumentError(path, `The document is not well-formed XML: '&${body};' refers to U+${code.toString(16).toUpperCase()}, a lone UTF-16 surrogate, which is no character.`);
+        throw new InboundDocumentError(path(), `The document is not well-formed XML: '&${body};' refers to U+${code.toString(16).toUpperCase()}, a lone UTF-16 surrogate, which is no character.`);
       }
       if (code <= 0x10ffff && code !== 0) return String.fromCodePoint(code);
     }
-    throw new InboundDocumentError(path, `The document uses the entity '&${body};', which XML without a DTD does not define.`);
+    throw new InboundDocumentError(path(), `The document uses the entity '&${body};', which XML without a DTD does not define.`);
   });
 }
 
@@ -60,16 +63,8 @@ function refuseDoctype(xml: string): void {
 /** Parses XML text into the root element, with namespaces resolved. Throws InboundDocumentError. */
 export function parseXml(xml: string): XmlElement {
   refuseDoctype(xml);
-  // well-formedness first (its own parser is lenient, and the tree builder below trusts its input)
-  const valid = XMLValidator.validate(xml);
-  if (valid !== true) {
-    throw new InboundDocumentError("/", `The document is not well-formed XML: ${valid.err.msg} (line ${valid.err.line}, column ${valid.err.col}).`);
-  }
   return buildTree(xml);
 }
-
-/** An element being built: its qualified name and raw attributes until its end tag, its text parts. */
-type Open = { element: XmlElement; qname: string; path: string; scope: Map<string, string>; text: string[] };
 
 /**
  * Elements of one document at most: what bounds the tree's memory (about 240 bytes an element at
@@ -79,102 +74,202 @@ type Open = { element: XmlElement; qname: string; path: string; scope: Map<strin
  */
 export const MAX_XML_ELEMENTS = 300_000;
 
-/** Start, end and empty-element tags (attribute values may hold '>'), CDATA sections, comments, processing instructions. */
-const MARKUP = /<(\/?)([^\s/>!?]+)((?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*(\/?)>|<!\[CDATA\[([\s\S]*?)\]\]>|<!--[\s\S]*?-->|<\?[\s\S]*?\?>/g;
+/** A start tag's attributes from just after its name, to before its '/>' or '>' (sticky: from lastIndex only). */
+const ATTRIBUTES = /((?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*/y;
+const [LT, GT, SLASH, BANG, QUESTION] = ["<", ">", "/", "!", "?"].map((c) => c.charCodeAt(0)) as [number, number, number, number, number];
+/** XML's white space (S): space, tab, carriage return, line feed. */
+const isSpace = (c: number) => c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;
 const ATTRIBUTE = /([^\s=]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
+/** An XML 1.0 Name with at most one colon (Namespaces in XML's QName), by Unicode letter classes. */
+const QNAME = /^[\p{L}_][\p{L}\p{N}\p{M}._\-\u00B7]*(?::[\p{L}_][\p{L}\p{N}\p{M}._\-\u00B7]*)?$/u;
 /** Shared by every element without attributes or children: an e-invoice has hundreds of thousands of leaves at most, each a small object. */
 const NO_ATTRS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 const NO_CHILDREN: XmlElement[] = Object.freeze([]) as unknown as XmlElement[];
 
+/** The line and column of a position in the text, for a refusal (1-based, as editors count). */
+function position(xml: string, index: number): string {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = xml.indexOf("\n"); i !== -1 && i < index; i = xml.indexOf("\n", i + 1)) {
+    line++;
+    lineStart = i + 1;
+  }
+  return `line ${line}, column ${index - lineStart + 1}`;
+}
+
 /**
  * The element tree of a well-formed document, built in one pass over the text: texts are slices of
  * it (decoded only where they hold a reference), leaves share one empty attribute map and child
- * list. A general parser's intermediate tree, built character by character, held 30 to 60 times a
- * large document's size; this holds a few times it (docs/banking.md, "Memory").
+ * list, and what is open is kept in three parallel stacks (no object per element beyond the
+ * element itself). A general parser's intermediate tree, built character by character, held 30 to
+ * 60 times a large document's size; this holds a few times it (docs/banking.md, "Memory").
  */
 function buildTree(xml: string): XmlElement {
-  const stack: Open[] = [];
+  const open: XmlElement[] = [];
+  const qnames: string[] = [];
+  const scopes: Map<string, string>[] = [];
+  const path = () => (qnames.length === 0 ? "/" : `/${qnames.join("/")}`);
+  const malformed = (index: number, what: string) => new InboundDocumentError(path(), `The document is not well-formed XML: ${what} (${position(xml, index)}).`);
   let root: XmlElement | null = null;
   let at = 0;
   let elements = 0;
-  const addText = (raw: string) => {
-    const open = stack.at(-1);
-    // outside the root only white space can stand (the validator saw to it)
-    if (open && raw !== "") open.text.push(raw.includes("&") ? decodeEntities(raw, open.path) : raw);
+  const addText = (raw: string, index: number) => {
+    if (raw === "") return;
+    const lt = raw.indexOf("<");
+    if (lt !== -1) throw malformed(index + lt, "a '<' that starts no tag, comment, CDATA section or processing instruction");
+    if (raw.includes("]]>")) throw malformed(index + raw.indexOf("]]>"), "']]>' outside a CDATA section");
+    const element = open.at(-1);
+    if (element === undefined) {
+      if (raw.trim() !== "") throw malformed(index, root === null ? "text before the root element" : "text after the root element");
+      return;
+    }
+    element.text += raw.includes("&") ? decodeEntities(raw, path) : raw;
   };
-  MARKUP.lastIndex = 0;
-  for (let m = MARKUP.exec(xml); m !== null; m = MARKUP.exec(xml)) {
-    addText(xml.slice(at, m.index));
-    at = MARKUP.lastIndex;
-    if (m[5] !== undefined) {
-      // CDATA content is literal: concatenated as is, never entity-decoded
-      stack.at(-1)?.text.push(m[5]);
+  /** One string per distinct name, not one per element (an element name repeats hundreds of thousands of times); only names that are well-formed. */
+  function remember(qname: string, index: number): [string, string] {
+    if (!QNAME.test(qname)) throw malformed(index, `'${qname}' is not an XML name`);
+    const split = splitName(qname);
+    if (names.size < 10_000) names.set(qname, split);
+    return split;
+  }
+
+  /** An element with attributes: its namespace declarations open a scope of their own. */
+  function start(qname: string, rawAttrs: string, inherited: Map<string, string>, index: number): { element: XmlElement; scope: Map<string, string> } {
+    const [prefix, local] = names.get(qname) ?? remember(qname, index);
+    const here = () => `${path() === "/" ? "" : path()}/${qname}`;
+    let scope = inherited;
+    let attrs = NO_ATTRS;
+    const pairs: [string, string][] = [];
+    const seen = new Set<string>();
+    ATTRIBUTE.lastIndex = 0;
+    for (let a = ATTRIBUTE.exec(rawAttrs); a !== null; a = ATTRIBUTE.exec(rawAttrs)) {
+      const key = a[1]!;
+      const raw = a[2] ?? a[3] ?? "";
+      if (names.get(key) === undefined) remember(key, index);
+      if (seen.has(key)) throw malformed(index, `the attribute '${key}' appears twice on '<${qname}>'`);
+      seen.add(key);
+      if (raw.includes("<")) throw malformed(index, `the value of the attribute '${key}' holds a '<'`);
+      pairs.push([key, raw.includes("&") ? decodeEntities(raw, here) : raw]);
+    }
+    for (const [key, value] of pairs) {
+      if (key !== "xmlns" && !key.startsWith("xmlns:")) continue;
+      if (scope === inherited) scope = new Map(inherited);
+      scope.set(key === "xmlns" ? "" : key.slice(6), value);
+    }
+    for (const [key, value] of pairs) {
+      if (key === "xmlns" || key.startsWith("xmlns:")) continue;
+      if (attrs === NO_ATTRS) attrs = {};
+      const [attrPrefix, attrLocal] = splitName(key);
+      if (attrPrefix === "") attrs[attrLocal] = value;
+      else {
+        const attrNs = scope.get(attrPrefix);
+        if (attrNs === undefined) throw new InboundDocumentError(here(), `The namespace prefix '${attrPrefix}' is not declared.`);
+        attrs[`{${attrNs}}${attrLocal}`] = value;
+      }
+    }
+    const ns = prefix === "" ? (scope.get("") ?? "") : scope.get(prefix);
+    if (ns === undefined) throw new InboundDocumentError(here(), `The namespace prefix '${prefix}' is not declared.`);
+    return { element: { ns, name: local, attrs, children: NO_CHILDREN, text: "" }, scope };
+  }
+
+  /** Where the markup opened at `from` ends (just past `close`); unterminated markup is not well-formed. */
+  const endOf = (from: number, close: string, what: string) => {
+    const end = xml.indexOf(close, from);
+    if (end === -1) throw malformed(from, `${what} that is never closed`);
+    return end + close.length;
+  };
+
+  // the XML declaration, when there is one, stands first (after a byte order mark)
+  const declarationAt = xml.startsWith("\uFEFF") ? 1 : 0;
+  // a scan by character codes, not a regular expression: no match object and substrings per tag
+  for (let lt = xml.indexOf("<"); lt !== -1; lt = xml.indexOf("<", at)) {
+    if (lt > at) addText(xml.slice(at, lt), at);
+    const next = xml.charCodeAt(lt + 1);
+    if (next === BANG) {
+      if (xml.startsWith("<![CDATA[", lt)) {
+        at = endOf(lt + 9, "]]>", "a CDATA section");
+        // CDATA content is literal: concatenated as is, never entity-decoded
+        const element = open.at(-1);
+        if (element === undefined) throw malformed(lt, "a CDATA section outside the root element");
+        element.text += xml.slice(lt + 9, at - 3);
+      } else if (xml.startsWith("<!--", lt)) {
+        at = endOf(lt + 4, "-->", "a comment");
+        const body = xml.slice(lt + 4, at - 3);
+        if (body.includes("--") || body.endsWith("-")) throw malformed(lt, "'--' inside a comment");
+      } else throw malformed(lt, "a '<!' that opens no comment or CDATA section");
       continue;
     }
-    if (m[2] === undefined) continue; // a comment or a processing instruction
-    if (m[1] === "/") {
-      close(stack.pop()!);
+    if (next === QUESTION) {
+      at = endOf(lt + 2, "?>", "a processing instruction");
+      const target = /^[^\s?]*/.exec(xml.slice(lt + 2, at - 2))![0];
+      if (!QNAME.test(target)) throw malformed(lt, "a processing instruction without a target name");
+      if (target.toLowerCase() === "xml" && lt !== declarationAt) throw malformed(lt, "an XML declaration that is not at the very start");
       continue;
     }
+    const closing = next === SLASH;
+    // the name runs to white space, '/', '>' or the end
+    let end = closing ? lt + 2 : lt + 1;
+    for (let c = xml.charCodeAt(end); end < xml.length && c !== GT && c !== SLASH && !isSpace(c) && c !== LT; c = xml.charCodeAt(++end));
+    const qname = xml.slice(closing ? lt + 2 : lt + 1, end);
+    if (qname === "") throw malformed(lt, "a '<' that starts no tag, comment, CDATA section or processing instruction");
+    if (closing) {
+      while (isSpace(xml.charCodeAt(end))) end++;
+      if (xml.charCodeAt(end) !== GT) throw malformed(lt, `the end tag '</${qname}' is not closed by '>' (an end tag has no attributes)`);
+      at = end + 1;
+      const element = open.pop();
+      const opened = qnames.pop();
+      scopes.pop();
+      if (element === undefined) throw malformed(lt, `the end tag '</${qname}>' closes no element`);
+      if (opened !== qname) throw malformed(lt, `the end tag '</${qname}>' closes '<${opened}>'`);
+      continue;
+    }
+    // attributes (rare): quoted values may hold '>'
+    let rawAttrs = "";
+    if (xml.charCodeAt(end) !== GT && xml.charCodeAt(end) !== SLASH) {
+      ATTRIBUTES.lastIndex = end;
+      const attributes = ATTRIBUTES.exec(xml);
+      if (attributes === null) throw malformed(lt, `the start tag '<${qname}' is not well-formed (attributes are name="value", separated by white space)`);
+      rawAttrs = attributes[1]!;
+      end = ATTRIBUTES.lastIndex;
+    }
+    const empty = xml.charCodeAt(end) === SLASH;
+    if (empty) end++;
+    if (xml.charCodeAt(end) !== GT) throw malformed(lt, `the start tag '<${qname}' is not closed by '>'`);
+    at = end + 1;
     if (++elements > MAX_XML_ELEMENTS) {
       throw new InboundDocumentError("/", `The document has more than ${MAX_XML_ELEMENTS.toLocaleString("en")} elements, more than Kontor reads in one file.`);
     }
-    const parent = stack.at(-1);
-    const open = start(m[2], m[3] ?? "", parent ? parent.scope : new Map([["xml", "http://www.w3.org/XML/1998/namespace"]]), parent ? parent.path : "");
-    if (parent) (parent.element.children === NO_CHILDREN ? (parent.element.children = []) : parent.element.children).push(open.element);
-    else if (root === null) root = open.element;
-    else throw new InboundDocumentError("/", "The document must have exactly one root element.");
-    if (m[4] === "/") close(open);
-    else stack.push(open);
+    const parent = open.at(-1);
+    if (parent === undefined && root !== null) throw malformed(lt, "a second root element (a document has exactly one)");
+    const inherited = parent ? scopes.at(-1)! : XML_SCOPE;
+    // most elements have no attributes: no scope of their own, no object beyond the element
+    let element: XmlElement;
+    let scope = inherited;
+    if (rawAttrs === "") {
+      const [prefix, local] = names.get(qname) ?? remember(qname, lt);
+      const ns = prefix === "" ? (inherited.get("") ?? "") : inherited.get(prefix);
+      if (ns === undefined) throw new InboundDocumentError(`${path() === "/" ? "" : path()}/${qname}`, `The namespace prefix '${prefix}' is not declared.`);
+      element = { ns, name: local, attrs: NO_ATTRS, children: NO_CHILDREN, text: "" };
+    } else ({ element, scope } = start(qname, rawAttrs, inherited, lt));
+    if (parent) (parent.children === NO_CHILDREN ? (parent.children = []) : parent.children).push(element);
+    else root = element;
+    if (!empty) {
+      open.push(element);
+      qnames.push(qname);
+      scopes.push(scope);
+    }
   }
+  addText(xml.slice(at), at);
+  if (open.length > 0) throw malformed(xml.length, `the element '<${qnames.at(-1)}>' is not closed`);
   if (root === null) throw new InboundDocumentError("/", "The document must have exactly one root element.");
   return root;
 }
 
-/** One string per distinct name, not one per element (an element name repeats hundreds of thousands of times). */
+/** One string per distinct name of any document (well-formed names only), split at its colon. */
 const names = new Map<string, [string, string]>();
-function remember(qname: string): [string, string] {
-  const split = splitName(qname);
-  if (names.size < 10_000) names.set(qname, split);
-  return split;
-}
 
-function close(open: Open): void {
-  open.element.text = open.text.length === 1 ? open.text[0]! : open.text.join("");
-}
-
-function start(qname: string, rawAttrs: string, inherited: Map<string, string>, parentPath: string): Open {
-  const path = `${parentPath}/${qname}`;
-  const pairs: [string, string][] = [];
-  ATTRIBUTE.lastIndex = 0;
-  for (let a = ATTRIBUTE.exec(rawAttrs); a !== null; a = ATTRIBUTE.exec(rawAttrs)) {
-    const raw = a[2] ?? a[3] ?? "";
-    pairs.push([a[1]!, raw.includes("&") ? decodeEntities(raw, path) : raw]);
-  }
-  // a new scope only where the element declares namespaces
-  let scope = inherited;
-  for (const [key, value] of pairs) {
-    if (key !== "xmlns" && !key.startsWith("xmlns:")) continue;
-    if (scope === inherited) scope = new Map(inherited);
-    scope.set(key === "xmlns" ? "" : key.slice(6), value);
-  }
-  const [prefix, local] = names.get(qname) ?? remember(qname);
-  const ns = scope.get(prefix);
-  if (ns === undefined && prefix !== "") throw new InboundDocumentError(path, `The namespace prefix '${prefix}' is not declared.`);
-  let attrs = NO_ATTRS;
-  for (const [key, value] of pairs) {
-    if (key === "xmlns" || key.startsWith("xmlns:")) continue;
-    if (attrs === NO_ATTRS) attrs = {};
-    const [attrPrefix, attrLocal] = splitName(key);
-    if (attrPrefix === "") attrs[attrLocal] = value;
-    else {
-      const attrNs = scope.get(attrPrefix);
-      if (attrNs === undefined) throw new InboundDocumentError(path, `The namespace prefix '${attrPrefix}' is not declared.`);
-      attrs[`{${attrNs}}${attrLocal}`] = value;
-    }
-  }
-  return { element: { ns: ns ?? "", name: local, attrs, children: NO_CHILDREN, text: "" }, qname, path, scope, text: [] };
-}
+/** The scope every document starts in: only the `xml` prefix is bound. */
+const XML_SCOPE = new Map([["xml", "http://www.w3.org/XML/1998/namespace"]]);
 
 function splitName(qname: string): [string, string] {
   const colon = qname.indexOf(":");
