@@ -123,7 +123,7 @@ describe("operations", () => {
     const expected: Record<string, string> = {
       "get /api/v1/invoices": "listInvoices",
       "post /api/v1/invoices": "createInvoice",
-      "get /api/v1/invoices/{id}": "showInvoice",
+      "get /api/v1/invoices/{id}": "getInvoice",
       "put /api/v1/invoices/{id}": "updateInvoice",
       "delete /api/v1/invoices/{id}": "deleteInvoice",
       "post /api/v1/invoices/{id}/finalize": "finalizeInvoice",
@@ -137,6 +137,42 @@ describe("operations", () => {
     for (const [key, id] of Object.entries(expected)) {
       const [method, path] = key.split(" ") as [string, string];
       expect(op(method, path).operationId, key).toBe(id);
+    }
+  });
+
+  test("every operationId starts with a verb; a GET is list… exactly when it answers a list", () => {
+    // what a generated SDK reads as `kontor.getReminderPolicy()`, `kontor.pauseRecurringInvoice()`
+    const verbs = new Set(
+      ("approve book cancel check close create delete export file finalize get ignore import list map match pause preview reclassify record " +
+        "redeliver regenerate reject reopen resume reverse revoke send set unbook unmap unmatch update").split(" "),
+    );
+    for (const { name, method, op } of operations) {
+      const verb = /^[a-z]+/.exec(op.operationId)![0];
+      expect(verbs.has(verb), `${name}: ${op.operationId}`).toBe(true);
+      if (method !== "get") continue;
+      const data = resolve(jsonSchema(op.responses["200"]))?.properties?.data;
+      expect(op.operationId.startsWith("list"), `${name}: ${op.operationId}`).toBe(resolve(data)?.type === "array" && verb === "list");
+    }
+  });
+
+  test("docs/api.md's table of renamed operationIds: every new name is the document's, no old name is left", async () => {
+    const guide = await Bun.file(new URL("../docs/api.md", import.meta.url)).text();
+    const section = guide.slice(guide.indexOf("### Operation names"));
+    const rows = [...section.slice(0, section.indexOf("\n#", 4)).matchAll(/^\| `(\w+)` \| `(\w+)` \|/gm)].map(([, before, after]) => [before!, after!]);
+    expect(rows.length).toBeGreaterThan(30);
+    const ids = new Set(operations.map((o) => o.op.operationId));
+    for (const [before, after] of rows) {
+      expect(ids.has(after), after).toBe(true);
+      expect(ids.has(before), before).toBe(false);
+    }
+    for (const [before, after] of [
+      ["remindersInvoicePause", "setInvoiceRemindersPaused"],
+      ["interestInvoiceNote", "createInvoiceInterestNote"],
+      ["listReminderPolicy", "getReminderPolicy"],
+      ["listReminderPreview", "previewReminders"],
+      ["showInvoice", "getInvoice"],
+    ]) {
+      expect(rows).toContainEqual([before!, after!]);
     }
   });
 
