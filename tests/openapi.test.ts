@@ -176,6 +176,21 @@ describe("operations", () => {
     }
   });
 
+  test("no text of the document cites a tracker: an issue, a section of the contract or of the specification", () => {
+    // what a reader of the reference cannot open; say the rule, or link a guide (docs/api.md#…)
+    const citation = /\bissue\s+#?\d+|\bcontract\s+(?:sections?\b|\d)|\bapi-spec\b|\bspec(?:ification)?\s+(?:sections?\s+)?\d/i;
+    for (const cited of ["(issue 30)", "Issue #12", "contract section 7", "contract 5.2", "api-spec 6.2", "specification section 6"]) expect(citation.test(cited), cited).toBe(true);
+    for (const plain of ["its issue date", "issued 2 days ago", "the contract's terms", "the specification's webhook body"]) expect(citation.test(plain), plain).toBe(false);
+    const found: string[] = [];
+    const walk = (node: unknown, at: string) => {
+      if (typeof node === "string") {
+        if (citation.test(node)) found.push(`${at}: ${node}`);
+      } else if (node && typeof node === "object") for (const [k, v] of Object.entries(node)) walk(v, `${at}/${k}`);
+    };
+    walk(doc, "#");
+    expect(found).toEqual([]);
+  });
+
   test("every 201 declares Location; every response under /api/v1 declares X-RateLimit-*, errors included", () => {
     for (const { name, path, op } of operations) {
       for (const [code, response] of Object.entries<any>(op.responses)) {
