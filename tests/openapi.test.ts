@@ -94,6 +94,24 @@ describe("what generated clients read", () => {
     expect(built.components.schemas.Thing.properties.kind.description).toBeUndefined();
   });
 
+  test("batch results: one shape per status (oneOf), created with the resource, refused with the error body and holder_id", () => {
+    for (const [path, resource] of [["/api/v1/customers/batch", "Customer"], ["/api/v1/invoices/batch", "Invoice"]] as const) {
+      const items = jsonSchema(op("post", path).responses["200"]).properties.data.items;
+      expect(items).toEqual({ $ref: `#/components/schemas/${resource}BatchResult` });
+      const shapes = resolve(items).oneOf.map((member: any) => member.$ref.split("/").at(-1));
+      expect(shapes, path).toEqual([`${resource}BatchCreated`, "BatchItemInvalid", "BatchItemRefused"]);
+      expect(schemaOf(`${resource}BatchCreated`).properties.data).toEqual({ $ref: `#/components/schemas/${resource}` });
+      // the statuses tell the shapes apart: each an integer enumeration, none shared
+      const statuses = shapes.map((name: string) => schemaOf(name).properties.status);
+      for (const status of statuses) expect(status.type).toBe("integer");
+      expect(statuses.map((s: any) => s.enum)).toEqual([[201], [422], [403, 404, 409]]);
+      for (const name of shapes) expect(schemaOf(name).required, name).toContain("status");
+    }
+    expect(schemaOf("BatchItemInvalid").required).toEqual(["status", "code", "message", "errors"]);
+    expect(schemaOf("BatchItemRefused").required).toEqual(["status", "code", "message"]);
+    expect(Object.keys(schemaOf("BatchItemRefused").properties)).toEqual(["status", "code", "message", "holder_id"]);
+  });
+
   test("the error schemas have names no language reserves", () => {
     const reserved = ["Error", "Object", "String", "Number", "Boolean", "Array", "Date", "Map", "Set", "Promise", "Record", "Function", "Symbol", "Response", "Request", "Headers", "URL", "File", "Blob", "Exception", "Type", "Any", "Optional", "List", "Dict"];
     for (const name of reserved) expect(schemaOf(name), name).toBeUndefined();

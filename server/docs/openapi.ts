@@ -182,7 +182,7 @@ export function toOpenApiSchema(node: unknown): unknown {
       out.additionalProperties = toOpenApiSchema(Object.values(value)[0]);
     } else if (key === "default" && value === 0 && input.format === "integer") continue;
     // run-time switches and the documented-only keywords (merged below) are not schema
-    else if (key === "noValidate" || key === "x-param" || key === "x-openapi" || key === "x-alternatives") continue;
+    else if (key === "noValidate" || key === "x-param" || key === "x-openapi" || key === "x-alternatives" || key === "x-one-of") continue;
     else out[key] = toOpenApiSchema(value);
   }
   for (const union of ["anyOf", "oneOf"] as const) {
@@ -204,6 +204,11 @@ export function toOpenApiSchema(node: unknown): unknown {
       delete out[union];
       Object.assign(out, integer);
     }
+  }
+  // a union whose members exclude one another (`"x-one-of": true`, e.g. a batch result by status): oneOf says so to generators
+  if (input["x-one-of"] === true && Array.isArray(out.anyOf)) {
+    out.oneOf = out.anyOf;
+    delete out.anyOf;
   }
   if (out.type === "const" || out.const !== undefined) delete out.type;
   // keywords the server checks in code of its own (`documented` in server/lib/schemas.ts)
