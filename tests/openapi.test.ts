@@ -112,6 +112,22 @@ describe("what generated clients read", () => {
     expect(Object.keys(schemaOf("BatchItemRefused").properties)).toEqual(["status", "code", "message", "holder_id"]);
   });
 
+  test("filter[metadata]: a deepObject parameter of string values on exactly the lists whose rows carry metadata", () => {
+    const parameter = doc.components.parameters.FilterMetadata;
+    expect(parameter).toMatchObject({ name: "filter[metadata]", in: "query", required: false, style: "deepObject", explode: true });
+    expect(parameter.schema).toMatchObject({ type: "object", additionalProperties: { type: "string" } });
+    const filtered: string[] = [];
+    for (const { name, method, op } of operations) {
+      if (method !== "get") continue;
+      const items = resolve(resolve(jsonSchema(op.responses["200"]))?.properties?.data)?.items;
+      const rowsHaveMetadata = resolve(items)?.properties?.metadata !== undefined;
+      const declared = (op.parameters ?? []).some((p: any) => resolve(p).name === "filter[metadata]");
+      expect(declared, name).toBe(rowsHaveMetadata);
+      if (declared) filtered.push(name);
+    }
+    expect(filtered.sort()).toEqual(["GET /api/v1/customers", "GET /api/v1/expenses", "GET /api/v1/invoices", "GET /api/v1/suppliers"]);
+  });
+
   test("the error schemas have names no language reserves", () => {
     const reserved = ["Error", "Object", "String", "Number", "Boolean", "Array", "Date", "Map", "Set", "Promise", "Record", "Function", "Symbol", "Response", "Request", "Headers", "URL", "File", "Blob", "Exception", "Type", "Any", "Optional", "List", "Dict"];
     for (const name of reserved) expect(schemaOf(name), name).toBeUndefined();

@@ -402,6 +402,8 @@ export function buildDocument(routes: readonly RouteEntry[], version: string) {
         return { ...p, ...(description ?? inSchema ? { description: description ?? inSchema } : {}), schema: paramSchema };
       },
     );
+    // parameters a schema cannot say by its properties (`filter[metadata]`, deepObject: server/lib/list.ts)
+    parameters.push(...((hooks.query?.["x-query-parameters"] as object[] | undefined) ?? []));
     for (const [, name] of path.matchAll(/\{([^}]+)\}/g)) {
       if (!parameters.some((p: any) => p.in === "path" && p.name === name)) parameters.unshift({ name, in: "path", required: true, schema: { type: "string" } });
     }
