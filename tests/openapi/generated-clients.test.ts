@@ -46,8 +46,8 @@ type Synced = {
 
 /** The app in-process as `fetch`; the requests' URLs kept, to see what the generated clients send. */
 const sent: string[] = [];
-const inProcess = async (input: RequestInfo | URL, init?: RequestInit) => {
-  const request = new Request(input, init);
+const inProcess = async (input: Request | string, init?: RequestInit) => {
+  const request = typeof input === "string" ? new Request(input, init) : input;
   sent.push(decodeURIComponent(new URL(request.url).search));
   return env.app.handle(request);
 };
