@@ -58,6 +58,19 @@ describe("POST /customers/batch", () => {
     expect(hundred.body.data.filter((d: { status: number }) => d.status === 201)).toHaveLength(100);
   });
 
+  test("a taken external_id is that item's 409 naming the holder (holder_id), as the single create's; the same id twice in one batch too", async () => {
+    const holder = (await env.api("POST", "/api/v1/customers", { name: "Holder BV", external_id: "batch-taken-1" })).body.data.id;
+    const r = await env.api("POST", "/api/v1/customers/batch", {
+      items: [{ name: "Taker BV", external_id: "batch-taken-1" }, { name: "Twin A", external_id: "batch-twin" }, { name: "Twin B", external_id: "batch-twin" }],
+    });
+    expect(r.body.data.map((d: { status: number }) => d.status)).toEqual([409, 201, 409]);
+    const single = await env.api("POST", "/api/v1/customers", { name: "Taker BV", external_id: "batch-taken-1" });
+    expect(single.status).toBe(409);
+    expect(r.body.data[0]).toEqual({ status: 409, ...single.body });
+    expect(r.body.data[0]).toMatchObject({ code: "conflict", holder_id: holder });
+    expect(r.body.data[2].holder_id).toBe(r.body.data[1].data.id);
+  });
+
   test("needs contacts.create", async () => {
     const viewer = env.orgToken(["contacts.view"]);
     const r = await env.api("POST", "/api/v1/customers/batch", { items: [{ name: "Nope" }] }, viewer);
@@ -164,6 +177,14 @@ describe("POST /invoices/batch", () => {
     expect(mixed.body.data.map((d: { status: number }) => d.status)).toEqual([403, 201]);
     expect(mixed.body.data[0]).toEqual({ status: 403, code: "forbidden", message: "This action requires the invoicing.finalize ability." });
     expect(count("invoices")).toBe(before + 3);
+  });
+
+  test("a taken external_id is that item's 409 with holder_id", async () => {
+    const holder = (await env.api("POST", "/api/v1/invoices", invoice({ external_id: "batch-order-1" }))).body.data.id;
+    const r = await env.api("POST", "/api/v1/invoices/batch", { items: [invoice({ external_id: "batch-order-1" }), invoice({ external_id: "batch-order-2" })] });
+    expect(r.body.data.map((d: { status: number }) => d.status)).toEqual([409, 201]);
+    expect(r.body.data[0]).toMatchObject({ status: 409, code: "conflict", holder_id: holder });
+    expect(r.body.data[0].message).toContain("batch-order-1");
   });
 
   test("under an Idempotency-Key a retry numbers nothing again", async () => {

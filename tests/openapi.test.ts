@@ -95,6 +95,40 @@ describe("what generated clients read", () => {
     expect(built.components.schemas.Thing.properties.kind.description).toBeUndefined();
   });
 
+  test("batch results: one shape per status (oneOf), created with the resource, refused with the error body and holder_id", () => {
+    for (const [path, resource] of [["/api/v1/customers/batch", "Customer"], ["/api/v1/invoices/batch", "Invoice"]] as const) {
+      const items = jsonSchema(op("post", path).responses["200"]).properties.data.items;
+      expect(items).toEqual({ $ref: `#/components/schemas/${resource}BatchResult` });
+      const shapes = resolve(items).oneOf.map((member: any) => member.$ref.split("/").at(-1));
+      expect(shapes, path).toEqual([`${resource}BatchCreated`, "BatchItemInvalid", "BatchItemRefused"]);
+      expect(schemaOf(`${resource}BatchCreated`).properties.data).toEqual({ $ref: `#/components/schemas/${resource}` });
+      // the statuses tell the shapes apart: each an integer enumeration, none shared
+      const statuses = shapes.map((name: string) => schemaOf(name).properties.status);
+      for (const status of statuses) expect(status.type).toBe("integer");
+      expect(statuses.map((s: any) => s.enum)).toEqual([[201], [422], [403, 404, 409]]);
+      for (const name of shapes) expect(schemaOf(name).required, name).toContain("status");
+    }
+    expect(schemaOf("BatchItemInvalid").required).toEqual(["status", "code", "message", "errors"]);
+    expect(schemaOf("BatchItemRefused").required).toEqual(["status", "code", "message"]);
+    expect(Object.keys(schemaOf("BatchItemRefused").properties)).toEqual(["status", "code", "message", "holder_id"]);
+  });
+
+  test("filter[metadata]: a deepObject parameter of string values on exactly the lists whose rows carry metadata", () => {
+    const parameter = doc.components.parameters.FilterMetadata;
+    expect(parameter).toMatchObject({ name: "filter[metadata]", in: "query", required: false, style: "deepObject", explode: true });
+    expect(parameter.schema).toMatchObject({ type: "object", additionalProperties: { type: "string" } });
+    const filtered: string[] = [];
+    for (const { name, method, op } of operations) {
+      if (method !== "get") continue;
+      const items = resolve(resolve(jsonSchema(op.responses["200"]))?.properties?.data)?.items;
+      const rowsHaveMetadata = resolve(items)?.properties?.metadata !== undefined;
+      const declared = (op.parameters ?? []).some((p: any) => resolve(p).name === "filter[metadata]");
+      expect(declared, name).toBe(rowsHaveMetadata);
+      if (declared) filtered.push(name);
+    }
+    expect(filtered.sort()).toEqual(["GET /api/v1/customers", "GET /api/v1/expenses", "GET /api/v1/invoices", "GET /api/v1/suppliers"]);
+  });
+
   test("the error schemas have names no language reserves", () => {
     const reserved = ["Error", "Object", "String", "Number", "Boolean", "Array", "Date", "Map", "Set", "Promise", "Record", "Function", "Symbol", "Response", "Request", "Headers", "URL", "File", "Blob", "Exception", "Type", "Any", "Optional", "List", "Dict"];
     for (const name of reserved) expect(schemaOf(name), name).toBeUndefined();
@@ -124,7 +158,7 @@ describe("operations", () => {
     const expected: Record<string, string> = {
       "get /api/v1/invoices": "listInvoices",
       "post /api/v1/invoices": "createInvoice",
-      "get /api/v1/invoices/{id}": "showInvoice",
+      "get /api/v1/invoices/{id}": "getInvoice",
       "put /api/v1/invoices/{id}": "updateInvoice",
       "delete /api/v1/invoices/{id}": "deleteInvoice",
       "post /api/v1/invoices/{id}/finalize": "finalizeInvoice",
@@ -139,6 +173,57 @@ describe("operations", () => {
       const [method, path] = key.split(" ") as [string, string];
       expect(op(method, path).operationId, key).toBe(id);
     }
+  });
+
+  test("every operationId starts with a verb; a GET is list… exactly when it answers a list", () => {
+    // what a generated SDK reads as `kontor.getReminderPolicy()`, `kontor.pauseRecurringInvoice()`
+    const verbs = new Set(
+      ("approve book cancel check close create delete export file finalize get ignore import list map match pause preview reclassify record " +
+        "redeliver regenerate reject reopen resume reverse revoke send set unbook unmap unmatch update").split(" "),
+    );
+    for (const { name, method, op } of operations) {
+      const verb = /^[a-z]+/.exec(op.operationId)![0];
+      expect(verbs.has(verb), `${name}: ${op.operationId}`).toBe(true);
+      if (method !== "get") continue;
+      const data = resolve(jsonSchema(op.responses["200"]))?.properties?.data;
+      expect(op.operationId.startsWith("list"), `${name}: ${op.operationId}`).toBe(resolve(data)?.type === "array" && verb === "list");
+    }
+  });
+
+  test("docs/api.md's table of renamed operationIds: every new name is the document's, no old name is left", async () => {
+    const guide = await Bun.file(new URL("../docs/api.md", import.meta.url)).text();
+    const section = guide.slice(guide.indexOf("### Operation names"));
+    const rows = [...section.slice(0, section.indexOf("\n#", 4)).matchAll(/^\| `(\w+)` \| `(\w+)` \|/gm)].map(([, before, after]) => [before!, after!]);
+    expect(rows.length).toBeGreaterThan(30);
+    const ids = new Set(operations.map((o) => o.op.operationId));
+    for (const [before, after] of rows) {
+      expect(ids.has(after), after).toBe(true);
+      expect(ids.has(before), before).toBe(false);
+    }
+    for (const [before, after] of [
+      ["remindersInvoicePause", "setInvoiceRemindersPaused"],
+      ["interestInvoiceNote", "createInvoiceInterestNote"],
+      ["listReminderPolicy", "getReminderPolicy"],
+      ["listReminderPreview", "previewReminders"],
+      ["showInvoice", "getInvoice"],
+    ]) {
+      expect(rows).toContainEqual([before!, after!]);
+    }
+  });
+
+  test("no text of the document cites a tracker: an issue, a section of the contract or of the specification", () => {
+    // what a reader of the reference cannot open; say the rule, or link a guide (docs/api.md#…)
+    const citation = /\bissue\s+#?\d+|\bcontract\s+(?:sections?\b|\d)|\bapi-spec\b|\bspec(?:ification)?\s+(?:sections?\s+)?\d/i;
+    for (const cited of ["(issue 30)", "Issue #12", "contract section 7", "contract 5.2", "api-spec 6.2", "specification section 6"]) expect(citation.test(cited), cited).toBe(true);
+    for (const plain of ["its issue date", "issued 2 days ago", "the contract's terms", "the specification's webhook body"]) expect(citation.test(plain), plain).toBe(false);
+    const found: string[] = [];
+    const walk = (node: unknown, at: string) => {
+      if (typeof node === "string") {
+        if (citation.test(node)) found.push(`${at}: ${node}`);
+      } else if (node && typeof node === "object") for (const [k, v] of Object.entries(node)) walk(v, `${at}/${k}`);
+    };
+    walk(doc, "#");
+    expect(found).toEqual([]);
   });
 
   test("every 201 declares Location; every response under /api/v1 declares X-RateLimit-*, errors included", () => {

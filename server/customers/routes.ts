@@ -35,7 +35,8 @@ export const customerRoutes = (kernel: Kernel) =>
           summary: "Create up to 100 customers in one request",
           description:
             "Each item is the body of POST /customers, checked and created on its own (its own transaction): the answer is 200 with one result per item, " +
-            "in order, `{status: 201, data}` or the refusal the single create would have answered (`{status: 422, code, message, errors}`). " +
+            "in order, `{status: 201, data}` or the refusal the single create would have answered (`{status: 422, code, message, errors}`, " +
+            "or 403, 404, 409 with `{code, message}`, and `holder_id` for a taken external_id). " +
             "One request against the rate limit; under one Idempotency-Key the whole batch is replayed.",
         },
       },

@@ -92,35 +92,44 @@ const ERRORS: Record<string, { name: string; description: string; validation?: t
 const DESCRIPTIONS: Record<string, string> = { "200": "OK", "201": "Created", "202": "Accepted", "204": "No content", "503": "Unavailable" };
 
 /**
- * operationIds are derived from method and path (`GET /invoices` listInvoices, `POST
- * /invoices/{id}/record-payment` recordInvoicePayment, `GET /customers/{id}/contact-persons`
- * listCustomerContactPersons); these are the paths the rule does not read well.
+ * operationIds are verb phrases, derived from method and path (`GET /invoices` listInvoices,
+ * `GET /invoices/{id}` getInvoice, `POST /invoices/{id}/record-payment` recordInvoicePayment,
+ * `GET /customers/{id}/contact-persons` listCustomerContactPersons); a GET is `list…` only when
+ * it answers a list (`data` an array), else `get…` (`GET /reminder-policy` getReminderPolicy).
+ * These are the paths the rule does not read well; docs/api.md#operation-names lists the renames.
  */
 const OPERATION_IDS: Record<string, string> = {
-  "GET /api/v1": "showApiIndex",
   "GET /health": "checkHealth",
+  "GET /api/v1": "getApiIndex",
   "GET /api/v1/meta/abilities": "listAbilities",
   "GET /api/v1/meta/webhook-events": "listWebhookEvents",
   "GET /api/v1/audit-log": "listAuditEntries",
-  "GET /api/v1/events": "listEvents",
   "DELETE /api/v1/tokens/{id}": "revokeToken",
   "DELETE /api/v1/org-tokens/{id}": "revokeOrgToken",
   "POST /api/v1/invoices/{id}/credit-note": "createInvoiceCreditNote",
+  "POST /api/v1/invoices/{id}/interest-note": "createInvoiceInterestNote",
+  "PUT /api/v1/invoices/{id}/reminders-pause": "setInvoiceRemindersPaused",
   "POST /api/v1/customers/batch": "createCustomerBatch",
   "POST /api/v1/invoices/batch": "createInvoiceBatch",
-  "GET /api/v1/organization": "showOrganization",
   "PUT /api/v1/organization": "updateOrganization",
-  "GET /api/v1/invoices/{id}/ubl": "showInvoiceUbl",
-  "GET /api/v1/invoices/{id}/pdf": "showInvoicePdf",
   "GET /api/v1/journal-entries/export": "exportJournalEntries",
   "POST /api/v1/journal-entries/{id}/reverse": "reverseJournalEntry",
-  "GET /api/v1/fiscal-years/{year}": "showFiscalYear",
   "PUT /api/v1/expense-categories/{category}": "mapExpenseCategory",
   "DELETE /api/v1/expense-categories/{category}": "unmapExpenseCategory",
   "POST /api/v1/fiscal-years/{year}/close": "closeFiscalYear",
   "POST /api/v1/fiscal-years/{year}/reopen": "reopenFiscalYear",
-  "GET /api/v1/expenses/{id}/document": "showExpenseDocument",
   "POST /api/v1/bank-accounts/{id}/statements": "importBankStatement",
+  "GET /api/v1/received-documents/{id}/document": "getReceivedDocumentOriginal",
+  "GET /api/v1/reminders/preview": "previewReminders",
+  "GET /api/v1/reports/trial-balance": "getTrialBalanceReport",
+  "GET /api/v1/reports/profit-and-loss": "getProfitAndLossReport",
+  "GET /api/v1/reports/balance-sheet": "getBalanceSheetReport",
+  "GET /api/v1/reports/aged-receivables": "getAgedReceivablesReport",
+  "GET /api/v1/reports/vat": "getVatReport",
+  "GET /api/v1/listings/clients/{year}": "getClientListing",
+  "GET /api/v1/listings/clients/{year}/xml": "getClientListingXml",
+  "GET /api/v1/listings/intra-community/{period}": "getIntraCommunityListing",
+  "GET /api/v1/listings/intra-community/{period}/xml": "getIntraCommunityListingXml",
 };
 
 const pascal = (segment: string) => segment.split("-").map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join("");
@@ -129,12 +138,14 @@ const singular = (segment: string) => (segment.endsWith("ies") ? `${segment.slic
 /**
  * A segment is a collection when it is listed (a GET on it) or followed by an id; a last
  * segment that is neither is an action (finalize, record-payment): verb, then the resource.
+ * `lists` says whether the operation answers a list (a GET's `data` is an array).
  */
-export function operationId(method: string, path: string, collections: ReadonlySet<string>): string {
+export function operationId(method: string, path: string, collections: ReadonlySet<string>, lists = false): string {
   const exception = OPERATION_IDS[`${method.toUpperCase()} ${path}`];
   if (exception) return exception;
   const segments = path.replace(/^\/api\/v1/, "").split("/").filter(Boolean);
-  const last = segments.at(-1)!;
+  const last = segments.at(-1);
+  if (!last) throw new Error(`OpenAPI: no operationId rule for ${method} ${path}`);
   const nouns: string[] = [];
   let prefix = "/api/v1";
   for (const [i, segment] of segments.entries()) {
@@ -148,10 +159,11 @@ export function operationId(method: string, path: string, collections: ReadonlyS
   }
   const m = method.toLowerCase();
   if (!last.startsWith("{")) {
-    if (m === "get") return `list${nouns.slice(0, -1).join("")}${pascal(last)}`;
+    // a list keeps its plural (listInvoices); a single thing at a fixed path its own name (getReminderPolicy, getInvoicePdf)
+    if (m === "get") return `${lists ? "list" : "get"}${nouns.slice(0, -1).join("")}${pascal(last)}`;
     if (m === "post") return `create${nouns.join("")}`;
   }
-  const verb = { get: "show", put: "update", patch: "update", delete: "delete" }[m];
+  const verb = { get: "get", put: "update", patch: "update", delete: "delete" }[m];
   if (!verb) throw new Error(`OpenAPI: no operationId rule for ${method} ${path}`);
   return `${verb}${nouns.join("")}`;
 }
@@ -169,7 +181,7 @@ export function toOpenApiSchema(node: unknown): unknown {
       out.additionalProperties = toOpenApiSchema(Object.values(value)[0]);
     } else if (key === "default" && value === 0 && input.format === "integer") continue;
     // run-time switches and the documented-only keywords (merged below) are not schema
-    else if (key === "noValidate" || key === "x-param" || key === "x-openapi" || key === "x-alternatives") continue;
+    else if (key === "noValidate" || key === "x-param" || key === "x-openapi" || key === "x-alternatives" || key === "x-one-of") continue;
     else out[key] = toOpenApiSchema(value);
   }
   for (const union of ["anyOf", "oneOf"] as const) {
@@ -191,6 +203,11 @@ export function toOpenApiSchema(node: unknown): unknown {
       delete out[union];
       Object.assign(out, integer);
     }
+  }
+  // a union whose members exclude one another (`"x-one-of": true`, e.g. a batch result by status): oneOf says so to generators
+  if (input["x-one-of"] === true && Array.isArray(out.anyOf)) {
+    out.oneOf = out.anyOf;
+    delete out.anyOf;
   }
   if (out.type === "const" || out.const !== undefined) delete out.type;
   // keywords the server checks in code of its own (`documented` in server/lib/schemas.ts)
@@ -257,6 +274,8 @@ function hoist(node: unknown, components: Record<string, unknown>): unknown {
   return ref("schemas", name as string);
 }
 
+/** A 200 whose `data` is an array: a list (listInvoices), not a single thing (getReminderPolicy). */
+const answersList = (schema: any) => schema?.properties?.data?.type === "array";
 const isVoid = (schema: any) => !schema || ["void", "undefined", "null"].includes(schema.type);
 const OPTIONAL = Symbol.for("TypeBox.Optional");
 const KIND = Symbol.for("TypeBox.Kind");
@@ -382,6 +401,8 @@ export function buildDocument(routes: readonly RouteEntry[], version: string) {
         return { ...p, ...(description ?? inSchema ? { description: description ?? inSchema } : {}), schema: paramSchema };
       },
     );
+    // parameters a schema cannot say by its properties (`filter[metadata]`, deepObject: server/lib/list.ts)
+    parameters.push(...((hooks.query?.["x-query-parameters"] as object[] | undefined) ?? []));
     for (const [, name] of path.matchAll(/\{([^}]+)\}/g)) {
       if (!parameters.some((p: any) => p.in === "path" && p.name === name)) parameters.unshift({ name, in: "path", required: true, schema: { type: "string" } });
     }
@@ -396,7 +417,7 @@ export function buildDocument(routes: readonly RouteEntry[], version: string) {
       out["304"] = { description: "Not modified: the If-None-Match ETag is current; no body", headers: { ...(api ? rateHeaders() : {}), ETag: header("ETag") } };
     }
 
-    const id = operationId(method, path, collections);
+    const id = operationId(method, path, collections, answersList(declared["200"]));
     if (operationIds.has(id)) throw new Error(`OpenAPI: two operations are named ${id}`);
     operationIds.add(id);
     const description = [detail.description, ability ? `**Ability:** \`${ability === "any" ? "any valid token" : ability}\`` : null]

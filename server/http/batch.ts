@@ -5,17 +5,18 @@
  * route's body schema checks only the envelope, and each item is checked here with the single
  * create's schema, so its errors read as the single create's would (keys `lines.0.unit_price`).
  *
- * The answer is 200 with one result per item, in the items' order: `{status, data}` for a
- * created resource (status 201), `{status, code, message, errors?}` for a refused one, the
- * single create's body beside its status. Under an Idempotency-Key the whole batch is one unit
+ * The answer is 200 with one result per item, in the items' order: `{status: 201, data}` for a
+ * created resource, `{status: 422, code, message, errors}` for an invalid one and
+ * `{status: 403 | 404 | 409, code, message, holder_id?}` for another refusal: the single
+ * create's body beside its status. Under an Idempotency-Key the whole batch is one unit
  * (`once`): a retry replays every result and creates nothing again.
  */
 import { t, type TSchema } from "elysia";
 import { Kind, type Static, type TObject } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { Value } from "@sinclair/typebox/value";
-import { ApiError } from "../lib/errors.ts";
-import { ErrorCodeField, ResponseSchema, strictObject } from "../lib/schemas.ts";
+import { ApiError, type ErrorCode, type FieldErrors } from "../lib/errors.ts";
+import { documented, ErrorCodeField, ResponseSchema, strictObject } from "../lib/schemas.ts";
 import { toValidationFailed } from "./validation.ts";
 
 export const MAX_BATCH_ITEMS = 100;
@@ -43,27 +44,69 @@ export function batchBody(item: TObject, title: string) {
   );
 }
 
-/** The 200 answer: one result per item, in order. */
-export function batchResponse(shown: TSchema, title: string) {
-  return ResponseSchema(
-    t.Object({
-      data: t.Array(
-        t.Object(
-          {
-            status: t.Integer({ description: "The status the single create would have answered: 201 created, else 403, 404, 409, 422", examples: [201] }),
-            data: t.Optional(shown),
-            code: t.Optional(ErrorCodeField),
-            message: t.Optional(t.String()),
-            errors: t.Optional(t.Record(t.String(), t.Array(t.String()), { description: "As a 422's `errors`, keyed by the item's own field paths" })),
-          },
-          { title, description: "Created: status 201 and `data`. Refused: the status and the error body the single create would have answered" },
-        ),
-      ),
-    }),
+/** A refused item's status: a 422 carries its field errors, the others the plain error body. */
+const REFUSED_STATUSES = [403, 404, 409] as const;
+type RefusedStatus = (typeof REFUSED_STATUSES)[number];
+
+/** `status` as an integer enumeration a generated client types as its literal values (201, 403 | 404 | 409). */
+const statusOf = (values: readonly number[], description?: string) => t.Integer({ ...documented({ enum: [...values] }), ...(description ? { description } : {}) });
+
+/** An item the single create refused with a 422: its `errors` keyed by the item's own field paths. */
+const BatchItemInvalid = t.Object(
+  {
+    status: statusOf([422]),
+    code: ErrorCodeField,
+    message: t.String(),
+    errors: t.Record(t.String(), t.Array(t.String()), { description: "As a 422's `errors`, keyed by the item's own field paths (`lines.0.unit_price`)" }),
+  },
+  { title: "BatchItemInvalid", additionalProperties: false, description: "An item refused as the single create refuses an invalid body (422)" },
+);
+
+/** An item the single create refused otherwise: its error body, `holder_id` on a taken external_id. */
+const BatchItemRefused = t.Object(
+  {
+    status: statusOf(REFUSED_STATUSES, "403 the token may not (finalize without invoicing.finalize), 404, 409 a conflict (a taken external_id: `holder_id`)"),
+    code: ErrorCodeField,
+    message: t.String(),
+    holder_id: t.Optional(t.String({ description: "On a 409 for a taken external_id: the id of the resource that holds it" })),
+  },
+  { title: "BatchItemRefused", additionalProperties: false, description: "An item refused as the single create would have refused it (403, 404, 409): its error body" },
+);
+
+/**
+ * The 200 answer: one result per item, in order, each one of three shapes told apart by
+ * `status` (an integer, so no OpenAPI `discriminator`, which names string values: each shape's
+ * `status` is an enumeration of its own, which generated clients narrow on). Named
+ * `<title>` (the union), `<Resource>BatchCreated`, `BatchItemInvalid` and `BatchItemRefused`.
+ */
+export function batchResponse<S extends TSchema>(shown: S, title: string) {
+  const created = t.Object(
+    { status: statusOf([201]), data: shown },
+    { title: title.replace(/Result$/, "Created"), additionalProperties: false, description: "An item created: the resource as the single create answers it" },
   );
+  // `oneOf` in the document, not TypeBox's `anyOf`: exactly one shape holds for a result (their statuses differ)
+  const result = t.Union([created, BatchItemInvalid, BatchItemRefused], {
+    title,
+    "x-one-of": true,
+    description: "Created: status 201 and `data`. Refused: the status and the error body the single create would have answered",
+  });
+  return ResponseSchema(t.Object({ data: t.Array(result) }));
 }
 
-export type BatchResult<T> = { status: number; data: T } | ({ status: number } & ReturnType<ApiError["toJSON"]>);
+/** One item's result, as batchResponse documents it. */
+export type BatchResult<T> =
+  | { status: 201; data: T }
+  | { status: 422; code: ErrorCode; message: string; errors: FieldErrors }
+  | { status: RefusedStatus; code: ErrorCode; message: string; holder_id?: string };
+
+/** An item's refusal as its result; a refusal the batch does not document is a fault of ours (500), not a new shape. */
+function refused<T>(error: ApiError): BatchResult<T> {
+  const body = error.toJSON() as { code: ErrorCode; message: string; holder_id?: string };
+  if (error.status === 422) return { status: 422, code: body.code, message: body.message, errors: error.errors ?? {} };
+  const status = REFUSED_STATUSES.find((s) => s === error.status);
+  if (status === undefined) throw error;
+  return { status, ...body };
+}
 
 /**
  * The batch of `schema`'s items (its checker compiled once): runs `create` for each item that
@@ -77,12 +120,12 @@ export function batchRunner<S extends TObject>(schema: S) {
       // as Elysia does for a body: defaults filled in, then checked
       const item = Value.Default(schema, raw);
       const refusal = check.Check(item) ? null : toValidationFailed([...check.Errors(item)]);
-      if (refusal) return { status: refusal.status, ...refusal.toJSON() };
+      if (refusal) return refused(refusal);
       try {
         return { status: 201, data: create(item as Static<S>) };
       } catch (error) {
         if (!(error instanceof ApiError) || error.status >= 500) throw error;
-        return { status: error.status, ...error.toJSON() };
+        return refused(error);
       }
     }),
   });

@@ -171,7 +171,7 @@ export const invoiceRoutes = (kernel: Kernel) =>
         description:
           "Each item is the body of POST /invoices (`finalize: true` included), checked and created on its own (its own transaction): the answer is 200 " +
           "with one result per item, in order, `{status: 201, data}` or the refusal the single create would have answered (`{status: 422, code, message, errors}`, " +
-          "403, 409). One request against the rate limit; under one Idempotency-Key the whole batch is replayed.",
+          "or 403, 404, 409 with `{code, message}`, and `holder_id` for a taken external_id). One request against the rate limit; under one Idempotency-Key the whole batch is replayed.",
       },
     })
     .put("/:id", ({ scope, params, body }) => ({ data: invoiceService.update(scope, params.id, body) }), {

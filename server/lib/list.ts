@@ -157,8 +157,30 @@ export function listQuerySchema(spec: ListSpec): TObject {
     properties[`filter[${name}]`] = t.Optional(withoutDefault(filter.schema ?? t.String({ maxLength: 255 })));
   }
   // filter[metadata][KEY] has a name per key: any other name is refused by parseListRequest
-  return t.Object(properties, { additionalProperties: spec.metadata ? t.String({ maxLength: MAX_METADATA_VALUE }) : false });
+  return t.Object(properties, {
+    additionalProperties: spec.metadata ? t.String({ maxLength: MAX_METADATA_VALUE }) : false,
+    ...(spec.metadata ? { "x-query-parameters": [METADATA_FILTER_PARAMETER] } : {}),
+  });
 }
+
+/**
+ * `filter[metadata][KEY]=value` as the OpenAPI document declares it: one object parameter in
+ * deepObject style, which generated clients (openapi-fetch, hey-api) send as
+ * `filter[metadata][KEY]=value`, one pair per key. The document only: the query schema above
+ * takes the pairs by name, as every client sends them.
+ */
+const METADATA_FILTER_PARAMETER = {
+  name: "filter[metadata]",
+  in: "query",
+  required: false,
+  style: "deepObject",
+  explode: true,
+  description:
+    "Only rows whose metadata holds every pair given: `filter[metadata][KEY]=value` (several keys: all of them). " +
+    "A key is 1–40 characters without [ ] \\ \" or control characters, not starting with $; an empty value filters nothing.",
+  schema: { type: "object", additionalProperties: { type: "string", maxLength: MAX_METADATA_VALUE } },
+  example: { channel: "webshop" },
+};
 
 /** The query parameters a list knows by name (listQuerySchema's properties). */
 function knownParameter(spec: ListSpec, name: string): boolean {
