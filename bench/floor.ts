@@ -17,7 +17,8 @@
  *   bun bench/floor.ts --db bench/out/run.db --org <organization id> [--port 0] [--threads N]
  */
 import { openDatabase, PAGE_CACHE_KIB } from "../db/client.ts";
-import { encodeCursor } from "../server/lib/list.ts";
+import { createCipheriv, createHmac } from "node:crypto";
+import { encodeCursor, sealContext } from "../server/lib/list.ts";
 import { formatCents } from "../server/lib/money.ts";
 
 type Row = Record<string, any>;
@@ -121,6 +122,7 @@ export function createFloor(dbPath: string, orgId: string, threads = 1) {
     discount_amount: formatCents(l.discount_cents),
     discount_reason: l.discount_reason,
     sort_order: l.sort_order,
+    supply_type: l.supply_type,
   });
   const payment = (p: Row) => ({
     id: p.id,
@@ -180,6 +182,7 @@ export function createFloor(dbPath: string, orgId: string, threads = 1) {
     payments: payments.map(payment),
     service_period_start: i.service_period_start,
     service_period_end: i.service_period_end,
+    delivery_date: i.delivery_date,
     recurring_invoice_id: i.recurring_invoice_id,
     finalized_at: i.finalized_at,
     sent_at: i.sent_at,
@@ -206,7 +209,17 @@ export function createFloor(dbPath: string, orgId: string, threads = 1) {
 
   // the cursor of the next page, as Kontor writes it for the default list (server/lib/list.ts)
   const defaultList = { page: 1, perPage: PER_PAGE, sort: "-issue_date", filters: {}, updatedSince: null, search: null, metadata: {}, after: null, byCursor: false };
-  const nextCursor = (last: Row, shown: number) => encodeCursor(defaultList, `invoices\u0000${orgId}`, [last.issue_date, last.id], shown);
+  // sealed as Kontor seals it (server/lib/cursor-seal.ts: AES-256-GCM, the nonce a MAC of the content, under the database's key)
+  const cursorKey = Buffer.from(db.query<{ key: Uint8Array }, []>("SELECT key FROM server_keys WHERE name = 'cursor'").get()!.key);
+  const context = sealContext("invoices", orgId);
+  const seal = (plain: string) => {
+    const iv = createHmac("sha256", cursorKey).update("nonce\u0000").update(context).update("\u0000").update(plain).digest().subarray(0, 12);
+    const cipher = createCipheriv("aes-256-gcm", cursorKey, iv);
+    cipher.setAAD(Buffer.from(context, "utf8"));
+    const sealed = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
+    return Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString("base64url");
+  };
+  const nextCursor = (last: Row, shown: number) => seal(encodeCursor(defaultList, `invoices\u0000${orgId}`, [last.issue_date, last.id], shown));
 
   const list = (url: URL) => {
     const pageNo = Math.max(1, Number(url.searchParams.get("page") ?? 1) || 1);
