@@ -32,7 +32,11 @@ function memberError(error: ValueError): ValueError {
   const typeOf = (m: TSchema) => (m as { type?: string }).type;
   if (typeof error.value === "number") {
     // nested: a nullable integer is (integer | its numeric string) | null
-    const flat = (members: TSchema[]): TSchema[] => members.flatMap((m) => ((m as { anyOf?: TSchema[] }).anyOf ? flat((m as { anyOf: TSchema[] }).anyOf) : [m]));
+    const flat = (members: TSchema[]): TSchema[] =>
+      members.flatMap((m) => {
+        const nested = (m as { anyOf?: TSchema[] }).anyOf;
+        return nested ? flat(nested) : [m];
+      });
     const numeric = flat(anyOf).find((m) => typeOf(m) === "integer" || typeOf(m) === "number");
     const first = numeric && Value.Errors(numeric, error.value).First();
     if (first) return { ...first, path: error.path };

@@ -316,7 +316,7 @@ export const InvoiceModel = {
       amount_due: t.String({
         ...Money,
         description:
-          "total − amount_paid − amount_credited: on an invoice what the customer still owes, on a credit note the refund still owed to the customer",
+          "total − amount_paid − amount_credited: on an invoice what the customer still owes, on a credit note the refund still owed to the customer; 0.00 on a cancelled one, which owes nothing (its PDF says so)",
       }),
       lines: t.Array(LineShown),
       allowances_charges: t.Array(AllowanceChargeShown),
