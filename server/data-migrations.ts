@@ -10,7 +10,6 @@ import { backfillLedger, backfillOpeningBalances, backfillSuspense } from "./led
 import { rebuildReceivables } from "./reports/receivables.ts";
 import { allocateIssuedCreditNotes } from "./settlement/credits.ts";
 import { backfillSupplierIdentifiers } from "./suppliers/identity.ts";
-import { backfillIssuedCustomers } from "./invoices/issued-customer.ts";
 import { normalizeStoredExternalIds } from "./lib/external-ids.ts";
 
 export const DATA_MIGRATIONS = {
@@ -26,8 +25,6 @@ export const DATA_MIGRATIONS = {
   supplier_identifiers: backfillSupplierIdentifiers,
   /** stored external ids in Unicode NFC; two that become equal are left as they were and reported */
   external_id_nfc: normalizeStoredExternalIds,
-  /** the customer the documents issued before embed: the buyer as issued, the rest as at the upgrade */
-  issued_customers: backfillIssuedCustomers,
 } as const;
 
 /** Applies every pending migration (db/connection.ts `migrate`); the number of SQL migrations applied. */

@@ -283,7 +283,7 @@ export const InvoiceModel = {
       customer: CustomerModel.customerWithContacts,
       seller: t.Union([IssuedParty("IssuedSeller"), t.Null()], { description: `The organisation as the issued PDF and UBL carry it. ${FROZEN}` }),
       buyer: t.Union([IssuedParty("IssuedBuyer"), t.Null()], {
-        description: `The customer as the issued PDF and UBL carry it; \`customer\` is the customer as it is now. ${FROZEN}`,
+        description: `The customer as the issued PDF and UBL carry it, as are the party fields of \`customer\` (the customer as issued, frozen with it; a draft's \`customer\` is the live one: docs/api.md#embedded-data). ${FROZEN}`,
       }),
       payee: t.Union([IssuedPayee, t.Null()], { description: `The bank account the issued documents ask payment to; null when they carry no payment instructions. ${FROZEN}` }),
       issue_date: DateString,

@@ -8,7 +8,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { invoices } from "../../db/schema.ts";
-import { backfillIssuedCustomers } from "../../server/invoices/issued-customer.ts";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { SELLER_IDENTITY } from "../fixtures.ts";
 import { createTestEnv, type TestEnv } from "../helpers.ts";
 
@@ -147,17 +148,30 @@ describe("a draft embeds the live customer, and follows its changes", () => {
   });
 });
 
+/** What migration 0050 does to the documents issued before it: its custom SQL, run again. */
+function upgradeIssuedCustomers() {
+  const migration = readFileSync(join(import.meta.dir, "../../db/migrations/0050_issued_customer.sql"), "utf8");
+  env.db.$client.exec(migration.split("-- custom")[1]!);
+}
+
 test("upgrade: a document issued before embeds its buyer as issued, the customer's other fields as at the upgrade", async () => {
   const { api, customer, issued } = await setUp();
   // as an earlier Kontor left it: the parties frozen, no customer beside them
-  env.db.update(invoices).set({ issuedCustomer: null }).where(eq(invoices.id, issued.id)).run();
-  await api("PUT", `/api/v1/customers/${customer.id}`, { name: "Klant Renamed BV", address: "Nieuwstraat 9", metadata: { crm: "K-2" } });
-  backfillIssuedCustomers(env.db);
+  const forget = () => env.db.update(invoices).set({ issuedCustomer: null }).where(eq(invoices.id, issued.id)).run();
+  forget();
+  upgradeIssuedCustomers();
+  // nothing changed since finalize: the migration builds what finalize froze, field for field
+  // (its contact persons, booleans and metadata included)
+  expect((await api("GET", `/api/v1/invoices/${issued.id}`)).customer).toEqual(issued.customer);
+
+  forget();
+  await api("PUT", `/api/v1/customers/${customer.id}`, { name: "Klant Renamed BV", address: "Nieuwstraat 9", metadata: { crm: "K-2" }, reminders_paused: true });
+  upgradeIssuedCustomers();
   const shown = (await api("GET", `/api/v1/invoices/${issued.id}`)).customer;
   // the buyer its PDF carries
   expect(shown).toMatchObject({ id: customer.id, name: "Klant BV", address: "Markt 1", city: "Brugge" });
   // what the documents do not carry, as the customer is at the upgrade
-  expect(shown.metadata).toEqual({ crm: "K-2" });
+  expect(shown).toMatchObject({ metadata: { crm: "K-2" }, reminders_paused: true });
   // and from then on frozen
   await api("PUT", `/api/v1/customers/${customer.id}`, { metadata: { crm: "K-3" } });
   expect((await api("GET", `/api/v1/invoices/${issued.id}`)).customer).toEqual(shown);
