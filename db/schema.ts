@@ -10,7 +10,7 @@ import {
   DOCUMENT_LANGUAGES, EINVOICE_PROFILES, EXPENSE_DOCUMENT_TYPES, EXPENSE_STATUSES, FISCAL_YEAR_STATUSES, INVOICE_STATUSES, INVOICE_TYPES, JOURNAL_SOURCES,
   PAYMENT_LINKS, PAYMENT_METHODS, REMINDER_CHANNELS, ROLES, SYSTEM_ACCOUNTS, TOKEN_TYPES, VAT_CATEGORIES, VAT_ROLES, VAT_SIDES,
   PEPPOL_PROVIDERS, RECURRING_INTERVALS, RECURRING_SEND_CHANNELS, RECURRING_STATUSES,
-  type DeliveryRecipients, type InvoiceStatus, type IssuedParties, type RecurringLine, type ReminderLevel, type ReminderNoteDue, type DatePeriod, VAT_PERIODS, CHARTS, SUPPLY_TYPES,
+  type DeliveryRecipients, type InvoiceStatus, type IssuedCustomer, type IssuedParties, type RecurringLine, type ReminderLevel, type ReminderNoteDue, type DatePeriod, VAT_PERIODS, CHARTS, SUPPLY_TYPES,
   LEGAL_KINDS,
 } from "./values.ts";
 import { type AnySQLiteColumn, blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
@@ -353,6 +353,12 @@ export const invoices = sqliteTable(
      * issued document renders the same whatever is edited afterwards. Null on drafts.
      */
     issuedParties: text("issued_parties", { mode: "json" }).$type<IssuedParties>(),
+    /**
+     * The customer as the issued document embeds it, frozen at finalize with the parties: what
+     * its PDF and e-invoice say of the buyer, with the customer's other fields as they were then
+     * (docs/api.md#embedded-data). Null on drafts, which embed the live customer.
+     */
+    issuedCustomer: text("issued_customer", { mode: "json" }).$type<IssuedCustomer>(),
     subtotalCents: integer("subtotal_cents").notNull(),
     vatCents: integer("vat_cents").notNull(),
     totalCents: integer("total_cents").notNull(),

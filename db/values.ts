@@ -59,6 +59,12 @@ export type DocumentPayee = { iban: string; bic: string | null; accountName: str
 
 /** What an issued document says of who issues it, to whom, paid where, in which language: frozen at finalize (invoices.issued_parties). */
 export type IssuedParties = { seller: DocumentParty; buyer: DocumentParty; payee: DocumentPayee | null; language: DocumentLanguage };
+/**
+ * The customer as an issued document embeds it (its `customer`): as `GET /customers/{id}` showed
+ * it at finalize, its party fields those of the issued buyer (server/invoices/issued-customer.ts).
+ * Stored in the API's field names; `id` links the live customer.
+ */
+export type IssuedCustomer = { id: string } & Record<string, unknown>;
 
 // invoices and payments
 export const INVOICE_STATUSES = ["draft", "finalized", "sent", "partially_paid", "paid", "cancelled"] as const;

@@ -13,6 +13,7 @@ import { expenseRoutes, receivedDocumentRoutes } from "./expenses/routes.ts";
 import { fiscalYearRoutes } from "./fiscal-years/routes.ts";
 import { createKernel } from "./http/kernel.ts";
 import { invoiceRoutes } from "./invoices/routes.ts";
+import { touchCustomerDrafts } from "./invoices/service.ts";
 import { interestRoutes } from "./interest/routes.ts";
 import { journalRoutes } from "./journal/routes.ts";
 import { metaRoutes } from "./meta/routes.ts";
@@ -46,7 +47,8 @@ export function createApp(runtime: Runtime, metrics: ThreadMetrics = createThrea
     .use(metaRoutes(kernel, VERSION))
     .use(organizationRoutes(kernel))
     .use(tokenRoutes(kernel))
-    .use(customerRoutes(kernel))
+    // a customer's drafts embed it live: its changes are theirs (docs/api.md#embedded-data)
+    .use(customerRoutes(kernel, touchCustomerDrafts))
     .use(invoiceRoutes(kernel))
     .use(interestRoutes(kernel))
     .use(vatRateRoutes(kernel))

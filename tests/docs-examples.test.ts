@@ -15,7 +15,7 @@ import { blocksOf, ROOT, Session, startKontor, type Block } from "./docs/example
  */
 const RUNNABLE: Record<string, number> = {
   "README.md": 6,
-  "docs/api.md": 12,
+  "docs/api.md": 13,
   "docs/invoicing.md": 11,
   "docs/einvoicing.md": 8,
   "docs/books.md": 13,

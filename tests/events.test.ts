@@ -69,6 +69,8 @@ describe("the feed", () => {
     expected.push({ type: "invoice.created", id: inv1.id, data: await get(`/api/v1/invoices/${inv1.id}`) });
     await ok("PUT", `/api/v1/customers/${a.id}`, { name: "Alpha 2" }, token);
     expected.push({ type: "customer.updated", id: a.id, data: await get(`/api/v1/customers/${a.id}`) });
+    // the draft embeds its customer live: the customer's change is its change too
+    expected.push({ type: "invoice.updated", id: inv1.id, data: await get(`/api/v1/invoices/${inv1.id}`) });
     const inv2 = await invoice(token, b.id, "Audit");
     expected.push({ type: "invoice.created", id: inv2.id, data: await get(`/api/v1/invoices/${inv2.id}`) });
     await ok("PUT", `/api/v1/invoices/${inv1.id}`, { notes: "Second thoughts" }, token);
@@ -127,10 +129,11 @@ describe("the feed", () => {
     await ok("PUT", `/api/v1/invoices/${inv.id}`, { notes: "n" }, token);
     await ok("PUT", `/api/v1/customers/${a.id}`, { name: "Filtered 2" }, token);
 
-    expect((await readFeed("&filter[type]=invoice.*", token)).map((e) => e.type)).toEqual(["invoice.created", "invoice.updated"]);
+    // the last: the draft's, as its customer changed (it embeds its customer live)
+    expect((await readFeed("&filter[type]=invoice.*", token)).map((e) => e.type)).toEqual(["invoice.created", "invoice.updated", "invoice.updated"]);
     expect((await readFeed("&filter[type]=customer.updated", token)).map((e) => e.resource.id)).toEqual([a.id]);
     expect((await readFeed(`&filter[resource_id]=${a.id}`, token)).map((e) => e.type)).toEqual(["customer.created", "customer.updated"]);
-    expect((await readFeed(`&filter[resource_id]=${inv.id}&filter[type]=invoice.updated`, token)).length).toBe(1);
+    expect((await readFeed(`&filter[resource_id]=${inv.id}&filter[type]=invoice.updated`, token)).length).toBe(2);
     for (const bad of ["invoice", "invoice.paid_twice", "nothing.*", "*"]) {
       const r = await env.api("GET", `/api/v1/events?filter[type]=${encodeURIComponent(bad)}`, undefined, token);
       expect(r.status, bad).toBe(422);

@@ -174,7 +174,7 @@ describe("a draft that its e-invoice could not carry", () => {
 });
 
 describe("the issue's dead end: the JSON shows what the documents carry, and finalize refuses up front", () => {
-  test("a customer given a peppol_id after finalize: customer shows it, buyer (what the UBL carries) does not, and the UBL's 422 says the same", async () => {
+  test("a customer given a peppol_id after finalize: the live customer shows it, the issued document's customer and buyer (what the UBL carries) do not, and the UBL's 422 says the same", async () => {
     const org = env.newOrg("Dead End BV");
     await okOf(org)("PUT", "/api/v1/organization", SELLER_IDENTITY);
     const customer = await okOf(org)("POST", "/api/v1/customers", { name: "Late Peppol NV", ...ADDRESS });
@@ -185,8 +185,10 @@ describe("the issue's dead end: the JSON shows what the documents carry, and fin
 
     await okOf(org)("PUT", `/api/v1/customers/${customer.id}`, { peppol_id: PEPPOL_CUSTOMER_ID });
     const shown = await okOf(org)("GET", `/api/v1/invoices/${draft.id}`);
-    expect(shown.customer.peppol_id).toBe(PEPPOL_CUSTOMER_ID);
+    // the issued document embeds the customer as issued; customer.id links the live one, which has it
+    expect(shown.customer.peppol_id).toBeNull();
     expect(shown.buyer.peppol_id).toBeNull();
+    expect((await okOf(org)("GET", `/api/v1/customers/${shown.customer.id}`)).peppol_id).toBe(PEPPOL_CUSTOMER_ID);
     const ubl = await call(org)("GET", `/api/v1/invoices/${draft.id}/ubl`);
     expect(ubl.status).toBe(422);
     expect(Object.keys(ubl.body.errors).sort()).toEqual(["buyer_reference", "customer.peppol_id"]);

@@ -185,17 +185,19 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
     },
     /** Creates the party inside the caller's transaction (an expense's vendor creates suppliers so). */
     insert,
-    update(scope: Scope, id: string, input: PartyUpdate): Shown {
+    /** `after`: what follows the change in the same transaction, before its own event (customers: their drafts) */
+    update(scope: Scope, id: string, input: PartyUpdate, after?: (tx: Tx, row: PartyRow) => void): Shown {
       return transaction(scope.db, (tx) => {
         const before = findInOrg(tx, table, scope.org.id, id);
         const set = { ...columns(input), ...kind.ownColumns?.(input) };
         if (set.companyNumber !== undefined || set.country !== undefined) checkCompanyNumber({ ...before, ...set });
         checkExternalId(tx, table, resourceType, scope.org.id, set.externalId, id);
         updateInOrg(tx, table, scope.org.id, id, { ...set, updatedAt: nowIso() });
-        const after = findInOrg(tx, table, scope.org.id, id);
-        kind.afterWrite?.(tx, after);
-        const shown = kind.show(tx, after);
+        const updated = findInOrg(tx, table, scope.org.id, id);
+        kind.afterWrite?.(tx, updated);
+        const shown = kind.show(tx, updated);
         record(tx, scope, "updated", id, shown);
+        after?.(tx, updated);
         return shown;
       });
     },

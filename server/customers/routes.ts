@@ -6,19 +6,20 @@ import { created, errors, noContent } from "../http/responses.ts";
 import { listQuerySchema, listResponse } from "../lib/list.ts";
 import { IdParams, Wrapped } from "../lib/schemas.ts";
 import { ContactPersonModel, CustomerModel } from "./model.ts";
-import { contactPersonService, customerService } from "./service.ts";
+import { contactPersonService, customerService, type CustomerFollower } from "./service.ts";
 
 const tags = ["Customers"];
 const PersonParams = t.Object({ id: t.String(), cpid: t.String() });
 const CustomerBatch = batchBody(CustomerModel.create, "CustomerBatch");
 const createCustomers = batchRunner(CustomerModel.create);
 
-export const customerRoutes = (kernel: Kernel) =>
+/** `follow`: what follows a customer's change in what embeds it live, its draft invoices (server/app.ts gives it). */
+export const customerRoutes = (kernel: Kernel, follow: CustomerFollower) =>
   partyRoutes(kernel, {
     prefix: "/api/v1/customers",
     tag: "Customers",
     noun: "customer",
-    service: customerService,
+    service: { ...customerService, update: (scope, id, body) => customerService.update(scope, id, body, follow) },
     model: { create: CustomerModel.create, update: CustomerModel.update, listed: CustomerModel.customer, shown: CustomerModel.customerWithContacts },
     showDetail: " with its contact persons",
     blockedBy: "invoices",
@@ -51,7 +52,7 @@ export const customerRoutes = (kernel: Kernel) =>
     .post(
       "/:id/contact-persons",
       ({ scope, params, body, set, once }) => once(() => {
-        const person = contactPersonService.create(scope, params.id, body);
+        const person = contactPersonService.create(scope, params.id, body, follow);
         return created(set, `/api/v1/customers/${params.id}/contact-persons/${person.id}`, person);
       }),
       {
@@ -64,7 +65,7 @@ export const customerRoutes = (kernel: Kernel) =>
     )
     .put(
       "/:id/contact-persons/:cpid",
-      ({ scope, params, body }) => ({ data: contactPersonService.update(scope, params.id, params.cpid, body) }),
+      ({ scope, params, body }) => ({ data: contactPersonService.update(scope, params.id, params.cpid, body, follow) }),
       {
         ability: "contacts.edit",
         params: PersonParams,
@@ -76,7 +77,7 @@ export const customerRoutes = (kernel: Kernel) =>
     .delete(
       "/:id/contact-persons/:cpid",
       ({ scope, params, set }) => {
-        contactPersonService.remove(scope, params.id, params.cpid);
+        contactPersonService.remove(scope, params.id, params.cpid, follow);
         return noContent(set);
       },
       {

@@ -7,7 +7,7 @@ import { checkRoom } from "../lib/counts.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { deleteInOrg, findChildInOrg, findInOrg, inOrg, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
-import type { ContactPersonCreate, ContactPersonUpdate } from "./model.ts";
+import type { ContactPersonCreate, ContactPersonUpdate, CustomerUpdate } from "./model.ts";
 
 type ContactRow = typeof contactPersons.$inferSelect;
 
@@ -61,7 +61,14 @@ export function showCustomer(tx: Tx, row: PartyRow) {
   return { ...presentCustomer(row), contact_persons: persons.map(presentContactPerson) };
 }
 
-export const customerService = partyService({
+/**
+ * What follows a change of a customer in what embeds it live: each draft invoice of the customer
+ * (docs/api.md#embedded-data). Invoices are a tier above, so the composition root hands it to the
+ * routes (server/app.ts); every command that changes a customer takes it.
+ */
+export type CustomerFollower = (tx: Tx, scope: Scope, customerId: string) => void;
+
+const parties = partyService({
   table: customers,
   resourceType: "customer",
   searchTable: "customers_fts",
@@ -78,15 +85,24 @@ export const customerService = partyService({
   },
 });
 
+export const customerService = {
+  ...parties,
+  /** The customer's change, then its drafts' (`follow`), in one transaction. */
+  update(scope: Scope, id: string, input: CustomerUpdate, follow: CustomerFollower) {
+    return parties.update(scope, id, input, (tx, row) => follow(tx, scope, row.id));
+  },
+};
+
 /** A contact person as its contact_person.* events carry it: with the customer it belongs to. */
 const personEventData = (row: ContactRow) => ({ ...presentContactPerson(row), customer_id: row.customerId });
 
 /**
- * Contact persons change their customer: each change is audited as the person's and emits the
- * person's own event (`person`: its state after the change, or its last state when deleted),
- * then customer.updated with the customer as it now is.
+ * Contact persons change their customer, which embeds them live: each change is audited as the
+ * person's and emits the person's own event (`person`: its state after the change, or its last
+ * state when deleted), then customer.updated with the customer as it now is (its updated_at
+ * moved), then the customer's drafts follow (`follow`).
  */
-function touchCustomer(tx: Tx, scope: Scope, customerId: string, change: "created" | "updated" | "deleted", person: ContactRow) {
+function touchCustomer(tx: Tx, scope: Scope, customerId: string, change: "created" | "updated" | "deleted", person: ContactRow, follow: CustomerFollower) {
   updateInOrg(tx, customers, scope.org.id, customerId, { updatedAt: nowIso() });
   recordChange(tx, scope, {
     action: `contact_person.${change}`,
@@ -95,6 +111,7 @@ function touchCustomer(tx: Tx, scope: Scope, customerId: string, change: "create
     data: personEventData(person),
     also: [{ event: "customer.updated", data: showCustomer(tx, findInOrg(tx, customers, scope.org.id, customerId)) }],
   });
+  follow(tx, scope, customerId);
 }
 
 /** At most one primary contact per customer: setting one clears the others. */
@@ -124,7 +141,7 @@ export const contactPersonService = {
     findInOrg(scope.db, customers, scope.org.id, customerId);
     return listPage(scope, contactPersonList, query, url, (rows) => rows.map(presentContactPerson), [eq(contactPersons.customerId, customerId)]);
   },
-  create(scope: Scope, customerId: string, input: ContactPersonCreate) {
+  create(scope: Scope, customerId: string, input: ContactPersonCreate, follow: CustomerFollower) {
     return transaction(scope.db, (tx) => {
       findInOrg(tx, customers, scope.org.id, customerId);
       const held = tx.select({ n: count() }).from(contactPersons).where(inOrg(contactPersons, scope.org.id, eq(contactPersons.customerId, customerId))).get()!.n;
@@ -146,11 +163,11 @@ export const contactPersonService = {
       };
       tx.insert(contactPersons).values(row).run();
       if (row.isPrimary) clearOtherPrimaries(tx, scope.org.id, customerId, row.id);
-      touchCustomer(tx, scope, customerId, "created", row);
+      touchCustomer(tx, scope, customerId, "created", row, follow);
       return presentContactPerson(row);
     });
   },
-  update(scope: Scope, customerId: string, personId: string, input: ContactPersonUpdate) {
+  update(scope: Scope, customerId: string, personId: string, input: ContactPersonUpdate, follow: CustomerFollower) {
     return transaction(scope.db, (tx) => {
       findPerson(tx, scope, customerId, personId);
       const set: Partial<ContactRow> = { updatedAt: nowIso() };
@@ -164,15 +181,15 @@ export const contactPersonService = {
       updateInOrg(tx, contactPersons, scope.org.id, personId, set);
       if (input.is_primary) clearOtherPrimaries(tx, scope.org.id, customerId, personId);
       const person = findPerson(tx, scope, customerId, personId);
-      touchCustomer(tx, scope, customerId, "updated", person);
+      touchCustomer(tx, scope, customerId, "updated", person, follow);
       return presentContactPerson(person);
     });
   },
-  remove(scope: Scope, customerId: string, personId: string) {
+  remove(scope: Scope, customerId: string, personId: string, follow: CustomerFollower) {
     transaction(scope.db, (tx) => {
       const last = findPerson(tx, scope, customerId, personId);
       deleteInOrg(tx, contactPersons, scope.org.id, personId);
-      touchCustomer(tx, scope, customerId, "deleted", last);
+      touchCustomer(tx, scope, customerId, "deleted", last, follow);
     });
   },
 };

@@ -119,7 +119,7 @@ export function batchRunner<S extends TObject>(schema: S) {
     data: items.map((raw): BatchResult<T> => {
       // as Elysia does for a body: defaults filled in, then checked
       const item = Value.Default(schema, raw);
-      const refusal = check.Check(item) ? null : toValidationFailed([...check.Errors(item)]);
+      const refusal = check.Check(item) ? null : toValidationFailed([...check.Errors(item)], "batch item");
       if (refusal) return refused(refusal);
       try {
         return { status: 201, data: create(item as Static<S>) };

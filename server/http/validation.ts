@@ -20,18 +20,35 @@ export function fieldKey(path: string): string {
   return key === "" ? "body" : key;
 }
 
-/** For `X | null` given a non-null value, X's own error says more than "X or null". */
-function nullableMemberError(error: ValueError): ValueError {
+/**
+ * A union's member error when one member says more than the union: for `X | null` given a
+ * non-null value, X's own error ("X or null" says less); for a number where an integer (or
+ * number) is expected, the numeric member's own (its range, "must be at least 1"), as Elysia
+ * wraps a body's and a query's integers in a union with their numeric-string form.
+ */
+function memberError(error: ValueError): ValueError {
   const anyOf = (error.schema as { anyOf?: TSchema[] }).anyOf;
   if (error.type !== ValueErrorType.Union || !anyOf || error.value === null) return error;
-  const members = anyOf.filter((m) => (m as { type?: string }).type !== "null");
+  const typeOf = (m: TSchema) => (m as { type?: string }).type;
+  if (typeof error.value === "number") {
+    // nested: a nullable integer is (integer | its numeric string) | null
+    const flat = (members: TSchema[]): TSchema[] =>
+      members.flatMap((m) => {
+        const nested = (m as { anyOf?: TSchema[] }).anyOf;
+        return nested ? flat(nested) : [m];
+      });
+    const numeric = flat(anyOf).find((m) => typeOf(m) === "integer" || typeOf(m) === "number");
+    const first = numeric && Value.Errors(numeric, error.value).First();
+    if (first) return { ...first, path: error.path };
+  }
+  const members = anyOf.filter((m) => typeOf(m) !== "null");
   if (members.length !== 1 || members.length === anyOf.length) return error;
   const first = Value.Errors(members[0]!, error.value).First();
   return first ? { ...first, path: error.path } : error;
 }
 
 /** The message of one error; it names the field by its path as sent (`lines.0.unit_price`). */
-function describe(error: ValueError, name: string): string {
+function describe(error: ValueError, name: string, body: string): string {
   const s = error.schema as Record<string, any>;
   switch (error.type) {
     case ValueErrorType.ObjectRequiredProperty:
@@ -41,15 +58,15 @@ function describe(error: ValueError, name: string): string {
     case ValueErrorType.String:
       return `The ${name} field must be a string.`;
     case ValueErrorType.Number:
-      return `The ${name} field must be a number.`;
+      return `The ${name} field must be a number${between(s)}.`;
     case ValueErrorType.Integer:
-      return `The ${name} field must be an integer.`;
+      return `The ${name} field must be an integer${between(s)}.`;
     case ValueErrorType.Boolean:
       return `The ${name} field must be true or false.`;
     case ValueErrorType.Array:
       return `The ${name} field must be an array.`;
     case ValueErrorType.Object:
-      return name === "body" ? "The request body must be a JSON object." : `The ${name} field must be an object.`;
+      return name === "body" ? `The ${body} must be a JSON object.` : `The ${name} field must be an object.`;
     case ValueErrorType.Null:
       return `The ${name} field must be null.`;
     case ValueErrorType.StringMaxLength:
@@ -60,14 +77,18 @@ function describe(error: ValueError, name: string): string {
       return `The ${name} field must have at least ${s.minItems} item${s.minItems === 1 ? "" : "s"}.`;
     case ValueErrorType.ArrayMaxItems:
       return `The ${name} field must not have more than ${s.maxItems} items.`;
+    case ValueErrorType.ObjectMaxProperties:
+      return `The ${name} field must not have more than ${s.maxProperties} keys.`;
+    case ValueErrorType.ObjectMinProperties:
+      return `The ${name} field must have at least ${s.minProperties} key${s.minProperties === 1 ? "" : "s"}.`;
     case ValueErrorType.ArrayUniqueItems:
       return `The ${name} field must not contain duplicates.`;
     case ValueErrorType.IntegerMinimum:
     case ValueErrorType.NumberMinimum:
-      return `The ${name} field must be at least ${s.minimum}.`;
+      return between(s) ? `The ${name} field must be${between(s)}.` : `The ${name} field must be at least ${s.minimum}.`;
     case ValueErrorType.IntegerMaximum:
     case ValueErrorType.NumberMaximum:
-      return `The ${name} field must not be greater than ${s.maximum}.`;
+      return between(s) ? `The ${name} field must be${between(s)}.` : `The ${name} field must not be greater than ${s.maximum}.`;
     case ValueErrorType.Kind:
       if ((error.schema as { [Kind]?: string })[Kind] === "Text") return describeText(name, s as Parameters<typeof textProblem>[0], error.value);
       // Elysia's UnionEnum (a sort, a status filter) lists what it takes
@@ -78,8 +99,8 @@ function describe(error: ValueError, name: string): string {
     case ValueErrorType.StringPattern:
     case ValueErrorType.Literal:
       // Elysia coerces query integers through a union with a numeric-string format
-      if (s.anyOf?.some((x: any) => x.format === "integer")) return `The ${name} field must be an integer.`;
-      if (s.anyOf?.some((x: any) => x.format === "numeric")) return `The ${name} field must be a number.`;
+      if (s.anyOf?.some((x: any) => x.format === "integer")) return `The ${name} field must be an integer${between(s)}.`;
+      if (s.anyOf?.some((x: any) => x.format === "numeric")) return `The ${name} field must be a number${between(s)}.`;
       return s.anyOf?.every((x: any) => "const" in x) || "const" in s
         ? `The selected ${name} is invalid. ${validValues((s.anyOf ?? [s]).map((x: any) => x.const))}`
         : s.anyOf?.some((x: any) => x.type === "null")
@@ -88,6 +109,11 @@ function describe(error: ValueError, name: string): string {
     default:
       return `The ${name} field is invalid.`;
   }
+}
+
+/** " between 1 and 120" for a number with both bounds (named in each of its messages, so a client sees the range at once), else "". */
+function between(s: Record<string, any>): string {
+  return typeof s.minimum === "number" && typeof s.maximum === "number" ? ` between ${s.minimum} and ${s.maximum}` : "";
 }
 
 /** For an unknown `filter[…]` of a list's query: the filters the list has. */
@@ -155,13 +181,17 @@ function formatMessage(name: string, format: string, value?: unknown): string {
   }
 }
 
-/** One error per field, the most specific first (a union's own error after its members'). */
-export function toValidationFailed(errors: ValueError[]): ValidationFailed {
+/**
+ * One error per field, the most specific first (a union's own error after its members').
+ * `body`: what the value checked is, named when it is not an object ("the request body"; a
+ * batch's "batch item").
+ */
+export function toValidationFailed(errors: ValueError[], body = "request body"): ValidationFailed {
   const out: FieldErrors = {};
   for (const error of errors) {
     const key = fieldKey(error.path);
     if (out[key]) continue;
-    out[key] = [describe(nullableMemberError(error), key)];
+    out[key] = [describe(memberError(error), key, body)];
   }
   return new ValidationFailed(out);
 }

@@ -28,7 +28,7 @@ import { linePrice } from "./checks.ts";
 import { priceInvoice } from "./totals.ts";
 import { NotFound } from "../lib/errors.ts";
 import { findInOrg, inOrg, snapshot } from "../lib/scope.ts";
-import { invoiceDueCents } from "../settlement/due.ts";
+import { invoiceBalanceCents } from "../settlement/due.ts";
 
 const isLanguage = (value: string | null | undefined): value is DocumentLanguage =>
   value !== null && value !== undefined && (DOCUMENT_LANGUAGES as readonly string[]).includes(value);
@@ -198,7 +198,8 @@ export function readDocument(tx: Tx, orgId: string, invoiceId: string): IssuedDo
     vatCents: invoice.vatCents,
     totalCents: invoice.totalCents,
     paidCents: invoice.paidCents,
-    dueCents: invoiceDueCents(invoice),
+    // what the document asked: a cancelled one's PDF says nothing is due, its e-invoice keeps its figures
+    dueCents: invoiceBalanceCents(invoice),
   };
 }
 

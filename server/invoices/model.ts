@@ -283,7 +283,7 @@ export const InvoiceModel = {
       customer: CustomerModel.customerWithContacts,
       seller: t.Union([IssuedParty("IssuedSeller"), t.Null()], { description: `The organisation as the issued PDF and UBL carry it. ${FROZEN}` }),
       buyer: t.Union([IssuedParty("IssuedBuyer"), t.Null()], {
-        description: `The customer as the issued PDF and UBL carry it; \`customer\` is the customer as it is now. ${FROZEN}`,
+        description: `The customer as the issued PDF and UBL carry it, as are the party fields of \`customer\` (the customer as issued, frozen with it; a draft's \`customer\` is the live one: docs/api.md#embedded-data). ${FROZEN}`,
       }),
       payee: t.Union([IssuedPayee, t.Null()], { description: `The bank account the issued documents ask payment to; null when they carry no payment instructions. ${FROZEN}` }),
       issue_date: DateString,
@@ -316,7 +316,7 @@ export const InvoiceModel = {
       amount_due: t.String({
         ...Money,
         description:
-          "total − amount_paid − amount_credited: on an invoice what the customer still owes, on a credit note the refund still owed to the customer",
+          "total − amount_paid − amount_credited: on an invoice what the customer still owes, on a credit note the refund still owed to the customer; 0.00 on a cancelled one, which owes nothing (its PDF says so)",
       }),
       lines: t.Array(LineShown),
       allowances_charges: t.Array(AllowanceChargeShown),

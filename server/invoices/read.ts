@@ -18,6 +18,7 @@ type LineRow = typeof invoiceLines.$inferSelect;
 type AllowanceChargeRow = typeof invoiceAllowanceCharges.$inferSelect;
 
 export type ShownInvoice = ReturnType<typeof presentInvoices>[number];
+type ShownCustomer = ReturnType<typeof presentCustomer> & { contact_persons: ReturnType<typeof presentContactPerson>[] };
 
 
 function presentLine(row: LineRow) {
@@ -181,8 +182,11 @@ export function presentInvoices(tx: Tx, orgId: string, rows: InvoiceRow[]) {
     status: row.status,
     type: row.type,
     related_invoice_id: row.relatedInvoiceId,
-    customer: shownCustomers.get(row.customerId)!,
-    // what its PDF and UBL carry, frozen at finalize; the customer above is the live one
+    // an issued document's is the customer as issued (frozen at finalize, its party fields the
+    // buyer's; a field added to customers since comes live), a draft's the live one:
+    // docs/api.md#embedded-data
+    customer: row.issuedCustomer ? ({ ...shownCustomers.get(row.customerId)!, ...row.issuedCustomer } as ShownCustomer) : shownCustomers.get(row.customerId)!,
+    // what its PDF and UBL carry, frozen at finalize
     seller: row.issuedParties ? presentIssuedParty(row.issuedParties.seller) : null,
     buyer: row.issuedParties ? presentIssuedParty(row.issuedParties.buyer) : null,
     payee: row.issuedParties ? presentPayee(row.issuedParties.payee) : null,

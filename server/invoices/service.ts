@@ -7,7 +7,7 @@
  */
 import { asc, eq, ne, sql } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
-import { invoiceAllowanceCharges, invoiceLines, invoices, organizations } from "../../db/schema.ts";
+import { customers, invoiceAllowanceCharges, invoiceLines, invoices, organizations } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
 import { invoicePosting } from "../ledger/rules.ts";
 import { allocateCreditNote, reallocateCreditNotes, releaseCreditNote } from "../settlement/credits.ts";
@@ -42,6 +42,7 @@ import { invoiceList } from "./list.ts";
 import { listDeliveries, sendOnFinalize } from "./deliveries.ts";
 import { isProvisional, nextPaymentReference, nextSeriesNumber, provisionalNumber } from "./numbering.ts";
 import { presentInvoices, showInvoice, type ShownInvoice } from "./read.ts";
+import { issuedCustomer } from "./issued-customer.ts";
 import { type InvoiceTotals } from "./totals.ts";
 
 type InvoiceRow = typeof invoices.$inferSelect;
@@ -145,6 +146,7 @@ export type NewInvoice = Omit<
   | "status"
   | "paymentReference"
   | "issuedParties"
+  | "issuedCustomer"
   | "finalizedAt"
   | "sentAt"
   | "createdAt"
@@ -198,6 +200,7 @@ export function insertDraft(
     creditedCents: 0,
     paymentReference: null,
     issuedParties: null,
+    issuedCustomer: null,
     finalizedAt: null,
     sentAt: null,
     createdAt: now,
@@ -228,6 +231,24 @@ function pricedWithinRange(bag: FieldErrorBag, pricesIncludeVat: boolean, lines:
 function change(tx: Tx, orgId: string, id: string, set: Partial<InvoiceRow>): ShownInvoice {
   updateInOrg(tx, invoices, orgId, id, { ...set, updatedAt: nowIso() });
   return showInvoice(tx, orgId, id);
+}
+
+/**
+ * A customer changed (its own fields or its contact persons), in `tx`: each of its drafts, which
+ * embed it live, moves its updated_at and emits invoice.updated with the customer as it now is,
+ * so `filter[updated_since]` and the events feed see the change (docs/api.md#embedded-data). Its
+ * issued documents embed the customer as issued and do not change. Bounded by the customer's
+ * drafts, read through invoices_org_customer.
+ */
+export function touchCustomerDrafts(tx: Tx, scope: Scope, customerId: string): void {
+  const drafts = inOrg(invoices, scope.org.id, eq(invoices.customerId, customerId), eq(invoices.status, "draft"));
+  const now = nowIso();
+  const rows = tx.update(invoices).set({ updatedAt: now }).where(drafts).returning().all();
+  if (rows.length === 0) return;
+  rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  for (const shown of presentInvoices(tx, scope.org.id, rows)) {
+    recordChange(tx, scope, { action: "invoice.customer_updated", resource: { type: "invoice", id: shown.id }, event: "invoice.updated", data: shown });
+  }
 }
 
 /** The credit notes of an invoice that still count (drafts too, cancelled ones not), leaving out `exceptId`. */
@@ -426,6 +447,8 @@ export const invoiceService = {
         paymentReference: nextPaymentReference(tx, scope.org.id, scope.org.country),
         // the document says from now on what it says today, whatever is edited afterwards
         issuedParties: parties,
+        // and so does the customer it embeds (docs/api.md#embedded-data)
+        issuedCustomer: issuedCustomer(tx, findInOrg(tx, customers, scope.org.id, row.customerId), parties.buyer),
         // a German seller's Leistungsdatum: the issue date when neither it nor a period was given
         deliveryDate: supplyDateOf(
           { ...row, servicePeriod: row.servicePeriodStart && row.servicePeriodEnd ? { start: row.servicePeriodStart, end: row.servicePeriodEnd } : null },

@@ -11,7 +11,7 @@ import { invoices } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
 import { findInOrg, inOrg, updateInOrg, type Scope } from "../lib/scope.ts";
 import { nowIso } from "../lib/time.ts";
-import { invoiceDueCents, settledStatus } from "./due.ts";
+import { invoiceBalanceCents, invoiceDueCents, settledStatus } from "./due.ts";
 import type { Show } from "./model.ts";
 
 type InvoiceRow = typeof invoices.$inferSelect;
@@ -22,7 +22,7 @@ type InvoiceRow = typeof invoices.$inferSelect;
  * (its own amount due; at its finalize, its total).
  */
 export const allocationCents = (note: Pick<InvoiceRow, "totalCents" | "paidCents" | "creditedCents">, invoice: InvoiceRow): number =>
-  invoice.status === "cancelled" || invoice.status === "draft" ? 0 : Math.max(0, Math.min(invoiceDueCents(note), invoiceDueCents(invoice)));
+  invoice.status === "cancelled" || invoice.status === "draft" ? 0 : Math.max(0, Math.min(invoiceBalanceCents(note), invoiceDueCents(invoice)));
 
 /**
  * Allocates a credit note that was just finalized (its row as stored, status finalized) to its

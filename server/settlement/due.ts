@@ -13,9 +13,17 @@ type ExpenseRow = typeof expenses.$inferSelect;
  * An invoice's or credit note's total less what was paid (or refunded) on it and what was settled
  * by credit allocation (docs/invoicing.md#credit-notes): on an invoice its finalized credit notes, on a credit
  * note the part of it allocated to its invoice, so a credit note owes back only the rest (a refund).
+ * The figures' balance whatever the status: what the e-invoice of the document says is payable (BT-115).
  */
-export const invoiceDueCents = (row: Pick<InvoiceRow, "totalCents" | "paidCents" | "creditedCents">): number =>
+export const invoiceBalanceCents = (row: Pick<InvoiceRow, "totalCents" | "paidCents" | "creditedCents">): number =>
   row.totalCents - row.paidCents - row.creditedCents;
+
+/**
+ * What is still owed on an invoice or credit note (amount_due): its balance, except that a
+ * cancelled document owes nothing, as its PDF says (docs/invoicing.md#states-and-payments).
+ */
+export const invoiceDueCents = (row: Pick<InvoiceRow, "status" | "totalCents" | "paidCents" | "creditedCents">): number =>
+  row.status === "cancelled" ? 0 : invoiceBalanceCents(row);
 
 type ExpensePayable = Pick<ExpenseRow, "amountCents" | "vatCents" | "prepaidCents" | "roundingCents">;
 

@@ -144,13 +144,14 @@ describe("the upgrade normalises stored external ids", () => {
     set(a.id, "cafe\u0301"); // NFD, alone: becomes NFC
     set(c.id, "cre\u0300me"); // NFD of B's id: a collision, left as it is
     set(d.id, "cre\u0300me"); // the same in another organisation: no collision there
-    const migration = embeddedMigrations.find((m) => m.tag.endsWith("_external_id_nfc"))!;
-    db.run("DELETE FROM __drizzle_migrations WHERE created_at = ?", [migration.when]);
+    // the normalisation queued as migration 0049 queues it (later migrations applied or not:
+    // the runner applies only migrations newer than the last one a database holds)
+    expect(embeddedMigrations.find((m) => m.tag.endsWith("_external_id_nfc"))!.sql).toContain("INSERT INTO `pending_backfills` (`name`) VALUES ('external_id_nfc')");
+    db.run("INSERT INTO pending_backfills (name) VALUES ('external_id_nfc')");
     db.close();
 
     const r = await runCli(["migrate", "--db", path]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain("Applied 1 migration(s).");
     const notices = r.stdout.split("\n").filter((l) => l.startsWith("Notice: "));
     expect(notices).toHaveLength(1);
     expect(notices[0]).toContain(`customer ${c.id}`);
