@@ -49,6 +49,7 @@ import m46 from "./0046_server_keys.sql" with { type: "text" };
 import m47 from "./0047_fixed_assets.sql" with { type: "text" };
 import m48 from "./0048_supplier_identifiers.sql" with { type: "text" };
 import m49 from "./0049_external_id_nfc.sql" with { type: "text" };
+import m50 from "./0050_event_ids.sql" with { type: "text" };
 
 export const embeddedMigrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_init", when: 1795372542016, breakpoints: true, sql: m0 },
@@ -101,4 +102,5 @@ export const embeddedMigrations: { tag: string; when: number; breakpoints: boole
   { tag: "0047_fixed_assets", when: 1795778996668, breakpoints: true, sql: m47 },
   { tag: "0048_supplier_identifiers", when: 1795779458453, breakpoints: true, sql: m48 },
   { tag: "0049_external_id_nfc", when: 1795779580283, breakpoints: true, sql: m49 },
+  { tag: "0050_event_ids", when: 1795784947993, breakpoints: true, sql: m50 },
 ];

@@ -447,7 +447,8 @@ function refuseLoneSurrogates(value: unknown, path = ""): void {
 /**
  * 422 for a query parameter whose percent-encoding is not UTF-8, naming it (`filter.name`, as a
  * schema error would): `%ED%A0%80` (a lone surrogate as WTF-8) or a broken sequence would
- * otherwise be read as U+FFFD, a search or filter other than the one sent.
+ * otherwise be read as U+FFFD, a search or filter other than the one sent. And 422 for a `page` or
+ * `per_page` that is not written as an integer.
  */
 export function refuseMalformedQuery(url: string): void {
   const start = url.indexOf("?");
@@ -461,6 +462,11 @@ export function refuseMalformedQuery(url: string): void {
     const name = (key ?? lenientDecode(rawKey)).replace(/\[([^\]]*)\]/g, ".$1");
     if (key === null || strictDecode(rawValue) === null) {
       throw ValidationFailed.field(name, `The ${name} field is not UTF-8 once percent-decoded (a lone UTF-16 surrogate such as %ED%A0%80, or a broken sequence): send text as UTF-8.`);
+    }
+    // the page numbers take digits only: a query integer is otherwise read with Number(), which takes 1e2, 0x64 and 100.0 as 100
+    const value = strictDecode(rawValue)!;
+    if ((key === "per_page" || key === "page") && value !== "" && !/^-?[0-9]+$/.test(value)) {
+      throw ValidationFailed.field(key, `The ${key} field must be an integer.`);
     }
   }
 }
