@@ -265,12 +265,14 @@ describe("retention", () => {
   test("the worker prunes events older than the retention at start; younger ones stay; an after before a pruned id is a 410", async () => {
     const { org, token } = env.newOrg("Retention BV");
     const day = 86_400_000;
+    // a customer as its GET shows it (another organisation's: this one's ids must start with the old events)
+    const sample = JSON.stringify(await ok("GET", `/api/v1/customers/${(await ok("POST", "/api/v1/customers", { name: "Sample" })).id}`));
     // events dated in the past, with the organisation's next ids (as emit draws them)
     const old = (daysAgo: number) =>
       transaction(env.db, (tx) => {
         const seq = drawSequence(tx, org.id, "event", 0);
         tx.insert(events)
-          .values({ organizationId: org.id, seq, type: "customer.created", resourceType: "customer", resourceId: `old-${daysAgo}`, data: "{}", createdAt: new Date(Date.now() - daysAgo * day).toISOString() })
+          .values({ organizationId: org.id, seq, type: "customer.created", resourceType: "customer", resourceId: `old-${daysAgo}`, data: sample, createdAt: new Date(Date.now() - daysAgo * day).toISOString() })
           .run();
         return seq;
       });
