@@ -41,6 +41,7 @@ import { FiscalYearModel } from "./fiscal-years/model.ts";
 import { BankingModel } from "./banking/model.ts";
 import { AccountModel } from "./accounts/model.ts";
 import { VatReturnModel } from "./vat-returns/model.ts";
+import { ReminderSent } from "./reminders/model.ts";
 
 /**
  * What each event's `data` is, for the typed `Event` of the OpenAPI document: the resource as
@@ -61,6 +62,9 @@ const EVENT_DATA = {
   account: AccountModel.account,
   vat_return: VatReturnModel.vatReturn,
 } satisfies Record<EventResource, TSchema>;
+
+/** invoice.reminder_sent: the invoice, and the reminder that was sent. */
+const INVOICE_WITH_REMINDER = t.Composite([InvoiceModel.invoice, t.Object({ reminder: ReminderSent })], { title: "InvoiceWithReminder" });
 
 /**
  * The HTTP application of one thread, on its runtime (server/runtime.ts). It counts its requests
@@ -96,7 +100,7 @@ export function createApp(runtime: Runtime, metrics: ThreadMetrics = createThrea
     .use(vatReturnRoutes(kernel))
     .use(listingRoutes(kernel))
     .use(auditRoutes(kernel))
-    .use(eventRoutes(kernel, EVENT_DATA))
+    .use(eventRoutes(kernel, EVENT_DATA, { "invoice.reminder_sent": INVOICE_WITH_REMINDER }))
     .use(recurringInvoiceRoutes(kernel))
     .use(reminderRoutes(kernel));
   kernel.setRouteTable(app.routes);

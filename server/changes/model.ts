@@ -10,20 +10,21 @@ const EventId = t.String({
   examples: ["1042"],
 });
 
+const pascal = (words: string) => words.split(/[._]/).map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join("");
 /** `InvoiceEvent` for "invoice", `ContactPersonEvent` for "contact_person". */
-export const eventSchemaName = (resource: string) => `${resource.split("_").map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join("")}Event`;
+export const eventSchemaName = (resource: string) => `${pascal(resource)}Event`;
 
 const RESOURCES = [...new Set(WEBHOOK_EVENTS.map(resourceOf))];
-const namesOf = (resource: EventResource) => WEBHOOK_EVENTS.filter((name) => resourceOf(name) === resource);
+const article = (noun: string) => (/^[aeiou]/.test(noun) ? `an ${noun}` : `a ${noun}`);
 
 /**
- * The envelope of the events of one resource type (`InvoiceEvent`): a superset of api-spec
+ * The envelope of some events of one resource type (`InvoiceEvent`): a superset of api-spec
  * 6.2's webhook body `{event, timestamp, data}`, the same object in the feed, in
  * GET /events/{id} and as the webhook body. `data` is the resource's own schema.
  */
-function envelope(resource: EventResource, data: TSchema) {
-  const names = namesOf(resource);
+function envelope(title: string, resource: EventResource, names: WebhookEvent[], data: TSchema) {
   const type = () => withoutDefault(t.UnionEnum(names as [WebhookEvent, ...WebhookEvent[]], { description: "The event name (GET /api/v1/meta/webhook-events)" }));
+  const noun = resource.replaceAll("_", " ");
   return t.Object(
     {
       id: EventId,
@@ -42,8 +43,8 @@ function envelope(resource: EventResource, data: TSchema) {
       ...(resource === "invoice" ? { payment_id: t.Optional(t.String({ description: "invoice.payment_recorded: the id of the payment recorded" })) } : {}),
     },
     {
-      title: eventSchemaName(resource),
-      description: `An event about a ${resource.replaceAll("_", " ")} (${names.join(", ")}): \`data\` is the ${resource.replaceAll("_", " ")} as its GET showed it after the change; for a deletion, its last state.`,
+      title,
+      description: `An event about ${article(noun)} (${names.join(", ")}): \`data\` is the ${noun} as its GET showed it after the change; for a deletion, its last state.`,
     },
   );
 }
@@ -56,16 +57,24 @@ const anyData = () => t.Object({}, { additionalProperties: true, description: "T
  * in (server/app.ts: the features sit above this folder): `Event` is a `oneOf` of one envelope
  * per resource type, with a discriminator on `type` mapping each event name to its envelope.
  */
-export function eventModel(dataSchemas: Partial<Record<EventResource, TSchema>> = {}) {
-  const envelopes = Object.fromEntries(RESOURCES.map((resource) => [resource, envelope(resource, dataSchemas[resource] ?? anyData())])) as Record<
-    EventResource,
-    ReturnType<typeof envelope>
-  >;
-  const mapping = Object.fromEntries(WEBHOOK_EVENTS.map((name) => [name, `#/components/schemas/${eventSchemaName(resourceOf(name))}`]));
-  // documentation only (ResponseSchema): the feed's rows were checked when they were written
+export function eventModel(dataSchemas: Partial<Record<EventResource, TSchema>> = {}, byEvent: Partial<Record<WebhookEvent, TSchema>> = {}) {
+  // one envelope per resource type, and one of its own for an event whose `data` says more (invoice.reminder_sent)
+  const groups = RESOURCES.flatMap((resource) => {
+    const names = WEBHOOK_EVENTS.filter((name) => resourceOf(name) === resource);
+    const shared = names.filter((name) => byEvent[name] === undefined);
+    return [
+      ...(shared.length > 0 ? [{ title: eventSchemaName(resource), names: shared, schema: envelope(eventSchemaName(resource), resource, shared, dataSchemas[resource] ?? anyData()) }] : []),
+      ...names
+        .filter((name) => byEvent[name] !== undefined)
+        .map((name) => ({ title: `${pascal(name)}Event`, names: [name], schema: envelope(`${pascal(name)}Event`, resource, [name], byEvent[name]!) })),
+    ];
+  });
+  const envelopes = Object.fromEntries(groups.flatMap((g) => g.names.map((name) => [name, g.schema as TSchema]))) as Record<WebhookEvent, TSchema>;
+  const mapping = Object.fromEntries(groups.flatMap((g) => g.names.map((name) => [name, `#/components/schemas/${g.title}`])));
   // a union told apart by `type`: the document spells it as a oneOf with this discriminator (server/docs/openapi.ts)
-  const event = t.Union(
-    RESOURCES.map((resource) => envelopes[resource]),
+  // typed loosely for Elysia (the feed's rows are presented by presentEvent, not checked at run time)
+  const event: TSchema = t.Union(
+    groups.map((g) => g.schema),
     { title: "Event", description: "An event: the envelope of its resource type, told apart by `type`", discriminator: { propertyName: "type", mapping } },
   );
   return {

@@ -2,17 +2,18 @@ import { Elysia, t, type TSchema } from "elysia";
 import type { Kernel } from "../http/kernel.ts";
 import { errors } from "../http/responses.ts";
 import { ErrorBody } from "../lib/schemas.ts";
-import { resourceOf, WEBHOOK_EVENTS, type EventResource } from "./events.ts";
+import { WEBHOOK_EVENTS, type EventResource, type WebhookEvent } from "./events.ts";
 import { eventFeed } from "./feed.ts";
 import { eventModel } from "./model.ts";
 
 /**
  * The events feed and one event. Any token of the organisation may read them (`any`): what it
  * reads is limited to the resource types its abilities let it view, as a webhook's events are
- * (feed.ts). `dataSchemas`: each resource type's schema, for the typed `Event` of the document.
+ * (feed.ts). `dataSchemas`: each resource type's schema, for the typed `Event` of the document;
+ * `byEvent`: the `data` of an event that carries more than its resource (invoice.reminder_sent).
  */
-export const eventRoutes = (kernel: Kernel, dataSchemas: Record<EventResource, TSchema>) => {
-  const model = eventModel(dataSchemas);
+export const eventRoutes = (kernel: Kernel, dataSchemas: Record<EventResource, TSchema>, byEvent: Partial<Record<WebhookEvent, TSchema>> = {}) => {
+  const model = eventModel(dataSchemas, byEvent);
   return new Elysia({ prefix: "/api/v1/events" })
     .use(kernel)
     .get("", ({ scope, query, url, auth }) => eventFeed.list(scope, query, url, auth.abilities), {
@@ -30,7 +31,7 @@ export const eventRoutes = (kernel: Kernel, dataSchemas: Record<EventResource, T
           "were removed is a 410 `events_expired`, whose message says how to copy everything again. A token reads only the events of the " +
           "resources its abilities let it view.",
         // the deliveries that carry the same events, for the document's `x-webhooks` (server/docs/openapi.ts)
-        "x-webhooks": Object.fromEntries(WEBHOOK_EVENTS.map((name) => [name, model.envelopes[resourceOf(name)]])),
+        "x-webhooks": Object.fromEntries(WEBHOOK_EVENTS.map((name) => [name, model.envelopes[name]])),
       },
     })
     .get("/:id", ({ scope, params, auth }) => eventFeed.get(scope, params.id, auth.abilities), {

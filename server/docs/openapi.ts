@@ -470,9 +470,13 @@ function webhookDeliveries(routes: readonly RouteEntry[], schema: (typebox: unkn
       name,
       {
         post: {
+          // what the receiver implements: receiveInvoiceFinalizedEvent
+          operationId: `receive${name.split(/[._]/).map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join("")}Event`,
           summary: `Delivery of ${name}`,
           description: `Sent to every active webhook subscribed to \`${name}\`: the same object as the event in GET /api/v1/events and GET /api/v1/events/{id} (docs/webhooks.md).`,
           tags: ["Webhooks"],
+          // signed with the webhook's secret (the headers below), not sent with a token
+          security: [],
           parameters,
           requestBody: { required: true, content: { "application/json": { schema: schema(body) } } },
           responses: {
