@@ -101,9 +101,14 @@ export function createKernel({ db, config, log, shared, renderTurns, importSlots
   let routes: RouteInfo[] = [];
   /** "POST /api/v1/expenses/import" → its document rule, by Elysia's route pattern (`context.route`) */
   let documentRoutes = new Map<string, DocumentRule>();
+  /** "GET /api/v1/customers": the routes whose query takes `per_page` (refuseNonIntegerPaging) */
+  let pagedRoutes = new Set<string>();
 
   /** Known paths answer 405 for a wrong method instead of 404; routes with a document body take one. */
-  const setRouteTable = (table: { method: string; path: string; hooks?: { body?: unknown } }[]) => {
+  const setRouteTable = (table: { method: string; path: string; hooks?: { body?: unknown; query?: unknown } }[]) => {
+    pagedRoutes = new Set(
+      table.filter((r) => (r.hooks?.query as { properties?: Record<string, unknown> } | undefined)?.properties?.per_page !== undefined).map((r) => `${r.method} ${r.path}`),
+    );
     documentRoutes = new Map(
       table.flatMap((r) => {
         const rule = documentRuleOf(r.hooks?.body);
@@ -219,6 +224,7 @@ export function createKernel({ db, config, log, shared, renderTurns, importSlots
           if (required !== "any" && !auth.abilities.has(required)) {
             throw new Forbidden(`This action requires the ${required} ability.`);
           }
+          if (pagedRoutes.has(`${context.request.method} ${(context as { route?: string }).route}`)) refuseNonIntegerPaging(context.request.url);
         },
         resolve(context) {
           const { request, server, set } = context;
@@ -445,10 +451,22 @@ function refuseLoneSurrogates(value: unknown, path = ""): void {
 }
 
 /**
+ * 422 for a `page` or `per_page` not written as an integer (an optional minus and digits, so that
+ * -1 still hears its range): Elysia reads a query integer with Number(), which takes 1e2, 0x64
+ * and 100.0 as 100. For the routes that take them (lists), before Elysia's coercion.
+ */
+export function refuseNonIntegerPaging(url: string): void {
+  const query = new URL(url).searchParams;
+  for (const key of ["page", "per_page"]) {
+    const value = query.get(key);
+    if (value !== null && value !== "" && !/^-?[0-9]+$/.test(value)) throw ValidationFailed.field(key, `The ${key} field must be an integer.`);
+  }
+}
+
+/**
  * 422 for a query parameter whose percent-encoding is not UTF-8, naming it (`filter.name`, as a
  * schema error would): `%ED%A0%80` (a lone surrogate as WTF-8) or a broken sequence would
- * otherwise be read as U+FFFD, a search or filter other than the one sent. And 422 for a `page` or
- * `per_page` that is not written as an integer.
+ * otherwise be read as U+FFFD, a search or filter other than the one sent.
  */
 export function refuseMalformedQuery(url: string): void {
   const start = url.indexOf("?");
@@ -462,11 +480,6 @@ export function refuseMalformedQuery(url: string): void {
     const name = (key ?? lenientDecode(rawKey)).replace(/\[([^\]]*)\]/g, ".$1");
     if (key === null || strictDecode(rawValue) === null) {
       throw ValidationFailed.field(name, `The ${name} field is not UTF-8 once percent-decoded (a lone UTF-16 surrogate such as %ED%A0%80, or a broken sequence): send text as UTF-8.`);
-    }
-    // the page numbers take digits only: a query integer is otherwise read with Number(), which takes 1e2, 0x64 and 100.0 as 100
-    const value = strictDecode(rawValue)!;
-    if ((key === "per_page" || key === "page") && value !== "" && !/^-?[0-9]+$/.test(value)) {
-      throw ValidationFailed.field(key, `The ${key} field must be an integer.`);
     }
   }
 }
