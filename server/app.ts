@@ -52,7 +52,7 @@ const EVENT_DATA = {
   customer: CustomerModel.customerWithContacts,
   supplier: SupplierModel.supplier,
   // with the customer it belongs to (its own GET is under the customer's path)
-  contact_person: t.Composite([ContactPersonModel.contactPerson, t.Object({ customer_id: t.String({ description: "The customer it belongs to" }) })], {
+  contact_person: t.Composite([ContactPersonModel.contactPerson, t.Object({ customer_id: t.String({ format: "uuid", description: "The customer it belongs to" }) })], {
     title: "ContactPersonOfCustomer",
   }),
   organization: OrganizationModel.organization,

@@ -39,7 +39,7 @@ export const ReminderSent = t.Object(
   {
     id: t.String(),
     level: t.Integer({ description: "The policy level sent (1 the first)" }),
-    interest_note_id: Nullable(t.String({ description: "The interest note this reminder issued" })),
+    interest_note_id: Nullable(t.String({ ...Uuid, description: "The interest note this reminder issued" })),
     interest: t.String({ ...Money, description: "Statutory interest it charged" }),
     compensation: t.String({ ...Money, description: "Fixed compensation it charged" }),
     total_to_pay: t.String({ ...Money, description: "What it asks the customer to pay" }),
