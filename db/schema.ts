@@ -709,6 +709,12 @@ export const webhookDeliveries = sqliteTable(
     event: text("event").notNull(),
     /** The frozen `{event, timestamp, data}` body, byte for byte what is sent. */
     payload: text("payload").notNull(),
+    /**
+     * The event's id in its organisation (events.seq): the Standard Webhooks `webhook-id` of
+     * every attempt. Null for deliveries queued before events had per-organisation ids, which
+     * keep sending their own id.
+     */
+    eventId: integer("event_id"),
     status: text("status", { enum: DELIVERY_STATUSES }).notNull(),
     attempts: integer("attempts").notNull(),
     /** Epoch milliseconds; the worker's claim query reads these two columns. */
@@ -734,9 +740,11 @@ export const webhookDeliveries = sqliteTable(
 
 /**
  * The events feed (GET /api/v1/events): one row per change that has an event, written by
- * recordChange in the change's own transaction. The id is SQLite's AUTOINCREMENT rowid: writes
- * take turns, so ids grow in commit order and are never reused after a prune, which is what lets
- * `?after=<id>` resume a feed without missing or repeating an event.
+ * recordChange in the change's own transaction. `seq` is the event's id as the API shows it,
+ * drawn from the organisation's counter (number_sequences, kind "event"): writes take turns, so
+ * an organisation's ids grow in commit order, with no gaps that tell of other organisations, and
+ * the counter outlives a prune so that an id is never reused, which is what lets `?after=<id>`
+ * resume a feed without missing or repeating an event. `id` (the rowid) is internal.
  */
 export const events = sqliteTable(
   "events",
@@ -753,12 +761,14 @@ export const events = sqliteTable(
     links: text("links", { mode: "json" }).$type<Record<string, string>>(),
     /** invoice.payment_recorded: the payment the change recorded */
     paymentId: text("payment_id"),
+    /** the event's id in its organisation: 1, 2, 3, … in commit order */
+    seq: integer("seq").notNull(),
     createdAt: createdAt(),
   },
   (t) => [
-    index("events_org_id").on(t.organizationId, t.id),
-    index("events_org_type").on(t.organizationId, t.type, t.id),
-    index("events_org_resource").on(t.organizationId, t.resourceId, t.id),
+    uniqueIndex("events_org_seq").on(t.organizationId, t.seq),
+    index("events_org_type").on(t.organizationId, t.type, t.seq),
+    index("events_org_resource").on(t.organizationId, t.resourceId, t.seq),
     index("events_created").on(t.createdAt),
   ],
 );

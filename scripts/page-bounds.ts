@@ -17,8 +17,8 @@
  * array is its count × its item's worst bytes, the item computed once with its own nested arrays.
  * A text or array with no limit at all is listed as unbounded, which the test fails on.
  *
- * The events feed's `data` is a resource as its GET shows it: its row is the envelope plus the
- * largest resource an event carries.
+ * The events feed's rows are `Event`, a oneOf of envelopes whose `data` is a resource as its GET
+ * shows it: its row is the largest envelope.
  */
 import { WEBHOOK_EVENTS } from "../server/changes/events.ts";
 import { MAX_HELD, MAX_PAYMENT_RUN_ITEMS, MAX_SERVER_TEXT } from "../server/lib/counts.ts";
@@ -83,6 +83,8 @@ const SERVER_TEXT: Record<string, number> = {
   resource_id: 64,
   payment_id: 36,
   id: 64,
+  // invoice.reminder_sent's reminder: the days no statutory rate covers, in words (reminders/run.ts missingRateProblem)
+  problem: 400 + (MAX_HELD.statutory_rates + 1) * "2026-01-01 to 2026-06-30, ".length,
   // the names the code writes, "resource.verb"
   action: 100,
   resource_type: 100,
@@ -254,12 +256,20 @@ export function pageBounds(doc: Schema): ListBound[] {
     const body = resolve(item.get?.responses?.["200"]?.content?.["application/json"]?.schema);
     if (!body?.properties?.data || resolve(body.properties.data).type !== "array" || !body.properties.meta) continue;
     const unbounded: string[] = [];
-    let row = rowOf(path, unbounded);
+    let row: number;
     if (path === "/api/v1/events") {
-      // the envelope counted `data` as an empty object: add the largest resource an event carries
-      const resources = [...new Set(WEBHOOK_EVENTS.filter((e) => !UNBOUNDED_EVENTS[e]).map((e) => e.split(".")[0]!))];
-      row += Math.max(...resources.map((r) => (EVENT_RESOURCES[r] ? rowOf(EVENT_RESOURCES[r], unbounded) : (unbounded.push(`data of ${r}`), 0))));
-    }
+      // `Event` is a oneOf of envelopes, each with its resource's schema as `data`: the largest
+      // envelope, leaving out those of the events no limit bounds (stated beside the bound)
+      const members: Schema[] = resolve(resolve(body.properties.data).items).oneOf ?? [];
+      const bounded = members.map(resolve).filter((m) => !(m.properties?.type?.enum ?? []).every((e: string) => UNBOUNDED_EVENTS[e]));
+      if (bounded.length === 0) unbounded.push("Event (no oneOf)");
+      row = Math.max(0, ...bounded.map((m) => worst(m, "data", "", path, unbounded)));
+      // every resource an event carries is bounded as its own GET is
+      for (const r of [...new Set(WEBHOOK_EVENTS.filter((e) => !UNBOUNDED_EVENTS[e]).map((e) => e.split(".")[0]!))]) {
+        if (EVENT_RESOURCES[r]) rowOf(EVENT_RESOURCES[r], unbounded);
+        else unbounded.push(`data of ${r}`);
+      }
+    } else row = rowOf(path, unbounded);
     bounds.push({ path, row, page: PER_PAGE * (row + 1) + ENVELOPE_BYTES, unbounded: [...new Set(unbounded)] });
   }
   return bounds;

@@ -31,6 +31,41 @@ import { createThreadMetrics, type ThreadMetrics } from "./metrics/thread.ts";
 import type { Runtime } from "./runtime.ts";
 import { VERSION } from "./version.ts";
 import { webhookRoutes } from "./webhooks/routes.ts";
+import { t, type TSchema } from "elysia";
+import type { EventResource } from "./changes/events.ts";
+import { InvoiceModel } from "./invoices/model.ts";
+import { ContactPersonModel, CustomerModel } from "./customers/model.ts";
+import { SupplierModel } from "./suppliers/model.ts";
+import { OrganizationModel } from "./orgs/model.ts";
+import { ExpenseModel } from "./expenses/model.ts";
+import { FiscalYearModel } from "./fiscal-years/model.ts";
+import { BankingModel } from "./banking/model.ts";
+import { AccountModel } from "./accounts/model.ts";
+import { VatReturnModel } from "./vat-returns/model.ts";
+import { ReminderSent } from "./reminders/model.ts";
+
+/**
+ * What each event's `data` is, for the typed `Event` of the OpenAPI document: the resource as
+ * its GET shows it. A resource type without its schema here does not compile.
+ */
+const EVENT_DATA = {
+  invoice: InvoiceModel.invoice,
+  customer: CustomerModel.customerWithContacts,
+  supplier: SupplierModel.supplier,
+  // with the customer it belongs to (its own GET is under the customer's path)
+  contact_person: t.Composite([ContactPersonModel.contactPerson, t.Object({ customer_id: t.String({ format: "uuid", description: "The customer it belongs to" }) })], {
+    title: "ContactPersonOfCustomer",
+  }),
+  organization: OrganizationModel.organization,
+  expense: ExpenseModel.expense,
+  fiscal_year: FiscalYearModel.fiscalYear,
+  bank_transaction: BankingModel.transaction,
+  account: AccountModel.account,
+  vat_return: VatReturnModel.vatReturn,
+} satisfies Record<EventResource, TSchema>;
+
+/** invoice.reminder_sent: the invoice, and the reminder that was sent. */
+const INVOICE_WITH_REMINDER = t.Composite([InvoiceModel.invoice, t.Object({ reminder: ReminderSent })], { title: "InvoiceWithReminder" });
 
 /**
  * The HTTP application of one thread, on its runtime (server/runtime.ts). It counts its requests
@@ -67,7 +102,7 @@ export function createApp(runtime: Runtime, metrics: ThreadMetrics = createThrea
     .use(vatReturnRoutes(kernel))
     .use(listingRoutes(kernel))
     .use(auditRoutes(kernel))
-    .use(eventRoutes(kernel))
+    .use(eventRoutes(kernel, EVENT_DATA, { "invoice.reminder_sent": INVOICE_WITH_REMINDER }))
     .use(recurringInvoiceRoutes(kernel))
     .use(reminderRoutes(kernel));
   kernel.setRouteTable(app.routes);

@@ -21,7 +21,7 @@ const RUNNABLE: Record<string, number> = {
   "docs/books.md": 13,
   "docs/banking.md": 14,
   "docs/webhooks.md": 5,
-  "docs/events.md": 3,
+  "docs/events.md": 4,
   "docs/recurring.md": 2,
   "docs/reminders.md": 2,
 };

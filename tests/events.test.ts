@@ -1,13 +1,15 @@
 /**
- * The events feed (GET /api/v1/events, issue 28 item 1): every change with an event, in commit
+ * The events feed (GET /api/v1/events): every change with an event, in commit
  * order, written by recordChange whether or not a webhook subscribes, with the webhook payload's
  * `data`; paged by `after`; filtered by type and resource; ability-scoped; pruned after its
  * retention. No worker runs here: deliveries stay as the outbox wrote them.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { events, webhookDeliveries } from "../db/schema.ts";
 import { pruneEvents } from "../server/changes/feed.ts";
+import { transaction } from "../server/lib/scope.ts";
+import { drawSequence } from "../server/lib/sequences.ts";
 import { loadConfig } from "../server/config.ts";
 import { startWorker } from "../server/webhooks/worker.ts";
 import { createTestEnv } from "./helpers.ts";
@@ -101,7 +103,10 @@ describe("the feed", () => {
       expect(rest.map((e) => e.id)).toEqual(feed.slice(at + 1).map((e) => e.id));
     }
     const end = await env.api("GET", `/api/v1/events?after=${feed.at(-1).id}`, undefined, token);
-    expect(end.body).toEqual({ data: [], links: { next: null }, meta: { per_page: 20, next_cursor: null } });
+    expect(end.body.data).toEqual([]);
+    expect(end.body.links).toMatchObject({ next: null, prev: null });
+    // the 9 events kept are all before this position: an empty page past the last, 9 / 20 = page 1
+    expect(end.body.meta).toEqual({ current_page: 1, from: null, last_page: 1, per_page: 20, to: null, total: 9, next_cursor: null });
   });
 
   test("events are written without any webhook; a subscribed webhook's delivery carries the same event and data", async () => {
@@ -115,11 +120,14 @@ describe("the feed", () => {
     const [delivery] = env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, hook.id)).all();
     const payload = JSON.parse(delivery!.payload);
     const event = (await readFeed("", token)).at(-1);
+    // one object: the delivery's body is the feed's event
+    expect(payload).toEqual(event);
     expect(payload.event).toBe(event.type);
     expect(payload.timestamp).toBe(event.created_at);
-    expect(payload.data).toEqual(event.data);
+    expect(delivery!.eventId).toBe(Number(event.id));
     // byte for byte: `data` is serialised once for both
-    expect(delivery!.payload).toContain(env.db.select().from(events).where(eq(events.id, Number(event.id))).get()!.data);
+    const row = env.db.select().from(events).where(and(eq(events.organizationId, org.id), eq(events.seq, Number(event.id)))).get()!;
+    expect(delivery!.payload).toContain(row.data);
   });
 
   test("filter[type] takes an event name or <resource>.*; filter[resource_id] one resource; anything else is a 422 naming the field", async () => {
@@ -137,7 +145,7 @@ describe("the feed", () => {
     for (const bad of ["invoice", "invoice.paid_twice", "nothing.*", "*"]) {
       const r = await env.api("GET", `/api/v1/events?filter[type]=${encodeURIComponent(bad)}`, undefined, token);
       expect(r.status, bad).toBe(422);
-      expect(Object.keys(r.body.errors)).toEqual(["filter[type]"]);
+      expect(Object.keys(r.body.errors)).toEqual(["filter.type"]);
     }
     for (const bad of ["abc", "-1", "1.5"]) expect((await env.api("GET", `/api/v1/events?after=${bad}`, undefined, token)).status).toBe(422);
     expect((await env.api("GET", "/api/v1/events?per_page=101", undefined, token)).status).toBe(422);
@@ -179,11 +187,11 @@ describe("query plans", () => {
     const contacts = env.orgToken(["contacts.view"], org);
     const slow = [
       ...(await slowListSteps(env, "events", "/api/v1/events", token, ["organization_id"])),
-      ...(await slowListSteps(env, "events", "/api/v1/events?after=1", token, ["organization_id", "id"])),
+      ...(await slowListSteps(env, "events", "/api/v1/events?after=1", token, ["organization_id"])),
       ...(await slowListSteps(env, "events", "/api/v1/events?filter[type]=invoice.*", token, ["organization_id"])),
-      ...(await slowListSteps(env, "events", "/api/v1/events?filter[type]=invoice.created&after=1", token, ["organization_id", "type", "id"])),
+      ...(await slowListSteps(env, "events", "/api/v1/events?filter[type]=invoice.created&after=1", token, ["organization_id", "type"])),
       ...(await slowListSteps(env, "events", `/api/v1/events?filter[resource_id]=${a.id}`, token, ["organization_id", "resource_id"])),
-      ...(await slowListSteps(env, "events", "/api/v1/events?after=1", contacts, ["organization_id", "id"])),
+      ...(await slowListSteps(env, "events", "/api/v1/events?after=1", contacts, ["organization_id"])),
     ];
     expect(slow).toEqual([]);
   });
@@ -257,24 +265,35 @@ describe("retention", () => {
     expect(() => loadConfig({ KONTOR_EVENT_RETENTION_DAYS: "1.5" })).toThrow("KONTOR_EVENT_RETENTION_DAYS");
   });
 
-  test("the worker prunes events older than the retention at start; younger ones stay, and the feed resumes after a pruned id", async () => {
+  test("the worker prunes events older than the retention at start; younger ones stay; an after before a pruned id is a 410", async () => {
     const { org, token } = env.newOrg("Retention BV");
-    const kept = await ok("POST", "/api/v1/customers", { name: "Recent" }, token);
     const day = 86_400_000;
+    // a customer as its GET shows it (another organisation's: this one's ids must start with the old events)
+    const sample = JSON.stringify(await ok("GET", `/api/v1/customers/${(await ok("POST", "/api/v1/customers", { name: "Sample" })).id}`));
+    // events dated in the past, with the organisation's next ids (as emit draws them)
     const old = (daysAgo: number) =>
-      env.db
-        .insert(events)
-        .values({ organizationId: org.id, type: "customer.created", resourceType: "customer", resourceId: `old-${daysAgo}`, data: "{}", createdAt: new Date(Date.now() - daysAgo * day).toISOString() })
-        .returning({ id: events.id })
-        .get().id;
-    const gone = old(31);
-    old(29);
+      transaction(env.db, (tx) => {
+        const seq = drawSequence(tx, org.id, "event", 0);
+        tx.insert(events)
+          .values({ organizationId: org.id, seq, type: "customer.created", resourceType: "customer", resourceId: `old-${daysAgo}`, data: sample, createdAt: new Date(Date.now() - daysAgo * day).toISOString() })
+          .run();
+        return seq;
+      });
+    const gone = old(31); // 1
+    const older = old(29); // 2
+    const kept = await ok("POST", "/api/v1/customers", { name: "Recent" }, token); // event 3
     const worker = startWorker(env.db, env.config, { log: () => {} });
     await worker.stop();
     const left = (await readFeed("", token, 100)).map((e) => e.resource.id);
-    expect(left).toEqual([kept.id, "old-29"]);
-    expect((await readFeed(`&after=${gone}`, token, 100)).map((e) => e.resource.id)).toEqual(["old-29"]);
+    expect(left).toEqual(["old-29", kept.id]);
+    // resuming after the pruned id itself misses nothing; before it, the events it needs are gone
+    expect((await readFeed(`&after=${gone}`, token, 100)).map((e) => e.resource.id)).toEqual(["old-29", kept.id]);
+    const expired = await env.api("GET", "/api/v1/events?after=0", undefined, token);
+    expect(expired.status).toBe(410);
+    expect(expired.body.code).toBe("events_expired");
+    expect(expired.body.message).toContain("docs/events.md#keeping-a-copy-in-sync");
     expect(pruneEvents(env.db, 1)).toBeGreaterThanOrEqual(1);
-    expect((await readFeed("", token, 100)).map((e) => e.resource.id)).toEqual([kept.id]);
+    expect((await readFeed(`&after=${older}`, token, 100)).map((e) => e.resource.id)).toEqual([kept.id]);
+    expect((await env.api("GET", `/api/v1/events?after=${gone}`, undefined, token)).status).toBe(410);
   });
 });

@@ -111,6 +111,8 @@ export async function seedFixture(env: TestEnv): Promise<Fixture> {
   const webhook = (await ok("POST", "/api/v1/webhooks", { url: "https://hooks.example.com/kontor", events: ["customer.updated"] })).data;
   await ok("PUT", `/api/v1/customers/${customer.id}`, { city: "Gent" }); // queues a delivery
   const deliveries = (await ok("GET", `/api/v1/webhooks/${webhook.id}/deliveries`)).data;
+  // the newest event (customer.updated above): ids are per organisation, and another one made for a test has fewer
+  const newestEvent = (await ok("GET", `/api/v1/events?filter[resource_id]=${customer.id}&filter[type]=customer.updated`)).data.at(-1);
   const owner = env.userToken("owner");
   const personal = await ok("POST", "/api/v1/tokens", { name: "fixture personal" }, owner.token);
   const orgToken = await ok("POST", "/api/v1/org-tokens", { name: "fixture org", abilities: ["contacts.view"] });
@@ -126,6 +128,7 @@ export async function seedFixture(env: TestEnv): Promise<Fixture> {
     "bank-accounts": bankAccounts[0].id,
     webhooks: webhook.id,
     deliveries: deliveries[0].id,
+    events: newestEvent.id,
     tokens: personal.id,
     "org-tokens": orgToken.id,
     "journal-entries": entry.id,

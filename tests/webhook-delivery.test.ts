@@ -115,7 +115,10 @@ describe("signed deliveries", () => {
       expect(request!.headers.get("user-agent")).toBe("Kontor-Webhook/1.0");
       expect(request!.headers.get("x-webhook-event")).toBe("customer.created");
       expect(request!.headers.get("x-webhook-id")).toBe(queued.id);
-      expect(request!.headers.get("webhook-id")).toBe(queued.id);
+      // webhook-id is the event's id: the body's, the feed's
+      const [event] = (await api("GET", `/api/v1/events?filter[resource_id]=${customer.id}`)).body.data;
+      expect(request!.headers.get("webhook-id")).toBe(event.id);
+      expect(JSON.parse(request!.body)).toEqual(event);
       expect(request!.headers.get("host")).toBe(`localhost:${receiver.port}`);
       expect(Math.abs(Number(request!.headers.get("webhook-timestamp")) - Date.now() / 1000)).toBeLessThan(5);
       expect(request!.headers.get("webhook-signature")).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
@@ -123,7 +126,8 @@ describe("signed deliveries", () => {
       expect(new Webhook(secret).verify(request!.body, headerObject(request!.headers))).toEqual(JSON.parse(request!.body));
 
       const payload = JSON.parse(request!.body);
-      expect(Object.keys(payload).sort()).toEqual(["data", "event", "timestamp"]);
+      // api-spec 6.2's body, inside the events feed's envelope
+      expect(Object.keys(payload).sort()).toEqual(["created_at", "data", "event", "id", "links", "resource", "timestamp", "type"]);
       expect(payload).toMatchObject({ event: "customer.created", data: customer });
       expect(payload.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
 
@@ -239,8 +243,9 @@ describe("retries", () => {
       expect(shown.attempts_log[2].response_body).toBe("thanks");
       for (const a of shown.attempts_log) expect(a.duration_ms).toBeGreaterThanOrEqual(0);
     });
-    const ids = new Set(target.requests().flatMap((r) => [r.headers.get("x-webhook-id"), r.headers.get("webhook-id")]));
-    expect(ids.size).toBe(1);
+    // one delivery id and one event id on every attempt
+    expect(new Set(target.requests().map((r) => r.headers.get("x-webhook-id"))).size).toBe(1);
+    expect(new Set(target.requests().map((r) => r.headers.get("webhook-id"))).size).toBe(1);
     for (const request of target.requests()) expect(verifies(secret, request)).toEqual({ hex: true, standard: true });
   });
 
@@ -492,7 +497,10 @@ describe("the receivers of the documents (README.md, docs/webhooks.md)", () => {
         await withWorker(async () => {
           const customer = (await api("POST", "/api/v1/customers", { name: "Read the docs" })).body.data;
           const [queued] = await deliveries();
-          expect(await line(queued.id)).toBe(`${queued.id} customer.created ${customer.id}`);
+          // the receivers print (and de-duplicate on) the event id: the body's id, the webhook-id
+          const eventId = (await api("GET", `/api/v1/events?filter[resource_id]=${customer.id}`)).body.data[0].id;
+          const printed = `${eventId} customer.created ${customer.id}`;
+          expect(await line(printed)).toBe(printed);
           const shown = await deliveryWhen(delivery, queued.id, (d) => d.status === "delivered");
           expect(shown.attempts_log.map((a: any) => [a.status_code, a.response_body])).toEqual([[200, "ok"]]);
           // the same delivery again (a retry after a lost answer, a replay): a 2xx, and one that deduplicates does not redo the work

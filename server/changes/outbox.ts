@@ -8,6 +8,7 @@ import { and, eq } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
 import { events, webhookDeliveries, webhooks } from "../../db/schema.ts";
 import { updateInOrg, type Scope } from "../lib/scope.ts";
+import { drawSequence } from "../lib/sequences.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import { resourceOf, type WebhookEvent } from "./events.ts";
 
@@ -22,19 +23,53 @@ export type Event = {
   paymentId?: string;
 };
 
+/** The counter (number_sequences) an organisation's event ids are drawn from. */
+export const EVENT_SEQUENCE = "event";
+
+/** An event as the feed, `GET /events/{id}` and the webhook body show it (docs/events.md#the-event). */
+export type EventEnvelopeParts = {
+  id: number;
+  type: string;
+  createdAt: string;
+  resourceType: string;
+  resourceId: string;
+  links: Record<string, string> | null;
+  paymentId: string | null;
+};
+
+/**
+ * The envelope as JSON text around `data`, already JSON: one object for the feed and the
+ * webhook body alike, a superset of api-spec 6.2's `{event, timestamp, data}` (`event` = `type`,
+ * `timestamp` = `created_at`). Key order is fixed, so a body and its feed event read the same.
+ */
+export function envelopeJson(event: EventEnvelopeParts, data: string): string {
+  const created = JSON.stringify(event.createdAt);
+  return (
+    `{"id":${JSON.stringify(String(event.id))},"event":${JSON.stringify(event.type)},"type":${JSON.stringify(event.type)},` +
+    `"timestamp":${created},"created_at":${created},` +
+    `"resource":${JSON.stringify({ type: event.resourceType, id: event.resourceId })},"data":${data},"links":${JSON.stringify(event.links ?? {})}` +
+    (event.paymentId ? `,"payment_id":${JSON.stringify(event.paymentId)}` : "") +
+    "}"
+  );
+}
+
 /**
  * Writes the event to the feed, whether or not a webhook subscribes, and queues one delivery per
- * active webhook of the organisation subscribed to it. `data` is serialised once: the feed's row
- * and the deliveries' body hold the same bytes, so the two cannot disagree.
+ * active webhook of the organisation subscribed to it. Its id is the organisation's next event
+ * number, drawn in this transaction (a rolled-back change gives it back). `data` is serialised
+ * once: the feed's row and the deliveries' body hold the same bytes, so the two cannot disagree.
  */
 export function emit(tx: Tx, scope: Scope, event: Event): number {
   const now = nowIso();
   const data = JSON.stringify(event.data);
+  const seq = drawSequence(tx, scope.org.id, EVENT_SEQUENCE, 0);
+  const resourceType = resourceOf(event.type);
   tx.insert(events)
     .values({
+      seq,
       organizationId: scope.org.id,
       type: event.type,
-      resourceType: resourceOf(event.type),
+      resourceType,
       resourceId: event.resourceId,
       data,
       links: event.links ?? null,
@@ -49,12 +84,10 @@ export function emit(tx: Tx, scope: Scope, event: Event): number {
     .all()
     .filter((w) => w.events.includes(event.type));
   if (subscribed.length === 0) return 0;
-  // {event, timestamp, data, links?, payment_id?}, with `data` as the feed holds it
-  const payload =
-    `{"event":${JSON.stringify(event.type)},"timestamp":${JSON.stringify(now)},"data":${data}` +
-    (event.links ? `,"links":${JSON.stringify(event.links)}` : "") +
-    (event.paymentId ? `,"payment_id":${JSON.stringify(event.paymentId)}` : "") +
-    "}";
+  const payload = envelopeJson(
+    { id: seq, type: event.type, createdAt: now, resourceType, resourceId: event.resourceId, links: event.links ?? null, paymentId: event.paymentId ?? null },
+    data,
+  );
   for (const webhook of subscribed) {
     tx.insert(webhookDeliveries)
       .values({
@@ -62,6 +95,7 @@ export function emit(tx: Tx, scope: Scope, event: Event): number {
         organizationId: scope.org.id,
         webhookId: webhook.id,
         event: event.type,
+        eventId: seq,
         payload,
         status: "pending",
         attempts: 0,

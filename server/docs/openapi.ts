@@ -83,6 +83,10 @@ const ERRORS: Record<string, { name: string; description: string; validation?: t
   "401": { name: "Unauthenticated", description: "Missing or invalid token" },
   "403": { name: "Forbidden", description: "The token lacks the ability, or the organisation has no api_access" },
   "404": { name: "NotFound", description: "Not found (or another organisation's)" },
+  "410": {
+    name: "EventsExpired",
+    description: "`events_expired`: events after this position were removed after the retention period; the message says how to copy everything again",
+  },
   "409": { name: "Conflict", description: "Conflict with the resource's current state, or an Idempotency-Key still in use" },
   "413": { name: "PayloadTooLarge", description: "Body larger than 1 MiB" },
   "415": { name: "UnsupportedMediaType", description: "Body is not JSON" },
@@ -104,6 +108,8 @@ const OPERATION_IDS: Record<string, string> = {
   "GET /api/v1/meta/abilities": "listAbilities",
   "GET /api/v1/meta/webhook-events": "listWebhookEvents",
   "GET /api/v1/audit-log": "listAuditEntries",
+  "GET /api/v1/events": "listEvents",
+  "GET /api/v1/events/{id}": "getEvent",
   "DELETE /api/v1/tokens/{id}": "revokeToken",
   "DELETE /api/v1/org-tokens/{id}": "revokeOrgToken",
   "POST /api/v1/invoices/{id}/credit-note": "createInvoiceCreditNote",
@@ -204,8 +210,9 @@ export function toOpenApiSchema(node: unknown): unknown {
       Object.assign(out, integer);
     }
   }
-  // a union whose members exclude one another (`"x-one-of": true`, e.g. a batch result by status): oneOf says so to generators
-  if (input["x-one-of"] === true && Array.isArray(out.anyOf)) {
+  // a union whose members exclude one another (`"x-one-of": true`, e.g. a batch result by status, or a
+  // discriminator, e.g. an event by its type): oneOf says so to generators
+  if ((input["x-one-of"] === true || input.discriminator) && Array.isArray(out.anyOf)) {
     out.oneOf = out.anyOf;
     delete out.anyOf;
   }
@@ -438,6 +445,8 @@ export function buildDocument(routes: readonly RouteEntry[], version: string) {
       responses: Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b))),
     };
   }
+  const webhooks = webhookDeliveries(documented, (typebox) => schema(typebox, "response"));
+  if (webhooks) doc["x-webhooks"] = webhooks;
   doc.components = {
     securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "`<id>|<secret>` token" } },
     schemas: Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b))),
@@ -446,6 +455,54 @@ export function buildDocument(routes: readonly RouteEntry[], version: string) {
     parameters: { IdempotencyKey: IDEMPOTENCY_PARAMETER, ...shareQueryParameters(doc.paths) },
   };
   return doc;
+}
+
+/**
+ * The webhook deliveries, under the `x-webhooks` extension (OpenAPI 3.0 has no `webhooks`; 3.1's
+ * has the same shape): one POST per event name, its body the event's envelope, with the headers
+ * every delivery carries. A route declares the events it also delivers as `detail["x-webhooks"]`
+ * (name → body schema); the headers and their meaning are those of docs/webhooks.md.
+ */
+function webhookDeliveries(routes: readonly RouteEntry[], schema: (typebox: unknown) => unknown): Record<string, unknown> | null {
+  const declared = routes.map((r) => r.hooks.detail?.["x-webhooks"] as Record<string, unknown> | undefined).find(Boolean);
+  if (!declared) return null;
+  const header = (name: string, description: string, example?: string) => ({
+    name,
+    in: "header",
+    required: true,
+    description,
+    schema: { type: "string", ...(example ? { example } : {}) },
+  });
+  const parameters = [
+    header("webhook-id", "Standard Webhooks: the event's id, the body's `id`. The same on every attempt, replay and subscribed webhook: de-duplicate on it", "1042"),
+    header("webhook-timestamp", "Standard Webhooks: this attempt's time, Unix epoch seconds (refuse old ones to stop replays)", "1764148323"),
+    header("webhook-signature", "Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the bytes the secret after `whsec_` decodes to"),
+    header("X-Webhook-Id", "The delivery's id (one per event and webhook): the same on every attempt and replay of this delivery; its log is GET /api/v1/webhooks/{id}/deliveries/{delivery id}"),
+    header("X-Webhook-Event", "The event name, as the body's `type`", "invoice.finalized"),
+    header("X-Webhook-Signature", "Hex HMAC-SHA256 of the raw body, keyed with the whole secret (`whsec_…`) as text (api-spec 6.4)"),
+    header("User-Agent", "`Kontor-Webhook/1.0`", "Kontor-Webhook/1.0"),
+  ];
+  return Object.fromEntries(
+    Object.entries(declared).map(([name, body]) => [
+      name,
+      {
+        post: {
+          // what the receiver implements: receiveInvoiceFinalizedEvent
+          operationId: `receive${name.split(/[._]/).map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join("")}Event`,
+          summary: `Delivery of ${name}`,
+          description: `Sent to every active webhook subscribed to \`${name}\`: the same object as the event in GET /api/v1/events and GET /api/v1/events/{id} (docs/webhooks.md).`,
+          tags: ["Webhooks"],
+          // signed with the webhook's secret (the headers below), not sent with a token
+          security: [],
+          parameters,
+          requestBody: { required: true, content: { "application/json": { schema: schema(body) } } },
+          responses: {
+            "200": { description: "Any 2xx answer acknowledges the delivery; anything else, a redirect or no answer within the timeout is retried (docs/webhooks.md#retries)" },
+          },
+        },
+      },
+    ]),
+  );
 }
 
 /**

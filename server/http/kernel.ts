@@ -101,9 +101,14 @@ export function createKernel({ db, config, log, shared, renderTurns, importSlots
   let routes: RouteInfo[] = [];
   /** "POST /api/v1/expenses/import" → its document rule, by Elysia's route pattern (`context.route`) */
   let documentRoutes = new Map<string, DocumentRule>();
+  /** "GET /api/v1/customers": the routes whose query takes `per_page` (refuseNonIntegerPaging) */
+  let pagedRoutes = new Set<string>();
 
   /** Known paths answer 405 for a wrong method instead of 404; routes with a document body take one. */
-  const setRouteTable = (table: { method: string; path: string; hooks?: { body?: unknown } }[]) => {
+  const setRouteTable = (table: { method: string; path: string; hooks?: { body?: unknown; query?: unknown } }[]) => {
+    pagedRoutes = new Set(
+      table.filter((r) => (r.hooks?.query as { properties?: Record<string, unknown> } | undefined)?.properties?.per_page !== undefined).map((r) => `${r.method} ${r.path}`),
+    );
     documentRoutes = new Map(
       table.flatMap((r) => {
         const rule = documentRuleOf(r.hooks?.body);
@@ -219,6 +224,7 @@ export function createKernel({ db, config, log, shared, renderTurns, importSlots
           if (required !== "any" && !auth.abilities.has(required)) {
             throw new Forbidden(`This action requires the ${required} ability.`);
           }
+          if (pagedRoutes.has(`${context.request.method} ${(context as { route?: string }).route}`)) refuseNonIntegerPaging(context.request.url);
         },
         resolve(context) {
           const { request, server, set } = context;
@@ -441,6 +447,19 @@ function refuseLoneSurrogates(value: unknown, path = ""): void {
     // the field is named with the half character replaced: the answer itself must be strict JSON
     if (found) throw ValidationFailed.field(`${path}${key.toWellFormed()}`, surrogateMessage(`${path}${key.toWellFormed()}`, found));
     refuseLoneSurrogates((value as Record<string, unknown>)[key], `${path}${key}.`);
+  }
+}
+
+/**
+ * 422 for a `page` or `per_page` not written as an integer (an optional minus and digits, so that
+ * -1 still hears its range): Elysia reads a query integer with Number(), which takes 1e2, 0x64
+ * and 100.0 as 100. For the routes that take them (lists), before Elysia's coercion.
+ */
+export function refuseNonIntegerPaging(url: string): void {
+  const query = new URL(url).searchParams;
+  for (const key of ["page", "per_page"]) {
+    const value = query.get(key);
+    if (value !== null && value !== "" && !/^-?[0-9]+$/.test(value)) throw ValidationFailed.field(key, `The ${key} field must be an integer.`);
   }
 }
 

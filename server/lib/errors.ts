@@ -24,7 +24,9 @@ export const ERROR_CODES = {
 } as const satisfies Record<number, string>;
 /** An unknown path: not an unknown id (404 `not_found`), a client that builds URLs wrongly. */
 export const ROUTE_NOT_FOUND = "route_not_found";
-export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES] | typeof ROUTE_NOT_FOUND;
+/** 410: the events feed no longer holds the events after the `after` asked for (docs/events.md#when-events-are-gone). */
+export const EVENTS_EXPIRED = "events_expired";
+export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES] | typeof ROUTE_NOT_FOUND | typeof EVENTS_EXPIRED;
 
 export class ApiError extends Error {
   readonly code: ErrorCode;
@@ -73,6 +75,12 @@ export class NotFound extends ApiError {
 export class RouteNotFound extends ApiError {
   constructor() {
     super(404, "No such route: see /docs for the API's paths.", undefined, undefined, ROUTE_NOT_FOUND);
+  }
+}
+/** 410 `events_expired`: events after the position asked for were pruned; the message says how to resync. */
+export class EventsExpired extends ApiError {
+  constructor(message: string) {
+    super(410, message, undefined, undefined, EVENTS_EXPIRED);
   }
 }
 export class MethodNotAllowed extends ApiError {

@@ -4,7 +4,7 @@
  */
 import { t, type TSchema } from "elysia";
 import { CloneType, FormatRegistry, Kind, TypeRegistry, type TObject, type TProperties, type TUnsafe } from "@sinclair/typebox";
-import { ERROR_CODES, ROUTE_NOT_FOUND } from "./errors.ts";
+import { ERROR_CODES, EVENTS_EXPIRED, ROUTE_NOT_FOUND } from "./errors.ts";
 import { isCountryCode, isCurrencyCode } from "./iso-codes.ts";
 import { isValidDate } from "./time.ts";
 import { isVatNumber } from "./vat-numbers.ts";
@@ -184,7 +184,7 @@ export const IdParams = t.Object({ id: t.String() });
 
 /** An error body's `code` (server/lib/errors.ts): what a program branches on; the message is for people. */
 export const ErrorCodeField = t.String({
-  description: `Stable and machine-readable (docs/api.md, "Error codes"): ${[...Object.values(ERROR_CODES), ROUTE_NOT_FOUND].join(", ")}`,
+  description: `Stable and machine-readable (docs/api.md, "Error codes"): ${[...Object.values(ERROR_CODES), ROUTE_NOT_FOUND, EVENTS_EXPIRED].join(", ")}`,
   examples: ["not_found"],
 });
 export const ErrorBody = t.Object(

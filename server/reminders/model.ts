@@ -34,6 +34,21 @@ const CHARGE_COMPENSATION = "Charge the fixed compensation with this level (once
 const CHANNEL =
   "How reminders go: email, preferred (the customer's preferred channel; a reminder letter goes by e-mail, as Peppol carries invoices and credit notes only, so peppol is refused) or manual (recorded as sent at the run; print GET /reminders/{id}/pdf)";
 
+/** What invoice.reminder_sent carries beside the invoice: the reminder that was sent. */
+export const ReminderSent = t.Object(
+  {
+    id: t.String(),
+    level: t.Integer({ description: "The policy level sent (1 the first)" }),
+    interest_note_id: Nullable(t.String({ ...Uuid, description: "The interest note this reminder issued" })),
+    interest: t.String({ ...Money, description: "Statutory interest it charged" }),
+    compensation: t.String({ ...Money, description: "Fixed compensation it charged" }),
+    total_to_pay: t.String({ ...Money, description: "What it asks the customer to pay" }),
+    missing_rates: MissingRates,
+    problem: Nullable(t.String({ description: "The days it could not charge interest for, in words" })),
+  },
+  { title: "ReminderSent" },
+);
+
 export const ReminderModel = {
   policyUpdate: strictObject(
     {

@@ -112,15 +112,19 @@ export const WebhookModel = {
         attempts_log: t.Array(attempt),
         payload: t.Object(
           {
+            id: t.Optional(t.String({ description: "The event's id, as the feed and the webhook-id header have it (absent from deliveries queued before events had per-organisation ids)" })),
             event: t.String(),
+            type: t.Optional(t.String({ description: "The same as `event`" })),
             timestamp: Timestamp,
+            created_at: t.Optional(t.String({ ...Timestamp, description: "The same as `timestamp`" })),
+            resource: t.Optional(t.Object({ type: t.String(), id: t.String() })),
             data: t.Object({}, { additionalProperties: true }),
             links: t.Optional(
               t.Record(t.String(), t.String(), { description: "Related URLs (invoice.finalized: the invoice's `pdf` and `ubl`), relative to Kontor's base URL" }),
             ),
             payment_id: t.Optional(t.String({ description: "invoice.payment_recorded: the id of the payment recorded" })),
           },
-          { description: "The body sent, as frozen when the event happened" },
+          { description: "The body sent, as frozen when the event happened: the event as GET /api/v1/events/{id} shows it (docs/webhooks.md#the-body)" },
         ),
       }),
     ],

@@ -25,6 +25,8 @@ export type Claim = {
   organizationId: string;
   webhookId: string;
   event: string;
+  /** the event's id in its organisation (the `webhook-id`); null for a delivery queued before events had one */
+  eventId: number | null;
   payload: string;
   /** attempts made before this one, in the current series */
   attempts: number;
@@ -161,6 +163,7 @@ export function claimDue(db: Db, request: ClaimRequest): { claims: Claim[]; more
         organizationId: deliveries.organizationId,
         webhookId: deliveries.webhookId,
         event: deliveries.event,
+        eventId: deliveries.eventId,
         payload: deliveries.payload,
         attempts: deliveries.attempts,
       })

@@ -18,8 +18,11 @@ export const PLAIN_HTTP_REFUSED = "Plain HTTP is not allowed (KONTOR_WEBHOOK_ALL
 export const SECRET_UNREADABLE =
   "The webhook's secret cannot be decrypted with this server's key (KONTOR_SECRET_KEY_FILE): restore the key file that belongs to this database, or regenerate the secret.";
 
-/** `secret` as stored: sealed with the webhook id (server/lib/secret-box.ts). */
-export type AttemptRequest = { deliveryId: string; webhookId: string; event: string; payload: string; url: string; secret: string };
+/**
+ * `secret` as stored: sealed with the webhook id (server/lib/secret-box.ts). `eventId`: the
+ * event's id, null for a delivery queued before events had per-organisation ids.
+ */
+export type AttemptRequest = { deliveryId: string; eventId: number | null; webhookId: string; event: string; payload: string; url: string; secret: string };
 
 export type AttemptOptions = {
   /** the whole attempt, DNS included, ends by then (10 s by default, KONTOR_WEBHOOK_TIMEOUT_MS) */
@@ -73,13 +76,16 @@ export async function sendAttempt(request: AttemptRequest, options: AttemptOptio
       return result({ error: SECRET_UNREADABLE, logDetail: error.message });
     }
     const target = pinnedRequest(url, await resolveDestination(url.hostname, options.allowPrivate, signal));
+    // webhook-id names the event (the same on every attempt, replay and webhook: what a receiver
+    // de-duplicates on), X-Webhook-Id the delivery (docs/webhooks.md#which-id-to-de-duplicate-on)
+    const messageId = request.eventId === null ? request.deliveryId : String(request.eventId);
     const headers = {
       "content-type": "application/json",
       "user-agent": USER_AGENT,
       host: target.host,
       "x-webhook-event": request.event,
       "x-webhook-id": request.deliveryId,
-      ...signatureHeaders(secret, request.deliveryId, request.payload, Math.floor(Date.now() / 1000)),
+      ...signatureHeaders(secret, messageId, request.payload, Math.floor(Date.now() / 1000)),
     };
     response = await fetch(target.url, {
       method: "POST",

@@ -147,7 +147,7 @@ export function startWorker(db: Db, config: Config, options: WorkerOptions = {})
     count(inFlightByOrganization, claim.organizationId, 1);
     const attemptedAt = nowIso();
     const attempt = sendAttempt(
-      { deliveryId: claim.id, webhookId: claim.webhookId, event: claim.event, payload: claim.payload, url: claim.url, secret: claim.secret },
+      { deliveryId: claim.id, eventId: claim.eventId, webhookId: claim.webhookId, event: claim.event, payload: claim.payload, url: claim.url, secret: claim.secret },
       {
         timeoutMs: config.webhookTimeoutMs,
         allowPrivate: config.webhookAllowPrivate,
