@@ -1164,8 +1164,8 @@ describe("webhook outbox (contract 7.2)", () => {
     for (const [i, p] of payloads.entries()) {
       // an issued invoice's delivery also carries where its documents are (issue 18)
       // and invoice.payment_recorded the id of the payment recorded (issue 28)
-      const beside = { "invoice.finalized": ["links"], "invoice.payment_recorded": ["payment_id"] }[p.event as string] ?? [];
-      expect(Object.keys(p)).toEqual(["event", "timestamp", "data", ...beside]);
+      const beside = { "invoice.payment_recorded": ["payment_id"] }[p.event as string] ?? [];
+      expect(Object.keys(p)).toEqual(["id", "event", "type", "timestamp", "created_at", "resource", "data", "links", ...beside]);
       if (p.event === "invoice.finalized") expect(p.links).toEqual({ pdf: `/api/v1/invoices/${p.data.id}/pdf`, ubl: `/api/v1/invoices/${p.data.id}/ubl` });
       expect(p.event).toBe(rows[i]!.event);
       expect(p.timestamp).toMatch(TIMESTAMP);

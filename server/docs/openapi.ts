@@ -479,7 +479,7 @@ function webhookDeliveries(routes: readonly RouteEntry[], schema: (typebox: unkn
     header("webhook-signature", "Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the bytes the secret after `whsec_` decodes to"),
     header("X-Webhook-Id", "The delivery's id (one per event and webhook): the same on every attempt and replay of this delivery; its log is GET /api/v1/webhooks/{id}/deliveries/{delivery id}"),
     header("X-Webhook-Event", "The event name, as the body's `type`", "invoice.finalized"),
-    header("X-Webhook-Signature", "Hex HMAC-SHA256 of the raw body, keyed with the whole secret (`whsec_…`) as text (api-spec 6.4)"),
+    header("X-Webhook-Signature", "Hex HMAC-SHA256 of the raw body, keyed with the whole secret (`whsec_…`) as text (docs/webhooks.md#verifying-a-delivery)"),
     header("User-Agent", "`Kontor-Webhook/1.0`", "Kontor-Webhook/1.0"),
   ];
   return Object.fromEntries(

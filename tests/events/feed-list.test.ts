@@ -66,7 +66,7 @@ describe("the feed as a list", () => {
         expect(r.body.errors).toEqual({ per_page: ["The per_page field must be an integer."] });
       }
       expect((await env.api("GET", `${path}?per_page=100`, undefined, token)).status).toBe(200);
-      expect((await env.api("GET", `${path}?per_page=-1`, undefined, token)).body.errors.per_page[0]).toBe("The per_page field must be at least 1.");
+      expect((await env.api("GET", `${path}?per_page=-1`, undefined, token)).body.errors.per_page[0]).toBe("The per_page field must be between 1 and 100.");
     }
     expect((await env.api("GET", "/api/v1/customers?page=1e1", undefined, token)).body.errors).toEqual({ page: ["The page field must be an integer."] });
   });

@@ -23,12 +23,10 @@ const text = await (await env.app.handle(new Request("http://localhost/docs/open
 const doc = JSON.parse(text);
 
 /**
- * The connector's files tsc compiles. `events.ts` switches on an event's `type` and reads `data`
- * as the event's own resource: it compiles once the document types `Event` as a oneOf of the
- * events (one payload schema per type), and is compiled from then on.
+ * The connector's files tsc compiles. The `events-…` files switch on an event's `type` and read
+ * `data` as the event's own resource: the document types `Event` as a oneOf discriminated by type.
  */
-const eventsTyped = Array.isArray(doc.components.schemas.Event?.oneOf);
-const CONNECTOR = ["connector/openapi-fetch.ts", "connector/hey-api.ts", ...(eventsTyped ? ["connector/events.ts"] : [])];
+const CONNECTOR = ["connector/openapi-fetch.ts", "connector/hey-api.ts", "connector/events-openapi-fetch.ts", "connector/events-hey-api.ts"];
 
 /** A cast (`as T`, `<T>x`), an `any` or a non-null assertion: what the connector must do without. */
 const UNTYPED = /\bas\s+(?!const\b)[A-Za-z{[(]|\bany\b|(?:[=(,:]|\breturn)\s*<[A-Za-z]+>\s*[A-Za-z(]|[\w)\]]!\./;
