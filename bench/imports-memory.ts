@@ -6,14 +6,16 @@
  *    10 MiB e-invoice of the worst shape (as many elements as a document may have) on POST /expenses/import; its
  *    peak RSS (VmHWM) is printed, with the answers. Two parse at once, the other two wait
  *    (KONTOR_IMPORT_CONCURRENCY).
- * 2. A 10 MiB PDF of the worst shapes within the object limit, parsed alone in a process of its
- *    own: the peak RSS growth of reading it (pdf-lib builds an object per token).
+ * 2. A 10 MiB PDF of each costliest shape at the PDF limits, parsed alone in a process of its
+ *    own: the peak RSS growth of reading it (pdf-lib builds an object per token). `--pdf-only`
+ *    runs this part alone.
  *
  * Not a test: on a shared machine the figures vary by tens of MB from run to run.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { MAX_XML_ELEMENTS } from "../server/inbound/xml.ts";
+import { parseShapeAlone, SHAPES } from "../tests/inbound/pdf-shapes.ts";
 import { startFreshServer } from "./fresh-server.ts";
 
 const ROOT = join(import.meta.dir, "..");
@@ -73,62 +75,24 @@ async function parallelUploads(uploads: number, threads = 4) {
   }
 }
 
-const PDF_PROBE = `
-import { readFileSync } from "node:fs";
-import { countObjects, embeddedInvoiceXml, MAX_OBJECTS } from ${JSON.stringify(join(ROOT, "server/inbound/pdf-attachments.ts"))};
-const MIB = 1024 * 1024;
-const shape = process.env.SHAPE;
-const enc = new TextEncoder();
-let body = "%PDF-1.7\\n";
-const tail = "trailer\\n<< /Size 3 /Root 1 0 R >>\\nstartxref\\n0\\n%%EOF\\n";
-const catalog = "1 0 obj\\n<< /Type /Catalog /Pages 2 0 R >>\\nendobj\\n2 0 obj\\n<< /Type /Pages /Kids [] /Count 0 >>\\nendobj\\n";
-body += catalog;
-const room = 10 * MIB - body.length - tail.length;
-const parts = [body];
-if (shape === "objects") {
-  // as many objects as the limit allows, each an array of numbers filling its share of the file
-  const n = MAX_OBJECTS - 2;
-  const per = Math.floor(room / n);
-  for (let i = 3; i < n + 3; i++) {
-    const head = i + " 0 obj\\n[";
-    const end = "]\\nendobj\\n";
-    const k = Math.max(0, Math.floor((per - head.length - end.length) / 2));
-    parts.push(head + "0 ".repeat(k) + end);
+/** Each PDF shape at Kontor's limits (tests/inbound/pdf-shapes.ts), parsed alone in a process of its own. */
+function worstPdfs() {
+  for (const shape of SHAPES) {
+    const r = parseShapeAlone(shape);
+    console.log(`PDF of ${(r.bytes / MIB).toFixed(2)} MiB, ${shape}: ${r.outcome}; ${r.ms} ms; parse peak +${(r.growthKiB / 1024).toFixed(0)} MB`);
   }
-} else {
-  // one object: an array of as many numbers as the file holds
-  const head = "3 0 obj\\n[";
-  const end = "]\\nendobj\\n";
-  parts.push(head + "0 ".repeat(Math.floor((room - head.length - end.length) / 2)) + end);
-}
-parts.push(tail);
-const pdf = enc.encode(parts.join(""));
-const kib = (field) => Number(new RegExp(field + ":\\\\s+(\\\\d+)").exec(readFileSync("/proc/self/status", "utf8"))[1]);
-Bun.gc(true);
-const before = kib("VmRSS");
-const started = performance.now();
-let outcome = "no embedded XML";
-try { const xml = await embeddedInvoiceXml(pdf); if (xml) outcome = "XML found"; } catch (error) { outcome = "refused: " + error.message.slice(0, 120); }
-console.log(JSON.stringify({ bytes: pdf.length, objects: countObjects(pdf), outcome, ms: Math.round(performance.now() - started), growthKiB: kib("VmHWM") - before }));
-`;
-
-function worstPdf(shape: "objects" | "one array") {
-  const run = Bun.spawnSync([process.execPath, "-e", PDF_PROBE], { stdout: "pipe", stderr: "pipe", env: { ...process.env, SHAPE: shape } });
-  if (run.exitCode !== 0) throw new Error(run.stderr.toString());
-  const r = JSON.parse(run.stdout.toString()) as { bytes: number; objects: number; outcome: string; ms: number; growthKiB: number };
-  console.log(
-    `PDF of ${(r.bytes / MIB).toFixed(2)} MiB, ${shape === "objects" ? `${r.objects} objects of small arrays` : "one array of five million numbers"}: ${r.outcome}; ${r.ms} ms; parse peak +${(r.growthKiB / 1024).toFixed(0)} MB`,
-  );
-  return r.growthKiB / 1024;
 }
 
 if (import.meta.main) {
+  if (process.argv.includes("--pdf-only")) {
+    worstPdfs();
+    process.exit(0);
+  }
   const only = process.argv.indexOf("--uploads-only");
   if (only !== -1) {
     await parallelUploads(Number(process.argv[only + 1] ?? 4), Number(process.argv[only + 2] ?? 4));
     process.exit(0);
   }
   await parallelUploads(4);
-  worstPdf("objects");
-  worstPdf("one array");
+  worstPdfs();
 }
