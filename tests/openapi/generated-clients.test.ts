@@ -20,7 +20,6 @@ afterAll(() => env.close());
 const folder = join(import.meta.dir, "..", "openapi-client");
 const generated = join(folder, "generated"); // ignored by git: written by this test
 const text = await (await env.app.handle(new Request("http://localhost/docs/openapi.json"))).text();
-const doc = JSON.parse(text);
 
 /**
  * The connector's files tsc compiles. The `events-…` files switch on an event's `type` and read
