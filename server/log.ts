@@ -15,15 +15,46 @@ export type Logger = { readonly [level in LogLevel]: LogMethod };
 
 const RANK: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
 
+/** Lines waiting for the end of this turn of the event loop, and whether their write is scheduled. */
+let pending = "";
+let scheduled = false;
+/** What a turn's lines reach at once when they are this long, rather than waiting for the turn's end. */
+const FLUSH_BYTES = 64 * 1024;
+
+function flushStderr(): void {
+  scheduled = false;
+  if (pending === "") return;
+  const out = pending;
+  pending = "";
+  process.stderr.write(out);
+}
+process.on("exit", flushStderr);
+
+/**
+ * stderr, written once per turn of the event loop: a request's log line is a system call of its
+ * own otherwise, which cost a fifth of a small read's time. Warnings and errors are written at
+ * once (with what waits before them), so the reason for a crash is never left in the buffer; a
+ * process killed outright loses at most the info lines of its last turn.
+ */
+function writeStderr(line: string, urgent: boolean): void {
+  pending += `${line}\n`;
+  if (urgent || pending.length >= FLUSH_BYTES) flushStderr();
+  else if (!scheduled) {
+    scheduled = true;
+    setImmediate(flushStderr);
+  }
+}
+
 export function createLogger(
   { format, level }: { format: Config["logFormat"]; level: LogLevel },
-  write: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+  write: (line: string, urgent: boolean) => void = writeStderr,
 ): Logger {
   const method = (entryLevel: LogLevel): LogMethod => {
     if (RANK[entryLevel] < RANK[level]) return () => {};
+    const urgent = RANK[entryLevel] >= RANK.warn;
     return (message, fields = {}) => {
       const time = new Date().toISOString();
-      write(format === "json" ? JSON.stringify({ time, level: entryLevel, msg: message, ...fields }) : pretty(time, entryLevel, message, fields));
+      write(format === "json" ? JSON.stringify({ time, level: entryLevel, msg: message, ...fields }) : pretty(time, entryLevel, message, fields), urgent);
     };
   };
   return Object.fromEntries(LOG_LEVELS.map((l) => [l, method(l)])) as unknown as Logger;

@@ -8,8 +8,8 @@
  * The documents import no feature: this module hands them the data, and `documentService` gives
  * them this read as their loader.
  */
-import { and, asc, eq, inArray } from "drizzle-orm";
-import type { Db, Tx } from "../../db/client.ts";
+import { asc, eq, sql } from "drizzle-orm";
+import { preparedRows, type Db, type Tx } from "../../db/client.ts";
 import { bankAccounts, customers, invoiceAllowanceCharges, invoiceLines, invoices, organizations, vatRates } from "../../db/schema.ts";
 import {
   DOCUMENT_LANGUAGES,
@@ -48,12 +48,13 @@ function party(row: PartyFields, companyNumber: string | null, contactName: stri
  * (optional within SEPA). The account is the organisation's, so its name is the organisation's.
  */
 function payeeOf(tx: Tx, orgId: string, defaultId: string | null, holder: string): IssuedDocument["payee"] {
-  const active = tx
-    .select()
-    .from(bankAccounts)
-    .where(inOrg(bankAccounts, orgId, eq(bankAccounts.isActive, true)))
-    .orderBy(asc(bankAccounts.createdAt), asc(bankAccounts.id))
-    .all();
+  const active = preparedRows(tx, "document: active bank accounts", bankAccounts, (tx) =>
+    tx
+      .select()
+      .from(bankAccounts)
+      .where(inOrg(bankAccounts, sql.placeholder("orgId"), eq(bankAccounts.isActive, true)))
+      .orderBy(asc(bankAccounts.createdAt), asc(bankAccounts.id)),
+  ).all({ orgId });
   const account = active.find((a) => a.id === defaultId) ?? active[0];
   return account ? { iban: account.iban, bic: account.bic, accountName: holder } : null;
 }
@@ -63,7 +64,7 @@ function payeeOf(tx: Tx, orgId: string, defaultId: string | null, holder: string
  * what a draft shows, and what finalize freezes (`invoices.issued_parties`).
  */
 export function currentParties(tx: Tx, orgId: string, customerId: string): IssuedParties {
-  const org = tx.select().from(organizations).where(eq(organizations.id, orgId)).get();
+  const org = preparedRows(tx, "document: organisation", organizations, (tx) => tx.select().from(organizations).where(eq(organizations.id, sql.placeholder("orgId")))).get({ orgId });
   if (!org) throw new NotFound();
   const customer = findInOrg(tx, customers, orgId, customerId);
   return {
@@ -86,23 +87,31 @@ const bySortOrder = (a: { sortOrder: number; id: string }, b: { sortOrder: numbe
 export function readDocument(tx: Tx, orgId: string, invoiceId: string): IssuedDocument {
   const invoice = findInOrg(tx, invoices, orgId, invoiceId);
   const parties = invoice.issuedParties ?? currentParties(tx, orgId, invoice.customerId);
-  const lineRows = tx
-    .select()
-    .from(invoiceLines)
-    .where(inOrg(invoiceLines, orgId, eq(invoiceLines.invoiceId, invoice.id)))
-    .all()
+  const lineRows = preparedRows(tx, "document: lines", invoiceLines, (tx) =>
+    tx
+      .select()
+      .from(invoiceLines)
+      .where(inOrg(invoiceLines, sql.placeholder("orgId"), eq(invoiceLines.invoiceId, sql.placeholder("invoiceId")))),
+  )
+    .all({ orgId, invoiceId: invoice.id })
     // in sort order, ids breaking ties: sorted here, as an ORDER BY on the id would sort in a temporary b-tree
     // (a draft's GET reads its document for its readiness; tests/invoices.test.ts checks the query plans)
     .sort(bySortOrder);
-  const acRows = tx
-    .select()
-    .from(invoiceAllowanceCharges)
-    .where(inOrg(invoiceAllowanceCharges, orgId, eq(invoiceAllowanceCharges.invoiceId, invoice.id)))
-    .all()
+  const acRows = preparedRows(tx, "document: allowances and charges", invoiceAllowanceCharges, (tx) =>
+    tx
+      .select()
+      .from(invoiceAllowanceCharges)
+      .where(inOrg(invoiceAllowanceCharges, sql.placeholder("orgId"), eq(invoiceAllowanceCharges.invoiceId, sql.placeholder("invoiceId")))),
+  )
+    .all({ orgId, invoiceId: invoice.id })
     .sort(bySortOrder);
   const rateIds = [...new Set([...lineRows, ...acRows].map((l) => l.vatRateId).filter((id): id is string => id !== null))];
   const rates = new Map(
-    (rateIds.length === 0 ? [] : tx.select().from(vatRates).where(and(inOrg(vatRates, orgId), inArray(vatRates.id, rateIds))).all()).map((r) => [r.id, r]),
+    // the organisation's rates are few: all of them, by one prepared statement, rather than a statement per set of ids
+    (rateIds.length === 0
+      ? []
+      : preparedRows(tx, "document: VAT rates", vatRates, (tx) => tx.select().from(vatRates).where(inOrg(vatRates, sql.placeholder("orgId")))).all({ orgId })
+    ).map((r) => [r.id, r]),
   );
 
   const exemptionCodes: (string | null)[] = [];

@@ -10,8 +10,8 @@
  * they are now), and the UBL's problems are the UBL renderer's own (`missingForUbl`, which also
  * answers a draft's GET /ubl), so there is one copy of the rules.
  */
-import { eq } from "drizzle-orm";
-import type { Tx } from "../../db/client.ts";
+import { eq, sql } from "drizzle-orm";
+import { prepared, type Tx } from "../../db/client.ts";
 import { customers, invoices, organizations } from "../../db/schema.ts";
 import { missingForCii } from "../documents/cii.ts";
 import { mergeFieldErrors } from "../documents/en16931.ts";
@@ -74,18 +74,22 @@ export function issuedAsEinvoice(doc: Pick<IssuedDocument, "buyer">, einvoiceBus
  */
 export function readinessOf(tx: Tx, orgId: string, invoiceId: string): Readiness {
   const doc = readDocument(tx, orgId, invoiceId);
-  const org = tx
-    .select({ einvoiceBusinessCustomers: organizations.einvoiceBusinessCustomers, checkLegalMentions: organizations.checkLegalMentions })
-    .from(organizations)
-    .where(eq(organizations.id, orgId))
-    .get();
+  const org = prepared(tx, "readiness: organisation", (tx) =>
+    tx
+      .select({ einvoiceBusinessCustomers: organizations.einvoiceBusinessCustomers, checkLegalMentions: organizations.checkLegalMentions })
+      .from(organizations)
+      .where(eq(organizations.id, sql.placeholder("orgId")))
+      .prepare(),
+  ).get({ orgId });
   // the e-invoice the customer receives: XRechnung's rules, or a Factur-X PDF's CII (EN 16931)
-  const profile = tx
-    .select({ profile: customers.einvoiceProfile })
-    .from(invoices)
-    .innerJoin(customers, eq(customers.id, invoices.customerId))
-    .where(eq(invoices.id, invoiceId))
-    .get()?.profile;
+  const profile = prepared(tx, "readiness: customer's e-invoice profile", (tx) =>
+    tx
+      .select({ profile: customers.einvoiceProfile })
+      .from(invoices)
+      .innerJoin(customers, eq(customers.id, invoices.customerId))
+      .where(eq(invoices.id, sql.placeholder("invoiceId")))
+      .prepare(),
+  ).get({ invoiceId })?.profile;
   const peppol = issuedAsEinvoice(doc, !!org?.einvoiceBusinessCustomers);
   const einvoiceRequired = peppol || profile === "xrechnung" || profile === "facturx";
   const einvoice =
