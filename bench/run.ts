@@ -8,13 +8,18 @@
  *   bun run bench --quick              100,000 invoices, 3 s per scenario (a check in under two minutes)
  *   bun run bench --json               the same results as one JSON document on stdout
  *   bun run bench --only list,show     only these scenarios (names as in the table; floors follow)
- *   options: --duration S  --warmup S  --connections N  --threads N  --reseed  --keep  --loader wrk|builtin
+ *   options: --duration S  --warmup S  --connections N  --threads N  --idle S  --reseed  --keep  --loader wrk|builtin
+ *
+ * Before each scenario it waits --idle seconds (2) and reads the load average; during it, it
+ * measures the CPU other processes used (bench/machine-load.ts): a scenario they disturbed is
+ * marked INVALID, in the table and in --json (`valid`, `invalid`).
  */
 import { Database } from "bun:sqlite";
 import { copyFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../server/config.ts";
+import { cpuSnapshot, loadAverage, MAX_OTHER_CPU_CORES, otherCpuCores } from "./machine-load.ts";
 import { ensureSeed, FULL, mb, OUT_DIR, QUICK, type SeedMeta } from "./seed.ts";
 import { spawnServer, startKontor, type Proc } from "./serve-process.ts";
 
@@ -36,6 +41,8 @@ const durationS = Number(option("--duration") ?? (quick ? 3 : 10));
 const warmupS = Number(option("--warmup") ?? (quick ? 1 : 2));
 const connections = Number(option("--connections") ?? 16);
 const threads = Number(option("--threads") ?? 1);
+/** Seconds of quiet before each scenario, after which the load average is read. */
+const idleS = Number(option("--idle") ?? 2);
 const only = option("--only")?.split(",").map((s) => s.trim()).filter(Boolean);
 const wrkPath = Bun.which("wrk");
 const loader: "wrk" | "builtin" = (option("--loader") as "wrk" | "builtin" | undefined) ?? (wrkPath ? "wrk" : "builtin");
@@ -46,7 +53,7 @@ const SCENARIO_NAMES =
   "filter-overdue search customers create payment unauthenticated rate-limited";
 if (flag("--help") || flag("-h")) {
   console.log(`usage: bun run bench [--quick] [--json] [--only a,b] [--duration S] [--warmup S] [--connections N]
-                     [--threads N] [--reseed] [--keep] [--loader wrk|builtin]
+                     [--threads N] [--idle S] [--reseed] [--keep] [--loader wrk|builtin]
 scenarios: ${SCENARIO_NAMES}`);
   process.exit(0);
 }
@@ -486,6 +493,14 @@ type Outcome = {
   probe: { status: number; body: string } | null;
   checks: { target: string; pass: boolean }[];
   pass: boolean | null;
+  /** the 1-minute load average after the idle pause before the scenario */
+  loadAverageBefore: number | null;
+  /** cores' worth of CPU used by processes other than the bench, its servers and its load generator, during the scenario */
+  otherCpuCores: number | null;
+  /** false when other processes used more than MAX_OTHER_CPU_CORES during the scenario: its figures measure them too */
+  valid: boolean;
+  /** the floor's figures beside a list or show scenario */
+  floor: { rps: number; p99Ms: number } | null;
 };
 
 function countErrors(s: Scenario, r: LoadResult): number {
@@ -575,9 +590,14 @@ async function main() {
       const headers = headersFor(s, pools);
       const probed = s.allowance === undefined ? await probe(s, target.url, headers) : null;
       if (s.allowance === undefined && warmupS > 0) await runLoad(s, target.url, headers, warmupS);
+      // a pause with nothing running, then how busy the machine is
+      if (idleS > 0) await Bun.sleep(idleS * 1000);
+      const loadAverageBefore = loadAverage();
       resetPeak(target.pid);
       log(`Running ${s.name} for ${durationS} s…`);
+      const cpuBefore = cpuSnapshot();
       const r = await runLoad(s, target.url, headers, durationS);
+      const others = otherCpuCores(cpuBefore, cpuSnapshot());
       const peak = peakRss(target.pid);
       outcomes.push({
         name: s.name,
@@ -596,6 +616,10 @@ async function main() {
         probe: probed && !s.expect.includes(probed.status) ? probed : null,
         checks: [],
         pass: null,
+        loadAverageBefore,
+        otherCpuCores: others,
+        valid: others === null || others <= MAX_OTHER_CPU_CORES,
+        floor: null,
       });
     }
     // a moment for the worker to send what the writes queued
@@ -613,6 +637,7 @@ async function main() {
     if (s.floor) {
       const base = outcomes.find((x) => x.name === s.floor);
       // a fraction of the floor only means something when the scenario itself succeeded
+      if (base) o.floor = { rps: base.rps, p99Ms: base.p99Ms };
       if (base && base.rps > 0 && o.errors < o.requests / 2) {
         o.floorPercent = (o.rps / base.rps) * 100;
         o.checks.push({ target: `≥ ${TARGETS.floorPercent}% of floor`, pass: o.floorPercent >= TARGETS.floorPercent });
@@ -653,6 +678,9 @@ async function main() {
     scenarios: outcomes,
     passed: outcomes.filter((o) => o.pass === true).length,
     failed: outcomes.filter((o) => o.pass === false).length,
+    /** scenarios during which other processes used more than maxOtherCpuCores: their figures do not count */
+    invalid: outcomes.filter((o) => !o.valid).map((o) => o.name),
+    maxOtherCpuCores: MAX_OTHER_CPU_CORES,
   };
   if (asJson) console.log(JSON.stringify(report, null, 2));
   else console.log(renderTable(report));
@@ -681,6 +709,7 @@ function renderTable(report: {
   scenarios: Outcome[];
   passed: number;
   failed: number;
+  invalid: string[];
 }): string {
   const n = (x: number | undefined) => (x ?? 0).toLocaleString("en");
   const head =
@@ -689,7 +718,7 @@ function renderTable(report: {
     `${report.dataset.reused ? ", cached" : ""})\n` +
     `${report.settings.loader} · ${report.settings.connections} connections · ${report.settings.durationSeconds} s per scenario · ` +
     `${report.settings.httpThreads} HTTP threads (Kontor and floor) · ${report.machine.cpus} CPUs · Bun ${report.machine.bun}\n`;
-  const cols = ["scenario", "req/s", "p50 ms", "p99 ms", "errors", "peak RSS", "vs floor", "result"];
+  const cols = ["scenario", "req/s", "p50 ms", "p99 ms", "errors", "peak RSS", "floor req/s", "floor p99", "vs floor", "load", "others", "result"];
   const rows = report.scenarios.map((o) => [
     o.title,
     o.rps.toFixed(0),
@@ -697,8 +726,13 @@ function renderTable(report: {
     o.p99Ms.toFixed(1),
     String(o.errors),
     o.peakRssBytes === null ? "—" : mb(o.peakRssBytes),
+    o.floor ? o.floor.rps.toFixed(0) : "",
+    o.floor ? o.floor.p99Ms.toFixed(1) : "",
     o.floorPercent === null ? "" : `${o.floorPercent.toFixed(0)}%`,
-    o.pass === null ? "(floor)" : o.pass ? "PASS" : `FAIL: ${o.checks.filter((c) => !c.pass).map((c) => c.target).join(", ")}`,
+    o.loadAverageBefore === null ? "—" : o.loadAverageBefore.toFixed(2),
+    o.otherCpuCores === null ? "—" : o.otherCpuCores.toFixed(2),
+    (o.valid ? "" : "INVALID (others busy) ") +
+      (o.pass === null ? "(floor)" : o.pass ? "PASS" : `FAIL: ${o.checks.filter((c) => !c.pass).map((c) => c.target).join(", ")}`),
   ]);
   const widths = cols.map((c, i) => Math.max(c.length, ...rows.map((r) => r[i]!.length)));
   const fmt = (r: string[]) =>
@@ -709,7 +743,10 @@ function renderTable(report: {
     `Targets: list and show ≥ ${TARGETS.floorPercent}% of the floor · p99 of every read < ${TARGETS.readP99Ms} ms · ` +
       `peak RSS < ${TARGETS.peakRssMb} MB · no errors (non-2xx where 2xx is expected; 401/429 where those are).`,
     `Result: ${report.passed} passed, ${report.failed} failed. Webhook ${report.webhook.setup}; deliveries received: ${report.webhook.deliveriesReceived}.`,
+    `load: the 1-minute load average after ${idleS} s idle before the scenario · others: cores used by processes other than the bench, its servers ` +
+      `and its load generator during it; above ${MAX_OTHER_CPU_CORES} the scenario is INVALID (it measured them too).`,
   );
+  if (report.invalid.length > 0) lines.push(`INVALID RUN: other processes were busy during ${report.invalid.join(", ")}; run again on a quiet machine.`);
   if (report.kontor.serverLoggedErrors > 0) {
     lines.push(`The server logged ${report.kontor.serverLoggedErrors} unexpected error(s): see ${report.kontor.serverLog}.`);
   }
