@@ -19,7 +19,7 @@ const answer = (message: ThreadMessage) => self.postMessage(message);
 self.addEventListener("message", async (event: MessageEvent<ThreadCommand>) => {
   if (event.data.type === "metrics") {
     // this thread's request counters, for the main thread's /metrics to add up
-    answer({ type: "metrics", id: event.data.id, metrics: runtime ? await requests.registry.getMetricsAsJSON() : [] });
+    answer({ type: "metrics", id: event.data.id, metrics: runtime ? requests.snapshot() : [] });
   } else if (event.data.type === "start") {
     const { config, shared } = event.data.setup;
     try {

@@ -15,7 +15,7 @@ import { createApp } from "./app.ts";
 import type { Config } from "./config.ts";
 import { listeningOrigin } from "./http/kernel.ts";
 import { startBackupSchedule, type BackupSchedule } from "./backup/schedule.ts";
-import { createServerMetrics, scrape, startMetricsListener, type MetricsListener } from "./metrics/server.ts";
+import type { MetricsListener } from "./metrics/server.ts";
 import { createThreadMetrics, type ThreadMetrics } from "./metrics/thread.ts";
 import type { Runtime, SharedState } from "./runtime.ts";
 import { sealPlaintextSecrets } from "./webhooks/service.ts";
@@ -33,8 +33,8 @@ export type ThreadMessage =
   | { type: "metrics"; id: number; metrics: MetricsSnapshot };
 /** What the main thread sends a thread: start, stop, or "your request counters, please" (answered with the same id). */
 export type ThreadCommand = { type: "start"; setup: ThreadSetup } | { type: "stop" } | { type: "metrics"; id: number };
-/** A thread's registry as prom-client's getMetricsAsJSON gives it (structured-cloneable). */
-export type MetricsSnapshot = Awaited<ReturnType<ThreadMetrics["registry"]["getMetricsAsJSON"]>>;
+/** A thread's counters as prom-client's getMetricsAsJSON gives them (structured-cloneable). */
+export type MetricsSnapshot = ReturnType<ThreadMetrics["snapshot"]>;
 
 /** Another process listens on the port `kontor serve` was given. */
 export class PortTaken extends Error {}
@@ -82,6 +82,8 @@ export async function startServer(
   // that runs it: the HTTP threads import this file for listen(). Loaded before the port is bound,
   // so that the worker still starts as soon as this thread answers.
   const { startBackground } = worker ? await import("./background.ts") : { startBackground: null };
+  // prom-client and the server's gauges: this thread's alone, which answers /metrics
+  const { createServerMetrics, scrape, startMetricsListener } = await import("./metrics/server.ts");
   sealPlaintextSecrets(db, secrets);
   // this thread's request counters: a scrape adds the other threads' to them
   const requests = createThreadMetrics();

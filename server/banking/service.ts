@@ -46,11 +46,8 @@ import { recordChange } from "../changes/record.ts";
 import { showExpense } from "../expenses/service.ts";
 import type { DocumentUpload } from "../http/kernel.ts";
 import type { BankStatement, BankStatementEntry } from "../inbound/bank-statement.ts";
-import { readCamt053 } from "../inbound/camt053.ts";
-import { readCoda } from "../inbound/coda.ts";
-import { decodeCoda, decodeXml, looksLikeXml } from "../inbound/decode.ts";
+import { decodeCoda, decodeXml, looksLikeXml, looksLikeZip } from "../inbound/decode.ts";
 import { InboundDocumentError, STATEMENT_FORMATS } from "../inbound/errors.ts";
-import { looksLikeZip, readZip } from "../inbound/zip.ts";
 import { showInvoice } from "../invoices/read.ts";
 import { Conflict, FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
 import { listPage, type ListQuery } from "../lib/list.ts";
@@ -62,6 +59,16 @@ import { allocateLine, handPayment, unallocateLine, type Allocation, type MatchR
 import { invoiceDueCents } from "../settlement/due.ts";
 import { directionOf, dueOf, NOT_MATCHED, type Settled } from "../settlement/payments.ts";
 import type { AllocationInput, BankTransactionBook, BankTransactionMatch, BankTransactionReclassify } from "./model.ts";
+
+/**
+ * The statement readers (camt.053, CODA, ZIP), loaded by the first import (synchronously: the
+ * import is one transaction): an HTTP thread that never imports a statement never loads them.
+ */
+const statementReaders = () => ({
+  camt053: require("../inbound/camt053.ts") as typeof import("../inbound/camt053.ts"),
+  coda: require("../inbound/coda.ts") as typeof import("../inbound/coda.ts"),
+  zip: require("../inbound/zip.ts") as typeof import("../inbound/zip.ts"),
+});
 
 type BankAccountRow = typeof bankAccounts.$inferSelect;
 type StatementRow = typeof bankStatements.$inferSelect;
@@ -78,7 +85,7 @@ type FileStatement = { file: string | null; index: number; statement: BankStatem
 /** The statements of an upload: XML is camt.053, a ZIP archive holds statement files, text that starts like a CODA header is CODA. */
 function readStatementFile(upload: DocumentUpload): FileStatement[] {
   if (looksLikeZip(upload.bytes)) {
-    const members = readZip(upload.bytes);
+    const members = statementReaders().zip.readZip(upload.bytes);
     if (members.length === 0) throw new InboundDocumentError("/", "The ZIP archive holds no file.");
     const statements = members.flatMap((member) => {
       if (looksLikeZip(member.bytes)) throw new InboundDocumentError(member.name, "The file is a ZIP archive inside the ZIP archive; Kontor reads statement files in one archive, not archives in archives.");
@@ -105,9 +112,9 @@ function memberPath(name: string, path: string): string {
 }
 
 function statementsOf(bytes: Uint8Array, charset: string | null): BankStatement[] {
-  if (looksLikeXml(bytes)) return readCamt053(decodeXml(bytes, charset));
+  if (looksLikeXml(bytes)) return statementReaders().camt053.readCamt053(decodeXml(bytes, charset));
   // a CODA file opens with its header record: record type 0, then four zeros and the creation date
-  if (/^\uFEFF?0{5}\d{6}/.test(new TextDecoder("latin1").decode(bytes.subarray(0, 16)).replace(/^ï»¿/, ""))) return readCoda(decodeCoda(bytes, charset));
+  if (/^\uFEFF?0{5}\d{6}/.test(new TextDecoder("latin1").decode(bytes.subarray(0, 16)).replace(/^ï»¿/, ""))) return statementReaders().coda.readCoda(decodeCoda(bytes, charset));
   throw new InboundDocumentError("/", `The file is no bank statement: it is neither camt.053 XML, a CODA file nor a ZIP archive. ${STATEMENT_FORMATS}`);
 }
 

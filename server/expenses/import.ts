@@ -41,7 +41,7 @@ import { VAT_CATEGORIES, type VatCategory } from "../documents/model.ts";
 import { canonicalPaymentReference } from "../documents/payment-reference.ts";
 import type { DocumentUpload } from "../http/kernel.ts";
 import { decodeXml, looksLikePdf } from "../inbound/decode.ts";
-import { readEInvoiceXml, type SupplierDocument } from "../inbound/einvoice.ts";
+import type { SupplierDocument } from "../inbound/einvoice.ts";
 import { InboundDocumentError } from "../inbound/errors.ts";
 import { Conflict, NotFound } from "../lib/errors.ts";
 import { formatCents } from "../lib/money.ts";
@@ -52,6 +52,12 @@ import { validIban } from "../lib/iban.ts";
 import { supplierForDocument } from "../suppliers/service.ts";
 import { keepReceivedDocument } from "./received-documents.ts";
 import { showExpense } from "./service.ts";
+
+/**
+ * The UBL and CII readers, loaded by the first import (synchronously: the import is one
+ * transaction): an HTTP thread that never imports an e-invoice never loads them.
+ */
+const einvoiceReader = () => require("../inbound/einvoice.ts") as typeof import("../inbound/einvoice.ts");
 
 type ExpenseRow = typeof expenses.$inferSelect;
 
@@ -87,7 +93,7 @@ function xmlFileOf(upload: DocumentUpload): ReceivedFile {
 export function importSupplierDocument(scope: Scope, received: ReceivedFile | DocumentUpload, options: { category?: string }) {
   const file = "xml" in received ? received : xmlFileOf(received);
   // the one place an e-invoice's XML is read: UBL or CII, by its root element
-  const doc = readEInvoiceXml(file.xml);
+  const doc = einvoiceReader().readEInvoiceXml(file.xml);
   // a corrective invoice with negative totals is a credit note in all but name
   const negative = doc.type === "invoice" && doc.subtotalCents < 0;
   const documentType = doc.type === "credit_note" || negative ? "credit_note" : "invoice";

@@ -32,6 +32,11 @@ export function looksLikePdf(bytes: Uint8Array): boolean {
   return new TextDecoder("latin1").decode(bytes.subarray(0, 5)) === "%PDF-";
 }
 
+/** Whether the bytes start with a ZIP local file header (or are an empty archive). */
+export function looksLikeZip(bytes: Uint8Array): boolean {
+  return bytes.length >= 4 && bytes[0] === 0x50 && bytes[1] === 0x4b && ((bytes[2] === 3 && bytes[3] === 4) || (bytes[2] === 5 && bytes[3] === 6));
+}
+
 /** Whether a file's first non-blank character opens an XML element or declaration. */
 export function looksLikeXml(bytes: Uint8Array): boolean {
   const head = new TextDecoder("latin1").decode(bytes.subarray(0, 64)).replace(/^ï»¿/, "").trimStart();

@@ -13,10 +13,6 @@ export const MAX_ZIP_UNCOMPRESSED_BYTES = 50 * 1024 * 1024;
 
 export type ZipMember = { name: string; bytes: Uint8Array };
 
-/** Whether the bytes start with a ZIP local file header (or are an empty archive). */
-export function looksLikeZip(bytes: Uint8Array): boolean {
-  return bytes.length >= 4 && bytes[0] === 0x50 && bytes[1] === 0x4b && ((bytes[2] === 3 && bytes[3] === 4) || (bytes[2] === 5 && bytes[3] === 6));
-}
 
 /** The archive's files (directories left out), in the central directory's order. */
 export function readZip(bytes: Uint8Array): ZipMember[] {

@@ -17,7 +17,7 @@ import { listeningOrigin } from "../http/kernel.ts";
 import type { Db } from "../../db/client.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
-import type { ThreadMetrics } from "./thread.ts";
+import type { MetricJson, ThreadMetrics } from "./thread.ts";
 
 type Snapshot = MetricObjectWithValues<MetricValue<string>>[];
 
@@ -96,8 +96,9 @@ export function createServerMetrics(db: Db, config: Config): ServerMetrics {
 }
 
 /** The text of a scrape: every thread's counters added up, then the server's own gauges. */
-export async function scrape(local: ThreadMetrics, others: () => Promise<Snapshot[]>, server: ServerMetrics): Promise<string> {
-  const snapshots = [await local.registry.getMetricsAsJSON(), ...(await others())] as Snapshot[];
+export async function scrape(local: ThreadMetrics, others: () => Promise<MetricJson[][]>, server: ServerMetrics): Promise<string> {
+  // the JSON prom-client's own registries write, which its aggregator reads (it never calls `collect` on them)
+  const snapshots = [local.snapshot(), ...(await others())] as unknown as Snapshot[];
   const requests = AggregatorRegistry.aggregate(snapshots);
   return `${await requests.metrics()}\n${await server.registry.metrics()}`;
 }
