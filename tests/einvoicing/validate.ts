@@ -16,7 +16,7 @@ import { join } from "node:path";
 import SaxonJS from "saxon-js";
 import { validateXML, type XMLFileInfo } from "xmllint-wasm";
 import { pathToFileURL } from "node:url";
-import { ensureCompiledRules, ruleSource, type RuleSet } from "../../scripts/einvoicing-rules.ts";
+import { ensureCompiledRules, readCompiledRules, ruleSource, type RuleSet } from "../../scripts/einvoicing-rules.ts";
 
 export type FailedAssert = { rules: RuleSet; id: string; flag: string; location: string; text: string };
 export type UblValidation = { fatal: FailedAssert[]; warnings: FailedAssert[]; xsdErrors: string[] };
@@ -29,7 +29,7 @@ const parsed = new Map<RuleSet, unknown>();
 export async function loadRules(names: readonly RuleSet[] = []): Promise<Record<RuleSet, unknown>> {
   compiled ??= ensureCompiledRules();
   const paths = await compiled;
-  for (const name of names) if (!parsed.has(name)) parsed.set(name, JSON.parse(readFileSync(paths[name], "utf8")));
+  for (const name of names) if (!parsed.has(name)) parsed.set(name, readCompiledRules(paths[name]));
   return Object.fromEntries(parsed) as Record<RuleSet, unknown>;
 }
 
