@@ -15,7 +15,7 @@ import { awaitingPayment, customers, invoices, organizations, reminderPolicies, 
 import type { DatePeriod, DeliveryRecipients, DocumentLanguage, ReminderLevel, ReminderNoteDue, SendChannel } from "../../db/values.ts";
 import { recordChange } from "../changes/record.ts";
 import { lateClaim } from "../interest/claim.ts";
-import { firstReminderAcceptedOn, issueInterestNote } from "../interest/note.ts";
+import { firstRemindersAcceptedOn, issueInterestNote } from "../interest/note.ts";
 import { showInvoice } from "../invoices/read.ts";
 import { deliveryAccepted, markSent, peppolSetupProblems, preferredChannel, queueSend } from "../invoices/deliveries.ts";
 import type { Logger } from "../log.ts";
@@ -38,7 +38,17 @@ type CustomerRow = typeof customers.$inferSelect;
  * `date` unset). `log`: where a reminder recorded with a problem (a period without a statutory
  * rate) is reported as a warning.
  */
-export type RunOptions = { date?: string; dryRun?: boolean; orgId?: string; notBeforeHour?: number; log?: Pick<Logger, "warn"> };
+export type RunOptions = {
+  date?: string;
+  dryRun?: boolean;
+  orgId?: string;
+  notBeforeHour?: number;
+  log?: Pick<Logger, "warn">;
+  /** only the counts (`recorded`), no `data`: the daily schedule's, whose memory stays that of one batch however many it records */
+  countOnly?: boolean;
+  /** invoices read at a time (RUN_BATCH); tests lower it to cross a batch's boundary with few invoices */
+  batchSize?: number;
+};
 /** One organisation's run: its local date and what was (or, dry, would be) sent. */
 export type OrgRun = { organization_id: string; date: string; enabled: boolean; data: PlannedReminder[] };
 /** A run's organisation: also how many reminders it recorded (0 when dry). */
@@ -63,19 +73,47 @@ function route(policy: ReminderPolicy, _invoice: InvoiceRow, customer: CustomerR
 type Plan = PlannedReminder & { skippedLevels: number[]; recipients: DeliveryRecipients | null; firstAccepted: string | null; levelRow: ReminderLevel; blocked: boolean; earlierNotes: ReminderNoteDue[] };
 
 /**
- * The invoice's interest notes still open (issued, something due), oldest first: the letter asks
- * for them with the invoice, one total that one bank line carrying the invoice's payment
- * reference pays (docs/banking.md: an invoice and its interest notes paid by one line).
+ * The invoices' interest notes still open (issued, something due), oldest first, by invoice, in
+ * one query: the letter asks for them with the invoice, one total that one bank line carrying the
+ * invoice's payment reference pays (docs/banking.md: an invoice and its interest notes paid by one line).
  */
-export function openInterestNotes(tx: Tx, orgId: string, invoiceId: string): ReminderNoteDue[] {
-  return tx
+export function openInterestNotes(tx: Tx, orgId: string, invoiceIds: readonly string[]): Map<string, ReminderNoteDue[]> {
+  const byInvoice = new Map<string, ReminderNoteDue[]>();
+  if (invoiceIds.length === 0) return byInvoice;
+  const rows = tx
     .select()
     .from(invoices)
-    .where(inOrg(invoices, orgId, awaitingPayment, eq(invoices.relatedInvoiceId, invoiceId), eq(invoices.type, "interest_note")))
+    .where(inOrg(invoices, orgId, awaitingPayment, inArray(invoices.relatedInvoiceId, [...invoiceIds]), eq(invoices.type, "interest_note")))
     .orderBy(asc(invoices.issueDate), asc(invoices.id))
-    .all()
-    .filter((note) => invoiceDueCents(note) > 0)
-    .map((note) => ({ id: note.id, number: note.number, issue_date: note.issueDate, amount_due_cents: invoiceDueCents(note) }));
+    .all();
+  for (const note of rows) {
+    const due = invoiceDueCents(note);
+    if (due <= 0) continue;
+    const list = byInvoice.get(note.relatedInvoiceId!) ?? [];
+    list.push({ id: note.id, number: note.number, issue_date: note.issueDate, amount_due_cents: due });
+    byInvoice.set(note.relatedInvoiceId!, list);
+  }
+  return byInvoice;
+}
+
+/**
+ * What a batch of invoices already has, read in one query each rather than one per invoice: the
+ * levels recorded (skipped ones too), the date the first reminder was accepted (Book XIX), the
+ * interest notes still open.
+ */
+type Known = { recorded: Map<string, number[]>; firstAccepted: Map<string, string | null>; notes: Map<string, ReminderNoteDue[]> };
+
+function readKnown(tx: Tx, orgId: string, invoiceIds: readonly string[]): Known {
+  const recorded = new Map<string, number[]>();
+  if (invoiceIds.length > 0) {
+    const rows = tx
+      .select({ invoiceId: reminders.invoiceId, level: reminders.level })
+      .from(reminders)
+      .where(inOrg(reminders, orgId, inArray(reminders.invoiceId, [...invoiceIds])))
+      .all();
+    for (const r of rows) recorded.set(r.invoiceId, [...(recorded.get(r.invoiceId) ?? []), r.level]);
+  }
+  return { recorded, firstAccepted: firstRemindersAcceptedOn(tx, orgId, invoiceIds), notes: openInterestNotes(tx, orgId, invoiceIds) };
 }
 
 /** What a run says of days without a statutory rate: the reminder goes, those days are not charged yet. */
@@ -90,13 +128,8 @@ export function missingRateProblem(country: string, missing: readonly DatePeriod
  * levels due at the same time are skipped: one letter, the latest, rather than a pile), or null.
  * A level before the due date is not sent once the due date has passed.
  */
-function planInvoice(tx: Tx, org: Organization & { language: DocumentLanguage }, policy: ReminderPolicy, invoice: InvoiceRow, customer: CustomerRow, date: string): Plan | null {
-  const recorded = tx
-    .select({ level: reminders.level })
-    .from(reminders)
-    .where(inOrg(reminders, org.id, eq(reminders.invoiceId, invoice.id)))
-    .all()
-    .map((r) => r.level);
+function planInvoice(tx: Tx, org: Organization & { language: DocumentLanguage }, policy: ReminderPolicy, invoice: InvoiceRow, customer: CustomerRow, date: string, known: Known): Plan | null {
+  const recorded = known.recorded.get(invoice.id) ?? [];
   const highestRecorded = Math.max(-1, ...recorded);
   const reached = policy.levels.map((level, index) => ({ level, index })).filter(({ level }) => addDays(invoice.dueDate, level.days_after_due) <= date);
   const top = reached.filter(({ level }) => level.days_after_due > 0 || date <= invoice.dueDate).at(-1);
@@ -112,7 +145,7 @@ function planInvoice(tx: Tx, org: Organization & { language: DocumentLanguage },
   const level = top.level;
   // only late payment is charged for: never with a level on or before the due date
   if ((level.charge_interest || level.charge_compensation) && level.days_after_due > 0) {
-    firstAccepted = firstReminderAcceptedOn(tx, org.id, invoice.id);
+    firstAccepted = known.firstAccepted.get(invoice.id) ?? null;
     const claim = lateClaim(tx, org.id, invoice.id, date, { firstReminderAcceptedOn: firstAccepted });
     let allowed = true;
     if (customerType === "individual") {
@@ -128,7 +161,7 @@ function planInvoice(tx: Tx, org: Organization & { language: DocumentLanguage },
       if (level.charge_interest) missingRates = claim.missing_rates;
     }
   }
-  const earlierNotes = openInterestNotes(tx, org.id, invoice.id);
+  const earlierNotes = known.notes.get(invoice.id) ?? [];
   const amountDueCents = invoiceDueCents(invoice);
   const total = totalToPayCents({ amountDueCents, earlierNotes, interestCents, compensationCents });
   const problems = [problem, missingRateProblem(org.country, missingRates)].filter((p): p is string => p !== null);
@@ -159,11 +192,27 @@ function planInvoice(tx: Tx, org: Organization & { language: DocumentLanguage },
   };
 }
 
-/** The invoices a run may remind of: open, something due, not paused, nor their customer; due early enough for the policy's first level. */
-function openInvoices(tx: Tx, orgId: string, policy: ReminderPolicy, date: string, invoiceId?: string): { invoice: InvoiceRow; customer: CustomerRow }[] {
+/** Where a walk through the open invoices is: the last one read, by the walk's order (due date, id). */
+export type RunPosition = { dueDate: string; id: string };
+
+/** How many open invoices a run reads, plans and lets go of at a time: its memory is this batch's, whatever the count. */
+export const RUN_BATCH = 500;
+
+/**
+ * The invoices a run may remind of: open, something due, not paused, nor their customer; due
+ * early enough for the policy's first level. In (due date, id) order, `limit` of them after
+ * `after` (a keyset walk: each batch starts where the last one ended, on the index).
+ */
+function openInvoices(
+  tx: Tx,
+  orgId: string,
+  policy: ReminderPolicy,
+  date: string,
+  page: { invoiceId?: string; after?: RunPosition | null; limit?: number },
+): { invoice: InvoiceRow; customer: CustomerRow }[] {
   if (policy.levels.length === 0) return [];
   const earliest = Math.min(...policy.levels.map((l) => l.days_after_due));
-  return tx
+  const query = tx
     .select({ invoice: invoices, customer: customers })
     .from(invoices)
     .innerJoin(customers, eq(customers.id, invoices.customerId))
@@ -175,11 +224,12 @@ function openInvoices(tx: Tx, orgId: string, policy: ReminderPolicy, date: strin
         sql`${invoices.totalCents} - ${invoices.paidCents} - ${invoices.creditedCents} > 0`,
         eq(invoices.remindersPaused, false),
         eq(customers.remindersPaused, false),
-        invoiceId === undefined ? undefined : eq(invoices.id, invoiceId),
+        page.invoiceId === undefined ? undefined : eq(invoices.id, page.invoiceId),
+        page.after ? sql`(${invoices.dueDate}, ${invoices.id}) > (${page.after.dueDate}, ${page.after.id})` : undefined,
       ),
     )
-    .orderBy(asc(invoices.dueDate), asc(invoices.id))
-    .all();
+    .orderBy(asc(invoices.dueDate), asc(invoices.id));
+  return page.limit === undefined ? query.all() : query.limit(page.limit).all();
 }
 
 type OrgRow = typeof organizations.$inferSelect;
@@ -187,23 +237,58 @@ const orgOf = (row: OrgRow): Organization & { language: DocumentLanguage; timezo
   id: row.id, name: row.name, currency: row.currency, country: row.country, apiAccess: row.apiAccess, language: row.language, timezone: row.timezone,
 });
 
-function planOrg(tx: Tx, row: OrgRow, date: string): { policy: ReminderPolicy; plans: Plan[] } {
+/**
+ * One batch of an organisation's run: the next `limit` open invoices after `after`, what they
+ * already have read for the whole batch, and the reminders due. `last`: where the next batch
+ * starts; null when no invoice was left.
+ */
+function planBatch(tx: Tx, row: OrgRow, date: string, after: RunPosition | null, limit: number): { policy: ReminderPolicy; plans: Plan[]; last: RunPosition | null } {
   const org = orgOf(row);
   const policy = readPolicy(tx, org.id);
-  const plans = openInvoices(tx, org.id, policy, date).flatMap(({ invoice, customer }) => planInvoice(tx, org, policy, invoice, customer, date) ?? []);
-  return { policy, plans };
+  const batch = openInvoices(tx, org.id, policy, date, { after, limit });
+  const known = readKnown(tx, org.id, batch.map((b) => b.invoice.id));
+  const plans = batch.flatMap(({ invoice, customer }) => planInvoice(tx, org, policy, invoice, customer, date, known) ?? []);
+  const end = batch.at(-1)?.invoice;
+  return { policy, plans, last: end && batch.length === limit ? { dueDate: end.dueDate, id: end.id } : null };
 }
 
 const shown = ({ skippedLevels: _s, recipients: _r, firstAccepted: _f, levelRow: _l, blocked: _b, earlierNotes: _e, ...planned }: Plan): PlannedReminder => planned;
 
-/** `GET /reminders/preview?date=`: what a run at `date` would send for this organisation; nothing is written. */
-export function previewReminders(scope: Scope, date?: string): OrgRun {
+/** The preview's page: at most PREVIEW_LIMIT reminders unless asked for fewer. */
+export const PREVIEW_LIMIT = 1000;
+export type PreviewPage = { limit?: number; after?: string; batchSize?: number };
+/** The preview's cursor: where the next page's walk starts, opaque to the client. */
+const encodePosition = (p: RunPosition) => Buffer.from(`${p.dueDate}|${p.id}`).toString("base64url");
+function decodePosition(cursor: string): RunPosition {
+  const [dueDate, id] = Buffer.from(cursor, "base64url").toString().split("|");
+  if (!dueDate || !id || !isValidDate(dueDate)) throw ValidationFailed.field("after", "The after field must be a preview's next_after, as it was given.");
+  return { dueDate, id };
+}
+
+/**
+ * `GET /reminders/preview?date=`: what a run at `date` would send for this organisation; nothing
+ * is written. At most `limit` reminders (PREVIEW_LIMIT by default), read in batches: `next_after`
+ * says where the next page starts (send it back as `after`), null when it is the last.
+ */
+export function previewReminders(scope: Scope, date?: string, page: PreviewPage = {}): OrgRun & { next_after: string | null } {
   if (date !== undefined && !isValidDate(date)) throw ValidationFailed.field("date", "The date field must be a valid date (YYYY-MM-DD).");
+  const limit = Math.min(page.limit ?? PREVIEW_LIMIT, PREVIEW_LIMIT);
+  const batchSize = page.batchSize ?? RUN_BATCH;
+  let after = page.after === undefined || page.after === "" ? null : decodePosition(page.after);
   return snapshot(scope.db, (tx) => {
     const row = tx.select().from(organizations).where(eq(organizations.id, scope.org.id)).get()!;
     const runDate = date ?? localDate(row.timezone);
-    const { policy, plans } = planOrg(tx, row, runDate);
-    return { organization_id: row.id, date: runDate, enabled: policy.enabled, data: plans.map(shown) };
+    const data: PlannedReminder[] = [];
+    let enabled = false;
+    for (;;) {
+      // a batch no larger than what the page still holds: a page ends on the invoice of its last reminder
+      const { policy, plans, last } = planBatch(tx, row, runDate, after, Math.min(batchSize, limit - data.length));
+      enabled = policy.enabled;
+      for (const plan of plans) data.push(shown(plan));
+      after = last;
+      if (last === null || data.length >= limit) break;
+    }
+    return { organization_id: row.id, date: runDate, enabled, data, next_after: after === null ? null : encodePosition(after) };
   });
 }
 
@@ -228,31 +313,37 @@ export function runReminders(db: Db, options: RunOptions = {}): OrgRunResult[] {
   for (const row of orgRows) {
     if (options.date === undefined && options.notBeforeHour !== undefined && localHour(row.timezone) < options.notBeforeHour) continue;
     const date = options.date ?? localDate(row.timezone);
-    const { plans } = snapshot(db, (tx) => planOrg(tx, row, date));
     const done: PlannedReminder[] = [];
+    const keep = options.countOnly !== true;
     let count = 0;
-    for (const plan of plans) {
-      if (plan.blocked || options.dryRun) {
-        done.push(shown(plan));
-        continue;
-      }
-      const recorded = recordReminder(db, row, plan.invoice_id, date);
-      if (recorded) {
-        done.push(recorded);
-        count++;
-        if (recorded.missing_rates.length > 0) {
-          options.log?.warn("reminder charges no interest for days without a statutory rate", {
-            organization_id: row.id,
-            invoice: recorded.invoice_number,
-            level: recorded.level,
-            missing_rates: recorded.missing_rates.map((m) => `${m.from}..${m.to}`).join(", "),
-            problem: recorded.problem,
-          });
+    // a batch at a time, each planned in a read snapshot of its own and let go of once recorded
+    let after: RunPosition | null = null;
+    do {
+      const batch = snapshot(db, (tx) => planBatch(tx, row, date, after, options.batchSize ?? RUN_BATCH));
+      after = batch.last;
+      for (const plan of batch.plans) {
+        if (plan.blocked || options.dryRun) {
+          if (keep) done.push(shown(plan));
+          continue;
         }
+        const recorded = recordReminder(db, row, plan.invoice_id, date);
+        if (recorded) {
+          if (keep) done.push(recorded);
+          count++;
+          if (recorded.missing_rates.length > 0) {
+            options.log?.warn("reminder charges no interest for days without a statutory rate", {
+              organization_id: row.id,
+              invoice: recorded.invoice_number,
+              level: recorded.level,
+              missing_rates: recorded.missing_rates.map((m) => `${m.from}..${m.to}`).join(", "),
+              problem: recorded.problem,
+            });
+          }
+        }
+        const pause = pauseMs();
+        if (pause > 0) Bun.sleepSync(pause);
       }
-      const pause = pauseMs();
-      if (pause > 0) Bun.sleepSync(pause);
-    }
+    } while (after !== null);
     runs.push({ organization_id: row.id, date, enabled: true, data: done, recorded: count });
   }
   return runs;
@@ -269,9 +360,9 @@ function recordReminder(db: Db, orgRow: OrgRow, invoiceId: string, date: string)
     const org = orgOf(orgRow);
     const policy = readPolicy(tx, org.id);
     if (!policy.enabled) return null;
-    const [found] = openInvoices(tx, org.id, policy, date, invoiceId);
+    const [found] = openInvoices(tx, org.id, policy, date, { invoiceId });
     if (!found) return null;
-    const plan = planInvoice(tx, org, policy, found.invoice, found.customer, date);
+    const plan = planInvoice(tx, org, policy, found.invoice, found.customer, date, readKnown(tx, org.id, [invoiceId]));
     if (!plan || plan.blocked) return null;
     const scope: Scope = { db: tx, org, actor: CLI_ACTOR };
     const now = nowIso();
