@@ -2,12 +2,17 @@
  * Reminder runs (docs/reminders.md#reminder-runs): for each organisation with an enabled policy, each open invoice and
  * the highest level of its policy that is due at the run's local date and not yet recorded.
  *
- * Exactly once: each reminder is recorded in a transaction of its own (SQLite's write lock), which
- * reads the invoice's recorded levels again before it inserts, and the UNIQUE (invoice_id, level)
- * key is the backstop. Two runs at once therefore record each level once between them, and a run
- * killed midway has committed whole reminders only: the next run records the rest. The reminder,
- * its interest note and its queued delivery commit together; the delivery then follows the
- * sending outbox's own guarantee.
+ * Exactly once: reminders are recorded a few at a time (RECORD_BATCH) in a transaction of their
+ * own (SQLite's write lock), which reads the invoices' recorded levels again before it inserts, and
+ * the UNIQUE (invoice_id, level) key is the backstop. Two runs at once therefore record each level
+ * once between them, and a run killed midway has committed whole reminders only: the next run
+ * records the rest. The reminder, its interest note and its queued delivery commit together; the
+ * delivery then follows the sending outbox's own guarantee.
+ *
+ * In bounded memory (docs/reminders.md#runs-at-scale): the open invoices are walked in keyset
+ * batches (RUN_BATCH, by due date and id), what a batch already has is read in one query per
+ * table, and nothing is rendered: a letter's PDF, its interest note's PDF and e-invoice are drawn
+ * when the outbox sends them (or, manual, when someone downloads them).
  */
 import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
 import type { Db, Tx } from "../../db/client.ts";
@@ -48,6 +53,8 @@ export type RunOptions = {
   countOnly?: boolean;
   /** invoices read at a time (RUN_BATCH); tests lower it to cross a batch's boundary with few invoices */
   batchSize?: number;
+  /** reminders recorded per transaction (RECORD_BATCH) */
+  recordBatch?: number;
 };
 /** One organisation's run: its local date and what was (or, dry, would be) sent. */
 export type OrgRun = { organization_id: string; date: string; enabled: boolean; data: PlannedReminder[] };
@@ -197,6 +204,11 @@ export type RunPosition = { dueDate: string; id: string };
 
 /** How many open invoices a run reads, plans and lets go of at a time: its memory is this batch's, whatever the count. */
 export const RUN_BATCH = 500;
+/**
+ * How many reminders one write transaction records: planned again together under the write lock,
+ * which is held for a few tens of milliseconds at most, so that the API's writes wait little.
+ */
+export const RECORD_BATCH = 50;
 
 /**
  * The invoices a run may remind of: open, something due, not paused, nor their customer; due
@@ -208,7 +220,7 @@ function openInvoices(
   orgId: string,
   policy: ReminderPolicy,
   date: string,
-  page: { invoiceId?: string; after?: RunPosition | null; limit?: number },
+  page: { invoiceIds?: string[]; after?: RunPosition | null; limit?: number },
 ): { invoice: InvoiceRow; customer: CustomerRow }[] {
   if (policy.levels.length === 0) return [];
   const earliest = Math.min(...policy.levels.map((l) => l.days_after_due));
@@ -224,7 +236,7 @@ function openInvoices(
         sql`${invoices.totalCents} - ${invoices.paidCents} - ${invoices.creditedCents} > 0`,
         eq(invoices.remindersPaused, false),
         eq(customers.remindersPaused, false),
-        page.invoiceId === undefined ? undefined : eq(invoices.id, page.invoiceId),
+        page.invoiceIds === undefined ? undefined : inArray(invoices.id, page.invoiceIds),
         page.after ? sql`(${invoices.dueDate}, ${invoices.id}) > (${page.after.dueDate}, ${page.after.id})` : undefined,
       ),
     )
@@ -315,19 +327,23 @@ export function runReminders(db: Db, options: RunOptions = {}): OrgRunResult[] {
     const date = options.date ?? localDate(row.timezone);
     const done: PlannedReminder[] = [];
     const keep = options.countOnly !== true;
+    const pause = pauseMs();
+    // the tests' pause hook records one reminder a transaction, so that a kill falls between two commits
+    const recordBatch = options.recordBatch ?? (pause > 0 ? 1 : RECORD_BATCH);
     let count = 0;
     // a batch at a time, each planned in a read snapshot of its own and let go of once recorded
     let after: RunPosition | null = null;
     do {
       const batch = snapshot(db, (tx) => planBatch(tx, row, date, after, options.batchSize ?? RUN_BATCH));
       after = batch.last;
+      const toRecord: string[] = [];
       for (const plan of batch.plans) {
         if (plan.blocked || options.dryRun) {
           if (keep) done.push(shown(plan));
-          continue;
-        }
-        const recorded = recordReminder(db, row, plan.invoice_id, date);
-        if (recorded) {
+        } else toRecord.push(plan.invoice_id);
+      }
+      for (let i = 0; i < toRecord.length; i += recordBatch) {
+        for (const recorded of recordReminders(db, row, toRecord.slice(i, i + recordBatch), date)) {
           if (keep) done.push(recorded);
           count++;
           if (recorded.missing_rates.length > 0) {
@@ -340,7 +356,6 @@ export function runReminders(db: Db, options: RunOptions = {}): OrgRunResult[] {
             });
           }
         }
-        const pause = pauseMs();
         if (pause > 0) Bun.sleepSync(pause);
       }
     } while (after !== null);
@@ -350,77 +365,84 @@ export function runReminders(db: Db, options: RunOptions = {}): OrgRunResult[] {
 }
 
 /**
- * Records one invoice's reminder in one transaction, planned again under the write lock (another
- * run may have recorded it, a payment may have settled the invoice since the plan): the skipped
- * levels, the reminder, its interest note, its delivery (or, manual, its event). null: nothing
- * left to do.
+ * Records the reminders of these invoices in one transaction, planned again under the write lock
+ * (another run may have recorded one, a payment may have settled an invoice since the plan), with
+ * what they already have read once for all of them: for each, the skipped levels, the reminder,
+ * its interest note, its delivery (or, manual, its event). Returns those recorded.
  */
-function recordReminder(db: Db, orgRow: OrgRow, invoiceId: string, date: string): PlannedReminder | null {
+function recordReminders(db: Db, orgRow: OrgRow, invoiceIds: string[], date: string): PlannedReminder[] {
   return transaction(db, (tx) => {
     const org = orgOf(orgRow);
     const policy = readPolicy(tx, org.id);
-    if (!policy.enabled) return null;
-    const [found] = openInvoices(tx, org.id, policy, date, { invoiceId });
-    if (!found) return null;
-    const plan = planInvoice(tx, org, policy, found.invoice, found.customer, date, readKnown(tx, org.id, [invoiceId]));
-    if (!plan || plan.blocked) return null;
-    const scope: Scope = { db: tx, org, actor: CLI_ACTOR };
-    const now = nowIso();
-    const base = {
-      organizationId: org.id,
-      invoiceId,
-      customerId: found.customer.id,
-      runDate: date,
-      channel: plan.channel,
-      language: plan.language,
-      amountDueCents: invoiceDueCents(found.invoice),
-      interestNoteId: null,
-      deliveryId: null,
-      createdAt: now,
-      earlierNotes: [] as ReminderNoteDue[],
-      missingRates: [] as DatePeriod[],
-    };
-    for (const level of plan.skippedLevels) {
-      tx.insert(reminders)
-        .values({ ...base, id: newId(), level, daysAfterDue: policy.levels[level]!.days_after_due, skipped: true, interestCents: 0, compensationCents: 0 })
-        .onConflictDoNothing()
-        .run();
-    }
-    const interestCents = toCents(plan.interest)!;
-    const compensationCents = toCents(plan.compensation)!;
-    const id = newId();
-    const inserted = tx
-      .insert(reminders)
-      .values({ ...base, id, level: plan.level, daysAfterDue: plan.days_after_due, skipped: false, interestCents, compensationCents, earlierNotes: plan.earlierNotes, missingRates: plan.missing_rates })
-      .onConflictDoNothing()
-      .returning({ id: reminders.id })
-      .get();
-    if (!inserted) return null;
-    let noteId: string | null = null;
-    if (interestCents > 0 || compensationCents > 0) {
-      // recorded only: its PDF and e-invoice are rendered when the outbox sends it, with the reminder
-      noteId = issueInterestNote(tx, scope, invoiceId, date, {
-        firstReminderAcceptedOn: plan.firstAccepted,
-        interest: interestCents > 0,
-        compensation: compensationCents > 0,
-      }).id;
-      tx.update(reminders).set({ interestNoteId: noteId }).where(eq(reminders.id, id)).run();
-    }
-    let delivery: QueuedDelivery | null = null;
-    if (plan.channel !== "manual") {
-      delivery = enqueueDelivery(tx, org.id, { subject: "reminder", reminderId: id, invoiceId }, plan.channel, plan.recipients!);
-      tx.update(reminders).set({ deliveryId: delivery.id }).where(eq(reminders.id, id)).run();
-      if (noteId !== null) queueNoteOverPeppol(tx, scope, found.customer, noteId);
-    } else if (noteId !== null) {
-      // a manual reminder is sent as recorded, its interest note with it (printed beside the letter)
-      markSent(tx, org.id, findInOrg(tx, invoices, org.id, noteId), now);
-      recordChange(tx, scope, { action: "invoice.sent", resource: { type: "invoice", id: noteId }, event: "invoice.sent", data: showInvoice(tx, org.id, noteId) });
-    }
-    // manual: sent as it is recorded, so its event now; a delivery's when its channel accepts it
-    const record = { action: "reminder.recorded", resource: { type: "reminder", id } };
-    recordChange(tx, scope, delivery === null ? { ...record, ...reminderSentEvent(tx, org, invoiceId, id) } : record);
-    return shown(plan);
+    if (!policy.enabled) return [];
+    const found = openInvoices(tx, org.id, policy, date, { invoiceIds });
+    const known = readKnown(tx, org.id, invoiceIds);
+    return found.flatMap(({ invoice, customer }) => {
+      const plan = planInvoice(tx, org, policy, invoice, customer, date, known);
+      return plan && !plan.blocked ? (recordOne(tx, org, policy, plan, invoice, customer, date) ?? []) : [];
+    });
   });
+}
+
+/** One reminder of a plan, in the caller's transaction; null when its level is recorded already. */
+function recordOne(tx: Tx, org: ReturnType<typeof orgOf>, policy: ReminderPolicy, plan: Plan, invoice: InvoiceRow, customer: CustomerRow, date: string): PlannedReminder | null {
+  const invoiceId = invoice.id;
+  const scope: Scope = { db: tx, org, actor: CLI_ACTOR };
+  const now = nowIso();
+  const base = {
+    organizationId: org.id,
+    invoiceId,
+    customerId: customer.id,
+    runDate: date,
+    channel: plan.channel,
+    language: plan.language,
+    amountDueCents: invoiceDueCents(invoice),
+    interestNoteId: null,
+    deliveryId: null,
+    createdAt: now,
+    earlierNotes: [] as ReminderNoteDue[],
+    missingRates: [] as DatePeriod[],
+  };
+  for (const level of plan.skippedLevels) {
+    tx.insert(reminders)
+      .values({ ...base, id: newId(), level, daysAfterDue: policy.levels[level]!.days_after_due, skipped: true, interestCents: 0, compensationCents: 0 })
+      .onConflictDoNothing()
+      .run();
+  }
+  const interestCents = toCents(plan.interest)!;
+  const compensationCents = toCents(plan.compensation)!;
+  const id = newId();
+  const inserted = tx
+    .insert(reminders)
+    .values({ ...base, id, level: plan.level, daysAfterDue: plan.days_after_due, skipped: false, interestCents, compensationCents, earlierNotes: plan.earlierNotes, missingRates: plan.missing_rates })
+    .onConflictDoNothing()
+    .returning({ id: reminders.id })
+    .get();
+  if (!inserted) return null;
+  let noteId: string | null = null;
+  if (interestCents > 0 || compensationCents > 0) {
+    // recorded only: its PDF and e-invoice are rendered when the outbox sends it, with the reminder
+    noteId = issueInterestNote(tx, scope, invoiceId, date, {
+      firstReminderAcceptedOn: plan.firstAccepted,
+      interest: interestCents > 0,
+      compensation: compensationCents > 0,
+    }).id;
+    tx.update(reminders).set({ interestNoteId: noteId }).where(eq(reminders.id, id)).run();
+  }
+  let delivery: QueuedDelivery | null = null;
+  if (plan.channel !== "manual") {
+    delivery = enqueueDelivery(tx, org.id, { subject: "reminder", reminderId: id, invoiceId }, plan.channel, plan.recipients!);
+    tx.update(reminders).set({ deliveryId: delivery.id }).where(eq(reminders.id, id)).run();
+    if (noteId !== null) queueNoteOverPeppol(tx, scope, customer, noteId);
+  } else if (noteId !== null) {
+    // a manual reminder is sent as recorded, its interest note with it (printed beside the letter)
+    markSent(tx, org.id, findInOrg(tx, invoices, org.id, noteId), now);
+    recordChange(tx, scope, { action: "invoice.sent", resource: { type: "invoice", id: noteId }, event: "invoice.sent", data: showInvoice(tx, org.id, noteId) });
+  }
+  // manual: sent as it is recorded, so its event now; a delivery's when its channel accepts it
+  const record = { action: "reminder.recorded", resource: { type: "reminder", id } };
+  recordChange(tx, scope, delivery === null ? { ...record, ...reminderSentEvent(tx, org, invoiceId, id) } : record);
+  return shown(plan);
 }
 
 /**
