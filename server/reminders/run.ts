@@ -441,7 +441,9 @@ function recordOne(tx: Tx, org: ReturnType<typeof orgOf>, policy: ReminderPolicy
   }
   // manual: sent as it is recorded, so its event now; a delivery's when its channel accepts it
   const record = { action: "reminder.recorded", resource: { type: "reminder", id } };
-  recordChange(tx, scope, delivery === null ? { ...record, ...reminderSentEvent(tx, org, invoiceId, id) } : record);
+  // the event's reminder as just written (read back, it is the same row)
+  const written: SentReminder = { id, level: plan.level, interestNoteId: noteId, interestCents, compensationCents, amountDueCents: base.amountDueCents, earlierNotes: plan.earlierNotes, missingRates: plan.missing_rates };
+  recordChange(tx, scope, delivery === null ? { ...record, ...reminderSentEvent(tx, org, invoiceId, written) } : record);
   return shown(plan);
 }
 
@@ -462,10 +464,12 @@ function queueNoteOverPeppol(tx: Tx, scope: Scope, customer: CustomerRow, noteId
  * The event's data: the invoice, and the reminder that was sent (its level, the interest note it
  * issued, the total it asks, and the days it could not charge for want of a statutory rate).
  */
-function reminderSentEvent(tx: Tx, org: Pick<Organization, "id" | "country">, invoiceId: string, reminderId: string) {
+type SentReminder = Pick<typeof reminders.$inferSelect, "id" | "level" | "interestNoteId" | "interestCents" | "compensationCents" | "amountDueCents" | "earlierNotes" | "missingRates">;
+
+function reminderSentEvent(tx: Tx, org: Pick<Organization, "id" | "country">, invoiceId: string, reminder: SentReminder) {
   const orgId = org.id;
   const country = org.country;
-  const reminder = tx.select().from(reminders).where(eq(reminders.id, reminderId)).get()!;
+  const reminderId = reminder.id;
   const total = totalToPayCents(reminder);
   return {
     event: "invoice.reminder_sent" as const,
@@ -501,7 +505,7 @@ export function onReminderAccepted(tx: Tx, delivery: QueuedDelivery): void {
   recordChange(tx, scope, {
     action: "reminder.sent",
     resource: { type: "reminder", id: delivery.reminderId },
-    ...reminderSentEvent(tx, scope.org, delivery.invoiceId, delivery.reminderId),
+    ...reminderSentEvent(tx, scope.org, delivery.invoiceId, tx.select().from(reminders).where(eq(reminders.id, delivery.reminderId)).get()!),
   });
 }
 
