@@ -118,6 +118,17 @@ describe("a batch boundary changes nothing", () => {
     expect(walked).toBe(3);
   });
 
+  test("over HTTP: limit and after page the preview; an after that is not a next_after is a 422 naming it", async () => {
+    const first = await call(batched.org, "GET", `/api/v1/reminders/preview?date=${RUN_DATE}&limit=6`);
+    expect(first.data).toHaveLength(6);
+    const rest = await call(batched.org, "GET", `/api/v1/reminders/preview?date=${RUN_DATE}&limit=6&after=${encodeURIComponent(first.next_after)}`);
+    expect(rest.next_after).toBeNull();
+    expect(shape([...first.data, ...rest.data])).toEqual(expected(numbers));
+    const bad = await env.api("GET", `/api/v1/reminders/preview?date=${RUN_DATE}&after=not-a-position`, undefined, batched.org.token);
+    expect(bad.status).toBe(422);
+    expect(Object.keys(bad.body.errors)).toEqual(["after"]);
+  });
+
   test("the run in batches of 3 recording 2 to a transaction records what the run in one batch records", () => {
     const one = runReminders(env.db, { orgId: whole.org.org.id, date: RUN_DATE });
     const small = runReminders(env.db, { orgId: batched.org.org.id, date: RUN_DATE, batchSize: 3, recordBatch: 2 });
