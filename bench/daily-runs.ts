@@ -53,7 +53,8 @@ async function child(scenario: string, dbPath: string, orgId: string): Promise<v
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
   let count = 0;
-  // the runs are synchronous: the sampler cannot run during them, so the kernel's high-water mark is read too
+  // the runs are synchronous: the sampler cannot run during them, so the kernel's high-water mark is read too.
+  // The options are cast: the file also runs, copied, on a checkout from before they existed (the "before" figures)
   switch (scenario) {
     case "reminder preview": {
       let after: string | undefined;
