@@ -193,47 +193,70 @@ describe("one query per batch, not per invoice", () => {
   });
 });
 
+/** `kontor reminders run` for one organisation, and the modules the process loaded (a preloaded probe writes Bun's registry as it exits). */
+async function runLoading(org: Org): Promise<{ runs: any[]; loaded: string[] }> {
+  const probe = join(dir, "probe.ts");
+  const out = join(dir, `loaded-${org.org.id}.json`);
+  writeFileSync(probe, `process.on("exit", () => require("node:fs").writeFileSync(process.env.LOADED_MODULES_FILE, JSON.stringify(Object.keys(require.cache))));\n`);
+  const root = join(import.meta.dir, "../..");
+  const proc = Bun.spawn(["bun", "--preload", probe, join(root, "cli/main.ts"), "reminders", "run", "--db", env.config.dbPath, "--date", "2026-03-20", "--org", org.org.id, "--json"], {
+    env: { ...process.env, KONTOR_ENV: "test", LOADED_MODULES_FILE: out },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [code, stdout, stderr] = [await proc.exited, await new Response(proc.stdout).text(), await new Response(proc.stderr).text()];
+  expect(code, stderr).toBe(0);
+  return { runs: JSON.parse(stdout), loaded: (JSON.parse(readFileSync(out, "utf8")) as string[]).map((p) => relative(root, p)) };
+}
+
+/** The PDF writer and its library: what drawing a letter or a document loads. */
+const drawing = (loaded: string[]) => loaded.filter((p) => p === "server/documents/pdf.ts" || p.includes("node_modules/pdf-lib/") || p.includes("node_modules/@pdf-lib/"));
+
 describe("a run records, it renders nothing", () => {
-  let org: Org;
-  let invoiceId: string;
+  const invoiceOf = new Map<string, string>();
+  const orgs: Record<"manual" | "email", Org | undefined> = { manual: undefined, email: undefined };
 
   beforeAll(async () => {
-    org = env.newOrg("No Render BV", { country: "BE" });
-    const rate = (await call(org, "GET", "/api/v1/vat-rates")).data.find((r: any) => r.rate === "21.00").id;
-    const customer = (await call(org, "POST", "/api/v1/customers", { name: "Brasserie Dupont SA", country: "BE", vat_number: "BE0404795549", email: "ap@dupont.example" })).data;
-    const draft = (await call(org, "POST", "/api/v1/invoices", { customer_id: customer.id, issue_date: "2026-01-05", due_date: "2026-02-01", lines: [{ description: "Beer", quantity: "1", unit_price: "1000.00", vat_rate_id: rate }] })).data;
-    invoiceId = (await call(org, "POST", `/api/v1/invoices/${draft.id}/finalize`)).data.id;
-    // a level that issues an interest note: the note is recorded and finalized, neither drawn nor written out
-    await call(org, "PUT", "/api/v1/reminder-policy", { enabled: true, channel: "manual", levels: [{ days_after_due: 10, charge_interest: true, charge_compensation: true }] });
+    for (const channel of ["manual", "email"] as const) {
+      const org = env.newOrg(`No Render ${channel} BV`, { country: "BE" });
+      orgs[channel] = org;
+      const rate = (await call(org, "GET", "/api/v1/vat-rates")).data.find((r: any) => r.rate === "21.00").id;
+      const customer = (await call(org, "POST", "/api/v1/customers", { name: "Brasserie Dupont SA", country: "BE", vat_number: "BE0404795549", email: "ap@dupont.example" })).data;
+      const draft = (await call(org, "POST", "/api/v1/invoices", { customer_id: customer.id, issue_date: "2026-01-05", due_date: "2026-02-01", lines: [{ description: "Beer", quantity: "1", unit_price: "1000.00", vat_rate_id: rate }] })).data;
+      invoiceOf.set(channel, (await call(org, "POST", `/api/v1/invoices/${draft.id}/finalize`)).data.id);
+      // a level that issues an interest note: the note is recorded and finalized, neither drawn nor written out
+      await call(org, "PUT", "/api/v1/reminder-policy", { enabled: true, channel, levels: [{ days_after_due: 10, charge_interest: true, charge_compensation: true }] });
+    }
   });
 
-  test("kontor reminders run loads neither the PDF writer nor pdf-lib, and stores the reminder and its note", async () => {
-    const probe = join(dir, "probe.ts");
-    const out = join(dir, "loaded.json");
-    writeFileSync(probe, `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(out)}, JSON.stringify(Object.keys(require.cache))));\n`);
-    const root = join(import.meta.dir, "../..");
-    const proc = Bun.spawn(["bun", "--preload", probe, join(root, "cli/main.ts"), "reminders", "run", "--db", env.config.dbPath, "--date", "2026-03-20", "--org", org.org.id, "--json"], {
-      env: { ...process.env, KONTOR_ENV: "test" },
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    const [code, stdout, stderr] = [await proc.exited, await new Response(proc.stdout).text(), await new Response(proc.stderr).text()];
-    expect(code, stderr).toBe(0);
-    expect(JSON.parse(stdout)[0].recorded).toBe(1);
-    const loaded = (JSON.parse(readFileSync(out, "utf8")) as string[]).map((p) => relative(root, p));
+  test("manual: kontor reminders run loads neither the PDF writer nor pdf-lib, and stores the reminder and its note, sent", async () => {
+    const { runs, loaded } = await runLoading(orgs.manual!);
+    expect(runs[0].recorded).toBe(1);
     expect(loaded).toContain("server/reminders/run.ts");
-    expect(loaded.filter((p) => p === "server/documents/pdf.ts" || p.includes("node_modules/pdf-lib/") || p.includes("node_modules/@pdf-lib/"))).toEqual([]);
-    const reminder = env.db.select().from(reminders).where(eq(reminders.invoiceId, invoiceId)).get()!;
+    expect(drawing(loaded)).toEqual([]);
+    const reminder = env.db.select().from(reminders).where(eq(reminders.invoiceId, invoiceOf.get("manual")!)).get()!;
     // 2 February to 20 March, 47 days on 1210.00 at 10.50 %: 121000 × 1050 × 47 / 3 650 000 = 1635.99 → 16.36; and 40.00
     expect(reminder).toMatchObject({ channel: "manual", interestCents: 1636, compensationCents: 4000, deliveryId: null });
-    const note = (await call(org, "GET", `/api/v1/invoices/${reminder.interestNoteId}`)).data;
+    const note = (await call(orgs.manual!, "GET", `/api/v1/invoices/${reminder.interestNoteId}`)).data;
     expect(note).toMatchObject({ type: "interest_note", status: "sent", total: "56.36" });
   });
 
-  test("the manual reminder's letter is drawn when it is downloaded", async () => {
-    const reminder = env.db.select().from(reminders).where(eq(reminders.invoiceId, invoiceId)).get()!;
-    const r = await env.api("GET", `/api/v1/reminders/${reminder.id}/pdf`, undefined, org.token);
+  test("manual: the letter is drawn when it is downloaded", async () => {
+    const reminder = env.db.select().from(reminders).where(eq(reminders.invoiceId, invoiceOf.get("manual")!)).get()!;
+    const r = await env.api("GET", `/api/v1/reminders/${reminder.id}/pdf`, undefined, orgs.manual!.token);
     expect(r.status).toBe(200);
     expect(r.text.startsWith("%PDF-")).toBe(true);
+  });
+
+  test("email: the run queues the delivery and renders nothing (the outbox draws the letter and the note when it sends)", async () => {
+    const { runs, loaded } = await runLoading(orgs.email!);
+    expect(runs[0].recorded).toBe(1);
+    expect(drawing(loaded)).toEqual([]);
+    const reminder = env.db.select().from(reminders).where(eq(reminders.invoiceId, invoiceOf.get("email")!)).get()!;
+    expect(reminder).toMatchObject({ channel: "email", interestCents: 1636, compensationCents: 4000 });
+    expect(reminder.deliveryId).not.toBeNull();
+    // issued, not sent: it goes with the reminder's e-mail
+    const note = (await call(orgs.email!, "GET", `/api/v1/invoices/${reminder.interestNoteId}`)).data;
+    expect(note).toMatchObject({ type: "interest_note", status: "finalized", total: "56.36" });
   });
 });
