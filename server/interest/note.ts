@@ -15,7 +15,7 @@ import type { NewLine } from "../invoices/checks.ts";
 import type { ShownInvoice } from "../invoices/read.ts";
 import { currentParties } from "../invoices/document.ts";
 import { insertDraft, invoiceService } from "../invoices/service.ts";
-import { computeClaim, readClaimInput } from "./claim.ts";
+import { computeClaim, readClaimInput, type ClaimInput } from "./claim.ts";
 import { interestWords, lawText } from "./wording.ts";
 
 /** An interest note is payable on receipt, within an invoice's default payment term, 30 days. */
@@ -57,7 +57,13 @@ export function firstRemindersAcceptedOn(tx: Tx, orgId: string, invoiceIds: read
 }
 
 /** What a note charges: both by default; a reminder level may charge only one of them (its policy). */
-export type InterestNoteOptions = { firstReminderAcceptedOn: string | null; interest?: boolean; compensation?: boolean };
+export type InterestNoteOptions = {
+  firstReminderAcceptedOn: string | null;
+  interest?: boolean;
+  compensation?: boolean;
+  /** the claim's input as the caller read it in this transaction (a reminder run's plan): not read again */
+  input?: ClaimInput;
+};
 
 function oneLine(description: string, cents: number): NewLine {
   return {
@@ -87,7 +93,7 @@ export function createInterestNoteDraft(tx: Tx, scope: Scope, invoiceId: string,
   if (!isValidDate(asOf)) bag.add("as_of", "The date must be a valid date, YYYY-MM-DD.");
   else if (asOf > today()) bag.add("as_of", `The date must not be later than today (${today()}): interest is charged for days gone by.`);
   bag.throwIfAny();
-  const input = readClaimInput(tx, scope.org.id, invoiceId, asOf, opts);
+  const input = opts.input ?? readClaimInput(tx, scope.org.id, invoiceId, asOf, opts);
   const figures = computeClaim(input);
   const { claim } = figures;
   const chargeInterest = opts.interest !== false && figures.chargeableInterestCents > 0;

@@ -19,7 +19,7 @@ import type { Db, Tx } from "../../db/client.ts";
 import { awaitingPayment, customers, invoices, organizations, reminderPolicies, reminders } from "../../db/schema.ts";
 import type { DatePeriod, DeliveryRecipients, DocumentLanguage, ReminderLevel, ReminderNoteDue, SendChannel } from "../../db/values.ts";
 import { recordChange } from "../changes/record.ts";
-import { lateClaim } from "../interest/claim.ts";
+import { computeClaim, readClaimInput, type ClaimInput } from "../interest/claim.ts";
 import { firstRemindersAcceptedOn, issueInterestNote } from "../interest/note.ts";
 import { showInvoice } from "../invoices/read.ts";
 import { deliveryAccepted, markSent, peppolSetupProblems, preferredChannel, queueSend } from "../invoices/deliveries.ts";
@@ -77,7 +77,15 @@ function route(policy: ReminderPolicy, _invoice: InvoiceRow, customer: CustomerR
 }
 
 /** `blocked`: it cannot go (no e-mail address) and is not recorded; a missing rate does not block it. */
-type Plan = PlannedReminder & { skippedLevels: number[]; recipients: DeliveryRecipients | null; firstAccepted: string | null; levelRow: ReminderLevel; blocked: boolean; earlierNotes: ReminderNoteDue[] };
+type Plan = PlannedReminder & {
+  skippedLevels: number[];
+  recipients: DeliveryRecipients | null;
+  firstAccepted: string | null;
+  levelRow: ReminderLevel;
+  blocked: boolean;
+  earlierNotes: ReminderNoteDue[];
+  claimInput: ClaimInput | null;
+};
 
 /**
  * The invoices' interest notes still open (issued, something due), oldest first, by invoice, in
@@ -149,11 +157,14 @@ function planInvoice(tx: Tx, org: Organization & { language: DocumentLanguage },
   let withheldUntil: string | null = null;
   let firstAccepted: string | null = null;
   let missingRates: DatePeriod[] = [];
+  // read once: the interest note the reminder issues in the same transaction charges from it
+  let claimInput: ClaimInput | null = null;
   const level = top.level;
   // only late payment is charged for: never with a level on or before the due date
   if ((level.charge_interest || level.charge_compensation) && level.days_after_due > 0) {
     firstAccepted = known.firstAccepted.get(invoice.id) ?? null;
-    const claim = lateClaim(tx, org.id, invoice.id, date, { firstReminderAcceptedOn: firstAccepted });
+    claimInput = readClaimInput(tx, org.id, invoice.id, date, { firstReminderAcceptedOn: firstAccepted });
+    const claim = computeClaim(claimInput).claim;
     let allowed = true;
     if (customerType === "individual") {
       // art. XIX.2 §1: nothing before 14 days after the first, free reminder was sent (accepted)
@@ -196,6 +207,7 @@ function planInvoice(tx: Tx, org: Organization & { language: DocumentLanguage },
     levelRow: level,
     blocked: problem !== null,
     earlierNotes,
+    claimInput,
   };
 }
 
@@ -264,7 +276,7 @@ function planBatch(tx: Tx, row: OrgRow, date: string, after: RunPosition | null,
   return { policy, plans, last: end && batch.length === limit ? { dueDate: end.dueDate, id: end.id } : null };
 }
 
-const shown = ({ skippedLevels: _s, recipients: _r, firstAccepted: _f, levelRow: _l, blocked: _b, earlierNotes: _e, ...planned }: Plan): PlannedReminder => planned;
+const shown = ({ skippedLevels: _s, recipients: _r, firstAccepted: _f, levelRow: _l, blocked: _b, earlierNotes: _e, claimInput: _c, ...planned }: Plan): PlannedReminder => planned;
 
 /** The preview's page: at most PREVIEW_LIMIT reminders unless asked for fewer. */
 export const PREVIEW_LIMIT = 1000;
@@ -424,6 +436,8 @@ function recordOne(tx: Tx, org: ReturnType<typeof orgOf>, policy: ReminderPolicy
     // recorded only: its PDF and e-invoice are rendered when the outbox sends it, with the reminder
     noteId = issueInterestNote(tx, scope, invoiceId, date, {
       firstReminderAcceptedOn: plan.firstAccepted,
+      // planned in this transaction: the claim the reminder charges is the note's
+      input: plan.claimInput ?? undefined,
       interest: interestCents > 0,
       compensation: compensationCents > 0,
     }).id;
