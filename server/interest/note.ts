@@ -7,7 +7,7 @@
  */
 import type { Tx } from "../../db/client.ts";
 import { findInOrg, inOrg, transaction, type Scope } from "../lib/scope.ts";
-import { asc, eq, sql } from "drizzle-orm";
+import { asc, eq, inArray, sql } from "drizzle-orm";
 import { documentDeliveries, invoices, organizations, reminders } from "../../db/schema.ts";
 import { FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
 import { addDays, isValidDate, localDate, today } from "../lib/time.ts";
@@ -15,7 +15,7 @@ import type { NewLine } from "../invoices/checks.ts";
 import type { ShownInvoice } from "../invoices/read.ts";
 import { currentParties } from "../invoices/document.ts";
 import { insertDraft, invoiceService } from "../invoices/service.ts";
-import { computeClaim, readClaimInput } from "./claim.ts";
+import { computeClaim, readClaimInput, type ClaimInput } from "./claim.ts";
 import { interestWords, lawText } from "./wording.ts";
 
 /** An interest note is payable on receipt, within an invoice's default payment term, 30 days. */
@@ -28,23 +28,42 @@ const PAYMENT_DAYS = 30;
  * Read from the reminders' and deliveries' tables (the reminders feature, a tier above, records them).
  */
 export function firstReminderAcceptedOn(tx: Tx, orgId: string, invoiceId: string): string | null {
+  return firstRemindersAcceptedOn(tx, orgId, [invoiceId]).get(invoiceId) ?? null;
+}
+
+/**
+ * `firstReminderAcceptedOn` of several invoices in one query (a reminder run's batch): each
+ * invoice's date, or null; invoices without any reminder are absent.
+ */
+export function firstRemindersAcceptedOn(tx: Tx, orgId: string, invoiceIds: readonly string[]): Map<string, string | null> {
+  const found = new Map<string, string | null>();
+  if (invoiceIds.length === 0) return found;
   const rows = tx
-    .select({ channel: reminders.channel, runDate: reminders.runDate, acceptedAt: documentDeliveries.acceptedAt })
+    .select({ invoiceId: reminders.invoiceId, channel: reminders.channel, runDate: reminders.runDate, acceptedAt: documentDeliveries.acceptedAt })
     .from(reminders)
     .leftJoin(documentDeliveries, eq(documentDeliveries.id, reminders.deliveryId))
-    .where(inOrg(reminders, orgId, eq(reminders.invoiceId, invoiceId), eq(reminders.skipped, false), sql`${reminders.daysAfterDue} > 0`))
-    .orderBy(asc(reminders.level))
+    .where(inOrg(reminders, orgId, inArray(reminders.invoiceId, [...invoiceIds]), eq(reminders.skipped, false), sql`${reminders.daysAfterDue} > 0`))
+    .orderBy(asc(reminders.invoiceId), asc(reminders.level))
     .all();
+  if (rows.length === 0) return found;
   const timezone = tx.select({ timezone: organizations.timezone }).from(organizations).where(eq(organizations.id, orgId)).get()?.timezone ?? "Europe/Brussels";
   for (const row of rows) {
-    if (row.channel === "manual") return row.runDate;
-    if (row.acceptedAt) return localDate(timezone, new Date(row.acceptedAt));
+    // the first in level order that was accepted decides; a later one is not read
+    if (found.get(row.invoiceId)) continue;
+    const accepted = row.channel === "manual" ? row.runDate : row.acceptedAt ? localDate(timezone, new Date(row.acceptedAt)) : null;
+    found.set(row.invoiceId, accepted);
   }
-  return null;
+  return found;
 }
 
 /** What a note charges: both by default; a reminder level may charge only one of them (its policy). */
-export type InterestNoteOptions = { firstReminderAcceptedOn: string | null; interest?: boolean; compensation?: boolean };
+export type InterestNoteOptions = {
+  firstReminderAcceptedOn: string | null;
+  interest?: boolean;
+  compensation?: boolean;
+  /** the claim's input as the caller read it in this transaction (a reminder run's plan): not read again */
+  input?: ClaimInput;
+};
 
 function oneLine(description: string, cents: number): NewLine {
   return {
@@ -74,7 +93,7 @@ export function createInterestNoteDraft(tx: Tx, scope: Scope, invoiceId: string,
   if (!isValidDate(asOf)) bag.add("as_of", "The date must be a valid date, YYYY-MM-DD.");
   else if (asOf > today()) bag.add("as_of", `The date must not be later than today (${today()}): interest is charged for days gone by.`);
   bag.throwIfAny();
-  const input = readClaimInput(tx, scope.org.id, invoiceId, asOf, opts);
+  const input = opts.input ?? readClaimInput(tx, scope.org.id, invoiceId, asOf, opts);
   const figures = computeClaim(input);
   const { claim } = figures;
   const chargeInterest = opts.interest !== false && figures.chargeableInterestCents > 0;

@@ -57,42 +57,60 @@ export type RunOptions = {
   orgId?: string;
   /** called after each period's transaction commits (the CLI's test hook waits there) */
   afterPeriod?: () => void;
+  /** templates read at a time (RECURRING_BATCH); tests lower it */
+  batchSize?: number;
 };
+
+/** How many due templates a run reads at a time. */
+export const RECURRING_BATCH = 500;
 
 /** Generates every due period; see the module comment. */
 export function runRecurring(db: Db, options: RunOptions = {}): RecurringReport {
   const date = options.date ?? today();
   const report: RecurringReport = { date, generated: [], failed: [] };
-  const due = db
-    .select({ id: recurringInvoices.id })
-    .from(recurringInvoices)
-    .where(
-      and(
-        sql`${recurringInvoices.status} = 'active'`,
-        lte(recurringInvoices.nextIssueDate, date),
-        options.orgId === undefined ? undefined : eq(recurringInvoices.organizationId, options.orgId),
-      ),
-    )
-    .orderBy(asc(recurringInvoices.nextIssueDate), asc(recurringInvoices.id))
-    .all();
-  for (const { id } of due) {
-    for (;;) {
-      let outcome: GeneratedInvoice | "none" | "taken";
-      try {
-        outcome = transaction(db, (tx) => generateNext(tx, id, date));
-      } catch (error) {
-        const row = db.select().from(recurringInvoices).where(eq(recurringInvoices.id, id)).get();
-        if (row) {
-          report.failed.push({ organization_id: row.organizationId, recurring_invoice_id: id, period_start: row.nextIssueDate ?? date, error: messageOf(error) });
-        }
-        break;
-      }
-      if (outcome === "none") break;
-      if (outcome !== "taken") report.generated.push(outcome);
-      options.afterPeriod?.();
-    }
+  // the templates due, a batch at a time by (next issue date, id) as they were read: a template
+  // generated moves past the run's date, one that failed stays behind the walk's position
+  let after: { nextIssueDate: string; id: string } | null = null;
+  for (;;) {
+    const due: { id: string; nextIssueDate: string | null }[] = db
+      .select({ id: recurringInvoices.id, nextIssueDate: recurringInvoices.nextIssueDate })
+      .from(recurringInvoices)
+      .where(
+        and(
+          sql`${recurringInvoices.status} = 'active'`,
+          lte(recurringInvoices.nextIssueDate, date),
+          options.orgId === undefined ? undefined : eq(recurringInvoices.organizationId, options.orgId),
+          after === null ? undefined : sql`(${recurringInvoices.nextIssueDate}, ${recurringInvoices.id}) > (${after.nextIssueDate}, ${after.id})`,
+        ),
+      )
+      .orderBy(asc(recurringInvoices.nextIssueDate), asc(recurringInvoices.id))
+      .limit(options.batchSize ?? RECURRING_BATCH)
+      .all();
+    if (due.length === 0) break;
+    const last = due.at(-1)!;
+    after = { nextIssueDate: last.nextIssueDate!, id: last.id };
+    for (const { id } of due) generateAll(db, id, date, report, options);
   }
   return report;
+}
+
+/** Every due period of one template, each in its own transaction. */
+function generateAll(db: Db, id: string, date: string, report: RecurringReport, options: RunOptions): void {
+  for (;;) {
+    let outcome: GeneratedInvoice | "none" | "taken";
+    try {
+      outcome = transaction(db, (tx) => generateNext(tx, id, date));
+    } catch (error) {
+      const row = db.select().from(recurringInvoices).where(eq(recurringInvoices.id, id)).get();
+      if (row) {
+        report.failed.push({ organization_id: row.organizationId, recurring_invoice_id: id, period_start: row.nextIssueDate ?? date, error: messageOf(error) });
+      }
+      return;
+    }
+    if (outcome === "none") return;
+    if (outcome !== "taken") report.generated.push(outcome);
+    options.afterPeriod?.();
+  }
 }
 
 /** A run's date after today: its invoices would be issued on a day that has not begun. */

@@ -117,7 +117,11 @@ export const ReminderModel = {
     },
     { title: "RemindersPause" },
   ),
-  previewQuery: t.Object({ date: t.Optional(t.String({ ...DateString, description: "The run's local date; default today in the organisation's time zone" })) }),
+  previewQuery: t.Object({
+    date: t.Optional(t.String({ ...DateString, description: "The run's local date; default today in the organisation's time zone" })),
+    limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, description: "Reminders on this page, 1–1000 (default 1000)" })),
+    after: t.Optional(t.String({ maxLength: 200, description: "The `next_after` of the previous page: the page starts after it" })),
+  }),
   planned: t.Object(
     {
       invoice_id: Uuid,

@@ -52,7 +52,7 @@ export const reminderRoutes = (kernel: Kernel) =>
       response: { 200: listResponse(ReminderModel.reminder), ...errors(422) },
       detail: { tags, summary: "List the reminders recorded by runs, newest first" },
     })
-    .get("/api/v1/reminders/preview", async ({ scope, query }) => (await import("./run.ts")).previewReminders(scope, query.date), {
+    .get("/api/v1/reminders/preview", async ({ scope, query }) => (await import("./run.ts")).previewReminders(scope, query.date, { limit: query.limit, after: query.after }), {
       ability: "invoicing.view",
       query: ReminderModel.previewQuery,
       response: {
@@ -62,7 +62,10 @@ export const reminderRoutes = (kernel: Kernel) =>
               organization_id: t.String(),
               date: DateString,
               enabled: t.Boolean({ description: "Whether runs send this policy; the preview shows what it would send either way" }),
-              data: t.Array(ReminderModel.planned),
+              data: t.Array(ReminderModel.planned, { description: "At most `limit` reminders (1,000 by default), in the order a run records them: by due date, then id" }),
+              next_after: Nullable(
+                t.String({ description: "Where the next page starts: send it back as `after` with the same date; null on the last page (a page before it may be empty)" }),
+              ),
             },
             { title: "ReminderPreview" },
           ),

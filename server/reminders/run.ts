@@ -2,20 +2,25 @@
  * Reminder runs (docs/reminders.md#reminder-runs): for each organisation with an enabled policy, each open invoice and
  * the highest level of its policy that is due at the run's local date and not yet recorded.
  *
- * Exactly once: each reminder is recorded in a transaction of its own (SQLite's write lock), which
- * reads the invoice's recorded levels again before it inserts, and the UNIQUE (invoice_id, level)
- * key is the backstop. Two runs at once therefore record each level once between them, and a run
- * killed midway has committed whole reminders only: the next run records the rest. The reminder,
- * its interest note and its queued delivery commit together; the delivery then follows the
- * sending outbox's own guarantee.
+ * Exactly once: reminders are recorded a few at a time (RECORD_BATCH) in a transaction of their
+ * own (SQLite's write lock), which reads the invoices' recorded levels again before it inserts, and
+ * the UNIQUE (invoice_id, level) key is the backstop. Two runs at once therefore record each level
+ * once between them, and a run killed midway has committed whole reminders only: the next run
+ * records the rest. The reminder, its interest note and its queued delivery commit together; the
+ * delivery then follows the sending outbox's own guarantee.
+ *
+ * In bounded memory (docs/reminders.md#runs-at-scale): the open invoices are walked in keyset
+ * batches (RUN_BATCH, by due date and id), what a batch already has is read in one query per
+ * table, and nothing is rendered: a letter's PDF, its interest note's PDF and e-invoice are drawn
+ * when the outbox sends them (or, manual, when someone downloads them).
  */
 import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
 import type { Db, Tx } from "../../db/client.ts";
 import { awaitingPayment, customers, invoices, organizations, reminderPolicies, reminders } from "../../db/schema.ts";
 import type { DatePeriod, DeliveryRecipients, DocumentLanguage, ReminderLevel, ReminderNoteDue, SendChannel } from "../../db/values.ts";
 import { recordChange } from "../changes/record.ts";
-import { lateClaim } from "../interest/claim.ts";
-import { firstReminderAcceptedOn, issueInterestNote } from "../interest/note.ts";
+import { computeClaim, readClaimInput, type ClaimInput } from "../interest/claim.ts";
+import { firstRemindersAcceptedOn, issueInterestNote } from "../interest/note.ts";
 import { showInvoice } from "../invoices/read.ts";
 import { deliveryAccepted, markSent, peppolSetupProblems, preferredChannel, queueSend } from "../invoices/deliveries.ts";
 import type { Logger } from "../log.ts";
@@ -38,7 +43,19 @@ type CustomerRow = typeof customers.$inferSelect;
  * `date` unset). `log`: where a reminder recorded with a problem (a period without a statutory
  * rate) is reported as a warning.
  */
-export type RunOptions = { date?: string; dryRun?: boolean; orgId?: string; notBeforeHour?: number; log?: Pick<Logger, "warn"> };
+export type RunOptions = {
+  date?: string;
+  dryRun?: boolean;
+  orgId?: string;
+  notBeforeHour?: number;
+  log?: Pick<Logger, "warn">;
+  /** only the counts (`recorded`), no `data`: the daily schedule's, whose memory stays that of one batch however many it records */
+  countOnly?: boolean;
+  /** invoices read at a time (RUN_BATCH); tests lower it to cross a batch's boundary with few invoices */
+  batchSize?: number;
+  /** reminders recorded per transaction (RECORD_BATCH) */
+  recordBatch?: number;
+};
 /** One organisation's run: its local date and what was (or, dry, would be) sent. */
 export type OrgRun = { organization_id: string; date: string; enabled: boolean; data: PlannedReminder[] };
 /** A run's organisation: also how many reminders it recorded (0 when dry). */
@@ -60,22 +77,58 @@ function route(policy: ReminderPolicy, _invoice: InvoiceRow, customer: CustomerR
 }
 
 /** `blocked`: it cannot go (no e-mail address) and is not recorded; a missing rate does not block it. */
-type Plan = PlannedReminder & { skippedLevels: number[]; recipients: DeliveryRecipients | null; firstAccepted: string | null; levelRow: ReminderLevel; blocked: boolean; earlierNotes: ReminderNoteDue[] };
+type Plan = PlannedReminder & {
+  skippedLevels: number[];
+  recipients: DeliveryRecipients | null;
+  firstAccepted: string | null;
+  levelRow: ReminderLevel;
+  blocked: boolean;
+  earlierNotes: ReminderNoteDue[];
+  claimInput: ClaimInput | null;
+};
 
 /**
- * The invoice's interest notes still open (issued, something due), oldest first: the letter asks
- * for them with the invoice, one total that one bank line carrying the invoice's payment
- * reference pays (docs/banking.md: an invoice and its interest notes paid by one line).
+ * The invoices' interest notes still open (issued, something due), oldest first, by invoice, in
+ * one query: the letter asks for them with the invoice, one total that one bank line carrying the
+ * invoice's payment reference pays (docs/banking.md: an invoice and its interest notes paid by one line).
  */
-export function openInterestNotes(tx: Tx, orgId: string, invoiceId: string): ReminderNoteDue[] {
-  return tx
+export function openInterestNotes(tx: Tx, orgId: string, invoiceIds: readonly string[]): Map<string, ReminderNoteDue[]> {
+  const byInvoice = new Map<string, ReminderNoteDue[]>();
+  if (invoiceIds.length === 0) return byInvoice;
+  const rows = tx
     .select()
     .from(invoices)
-    .where(inOrg(invoices, orgId, awaitingPayment, eq(invoices.relatedInvoiceId, invoiceId), eq(invoices.type, "interest_note")))
+    .where(inOrg(invoices, orgId, awaitingPayment, inArray(invoices.relatedInvoiceId, [...invoiceIds]), eq(invoices.type, "interest_note")))
     .orderBy(asc(invoices.issueDate), asc(invoices.id))
-    .all()
-    .filter((note) => invoiceDueCents(note) > 0)
-    .map((note) => ({ id: note.id, number: note.number, issue_date: note.issueDate, amount_due_cents: invoiceDueCents(note) }));
+    .all();
+  for (const note of rows) {
+    const due = invoiceDueCents(note);
+    if (due <= 0) continue;
+    const list = byInvoice.get(note.relatedInvoiceId!) ?? [];
+    list.push({ id: note.id, number: note.number, issue_date: note.issueDate, amount_due_cents: due });
+    byInvoice.set(note.relatedInvoiceId!, list);
+  }
+  return byInvoice;
+}
+
+/**
+ * What a batch of invoices already has, read in one query each rather than one per invoice: the
+ * levels recorded (skipped ones too), the date the first reminder was accepted (Book XIX), the
+ * interest notes still open.
+ */
+type Known = { recorded: Map<string, number[]>; firstAccepted: Map<string, string | null>; notes: Map<string, ReminderNoteDue[]> };
+
+function readKnown(tx: Tx, orgId: string, invoiceIds: readonly string[]): Known {
+  const recorded = new Map<string, number[]>();
+  if (invoiceIds.length > 0) {
+    const rows = tx
+      .select({ invoiceId: reminders.invoiceId, level: reminders.level })
+      .from(reminders)
+      .where(inOrg(reminders, orgId, inArray(reminders.invoiceId, [...invoiceIds])))
+      .all();
+    for (const r of rows) recorded.set(r.invoiceId, [...(recorded.get(r.invoiceId) ?? []), r.level]);
+  }
+  return { recorded, firstAccepted: firstRemindersAcceptedOn(tx, orgId, invoiceIds), notes: openInterestNotes(tx, orgId, invoiceIds) };
 }
 
 /** What a run says of days without a statutory rate: the reminder goes, those days are not charged yet. */
@@ -90,13 +143,8 @@ export function missingRateProblem(country: string, missing: readonly DatePeriod
  * levels due at the same time are skipped: one letter, the latest, rather than a pile), or null.
  * A level before the due date is not sent once the due date has passed.
  */
-function planInvoice(tx: Tx, org: Organization & { language: DocumentLanguage }, policy: ReminderPolicy, invoice: InvoiceRow, customer: CustomerRow, date: string): Plan | null {
-  const recorded = tx
-    .select({ level: reminders.level })
-    .from(reminders)
-    .where(inOrg(reminders, org.id, eq(reminders.invoiceId, invoice.id)))
-    .all()
-    .map((r) => r.level);
+function planInvoice(tx: Tx, org: Organization & { language: DocumentLanguage }, policy: ReminderPolicy, invoice: InvoiceRow, customer: CustomerRow, date: string, known: Known): Plan | null {
+  const recorded = known.recorded.get(invoice.id) ?? [];
   const highestRecorded = Math.max(-1, ...recorded);
   const reached = policy.levels.map((level, index) => ({ level, index })).filter(({ level }) => addDays(invoice.dueDate, level.days_after_due) <= date);
   const top = reached.filter(({ level }) => level.days_after_due > 0 || date <= invoice.dueDate).at(-1);
@@ -109,11 +157,14 @@ function planInvoice(tx: Tx, org: Organization & { language: DocumentLanguage },
   let withheldUntil: string | null = null;
   let firstAccepted: string | null = null;
   let missingRates: DatePeriod[] = [];
+  // read once: the interest note the reminder issues in the same transaction charges from it
+  let claimInput: ClaimInput | null = null;
   const level = top.level;
   // only late payment is charged for: never with a level on or before the due date
   if ((level.charge_interest || level.charge_compensation) && level.days_after_due > 0) {
-    firstAccepted = firstReminderAcceptedOn(tx, org.id, invoice.id);
-    const claim = lateClaim(tx, org.id, invoice.id, date, { firstReminderAcceptedOn: firstAccepted });
+    firstAccepted = known.firstAccepted.get(invoice.id) ?? null;
+    claimInput = readClaimInput(tx, org.id, invoice.id, date, { firstReminderAcceptedOn: firstAccepted });
+    const claim = computeClaim(claimInput).claim;
     let allowed = true;
     if (customerType === "individual") {
       // art. XIX.2 §1: nothing before 14 days after the first, free reminder was sent (accepted)
@@ -128,7 +179,7 @@ function planInvoice(tx: Tx, org: Organization & { language: DocumentLanguage },
       if (level.charge_interest) missingRates = claim.missing_rates;
     }
   }
-  const earlierNotes = openInterestNotes(tx, org.id, invoice.id);
+  const earlierNotes = known.notes.get(invoice.id) ?? [];
   const amountDueCents = invoiceDueCents(invoice);
   const total = totalToPayCents({ amountDueCents, earlierNotes, interestCents, compensationCents });
   const problems = [problem, missingRateProblem(org.country, missingRates)].filter((p): p is string => p !== null);
@@ -156,14 +207,36 @@ function planInvoice(tx: Tx, org: Organization & { language: DocumentLanguage },
     levelRow: level,
     blocked: problem !== null,
     earlierNotes,
+    claimInput,
   };
 }
 
-/** The invoices a run may remind of: open, something due, not paused, nor their customer; due early enough for the policy's first level. */
-function openInvoices(tx: Tx, orgId: string, policy: ReminderPolicy, date: string, invoiceId?: string): { invoice: InvoiceRow; customer: CustomerRow }[] {
+/** Where a walk through the open invoices is: the last one read, by the walk's order (due date, id). */
+export type RunPosition = { dueDate: string; id: string };
+
+/** How many open invoices a run reads, plans and lets go of at a time: its memory is this batch's, whatever the count. */
+export const RUN_BATCH = 500;
+/**
+ * How many reminders one write transaction records: planned again together under the write lock,
+ * which is held for a few tens of milliseconds at most, so that the API's writes wait little.
+ */
+export const RECORD_BATCH = 50;
+
+/**
+ * The invoices a run may remind of: open, something due, not paused, nor their customer; due
+ * early enough for the policy's first level. In (due date, id) order, `limit` of them after
+ * `after` (a keyset walk: each batch starts where the last one ended, on the index).
+ */
+function openInvoices(
+  tx: Tx,
+  orgId: string,
+  policy: ReminderPolicy,
+  date: string,
+  page: { invoiceIds?: string[]; after?: RunPosition | null; limit?: number },
+): { invoice: InvoiceRow; customer: CustomerRow }[] {
   if (policy.levels.length === 0) return [];
   const earliest = Math.min(...policy.levels.map((l) => l.days_after_due));
-  return tx
+  const query = tx
     .select({ invoice: invoices, customer: customers })
     .from(invoices)
     .innerJoin(customers, eq(customers.id, invoices.customerId))
@@ -175,11 +248,12 @@ function openInvoices(tx: Tx, orgId: string, policy: ReminderPolicy, date: strin
         sql`${invoices.totalCents} - ${invoices.paidCents} - ${invoices.creditedCents} > 0`,
         eq(invoices.remindersPaused, false),
         eq(customers.remindersPaused, false),
-        invoiceId === undefined ? undefined : eq(invoices.id, invoiceId),
+        page.invoiceIds === undefined ? undefined : inArray(invoices.id, page.invoiceIds),
+        page.after ? sql`(${invoices.dueDate}, ${invoices.id}) > (${page.after.dueDate}, ${page.after.id})` : undefined,
       ),
     )
-    .orderBy(asc(invoices.dueDate), asc(invoices.id))
-    .all();
+    .orderBy(asc(invoices.dueDate), asc(invoices.id));
+  return page.limit === undefined ? query.all() : query.limit(page.limit).all();
 }
 
 type OrgRow = typeof organizations.$inferSelect;
@@ -187,23 +261,58 @@ const orgOf = (row: OrgRow): Organization & { language: DocumentLanguage; timezo
   id: row.id, name: row.name, currency: row.currency, country: row.country, apiAccess: row.apiAccess, language: row.language, timezone: row.timezone,
 });
 
-function planOrg(tx: Tx, row: OrgRow, date: string): { policy: ReminderPolicy; plans: Plan[] } {
+/**
+ * One batch of an organisation's run: the next `limit` open invoices after `after`, what they
+ * already have read for the whole batch, and the reminders due. `last`: where the next batch
+ * starts; null when no invoice was left.
+ */
+function planBatch(tx: Tx, row: OrgRow, date: string, after: RunPosition | null, limit: number): { policy: ReminderPolicy; plans: Plan[]; last: RunPosition | null } {
   const org = orgOf(row);
   const policy = readPolicy(tx, org.id);
-  const plans = openInvoices(tx, org.id, policy, date).flatMap(({ invoice, customer }) => planInvoice(tx, org, policy, invoice, customer, date) ?? []);
-  return { policy, plans };
+  const batch = openInvoices(tx, org.id, policy, date, { after, limit });
+  const known = readKnown(tx, org.id, batch.map((b) => b.invoice.id));
+  const plans = batch.flatMap(({ invoice, customer }) => planInvoice(tx, org, policy, invoice, customer, date, known) ?? []);
+  const end = batch.at(-1)?.invoice;
+  return { policy, plans, last: end && batch.length === limit ? { dueDate: end.dueDate, id: end.id } : null };
 }
 
-const shown = ({ skippedLevels: _s, recipients: _r, firstAccepted: _f, levelRow: _l, blocked: _b, earlierNotes: _e, ...planned }: Plan): PlannedReminder => planned;
+const shown = ({ skippedLevels: _s, recipients: _r, firstAccepted: _f, levelRow: _l, blocked: _b, earlierNotes: _e, claimInput: _c, ...planned }: Plan): PlannedReminder => planned;
 
-/** `GET /reminders/preview?date=`: what a run at `date` would send for this organisation; nothing is written. */
-export function previewReminders(scope: Scope, date?: string): OrgRun {
+/** The preview's page: at most PREVIEW_LIMIT reminders unless asked for fewer. */
+export const PREVIEW_LIMIT = 1000;
+export type PreviewPage = { limit?: number; after?: string; batchSize?: number };
+/** The preview's cursor: where the next page's walk starts, opaque to the client. */
+const encodePosition = (p: RunPosition) => Buffer.from(`${p.dueDate}|${p.id}`).toString("base64url");
+function decodePosition(cursor: string): RunPosition {
+  const [dueDate, id] = Buffer.from(cursor, "base64url").toString().split("|");
+  if (!dueDate || !id || !isValidDate(dueDate)) throw ValidationFailed.field("after", "The after field must be a preview's next_after, as it was given.");
+  return { dueDate, id };
+}
+
+/**
+ * `GET /reminders/preview?date=`: what a run at `date` would send for this organisation; nothing
+ * is written. At most `limit` reminders (PREVIEW_LIMIT by default), read in batches: `next_after`
+ * says where the next page starts (send it back as `after`), null when it is the last.
+ */
+export function previewReminders(scope: Scope, date?: string, page: PreviewPage = {}): OrgRun & { next_after: string | null } {
   if (date !== undefined && !isValidDate(date)) throw ValidationFailed.field("date", "The date field must be a valid date (YYYY-MM-DD).");
+  const limit = Math.min(page.limit ?? PREVIEW_LIMIT, PREVIEW_LIMIT);
+  const batchSize = page.batchSize ?? RUN_BATCH;
+  let after = page.after === undefined || page.after === "" ? null : decodePosition(page.after);
   return snapshot(scope.db, (tx) => {
     const row = tx.select().from(organizations).where(eq(organizations.id, scope.org.id)).get()!;
     const runDate = date ?? localDate(row.timezone);
-    const { policy, plans } = planOrg(tx, row, runDate);
-    return { organization_id: row.id, date: runDate, enabled: policy.enabled, data: plans.map(shown) };
+    const data: PlannedReminder[] = [];
+    let enabled = false;
+    for (;;) {
+      // a batch no larger than what the page still holds: a page ends on the invoice of its last reminder
+      const { policy, plans, last } = planBatch(tx, row, runDate, after, Math.min(batchSize, limit - data.length));
+      enabled = policy.enabled;
+      for (const plan of plans) data.push(shown(plan));
+      after = last;
+      if (last === null || data.length >= limit) break;
+    }
+    return { organization_id: row.id, date: runDate, enabled, data, next_after: after === null ? null : encodePosition(after) };
   });
 }
 
@@ -228,108 +337,128 @@ export function runReminders(db: Db, options: RunOptions = {}): OrgRunResult[] {
   for (const row of orgRows) {
     if (options.date === undefined && options.notBeforeHour !== undefined && localHour(row.timezone) < options.notBeforeHour) continue;
     const date = options.date ?? localDate(row.timezone);
-    const { plans } = snapshot(db, (tx) => planOrg(tx, row, date));
     const done: PlannedReminder[] = [];
+    const keep = options.countOnly !== true;
+    const pause = pauseMs();
+    // the tests' pause hook records one reminder a transaction, so that a kill falls between two commits
+    const recordBatch = options.recordBatch ?? (pause > 0 ? 1 : RECORD_BATCH);
     let count = 0;
-    for (const plan of plans) {
-      if (plan.blocked || options.dryRun) {
-        done.push(shown(plan));
-        continue;
+    // a batch at a time, each planned in a read snapshot of its own and let go of once recorded
+    let after: RunPosition | null = null;
+    do {
+      const batch = snapshot(db, (tx) => planBatch(tx, row, date, after, options.batchSize ?? RUN_BATCH));
+      after = batch.last;
+      const toRecord: string[] = [];
+      for (const plan of batch.plans) {
+        if (plan.blocked || options.dryRun) {
+          if (keep) done.push(shown(plan));
+        } else toRecord.push(plan.invoice_id);
       }
-      const recorded = recordReminder(db, row, plan.invoice_id, date);
-      if (recorded) {
-        done.push(recorded);
-        count++;
-        if (recorded.missing_rates.length > 0) {
-          options.log?.warn("reminder charges no interest for days without a statutory rate", {
-            organization_id: row.id,
-            invoice: recorded.invoice_number,
-            level: recorded.level,
-            missing_rates: recorded.missing_rates.map((m) => `${m.from}..${m.to}`).join(", "),
-            problem: recorded.problem,
-          });
+      for (let i = 0; i < toRecord.length; i += recordBatch) {
+        for (const recorded of recordReminders(db, row, toRecord.slice(i, i + recordBatch), date)) {
+          if (keep) done.push(recorded);
+          count++;
+          if (recorded.missing_rates.length > 0) {
+            options.log?.warn("reminder charges no interest for days without a statutory rate", {
+              organization_id: row.id,
+              invoice: recorded.invoice_number,
+              level: recorded.level,
+              missing_rates: recorded.missing_rates.map((m) => `${m.from}..${m.to}`).join(", "),
+              problem: recorded.problem,
+            });
+          }
         }
+        if (pause > 0) Bun.sleepSync(pause);
       }
-      const pause = pauseMs();
-      if (pause > 0) Bun.sleepSync(pause);
-    }
+    } while (after !== null);
     runs.push({ organization_id: row.id, date, enabled: true, data: done, recorded: count });
   }
   return runs;
 }
 
 /**
- * Records one invoice's reminder in one transaction, planned again under the write lock (another
- * run may have recorded it, a payment may have settled the invoice since the plan): the skipped
- * levels, the reminder, its interest note, its delivery (or, manual, its event). null: nothing
- * left to do.
+ * Records the reminders of these invoices in one transaction, planned again under the write lock
+ * (another run may have recorded one, a payment may have settled an invoice since the plan), with
+ * what they already have read once for all of them: for each, the skipped levels, the reminder,
+ * its interest note, its delivery (or, manual, its event). Returns those recorded.
  */
-function recordReminder(db: Db, orgRow: OrgRow, invoiceId: string, date: string): PlannedReminder | null {
+function recordReminders(db: Db, orgRow: OrgRow, invoiceIds: string[], date: string): PlannedReminder[] {
   return transaction(db, (tx) => {
     const org = orgOf(orgRow);
     const policy = readPolicy(tx, org.id);
-    if (!policy.enabled) return null;
-    const [found] = openInvoices(tx, org.id, policy, date, invoiceId);
-    if (!found) return null;
-    const plan = planInvoice(tx, org, policy, found.invoice, found.customer, date);
-    if (!plan || plan.blocked) return null;
-    const scope: Scope = { db: tx, org, actor: CLI_ACTOR };
-    const now = nowIso();
-    const base = {
-      organizationId: org.id,
-      invoiceId,
-      customerId: found.customer.id,
-      runDate: date,
-      channel: plan.channel,
-      language: plan.language,
-      amountDueCents: invoiceDueCents(found.invoice),
-      interestNoteId: null,
-      deliveryId: null,
-      createdAt: now,
-      earlierNotes: [] as ReminderNoteDue[],
-      missingRates: [] as DatePeriod[],
-    };
-    for (const level of plan.skippedLevels) {
-      tx.insert(reminders)
-        .values({ ...base, id: newId(), level, daysAfterDue: policy.levels[level]!.days_after_due, skipped: true, interestCents: 0, compensationCents: 0 })
-        .onConflictDoNothing()
-        .run();
-    }
-    const interestCents = toCents(plan.interest)!;
-    const compensationCents = toCents(plan.compensation)!;
-    const id = newId();
-    const inserted = tx
-      .insert(reminders)
-      .values({ ...base, id, level: plan.level, daysAfterDue: plan.days_after_due, skipped: false, interestCents, compensationCents, earlierNotes: plan.earlierNotes, missingRates: plan.missing_rates })
-      .onConflictDoNothing()
-      .returning({ id: reminders.id })
-      .get();
-    if (!inserted) return null;
-    let noteId: string | null = null;
-    if (interestCents > 0 || compensationCents > 0) {
-      // recorded only: its PDF and e-invoice are rendered when the outbox sends it, with the reminder
-      noteId = issueInterestNote(tx, scope, invoiceId, date, {
-        firstReminderAcceptedOn: plan.firstAccepted,
-        interest: interestCents > 0,
-        compensation: compensationCents > 0,
-      }).id;
-      tx.update(reminders).set({ interestNoteId: noteId }).where(eq(reminders.id, id)).run();
-    }
-    let delivery: QueuedDelivery | null = null;
-    if (plan.channel !== "manual") {
-      delivery = enqueueDelivery(tx, org.id, { subject: "reminder", reminderId: id, invoiceId }, plan.channel, plan.recipients!);
-      tx.update(reminders).set({ deliveryId: delivery.id }).where(eq(reminders.id, id)).run();
-      if (noteId !== null) queueNoteOverPeppol(tx, scope, found.customer, noteId);
-    } else if (noteId !== null) {
-      // a manual reminder is sent as recorded, its interest note with it (printed beside the letter)
-      markSent(tx, org.id, findInOrg(tx, invoices, org.id, noteId), now);
-      recordChange(tx, scope, { action: "invoice.sent", resource: { type: "invoice", id: noteId }, event: "invoice.sent", data: showInvoice(tx, org.id, noteId) });
-    }
-    // manual: sent as it is recorded, so its event now; a delivery's when its channel accepts it
-    const record = { action: "reminder.recorded", resource: { type: "reminder", id } };
-    recordChange(tx, scope, delivery === null ? { ...record, ...reminderSentEvent(tx, org, invoiceId, id) } : record);
-    return shown(plan);
+    if (!policy.enabled) return [];
+    const found = openInvoices(tx, org.id, policy, date, { invoiceIds });
+    const known = readKnown(tx, org.id, invoiceIds);
+    return found.flatMap(({ invoice, customer }) => {
+      const plan = planInvoice(tx, org, policy, invoice, customer, date, known);
+      return plan && !plan.blocked ? (recordOne(tx, org, policy, plan, invoice, customer, date) ?? []) : [];
+    });
   });
+}
+
+/** One reminder of a plan, in the caller's transaction; null when its level is recorded already. */
+function recordOne(tx: Tx, org: ReturnType<typeof orgOf>, policy: ReminderPolicy, plan: Plan, invoice: InvoiceRow, customer: CustomerRow, date: string): PlannedReminder | null {
+  const invoiceId = invoice.id;
+  const scope: Scope = { db: tx, org, actor: CLI_ACTOR };
+  const now = nowIso();
+  const base = {
+    organizationId: org.id,
+    invoiceId,
+    customerId: customer.id,
+    runDate: date,
+    channel: plan.channel,
+    language: plan.language,
+    amountDueCents: invoiceDueCents(invoice),
+    interestNoteId: null,
+    deliveryId: null,
+    createdAt: now,
+    earlierNotes: [] as ReminderNoteDue[],
+    missingRates: [] as DatePeriod[],
+  };
+  for (const level of plan.skippedLevels) {
+    tx.insert(reminders)
+      .values({ ...base, id: newId(), level, daysAfterDue: policy.levels[level]!.days_after_due, skipped: true, interestCents: 0, compensationCents: 0 })
+      .onConflictDoNothing()
+      .run();
+  }
+  const interestCents = toCents(plan.interest)!;
+  const compensationCents = toCents(plan.compensation)!;
+  const id = newId();
+  const inserted = tx
+    .insert(reminders)
+    .values({ ...base, id, level: plan.level, daysAfterDue: plan.days_after_due, skipped: false, interestCents, compensationCents, earlierNotes: plan.earlierNotes, missingRates: plan.missing_rates })
+    .onConflictDoNothing()
+    .returning({ id: reminders.id })
+    .get();
+  if (!inserted) return null;
+  let noteId: string | null = null;
+  if (interestCents > 0 || compensationCents > 0) {
+    // recorded only: its PDF and e-invoice are rendered when the outbox sends it, with the reminder
+    noteId = issueInterestNote(tx, scope, invoiceId, date, {
+      firstReminderAcceptedOn: plan.firstAccepted,
+      // planned in this transaction: the claim the reminder charges is the note's
+      input: plan.claimInput ?? undefined,
+      interest: interestCents > 0,
+      compensation: compensationCents > 0,
+    }).id;
+    tx.update(reminders).set({ interestNoteId: noteId }).where(eq(reminders.id, id)).run();
+  }
+  let delivery: QueuedDelivery | null = null;
+  if (plan.channel !== "manual") {
+    delivery = enqueueDelivery(tx, org.id, { subject: "reminder", reminderId: id, invoiceId }, plan.channel, plan.recipients!);
+    tx.update(reminders).set({ deliveryId: delivery.id }).where(eq(reminders.id, id)).run();
+    if (noteId !== null) queueNoteOverPeppol(tx, scope, customer, noteId);
+  } else if (noteId !== null) {
+    // a manual reminder is sent as recorded, its interest note with it (printed beside the letter)
+    markSent(tx, org.id, findInOrg(tx, invoices, org.id, noteId), now);
+    recordChange(tx, scope, { action: "invoice.sent", resource: { type: "invoice", id: noteId }, event: "invoice.sent", data: showInvoice(tx, org.id, noteId) });
+  }
+  // manual: sent as it is recorded, so its event now; a delivery's when its channel accepts it
+  const record = { action: "reminder.recorded", resource: { type: "reminder", id } };
+  // the event's reminder as just written (read back, it is the same row)
+  const written: SentReminder = { id, level: plan.level, interestNoteId: noteId, interestCents, compensationCents, amountDueCents: base.amountDueCents, earlierNotes: plan.earlierNotes, missingRates: plan.missing_rates };
+  recordChange(tx, scope, delivery === null ? { ...record, ...reminderSentEvent(tx, org, invoiceId, written) } : record);
+  return shown(plan);
 }
 
 /**
@@ -349,10 +478,12 @@ function queueNoteOverPeppol(tx: Tx, scope: Scope, customer: CustomerRow, noteId
  * The event's data: the invoice, and the reminder that was sent (its level, the interest note it
  * issued, the total it asks, and the days it could not charge for want of a statutory rate).
  */
-function reminderSentEvent(tx: Tx, org: Pick<Organization, "id" | "country">, invoiceId: string, reminderId: string) {
+type SentReminder = Pick<typeof reminders.$inferSelect, "id" | "level" | "interestNoteId" | "interestCents" | "compensationCents" | "amountDueCents" | "earlierNotes" | "missingRates">;
+
+function reminderSentEvent(tx: Tx, org: Pick<Organization, "id" | "country">, invoiceId: string, reminder: SentReminder) {
   const orgId = org.id;
   const country = org.country;
-  const reminder = tx.select().from(reminders).where(eq(reminders.id, reminderId)).get()!;
+  const reminderId = reminder.id;
   const total = totalToPayCents(reminder);
   return {
     event: "invoice.reminder_sent" as const,
@@ -388,7 +519,7 @@ export function onReminderAccepted(tx: Tx, delivery: QueuedDelivery): void {
   recordChange(tx, scope, {
     action: "reminder.sent",
     resource: { type: "reminder", id: delivery.reminderId },
-    ...reminderSentEvent(tx, scope.org, delivery.invoiceId, delivery.reminderId),
+    ...reminderSentEvent(tx, scope.org, delivery.invoiceId, tx.select().from(reminders).where(eq(reminders.id, delivery.reminderId)).get()!),
   });
 }
 

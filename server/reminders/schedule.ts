@@ -19,7 +19,7 @@ export function startReminderSchedule(db: Db, config: Config, log?: Logger): Rem
   const cron = new Cron("5 * * * *", { protect: true }, () => {
     try {
       // a reminder recorded without the interest of days no statutory rate covers is a warning here
-      const runs = runReminders(db, { notBeforeHour: REMINDER_HOUR, log });
+      const runs = runReminders(db, { notBeforeHour: REMINDER_HOUR, log, countOnly: true });
       const sent = runs.reduce((n, run) => n + run.recorded, 0);
       if (sent > 0) log?.info("reminders recorded", { organizations: runs.length, reminders: sent });
     } catch (error) {
