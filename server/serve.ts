@@ -146,7 +146,7 @@ const THREAD_ENTRY = import.meta.url.includes("$bunfs") ? "./server/http-thread.
 
 /** A worker thread serving HTTP; resolves once it listens, rejects if it could not. */
 function startThread(setup: ThreadSetup): Promise<HttpThread> {
-  const thread = new Worker(THREAD_ENTRY);
+  const thread = new Worker(THREAD_ENTRY, { smol: true });
   const command = (message: ThreadCommand) => thread.postMessage(message);
   let onStopped: (() => void) | null = null;
   const scrapes = new Map<number, (snapshot: MetricsSnapshot) => void>();

@@ -107,7 +107,7 @@ describe("the feed", () => {
     expect(end.body.links).toMatchObject({ next: null, prev: null });
     // the 10 events kept (counted above) are all before this position: an empty page past the last, 10 / 20 = page 1
     expect(expected.length).toBe(10);
-    expect(end.body.meta).toEqual({ current_page: 1, from: null, last_page: 1, per_page: 20, to: null, total: 10, next_cursor: null });
+    expect(end.body.meta).toEqual({ current_page: 1, from: null, last_page: 1, per_page: 20, to: null, total: 10, next_cursor: null, newest_id: feed.at(-1).id });
   });
 
   test("events are written without any webhook; a subscribed webhook's delivery carries the same event and data", async () => {

@@ -156,6 +156,8 @@ export const eventFeed = {
           to: from === null ? null : from + page.length - 1,
           total,
           next_cursor: nextCursor,
+          // what a copy made now resumes from, even when every event was pruned and this page is empty
+          newest_id: String(counter(tx, scope.org.id, EVENT_SEQUENCE)),
         },
       };
     });

@@ -106,6 +106,10 @@ export function eventModel(dataSchemas: Partial<Record<EventResource, TSchema>> 
               next_cursor: t.Union([t.String(), t.Null()], {
                 description: "`after` (or `cursor`) of the next page; null when this page reached the newest event (resume later with the id of the last event read)",
               }),
+              newest_id: t.String({
+                description:
+                  "The id of the organisation's newest event now, kept or pruned (\"0\" before its first): where a copy made after this answer resumes (docs/events.md#keeping-a-copy-in-sync)",
+              }),
             },
             { title: "EventListMeta" },
           ),

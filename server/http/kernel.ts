@@ -505,7 +505,7 @@ async function readDocument(request: Request, rule: DocumentRule, facts: Request
     throw new UnsupportedMediaType(`The request body must be a file of type ${rule.mediaTypes.join(", ")} (Content-Type).`);
   }
   if (Number(request.headers.get("content-length") ?? "0") > rule.maxBytes) throw new PayloadTooLarge(rule.maxBytes);
-  const bytes = await readBytesLimited(request, rule.maxBytes);
+  const bytes = await readBytesLimited(request, rule.maxBytes, Number(request.headers.get("content-length") ?? Number.NaN));
   if (bytes.byteLength === 0) throw ValidationFailed.field("body", "The request body is empty: send the file itself.");
   facts.rawBody = `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
   const charset = params.find((p) => /^charset=/i.test(p))?.slice("charset=".length).replace(/"/g, "").trim().toLowerCase() || null;
@@ -518,8 +518,8 @@ async function readLimited(request: Request, limit: number): Promise<string> {
 }
 
 /** Reads the body's bytes, refusing (413) once they grow past `limit`. */
-async function readBytesLimited(request: Request, limit: number): Promise<Uint8Array> {
-  const bytes = await readAtMost(request.body, limit);
+async function readBytesLimited(request: Request, limit: number, announced?: number): Promise<Uint8Array> {
+  const bytes = await readAtMost(request.body, limit, announced);
   if (bytes === null) throw new PayloadTooLarge(limit);
   return bytes;
 }

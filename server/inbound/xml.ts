@@ -179,6 +179,8 @@ function buildTree(xml: string): XmlElement {
     return end + close.length;
   };
 
+  /** The name of the last start tag read, whose string the next one may share. */
+  let lastStart: string | undefined;
   // the XML declaration, when there is one, stands first (after a byte order mark)
   const declarationAt = xml.startsWith("\uFEFF") ? 1 : 0;
   // a scan by character codes, not a regular expression: no match object and substrings per tag
@@ -210,7 +212,12 @@ function buildTree(xml: string): XmlElement {
     // the name runs to white space, '/', '>' or the end
     let end = closing ? lt + 2 : lt + 1;
     for (let c = xml.charCodeAt(end); end < xml.length && c !== GT && c !== SLASH && !isSpace(c) && c !== LT; c = xml.charCodeAt(++end));
-    const qname = xml.slice(closing ? lt + 2 : lt + 1, end);
+    // the name as a string: the element it closes, or the last start tag's, when the text holds
+    // the same (most end tags, and runs of siblings), else a new slice of the text
+    const nameAt = closing ? lt + 2 : lt + 1;
+    const known = closing ? qnames.at(-1) : lastStart;
+    const qname = known !== undefined && known.length === end - nameAt && xml.startsWith(known, nameAt) ? known : xml.slice(nameAt, end);
+    if (!closing) lastStart = qname;
     if (qname === "") throw malformed(lt, "a '<' that starts no tag, comment, CDATA section or processing instruction");
     if (closing) {
       while (isSpace(xml.charCodeAt(end))) end++;

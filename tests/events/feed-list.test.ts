@@ -26,7 +26,7 @@ describe("the feed as a list", () => {
     // 5 events, 2 a page: pages of 2, 2 and 1
     const first = await ok("GET", "/api/v1/events?per_page=2&cursor=", token);
     expect(first.data.map((e: any) => e.id)).toEqual(["1", "2"]);
-    expect(first.meta).toEqual({ current_page: 1, from: 1, last_page: 3, per_page: 2, to: 2, total: 5, next_cursor: "2" });
+    expect(first.meta).toEqual({ current_page: 1, from: 1, last_page: 3, per_page: 2, to: 2, total: 5, next_cursor: "2", newest_id: "5" });
     expect(first.links.prev).toBeNull();
     expect(new URL(first.links.next).searchParams.get("cursor")).toBe("2");
     expect(new URL(first.links.first).searchParams.get("cursor")).toBe("");
@@ -38,7 +38,7 @@ describe("the feed as a list", () => {
 
     const second = await ok("GET", pathOf(first.links.next), token);
     expect(second.data.map((e: any) => e.id)).toEqual(["3", "4"]);
-    expect(second.meta).toEqual({ current_page: 2, from: 3, last_page: 3, per_page: 2, to: 4, total: 5, next_cursor: "4" });
+    expect(second.meta).toEqual({ current_page: 2, from: 3, last_page: 3, per_page: 2, to: 4, total: 5, next_cursor: "4", newest_id: "5" });
     expect(pathOf(second.links.first)).toBe(pathOf(first.links.first));
 
     // a filter counts only what it matches
@@ -95,5 +95,21 @@ describe("pruned events", () => {
     // the counter outlives the prune: the next event is 4, never a reused id
     await ok("POST", "/api/v1/customers", token, { name: "D" });
     expect((await ok("GET", "/api/v1/events?after=3", token)).data.map((e: any) => e.id)).toEqual(["4"]);
+  });
+
+  test("when every event was pruned, an empty walk still names the newest id, where a fresh copy resumes without a 410", async () => {
+    const { org, token } = env.newOrg("All Pruned BV");
+    const empty = await env.api("GET", "/api/v1/events?cursor=", undefined, token);
+    expect(empty.body.meta.newest_id).toBe("0");
+    for (const name of ["A", "B"]) await ok("POST", "/api/v1/customers", token, { name });
+    env.db.$client.run("UPDATE events SET created_at = '2020-01-01T00:00:00.000000Z' WHERE organization_id = ?", [org.id]);
+    expect(pruneEvents(env.db, 30)).toBe(2);
+    const walk = await env.api("GET", "/api/v1/events?cursor=", undefined, token);
+    expect(walk.status).toBe(200);
+    expect(walk.body.data).toEqual([]);
+    // two events were made (ids 1 and 2), both pruned: the newest is 2
+    expect(walk.body.meta.newest_id).toBe("2");
+    expect((await env.api("GET", "/api/v1/events?after=0", undefined, token)).status).toBe(410);
+    expect((await env.api("GET", `/api/v1/events?after=${walk.body.meta.newest_id}`, undefined, token)).status).toBe(200);
   });
 });
