@@ -1,5 +1,5 @@
 /**
- * Documents received over Peppol (docs/sending.md#received-documents-become-expenses): for each organisation with an access point, what its
+ * Documents received over Peppol (docs/payables.md#documents-received-over-peppol): for each organisation with an access point, what its
  * inbox holds goes through the same import as `POST /api/v1/expenses/import` (a supplier's
  * invoice becomes a pending expense with its original kept, a zero-total one a received
  * document), then is acknowledged at the access point, which takes it out of the inbox.
