@@ -1,5 +1,5 @@
 /**
- * What the largest accepted files cost in memory (docs/banking.md#size-memory-and-concurrency),
+ * What the largest accepted files cost in memory (docs/payables.md#size-memory-and-concurrency),
  * printed for the record: run `bun bench/imports-memory.ts`.
  *
  * 1. A real `kontor serve` (a fresh database, four HTTP threads) takes four parallel uploads of a

@@ -258,7 +258,7 @@ export const suppliers = sqliteTable("suppliers", partyColumns(), (t) => [
 
 /**
  * What identifies a supplier when an e-invoice's seller is matched to it (server/suppliers/identity.ts,
- * docs/banking.md#importing-supplier-e-invoices): the supplier's own fields (source `supplier`,
+ * docs/payables.md#importing-supplier-e-invoices): the supplier's own fields (source `supplier`,
  * rewritten whenever it is created or updated) and what each document filed under it said of its
  * seller (source `document`), kept even when the API would not store the value (a VAT number with
  * wrong check digits still tells two sellers apart). Values in the compared form: VAT numbers and

@@ -97,7 +97,7 @@ export const SYSTEM_ACCOUNTS = [
   "receivables", "payables", "vat_payable", "vat_receivable", "sales", "purchases", "bank", "retained_earnings", "supplier_advances", "opening_balance",
   // what interest notes post (interest and the fixed compensation)
   "late_payment_income",
-  // bank lines not yet matched or booked wait here (docs/banking.md)
+  // bank lines not yet matched or booked wait here (docs/banking.md#suspense)
   "suspense",
 ] as const;
 export type SystemAccount = (typeof SYSTEM_ACCOUNTS)[number];

@@ -18,5 +18,5 @@ END;
 INSERT INTO `journal_day_counts` (`organization_id`, `date`, `entries`)
 SELECT `organization_id`, `date`, count(*) FROM `journal_entries` GROUP BY `organization_id`, `date`;
 --> statement-breakpoint
--- expenses gained the status paid (docs/banking.md#expenses): the approved ones their payments cover already are
+-- expenses gained the status paid (docs/payables.md#expenses): the approved ones their payments cover already are
 UPDATE `expenses` SET `status` = 'paid' WHERE `status` = 'approved' AND `paid_cents` >= `amount_cents` + `vat_cents`;

@@ -26,7 +26,7 @@ export type Event = {
 /** The counter (number_sequences) an organisation's event ids are drawn from. */
 export const EVENT_SEQUENCE = "event";
 
-/** An event as the feed, `GET /events/{id}` and the webhook body show it (docs/events.md#the-event). */
+/** An event as the feed, `GET /events/{id}` and the webhook body show it (docs/events.md#an-event). */
 export type EventEnvelopeParts = {
   id: number;
   type: string;

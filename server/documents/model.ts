@@ -1,9 +1,11 @@
 /**
- * What an issued document says: the documents' input model, handed to them by the feature that
- * issues it (an invoice's, read once from the database by server/invoices/document.ts), with its
- * VAT breakdown from vat-breakdown.ts, and rendered as a Peppol BIS Billing 3.0 UBL file (ubl.ts)
- * or a PDF (pdf.ts). Renderers take this and nothing else: no database, no clock, so the same
- * document renders to the same bytes.
+ * What an issued document says (an invoice, a credit note or an interest note): the one input of
+ * every renderer, handed to them by the feature that issues it (read once from the database by
+ * server/invoices/document.ts), with its VAT breakdown from vat-breakdown.ts. It is rendered as a
+ * Peppol BIS Billing 3.0 or XRechnung UBL file (ubl.ts), a CII file (cii.ts), a PDF (pdf.ts) or a
+ * Factur-X PDF (facturx.ts), and the e-mail that carries it quotes it (server/sending/messages.ts).
+ * Renderers take this and nothing else: no database, no clock, so the same document renders to
+ * the same bytes.
  *
  * Amounts are integer cents (quantities in hundredths, rates in hundredths of a percent), as
  * stored; renderers format them with server/lib/money.ts.

@@ -1,7 +1,10 @@
 /**
  * Structured payment references: what a bank transfer carries back so that a payment can be
- * matched to its document without reading free text. Pure functions; the per-organisation
- * sequence that feeds them is drawn in server/invoices/service.ts at finalize.
+ * matched to its document without reading free text. Pure functions, used both ways: writing a
+ * finalized document's reference (`paymentReference`, from the per-organisation sequence drawn at
+ * finalize in server/invoices/numbering.ts), and recognising one where it is read
+ * (`canonicalPaymentReference`: bank statement lines, an expense's payment_reference, a payment
+ * run's transfers), so that references compare as strings.
  *
  * - Belgium: the structured communication ("gestructureerde mededeling", OGM-VCS),
  *   `+++ddd/dddd/ddddd+++`: 10 digits and 2 check digits, the 10-digit number mod 97 (97 when

@@ -1,4 +1,4 @@
-/** Expenses (api-spec 2.6, 4.6; docs/banking.md#expenses). */
+/** Expenses and received documents: the API's shapes (docs/payables.md#expenses). */
 import { t } from "elysia";
 import { Currency, DateString, ExternalId, Metadata, Money, moneyInput, Nullable, strictObject, Text, Timestamp, Uuid } from "../lib/schemas.ts";
 import { paymentInput, paymentShown } from "../settlement/model.ts";

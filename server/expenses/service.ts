@@ -1,6 +1,6 @@
 /**
- * Expenses and their approval workflow (docs/banking.md#expenses): pending → approved | rejected; an
- * approved expense is posted to the ledger and paid by payments, like an invoice.
+ * Expenses and their approval workflow (docs/payables.md#expenses): pending → approved |
+ * rejected; an approved expense is posted to the ledger and paid by payments, like an invoice.
  * Every change writes its journal entries, audit entry and webhook deliveries in its own transaction.
  */
 import { t } from "elysia";

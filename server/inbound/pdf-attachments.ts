@@ -19,7 +19,7 @@
  *   syntax: a count of the bytes before parsing would have to repeat its recovery from
  *   malformed files (it resumes at any "N G obj" it finds, inside a string or a comment too).
  *   The limits are some ten times what the largest of 55 real PDFs has
- *   (docs/banking.md#size-memory-and-concurrency), so the worst accepted file parses in under
+ *   (docs/payables.md#size-memory-and-concurrency), so the worst accepted file parses in under
  *   100 MB;
  * - every stream pdf-lib must decode to parse (object streams, cross-reference streams) and the
  *   attachment itself decode to at most MAX_DOCUMENT_BYTES, read incrementally, so a small
@@ -54,7 +54,7 @@ import { InboundDocumentError } from "./errors.ts";
 export const INVOICE_XML_NAMES = ["factur-x.xml", "zugferd-invoice.xml", "xrechnung.xml"] as const;
 /**
  * The limits of one PDF, each some ten times the most that 55 real PDFs have (Factur-X, ZUGFeRD
- * and XRechnung samples of three projects, manuals; docs/banking.md#size-memory-and-concurrency).
+ * and XRechnung samples of three projects, manuals; docs/payables.md#size-memory-and-concurrency).
  * Indirect objects: 1,214 at most (a 40-page invoice of Kontor's has a few hundred).
  */
 export const MAX_OBJECTS = 12_000;

@@ -12,7 +12,7 @@
  * - Well-formedness (XML 1.0, section 2.1) is checked while the tree is built: tags that nest
  *   and match, names, quoted and unique attributes, no markup character loose in text, one root,
  *   nothing but comments, processing instructions and white space around it. A separate
- *   validating pass held as much memory again as the tree (docs/banking.md, "Memory").
+ *   validating pass held as much memory again as the tree (docs/payables.md#size-memory-and-concurrency).
  * The size of the input is the caller's limit (the route caps the body).
  */
 import { InboundDocumentError } from "./errors.ts";
@@ -70,7 +70,7 @@ export function parseXml(xml: string): XmlElement {
  * Elements of one document at most: what bounds the tree's memory (about 240 bytes an element at
  * the peak of a parse, whatever the shape). A 10 MiB bank statement as banks write it holds about
  * one element per 40 bytes (260,000), an e-invoice of 1,000 lines some 50,000; a file of empty
- * elements could hold a million. docs/banking.md#size-memory-and-concurrency.
+ * elements could hold a million. docs/payables.md#size-memory-and-concurrency.
  */
 export const MAX_XML_ELEMENTS = 300_000;
 
@@ -102,7 +102,7 @@ function position(xml: string, index: number): string {
  * it (decoded only where they hold a reference), leaves share one empty attribute map and child
  * list, and what is open is kept in three parallel stacks (no object per element beyond the
  * element itself). A general parser's intermediate tree, built character by character, held 30 to
- * 60 times a large document's size; this holds a few times it (docs/banking.md, "Memory").
+ * 60 times a large document's size; this holds a few times it (docs/payables.md#size-memory-and-concurrency).
  */
 function buildTree(xml: string): XmlElement {
   const open: XmlElement[] = [];

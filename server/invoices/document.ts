@@ -1,8 +1,9 @@
 /**
- * The invoices' read side for their documents: an invoice or credit note read into the document
- * model of server/documents/model.ts, the one input of the UBL and PDF renderers. The seller (the
- * organisation), the buyer (the customer), the payee account, the lines with their VAT categories,
- * the VAT breakdown (server/documents/vat-breakdown.ts) and the totals. Everything is read in the
+ * The invoices' read side for their documents: an invoice, credit note or interest note read into
+ * the document model of server/documents/model.ts, the one input of the UBL, CII and PDF renderers
+ * and of the e-mail that carries the document: the seller (the organisation), the buyer (the
+ * customer), the payee account, the lines with their VAT categories, the VAT breakdown
+ * (server/documents/vat-breakdown.ts) and the totals. Everything is read in the
  * caller's transaction, so the document is one consistent snapshot (`loadDocument` opens one).
  *
  * The documents import no feature: this module hands them the data, and `documentService` gives

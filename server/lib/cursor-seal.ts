@@ -2,7 +2,7 @@
  * List cursors are sealed with AES-256-GCM under a key of the database (`server_keys`, made by the
  * migration that created it, never shown): a client can neither read what a cursor carries (its
  * sort key is a row's value, a customer's name in a proxy's log) nor make one up or edit one; a
- * cursor opens only for the list and organisation it was made for (docs/api.md#lists).
+ * cursor opens only for the list and organisation it was made for (docs/api.md#cursors-and-incremental-sync).
  */
 import { createCipheriv, createDecipheriv, createHmac } from "node:crypto";
 import { eq } from "drizzle-orm";

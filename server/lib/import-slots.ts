@@ -1,7 +1,7 @@
 /**
  * At most `KONTOR_IMPORT_CONCURRENCY` (default 2) uploaded files parsed at once per server, on all
  * its HTTP threads together: an XML or PDF parse holds several times the file's size in memory
- * while it runs (docs/banking.md, "Memory"), so the number of parses, not of requests, is what
+ * while it runs (docs/payables.md#size-memory-and-concurrency), so the number of parses, not of requests, is what
  * bounds the server's memory. The count lives in shared memory (one Int32 of SharedState), taken
  * with compare-and-swap; a further upload waits for a free slot up to `waitMs` (10 s), then is
  * answered 503 with `Retry-After`, rather than queueing without bound.

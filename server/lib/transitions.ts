@@ -1,5 +1,5 @@
 /**
- * The state machines of invoices (docs/invoicing.md#states-and-payments) and expenses (docs/banking.md#expenses) as data: for each operation the
+ * The state machines of invoices (docs/invoicing.md#states-and-payments) and expenses (docs/payables.md#expenses) as data: for each operation the
  * states it may start from and what its 409 says otherwise. One function per machine loads the
  * row in the organisation and checks the state, so every refusal has the same shape:
  * "The <noun> is <status>; <refusal>."

@@ -90,7 +90,7 @@ type Plan = PlannedReminder & {
 /**
  * The invoices' interest notes still open (issued, something due), oldest first, by invoice, in
  * one query: the letter asks for them with the invoice, one total that one bank line carrying the
- * invoice's payment reference pays (docs/banking.md: an invoice and its interest notes paid by one line).
+ * invoice's payment reference pays (docs/banking.md#suspense: an invoice and its interest notes paid by one line).
  */
 export function openInterestNotes(tx: Tx, orgId: string, invoiceIds: readonly string[]): Map<string, ReminderNoteDue[]> {
   const byInvoice = new Map<string, ReminderNoteDue[]>();

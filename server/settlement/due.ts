@@ -61,7 +61,7 @@ export const expenseMoneyComesIn = (row: ExpensePayable & Pick<ExpenseRow, "docu
   row.documentType === "credit_note" || expensePayableCents(row) < 0;
 
 /**
- * An approved expense's status once `paidCents` is paid (or refunded) on it (docs/banking.md#expenses):
+ * An approved expense's status once `paidCents` is paid (or refunded) on it (docs/payables.md#expenses):
  * paid when the payments cover its payable amount, or the refunds its excess (all of it prepaid:
  * paid on approval), approved again when a deleted payment leaves something due.
  */

@@ -45,7 +45,7 @@ export type Settled = { kind: "invoice"; row: InvoiceRow } | { kind: "expense"; 
 export type { Show };
 export { NOT_MATCHED };
 
-/** The states a document takes and gives back payments in (docs/invoicing.md#states-and-payments, docs/banking.md#expenses); the invoices' and expenses' state machines include them. */
+/** The states a document takes and gives back payments in (docs/invoicing.md#states-and-payments, docs/payables.md#expenses); the invoices' and expenses' state machines include them. */
 export const PAYMENT_TRANSITIONS = {
   invoice: {
     recordPayment: { from: AWAITING_PAYMENT, refusal: "payments are recorded on finalized, sent or partially paid invoices only" },

@@ -1,5 +1,5 @@
 /**
- * Who a supplier is, for filing a supplier's e-invoice (docs/banking.md#importing-supplier-e-invoices).
+ * Who a supplier is, for filing a supplier's e-invoice (docs/payables.md#importing-supplier-e-invoices).
  * One function decides whether a document's seller is a supplier already known: `sameSupplier`.
  *
  * - The same VAT number (BT-31, compact) is the same supplier whatever the name; different VAT

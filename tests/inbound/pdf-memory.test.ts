@@ -1,5 +1,5 @@
 /**
- * The memory a PDF upload costs while pdf-lib parses it (docs/banking.md#size-memory-and-concurrency):
+ * The memory a PDF upload costs while pdf-lib parses it (docs/payables.md#size-memory-and-concurrency):
  * the costliest shapes at Kontor's limits, 10 MiB each (pdf-shapes.ts), each parsed in a process of
  * its own, peak RSS (VmHWM) growth under the stated budget; one more value, name, reference, entry
  * or byte than a limit allows is refused, by POST /expenses/import as a 422 naming body that says
@@ -10,7 +10,7 @@ import { MAX_NAME_BYTES, MAX_NUMBER_CHARS, MAX_STRING_BYTES } from "../../server
 import { createTestEnv } from "../helpers.ts";
 import { parseShape, parseShapeAlone, pdfOfShape, PDF_BYTES, SHAPES } from "./pdf-shapes.ts";
 
-// the stated budget per parse: docs/banking.md, "Size, memory and concurrency"
+// the stated budget per parse: docs/payables.md#size-memory-and-concurrency
 const BUDGET_MB = 100;
 
 /** What each shape beyond its limit is refused with. */

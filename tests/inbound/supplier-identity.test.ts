@@ -1,5 +1,5 @@
 /**
- * Who a supplier is (server/suppliers/identity.ts, docs/banking.md#importing-supplier-e-invoices):
+ * Who a supplier is (server/suppliers/identity.ts, docs/payables.md#importing-supplier-e-invoices):
  * the rule itself on plain identities, then through the import with sellers edited in the Peppol
  * base example (its seller: "SupplierOfficialName Ltd", VAT GB1232434, registration GB983294,
  * endpoint 0088:9482348239847239874, invoice Snippet1). And the refusals that say what a file is.

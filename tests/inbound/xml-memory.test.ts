@@ -1,7 +1,7 @@
 /**
- * The memory an XML upload costs while it is parsed (docs/banking.md, "Memory"): the largest
+ * The memory an XML upload costs while it is parsed (docs/payables.md#size-memory-and-concurrency): the largest
  * accepted file (10 MiB) of three shapes, each parsed in a process of its own, its peak RSS
- * (VmHWM) above what the process held before. The budget is what docs/banking.md states; the
+ * (VmHWM) above what the process held before. The budget is what docs/payables.md states; the
  * figures are printed for the record.
  */
 import { describe, expect, test } from "bun:test";
@@ -28,7 +28,7 @@ console.log(JSON.stringify({ bytes: bytes.length, number: doc.number, growthKiB:
 `;
 
 const MIB = 1024 * 1024;
-// the stated budget per parse: docs/banking.md, "Memory" (a file has at most 300,000 elements)
+// the stated budget per parse: docs/payables.md#size-memory-and-concurrency (a file has at most 300,000 elements)
 const BUDGET_MB: Record<string, number> = { "one large text": 40, "small elements": 100, "300,000 empty elements and a large text": 100 };
 
 describe("an XML upload of 10 MiB parses within the stated memory budget", () => {

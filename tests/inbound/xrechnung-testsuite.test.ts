@@ -2,7 +2,7 @@
  * KoSIT's XRechnung test suite (tests/fixtures/xrechnung-testsuite/, origin and licence in its
  * README): every file imported alone into a fresh organisation, and all of them together into one,
  * give the same expenses with the same totals, and the suppliers that the files' own seller
- * identities make under the documented rule (docs/banking.md#importing-supplier-e-invoices): the
+ * identities make under the documented rule (docs/payables.md#importing-supplier-e-invoices): the
  * same VAT number is one supplier whatever the name, different VAT numbers (or registrations) are
  * different suppliers, names decide only where neither side has either; an e-mail endpoint (EM)
  * identifies no one. Together, a file is refused as a duplicate only when its seller is, by those

@@ -1,6 +1,6 @@
 /**
- * Documents received over Peppol (docs/sending.md#received-documents-become-expenses): for each organisation with an access point, what its
- * inbox holds goes through the same import as `POST /api/v1/expenses/import` (a supplier's
+ * Documents received over Peppol (docs/payables.md#documents-received-over-peppol): for each
+ * organisation with an access point, what its inbox holds goes through the same import as `POST /api/v1/expenses/import` (a supplier's
  * invoice becomes a pending expense with its original kept, a zero-total one a received
  * document), then is acknowledged at the access point, which takes it out of the inbox.
  *
