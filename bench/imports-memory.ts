@@ -24,14 +24,17 @@ const kib = (pid: number | "self", field: string) => Number(new RegExp(`${field}
 
 /**
  * A 10 MiB UBL invoice of the worst shape the import accepts: the Peppol example with as many
- * elements as a document may have (MAX_XML_ELEMENTS), the bytes left in one note; `number` its own BT-1.
+ * elements as a document may have (MAX_XML_ELEMENTS), each added one a note with a text of its
+ * own, the texts as long as the 10 MiB allow (a string per element: costlier than empty
+ * elements or one large text, tests/inbound/xml-memory.test.ts); `number` its own BT-1.
  */
 export function worstXml(number: string): Uint8Array {
   const base = readFileSync(join(ROOT, "tests/einvoicing/examples/peppol/base-example.xml"), "utf8").replace("<cbc:ID>Snippet1</cbc:ID>", `<cbc:ID>${number}</cbc:ID>`);
   const own = (base.match(/<[^/!?][^>]*>/g) ?? []).length;
-  const empties = "<cbc:Note/>".repeat(MAX_XML_ELEMENTS - own - 1);
-  const room = 10 * MIB - base.length - empties.length - "<cbc:Note></cbc:Note>".length;
-  const xml = base.replace("<cbc:IssueDate>", `${empties}<cbc:Note>${"A".repeat(room)}</cbc:Note><cbc:IssueDate>`);
+  const notes = MAX_XML_ELEMENTS - own;
+  const textLength = Math.floor((10 * MIB - base.length) / notes) - "<cbc:Note></cbc:Note>".length;
+  const note = `<cbc:Note>${"A".repeat(textLength)}</cbc:Note>`;
+  const xml = base.replace("<cbc:IssueDate>", `${note.repeat(notes)}<cbc:IssueDate>`);
   return new TextEncoder().encode(xml);
 }
 

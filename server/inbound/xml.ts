@@ -26,8 +26,46 @@ export type XmlElement = {
   attrs: Record<string, string>;
   children: XmlElement[];
   /** The element's own character data (text and CDATA), decoded, not trimmed. */
-  text: string;
+  readonly text: string;
 };
+
+/**
+ * An element of the tree. Its text, while it is one stretch of the document without a reference
+ * to decode (nearly every element's), is kept as where it stands in the document and cut out when
+ * read: a string per element was the largest part of a parse's memory (docs/payables.md, "Size,
+ * memory and concurrency"), and readers read the texts of a few dozen elements of a file.
+ */
+class Element implements XmlElement {
+  children: XmlElement[] = NO_CHILDREN;
+  #document: string | null = null;
+  #from = 0;
+  #to = 0;
+  #text = "";
+
+  constructor(
+    readonly ns: string,
+    readonly name: string,
+    readonly attrs: Record<string, string>,
+  ) {}
+
+  get text(): string {
+    return this.#document === null ? this.#text : this.#document.slice(this.#from, this.#to);
+  }
+
+  /** Characters `from`–`to` of the document, as they stand (no reference in them). */
+  addStretch(document: string, from: number, to: number): void {
+    if (this.#document === null && this.#text === "") {
+      this.#document = document;
+      this.#from = from;
+      this.#to = to;
+    } else this.addText(document.slice(from, to));
+  }
+
+  addText(text: string): void {
+    this.#text = this.text + text;
+    this.#document = null;
+  }
+}
 
 const PREDEFINED: Record<string, string> = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" };
 
@@ -105,25 +143,32 @@ function position(xml: string, index: number): string {
  * 60 times a large document's size; this holds a few times it (docs/payables.md#size-memory-and-concurrency).
  */
 function buildTree(xml: string): XmlElement {
-  const open: XmlElement[] = [];
+  const open: Element[] = [];
   const qnames: string[] = [];
   const scopes: Map<string, string>[] = [];
   const path = () => (qnames.length === 0 ? "/" : `/${qnames.join("/")}`);
   const malformed = (index: number, what: string) => new InboundDocumentError(path(), `The document is not well-formed XML: ${what} (${position(xml, index)}).`);
-  let root: XmlElement | null = null;
+  let root: Element | null = null;
   let at = 0;
   let elements = 0;
-  const addText = (raw: string, index: number) => {
-    if (raw === "") return;
-    const lt = raw.indexOf("<");
-    if (lt !== -1) throw malformed(index + lt, "a '<' that starts no tag, comment, CDATA section or processing instruction");
-    if (raw.includes("]]>")) throw malformed(index + raw.indexOf("]]>"), "']]>' outside a CDATA section");
+  // where the next ']]>' and '&' stand (from the text's start on): found once, not searched for
+  // again in every stretch of text before them
+  let nextCdataEnd = -2;
+  let nextAmpersand = -2;
+  const nextAt = (cached: number, what: string, from: number) => (cached !== -1 && cached < from ? xml.indexOf(what, from) : cached);
+  /** The text between two tags, `from`–`to` (it holds no '<': the scan stops at each). */
+  const addText = (from: number, to: number) => {
+    if (from >= to) return;
+    nextCdataEnd = nextCdataEnd === -2 ? xml.indexOf("]]>", from) : nextAt(nextCdataEnd, "]]>", from);
+    if (nextCdataEnd !== -1 && nextCdataEnd + 3 <= to) throw malformed(nextCdataEnd, "']]>' outside a CDATA section");
     const element = open.at(-1);
     if (element === undefined) {
-      if (raw.trim() !== "") throw malformed(index, root === null ? "text before the root element" : "text after the root element");
+      if (xml.slice(from, to).trim() !== "") throw malformed(from, root === null ? "text before the root element" : "text after the root element");
       return;
     }
-    element.text += raw.includes("&") ? decodeEntities(raw, path) : raw;
+    nextAmpersand = nextAmpersand === -2 ? xml.indexOf("&", from) : nextAt(nextAmpersand, "&", from);
+    if (nextAmpersand !== -1 && nextAmpersand < to) element.addText(decodeEntities(xml.slice(from, to), path));
+    else element.addStretch(xml, from, to);
   };
   /** One string per distinct name, not one per element (an element name repeats hundreds of thousands of times); only names that are well-formed. */
   function remember(qname: string, index: number): [string, string] {
@@ -134,7 +179,7 @@ function buildTree(xml: string): XmlElement {
   }
 
   /** An element with attributes: its namespace declarations open a scope of their own. */
-  function start(qname: string, rawAttrs: string, inherited: Map<string, string>, index: number): { element: XmlElement; scope: Map<string, string> } {
+  function start(qname: string, rawAttrs: string, inherited: Map<string, string>, index: number): { element: Element; scope: Map<string, string> } {
     const [prefix, local] = names.get(qname) ?? remember(qname, index);
     const here = () => `${path() === "/" ? "" : path()}/${qname}`;
     let scope = inherited;
@@ -169,7 +214,7 @@ function buildTree(xml: string): XmlElement {
     }
     const ns = prefix === "" ? (scope.get("") ?? "") : scope.get(prefix);
     if (ns === undefined) throw new InboundDocumentError(here(), `The namespace prefix '${prefix}' is not declared.`);
-    return { element: { ns, name: local, attrs, children: NO_CHILDREN, text: "" }, scope };
+    return { element: new Element(ns, local, attrs), scope };
   }
 
   /** Where the markup opened at `from` ends (just past `close`); unterminated markup is not well-formed. */
@@ -185,7 +230,7 @@ function buildTree(xml: string): XmlElement {
   const declarationAt = xml.startsWith("\uFEFF") ? 1 : 0;
   // a scan by character codes, not a regular expression: no match object and substrings per tag
   for (let lt = xml.indexOf("<"); lt !== -1; lt = xml.indexOf("<", at)) {
-    if (lt > at) addText(xml.slice(at, lt), at);
+    addText(at, lt);
     const next = xml.charCodeAt(lt + 1);
     if (next === BANG) {
       if (xml.startsWith("<![CDATA[", lt)) {
@@ -193,7 +238,7 @@ function buildTree(xml: string): XmlElement {
         // CDATA content is literal: concatenated as is, never entity-decoded
         const element = open.at(-1);
         if (element === undefined) throw malformed(lt, "a CDATA section outside the root element");
-        element.text += xml.slice(lt + 9, at - 3);
+        element.addText(xml.slice(lt + 9, at - 3));
       } else if (xml.startsWith("<!--", lt)) {
         at = endOf(lt + 4, "-->", "a comment");
         const body = xml.slice(lt + 4, at - 3);
@@ -250,13 +295,13 @@ function buildTree(xml: string): XmlElement {
     if (parent === undefined && root !== null) throw malformed(lt, "a second root element (a document has exactly one)");
     const inherited = parent ? scopes.at(-1)! : XML_SCOPE;
     // most elements have no attributes: no scope of their own, no object beyond the element
-    let element: XmlElement;
+    let element: Element;
     let scope = inherited;
     if (rawAttrs === "") {
       const [prefix, local] = names.get(qname) ?? remember(qname, lt);
       const ns = prefix === "" ? (inherited.get("") ?? "") : inherited.get(prefix);
       if (ns === undefined) throw new InboundDocumentError(`${path() === "/" ? "" : path()}/${qname}`, `The namespace prefix '${prefix}' is not declared.`);
-      element = { ns, name: local, attrs: NO_ATTRS, children: NO_CHILDREN, text: "" };
+      element = new Element(ns, local, NO_ATTRS);
     } else ({ element, scope } = start(qname, rawAttrs, inherited, lt));
     if (parent) (parent.children === NO_CHILDREN ? (parent.children = []) : parent.children).push(element);
     else root = element;
@@ -266,7 +311,7 @@ function buildTree(xml: string): XmlElement {
       scopes.push(scope);
     }
   }
-  addText(xml.slice(at), at);
+  addText(at, xml.length);
   if (open.length > 0) throw malformed(xml.length, `the element '<${qnames.at(-1)}>' is not closed`);
   if (root === null) throw new InboundDocumentError("/", "The document must have exactly one root element.");
   return root;
