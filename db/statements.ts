@@ -45,7 +45,7 @@ export function preparedRows<T extends SQLiteTable>(
  * `preparedRows`) that makes the row objects itself, each column aliased to its property name,
  * where drizzle reads arrays and maps every row in JavaScript. Only columns with a mode
  * (booleans, JSON) are decoded afterwards, by the column's own decoder, so the rows are exactly
- * drizzle's (tests/prepared-rows.test.ts holds it to that for every table). Values missing from
+ * drizzle's (tests/db/prepared-rows.test.ts holds it to that for every table). Values missing from
  * the query are its placeholders, given at each run.
  */
 export function tableRows<T extends SQLiteTable>(tx: Tx, table: T, query: RenderableQuery): RowQuery<T["$inferSelect"]> {

@@ -9,7 +9,7 @@
  *
  *   bun scripts/einvoicing-rules.ts        # compile what is missing, print the paths
  *
- * Called by .ci/run before `bun test`, and by tests/ubl.test.ts's beforeAll when the cache is missing.
+ * Called by .ci/run before `bun test`, and by tests/documents/ubl.test.ts's beforeAll when the cache is missing.
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, readdirSync, rmSync, writeFileSync } from "node:fs";

@@ -11,7 +11,7 @@ import { printJson, printLine, printTable } from "../output.ts";
 export type RunOptions = GlobalOptions & { date?: string; org?: string };
 
 /**
- * KONTOR_TEST_RECURRING_PAUSE_MS: the tests' hook (tests/recurring.test.ts) to kill a run between
+ * KONTOR_TEST_RECURRING_PAUSE_MS: the tests' hook (tests/recurring/recurring.test.ts) to kill a run between
  * two periods' commits; unset, a run never waits.
  */
 const pauseMs = Number(process.env.KONTOR_TEST_RECURRING_PAUSE_MS ?? 0);

@@ -22,7 +22,7 @@ import { ErrorCodeField } from "../lib/schemas.ts";
 /** A route as the app's route table holds it (`app.routes`). */
 export type RouteEntry = { method: string; path: string; hooks: Record<string, any> };
 
-/** Every tag an operation names, declared (tests/openapi.test.ts checks), in the order the reference shows them. */
+/** Every tag an operation names, declared (tests/openapi/openapi.test.ts checks), in the order the reference shows them. */
 const TAGS = [
   { name: "Meta", description: "Index, health and the lists of abilities and webhook events" },
   { name: "Organization", description: "The organisation's identity: the seller on its invoices (name, address, VAT number, bank account)" },

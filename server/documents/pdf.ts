@@ -7,7 +7,7 @@
  * archived: pdf-lib's clock (creation/modification dates, Producer) is switched off and the dates
  * are the issue date; the trailer ID is a hash of the document; the subset fonts get a fixed tag
  * instead of pdf-lib's random suffix; numbers and dates are formatted by i18n.ts, not `Intl`.
- * tests/pdf.test.ts renders each fixture twice and compares the bytes.
+ * tests/documents/pdf.test.ts renders each fixture twice and compares the bytes.
  *
  * The fonts are bundled with `with { type: "file" }` (as server/docs/openapi.ts bundles Swagger
  * UI), so `bun build --compile` carries them inside the binary and Bun.file reads them there.

@@ -144,7 +144,7 @@ export function consumerDamagesCapCents(dueCents: number): number {
 /** The amount due on `date`: the total less every reduction dated that day or before. */
 const dueOn = (input: ClaimInput, date: string) => input.totalCents - input.reductions.filter((r) => r.date <= date).reduce((sum, r) => sum + r.cents, 0);
 
-/** The claim, pure: no database, no clock (tests/interest.test.ts checks its figures by hand). */
+/** The claim, pure: no database, no clock (tests/interest/interest.test.ts checks its figures by hand). */
 export function computeClaim(input: ClaimInput): ClaimFigures {
   const organization = input.customerType === "organization";
   const notes: LawNote[] = [];

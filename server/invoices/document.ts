@@ -96,7 +96,7 @@ export function readDocument(tx: Tx, orgId: string, invoiceId: string): IssuedDo
   )
     .all({ orgId, invoiceId: invoice.id })
     // in sort order, ids breaking ties: sorted here, as an ORDER BY on the id would sort in a temporary b-tree
-    // (a draft's GET reads its document for its readiness; tests/invoices.test.ts checks the query plans)
+    // (a draft's GET reads its document for its readiness; tests/invoices/invoices.test.ts checks the query plans)
     .sort(bySortOrder);
   const acRows = preparedRows(tx, "document: allowances and charges", invoiceAllowanceCharges, (tx) =>
     tx

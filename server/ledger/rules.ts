@@ -6,7 +6,7 @@
  * Each rule is two parts. The rule itself is pure (`invoiceEntry`, `paymentEntry`,
  * `expenseEntry`, `expensePaymentEntry`, `closingEntries`): plain figures of the document and the
  * accounts of the chart it posts to, as ids, in; the draft out; no database, no clock
- * (tests/posting-rules.test.ts). Its reader (`read…`) gathers those inputs in the transaction:
+ * (tests/ledger/posting-rules.test.ts). Its reader (`read…`) gathers those inputs in the transaction:
  * the document's VAT lines, the accounts by role or expense category (./accounts.ts), the year's
  * results. The exported `…Posting` functions, which callers use, are the reader and the rule.
  *

@@ -7,7 +7,7 @@
  * 1. `parseListRequest`: the query string → a `ListRequest` (page, sort, filters, search words);
  * 2. `compileList`: the request → its statements as SQL, the values they take and the key of
  *    their shape. Pure: it reads nothing, so equal requests compile to equal SQL and values
- *    (tests/list-compile.test.ts);
+ *    (tests/lists/list-compile.test.ts);
  * 3. `readPage`: the statements run on the connection, which keeps each shape's compiled
  *    statements (`prepared`) and remembers counts and where pages start until anything commits
  *    (`tx.connection.memory`).

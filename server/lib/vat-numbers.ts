@@ -9,7 +9,7 @@
  *
  * The formats are those of the EU's VIES; the check-digit algorithms are the national ones, as
  * python-stdnum implements them (arthurdejong/python-stdnum, stdnum/<country>/vat.py and the
- * modules they use); tests/reference-data.test.ts runs its published examples.
+ * modules they use); tests/reference-data/reference-data.test.ts runs its published examples.
  */
 import { isCountryCode } from "./iso-codes.ts";
 import { mod97 } from "./mod97.ts";

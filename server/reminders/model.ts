@@ -5,7 +5,7 @@ import { DateString, Money, Nullable, strictObject, Text, Timestamp, Uuid } from
 
 export { REMINDER_CHANNELS, type ReminderChannel };
 
-/** Elysia's UnionEnum gives itself a `default` (its first value); none here (tests/openapi.test.ts). */
+/** Elysia's UnionEnum gives itself a `default` (its first value); none here (tests/openapi/openapi.test.ts). */
 const Enum = <const T extends readonly [string, ...string[]]>(values: T, description: string) => {
   const schema = t.UnionEnum([...values] as [...T], { description });
   delete schema.default;

@@ -7,7 +7,7 @@
  * them. The expected words are the law's and the countries' own terms, written here.
  *
  * Then, through the API, an interest note in the customer's language: its lines and remark in
- * Dutch, French and German (figures worked out by hand as in tests/interest.test.ts).
+ * Dutch, French and German (figures worked out by hand as in tests/interest/interest.test.ts).
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";

@@ -238,7 +238,7 @@ const reverseCharge = { buyer: BUYER_DE, buyerReference: "Bestellung 2026/17" };
 /**
  * The documents the e-invoice tests render and validate, by what each exercises: every VAT category,
  * mixed rates, credit notes, discounts, allowances and charges, gross prices, other currencies. The
- * UBL (tests/ubl.test.ts) and the CII (tests/einvoicing/cii.test.ts) run the same ones.
+ * UBL (tests/documents/ubl.test.ts) and the CII (tests/einvoicing/cii.test.ts) run the same ones.
  */
 export const SCENARIOS: Record<string, () => IssuedDocument> = {
   "standard rate, Belgian buyer": () => makeDocument([{ quantity: 300, price: 12_500 }]),

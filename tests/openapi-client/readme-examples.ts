@@ -1,7 +1,7 @@
 /**
  * The requests of the README's "Five minutes with the API", of docs/api.md and of the payments
  * in docs/invoicing.md, written as an integrator writes them with a client generated from the
- * served document (openapi-typescript + openapi-fetch). tests/openapi-served.test.ts generates
+ * served document (openapi-typescript + openapi-fetch). tests/openapi/openapi-served.test.ts generates
  * `./kontor-api.ts` from the document a real server serves, type-checks this file with
  * `tsc --strict` against it, and runs it against that server. Not type-checked with the rest of
  * the repository (tsconfig.json excludes this folder): the types exist only once generated.

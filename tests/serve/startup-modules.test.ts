@@ -3,7 +3,7 @@
  * request needs (the mail library, the PDF writer and reader with their fonts and QR codes, the
  * reminder runs, the recurring invoices' run). Each thread is a JavaScript heap of its own, so
  * whatever every thread loads at start is paid once per thread. Asserted on the modules each
- * thread loaded, as tests/cli-startup.test.ts does for the CLI: a preloaded probe writes Bun's
+ * thread loaded, as tests/cli/cli-startup.test.ts does for the CLI: a preloaded probe writes Bun's
  * module registry (`require.cache`) to a file, and has every Worker the server starts preload it
  * too. Then a request that needs the PDF code still answers.
  */

@@ -1,0 +1,97 @@
+/**
+ * `preparedRows` (db/statements.ts) lets bun:sqlite make the row objects and decodes only the
+ * columns with a mode, where drizzle maps every row itself: its rows must be exactly drizzle's.
+ * This holds it to that for every table of db/schema.ts, with rows whose every column is set
+ * (booleans, JSON, large integers, text that needs quoting) and rows whose nullable columns are
+ * NULL, so that a drizzle upgrade that maps rows differently, or a column of a new type, fails
+ * here instead of changing what the API shows.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { getTableColumns, getTableName, is, sql } from "drizzle-orm";
+import { SQLiteTable, type SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { openDatabase, preparedRows } from "../../db/client.ts";
+import { migrateDatabase } from "../../server/data-migrations.ts";
+import * as schema from "../../db/schema.ts";
+
+const db = openDatabase(":memory:");
+migrateDatabase(db);
+// rows of one table at a time, whatever they point at: no foreign keys, and none of the triggers
+// that keep running totals (an entry's header checks its lines, which this test writes separately;
+// an open invoice adds to the receivables' totals, which this test writes rows of itself)
+db.$client.exec("PRAGMA foreign_keys = OFF");
+for (const { name } of db.$client
+  .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'trigger' AND (tbl_name IN ('journal_entries', 'journal_lines') OR name LIKE 'invoices_receivables%')")
+  .all()) {
+  db.$client.exec(`DROP TRIGGER "${name}"`);
+}
+/** Values a table's CHECK constraints or keys need: a journal line has a debit or a credit, never negative. */
+const CHECKED: Record<string, (n: number) => Record<string, unknown>> = {
+  journal_lines: (n) => (n === 0 ? { debitCents: 2 ** 40 + 7, creditCents: 0 } : { debitCents: 0, creditCents: 5 }),
+  // its id is the rowid: rows 1 and 2, in the order written, as the lookups by rowid below expect
+  events: (n) => ({ id: n + 1 }),
+};
+afterAll(() => db.$client.close());
+
+const tables = Object.values(schema as Record<string, unknown>).filter((value): value is SQLiteTable => is(value, SQLiteTable));
+
+/**
+ * A value for `column` in row `n` (0: every column set; 1: nullable columns NULL, the others
+ * set to other values). Text carries the row number, so keys and unique indexes hold.
+ */
+function valueFor(column: SQLiteColumn, n: number): unknown {
+  if (n === 1 && !column.notNull) return null;
+  const enumValues = (column as { enumValues?: string[] }).enumValues;
+  switch (column.columnType) {
+    case "SQLiteText":
+      if (enumValues && enumValues.length > 0) return enumValues[n % enumValues.length];
+      return `${column.name} ${n}: "quoted" 'single' é ✓ 😀`;
+    case "SQLiteInteger":
+      return n === 0 ? 2 ** 40 + 7 : -3;
+    case "SQLiteBoolean":
+      return n === 0;
+    case "SQLiteTextJson":
+      return n === 0 ? { nested: { list: [1, "two", null, true, 2.5] }, text: "é ✓", empty: {} } : ["a", "b"];
+    case "SQLiteReal":
+      return n === 0 ? 1.5 : -0.25;
+    case "SQLiteBlobBuffer":
+      return Buffer.from(n === 0 ? [0, 1, 255, 0x3c] : [0xef, 0xbb, 0xbf]);
+    default:
+      throw new Error(
+        `${column.name}: no test value for drizzle column type ${column.columnType}: add one to tests/db/prepared-rows.test.ts (and check that preparedRows decodes it)`,
+      );
+  }
+}
+
+describe("preparedRows returns exactly drizzle's rows", () => {
+  test("the schema's tables are all here", () => {
+    expect(tables.map((t) => getTableName(t))).toEqual(expect.arrayContaining(["organizations", "invoices", "webhooks", "idempotency_keys"]));
+  });
+
+  for (const table of tables) {
+    const name = getTableName(table);
+    test(name, () => {
+      const columns = Object.entries(getTableColumns(table));
+      const rows = [0, 1].map((n) => ({
+        ...Object.fromEntries(columns.map(([property, column]) => [property, valueFor(column, n)])),
+        ...CHECKED[name]?.(n),
+      }));
+      // the rows a migration seeded (Belgium's statutory interest rates, the cursor key) make way for the test's
+      if (name === "statutory_interest_rates" || name === "server_keys") db.delete(table).run();
+      db.insert(table).values(rows).run();
+
+      const drizzleRows = db.select().from(table).orderBy(sql`rowid`).all();
+      const fast = preparedRows(db, `prepared-rows test:${name}`, table, (tx) => tx.select().from(table).orderBy(sql`rowid`));
+      expect(fast.all({})).toStrictEqual(drizzleRows);
+      // and what was written comes back as written
+      expect(drizzleRows).toStrictEqual(rows);
+
+      const one = preparedRows(db, `prepared-rows test:${name}:one`, table, (tx) =>
+        tx.select().from(table).where(sql`rowid = ${sql.placeholder("rowid")}`),
+      );
+      for (const rowid of [1, 2]) {
+        expect(one.get({ rowid })).toStrictEqual(db.select().from(table).where(sql`rowid = ${rowid}`).get());
+      }
+      expect(one.get({ rowid: 99 })).toBeUndefined();
+    });
+  }
+});
