@@ -5,16 +5,18 @@ import { created, errors } from "../http/responses.ts";
 import { IdParams, Wrapped } from "../lib/schemas.ts";
 import { InvoiceModel } from "../invoices/model.ts";
 import { InterestModel } from "./model.ts";
-import { interestService } from "./note.ts";
 
 export const interestRoutes = (kernel: Kernel) =>
   new Elysia({ prefix: "/api/v1/invoices" }).use(kernel).post(
     "/:id/interest-note",
-    ({ scope, params, body, set, once }) =>
-      once(() => {
+    // the interest code is loaded by the first note (a thread that makes none never loads it)
+    async ({ scope, params, body, set, once }) => {
+      const { interestService } = await import("./note.ts");
+      return once(() => {
         const note = interestService.createNote(scope, params.id, body?.as_of);
         return created(set, `/api/v1/invoices/${note.id}`, note);
-      }),
+      });
+    },
     {
       ability: "invoicing.create",
       params: IdParams,

@@ -9,7 +9,7 @@ import type { DocumentLanguage, ReminderText } from "../../db/values.ts";
 import { recordChange } from "../changes/record.ts";
 import { LABELS, formatMoney } from "../documents/i18n.ts";
 import { paymentReferenceLabel } from "../documents/wording.ts";
-import { lateClaim, type LateClaim } from "../interest/claim.ts";
+import type { LateClaim } from "../interest/claim.ts";
 import { showInvoice, type ShownInvoice } from "../invoices/read.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { formatCents } from "../lib/money.ts";
@@ -17,8 +17,11 @@ import { findInOrg, inOrg, snapshot, transaction, updateInOrg, type Scope } from
 import { addDays, localDate, nowIso } from "../lib/time.ts";
 import type { RemindersPause } from "./model.ts";
 import { readPolicy } from "./policy.ts";
-import { firstReminderAcceptedOn } from "../interest/note.ts";
 import { CONSUMER_FIRST_REMINDER, LETTER_LABELS, defaultTexts, fillText, type TextValues } from "./texts.ts";
+
+/** The interest code, loaded by the first invoice's reminders read (synchronously: the read is one snapshot). */
+const interestClaims = () => require("../interest/claim.ts") as typeof import("../interest/claim.ts");
+const interestNotes = () => require("../interest/note.ts") as typeof import("../interest/note.ts");
 
 type ReminderRow = typeof reminders.$inferSelect;
 
@@ -108,6 +111,8 @@ export function invoiceReminders(scope: Scope, invoiceId: string): { data: Retur
     findInOrg(tx, invoices, scope.org.id, invoiceId);
     const rows = tx.select().from(reminders).where(inOrg(reminders, scope.org.id, eq(reminders.invoiceId, invoiceId))).orderBy(asc(reminders.level)).all();
     const timezone = tx.select({ tz: organizations.timezone }).from(organizations).where(eq(organizations.id, scope.org.id)).get()!.tz;
+    const { lateClaim } = interestClaims();
+    const { firstReminderAcceptedOn } = interestNotes();
     const claim = lateClaim(tx, scope.org.id, invoiceId, localDate(timezone), { firstReminderAcceptedOn: firstReminderAcceptedOn(tx, scope.org.id, invoiceId) });
     return { data: presentReminders(tx, scope.org.id, rows), late_claim: claim };
   });

@@ -41,6 +41,9 @@ const RARE_MODULES = [
   "server/inbound/coda.ts",
   "server/inbound/zip.ts",
   "server/inbound/xml.ts",
+  // statutory interest: the first interest note or reminders read
+  "server/interest/claim.ts",
+  "server/interest/note.ts",
   // the OpenAPI document as YAML, written by its first request
   "server/docs/yaml.ts",
 ];
