@@ -12,8 +12,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { documentDeliveries, events, invoices, reminders } from "../../db/schema.ts";
-import { transaction } from "../../server/lib/scope.ts";
-import { onReminderAccepted, previewReminders, runReminders } from "../../server/reminders/run.ts";
+import { snapshot, transaction } from "../../server/lib/scope.ts";
+import { onReminderAccepted, openInterestNotes, previewReminders, runReminders } from "../../server/reminders/run.ts";
 import { CLI_ACTOR } from "../../server/orgs/service.ts";
 import { createTestEnv } from "../helpers.ts";
 
@@ -64,7 +64,7 @@ describe("business customer: interest from the day after the due date, the €40
   });
 
   test("+24 charges the interest of the 24 days since the due date and the €40; +45 the interest since, once", async () => {
-    const { org, customer } = await setup([level(7), level(24, true, true), level(45, true, false)]);
+    const { org, customer } = await setup([level(7), level(24, true, true), level(45, true, false), level(60, true, false)]);
     const inv = await invoice(org, customer.id);
     // 8 November = 15 October + 24; interest 16 October–8 November: 16 + 8 = 24 days on 1000.00 at 10.50 %:
     // 100000 × 1050 × 24 / 3 650 000 = 690.41 cents → 6.90; compensation 40.00; total 1000.00 + 6.90 + 40.00
@@ -95,6 +95,17 @@ describe("business customer: interest from the day after the due date, the €40
     expect([last.interestCents, last.compensationCents, last.earlierNotes.map((n) => [n.id, n.amount_due_cents])]).toEqual([605, 0, [[note.id, 4690]]]);
     const secondNote = env.db.select().from(invoices).where(eq(invoices.id, last.interestNoteId!)).get()!;
     expect([secondNote.totalCents, secondNote.compensationCents ?? 0]).toEqual([605, 0]);
+
+    // 14 December = +60: 16 October–14 December = 16 + 30 + 14 = 60 days: 100000 × 1050 × 60 / 3 650 000 = 1726.03 → 17.26,
+    // less 12.95 charged: 4.31; both notes still open, the oldest first: 1000.00 + 46.90 + 6.05 + 4.31
+    // (the first note's 40.00 is paid meanwhile: only what is still due on it is asked)
+    await call(org, "POST", `/api/v1/invoices/${note.id}/record-payment`, { amount: "40.00", payment_date: "2025-12-01" }, 201);
+    expect(run(org, "2025-12-14")[0]!.data.map((p) => [p.level, p.interest, p.total_to_pay])).toEqual([[3, "4.31", "1017.26"]]);
+    expect(rows(inv.id)[3]!.earlierNotes.map((n) => [n.id, n.amount_due_cents])).toEqual([[note.id, 690], [secondNote.id, 605]]);
+    // a note paid in full is no longer asked for; the +60 reminder's own note (4.31) is
+    const thirdNote = rows(inv.id)[3]!.interestNoteId;
+    await call(org, "POST", `/api/v1/invoices/${note.id}/record-payment`, { amount: "6.90", payment_date: "2025-12-15" }, 201);
+    expect(snapshot(env.db, (tx) => openInterestNotes(tx, org.org.id, inv.id)).map((n) => [n.id, n.number, n.amount_due_cents])).toEqual([[secondNote.id, secondNote.number, 605], [thirdNote, expect.any(String), 431]]);
   });
 
   test("a level charging the compensation only: the €40 and no interest, the note without an interest line", async () => {
