@@ -13,7 +13,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { documentDeliveries, events, invoices, reminders } from "../../db/schema.ts";
 import { snapshot, transaction } from "../../server/lib/scope.ts";
-import { onReminderAccepted, openInterestNotes, previewReminders, runReminders } from "../../server/reminders/run.ts";
+import { missingRateProblem, onReminderAccepted, openInterestNotes, previewReminders, runReminders } from "../../server/reminders/run.ts";
 import { CLI_ACTOR } from "../../server/orgs/service.ts";
 import { createTestEnv } from "../helpers.ts";
 
@@ -85,6 +85,7 @@ describe("business customer: interest from the day after the due date, the €40
     const [event] = eventsOf(org, "invoice.reminder_sent");
     expect(event!.resourceId).toBe(inv.id);
     expect(JSON.parse(event!.data).reminder).toEqual({ id: charged!.id, level: 1, interest_note_id: note.id, interest: "6.90", compensation: "40.00", total_to_pay: "1046.90", missing_rates: [], problem: null });
+    expect(event!.links).toEqual({ reminder: `/api/v1/reminders/${charged!.id}`, reminder_pdf: `/api/v1/reminders/${charged!.id}/pdf` });
 
     // 29 November = +45, interest only: 16 October–29 November = 45 days: 100000 × 1050 × 45 / 3 650 000 = 1294.52 → 12.95,
     // less the 6.90 charged: 6.05; no compensation (this level charges none, and it was charged);
@@ -118,8 +119,10 @@ describe("business customer: interest from the day after the due date, the €40
 
   test("a level charging the interest only: no €40", async () => {
     const { org, customer } = await setup([level(24, true, false)]);
-    await invoice(org, customer.id);
+    const inv = await invoice(org, customer.id);
     expect(run(org, "2025-11-08")[0]!.data.map((p) => [p.interest, p.compensation, p.total_to_pay])).toEqual([["6.90", "0.00", "1006.90"]]);
+    const note = await call(org, "GET", `/api/v1/invoices/${rows(inv.id)[0]!.interestNoteId}`);
+    expect(note.lines.map((l: any) => l.amount)).toEqual(["6.90"]);
   });
 
   test("the customer type is the buyer's at issue: a VAT number removed later still makes a business", async () => {
@@ -149,29 +152,40 @@ describe("consumer (Book XIX): nothing before the first reminder's term has run"
   }
 
   test("withheld until the day after the term, then the interest from that day and the damages at their cap, no €40", async () => {
-    const { org, customer } = await setup([level(7), level(24, true), level(45, true)], { channel: "email", vat: false });
+    const { org, customer } = await setup([level(7), level(14), level(24, true), level(45, true)], { channel: "email", vat: false });
     const inv = await invoice(org, customer.id);
     run(org, "2025-10-22");
     // no charge before the first reminder is accepted: nothing is known of its term
-    expect(planned(org, "2025-11-08").map((p) => [p.level, p.first_reminder_accepted_on, p.charges_withheld_until, p.interest, p.compensation])).toEqual([[1, null, null, "0.00", "0.00"]]);
+    expect(planned(org, "2025-11-08").map((p) => [p.level, p.first_reminder_accepted_on, p.charges_withheld_until, p.interest, p.compensation])).toEqual([[2, null, null, "0.00", "0.00"]]);
     // accepted Friday 24 October (noon in Brussels): the term runs from Monday 27 October, 14 days, to 9 November; charges from the 10th
     accept(inv.id, 0, "2025-10-24T11:00:00.000000Z");
+    // a level that charges nothing says nothing of the term
+    expect(planned(org, "2025-10-29").map((p) => [p.level, p.first_reminder_accepted_on, p.charges_withheld_until])).toEqual([[1, null, null]]);
     expect(planned(org, "2025-11-08").map((p) => [p.level, p.customer_type, p.first_reminder_accepted_on, p.charges_withheld_until, p.interest, p.compensation])).toEqual([
-      [1, "individual", "2025-10-24", "2025-11-10", "0.00", "0.00"],
+      [2, "individual", "2025-10-24", "2025-11-10", "0.00", "0.00"],
     ]);
     run(org, "2025-11-08");
-    expect(rows(inv.id).map((r) => [r.level, r.interestCents, r.compensationCents, r.interestNoteId])).toEqual([[0, 0, 0, null], [1, 0, 0, null]]);
+    expect(rows(inv.id).map((r) => [r.level, r.skipped, r.interestCents, r.compensationCents, r.interestNoteId])).toEqual([[0, false, 0, 0, null], [1, true, 0, 0, null], [2, false, 0, 0, null]]);
     // 29 November (+45): interest 10–29 November = 20 days: 100000 × 1050 × 20 / 3 650 000 = 575.34 → 5.75;
     // damages on 1000.00 due: 65.00 + 5 % of 500.00 = 90.00; no €40
-    expect(run(org, "2025-11-29")[0]!.data.map((p) => [p.level, p.charges_withheld_until, p.interest, p.compensation, p.total_to_pay])).toEqual([[2, "2025-11-10", "5.75", "90.00", "1095.75"]]);
+    expect(run(org, "2025-11-29")[0]!.data.map((p) => [p.level, p.charges_withheld_until, p.interest, p.compensation, p.total_to_pay])).toEqual([[3, "2025-11-10", "5.75", "90.00", "1095.75"]]);
+    // by e-mail: the reminder's event, and its note sent, when the channel accepts it
+    const noteId = rows(inv.id)[3]!.interestNoteId!;
+    expect(env.db.select().from(invoices).where(eq(invoices.id, noteId)).get()!.status).toBe("finalized");
+    accept(inv.id, 3, "2025-11-29T11:00:00.000000Z");
+    expect(env.db.select().from(invoices).where(eq(invoices.id, noteId)).get()!.status).toBe("sent");
+    expect(eventsOf(org, "invoice.reminder_sent").map((e) => JSON.parse(e.data).reminder.level)).toEqual([0, 3]);
   });
 
   test("on the day the term ends nothing yet; the day after, the charges", async () => {
-    const { org, customer } = await setup([level(7), level(26, true)], { channel: "email", vat: false });
+    const { org, customer } = await setup([level(7), level(21, true), level(22, true), level(26, true)], { channel: "email", vat: false });
     const inv = await invoice(org, customer.id);
     run(org, "2025-10-22");
     // accepted Wednesday 22 October: the term runs 23 October to 5 November; charges from the 6th
     accept(inv.id, 0, "2025-10-22T11:00:00.000000Z");
+    expect(planned(org, "2025-11-05").map((p) => [p.level, p.charges_withheld_until, p.interest, p.compensation])).toEqual([[1, "2025-11-06", "0.00", "0.00"]]);
+    // 6 November: 1 day: 100000 × 1050 × 1 / 3 650 000 = 28.77 → 0.29
+    expect(planned(org, "2025-11-06").map((p) => [p.level, p.charges_withheld_until, p.interest, p.compensation])).toEqual([[2, "2025-11-06", "0.29", "90.00"]]);
     // +26 = 10 November: 6–10 November = 5 days: 100000 × 1050 × 5 / 3 650 000 = 143.84 → 1.44
     expect(planned(org, "2025-11-10").map((p) => [p.charges_withheld_until, p.interest, p.compensation])).toEqual([["2025-11-06", "1.44", "90.00"]]);
   });
@@ -212,6 +226,7 @@ describe("which level goes", () => {
     expect(rows(inv.id)).toEqual([]);
     expect(run(org, "2025-10-22")[0]!.recorded).toBe(1);
     expect(run(org, "2025-10-22")[0]!.recorded).toBe(0);
+    expect(planned(org, "2025-10-22")).toEqual([]);
   });
 
   test("a customer without an e-mail address: the run says why and records nothing", async () => {
@@ -253,5 +268,28 @@ describe("which level goes", () => {
     });
     expect(eventsOf(org, "invoice.reminder_sent").length).toBe(before);
     expect(before).toBe(0);
+  });
+
+  test("a policy without levels reminds of nothing", async () => {
+    const { org, customer } = await setup([]);
+    await invoice(org, customer.id);
+    expect(run(org, "2025-12-31").map((r) => [r.recorded, r.data])).toEqual([[0, []]]);
+  });
+});
+
+describe("days without a statutory rate", () => {
+  test("the problem names each stretch, a single day as a day", () => {
+    expect(missingRateProblem("BE", [])).toBeNull();
+    const text = missingRateProblem("BE", [{ from: "2026-07-01", to: "2026-07-01" }, { from: "2026-07-03", to: "2026-07-10" }])!;
+    expect(text.startsWith("No statutory interest rate for BE covers 2026-07-01, 2026-07-03 to 2026-07-10: no interest is charged for those days")).toBe(true);
+    expect(text).toContain("kontor rates add --country BE");
+  });
+
+  test("a level that charges the compensation only reports no missing rate: it charges no interest", async () => {
+    const { org, customer } = await setup([level(30, false, true)]);
+    // due 10 June 2026: Belgium's table ends on 30 June 2026
+    const draft = await call(org, "POST", "/api/v1/invoices", { customer_id: customer.id, issue_date: "2026-05-11", due_date: "2026-06-10", lines: [{ description: "Work", quantity: "1", unit_price: "1000.00" }] }, 201);
+    await call(org, "POST", `/api/v1/invoices/${draft.id}/finalize`);
+    expect(planned(org, "2026-07-10").map((p) => [p.interest, p.compensation, p.missing_rates, p.problem])).toEqual([["0.00", "40.00", [], null]]);
   });
 });
