@@ -44,6 +44,26 @@ describe("the days interest runs on", () => {
     expect([f.interestCents, f.compensationCents, f.chargeableInterestCents, f.chargeableCompensationCents]).toEqual([274, 4000, 274, 4000]);
     expect(f.newPeriods).toEqual([{ from: "2025-10-16", to: "2025-10-25", days: 10, rateBp: 1000, baseCents: 100_000, interestCents: 274 }]);
     expect(f.claim.missing_rates).toEqual([]);
+    expect(f.claim).toMatchObject({ invoice_id: "inv", as_of: "2025-10-25", customer_type: "organization", currency: "EUR", already_charged: { interest: "0.00", compensation: "0.00" } });
+    expect(f.lawNotes).toEqual([{ kind: "business", country: "BE" }]);
+    expect(f.claim.law).toContain("law of 2 August 2002");
+  });
+
+  test("a rate that starts on the claim's date, and a payment on that day: the day is a period of its own", () => {
+    // 16 October–31 December: 77 days at 10.00 % = 7 700 000 000 → 2109.59 → 21.10; 1 January at 12.00 %: 100000 × 1200 = 120 000 000,
+    // running 7 820 000 000 → 2142.47 → 21.42: 0.32
+    const f = claim({ asOf: "2026-01-01" });
+    expect(f.claim.principal_periods.map((p) => [p.from, p.to, p.rate, p.interest])).toEqual([["2025-10-16", "2025-12-31", "10.00", "21.10"], ["2026-01-01", "2026-01-01", "12.00", "0.32"]]);
+    // 600.00 paid on 25 October, the claim's date: 16–24 October on 1000.00 (9 days: 900 000 000 → 246.58 → 2.47), 25 October on 400.00
+    // (40000 × 1000 = 40 000 000; running 940 000 000 → 257.53 → 2.58: 0.11)
+    const paid = claim({ reductions: [{ date: "2025-10-25", cents: 60_000 }] });
+    expect(paid.claim.principal_periods.map((p) => [p.from, p.to, p.base, p.interest])).toEqual([["2025-10-16", "2025-10-24", "1000.00", "2.47"], ["2025-10-25", "2025-10-25", "400.00", "0.11"]]);
+  });
+
+  test("a period whose interest rounds to nothing is no line of a note", () => {
+    // 0.01 due for 10 days: 1 × 1000 × 10 / 3 650 000 = 0.003 cents → 0
+    const f = claim({ totalCents: 1 });
+    expect([f.claim.principal_periods.length, f.claim.interest, f.newPeriods]).toEqual([1, "0.00", []]);
   });
 
   test("on the due date nothing is late: no interest, no €40; the day after, one day and the €40", () => {
@@ -126,6 +146,11 @@ describe("what was charged before", () => {
   test("charged through the claim's date already: nothing chargeable, nothing new, through that day", () => {
     const f = claim({ already: { interestCents: 274, compensationCents: 4000, through: "2025-10-25" } });
     expect([f.claim.chargeable, f.newPeriods, f.through]).toEqual([{ interest: "0.00", compensation: "0.00" }, [], "2025-10-25"]);
+  });
+
+  test("no period left (paid since): the claim still covers what was charged, through its day", () => {
+    const f = claim({ asOf: "2025-11-05", reductions: [{ date: "2025-10-16", cents: 100_000 }], already: { interestCents: 274, compensationCents: 4000, through: "2025-10-25" } });
+    expect([f.claim.principal_periods, f.through, f.claim.chargeable]).toEqual([[], "2025-10-25", { interest: "0.00", compensation: "0.00" }]);
   });
 
   test("a payment recorded later with an earlier date: the new periods take the difference, never a negative charge", () => {
