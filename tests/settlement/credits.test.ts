@@ -61,6 +61,7 @@ describe("through the API", () => {
     const d = await call("POST", `/api/v1/invoices/${invoiceId}/credit-note`, { lines: [{ description: "Credit", quantity: "1", unit_price: price }] }, 201);
     return call("POST", `/api/v1/invoices/${d.id}/finalize`);
   };
+  const updates = (id: string) => env.db.select().from(events).where(and(eq(events.type, "invoice.updated"), eq(events.resourceId, id))).all().map((e) => JSON.parse(e.data));
   const pay = (id: string, amount: string) => call("POST", `/api/v1/invoices/${id}/record-payment`, { amount, payment_date: "2025-10-10" }, 201);
 
   test("a payment deleted: the credit notes owing refunds settle the invoice again, the oldest first", async () => {
@@ -98,6 +99,47 @@ describe("through the API", () => {
     expect(figures(await show(inv.id))).toEqual(["paid", "40.00", "60.00", "0.00"]);
   });
 
+  test("a note refunded in full settles nothing when a payment is deleted, and has no change to tell", async () => {
+    const inv = await issued("100.00");
+    const payment = await pay(inv.id, "100.00");
+    const refunded = await credited(inv.id, "20.00");
+    await pay(refunded.id, "20.00");
+    const owing = await credited(inv.id, "30.00");
+    const before = updates(refunded.id).length;
+    const paymentId = (await show(inv.id)).payments[0]?.id ?? payment.id;
+    expect((await env.api("DELETE", `/api/v1/invoices/${inv.id}/payments/${paymentId}`)).status).toBe(204);
+    expect(updates(refunded.id).length).toBe(before);
+    expect(figures(await show(refunded.id))).toEqual(["paid", "20.00", "0.00", "0.00"]);
+    expect(figures(await show(owing.id))).toEqual(["paid", "0.00", "30.00", "0.00"]);
+    expect(figures(await show(inv.id))).toEqual(["partially_paid", "0.00", "30.00", "70.00"]);
+  });
+
+  test("a credit note on a paid invoice: nothing allocated, no change of the invoice to tell", async () => {
+    const inv = await issued("100.00");
+    await pay(inv.id, "100.00");
+    const before = updates(inv.id).length;
+    const note = await credited(inv.id, "25.00");
+    expect(figures(note)).toEqual(["finalized", "0.00", "0.00", "25.00"]);
+    expect(updates(inv.id).length).toBe(before);
+    // cancelled with nothing refunded: nothing to give back, still no change of the invoice
+    await call("POST", `/api/v1/invoices/${note.id}/cancel`);
+    expect(updates(inv.id).length).toBe(before);
+  });
+
+  test("cancelling a note whose allocation another note's unpaid refund takes over: the invoice's last change says so", async () => {
+    const inv = await issued("100.00");
+    const first = await credited(inv.id, "60.00");
+    await pay(inv.id, "40.00");
+    // paid in full now (60.00 credited, 40.00 paid): the second note owes its 30.00 back
+    const second = await credited(inv.id, "30.00");
+    expect(figures(second)).toEqual(["finalized", "0.00", "0.00", "30.00"]);
+    await call("POST", `/api/v1/invoices/${first.id}/cancel`);
+    // 60.00 due again: the second note settles 30.00 of it
+    expect(figures(await show(inv.id))).toEqual(["partially_paid", "40.00", "30.00", "30.00"]);
+    expect(updates(inv.id).at(-1)).toMatchObject({ amount_credited: "30.00", amount_due: "30.00" });
+    expect(figures(await show(second.id))).toEqual(["paid", "0.00", "30.00", "0.00"]);
+  });
+
   test("an interest note names its invoice and settles nothing of it", async () => {
     const inv = await issued("1000.00");
     const note = await call("POST", `/api/v1/invoices/${inv.id}/interest-note`, { as_of: "2025-10-25" }, 201);
@@ -123,6 +165,10 @@ describe("through the API", () => {
     const first = await credited(inv.id, "70.00");
     const second = await credited(inv.id, "30.00");
     const untouched = await issued("100.00");
+    // a draft credit note settles nothing; a note allocated already is left as it is
+    await call("POST", `/api/v1/invoices/${untouched.id}/credit-note`, { lines: [{ description: "Credit", quantity: "1", unit_price: "40.00" }] }, 201);
+    const allocatedInvoice = await issued("100.00");
+    const allocated = await credited(allocatedInvoice.id, "30.00");
     // as an old database had them: nothing allocated, statuses as issued; the second note dated earlier
     const reset = (id: string, set: Partial<Row>) => env.db.update(invoices).set({ creditedCents: 0, ...set }).where(eq(invoices.id, id)).run();
     reset(inv.id, { status: "finalized" });
@@ -138,6 +184,8 @@ describe("through the API", () => {
     expect([row(first.id).creditedCents, row(first.id).status]).toEqual([7000, "paid"]);
     expect([row(inv.id).creditedCents, row(inv.id).status]).toEqual([10_000, "paid"]);
     expect([row(untouched.id).creditedCents, row(untouched.id).status]).toEqual([0, "finalized"]);
+    expect([row(allocated.id).creditedCents, row(allocated.id).status]).toEqual([3000, "paid"]);
+    expect([row(allocatedInvoice.id).creditedCents, row(allocatedInvoice.id).status]).toEqual([3000, "partially_paid"]);
   });
 
   test("the upgrade's allocation: a note on a paid invoice settles nothing and keeps owing its refund", async () => {
