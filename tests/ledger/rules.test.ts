@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { expenses, invoices, organizations } from "../../db/schema.ts";
-import { systemAccount, categoryAccount, lateIncomeAccountId, openingBalanceAccountId } from "../../server/ledger/accounts.ts";
+import { systemAccount, categoryAccount, lateIncomeAccountId, openingBalanceAccountId, supplierAdvancesAccountId } from "../../server/ledger/accounts.ts";
 import type { EntryDraft } from "../../server/ledger/draft.ts";
 import {
   bankLineEntry,
@@ -196,6 +196,9 @@ describe("the readers", () => {
     expect(snapshot(env.db, (tx) => standardRateBp(tx, org.org.id))).toBe(2100);
     // an organisation without an S rate: 21 %
     expect(snapshot(env.db, (tx) => standardRateBp(tx, "no-such-org"))).toBe(2100);
+    // a German organisation's standard rate: 19 %
+    const de = env.newOrg("Standard GmbH", { country: "DE", currency: "EUR" });
+    expect(snapshot(env.db, (tx) => standardRateBp(tx, de.org.id))).toBe(1900);
     const k = Object.entries(rates).find(([key]) => key.startsWith("K:"))![1];
     const rc = await expense({ amount: "100.00", vat_amount: "0.00", vat_rate_id: k });
     // 100.00 at 21 %: 21.00 due and deductible
@@ -205,6 +208,15 @@ describe("the readers", () => {
     const named = snapshot(env.db, (tx) => expensePosting(tx, { ...rc, selfAssessedVatRateId: rates["S:6.00"]! }));
     expect(named.lines.filter((l) => l.vat?.role === "self_assessed_due").map((l) => l.cents)).toEqual([-600]);
     expect(snapshot(env.db, (tx) => bankLineSelfAssessment(tx, org.org.id))).toEqual({ rateBp: 2100, vatPayable: account("vat_payable"), vatReceivable: account("vat_receivable") });
+  });
+
+  test("an expense with a prepaid amount settles the advance to the supplier", async () => {
+    const e = await expense({ amount: "100.00", vat_amount: "21.00", vat_rate_id: rates["S:21.00"] });
+    const advances = snapshot(env.db, (tx) => supplierAdvancesAccountId(tx, org.org.id));
+    // 121.00 of which 50.00 prepaid: payables credited 121.00, debited 50.00 against the advance
+    const draft = snapshot(env.db, (tx) => expensePosting(tx, { ...e, prepaidCents: 5000 }));
+    expect(cents(draft).slice(3)).toEqual([[account("payables"), 5000], [advances, -5000]]);
+    expect(snapshot(env.db, (tx) => expensePosting(tx, e)).lines).toHaveLength(3);
   });
 
   test("an expense payment: payables against the bank; more prepaid than the total, the supplier's refund of the excess the other way", async () => {
@@ -230,12 +242,21 @@ describe("the readers", () => {
     await issue("2025-01-01", "100.00");
     await issue("2025-12-31", "50.00");
     await issue("2026-01-01", "7.00");
+    // an approved expense of 2025: 30.00 to Travel (no VAT)
+    const e = (await env.api("POST", "/api/v1/expenses", { category: "Travel", amount: "30.00", date: "2025-06-30" }, o.token)).body.data;
+    expect((await env.api("POST", `/api/v1/expenses/${e.id}/approve`, undefined, o.token)).status).toBe(200);
+    const travel = snapshot(env.db, (tx) => categoryAccount(tx, o.org.id, "Travel").id);
     const sales = snapshot(env.db, (tx) => systemAccount(tx, o.org.id, "sales").id);
     // 2025: 150.00 of sales (a credit balance), no expense; receivables are not a result
-    expect(snapshot(env.db, (tx) => readYearResults(tx, o.org.id, "2025-01-01", "2025-12-31"))).toEqual([{ accountId: sales, currency: "EUR", net: -15_000 }]);
+    const results = snapshot(env.db, (tx) => readYearResults(tx, o.org.id, "2025-01-01", "2025-12-31"));
+    expect(results.sort((a, b) => a.net - b.net)).toEqual([{ accountId: sales, currency: "EUR", net: -15_000 }, { accountId: travel, currency: "EUR", net: 3000 }]);
     const [closing] = snapshot(env.db, (tx) => closingPostings(tx, o.org.id, { year: 2025, start: "2025-01-01", end: "2025-12-31" }));
     const retained = snapshot(env.db, (tx) => systemAccount(tx, o.org.id, "retained_earnings").id);
-    expect([closing!.date, cents(closing!)]).toEqual(["2025-12-31", [[sales, 15_000], [retained, -15_000]]]);
+    // a profit of 120.00: retained earnings credited
+    expect([closing!.date, cents(closing!).sort()]).toEqual(["2025-12-31", [[sales, 15_000], [travel, -3000], [retained, -12_000]].sort()]);
+    // a year ending on 30 December (its last day the entry's date): without the invoice of the 31st
+    const [short] = snapshot(env.db, (tx) => closingPostings(tx, o.org.id, { year: 2025, start: "2025-01-01", end: "2025-12-30" }));
+    expect([short!.date, cents(short!).sort()]).toEqual(["2025-12-30", [[sales, 10_000], [travel, -3000], [retained, -7000]].sort()]);
   });
 
   test("a first statement's opening balance: less what the books hold the day before, dated then; nothing when they agree", async () => {
