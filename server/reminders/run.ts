@@ -9,7 +9,7 @@
  * its interest note and its queued delivery commit together; the delivery then follows the
  * sending outbox's own guarantee.
  */
-import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
+import { and, asc, eq, lte, sql } from "drizzle-orm";
 import type { Db, Tx } from "../../db/client.ts";
 import { awaitingPayment, customers, invoices, organizations, reminderPolicies, reminders } from "../../db/schema.ts";
 import type { DatePeriod, DeliveryRecipients, DocumentLanguage, ReminderLevel, ReminderNoteDue, SendChannel } from "../../db/values.ts";
@@ -390,9 +390,4 @@ export function onReminderAccepted(tx: Tx, delivery: QueuedDelivery): void {
     resource: { type: "reminder", id: delivery.reminderId },
     ...reminderSentEvent(tx, scope.org, delivery.invoiceId, delivery.reminderId),
   });
-}
-
-/** The reminders of these invoices (a page of the list): for read.ts. */
-export function remindersOf(tx: Tx, orgId: string, invoiceIds: string[]) {
-  return invoiceIds.length === 0 ? [] : tx.select().from(reminders).where(inOrg(reminders, orgId, inArray(reminders.invoiceId, invoiceIds))).all();
 }

@@ -11,7 +11,9 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import { documentDeliveries, events, invoices, reminders } from "../../db/schema.ts";
+import { auditLog, documentDeliveries, events, invoices, organizations, reminders } from "../../db/schema.ts";
+import { localHour } from "../../server/lib/time.ts";
+import { SELLER_IDENTITY } from "../fixtures.ts";
 import { snapshot, transaction } from "../../server/lib/scope.ts";
 import { missingRateProblem, onReminderAccepted, openInterestNotes, previewReminders, runReminders } from "../../server/reminders/run.ts";
 import { CLI_ACTOR } from "../../server/orgs/service.ts";
@@ -43,13 +45,14 @@ async function setup(levels: Level[], options: { channel?: string; vat?: boolean
   return { org, customer };
 }
 /** 1000.00 without VAT, issued 2025-10-01, due 2025-10-15 (unless said), finalized. */
-async function invoice(org: Org, customerId: string, dueDate = "2025-10-15") {
-  const draft = await call(org, "POST", "/api/v1/invoices", { customer_id: customerId, issue_date: "2025-10-01", due_date: dueDate, lines: [{ description: "Work", quantity: "1", unit_price: "1000.00" }] }, 201);
+async function invoice(org: Org, customerId: string, dueDate = "2025-10-15", extra: Record<string, unknown> = {}) {
+  const draft = await call(org, "POST", "/api/v1/invoices", { customer_id: customerId, issue_date: "2025-10-01", due_date: dueDate, lines: [{ description: "Work", quantity: "1", unit_price: "1000.00" }], ...extra }, 201);
   return call(org, "POST", `/api/v1/invoices/${draft.id}/finalize`);
 }
 const run = (org: Org, date: string, extra: { dryRun?: boolean } = {}) => runReminders(env.db, { date, orgId: org.org.id, ...extra });
 const planned = (org: Org, date: string) => previewReminders({ db: env.db, org: org.org, actor: CLI_ACTOR }, date).data;
 const rows = (invoiceId: string) => env.db.select().from(reminders).where(eq(reminders.invoiceId, invoiceId)).all().sort((a, b) => a.level - b.level);
+const audited = (org: Org, resourceId: string) => env.db.select().from(auditLog).where(and(eq(auditLog.organizationId, org.org.id), eq(auditLog.resourceId, resourceId))).all().map((a) => [a.action, a.resourceType]);
 const eventsOf = (org: Org, type: string) => env.db.select().from(events).where(and(eq(events.organizationId, org.org.id), eq(events.type, type))).all();
 
 describe("business customer: interest from the day after the due date, the €40 once", () => {
@@ -80,7 +83,9 @@ describe("business customer: interest from the day after the due date, the €40
     // its interest note: the interest line and the compensation, 46.90; manual: sent with the letter
     const note = env.db.select().from(invoices).where(eq(invoices.id, charged!.interestNoteId!)).get()!;
     expect([note.type, note.relatedInvoiceId, note.totalCents, note.compensationCents, note.status]).toEqual(["interest_note", inv.id, 4690, 4000, "sent"]);
-    expect(eventsOf(org, "invoice.sent").map((e) => e.resourceId)).toEqual([note.id]);
+    expect(eventsOf(org, "invoice.sent").map((e) => [e.resourceId, e.resourceType])).toEqual([[note.id, "invoice"]]);
+    expect(audited(org, note.id)).toContainEqual(["invoice.sent", "invoice"]);
+    expect(audited(org, charged!.id)).toEqual([["reminder.recorded", "reminder"]]);
     // manual: the event at once, with what the letter asks
     const [event] = eventsOf(org, "invoice.reminder_sent");
     expect(event!.resourceId).toBe(inv.id);
@@ -175,6 +180,7 @@ describe("consumer (Book XIX): nothing before the first reminder's term has run"
     accept(inv.id, 3, "2025-11-29T11:00:00.000000Z");
     expect(env.db.select().from(invoices).where(eq(invoices.id, noteId)).get()!.status).toBe("sent");
     expect(eventsOf(org, "invoice.reminder_sent").map((e) => JSON.parse(e.data).reminder.level)).toEqual([0, 3]);
+    expect(audited(org, rows(inv.id)[3]!.id)).toEqual([["reminder.recorded", "reminder"], ["reminder.sent", "reminder"]]);
   });
 
   test("on the day the term ends nothing yet; the day after, the charges", async () => {
@@ -239,7 +245,22 @@ describe("which level goes", () => {
 
   test("the run's date: a bad one refused; the schedule's hour skips an organisation before it, unless a date is given", async () => {
     const { org } = await setup([level(7)]);
-    expect(() => runReminders(env.db, { date: "2025-02-30", orgId: org.org.id })).toThrow("valid date");
+    const fieldOf = (f: () => unknown) => {
+      try {
+        f();
+      } catch (error) {
+        return (error as { errors?: Record<string, string[]> }).errors;
+      }
+      return null;
+    };
+    expect(fieldOf(() => runReminders(env.db, { date: "2025-02-30", orgId: org.org.id }))).toEqual({ date: ["The date must be a valid date (YYYY-MM-DD)."] });
+    expect(fieldOf(() => previewReminders({ db: env.db, org: org.org, actor: CLI_ACTOR }, "2025-02-30"))).toEqual({ date: ["The date field must be a valid date (YYYY-MM-DD)."] });
+    // without a date: the organisation's local today
+    expect(previewReminders({ db: env.db, org: org.org, actor: CLI_ACTOR }).date).toBe(new Intl.DateTimeFormat("en-CA", { timeZone: "Europe/Brussels" }).format(new Date()));
+    // the schedule's hour itself: on it, the run goes; an hour before it, not (unless the hour turns meanwhile)
+    const hour = localHour("Europe/Brussels");
+    expect(runReminders(env.db, { orgId: org.org.id, notBeforeHour: hour }).length).toBe(1);
+    if (hour < 23 && localHour("Europe/Brussels") === hour) expect(runReminders(env.db, { orgId: org.org.id, notBeforeHour: hour + 1 })).toEqual([]);
     // no local hour is 24 or later: the schedule skips
     expect(runReminders(env.db, { orgId: org.org.id, notBeforeHour: 24 })).toEqual([]);
     expect(runReminders(env.db, { orgId: org.org.id, notBeforeHour: 0 }).map((r) => r.organization_id)).toEqual([org.org.id]);
@@ -291,5 +312,61 @@ describe("days without a statutory rate", () => {
     const draft = await call(org, "POST", "/api/v1/invoices", { customer_id: customer.id, issue_date: "2026-05-11", due_date: "2026-06-10", lines: [{ description: "Work", quantity: "1", unit_price: "1000.00" }] }, 201);
     await call(org, "POST", `/api/v1/invoices/${draft.id}/finalize`);
     expect(planned(org, "2026-07-10").map((p) => [p.interest, p.compensation, p.missing_rates, p.problem])).toEqual([["0.00", "40.00", [], null]]);
+  });
+
+  test("a reminder that cannot go and lacks rates says both", async () => {
+    const { org, customer } = await setup([level(30, true)], { channel: "email", email: false });
+    const draft = await call(org, "POST", "/api/v1/invoices", { customer_id: customer.id, issue_date: "2026-05-11", due_date: "2026-06-10", lines: [{ description: "Work", quantity: "1", unit_price: "1000.00" }] }, 201);
+    await call(org, "POST", `/api/v1/invoices/${draft.id}/finalize`);
+    const [problem] = planned(org, "2026-07-10").map((p) => p.problem);
+    expect(problem!.startsWith("The customer has no e-mail address. No statutory interest rate for BE covers 2026-07-01 to 2026-07-10")).toBe(true);
+  });
+
+  test("a run warns of each reminder recorded without the interest of days without a rate, and of no other", async () => {
+    const warnings: [string, Record<string, unknown>][] = [];
+    const log = { warn: (message: string, fields: Record<string, unknown>) => void warnings.push([message, fields]) };
+    const { org, customer } = await setup([level(30, true)]);
+    const draft = await call(org, "POST", "/api/v1/invoices", { customer_id: customer.id, issue_date: "2026-05-11", due_date: "2026-06-10", lines: [{ description: "Work", quantity: "1", unit_price: "1000.00" }] }, 201);
+    const inv = await call(org, "POST", `/api/v1/invoices/${draft.id}/finalize`);
+    const rated = await invoice(org, customer.id, "2026-05-15");
+    // 20 June: the invoice due 15 May is at +36, every day rated: recorded, no warning
+    expect(runReminders(env.db, { date: "2026-06-20", orgId: org.org.id, log: log as any })[0]!.data.map((p) => p.invoice_id)).toEqual([rated.id]);
+    expect(warnings).toEqual([]);
+    // 10 July: the one due 10 June, with 1–10 July without a rate: recorded, one warning naming it
+    const [result] = runReminders(env.db, { date: "2026-07-10", orgId: org.org.id, log: log as any });
+    expect(result!.recorded).toBe(1);
+    expect(warnings.map(([message, fields]) => [message, fields.invoice, fields.level, fields.missing_rates])).toEqual([["reminder charges no interest for days without a statutory rate", inv.number, 0, "2026-07-01..2026-07-10"]]);
+    // without a log: the same run elsewhere is no error
+    const other = await setup([level(30, true)]);
+    const d2 = await call(other.org, "POST", "/api/v1/invoices", { customer_id: other.customer.id, issue_date: "2026-05-11", due_date: "2026-06-10", lines: [{ description: "Work", quantity: "1", unit_price: "1000.00" }] }, 201);
+    await call(other.org, "POST", `/api/v1/invoices/${d2.id}/finalize`);
+    expect(runReminders(env.db, { date: "2026-07-10", orgId: other.org.org.id })[0]!.recorded).toBe(1);
+  });
+});
+
+describe("a Peppol customer's interest note", () => {
+  /** An organisation on Peppol (its access point and participant id), a customer reachable there, a reminder by e-mail charging at +24. */
+  async function peppolSetup(options: { accessPoint: boolean; customerPrefers?: string }) {
+    const { org, customer: _ } = await setup([level(24, true)], { channel: "email" });
+    await call(org, "PUT", "/api/v1/organization", SELLER_IDENTITY);
+    if (options.accessPoint) env.db.update(organizations).set({ peppolProvider: "recommand", peppolCredentials: "enc:v1:test" }).where(eq(organizations.id, org.org.id)).run();
+    const customer = await call(org, "POST", "/api/v1/customers", {
+      name: "Brasserie Dupont SA", country: "BE", vat_number: "BE0404795549", email: "ap@dupont.test", address: "Rue de l'Église 5", city: "Liège", postal_code: "4000", peppol_id: "0208:0404795549",
+      ...(options.customerPrefers ? { preferred_channel: options.customerPrefers } : {}),
+    }, 201);
+    const inv = await invoice(org, customer.id, "2025-10-15", { buyer_reference: "PO-77" });
+    run(org, "2025-11-08");
+    const noteId = rows(inv.id)[0]!.interestNoteId!;
+    expect(noteId).not.toBeNull();
+    return env.db.select().from(documentDeliveries).where(eq(documentDeliveries.invoiceId, noteId)).all().map((d) => [d.subject, d.channel]);
+  }
+
+  test("goes over Peppol as a delivery of its own when the organisation is on Peppol", async () => {
+    expect(await peppolSetup({ accessPoint: true })).toEqual([["invoice", "peppol"]]);
+  });
+
+  test("goes with the e-mail only when the organisation has no access point, or the customer prefers e-mail", async () => {
+    expect(await peppolSetup({ accessPoint: false })).toEqual([]);
+    expect(await peppolSetup({ accessPoint: true, customerPrefers: "email" })).toEqual([]);
   });
 });
