@@ -8,7 +8,9 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readClaimInput } from "../../server/interest/claim.ts";
-import { snapshot } from "../../server/lib/scope.ts";
+import { issueInterestNote } from "../../server/interest/note.ts";
+import { CLI_ACTOR } from "../../server/orgs/service.ts";
+import { snapshot, transaction } from "../../server/lib/scope.ts";
 import { createTestEnv } from "../helpers.ts";
 
 const env = createTestEnv();
@@ -79,5 +81,22 @@ describe("readClaimInput", () => {
     expect(() => input(cn.id, "2025-11-30")).toThrow("The document is a credit note; interest is charged on invoices only.");
     const note = await call("POST", `/api/v1/invoices/${inv.id}/interest-note`, { as_of: "2025-10-25" }, 201);
     expect(() => input(note.id, "2025-11-30")).toThrow("The document is an interest note; interest is charged on invoices only.");
+  });
+
+  test("a credit note partly allocated (a refund owed too) reduces by its allocation", async () => {
+    const inv = await issued(business.id);
+    await call("POST", `/api/v1/invoices/${inv.id}/record-payment`, { amount: "900.00", payment_date: "2025-10-20" }, 201);
+    const note = await call("POST", `/api/v1/invoices/${inv.id}/credit-note`, { lines: [{ description: "Credit", quantity: "1", unit_price: "300.00" }] }, 201);
+    // 100.00 was due: 100.00 allocated, 200.00 owed back
+    const final = await call("POST", `/api/v1/invoices/${note.id}/finalize`);
+    expect([final.status, final.amount_credited]).toEqual(["partially_paid", "100.00"]);
+    expect(input(inv.id, "2025-11-30").reductions).toEqual([{ date: "2025-10-20", cents: 90_000 }, { date: final.issue_date, cents: 10_000 }]);
+  });
+
+  test("a note charging the compensation only reaches no day: the claim is through the other note's day", async () => {
+    const inv = await issued(business.id);
+    transaction(env.db, (tx) => issueInterestNote(tx, { db: tx, org: env.org, actor: CLI_ACTOR }, inv.id, "2025-11-10", { firstReminderAcceptedOn: null, interest: false, compensation: true }));
+    await call("POST", `/api/v1/invoices/${inv.id}/interest-note`, { as_of: "2025-11-20" }, 201);
+    expect(input(inv.id, "2025-11-30").already.through).toBe("2025-11-20");
   });
 });

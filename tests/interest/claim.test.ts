@@ -265,3 +265,37 @@ describe("days without a rate", () => {
     expect(claim({ asOf: "2025-11-03", rates, reductions: [{ date: "2025-10-21", cents: 100_000 }] }).claim.missing_rates).toEqual([]);
   });
 });
+
+describe("edges", () => {
+  test("never a day after the claim's date, even when an earlier note reached further", () => {
+    const f = claim({ already: { interestCents: 400, compensationCents: 4000, through: "2025-10-30" } });
+    expect(f.claim.principal_periods.map((p) => [p.from, p.to])).toEqual([["2025-10-16", "2025-10-25"]]);
+    expect(f.claim.interest).toBe("2.74");
+  });
+
+  test("a consumer's claim dated well before the term ends: nothing, not even the days between", () => {
+    const f = claim({ customerType: "individual", firstReminderAcceptedOn: "2025-10-24", asOf: "2025-11-01" });
+    expect([f.claim.principal_periods, f.claim.interest, f.claim.compensation]).toEqual([[], "0.00", "0.00"]);
+  });
+
+  test("no table, one late day: that day is missing", () => {
+    expect(claim({ hasTable: false, rates: [], asOf: "2025-10-16" }).claim.missing_rates).toEqual([{ from: "2025-10-16", to: "2025-10-16" }]);
+  });
+
+  test("a non-euro invoice with its compensation set says nothing of a missing one", () => {
+    expect(claim({ currency: "USD", compensationByCurrency: { USD: 5000 } }).lawNotes.map((n) => n.kind)).toEqual(["business"]);
+  });
+
+  test("a payment dated on the last day charged splits that day off: it is not charged again", () => {
+    // charged through 20 October; 500.00 paid on the 20th recorded afterwards: the periods 16–19, 20, 21–25; only 21–25 is new
+    const f = claim({ reductions: [{ date: "2025-10-20", cents: 50_000 }], already: { interestCents: 137, compensationCents: 4000, through: "2025-10-20" } });
+    expect(f.claim.principal_periods.map((p) => [p.from, p.to])).toEqual([["2025-10-16", "2025-10-19"], ["2025-10-20", "2025-10-20"], ["2025-10-21", "2025-10-25"]]);
+    expect(f.newPeriods.map((p) => [p.from, p.to])).toEqual([["2025-10-21", "2025-10-25"]]);
+  });
+
+  test("charged less than the periods up to the claim's date earned, and no new period: nothing to put the difference on", () => {
+    // a note charged 1.00 through 25 October, the days earned 2.74: 1.74 chargeable, but no period after the 25th
+    const f = claim({ already: { interestCents: 100, compensationCents: 4000, through: "2025-10-25" } });
+    expect([f.chargeableInterestCents, f.newPeriods]).toEqual([174, []]);
+  });
+});
