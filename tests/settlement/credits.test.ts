@@ -9,9 +9,11 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import { events, invoices } from "../../db/schema.ts";
+import { auditLog, events, invoices } from "../../db/schema.ts";
+import { showInvoice } from "../../server/invoices/read.ts";
+import { CLI_ACTOR } from "../../server/orgs/service.ts";
 import { transaction } from "../../server/lib/scope.ts";
-import { allocateIssuedCreditNotes, allocationCents } from "../../server/settlement/credits.ts";
+import { allocateIssuedCreditNotes, allocationCents, reallocateCreditNotes } from "../../server/settlement/credits.ts";
 import { createTestEnv } from "../helpers.ts";
 
 const env = createTestEnv();
@@ -61,6 +63,7 @@ describe("through the API", () => {
     const d = await call("POST", `/api/v1/invoices/${invoiceId}/credit-note`, { lines: [{ description: "Credit", quantity: "1", unit_price: price }] }, 201);
     return call("POST", `/api/v1/invoices/${d.id}/finalize`);
   };
+  const audited = (id: string) => env.db.select().from(auditLog).where(eq(auditLog.resourceId, id)).all().map((a) => [a.action, a.resourceType]);
   const updates = (id: string) => env.db.select().from(events).where(and(eq(events.type, "invoice.updated"), eq(events.resourceId, id))).all().map((e) => JSON.parse(e.data));
   const pay = (id: string, amount: string) => call("POST", `/api/v1/invoices/${id}/record-payment`, { amount, payment_date: "2025-10-10" }, 201);
 
@@ -82,6 +85,7 @@ describe("through the API", () => {
     // each note's change is an event carrying its new figures
     const noteEvents = env.db.select().from(events).where(and(eq(events.type, "invoice.updated"), eq(events.resourceId, older.id))).all();
     expect(JSON.parse(noteEvents.at(-1)!.data)).toMatchObject({ id: older.id, amount_due: "0.00", amount_credited: "70.00" });
+    expect(audited(older.id).at(-1)).toEqual(["invoice.credited", "invoice"]);
   });
 
   test("more owed back than is due again: the oldest note takes what is due, the next nothing", async () => {
@@ -155,8 +159,14 @@ describe("through the API", () => {
     env.db.update(invoices).set({ status: "sent", sentAt: "2025-10-02T08:00:00.000000Z" }).where(eq(invoices.id, inv.id)).run();
     const note = await credited(inv.id, "40.00");
     expect(figures(await show(inv.id))).toEqual(["partially_paid", "0.00", "40.00", "60.00"]);
+    expect(audited(inv.id).at(-1)).toEqual(["invoice.credited", "invoice"]);
+    const eventsBefore = updates(inv.id).length;
     await call("POST", `/api/v1/invoices/${note.id}/cancel`);
     expect(figures(await show(inv.id))).toEqual(["sent", "0.00", "0.00", "100.00"]);
+    // the invoice's change: the credit released, told as an invoice.updated with its new figures; nothing credited again
+    expect(audited(inv.id).slice(-1)).toEqual([["invoice.credit_released", "invoice"]]);
+    expect(updates(inv.id).length).toBe(eventsBefore + 1);
+    expect(updates(inv.id).at(-1)).toMatchObject({ status: "sent", amount_credited: "0.00", amount_due: "100.00" });
     expect((await show(note.id)).amount_credited).toBe("0.00");
   });
 
@@ -196,5 +206,38 @@ describe("through the API", () => {
     const row = env.db.select().from(invoices).where(eq(invoices.id, note.id)).get()!;
     expect([row.creditedCents, row.status]).toEqual([0, "finalized"]);
     expect(figures(await show(inv.id))).toEqual(["paid", "100.00", "0.00", "0.00"]);
+  });
+
+  test("reallocation takes no credit onto a cancelled or draft invoice, nor onto a credit note", async () => {
+    const inv = await issued("100.00");
+    await pay(inv.id, "100.00");
+    const note = await credited(inv.id, "30.00");
+    // as if the payment were gone: 100.00 due again
+    env.db.update(invoices).set({ paidCents: 0 }).where(eq(invoices.id, inv.id)).run();
+    const scope = { db: env.db, org: env.org, actor: CLI_ACTOR };
+    const reallocate = (id: string) => transaction(env.db, (tx) => reallocateCreditNotes(tx, { ...scope, db: tx }, id, showInvoice));
+    const allocated = () => env.db.select().from(invoices).where(eq(invoices.id, note.id)).get()!.creditedCents;
+    for (const status of ["cancelled", "draft"] as const) {
+      env.db.update(invoices).set({ status }).where(eq(invoices.id, inv.id)).run();
+      expect(reallocate(inv.id)).toBe(false);
+      expect(allocated()).toBe(0);
+    }
+    expect(reallocate(note.id)).toBe(false);
+    env.db.update(invoices).set({ status: "finalized" }).where(eq(invoices.id, inv.id)).run();
+    expect(reallocate(inv.id)).toBe(true);
+    expect(allocated()).toBe(3000);
+    // nothing left to allocate: nothing changed
+    expect(reallocate(inv.id)).toBe(false);
+  });
+
+  test("the upgrade's allocation skips a note whose invoice is not its organisation's", async () => {
+    const inv = await issued("100.00");
+    const note = await credited(inv.id, "30.00");
+    const other = env.newOrg("Elsewhere BV");
+    const c = (await env.api("POST", "/api/v1/customers", { name: "C", country: "BE" }, other.token)).body.data;
+    const foreign = (await env.api("POST", "/api/v1/invoices", { customer_id: c.id, issue_date: "2025-10-01", lines: [{ description: "W", quantity: "1", unit_price: "10.00" }] }, other.token)).body.data;
+    env.db.update(invoices).set({ relatedInvoiceId: foreign.id, creditedCents: 0 }).where(eq(invoices.id, note.id)).run();
+    transaction(env.db, (tx) => allocateIssuedCreditNotes(tx));
+    expect(env.db.select().from(invoices).where(eq(invoices.id, note.id)).get()!.creditedCents).toBe(0);
   });
 });
