@@ -15,6 +15,8 @@ import type { EntryDraft } from "../../server/ledger/draft.ts";
 import {
   bankLineEntry,
   bankLineSelfAssessment,
+  expenseEntry,
+  invoiceEntry,
   closingPostings,
   expensePaymentPosting,
   expensePosting,
@@ -99,7 +101,8 @@ describe("suspense and the opening balance", () => {
     const out = suspenseEntry({ ...base, direction: "credit", cents: -500, id: "e1" }, chart);
     expect([cents(out), out.description, out.id, out.source]).toEqual([[["bank", -500], ["susp", 500]], "Out of suspense: Unknown", "e1", { type: "bank_transaction", id: "line" }]);
     expect(cents(suspenseEntry({ ...base, direction: "debit", cents: -500 }, chart))).toEqual([["bank", 500], ["susp", -500]]);
-    expect(suspenseEntry({ ...base, direction: "credit", cents: 1, description: "x".repeat(1200) }, chart).description).toHaveLength(1000);
+    const long = suspenseEntry({ ...base, direction: "credit", cents: 1, description: "x".repeat(1200) }, chart);
+    expect([long.description.length, long.lines[0]!.description!.length, long.lines[1]!.description!.length]).toEqual([1000, 1000, 1000]);
   });
 
   test("an opening balance: the bank against opening balances, on its date", () => {
@@ -284,3 +287,25 @@ describe("the readers", () => {
   });
 });
 
+describe("expense and interest note entries, the edges", () => {
+  const chart = { expense: "exp", vatReceivable: "vat-in", payables: "pay", supplierAdvances: "adv" };
+  const expense = {
+    id: "e", documentType: "invoice" as const, category: "Travel", vendor: "SNCB", description: null, date: "2026-03-03", currency: "EUR",
+    amountCents: 10_000, vatCents: 2100, prepaidCents: 0, roundingCents: 0, vatLines: [], vatRate: { category: "S" as const, rateBp: 2100 },
+  };
+
+  test("a rounding of 2 cents (BT-114) is cost and payable; a supplier's credit note takes it back", () => {
+    expect(cents(expenseEntry({ ...expense, roundingCents: 2 }, chart)).slice(3)).toEqual([["exp", 2], ["pay", -2]]);
+    expect(cents(expenseEntry({ ...expense, documentType: "credit_note", roundingCents: 2 }, chart)).slice(3)).toEqual([["exp", -2], ["pay", 2]]);
+  });
+
+  test("a prepaid amount without an advances account is refused", () => {
+    expect(() => expenseEntry({ ...expense, prepaidCents: 5000 }, { ...chart, supplierAdvances: null })).toThrow("expenseEntry: a prepaid amount needs the advances to suppliers account");
+  });
+
+  test("an interest note's entry: named as one, its source the note, its income line said", () => {
+    const draft = invoiceEntry({ id: "n", type: "interest_note", number: "INT-2026-00001", issueDate: "2026-04-30", currency: "EUR", totalCents: 4834, vatLines: [] }, { receivables: "rec", sales: "sales", vatPayable: "vat", lateIncome: "late" });
+    expect([draft.description, draft.source, draft.date, draft.currency]).toEqual(["Interest note INT-2026-00001", { type: "invoice", id: "n" }, "2026-04-30", "EUR"]);
+    expect(draft.lines.map((l) => [l.accountId, l.cents, l.description])).toEqual([["rec", 4834, "Interest note INT-2026-00001"], ["late", -4834, "Late-payment interest and compensation"]]);
+  });
+});
