@@ -21,9 +21,10 @@ const expense = (over: Record<string, unknown> = {}) =>
   ({ amountCents: 10_000, vatCents: 2100, prepaidCents: 0, roundingCents: 0, status: "approved", paidCents: 0, documentType: "invoice", ...over }) as any;
 
 describe("invoices and credit notes", () => {
-  test("total less paid less credited", () => {
-    expect(invoiceDueCents({ totalCents: 12_100, paidCents: 2100, creditedCents: 4000 })).toBe(6000);
-    expect(invoiceDueCents({ totalCents: 12_100, paidCents: 12_100, creditedCents: 0 })).toBe(0);
+  test("total less paid less credited; nothing due on a cancelled document", () => {
+    expect(invoiceDueCents({ status: "sent", totalCents: 12_100, paidCents: 2100, creditedCents: 4000 })).toBe(6000);
+    expect(invoiceDueCents({ status: "paid", totalCents: 12_100, paidCents: 12_100, creditedCents: 0 })).toBe(0);
+    expect(invoiceDueCents({ status: "cancelled", totalCents: 12_100, paidCents: 0, creditedCents: 0 })).toBe(0);
   });
 
   test("the status: finalized or sent while nothing is settled, partially paid, paid when all of it is", () => {
