@@ -3,7 +3,7 @@
  * draws them and says why. From the bottom:
  *
  *   db/                the connection, the migration runner, statements, the schema and its values
- *   server/lib/        pure helpers (money, dates, lists, errors, IBANs, …)
+ *   server/lib/        helpers of every feature (money, dates, lists, errors, IBANs, the fiscal calendar, …); not all pure
  *   the kernel         HTTP, authentication, logs, metrics, the runtime, configuration, backups
  *   the features       every other folder of server/, in FEATURE_TIERS order
  *   composition roots  server/app.ts, serve.ts, http-thread.ts, bootstrap.ts, data-migrations.ts, cli/
@@ -75,7 +75,7 @@ module.exports = {
     },
     {
       name: "lib-is-pure",
-      comment: "server/lib/ holds pure helpers: it imports only db/ and itself.",
+      comment: "server/lib/ holds the helpers every feature shares: it imports only db/ and itself.",
       severity: "error",
       from: { path: "^server/lib/" },
       to: { path: "^(server/(?!lib/)|cli/)" },
