@@ -290,7 +290,7 @@ describe("kontor serve", () => {
     const serveDb = join(dir, "serve.db");
     const { proc, url, output } = await startServer(["bun", join(TESTS_ROOT, "../cli/main.ts"), "serve", "--db", serveDb, "--port", "0", "--no-worker"]);
     try {
-      const token = /\b([0-9a-f-]{36}\|[A-Za-z0-9_-]{40,})\b/.exec(output)?.[1];
+      const token = /\b([0-9a-f-]{36}\|[A-Za-z0-9_-]{40,})(?![A-Za-z0-9_-])/.exec(output)?.[1];
       expect(token, output).toBeDefined();
       // the printed curl line works when pasted into a shell
       const curl = output.split("\n").find((l) => l.trim().startsWith("curl "))!.trim();
@@ -380,7 +380,7 @@ describe("the compiled binary", () => {
       const { proc, url, output } = await startServer(["./kontor", "serve", "--port", "0"], { cwd: empty });
       try {
         expect(existsSync(join(empty, "data/kontor.db"))).toBe(true);
-        const token = /\b([0-9a-f-]{36}\|[A-Za-z0-9_-]{40,})\b/.exec(output)![1]!;
+        const token = /\b([0-9a-f-]{36}\|[A-Za-z0-9_-]{40,})(?![A-Za-z0-9_-])/.exec(output)![1]!;
         const created = await fetch(`${url}/api/v1/customers`, {
           method: "POST",
           headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
