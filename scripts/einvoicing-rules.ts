@@ -9,7 +9,8 @@
  *
  *   bun scripts/einvoicing-rules.ts        # compile what is missing, print the paths
  *
- * Called by .ci/run before `bun test`, and by tests/documents/ubl.test.ts's beforeAll when the cache is missing.
+ * Called by .ci/run before `bun test`, and by the validation harness (tests/einvoicing/validate.ts)
+ * when the cache is missing.
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -18,10 +19,10 @@ import { join, resolve } from "node:path";
 const root = resolve(import.meta.dir, "..");
 export const RULES_DIR = join(root, "tests/einvoicing/rules");
 /**
- * The compiled rule sets are committed gzip-compressed (0.7 MB instead of 25.6 MB; compiling the
- * seven takes minutes of CI's two cores, reading them back a second: docs/development.md): each
- * file's name carries the hash of its sources and of the compiler, so an edited rule file is
- * compiled again here rather than tested with a stale copy; commit the new file with it.
+ * The compiled rule sets are build output, not committed: compiled when absent (the seven in
+ * about a minute on two cores, in parallel) and kept here, gzip-compressed, as a local cache
+ * (git-ignored). Each file's name carries the hash of its sources and of the compiler, so an
+ * edited rule file or a new xslt3 is compiled again rather than tested with a stale copy.
  */
 export const CACHE_DIR = join(root, "tests/einvoicing/compiled");
 const XSLT3 = join(root, "node_modules/xslt3/xslt3.js");
