@@ -74,8 +74,7 @@ export const RESYNC =
  * `events_expired`), nor when no event of the organisation has that id yet (a 422: an id of
  * another database, restored since, or of before per-organisation ids; docs/events.md#event-ids).
  */
-function checkPosition(tx: Tx, orgId: string, after: number, field: string): void {
-  const newest = counter(tx, orgId, EVENT_SEQUENCE);
+function checkPosition(tx: Tx, orgId: string, after: number, field: string, newest: number): void {
   if (after > newest) {
     throw ValidationFailed.field(field, `No event of this organisation has the id ${after} (the newest is ${newest}). ${RESYNC}`);
   }
@@ -109,7 +108,9 @@ export const eventFeed = {
     if (readable.length < Object.keys(RESOURCE_VIEW_ABILITY).length) filters.push(inArray(events.resourceType, readable));
 
     return snapshot(scope.db, (tx) => {
-      if (given !== null) checkPosition(tx, scope.org.id, given, field);
+      // the organisation's newest event id, kept or pruned: what a position is checked against and what meta.newest_id says
+      const newest = counter(tx, scope.org.id, EVENT_SEQUENCE);
+      if (given !== null) checkPosition(tx, scope.org.id, given, field, newest);
       const none = readable.length === 0;
       const countWhere = (...more: SQL[]) => (none ? 0 : tx.select({ n: count() }).from(events).where(and(...filters, ...more)).get()!.n);
       // one more than a page: whether there is a next one
@@ -157,7 +158,7 @@ export const eventFeed = {
           total,
           next_cursor: nextCursor,
           // what a copy made now resumes from, even when every event was pruned and this page is empty
-          newest_id: String(counter(tx, scope.org.id, EVENT_SEQUENCE)),
+          newest_id: String(newest),
         },
       };
     });

@@ -504,8 +504,10 @@ async function readDocument(request: Request, rule: DocumentRule, facts: Request
   if (!rule.mediaTypes.includes(mediaType)) {
     throw new UnsupportedMediaType(`The request body must be a file of type ${rule.mediaTypes.join(", ")} (Content-Type).`);
   }
-  if (Number(request.headers.get("content-length") ?? "0") > rule.maxBytes) throw new PayloadTooLarge(rule.maxBytes);
-  const bytes = await readBytesLimited(request, rule.maxBytes, Number(request.headers.get("content-length") ?? Number.NaN));
+  // what the sender announced: refused at once beyond the limit, else the size of the buffer the body is read into
+  const announced = Number(request.headers.get("content-length") ?? Number.NaN);
+  if (announced > rule.maxBytes) throw new PayloadTooLarge(rule.maxBytes);
+  const bytes = await readBytesLimited(request, rule.maxBytes, announced);
   if (bytes.byteLength === 0) throw ValidationFailed.field("body", "The request body is empty: send the file itself.");
   facts.rawBody = `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
   const charset = params.find((p) => /^charset=/i.test(p))?.slice("charset=".length).replace(/"/g, "").trim().toLowerCase() || null;
