@@ -19,7 +19,7 @@
 import { Database } from "bun:sqlite";
 import { copyFileSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { openDatabase, type Db } from "../db/client.ts";
+import { openDatabase, unitOfWork, type Db } from "../db/client.ts";
 import { migrateDatabase } from "../server/data-migrations.ts";
 import { rebuildReceivables } from "../server/reports/receivables.ts";
 import { CLI_ACTOR, createOrganization } from "../server/orgs/service.ts";
@@ -59,7 +59,7 @@ async function child(scenario: string, dbPath: string, orgId: string): Promise<v
     case "reminder preview": {
       let after: string | undefined;
       for (;;) {
-        const page = reminders.previewReminders(scope, undefined, { after } as never) as { data: unknown[]; next_after?: string | null };
+        const page = await reminders.previewReminders(scope, undefined, { after } as never) as { data: unknown[]; next_after?: string | null };
         count += page.data.length;
         if (!page.next_after) break;
         after = page.next_after;
@@ -67,19 +67,19 @@ async function child(scenario: string, dbPath: string, orgId: string): Promise<v
       break;
     }
     case "reminder run":
-      count = reminders.runReminders(db, { orgId, countOnly: true } as never).reduce((n, r) => n + r.recorded, 0);
+      count = (await reminders.runReminders(db, { orgId, countOnly: true } as never)).reduce((n, r) => n + r.recorded, 0);
       break;
     case "recurring run":
-      count = recurring.runRecurring(db, { orgId }).generated.length;
+      count = (await recurring.runRecurring(db, { orgId })).generated.length;
       break;
     case "retention prune":
-      count = feed.pruneEvents(db, 365);
+      count = await feed.pruneEvents(db, 365);
       break;
     case "aged receivables, today":
-      count = reports.agedReceivables(scope, {}).meta.total;
+      count = (await reports.agedReceivables(scope, {})).meta.total;
       break;
     case "aged receivables, yesterday":
-      count = reports.agedReceivables(scope, { date: addDays(today(), -1) }).meta.total;
+      count = (await reports.agedReceivables(scope, { date: addDays(today(), -1) })).meta.total;
       break;
     default:
       throw new Error(`unknown scenario ${scenario}`);
@@ -104,7 +104,7 @@ async function seed(n: number, charges: boolean): Promise<{ path: string; orgId:
   const started = performance.now();
   const db: Db = openDatabase(path);
   migrateDatabase(db);
-  const org = createOrganization(db, { name: "Daily Runs BV", country: "BE", currency: "EUR", iban: "BE68539007547034" });
+  const org = await createOrganization(db, { name: "Daily Runs BV", country: "BE", currency: "EUR", iban: "BE68539007547034" });
   const scope: Scope = { db, org, actor: CLI_ACTOR };
   const { customerService } = await import("../server/customers/service.ts");
   const { invoiceService } = await import("../server/invoices/service.ts");
@@ -113,23 +113,23 @@ async function seed(n: number, charges: boolean): Promise<{ path: string; orgId:
   const sqlite = db.$client;
   const rate = sqlite.query<{ id: string }, [string]>("SELECT id FROM vat_rates WHERE organization_id = ? ORDER BY rate_bp DESC").get(org.id)!.id;
   // the models: one business customer, one invoice finalized by the service, one template, one event
-  const customer = customerService.create(scope, { name: "Brasserie Dupont SA", country: "BE", vat_number: "BE0404795549", email: "ap@dupont.example" } as never) as { id: string };
+  const customer = await customerService.create(scope, { name: "Brasserie Dupont SA", country: "BE", vat_number: "BE0404795549", email: "ap@dupont.example" } as never) as { id: string };
   const due = addDays(today(), -30);
-  const draft = invoiceService.create(scope, {
+  const draft = await invoiceService.create(scope, {
     customer_id: customer.id,
     issue_date: addDays(due, -30),
     due_date: due,
     lines: [{ description: "Consulting", quantity: "10", unit_price: "100.00", vat_rate_id: rate }],
   } as never);
-  const model = invoiceService.finalize(scope, draft.id);
-  recurringInvoiceService.create(scope, {
+  const model = await invoiceService.finalize(scope, draft.id);
+  await recurringInvoiceService.create(scope, {
     customer_id: customer.id,
     lines: [{ description: "Maintenance", quantity: "1", unit_price: "50.00", vat_rate_id: rate }],
     interval: "monthly",
     start_date: today(),
     auto_finalize: true,
   } as never);
-  updatePolicy(scope, {
+  await updatePolicy(scope, {
     enabled: true,
     channel: "manual",
     levels: [
@@ -195,7 +195,7 @@ async function seed(n: number, charges: boolean): Promise<{ path: string; orgId:
       }
     })();
   }
-  db.connection.transactions.run("immediate", () => rebuildReceivables(db));
+  await unitOfWork(db, (tx) => rebuildReceivables(tx));
   sqlite.exec("ANALYZE");
   sqlite.close();
   const finishing = new Database(path);

@@ -541,7 +541,7 @@ async function main() {
   const procs: Proc[] = [];
   const cleanup = async () => {
     await Promise.allSettled(procs.map((p) => p.stop()));
-    receiver.stop(true);
+    await receiver.stop(true);
   };
   process.on("SIGINT", () => void cleanup().finally(() => process.exit(130)));
 

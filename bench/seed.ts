@@ -16,7 +16,7 @@ import { Database } from "bun:sqlite";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { openDatabase } from "../db/client.ts";
+import { openDatabase, unitOfWork } from "../db/client.ts";
 import { migrateDatabase } from "../server/data-migrations.ts";
 import { embeddedMigrations } from "../db/migrations/index.ts";
 import { backfillLedger } from "../server/ledger/backfill.ts";
@@ -527,11 +527,11 @@ export async function ensureSeed(size: SeedSize, { reseed = false, log = (l: str
 
   const db = openDatabase(tmp);
   migrateDatabase(db);
-  const main = createOrganization(db, { name: "Acme Benchmarks", country: "BE", currency: "EUR", iban: "BE68539007547034" });
-  const second = createOrganization(db, { name: "Globex Second", country: "NL", currency: "EUR", iban: "NL91ABNA0417164300" });
-  const mint = (org: Organization) =>
-    createToken({ db, org, actor: CLI_ACTOR }, { cli: true }, "organization", { userId: null, createdByUserId: null }, { name: "bench", abilities: ["*"] }).token;
-  const tokens = { main: mint(main), second: mint(second) };
+  const main = await createOrganization(db, { name: "Acme Benchmarks", country: "BE", currency: "EUR", iban: "BE68539007547034" });
+  const second = await createOrganization(db, { name: "Globex Second", country: "NL", currency: "EUR", iban: "NL91ABNA0417164300" });
+  const mint = async (org: Organization) =>
+    (await createToken({ db, org, actor: CLI_ACTOR }, { cli: true }, "organization", { userId: null, createdByUserId: null }, { name: "bench", abilities: ["*"] })).token;
+  const tokens = { main: await mint(main), second: await mint(second) };
 
   const sqlite = db.$client;
   // bulk-load settings: no journal, no fsync, big page cache; WAL again at the end
@@ -556,10 +556,10 @@ export async function ensureSeed(size: SeedSize, { reseed = false, log = (l: str
   // the ledger of what was seeded, posted by the rules the API posts by (as migration 0017 posts
   // a database written before the ledger): issued documents, their payments, approved expenses
   const posting = performance.now();
-  db.connection.transactions.run("immediate", () => {
-    backfillLedger(db);
+  await unitOfWork(db, (tx) => {
+    backfillLedger(tx);
     // the invoices went in with their triggers off: what customers owe, from the documents
-    rebuildReceivables(db);
+    rebuildReceivables(tx);
   });
   const entries = (sqlite.query("SELECT count(*) AS n FROM journal_entries").get() as { n: number }).n;
   log(`  ledger: ${entries.toLocaleString("en")} journal entries posted in ${secs(posting)}`);

@@ -213,23 +213,23 @@ async function scenario(name: string, receiverDelayMs: number, deliveries: numbe
     const config = loadConfig({ KONTOR_ENV: "test", KONTOR_DB: join(dir, "bench.db"), KONTOR_WEBHOOK_ALLOW_PRIVATE: "true" });
     const db = openDatabase(config.dbPath);
     migrateDatabase(db);
-    const org = createOrganization(db, { name: "Bench" });
+    const org = await createOrganization(db, { name: "Bench" });
     const scope = { db, org, actor: CLI_ACTOR };
     const secrets = loadSecretBox(config);
-    for (let i = 0; i < webhooks; i++) webhookService.create(scope, { url: `${receiver.base}/hook-${i}`, events: ["customer.created"] }, config, secrets, null);
-    const worker = startWorker(db, config, { secrets, log: (line) => console.error(line) });
+    for (let i = 0; i < webhooks; i++) await webhookService.create(scope, { url: `${receiver.base}/hook-${i}`, events: ["customer.created"] }, config, secrets, null);
+    const worker = await startWorker(db, config, { secrets, log: (line) => console.error(line) });
 
     const changes = Math.ceil(deliveries / webhooks);
     const started = performance.now();
     if (gapMs > 0) {
       for (let i = 0; i < changes; i++) {
-        customerService.create(scope, { name: `Customer ${i}` });
+        await customerService.create(scope, { name: `Customer ${i}` });
         await Bun.sleep(gapMs);
       }
     } else {
       const CHUNK = 10;
       for (let i = 0; i < changes; i += CHUNK) {
-        for (let k = i; k < Math.min(changes, i + CHUNK); k++) customerService.create(scope, { name: `Customer ${k}` });
+        for (let k = i; k < Math.min(changes, i + CHUNK); k++) await customerService.create(scope, { name: `Customer ${k}` });
         await new Promise((resolve) => setImmediate(resolve));
       }
     }

@@ -1,12 +1,25 @@
-/** Kontor's database layer: connections, transactions, prepared statements. */
+/** Kontor's database layer: connections, units of work, prepared statements. */
 export { keepStatisticsFresh, migrate, type DataMigrations, type MigrateOptions, openDatabase, PAGE_CACHE_KIB, type Connection, type Db, type Tx } from "./connection.ts";
 export { plainRows, prepared, preparedRows, tableRows, type RenderableQuery, type RowQuery } from "./statements.ts";
 import type { Db, Tx } from "./connection.ts";
 
 /**
- * Runs `work` in one transaction of the connection (a savepoint when one is open already). `work`
- * is handed the database itself: inside, every query of the connection is in the transaction.
+ * Runs a command: `work` in one write transaction, committed when it resolves and rolled back
+ * when it throws (inside another unit of the connection, a savepoint of it). Units of one
+ * connection take turns; `work` does no outside I/O (no HTTP, no mail, no files): what it
+ * decides to send goes to the outbox, which sends after the commit
+ * (docs/architecture.md#units-of-work).
  */
-export function inTransaction<T>(db: Db, behavior: "deferred" | "immediate", work: (tx: Tx) => T): T {
-  return db.connection.transactions.run(behavior, () => work(db));
+export function unitOfWork<T>(db: Db, work: (tx: Tx) => T | Promise<T>): Promise<T> {
+  return db.connection.transactions.run("immediate", () => work(db as Tx));
+}
+
+/**
+ * Runs reads in one read transaction: every statement sees the same committed state (a page
+ * and its total, an invoice and its lines, whatever another process commits meanwhile), and
+ * SQLite takes its WAL read lock once instead of once per statement. A unit of work like any
+ * other: it waits for the connection's turn.
+ */
+export function snapshot<T>(db: Db, work: (tx: Tx) => T | Promise<T>): Promise<T> {
+  return db.connection.transactions.run("deferred", () => work(db as Tx));
 }

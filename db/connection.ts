@@ -35,7 +35,8 @@ export type Connection = {
 
 export type Db = BunSQLiteDatabase<typeof schema> & { readonly $client: Database; readonly connection: Connection };
 /** Inside a transaction: the database itself (every query of the connection is in it). */
-export type Tx = Db;
+declare const inUnit: unique symbol;
+export type Tx = Db & { readonly [inUnit]: true };
 
 /**
  * SQLite's page cache of a server, in KiB; its HTTP threads divide it among their connections.
@@ -168,10 +169,10 @@ function runDataMigrations(db: Db, dataMigrations: DataMigrations, onNotice: (te
     const backfill = dataMigrations[name];
     if (!backfill) throw new Error(`this Kontor does not know the data migration "${name}" the database asks for: is it older than the database?`);
     const notices: string[] = [];
-    db.connection.transactions.run("immediate", () => {
+    db.connection.transactions.runAtStart(() => {
       // claimed inside the write lock: a second process that saw the row too finds it gone
       const claimed = db.delete(pendingBackfills).where(eq(pendingBackfills.name, name)).returning().get();
-      if (claimed) backfill(db, (text) => notices.push(text));
+      if (claimed) backfill(db as Tx, (text) => notices.push(text));
     });
     // told once the migration committed (a rolled-back one tells nothing; the next start runs it again)
     notices.forEach(onNotice);

@@ -1,23 +1,45 @@
 /**
- * Transactions of a connection, and the turns its writes take with the other HTTP threads'.
+ * The units of work of one connection: every read and write of the connection runs in one, and
+ * they take turns, one at a time (docs/architecture.md#units-of-work).
+ *
+ * bun:sqlite answers synchronously, but a unit's work is async (so the same command runs on an
+ * engine whose client is not): between two of its awaits, other requests of the same thread
+ * may run. On one SQLite connection, they would run inside the open transaction (reading what
+ * it has not committed, committing or rolling back with it). So a unit waits until the
+ * connection is free, and holds it until its COMMIT or ROLLBACK; a unit started inside another
+ * (the same async context, known by AsyncLocalStorage) is a savepoint of it instead.
  */
-import type { Database } from "bun:sqlite";
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { Database, Statement } from "bun:sqlite";
 
-type Runner = (work: () => unknown) => unknown;
+/** deferred: a read snapshot (SQLite takes the write lock at the first write); immediate: a write. */
+export type UnitKind = "deferred" | "immediate";
+
+/** The unit the running code belongs to: a token per unit, so that a callback it left behind (a timer, a promise it did not await) is not taken for part of it once it has ended. */
+const current = new AsyncLocalStorage<object>();
 
 export class Transactions {
   readonly #client: Database;
-  readonly #deferred: Runner;
-  readonly #immediate: Runner;
+  readonly #begin: Record<UnitKind, Statement>;
+  readonly #commit: Statement;
+  readonly #rollback: Statement;
   #turn: Int32Array | null = null;
+  /** a unit holds the connection */
+  #held = false;
+  /** units waiting for it, first come first served */
+  readonly #waiting: (() => void)[] = [];
+  /** the token of the unit holding the connection */
+  #active: object | null = null;
+  #savepoints = 0;
 
   constructor(client: Database) {
     this.#client = client;
-    // bun:sqlite's own wrapper: its BEGIN and COMMIT are prepared once per connection, where
-    // drizzle's `transaction` compiles them on every call (a sizeable share of a small read)
-    const wrapped = client.transaction((run: () => unknown) => run());
-    this.#deferred = wrapped.deferred;
-    this.#immediate = wrapped.immediate;
+    // compiled once per connection (drizzle's own `transaction` compiles BEGIN and COMMIT on every
+    // call); by `query`, whose statements the connection finalizes when it closes (a `prepare`d
+    // one would keep it open, and its -shm file with it)
+    this.#begin = { deferred: client.query("BEGIN DEFERRED"), immediate: client.query("BEGIN IMMEDIATE") };
+    this.#commit = client.query("COMMIT");
+    this.#rollback = client.query("ROLLBACK");
   }
 
   /**
@@ -31,16 +53,87 @@ export class Transactions {
     this.#turn = new Int32Array(memory, 0, 1);
   }
 
-  /** Runs `work` in one transaction (a savepoint when one is open already). */
-  run<T>(behavior: "deferred" | "immediate", work: () => T): T {
-    const turn = behavior === "immediate" && !this.#client.inTransaction ? this.#turn : null;
-    if (!turn) return (behavior === "deferred" ? this.#deferred : this.#immediate)(work) as T;
-    while (Atomics.compareExchange(turn, 0, 0, 1) !== 0) Atomics.wait(turn, 0, 1, 100);
+  /** Whether the caller runs inside a unit of this connection. */
+  get inUnit(): boolean {
+    return this.#active !== null && current.getStore() === this.#active;
+  }
+
+  /**
+   * Runs `work` as one unit: one transaction, which commits when `work` resolves and rolls back
+   * when it throws; inside a unit of this connection, a savepoint of it.
+   */
+  async run<T>(kind: UnitKind, work: () => T | Promise<T>): Promise<T> {
+    if (this.inUnit) return this.#savepoint(work);
+    if (this.#held) await new Promise<void>((resume) => this.#waiting.push(resume));
+    else this.#held = true;
+    // the connection is ours (handed over by the previous unit without being freed in between)
+    const turn = kind === "immediate" ? this.#turn : null;
     try {
-      return this.#immediate(work) as T;
+      if (turn) while (Atomics.compareExchange(turn, 0, 0, 1) !== 0) Atomics.wait(turn, 0, 1, 100);
+      try {
+        if (this.#client.inTransaction) throw new Error("a transaction was opened on this connection outside a unit of work");
+        this.#begin[kind].run();
+        const token = {};
+        this.#active = token;
+        let result: T;
+        try {
+          result = await current.run(token, work);
+        } catch (error) {
+          if (this.#client.inTransaction) this.#rollback.run();
+          throw error;
+        } finally {
+          this.#active = null;
+        }
+        try {
+          this.#commit.run();
+        } catch (error) {
+          if (this.#client.inTransaction) this.#rollback.run();
+          throw error;
+        }
+        return result;
+      } finally {
+        if (turn) {
+          Atomics.store(turn, 0, 0);
+          Atomics.notify(turn, 0, 1);
+        }
+      }
     } finally {
-      Atomics.store(turn, 0, 0);
-      Atomics.notify(turn, 0, 1);
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#held = false;
+    }
+  }
+
+  /**
+   * Runs `work` in one transaction now, synchronously: for migrations at start, before the
+   * connection serves anything (no unit can be open then).
+   */
+  runAtStart<T>(work: () => T): T {
+    if (this.#held) throw new Error("runAtStart while a unit of work holds the connection");
+    this.#begin.immediate.run();
+    try {
+      const result = work();
+      this.#commit.run();
+      return result;
+    } catch (error) {
+      if (this.#client.inTransaction) this.#rollback.run();
+      throw error;
+    }
+  }
+
+  async #savepoint<T>(work: () => T | Promise<T>): Promise<T> {
+    const name = `unit_${++this.#savepoints}`;
+    this.#client.run(`SAVEPOINT ${name}`);
+    try {
+      const result = await work();
+      this.#client.run(`RELEASE ${name}`);
+      return result;
+    } catch (error) {
+      this.#client.run(`ROLLBACK TO ${name}`);
+      this.#client.run(`RELEASE ${name}`);
+      throw error;
+    } finally {
+      this.#savepoints--;
     }
   }
 }

@@ -22,10 +22,10 @@ export type BackgroundOptions = {
   deliveryPauseBeforeRecordMs?: number;
 };
 
-export function startBackground(runtime: Runtime, options: BackgroundOptions = {}): Background {
+export async function startBackground(runtime: Runtime, options: BackgroundOptions = {}): Promise<Background> {
   const { db, config, secrets } = runtime;
   const log = (line: string) => runtime.log.warn(line);
-  const webhooks = startWorker(db, config, { secrets, log, onAttempt: options.onWebhookAttempt });
+  const webhooks = await startWorker(db, config, { secrets, log, onAttempt: options.onWebhookAttempt });
   const deliveryOptions: DeliveryWorkerOptions = {
     secrets,
     log,
@@ -43,7 +43,7 @@ export function startBackground(runtime: Runtime, options: BackgroundOptions = {
       log(`[kontor] peppol inbox poll failed (the next one tries again): ${(error as Error).message}`);
     }
   });
-  const recurring = startRecurringSchedule(db, runtime.log);
+  const recurring = await startRecurringSchedule(db, runtime.log);
   const reminderRuns = startReminderSchedule(db, config, runtime.log);
   return {
     async stop() {

@@ -11,12 +11,12 @@ import { createToken } from "./tokens/service.ts";
 
 export type Bootstrap = { organizationId: string; userEmail: string; token: string };
 
-export function bootstrapIfEmpty(db: Db): Bootstrap | null {
+export async function bootstrapIfEmpty(db: Db): Promise<Bootstrap | null> {
   const existing = db.select({ n: count() }).from(organizations).get()!.n;
   if (existing > 0) return null;
-  const org = createOrganization(db, { name: "Default organisation", currency: "EUR", country: "BE", apiAccess: true });
-  const owner = createUser(db, org, { email: "owner@kontor.local", name: "Owner", role: "owner" });
-  const token = createToken(
+  const org = await createOrganization(db, { name: "Default organisation", currency: "EUR", country: "BE", apiAccess: true });
+  const owner = await createUser(db, org, { email: "owner@kontor.local", name: "Owner", role: "owner" });
+  const token = await createToken(
     { db, org, actor: CLI_ACTOR },
     { cli: true },
     "organization",

@@ -84,7 +84,7 @@ export async function startServer(
   const { startBackground } = worker ? await import("./background.ts") : { startBackground: null };
   // prom-client and the server's gauges: this thread's alone, which answers /metrics
   const { createServerMetrics, scrape, startMetricsListener } = await import("./metrics/server.ts");
-  sealPlaintextSecrets(db, secrets);
+  await sealPlaintextSecrets(db, secrets);
   // this thread's request counters: a scrape adds the other threads' to them
   const requests = createThreadMetrics();
   const app = createApp(runtime, requests);
@@ -96,7 +96,7 @@ export async function startServer(
   const serverMetrics = config.metricsPort !== null ? createServerMetrics(db, config) : null;
   // The worker starts as soon as this thread answers requests, not once the other threads have
   // started (seconds on a busy machine): a change answered meanwhile would wait for it.
-  const background: Background | null = startBackground ? startBackground(runtime, { onWebhookAttempt: serverMetrics?.deliveryAttempt }) : null;
+  const background: Background | null = startBackground ? await startBackground(runtime, { onWebhookAttempt: serverMetrics?.deliveryAttempt }) : null;
   // port 0 picks a free port: the other threads join the one picked
   const setup: ThreadSetup = { config: { ...config, port: server.port! }, shared: runtime.shared };
   const starting = await Promise.allSettled(Array.from({ length: config.httpThreads - 1 }, () => startThread(setup)));

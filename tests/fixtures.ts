@@ -57,7 +57,7 @@ export async function seedFixture(env: TestEnv): Promise<Fixture> {
   const paid = (await ok("POST", `/api/v1/invoices/${invoice.id}/record-payment`, { amount: "10.00", payment_date: "2026-03-05" })).data;
   // a reminder of it (recorded by hand: the customer has no e-mail address)
   await ok("PUT", "/api/v1/reminder-policy", { enabled: true, channel: "manual", levels: [{ days_after_due: 7, charge_interest: false, charge_compensation: false }] });
-  runReminders(env.db, { date: "2026-04-15", orgId: env.org.id });
+  await runReminders(env.db, { date: "2026-04-15", orgId: env.org.id });
   const reminder = (await ok("GET", "/api/v1/reminders")).data[0];
   // an expense entered by hand besides the imported one (its vendor makes the supplier list non-empty)
   await ok("POST", "/api/v1/expenses", { category: "Travel", amount: "42.00", date: "2026-03-02", vendor: "NMBS" });
@@ -113,7 +113,7 @@ export async function seedFixture(env: TestEnv): Promise<Fixture> {
   const deliveries = (await ok("GET", `/api/v1/webhooks/${webhook.id}/deliveries`)).data;
   // the newest event (customer.updated above): ids are per organisation, and another one made for a test has fewer
   const newestEvent = (await ok("GET", `/api/v1/events?filter[resource_id]=${customer.id}&filter[type]=customer.updated`)).data.at(-1);
-  const owner = env.userToken("owner");
+  const owner = await env.userToken("owner");
   const personal = await ok("POST", "/api/v1/tokens", { name: "fixture personal" }, owner.token);
   const orgToken = await ok("POST", "/api/v1/org-tokens", { name: "fixture org", abilities: ["contacts.view"] });
   const ids: Fixture = {

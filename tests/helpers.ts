@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDatabase, type Db } from "../db/client.ts";
+import { openDatabase, type Db, type Tx } from "../db/client.ts";
 import { migrateDatabase } from "../server/data-migrations.ts";
 import { createApp, type App } from "../server/app.ts";
 import { silentLogger } from "../server/log.ts";
@@ -38,9 +38,9 @@ export type TestEnv = {
   /** shorthand: JSON request with the given token (default: the `*` token) */
   api: (method: string, path: string, body?: unknown, token?: string | null) => Promise<ApiResponse>;
   /** An organisation with the bank account TEST_IBAN (what the statement fixtures name) unless `iban` says otherwise; null: none. */
-  newOrg: (name?: string, options?: { apiAccess?: boolean; country?: string; currency?: string; iban?: string | null }) => { org: Organization; token: string };
-  orgToken: (abilities: string[], org?: Organization) => string;
-  userToken: (role: Role, abilities?: string[], org?: Organization) => { token: string; userId: string };
+  newOrg: (name?: string, options?: { apiAccess?: boolean; country?: string; currency?: string; iban?: string | null }) => Promise<{ org: Organization; token: string }>;
+  orgToken: (abilities: string[], org?: Organization) => Promise<string>;
+  userToken: (role: Role, abilities?: string[], org?: Organization) => Promise<{ token: string; userId: string }>;
   close: () => void;
 };
 
@@ -50,30 +50,30 @@ let contractChecker: Promise<ContractChecker> | null = null;
 
 let counter = 0;
 
-export function createTestEnv(env: Record<string, string> = {}): TestEnv {
+export async function createTestEnv(env: Record<string, string> = {}): Promise<TestEnv> {
   const dir = mkdtempSync(join(tmpdir(), "kontor-test-"));
   const config = loadConfig({ KONTOR_ENV: "test", KONTOR_RATE_LIMIT: "100000", ...env, KONTOR_DB: join(dir, "kontor.db") });
   const db = openDatabase(config.dbPath);
   migrateDatabase(db);
   const app = createApp(createRuntime(config, { db, log: silentLogger }));
 
-  const orgToken = (abilities: string[], org: Organization = first.org) =>
-    createToken({ db, org, actor: CLI_ACTOR }, { cli: true }, "organization", { userId: null, createdByUserId: null }, { name: `t${++counter}`, abilities }).token;
-  const userToken = (role: Role, abilities?: string[], org: Organization = first.org) => {
-    const user = createUser(db, org, { email: `user${++counter}@example.test`, name: `User ${counter}`, role });
-    const token = createToken({ db, org, actor: CLI_ACTOR }, { cli: true }, "personal", { userId: user.id, createdByUserId: user.id }, {
+  const orgToken = async (abilities: string[], org: Organization = first.org) =>
+    (await createToken({ db, org, actor: CLI_ACTOR }, { cli: true }, "organization", { userId: null, createdByUserId: null }, { name: `t${++counter}`, abilities })).token;
+  const userToken = async (role: Role, abilities?: string[], org: Organization = first.org) => {
+    const user = await createUser(db, org, { email: `user${++counter}@example.test`, name: `User ${counter}`, role });
+    const token = (await createToken({ db, org, actor: CLI_ACTOR }, { cli: true }, "personal", { userId: user.id, createdByUserId: user.id }, {
       name: `p${counter}`,
       abilities,
-    }).token;
+    })).token;
     return { token, userId: user.id };
   };
-  const newOrg = (name = `Org ${++counter}`, options: { apiAccess?: boolean; country?: string; currency?: string; iban?: string | null } = {}) => {
-    const org = createOrganization(db, { name, iban: TEST_IBAN, ...options });
-    return { org, token: orgToken(["*"], org) };
+  const newOrg = async (name = `Org ${++counter}`, options: { apiAccess?: boolean; country?: string; currency?: string; iban?: string | null } = {}) => {
+    const org = await createOrganization(db, { name, iban: TEST_IBAN, ...options });
+    return { org, token: await orgToken(["*"], org) };
   };
   const first = { org: null as unknown as Organization };
-  first.org = createOrganization(db, { name: "Acme", country: "BE", currency: "EUR", iban: TEST_IBAN });
-  const token = orgToken(["*"]);
+  first.org = await createOrganization(db, { name: "Acme", country: "BE", currency: "EUR", iban: TEST_IBAN });
+  const token = await orgToken(["*"]);
 
   const request = async (method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> => {
     const headers: Record<string, string> = { ...options.headers };
@@ -164,3 +164,9 @@ export async function serveProcess(args: string[], env: Record<string, string> =
     },
   };
 }
+
+/**
+ * The test's own connection as a transaction, for reading or arranging rows directly: a test
+ * runs one thing at a time on its connection, so no other unit of work can be open meanwhile.
+ */
+export const asTx = (db: Db): Tx => db as Tx;

@@ -21,23 +21,23 @@ function print(options: GlobalOptions, shown: Record<string, unknown>): void {
   else printRecord(shown);
 }
 
-export function add(options: AddOptions): void {
+export async function add(options: AddOptions): Promise<void> {
   const scope = scopeOf(options);
-  const added = bankAccountService.add(scope, options);
-  print(options, options.default ? bankAccountService.makeDefault(scope, bankAccountService.find(scope, added.id)) : added);
+  const added = await bankAccountService.add(scope, options);
+  print(options, options.default ? await bankAccountService.makeDefault(scope, await bankAccountService.find(scope, added.id)) : added);
 }
 
-export function set(ref: string, options: SetOptions): void {
+export async function set(ref: string, options: SetOptions): Promise<void> {
   const scope = scopeOf(options);
-  print(options, bankAccountService.update(scope, bankAccountService.find(scope, ref), { name: options.name, bic: options.bic, bankName: options.bankName }));
+  print(options, await bankAccountService.update(scope, bankAccountService.find(scope, ref), { name: options.name, bic: options.bic, bankName: options.bankName }));
 }
 
-export function deactivate(ref: string, options: RefOptions): void {
+export async function deactivate(ref: string, options: RefOptions): Promise<void> {
   const scope = scopeOf(options);
-  print(options, bankAccountService.deactivate(scope, bankAccountService.find(scope, ref)));
+  print(options, await bankAccountService.deactivate(scope, bankAccountService.find(scope, ref)));
 }
 
-export function makeDefault(ref: string, options: RefOptions): void {
+export async function makeDefault(ref: string, options: RefOptions): Promise<void> {
   const scope = scopeOf(options);
-  print(options, bankAccountService.makeDefault(scope, bankAccountService.find(scope, ref)));
+  print(options, await bankAccountService.makeDefault(scope, bankAccountService.find(scope, ref)));
 }

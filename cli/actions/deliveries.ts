@@ -50,11 +50,11 @@ export function list(options: ListOptions): void {
 }
 
 /** The given ids, or with --failed every failed delivery the filters select (the declaration checked which). */
-export function replay(ids: string[], options: ReplayOptions): void {
+export async function replay(ids: string[], options: ReplayOptions): Promise<void> {
   const { db } = open(options);
   const selected = options.failed ? findDeliveryIds(db, { ...search(db, options), status: "failed" }) : ids;
   const progress = progressBar("Replaying");
-  const replayed = replayDeliveries(db, selected, CLI_ACTOR, progress?.update);
+  const replayed = await replayDeliveries(db, selected, CLI_ACTOR, progress?.update);
   progress?.finish();
   if (options.json) printJson({ replayed, ids: [...new Set(selected)] });
   else if (replayed === 0) console.log("Nothing to replay.");

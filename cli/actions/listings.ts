@@ -16,10 +16,10 @@ function scopeOf(options: ListingOptions) {
 /** Warnings go to stderr with the tables, so that stdout holds the listing alone. */
 const warn = (warnings: ListingWarning[]) => warnings.forEach((w) => printError(`warning: ${w.message}`));
 
-export function clients(year: string, options: ListingOptions): void {
+export async function clients(year: string, options: ListingOptions): Promise<void> {
   const scope = scopeOf(options);
-  if (options.xml) return void process.stdout.write(listingService.clientsXml(scope, year).body);
-  const listing = listingService.clients(scope, year);
+  if (options.xml) return void process.stdout.write((await listingService.clientsXml(scope, year)).body);
+  const listing = await listingService.clients(scope, year);
   if (options.json) return printJson(listing);
   printTable(listing.customers, [
     ["VAT NUMBER", (c) => c.vat_number],
@@ -31,10 +31,10 @@ export function clients(year: string, options: ListingOptions): void {
   warn(listing.warnings);
 }
 
-export function intraCommunity(period: string, options: ListingOptions): void {
+export async function intraCommunity(period: string, options: ListingOptions): Promise<void> {
   const scope = scopeOf(options);
-  if (options.xml) return void process.stdout.write(listingService.intraCommunityXml(scope, period).body);
-  const listing = listingService.intraCommunity(scope, period);
+  if (options.xml) return void process.stdout.write((await listingService.intraCommunityXml(scope, period)).body);
+  const listing = await listingService.intraCommunity(scope, period);
   if (options.json) return printJson(listing);
   printTable(listing.lines, [
     ["VAT NUMBER", (l) => l.vat_number],

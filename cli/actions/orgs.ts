@@ -16,7 +16,7 @@ import {
 import { smtpUrl as parseSmtpUrl } from "../../server/config.ts";
 import type { OrganizationUpdate } from "../../server/orgs/model.ts";
 import type { PeppolSettingsInput } from "../../server/sending/peppol/settings.ts";
-import { transaction } from "../../server/lib/scope.ts";
+import { unitOfWork } from "../../server/lib/scope.ts";
 import { open } from "../context.ts";
 import type { GlobalOptions } from "../globals.ts";
 import { printJson, printLine, printRecord, printTable } from "../output.ts";
@@ -55,9 +55,9 @@ export async function createOrg(options: CreateOrgOptions, legal: Record<string,
   const { db } = open(options);
   // in the creation's transaction: a refused field creates nothing
   const identity = Object.keys(legal).length > 0 ? await import("../../server/orgs/identity.ts") : null;
-  const created = transaction(db, () => {
-    const org = createOrganization(db, { ...options, checkLegalMentions: options.checkLegalMentions !== "off" });
-    if (identity) identity.updateOrganization({ db, org, actor: CLI_ACTOR }, legal as OrganizationUpdate);
+  const created = await unitOfWork(db, async () => {
+    const org = await createOrganization(db, { ...options, checkLegalMentions: options.checkLegalMentions !== "off" });
+    if (identity) await identity.updateOrganization({ db, org, actor: CLI_ACTOR }, legal as OrganizationUpdate);
     return org;
   });
   const bankAccount = !!options.iban?.trim();
@@ -80,9 +80,9 @@ export function listOrgs(options: GlobalOptions): void {
   else printTable(rows, [["ID", (r) => r.id], ["NAME", (r) => r.name], ["CURRENCY", (r) => r.currency], ["COUNTRY", (r) => r.country], ["API ACCESS", (r) => r.api_access]]);
 }
 
-export function setOrgApiAccess(ref: string, state: "on" | "off", options: GlobalOptions): void {
+export async function setOrgApiAccess(ref: string, state: "on" | "off", options: GlobalOptions): Promise<void> {
   const { db } = open(options);
-  const updated = setApiAccess(db, findOrganization(db, ref), state === "on");
+  const updated = await setApiAccess(db, findOrganization(db, ref), state === "on");
   if (options.json) printJson(orgJson(updated));
   else printLine(`API access for ${updated.name} is ${state}.`);
 }
@@ -105,19 +105,19 @@ export async function setOrg(
   const url = smtpUrl === undefined || smtpUrl.trim() === "" ? null : parseSmtpUrl("--smtp-url", smtpUrl);
   const peppolSettings = peppol ? await import("../../server/sending/peppol/settings.ts") : null;
   // one transaction: a refused identity field leaves the SMTP server and the access point as they were, and the other way round
-  const updated = transaction(db, () => {
-    if (smtpUrl !== undefined) setOrganizationSmtp(db, scope.org, url, secrets);
-    if (peppolSettings && peppol) peppolSettings.setPeppolAccessPoint(scope, secrets, peppol);
+  const updated = await unitOfWork(db, async () => {
+    if (smtpUrl !== undefined) await setOrganizationSmtp(db, scope.org, url, secrets);
+    if (peppolSettings && peppol) await peppolSettings.setPeppolAccessPoint(scope, secrets, peppol);
     // settings alone leave the identity be (no organization.updated without a change)
-    return (!peppol && smtpUrl === undefined) || Object.keys(input).length > 0 ? updateOrganization(scope, input as OrganizationUpdate) : showOrganization(scope);
+    return (!peppol && smtpUrl === undefined) || Object.keys(input).length > 0 ? await updateOrganization(scope, input as OrganizationUpdate) : await showOrganization(scope);
   });
   if (options.json) printJson(updated);
   else printRecord(updated);
 }
 
-export function createOrgUser(options: CreateUserOptions): void {
+export async function createOrgUser(options: CreateUserOptions): Promise<void> {
   const { db } = open(options);
-  const created = createUser(db, findOrganization(db, options.org), options);
+  const created = await createUser(db, findOrganization(db, options.org), options);
   if (options.json) printJson(userJson(created));
   else printRecord(userJson(created));
 }
@@ -129,17 +129,17 @@ export function listOrgUsers(options: GlobalOptions & { org: string }): void {
   else printTable(rows, [["ID", (r) => r.id], ["EMAIL", (r) => r.email], ["NAME", (r) => r.name], ["ROLE", (r) => r.role]]);
 }
 
-export function setRole(ref: string, role: string, options: GlobalOptions): void {
+export async function setRole(ref: string, role: string, options: GlobalOptions): Promise<void> {
   const { db } = open(options);
-  const updated = setUserRole(db, findUser(db, ref), role);
+  const updated = await setUserRole(db, findUser(db, ref), role);
   if (options.json) printJson(userJson(updated));
   else printLine(`${updated.email} is now ${updated.role}.`);
 }
 
-export function removeOrgUser(ref: string, options: GlobalOptions): void {
+export async function removeOrgUser(ref: string, options: GlobalOptions): Promise<void> {
   const { db } = open(options);
   const target = findUser(db, ref);
-  const result = removeUser(db, target);
+  const result = await removeUser(db, target);
   if (options.json) printJson({ id: target.id, removed: true, revoked_tokens: result.revokedTokens });
   else printLine(`Removed ${target.email}; ${result.revokedTokens} personal token(s) no longer work.`);
 }

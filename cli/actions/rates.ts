@@ -6,9 +6,9 @@ import { printJson, printRecord, printTable } from "../output.ts";
 
 export type AddRateOptions = GlobalOptions & RateInput;
 
-export function add(options: AddRateOptions): void {
+export async function add(options: AddRateOptions): Promise<void> {
   const { db } = open(options);
-  const rate = addRate(db, options);
+  const rate = await addRate(db, options);
   if (options.json) printJson(rate);
   else printRecord(rate);
 }

@@ -16,11 +16,11 @@ export type RunOptions = GlobalOptions & { date?: string; org?: string };
  */
 const pauseMs = Number(process.env.KONTOR_TEST_RECURRING_PAUSE_MS ?? 0);
 
-export function run(options: RunOptions): void {
+export async function run(options: RunOptions): Promise<void> {
   if (options.date !== undefined && options.date > today()) throw futureRunDate(options.date);
   const { db } = open(options);
   const orgId = options.org === undefined ? undefined : findOrganization(db, options.org).id;
-  const report = runRecurring(db, {
+  const report = await runRecurring(db, {
     date: options.date,
     orgId,
     afterPeriod: pauseMs > 0 ? () => Bun.sleepSync(pauseMs) : undefined,

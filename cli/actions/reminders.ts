@@ -7,12 +7,12 @@ import { printJson, printTable } from "../output.ts";
 
 export type RunOptions = GlobalOptions & { date?: string; dryRun?: boolean; org?: string };
 
-export function run(options: RunOptions): void {
+export async function run(options: RunOptions): Promise<void> {
   const { db } = open(options);
   const orgId = options.org ? findOrganization(db, options.org).id : undefined;
   // days without a statutory rate: a warning on stderr (stdout keeps the table or the JSON)
   const log = { warn: (message: string, fields: Record<string, unknown> = {}) => console.error(`warning: ${message}: ${fields.invoice} level ${fields.level}: ${fields.problem}`) };
-  const runs = runReminders(db, { date: options.date, dryRun: options.dryRun, orgId, log });
+  const runs = await runReminders(db, { date: options.date, dryRun: options.dryRun, orgId, log });
   if (options.json) return printJson(runs);
   const rows = runs.flatMap((run) => run.data.map((r) => ({ ...r, date: run.date })));
   if (rows.length === 0) return console.log(options.dryRun ? "Nothing to send." : "Nothing sent.");

@@ -37,7 +37,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     });
     return db;
   });
-  const created = bootstrapIfEmpty(db);
+  const created = await bootstrapIfEmpty(db);
   const stopStatistics = keepStatisticsFresh(db);
   // a signal stops the server also while it starts: the listening line is out (and a script may
   // stop it) before the other HTTP threads listen, which is when startServer resolves

@@ -19,13 +19,13 @@ export type CreateTokenOptions = GlobalOptions & {
 };
 
 /** Exactly one of --user and --organisation, which the declaration checked. */
-export function create(options: CreateTokenOptions): void {
+export async function create(options: CreateTokenOptions): Promise<void> {
   const { db } = open(options);
   const org = findOrganization(db, options.org);
   const user = options.user ? findUser(db, options.user) : null;
   if (user && user.organizationId !== org.id) throw new ApiError(422, `${user.email} is not a member of ${org.name}.`);
   const abilities = options.abilities?.split(",").map((a) => a.trim()).filter(Boolean);
-  const result = createToken(
+  const result = await createToken(
     { db, org, actor: CLI_ACTOR },
     // a personal token is capped by its user's role at use; the CLI itself caps nothing
     { cli: true },
@@ -72,12 +72,12 @@ export function list(options: GlobalOptions & { org: string }): void {
   }
 }
 
-export function revoke(id: string, options: GlobalOptions & { cascade?: boolean }): void {
+export async function revoke(id: string, options: GlobalOptions & { cascade?: boolean }): Promise<void> {
   const { db } = open(options);
   const row = db.select().from(apiTokens).where(eq(apiTokens.id, id)).get();
   if (!row || (row.revokedAt && !options.cascade)) throw new ApiError(404, `No active token ${id}.`);
   const org = findOrganization(db, row.organizationId);
-  const minted = revokeToken({ db, org, actor: CLI_ACTOR }, null, null, id, { cascade: !!options.cascade });
+  const minted = await revokeToken({ db, org, actor: CLI_ACTOR }, null, null, id, { cascade: !!options.cascade });
   if (options.json) printJson(options.cascade ? { id, revoked: true, minted_revoked: minted } : { id, revoked: true });
   else printLine(`Revoked token ${id}${options.cascade ? ` and ${minted.length} token(s) minted from it` : ""}.`);
 }

@@ -25,16 +25,16 @@ function print(shown: VatReturnShown, options: VatReturnOptions): void {
   for (const warning of shown.warnings) printLine(`warning: ${warning}`);
 }
 
-export function show(period: string, options: VatReturnOptions): void {
-  print(vatReturnService.show(scopeOf(options), period), options);
+export async function show(period: string, options: VatReturnOptions): Promise<void> {
+  print(await vatReturnService.show(scopeOf(options), period), options);
 }
 
-export function xml(period: string, options: VatReturnOptions): void {
-  const file = vatReturnService.xml(scopeOf(options), period, options.askRestitution === true);
+export async function xml(period: string, options: VatReturnOptions): Promise<void> {
+  const file = await vatReturnService.xml(scopeOf(options), period, options.askRestitution === true);
   if (options.json) return printJson({ period, xml: file.body });
   process.stdout.write(file.body);
 }
 
-export function file(period: string, options: VatReturnOptions): void {
-  print(vatReturnService.file(scopeOf(options), period, options.askRestitution === true), options);
+export async function file(period: string, options: VatReturnOptions): Promise<void> {
+  print(await vatReturnService.file(scopeOf(options), period, options.askRestitution === true), options);
 }

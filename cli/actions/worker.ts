@@ -9,11 +9,11 @@ import type { GlobalOptions } from "../globals.ts";
 import { printLine } from "../output.ts";
 import { stopOnSignal } from "./signals.ts";
 
-export function worker(options: GlobalOptions): void {
+export async function worker(options: GlobalOptions): Promise<void> {
   const { opened, letGo } = openHolding(options.db ?? loadConfig().dbPath, "worker", () => open(options));
   const { db, config, secrets } = opened;
-  sealPlaintextSecrets(db, secrets);
-  const worker = startBackground(opened);
+  await sealPlaintextSecrets(db, secrets);
+  const worker = await startBackground(opened);
   if (!options.json) printLine(`Kontor worker running on ${config.dbPath}: webhooks, document deliveries, Peppol inboxes, recurring invoices, reminders`);
   stopOnSignal(() =>
     worker.stop().then(() => {

@@ -55,6 +55,6 @@ export function registerDeliveryCommands(program: Command): void {
       if (!options.failed && (options.since || options.webhook || options.org)) {
         command.error("error: --since, --webhook and --org select failed deliveries: use them with --failed", { exitCode: 2 });
       }
-      (await actions()).replay(ids, options);
+      await (await actions()).replay(ids, options);
     });
 }

@@ -22,7 +22,7 @@ export function registerTokenCommands(program: Command): void {
       if (!!options.user === !!options.organisation) {
         token.commands.find((c) => c.name() === "create")!.error("error: give exactly one of --user USER or --organisation", { exitCode: 2 });
       }
-      (await actions()).create(options);
+      await (await actions()).create(options);
     });
   withGlobals(token.command("list").description("list an organisation's tokens"))
     .requiredOption("--org <org>", "organisation id or name")

@@ -18,7 +18,7 @@ export const accountRoutes = (kernel: Kernel) =>
       response: { 200: listResponse(AccountModel.account), ...errors(422) },
       detail: { tags, summary: "List the chart of accounts" },
     })
-    .get("/:id", ({ scope, params }) => ({ data: accountService.get(scope, params.id) }), {
+    .get("/:id", async ({ scope, params }) => ({ data: await accountService.get(scope, params.id) }), {
       ability: "accounting.view",
       params: IdParams,
       response: { 200: Wrapped(AccountModel.account), ...errors(404) },
@@ -27,8 +27,8 @@ export const accountRoutes = (kernel: Kernel) =>
     .post(
       "",
       ({ scope, body, set, once }) =>
-        once(() => {
-          const account = accountService.create(scope, body);
+        once(async () => {
+          const account = await accountService.create(scope, body);
           return created(set, `/api/v1/accounts/${account.id}`, account);
         }),
       {
@@ -38,7 +38,7 @@ export const accountRoutes = (kernel: Kernel) =>
         detail: { tags, summary: "Add an account to the chart (422 naming code when the code is taken, parent_id when the parent does not fit)" },
       },
     )
-    .put("/:id", ({ scope, params, body }) => ({ data: accountService.update(scope, params.id, body) }), {
+    .put("/:id", async ({ scope, params, body }) => ({ data: await accountService.update(scope, params.id, body) }), {
       ability: "accounting.edit",
       params: IdParams,
       body: AccountModel.update,
@@ -50,8 +50,8 @@ export const accountRoutes = (kernel: Kernel) =>
     })
     .delete(
       "/:id",
-      ({ scope, params, set }) => {
-        accountService.remove(scope, params.id);
+      async ({ scope, params, set }) => {
+        await accountService.remove(scope, params.id);
         return noContent(set);
       },
       {

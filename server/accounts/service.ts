@@ -14,7 +14,7 @@ import { Conflict, FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
 import { formatCents } from "../lib/money.ts";
 import { booleanFilter, listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { Uuid } from "../lib/schemas.ts";
-import { findInOrg, inOrg, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
+import { findInOrg, inOrg, snapshot, unitOfWork, updateInOrg, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import { ACCOUNT_TYPES, type AccountModel, type AccountType } from "./model.ts";
 
@@ -125,21 +125,21 @@ function openBalances(tx: Tx, row: AccountRow): string[] {
 }
 
 export const accountService = {
-  list(scope: Scope, query: ListQuery, url: string) {
-    return listPage(scope, accountList, query, url, (rows) => presentAccounts(scope.db, scope.org.currency, rows));
+  async list(scope: Scope, query: ListQuery, url: string) {
+    return await listPage(scope, accountList, query, url, (rows, tx) => presentAccounts(tx, scope.org.currency, rows));
   },
   get(scope: Scope, id: string) {
-    return presentAccounts(scope.db, scope.org.currency, [findInOrg(scope.db, accounts, scope.org.id, id)])[0]!;
+    return snapshot(scope.db, (tx) => presentAccounts(tx, scope.org.currency, [findInOrg(tx, accounts, scope.org.id, id)])[0]!);
   },
 
   /** Adds an account to the chart: a code of its own, a parent of a compatible type; no role (roles are the seed's). */
-  create(scope: Scope, input: AccountCreate): ShownAccount {
+  async create(scope: Scope, input: AccountCreate): Promise<ShownAccount> {
     const code = input.code.trim();
     const name = input.name.trim();
     const bag = new FieldErrorBag();
     if (name === "") bag.add("name", "The name field must not be empty.");
     bag.throwIfAny();
-    return transaction(scope.db, (tx) => {
+    return await unitOfWork(scope.db, (tx) => {
       const holder = tx.select().from(accounts).where(inOrg(accounts, scope.org.id, eq(accounts.code, code))).get();
       if (holder) bag.add("code", `The code ${code} is taken by the account ${holder.code} ${holder.name}.`);
       const parentId = input.parent_id ?? null;
@@ -175,10 +175,10 @@ export const accountService = {
    * in every currency and an account nothing else relies on (inUseProblem): else a 409. Audited as
    * account.updated, account.archived or account.restored; the event is account.updated.
    */
-  update(scope: Scope, id: string, input: AccountUpdate): ShownAccount {
+  async update(scope: Scope, id: string, input: AccountUpdate): Promise<ShownAccount> {
     const name = input.name?.trim();
     if (name === "") throw ValidationFailed.field("name", "The name field must not be empty.");
-    return transaction(scope.db, (tx) => {
+    return await unitOfWork(scope.db, (tx) => {
       const row = findInOrg(tx, accounts, scope.org.id, id);
       const archiving = input.is_active === false && row.isActive;
       const restoring = input.is_active === true && !row.isActive;
@@ -203,8 +203,8 @@ export const accountService = {
    * instead, so the journal keeps it), no sub-accounts, no bank line booked to it, and nothing
    * inUseProblem names. Else a 409 saying which.
    */
-  remove(scope: Scope, id: string): void {
-    transaction(scope.db, (tx) => {
+  async remove(scope: Scope, id: string): Promise<void> {
+    await unitOfWork(scope.db, (tx) => {
       const row = findInOrg(tx, accounts, scope.org.id, id);
       const what = `${row.code} ${row.name}`;
       const problem = inUseProblem(tx, scope.org.id, row, true);

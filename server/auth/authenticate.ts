@@ -1,5 +1,5 @@
 /** Resolves a bearer token to who is calling. */
-import { inTransaction, type Db } from "../../db/client.ts";
+import { snapshot, unitOfWork, type Db } from "../../db/client.ts";
 import { effectiveAbilities, type Role } from "./abilities.ts";
 import { parseTokenString, secretMatches } from "./tokens.ts";
 import type { Organization } from "../lib/scope.ts";
@@ -69,10 +69,10 @@ export function createAuthenticator(db: Db) {
   let remembered = new Map<string, Resolved>();
   let rememberedAt = "";
 
-  const resolve = (token: string): Resolved | null => {
+  const resolve = async (token: string): Promise<Resolved | null> => {
     const parsed = parseTokenString(token);
     if (!parsed) return null;
-    const row = lookup.get(parsed.id);
+    const row = await snapshot(db, () => lookup.get(parsed.id));
     if (!row || !secretMatches(parsed.secret, row.secret_hash)) return null;
     if (row.revoked_at !== null) return null;
     // a personal token whose user is gone (removed users' tokens are deleted too)
@@ -91,7 +91,7 @@ export function createAuthenticator(db: Db) {
     return { auth, expiresAt: row.expires_at };
   };
 
-  return function authenticate(authorization: string | null): Auth | null {
+  return async function authenticate(authorization: string | null): Promise<Auth | null> {
     if (!authorization) return null;
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!m) return null;
@@ -103,7 +103,7 @@ export function createAuthenticator(db: Db) {
     }
     let resolved = remembered.get(token);
     if (!resolved) {
-      const fresh = resolve(token);
+      const fresh = await resolve(token);
       if (!fresh) return null;
       remembered.set(token, (resolved = fresh));
     }
@@ -114,8 +114,8 @@ export function createAuthenticator(db: Db) {
     const nowMs = Date.now();
     if (nowMs - (lastTouched.get(auth.tokenId) ?? 0) > LAST_USED_RESOLUTION_MS) {
       lastTouched.set(auth.tokenId, nowMs);
-      // in a transaction of its own, to take its turn with the other threads' writes
-      inTransaction(db, "immediate", () => touch.run(now, auth.tokenId));
+      // a unit of its own, to take its turn with the other threads' writes
+      await unitOfWork(db, () => touch.run(now, auth.tokenId));
     }
     return auth;
   };

@@ -18,7 +18,7 @@ export const bankAccountRoutes = (kernel: Kernel) =>
       response: { 200: listResponse(BankAccountModel.bankAccount), ...errors(422) },
       detail: { tags, summary: "List bank accounts" },
     })
-    .get("/:id", ({ scope, params }) => ({ data: bankAccountService.get(scope, params.id) }), {
+    .get("/:id", async ({ scope, params }) => ({ data: await bankAccountService.get(scope, params.id) }), {
       ability: "banking.view",
       params: IdParams,
       response: { 200: Wrapped(BankAccountModel.bankAccount), ...errors(404) },

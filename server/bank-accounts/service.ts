@@ -15,7 +15,7 @@ import { booleanFilter, listPage, type ListQuery, type ListSpec } from "../lib/l
 import { formatCents } from "../lib/money.ts";
 import { isCurrencyCode } from "../lib/iso-codes.ts";
 import { Currency } from "../lib/schemas.ts";
-import { findInOrg, inOrg, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
+import { findInOrg, inOrg, snapshot, unitOfWork, updateInOrg, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 
 type BankAccountRow = typeof bankAccounts.$inferSelect;
@@ -64,19 +64,19 @@ export function readBic(bag: FieldErrorBag, input: string | null | undefined): s
 }
 
 export const bankAccountService = {
-  list(scope: Scope, query: ListQuery, url: string) {
-    return listPage(scope, bankAccountList, query, url, (rows) => presentBankAccounts(scope.db, rows));
+  async list(scope: Scope, query: ListQuery, url: string) {
+    return await listPage(scope, bankAccountList, query, url, (rows, tx) => presentBankAccounts(tx, rows));
   },
 
   get(scope: Scope, id: string) {
-    return presentBankAccounts(scope.db, [findInOrg(scope.db, bankAccounts, scope.org.id, id)])[0]!;
+    return snapshot(scope.db, (tx) => presentBankAccounts(tx, [findInOrg(tx, bankAccounts, scope.org.id, id)])[0]!);
   },
 
   /**
    * Adds a bank account, audited, with a ledger account: the chart's 1110 for the organisation's
    * first one in its currency (unlinkedBankLedgerAccount), else one of its own (1111, 1112, … under 1100 Bank).
    */
-  add(scope: Scope, input: BankAccountInput) {
+  async add(scope: Scope, input: BankAccountInput) {
     const bag = new FieldErrorBag();
     const name = input.name.trim();
     if (name === "" || name.length > 255) bag.add("name", "The name must be 1 to 255 characters.");
@@ -92,7 +92,7 @@ export const bankAccountService = {
     if (!isCurrencyCode(currency)) bag.add("currency", "The currency must be an ISO 4217 code (e.g. EUR).");
     bag.throwIfAny();
 
-    return transaction(scope.db, (tx) => {
+    return await unitOfWork(scope.db, (tx) => {
       const taken = tx
         .select({ id: bankAccounts.id })
         .from(bankAccounts)
@@ -133,7 +133,7 @@ export const bankAccountService = {
   },
 
   /** Changes a bank account's display name, BIC or bank name (`kontor bank-account set`; an empty BIC clears it); its IBAN and ledger account stay. */
-  update(scope: Scope, row: BankAccountRow, input: { name?: string; bic?: string | null; bankName?: string | null }) {
+  async update(scope: Scope, row: BankAccountRow, input: { name?: string; bic?: string | null; bankName?: string | null }) {
     const bag = new FieldErrorBag();
     const set: Partial<BankAccountRow> = {};
     if (input.name !== undefined) {
@@ -148,7 +148,7 @@ export const bankAccountService = {
       else if (set.bankName && oneLineProblem("bank name", set.bankName)) bag.add("bank_name", oneLineProblem("bank name", set.bankName)!);
     }
     bag.throwIfAny();
-    return transaction(scope.db, (tx) => {
+    return await unitOfWork(scope.db, (tx) => {
       updateInOrg(tx, bankAccounts, scope.org.id, row.id, { ...set, updatedAt: nowIso() });
       recordChange(tx, scope, { action: "bank_account.updated", resource: { type: "bank_account", id: row.id } });
       return presentBankAccounts(tx, [findInOrg(tx, bankAccounts, scope.org.id, row.id)])[0]!;
@@ -160,8 +160,8 @@ export const bankAccountService = {
    * payments no longer default to it; its ledger account and history stay. If it was the default,
    * the organisation has none until one is chosen (documents take its first active account).
    */
-  deactivate(scope: Scope, row: BankAccountRow) {
-    return transaction(scope.db, (tx) => {
+  async deactivate(scope: Scope, row: BankAccountRow) {
+    return await unitOfWork(scope.db, (tx) => {
       updateInOrg(tx, bankAccounts, scope.org.id, row.id, { isActive: false, updatedAt: nowIso() });
       tx.update(organizations)
         .set({ defaultBankAccountId: null })
@@ -173,10 +173,10 @@ export const bankAccountService = {
   },
 
   /** Makes an active bank account of the organisation the one its documents show (`kontor bank-account default`). */
-  makeDefault(scope: Scope, row: BankAccountRow) {
+  async makeDefault(scope: Scope, row: BankAccountRow) {
     if (row.isPlaceholder) throw ValidationFailed.field("bank_account", `${row.iban} is the placeholder the earlier Kontor seeded, not the organisation's account.`);
     if (!row.isActive) throw ValidationFailed.field("bank_account", `The bank account ${row.name} is not active.`);
-    return transaction(scope.db, (tx) => {
+    return await unitOfWork(scope.db, (tx) => {
       tx.update(organizations).set({ defaultBankAccountId: row.id, updatedAt: nowIso() }).where(eq(organizations.id, scope.org.id)).run();
       recordChange(tx, scope, { action: "organization.updated", resource: { type: "organization", id: scope.org.id } });
       return presentBankAccounts(tx, [row])[0]!;

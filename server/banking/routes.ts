@@ -20,15 +20,14 @@ export const bankingRoutes = (kernel: Kernel) =>
       "/api/v1/bank-accounts/:id/statements",
       // the parse holds a multiple of the file in memory: one of the server's import slots (503 when none frees within 10 s)
       ({ scope, params, body, set, once, importSlots }) =>
-        // typed as the Response half of `once`'s answer: Elysia checks a promised union against each status's schema alone
         importSlots.run(() =>
-          once(() => {
-            const { created, statement, statements } = bankingService.importStatement(scope, params.id, () => documentOf(body));
+          once(async () => {
+            const { created, statement, statements } = await bankingService.importStatement(scope, params.id, () => documentOf(body));
             set.status = created ? 201 : 200;
             if (created) set.headers["location"] = `/api/v1/bank-transactions?filter[bank_account_id]=${params.id}`;
             return { data: statement, statements };
           }),
-        ) as Promise<Response>,
+        ),
       {
         ability: "banking.import",
         params: IdParams,
@@ -63,13 +62,13 @@ export const bankingRoutes = (kernel: Kernel) =>
           response: { 200: listResponse(BankingModel.transaction), ...errors(422) },
           detail: { tags: ["Bank transactions"], summary: "List bank transactions (search: counterparty, IBAN, communication, reference)" },
         })
-        .get("/:id", ({ scope, params }) => ({ data: bankingService.get(scope, params.id) }), {
+        .get("/:id", async ({ scope, params }) => ({ data: await bankingService.get(scope, params.id) }), {
           ability: "banking.view",
           params: IdParams,
           response: { 200: BankTransaction, ...errors(404) },
           detail: { tags: ["Bank transactions"], summary: "Show a bank transaction" },
         })
-        .post("/:id/match", ({ scope, params, body, once }) => once(() => ({ data: bankingService.match(scope, params.id, body) })), {
+        .post("/:id/match", ({ scope, params, body, once }) => once(async () => ({ data: await bankingService.match(scope, params.id, body) })), {
           ability: "banking.reconcile",
           params: IdParams,
           body: BankingModel.match,
@@ -84,7 +83,7 @@ export const bankingRoutes = (kernel: Kernel) =>
               "`allocations.{i}.invoice_id` … for a refused allocation (see docs/banking.md#suspense).",
           },
         })
-        .post("/:id/reclassify", ({ scope, params, body, once }) => once(() => ({ data: bankingService.reclassify(scope, params.id, body) })), {
+        .post("/:id/reclassify", ({ scope, params, body, once }) => once(async () => ({ data: await bankingService.reclassify(scope, params.id, body) })), {
           ability: "banking.reconcile",
           params: IdParams,
           body: BankingModel.reclassify,
@@ -97,7 +96,7 @@ export const bankingRoutes = (kernel: Kernel) =>
               "then the allocations are made from suspense as by match. Refused allocations (422) leave everything as it was.",
           },
         })
-        .post("/:id/unmatch", ({ scope, params, once }) => once(() => ({ data: bankingService.unmatch(scope, params.id) })), {
+        .post("/:id/unmatch", ({ scope, params, once }) => once(async () => ({ data: await bankingService.unmatch(scope, params.id) })), {
           ability: "banking.reconcile",
           params: IdParams,
           body: NoFields,
@@ -107,7 +106,7 @@ export const bankingRoutes = (kernel: Kernel) =>
             summary: "Undo every allocation of a line (payments they recorded are deleted and their postings reversed) or an ignore: the whole line is back in suspense",
           },
         })
-        .post("/:id/book", ({ scope, params, body, once }) => once(() => ({ data: bankingService.book(scope, params.id, body) })), {
+        .post("/:id/book", ({ scope, params, body, once }) => once(async () => ({ data: await bankingService.book(scope, params.id, body) })), {
           ability: "banking.reconcile",
           params: IdParams,
           body: BankingModel.book,
@@ -117,14 +116,14 @@ export const bankingRoutes = (kernel: Kernel) =>
             summary: "Book an unmatched line to an account of the chart (a fee, interest: with its VAT) or to another own bank account (a transfer, paired with that account's line)",
           },
         })
-        .post("/:id/unbook", ({ scope, params, once }) => once(() => ({ data: bankingService.unbook(scope, params.id) })), {
+        .post("/:id/unbook", ({ scope, params, once }) => once(async () => ({ data: await bankingService.unbook(scope, params.id) })), {
           ability: "banking.reconcile",
           params: IdParams,
           body: NoFields,
           response: { 200: BankTransaction, ...errors(404, 409, 422) },
           detail: { tags: ["Bank transactions"], summary: "Undo a booking: its entry is reversed (both lines of a transfer are unbooked) and the line is unmatched again" },
         })
-        .post("/:id/ignore", ({ scope, params, once }) => once(() => ({ data: bankingService.ignore(scope, params.id) })), {
+        .post("/:id/ignore", ({ scope, params, once }) => once(async () => ({ data: await bankingService.ignore(scope, params.id) })), {
           ability: "banking.reconcile",
           params: IdParams,
           body: NoFields,

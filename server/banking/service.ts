@@ -52,7 +52,7 @@ import { showInvoice } from "../invoices/read.ts";
 import { Conflict, FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
 import { listPage, type ListQuery } from "../lib/list.ts";
 import { formatCents, readMoney } from "../lib/money.ts";
-import { findInOrg, inOrg, snapshot, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
+import { findInOrg, inOrg, snapshot, unitOfWork, updateInOrg, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import { allocatedCents, suspenseDraft, type AllocationRow } from "../settlement/allocations.ts";
 import { allocateLine, handPayment, unallocateLine, type Allocation, type MatchReaders } from "../settlement/bank-matches.ts";
@@ -139,15 +139,15 @@ export const bankingService = {
    * `created` is false when nothing was added.
    */
   /** `received` gives the file, or throws the kernel's refusal of it (415, 413): called after the 404 check. */
-  importStatement(scope: Scope, bankAccountId: string, received: () => DocumentUpload) {
+  async importStatement(scope: Scope, bankAccountId: string, received: () => DocumentUpload) {
     // 404 before reading the file
-    snapshot(scope.db, (tx) => findInOrg(tx, bankAccounts, scope.org.id, bankAccountId));
+    await snapshot(scope.db, (tx) => findInOrg(tx, bankAccounts, scope.org.id, bankAccountId));
     const upload = received();
     const statements = readStatementFile(upload);
     const single = statements.length === 1;
     // a single statement keeps the field names it always had; several are numbered
     const field = (s: FileStatement, name: string) => (single ? name : `statements[${s.index}].${name}`);
-    return transaction(scope.db, (tx) => {
+    return await unitOfWork(scope.db, (tx) => {
       const bank = activeBank(tx, scope, bankAccountId);
       const owned = tx.select().from(bankAccounts).where(eq(bankAccounts.organizationId, scope.org.id)).all();
       // the path's account first: an IBAN held twice (a replaced account) belongs to it
@@ -221,8 +221,8 @@ export const bankingService = {
     return listPage(scope, bankTransactionList, query, url, (rows, tx) => presentTransactions(tx, rows));
   },
 
-  get(scope: Scope, id: string) {
-    return snapshot(scope.db, (tx) => showBankTransaction(tx, scope.org.id, id));
+  async get(scope: Scope, id: string) {
+    return await snapshot(scope.db, (tx) => showBankTransaction(tx, scope.org.id, id));
   },
 
   /**
@@ -230,8 +230,8 @@ export const bankingService = {
    * what the line has unallocated or less: the old body), or with `allocations` (several documents
    * and accounts). What is not allocated stays in suspense.
    */
-  match(scope: Scope, id: string, input: BankTransactionMatch) {
-    return transaction(scope.db, (tx) => {
+  async match(scope: Scope, id: string, input: BankTransactionMatch) {
+    return await unitOfWork(scope.db, (tx) => {
       const line = findInOrg(tx, bankTransactions, scope.org.id, id);
       if (line.status !== "unmatched" && line.status !== "partially_matched") {
         throw new Conflict(`The bank transaction is ${line.status}; only an unmatched or partially matched one can be matched (unmatch it first, or reclassify it).`);
@@ -280,8 +280,8 @@ export const bankingService = {
    * (as unmatch), its booking reversed (as unbook; a transfer between own accounts is unbooked
    * first, 409), an ignore lifted; then the line is allocated anew, from suspense.
    */
-  reclassify(scope: Scope, id: string, input: BankTransactionReclassify) {
-    return transaction(scope.db, (tx) => {
+  async reclassify(scope: Scope, id: string, input: BankTransactionReclassify) {
+    return await unitOfWork(scope.db, (tx) => {
       const line = findInOrg(tx, bankTransactions, scope.org.id, id);
       const bank = activeBank(tx, scope, line.bankAccountId);
       if (line.status === "booked") {
@@ -303,8 +303,8 @@ export const bankingService = {
    * postings reversed; payments recorded by hand that it took over stay), or an ignore: the line
    * is unmatched, all of it in suspense.
    */
-  unmatch(scope: Scope, id: string) {
-    return transaction(scope.db, (tx) => {
+  async unmatch(scope: Scope, id: string) {
+    return await unitOfWork(scope.db, (tx) => {
       const line = findInOrg(tx, bankTransactions, scope.org.id, id);
       if (line.status === "unmatched") throw new Conflict("The bank transaction is unmatched; only a matched, partially matched or ignored one can be unmatched.");
       if (line.status === "booked") throw new Conflict("The bank transaction is booked to an account; unbook it (POST …/unbook) to reverse its entry.");
@@ -314,8 +314,8 @@ export const bankingService = {
   },
 
   /** Books an unmatched line to an account of the chart, with a VAT rate, or to another own bank account (a transfer): booking.ts. */
-  book(scope: Scope, id: string, input: BankTransactionBook) {
-    return transaction(scope.db, (tx) => {
+  async book(scope: Scope, id: string, input: BankTransactionBook) {
+    return await unitOfWork(scope.db, (tx) => {
       const line = findInOrg(tx, bankTransactions, scope.org.id, id);
       activeBank(tx, scope, line.bankAccountId);
       bookLine(tx, scope, line, input);
@@ -324,16 +324,16 @@ export const bankingService = {
   },
 
   /** Reverses a booked line's entry (both lines of a transfer): the line is unmatched again. */
-  unbook(scope: Scope, id: string) {
-    return transaction(scope.db, (tx) => {
+  async unbook(scope: Scope, id: string) {
+    return await unitOfWork(scope.db, (tx) => {
       unbookLine(tx, scope, findInOrg(tx, bankTransactions, scope.org.id, id));
       return showBankTransaction(tx, scope.org.id, id);
     });
   },
 
   /** Takes an unmatched line off the list of lines to look at: its money stays in suspense (nothing is posted). */
-  ignore(scope: Scope, id: string) {
-    return transaction(scope.db, (tx) => {
+  async ignore(scope: Scope, id: string) {
+    return await unitOfWork(scope.db, (tx) => {
       const line = findInOrg(tx, bankTransactions, scope.org.id, id);
       if (line.status !== "unmatched") throw new Conflict(`The bank transaction is ${line.status}; only an unmatched one can be ignored.`);
       updateInOrg(tx, bankTransactions, scope.org.id, id, { status: "ignored", updatedAt: nowIso() });

@@ -10,7 +10,7 @@ import type { Db, Tx } from "../../db/client.ts";
 import { events, numberSequences } from "../../db/schema.ts";
 import { EventsExpired, Forbidden, NotFound, ValidationFailed } from "../lib/errors.ts";
 import { DEFAULT_PER_PAGE } from "../lib/list.ts";
-import { snapshot, transaction, type Scope } from "../lib/scope.ts";
+import { snapshot, unitOfWork, type Scope } from "../lib/scope.ts";
 import { isoFromMicros } from "../lib/time.ts";
 import { RESOURCE_VIEW_ABILITY, resourceOf, WEBHOOK_EVENTS, type EventResource, type WebhookEvent } from "./events.ts";
 import type { EventQuery } from "./model.ts";
@@ -90,7 +90,7 @@ function checkPosition(tx: Tx, orgId: string, after: number, field: string, newe
 const positionOf = (value: string | undefined): number | null => (value === undefined || value === "" ? null : Number(value));
 
 export const eventFeed = {
-  list(scope: Scope, query: EventQuery, url: string, abilities: ReadonlySet<string>) {
+  async list(scope: Scope, query: EventQuery, url: string, abilities: ReadonlySet<string>) {
     const perPage = query.per_page ?? DEFAULT_PER_PAGE;
     const fromAfter = positionOf(query.after);
     const fromCursor = positionOf(query.cursor);
@@ -107,7 +107,7 @@ export const eventFeed = {
     const readable = (Object.keys(RESOURCE_VIEW_ABILITY) as EventResource[]).filter((type) => abilities.has(RESOURCE_VIEW_ABILITY[type]));
     if (readable.length < Object.keys(RESOURCE_VIEW_ABILITY).length) filters.push(inArray(events.resourceType, readable));
 
-    return snapshot(scope.db, (tx) => {
+    return await snapshot(scope.db, (tx) => {
       // the organisation's newest event id, kept or pruned: what a position is checked against and what meta.newest_id says
       const newest = counter(tx, scope.org.id, EVENT_SEQUENCE);
       if (given !== null) checkPosition(tx, scope.org.id, given, field, newest);
@@ -187,11 +187,11 @@ const PRUNE_BATCH = 5000;
  * large feed never holds the write lock for long. Each organisation's highest pruned id is kept
  * (PRUNED_SEQUENCE), so that an `after` before it is told the events are gone.
  */
-export function pruneEvents(db: Db, days: number, now = Date.now()): number {
+export async function pruneEvents(db: Db, days: number, now = Date.now()): Promise<number> {
   const cutoff = isoFromMicros((now - days * 86_400_000) * 1000);
   let pruned = 0;
   for (;;) {
-    const batch = transaction(db, (tx) => {
+    const batch = await unitOfWork(db, (tx) => {
       const old = tx.select({ id: events.id }).from(events).where(lt(events.createdAt, cutoff)).limit(PRUNE_BATCH);
       const gone = tx.delete(events).where(inArray(events.id, old)).returning({ orgId: events.organizationId, seq: events.seq }).all();
       const highest = new Map<string, number>();

@@ -38,7 +38,7 @@ export const partyRoutes = <Shown extends { id: string }>(kernel: Kernel, option
       response: { 200: listResponse(model.listed, `${shown.title}List`), ...errors(422) },
       detail: { tags, summary: `List ${plural}` },
     })
-    .get("/:id", ({ scope, params }) => ({ data: service.get(scope, params.id) }), {
+    .get("/:id", async ({ scope, params }) => ({ data: await service.get(scope, params.id) }), {
       ability: "contacts.view",
       params: IdParams,
       response: { 200: Wrapped(shown), ...errors(404) },
@@ -46,8 +46,8 @@ export const partyRoutes = <Shown extends { id: string }>(kernel: Kernel, option
     })
     .post(
       "",
-      ({ scope, body, set, once }) => once(() => {
-        const party = service.create(scope, body);
+      ({ scope, body, set, once }) => once(async () => {
+        const party = await service.create(scope, body);
         return created(set, `${prefix}/${party.id}`, party);
       }),
       {
@@ -57,7 +57,7 @@ export const partyRoutes = <Shown extends { id: string }>(kernel: Kernel, option
         detail: { tags, summary: `Create a ${noun} (409 naming the holder when its external_id is taken)` },
       },
     )
-    .put("/:id", ({ scope, params, body }) => ({ data: service.update(scope, params.id, body) }), {
+    .put("/:id", async ({ scope, params, body }) => ({ data: await service.update(scope, params.id, body) }), {
       ability: "contacts.edit",
       params: IdParams,
       body: model.update,
@@ -66,8 +66,8 @@ export const partyRoutes = <Shown extends { id: string }>(kernel: Kernel, option
     })
     .delete(
       "/:id",
-      ({ scope, params, set }) => {
-        service.remove(scope, params.id);
+      async ({ scope, params, set }) => {
+        await service.remove(scope, params.id);
         return noContent(set);
       },
       {

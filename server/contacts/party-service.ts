@@ -11,7 +11,7 @@ import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { Country, Currency, ExternalId } from "../lib/schemas.ts";
 import { checkExternalId, normalizeExternalId } from "../lib/external-ids.ts";
 import { belgianEnterpriseNumberProblem, compactVatNumber } from "../lib/vat-numbers.ts";
-import { deleteInOrg, findInOrg, snapshot, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
+import { deleteInOrg, findInOrg, snapshot, unitOfWork, updateInOrg, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import type { WebhookEvent } from "../changes/events.ts";
 import type { PartyCreate, PartyUpdate } from "./party-model.ts";
@@ -174,20 +174,20 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
     list(scope: Scope, query: ListQuery, url: string) {
       return listPage(scope, listSpec, query, url, (rows) => rows.map(kind.present ?? presentParty));
     },
-    get(scope: Scope, id: string): Shown {
-      return snapshot(scope.db, (tx) => kind.show(tx, findInOrg(tx, table, scope.org.id, id)));
+    async get(scope: Scope, id: string): Promise<Shown> {
+      return await snapshot(scope.db, (tx) => kind.show(tx, findInOrg(tx, table, scope.org.id, id)));
     },
     find(tx: Tx, scope: Scope, id: string): PartyRow {
       return findInOrg(tx, table, scope.org.id, id);
     },
-    create(scope: Scope, input: PartyCreate): Shown {
-      return transaction(scope.db, (tx) => insert(tx, scope, input));
+    async create(scope: Scope, input: PartyCreate): Promise<Shown> {
+      return await unitOfWork(scope.db, (tx) => insert(tx, scope, input));
     },
     /** Creates the party inside the caller's transaction (an expense's vendor creates suppliers so). */
     insert,
     /** `after`: what follows the change in the same transaction, before its own event (customers: their drafts) */
-    update(scope: Scope, id: string, input: PartyUpdate, after?: (tx: Tx, row: PartyRow) => void): Shown {
-      return transaction(scope.db, (tx) => {
+    async update(scope: Scope, id: string, input: PartyUpdate, after?: (tx: Tx, row: PartyRow) => void): Promise<Shown> {
+      return await unitOfWork(scope.db, (tx) => {
         const before = findInOrg(tx, table, scope.org.id, id);
         const set = { ...columns(input), ...kind.ownColumns?.(input) };
         if (set.companyNumber !== undefined || set.country !== undefined) checkCompanyNumber({ ...before, ...set });
@@ -201,8 +201,8 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
         return shown;
       });
     },
-    remove(scope: Scope, id: string): void {
-      transaction(scope.db, (tx) => {
+    async remove(scope: Scope, id: string): Promise<void> {
+      await unitOfWork(scope.db, (tx) => {
         const row = findInOrg(tx, table, scope.org.id, id);
         const blocker = kind.deleteBlocker(tx, row);
         if (blocker) throw new Conflict(blocker);

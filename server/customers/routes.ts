@@ -51,8 +51,8 @@ export const customerRoutes = (kernel: Kernel, follow: CustomerFollower) =>
     })
     .post(
       "/:id/contact-persons",
-      ({ scope, params, body, set, once }) => once(() => {
-        const person = contactPersonService.create(scope, params.id, body, follow);
+      ({ scope, params, body, set, once }) => once(async () => {
+        const person = await contactPersonService.create(scope, params.id, body, follow);
         return created(set, `/api/v1/customers/${params.id}/contact-persons/${person.id}`, person);
       }),
       {
@@ -65,7 +65,7 @@ export const customerRoutes = (kernel: Kernel, follow: CustomerFollower) =>
     )
     .put(
       "/:id/contact-persons/:cpid",
-      ({ scope, params, body }) => ({ data: contactPersonService.update(scope, params.id, params.cpid, body, follow) }),
+      async ({ scope, params, body }) => ({ data: await contactPersonService.update(scope, params.id, params.cpid, body, follow) }),
       {
         ability: "contacts.edit",
         params: PersonParams,
@@ -76,8 +76,8 @@ export const customerRoutes = (kernel: Kernel, follow: CustomerFollower) =>
     )
     .delete(
       "/:id/contact-persons/:cpid",
-      ({ scope, params, set }) => {
-        contactPersonService.remove(scope, params.id, params.cpid, follow);
+      async ({ scope, params, set }) => {
+        await contactPersonService.remove(scope, params.id, params.cpid, follow);
         return noContent(set);
       },
       {

@@ -5,7 +5,7 @@ import { recordChange } from "../changes/record.ts";
 import { partyService, presentParty, type PartyRow } from "../contacts/party-service.ts";
 import { checkRoom } from "../lib/counts.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
-import { deleteInOrg, findChildInOrg, findInOrg, inOrg, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
+import { deleteInOrg, findChildInOrg, findInOrg, inOrg, snapshot, unitOfWork, updateInOrg, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import type { ContactPersonCreate, ContactPersonUpdate, CustomerUpdate } from "./model.ts";
 
@@ -137,12 +137,12 @@ const contactPersonList: ListSpec<typeof contactPersons> = {
 
 export const contactPersonService = {
   listSpec: contactPersonList,
-  list(scope: Scope, customerId: string, query: ListQuery, url: string) {
-    findInOrg(scope.db, customers, scope.org.id, customerId);
+  async list(scope: Scope, customerId: string, query: ListQuery, url: string) {
+    await snapshot(scope.db, (tx) => findInOrg(tx, customers, scope.org.id, customerId));
     return listPage(scope, contactPersonList, query, url, (rows) => rows.map(presentContactPerson), [eq(contactPersons.customerId, customerId)]);
   },
-  create(scope: Scope, customerId: string, input: ContactPersonCreate, follow: CustomerFollower) {
-    return transaction(scope.db, (tx) => {
+  async create(scope: Scope, customerId: string, input: ContactPersonCreate, follow: CustomerFollower) {
+    return await unitOfWork(scope.db, (tx) => {
       findInOrg(tx, customers, scope.org.id, customerId);
       const held = tx.select({ n: count() }).from(contactPersons).where(inOrg(contactPersons, scope.org.id, eq(contactPersons.customerId, customerId))).get()!.n;
       checkRoom("contact_persons", held, 1, "This customer");
@@ -167,8 +167,8 @@ export const contactPersonService = {
       return presentContactPerson(row);
     });
   },
-  update(scope: Scope, customerId: string, personId: string, input: ContactPersonUpdate, follow: CustomerFollower) {
-    return transaction(scope.db, (tx) => {
+  async update(scope: Scope, customerId: string, personId: string, input: ContactPersonUpdate, follow: CustomerFollower) {
+    return await unitOfWork(scope.db, (tx) => {
       findPerson(tx, scope, customerId, personId);
       const set: Partial<ContactRow> = { updatedAt: nowIso() };
       if (input.first_name !== undefined) set.firstName = input.first_name.trim();
@@ -185,8 +185,8 @@ export const contactPersonService = {
       return presentContactPerson(person);
     });
   },
-  remove(scope: Scope, customerId: string, personId: string, follow: CustomerFollower) {
-    transaction(scope.db, (tx) => {
+  async remove(scope: Scope, customerId: string, personId: string, follow: CustomerFollower) {
+    await unitOfWork(scope.db, (tx) => {
       const last = findPerson(tx, scope, customerId, personId);
       deleteInOrg(tx, contactPersons, scope.org.id, personId);
       touchCustomer(tx, scope, customerId, "deleted", last, follow);

@@ -16,7 +16,7 @@ import { missingForCii, renderCii, type CiiProfile } from "./cii.ts";
 import { missingForUbl, renderUbl, type UblProfile } from "./ubl.ts";
 
 /** Reads the document with this id in the scope's organisation, in one snapshot (404 when there is none). */
-export type DocumentLoader = (scope: Scope, id: string) => IssuedDocument;
+export type DocumentLoader = (scope: Scope, id: string) => Promise<IssuedDocument>;
 
 const noun = (doc: IssuedDocument) => (doc.type === "credit_note" ? "credit note" : doc.type === "interest_note" ? "interest note" : "invoice");
 
@@ -76,20 +76,20 @@ export type DocumentFile<T> = { body: T; number: string };
 /** The UBL, CII, PDF and Factur-X PDF of the documents `load` reads. */
 export function documentServiceOf(load: DocumentLoader) {
   return {
-    ubl: (scope: Scope, id: string, profile: UblProfile = "peppol"): DocumentFile<string> => {
-      const doc = load(scope, id);
+    ubl: async (scope: Scope, id: string, profile: UblProfile = "peppol"): Promise<DocumentFile<string>> => {
+      const doc = await load(scope, id);
       return { body: issuedUbl(doc, profile), number: doc.number };
     },
-    cii: (scope: Scope, id: string, profile: CiiProfile = "en16931"): DocumentFile<string> => {
-      const doc = load(scope, id);
+    cii: async (scope: Scope, id: string, profile: CiiProfile = "en16931"): Promise<DocumentFile<string>> => {
+      const doc = await load(scope, id);
       return { body: issuedCii(doc, profile), number: doc.number };
     },
     pdf: async (scope: Scope, id: string, turns: RenderTurns): Promise<DocumentFile<Uint8Array>> => {
-      const doc = load(scope, id);
+      const doc = await load(scope, id);
       return { body: await issuedPdf(doc, turns), number: doc.number };
     },
     facturx: async (scope: Scope, id: string, turns: RenderTurns): Promise<DocumentFile<Uint8Array>> => {
-      const doc = load(scope, id);
+      const doc = await load(scope, id);
       return { body: await issuedFacturX(doc, turns), number: doc.number };
     },
   };

@@ -10,12 +10,12 @@ const tags = ["Accounts"];
 export const expenseCategoryRoutes = (kernel: Kernel) =>
   new Elysia({ prefix: "/api/v1/expense-categories" })
     .use(kernel)
-    .get("", ({ scope }) => ({ data: expenseCategoryService.list(scope) }), {
+    .get("", async ({ scope }) => ({ data: await expenseCategoryService.list(scope) }), {
       ability: "accounting.view",
       response: { 200: t.Object({ data: t.Array(ExpenseCategoryModel.mapping) }, { title: "ExpenseCategoryAccountList" }) },
       detail: { tags, summary: "The expense account each category posts to (a category not listed posts to the purchases account: 6800 General expenses, or 643 in the be chart)" },
     })
-    .put("/:category", ({ scope, params, body }) => ({ data: expenseCategoryService.set(scope, params.category, body) }), {
+    .put("/:category", async ({ scope, params, body }) => ({ data: await expenseCategoryService.set(scope, params.category, body) }), {
       ability: "accounting.edit",
       params: ExpenseCategoryModel.params,
       body: ExpenseCategoryModel.set,
@@ -24,8 +24,8 @@ export const expenseCategoryRoutes = (kernel: Kernel) =>
     })
     .delete(
       "/:category",
-      ({ scope, params, set }) => {
-        expenseCategoryService.remove(scope, params.category);
+      async ({ scope, params, set }) => {
+        await expenseCategoryService.remove(scope, params.category);
         return noContent(set);
       },
       {

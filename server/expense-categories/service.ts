@@ -9,7 +9,7 @@ import { accounts, expenseCategoryAccounts } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
 import { categoryKey, chartOf, isFixedAsset } from "../ledger/accounts.ts";
 import { NotFound, ValidationFailed } from "../lib/errors.ts";
-import { inOrg, snapshot, transaction, type Scope } from "../lib/scope.ts";
+import { inOrg, snapshot, unitOfWork, type Scope } from "../lib/scope.ts";
 import { nowIso } from "../lib/time.ts";
 
 const present = (row: { category: string; accountId: string }) => ({ category: row.category, account_id: row.accountId });
@@ -22,15 +22,15 @@ function keyOf(category: string): string {
 }
 
 export const expenseCategoryService = {
-  list(scope: Scope) {
-    return snapshot(scope.db, (tx) =>
+  async list(scope: Scope) {
+    return await snapshot(scope.db, (tx) =>
       tx.select().from(expenseCategoryAccounts).where(eq(expenseCategoryAccounts.organizationId, scope.org.id)).orderBy(asc(expenseCategoryAccounts.category)).all().map(present),
     );
   },
 
-  set(scope: Scope, category: string, input: { account_id: string }) {
+  async set(scope: Scope, category: string, input: { account_id: string }) {
     const key = keyOf(category);
-    return transaction(scope.db, (tx) => {
+    return await unitOfWork(scope.db, (tx) => {
       const account = tx.select().from(accounts).where(inOrg(accounts, scope.org.id, eq(accounts.id, input.account_id))).get();
       if (!account) throw ValidationFailed.field("account_id", "The selected account_id is invalid.");
       // an expense account, or a fixed-asset account: investment goods, the VAT return's 83 (one rule: isFixedAsset)
@@ -48,9 +48,9 @@ export const expenseCategoryService = {
     });
   },
 
-  remove(scope: Scope, category: string): void {
+  async remove(scope: Scope, category: string): Promise<void> {
     const key = keyOf(category);
-    transaction(scope.db, (tx) => {
+    await unitOfWork(scope.db, (tx) => {
       const removed = tx
         .delete(expenseCategoryAccounts)
         .where(and(eq(expenseCategoryAccounts.organizationId, scope.org.id), eq(expenseCategoryAccounts.category, key)))

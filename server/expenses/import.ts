@@ -46,7 +46,7 @@ import { InboundDocumentError } from "../inbound/errors.ts";
 import { Conflict, NotFound } from "../lib/errors.ts";
 import { formatCents } from "../lib/money.ts";
 import { codePoints } from "../lib/schemas.ts";
-import { findInOrg, inOrg, transaction, type Scope } from "../lib/scope.ts";
+import { findInOrg, inOrg, snapshot, unitOfWork, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import { validIban } from "../lib/iban.ts";
 import { supplierForDocument } from "../suppliers/service.ts";
@@ -90,7 +90,7 @@ function xmlFileOf(upload: DocumentUpload): ReceivedFile {
 }
 
 /** `received`: a file read by receivedFileOf, or an XML document's bytes as they came (e.g. over Peppol). */
-export function importSupplierDocument(scope: Scope, received: ReceivedFile | DocumentUpload, options: { category?: string }) {
+export async function importSupplierDocument(scope: Scope, received: ReceivedFile | DocumentUpload, options: { category?: string }) {
   const file = "xml" in received ? received : xmlFileOf(received);
   // the one place an e-invoice's XML is read: UBL or CII, by its root element
   const doc = einvoiceReader().readEInvoiceXml(file.xml);
@@ -100,7 +100,7 @@ export function importSupplierDocument(scope: Scope, received: ReceivedFile | Do
   const sign = negative ? -1 : 1;
   const amountCents = sign * doc.subtotalCents;
   const vatCents = sign * doc.vatCents;
-  if (doc.subtotalCents === 0 && doc.vatCents === 0 && doc.payableCents === 0) return { kind: "received_document" as const, data: keepReceivedDocument(scope, file, doc) };
+  if (doc.subtotalCents === 0 && doc.vatCents === 0 && doc.payableCents === 0) return { kind: "received_document" as const, data: await keepReceivedDocument(scope, file, doc) };
   if (amountCents <= 0 || vatCents < 0) {
     throw new InboundDocumentError(
       doc.locations.subtotal.path,
@@ -120,7 +120,7 @@ export function importSupplierDocument(scope: Scope, received: ReceivedFile | Do
   const breakdown = vatLines(doc, sign);
   const category = options.category?.trim() || DEFAULT_IMPORT_CATEGORY;
 
-  return transaction(scope.db, (tx) => {
+  return await unitOfWork(scope.db, (tx) => {
     const supplierId = supplierForDocument(tx, scope, doc.supplier);
     const existing = tx
       .select({ id: expenses.id, date: expenses.date, amountCents: expenses.amountCents, vatCents: expenses.vatCents })
@@ -194,13 +194,15 @@ export function importSupplierDocument(scope: Scope, received: ReceivedFile | Do
 }
 
 /** The original document of an imported expense, as it was received (404 when the expense has none). */
-export function expenseDocument(scope: Scope, id: string): { contentType: string; body: Uint8Array } {
-  findInOrg(scope.db, expenses, scope.org.id, id);
-  const doc = scope.db
-    .select()
-    .from(expenseDocuments)
-    .where(and(eq(expenseDocuments.organizationId, scope.org.id), eq(expenseDocuments.expenseId, id)))
-    .get();
+export async function expenseDocument(scope: Scope, id: string): Promise<{ contentType: string; body: Uint8Array }> {
+  const doc = await snapshot(scope.db, (tx) => {
+    findInOrg(tx, expenses, scope.org.id, id);
+    return tx
+      .select()
+      .from(expenseDocuments)
+      .where(and(eq(expenseDocuments.organizationId, scope.org.id), eq(expenseDocuments.expenseId, id)))
+      .get();
+  });
   if (!doc) throw new NotFound();
   return { contentType: doc.contentType, body: doc.body };
 }

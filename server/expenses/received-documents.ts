@@ -14,15 +14,15 @@ import { Conflict } from "../lib/errors.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { formatCents } from "../lib/money.ts";
 import { Currency, DateString, Uuid } from "../lib/schemas.ts";
-import { findInOrg, inOrg, transaction, type Scope } from "../lib/scope.ts";
+import { findInOrg, inOrg, snapshot, unitOfWork, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import { supplierForDocument } from "../suppliers/service.ts";
 
 type ReceivedDocumentRow = typeof receivedDocuments.$inferSelect;
 
 /** Keeps a zero-total document with its supplier (409 naming it when kept before); the document as shown. */
-export function keepReceivedDocument(scope: Scope, file: { original: Uint8Array; contentType: string }, doc: SupplierDocument) {
-  return transaction(scope.db, (tx) => {
+export async function keepReceivedDocument(scope: Scope, file: { original: Uint8Array; contentType: string }, doc: SupplierDocument) {
+  return await unitOfWork(scope.db, (tx) => {
     const supplierId = supplierForDocument(tx, scope, doc.supplier);
     const existing = tx
       .select({ id: receivedDocuments.id })
@@ -98,11 +98,11 @@ export const receivedDocumentService = {
     return listPage(scope, receivedDocumentList, query, url, (rows) => rows.map(presentReceivedDocument));
   },
   get(scope: Scope, id: string) {
-    return presentReceivedDocument(findInOrg(scope.db, receivedDocuments, scope.org.id, id));
+    return snapshot(scope.db, (tx) => presentReceivedDocument(findInOrg(tx, receivedDocuments, scope.org.id, id)));
   },
   /** The original, as it was received. */
-  document(scope: Scope, id: string): { contentType: string; body: Uint8Array } {
-    const row = findInOrg(scope.db, receivedDocuments, scope.org.id, id);
+  async document(scope: Scope, id: string): Promise<{ contentType: string; body: Uint8Array }> {
+    const row = await snapshot(scope.db, (tx) => findInOrg(tx, receivedDocuments, scope.org.id, id));
     return { contentType: row.contentType, body: row.body };
   },
 };

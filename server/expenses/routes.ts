@@ -29,8 +29,8 @@ export const expenseRoutes = (kernel: Kernel) =>
         importSlots.run(async () => {
           // a PDF's embedded XML is read before the work (pdf-lib parses asynchronously; the work is one synchronous transaction)
           const file = await receivedFileOf(documentOf(body));
-          return once(() => {
-            const imported = importSupplierDocument(scope, file, query);
+          return once(async () => {
+            const imported = await importSupplierDocument(scope, file, query);
             const at = imported.kind === "expense" ? "expenses" : "received-documents";
             return created(set, `/api/v1/${at}/${imported.data.id}`, imported.data);
           });
@@ -70,8 +70,8 @@ export const expenseRoutes = (kernel: Kernel) =>
     )
     .get(
       "/:id/document",
-      ({ scope, params }) => {
-        const document = expenseDocument(scope, params.id);
+      async ({ scope, params }) => {
+        const document = await expenseDocument(scope, params.id);
         return new Response(document.body, { headers: { "content-type": document.contentType } });
       },
       {
@@ -81,7 +81,7 @@ export const expenseRoutes = (kernel: Kernel) =>
         detail: { tags, summary: "The original e-invoice of an imported expense, byte for byte (404 for an expense entered by hand)" },
       },
     )
-    .get("/:id", ({ scope, params }) => ({ data: expenseService.get(scope, params.id) }), {
+    .get("/:id", async ({ scope, params }) => ({ data: await expenseService.get(scope, params.id) }), {
       ability: "expenses.view",
       params: IdParams,
       response: { 200: Expense, ...errors(404) },
@@ -89,8 +89,8 @@ export const expenseRoutes = (kernel: Kernel) =>
     })
     .post(
       "",
-      ({ scope, body, set, once }) => once(() => {
-        const expense = expenseService.create(scope, body);
+      ({ scope, body, set, once }) => once(async () => {
+        const expense = await expenseService.create(scope, body);
         return created(set, `/api/v1/expenses/${expense.id}`, expense);
       }),
       {
@@ -100,7 +100,7 @@ export const expenseRoutes = (kernel: Kernel) =>
         detail: { tags, summary: "Create an expense (pending)" },
       },
     )
-    .put("/:id", ({ scope, params, body }) => ({ data: expenseService.update(scope, params.id, body) }), {
+    .put("/:id", async ({ scope, params, body }) => ({ data: await expenseService.update(scope, params.id, body) }), {
       ability: "expenses.edit",
       params: IdParams,
       body: ExpenseModel.update,
@@ -109,8 +109,8 @@ export const expenseRoutes = (kernel: Kernel) =>
     })
     .delete(
       "/:id",
-      ({ scope, params, set }) => {
-        expenseService.remove(scope, params.id);
+      async ({ scope, params, set }) => {
+        await expenseService.remove(scope, params.id);
         return noContent(set);
       },
       {
@@ -120,14 +120,14 @@ export const expenseRoutes = (kernel: Kernel) =>
         detail: { tags, summary: "Delete an expense (409 when approved)" },
       },
     )
-    .post("/:id/approve", ({ scope, params, once }) => once(() => ({ data: expenseService.approve(scope, params.id) })), {
+    .post("/:id/approve", ({ scope, params, once }) => once(async () => ({ data: await expenseService.approve(scope, params.id) })), {
       ability: "expenses.approve",
       params: IdParams,
       body: NoFields,
       response: { 200: Expense, ...errors(404, 409, 422) },
       detail: { tags, summary: "Approve a pending expense (the body may be omitted)" },
     })
-    .post("/:id/reject", ({ scope, params, body, once }) => once(() => ({ data: expenseService.reject(scope, params.id, body) })), {
+    .post("/:id/reject", ({ scope, params, body, once }) => once(async () => ({ data: await expenseService.reject(scope, params.id, body) })), {
       ability: "expenses.approve",
       params: IdParams,
       body: t.Optional(ExpenseModel.reject),
@@ -136,8 +136,8 @@ export const expenseRoutes = (kernel: Kernel) =>
     })
     .post(
       "/:id/record-payment",
-      ({ scope, params, body, set, once }) => once(() => {
-        const expense = expenseService.recordPayment(scope, params.id, body);
+      ({ scope, params, body, set, once }) => once(async () => {
+        const expense = await expenseService.recordPayment(scope, params.id, body);
         return created(set, `/api/v1/expenses/${expense.id}`, expense);
       }),
       {
@@ -153,8 +153,8 @@ export const expenseRoutes = (kernel: Kernel) =>
     )
     .delete(
       "/:id/payments/:pid",
-      ({ scope, params, set }) => {
-        expenseService.deletePayment(scope, params.id, params.pid);
+      async ({ scope, params, set }) => {
+        await expenseService.deletePayment(scope, params.id, params.pid);
         return noContent(set);
       },
       {
@@ -179,8 +179,8 @@ export const receivedDocumentRoutes = (kernel: Kernel) =>
     })
     .get(
       "/:id/document",
-      ({ scope, params }) => {
-        const document = receivedDocumentService.document(scope, params.id);
+      async ({ scope, params }) => {
+        const document = await receivedDocumentService.document(scope, params.id);
         return new Response(document.body, { headers: { "content-type": document.contentType } });
       },
       {
@@ -190,7 +190,7 @@ export const receivedDocumentRoutes = (kernel: Kernel) =>
         detail: { tags: receivedTags, summary: "The original of a received document, byte for byte" },
       },
     )
-    .get("/:id", ({ scope, params }) => ({ data: receivedDocumentService.get(scope, params.id) }), {
+    .get("/:id", async ({ scope, params }) => ({ data: await receivedDocumentService.get(scope, params.id) }), {
       ability: "expenses.view",
       params: IdParams,
       response: { 200: Wrapped(ReceivedDocumentModel), ...errors(404) },

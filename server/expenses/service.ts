@@ -19,7 +19,7 @@ import { ibanProblem, normalizeIban } from "../lib/iban.ts";
 import { formatCents, readMoney } from "../lib/money.ts";
 import { Currency, DateString, ExternalId, Uuid } from "../lib/schemas.ts";
 import { checkExternalId, normalizeExternalId } from "../lib/external-ids.ts";
-import { deleteInOrg, findInOrg, inOrg, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
+import { deleteInOrg, findInOrg, inOrg, snapshot, unitOfWork, updateInOrg, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import { stateMachine } from "../lib/transitions.ts";
 import { supplierForVendor } from "../suppliers/service.ts";
@@ -191,8 +191,8 @@ const findFor = stateMachine(expenses, () => "expense", {
 });
 
 /** Moves a pending expense to `status` (approve, reject). */
-function decide(scope: Scope, id: string, status: "approved" | "rejected", rejectionReason: string | null) {
-  return transaction(scope.db, (tx) => {
+async function decide(scope: Scope, id: string, status: "approved" | "rejected", rejectionReason: string | null) {
+  return await unitOfWork(scope.db, (tx) => {
     const before = findFor(tx, scope, id, status === "approved" ? "approve" : "reject");
     // an invoice prepaid in full (BT-115 0.00) leaves nothing to pay once approved
     const decided = status === "approved" ? expenseStatusAfterPayments(before, before.paidCents) : status;
@@ -208,16 +208,16 @@ function decide(scope: Scope, id: string, status: "approved" | "rejected", rejec
 }
 
 export const expenseService = {
-  list(scope: Scope, query: ListQuery, url: string) {
-    return listPage(scope, expenseList, query, url, (rows) => presentExpenses(scope.db, rows));
+  async list(scope: Scope, query: ListQuery, url: string) {
+    return await listPage(scope, expenseList, query, url, (rows, tx) => presentExpenses(tx, rows));
   },
 
   get(scope: Scope, id: string) {
-    return showExpense(scope.db, scope.org.id, id);
+    return snapshot(scope.db, (tx) => showExpense(tx, scope.org.id, id));
   },
 
-  create(scope: Scope, input: ExpenseCreate) {
-    return transaction(scope.db, (tx) => {
+  async create(scope: Scope, input: ExpenseCreate) {
+    return await unitOfWork(scope.db, (tx) => {
       const now = nowIso();
       const row: ExpenseRow = {
         id: newId(),
@@ -257,8 +257,8 @@ export const expenseService = {
   },
 
   /** Pending and rejected expenses can be edited; a rejected one returns to pending. */
-  update(scope: Scope, id: string, input: ExpenseUpdate) {
-    return transaction(scope.db, (tx) => {
+  async update(scope: Scope, id: string, input: ExpenseUpdate) {
+    return await unitOfWork(scope.db, (tx) => {
       const row = findFor(tx, scope, id, "update");
       const resubmitted = row.status === "rejected" ? { status: "pending" as const, rejectionReason: null } : {};
       const columns = columnsOf(tx, scope, input, row);
@@ -281,8 +281,8 @@ export const expenseService = {
     });
   },
 
-  remove(scope: Scope, id: string): void {
-    transaction(scope.db, (tx) => {
+  async remove(scope: Scope, id: string): Promise<void> {
+    await unitOfWork(scope.db, (tx) => {
       const row = findFor(tx, scope, id, "delete");
       deleteInOrg(tx, expenses, scope.org.id, id);
       recordChange(tx, scope, { action: "expense.deleted", resource: { type: "expense", id }, event: "expense.deleted", data: presentExpense(row, []) });
@@ -298,13 +298,13 @@ export const expenseService = {
   },
 
   /** A payment of at most the amount due of an approved expense: payables against the bank (server/settlement). */
-  recordPayment(scope: Scope, id: string, input: PaymentInput) {
-    return transaction(scope.db, (tx) => recordPayment(tx, scope, { kind: "expense", row: findInOrg(tx, expenses, scope.org.id, id) }, input, showExpense).shown);
+  async recordPayment(scope: Scope, id: string, input: PaymentInput) {
+    return await unitOfWork(scope.db, (tx) => recordPayment(tx, scope, { kind: "expense", row: findInOrg(tx, expenses, scope.org.id, id) }, input, showExpense).shown);
   },
 
   /** Removes a payment recorded by mistake: its posting is reversed on its own date, a bank line holding it is unmatched. */
-  deletePayment(scope: Scope, id: string, paymentId: string): void {
-    transaction(scope.db, (tx) => deletePayment(tx, scope, { kind: "expense", row: findInOrg(tx, expenses, scope.org.id, id) }, paymentId, showExpense));
+  async deletePayment(scope: Scope, id: string, paymentId: string): Promise<void> {
+    await unitOfWork(scope.db, (tx) => deletePayment(tx, scope, { kind: "expense", row: findInOrg(tx, expenses, scope.org.id, id) }, paymentId, showExpense));
   },
 };
 

@@ -17,7 +17,7 @@ import { standingEntries } from "../ledger/entries.ts";
 import { Conflict, NotFound } from "../lib/errors.ts";
 import { fiscalCalendar, fiscalYearNamed, fiscalYearOf, firstYearName, type FiscalCalendar, type FiscalYear } from "../lib/fiscal-year.ts";
 import { formatCents } from "../lib/money.ts";
-import { snapshot, transaction, type Scope } from "../lib/scope.ts";
+import { snapshot, unitOfWork, type Scope } from "../lib/scope.ts";
 import { nowIso, today } from "../lib/time.ts";
 
 type YearRow = typeof fiscalYears.$inferSelect;
@@ -78,22 +78,22 @@ function parseYear(text: string): number {
 }
 
 export const fiscalYearService = {
-  list(scope: Scope) {
-    return snapshot(scope.db, (tx) => {
+  async list(scope: Scope) {
+    return await snapshot(scope.db, (tx) => {
       const rows = new Map(tx.select().from(fiscalYears).where(eq(fiscalYears.organizationId, scope.org.id)).all().map((r) => [r.year, r]));
       const calendar = fiscalCalendar(tx, scope.org.id);
       return knownYears(tx, scope.org.id, calendar).map((year) => present(tx, scope.org, namedYear(calendar, year), rows.get(year)));
     });
   },
 
-  get(scope: Scope, yearText: string) {
+  async get(scope: Scope, yearText: string) {
     const year = parseYear(yearText);
-    return snapshot(scope.db, (tx) => showFiscalYear(tx, scope.org, year));
+    return await snapshot(scope.db, (tx) => showFiscalYear(tx, scope.org, year));
   },
 
-  close(scope: Scope, yearText: string) {
+  async close(scope: Scope, yearText: string) {
     const year = parseYear(yearText);
-    return transaction(scope.db, (tx) => {
+    return await unitOfWork(scope.db, (tx) => {
       const calendar = fiscalCalendar(tx, scope.org.id);
       const fiscalYear = namedYear(calendar, year);
       if (yearRow(tx, scope.org.id, year)?.status === "closed") throw new Conflict(`The fiscal year ${year} is closed already.`);
@@ -137,9 +137,9 @@ export const fiscalYearService = {
     });
   },
 
-  reopen(scope: Scope, yearText: string) {
+  async reopen(scope: Scope, yearText: string) {
     const year = parseYear(yearText);
-    return transaction(scope.db, (tx) => {
+    return await unitOfWork(scope.db, (tx) => {
       namedYear(fiscalCalendar(tx, scope.org.id), year);
       if (yearRow(tx, scope.org.id, year)?.status !== "closed") throw new Conflict(`The fiscal year ${year} is open; only a closed year can be reopened.`);
       const later = tx

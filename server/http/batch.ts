@@ -115,18 +115,24 @@ function refused<T>(error: ApiError): BatchResult<T> {
  */
 export function batchRunner<S extends TObject>(schema: S) {
   const check = TypeCompiler.Compile(schema);
-  return <T>(items: unknown[], create: (item: Static<S>) => T): { data: BatchResult<T>[] } => ({
-    data: items.map((raw): BatchResult<T> => {
+  return async <T>(items: unknown[], create: (item: Static<S>) => T | Promise<T>): Promise<{ data: BatchResult<T>[] }> => {
+    const data: BatchResult<T>[] = [];
+    // one after the other, in the order sent
+    for (const raw of items) {
       // as Elysia does for a body: defaults filled in, then checked
       const item = Value.Default(schema, raw);
       const refusal = check.Check(item) ? null : toValidationFailed([...check.Errors(item)], "batch item");
-      if (refusal) return refused(refusal);
+      if (refusal) {
+        data.push(refused(refusal));
+        continue;
+      }
       try {
-        return { status: 201, data: create(item as Static<S>) };
+        data.push({ status: 201, data: await create(item as Static<S>) });
       } catch (error) {
         if (!(error instanceof ApiError) || error.status >= 500) throw error;
-        return refused(error);
+        data.push(refused(error));
       }
-    }),
-  });
+    }
+    return { data };
+  };
 }

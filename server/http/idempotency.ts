@@ -25,7 +25,7 @@ import { and, eq, lt } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { idempotencyKeys } from "../../db/schema.ts";
 import { ApiError, ValidationFailed } from "../lib/errors.ts";
-import { transaction } from "../lib/scope.ts";
+import { unitOfWork } from "../lib/scope.ts";
 
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
 /** Set on a replayed response, as Stripe does. */
@@ -77,9 +77,9 @@ export function createIdempotency(db: Db) {
      * Runs `work` once per key: its result, or the Response replaying the first answer. Without a
      * key (or for another method than POST) it simply runs `work`.
      */
-    once<T>(request: KeyedRequest, set: AnswerSet, work: () => T): T | Response {
+    async once<T>(request: KeyedRequest, set: AnswerSet, work: () => T | Promise<T>): Promise<T | Response> {
       const key = request.method === "POST" ? request.headers.get(IDEMPOTENCY_HEADER) : null;
-      if (key === null) return work();
+      if (key === null) return await work();
       if (key.trim() === "" || key.length > MAX_KEY_LENGTH) {
         throw ValidationFailed.field(IDEMPOTENCY_HEADER, `The ${IDEMPOTENCY_HEADER} header must be 1 to ${MAX_KEY_LENGTH} characters.`);
       }
@@ -88,7 +88,7 @@ export function createIdempotency(db: Db) {
       const sealKey = sealKeyFor(request.headers, key);
       const mine = and(eq(idempotencyKeys.tokenId, request.tokenId), eq(idempotencyKeys.key, key));
 
-      const outcome = transaction(db, (tx): { value: T } | { replay: Response } | { refusal: unknown } => {
+      const outcome = await unitOfWork(db, async (tx): Promise<{ value: T } | { replay: Response } | { refusal: unknown }> => {
         const now = Date.now();
         const cutoff = now - IDEMPOTENCY_RETENTION_MS;
         if (now - lastSweep > SWEEP_EVERY_MS) {
@@ -120,9 +120,7 @@ export function createIdempotency(db: Db) {
             .run();
         try {
           // a savepoint: a refused work's changes roll back, the stored refusal stays
-          const value = transaction(db, () => work());
-          // the transaction has committed by the time a promise settles: the work must be synchronous
-          if (value instanceof Promise) throw new Error("once(): the work must be synchronous (bun:sqlite transactions are)");
+          const value = await unitOfWork(db, work);
           const status = typeof set.status === "number" ? set.status : 200;
           if (value instanceof Response) {
             if (value.body !== null) throw new Error("once(): a Response with a body cannot be stored; return the value instead");

@@ -161,7 +161,7 @@ export function createKernel({ db, config, log, shared, renderTurns, importSlots
 
   const kernel = new Elysia({ name: "kontor-kernel" })
     .decorate({ db, config, renderTurns, importSlots })
-    .onRequest((context) => {
+    .onRequest(async (context) => {
       const { request, server, set } = context;
       const requestId = requestIdOf(request.headers.get("x-request-id"));
       set.headers["x-request-id"] = requestId;
@@ -170,7 +170,7 @@ export function createKernel({ db, config, log, shared, renderTurns, importSlots
       const path = pathOf(request.url);
       if (!path.startsWith(API_PREFIX)) return;
       const ip = server?.requestIP(request)?.address ?? null;
-      const auth = authenticate(request.headers.get("authorization"));
+      const auth = await authenticate(request.headers.get("authorization"));
       Object.assign(facts, { ip, auth });
       const decision = rateLimit(auth ? auth.rateKey : `ip:${ip ?? "unknown"}`);
       set.headers["x-ratelimit-limit"] = String(decision.limit);
@@ -243,7 +243,9 @@ export function createKernel({ db, config, log, shared, renderTurns, importSlots
              * A POST handler's work, done once per Idempotency-Key: looked up, done and its answer
              * stored in one transaction (server/http/idempotency.ts).
              */
-            once: <T>(work: () => T): T | Response => idempotency.once(keyed, set as AnswerSet, work),
+            // typed as the work's answer: Elysia checks a promised union against each status's schema
+            // alone, and sends a replayed Response as it is
+            once: <T>(work: () => T | Promise<T>): Promise<T> => idempotency.once(keyed, set as AnswerSet, work) as Promise<T>,
           };
         },
       }),

@@ -6,7 +6,7 @@
  * against late-payment income; it is paid like an invoice. The original invoice never changes.
  */
 import type { Tx } from "../../db/client.ts";
-import { findInOrg, inOrg, transaction, type Scope } from "../lib/scope.ts";
+import { findInOrg, inOrg, unitOfWork, type Scope } from "../lib/scope.ts";
 import { asc, eq, inArray, sql } from "drizzle-orm";
 import { documentDeliveries, invoices, organizations, reminders } from "../../db/schema.ts";
 import { FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
@@ -139,15 +139,15 @@ export function createInterestNoteDraft(tx: Tx, scope: Scope, invoiceId: string,
  * The organisation's send-on-finalize does not send it: the reminder that issues it carries it
  * (attached to its e-mail, and over Peppol to a Peppol customer), so it is not sent twice.
  */
-export function issueInterestNote(tx: Tx, scope: Scope, invoiceId: string, asOf: string, opts?: InterestNoteOptions): ShownInvoice {
+export async function issueInterestNote(tx: Tx, scope: Scope, invoiceId: string, asOf: string, opts?: InterestNoteOptions): Promise<ShownInvoice> {
   const draft = createInterestNoteDraft(tx, scope, invoiceId, asOf, opts ?? { firstReminderAcceptedOn: firstReminderAcceptedOn(tx, scope.org.id, invoiceId) });
-  return invoiceService.finalize(scope, draft.id, { sendOnFinalize: false });
+  return await invoiceService.finalize(scope, draft.id, { sendOnFinalize: false });
 }
 
 export const interestService = {
   /** POST /invoices/{id}/interest-note: a draft, in one transaction. */
-  createNote(scope: Scope, invoiceId: string, asOf: string | undefined): ShownInvoice {
-    return transaction(scope.db, (tx) =>
+  async createNote(scope: Scope, invoiceId: string, asOf: string | undefined): Promise<ShownInvoice> {
+    return await unitOfWork(scope.db, (tx) =>
       createInterestNoteDraft(tx, scope, invoiceId, asOf ?? today(), { firstReminderAcceptedOn: firstReminderAcceptedOn(tx, scope.org.id, invoiceId) }),
     );
   },

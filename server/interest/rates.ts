@@ -11,7 +11,7 @@ import { CLI_ACTOR } from "../orgs/service.ts";
 import { checkRoom } from "../lib/counts.ts";
 import { ApiError, FieldErrorBag } from "../lib/errors.ts";
 import { isCountryCode } from "../lib/iso-codes.ts";
-import { transaction } from "../lib/scope.ts";
+import { unitOfWork } from "../lib/scope.ts";
 import { isValidDate, newId, nowIso } from "../lib/time.ts";
 
 type RateRow = typeof statutoryInterestRates.$inferSelect;
@@ -71,7 +71,7 @@ export type RateInput = { country: string; from: string; to: string; rate: strin
  * the period overlaps one the country has. The table is the law's, not an organisation's: the
  * audit entry goes to each organisation of that country, whose interest it changes.
  */
-export function addRate(db: Db, input: RateInput): ReturnType<typeof presentRate> {
+export async function addRate(db: Db, input: RateInput): Promise<ReturnType<typeof presentRate>> {
   const bag = new FieldErrorBag();
   const country = input.country.trim().toUpperCase();
   if (!isCountryCode(country)) bag.add("country", `"${input.country}" is not an ISO 3166-1 alpha-2 country code.`);
@@ -84,7 +84,7 @@ export function addRate(db: Db, input: RateInput): ReturnType<typeof presentRate
   if (source.length === 0) bag.add("source", "Name the publication the rate comes from.");
   else if (source.length > 1000) bag.add("source", "The source must not be longer than 1000 characters.");
   bag.throwIfAny();
-  return transaction(db, (tx) => {
+  return await unitOfWork(db, (tx) => {
     const overlap = ratesBetween(tx, country, input.from, input.to)[0];
     if (overlap) {
       throw new ApiError(409, `${country} already has a rate from ${overlap.from} to ${overlap.to} (${(overlap.rateBp / 100).toFixed(2)} %), which overlaps ${input.from} to ${input.to}.`);

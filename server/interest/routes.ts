@@ -12,8 +12,8 @@ export const interestRoutes = (kernel: Kernel) =>
     // the interest code is loaded by the first note (a thread that makes none never loads it)
     async ({ scope, params, body, set, once }) => {
       const { interestService } = await import("./note.ts");
-      return once(() => {
-        const note = interestService.createNote(scope, params.id, body?.as_of);
+      return once(async () => {
+        const note = await interestService.createNote(scope, params.id, body?.as_of);
         return created(set, `/api/v1/invoices/${note.id}`, note);
       });
     },

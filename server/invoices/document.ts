@@ -225,8 +225,8 @@ export function asIssued(doc: IssuedDocument): IssuedDocument {
 }
 
 /** readDocument in a read transaction of its own: one consistent snapshot of the document. */
-export function loadDocument(db: Db, orgId: string, invoiceId: string): IssuedDocument {
-  return snapshot(db, (tx) => readDocument(tx, orgId, invoiceId));
+export async function loadDocument(db: Db, orgId: string, invoiceId: string): Promise<IssuedDocument> {
+  return await snapshot(db, (tx) => readDocument(tx, orgId, invoiceId));
 }
 
 /** An invoice's UBL file and PDF (the API's /ubl and /pdf), from its document read by loadDocument. */

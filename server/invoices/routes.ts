@@ -60,7 +60,7 @@ export const invoiceRoutes = (kernel: Kernel) =>
       response: { 200: listResponse(InvoiceModel.invoice), ...errors(422) },
       detail: { tags, summary: "List invoices and credit notes, each with its customer, lines and payments" },
     })
-    .get("/:id", ({ scope, params }) => ({ data: invoiceService.get(scope, params.id) }), {
+    .get("/:id", async ({ scope, params }) => ({ data: await invoiceService.get(scope, params.id) }), {
       ability: "invoicing.view",
       params: IdParams,
       response: { 200: Invoice, ...errors(404) },
@@ -68,7 +68,7 @@ export const invoiceRoutes = (kernel: Kernel) =>
     })
     .get(
       "/:id/ubl",
-      ({ scope, params, query }) => xmlFile(documentService.ubl(scope, params.id, query.profile)),
+      async ({ scope, params, query }) => xmlFile(await documentService.ubl(scope, params.id, query.profile)),
       {
         ability: "invoicing.view",
         params: IdParams,
@@ -89,7 +89,7 @@ export const invoiceRoutes = (kernel: Kernel) =>
     )
     .get(
       "/:id/cii",
-      ({ scope, params, query }) => xmlFile(documentService.cii(scope, params.id, query.profile)),
+      async ({ scope, params, query }) => xmlFile(await documentService.cii(scope, params.id, query.profile)),
       {
         ability: "invoicing.view",
         params: IdParams,
@@ -150,8 +150,8 @@ export const invoiceRoutes = (kernel: Kernel) =>
     )
     .post(
       "",
-      ({ scope, auth, body, set, once }) => once(() => {
-        const invoice = createInvoice(scope, auth, body);
+      ({ scope, auth, body, set, once }) => once(async () => {
+        const invoice = await createInvoice(scope, auth, body);
         return created(set, location(invoice.id), invoice);
       }),
       {
@@ -174,7 +174,7 @@ export const invoiceRoutes = (kernel: Kernel) =>
           "or 403, 404, 409 with `{code, message}`, and `holder_id` for a taken external_id). One request against the rate limit; under one Idempotency-Key the whole batch is replayed.",
       },
     })
-    .put("/:id", ({ scope, params, body }) => ({ data: invoiceService.update(scope, params.id, body) }), {
+    .put("/:id", async ({ scope, params, body }) => ({ data: await invoiceService.update(scope, params.id, body) }), {
       ability: "invoicing.edit",
       params: IdParams,
       body: InvoiceModel.update,
@@ -183,8 +183,8 @@ export const invoiceRoutes = (kernel: Kernel) =>
     })
     .delete(
       "/:id",
-      ({ scope, params, set }) => {
-        invoiceService.remove(scope, params.id);
+      async ({ scope, params, set }) => {
+        await invoiceService.remove(scope, params.id);
         return noContent(set);
       },
       {
@@ -196,7 +196,7 @@ export const invoiceRoutes = (kernel: Kernel) =>
     )
     .post(
       "/:id/finalize",
-      ({ scope, params, once }) => once(() => ({ data: invoiceService.finalize(scope, params.id) })),
+      ({ scope, params, once }) => once(async () => ({ data: await invoiceService.finalize(scope, params.id) })),
       transition(
         "invoicing.finalize",
         "Finalize a draft: its lines, totals, customer and number are locked; a 422 names every field its PDF or, when it must be one, its e-invoice lacks",
@@ -204,8 +204,8 @@ export const invoiceRoutes = (kernel: Kernel) =>
     )
     .post(
       "/:id/send",
-      ({ scope, params, body, config, set, once }) => once(() => {
-        const outcome = sendDocument(scope, params.id, body ?? {}, config);
+      ({ scope, params, body, config, set, once }) => once(async () => {
+        const outcome = await sendDocument(scope, params.id, body ?? {}, config);
         if (outcome.kind === "marked") return { data: outcome.invoice };
         set.status = 202;
         return { data: outcome.delivery };
@@ -239,13 +239,13 @@ export const invoiceRoutes = (kernel: Kernel) =>
     })
     .post(
       "/:id/cancel",
-      ({ scope, params, once }) => once(() => ({ data: invoiceService.cancel(scope, params.id) })),
+      ({ scope, params, once }) => once(async () => ({ data: await invoiceService.cancel(scope, params.id) })),
       transition("invoicing.finalize", "Cancel a finalized or sent invoice that has no payments"),
     )
     .post(
       "/:id/record-payment",
-      ({ scope, params, body, set, once }) => once(() => {
-        const invoice = invoiceService.recordPayment(scope, params.id, body);
+      ({ scope, params, body, set, once }) => once(async () => {
+        const invoice = await invoiceService.recordPayment(scope, params.id, body);
         return created(set, location(invoice.id), invoice);
       }),
       {
@@ -258,8 +258,8 @@ export const invoiceRoutes = (kernel: Kernel) =>
     )
     .delete(
       "/:id/payments/:pid",
-      ({ scope, params, set }) => {
-        invoiceService.deletePayment(scope, params.id, params.pid);
+      async ({ scope, params, set }) => {
+        await invoiceService.deletePayment(scope, params.id, params.pid);
         return noContent(set);
       },
       {
@@ -271,8 +271,8 @@ export const invoiceRoutes = (kernel: Kernel) =>
     )
     .post(
       "/:id/credit-note",
-      ({ scope, params, body, set, once }) => once(() => {
-        const creditNote = invoiceService.creditNote(scope, params.id, body ?? {});
+      ({ scope, params, body, set, once }) => once(async () => {
+        const creditNote = await invoiceService.creditNote(scope, params.id, body ?? {});
         return created(set, location(creditNote.id), creditNote);
       }),
       {

@@ -11,7 +11,7 @@ import { eq } from "drizzle-orm";
 import { organizations } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
 import { FieldErrorBag } from "../lib/errors.ts";
-import { transaction, type Scope } from "../lib/scope.ts";
+import { unitOfWork, type Scope } from "../lib/scope.ts";
 import { nowIso } from "../lib/time.ts";
 import { findSendable, markSent, queueSend, type SendRequest, type ShownDelivery } from "./deliveries.ts";
 import { showInvoice, type ShownInvoice } from "./read.ts";
@@ -22,8 +22,8 @@ export type MailServer = { smtpUrl: string | null; mailFrom: string | null };
 export type SendOutcome = { kind: "marked"; invoice: ShownInvoice } | { kind: "queued"; delivery: ShownDelivery };
 
 /** Sends the document `id` as `request` asks; see the module comment. */
-export function sendDocument(scope: Scope, id: string, request: SendRequest, server: MailServer): SendOutcome {
-  return transaction(scope.db, (tx) => {
+export async function sendDocument(scope: Scope, id: string, request: SendRequest, server: MailServer): Promise<SendOutcome> {
+  return await unitOfWork(scope.db, (tx) => {
     if (request.channel === undefined || request.channel === "manual") {
       const bag = new FieldErrorBag();
       for (const field of ["to", "cc", "message"] as const) {

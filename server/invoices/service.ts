@@ -17,7 +17,7 @@ import { documentLinks } from "../documents/links.ts";
 import { Conflict, FieldErrorBag } from "../lib/errors.ts";
 import { listPage, type ListQuery } from "../lib/list.ts";
 import { formatCents, MAX_CENTS } from "../lib/money.ts";
-import { deleteInOrg, findInOrg, inOrg, snapshot, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
+import { deleteInOrg, findInOrg, inOrg, snapshot, unitOfWork, updateInOrg, type Scope } from "../lib/scope.ts";
 import { checkExternalId, normalizeExternalId } from "../lib/external-ids.ts";
 import { addDays, newId, nowIso, today } from "../lib/time.ts";
 import { stateMachine, type Transition } from "../lib/transitions.ts";
@@ -292,8 +292,8 @@ export const invoiceService = {
   },
 
   /** With a draft's readiness (readiness.ts): it reads the document, so the list and the events leave it out. */
-  get(scope: Scope, id: string): ShownInvoice & { readiness: Readiness | null } {
-    return snapshot(scope.db, (tx) => {
+  async get(scope: Scope, id: string): Promise<ShownInvoice & { readiness: Readiness | null }> {
+    return await snapshot(scope.db, (tx) => {
       const shown = showInvoice(tx, scope.org.id, id);
       return { ...shown, readiness: shown.status === "draft" ? readinessOf(tx, scope.org.id, id) : null };
     });
@@ -303,8 +303,8 @@ export const invoiceService = {
    * A draft; with `finalize: true` finalized in the same transaction, so a refused finalize stores
    * nothing. `recurringInvoiceId`: the template generating it (server/recurring), not an API field.
    */
-  create(scope: Scope, input: InvoiceCreate, recurringInvoiceId: string | null = null): ShownInvoice {
-    return transaction(scope.db, (tx) => {
+  async create(scope: Scope, input: InvoiceCreate, recurringInvoiceId: string | null = null): Promise<ShownInvoice> {
+    return await unitOfWork(scope.db, async (tx) => {
       const bag = new FieldErrorBag();
       const customer = readCustomer(tx, scope.org.id, bag, input.customer_id);
       const pricesIncludeVat = input.prices_include_vat ?? orgPricesIncludeVat(tx, scope.org.id);
@@ -343,13 +343,13 @@ export const invoiceService = {
         number,
         allowanceCharges,
       );
-      return input.finalize === true ? invoiceService.finalize(scope, draft.id) : draft;
+      return input.finalize === true ? await invoiceService.finalize(scope, draft.id) : draft;
     });
   },
 
   /** Drafts only: a finalized invoice never changes its lines, totals, customer or number. */
-  update(scope: Scope, id: string, input: InvoiceUpdate): ShownInvoice {
-    return transaction(scope.db, (tx) => {
+  async update(scope: Scope, id: string, input: InvoiceUpdate): Promise<ShownInvoice> {
+    return await unitOfWork(scope.db, (tx) => {
       const row = findFor(tx, scope, id, "update");
       const bag = new FieldErrorBag();
       const set: Partial<InvoiceRow> = {};
@@ -412,8 +412,8 @@ export const invoiceService = {
   },
 
   /** Drafts only; the event carries the invoice as it was. Lines go with it (ON DELETE CASCADE). */
-  remove(scope: Scope, id: string): void {
-    transaction(scope.db, (tx) => {
+  async remove(scope: Scope, id: string): Promise<void> {
+    await unitOfWork(scope.db, (tx) => {
       findFor(tx, scope, id, "delete");
       const last = showInvoice(tx, scope.org.id, id);
       deleteInOrg(tx, invoices, scope.org.id, id);
@@ -425,8 +425,8 @@ export const invoiceService = {
    * Issues the draft: a provisional number becomes the next of its series (numbering.ts), drawn
    * here, in the transaction that a refusal rolls back with the number; a client's number stays.
    */
-  finalize(scope: Scope, id: string, options: { sendOnFinalize?: boolean } = {}): ShownInvoice {
-    return transaction(scope.db, (tx) => {
+  async finalize(scope: Scope, id: string, options: { sendOnFinalize?: boolean } = {}): Promise<ShownInvoice> {
+    return await unitOfWork(scope.db, (tx) => {
       const row = findFor(tx, scope, id, "finalize");
       const bag = new FieldErrorBag();
       if (row.type === "credit_note" && row.relatedInvoiceId) {
@@ -474,19 +474,19 @@ export const invoiceService = {
     });
   },
 
-  deliveries(scope: Scope, id: string, query: ListQuery, url: string) {
-    snapshot(scope.db, (tx) => findInOrg(tx, invoices, scope.org.id, id));
+  async deliveries(scope: Scope, id: string, query: ListQuery, url: string) {
+    await snapshot(scope.db, (tx) => findInOrg(tx, invoices, scope.org.id, id));
     return listDeliveries(scope, id, query, url);
   },
 
   /** A payment of at most the amount due; the invoice becomes partially_paid or paid (server/settlement). */
-  recordPayment(scope: Scope, id: string, input: PaymentInput): ShownInvoice {
-    return transaction(scope.db, (tx) => recordPayment(tx, scope, { kind: "invoice", row: findInOrg(tx, invoices, scope.org.id, id) }, input, showInvoice).shown);
+  async recordPayment(scope: Scope, id: string, input: PaymentInput): Promise<ShownInvoice> {
+    return await unitOfWork(scope.db, (tx) => recordPayment(tx, scope, { kind: "invoice", row: findInOrg(tx, invoices, scope.org.id, id) }, input, showInvoice).shown);
   },
 
   /** Removes a payment (e.g. recorded by mistake); the status follows the remaining payments, a bank line holding it is unmatched. */
-  deletePayment(scope: Scope, id: string, paymentId: string): void {
-    transaction(scope.db, (tx) => deletePayment(tx, scope, { kind: "invoice", row: findInOrg(tx, invoices, scope.org.id, id) }, paymentId, showInvoice));
+  async deletePayment(scope: Scope, id: string, paymentId: string): Promise<void> {
+    await unitOfWork(scope.db, (tx) => deletePayment(tx, scope, { kind: "invoice", row: findInOrg(tx, invoices, scope.org.id, id) }, paymentId, showInvoice));
   },
 
   /**
@@ -494,8 +494,8 @@ export const invoiceService = {
    * first, or delete its draft), or a credit note on which nothing was refunded: its allocation
    * goes back to its invoice.
    */
-  cancel(scope: Scope, id: string): ShownInvoice {
-    return transaction(scope.db, (tx) => {
+  async cancel(scope: Scope, id: string): Promise<ShownInvoice> {
+    return await unitOfWork(scope.db, (tx) => {
       const found = findInOrg(tx, invoices, scope.org.id, id);
       let row: InvoiceRow;
       if (found.type === "credit_note") {
@@ -537,8 +537,8 @@ export const invoiceService = {
    * copied as they were written (every field, at the rates of then) when nothing else credits it
    * yet. Never more than is left to credit (422 on `lines`); nothing left at all is a 409.
    */
-  creditNote(scope: Scope, id: string, input: CreditNoteInput = {}): ShownInvoice {
-    return transaction(scope.db, (tx) => {
+  async creditNote(scope: Scope, id: string, input: CreditNoteInput = {}): Promise<ShownInvoice> {
+    return await unitOfWork(scope.db, (tx) => {
       const original = findFor(tx, scope, id, "creditNote");
       if (original.type !== "invoice") throw new Conflict(`The ${nounOf(original.type)} is ${original.status}; only an invoice can be credited.`);
       const leftCents = creditLeftCents(tx, scope.org.id, original, null);

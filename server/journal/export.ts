@@ -51,9 +51,9 @@ function linesIn(tx: Tx, orgId: string, from: string | null, to: string) {
 
 const chartOf = (tx: Tx, orgId: string) => new Map(tx.select().from(accounts).where(eq(accounts.organizationId, orgId)).all().map((a) => [a.id, a]));
 
-export function journalCsv(scope: Scope, range: ExportRange): string {
+export async function journalCsv(scope: Scope, range: ExportRange): Promise<string> {
   const { from, to } = rangeOf(range);
-  return snapshot(scope.db, (tx) => {
+  return await snapshot(scope.db, (tx) => {
     const chart = chartOf(tx, scope.org.id);
     return toCsv(
       ["date", "number", "description", "source_type", "source_id", "account_code", "account_name", "debit", "credit", "currency", "line_description"],
@@ -92,9 +92,9 @@ const quoted = (text: string) => `"${text.replace(/\\/g, "\\\\").replace(/"/g, '
 /** A Beancount amount: the signed decimal; debits positive. */
 const amount = (cents: number, currency: string) => `${formatCents(cents)} ${currency}`;
 
-export function journalBeancount(scope: Scope, range: ExportRange): string {
+export async function journalBeancount(scope: Scope, range: ExportRange): Promise<string> {
   const { from, to } = rangeOf(range);
-  return snapshot(scope.db, (tx) => {
+  return await snapshot(scope.db, (tx) => {
     const chart = chartOf(tx, scope.org.id);
     const rows = linesIn(tx, scope.org.id, from, to);
     // balances per account and currency: before `from` (the opening entry), and at `to` (the assertions)
@@ -157,7 +157,7 @@ export function journalBeancount(scope: Scope, range: ExportRange): string {
  * answers nothing else meanwhile): a longer range is a 422 asking for a shorter one; the CLI has
  * no bound.
  */
-export function exportJournal(scope: Scope, format: ExportFormat, range: ExportRange, { maxEntries }: { maxEntries?: number } = {}): string {
+export async function exportJournal(scope: Scope, format: ExportFormat, range: ExportRange, { maxEntries }: { maxEntries?: number } = {}): Promise<string> {
   if (maxEntries !== undefined) {
     const { from, to } = rangeOf(range);
     const { n } = scope.db
@@ -172,7 +172,7 @@ export function exportJournal(scope: Scope, format: ExportFormat, range: ExportR
       );
     }
   }
-  return format === "csv" ? journalCsv(scope, range) : journalBeancount(scope, range);
+  return format === "csv" ? await journalCsv(scope, range) : await journalBeancount(scope, range);
 }
 
 export const exportFilename = (format: ExportFormat, org: string) => `journal-${org}.${format === "csv" ? "csv" : "beancount"}`;

@@ -27,8 +27,8 @@ export const journalRoutes = (kernel: Kernel) =>
     })
     .get(
       "/export",
-      ({ scope, query }) => {
-        const body = exportJournal(scope, query.format, query, { maxEntries: MAX_EXPORT_ENTRIES });
+      async ({ scope, query }) => {
+        const body = await exportJournal(scope, query.format, query, { maxEntries: MAX_EXPORT_ENTRIES });
         const filename = exportFilename(query.format, scope.org.id);
         if (query.format === "csv") return csvResponse(filename, body);
         return download(filename, body, "text/plain; charset=utf-8");
@@ -51,7 +51,7 @@ export const journalRoutes = (kernel: Kernel) =>
         },
       },
     )
-    .get("/:id", ({ scope, params }) => ({ data: journalService.get(scope, params.id) }), {
+    .get("/:id", async ({ scope, params }) => ({ data: await journalService.get(scope, params.id) }), {
       ability: "accounting.view",
       params: IdParams,
       response: { 200: Entry, ...errors(404) },
@@ -59,8 +59,8 @@ export const journalRoutes = (kernel: Kernel) =>
     })
     .post(
       "",
-      ({ scope, body, set, once }) => once(() => {
-        const entry = journalService.create(scope, body);
+      ({ scope, body, set, once }) => once(async () => {
+        const entry = await journalService.create(scope, body);
         return created(set, `/api/v1/journal-entries/${entry.id}`, entry);
       }),
       {
@@ -72,8 +72,8 @@ export const journalRoutes = (kernel: Kernel) =>
     )
     .post(
       "/:id/reverse",
-      ({ scope, params, body, set, once }) => once(() => {
-        const reversal = journalService.reverse(scope, params.id, body);
+      ({ scope, params, body, set, once }) => once(async () => {
+        const reversal = await journalService.reverse(scope, params.id, body);
         return created(set, `/api/v1/journal-entries/${reversal.id}`, reversal);
       }),
       {

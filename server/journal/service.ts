@@ -13,7 +13,7 @@ import { sealCursor } from "../lib/cursor-seal.ts";
 import { formatCents, MAX_CENTS, readMoney } from "../lib/money.ts";
 import { isCurrencyCode } from "../lib/iso-codes.ts";
 import { DateString, Uuid } from "../lib/schemas.ts";
-import { findInOrg, inOrg, snapshot, transaction, type Scope } from "../lib/scope.ts";
+import { findInOrg, inOrg, snapshot, unitOfWork, type Scope } from "../lib/scope.ts";
 import { JOURNAL_SOURCES, type JournalEntryCreate, type JournalEntryReverse, type JournalSource } from "../ledger/model.ts";
 import type { DraftLine } from "../ledger/draft.ts";
 import { entryNumber, entryNumbers } from "../ledger/entries.ts";
@@ -102,9 +102,9 @@ const CORRECTED_BY: Record<JournalSource, string> = {
  * with nothing on it). An entry with several lines on the account is one row. It combines with
  * the date filters and sorts by date only; its count is remembered until anything commits.
  */
-function accountJournal(scope: Scope, query: ListQuery, url: string) {
+async function accountJournal(scope: Scope, query: ListQuery, url: string) {
   const context = sealContext("journal_lines", scope.org.id);
-  const request = parseListRequest(journalList, snapshot(scope.db, (tx) => openedCursor(tx, query, context)));
+  const request = parseListRequest(journalList, await snapshot(scope.db, (tx) => openedCursor(tx, query, context)));
   const other = Object.keys(request.filters).filter((f) => !["account_id", "date_from", "date_to"].includes(f));
   if (request.updatedSince !== null) other.push("updated_since");
   if (other.length > 0) throw ValidationFailed.field(`filter.${other[0]}`, "filter[account_id] combines with filter[date_from] and filter[date_to] only.");
@@ -115,7 +115,7 @@ function accountJournal(scope: Scope, query: ListQuery, url: string) {
   const cursorScope = `journal_lines\u0000${scope.org.id}\u0000${accountId}`;
   checkCursor(request, cursorScope);
   const { after, perPage } = request;
-  return snapshot(scope.db, (tx) => {
+  return await snapshot(scope.db, (tx) => {
     const lines = and(
       eq(journalLines.organizationId, scope.org.id),
       eq(journalLines.accountId, accountId!),
@@ -160,12 +160,12 @@ export const journalService = {
   },
 
   get(scope: Scope, id: string) {
-    return showEntry(scope.db, scope.org.id, id);
+    return snapshot(scope.db, (tx) => showEntry(tx, scope.org.id, id));
   },
 
   /** A manual entry: at least two lines, each a debit or a credit on an active account of the organisation, balanced. */
-  create(scope: Scope, input: JournalEntryCreate) {
-    return transaction(scope.db, (tx) => {
+  async create(scope: Scope, input: JournalEntryCreate) {
+    return await unitOfWork(scope.db, (tx) => {
       const bag = new FieldErrorBag();
       const currency = input.currency ?? scope.org.currency;
       if (!isCurrencyCode(currency)) bag.add("currency", "The currency must be an ISO 4217 code (e.g. EUR).");
@@ -208,8 +208,8 @@ export const journalService = {
   },
 
   /** The mirror image of a manual entry, dated as asked (default: the entry's own date). */
-  reverse(scope: Scope, id: string, input: JournalEntryReverse | null | undefined) {
-    return transaction(scope.db, (tx) => {
+  async reverse(scope: Scope, id: string, input: JournalEntryReverse | null | undefined) {
+    return await unitOfWork(scope.db, (tx) => {
       const entry = findInOrg(tx, journalEntries, scope.org.id, id);
       if (entry.sourceType !== "manual") {
         throw new Conflict(`The entry ${entryNumber(tx, entry)} was posted by ${entry.sourceType.replace("_", " ")} ${entry.sourceId}; to correct it, ${CORRECTED_BY[entry.sourceType]}.`);

@@ -206,15 +206,15 @@ export const ftsPhrasePrefix = (words: string[]) => `"${words.join(" ")}"*`;
  * A list endpoint's answer: a page of rows (runList) as the API shows them, all read in one
  * snapshot, so that `meta.total`, the rows and what `present` reads beside them agree.
  */
-export function listPage<T extends OrgTable, Shown>(
+export async function listPage<T extends OrgTable, Shown>(
   scope: Scope,
   spec: ListSpec<T>,
   query: ListQuery,
   url: string,
   present: (rows: T["$inferSelect"][], tx: Tx) => Shown[],
   extraConditions: (SQL | undefined)[] = [],
-): { data: Shown[]; links: ListPage<unknown>["links"]; meta: ListPage<unknown>["meta"] } {
-  return snapshot(scope.db, (tx) => {
+): Promise<{ data: Shown[]; links: ListPage<unknown>["links"]; meta: ListPage<unknown>["meta"] }> {
+  return await snapshot(scope.db, (tx) => {
     const page = runList(tx, spec, scope.org.id, query, url, extraConditions);
     return { data: present(page.rows, tx), links: page.links, meta: page.meta };
   });

@@ -6,7 +6,8 @@
  */
 import { and, eq, getTableName, sql, type Placeholder, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable, SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
-import { inTransaction, preparedRows, type Db, type Tx } from "../../db/client.ts";
+import { preparedRows, type Db, type Tx } from "../../db/client.ts";
+export { snapshot, unitOfWork } from "../../db/client.ts";
 import type { ActorType } from "../../db/values.ts";
 import { NotFound } from "./errors.ts";
 
@@ -82,19 +83,4 @@ export function findChildInOrg<T extends OrgTable>(
     .get();
   if (!row) throw new NotFound();
   return row as T["$inferSelect"];
-}
-
-/**
- * Runs reads in one read transaction: every statement sees the same committed state (a page
- * and its total, an invoice and its lines, whatever another process commits meanwhile), and
- * SQLite takes its WAL read lock once instead of once per statement, which is a large part of
- * the cost of a small read such as a shown invoice.
- */
-export function snapshot<T>(db: Db, work: (tx: Tx) => T): T {
-  return inTransaction(db, "deferred", work);
-}
-
-/** Runs `work` in one synchronous SQLite transaction (no awaits inside: bun:sqlite is sync). */
-export function transaction<T>(db: Db, work: (tx: Tx) => T): T {
-  return inTransaction(db, "immediate", work);
 }

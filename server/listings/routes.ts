@@ -13,7 +13,7 @@ const xmlFile = (file: ListingFile) =>
 export const listingRoutes = (kernel: Kernel) =>
   new Elysia({ prefix: "/api/v1/listings" })
     .use(kernel)
-    .get("/clients/:year", ({ scope, params }) => ({ data: listingService.clients(scope, params.year) }), {
+    .get("/clients/:year", async ({ scope, params }) => ({ data: await listingService.clients(scope, params.year) }), {
       ability: "reporting.view",
       params: ListingModel.yearParams,
       response: { 200: Wrapped(ListingModel.clients), ...errors(422) },
@@ -25,13 +25,13 @@ export const listingRoutes = (kernel: Kernel) =>
           "A year not yet ended is a 422 on `year`; an organisation without a Belgian VAT number a 422 on `vat_number`.",
       },
     })
-    .get("/clients/:year/xml", ({ scope, params }) => xmlFile(listingService.clientsXml(scope, params.year)), {
+    .get("/clients/:year/xml", async ({ scope, params }) => xmlFile(await listingService.clientsXml(scope, params.year)), {
       ability: "reporting.view",
       params: ListingModel.yearParams,
       response: { 200: IntervatXml("client listing (ClientListingConsignment, NewLK-in_v0_9.xsd)"), ...errors(409, 422) },
       detail: { tags, summary: "The annual client listing as Intervat XML (ClientListingConsignment), to file by 31 March of the next year; a year with nobody to list files none (409)" },
     })
-    .get("/intra-community/:period", ({ scope, params }) => ({ data: listingService.intraCommunity(scope, params.period) }), {
+    .get("/intra-community/:period", async ({ scope, params }) => ({ data: await listingService.intraCommunity(scope, params.period) }), {
       ability: "reporting.view",
       params: ListingModel.periodParams,
       response: { 200: Wrapped(ListingModel.intra), ...errors(422) },
@@ -41,7 +41,7 @@ export const listingRoutes = (kernel: Kernel) =>
         description: "A period of the other kind than the organisation's vat_period, or one not yet ended, is a 422 on `period`; an organisation without a Belgian VAT number a 422 on `vat_number`.",
       },
     })
-    .get("/intra-community/:period/xml", ({ scope, params }) => xmlFile(listingService.intraCommunityXml(scope, params.period)), {
+    .get("/intra-community/:period/xml", async ({ scope, params }) => xmlFile(await listingService.intraCommunityXml(scope, params.period)), {
       ability: "reporting.view",
       params: ListingModel.periodParams,
       response: { 200: IntervatXml("intra-Community listing (IntraConsignment, NewICO-in_v0_9.xsd)"), ...errors(409, 422) },

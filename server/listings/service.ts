@@ -15,15 +15,15 @@ const timeZoneOf = (tx: Tx, orgId: string) => tx.select({ tz: organizations.time
 export type ListingFile = { body: string; name: string };
 
 export const listingService = {
-  clients(scope: Scope, yearText: string): ClientListing {
-    return snapshot(scope.db, (tx) => {
+  async clients(scope: Scope, yearText: string): Promise<ClientListing> {
+    return await snapshot(scope.db, (tx) => {
       const year = listingYear(yearText, timeZoneOf(tx, scope.org.id));
       return clientListing(tx, scope.org.id, year, readDeclarant(tx, scope.org.id));
     });
   },
 
-  clientsXml(scope: Scope, yearText: string): ListingFile {
-    return snapshot(scope.db, (tx) => {
+  async clientsXml(scope: Scope, yearText: string): Promise<ListingFile> {
+    return await snapshot(scope.db, (tx) => {
       const year = listingYear(yearText, timeZoneOf(tx, scope.org.id));
       const declarant = readDeclarant(tx, scope.org.id);
       const listing = clientListing(tx, scope.org.id, year, declarant);
@@ -35,16 +35,16 @@ export const listingService = {
     });
   },
 
-  intraCommunity(scope: Scope, periodText: string): IntraListing {
-    return snapshot(scope.db, (tx) => {
+  async intraCommunity(scope: Scope, periodText: string): Promise<IntraListing> {
+    return await snapshot(scope.db, (tx) => {
       const period = filingPeriod(tx, scope.org.id, periodText);
       return intraListing(tx, scope.org.id, period, readDeclarant(tx, scope.org.id));
     });
   },
 
   /** The schema wants at least one customer: a period without intra-Community supplies files no listing (409). */
-  intraCommunityXml(scope: Scope, periodText: string): ListingFile {
-    return snapshot(scope.db, (tx) => {
+  async intraCommunityXml(scope: Scope, periodText: string): Promise<ListingFile> {
+    return await snapshot(scope.db, (tx) => {
       const period = filingPeriod(tx, scope.org.id, periodText);
       const declarant = readDeclarant(tx, scope.org.id);
       const listing = intraListing(tx, scope.org.id, period, declarant);

@@ -13,7 +13,7 @@ import { toValidationFailed } from "../http/validation.ts";
 import { FieldErrorBag, NotFound, ValidationFailed } from "../lib/errors.ts";
 import { formatCents, readMoney } from "../lib/money.ts";
 import { isCurrencyCode } from "../lib/iso-codes.ts";
-import { inOrg, snapshot, transaction, type Scope } from "../lib/scope.ts";
+import { inOrg, snapshot, unitOfWork, type Scope } from "../lib/scope.ts";
 import { isTimeZone, nowIso } from "../lib/time.ts";
 import { belgianEnterpriseNumberProblem, compactVatNumber } from "../lib/vat-numbers.ts";
 import { changeFiscalYears } from "./fiscal-year-settings.ts";
@@ -168,8 +168,8 @@ function refuseVatPeriodChange(tx: Tx, orgId: string): void {
   );
 }
 
-export function showOrganization(scope: Scope): ShownOrganization {
-  return snapshot(scope.db, (tx) => presentOrganization(tx, readOrganization(tx, scope.org.id)));
+export async function showOrganization(scope: Scope): Promise<ShownOrganization> {
+  return await snapshot(scope.db, (tx) => presentOrganization(tx, readOrganization(tx, scope.org.id)));
 }
 
 /**
@@ -178,7 +178,7 @@ export function showOrganization(scope: Scope): ShownOrganization {
  * CLI has no Elysia in front of it). Audited as organization.updated; there is no webhook event
  * for the organisation.
  */
-export function updateOrganization(scope: Scope, input: OrganizationUpdate): ShownOrganization {
+export async function updateOrganization(scope: Scope, input: OrganizationUpdate): Promise<ShownOrganization> {
   const problems = [...Value.Errors(OrganizationModel.update, input)];
   if (problems.length > 0) throw toValidationFailed(problems);
   const set: Partial<OrganizationRow> = {};
@@ -211,7 +211,7 @@ export function updateOrganization(scope: Scope, input: OrganizationUpdate): Sho
     set.timezone = input.timezone;
   }
   if (input.vat_period !== undefined) set.vatPeriod = input.vat_period;
-  return transaction(scope.db, (tx) => {
+  return await unitOfWork(scope.db, (tx) => {
     if (input.default_bank_account_id !== undefined && input.default_bank_account_id !== null) {
       // one of the organisation's own accounts, and in use: a 422 on the field, not a 404
       const account = tx

@@ -11,12 +11,12 @@ const tags = ["Organization"];
 export const organizationRoutes = (kernel: Kernel) =>
   new Elysia({ prefix: "/api/v1/organization" })
     .use(kernel)
-    .get("", ({ scope }) => ({ data: showOrganization(scope) }), {
+    .get("", async ({ scope }) => ({ data: await showOrganization(scope) }), {
       ability: "organization.view",
       response: { 200: Wrapped(OrganizationModel.organization) },
       detail: { tags, summary: "Show the organisation's identity (the seller on its documents)" },
     })
-    .put("", ({ scope, body }) => ({ data: updateOrganization(scope, body) }), {
+    .put("", async ({ scope, body }) => ({ data: await updateOrganization(scope, body) }), {
       ability: "organization.edit",
       body: OrganizationModel.update,
       response: { 200: Wrapped(OrganizationModel.organization), ...errors(422) },

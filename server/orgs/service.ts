@@ -13,7 +13,7 @@ import { ROLES, type Role } from "../auth/abilities.ts";
 import { CHARTS, DOCUMENT_LANGUAGES, type Chart, type DocumentLanguage } from "../../db/values.ts";
 import { recordChange } from "../changes/record.ts";
 import { ApiError, FieldErrorBag, NotFound } from "../lib/errors.ts";
-import { deleteInOrg, inOrg, transaction, updateInOrg, type Actor, type Organization, type Scope } from "../lib/scope.ts";
+import { deleteInOrg, inOrg, unitOfWork, updateInOrg, type Actor, type Organization, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import { seedVatRates } from "../vat-rates/seed.ts";
 import { seedBankAccount, seedChart } from "../accounts/seed.ts";
@@ -49,7 +49,7 @@ export type OrganizationInput = {
   checkLegalMentions?: boolean;
 };
 
-export function createOrganization(db: Db, input: OrganizationInput, actor: Actor = CLI_ACTOR): Organization {
+export async function createOrganization(db: Db, input: OrganizationInput, actor: Actor = CLI_ACTOR): Promise<Organization> {
   const bag = new FieldErrorBag();
   const name = input.name?.trim() ?? "";
   const currency = (input.currency ?? "EUR").toUpperCase();
@@ -78,7 +78,7 @@ export function createOrganization(db: Db, input: OrganizationInput, actor: Acto
     now,
   );
   const org: Organization = { id: newId(), name, currency, country, apiAccess: input.apiAccess ?? true };
-  return transaction(db, (tx) => {
+  return await unitOfWork(db, (tx) => {
     tx.insert(organizations).values({ ...org, chart, language, ...fiscalYears, vatPeriod: vatPeriod as VatPeriod, checkLegalMentions: input.checkLegalMentions ?? false, createdAt: now, updatedAt: now }).run();
     seedVatRates(tx, org.id, country);
     const bankLedgerId = seedChart(tx, org.id, chart, language);
@@ -118,8 +118,8 @@ export function findOrganization(db: Db, ref: string): Organization {
   return { id, name, currency, country, apiAccess };
 }
 
-export function setApiAccess(db: Db, org: Organization, on: boolean, actor: Actor = CLI_ACTOR): Organization {
-  return transaction(db, (tx) => {
+export async function setApiAccess(db: Db, org: Organization, on: boolean, actor: Actor = CLI_ACTOR): Promise<Organization> {
+  return await unitOfWork(db, (tx) => {
     // the organisation itself: its id is the scope
     tx.update(organizations).set({ apiAccess: on, updatedAt: nowIso() }).where(eq(organizations.id, org.id)).run();
     recordChange(tx, { db, org, actor }, {
@@ -132,7 +132,7 @@ export function setApiAccess(db: Db, org: Organization, on: boolean, actor: Acto
 
 export type UserRow = typeof users.$inferSelect;
 
-export function createUser(db: Db, org: Organization, input: { email: string; name: string; role: string }, actor: Actor = CLI_ACTOR): UserRow {
+export async function createUser(db: Db, org: Organization, input: { email: string; name: string; role: string }, actor: Actor = CLI_ACTOR): Promise<UserRow> {
   const bag = new FieldErrorBag();
   const email = input.email?.trim().toLowerCase() ?? "";
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) bag.add("email", "The email must be a valid email address.");
@@ -143,7 +143,7 @@ export function createUser(db: Db, org: Organization, input: { email: string; na
   if (taken) throw new ApiError(422, `A user with email ${email} already exists in ${org.name}.`);
   const now = nowIso();
   const row: UserRow = { id: newId(), organizationId: org.id, email, name: input.name.trim(), role: input.role as Role, createdAt: now, updatedAt: now };
-  return transaction(db, (tx) => {
+  return await unitOfWork(db, (tx) => {
     tx.insert(users).values(row).run();
     recordChange(tx, { db, org, actor }, { action: "user.created", resource: { type: "user", id: row.id } });
     return row;
@@ -172,10 +172,10 @@ function orgOf(db: Db, id: string): Organization {
   return { id: o.id, name: o.name, currency: o.currency, country: o.country, apiAccess: o.apiAccess };
 }
 
-export function setUserRole(db: Db, user: UserRow, role: string, actor: Actor = CLI_ACTOR): UserRow {
+export async function setUserRole(db: Db, user: UserRow, role: string, actor: Actor = CLI_ACTOR): Promise<UserRow> {
   if (!ROLES.includes(role as Role)) throw new ApiError(422, `The role must be one of ${ROLES.join(", ")}.`);
   const scope: Scope = { db, org: orgOf(db, user.organizationId), actor };
-  return transaction(db, (tx) => {
+  return await unitOfWork(db, (tx) => {
     updateInOrg(tx, users, scope.org.id, user.id, { role: role as Role, updatedAt: nowIso() });
     recordChange(tx, scope, { action: "user.role_changed", resource: { type: "user", id: user.id } });
     return { ...user, role: role as Role };
@@ -183,9 +183,9 @@ export function setUserRole(db: Db, user: UserRow, role: string, actor: Actor = 
 }
 
 /** Removes a user: their personal tokens go with them; organisation tokens they minted stay. */
-export function removeUser(db: Db, user: UserRow, actor: Actor = CLI_ACTOR): { revokedTokens: number } {
+export async function removeUser(db: Db, user: UserRow, actor: Actor = CLI_ACTOR): Promise<{ revokedTokens: number }> {
   const scope: Scope = { db, org: orgOf(db, user.organizationId), actor };
-  return transaction(db, (tx) => {
+  return await unitOfWork(db, (tx) => {
     const personal = tx
       .select({ n: sql<number>`count(*)` })
       .from(apiTokens)
@@ -205,8 +205,8 @@ export const smtpSecretContext = (orgId: string) => `organization:${orgId}:smtp_
  * URL holds credentials), sealed with the server's secret box as webhook secrets are; null goes
  * back to the server's. Audited without the URL.
  */
-export function setOrganizationSmtp(db: Db, org: Organization, url: string | null, secrets: SecretBox): void {
-  transaction(db, (tx) => {
+export async function setOrganizationSmtp(db: Db, org: Organization, url: string | null, secrets: SecretBox): Promise<void> {
+  await unitOfWork(db, (tx) => {
     tx.update(organizations)
       .set({ smtpUrl: url === null ? null : secrets.seal(url, smtpSecretContext(org.id)), updatedAt: nowIso() })
       .where(eq(organizations.id, org.id))

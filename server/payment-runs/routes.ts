@@ -17,8 +17,8 @@ export const paymentRunRoutes = (kernel: Kernel) =>
     .post(
       "",
       ({ scope, body, set, once }) =>
-        once(() => {
-          const run = paymentRunService.create(scope, body);
+        once(async () => {
+          const run = await paymentRunService.create(scope, body);
           set.status = 201;
           set.headers["location"] = `/api/v1/payment-runs/${run.id}`;
           return { data: run };
@@ -43,7 +43,7 @@ export const paymentRunRoutes = (kernel: Kernel) =>
       response: { 200: listResponse(PaymentRunModel.paymentRun), ...errors(422) },
       detail: { tags, summary: "List payment runs" },
     })
-    .get("/:id", ({ scope, params }) => ({ data: paymentRunService.get(scope, params.id) }), {
+    .get("/:id", async ({ scope, params }) => ({ data: await paymentRunService.get(scope, params.id) }), {
       ability: "banking.view",
       params: IdParams,
       response: { 200: PaymentRun, ...errors(404) },
@@ -51,8 +51,8 @@ export const paymentRunRoutes = (kernel: Kernel) =>
     })
     .get(
       "/:id/file",
-      ({ scope, params }) => {
-        const file = paymentRunService.file(scope, params.id);
+      async ({ scope, params }) => {
+        const file = await paymentRunService.file(scope, params.id);
         return new Response(file.body, { headers: { "content-type": "application/xml; charset=utf-8", "content-disposition": attachment(file.name, "xml") } });
       },
       {

@@ -18,7 +18,7 @@ import { MAX_PAYMENT_RUN_ITEMS } from "../lib/counts.ts";
 import { FieldErrorBag, ValidationFailed } from "../lib/errors.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { formatCents } from "../lib/money.ts";
-import { findInOrg, inOrg, snapshot, transaction, type Scope } from "../lib/scope.ts";
+import { findInOrg, inOrg, snapshot, unitOfWork, type Scope } from "../lib/scope.ts";
 import { newId, nowIso, today } from "../lib/time.ts";
 import { expenseDueCents } from "../settlement/due.ts";
 import type { PaymentRunCreate } from "./model.ts";
@@ -70,17 +70,17 @@ export const paymentRunService = {
     return listPage(scope, paymentRunList, query, url, (rows, tx) => rows.map((r) => present(tx, r)));
   },
 
-  get(scope: Scope, id: string) {
-    return snapshot(scope.db, (tx) => present(tx, findInOrg(tx, paymentRuns, scope.org.id, id)));
+  async get(scope: Scope, id: string) {
+    return await snapshot(scope.db, (tx) => present(tx, findInOrg(tx, paymentRuns, scope.org.id, id)));
   },
 
-  file(scope: Scope, id: string): { body: string; name: string } {
-    const run = snapshot(scope.db, (tx) => findInOrg(tx, paymentRuns, scope.org.id, id));
+  async file(scope: Scope, id: string): Promise<{ body: string; name: string }> {
+    const run = await snapshot(scope.db, (tx) => findInOrg(tx, paymentRuns, scope.org.id, id));
     return { body: run.file, name: `payment-run-${run.executionDate}-${run.id.slice(0, 8)}` };
   },
 
-  create(scope: Scope, body: PaymentRunCreate) {
-    return transaction(scope.db, (tx) => {
+  async create(scope: Scope, body: PaymentRunCreate) {
+    return await unitOfWork(scope.db, (tx) => {
       const bag = new FieldErrorBag();
       const bank = tx.select().from(bankAccounts).where(inOrg(bankAccounts, scope.org.id, eq(bankAccounts.id, body.bank_account_id))).get();
       if (!bank || !bank.isActive) bag.add("bank_account_id", "The selected bank_account_id is invalid.");

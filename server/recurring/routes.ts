@@ -18,7 +18,7 @@ export const recurringInvoiceRoutes = (kernel: Kernel) =>
       response: { 200: listResponse(RecurringInvoiceModel.recurringInvoice), ...errors(422) },
       detail: { tags, summary: "List recurring invoices" },
     })
-    .get("/:id", ({ scope, params }) => ({ data: recurringInvoiceService.get(scope, params.id) }), {
+    .get("/:id", async ({ scope, params }) => ({ data: await recurringInvoiceService.get(scope, params.id) }), {
       ability: "invoicing.view",
       params: IdParams,
       response: { 200: RecurringInvoice, ...errors(404) },
@@ -27,8 +27,8 @@ export const recurringInvoiceRoutes = (kernel: Kernel) =>
     .post(
       "",
       ({ scope, body, set, once }) =>
-        once(() => {
-          const template = recurringInvoiceService.create(scope, body);
+        once(async () => {
+          const template = await recurringInvoiceService.create(scope, body);
           return created(set, `/api/v1/recurring-invoices/${template.id}`, template);
         }),
       {
@@ -44,7 +44,7 @@ export const recurringInvoiceRoutes = (kernel: Kernel) =>
         },
       },
     )
-    .put("/:id", ({ scope, params, body }) => ({ data: recurringInvoiceService.update(scope, params.id, body) }), {
+    .put("/:id", async ({ scope, params, body }) => ({ data: await recurringInvoiceService.update(scope, params.id, body) }), {
       ability: "invoicing.edit",
       params: IdParams,
       body: RecurringInvoiceModel.update,
@@ -53,8 +53,8 @@ export const recurringInvoiceRoutes = (kernel: Kernel) =>
     })
     .delete(
       "/:id",
-      ({ scope, params, set }) => {
-        recurringInvoiceService.remove(scope, params.id);
+      async ({ scope, params, set }) => {
+        await recurringInvoiceService.remove(scope, params.id);
         return noContent(set);
       },
       {
@@ -64,14 +64,14 @@ export const recurringInvoiceRoutes = (kernel: Kernel) =>
         detail: { tags, summary: "Delete a recurring invoice (the invoices it generated stay)" },
       },
     )
-    .post("/:id/pause", ({ scope, params, once }) => once(() => ({ data: recurringInvoiceService.pause(scope, params.id) })), {
+    .post("/:id/pause", ({ scope, params, once }) => once(async () => ({ data: await recurringInvoiceService.pause(scope, params.id) })), {
       ability: "invoicing.edit",
       params: IdParams,
       body: NoFields,
       response: { 200: RecurringInvoice, ...errors(404, 409, 422) },
       detail: { tags, summary: "Pause a recurring invoice: no period is generated until it is resumed" },
     })
-    .post("/:id/resume", ({ scope, params, query, once }) => once(() => ({ data: recurringInvoiceService.resume(scope, params.id, query.catch_up === "true") })), {
+    .post("/:id/resume", ({ scope, params, query, once }) => once(async () => ({ data: await recurringInvoiceService.resume(scope, params.id, query.catch_up === "true") })), {
       ability: "invoicing.edit",
       params: IdParams,
       query: RecurringInvoiceModel.resumeQuery,

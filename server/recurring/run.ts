@@ -19,7 +19,7 @@ import { invoiceService } from "../invoices/service.ts";
 import type { InvoiceCreate } from "../invoices/model.ts";
 import { ApiError, ValidationFailed } from "../lib/errors.ts";
 import type { Scope } from "../lib/scope.ts";
-import { transaction } from "../lib/scope.ts";
+import { unitOfWork } from "../lib/scope.ts";
 import { addDays, nowIso, today } from "../lib/time.ts";
 import type { Logger } from "../log.ts";
 import { CLI_ACTOR, findOrganization } from "../orgs/service.ts";
@@ -65,7 +65,7 @@ export type RunOptions = {
 export const RECURRING_BATCH = 500;
 
 /** Generates every due period; see the module comment. */
-export function runRecurring(db: Db, options: RunOptions = {}): RecurringReport {
+export async function runRecurring(db: Db, options: RunOptions = {}): Promise<RecurringReport> {
   const date = options.date ?? today();
   const report: RecurringReport = { date, generated: [], failed: [] };
   // the templates due, a batch at a time by (next issue date, id) as they were read: a template
@@ -89,17 +89,17 @@ export function runRecurring(db: Db, options: RunOptions = {}): RecurringReport 
     if (due.length === 0) break;
     const last = due.at(-1)!;
     after = { nextIssueDate: last.nextIssueDate!, id: last.id };
-    for (const { id } of due) generateAll(db, id, date, report, options);
+    for (const { id } of due) await generateAll(db, id, date, report, options);
   }
   return report;
 }
 
 /** Every due period of one template, each in its own transaction. */
-function generateAll(db: Db, id: string, date: string, report: RecurringReport, options: RunOptions): void {
+async function generateAll(db: Db, id: string, date: string, report: RecurringReport, options: RunOptions): Promise<void> {
   for (;;) {
     let outcome: GeneratedInvoice | "none" | "taken";
     try {
-      outcome = transaction(db, (tx) => generateNext(tx, id, date));
+      outcome = await unitOfWork(db, (tx) => generateNext(tx, id, date));
     } catch (error) {
       const row = db.select().from(recurringInvoices).where(eq(recurringInvoices.id, id)).get();
       if (row) {
@@ -125,7 +125,7 @@ const messageOf = (error: unknown) =>
  * is due (any more: another run may have generated it), "taken" when its period row exists
  * already (the template is moved past it).
  */
-function generateNext(tx: Tx, id: string, date: string): GeneratedInvoice | "none" | "taken" {
+async function generateNext(tx: Tx, id: string, date: string): Promise<GeneratedInvoice | "none" | "taken"> {
   const row = tx.select().from(recurringInvoices).where(eq(recurringInvoices.id, id)).get();
   if (!row || row.status !== "active" || row.nextIssueDate === null || row.nextIssueDate > date) return "none";
   // finalize refuses an issue date that has not begun: the period waits for its day rather than
@@ -160,13 +160,13 @@ function generateNext(tx: Tx, id: string, date: string): GeneratedInvoice | "non
   if (!claimed) return "taken";
 
   const scope: Scope = { db: tx, org: findOrganization(tx, row.organizationId), actor: CLI_ACTOR };
-  const invoice = invoiceService.create(scope, invoiceInput(row, date, periodStart, end), row.id);
+  const invoice = await invoiceService.create(scope, invoiceInput(row, date, periodStart, end), row.id);
   let shown = invoice;
   let finalizeError: string | null = null;
   if (row.autoFinalize) {
     try {
       // a savepoint: a refusal rolls back the finalize only, the draft stays
-      shown = invoiceService.finalize(scope, invoice.id);
+      shown = await invoiceService.finalize(scope, invoice.id);
     } catch (error) {
       if (!(error instanceof ApiError) || error.status >= 500) throw error;
       finalizeError = messageOf(error);
@@ -250,10 +250,10 @@ export type RecurringSchedule = { stop: () => void };
  * in `kontor serve` and `kontor worker`, beside the webhook worker. Any number of them may run on
  * one database: the periods' unique key makes each invoice once.
  */
-export function startRecurringSchedule(db: Db, log: Logger): RecurringSchedule {
-  const run = () => {
+export async function startRecurringSchedule(db: Db, log: Logger): Promise<RecurringSchedule> {
+  const run = async () => {
     try {
-      const report = runRecurring(db);
+      const report = await runRecurring(db);
       if (report.generated.length > 0 || report.failed.length > 0) {
         log.info("recurring invoices generated", {
           generated: report.generated.length,
@@ -268,6 +268,6 @@ export function startRecurringSchedule(db: Db, log: Logger): RecurringSchedule {
     }
   };
   const cron = new Cron("5 0 * * *", { protect: true, timezone: "UTC" }, run);
-  run();
+  await run();
   return { stop: () => cron.stop() };
 }

@@ -12,7 +12,7 @@ import { readCustomer, readLines, type NewLine } from "../invoices/checks.ts";
 import { FieldErrorBag } from "../lib/errors.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { formatCents } from "../lib/money.ts";
-import { deleteInOrg, findInOrg, snapshot, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
+import { deleteInOrg, findInOrg, snapshot, unitOfWork, updateInOrg, type Scope } from "../lib/scope.ts";
 import { Uuid } from "../lib/schemas.ts";
 import { addDays, newId, nowIso, today } from "../lib/time.ts";
 import { checkTransition, type Transition } from "../lib/transitions.ts";
@@ -137,12 +137,12 @@ export const recurringInvoiceService = {
     return listPage(scope, recurringInvoiceList, query, url, (rows) => rows.map(presentRecurringInvoice));
   },
 
-  get(scope: Scope, id: string) {
-    return snapshot(scope.db, (tx) => presentRecurringInvoice(findInOrg(tx, recurringInvoices, scope.org.id, id)));
+  async get(scope: Scope, id: string) {
+    return await snapshot(scope.db, (tx) => presentRecurringInvoice(findInOrg(tx, recurringInvoices, scope.org.id, id)));
   },
 
-  create(scope: Scope, input: RecurringInvoiceCreate) {
-    return transaction(scope.db, (tx) => {
+  async create(scope: Scope, input: RecurringInvoiceCreate) {
+    return await unitOfWork(scope.db, (tx) => {
       const bag = new FieldErrorBag();
       const customer = readCustomer(tx, scope.org.id, bag, input.customer_id);
       const pricesIncludeVat = input.prices_include_vat ?? orgPricesIncludeVat(tx, scope.org.id);
@@ -186,8 +186,8 @@ export const recurringInvoiceService = {
   },
 
   /** Any field, in any state; it applies from the next period: the invoices generated stay as they were. */
-  update(scope: Scope, id: string, input: RecurringInvoiceUpdate) {
-    return transaction(scope.db, (tx) => {
+  async update(scope: Scope, id: string, input: RecurringInvoiceUpdate) {
+    return await unitOfWork(scope.db, (tx) => {
       const row = findInOrg(tx, recurringInvoices, scope.org.id, id);
       const bag = new FieldErrorBag();
       const next: TemplateRow = { ...row };
@@ -219,15 +219,15 @@ export const recurringInvoiceService = {
   },
 
   /** The invoices it generated stay (their recurring_invoice_id still names it). */
-  remove(scope: Scope, id: string): void {
-    transaction(scope.db, (tx) => {
+  async remove(scope: Scope, id: string): Promise<void> {
+    await unitOfWork(scope.db, (tx) => {
       deleteInOrg(tx, recurringInvoices, scope.org.id, id);
       record(tx, scope, "deleted", id);
     });
   },
 
-  pause(scope: Scope, id: string) {
-    return transaction(scope.db, (tx) => {
+  async pause(scope: Scope, id: string) {
+    return await unitOfWork(scope.db, (tx) => {
       const row = findInOrg(tx, recurringInvoices, scope.org.id, id);
       checkTransition("recurring invoice", row.status, TRANSITIONS.pause);
       return setStatus(tx, scope, row, { status: "paused" }, "paused");
@@ -239,8 +239,8 @@ export const recurringInvoiceService = {
    * are skipped: the next is the first starting today or later. With it, the next run generates
    * them, as it catches up after downtime.
    */
-  resume(scope: Scope, id: string, catchUp: boolean) {
-    return transaction(scope.db, (tx) => {
+  async resume(scope: Scope, id: string, catchUp: boolean) {
+    return await unitOfWork(scope.db, (tx) => {
       const row = findInOrg(tx, recurringInvoices, scope.org.id, id);
       checkTransition("recurring invoice", row.status, TRANSITIONS.resume);
       // "after yesterday" is "on or after today"; never before the last period generated

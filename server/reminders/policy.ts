@@ -8,7 +8,7 @@ import { reminderPolicies } from "../../db/schema.ts";
 import { DOCUMENT_LANGUAGES, type ReminderChannel, type ReminderLevel } from "../../db/values.ts";
 import { recordChange } from "../changes/record.ts";
 import { FieldErrorBag } from "../lib/errors.ts";
-import { snapshot, transaction, type Scope } from "../lib/scope.ts";
+import { snapshot, unitOfWork, type Scope } from "../lib/scope.ts";
 import { nowIso } from "../lib/time.ts";
 import type { ReminderPolicyUpdate, ShownReminderPolicy } from "./model.ts";
 import { DEFAULT_LEVELS, defaultTexts } from "./texts.ts";
@@ -41,12 +41,12 @@ function presentPolicy(policy: ReminderPolicy): ShownReminderPolicy {
   };
 }
 
-export function showPolicy(scope: Scope): ShownReminderPolicy {
-  return snapshot(scope.db, (tx) => presentPolicy(readPolicy(tx, scope.org.id)));
+export async function showPolicy(scope: Scope): Promise<ShownReminderPolicy> {
+  return await snapshot(scope.db, (tx) => presentPolicy(readPolicy(tx, scope.org.id)));
 }
 
 /** Replaces the policy as a whole. Levels come in increasing days, each day once: a level's index is its identity. */
-export function updatePolicy(scope: Scope, input: ReminderPolicyUpdate): ShownReminderPolicy {
+export async function updatePolicy(scope: Scope, input: ReminderPolicyUpdate): Promise<ShownReminderPolicy> {
   const bag = new FieldErrorBag();
   if (input.channel === "peppol") {
     bag.add("channel", "A reminder does not travel over Peppol (Peppol BIS Billing 3.0 carries invoices and credit notes, not letters): use email, preferred (whose Peppol customers get their reminders by e-mail) or manual.");
@@ -63,7 +63,7 @@ export function updatePolicy(scope: Scope, input: ReminderPolicyUpdate): ShownRe
     charge_compensation: level.charge_compensation,
     ...(level.texts && Object.keys(level.texts).length > 0 ? { texts: level.texts } : {}),
   }));
-  return transaction(scope.db, (tx) => {
+  return await unitOfWork(scope.db, (tx) => {
     const now = nowIso();
     const values = { enabled: input.enabled, channel: input.channel, levels, updatedAt: now };
     tx.insert(reminderPolicies)

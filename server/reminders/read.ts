@@ -13,7 +13,7 @@ import type { LateClaim } from "../interest/claim.ts";
 import { showInvoice, type ShownInvoice } from "../invoices/read.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { formatCents } from "../lib/money.ts";
-import { findInOrg, inOrg, snapshot, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
+import { findInOrg, inOrg, snapshot, unitOfWork, updateInOrg, type Scope } from "../lib/scope.ts";
 import { addDays, localDate, nowIso } from "../lib/time.ts";
 import type { RemindersPause } from "./model.ts";
 import { readPolicy } from "./policy.ts";
@@ -101,13 +101,13 @@ export function listReminders(scope: Scope, query: ListQuery, url: string) {
   return listPage(scope, reminderList, query, url, (rows, tx) => presentReminders(tx, scope.org.id, rows));
 }
 
-export function showReminder(scope: Scope, id: string) {
-  return snapshot(scope.db, (tx) => presentReminders(tx, scope.org.id, [findInOrg(tx, reminders, scope.org.id, id)])[0]!);
+export async function showReminder(scope: Scope, id: string) {
+  return await snapshot(scope.db, (tx) => presentReminders(tx, scope.org.id, [findInOrg(tx, reminders, scope.org.id, id)])[0]!);
 }
 
 /** `GET /invoices/{id}/reminders`: what was recorded, in level order, and the late claim as of today (the organisation's). */
-export function invoiceReminders(scope: Scope, invoiceId: string): { data: ReturnType<typeof presentReminders>; late_claim: LateClaim } {
-  return snapshot(scope.db, (tx) => {
+export async function invoiceReminders(scope: Scope, invoiceId: string): Promise<{ data: ReturnType<typeof presentReminders>; late_claim: LateClaim }> {
+  return await snapshot(scope.db, (tx) => {
     findInOrg(tx, invoices, scope.org.id, invoiceId);
     const rows = tx.select().from(reminders).where(inOrg(reminders, scope.org.id, eq(reminders.invoiceId, invoiceId))).orderBy(asc(reminders.level)).all();
     const timezone = tx.select({ tz: organizations.timezone }).from(organizations).where(eq(organizations.id, scope.org.id)).get()!.tz;
@@ -119,8 +119,8 @@ export function invoiceReminders(scope: Scope, invoiceId: string): { data: Retur
 }
 
 /** `PUT /invoices/{id}/reminders-pause`: not part of the document, so allowed in every state. */
-export function pauseInvoiceReminders(scope: Scope, invoiceId: string, input: RemindersPause): ShownInvoice {
-  return transaction(scope.db, (tx) => {
+export async function pauseInvoiceReminders(scope: Scope, invoiceId: string, input: RemindersPause): Promise<ShownInvoice> {
+  return await unitOfWork(scope.db, (tx) => {
     findInOrg(tx, invoices, scope.org.id, invoiceId);
     updateInOrg(tx, invoices, scope.org.id, invoiceId, {
       remindersPaused: input.paused,
@@ -208,7 +208,7 @@ async function renderComposed(c: ReturnType<typeof compose>, reminder: ReminderR
 
 /** `GET /reminders/{id}/pdf`: the letter, rendered on demand. */
 export async function reminderPdf(scope: Scope, id: string): Promise<{ pdf: Uint8Array; number: string }> {
-  const { composed, reminder } = snapshot(scope.db, (tx) => {
+  const { composed, reminder } = await snapshot(scope.db, (tx) => {
     const reminder = findInOrg(tx, reminders, scope.org.id, id);
     return { reminder, composed: compose(tx, reminder) };
   });
@@ -220,7 +220,7 @@ export async function reminderPdf(scope: Scope, id: string): Promise<{ pdf: Uint
  * root): the PDF, and the e-mail's subject and text, in the reminder's language.
  */
 export async function renderReminderForDelivery(db: Db, reminderId: string): Promise<RenderedReminder> {
-  const { composed, reminder } = snapshot(db, (tx) => {
+  const { composed, reminder } = await snapshot(db, (tx) => {
     const reminder = tx.select().from(reminders).where(eq(reminders.id, reminderId)).get();
     if (!reminder) throw new Error(`No reminder ${reminderId}.`);
     return { reminder, composed: compose(tx, reminder) };

@@ -35,12 +35,12 @@ delete (LateClaimShown.properties.customer_type as { default?: unknown }).defaul
 export const reminderRoutes = (kernel: Kernel) =>
   new Elysia()
     .use(kernel)
-    .get("/api/v1/reminder-policy", ({ scope }) => ({ data: showPolicy(scope) }), {
+    .get("/api/v1/reminder-policy", async ({ scope }) => ({ data: await showPolicy(scope) }), {
       ability: "organization.view",
       response: { 200: Wrapped(ReminderModel.policy) },
       detail: { tags, summary: "Show the reminder policy (the defaults, disabled, until saved)" },
     })
-    .put("/api/v1/reminder-policy", ({ scope, body }) => ({ data: updatePolicy(scope, body) }), {
+    .put("/api/v1/reminder-policy", async ({ scope, body }) => ({ data: await updatePolicy(scope, body) }), {
       ability: "organization.edit",
       body: ReminderModel.policyUpdate,
       response: { 200: Wrapped(ReminderModel.policy), ...errors(422) },
@@ -74,7 +74,7 @@ export const reminderRoutes = (kernel: Kernel) =>
       },
       detail: { tags, summary: "What a reminder run at this date would send (nothing is written)" },
     })
-    .get("/api/v1/reminders/:id", ({ scope, params }) => ({ data: showReminder(scope, params.id) }), {
+    .get("/api/v1/reminders/:id", async ({ scope, params }) => ({ data: await showReminder(scope, params.id) }), {
       ability: "invoicing.view",
       params: IdParams,
       response: { 200: Wrapped(ReminderModel.reminder), ...errors(404) },
@@ -107,7 +107,7 @@ export const reminderRoutes = (kernel: Kernel) =>
         description: "A document that cannot be late (a draft, a cancelled invoice, a credit note) is a 409 naming its state.",
       },
     })
-    .put("/api/v1/invoices/:id/reminders-pause", ({ scope, params, body }) => ({ data: pauseInvoiceReminders(scope, params.id, body) }), {
+    .put("/api/v1/invoices/:id/reminders-pause", async ({ scope, params, body }) => ({ data: await pauseInvoiceReminders(scope, params.id, body) }), {
       ability: "invoicing.edit",
       params: IdParams,
       body: ReminderModel.pause,

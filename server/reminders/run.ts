@@ -26,7 +26,7 @@ import { deliveryAccepted, markSent, peppolSetupProblems, preferredChannel, queu
 import type { Logger } from "../log.ts";
 import { ValidationFailed } from "../lib/errors.ts";
 import { formatCents, toCents } from "../lib/money.ts";
-import { findInOrg, inOrg, snapshot, transaction, type Organization, type Scope } from "../lib/scope.ts";
+import { findInOrg, inOrg, snapshot, unitOfWork, type Organization, type Scope } from "../lib/scope.ts";
 import { addDays, isValidDate, localDate, localHour, newId, nowIso } from "../lib/time.ts";
 import { CLI_ACTOR } from "../orgs/service.ts";
 import { enqueueDelivery, type QueuedDelivery } from "../changes/deliveries.ts";
@@ -294,12 +294,12 @@ function decodePosition(cursor: string): RunPosition {
  * is written. At most `limit` reminders (PREVIEW_LIMIT by default), read in batches: `next_after`
  * says where the next page starts (send it back as `after`), null when it is the last.
  */
-export function previewReminders(scope: Scope, date?: string, page: PreviewPage = {}): OrgRun & { next_after: string | null } {
+export async function previewReminders(scope: Scope, date?: string, page: PreviewPage = {}): Promise<OrgRun & { next_after: string | null }> {
   if (date !== undefined && !isValidDate(date)) throw ValidationFailed.field("date", "The date field must be a valid date (YYYY-MM-DD).");
   const limit = Math.min(page.limit ?? PREVIEW_LIMIT, PREVIEW_LIMIT);
   const batchSize = page.batchSize ?? RUN_BATCH;
   let after = page.after === undefined || page.after === "" ? null : decodePosition(page.after);
-  return snapshot(scope.db, (tx) => {
+  return await snapshot(scope.db, (tx) => {
     const row = tx.select().from(organizations).where(eq(organizations.id, scope.org.id)).get()!;
     const runDate = date ?? localDate(row.timezone);
     const data: PlannedReminder[] = [];
@@ -323,7 +323,7 @@ const pauseMs = () => Number(process.env.KONTOR_TEST_REMINDER_PAUSE_MS ?? 0);
  * Runs the reminder policies: every organisation with an enabled one (or `orgId`'s), at
  * `date` (each organisation's local today by default). `dryRun` writes nothing.
  */
-export function runReminders(db: Db, options: RunOptions = {}): OrgRunResult[] {
+export async function runReminders(db: Db, options: RunOptions = {}): Promise<OrgRunResult[]> {
   if (options.date !== undefined && !isValidDate(options.date)) throw ValidationFailed.field("date", "The date must be a valid date (YYYY-MM-DD).");
   const orgRows = db
     .select({ org: organizations })
@@ -346,7 +346,7 @@ export function runReminders(db: Db, options: RunOptions = {}): OrgRunResult[] {
     // a batch at a time, each planned in a read snapshot of its own and let go of once recorded
     let after: RunPosition | null = null;
     do {
-      const batch = snapshot(db, (tx) => planBatch(tx, row, date, after, options.batchSize ?? RUN_BATCH));
+      const batch = await snapshot(db, (tx) => planBatch(tx, row, date, after, options.batchSize ?? RUN_BATCH));
       after = batch.last;
       const toRecord: string[] = [];
       for (const plan of batch.plans) {
@@ -355,7 +355,7 @@ export function runReminders(db: Db, options: RunOptions = {}): OrgRunResult[] {
         } else toRecord.push(plan.invoice_id);
       }
       for (let i = 0; i < toRecord.length; i += recordBatch) {
-        for (const recorded of recordReminders(db, row, toRecord.slice(i, i + recordBatch), date)) {
+        for (const recorded of await recordReminders(db, row, toRecord.slice(i, i + recordBatch), date)) {
           if (keep) done.push(recorded);
           count++;
           if (recorded.missing_rates.length > 0) {
@@ -382,22 +382,26 @@ export function runReminders(db: Db, options: RunOptions = {}): OrgRunResult[] {
  * what they already have read once for all of them: for each, the skipped levels, the reminder,
  * its interest note, its delivery (or, manual, its event). Returns those recorded.
  */
-function recordReminders(db: Db, orgRow: OrgRow, invoiceIds: string[], date: string): PlannedReminder[] {
-  return transaction(db, (tx) => {
+async function recordReminders(db: Db, orgRow: OrgRow, invoiceIds: string[], date: string): Promise<PlannedReminder[]> {
+  return await unitOfWork(db, async (tx) => {
     const org = orgOf(orgRow);
     const policy = readPolicy(tx, org.id);
     if (!policy.enabled) return [];
     const found = openInvoices(tx, org.id, policy, date, { invoiceIds });
     const known = readKnown(tx, org.id, invoiceIds);
-    return found.flatMap(({ invoice, customer }) => {
+    const recorded: PlannedReminder[] = [];
+    // one after the other: each sees what the one before recorded
+    for (const { invoice, customer } of found) {
       const plan = planInvoice(tx, org, policy, invoice, customer, date, known);
-      return plan && !plan.blocked ? (recordOne(tx, org, policy, plan, invoice, customer, date) ?? []) : [];
-    });
+      const reminder = plan && !plan.blocked ? await recordOne(tx, org, policy, plan, invoice, customer, date) : null;
+      if (reminder) recorded.push(reminder);
+    }
+    return recorded;
   });
 }
 
 /** One reminder of a plan, in the caller's transaction; null when its level is recorded already. */
-function recordOne(tx: Tx, org: ReturnType<typeof orgOf>, policy: ReminderPolicy, plan: Plan, invoice: InvoiceRow, customer: CustomerRow, date: string): PlannedReminder | null {
+async function recordOne(tx: Tx, org: ReturnType<typeof orgOf>, policy: ReminderPolicy, plan: Plan, invoice: InvoiceRow, customer: CustomerRow, date: string): Promise<PlannedReminder | null> {
   const invoiceId = invoice.id;
   const scope: Scope = { db: tx, org, actor: CLI_ACTOR };
   const now = nowIso();
@@ -434,13 +438,15 @@ function recordOne(tx: Tx, org: ReturnType<typeof orgOf>, policy: ReminderPolicy
   let noteId: string | null = null;
   if (interestCents > 0 || compensationCents > 0) {
     // recorded only: its PDF and e-invoice are rendered when the outbox sends it, with the reminder
-    noteId = issueInterestNote(tx, scope, invoiceId, date, {
-      firstReminderAcceptedOn: plan.firstAccepted,
-      // planned in this transaction: the claim the reminder charges is the note's
-      input: plan.claimInput ?? undefined,
-      interest: interestCents > 0,
-      compensation: compensationCents > 0,
-    }).id;
+    noteId = (
+      await issueInterestNote(tx, scope, invoiceId, date, {
+        firstReminderAcceptedOn: plan.firstAccepted,
+        // planned in this transaction: the claim the reminder charges is the note's
+        input: plan.claimInput ?? undefined,
+        interest: interestCents > 0,
+        compensation: compensationCents > 0,
+      })
+    ).id;
     tx.update(reminders).set({ interestNoteId: noteId }).where(eq(reminders.id, id)).run();
   }
   let delivery: QueuedDelivery | null = null;

@@ -16,10 +16,10 @@ export type ReminderSchedule = { stop: () => void };
 
 export function startReminderSchedule(db: Db, config: Config, log?: Logger): ReminderSchedule {
   void config;
-  const cron = new Cron("5 * * * *", { protect: true }, () => {
+  const cron = new Cron("5 * * * *", { protect: true }, async () => {
     try {
       // a reminder recorded without the interest of days no statutory rate covers is a warning here
-      const runs = runReminders(db, { notBeforeHour: REMINDER_HOUR, log, countOnly: true });
+      const runs = await runReminders(db, { notBeforeHour: REMINDER_HOUR, log, countOnly: true });
       const sent = runs.reduce((n, run) => n + run.recorded, 0);
       if (sent > 0) log?.info("reminders recorded", { organizations: runs.length, reminders: sent });
     } catch (error) {

@@ -5,14 +5,14 @@ import { toCsv } from "../http/csv.ts";
 type Amounts = { code: string; name: string; amount: string }[];
 const section = (name: string, rows: Amounts) => rows.map((r) => [name, r.code, r.name, r.amount]);
 
-export function trialBalanceCsv(r: ReturnType<typeof trialBalance>): string {
+export function trialBalanceCsv(r: Awaited<ReturnType<typeof trialBalance>>): string {
   return toCsv(
     ["account_code", "account_name", "type", "debit", "credit"],
     [...r.accounts.map((a) => [a.code, a.name, a.type, a.debit, a.credit]), ["", "Total", "", r.total_debit, r.total_credit]],
   );
 }
 
-export function profitAndLossCsv(r: ReturnType<typeof profitAndLoss>): string {
+export function profitAndLossCsv(r: Awaited<ReturnType<typeof profitAndLoss>>): string {
   return toCsv(
     ["section", "account_code", "account_name", "amount"],
     [
@@ -25,7 +25,7 @@ export function profitAndLossCsv(r: ReturnType<typeof profitAndLoss>): string {
   );
 }
 
-export function balanceSheetCsv(r: ReturnType<typeof balanceSheet>): string {
+export function balanceSheetCsv(r: Awaited<ReturnType<typeof balanceSheet>>): string {
   return toCsv(
     ["section", "account_code", "account_name", "amount"],
     [
@@ -40,7 +40,7 @@ export function balanceSheetCsv(r: ReturnType<typeof balanceSheet>): string {
   );
 }
 
-export function agedReceivablesCsv(r: ReturnType<typeof agedReceivables>): string {
+export function agedReceivablesCsv(r: Awaited<ReturnType<typeof agedReceivables>>): string {
   const t = r.totals;
   return toCsv(
     ["customer_id", "name", "current", "days_1_30", "days_31_60", "days_61_90", "over_90", "total"],
@@ -51,7 +51,7 @@ export function agedReceivablesCsv(r: ReturnType<typeof agedReceivables>): strin
   );
 }
 
-export function vatReportCsv(r: ReturnType<typeof vatReport>): string {
+export function vatReportCsv(r: Awaited<ReturnType<typeof vatReport>>): string {
   return toCsv(
     ["side", "category", "rate", "base", "vat"],
     [

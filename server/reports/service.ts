@@ -77,10 +77,10 @@ export function netResult(tx: Tx, orgId: string, currency: string, from: string,
   return sum(rows.filter((a) => a.type === "revenue").map(shown)) - sum(rows.filter((a) => a.type === "expense").map(shown));
 }
 
-export function trialBalance(scope: Scope, query: { date?: string; currency?: string }) {
+export async function trialBalance(scope: Scope, query: { date?: string; currency?: string }) {
   const date = dayOf("date", query.date, today());
   const currency = currencyOf(scope, query.currency);
-  return snapshot(scope.db, (tx) => {
+  return await snapshot(scope.db, (tx) => {
     const rows = accountSums(tx, scope.org.id, currency, null, date, true)
       .map((a) => ({ a, net: a.debit - a.credit }))
       .filter((r) => r.net !== 0);
@@ -101,8 +101,8 @@ export function trialBalance(scope: Scope, query: { date?: string; currency?: st
   });
 }
 
-export function profitAndLoss(scope: Scope, query: { from?: string; to?: string; currency?: string }) {
-  return snapshot(scope.db, (tx) => {
+export async function profitAndLoss(scope: Scope, query: { from?: string; to?: string; currency?: string }) {
+  return await snapshot(scope.db, (tx) => {
     const { from, to } = fiscalPeriod(tx, scope.org.id, query);
     const currency = currencyOf(scope, query.currency);
     const rows = accountSums(tx, scope.org.id, currency, from, to, false).filter((a) => shown(a) !== 0);
@@ -123,10 +123,10 @@ export function profitAndLoss(scope: Scope, query: { from?: string; to?: string;
   });
 }
 
-export function balanceSheet(scope: Scope, query: { date?: string; currency?: string }) {
+export async function balanceSheet(scope: Scope, query: { date?: string; currency?: string }) {
   const date = dayOf("date", query.date, today());
   const currency = currencyOf(scope, query.currency);
-  return snapshot(scope.db, (tx) => {
+  return await snapshot(scope.db, (tx) => {
     const rows = accountSums(tx, scope.org.id, currency, null, date, true);
     const of = (type: AccountType) => rows.filter((a) => a.type === type && shown(a) !== 0);
     // closed years' results sit in retained earnings already (their closing entries zeroed them)
@@ -282,13 +282,13 @@ function agingAsOf(tx: Tx, at: AgingAt): CustomerAging[] {
  * first, a page at a time (a large organisation has tens of thousands of debtors); the totals are
  * over all of them.
  */
-export function agedReceivables(scope: Scope, query: { date?: string; currency?: string; page?: number; per_page?: number }) {
+export async function agedReceivables(scope: Scope, query: { date?: string; currency?: string; page?: number; per_page?: number }) {
   const date = dayOf("date", query.date, today());
   const currency = currencyOf(scope, query.currency);
   const perPage = query.per_page ?? AGING_PER_PAGE.default;
   const page = query.page ?? 1;
   const at = { orgId: scope.org.id, currency, date, d30: addDays(date, -30), d60: addDays(date, -60), d90: addDays(date, -90) };
-  return snapshot(scope.db, (tx) => {
+  return await snapshot(scope.db, (tx) => {
     let totals: Record<Bucket, number>;
     let count: number;
     let shown: { customerId: string; name: string }[];
@@ -337,10 +337,10 @@ function belgianGrids(tx: Tx, orgId: string, from: string, to: string): Record<s
   return Object.fromEntries(shownGrids(withBalance(sums)).map(([g, c]) => [g, formatCents(c)]));
 }
 
-export function vatReport(scope: Scope, query: { from?: string; to?: string; currency?: string }) {
+export async function vatReport(scope: Scope, query: { from?: string; to?: string; currency?: string }) {
   const { from, to } = calendarPeriod(query);
   const currency = currencyOf(scope, query.currency);
-  return snapshot(scope.db, (tx) => {
+  return await snapshot(scope.db, (tx) => {
     const rows: VatSum[] = tx
       .select({
         side: vatDays.side,

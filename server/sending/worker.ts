@@ -25,7 +25,7 @@ import { ApiError } from "../lib/errors.ts";
 import { smtpSecretContext } from "../orgs/service.ts";
 import { RenderTurns } from "../lib/render-turns.ts";
 import type { SecretBox } from "../lib/secret-box.ts";
-import { snapshot, transaction, type Scope } from "../lib/scope.ts";
+import { snapshot, unitOfWork, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import { clipServerText } from "../lib/counts.ts";
 import type { ChannelResult, Outgoing, OutgoingFile } from "./channel.ts";
@@ -93,6 +93,9 @@ export function startDeliveryWorker(db: Db, config: Config, options: DeliveryWor
   const timers = new Set<Timer>();
   let stopping = false;
   let scheduled = false;
+  /** a pump is claiming (its claim awaits a unit of work); a pump asked for meanwhile runs after it */
+  let pumping = false;
+  let pumpAgain = false;
 
   const schedule = () => {
     if (scheduled || stopping) return;
@@ -103,11 +106,26 @@ export function startDeliveryWorker(db: Db, config: Config, options: DeliveryWor
   function pump(): void {
     scheduled = false;
     if (stopping) return;
+    if (pumping) {
+      pumpAgain = true;
+      return;
+    }
+    pumping = true;
+    void claimAndDeliver().finally(() => {
+      pumping = false;
+      if (pumpAgain) {
+        pumpAgain = false;
+        schedule();
+      }
+    });
+  }
+
+  async function claimAndDeliver(): Promise<void> {
     const free = concurrency - inFlight.size;
     if (free <= 0) return;
     let claimed: DeliveryRow[];
     try {
-      claimed = claim(db, workerId, free, leaseMs, [...sending]);
+      claimed = await claim(db, workerId, free, leaseMs, [...sending]);
     } catch (error) {
       log(`[kontor] delivery worker: claiming failed (the next tick tries again): ${(error as Error).message}`);
       return;
@@ -132,7 +150,7 @@ export function startDeliveryWorker(db: Db, config: Config, options: DeliveryWor
     if (options.pauseBeforeRecordMs) await Bun.sleep(options.pauseBeforeRecordMs);
     const durationMs = Math.round(performance.now() - started);
     try {
-      const retryAt = record(db, config, workerId, row, result, attemptedAt, durationMs, options);
+      const retryAt = await record(db, config, workerId, row, result, attemptedAt, durationMs, options);
       if (retryAt !== null) wakeAt(retryAt);
     } catch (error) {
       // the row stays leased: when the lease runs out it is sent again (at-least-once)
@@ -213,7 +231,7 @@ export function startDeliveryWorker(db: Db, config: Config, options: DeliveryWor
    * it is issued as an e-invoice (or goes over Peppol); and the PDF.
    */
   async function issuedFiles(invoiceId: string, channel: DeliveryRow["channel"], org: OrganizationRow) {
-    const { doc, profile } = snapshot(db, (tx) => {
+    const { doc, profile } = await snapshot(db, (tx) => {
       const doc = asIssued(readDocument(tx, org.id, invoiceId));
       const customer = tx.select({ profile: customers.einvoiceProfile }).from(customers).innerJoin(invoices, eq(invoices.customerId, customers.id)).where(eq(invoices.id, invoiceId)).get();
       return { doc, profile: customer?.profile ?? null };
@@ -255,7 +273,7 @@ export function startDeliveryWorker(db: Db, config: Config, options: DeliveryWor
         await Promise.allSettled([...inFlight]);
         for (const timer of timers) clearTimeout(timer);
         try {
-          transaction(db, (tx) =>
+          await unitOfWork(db, (tx) =>
             tx.update(documentDeliveries).set({ leasedBy: null, leaseUntil: null }).where(and(eq(documentDeliveries.status, "pending"), eq(documentDeliveries.leasedBy, workerId))).run(),
           );
         } catch (error) {
@@ -270,7 +288,7 @@ export function startDeliveryWorker(db: Db, config: Config, options: DeliveryWor
 const TICK_MS = 1000;
 
 /** Claims up to `limit` due rows (pending, due, no live lease), oldest due first, under a lease. */
-function claim(db: Db, workerId: string, limit: number, leaseMs: number, inFlight: string[]): DeliveryRow[] {
+async function claim(db: Db, workerId: string, limit: number, leaseMs: number, inFlight: string[]): Promise<DeliveryRow[]> {
   const now = Date.now();
   const due = and(
     eq(documentDeliveries.status, "pending"),
@@ -280,7 +298,7 @@ function claim(db: Db, workerId: string, limit: number, leaseMs: number, inFligh
   );
   // an idle tick only reads (document_deliveries_due): the write lock is taken when something is due
   if (!db.select({ id: documentDeliveries.id }).from(documentDeliveries).where(due).limit(1).get()) return [];
-  return transaction(db, (tx) => {
+  return await unitOfWork(db, (tx) => {
     const ids = tx.select({ id: documentDeliveries.id }).from(documentDeliveries).where(due).orderBy(asc(documentDeliveries.nextAttemptAt)).limit(limit).all().map((r) => r.id);
     if (ids.length === 0) return [];
     return tx
@@ -296,7 +314,7 @@ function claim(db: Db, workerId: string, limit: number, leaseMs: number, inFligh
  * Writes an attempt and moves the delivery on, when this worker still holds its lease (a worker
  * whose lease ran out and was taken over only logs its attempt). Returns when to retry, or null.
  */
-function record(
+async function record(
   db: Db,
   config: Config,
   workerId: string,
@@ -305,8 +323,8 @@ function record(
   attemptedAt: string,
   durationMs: number,
   options: DeliveryWorkerOptions,
-): number | null {
-  return transaction(db, (tx) => {
+): Promise<number | null> {
+  return await unitOfWork(db, (tx) => {
     tx.insert(documentDeliveryAttempts)
       .values({ id: newId(), organizationId: claimed.organizationId, deliveryId: claimed.id, attemptedAt, outcome: result.outcome, detail: clipServerText(result.detail), durationMs })
       .run();

@@ -51,9 +51,9 @@ export const tokenRoutes = (kernel: Kernel) =>
     )
     .post(
       "/tokens",
-      ({ scope, auth, body, set, once }) => once(() => {
+      ({ scope, auth, body, set, once }) => once(async () => {
         requirePersonal(auth);
-        const token = createToken(scope, { auth }, "personal", { userId: auth.userId, createdByUserId: auth.userId }, body);
+        const token = await createToken(scope, { auth }, "personal", { userId: auth.userId, createdByUserId: auth.userId }, body);
         noStore(set);
         set.status = 201;
         set.headers["location"] = `/api/v1/tokens/${token.id}`;
@@ -63,9 +63,9 @@ export const tokenRoutes = (kernel: Kernel) =>
     )
     .delete(
       "/tokens/:id",
-      ({ scope, auth, params, query, set }) => {
+      async ({ scope, auth, params, query, set }) => {
         requirePersonal(auth);
-        revokeToken(scope, "personal", auth.userId, params.id, { cascade: query.cascade === "true" });
+        await revokeToken(scope, "personal", auth.userId, params.id, { cascade: query.cascade === "true" });
         return noContent(set);
       },
       { ability: "any", params: IdParams, query: RevokeQuery, response: { 204: t.Void(), ...errors(404) }, detail: detail("Revoke a personal token") },
@@ -85,9 +85,9 @@ export const tokenRoutes = (kernel: Kernel) =>
     )
     .post(
       "/org-tokens",
-      ({ scope, auth, body, set, once }) => once(() => {
+      ({ scope, auth, body, set, once }) => once(async () => {
         requireOrgTokenManager(auth);
-        const token = createToken(scope, { auth }, "organization", { userId: null, createdByUserId: auth.userId }, body);
+        const token = await createToken(scope, { auth }, "organization", { userId: null, createdByUserId: auth.userId }, body);
         noStore(set);
         set.status = 201;
         set.headers["location"] = `/api/v1/org-tokens/${token.id}`;
@@ -102,9 +102,9 @@ export const tokenRoutes = (kernel: Kernel) =>
     )
     .delete(
       "/org-tokens/:id",
-      ({ scope, auth, params, query, set }) => {
+      async ({ scope, auth, params, query, set }) => {
         requireOrgTokenManager(auth);
-        revokeToken(scope, "organization", null, params.id, { cascade: query.cascade === "true" });
+        await revokeToken(scope, "organization", null, params.id, { cascade: query.cascade === "true" });
         return noContent(set);
       },
       { ability: "organization.manage-users", params: IdParams, query: RevokeQuery, response: { 204: t.Void(), ...errors(404) }, detail: detail("Revoke an organisation token") },

@@ -12,7 +12,7 @@ import type { Auth } from "../auth/authenticate.ts";
 import { hashSecret, newSecret } from "../auth/tokens.ts";
 import { recordChange } from "../changes/record.ts";
 import { FieldErrorBag, NotFound, ValidationFailed } from "../lib/errors.ts";
-import { inOrg, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
+import { inOrg, unitOfWork, updateInOrg, type Scope } from "../lib/scope.ts";
 import { isoFromMicros, newId, nowIso, nowMicros } from "../lib/time.ts";
 import type { TokenCreateInput, TokenType } from "./model.ts";
 
@@ -34,7 +34,7 @@ export function presentToken(row: TokenRow) {
 /** Who is minting: an API token (its power caps the new token) or the CLI (no cap). */
 export type Minter = { auth: Auth } | { cli: true };
 
-export function createToken(
+export async function createToken(
   scope: Scope,
   minter: Minter,
   type: TokenType,
@@ -64,7 +64,7 @@ export function createToken(
   const secret = newSecret();
   const nowUs = nowMicros();
   const expiryRequested = input.expires_in_days ? isoFromMicros(nowUs + input.expires_in_days * 86_400_000_000) : null;
-  const row = transaction(scope.db, (tx) => {
+  const row = await unitOfWork(scope.db, (tx) => {
     const parent = "auth" in minter ? tx.select().from(apiTokens).where(inOrg(apiTokens, scope.org.id, eq(apiTokens.id, minter.auth.tokenId))).get() : undefined;
     const row: TokenRow = {
       id,
@@ -110,14 +110,14 @@ export function ownership(type: TokenType, userId: string | null) {
  * remaining descendants can be revoked after the fact. Without `cascade`, minted tokens keep
  * working. Returns the ids revoked besides `id`.
  */
-export function revokeToken(
+export async function revokeToken(
   scope: Scope,
   type: TokenType | null,
   userId: string | null,
   id: string,
   options: { cascade?: boolean } = {},
-): string[] {
-  return transaction(scope.db, (tx) => {
+): Promise<string[]> {
+  return await unitOfWork(scope.db, (tx) => {
     const conditions = [eq(apiTokens.id, id)];
     if (!options.cascade) conditions.push(isNull(apiTokens.revokedAt));
     if (type) conditions.push(eq(apiTokens.type, type), ownership(type, userId));

@@ -1,5 +1,6 @@
 import { Elysia, t } from "elysia";
 import type { Kernel } from "../http/kernel.ts";
+import { snapshot } from "../lib/scope.ts";
 import { VatRateModel } from "./model.ts";
 import { listVatRates, presentVatRate } from "./service.ts";
 
@@ -7,7 +8,7 @@ import { listVatRates, presentVatRate } from "./service.ts";
 export const vatRateRoutes = (kernel: Kernel) =>
   new Elysia({ prefix: "/api/v1/vat-rates" })
     .use(kernel)
-    .get("", ({ scope }) => ({ data: listVatRates(scope.db, scope.org.id).map(presentVatRate) }), {
+    .get("", async ({ scope }) => ({ data: (await snapshot(scope.db, (tx) => listVatRates(tx, scope.org.id))).map(presentVatRate) }), {
       ability: "accounting.view",
       response: { 200: t.Object({ data: t.Array(VatRateModel.vatRate) }) },
       detail: { tags: ["VAT rates"], summary: "List the organisation's VAT rates (the default first)" },

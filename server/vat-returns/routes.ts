@@ -13,7 +13,7 @@ const IntervatXml = ResponseSchema(t.String({ description: "Intervat VATConsignm
 export const vatReturnRoutes = (kernel: Kernel) =>
   new Elysia({ prefix: "/api/v1/vat-returns" })
     .use(kernel)
-    .get("/:period", ({ scope, params }) => ({ data: vatReturnService.show(scope, params.period) }), {
+    .get("/:period", async ({ scope, params }) => ({ data: await vatReturnService.show(scope, params.period) }), {
       ability: "reporting.view",
       params: VatReturnModel.params,
       response: { 200: VatReturn, ...errors(422) },
@@ -27,8 +27,8 @@ export const vatReturnRoutes = (kernel: Kernel) =>
     })
     .get(
       "/:period/xml",
-      ({ scope, params, query }) => {
-        const file = vatReturnService.xml(scope, params.period, query.ask_restitution === "true");
+      async ({ scope, params, query }) => {
+        const file = await vatReturnService.xml(scope, params.period, query.ask_restitution === "true");
         return new Response(file.body, { headers: { "content-type": "application/xml; charset=utf-8", "content-disposition": attachment(file.filename, "xml") } });
       },
       {
@@ -46,7 +46,7 @@ export const vatReturnRoutes = (kernel: Kernel) =>
     .post(
       "/:period/file",
       ({ scope, params, body, set, once }) =>
-        once(() => created(set, `/api/v1/vat-returns/${params.period}`, vatReturnService.file(scope, params.period, body?.ask_restitution === true))),
+        once(async () => created(set, `/api/v1/vat-returns/${params.period}`, await vatReturnService.file(scope, params.period, body?.ask_restitution === true))),
       {
         ability: "accounting.edit",
         params: VatReturnModel.params,

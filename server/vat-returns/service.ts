@@ -10,7 +10,7 @@ import { organizations, vatReturns } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
 import { Conflict, ValidationFailed } from "../lib/errors.ts";
 import { formatCents } from "../lib/money.ts";
-import { snapshot, transaction, type Scope } from "../lib/scope.ts";
+import { snapshot, unitOfWork, type Scope } from "../lib/scope.ts";
 import { localDate, newId, nowIso } from "../lib/time.ts";
 import { isLastOfYear, parseVatPeriod, type VatPeriodName } from "../lib/vat-period.ts";
 import { clientListing } from "./client-listing.ts";
@@ -138,8 +138,8 @@ function xmlOf(tx: Tx, org: OrgRow, computed: Computed, askRestitution: boolean)
 const restitutionAsked = (computed: Computed, asked: boolean) => asked && (computed.grids["72"] ?? 0) > 0;
 
 export const vatReturnService = {
-  show(scope: Scope, name: string): VatReturnShown {
-    return snapshot(scope.db, (tx) => {
+  async show(scope: Scope, name: string): Promise<VatReturnShown> {
+    return await snapshot(scope.db, (tx) => {
       const org = orgRow(tx, scope.org.id);
       const period = periodOf(org, name);
       declarantOf(tx, org);
@@ -149,8 +149,8 @@ export const vatReturnService = {
   },
 
   /** The XML: as filed when the period is filed (byte for byte), else as it would be filed now. */
-  xml(scope: Scope, name: string, askRestitution: boolean): { body: string; filename: string } {
-    return snapshot(scope.db, (tx) => {
+  async xml(scope: Scope, name: string, askRestitution: boolean): Promise<{ body: string; filename: string }> {
+    return await snapshot(scope.db, (tx) => {
       const org = orgRow(tx, scope.org.id);
       const period = periodOf(org, name);
       declarantOf(tx, org);
@@ -159,8 +159,8 @@ export const vatReturnService = {
     });
   },
 
-  file(scope: Scope, name: string, askRestitution: boolean): VatReturnShown {
-    return transaction(scope.db, (tx) => {
+  async file(scope: Scope, name: string, askRestitution: boolean): Promise<VatReturnShown> {
+    return await unitOfWork(scope.db, (tx) => {
       const org = orgRow(tx, scope.org.id);
       const period = periodOf(org, name);
       declarantOf(tx, org);

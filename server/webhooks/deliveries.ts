@@ -10,7 +10,7 @@ import { webhookAttempts, webhookDeliveries as deliveries, webhooks } from "../.
 import { recordChange } from "../changes/record.ts";
 import { ApiError, ValidationFailed } from "../lib/errors.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
-import { findChildInOrg, findInOrg, inOrg, transaction, updateInOrg, type Actor, type Scope } from "../lib/scope.ts";
+import { findChildInOrg, findInOrg, inOrg, snapshot, unitOfWork, updateInOrg, type Actor, type Scope } from "../lib/scope.ts";
 import { isoFromMicros, normalizeTimestamp, nowIso } from "../lib/time.ts";
 import { findOrganization } from "../orgs/service.ts";
 import { WEBHOOK_EVENTS } from "../changes/events.ts";
@@ -97,22 +97,25 @@ function requeue(tx: Tx, scope: Scope, deliveryId: string): void {
 
 export const deliveryService = {
   listSpec: deliveryListSpec,
-  list(scope: Scope, webhookId: string, query: ListQuery, url: string) {
-    findInOrg(scope.db, webhooks, scope.org.id, webhookId);
+  async list(scope: Scope, webhookId: string, query: ListQuery, url: string) {
+    await snapshot(scope.db, (tx) => findInOrg(tx, webhooks, scope.org.id, webhookId));
     return listPage(scope, deliveryListSpec, query, url, (rows) => rows.map(presentDelivery), [eq(deliveries.webhookId, webhookId)]);
   },
-  get(scope: Scope, webhookId: string, deliveryId: string, abilities: Reader) {
-    const row = findDelivery(scope.db, scope, webhookId, deliveryId, abilities);
-    const attempts = scope.db
-      .select()
-      .from(webhookAttempts)
-      .where(eq(webhookAttempts.deliveryId, row.id))
-      .orderBy(asc(webhookAttempts.attemptedAt), asc(webhookAttempts.id))
-      .all();
+  async get(scope: Scope, webhookId: string, deliveryId: string, abilities: Reader) {
+    const { row, attempts } = await snapshot(scope.db, (tx) => {
+      const row = findDelivery(tx, scope, webhookId, deliveryId, abilities);
+      const attempts = tx
+        .select()
+        .from(webhookAttempts)
+        .where(eq(webhookAttempts.deliveryId, row.id))
+        .orderBy(asc(webhookAttempts.attemptedAt), asc(webhookAttempts.id))
+        .all();
+      return { row, attempts };
+    });
     return { ...presentDelivery(row), attempts_log: attempts.map(presentAttempt), payload: JSON.parse(row.payload) };
   },
-  redeliver(scope: Scope, webhookId: string, deliveryId: string, abilities: Reader) {
-    const row = transaction(scope.db, (tx) => {
+  async redeliver(scope: Scope, webhookId: string, deliveryId: string, abilities: Reader) {
+    const row = await unitOfWork(scope.db, (tx) => {
       findDelivery(tx, scope, webhookId, deliveryId, abilities);
       requeue(tx, scope, deliveryId);
       tx.connection.outbox.queued();
@@ -139,7 +142,7 @@ function windowBound(field: "from" | "to", value: string | undefined): string | 
  * with the caller as actor, as `kontor deliveries replay --failed` does (replayDeliveries). The
  * payloads it sends again must be ones the caller may read (requireEventAccess). Returns how many.
  */
-export function redeliverMatching(scope: Scope, webhookId: string, input: RedeliverMatching, abilities: Reader): number {
+export async function redeliverMatching(scope: Scope, webhookId: string, input: RedeliverMatching, abilities: Reader): Promise<number> {
   const search: DeliverySearch = {
     orgId: scope.org.id,
     webhookId,
@@ -148,7 +151,7 @@ export function redeliverMatching(scope: Scope, webhookId: string, input: Redeli
     createdBefore: windowBound("to", input.to),
   };
   if (search.createdSince && search.createdBefore && search.createdBefore <= search.createdSince) throw ValidationFailed.field("to", "The to field must be after from.");
-  return transaction(scope.db, (tx) => {
+  return await unitOfWork(scope.db, (tx) => {
     const webhook = findInOrg(tx, webhooks, scope.org.id, webhookId);
     const ids = findDeliveryIds(tx, search);
     if (ids.length > MAX_BULK_REDELIVER) {
@@ -206,7 +209,7 @@ const REPLAY_BATCH = 200;
  * refuse the whole replay before anything changes. Batches commit one by one (`onProgress`
  * after each), so a long replay does not hold the write lock for long.
  */
-export function replayDeliveries(db: Db, ids: string[], actor: Actor, onProgress?: (done: number, total: number) => void): number {
+export async function replayDeliveries(db: Db, ids: string[], actor: Actor, onProgress?: (done: number, total: number) => void): Promise<number> {
   const unique = [...new Set(ids)];
   const orgOf = new Map<string, string>();
   for (let i = 0; i < unique.length; i += REPLAY_BATCH) {
@@ -226,7 +229,7 @@ export function replayDeliveries(db: Db, ids: string[], actor: Actor, onProgress
   };
   for (let i = 0; i < unique.length; i += REPLAY_BATCH) {
     const batch = unique.slice(i, i + REPLAY_BATCH);
-    transaction(db, (tx) => {
+    await unitOfWork(db, (tx) => {
       for (const id of batch) requeue(tx, scopeOf(orgOf.get(id)!), id);
     });
     onProgress?.(Math.min(i + REPLAY_BATCH, unique.length), unique.length);

@@ -13,7 +13,7 @@ import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db, Tx } from "../../db/client.ts";
 import { webhookAttempts, webhookDeliveries as deliveries, webhooks } from "../../db/schema.ts";
 import type { Config } from "../config.ts";
-import { transaction } from "../lib/scope.ts";
+import { snapshot, unitOfWork } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import { clipServerText } from "../lib/counts.ts";
 import type { AttemptResult } from "./send.ts";
@@ -82,7 +82,7 @@ type Candidate = { id: string; webhookId: string; organizationId: string };
  * Rows a cap keeps back stay pending for a later claim. `more` says that a step filled its
  * window of candidates without using all its room: a new round may find more.
  */
-export function claimDue(db: Db, request: ClaimRequest): { claims: Claim[]; more: boolean } {
+export async function claimDue(db: Db, request: ClaimRequest): Promise<{ claims: Claim[]; more: boolean }> {
   const { workerId, limit, leaseMs, inFlightByWebhook, perWebhookLimit, inFlightByOrganization, organizationShare, reserve } = request;
   if (limit <= 0) return { claims: [], more: false };
   const due = (now: number, nextAttemptAtIndexed = true) => [
@@ -103,9 +103,9 @@ export function claimDue(db: Db, request: ClaimRequest): { claims: Claim[]; more
       .all();
   // an idle tick only reads: the write lock is taken when there is something to claim
   // (served by the deliveries_due (status, next_attempt_at) index, oldest due first)
-  if (candidates(db, due(Date.now()), deliveries.nextAttemptAt, 1).length === 0) return { claims: [], more: false };
+  if ((await snapshot(db, (tx) => candidates(tx, due(Date.now()), deliveries.nextAttemptAt, 1))).length === 0) return { claims: [], more: false };
 
-  return transaction(db, (tx) => {
+  return await unitOfWork(db, (tx) => {
     const now = Date.now();
     const chosen = new Set<string>();
     const taken = new Map<string, number>();
@@ -202,10 +202,10 @@ export type Outcome = { claim: Claim; result: AttemptResult; attemptedAt: string
  * handed back, due again at once.
  * Returns the earliest retry this batch scheduled (epoch ms), so the worker can wake for it.
  */
-export function recordOutcomes(db: Db, workerId: string, outcomes: Outcome[], policy: RetryPolicy): number | null {
+export async function recordOutcomes(db: Db, workerId: string, outcomes: Outcome[], policy: RetryPolicy): Promise<number | null> {
   if (outcomes.length === 0) return null;
   let earliestRetry: number | null = null;
-  transaction(db, (tx) => {
+  await unitOfWork(db, (tx) => {
     for (const { claim, result, attemptedAt } of outcomes) {
       const row = tx
         .select({ attempts: deliveries.attempts, leasedBy: deliveries.leasedBy, leaseUntil: deliveries.leaseUntil, active: webhooks.isActive })
@@ -265,8 +265,8 @@ export function recordOutcomes(db: Db, workerId: string, outcomes: Outcome[], po
 }
 
 /** Hands back every lease this worker still holds (shutdown): those rows are due again at once. */
-export function releaseLeases(db: Db, workerId: string): number {
-  return transaction(db, (tx) =>
+export async function releaseLeases(db: Db, workerId: string): Promise<number> {
+  return await (await unitOfWork(db, (tx) =>
     tx
       .update(deliveries)
       .set({ leasedBy: null, leaseUntil: null })
@@ -274,7 +274,7 @@ export function releaseLeases(db: Db, workerId: string): number {
       .where(and(eq(deliveries.status, "pending"), eq(deliveries.leasedBy, workerId)))
       .returning({ id: deliveries.id })
       .all(),
-  ).length;
+  )).length;
 }
 
 /*
@@ -310,8 +310,8 @@ export function unparkDeliveries(tx: Tx, orgId: string, webhookId: string): void
  * left due by a version of Kontor that did not park (an upgrade, a rolling deploy) are parked,
  * and parked rows of an active webhook are made due.
  */
-export function reconcileParking(db: Db): void {
-  transaction(db, (tx) => {
+export async function reconcileParking(db: Db): Promise<void> {
+  await unitOfWork(db, (tx) => {
     const inactive = tx.select({ id: webhooks.id }).from(webhooks).where(eq(webhooks.isActive, false));
     const active = tx.select({ id: webhooks.id }).from(webhooks).where(eq(webhooks.isActive, true));
     tx.update(deliveries)

@@ -25,7 +25,7 @@ export const webhookRoutes = (kernel: Kernel, secrets: SecretBox) =>
       response: { 200: listResponse(WebhookModel.webhook), ...errors(422) },
       detail: { tags, summary: "List webhooks" },
     })
-    .get("/:id", ({ scope, params }) => ({ data: webhookService.get(scope, params.id) }), {
+    .get("/:id", async ({ scope, params }) => ({ data: await webhookService.get(scope, params.id) }), {
       ability: "organization.view",
       params: IdParams,
       response: { 200: Wrapped(WebhookModel.webhook), ...errors(404) },
@@ -33,8 +33,8 @@ export const webhookRoutes = (kernel: Kernel, secrets: SecretBox) =>
     })
     .post(
       "",
-      ({ scope, config, auth, body, set, once }) => once(() => {
-        const webhook = webhookService.create(scope, body, config, secrets, auth.abilities);
+      ({ scope, config, auth, body, set, once }) => once(async () => {
+        const webhook = await webhookService.create(scope, body, config, secrets, auth.abilities);
         noStore(set);
         return created(set, `/api/v1/webhooks/${webhook.id}`, webhook);
       }),
@@ -45,7 +45,7 @@ export const webhookRoutes = (kernel: Kernel, secrets: SecretBox) =>
         detail: { tags, summary: "Create a webhook; the answer holds its secret, shown only here" },
       },
     )
-    .put("/:id", ({ scope, config, auth, params, body }) => ({ data: webhookService.update(scope, params.id, body, config, auth.abilities) }), {
+    .put("/:id", async ({ scope, config, auth, params, body }) => ({ data: await webhookService.update(scope, params.id, body, config, auth.abilities) }), {
       ability: "organization.edit",
       params: IdParams,
       body: WebhookModel.update,
@@ -54,8 +54,8 @@ export const webhookRoutes = (kernel: Kernel, secrets: SecretBox) =>
     })
     .delete(
       "/:id",
-      ({ scope, params, set }) => {
-        webhookService.remove(scope, params.id);
+      async ({ scope, params, set }) => {
+        await webhookService.remove(scope, params.id);
         return noContent(set);
       },
       {
@@ -67,8 +67,8 @@ export const webhookRoutes = (kernel: Kernel, secrets: SecretBox) =>
     )
     .post(
       "/:id/regenerate-secret",
-      ({ scope, auth, params, set, once }) => once(() => {
-        const webhook = webhookService.regenerateSecret(scope, params.id, secrets, auth.abilities);
+      ({ scope, auth, params, set, once }) => once(async () => {
+        const webhook = await webhookService.regenerateSecret(scope, params.id, secrets, auth.abilities);
         noStore(set);
         return { data: webhook };
       }),
@@ -87,7 +87,7 @@ export const webhookRoutes = (kernel: Kernel, secrets: SecretBox) =>
       response: { 200: listResponse(WebhookModel.delivery), ...errors(404, 422) },
       detail: { tags, summary: "List a webhook's deliveries" },
     })
-    .get("/:id/deliveries/:did", ({ scope, auth, params }) => ({ data: deliveryService.get(scope, params.id, params.did, auth.abilities) }), {
+    .get("/:id/deliveries/:did", async ({ scope, auth, params }) => ({ data: await deliveryService.get(scope, params.id, params.did, auth.abilities) }), {
       ability: "organization.view",
       params: DeliveryParams,
       response: { 200: Wrapped(WebhookModel.deliveryDetail), ...errors(404) },
@@ -95,9 +95,9 @@ export const webhookRoutes = (kernel: Kernel, secrets: SecretBox) =>
     })
     .post(
       "/:id/redeliver",
-      ({ scope, auth, params, body, set, once }) => once(() => {
+      ({ scope, auth, params, body, set, once }) => once(async () => {
         set.status = 202;
-        return { data: { redelivered: redeliverMatching(scope, params.id, body, auth.abilities) } };
+        return { data: { redelivered: await redeliverMatching(scope, params.id, body, auth.abilities) } };
       }),
       {
         ability: "organization.edit",
@@ -113,9 +113,9 @@ export const webhookRoutes = (kernel: Kernel, secrets: SecretBox) =>
     )
     .post(
       "/:id/deliveries/:did/redeliver",
-      ({ scope, auth, params, set, once }) => once(() => {
+      ({ scope, auth, params, set, once }) => once(async () => {
         set.status = 202;
-        return { data: deliveryService.redeliver(scope, params.id, params.did, auth.abilities) };
+        return { data: await deliveryService.redeliver(scope, params.id, params.did, auth.abilities) };
       }),
       {
         ability: "organization.edit",

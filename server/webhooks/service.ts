@@ -10,7 +10,7 @@ import { recordChange } from "../changes/record.ts";
 import type { Config } from "../config.ts";
 import { Forbidden, ValidationFailed } from "../lib/errors.ts";
 import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
-import { deleteInOrg, findInOrg, transaction, updateInOrg, type Scope } from "../lib/scope.ts";
+import { deleteInOrg, findInOrg, snapshot, unitOfWork, updateInOrg, type Scope } from "../lib/scope.ts";
 import { isSealed, loadSecretBox, type SecretBox } from "../lib/secret-box.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import { RESOURCE_VIEW_ABILITY, resourceOf } from "../changes/events.ts";
@@ -134,12 +134,12 @@ export const webhookService = {
     return listPage(scope, webhookListSpec, query, url, (rows) => rows.map(presentWebhook));
   },
   get(scope: Scope, id: string) {
-    return presentWebhook(findInOrg(scope.db, webhooks, scope.org.id, id));
+    return snapshot(scope.db, (tx) => presentWebhook(findInOrg(tx, webhooks, scope.org.id, id)));
   },
-  create(scope: Scope, input: WebhookCreate, policy: UrlPolicy, secrets: SecretBox, abilities: Reader) {
+  async create(scope: Scope, input: WebhookCreate, policy: UrlPolicy, secrets: SecretBox, abilities: Reader) {
     requireEventAccess(abilities, input.events);
     const url = normaliseUrl(input.url, policy);
-    return transaction(scope.db, (tx) => {
+    return await unitOfWork(scope.db, (tx) => {
       const existing = tx.select({ n: count() }).from(webhooks).where(eq(webhooks.organizationId, scope.org.id)).get()!.n;
       if (existing >= MAX_WEBHOOKS_PER_ORGANIZATION) {
         throw ValidationFailed.field("webhooks", `An organisation can have at most ${MAX_WEBHOOKS_PER_ORGANIZATION} webhooks; delete one before creating another.`);
@@ -163,10 +163,10 @@ export const webhookService = {
       return withSecret(row, secret);
     });
   },
-  update(scope: Scope, id: string, input: WebhookUpdate, policy: UrlPolicy, abilities: Reader) {
+  async update(scope: Scope, id: string, input: WebhookUpdate, policy: UrlPolicy, abilities: Reader) {
     const url = input.url === undefined ? undefined : normaliseUrl(input.url, policy);
     const events = input.events === undefined ? undefined : distinct(input.events);
-    return transaction(scope.db, (tx) => {
+    return await unitOfWork(scope.db, (tx) => {
       const before = findInOrg(tx, webhooks, scope.org.id, id);
       const eventsChange = events !== undefined && (events.length !== before.events.length || events.some((e) => !before.events.includes(e)));
       if ((url !== undefined && url !== before.url) || eventsChange) requireEventAccess(abilities, [...before.events, ...(events ?? [])]);
@@ -186,8 +186,8 @@ export const webhookService = {
     });
   },
   /** Its queued deliveries and their attempts go with it (the subscription is gone). */
-  remove(scope: Scope, id: string): void {
-    transaction(scope.db, (tx) => {
+  async remove(scope: Scope, id: string): Promise<void> {
+    await unitOfWork(scope.db, (tx) => {
       deleteInOrg(tx, webhooks, scope.org.id, id);
       recordChange(tx, scope, { action: "webhook.deleted", resource: { type: "webhook", id } });
     });
@@ -196,8 +196,8 @@ export const webhookService = {
    * The old secret stops at once: every later attempt, retries included, signs with the new one.
    * Whoever holds the secret can sign events its receiver trusts, so it takes what reading them would.
    */
-  regenerateSecret(scope: Scope, id: string, secrets: SecretBox, abilities: Reader) {
-    return transaction(scope.db, (tx) => {
+  async regenerateSecret(scope: Scope, id: string, secrets: SecretBox, abilities: Reader) {
+    return await unitOfWork(scope.db, (tx) => {
       const row = findInOrg(tx, webhooks, scope.org.id, id);
       requireEventAccess(abilities, row.events);
       const secret = generateSecret();
@@ -209,9 +209,9 @@ export const webhookService = {
 };
 
 /** The server's secret box, with what an older Kontor stored in plaintext sealed: for a server's or worker's start. */
-export function openSecrets(db: Db, config: Config): SecretBox {
+export async function openSecrets(db: Db, config: Config): Promise<SecretBox> {
   const secrets = loadSecretBox(config);
-  sealPlaintextSecrets(db, secrets);
+  await sealPlaintextSecrets(db, secrets);
   return secrets;
 }
 
@@ -220,11 +220,11 @@ export function openSecrets(db: Db, config: Config): SecretBox {
  * worker`): one transaction, and nothing written when every secret is sealed already, so it
  * can run on every start. Returns how many it sealed.
  */
-export function sealPlaintextSecrets(db: Db, secrets: SecretBox): number {
+export async function sealPlaintextSecrets(db: Db, secrets: SecretBox): Promise<number> {
   // a few rows per organisation: read whole, so that "sealed" has the one definition of secret-box.ts
   const plaintext = (tx: Tx) => tx.select({ id: webhooks.id, secret: webhooks.secret }).from(webhooks).all().filter((row) => !isSealed(row.secret));
-  if (plaintext(db).length === 0) return 0;
-  return transaction(db, (tx) => {
+  if ((await snapshot(db, plaintext)).length === 0) return 0;
+  return await unitOfWork(db, (tx) => {
     const rows = plaintext(tx);
     for (const row of rows) tx.update(webhooks).set({ secret: secrets.seal(row.secret, row.id) }).where(eq(webhooks.id, row.id)).run();
     return rows.length;

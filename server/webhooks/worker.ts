@@ -71,12 +71,12 @@ const SWEEP_MS = 200;
  */
 const LEASE_MARGIN_MS = 2000;
 
-export function startWorker(db: Db, config: Config, options: WorkerOptions = {}): Worker {
+export async function startWorker(db: Db, config: Config, options: WorkerOptions = {}): Promise<Worker> {
   const concurrency = options.concurrency ?? 128;
   const organizationShare = options.organizationShare ?? Math.max(4, Math.floor(concurrency / 8));
   const reserve = options.reserve ?? Math.floor(concurrency / 2);
   const perWebhookLimit = options.perWebhookConcurrency ?? 32;
-  const secrets = options.secrets ?? openSecrets(db, config);
+  const secrets = options.secrets ?? (await openSecrets(db, config));
   const graceMs = options.graceMs ?? config.webhookTimeoutMs;
   const log = options.log ?? ((line: string) => console.error(line));
   const workerId = `${hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`;
@@ -90,6 +90,8 @@ export function startWorker(db: Db, config: Config, options: WorkerOptions = {})
   let stopping = false;
 
   let pumpScheduled = false;
+  /** a pump is claiming (its claim awaits a unit of work); one asked for meanwhile runs after it */
+  let pumping = false;
   let sweepRequested = false;
   let lastSweep = 0;
   let sweepTimer: Timer | null = null;
@@ -106,6 +108,22 @@ export function startWorker(db: Db, config: Config, options: WorkerOptions = {})
   function pump(): void {
     pumpScheduled = false;
     if (stopping) return;
+    if (pumping) {
+      schedulePumpAfterClaim = true;
+      return;
+    }
+    pumping = true;
+    void claimAndSend().finally(() => {
+      pumping = false;
+      if (schedulePumpAfterClaim) {
+        schedulePumpAfterClaim = false;
+        schedulePump();
+      }
+    });
+  }
+  let schedulePumpAfterClaim = false;
+
+  async function claimAndSend(): Promise<void> {
     const sweep = sweepRequested || Date.now() - lastSweep >= SWEEP_MS;
     // a claim that may not sweep yet leaves a timer for the one that will: with every slot
     // held by stalled attempts, nothing else would come to look
@@ -116,9 +134,9 @@ export function startWorker(db: Db, config: Config, options: WorkerOptions = {})
       }, lastSweep + SWEEP_MS - Date.now());
     }
     const refill = [...ended].filter((id) => (inFlightByOrganization.get(id) ?? 0) < organizationShare);
-    let claimed: ReturnType<typeof claimDue>;
+    let claimed: Awaited<ReturnType<typeof claimDue>>;
     try {
-      claimed = claimDue(db, {
+      claimed = await claimDue(db, {
         workerId,
         limit: concurrency + reserve - inFlight.size,
         leaseMs,
@@ -189,13 +207,13 @@ export function startWorker(db: Db, config: Config, options: WorkerOptions = {})
     flushScheduled = true;
     setImmediate(flush);
   }
-  function flush(): void {
+  async function flush(): Promise<void> {
     flushScheduled = false;
     const batch = outcomes;
     outcomes = [];
     if (batch.length === 0) return;
     try {
-      const retryAt = recordOutcomes(db, workerId, batch, config);
+      const retryAt = await recordOutcomes(db, workerId, batch, config);
       if (retryAt !== null) wakeAt(retryAt);
     } catch (error) {
       // the rows stay leased to this worker; when the lease runs out they are sent again
@@ -216,21 +234,21 @@ export function startWorker(db: Db, config: Config, options: WorkerOptions = {})
 
   try {
     // rows an older Kontor left due for inactive webhooks would slow every claim (queue.ts)
-    reconcileParking(db);
+    await reconcileParking(db);
   } catch (error) {
     log(`[kontor] webhook worker: parking the deliveries of inactive webhooks failed: ${(error as Error).message}`);
   }
   const cron = new Cron("* * * * * *", { protect: true }, () => schedulePump());
   // the events feed keeps KONTOR_EVENT_RETENTION_DAYS of events: older ones go at start and hourly
-  const prune = () => {
+  const prune = async () => {
     try {
-      pruneEvents(db, config.eventRetentionDays);
+      await pruneEvents(db, config.eventRetentionDays);
     } catch (error) {
       log(`[kontor] webhook worker: pruning old events failed (the next hour tries again): ${(error as Error).message}`);
     }
   };
   const pruning = new Cron("0 * * * *", { protect: true }, prune);
-  prune();
+  await prune();
   // deliveries queued by any thread of the server (they share the signal's memory)
   const unsubscribe = db.connection.outbox.subscribe(() => schedulePump());
   schedulePump();
@@ -256,9 +274,9 @@ export function startWorker(db: Db, config: Config, options: WorkerOptions = {})
           shutdown.abort();
           await drained;
         }
-        flush();
+        await flush();
         try {
-          releaseLeases(db, workerId);
+          await releaseLeases(db, workerId);
         } catch (error) {
           log(`[kontor] webhook worker: releasing leases failed (they run out by themselves): ${(error as Error).message}`);
         }

@@ -12,7 +12,7 @@ import { newId } from "../../server/lib/time.ts";
 import { createTestEnv, runCli } from "../helpers.ts";
 import { slowListSteps } from "../query-plan.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 type Account = { id: string; code: string; name: string; type: string; parent_id: string | null; is_active: boolean; description: string };
@@ -48,7 +48,7 @@ describe("the seeded chart of accounts", () => {
   });
 
   test("each bank account links to an asset account of its own organisation's chart", async () => {
-    for (const token of [env.token, env.newOrg("Second Chart").token]) {
+    for (const token of [env.token, (await env.newOrg("Second Chart")).token]) {
       const chart = await chartOf(token);
       const banks = await bankAccountsOf(token);
       expect(banks.length).toBeGreaterThanOrEqual(1);
@@ -62,7 +62,7 @@ describe("the seeded chart of accounts", () => {
   });
 
   test("every organisation gets its own chart", async () => {
-    const other = env.newOrg("Own Chart");
+    const other = await env.newOrg("Own Chart");
     const mine = await chartOf();
     const theirs = await chartOf(other.token);
     expect(theirs.map((a) => a.code)).toEqual(mine.map((a) => a.code));
@@ -128,18 +128,18 @@ describe("accounts API (accounting.view)", () => {
 
   test("accounting.view is needed: 403 naming it", async () => {
     const [first] = await chartOf();
-    const token = env.orgToken(["banking.view", "accounting.create"]);
+    const token = await env.orgToken(["banking.view", "accounting.create"]);
     for (const path of ["/api/v1/accounts", `/api/v1/accounts/${first!.id}`]) {
       const r = await env.api("GET", path, undefined, token);
       expect(r.status).toBe(403);
       expect(r.body.message).toContain("accounting.view");
-      expect((await env.api("GET", path, undefined, env.orgToken(["accounting.view"]))).status).toBe(200);
+      expect((await env.api("GET", path, undefined, await env.orgToken(["accounting.view"]))).status).toBe(200);
     }
   });
 
   test("another organisation's account is a 404", async () => {
     const [first] = await chartOf();
-    const other = env.newOrg("Account Intruder");
+    const other = await env.newOrg("Account Intruder");
     const r = await env.api("GET", `/api/v1/accounts/${first!.id}`, undefined, other.token);
     expect(r.status).toBe(404);
     expect(r.body).toEqual({ code: "not_found", message: "Not found." });
@@ -155,8 +155,8 @@ describe("accounts API (accounting.view)", () => {
   });
 });
 
-describe("bank accounts API (banking.view)", () => {
-  const org = env.newOrg("Bank Co");
+describe("bank accounts API (banking.view)", async () => {
+  const org = await env.newOrg("Bank Co");
   let seeded: any;
   const cli = (...args: string[]) => runCli([...args, "--db", env.config.dbPath]);
 
@@ -214,13 +214,13 @@ describe("bank accounts API (banking.view)", () => {
   });
 
   test("banking.view is needed: 403 naming it", async () => {
-    const token = env.orgToken(["accounting.view", "banking.create"], org.org);
+    const token = await env.orgToken(["accounting.view", "banking.create"], org.org);
     for (const path of ["/api/v1/bank-accounts", `/api/v1/bank-accounts/${seeded.id}`]) {
       const r = await env.api("GET", path, undefined, token);
       expect(r.status).toBe(403);
       expect(r.body.message).toContain("banking.view");
     }
-    expect((await env.api("GET", "/api/v1/bank-accounts", undefined, env.orgToken(["banking.view"], org.org))).status).toBe(200);
+    expect((await env.api("GET", "/api/v1/bank-accounts", undefined, await env.orgToken(["banking.view"], org.org))).status).toBe(200);
   });
 
   test("another organisation's bank account is a 404", async () => {
@@ -239,8 +239,8 @@ describe("bank accounts API (banking.view)", () => {
   });
 });
 
-describe("kontor bank-account add (a real process)", () => {
-  const org = env.newOrg("CLI Bank Co", { currency: "CHF", country: "CH" });
+describe("kontor bank-account add (a real process)", async () => {
+  const org = await env.newOrg("CLI Bank Co", { currency: "CHF", country: "CH" });
   const cli = (...args: string[]) => runCli([...args, "--db", env.config.dbPath]);
 
   test("--json: the bank account as the API shows it, with a ledger account of its own under 1100 Bank, audited as cli", async () => {

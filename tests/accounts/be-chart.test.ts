@@ -11,7 +11,7 @@ import { PCMN_ACCOUNTS } from "../../server/accounts/pcmn.ts";
 import { createOrganization, findOrganization } from "../../server/orgs/service.ts";
 import { createTestEnv, runCli, TEST_IBAN } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 const csv = readPcmnCsv();
@@ -40,9 +40,9 @@ const EXTRA_CODES = ["700", "4990", "7510"];
 
 type Account = { id: string; code: string; name: string; type: string; parent_id: string | null; is_active: boolean; description: string; system_account: string | null; balance: string };
 
-function beOrg(name: string, language?: string) {
-  const org = createOrganization(env.db, { name, country: "BE", currency: "EUR", iban: TEST_IBAN, chart: "be", language });
-  return { org, token: env.orgToken(["*"], org) };
+async function beOrg(name: string, language?: string) {
+  const org = await createOrganization(env.db, { name, country: "BE", currency: "EUR", iban: TEST_IBAN, chart: "be", language });
+  return { org, token: await env.orgToken(["*"], org) };
 }
 
 async function chartOf(token: string): Promise<Account[]> {
@@ -60,7 +60,7 @@ describe("kontor org create --chart be (a real process)", () => {
     const r = await runCli(["org", "create", "--name", "Brussels IT", "--chart", "be", "--language", "nl", "--iban", "BE68 5390 0754 7034", "--json", "--db", env.config.dbPath]);
     expect(r.code, r.stderr).toBe(0);
     const org = findOrganization(env.db, JSON.parse(r.stdout).id);
-    const token = env.orgToken(["*"], org);
+    const token = await env.orgToken(["*"], org);
     const shown = await env.api("GET", "/api/v1/organization", undefined, token);
     expect(shown.body.data).toMatchObject({ chart: "be", language: "nl" });
     const chart = await chartOf(token);
@@ -89,8 +89,8 @@ describe("kontor org create --chart be (a real process)", () => {
   });
 });
 
-describe("the be chart as seeded", () => {
-  const { token } = beOrg("Gent Consulting", "nl");
+describe("the be chart as seeded", async () => {
+  const { token } = await beOrg("Gent Consulting", "nl");
 
   test("server/accounts/pcmn.ts is pcmn.csv as scripts/pcmn.ts writes it (run it again when the CSV changes)", () => {
     expect(PCMN_ACCOUNTS.map(([code, nl, fr, en, type, parent]) => ({ code, nl, fr, en, type, parent }))).toEqual(csv);
@@ -161,7 +161,7 @@ describe("the be chart as seeded", () => {
       [undefined, "6100", "Rent"],
       ["fr", "700", "Ventes et prestations de services"],
     ] as const) {
-      const org = beOrg(`Lang ${language} ${code}`, language);
+      const org = await beOrg(`Lang ${language} ${code}`, language);
       const account = (await chartOf(org.token)).find((a) => a.code === code)!;
       expect(account.name, `${language} ${code}`).toBe(name);
     }
@@ -176,7 +176,7 @@ describe("the be chart as seeded", () => {
   });
 
   test("a further bank account gets 550001 under 550, then 550002 (the first, TEST_IBAN, is on 550)", async () => {
-    const org = beOrg("Two Banks");
+    const org = await beOrg("Two Banks");
     for (const [iban, code] of [
       ["NL91ABNA0417164300", "550001"],
       ["DE89370400440532013000", "550002"],
@@ -190,9 +190,9 @@ describe("the be chart as seeded", () => {
   });
 });
 
-describe("postings in a be organisation", () => {
-  const { token } = beOrg("Liège Services", "fr");
-  const api = (method: string, path: string, body?: unknown) => env.api(method, path, body, token);
+describe("postings in a be organisation", async () => {
+  const { token } = await beOrg("Liège Services", "fr");
+  const api = async (method: string, path: string, body?: unknown) => await env.api(method, path, body, token);
   const ok = async (method: string, path: string, body: unknown, status: number) => {
     const r = await api(method, path, body);
     expect(r.status, `${method} ${path}: ${r.text}`).toBe(status);

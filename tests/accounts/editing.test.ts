@@ -12,12 +12,12 @@ import { newId } from "../../server/lib/time.ts";
 import { CLI_ACTOR, createOrganization } from "../../server/orgs/service.ts";
 import { createTestEnv, TEST_IBAN } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 type Account = { id: string; code: string; name: string; type: string; parent_id: string | null; is_active: boolean; description: string; system_account: string | null; balance: string };
 
-const { org, token } = env.newOrg("Chart Editors");
+const { org, token } = await env.newOrg("Chart Editors");
 const api = (method: string, path: string, body?: unknown, as = token) => env.api(method, path, body, as);
 const chart = async (as = token) => (await api("GET", "/api/v1/accounts?per_page=100", undefined, as)).body.data as Account[];
 const byCode = async (code: string, as = token) => (await chart(as)).find((a) => a.code === code)!;
@@ -60,7 +60,7 @@ describe("POST /api/v1/accounts", () => {
   });
 
   test("a parent that does not fit is a 422 naming parent_id: unknown, another organisation's, another type", async () => {
-    const other = env.newOrg("Other Chart");
+    const other = await env.newOrg("Other Chart");
     const theirs = await byCode("6000", other.token);
     const sales = await byCode("4100");
     const assets = await byCode("1000");
@@ -159,7 +159,7 @@ describe("PUT /api/v1/accounts/{id}", () => {
 
   test("a bank account's ledger account, or an expense category's account, is not archived: 409 naming it", async () => {
     // a second bank account: 1111, in the bank role too, so 1110 is not the role's last account
-    const savings = bankAccountService.add({ db: env.db, org, actor: CLI_ACTOR }, { name: "Savings", iban: "NL91ABNA0417164300" });
+    const savings = await bankAccountService.add({ db: env.db, org, actor: CLI_ACTOR }, { name: "Savings", iban: "NL91ABNA0417164300" });
     const bank = await byCode("1110");
     const r = await api("PUT", `/api/v1/accounts/${bank.id}`, { is_active: false });
     expect(r.status).toBe(409);
@@ -168,7 +168,7 @@ describe("PUT /api/v1/accounts/{id}", () => {
     expect(second.system_account).toBe("bank");
     expect((await api("PUT", `/api/v1/accounts/${second.id}`, { is_active: false })).body.message).toContain("NL91ABNA0417164300");
     // once its bank account is deactivated, its ledger account (at zero) may be archived; deleting it stays refused (the bank account still names it)
-    bankAccountService.deactivate({ db: env.db, org, actor: CLI_ACTOR }, bankAccountService.find({ db: env.db, org, actor: CLI_ACTOR }, savings.id));
+    await bankAccountService.deactivate({ db: env.db, org, actor: CLI_ACTOR }, bankAccountService.find({ db: env.db, org, actor: CLI_ACTOR }, savings.id));
     expect((await api("PUT", `/api/v1/accounts/${second.id}`, { is_active: false })).status).toBe(200);
     const d = await api("DELETE", `/api/v1/accounts/${second.id}`);
     expect(d.status).toBe(409);
@@ -252,8 +252,8 @@ describe("DELETE /api/v1/accounts/{id}", () => {
 
 describe("the bank role keeps an account", () => {
   test("the role's last active account is never archived nor deleted, even with no bank account linked to it", async () => {
-    const other = createOrganization(env.db, { name: "Bank Role Co", iban: null });
-    const otherToken = env.orgToken(["*"], other);
+    const other = await createOrganization(env.db, { name: "Bank Role Co", iban: null });
+    const otherToken = await env.orgToken(["*"], other);
     const bankRole = await byCode("1110", otherToken);
     const r = await api("PUT", `/api/v1/accounts/${bankRole.id}`, { is_active: false }, otherToken);
     expect(r.status).toBe(409);
@@ -272,21 +272,21 @@ describe("abilities and isolation", () => {
       ["PUT", `/api/v1/accounts/${office.id}`, { name: "Office" }, "accounting.edit"],
       ["DELETE", `/api/v1/accounts/${office.id}`, undefined, "accounting.delete"],
     ] as const) {
-      const lacking = env.orgToken(["accounting.view", ...["accounting.create", "accounting.edit", "accounting.delete"].filter((a) => a !== ability)], org);
+      const lacking = await env.orgToken(["accounting.view", ...["accounting.create", "accounting.edit", "accounting.delete"].filter((a) => a !== ability)], org);
       const r = await api(method, path, body, lacking);
       expect(r.status, method).toBe(403);
       expect(r.body.message, method).toContain(ability);
     }
     // a member may view the chart, not change it; an accountant may
-    const member = env.userToken("member", undefined, org).token;
+    const member = (await env.userToken("member", undefined, org)).token;
     expect((await api("POST", "/api/v1/accounts", { code: "6402", name: "Member's", type: "expense" }, member)).status).toBe(403);
-    const accountant = env.userToken("accountant", undefined, org).token;
+    const accountant = (await env.userToken("accountant", undefined, org)).token;
     expect((await api("POST", "/api/v1/accounts", { code: "6402", name: "Accountant's", type: "expense" }, accountant)).status).toBe(201);
   });
 
   test("another organisation's account: PUT and DELETE are 404, and nothing changes", async () => {
     const office = await byCode("6400");
-    const intruder = env.newOrg("Chart Intruder").token;
+    const intruder = (await env.newOrg("Chart Intruder")).token;
     expect((await api("PUT", `/api/v1/accounts/${office.id}`, { name: "Mine" }, intruder)).status).toBe(404);
     expect((await api("DELETE", `/api/v1/accounts/${office.id}`, undefined, intruder)).status).toBe(404);
     expect(await byCode("6400")).toEqual(office);

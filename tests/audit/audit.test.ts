@@ -11,7 +11,7 @@ import { findOrganization } from "../../server/orgs/service.ts";
 import { createTestEnv, runCli } from "../helpers.ts";
 import { slowListSteps } from "../query-plan.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 const ok = async (method: string, path: string, body?: unknown, token?: string) => {
@@ -70,7 +70,7 @@ describe("every kind of change is audited with its actor", () => {
   });
 
   test("through a personal token: actor user, the user's id", async () => {
-    const { token, userId } = env.userToken("accountant");
+    const { token, userId } = await env.userToken("accountant");
     const customer = await ok("POST", "/api/v1/customers", { name: "By A User" }, token);
     const expense = await ok("POST", "/api/v1/expenses", { category: "Meals", amount: "3.00", date: "2026-01-02" }, token);
     await ok("POST", `/api/v1/expenses/${expense.id}/approve`, undefined, token);
@@ -128,8 +128,8 @@ describe("every kind of change is audited with its actor", () => {
   });
 });
 
-describe("GET /api/v1/audit-log", () => {
-  const org = env.newOrg("Audit List Co");
+describe("GET /api/v1/audit-log", async () => {
+  const org = await env.newOrg("Audit List Co");
   const list = (query = "", token = org.token) => env.api("GET", `/api/v1/audit-log${query}`, undefined, token);
   const ids: Record<string, string> = {};
 
@@ -180,7 +180,7 @@ describe("GET /api/v1/audit-log", () => {
   });
 
   test("only the organisation's own entries", async () => {
-    const other = env.newOrg("Audit Neighbour");
+    const other = await env.newOrg("Audit Neighbour");
     // a new organisation's log: its creation and its first token, both by the CLI actor
     const theirs = (await list("?per_page=100", other.token)).body.data;
     expect(theirs.map((e: any) => [e.action, e.actor.type])).toEqual([
@@ -192,13 +192,13 @@ describe("GET /api/v1/audit-log", () => {
   });
 
   test("organization.view-audit-log is needed: 403 naming it (viewers and members lack it)", async () => {
-    for (const token of [env.orgToken(["organization.view", "contacts.view"], org.org), env.userToken("viewer", undefined, org.org).token, env.userToken("member", undefined, org.org).token]) {
+    for (const token of [await env.orgToken(["organization.view", "contacts.view"], org.org), (await env.userToken("viewer", undefined, org.org)).token, (await env.userToken("member", undefined, org.org)).token]) {
       const r = await list("", token);
       expect(r.status).toBe(403);
       expect(r.body.message).toContain("organization.view-audit-log");
     }
-    expect((await list("", env.orgToken(["organization.view-audit-log"], org.org))).status).toBe(200);
-    expect((await list("", env.userToken("accountant", undefined, org.org).token)).status).toBe(200);
+    expect((await list("", await env.orgToken(["organization.view-audit-log"], org.org))).status).toBe(200);
+    expect((await list("", (await env.userToken("accountant", undefined, org.org)).token)).status).toBe(200);
   });
 
   test("list queries read through indexes in list order (EXPLAIN QUERY PLAN)", async () => {
@@ -234,8 +234,8 @@ describe("entries are never updated or deleted", () => {
     expect(env.db.select().from(auditLog).where(eq(auditLog.id, entry!.id)).get()).toEqual(entry);
   });
 
-  test("erasing a whole organisation still takes its entries with it", () => {
-    const gone = env.newOrg("Erased Org");
+  test("erasing a whole organisation still takes its entries with it", async () => {
+    const gone = await env.newOrg("Erased Org");
     expect(env.db.select().from(auditLog).where(eq(auditLog.organizationId, gone.org.id)).all().length).toBeGreaterThan(0);
     env.db.delete(organizations).where(eq(organizations.id, gone.org.id)).run();
     expect(env.db.select().from(auditLog).where(eq(auditLog.organizationId, gone.org.id)).all()).toEqual([]);

@@ -10,7 +10,7 @@ import { CLI_ACTOR, findUser, removeUser, setApiAccess, setUserRole } from "../.
 import { WEBHOOK_EVENTS } from "../../server/changes/events.ts";
 import { createTestEnv } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 describe("401", () => {
@@ -58,7 +58,7 @@ describe("secrets", () => {
   });
 
   test("last_used_at is recorded", async () => {
-    const token = env.orgToken(["contacts.view"]);
+    const token = await env.orgToken(["contacts.view"]);
     const id = token.split("|")[0]!;
     expect(env.db.select().from(apiTokens).where(eq(apiTokens.id, id)).get()!.lastUsedAt).toBeNull();
     expect((await env.api("GET", "/api/v1/customers", undefined, token)).status).toBe(200);
@@ -68,7 +68,7 @@ describe("secrets", () => {
 
 describe("a resolved token is remembered only while nothing commits", () => {
   test("a revocation by another connection (the CLI) counts from the next request", async () => {
-    const token = env.orgToken(["contacts.view"]);
+    const token = await env.orgToken(["contacts.view"]);
     const id = token.split("|")[0]!;
     expect((await env.api("GET", "/api/v1/customers", undefined, token)).status).toBe(200);
     expect((await env.api("GET", "/api/v1/customers", undefined, token)).status).toBe(200);
@@ -82,7 +82,7 @@ describe("a resolved token is remembered only while nothing commits", () => {
   });
 
   test("abilities changed by another connection count from the next request", async () => {
-    const token = env.orgToken(["contacts.view"]);
+    const token = await env.orgToken(["contacts.view"]);
     expect((await env.api("POST", "/api/v1/customers", { name: "Not yet" }, token)).status).toBe(403);
     const cli = openDatabase(env.config.dbPath);
     try {
@@ -94,7 +94,7 @@ describe("a resolved token is remembered only while nothing commits", () => {
   });
 
   test("expiry is checked on every request, also with nothing committed in between", async () => {
-    const token = env.orgToken(["contacts.view"]);
+    const token = await env.orgToken(["contacts.view"]);
     const expiresAt = new Date(Date.now() + 1500).toISOString().replace("Z", "000Z");
     env.db.update(apiTokens).set({ expiresAt }).where(eq(apiTokens.id, token.split("|")[0]!)).run();
     expect((await env.api("GET", "/api/v1/customers", undefined, token)).status).toBe(200);
@@ -103,7 +103,7 @@ describe("a resolved token is remembered only while nothing commits", () => {
   });
 
   test("the right id with a wrong secret is refused even after the right secret was seen", async () => {
-    const token = env.orgToken(["contacts.view"]);
+    const token = await env.orgToken(["contacts.view"]);
     expect((await env.api("GET", "/api/v1/customers", undefined, token)).status).toBe(200);
     const [id, secret] = token.split("|") as [string, string];
     const wrong = `${id}|${secret.slice(0, -1)}${secret.endsWith("A") ? "B" : "A"}`;
@@ -113,7 +113,7 @@ describe("a resolved token is remembered only while nothing commits", () => {
 
 describe("403", () => {
   test("a missing ability is named", async () => {
-    const token = env.orgToken(["contacts.view"]);
+    const token = await env.orgToken(["contacts.view"]);
     const r = await env.api("POST", "/api/v1/customers", { name: "X" }, token);
     expect(r.status).toBe(403);
     expect(r.body.message).toContain("contacts.create");
@@ -121,21 +121,21 @@ describe("403", () => {
   });
 
   test("an organisation without api_access", async () => {
-    const other = env.newOrg("No access");
-    setApiAccess(env.db, other.org, false, CLI_ACTOR);
+    const other = await env.newOrg("No access");
+    await setApiAccess(env.db, other.org, false, CLI_ACTOR);
     const r = await env.api("GET", "/api/v1/customers", undefined, other.token);
     expect(r.status).toBe(403);
     expect(r.body.message).toContain("API access");
     // meta endpoints too: every token route is behind api_access
     expect((await env.api("GET", "/api/v1/meta/abilities", undefined, other.token)).status).toBe(403);
-    setApiAccess(env.db, other.org, true, CLI_ACTOR);
+    await setApiAccess(env.db, other.org, true, CLI_ACTOR);
     expect((await env.api("GET", "/api/v1/customers", undefined, other.token)).status).toBe(200);
   });
 });
 
 describe("roles and personal tokens", () => {
   test("a personal token's abilities are its own ∩ its user's role", async () => {
-    const { token } = env.userToken("viewer", ["contacts.view", "contacts.create"]);
+    const { token } = await env.userToken("viewer", ["contacts.view", "contacts.create"]);
     expect((await env.api("GET", "/api/v1/customers", undefined, token)).status).toBe(200);
     const r = await env.api("POST", "/api/v1/customers", { name: "Nope" }, token);
     expect(r.status).toBe(403);
@@ -143,25 +143,25 @@ describe("roles and personal tokens", () => {
   });
 
   test("member: views plus create/edit of contacts, invoicing, expenses; no delete", async () => {
-    const { token } = env.userToken("member");
+    const { token } = await env.userToken("member");
     const created = await env.api("POST", "/api/v1/customers", { name: "By member" }, token);
     expect(created.status).toBe(201);
     expect((await env.api("DELETE", `/api/v1/customers/${created.body.data.id}`, undefined, token)).status).toBe(403);
   });
 
   test("a demoted user's token loses power at once", async () => {
-    const { token, userId } = env.userToken("admin");
+    const { token, userId } = await env.userToken("admin");
     expect((await env.api("POST", "/api/v1/customers", { name: "Before" }, token)).status).toBe(201);
-    setUserRole(env.db, findUser(env.db, userId), "viewer", CLI_ACTOR);
+    await setUserRole(env.db, findUser(env.db, userId), "viewer", CLI_ACTOR);
     expect((await env.api("POST", "/api/v1/customers", { name: "After" }, token)).status).toBe(403);
     expect((await env.api("GET", "/api/v1/customers", undefined, token)).status).toBe(200);
   });
 
   test("removing a user ends its personal tokens but not the organisation tokens it created", async () => {
-    const { token: personal, userId } = env.userToken("owner");
+    const { token: personal, userId } = await env.userToken("owner");
     const minted = await env.api("POST", "/api/v1/org-tokens", { name: "integration", abilities: ["contacts.view"] }, personal);
     expect(minted.status).toBe(201);
-    removeUser(env.db, findUser(env.db, userId), CLI_ACTOR);
+    await removeUser(env.db, findUser(env.db, userId), CLI_ACTOR);
     expect((await env.api("GET", "/api/v1/customers", undefined, personal)).status).toBe(401);
     expect((await env.api("GET", "/api/v1/customers", undefined, minted.body.token)).status).toBe(200);
   });
@@ -169,7 +169,7 @@ describe("roles and personal tokens", () => {
 
 describe("personal tokens: /api/v1/tokens", () => {
   test("create, list without secrets, use, revoke", async () => {
-    const { token } = env.userToken("accountant");
+    const { token } = await env.userToken("accountant");
     const r = await env.api("POST", "/api/v1/tokens", { name: "laptop", abilities: ["contacts.view"], expires_in_days: 30 }, token);
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ name: "laptop", type: "personal", abilities: ["contacts.view"] });
@@ -195,7 +195,7 @@ describe("personal tokens: /api/v1/tokens", () => {
   });
 
   test("omitted abilities: everything the caller holds", async () => {
-    const { token } = env.userToken("viewer");
+    const { token } = await env.userToken("viewer");
     const r = await env.api("POST", "/api/v1/tokens", { name: "all" }, token);
     expect(r.status).toBe(201);
     expect(r.body.abilities.every((a: string) => a.endsWith(".view"))).toBe(true);
@@ -207,14 +207,14 @@ describe("personal tokens: /api/v1/tokens", () => {
   });
 
   test("* on a personal token is a 422", async () => {
-    const { token } = env.userToken("owner");
+    const { token } = await env.userToken("owner");
     const r = await env.api("POST", "/api/v1/tokens", { name: "x", abilities: ["*"] }, token);
     expect(r.status).toBe(422);
     expect(r.body.errors.abilities[0]).toContain("*");
   });
 
   test("no token can mint more power than its own: 422 naming the excess", async () => {
-    const { token } = env.userToken("viewer");
+    const { token } = await env.userToken("viewer");
     const r = await env.api("POST", "/api/v1/tokens", { name: "x", abilities: ["contacts.view", "invoicing.create", "expenses.approve"] }, token);
     expect(r.status).toBe(422);
     expect(r.body.errors.abilities[0]).toContain("invoicing.create");
@@ -223,7 +223,7 @@ describe("personal tokens: /api/v1/tokens", () => {
   });
 
   test("validation: name, unknown abilities, expires_in_days bounds, unknown fields", async () => {
-    const { token } = env.userToken("owner");
+    const { token } = await env.userToken("owner");
     const bad = [
       [{}, "name"],
       [{ name: "" }, "name"],
@@ -246,7 +246,7 @@ describe("personal tokens: /api/v1/tokens", () => {
   });
 
   test("an expired token is a 401", async () => {
-    const { token } = env.userToken("owner");
+    const { token } = await env.userToken("owner");
     const r = await env.api("POST", "/api/v1/tokens", { name: "short", expires_in_days: 1 }, token);
     const id = r.body.id;
     env.db.update(apiTokens).set({ expiresAt: "2020-01-01T00:00:00.000000Z" }).where(eq(apiTokens.id, id)).run();
@@ -254,8 +254,8 @@ describe("personal tokens: /api/v1/tokens", () => {
   });
 
   test("a user cannot revoke another user's personal token", async () => {
-    const a = env.userToken("owner");
-    const b = env.userToken("owner");
+    const a = await env.userToken("owner");
+    const b = await env.userToken("owner");
     const minted = await env.api("POST", "/api/v1/tokens", { name: "a's" }, a.token);
     expect((await env.api("DELETE", `/api/v1/tokens/${minted.body.id}`, undefined, b.token)).status).toBe(404);
     expect((await env.api("GET", "/api/v1/tokens", undefined, b.token)).body.data.map((t: any) => t.id)).not.toContain(minted.body.id);
@@ -264,7 +264,7 @@ describe("personal tokens: /api/v1/tokens", () => {
 
 describe("organisation tokens: /api/v1/org-tokens", () => {
   test("an owner's personal token can mint within its own power", async () => {
-    const { token } = env.userToken("owner");
+    const { token } = await env.userToken("owner");
     const r = await env.api("POST", "/api/v1/org-tokens", { name: "erp", abilities: ["invoicing.view"] }, token);
     expect(r.status).toBe(201);
     expect(r.body.type).toBe("organization");
@@ -276,14 +276,14 @@ describe("organisation tokens: /api/v1/org-tokens", () => {
   });
 
   test("accountants and admins without manage-users cannot mint organisation tokens", async () => {
-    const { token } = env.userToken("accountant");
+    const { token } = await env.userToken("accountant");
     expect((await env.api("POST", "/api/v1/org-tokens", { name: "x", abilities: ["contacts.view"] }, token)).status).toBe(403);
-    const admin = env.userToken("admin", ["contacts.view"]);
+    const admin = await env.userToken("admin", ["contacts.view"]);
     expect((await env.api("POST", "/api/v1/org-tokens", { name: "x", abilities: ["contacts.view"] }, admin.token)).status).toBe(403);
   });
 
   test("only an organisation token with * may mint organisation tokens", async () => {
-    const limited = env.orgToken([...ABILITIES]);
+    const limited = await env.orgToken([...ABILITIES]);
     expect((await env.api("POST", "/api/v1/org-tokens", { name: "x", abilities: ["contacts.view"] }, limited)).status).toBe(403);
     const r = await env.api("POST", "/api/v1/org-tokens", { name: "x", abilities: ["contacts.view"] });
     expect(r.status).toBe(201);
@@ -295,7 +295,7 @@ describe("organisation tokens: /api/v1/org-tokens", () => {
   });
 
   test("another organisation's token ids are 404", async () => {
-    const other = env.newOrg();
+    const other = await env.newOrg();
     const r = await env.api("POST", "/api/v1/org-tokens", { name: "theirs", abilities: ["contacts.view"] }, other.token);
     expect((await env.api("DELETE", `/api/v1/org-tokens/${r.body.id}`)).status).toBe(404);
     expect((await env.api("GET", "/api/v1/customers", undefined, r.body.token)).status).toBe(200);
@@ -304,7 +304,7 @@ describe("organisation tokens: /api/v1/org-tokens", () => {
 
 describe("meta", () => {
   test("abilities and webhook events", async () => {
-    const token = env.orgToken(["contacts.view"]);
+    const token = await env.orgToken(["contacts.view"]);
     const abilities = await env.api("GET", "/api/v1/meta/abilities", undefined, token);
     expect(abilities.body.data).toContain("invoicing.finalize");
     expect(abilities.body.data).toContain("organization.view-audit-log");
@@ -322,7 +322,7 @@ describe("tokens minted by tokens", () => {
   const rowOf = (id: string) => env.db.select().from(apiTokens).where(eq(apiTokens.id, id)).get()!;
   /** An organisation token with `*` made by an owner's personal token, and that owner. */
   async function ownedStarToken(body: Record<string, unknown> = {}) {
-    const owner = env.userToken("owner");
+    const owner = await env.userToken("owner");
     const r = await env.api("POST", "/api/v1/org-tokens", { name: "star", abilities: ["*"], ...body }, owner.token);
     expect(r.status, r.text).toBe(201);
     return { owner, star: r.body as { id: string; token: string; expires_at: string | null } };
@@ -349,7 +349,7 @@ describe("tokens minted by tokens", () => {
     expect(shorter.expires_at! < long.star.expires_at!).toBe(true);
 
     // personal tokens minting personal tokens: the same rule
-    const { token } = env.userToken("accountant");
+    const { token } = await env.userToken("accountant");
     const parent = await env.api("POST", "/api/v1/tokens", { name: "week", expires_in_days: 7 }, token);
     const child = await env.api("POST", "/api/v1/tokens", { name: "forever" }, parent.body.token);
     expect(child.status).toBe(201);
@@ -361,7 +361,7 @@ describe("tokens minted by tokens", () => {
   test("lists show created_by: the user behind it and the token that minted it", async () => {
     const { owner, star } = await ownedStarToken();
     const child = await mintOrg(star.token);
-    const cliMade = idOf(env.orgToken(["contacts.view"]));
+    const cliMade = idOf(await env.orgToken(["contacts.view"]));
     const list = await env.api("GET", "/api/v1/org-tokens?per_page=100");
     const byId = new Map(list.body.data.map((t: any) => [t.id, t.created_by]));
     expect(byId.get(star.id)).toEqual({ user_id: owner.userId, token_id: idOf(owner.token) });
@@ -405,7 +405,7 @@ describe("tokens minted by tokens", () => {
   test("a personal token's cascade reaches the organisation tokens it minted", async () => {
     const { owner, star } = await ownedStarToken();
     const personal = await env.api("POST", "/api/v1/tokens", { name: "laptop" }, owner.token);
-    const other = env.userToken("owner");
+    const other = await env.userToken("owner");
     // the cascade starts only from one's own token
     expect((await env.api("DELETE", `/api/v1/tokens/${idOf(owner.token)}?cascade=true`, undefined, other.token)).status).toBe(404);
     expect((await env.api("DELETE", `/api/v1/tokens/${idOf(owner.token)}?cascade=true`, undefined, owner.token)).status).toBe(204);
@@ -443,8 +443,8 @@ describe("tokens minted by tokens", () => {
 });
 
 describe("migration 0012: existing tokens learn who minted them", () => {
-  test("the minting organisation token comes from the audit log; children inherit its user and expiry", () => {
-    const scratch = createTestEnv();
+  test("the minting organisation token comes from the audit log; children inherit its user and expiry", async () => {
+    const scratch = await createTestEnv();
     let db: Db | null = null;
     try {
       // a database as it was before 0012: migrations up to 0011, with tokens minted the old way

@@ -21,10 +21,10 @@ import { backfillOpeningBalances } from "../../server/ledger/backfill.ts";
 import { newId, nowIso } from "../../server/lib/time.ts";
 import { CLI_ACTOR } from "../../server/orgs/service.ts";
 import { listVatRates } from "../../server/vat-rates/service.ts";
-import { createTestEnv } from "../helpers.ts";
+import { createTestEnv, asTx } from "../helpers.ts";
 import { databaseBefore, upgradedApp } from "../upgrade-copy.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 const WALK_A = readFileSync(join(import.meta.dir, "fixtures", "walk-a.camt053.xml"), "utf8");
@@ -54,10 +54,10 @@ type Walk = {
  * structured reference); and the savings account.
  */
 async function walk(name: string): Promise<Walk> {
-  const { org, token } = env.newOrg(name, { country: "BE", currency: "EUR" });
+  const { org, token } = await env.newOrg(name, { country: "BE", currency: "EUR" });
   const a = (await env.api("GET", "/api/v1/bank-accounts", undefined, token)).body.data.find((x: any) => x.iban === A).id;
-  const b = bankAccountService.add({ db: env.db, org, actor: CLI_ACTOR }, { name: "Savings", iban: B }).id;
-  const rate21 = listVatRates(env.db, org.id).find((r) => r.rateBp === 2100)!;
+  const b = (await bankAccountService.add({ db: env.db, org, actor: CLI_ACTOR }, { name: "Savings", iban: B })).id;
+  const rate21 = listVatRates(asTx(env.db), org.id).find((r) => r.rateBp === 2100)!;
   const customer = (await env.api("POST", "/api/v1/customers", { name: "Brasserie De Kroon BV" }, token)).body.data;
   const issue = async (price: string, reference: string) => {
     const created = await env.api("POST", "/api/v1/invoices", { customer_id: customer.id, issue_date: "2026-03-02", lines: [{ description: "Beer", quantity: "1", unit_price: price, vat_rate_id: rate21.id }] }, token);
@@ -170,7 +170,7 @@ describe("a Belgian user's first month, line by line", () => {
   });
 
   test("the fee is booked to bank charges with 21 % VAT, the interest to other income; the ledger balance is the bank's", async () => {
-    const rate21 = listVatRates(env.db, w.org.id).find((r) => r.rateBp === 2100)!;
+    const rate21 = listVatRates(asTx(env.db), w.org.id).find((r) => r.rateBp === 2100)!;
     const fee = await act(w, line(a, "1010002").id, "book", { account_id: w.code("6900"), vat_rate_id: rate21.id });
     expect(fee.status, fee.text).toBe(200);
     expect(fee.body.data).toMatchObject({ status: "booked", booked_account_id: w.code("6900"), vat_rate_id: rate21.id });
@@ -246,11 +246,11 @@ describe("a Belgian user's first month, line by line", () => {
     await refused({ account_id: w.accountA }, "account_id", "own bank account");
     await refused({ account_id: "0190a0a0-0000-7000-8000-000000000000" }, "account_id", "invalid");
     await refused({ account_id: w.code("6900"), vat_rate_id: "0190a0a0-0000-7000-8000-000000000000" }, "vat_rate_id", "invalid");
-    const rate21 = listVatRates(env.db, w.org.id).find((r) => r.rateBp === 2100)!;
+    const rate21 = listVatRates(asTx(env.db), w.org.id).find((r) => r.rateBp === 2100)!;
     await refused({ account_id: w.accountB, vat_rate_id: rate21.id }, "vat_rate_id", "no VAT");
-    const other = env.newOrg("Someone else");
+    const other = await env.newOrg("Someone else");
     expect((await env.api("POST", `/api/v1/bank-transactions/${fee.id}/book`, { account_id: w.code("6900") }, other.token)).status).toBe(404);
-    expect((await env.api("POST", `/api/v1/bank-transactions/${fee.id}/book`, { account_id: w.code("6900") }, env.orgToken(["banking.view"], w.org))).status).toBe(403);
+    expect((await env.api("POST", `/api/v1/bank-transactions/${fee.id}/book`, { account_id: w.code("6900") }, await env.orgToken(["banking.view"], w.org))).status).toBe(403);
     // the unbooked fee is back in suspense (debited: money out): the bank account holds the bank's balance all along
     expect(balanceOf(w, w.accountA)).toBe(447077);
     expect(balanceOf(w, w.code("1900"))).toBe(1573);
@@ -324,7 +324,7 @@ describe("a payment recorded by hand before the first statement", () => {
     const a = (await importFile(w, WALK_A, w.a)).body.data;
     expect(line(a, "1010001")).toMatchObject({ status: "unmatched", payment_id: null });
     // the fee and the interest booked: the ledger is the bank's closing balance, the line left unmatched (+1210.00) in suspense
-    const rate21 = listVatRates(env.db, w.org.id).find((r) => r.rateBp === 2100)!;
+    const rate21 = listVatRates(asTx(env.db), w.org.id).find((r) => r.rateBp === 2100)!;
     expect((await act(w, line(a, "1010002").id, "book", { account_id: w.code("6900"), vat_rate_id: rate21.id })).status).toBe(200);
     expect((await act(w, line(a, "1010007").id, "book", { account_id: w.code("4900") })).status).toBe(200);
     expect(balanceOf(w, w.accountA)).toBe(447077);
@@ -336,7 +336,7 @@ describe("VAT follows the account booked to", () => {
   test("a refunded bank fee (money in, to bank charges) reduces input VAT; interest to other income at a rate is output VAT", async () => {
     const w = await walk("Brouwerij VAT");
     const a = (await importFile(w, WALK_A, w.a)).body.data;
-    const rate21 = listVatRates(env.db, w.org.id).find((r) => r.rateBp === 2100)!;
+    const rate21 = listVatRates(asTx(env.db), w.org.id).find((r) => r.rateBp === 2100)!;
     // the interest line (2.50, money in) booked as if a fee came back: 2.07 + 0.43 VAT, credited to 6900 and 1400
     const back = await act(w, line(a, "1010007").id, "book", { account_id: w.code("6900"), vat_rate_id: rate21.id });
     const entry = await get(w, `/api/v1/journal-entries/${back.body.data.journal_entry_id}`);
@@ -369,7 +369,7 @@ describe("the opening balance of databases that imported statements before", () 
     const entries = () => upgraded.select().from(journalEntries).where(and(eq(journalEntries.organizationId, w.org.id), eq(journalEntries.sourceType, "bank_statement"))).all();
     expect(entries().map((e) => e.date)).toEqual(["2026-03-31"]);
     // run again: the books already hold the bank's opening balance, nothing is added
-    upgraded.connection.transactions.run("immediate", () => backfillOpeningBalances(upgraded));
+    await upgraded.connection.transactions.run("immediate", () => backfillOpeningBalances(asTx(upgraded)));
     expect(entries()).toHaveLength(1);
     upgraded.$client.close();
     rmSync(dir, { recursive: true, force: true });

@@ -11,7 +11,7 @@ import { and, eq } from "drizzle-orm";
 import { journalEntries, journalLines, suppliers } from "../../db/schema.ts";
 import { createTestEnv } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 const EXAMPLES = join(import.meta.dir, "..", "einvoicing", "examples");
@@ -53,7 +53,7 @@ describe("every example imports with the right totals", () => {
   for (const [file, [amount, vat, documentType, currency]] of Object.entries(EXPECTED)) {
     test(file, async () => {
       // one organisation per file: several examples are the same supplier's "Snippet1"
-      const { token } = env.newOrg(`Import ${file}`, { country: "BE", currency: "EUR" });
+      const { token } = await env.newOrg(`Import ${file}`, { country: "BE", currency: "EUR" });
       const bytes = exampleBytes(file);
       const r = await importXml(bytes, token);
       expect(r.status, r.text).toBe(201);
@@ -72,7 +72,7 @@ describe("every example imports with the right totals", () => {
 
 describe("the supplier, the 409 and the refusals", () => {
   test("created with the document's name, VAT number, Peppol id and address; then matched by VAT number", async () => {
-    const { token, org } = env.newOrg("Supplier matching");
+    const { token, org } = await env.newOrg("Supplier matching");
     const first = await importXml(exampleBytes("peppol/base-example.xml"), token);
     expect(first.status).toBe(201);
     const supplier = env.db.select().from(suppliers).where(eq(suppliers.id, first.body.data.supplier_id)).get()!;
@@ -85,7 +85,7 @@ describe("the supplier, the 409 and the refusals", () => {
   });
 
   test("the same supplier invoice twice is a 409 naming the expense", async () => {
-    const { token } = env.newOrg("Twice");
+    const { token } = await env.newOrg("Twice");
     const first = await importXml(exampleBytes("cen/guide-example1.xml"), token);
     const second = await importXml(exampleBytes("cen/guide-example1.xml"), token);
     expect(second.status).toBe(409);
@@ -115,10 +115,10 @@ describe("the supplier, the 409 and the refusals", () => {
   });
 
   test("expenses.create is needed; another organisation's document is a 404", async () => {
-    const viewer = env.orgToken(["expenses.view"]);
+    const viewer = await env.orgToken(["expenses.view"]);
     expect((await importXml(exampleBytes("peppol/vat-category-Z.xml"), viewer)).status).toBe(403);
     const mine = await importXml(exampleBytes("peppol/vat-category-Z.xml"));
-    const other = env.newOrg("Other org");
+    const other = await env.newOrg("Other org");
     expect((await env.request("GET", `/api/v1/expenses/${mine.body.data.id}/document`, { token: other.token })).status).toBe(404);
     const byHand = await env.api("POST", "/api/v1/expenses", { category: "Travel", amount: "1.00", date: "2026-01-01" });
     expect(byHand.body.data.document_url).toBeNull();
@@ -128,7 +128,7 @@ describe("the supplier, the 409 and the refusals", () => {
 
 describe("approval posts per VAT rate", () => {
   test("two rates: one base and VAT pair each; payables the total", async () => {
-    const { token, org } = env.newOrg("Rates");
+    const { token, org } = await env.newOrg("Rates");
     const r = await importXml(exampleBytes("peppol/Vat-category-S.xml"), token, "?category=Office");
     expect(r.body.data.category).toBe("Office");
     expect((await env.request("POST", `/api/v1/expenses/${r.body.data.id}/approve`, { token })).status).toBe(200);
@@ -148,7 +148,7 @@ describe("approval posts per VAT rate", () => {
   });
 
   test("a supplier's credit note posts the reverse: payables debited", async () => {
-    const { token, org } = env.newOrg("Credit");
+    const { token, org } = await env.newOrg("Credit");
     const r = await importXml(exampleBytes("peppol/base-creditnote-correction.xml"), token);
     expect((await env.request("POST", `/api/v1/expenses/${r.body.data.id}/approve`, { token })).status).toBe(200);
     const entry = env.db.select().from(journalEntries).where(and(eq(journalEntries.organizationId, org.id), eq(journalEntries.sourceId, r.body.data.id))).get()!;

@@ -8,7 +8,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { createTestEnv } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 function camt(iban: string, id: string, date: string, amount: string): string {
@@ -16,7 +16,7 @@ function camt(iban: string, id: string, date: string, amount: string): string {
 }
 
 async function setup(name: string) {
-  const { token } = env.newOrg(name, { country: "BE" });
+  const { token } = await env.newOrg(name, { country: "BE" });
   const api = (method: string, path: string, body?: unknown) => env.api(method, path, body, token);
   expect((await api("PUT", "/api/v1/organization", { vat_number: "BE0477472701" })).status).toBe(200);
   const rates = (await api("GET", "/api/v1/vat-rates")).body.data as { id: string; category: string; rate: string }[];

@@ -19,7 +19,7 @@ import { CLI_ACTOR } from "../../server/orgs/service.ts";
 import { createTestEnv } from "../helpers.ts";
 import { STATEMENT_1, STATEMENT_2 } from "../inbound/expected-statements.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 const INBOUND = join(import.meta.dir, "..", "inbound");
@@ -32,9 +32,9 @@ const C = "NL91ABNA0417164300";
 
 type Org = { org: Organization; token: string; a: string; b: string };
 async function twoAccounts(name: string): Promise<Org> {
-  const { org, token } = env.newOrg(name, { country: "BE", currency: "EUR" });
+  const { org, token } = await env.newOrg(name, { country: "BE", currency: "EUR" });
   const a = (await env.api("GET", "/api/v1/bank-accounts", undefined, token)).body.data.find((x: any) => x.iban === A).id;
-  const b = bankAccountService.add({ db: env.db, org, actor: CLI_ACTOR }, { name: "Belfius", iban: B }).id;
+  const b = (await bankAccountService.add({ db: env.db, org, actor: CLI_ACTOR }, { name: "Belfius", iban: B })).id;
   return { org, token, a, b };
 }
 
@@ -177,8 +177,8 @@ describe("a camt.053 file with several statements", () => {
 
 describe("a parser's multi-statement sample (genkgo/camt, tests/banking/fixtures/genkgo-camt)", () => {
   test("two statements of one account and day import in the file's order, one chaining on the other", async () => {
-    const { org, token } = env.newOrg("Genkgo sample", { country: "NL", currency: "EUR" });
-    const bankId = bankAccountService.add({ db: env.db, org, actor: CLI_ACTOR }, { name: "Vayb", iban: "NL26VAYB8060476890" }).id;
+    const { org, token } = await env.newOrg("Genkgo sample", { country: "NL", currency: "EUR" });
+    const bankId = (await bankAccountService.add({ db: env.db, org, actor: CLI_ACTOR }, { name: "Vayb", iban: "NL26VAYB8060476890" })).id;
     const file = readFileSync(join(import.meta.dir, "fixtures", "genkgo-camt", "camt053.v2.multi.statement.xml"));
     const o = { org, token, a: bankId, b: bankId };
     const r = await upload(o, file, "application/xml");

@@ -16,10 +16,10 @@ import { bankAccountService } from "../../server/bank-accounts/service.ts";
 import type { Organization } from "../../server/lib/scope.ts";
 import { CLI_ACTOR } from "../../server/orgs/service.ts";
 import { listVatRates } from "../../server/vat-rates/service.ts";
-import { createTestEnv } from "../helpers.ts";
+import { createTestEnv, asTx } from "../helpers.ts";
 import { slowListSteps } from "../query-plan.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 const FIXTURES = join(import.meta.dir, "..", "inbound", "fixtures");
@@ -34,10 +34,10 @@ type Books = { org: Organization; token: string; bankId: string; invoiceIds: str
 
 /** An organisation with the fixtures' bank account and three finalized invoices (1210.00, 605.00, 726.00) carrying the fixtures' references. */
 async function books(name: string): Promise<Books> {
-  const { org, token } = env.newOrg(name, { country: "BE", currency: "EUR" });
+  const { org, token } = await env.newOrg(name, { country: "BE", currency: "EUR" });
   // the seeded bank account has the fixtures' IBAN
   const bank = (await env.api("GET", "/api/v1/bank-accounts", undefined, token)).body.data.find((a: any) => a.iban === IBAN);
-  const rate21 = listVatRates(env.db, org.id).find((r) => r.rateBp === 2100)!;
+  const rate21 = listVatRates(asTx(env.db), org.id).find((r) => r.rateBp === 2100)!;
   const customer = await env.api("POST", "/api/v1/customers", { name: "Brasserie De Kroon BV" }, token);
   const invoiceIds: string[] = [];
   for (const [i, price] of ["1000.00", "500.00", "600.00"].entries()) {
@@ -191,13 +191,13 @@ describe("the statement's account and balance chain", () => {
 
   test("another account's statement: 422 naming both IBANs; an unknown bank account: 404; banking.import needed", async () => {
     const b = await books("Other IBAN");
-    const other = bankAccountService.add({ db: env.db, org: b.org, actor: CLI_ACTOR }, { name: "Belfius", iban: "BE68539007547034" });
+    const other = await bankAccountService.add({ db: env.db, org: b.org, actor: CLI_ACTOR }, { name: "Belfius", iban: "BE68539007547034" });
     const r = await importStatement(b, "statement-1.camt053.xml", b.token, other.id);
     expect(r.status).toBe(422);
     expect(r.body.errors.iban[0]).toContain(IBAN);
     expect((await importStatement(b, "statement-1.camt053.xml", b.token, "0190a0a0-0000-7000-8000-000000000000")).status).toBe(404);
-    expect((await importStatement(b, "statement-1.camt053.xml", env.orgToken(["banking.view"], b.org))).status).toBe(403);
-    expect((await importStatement(b, "statement-1.camt053.xml", env.orgToken(["banking.import"], b.org))).status).toBe(201);
+    expect((await importStatement(b, "statement-1.camt053.xml", await env.orgToken(["banking.view"], b.org))).status).toBe(403);
+    expect((await importStatement(b, "statement-1.camt053.xml", await env.orgToken(["banking.import"], b.org))).status).toBe(201);
   });
 
   test("a statement file as JSON is a 415; the JSON routes still refuse XML", async () => {
@@ -211,7 +211,7 @@ describe("reconciliation by hand, and never twice for the same money", () => {
   test("an invoice paid by hand through another account: the imported line takes that payment over; no second payment", async () => {
     const b = await books("Paid by hand");
     // recorded by hand through another account, before the statement came in
-    const other = bankAccountService.add({ db: env.db, org: b.org, actor: CLI_ACTOR }, { name: "Belfius", iban: "BE68539007547034" });
+    const other = await bankAccountService.add({ db: env.db, org: b.org, actor: CLI_ACTOR }, { name: "Belfius", iban: "BE68539007547034" });
     const hand = await env.api("POST", `/api/v1/invoices/${b.invoiceIds[0]}/record-payment`, { amount: "1210.00", payment_date: "2026-03-01", bank_account_id: other.id }, b.token);
     expect(hand.status).toBe(201);
     const handPaymentId = hand.body.data.payments[0].id;
@@ -262,8 +262,8 @@ describe("reconciliation by hand, and never twice for the same money", () => {
     expect(events().filter((e) => e === "bank_transaction.imported")).toHaveLength(5);
     expect(events().filter((e) => e === "bank_transaction.matched")).toHaveLength(3);
 
-    const reconcile = env.orgToken(["banking.reconcile", "banking.view"], b.org);
-    expect((await env.api("POST", `/api/v1/bank-transactions/${debit.id}/match`, { expense_id: printer.body.data.id }, env.orgToken(["banking.view"], b.org))).status).toBe(403);
+    const reconcile = await env.orgToken(["banking.reconcile", "banking.view"], b.org);
+    expect((await env.api("POST", `/api/v1/bank-transactions/${debit.id}/match`, { expense_id: printer.body.data.id }, await env.orgToken(["banking.view"], b.org))).status).toBe(403);
     const matched = await env.api("POST", `/api/v1/bank-transactions/${debit.id}/match`, { expense_id: printer.body.data.id }, reconcile);
     expect(matched.status, matched.text).toBe(200);
     expect(matched.body.data).toMatchObject({ status: "matched", expense_id: printer.body.data.id, matched_amount: "363.00" });
@@ -323,7 +323,7 @@ describe("GET /bank-transactions", () => {
     expect((await list("?search=peeters")).body.data.map((t: any) => t.counterparty_name)).toEqual(["Drukkerij Peeters NV"]);
     expect((await list("?search=beheerskosten")).body.meta.total).toBe(1);
     expect((await list("?filter[status]=lost")).status).toBe(422);
-    const other = env.newOrg("Nobody's lines");
+    const other = await env.newOrg("Nobody's lines");
     expect((await env.api("GET", "/api/v1/bank-transactions", undefined, other.token)).body.meta.total).toBe(0);
     const events = (await env.api("GET", "/api/v1/meta/webhook-events")).body.data;
     expect(events).toContain("bank_transaction.imported");

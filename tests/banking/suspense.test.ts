@@ -11,9 +11,9 @@ import { and, eq, sql } from "drizzle-orm";
 import { accounts, invoices, journalLines, webhookDeliveries } from "../../db/schema.ts";
 import type { Organization } from "../../server/lib/scope.ts";
 import { listVatRates } from "../../server/vat-rates/service.ts";
-import { createTestEnv } from "../helpers.ts";
+import { createTestEnv, asTx } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 const IBAN = "BE71096123456769";
@@ -78,11 +78,11 @@ describe("suspense, split lines, partial allocations, reclassify, unmatch, ignor
   };
 
   beforeAll(async () => {
-    ({ org, token } = env.newOrg("Suspense BV", { country: "BE", currency: "EUR" }));
+    ({ org, token } = await env.newOrg("Suspense BV", { country: "BE", currency: "EUR" }));
     bank = (await get("/api/v1/bank-accounts")).find((a: any) => a.iban === IBAN);
     const chart = (await get("/api/v1/accounts?per_page=100")) as any[];
     code = (c: string) => chart.find((x) => x.code === c).id;
-    rate21 = listVatRates(env.db, org.id).find((r) => r.rateBp === 2100)!.id;
+    rate21 = listVatRates(asTx(env.db), org.id).find((r) => r.rateBp === 2100)!.id;
     const customer = (await call("POST", "/api/v1/customers", { name: "Brasserie Dupont SA", country: "BE", vat_number: "BE0404795549" })).body.data;
     const issue = async (net: string, reference: string, issue_date = "2026-03-02", due_date = "2026-04-01") => {
       const created = await call("POST", "/api/v1/invoices", { customer_id: customer.id, issue_date, due_date, lines: [{ description: "Beer", quantity: "1", unit_price: net, vat_rate_id: rate21 }] });
@@ -278,10 +278,10 @@ describe("suspense, split lines, partial allocations, reclassify, unmatch, ignor
     expect(outgoing.status).toBe(422);
     expect(outgoing.body.errors["allocations.0.invoice_id"][0]).toContain("money out");
     // 404 and 403
-    const other = env.newOrg("Someone else");
+    const other = await env.newOrg("Someone else");
     expect((await call("POST", `/api/v1/bank-transactions/${line}/reclassify`, { allocations: [{ invoice_id: inv2, amount: "1.00" }] }, other.token)).status).toBe(404);
-    expect((await call("POST", `/api/v1/bank-transactions/${line}/match`, { allocations: [{ invoice_id: inv2, amount: "1.00" }] }, env.orgToken(["banking.view"], org))).status).toBe(403);
-    expect((await call("POST", `/api/v1/bank-transactions/${line}/reclassify`, { allocations: [{ invoice_id: inv2, amount: "1.00" }] }, env.orgToken(["banking.view"], org))).status).toBe(403);
+    expect((await call("POST", `/api/v1/bank-transactions/${line}/match`, { allocations: [{ invoice_id: inv2, amount: "1.00" }] }, await env.orgToken(["banking.view"], org))).status).toBe(403);
+    expect((await call("POST", `/api/v1/bank-transactions/${line}/reclassify`, { allocations: [{ invoice_id: inv2, amount: "1.00" }] }, await env.orgToken(["banking.view"], org))).status).toBe(403);
     // nothing of it changed the books
     assertBooks(-(9999 + 40000 + 121000));
   });

@@ -10,14 +10,14 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { auditLog, webhookDeliveries, webhooks } from "../../db/schema.ts";
 import { recordChange } from "../../server/changes/record.ts";
-import { transaction, type Scope } from "../../server/lib/scope.ts";
+import { unitOfWork, type Scope } from "../../server/lib/scope.ts";
 import { newId, nowIso } from "../../server/lib/time.ts";
 import { CLI_ACTOR } from "../../server/orgs/service.ts";
 import { WEBHOOK_EVENTS } from "../../server/changes/events.ts";
 import { createTestEnv } from "../helpers.ts";
 const TESTS_ROOT = join(import.meta.dir, "..");
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 const ok = async (method: string, path: string, body?: unknown) => {
@@ -82,8 +82,8 @@ describe("event payloads", () => {
   });
 });
 
-describe("recordChange", () => {
-  const org = env.newOrg("Recorded Co");
+describe("recordChange", async () => {
+  const org = await env.newOrg("Recorded Co");
   const scope: Scope = { db: env.db, org: org.org, actor: CLI_ACTOR };
   const now = nowIso();
   const hook = (events: string[], isActive = true) => {
@@ -108,7 +108,7 @@ describe("recordChange", () => {
   test("writes the audit entry and one delivery per subscribed active webhook, the payload built from the resource", async () => {
     const expense = (await env.api("POST", "/api/v1/expenses", { category: "Meals", amount: "9.00", date: "2026-03-03" }, org.token)).body.data;
     const before = subscribed.map((id) => deliveriesOf(id).length);
-    transaction(env.db, (tx) =>
+    await unitOfWork(env.db, (tx) =>
       recordChange(tx, scope, { action: "test.recorded", resource: { type: "expense", id: expense.id }, event: "expense.updated", data: expense }),
     );
 
@@ -123,16 +123,16 @@ describe("recordChange", () => {
     expect(deliveriesOf(inactive)).toEqual([]);
   });
 
-  test("without an event: the audit entry alone", () => {
-    transaction(env.db, (tx) => recordChange(tx, scope, { action: "test.audit_only", resource: { type: "token", id: "t-1" } }));
+  test("without an event: the audit entry alone", async () => {
+    await unitOfWork(env.db, (tx) => recordChange(tx, scope, { action: "test.audit_only", resource: { type: "token", id: "t-1" } }));
     expect(entries("test.audit_only")).toMatchObject([{ resourceType: "token", resourceId: "t-1" }]);
   });
 
   test("a failure after recordChange, in the same transaction, leaves neither the audit entry nor a delivery", async () => {
     const expense = (await env.api("POST", "/api/v1/expenses", { category: "Meals", amount: "4.00", date: "2026-03-04" }, org.token)).body.data;
     const before = subscribed.map((id) => deliveriesOf(id).length);
-    expect(() =>
-      transaction(env.db, (tx) => {
+    expect(async () =>
+      await unitOfWork(env.db, (tx) => {
         recordChange(tx, scope, { action: "test.rolled_back", resource: { type: "expense", id: expense.id }, event: "expense.updated", data: expense });
         // both are written at this point, inside the transaction
         expect(entries("test.rolled_back").length).toBe(1);

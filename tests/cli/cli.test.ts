@@ -220,16 +220,16 @@ describe("organisations, users and tokens", () => {
     const personal = await cliJson("token", "create", "--org", "Lineage", "--user", owner.id, "--name", "laptop");
     // the API mints from a token; here the same service does it against the CLI's database
     const database = openDatabase(db);
-    const mint = (parent: string, name: string) => {
-      const auth = createAuthenticator(database)(`Bearer ${parent}`)!;
+    const mint = async (parent: string, name: string) => {
+      const auth = (await createAuthenticator(database)(`Bearer ${parent}`))!;
       const scope = { db: database, org: auth.org, actor: { type: "token" as const, id: auth.tokenId, ip: null, requestId: null } };
-      return createToken(scope, { auth }, "organization", { userId: null, createdByUserId: auth.userId }, { name, abilities: ["contacts.view"] });
+      return await createToken(scope, { auth }, "organization", { userId: null, createdByUserId: auth.userId }, { name, abilities: ["contacts.view"] });
     };
     let child: { id: string; token: string };
     let grandchild: { id: string; token: string };
     try {
-      child = mint(personal.token, "child");
-      grandchild = mint(child.token, "grandchild");
+      child = await mint(personal.token, "child");
+      grandchild = await mint(child.token, "grandchild");
     } finally {
       database.$client.close();
     }
@@ -322,7 +322,7 @@ describe("kontor serve: the first start", () => {
   test("its token and curl line are printed before /health answers, with two HTTP threads", async () => {
     const probe = Bun.serve({ port: 0, fetch: () => new Response() });
     const port = probe.port!;
-    probe.stop(true);
+    await probe.stop(true);
     const firstDb = join(dir, "first", "kontor.db");
     const proc = Bun.spawn(["bun", join(TESTS_ROOT, "../cli/main.ts"), "serve", "--db", firstDb, "--port", String(port), "--no-worker"], {
       env: { ...process.env, KONTOR_ENV: "test", KONTOR_HTTP_THREADS: "2" },

@@ -5,7 +5,7 @@ import { customers, invoices, webhookDeliveries } from "../../db/schema.ts";
 import { asc, eq } from "drizzle-orm";
 import { newId, nowIso } from "../../server/lib/time.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 const full = {
@@ -211,7 +211,7 @@ describe("contact persons", () => {
 
 describe("contact persons and webhooks", () => {
   test("creating, updating and deleting a contact person queues customer.updated with the customer as it now is", async () => {
-    const { token } = env.newOrg();
+    const { token } = await env.newOrg();
     const api = (method: string, path: string, body?: unknown) => env.api(method, path, body, token);
     const hook = await api("POST", "/api/v1/webhooks", { url: "https://hooks.example.com/kontor", events: ["customer.updated"] });
     expect(hook.status).toBe(201);
@@ -259,7 +259,7 @@ describe("tenant isolation", () => {
   test("another organisation's customer is a 404 on every verb", async () => {
     const mine = await customer({ name: "Mine" });
     const person = (await env.api("POST", `/api/v1/customers/${mine.id}/contact-persons`, { first_name: "A", last_name: "B" })).body.data;
-    const other = env.newOrg("Other");
+    const other = await env.newOrg("Other");
     const attempts: [string, string, unknown?][] = [
       ["GET", `/api/v1/customers/${mine.id}`],
       ["PUT", `/api/v1/customers/${mine.id}`, { name: "Stolen" }],

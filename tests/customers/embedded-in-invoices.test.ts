@@ -14,8 +14,8 @@ import { SELLER_IDENTITY } from "../fixtures.ts";
 import { createTestEnv, type TestEnv } from "../helpers.ts";
 
 let env: TestEnv;
-beforeAll(() => {
-  env = createTestEnv();
+beforeAll(async () => {
+  env = await createTestEnv();
 });
 afterAll(() => env.close());
 
@@ -23,7 +23,7 @@ const KLANT = { name: "Klant BV", address: "Markt 1", city: "Brugge", postal_cod
 
 /** An organisation of its own (a feed of its own), a customer with a contact person, a draft and an issued invoice of it. */
 async function setUp() {
-  const { token } = env.newOrg();
+  const { token } = await env.newOrg();
   const api = async (method: string, path: string, body?: unknown) => {
     const r = await env.api(method, path, body, token);
     expect(r.status, `${method} ${path}: ${r.text.slice(0, 300)}`).toBeLessThan(300);

@@ -1,3 +1,4 @@
+import { asTx } from "../helpers.ts";
 /**
  * `preparedRows` (db/statements.ts) lets bun:sqlite make the row objects and decodes only the
  * columns with a mode, where drizzle maps every row itself: its rows must be exactly drizzle's.
@@ -80,12 +81,12 @@ describe("preparedRows returns exactly drizzle's rows", () => {
       db.insert(table).values(rows).run();
 
       const drizzleRows = db.select().from(table).orderBy(sql`rowid`).all();
-      const fast = preparedRows(db, `prepared-rows test:${name}`, table, (tx) => tx.select().from(table).orderBy(sql`rowid`));
+      const fast = preparedRows(asTx(db), `prepared-rows test:${name}`, table, (tx) => tx.select().from(table).orderBy(sql`rowid`));
       expect(fast.all({})).toStrictEqual(drizzleRows);
       // and what was written comes back as written
       expect(drizzleRows).toStrictEqual(rows);
 
-      const one = preparedRows(db, `prepared-rows test:${name}:one`, table, (tx) =>
+      const one = preparedRows(asTx(db), `prepared-rows test:${name}:one`, table, (tx) =>
         tx.select().from(table).where(sql`rowid = ${sql.placeholder("rowid")}`),
       );
       for (const rowid of [1, 2]) {

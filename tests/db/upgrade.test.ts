@@ -60,7 +60,7 @@ function comparable(value: unknown): unknown {
 
 test("a database of the first migration is backed up, upgraded, and reads back the same", async () => {
   // the reference: one of each resource, made through the API of today's Kontor
-  const env = createTestEnv();
+  const env = await createTestEnv();
   const ok = async (method: string, path: string, body?: unknown) => {
     const r = await env.api(method, path, body);
     expect(r.status, `${method} ${path}: ${r.text}`).toBeLessThan(300);
@@ -170,7 +170,7 @@ test("a database of the first migration is backed up, upgraded, and reads back t
   expect(banks.map((b) => b.iban)).toEqual(["BE71096123456769"]);
   expect(upgraded.$client.query("SELECT is_placeholder FROM bank_accounts").all()).toEqual([{ is_placeholder: 1 }]);
   expect(await read("/api/v1/organization")).toMatchObject({ default_bank_account_id: null, payment_instructions: false });
-  expect(loadDocument(upgraded, env.org.id, invoice.id).payee).toBeNull();
+  expect((await loadDocument(upgraded, env.org.id, invoice.id)).payee).toBeNull();
   // the payment recorded before the ledger is on no bank account (it posts to 1110 all the same: the trial balance above is the reference's)
   expect(((await read(`/api/v1/invoices/${invoice.id}`)) as any).payments.map((p: any) => p.bank_account_id)).toEqual([null]);
   expect((reference.get("/api/v1/organization") as any).payment_instructions).toBe(true);
@@ -202,7 +202,7 @@ test("a database from a newer Kontor is refused with a message, and left as it w
 }, 120_000);
 
 test("0023 flags the seeded placeholder account: deactivated, not the default, off the documents issued with it; other accounts untouched", async () => {
-  const env = createTestEnv();
+  const env = await createTestEnv();
   try {
     const ok = async (method: string, path: string, body?: unknown, token?: string) => {
       const r = await env.api(method, path, body, token);
@@ -213,8 +213,8 @@ test("0023 flags the seeded placeholder account: deactivated, not the default, o
     const customer = await ok("POST", "/api/v1/customers", { name: "Frozen Parties NV" });
     const invoice = await ok("POST", "/api/v1/invoices", { customer_id: customer.id, issue_date: "2026-03-01", lines: [{ description: "x", quantity: 1, unit_price: "10.00" }] });
     await ok("POST", `/api/v1/invoices/${invoice.id}/finalize`);
-    expect(loadDocument(env.db, env.org.id, invoice.id).payee?.iban).toBe("BE71096123456769");
-    const own = env.newOrg("Own Account BV", { iban: "BE68 5390 0754 7034" });
+    expect((await loadDocument(env.db, env.org.id, invoice.id)).payee?.iban).toBe("BE71096123456769");
+    const own = await env.newOrg("Own Account BV", { iban: "BE68 5390 0754 7034" });
     const ownCustomer = await ok("POST", "/api/v1/customers", { name: "Theirs" }, own.token);
     const ownInvoice = await ok("POST", "/api/v1/invoices", { customer_id: ownCustomer.id, issue_date: "2026-03-01", lines: [{ description: "x", quantity: 1, unit_price: "10.00" }] }, own.token);
     await ok("POST", `/api/v1/invoices/${ownInvoice.id}/finalize`, undefined, own.token);
@@ -230,8 +230,8 @@ test("0023 flags the seeded placeholder account: deactivated, not the default, o
       { name: "Acme", iban: "BE71096123456769", is_active: 0, is_placeholder: 1, is_default: null },
       { name: "Own Account BV", iban: "BE68539007547034", is_active: 1, is_placeholder: 0, is_default: 1 },
     ]);
-    expect(loadDocument(env.db, env.org.id, invoice.id).payee).toBeNull();
-    expect(loadDocument(env.db, own.org.id, ownInvoice.id).payee?.iban).toBe("BE68539007547034");
+    expect((await loadDocument(env.db, env.org.id, invoice.id)).payee).toBeNull();
+    expect((await loadDocument(env.db, own.org.id, ownInvoice.id)).payee?.iban).toBe("BE68539007547034");
     expect((await ok("GET", "/api/v1/organization")).payment_instructions).toBe(false);
     // the real account, added and made the default, is what new documents show
     const r = await runCli(["bank-account", "add", "--db", env.config.dbPath, "--org", "Acme", "--name", "Real", "--iban", "NL91ABNA0417164300", "--default", "--json"]);

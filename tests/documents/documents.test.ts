@@ -12,7 +12,7 @@ import { SELLER_IDENTITY } from "../fixtures.ts";
 import { createTestEnv } from "../helpers.ts";
 import { describe as describeValidation, validateUbl } from "../einvoicing/validate.ts";
 
-const env = createTestEnv({ KONTOR_WEBHOOK_ALLOW_PRIVATE: "true" });
+const env = await createTestEnv({ KONTOR_WEBHOOK_ALLOW_PRIVATE: "true" });
 const scratch = mkdtempSync(join(tmpdir(), "kontor-documents-"));
 afterAll(() => {
   env.close();
@@ -121,7 +121,7 @@ describe("GET /invoices/{id}/ubl", () => {
 
   test("needs invoicing.view", async () => {
     const inv = await finalizedInvoice();
-    const r = await env.api("GET", `/api/v1/invoices/${inv.id}/ubl`, undefined, env.orgToken(["contacts.view"]));
+    const r = await env.api("GET", `/api/v1/invoices/${inv.id}/ubl`, undefined, await env.orgToken(["contacts.view"]));
     expect(r.status).toBe(403);
   });
 });

@@ -202,8 +202,8 @@ describe("renderPdf(doc, { facturx }): a Factur-X PDF/A-3b file around an offici
   });
 });
 
-describe("GET /api/v1/invoices/{id}/facturx", () => {
-  const env = createTestEnv();
+describe("GET /api/v1/invoices/{id}/facturx", async () => {
+  const env = await createTestEnv();
   afterAll(() => env.close());
   const ok = async (method: string, path: string, body?: unknown) => {
     const r = await env.api(method, path, body);

@@ -9,10 +9,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTestEnv } from "../helpers.ts";
 import { describe as describeValidation, validateCii } from "../einvoicing/validate.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 // a French organisation from the start: its VAT rates are France's (BR-FR-16 knows no other)
-const french = env.newOrg("Atelier Durand", { country: "FR" });
+const french = await env.newOrg("Atelier Durand", { country: "FR" });
 
 const ok = async (method: string, path: string, body?: unknown) => {
   const r = await env.api(method, path, body, french.token);

@@ -15,7 +15,7 @@ import { openDatabase } from "../../db/client.ts";
 import { migrateDatabase } from "../../server/data-migrations.ts";
 import { createTestEnv, runCli } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 const dir = mkdtempSync(join(tmpdir(), "kontor-mentions-"));
 afterAll(() => {
   env.close();
@@ -167,7 +167,7 @@ describe("the block says each thing once", () => {
 describe("finalize and the PDF, per seller country", () => {
   for (const [country, seller] of Object.entries(SELLERS)) {
     test(`${country}: finalize names what the organisation lacks; complete, the PDF prints its mentions in the document's language`, async () => {
-      const { token } = env.newOrg(`${country} Seller`, { country });
+      const { token } = await env.newOrg(`${country} Seller`, { country });
       // as `kontor org create` makes it: checking its mentions
       await ok("PUT", "/api/v1/organization", { check_legal_mentions: true, language: seller.language }, token);
       const customer = await ok("POST", "/api/v1/customers", { name: "Kunde", country, address: "Straat 2", city: "Stad", postal_code: "1000" }, token);
@@ -196,7 +196,7 @@ describe("finalize and the PDF, per seller country", () => {
   }
 
   test("a sole trader needs no share capital nor register where its law asks none", async () => {
-    const { token } = env.newOrg("Jean Dupont", { country: "FR" });
+    const { token } = await env.newOrg("Jean Dupont", { country: "FR" });
     await ok("PUT", "/api/v1/organization", { check_legal_mentions: true, legal_kind: "sole_trader", address: "1 rue Haute", city: "Lille", register_number: "732829320", legal_form: "EI" }, token);
     const customer = await ok("POST", "/api/v1/customers", { name: "Client", country: "FR" }, token);
     const draft = await ok("POST", "/api/v1/invoices", { customer_id: customer.id, issue_date: "2026-03-02", lines: [{ description: "Cours", quantity: "1", unit_price: "50.00" }] }, token);
@@ -207,7 +207,7 @@ describe("finalize and the PDF, per seller country", () => {
   });
 
   test("an organisation that does not check its mentions is not refused", async () => {
-    const { token } = env.newOrg("Unchecked GmbH", { country: "DE" });
+    const { token } = await env.newOrg("Unchecked GmbH", { country: "DE" });
     const org = await ok("GET", "/api/v1/organization", undefined, token);
     expect(org.check_legal_mentions).toBe(false);
     const customer = await ok("POST", "/api/v1/customers", { name: "Kunde", country: "DE" }, token);
@@ -216,11 +216,11 @@ describe("finalize and the PDF, per seller country", () => {
   });
 });
 
-test("the first start's Default organisation does not check its mentions", () => {
+test("the first start's Default organisation does not check its mentions", async () => {
   const db = openDatabase(join(dir, "fresh.db"));
   try {
     migrateDatabase(db);
-    const boot = bootstrapIfEmpty(db)!;
+    const boot = (await bootstrapIfEmpty(db))!;
     const row = db.$client.query("SELECT check_legal_mentions, legal_kind FROM organizations WHERE id = ?").get(boot.organizationId) as { check_legal_mentions: number; legal_kind: string };
     expect(row).toEqual({ check_legal_mentions: 0, legal_kind: "company" });
   } finally {
@@ -230,7 +230,7 @@ test("the first start's Default organisation does not check its mentions", () =>
 
 describe("the organisation's fields", () => {
   test("PUT /organization takes them, the share capital as money in the organisation's currency; an empty text clears one", async () => {
-    const { token } = env.newOrg("Fields SAS", { country: "FR" });
+    const { token } = await env.newOrg("Fields SAS", { country: "FR" });
     const shown = await ok(
       "PUT",
       "/api/v1/organization",

@@ -12,13 +12,13 @@ import { join } from "node:path";
 import { createTestEnv } from "../helpers.ts";
 import { describe as describeValidation, validateCii, validateUbl } from "../einvoicing/validate.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 const dir = mkdtempSync(join(tmpdir(), "kontor-leistungsdatum-"));
 afterAll(() => {
   env.close();
   rmSync(dir, { recursive: true, force: true });
 });
-const german = env.newOrg("Muster GmbH", { country: "DE" });
+const german = await env.newOrg("Muster GmbH", { country: "DE" });
 
 const ok = async (method: string, path: string, body?: unknown) => {
   const r = await env.api(method, path, body, german.token);
@@ -130,7 +130,7 @@ describe("a German seller's Leistungsdatum", () => {
   });
 
   test("a seller elsewhere gets no date of supply it did not give", async () => {
-    const { token } = env.newOrg("Belgian BV", { country: "BE" });
+    const { token } = await env.newOrg("Belgian BV", { country: "BE" });
     const customer = (await env.api("POST", "/api/v1/customers", { name: "Klant", country: "BE" }, token)).body.data;
     const draft = (await env.api("POST", "/api/v1/invoices", { customer_id: customer.id, issue_date: "2026-03-02", lines: [{ description: "Werk", quantity: "1", unit_price: "10.00" }] }, token)).body.data;
     const issued = (await env.api("POST", `/api/v1/invoices/${draft.id}/finalize`, undefined, token)).body.data;

@@ -102,8 +102,8 @@ describe("documentVatGroups", () => {
   });
 });
 
-describe("an invoice's document and its journal entry", () => {
-  const env = createTestEnv();
+describe("an invoice's document and its journal entry", async () => {
+  const env = await createTestEnv();
   afterAll(() => env.close());
   const ok = async (method: string, path: string, body?: unknown) => {
     const r = await env.api(method, path, body);
@@ -153,7 +153,7 @@ describe("an invoice's document and its journal entry", () => {
       ],
     });
     await ok("POST", `/api/v1/invoices/${inv.id}/finalize`);
-    const doc = loadDocument(env.db, env.org.id, inv.id);
+    const doc = await loadDocument(env.db, env.org.id, inv.id);
     const shown = doc.vatGroups.map(({ category, rateBp, taxableCents, vatCents }) => ({ category, rateBp, taxableCents, vatCents }));
     expect(shown).toEqual([
       { category: "S", rateBp: 2100, taxableCents: 6, vatCents: 0 },
@@ -184,7 +184,7 @@ describe("an invoice's document and its journal entry", () => {
     await ok("POST", `/api/v1/invoices/${inv.id}/finalize`);
     const note = await ok("POST", `/api/v1/invoices/${inv.id}/credit-note`);
     await ok("POST", `/api/v1/invoices/${note.id}/finalize`);
-    const doc = loadDocument(env.db, env.org.id, note.id);
+    const doc = await loadDocument(env.db, env.org.id, note.id);
     const mirrored = postedGroups(note.id).map((g) => ({ ...g, taxableCents: -g.taxableCents, vatCents: -g.vatCents }));
     expect(mirrored).toEqual(doc.vatGroups.map(({ category, rateBp, taxableCents, vatCents }) => ({ category, rateBp, taxableCents, vatCents })));
   });

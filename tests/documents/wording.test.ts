@@ -20,7 +20,7 @@ import { issued, party, type LineIn } from "../document-fixtures.ts";
 import { createTestEnv } from "../helpers.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "kontor-wording-"));
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => {
   env.close();
   if (process.env.KONTOR_KEEP_PDF) console.log(`PDFs kept in ${dir}`);
@@ -257,8 +257,8 @@ test("the e-mail that carries a document names its reference as the document doe
 // ---------------------------------------------------------------------------------------------
 // an interest note's lines and remark, through the API, in the customer's language
 
-describe("an interest note in the customer's language", () => {
-  const { token } = env.newOrg("Late Payments BV", { country: "BE", currency: "EUR" });
+describe("an interest note in the customer's language", async () => {
+  const { token } = await env.newOrg("Late Payments BV", { country: "BE", currency: "EUR" });
   const call = async (method: string, path: string, body?: unknown, status = 200) => {
     const r = await env.api(method, path, body, token);
     expect(r.status, `${method} ${path}: ${r.text}`).toBe(status);

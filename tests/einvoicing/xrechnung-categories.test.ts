@@ -11,7 +11,7 @@ import { SELLER_IDENTITY } from "../fixtures.ts";
 import { createTestEnv } from "../helpers.ts";
 import { describe as describeValidation, validateCii, validateUbl } from "./validate.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 const ok = async (method: string, path: string, body?: unknown) => {

@@ -11,7 +11,7 @@ import { breaksSkontoSyntax } from "../../server/documents/en16931.ts";
 import { createTestEnv, runCli } from "../helpers.ts";
 import { describe as describeValidation, validateCii, validateUbl } from "./validate.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 /** A German seller with everything XRechnung needs of it. */
@@ -97,7 +97,7 @@ async function expectKositValid({ ubl, cii }: { ubl: string; cii: string }) {
 describe("finalize refuses what KoSIT's XRechnung rules would reject, one rule at a time", () => {
   for (const c of CASES) {
     test(`${c.rule}: a 422 naming ${c.field} and the rule; fixed, the XRechnung UBL and CII pass KoSIT`, async () => {
-      const { org, token } = env.newOrg(`Muster GmbH ${c.rule}`, { country: "DE", ...(c.noBankAccount ? { iban: null } : {}) });
+      const { org, token } = await env.newOrg(`Muster GmbH ${c.rule}`, { country: "DE", ...(c.noBankAccount ? { iban: null } : {}) });
       const ok = async (method: string, path: string, body?: unknown) => {
         const r = await env.api(method, path, body, token);
         expect(r.status, `${method} ${path}: ${r.text.slice(0, 400)}`).toBeLessThan(300);
@@ -144,7 +144,7 @@ describe("finalize refuses what KoSIT's XRechnung rules would reject, one rule a
   }
 
   test("a credit note of an XRechnung customer's invoice is XRechnung too: it passes KoSIT", async () => {
-    const { token } = env.newOrg("Muster GmbH credit", { country: "DE" });
+    const { token } = await env.newOrg("Muster GmbH credit", { country: "DE" });
     const ok = async (method: string, path: string, body?: unknown) => {
       const r = await env.api(method, path, body, token);
       expect(r.status, `${method} ${path}: ${r.text.slice(0, 400)}`).toBeLessThan(300);
@@ -180,7 +180,7 @@ describe("BR-DE-18: payment terms as KoSIT reads them", () => {
   ];
 
   test("Kontor's check agrees with KoSIT's rule on each text, in the UBL and in the CII", async () => {
-    const { token } = env.newOrg("Muster GmbH Skonto", { country: "DE" });
+    const { token } = await env.newOrg("Muster GmbH Skonto", { country: "DE" });
     const ok = async (method: string, path: string, body?: unknown) => {
       const r = await env.api(method, path, body, token);
       expect(r.status, `${method} ${path}: ${r.text.slice(0, 400)}`).toBeLessThan(300);

@@ -9,7 +9,7 @@ import { Webhook } from "standardwebhooks";
 import { startWorker } from "../../server/webhooks/worker.ts";
 import { createTestEnv } from "../helpers.ts";
 
-const env = createTestEnv({ KONTOR_WEBHOOK_BACKOFF: "50ms,50ms", KONTOR_WEBHOOK_ALLOW_PRIVATE: "true", KONTOR_WEBHOOK_TIMEOUT_MS: "2000" });
+const env = await createTestEnv({ KONTOR_WEBHOOK_BACKOFF: "50ms,50ms", KONTOR_WEBHOOK_ALLOW_PRIVATE: "true", KONTOR_WEBHOOK_TIMEOUT_MS: "2000" });
 
 type Received = { path: string; headers: Record<string, string>; body: string };
 const received: Received[] = [];
@@ -21,8 +21,8 @@ const receiver = Bun.serve({
     return new Response("ok");
   },
 });
-afterAll(() => {
-  receiver.stop(true);
+afterAll(async () => {
+  await receiver.stop(true);
   env.close();
 });
 
@@ -55,13 +55,13 @@ async function feedOf(token: string): Promise<any[]> {
 
 describe("webhooks and the feed carry one event", () => {
   test("every delivery's body is the feed's event and its webhook-id the event's id, one to one; two webhooks share it, a replay keeps it", async () => {
-    const { token } = env.newOrg("Envelope BV");
+    const { token } = await env.newOrg("Envelope BV");
     const events = ["customer.created", "customer.updated", "customer.deleted", "invoice.created", "invoice.updated"];
     const hooks = [];
     for (const name of ["a", "b"]) {
       hooks.push(await ok("POST", "/api/v1/webhooks", token, { url: `http://127.0.0.1:${receiver.port}/${name}`, events }));
     }
-    const worker = startWorker(env.db, env.config, { log: () => {} });
+    const worker = await startWorker(env.db, env.config, { log: () => {} });
     try {
       const kept = await ok("POST", "/api/v1/customers", token, { name: "Kept NV", country: "BE" });
       const gone = await ok("POST", "/api/v1/customers", token, { name: "Gone BV" });
@@ -118,8 +118,8 @@ describe("webhooks and the feed carry one event", () => {
 
 describe("per-organisation ids", () => {
   test("each organisation numbers its events from 1; GET /events/{id} finds only its own", async () => {
-    const one = env.newOrg("First Ids BV");
-    const two = env.newOrg("Second Ids BV");
+    const one = await env.newOrg("First Ids BV");
+    const two = await env.newOrg("Second Ids BV");
     for (const name of ["A", "B", "C"]) await ok("POST", "/api/v1/customers", one.token, { name });
     const b = await ok("POST", "/api/v1/customers", two.token, { name: "Only" });
     expect((await feedOf(one.token)).map((e) => e.id)).toEqual(["1", "2", "3"]);
@@ -136,13 +136,13 @@ describe("per-organisation ids", () => {
       expect(r.body.code).toBe("not_found");
     }
     // a token that may not view customers may not read a customer's event
-    const r = await env.api("GET", "/api/v1/events/1", undefined, env.orgToken(["invoicing.view"], two.org));
+    const r = await env.api("GET", "/api/v1/events/1", undefined, await env.orgToken(["invoicing.view"], two.org));
     expect(r.status).toBe(403);
     expect(r.body.message).toContain("contacts.view");
   });
 
   test("an after beyond the organisation's newest id is a 422 naming it", async () => {
-    const { token } = env.newOrg("Beyond BV");
+    const { token } = await env.newOrg("Beyond BV");
     await ok("POST", "/api/v1/customers", token, { name: "One" });
     const r = await env.api("GET", "/api/v1/events?after=2", undefined, token);
     expect(r.status).toBe(422);

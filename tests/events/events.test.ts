@@ -8,14 +8,14 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { events, webhookDeliveries } from "../../db/schema.ts";
 import { pruneEvents } from "../../server/changes/feed.ts";
-import { transaction } from "../../server/lib/scope.ts";
+import { unitOfWork } from "../../server/lib/scope.ts";
 import { drawSequence } from "../../server/lib/sequences.ts";
 import { loadConfig } from "../../server/config.ts";
 import { startWorker } from "../../server/webhooks/worker.ts";
 import { createTestEnv } from "../helpers.ts";
 import { slowListSteps } from "../query-plan.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 
@@ -55,7 +55,7 @@ const lastId = async (token?: string) => {
 
 describe("the feed", () => {
   test("creates, updates and deletes of customers and invoices read back exactly once each, in commit order, with the state after each change", async () => {
-    const { token } = env.newOrg("Sequence BV");
+    const { token } = await env.newOrg("Sequence BV");
     const expected: { type: string; id: string; data: any }[] = [];
     // the resource as its GET shows it; an invoice's GET adds `readiness`, which webhook payloads never carried
     const get = async (path: string) => {
@@ -111,7 +111,7 @@ describe("the feed", () => {
   });
 
   test("events are written without any webhook; a subscribed webhook's delivery carries the same event and data", async () => {
-    const { org, token } = env.newOrg("Outbox BV");
+    const { org, token } = await env.newOrg("Outbox BV");
     const quiet = await ok("POST", "/api/v1/customers", { name: "Unsubscribed" }, token);
     expect(env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.organizationId, org.id)).all()).toHaveLength(0);
     expect((await readFeed("", token)).map((e) => e.resource.id)).toEqual([quiet.id]);
@@ -132,7 +132,7 @@ describe("the feed", () => {
   });
 
   test("filter[type] takes an event name or <resource>.*; filter[resource_id] one resource; anything else is a 422 naming the field", async () => {
-    const { token } = env.newOrg("Filters BV");
+    const { token } = await env.newOrg("Filters BV");
     const a = await ok("POST", "/api/v1/customers", { name: "Filtered" }, token);
     const inv = await invoice(token, a.id);
     await ok("PUT", `/api/v1/invoices/${inv.id}`, { notes: "n" }, token);
@@ -160,17 +160,17 @@ describe("the feed", () => {
   });
 
   test("a token reads only the events of the resources it may view; another organisation's never", async () => {
-    const { org, token } = env.newOrg("Scoped BV");
+    const { org, token } = await env.newOrg("Scoped BV");
     const a = await ok("POST", "/api/v1/customers", { name: "Scoped" }, token);
     await invoice(token, a.id);
     await ok("POST", "/api/v1/suppliers", { name: "Supplies NV" }, token);
 
-    const contacts = env.orgToken(["contacts.view"], org);
+    const contacts = await env.orgToken(["contacts.view"], org);
     expect((await readFeed("", contacts)).map((e) => e.type)).toEqual(["customer.created", "supplier.created"]);
-    const invoicing = env.orgToken(["invoicing.view"], org);
+    const invoicing = await env.orgToken(["invoicing.view"], org);
     expect((await readFeed("", invoicing)).map((e) => e.type)).toEqual(["invoice.created"]);
     // any token may ask; one that may view nothing reads an empty feed
-    const none = env.orgToken(["invoicing.create"], org);
+    const none = await env.orgToken(["invoicing.create"], org);
     const empty = await env.api("GET", "/api/v1/events", undefined, none);
     expect(empty.status).toBe(200);
     expect(empty.body.data).toEqual([]);
@@ -182,10 +182,10 @@ describe("the feed", () => {
 
 describe("query plans", () => {
   test("the feed reads through its indexes, in id order: no full scan, no sort step, whatever the filter and the token", async () => {
-    const { org, token } = env.newOrg("Plans BV");
+    const { org, token } = await env.newOrg("Plans BV");
     const a = await ok("POST", "/api/v1/customers", { name: "Planned" }, token);
     await invoice(token, a.id);
-    const contacts = env.orgToken(["contacts.view"], org);
+    const contacts = await env.orgToken(["contacts.view"], org);
     const slow = [
       ...(await slowListSteps(env, "events", "/api/v1/events", token, ["organization_id"])),
       ...(await slowListSteps(env, "events", "/api/v1/events?after=1", token, ["organization_id"])),
@@ -200,7 +200,7 @@ describe("query plans", () => {
 
 describe("events that had no webhook before", () => {
   test("supplier.*, contact_person.* (beside customer.updated) and organization.updated, each offered to webhooks", async () => {
-    const { token } = env.newOrg("New Events BV");
+    const { token } = await env.newOrg("New Events BV");
     const events = ["supplier.created", "supplier.updated", "supplier.deleted", "contact_person.created", "contact_person.updated", "contact_person.deleted", "organization.updated"];
     expect((await ok("GET", "/api/v1/meta/webhook-events", undefined, token)) as string[]).toEqual(expect.arrayContaining(events));
     const hook = await ok("POST", "/api/v1/webhooks", { url: "https://hooks.example.com/new", events }, token);
@@ -236,7 +236,7 @@ describe("events that had no webhook before", () => {
 
 describe("invoice.payment_recorded", () => {
   test("carries the recorded payment's id beside data, in the event and the delivery", async () => {
-    const { token } = env.newOrg("Payments BV", { country: "BE" });
+    const { token } = await env.newOrg("Payments BV", { country: "BE" });
     await ok("PUT", "/api/v1/organization", { vat_number: "BE0897290877", address: "Guido Gezellelaan 49", city: "Mechelen", postal_code: "2800" }, token);
     const hook = await ok("POST", "/api/v1/webhooks", { url: "https://hooks.example.com/paid", events: ["invoice.payment_recorded"] }, token);
     const customer = await ok("POST", "/api/v1/customers", { name: "Payer", country: "BE" }, token);
@@ -267,23 +267,23 @@ describe("retention", () => {
   });
 
   test("the worker prunes events older than the retention at start; younger ones stay; an after before a pruned id is a 410", async () => {
-    const { org, token } = env.newOrg("Retention BV");
+    const { org, token } = await env.newOrg("Retention BV");
     const day = 86_400_000;
     // a customer as its GET shows it (another organisation's: this one's ids must start with the old events)
     const sample = JSON.stringify(await ok("GET", `/api/v1/customers/${(await ok("POST", "/api/v1/customers", { name: "Sample" })).id}`));
     // events dated in the past, with the organisation's next ids (as emit draws them)
-    const old = (daysAgo: number) =>
-      transaction(env.db, (tx) => {
+    const old = async (daysAgo: number) =>
+      await unitOfWork(env.db, (tx) => {
         const seq = drawSequence(tx, org.id, "event", 0);
         tx.insert(events)
           .values({ organizationId: org.id, seq, type: "customer.created", resourceType: "customer", resourceId: `old-${daysAgo}`, data: sample, createdAt: new Date(Date.now() - daysAgo * day).toISOString() })
           .run();
         return seq;
       });
-    const gone = old(31); // 1
-    const older = old(29); // 2
+    const gone = await old(31); // 1
+    const older = await old(29); // 2
     const kept = await ok("POST", "/api/v1/customers", { name: "Recent" }, token); // event 3
-    const worker = startWorker(env.db, env.config, { log: () => {} });
+    const worker = await startWorker(env.db, env.config, { log: () => {} });
     await worker.stop();
     const left = (await readFeed("", token, 100)).map((e) => e.resource.id);
     expect(left).toEqual(["old-29", kept.id]);
@@ -293,7 +293,7 @@ describe("retention", () => {
     expect(expired.status).toBe(410);
     expect(expired.body.code).toBe("events_expired");
     expect(expired.body.message).toContain("docs/events.md#keeping-a-copy-in-sync");
-    expect(pruneEvents(env.db, 1)).toBeGreaterThanOrEqual(1);
+    expect(await pruneEvents(env.db, 1)).toBeGreaterThanOrEqual(1);
     expect((await readFeed(`&after=${older}`, token, 100)).map((e) => e.resource.id)).toEqual([kept.id]);
     expect((await env.api("GET", `/api/v1/events?after=${gone}`, undefined, token)).status).toBe(410);
   });

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { pruneEvents } from "../../server/changes/feed.ts";
 import { createTestEnv } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 const ok = async (method: string, path: string, token: string, body?: unknown) => {
@@ -20,7 +20,7 @@ const pathOf = (url: string) => `${new URL(url).pathname}${new URL(url).search}`
 
 describe("the feed as a list", () => {
   test("cursor= starts a walk; meta and links as every list's, counted by hand", async () => {
-    const { token } = env.newOrg("Walk BV");
+    const { token } = await env.newOrg("Walk BV");
     for (const name of ["A", "B", "C", "D", "E"]) await ok("POST", "/api/v1/customers", token, { name });
 
     // 5 events, 2 a page: pages of 2, 2 and 1
@@ -50,7 +50,7 @@ describe("the feed as a list", () => {
   });
 
   test("errors are keyed as every list's: filter.type", async () => {
-    const { token } = env.newOrg("Keys BV");
+    const { token } = await env.newOrg("Keys BV");
     const r = await env.api("GET", "/api/v1/events?filter[type]=invoice", undefined, token);
     expect(r.status).toBe(422);
     expect(Object.keys(r.body.errors)).toEqual(["filter.type"]);
@@ -58,7 +58,7 @@ describe("the feed as a list", () => {
   });
 
   test("per_page takes integers only, on the feed and on every list", async () => {
-    const { token } = env.newOrg("Integers BV");
+    const { token } = await env.newOrg("Integers BV");
     for (const path of ["/api/v1/events", "/api/v1/customers", "/api/v1/invoices", "/api/v1/audit-log"]) {
       for (const bad of ["1e2", "0x64", "100.0", "1.5", " 100"]) {
         const r = await env.api("GET", `${path}?per_page=${encodeURIComponent(bad)}`, undefined, token);
@@ -74,12 +74,12 @@ describe("the feed as a list", () => {
 
 describe("pruned events", () => {
   test("after=0 once the first events were pruned, or an after before the newest pruned, is a 410 events_expired that says how to resync", async () => {
-    const { org, token } = env.newOrg("Pruned BV");
+    const { org, token } = await env.newOrg("Pruned BV");
     for (const name of ["A", "B", "C"]) await ok("POST", "/api/v1/customers", token, { name });
     expect((await env.api("GET", "/api/v1/events?after=0", undefined, token)).status).toBe(200);
     // events 1 and 2 age past the retention
     env.db.$client.run("UPDATE events SET created_at = '2020-01-01T00:00:00.000000Z' WHERE organization_id = ? AND seq <= 2", [org.id]);
-    expect(pruneEvents(env.db, 30)).toBe(2);
+    expect(await pruneEvents(env.db, 30)).toBe(2);
 
     for (const query of ["after=0", "after=1", "cursor=1"]) {
       const r = await env.api("GET", `/api/v1/events?${query}`, undefined, token);
@@ -98,12 +98,12 @@ describe("pruned events", () => {
   });
 
   test("when every event was pruned, an empty walk still names the newest id, where a fresh copy resumes without a 410", async () => {
-    const { org, token } = env.newOrg("All Pruned BV");
+    const { org, token } = await env.newOrg("All Pruned BV");
     const empty = await env.api("GET", "/api/v1/events?cursor=", undefined, token);
     expect(empty.body.meta.newest_id).toBe("0");
     for (const name of ["A", "B"]) await ok("POST", "/api/v1/customers", token, { name });
     env.db.$client.run("UPDATE events SET created_at = '2020-01-01T00:00:00.000000Z' WHERE organization_id = ?", [org.id]);
-    expect(pruneEvents(env.db, 30)).toBe(2);
+    expect(await pruneEvents(env.db, 30)).toBe(2);
     const walk = await env.api("GET", "/api/v1/events?cursor=", undefined, token);
     expect(walk.status).toBe(200);
     expect(walk.body.data).toEqual([]);

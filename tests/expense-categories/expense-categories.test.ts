@@ -3,7 +3,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { createOrganization } from "../../server/orgs/service.ts";
 import { createTestEnv, TEST_IBAN } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 const accounts = async (token = env.token) => (await env.api("GET", "/api/v1/accounts?per_page=100", undefined, token)).body.data as { id: string; code: string }[];
@@ -55,8 +55,8 @@ describe("expense categories", () => {
   });
 
   test("in the Belgian chart a fixed asset is PCMN class 2, and 400 Trade debtors is not one", async () => {
-    const org = createOrganization(env.db, { name: "Belgian categories", country: "BE", currency: "EUR", iban: TEST_IBAN, chart: "be" });
-    const token = env.orgToken(["*"], org);
+    const org = await createOrganization(env.db, { name: "Belgian categories", country: "BE", currency: "EUR", iban: TEST_IBAN, chart: "be" });
+    const token = await env.orgToken(["*"], org);
     const all: { id: string; code: string }[] = [];
     for (let page = 1; ; page++) {
       const data = (await env.api("GET", `/api/v1/accounts?per_page=100&page=${page}`, undefined, token)).body.data;
@@ -77,7 +77,7 @@ describe("expense categories", () => {
     // an asset account with a system role (VAT receivable) is no fixed asset
     const vatReceivable = (await accounts()).find((a) => a.code === "1400")!;
     expect((await env.api("PUT", "/api/v1/expense-categories/travel", { account_id: vatReceivable.id })).status).toBe(422);
-    const other = env.newOrg("Other categories");
+    const other = await env.newOrg("Other categories");
     const theirs = (await accounts(other.token)).find((a) => a.code === "6300")!;
     const foreign = await env.api("PUT", "/api/v1/expense-categories/travel", { account_id: theirs.id });
     expect(foreign.status).toBe(422);
@@ -91,14 +91,14 @@ describe("expense categories", () => {
   });
 
   test("each organisation has its own map", async () => {
-    const other = env.newOrg("Own map");
+    const other = await env.newOrg("Own map");
     const rent = (await accounts(other.token)).find((a) => a.code === "6200")!;
     expect(await postedTo("rent", other.token)).toBe("6200");
     expect(rent).toBeDefined();
   });
 
   test("reading needs accounting.view, changing accounting.edit (403 naming it)", async () => {
-    const viewer = env.orgToken(["accounting.view"]);
+    const viewer = await env.orgToken(["accounting.view"]);
     expect((await env.api("GET", "/api/v1/expense-categories", undefined, viewer)).status).toBe(200);
     const r = await env.api("DELETE", "/api/v1/expense-categories/travel", undefined, viewer);
     expect(r.status).toBe(403);

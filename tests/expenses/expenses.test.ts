@@ -10,11 +10,11 @@ import { and, asc, eq } from "drizzle-orm";
 import { auditLog, expenses, suppliers, webhookDeliveries, webhooks } from "../../db/schema.ts";
 import { newId, nowIso } from "../../server/lib/time.ts";
 import { listVatRates } from "../../server/vat-rates/service.ts";
-import { createTestEnv } from "../helpers.ts";
+import { createTestEnv, asTx } from "../helpers.ts";
 import { plansOf, slowListSteps, slowSteps } from "../query-plan.ts";
 const TESTS_ROOT = join(import.meta.dir, "..");
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 const valid = { category: "Travel", amount: "42.50", date: "2026-03-02" };
@@ -41,7 +41,7 @@ async function approved() {
 
 const supplierNamed = (name: string) => env.db.select().from(suppliers).where(and(eq(suppliers.organizationId, env.org.id), eq(suppliers.name, name))).all();
 /** read from the database: GET /api/v1/vat-rates belongs to the invoices work */
-const vatRates = async (orgId = env.org.id) => listVatRates(env.db, orgId);
+const vatRates = async (orgId = env.org.id) => listVatRates(asTx(env.db), orgId);
 
 describe("fields (api-spec 2.6, 4.6)", () => {
   test("create with every field: 201, Location, status pending, the shape of 2.6", async () => {
@@ -66,7 +66,7 @@ describe("fields (api-spec 2.6, 4.6)", () => {
   test("defaults: organisation currency, vat_amount 0.00, no vendor and no supplier", async () => {
     const e = await expense();
     expect(e).toMatchObject({ currency: "EUR", vat_amount: "0.00", vat_rate_id: null, vendor: null, supplier_id: null, description: null });
-    const usd = env.newOrg("Dollar Co", { currency: "USD", country: "US" });
+    const usd = await env.newOrg("Dollar Co", { currency: "USD", country: "US" });
     expect((await expense({}, usd.token)).currency).toBe("USD");
   });
 
@@ -78,7 +78,7 @@ describe("fields (api-spec 2.6, 4.6)", () => {
   });
 
   test("every field rule: a 422 naming the field", async () => {
-    const other = env.newOrg("Foreign VAT");
+    const other = await env.newOrg("Foreign VAT");
     const [foreignRate] = await vatRates(other.org.id);
     const reverseCharge = (await vatRates()).find((r) => r.category === "AE");
     const cases: [Record<string, unknown>, string][] = [
@@ -198,7 +198,7 @@ describe("vendor → supplier (contract section 3)", () => {
 
   test("the match is per organisation", async () => {
     const mine = await expense({ vendor: "Shared Name NV" });
-    const other = env.newOrg("Vendor Twin");
+    const other = await env.newOrg("Vendor Twin");
     const theirs = await expense({ vendor: "Shared Name NV" }, other.token);
     expect(theirs.supplier_id).not.toBe(mine.supplier_id);
   });
@@ -313,16 +313,16 @@ describe("abilities (expenses.*)", () => {
     const expenseAbilities = ["expenses.view", "expenses.create", "expenses.edit", "expenses.delete", "expenses.approve"];
     for (const [ability, method, template, body] of ops) {
       const path = template.replace(":id", (await expense()).id);
-      const denied = await env.api(method, path, body, env.orgToken(expenseAbilities.filter((a) => a !== ability)));
+      const denied = await env.api(method, path, body, await env.orgToken(expenseAbilities.filter((a) => a !== ability)));
       expect(denied.status, `${method} ${template}`).toBe(403);
       expect(denied.body.message).toContain(ability);
-      const allowed = await env.api(method, path, body, env.orgToken([ability]));
+      const allowed = await env.api(method, path, body, await env.orgToken([ability]));
       expect(allowed.status, `${method} ${template} with ${ability}`).toBeLessThan(300);
     }
   });
 
   test("a member records and edits expenses but cannot approve, reject or delete them", async () => {
-    const { token } = env.userToken("member");
+    const { token } = await env.userToken("member");
     const e = await expense({}, token);
     expect((await env.api("PUT", `/api/v1/expenses/${e.id}`, { category: "Meals" }, token)).status).toBe(200);
     for (const [method, path, ability] of [
@@ -334,7 +334,7 @@ describe("abilities (expenses.*)", () => {
       expect(r.status, `${method} ${path}`).toBe(403);
       expect(r.body.message).toContain(ability!);
     }
-    const accountant = env.userToken("accountant").token;
+    const accountant = (await env.userToken("accountant")).token;
     expect((await env.api("POST", `/api/v1/expenses/${e.id}/approve`, undefined, accountant)).status).toBe(200);
   });
 });
@@ -342,7 +342,7 @@ describe("abilities (expenses.*)", () => {
 describe("tenant isolation", () => {
   test("another organisation's expense is a 404 on every verb, and stays unchanged", async () => {
     const mine = await expense({ vendor: "Isolated Vendor" });
-    const other = env.newOrg("Expense Intruder");
+    const other = await env.newOrg("Expense Intruder");
     for (const [method, path, body] of [
       ["GET", `/api/v1/expenses/${mine.id}`],
       ["PUT", `/api/v1/expenses/${mine.id}`, { category: "Stolen" }],
@@ -364,7 +364,7 @@ describe("paid (contract section 4)", () => {
   const pay = (id: string, amount: string) => env.api("POST", `/api/v1/expenses/${id}/record-payment`, { amount, payment_date: "2026-03-10" });
 
   test("approved → paid when the payments cover the total, approved again when one is deleted; each an expense.updated", async () => {
-    const org = env.newOrg("Paying Co");
+    const org = await env.newOrg("Paying Co");
     const now = nowIso();
     const hook = newId();
     env.db.insert(webhooks).values({ id: hook, organizationId: org.org.id, url: "https://hooks.example.com/x", events: ["expense.updated"], isActive: true, secret: "s".repeat(64), createdAt: now, updatedAt: now }).run();
@@ -464,7 +464,7 @@ describe("due date, payee IBAN and payment reference", () => {
   });
 
   test("an imported e-invoice fills them from its payment means (BT-9, BT-84, BT-83)", async () => {
-    const { token } = env.newOrg("Importing Co", { country: "BE", currency: "EUR" });
+    const { token } = await env.newOrg("Importing Co", { country: "BE", currency: "EUR" });
     for (const file of ["cen/ubl-tc434-example2.xml", "peppol/base-example.xml", "peppol/vat-category-E.xml"]) {
       const xml = readFileSync(join(TESTS_ROOT, "einvoicing", "examples", file), "utf8");
       // what the file itself says: its first DueDate, PaymentMeans' PaymentID and PayeeFinancialAccount ID
@@ -481,8 +481,8 @@ describe("due date, payee IBAN and payment reference", () => {
   });
 });
 
-describe("lists (contract section 5)", () => {
-  const org = env.newOrg("List Co");
+describe("lists (contract section 5)", async () => {
+  const org = await env.newOrg("List Co");
   const list = (query: string) => env.api("GET", `/api/v1/expenses${query}`, undefined, org.token);
   const ids = (r: { body: { data: { id: string }[] } }) => r.body.data.map((e) => e.id);
   const rows: Record<string, any> = {};
@@ -575,7 +575,7 @@ describe("lists (contract section 5)", () => {
 
 describe("webhook outbox (contract 7.2)", () => {
   test("each change queues its event with the expense as the API shows it, in the same transaction", async () => {
-    const org = env.newOrg("Hooked Co");
+    const org = await env.newOrg("Hooked Co");
     const now = nowIso();
     const hook = (events: string[], isActive = true) => {
       const id = newId();
@@ -624,7 +624,7 @@ describe("audit (contract section 5)", () => {
     expect(entries.map((a) => a.action)).toEqual(["expense.created", "expense.updated", "expense.rejected", "expense.updated", "expense.approved"]);
     for (const a of entries) expect(a).toMatchObject({ resourceType: "expense", actorType: "token", actorId: tokenId, organizationId: env.org.id });
 
-    const { token, userId } = env.userToken("owner");
+    const { token, userId } = await env.userToken("owner");
     const mine = await expense({}, token);
     expect((await env.api("DELETE", `/api/v1/expenses/${mine.id}`, undefined, token)).status).toBe(204);
     const byUser = env.db.select().from(auditLog).where(eq(auditLog.resourceId, mine.id)).orderBy(asc(auditLog.createdAt)).all();

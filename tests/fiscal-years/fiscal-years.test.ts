@@ -16,7 +16,7 @@ import { newId } from "../../server/lib/time.ts";
 import { createOrganization } from "../../server/orgs/service.ts";
 import { createTestEnv, runCli } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 beforeAll(() => setSystemTime(new Date("2028-09-01T10:00:00Z")));
 afterAll(() => {
   setSystemTime();
@@ -45,8 +45,8 @@ function rawEntry(b: Books, date: string) {
 
 /** An organisation created with these fiscal years, driven over the API with its `*` token. */
 async function booksOf(name: string, fiscal: { fiscalYearStart?: string; firstFiscalYearStart?: string; firstFiscalYearEnd?: string; iban?: string } = {}) {
-  const org: Organization = createOrganization(env.db, { name, ...fiscal });
-  const token = env.orgToken(["*"], org);
+  const org: Organization = await createOrganization(env.db, { name, ...fiscal });
+  const token = await env.orgToken(["*"], org);
   const api = (method: string, path: string, body?: unknown) => env.api(method, path, body, token);
   const ok = async (method: string, path: string, body: unknown, status: number) => {
     const r = await api(method, path, body);

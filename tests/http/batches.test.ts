@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTestEnv } from "../helpers.ts";
 import { databaseSnapshot } from "../fixtures.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 const count = (table: string, where = "1") => (env.db.$client.query(`SELECT count(*) AS n FROM "${table}" WHERE ${where}`).get() as { n: number }).n;
@@ -72,7 +72,7 @@ describe("POST /customers/batch", () => {
   });
 
   test("needs contacts.create", async () => {
-    const viewer = env.orgToken(["contacts.view"]);
+    const viewer = await env.orgToken(["contacts.view"]);
     const r = await env.api("POST", "/api/v1/customers/batch", { items: [{ name: "Nope" }] }, viewer);
     expect(r.status).toBe(403);
     expect(r.body.code).toBe("forbidden");
@@ -94,7 +94,7 @@ describe("POST /customers/batch", () => {
   });
 
   test("counted once against the rate limit", async () => {
-    const limited = createTestEnv({ KONTOR_RATE_LIMIT: "3" });
+    const limited = await createTestEnv({ KONTOR_RATE_LIMIT: "3" });
     try {
       const r = await limited.api("POST", "/api/v1/customers/batch", { items: Array.from({ length: 50 }, (_, i) => ({ name: `Limited ${i}` })) });
       expect(r.status).toBe(200);
@@ -122,7 +122,7 @@ describe("finalize: true", () => {
 
   test("every finalize check applies (its readiness too), and a refused finalize stores nothing", async () => {
     // a customer with a Peppol id needs an e-invoice, which a new organisation cannot yet carry
-    const fresh = env.newOrg("Unready BV");
+    const fresh = await env.newOrg("Unready BV");
     const peppolCustomer = (await env.api("POST", "/api/v1/customers", { name: "Brasserie Dupont SA", country: "BE", peppol_id: "0208:0404795549" }, fresh.token)).body.data.id;
     const draft = await env.api("POST", "/api/v1/invoices", { ...invoice(), customer_id: peppolCustomer }, fresh.token);
     const readiness = (await env.api("GET", `/api/v1/invoices/${draft.body.data.id}`, undefined, fresh.token)).body.data.readiness;
@@ -140,7 +140,7 @@ describe("finalize: true", () => {
   });
 
   test("needs the invoicing.finalize ability as well", async () => {
-    const creator = env.orgToken(["invoicing.create", "invoicing.view"]);
+    const creator = await env.orgToken(["invoicing.create", "invoicing.view"]);
     const before = count("invoices");
     const r = await env.api("POST", "/api/v1/invoices", invoice({ finalize: true }), creator);
     expect(r.status).toBe(403);
@@ -152,7 +152,7 @@ describe("finalize: true", () => {
 
 describe("POST /invoices/batch", () => {
   test("drafts, finalized invoices and refusals side by side; each refusal stores nothing", async () => {
-    const creator = env.orgToken(["invoicing.create", "invoicing.view"]);
+    const creator = await env.orgToken(["invoicing.create", "invoicing.view"]);
     const before = count("invoices");
     const items = [
       invoice(),

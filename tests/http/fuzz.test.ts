@@ -23,7 +23,7 @@ const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
 /** A request takes a few ms; 40 ms each is room for a slow, busy CI machine. */
 const TIMEOUT_MS = 60_000 + RUNS * 40;
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 let operations: DocumentedOperation[] = [];

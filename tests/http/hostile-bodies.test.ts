@@ -7,10 +7,10 @@ import { t, ValidationError } from "elysia";
 import { BODY_SHAPE_LIMITS } from "../../server/http/kernel.ts";
 import { createTestEnv } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 const json = { "content-type": "application/json" };
-const viewer = env.orgToken(["contacts.view"]);
+const viewer = await env.orgToken(["contacts.view"]);
 const post = (path: string, rawBody: string, token: string = env.token) => env.request("POST", path, { rawBody, headers: json, token });
 const nested = (depth: number, inner = "") => `${"[".repeat(depth)}${inner}${"]".repeat(depth)}`;
 

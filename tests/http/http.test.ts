@@ -11,7 +11,7 @@ import { startServer } from "../../server/serve.ts";
 import { createTestEnv, runCli } from "../helpers.ts";
 import { documentedOperations } from "../fixtures.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 const json = { "content-type": "application/json" };
@@ -120,7 +120,7 @@ describe("errors", () => {
   });
 
   test("every error body has its stable code", async () => {
-    const viewer = env.orgToken(["contacts.view"]);
+    const viewer = await env.orgToken(["contacts.view"]);
     const cases: [string, string, { body?: unknown; rawBody?: string; token?: string | null; headers?: Record<string, string> }, number, string][] = [
       ["POST", "/api/v1/customers", { rawBody: "{", headers: json }, 400, "bad_request"],
       ["GET", "/api/v1/customers", { token: null }, 401, "unauthenticated"],
@@ -282,7 +282,7 @@ describe("compression and conditional requests", () => {
   });
 
   test("on every HTTP thread of kontor serve", async () => {
-    const threaded = createTestEnv();
+    const threaded = await createTestEnv();
     const running = await startServer(createRuntime({ ...threaded.config, port: 0, httpThreads: 2 }, { db: threaded.db }), { worker: false });
     try {
       await threaded.api("POST", "/api/v1/customers/batch", { items: Array.from({ length: 20 }, (_, i) => ({ name: `Threaded ${i}`, city: "Gent" })) });
@@ -316,9 +316,9 @@ describe("resources", () => {
 
 describe("rate limit", () => {
   test("60 a minute per token by default, with headers on every response and Retry-After on 429", async () => {
-    const limited = createTestEnv({ KONTOR_RATE_LIMIT: "5" });
+    const limited = await createTestEnv({ KONTOR_RATE_LIMIT: "5" });
     try {
-      const other = limited.orgToken(["contacts.view"]);
+      const other = await limited.orgToken(["contacts.view"]);
       const statuses: number[] = [];
       for (let i = 0; i < 6; i++) {
         const r = await limited.request("GET", "/api/v1/customers");
@@ -344,9 +344,9 @@ describe("rate limit", () => {
   });
 
   test("personal tokens share their user's budget", async () => {
-    const limited = createTestEnv({ KONTOR_RATE_LIMIT: "3" });
+    const limited = await createTestEnv({ KONTOR_RATE_LIMIT: "3" });
     try {
-      const first = limited.userToken("owner");
+      const first = await limited.userToken("owner");
       const second = await limited.api("POST", "/api/v1/tokens", { name: "second" }, first.token);
       expect(second.status).toBe(201);
       expect((await limited.request("GET", "/api/v1/customers", { token: first.token })).status).toBe(200);
@@ -358,13 +358,13 @@ describe("rate limit", () => {
   });
 
   test("each organisation token has its own budget, whoever made it", async () => {
-    const limited = createTestEnv({ KONTOR_RATE_LIMIT: "3" });
+    const limited = await createTestEnv({ KONTOR_RATE_LIMIT: "3" });
     try {
-      const owner = limited.userToken("owner");
+      const owner = await limited.userToken("owner");
       const made = await limited.api("POST", "/api/v1/org-tokens", { name: "connector", abilities: ["contacts.view"] }, owner.token);
       expect(made.status).toBe(201);
       const sibling = await limited.api("POST", "/api/v1/org-tokens", { name: "another", abilities: ["contacts.view"] }, owner.token);
-      const cliMade = limited.orgToken(["*"]);
+      const cliMade = await limited.orgToken(["*"]);
       const minted = await limited.api("POST", "/api/v1/org-tokens", { name: "from cli token", abilities: ["contacts.view"] }, cliMade);
       const spend = async (token: string, n: number) => {
         const statuses: number[] = [];
@@ -383,7 +383,7 @@ describe("rate limit", () => {
   });
 
   test("the server's HTTP threads count in one budget: every connection, whichever thread takes it", async () => {
-    const limited = createTestEnv();
+    const limited = await createTestEnv();
     const running = await startServer(createRuntime({ ...limited.config, port: 0, httpThreads: 2, rateLimitPerMinute: 10 }, { db: limited.db }), { worker: false });
     try {
       const statuses: number[] = [];
@@ -415,7 +415,7 @@ describe("rate limit", () => {
   });
 
   test("unauthenticated requests are limited per IP", async () => {
-    const limited = createTestEnv({ KONTOR_RATE_LIMIT: "2" });
+    const limited = await createTestEnv({ KONTOR_RATE_LIMIT: "2" });
     try {
       const statuses = [];
       for (let i = 0; i < 3; i++) statuses.push((await limited.request("GET", "/api/v1/customers", { token: null })).status);
@@ -430,7 +430,7 @@ describe("rate limit", () => {
 
 describe("HTTP threads", () => {
   test("writes arriving on both threads at once all commit, each once, with their idempotency keys", async () => {
-    const threaded = createTestEnv();
+    const threaded = await createTestEnv();
     const running = await startServer(createRuntime({ ...threaded.config, port: 0, httpThreads: 2 }, { db: threaded.db }), { worker: false });
     const create = async (i: number) => {
       const r = await fetch(`${running.url}/api/v1/customers`, {
@@ -459,9 +459,9 @@ describe("HTTP threads", () => {
 
 describe("HTTP threads: what each thread remembers of tokens", () => {
   test("a token revoked by the CLI, a process of its own, is refused on both threads from the next request", async () => {
-    const threaded = createTestEnv();
+    const threaded = await createTestEnv();
     const running = await startServer(createRuntime({ ...threaded.config, port: 0, httpThreads: 2 }, { db: threaded.db }), { worker: false });
-    const token = threaded.orgToken(["contacts.view"]);
+    const token = await threaded.orgToken(["contacts.view"]);
     // a connection each, so both threads see (and remember) the token
     const statuses = (n: number) =>
       Promise.all(
@@ -482,8 +482,8 @@ describe("HTTP threads: what each thread remembers of tokens", () => {
     }
   });
 
-  test("the change clock's mark moves on every commit, of this connection or another, and not on reads", () => {
-    const marked = createTestEnv();
+  test("the change clock's mark moves on every commit, of this connection or another, and not on reads", async () => {
+    const marked = await createTestEnv();
     const other = openDatabase(marked.config.dbPath);
     try {
       const client = marked.db.$client;
@@ -577,7 +577,7 @@ describe("documentation", () => {
 describe("failures", () => {
   test("an unexpected error is a 500 {message} without a stack trace; /health turns 503", async () => {
     const lines: string[] = [];
-    const broken = createTestEnv();
+    const broken = await createTestEnv();
     try {
       // swap in an app whose log we can read, then pull the database from under it
       const { createApp } = await import("../../server/app.ts");

@@ -12,7 +12,7 @@ import { newId } from "../../server/lib/time.ts";
 import { createTestEnv, type ApiResponse } from "../helpers.ts";
 import { databaseSnapshot, documentedOperations, fillPath, seedFixture } from "../fixtures.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 const count = (table: string) => (env.db.$client.query(`SELECT count(*) AS n FROM "${table}"`).get() as { n: number }).n;
@@ -114,7 +114,7 @@ describe("the same key and body: the first response again, the work done once", 
     const stored = env.db.$client.query("SELECT response_body FROM idempotency_keys WHERE key = ?").get(key) as { response_body: string };
     expect(stored.response_body).not.toContain(secret);
 
-    const { token: personal } = env.userToken("owner");
+    const { token: personal } = await env.userToken("owner");
     const withOwner = count("api_tokens");
     const pKey = freshKey();
     const mine = await post("/api/v1/tokens", { name: "laptop" }, pKey, personal);
@@ -124,10 +124,10 @@ describe("the same key and body: the first response again, the work done once", 
   });
 
   test("every documented POST: the replay changes nothing in the database and answers the same", async () => {
-    const org = env.newOrg("Every POST Co");
+    const org = await env.newOrg("Every POST Co");
     const scoped = { ...env, org: org.org, token: org.token, api: (m: string, p: string, b?: unknown, t?: string) => env.api(m, p, b, t ?? org.token) };
     const fixture = await seedFixture(scoped as typeof env);
-    const { token: owner } = env.userToken("owner", undefined, org.org);
+    const { token: owner } = await env.userToken("owner", undefined, org.org);
     const posts = (await documentedOperations(env)).filter((op) => op.method === "POST");
     expect(posts.length).toBeGreaterThanOrEqual(10);
     for (const op of posts) {
@@ -184,7 +184,7 @@ describe("the same key for another request is a 422", () => {
 describe("keys are per token", () => {
   test("another token with the same key does the work itself", async () => {
     const key = freshKey();
-    const other = env.orgToken(["*"]);
+    const other = await env.orgToken(["*"]);
     const before = count("invoices");
     const a = await post("/api/v1/invoices", invoiceBody(), key);
     const b = await post("/api/v1/invoices", invoiceBody(), key, other);
@@ -201,7 +201,7 @@ describe("keys are per token", () => {
 
   test("another organisation's token with the same key does its own work", async () => {
     const key = freshKey();
-    const other = env.newOrg("Same Key Org");
+    const other = await env.newOrg("Same Key Org");
     const a = await post("/api/v1/customers", { name: "Shared Key Customer" }, key);
     const b = await post("/api/v1/customers", { name: "Shared Key Customer" }, key, other.token);
     expect([a.status, b.status]).toEqual([201, 201]);
@@ -276,7 +276,7 @@ describe("what is kept", () => {
 
   test("a 403 raised inside the handler keeps nothing, like one raised before it", async () => {
     // POST /tokens takes any token, and its handler refuses an organisation token
-    const orgToken = env.orgToken(["contacts.view"]);
+    const orgToken = await env.orgToken(["contacts.view"]);
     const key = freshKey();
     const first = await post("/api/v1/tokens", { name: "mine" }, key, orgToken);
     expect(first.status).toBe(403);

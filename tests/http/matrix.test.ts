@@ -10,7 +10,7 @@ import { ABILITIES } from "../../server/auth/abilities.ts";
 import { createTestEnv } from "../helpers.ts";
 import { databaseSnapshot, documentedOperations, fillPath, seedFixture, type DocumentedOperation, type Fixture } from "../fixtures.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 type Operation = DocumentedOperation & { ability: string };
@@ -37,7 +37,7 @@ describe("abilities", () => {
   test("a token lacking the operation's ability gets 403 naming it", async () => {
     const failures: string[] = [];
     for (const o of operations.filter((o) => o.ability !== "any")) {
-      const token = env.orgToken(ABILITIES.filter((a) => a !== o.ability));
+      const token = await env.orgToken(ABILITIES.filter((a) => a !== o.ability));
       const r = await env.request(o.method, withRandomIds(o.path), { body: o.hasBody ? o.body : undefined, token });
       if (r.status !== 403 || !String(r.body?.message).includes(o.ability)) failures.push(`${label(o)} → ${r.status} ${r.text.slice(0, 120)}`);
     }
@@ -49,7 +49,7 @@ describe("abilities", () => {
     for (const o of operations) {
       const abilities = o.ability === "any" ? ["contacts.view"] : [o.ability];
       // a personal token of an owner: the kind every operation accepts (some want a personal token)
-      const { token } = env.userToken("owner", abilities);
+      const { token } = await env.userToken("owner", abilities);
       const r = await env.request(o.method, withRandomIds(o.path), { body: o.hasBody ? o.body : undefined, token });
       const guardRefused = r.status === 401 || (r.status === 403 && /requires the .* ability/.test(String(r.body?.message)));
       if (guardRefused || r.status >= 500) failures.push(`${label(o)} → ${r.status} ${r.text.slice(0, 120)}`);
@@ -60,7 +60,7 @@ describe("abilities", () => {
   test("an organisation token with only that ability passes the ability guard too", async () => {
     const failures: string[] = [];
     for (const o of operations.filter((o) => o.ability !== "any")) {
-      const token = env.orgToken([o.ability]);
+      const token = await env.orgToken([o.ability]);
       const r = await env.request(o.method, withRandomIds(o.path), { body: o.hasBody ? o.body : undefined, token });
       if (r.status === 401 || (r.status === 403 && String(r.body?.message).includes(`requires the ${o.ability}`)) || r.status >= 500) {
         failures.push(`${label(o)} → ${r.status} ${r.text.slice(0, 120)}`);
@@ -72,8 +72,8 @@ describe("abilities", () => {
 
 describe("tenant isolation", () => {
   test("another organisation gets 404 on every {id} route, and nothing of ours changes", async () => {
-    const other = env.newOrg("Intruder");
-    const intruder = env.userToken("owner", undefined, other.org).token;
+    const other = await env.newOrg("Intruder");
+    const intruder = (await env.userToken("owner", undefined, other.org)).token;
     const before = databaseSnapshot(env);
     const failures: string[] = [];
     // a fiscal year is named by the year it ends in, a VAT period a quarter or a month and an expense category

@@ -10,7 +10,7 @@ import { createTestEnv, type TestEnv } from "../helpers.ts";
 let env: TestEnv;
 let customerId: string;
 beforeAll(async () => {
-  env = createTestEnv();
+  env = await createTestEnv();
   customerId = (await env.api("POST", "/api/v1/customers", { name: "Klant BV" })).body.data.id;
 });
 afterAll(() => env.close());

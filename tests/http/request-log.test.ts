@@ -8,7 +8,7 @@ import { createLogger } from "../../server/log.ts";
 import { createRuntime } from "../../server/runtime.ts";
 import { createTestEnv } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 const lines: Record<string, unknown>[] = [];
 const app = createApp(createRuntime(env.config, { db: env.db, log: createLogger({ format: "json", level: "info" }, (line) => lines.push(JSON.parse(line))) }));

@@ -13,7 +13,7 @@ import { InboundDocumentError } from "../../server/inbound/errors.ts";
 import { SELLER_IDENTITY } from "../fixtures.ts";
 import { createTestEnv } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 const FILES: Record<string, string> = {
@@ -104,7 +104,7 @@ describe("POST /expenses/import with CII", () => {
     env.request("POST", "/api/v1/expenses/import", { rawBody: typeof body === "string" ? body : body.toString("utf8"), token, headers: { "content-type": "application/xml" } });
 
   test("an XRechnung CII becomes a pending expense with its figures, kept byte for byte, imported once", async () => {
-    const { token } = env.newOrg("CII Importer", { country: "BE", currency: "EUR" });
+    const { token } = await env.newOrg("CII Importer", { country: "BE", currency: "EUR" });
     const bytes = bytesOf("mustang-factur-x.xml");
     const xml = bytes.toString("utf8");
     const r = await importXml(bytes, token);
@@ -129,8 +129,8 @@ describe("POST /expenses/import with CII", () => {
   });
 
   test("Kontor's own CII (GET /invoices/{id}/cii), imported into another organisation, gives back the invoice's figures", async () => {
-    const seller = env.newOrg("CII Seller", { country: "BE", currency: "EUR" });
-    const buyer = env.newOrg("CII Buyer", { country: "BE", currency: "EUR" });
+    const seller = await env.newOrg("CII Seller", { country: "BE", currency: "EUR" });
+    const buyer = await env.newOrg("CII Buyer", { country: "BE", currency: "EUR" });
     const call = async (method: string, path: string, body?: unknown) => {
       const r = await env.request(method, path, { body, token: seller.token });
       expect(r.status, `${method} ${path}: ${r.text.slice(0, 300)}`).toBeLessThan(300);

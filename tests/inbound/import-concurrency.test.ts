@@ -20,8 +20,8 @@ const UBL = readFileSync(join(import.meta.dir, "..", "einvoicing", "examples", "
 let env: TestEnv;
 let runtime: Runtime;
 let app: ReturnType<typeof createApp>;
-beforeAll(() => {
-  env = createTestEnv();
+beforeAll(async () => {
+  env = await createTestEnv();
   // the test env's database, served by an app whose server parses one file at a time
   const config = loadConfig({ KONTOR_ENV: "test", KONTOR_RATE_LIMIT: "100000", KONTOR_IMPORT_CONCURRENCY: "1", KONTOR_DB: env.config.dbPath });
   runtime = createRuntime(config, { db: env.db, log: silentLogger });

@@ -19,9 +19,9 @@ const SUPPLIER = "/Invoice/cac:AccountingSupplierParty/cac:Party";
 
 let env: TestEnv;
 let token: string;
-beforeAll(() => {
-  env = createTestEnv();
-  token = env.newOrg("Limits", { country: "BE", currency: "EUR" }).token;
+beforeAll(async () => {
+  env = await createTestEnv();
+  token = (await env.newOrg("Limits", { country: "BE", currency: "EUR" })).token;
 });
 afterAll(() => env.close());
 

@@ -221,8 +221,8 @@ describe("embeddedInvoiceXml: hostile and broken files are refused quickly, neve
 
 // ---------------------------------------------------------------------------------------------
 
-describe("POST /api/v1/expenses/import with a PDF", () => {
-  const env = createTestEnv();
+describe("POST /api/v1/expenses/import with a PDF", async () => {
+  const env = await createTestEnv();
   afterAll(() => env.close());
   const importPdf = (bytes: Uint8Array) => env.request("POST", "/api/v1/expenses/import", { rawBody: bytes, headers: { "content-type": "application/pdf" } });
 

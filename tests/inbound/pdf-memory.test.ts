@@ -79,8 +79,8 @@ describe("one beyond a limit: refused, saying which", () => {
   });
 });
 
-describe("POST /api/v1/expenses/import with a PDF beyond a limit", () => {
-  const env = createTestEnv();
+describe("POST /api/v1/expenses/import with a PDF beyond a limit", async () => {
+  const env = await createTestEnv();
   afterAll(() => env.close());
 
   test("422 naming body, saying which limit; nothing stored", async () => {

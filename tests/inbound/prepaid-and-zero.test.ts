@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createTestEnv } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 const bytesOf = (name: string) => readFileSync(join(import.meta.dir, "fixtures", "xrechnung", name));
@@ -47,7 +47,7 @@ ${entries}
 
 describe("what is owed is what the document says is due", () => {
   test("04.01a: 14,918.84 invoiced, 10,000.00 prepaid → 4,918.84 due; payables end at it and the advance is settled", async () => {
-    const { token } = env.newOrg("Prepaid Meier", { country: "BE", currency: "EUR" });
+    const { token } = await env.newOrg("Prepaid Meier", { country: "BE", currency: "EUR" });
     const imported = await importXml(fixture("04.01a-INVOICE_ubl.xml"), token);
     expect(imported.status, imported.text).toBe(201);
     expect(imported.body.data).toMatchObject({
@@ -82,7 +82,7 @@ describe("what is owed is what the document says is due", () => {
   });
 
   test("04.01a: a bank debit of the amount due (4,918.84) to the supplier's IBAN (BT-84) pays the expense (its IBAN and amount due, issue 27 item 5); one of the total does not, nor is it suggested", async () => {
-    const { token } = env.newOrg("Prepaid matching", { country: "BE", currency: "EUR" });
+    const { token } = await env.newOrg("Prepaid matching", { country: "BE", currency: "EUR" });
     const bank = (await get("/api/v1/bank-accounts", token)).data[0];
     const imported = await importXml(fixture("04.01a-INVOICE_ubl.xml"), token);
     expect(imported.body.data.payee_iban).toBe("DE79000000001234567890");
@@ -102,7 +102,7 @@ describe("what is owed is what the document says is due", () => {
   });
 
   test("a pending imported expense edited by hand keeps its prepaid amount: a total below it is a 422 naming amount", async () => {
-    const { token } = env.newOrg("Prepaid edited", { country: "BE", currency: "EUR" });
+    const { token } = await env.newOrg("Prepaid edited", { country: "BE", currency: "EUR" });
     const id = (await importXml(fixture("04.01a-INVOICE_ubl.xml"), token)).body.data.id;
     // 7,000.00 + 2,382.00 VAT < 10,000.00 prepaid
     const refused = await env.request("PUT", `/api/v1/expenses/${id}`, { token, body: { amount: "7000.00" } });
@@ -117,7 +117,7 @@ describe("what is owed is what the document says is due", () => {
   });
 
   test("03.04a: 41,836.62 invoiced, 39,839.00 prepaid → 1,997.62 due", async () => {
-    const { token } = env.newOrg("Prepaid energy", { country: "BE", currency: "EUR" });
+    const { token } = await env.newOrg("Prepaid energy", { country: "BE", currency: "EUR" });
     const imported = await importXml(fixture("03.04a-INVOICE_ubl.xml"), token);
     expect(imported.status, imported.text).toBe(201);
     const approved = await env.request("POST", `/api/v1/expenses/${imported.body.data.id}/approve`, { token });
@@ -126,7 +126,7 @@ describe("what is owed is what the document says is due", () => {
   });
 
   test("01.17a: 336.90 invoiced with 0.01 rounding → 336.91 due, the rounding booked as cost", async () => {
-    const { token } = env.newOrg("Rounded", { country: "BE", currency: "EUR" });
+    const { token } = await env.newOrg("Rounded", { country: "BE", currency: "EUR" });
     const imported = await importXml(fixture("01.17a-INVOICE_ubl.xml"), token);
     expect(imported.status, imported.text).toBe(201);
     const approved = await env.request("POST", `/api/v1/expenses/${imported.body.data.id}/approve`, { token });
@@ -137,7 +137,7 @@ describe("what is owed is what the document says is due", () => {
   });
 
   test("a credit note with a prepaid amount reverses likewise: the supplier owes back total − prepaid", async () => {
-    const { token } = env.newOrg("Prepaid credit note", { country: "BE", currency: "EUR" });
+    const { token } = await env.newOrg("Prepaid credit note", { country: "BE", currency: "EUR" });
     // 04.01a as the credit note it would be with the same figures (type 381): the reverse postings
     const note = fixture("04.01a-INVOICE_ubl.xml").replace("<cbc:InvoiceTypeCode>380</cbc:InvoiceTypeCode>", "<cbc:InvoiceTypeCode>381</cbc:InvoiceTypeCode>");
     expect(note).toContain("<cbc:InvoiceTypeCode>381</cbc:InvoiceTypeCode>");
@@ -155,7 +155,7 @@ describe("what is owed is what the document says is due", () => {
 
   test("03.01a: more prepaid than invoiced (PayableAmount −225.14) is an expense of its total, nothing due, the excess owed back once approved", async () => {
     // the file: TaxExclusiveAmount 687.28, TaxAmount 117.58, TaxInclusiveAmount 804.86, PrepaidAmount 1030, PayableAmount -225.14
-    const { token } = env.newOrg("Overpaid", { country: "BE", currency: "EUR" });
+    const { token } = await env.newOrg("Overpaid", { country: "BE", currency: "EUR" });
     const imported = await importXml(fixture("03.01a-INVOICE_ubl.xml"), token);
     expect(imported.status, imported.text).toBe(201);
     expect(imported.body.data).toMatchObject({ document_type: "invoice", amount: "687.28", vat_amount: "117.58", total: "804.86", prepaid_amount: "1030.00", amount_due: "0.00", refund_due: "0.00" });
@@ -168,7 +168,7 @@ describe("what is owed is what the document says is due", () => {
 
 describe("every valid document is kept", () => {
   test("02.04a: an invoice whose totals are all 0 is kept as a received document, byte for byte, with its supplier", async () => {
-    const { token } = env.newOrg("Free delivery", { country: "BE", currency: "EUR" });
+    const { token } = await env.newOrg("Free delivery", { country: "BE", currency: "EUR" });
     const bytes = bytesOf("02.04a-INVOICE_ubl.xml");
     const kept = await importXml(bytes.toString("utf8"), token);
     expect(kept.status, kept.text).toBe(201);
@@ -210,8 +210,8 @@ describe("every valid document is kept", () => {
   });
 
   test("another organisation sees none of it", async () => {
-    const a = env.newOrg("Keeper", { country: "BE", currency: "EUR" });
-    const b = env.newOrg("Stranger", { country: "BE", currency: "EUR" });
+    const a = await env.newOrg("Keeper", { country: "BE", currency: "EUR" });
+    const b = await env.newOrg("Stranger", { country: "BE", currency: "EUR" });
     const kept = await importXml(fixture("02.04a-INVOICE_ubl.xml"), a.token);
     expect(kept.status).toBe(201);
     expect((await env.request("GET", `/api/v1/received-documents/${kept.body.data.id}`, { token: b.token })).status).toBe(404);

@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createTestEnv, type ApiResponse } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 const FILE = readFileSync(join(import.meta.dir, "..", "fixtures", "xrechnung-testsuite", "business-cases", "standard", "03.01a-INVOICE_ubl.xml"));
@@ -30,7 +30,7 @@ const noNegativeMoney = (r: ApiResponse) => {
 };
 
 async function approvedOverpaid(name: string) {
-  const { token } = env.newOrg(name, { country: "BE", currency: "EUR" });
+  const { token } = await env.newOrg(name, { country: "BE", currency: "EUR" });
   const imported = await importXml(FILE, token);
   expect(imported.status, imported.text).toBe(201);
   noNegativeMoney(imported);
@@ -44,7 +44,7 @@ async function approvedOverpaid(name: string) {
 
 describe("an invoice prepaid beyond its total", () => {
   test("UBL and CII alike: 201, an expense of its total, amount_due 0.00; approved: refund_due 225.14; the books hold the supplier's debt", async () => {
-    const cii = env.newOrg("Overpaid CII", { country: "BE", currency: "EUR" });
+    const cii = await env.newOrg("Overpaid CII", { country: "BE", currency: "EUR" });
     const fromCii = await importXml(CII, cii.token);
     expect(fromCii.status, fromCii.text).toBe(201);
     expect(fromCii.body.data).toMatchObject({ amount: "687.28", vat_amount: "117.58", total: "804.86", prepaid_amount: "1030.00", amount_due: "0.00" });

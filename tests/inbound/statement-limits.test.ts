@@ -112,12 +112,12 @@ describe("CODA: a communication repeated over many 2.2 records", () => {
   });
 });
 
-describe("through the API", () => {
-  const env = createTestEnv();
+describe("through the API", async () => {
+  const env = await createTestEnv();
   afterAll(() => env.close());
 
   test("an upload with a counterparty name of 141 characters is a 422 naming the element; nothing is stored", async () => {
-    const { token } = env.newOrg("Hostile statements", { country: "BE", currency: "EUR" });
+    const { token } = await env.newOrg("Hostile statements", { country: "BE", currency: "EUR" });
     const account = (await env.api("GET", "/api/v1/bank-accounts", undefined, token)).body.data[0].id;
     const xml = CAMT.replace("<Nm>Brasserie De Kroon BV</Nm>", `<Nm>${text(141)}</Nm>`);
     const r = await env.request("POST", `/api/v1/bank-accounts/${account}/statements`, { rawBody: xml, token, headers: { "content-type": "application/xml" } });

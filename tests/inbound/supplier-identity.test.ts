@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { nameKey, sameSupplier, type KnownSupplier, type SellerIdentity } from "../../server/suppliers/identity.ts";
 import { createTestEnv } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 const BASE = readFileSync(join(import.meta.dir, "..", "einvoicing", "examples", "peppol", "base-example.xml"), "utf8");
@@ -64,7 +64,7 @@ describe("the rule", () => {
 
 describe("through the import", () => {
   test("a supplier created as 'Acme BV' is the document's 'ACME B.V.' without VAT number or registration", async () => {
-    const { token } = env.newOrg("Names", { country: "BE", currency: "EUR" });
+    const { token } = await env.newOrg("Names", { country: "BE", currency: "EUR" });
     const made = await env.request("POST", "/api/v1/suppliers", { token, body: { name: "Acme BV" } });
     const r = await importXml(seller("N-1", "ACME B.V.", null, null), token);
     expect(r.status, r.text).toBe(201);
@@ -76,7 +76,7 @@ describe("through the import", () => {
   });
 
   test("two sellers of one name and two VAT numbers are two suppliers; the same VAT number under another name is one", async () => {
-    const { token } = env.newOrg("Same name", { country: "BE", currency: "EUR" });
+    const { token } = await env.newOrg("Same name", { country: "BE", currency: "EUR" });
     const a = await importXml(seller("V-1", "Acme Ltd", "GB1232434", null), token);
     const b = await importXml(seller("V-1", "Acme Ltd", "GB999999973", null), token);
     expect(a.status, a.text).toBe(201);
@@ -93,7 +93,7 @@ describe("through the import", () => {
   });
 
   test("two registrations are two suppliers though the name and the e-mail endpoint are shared; the same one is one supplier", async () => {
-    const { token } = env.newOrg("Registrations", { country: "BE", currency: "EUR" });
+    const { token } = await env.newOrg("Registrations", { country: "BE", currency: "EUR" });
     const a = await importXml(seller("R-1", "Handwerk GbR", null, "HRB 1"), token);
     const b = await importXml(seller("R-1", "Handwerk GbR", null, "HRB 2"), token);
     expect(b.status, b.text).toBe(201);
@@ -106,7 +106,7 @@ describe("through the import", () => {
   });
 
   test("a different document under a number the same seller used before: a 409 that says both dates and totals", async () => {
-    const { token } = env.newOrg("Renumbered", { country: "BE", currency: "EUR" });
+    const { token } = await env.newOrg("Renumbered", { country: "BE", currency: "EUR" });
     const first = await importXml(seller("D-1", "Acme Ltd", "GB1232434", null), token);
     const same = await importXml(seller("D-1", "Acme Ltd", "GB1232434", null), token);
     expect(same.status).toBe(409);

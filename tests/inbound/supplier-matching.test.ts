@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { createTestEnv } from "../helpers.ts";
 import { plansOf } from "../query-plan.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 const fixture = (name: string) => readFileSync(join(import.meta.dir, "fixtures", "xrechnung", name), "utf8");
@@ -27,7 +27,7 @@ const suppliersOf = async (token: string) => (await env.request("GET", "/api/v1/
 
 describe("suppliers matched, never merged", () => {
   test("two sellers sharing an e-mail endpoint are two suppliers; vendor and supplier agree; no EM peppol_id", async () => {
-    const { token } = env.newOrg("Shared endpoint", { country: "BE", currency: "EUR" });
+    const { token } = await env.newOrg("Shared endpoint", { country: "BE", currency: "EUR" });
     const meier = await importXml(MEIER, token);
     expect(meier.status, meier.text).toBe(201);
     const geruestbau = await importXml(GERUESTBAU, token);
@@ -47,7 +47,7 @@ describe("suppliers matched, never merged", () => {
   });
 
   test("the same invoice number from two sellers imports twice; from one seller, once", async () => {
-    const { token } = env.newOrg("Same number", { country: "BE", currency: "EUR" });
+    const { token } = await env.newOrg("Same number", { country: "BE", currency: "EUR" });
     expect((await importXml(MEIER, token)).status).toBe(201);
     // the Gerüstbau invoice renumbered to Meier's 12345: another seller's document
     const renumbered = GERUESTBAU.replace("<cbc:ID>17794</cbc:ID>", "<cbc:ID>12345</cbc:ID>");
@@ -61,7 +61,7 @@ describe("suppliers matched, never merged", () => {
   });
 
   test("matched by legal registration: a supplier with the document's company number and no VAT number", async () => {
-    const { token } = env.newOrg("By registration", { country: "BE", currency: "EUR" });
+    const { token } = await env.newOrg("By registration", { country: "BE", currency: "EUR" });
     const created = await env.request("POST", "/api/v1/suppliers", { token, body: { name: "Meier (our name for them)", company_number: "11 2233 4455" } });
     expect(created.status, created.text).toBe(201);
     const r = await importXml(MEIER, token);
@@ -70,7 +70,7 @@ describe("suppliers matched, never merged", () => {
   });
 
   test("matched by Peppol participant id (EAS scheme 0088)", async () => {
-    const { token } = env.newOrg("By Peppol id", { country: "BE", currency: "EUR" });
+    const { token } = await env.newOrg("By Peppol id", { country: "BE", currency: "EUR" });
     // the base example's EndpointID: schemeID 0088, 9482348239847239874
     const created = await env.request("POST", "/api/v1/suppliers", { token, body: { name: "Supplier by endpoint", peppol_id: "0088:9482348239847239874" } });
     expect(created.status, created.text).toBe(201);
@@ -80,7 +80,7 @@ describe("suppliers matched, never merged", () => {
   });
 
   test("a supplier whose VAT number contradicts the document's is not matched, whatever else they share", async () => {
-    const { token } = env.newOrg("Contradicting VAT", { country: "BE", currency: "EUR" });
+    const { token } = await env.newOrg("Contradicting VAT", { country: "BE", currency: "EUR" });
     // same name, registration and Peppol id as the base example's seller, another VAT number (Gerüstbau's)
     const other = await env.request("POST", "/api/v1/suppliers", {
       token,
@@ -108,11 +108,11 @@ describe("the registration a new supplier keeps", () => {
   test("a Belgian seller's enterprise number is kept when its check digits hold, else left in the document only", async () => {
     // the CEN credit note's seller: Belgian address, VAT BE0000000196, registration 0000000196 (97 − 1 mod 97 = 96)
     const creditNote = readFileSync(join(import.meta.dir, "..", "einvoicing", "examples", "cen", "ubl-tc434-creditnote1.xml"), "utf8");
-    const valid = env.newOrg("Registration kept", { country: "BE", currency: "EUR" });
+    const valid = await env.newOrg("Registration kept", { country: "BE", currency: "EUR" });
     const kept = await importXml(creditNote, valid.token);
     expect(kept.status, kept.text).toBe(201);
     expect(await supplier(kept.body.data.supplier_id, valid.token)).toMatchObject({ vat_number: "BE0000000196", company_number: "0000000196", peppol_id: "0201:0000000196" });
-    const typo = env.newOrg("Registration typo", { country: "BE", currency: "EUR" });
+    const typo = await env.newOrg("Registration typo", { country: "BE", currency: "EUR" });
     const mistyped = creditNote.replace("<cbc:CompanyID>0000000196</cbc:CompanyID>", "<cbc:CompanyID>0000000197</cbc:CompanyID>");
     expect(mistyped).not.toBe(creditNote);
     const dropped = await importXml(mistyped, typo.token);
@@ -123,7 +123,7 @@ describe("the registration a new supplier keeps", () => {
 
 describe("the lookups are index probes", () => {
   test("the candidates are found by one probe per identifier, then judged by their identifiers and ids: no scan, no sort step beyond the candidates", async () => {
-    const { token } = env.newOrg("Plans", { country: "BE", currency: "EUR" });
+    const { token } = await env.newOrg("Plans", { country: "BE", currency: "EUR" });
     expect((await importXml(PEPPOL_BASE, token)).status).toBe(201);
     const credit = readFileSync(join(import.meta.dir, "..", "einvoicing", "examples", "peppol", "base-creditnote-correction.xml"), "utf8");
     const plans = (await plansOf(env, () => importXml(credit, token))).filter((p) => /from "supplier_identifiers"/i.test(p.sql) && /select/i.test(p.sql));
@@ -138,7 +138,7 @@ describe("the lookups are index probes", () => {
 
 describe("company_number on customers and suppliers", () => {
   test("given, shown, updated, cleared; a Belgian one is an enterprise number (mod 97)", async () => {
-    const { token } = env.newOrg("Company numbers");
+    const { token } = await env.newOrg("Company numbers");
     for (const kind of ["customers", "suppliers"]) {
       const made = await env.request("POST", `/api/v1/${kind}`, { token, body: { name: "Acme BV", country: "BE", company_number: "0403.170.701" } });
       expect(made.status, made.text).toBe(201);

@@ -18,7 +18,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { createTestEnv, type ApiResponse } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 const ROOT = join(import.meta.dir, "..", "fixtures", "xrechnung-testsuite");
@@ -148,7 +148,7 @@ describe("KoSIT's XRechnung test suite", () => {
     // alone: one fresh organisation per file
     const alone = new Map<string, ReturnType<typeof figures>>();
     for (const file of files) {
-      const { token } = env.newOrg(`Alone ${file}`, { country: "BE", currency: "EUR" });
+      const { token } = await env.newOrg(`Alone ${file}`, { country: "BE", currency: "EUR" });
       const r = await importFile(file, token);
       if (REFUSED[file]) {
         expect(r.status, `${file}: ${r.text}`).toBe(422);
@@ -163,7 +163,7 @@ describe("KoSIT's XRechnung test suite", () => {
 
     // together, in file order
     const { groups, groupOf } = groupsOf(sellers);
-    const { token } = env.newOrg("All together", { country: "BE", currency: "EUR" });
+    const { token } = await env.newOrg("All together", { country: "BE", currency: "EUR" });
     const firstOf = new Map<string, { file: string; id: string }>();
     const supplierOfGroup = new Map<number, string>();
     let expenses = 0;

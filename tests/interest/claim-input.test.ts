@@ -10,10 +10,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readClaimInput } from "../../server/interest/claim.ts";
 import { issueInterestNote } from "../../server/interest/note.ts";
 import { CLI_ACTOR } from "../../server/orgs/service.ts";
-import { snapshot, transaction } from "../../server/lib/scope.ts";
+import { snapshot, unitOfWork } from "../../server/lib/scope.ts";
 import { createTestEnv } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 const call = async (method: string, path: string, body?: unknown, status = 200) => {
@@ -21,8 +21,8 @@ const call = async (method: string, path: string, body?: unknown, status = 200) 
   expect(r.status, `${method} ${path}: ${r.text.slice(0, 400)}`).toBe(status);
   return r.body?.data ?? r.body;
 };
-const input = (invoiceId: string, asOf: string, firstReminderAcceptedOn: string | null = null) =>
-  snapshot(env.db, (tx) => readClaimInput(tx, env.org.id, invoiceId, asOf, { firstReminderAcceptedOn }));
+const input = async (invoiceId: string, asOf: string, firstReminderAcceptedOn: string | null = null) =>
+  await snapshot(env.db, (tx) => readClaimInput(tx, env.org.id, invoiceId, asOf, { firstReminderAcceptedOn }));
 
 let business: any;
 let consumer: any;
@@ -40,9 +40,9 @@ describe("readClaimInput", () => {
     await call("POST", `/api/v1/invoices/${inv.id}/record-payment`, { amount: "100.00", payment_date: "2025-10-20" }, 201);
     // a draft credit note reduces nothing; issued, its allocation from its issue date
     const note = await call("POST", `/api/v1/invoices/${inv.id}/credit-note`, { lines: [{ description: "Credit", quantity: "1", unit_price: "50.00" }] }, 201);
-    expect(input(inv.id, "2025-11-30").reductions).toEqual([{ date: "2025-10-20", cents: 10_000 }]);
+    expect((await input(inv.id, "2025-11-30")).reductions).toEqual([{ date: "2025-10-20", cents: 10_000 }]);
     const final = await call("POST", `/api/v1/invoices/${note.id}/finalize`);
-    const read = input(inv.id, "2025-11-30");
+    const read = await input(inv.id, "2025-11-30");
     expect(read).toMatchObject({ invoiceId: inv.id, asOf: "2025-11-30", dueDate: "2025-10-15", currency: "EUR", totalCents: 100_000, customerType: "organization", country: "BE", hasTable: true, firstReminderAcceptedOn: null });
     expect(read.reductions).toEqual([{ date: "2025-10-20", cents: 10_000 }, { date: final.issue_date, cents: 5000 }]);
     // Belgium's second half of 2025: 10.50 %
@@ -52,7 +52,7 @@ describe("readClaimInput", () => {
 
   test("a customer without a VAT number is a consumer; the acceptance date is passed on", async () => {
     const inv = await issued(consumer.id);
-    expect(input(inv.id, "2025-11-30", "2025-10-22")).toMatchObject({ customerType: "individual", firstReminderAcceptedOn: "2025-10-22" });
+    expect(await input(inv.id, "2025-11-30", "2025-10-22")).toMatchObject({ customerType: "individual", firstReminderAcceptedOn: "2025-10-22" });
   });
 
   test("what interest notes charged: drafts count, cancelled ones not; through the latest day charged", async () => {
@@ -60,14 +60,14 @@ describe("readClaimInput", () => {
     // 16–25 October: 10 days on 1000.00 at 10.50 %: 100000 × 1050 × 10 / 3 650 000 = 287.67 → 2.88; and 40.00
     const first = await call("POST", `/api/v1/invoices/${inv.id}/interest-note`, { as_of: "2025-10-25" }, 201);
     expect(first.total).toBe("42.88");
-    expect(input(inv.id, "2025-11-30").already).toEqual({ interestCents: 288, compensationCents: 4000, through: "2025-10-25" });
+    expect((await input(inv.id, "2025-11-30")).already).toEqual({ interestCents: 288, compensationCents: 4000, through: "2025-10-25" });
     await call("POST", `/api/v1/invoices/${first.id}/finalize`);
     // 26 October–4 November: 10 more days: the running sum 20 days = 575.34 → 5.75, less 2.88: 2.87
     const second = await call("POST", `/api/v1/invoices/${inv.id}/interest-note`, { as_of: "2025-11-04" }, 201);
     expect(second.total).toBe("2.87");
-    expect(input(inv.id, "2025-11-30").already).toEqual({ interestCents: 288 + 287, compensationCents: 4000, through: "2025-11-04" });
+    expect((await input(inv.id, "2025-11-30")).already).toEqual({ interestCents: 288 + 287, compensationCents: 4000, through: "2025-11-04" });
     await call("POST", `/api/v1/invoices/${first.id}/cancel`);
-    expect(input(inv.id, "2025-11-30").already).toEqual({ interestCents: 287, compensationCents: 0, through: "2025-11-04" });
+    expect((await input(inv.id, "2025-11-30")).already).toEqual({ interestCents: 287, compensationCents: 0, through: "2025-11-04" });
   });
 
   test("only an issued invoice can be late", async () => {
@@ -90,13 +90,13 @@ describe("readClaimInput", () => {
     // 100.00 was due: 100.00 allocated, 200.00 owed back
     const final = await call("POST", `/api/v1/invoices/${note.id}/finalize`);
     expect([final.status, final.amount_credited]).toEqual(["partially_paid", "100.00"]);
-    expect(input(inv.id, "2025-11-30").reductions).toEqual([{ date: "2025-10-20", cents: 90_000 }, { date: final.issue_date, cents: 10_000 }]);
+    expect((await input(inv.id, "2025-11-30")).reductions).toEqual([{ date: "2025-10-20", cents: 90_000 }, { date: final.issue_date, cents: 10_000 }]);
   });
 
   test("a note charging the compensation only reaches no day: the claim is through the other note's day", async () => {
     const inv = await issued(business.id);
-    transaction(env.db, (tx) => issueInterestNote(tx, { db: tx, org: env.org, actor: CLI_ACTOR }, inv.id, "2025-11-10", { firstReminderAcceptedOn: null, interest: false, compensation: true }));
+    await unitOfWork(env.db, (tx) => issueInterestNote(tx, { db: tx, org: env.org, actor: CLI_ACTOR }, inv.id, "2025-11-10", { firstReminderAcceptedOn: null, interest: false, compensation: true }));
     await call("POST", `/api/v1/invoices/${inv.id}/interest-note`, { as_of: "2025-11-20" }, 201);
-    expect(input(inv.id, "2025-11-30").already.through).toBe("2025-11-20");
+    expect((await input(inv.id, "2025-11-30")).already.through).toBe("2025-11-20");
   });
 });

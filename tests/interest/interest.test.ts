@@ -11,17 +11,17 @@ import { auditLog, statutoryInterestRates } from "../../db/schema.ts";
 import { computeClaim, consumerChargeableFrom, consumerDamagesCapCents, lateClaim, type ClaimInput } from "../../server/interest/claim.ts";
 import { issueInterestNote } from "../../server/interest/note.ts";
 import { CLI_ACTOR } from "../../server/orgs/service.ts";
-import { snapshot, transaction } from "../../server/lib/scope.ts";
+import { snapshot, unitOfWork } from "../../server/lib/scope.ts";
 import { describe as describeValidation, validateUbl } from "../einvoicing/validate.ts";
 import { SELLER_IDENTITY } from "../fixtures.ts";
 import { createTestEnv, runCli } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 /** An organisation of its own per case (its own number series), with its token. */
-function orgOf(name: string, options: { country?: string } = {}) {
-  const { org, token } = env.newOrg(name, { country: "BE", currency: "EUR", ...options });
+async function orgOf(name: string, options: { country?: string } = {}) {
+  const { org, token } = await env.newOrg(name, { country: "BE", currency: "EUR", ...options });
   const call = async (method: string, path: string, body?: unknown, status = 200) => {
     const r = await env.api(method, path, body, token);
     expect(r.status, `${method} ${path}: ${r.text}`).toBe(status);
@@ -38,17 +38,17 @@ function orgOf(name: string, options: { country?: string } = {}) {
     call("POST", "/api/v1/customers", { name: "Brasserie Dupont SA", country: "BE", vat_number: "BE0404795549", address: "Rue de l'Église 5", city: "Liège", postal_code: "4000", ...(peppol ? { peppol_id: "0208:0404795549" } : {}) }, 201);
   const consumer = () => call("POST", "/api/v1/customers", { name: "Jan Peeters", country: "BE" }, 201);
   const note = (invoiceId: string, as_of: string, status = 201) => call("POST", `/api/v1/invoices/${invoiceId}/interest-note`, { as_of }, status);
-  const claim = (invoiceId: string, asOf: string, firstReminderAcceptedOn: string | null = null) =>
-    snapshot(env.db, (tx) => lateClaim(tx, org.id, invoiceId, asOf, { firstReminderAcceptedOn }));
+  const claim = async (invoiceId: string, asOf: string, firstReminderAcceptedOn: string | null = null) =>
+    await snapshot(env.db, (tx) => lateClaim(tx, org.id, invoiceId, asOf, { firstReminderAcceptedOn }));
   return { org, token, call, raw, invoice, business, consumer, note, claim };
 }
 const lines = (doc: any) => doc.lines.map((l: any) => [l.description, l.amount]);
 
 describe("business customers: interest from the day after the due date, the compensation once", () => {
-  let acme: ReturnType<typeof orgOf>;
+  let acme: Awaited<ReturnType<typeof orgOf>>;
   let inv: any;
   beforeAll(async () => {
-    acme = orgOf("Partly paid BV");
+    acme = await orgOf("Partly paid BV");
     const customer = await acme.business();
     // 1000.00 due 2025-11-15; 400.00 paid on 2026-01-20
     inv = await acme.invoice(customer.id, "1000.00", "2025-10-16", "2025-11-15");
@@ -60,7 +60,7 @@ describe("business customers: interest from the day after the due date, the comp
     // 2026-01-01–2026-01-19: 19 days at 10.50 % on 1000.00: 100000 × 1050 × 19 = 1 995 000 000 → running sum 6 825 000 000 / 3 650 000 = 1869.86 → 1870
     // 2026-01-20–2026-02-28: 12 + 28 = 40 days at 10.50 % on 600.00: 60000 × 1050 × 40 = 2 520 000 000 → running sum 9 345 000 000 / 3 650 000 = 2560.27 → 2560
     // periods: 13.23, 18.70 − 13.23 = 5.47, 25.60 − 18.70 = 6.90; interest 25.60 (the exact total 25.6027 rounded once)
-    const claim = acme.claim(inv.id, "2026-02-28");
+    const claim = await acme.claim(inv.id, "2026-02-28");
     expect(claim).toMatchObject({ customer_type: "organization", currency: "EUR", chargeable_from: "2025-11-16" });
     expect(claim.principal_periods).toEqual([
       { from: "2025-11-16", to: "2025-12-31", days: 46, rate: "10.50", base: "1000.00", interest: "13.23" },
@@ -109,7 +109,7 @@ describe("business customers: interest from the day after the due date, the comp
   test("a second note charges only the interest since the first, and no compensation", async () => {
     // 2026-03-01–2026-03-31: 31 days at 10.50 % on 600.00: 60000 × 1050 × 31 = 1 953 000 000;
     // running sum 9 345 000 000 + 1 953 000 000 = 11 298 000 000 / 3 650 000 = 3095.34 → 30.95; less 25.60 charged = 5.35
-    const claim = acme.claim(inv.id, "2026-03-31");
+    const claim = await acme.claim(inv.id, "2026-03-31");
     expect(claim.interest).toBe("30.95");
     expect(claim.already_charged).toEqual({ interest: "25.60", compensation: "40.00" });
     expect(claim.chargeable).toEqual({ interest: "5.35", compensation: "0.00" });
@@ -122,7 +122,7 @@ describe("business customers: interest from the day after the due date, the comp
     expect(again.body.message).toContain("earlier interest notes charged everything due so far");
     // deleting the draft gives its days back
     await acme.call("DELETE", `/api/v1/invoices/${second.id}`, undefined, 204);
-    expect(acme.claim(inv.id, "2026-03-31").chargeable.interest).toBe("5.35");
+    expect((await acme.claim(inv.id, "2026-03-31")).chargeable.interest).toBe("5.35");
   });
 
   test("refusals: not yet late (422), a draft or a credit note (409), a future date (422), another organisation's invoice (404)", async () => {
@@ -143,7 +143,7 @@ describe("business customers: interest from the day after the due date, the comp
 
 describe("a credit note in the middle", () => {
   test("reduces the amount due from its issue date", async () => {
-    const o = orgOf("Credited BV");
+    const o = await orgOf("Credited BV");
     const customer = await o.business();
     // 500.00 due 2026-01-31; a credit note of 200.00 issued 2026-02-10
     const inv = await o.invoice(customer.id, "500.00", "2026-01-01", "2026-01-31");
@@ -152,7 +152,7 @@ describe("a credit note in the middle", () => {
     await o.call("POST", `/api/v1/invoices/${cn.id}/finalize`);
     // 2026-02-01–2026-02-09: 9 days on 500.00: 50000 × 1050 × 9 = 472 500 000 / 3 650 000 = 129.45 → 1.29
     // 2026-02-10–2026-03-12: 19 + 12 = 31 days on 300.00: 30000 × 1050 × 31 = 976 500 000; running sum 1 449 000 000 / 3 650 000 = 396.99 → 3.97; the period 3.97 − 1.29 = 2.68
-    const claim = o.claim(inv.id, "2026-03-12");
+    const claim = await o.claim(inv.id, "2026-03-12");
     expect(claim.principal_periods.map((p) => [p.from, p.to, p.days, p.base, p.interest])).toEqual([
       ["2026-02-01", "2026-02-09", 9, "500.00", "1.29"],
       ["2026-02-10", "2026-03-12", 31, "300.00", "2.68"],
@@ -163,27 +163,27 @@ describe("a credit note in the middle", () => {
 
 describe("consumers: Book XIX", () => {
   test("nothing before the first reminder's 14-day term has run; then interest from its end and the capped damages, no €40", async () => {
-    const o = orgOf("Shop BV");
+    const o = await orgOf("Shop BV");
     const customer = await o.consumer();
     const inv = await o.invoice(customer.id, "1000.00", "2026-01-01", "2026-01-31");
     // no reminder accepted yet: nothing, and the API's note (the reminders record none yet) is a 422 saying why
-    const none = o.claim(inv.id, "2026-03-31");
+    const none = await o.claim(inv.id, "2026-03-31");
     expect(none).toMatchObject({ customer_type: "individual", principal_periods: [], chargeable: { interest: "0.00", compensation: "0.00" }, chargeable_from: null });
     const refused = await o.raw("POST", `/api/v1/invoices/${inv.id}/interest-note`, { as_of: "2026-03-31" });
     expect(refused.status).toBe(422);
     expect(refused.body.message).toContain("Book XIX");
     // accepted Friday 2026-02-06: the term starts on the next working day, Monday 2026-02-09, and runs 14 days to 2026-02-22
     expect(consumerChargeableFrom("2026-02-06")).toBe("2026-02-23");
-    const inTerm = o.claim(inv.id, "2026-02-22", "2026-02-06");
+    const inTerm = await o.claim(inv.id, "2026-02-22", "2026-02-06");
     expect(inTerm).toMatchObject({ chargeable_from: "2026-02-23", interest: "0.00", compensation: "0.00", principal_periods: [] });
     // 2026-02-23–2026-03-04: 6 + 4 = 10 days at 10.50 % on 1000.00: 100000 × 1050 × 10 = 1 050 000 000 / 3 650 000 = 287.67 → 2.88
     // damages on 1000.00 due: 65.00 + 5 % × (1000.00 − 500.00) = 65.00 + 25.00 = 90.00
-    const after = o.claim(inv.id, "2026-03-04", "2026-02-06");
+    const after = await o.claim(inv.id, "2026-03-04", "2026-02-06");
     expect(after.principal_periods).toEqual([{ from: "2026-02-23", to: "2026-03-04", days: 10, rate: "10.50", base: "1000.00", interest: "2.88" }]);
     expect(after.chargeable).toEqual({ interest: "2.88", compensation: "90.00" });
     expect(after.law).toContain("art. XIX.2");
     // issued in a caller's transaction (the reminder run's), created and finalized
-    const note = transaction(env.db, (tx) => issueInterestNote(tx, { db: env.db, org: o.org, actor: CLI_ACTOR }, inv.id, "2026-03-04", { firstReminderAcceptedOn: "2026-02-06" }));
+    const note = await unitOfWork(env.db, (tx) => issueInterestNote(tx, { db: env.db, org: o.org, actor: CLI_ACTOR }, inv.id, "2026-03-04", { firstReminderAcceptedOn: "2026-02-06" }));
     expect(note).toMatchObject({ status: "finalized", number: "INT-2026-00001", total: "92.88" });
     expect(lines(note).at(-1)).toEqual(["Damages for late payment (Code of Economic Law, art. XIX.4)", "90.00"]);
   });
@@ -203,31 +203,31 @@ describe("consumers: Book XIX", () => {
 
 describe("currencies and settings", () => {
   test("a non-euro invoice: no compensation until the organisation sets one for its currency; a higher EUR amount", async () => {
-    const o = orgOf("Export BV");
+    const o = await orgOf("Export BV");
     const customer = await o.business();
     // USD 100.00 due 2026-01-31; 2026-02-01–2026-03-02: 28 + 2 = 30 days at 10.50 %: 10000 × 1050 × 30 = 315 000 000 / 3 650 000 = 86.30 → 0.86
     const inv = await o.invoice(customer.id, "100.00", "2026-01-01", "2026-01-31", { currency: "USD" });
-    const before = o.claim(inv.id, "2026-03-02");
+    const before = await o.claim(inv.id, "2026-03-02");
     expect(before).toMatchObject({ currency: "USD", interest: "0.86", compensation: "0.00" });
     expect(before.law).toContain("No compensation is set for USD");
     const set = await o.call("PUT", "/api/v1/organization", { late_compensation: "55.00", late_compensation_by_currency: { USD: "45.00" } });
     expect(set).toMatchObject({ late_compensation: "55.00", late_compensation_by_currency: { USD: "45.00" } });
-    expect(o.claim(inv.id, "2026-03-02").chargeable).toEqual({ interest: "0.86", compensation: "45.00" });
+    expect((await o.claim(inv.id, "2026-03-02")).chargeable).toEqual({ interest: "0.86", compensation: "45.00" });
     const eur = await o.invoice(customer.id, "100.00", "2026-01-01", "2026-01-31");
-    expect(o.claim(eur.id, "2026-03-02").compensation).toBe("55.00");
+    expect((await o.claim(eur.id, "2026-03-02")).compensation).toBe("55.00");
     // 0 sets it back to the statutory 40.00
     expect(await o.call("PUT", "/api/v1/organization", { late_compensation: 0 })).toMatchObject({ late_compensation: null });
-    expect(o.claim(eur.id, "2026-03-02").compensation).toBe("40.00");
+    expect((await o.claim(eur.id, "2026-03-02")).compensation).toBe("40.00");
     const bad = await o.raw("PUT", "/api/v1/organization", { late_compensation_by_currency: { ZZZ: "1.00" } });
     expect(bad.status).toBe(422);
     expect(Object.keys(bad.body.errors)).toEqual(["late_compensation_by_currency.ZZZ"]);
   });
 
   test("an organisation whose country has no table: no interest, the compensation, said in law", async () => {
-    const o = orgOf("Nederland BV", { country: "NL" });
+    const o = await orgOf("Nederland BV", { country: "NL" });
     const customer = await o.business();
     const inv = await o.invoice(customer.id, "100.00", "2026-01-01", "2026-01-31");
-    const claim = o.claim(inv.id, "2026-03-02");
+    const claim = await o.claim(inv.id, "2026-03-02");
     expect(claim).toMatchObject({ interest: "0.00", compensation: "40.00", principal_periods: [] });
     expect(claim.law).toContain("No statutory interest rates are known for NL");
     // 1 February to 2 March: no day has a rate
@@ -252,7 +252,7 @@ describe("currencies and settings", () => {
 
 describe("the e-invoice of an interest note", () => {
   test("category O, type 383, the invoice in BillingReference, no VAT identifiers: passes the CEN and Peppol rules; a bank line naming its reference pays it", async () => {
-    const o = orgOf("Peppol BV");
+    const o = await orgOf("Peppol BV");
     await o.call("PUT", "/api/v1/organization", SELLER_IDENTITY);
     const customer = await o.business(true);
     const inv = await o.invoice(customer.id, "1000.00", "2025-10-16", "2025-11-15", { buyer_reference: "PO-77" });

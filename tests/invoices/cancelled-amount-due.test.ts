@@ -11,7 +11,7 @@ let env: TestEnv;
 let customerId: string;
 let vat21: string;
 beforeAll(async () => {
-  env = createTestEnv();
+  env = await createTestEnv();
   expect((await env.api("PUT", "/api/v1/organization", SELLER_IDENTITY)).status).toBe(200);
   const c = await env.api("POST", "/api/v1/customers", {
     name: "Klant BV", address: "Markt 1", city: "Brugge", postal_code: "8000", country: "BE", vat_number: "BE0404795549", peppol_id: "0208:0404795549",
@@ -70,7 +70,7 @@ test("a cancelled credit note's amount_due is 0.00; its invoice is owed its tota
 });
 
 test("aged receivables and the overdue filter leave a cancelled invoice out", async () => {
-  const { token } = env.newOrg("Cancelling BV");
+  const { token } = await env.newOrg("Cancelling BV");
   const api = (method: string, path: string, body?: unknown) => env.api(method, path, body, token);
   expect((await api("PUT", "/api/v1/organization", SELLER_IDENTITY)).status).toBe(200);
   const c = (await api("POST", "/api/v1/customers", { name: "Enige Klant", address: "Markt 1", city: "Brugge", postal_code: "8000", country: "BE" })).body.data;

@@ -16,10 +16,10 @@ import { addDays, newId, nowIso, today } from "../../server/lib/time.ts";
 import { rebuildReceivables } from "../../server/reports/receivables.ts";
 import { describe as describeValidation, validateUbl } from "../einvoicing/validate.ts";
 import { SELLER_IDENTITY } from "../fixtures.ts";
-import { createTestEnv, type ApiResponse } from "../helpers.ts";
+import { createTestEnv, type ApiResponse, asTx } from "../helpers.ts";
 import { databaseBefore, upgradedApp } from "../upgrade-copy.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 const dir = mkdtempSync(join(tmpdir(), "kontor-credit-notes-"));
 afterAll(() => {
   env.close();
@@ -154,7 +154,7 @@ describe("allocation at finalize", () => {
   });
 
   test("the credited invoice's change is an invoice.updated event carrying its new amount due, and an audit entry", async () => {
-    const org = env.newOrg("Hooked Credits");
+    const org = await env.newOrg("Hooked Credits");
     const now = nowIso();
     const hookId = newId();
     env.db.insert(webhooks).values({ id: hookId, organizationId: org.org.id, url: "https://hooks.example.com/x", events: ["invoice.updated", "invoice.finalized"], isActive: true, secret: "s".repeat(64), createdAt: now, updatedAt: now }).run();
@@ -297,7 +297,7 @@ describe("the due date follows the issue date", () => {
 
 describe("e-invoices", () => {
   test("a partly credited invoice, its credit note, and one with a refund owed pass the UBL schema, EN 16931 and Peppol BIS 3.0", async () => {
-    const org = env.newOrg("Credit UBL", { country: "BE", currency: "EUR" });
+    const org = await env.newOrg("Credit UBL", { country: "BE", currency: "EUR" });
     const api = async (method: string, path: string, body?: unknown, status = 200) => {
       const r = await env.api(method, path, body, org.token);
       expect(r.status, `${method} ${path}: ${r.text}`).toBe(status);
@@ -333,7 +333,7 @@ describe("e-invoices", () => {
 
 describe("refunds through the bank", () => {
   test("an outgoing bank line matched to a credit note pays its refund; unmatched, the refund is owed again", async () => {
-    const org = env.newOrg("Refund Bank", { country: "BE", currency: "EUR" });
+    const org = await env.newOrg("Refund Bank", { country: "BE", currency: "EUR" });
     const api = async (method: string, path: string, body?: unknown, status = 200) => {
       const r = await env.api(method, path, body, org.token);
       expect(r.status, `${method} ${path}: ${r.text}`).toBe(status);
@@ -369,7 +369,7 @@ describe("refunds through the bank", () => {
 
 describe("ledger", () => {
   test("the allocation posts nothing: the customer's receivables net the invoice and its credit note; a refund leaves the bank", async () => {
-    const org = env.newOrg("Credit Ledger");
+    const org = await env.newOrg("Credit Ledger");
     const api = async (method: string, path: string, body?: unknown, status = 200) => {
       const r = await env.api(method, path, body, org.token);
       expect(r.status, r.text).toBe(status);
@@ -416,7 +416,7 @@ describe("aged receivables at ?date=", () => {
   };
 
   beforeAll(async () => {
-    org = env.newOrg("Aging As Of");
+    org = await env.newOrg("Aging As Of");
     const orgRates = (await env.api("GET", "/api/v1/vat-rates", undefined, org.token)).body.data;
     const vat = orgRates.find((r: any) => r.rate === "21.00" && r.category === "S").id;
     const api = async (method: string, path: string, body?: unknown, status = 200) => {
@@ -490,7 +490,7 @@ describe("aged receivables at ?date=", () => {
 });
 
 test("upgrade (migrations 0024, 0025): the credit notes issued before allocation settle their invoices, in the order of their issue dates", async () => {
-  const org = env.newOrg("Upgrade Credits");
+  const org = await env.newOrg("Upgrade Credits");
   const api = async (method: string, path: string, body?: unknown, status = 200) => {
     const r = await env.api(method, path, body, org.token);
     expect(r.status, `${method} ${path}: ${r.text}`).toBe(status);
@@ -554,7 +554,7 @@ test("upgrade (migrations 0024, 0025): the credit notes issued before allocation
   expect((await get("/api/v1/reports/aged-receivables")).totals.total).toBe("-90.00");
   const totals = () => upgraded.$client.query("SELECT customer_id, currency, open_cents FROM customer_receivables WHERE organization_id = ? ORDER BY customer_id").all(org.org.id);
   const kept = totals();
-  upgraded.connection.transactions.run("immediate", () => rebuildReceivables(upgraded));
+  await upgraded.connection.transactions.run("immediate", () => rebuildReceivables(asTx(upgraded)));
   expect(totals()).toEqual(kept);
   expect(kept).toEqual([
     { customer_id: c.id, currency: "EUR", open_cents: -13000 },

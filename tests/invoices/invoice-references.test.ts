@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { isBelgianStructuredCommunication, isCreditorReference } from "../../server/documents/payment-reference.ts";
 import { createTestEnv } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 let customerId: string;
@@ -95,7 +95,7 @@ describe("payment_reference at finalize", () => {
   });
 
   test("another country: ISO 11649 RF references; each organisation has its own sequence", async () => {
-    const nl = env.newOrg("Reference NL", { country: "NL" });
+    const nl = await env.newOrg("Reference NL", { country: "NL" });
     const customer = (await env.api("POST", "/api/v1/customers", { name: "NL Customer" }, nl.token)).body.data.id;
     const first = await finalize((await draft({}, nl.token, customer)).id, nl.token);
     const second = await finalize((await draft({}, nl.token, customer)).id, nl.token);
@@ -103,13 +103,13 @@ describe("payment_reference at finalize", () => {
     expect(first.payment_reference).toMatch(/^RF\d{2}0000000001$/);
     expect(second.payment_reference).toMatch(/^RF\d{2}0000000002$/);
     // a second Belgian organisation starts its own sequence
-    const be = env.newOrg("Reference BE 2", { country: "BE" });
+    const be = await env.newOrg("Reference BE 2", { country: "BE" });
     const beCustomer = (await env.api("POST", "/api/v1/customers", { name: "BE Customer" }, be.token)).body.data.id;
     expect((await finalize((await draft({}, be.token, beCustomer)).id, be.token)).payment_reference).toBe("+++000/0000/00101+++");
   });
 
   test("the organisation's country at finalize decides the format", async () => {
-    const org = env.newOrg("Moving Org", { country: "BE" });
+    const org = await env.newOrg("Moving Org", { country: "BE" });
     const customer = (await env.api("POST", "/api/v1/customers", { name: "Mover's Customer" }, org.token)).body.data.id;
     expect((await finalize((await draft({}, org.token, customer)).id, org.token)).payment_reference).toBe("+++000/0000/00101+++");
     expect((await env.api("PUT", "/api/v1/organization", { country: "FR" }, org.token)).status).toBe(200);

@@ -13,7 +13,7 @@ import { addDays, newId, nowIso, today } from "../../server/lib/time.ts";
 import { createTestEnv, type ApiResponse } from "../helpers.ts";
 import { plansOf, slowListSteps } from "../query-plan.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 const count = (table: string) => (env.db.$client.query(`SELECT count(*) AS n FROM "${table}"`).get() as { n: number }).n;
@@ -173,7 +173,7 @@ describe("VAT rates (contract section 3)", () => {
       JP: zeros,
     };
     for (const [country, list] of Object.entries(expected)) {
-      const org = env.newOrg(`VAT ${country}`, { country });
+      const org = await env.newOrg(`VAT ${country}`, { country });
       const r = await env.api("GET", "/api/v1/vat-rates", undefined, org.token);
       expect(r.status).toBe(200);
       expect(r.body.data.map((x: any) => x.rate), country).toEqual(list);
@@ -188,16 +188,16 @@ describe("VAT rates (contract section 3)", () => {
 
   test("needs accounting.view: 403 naming it; that ability alone is enough", async () => {
     const all = (await env.api("GET", "/api/v1/meta/abilities")).body.data as string[];
-    const denied = await env.api("GET", "/api/v1/vat-rates", undefined, env.orgToken(all.filter((a) => a !== "accounting.view")));
+    const denied = await env.api("GET", "/api/v1/vat-rates", undefined, await env.orgToken(all.filter((a) => a !== "accounting.view")));
     expect(denied.status).toBe(403);
     expect(denied.body.message).toContain("accounting.view");
-    const allowed = await env.api("GET", "/api/v1/vat-rates", undefined, env.orgToken(["accounting.view"]));
+    const allowed = await env.api("GET", "/api/v1/vat-rates", undefined, await env.orgToken(["accounting.view"]));
     expect(allowed.status).toBe(200);
     expect(allowed.body.data).toEqual(rates);
   });
 
   test("a vat_rate_id of another organisation is a 422 on invoice lines (create, update) and on expenses", async () => {
-    const other = env.newOrg("Foreign Rates", { country: "NL" });
+    const other = await env.newOrg("Foreign Rates", { country: "NL" });
     const foreign = (await env.api("GET", "/api/v1/vat-rates", undefined, other.token)).body.data[0];
     const before = count("invoices");
     expectValidation(await env.api("POST", "/api/v1/invoices", body({ lines: [line(), line({ vat_rate_id: foreign.id })] })), ["lines.1.vat_rate_id"]);
@@ -280,7 +280,7 @@ describe("create (api-spec 2.3, 4.5)", () => {
   });
 
   test("currency: the customer's, then the organisation's; a given one wins", async () => {
-    const gbp = env.newOrg("Pound Co", { currency: "GBP", country: "GB" });
+    const gbp = await env.newOrg("Pound Co", { currency: "GBP", country: "GB" });
     const plain = (await env.api("POST", "/api/v1/customers", { name: "No Currency Ltd" }, gbp.token)).body.data;
     const dollars = (await env.api("POST", "/api/v1/customers", { name: "Dollar Buyer Inc", currency: "USD" }, gbp.token)).body.data;
     const gbpLines = { lines: [line()] };
@@ -290,7 +290,7 @@ describe("create (api-spec 2.3, 4.5)", () => {
   });
 
   test("every field rule of 4.5: a 422 keyed like Laravel, and nothing is created", async () => {
-    const other = env.newOrg("Foreign Customer Org");
+    const other = await env.newOrg("Foreign Customer Org");
     const foreignCustomer = (await env.api("POST", "/api/v1/customers", { name: "Not Yours BV" }, other.token)).body.data;
     const cases: [Record<string, unknown>, string[]][] = [
       [{ customer_id: foreignCustomer.id }, ["customer_id"]],
@@ -363,7 +363,7 @@ describe("create (api-spec 2.3, 4.5)", () => {
   });
 
   test("rules checked by the service are reported together", async () => {
-    const other = env.newOrg("Two Errors Org");
+    const other = await env.newOrg("Two Errors Org");
     const foreignCustomer = (await env.api("POST", "/api/v1/customers", { name: "Elsewhere NV" }, other.token)).body.data;
     const r = await env.api("POST", "/api/v1/invoices", body({ customer_id: foreignCustomer.id, due_date: "2026-01-01", lines: [line({ quantity: "0" })] }));
     expectValidation(r, ["customer_id", "due_date", "lines.0.quantity"]);
@@ -415,7 +415,7 @@ describe("update (contract section 4: drafts only)", () => {
   });
 
   test("the same rules: a 422 keyed by the field, and nothing changes", async () => {
-    const other = env.newOrg("Update Rules Org");
+    const other = await env.newOrg("Update Rules Org");
     const foreignCustomer = (await env.api("POST", "/api/v1/customers", { name: "Theirs NV" }, other.token)).body.data;
     const taken = await draft({ number: "TAKEN-1" });
     const inv = await draft({ due_date: "2026-03-20" });
@@ -802,17 +802,17 @@ describe("abilities (invoicing.*)", () => {
       const inv = await inState(state);
       const [method, path, payload] = request(inv);
       const before = stored(inv.id);
-      const denied = await env.api(method, path, payload, env.orgToken(all.filter((a) => a !== ability)));
+      const denied = await env.api(method, path, payload, await env.orgToken(all.filter((a) => a !== ability)));
       expect(denied.status, `${method} ${path} without ${ability}`).toBe(403);
       expect(denied.body.message).toContain(ability);
       expect(stored(inv.id)).toEqual(before);
-      const allowed = await env.api(method, path, payload, env.orgToken(["invoicing.view", ability]));
+      const allowed = await env.api(method, path, payload, await env.orgToken(["invoicing.view", ability]));
       expect(allowed.status, `${method} ${path} with ${ability}: ${allowed.text}`).toBeLessThan(300);
     }
   });
 
   test("a member creates, edits and finalizes nothing beyond its role: finalize, payments and delete are 403", async () => {
-    const { token } = env.userToken("member");
+    const { token } = await env.userToken("member");
     const inv = await draft({}, { token, customerId: customer.id });
     expect((await env.api("PUT", `/api/v1/invoices/${inv.id}`, { notes: "by a member" }, token)).status).toBe(200);
     for (const [method, path, ability] of [
@@ -823,7 +823,7 @@ describe("abilities (invoicing.*)", () => {
       expect(r.status).toBe(403);
       expect(r.body.message).toContain(ability!);
     }
-    const viewer = env.userToken("viewer").token;
+    const viewer = (await env.userToken("viewer")).token;
     expect((await env.api("GET", `/api/v1/invoices/${inv.id}`, undefined, viewer)).status).toBe(200);
     expect((await env.api("POST", "/api/v1/invoices", body(), viewer)).status).toBe(403);
   });
@@ -834,11 +834,11 @@ describe("tenant isolation", () => {
     const d = await draft({ number: "ISOLATED-DRAFT-1" });
     const f = await inState("finalized");
     const p = await inState("partially_paid");
-    const other = env.newOrg("Invoice Intruder");
+    const other = await env.newOrg("Invoice Intruder");
     const theirCustomer = (await env.api("POST", "/api/v1/customers", { name: "Intruder Customer" }, other.token)).body.data;
     const theirs = await inState("partially_paid", { token: other.token, customerId: theirCustomer.id }, { lines: [line()] });
     const snapshot = () => [d, f, p].map((x) => stored(x.id));
-    const before = snapshot();
+    const before = await snapshot();
     const shownBefore = await Promise.all([d, f, p].map((x) => show(x.id)));
     for (const [method, path, payload] of [
       ["GET", `/api/v1/invoices/${d.id}`],
@@ -857,7 +857,7 @@ describe("tenant isolation", () => {
       expect(r.status, `${method} ${path}`).toBe(404);
       expect(r.body).toEqual({ code: "not_found", message: "Not found." });
     }
-    expect(snapshot()).toEqual(before);
+    expect(await snapshot()).toEqual(before);
     expect(await Promise.all([d, f, p].map((x) => show(x.id)))).toEqual(shownBefore);
     // and the other way round: my token cannot reach their payment through my invoice
     expect((await env.api("DELETE", `/api/v1/invoices/${p.id}/payments/${theirs.payments[0].id}`)).status).toBe(404);
@@ -873,7 +873,7 @@ describe("tenant isolation", () => {
 
 describe("search by a name thousands of customers share", () => {
   test("is matched again on every request when its ids are too many to remember, and follows a rename", async () => {
-    const { org: wide, token } = env.newOrg("Wide Search Co");
+    const { org: wide, token } = await env.newOrg("Wide Search Co");
     // 14,000 customers named alike: the ids their name matches (about 550 KB as JSON) are more
     // than a list remembers of one search
     env.db.$client.exec(`INSERT INTO customers (id, organization_id, name, created_at, updated_at)
@@ -893,8 +893,8 @@ describe("search by a name thousands of customers share", () => {
   });
 });
 
-describe("lists (contract section 5)", () => {
-  const org = env.newOrg("Invoice Lists Co");
+describe("lists (contract section 5)", async () => {
+  const org = await env.newOrg("Invoice Lists Co");
   const list = (query: string) => env.api("GET", `/api/v1/invoices${query}`, undefined, org.token);
   const ids = (r: ApiResponse) => {
     expect(r.status, r.text).toBe(200);
@@ -1115,7 +1115,7 @@ describe("lists (contract section 5)", () => {
 
 describe("webhook outbox (contract 7.2)", () => {
   test("each operation queues its event with the invoice as the API shows it", async () => {
-    const org = env.newOrg("Hooked Invoices");
+    const org = await env.newOrg("Hooked Invoices");
     const now = nowIso();
     const hook = (events: string[], isActive = true) => {
       const id = newId();
@@ -1176,7 +1176,7 @@ describe("webhook outbox (contract 7.2)", () => {
   });
 
   test("the change, its audit entry and its deliveries commit together: a failing delivery insert undoes the change", async () => {
-    const org = env.newOrg("Atomic Invoices");
+    const org = await env.newOrg("Atomic Invoices");
     const now = nowIso();
     env.db.insert(webhooks).values({ id: newId(), organizationId: org.org.id, url: "https://hooks.example.com/a", events: ["invoice.finalized", "invoice.payment_recorded", "invoice.created"], isActive: true, secret: "s".repeat(64), createdAt: now, updatedAt: now }).run();
     const c = (await env.api("POST", "/api/v1/customers", { name: "Atomic Customer" }, org.token)).body.data;
@@ -1236,7 +1236,7 @@ describe("audit (contract section 5)", () => {
     for (const a of [...entries(inv.id), ...entries(credit.id)]) {
       expect(a).toMatchObject({ resourceType: "invoice", actorType: "token", actorId: tokenId, organizationId: env.org.id });
     }
-    const { token, userId } = env.userToken("owner");
+    const { token, userId } = await env.userToken("owner");
     const mine = await draft({}, { token, customerId: customer.id });
     await act(mine.id, "finalize", undefined, token);
     expect(entries(mine.id).map((a) => [a.action, a.actorType, a.actorId])).toEqual([

@@ -16,7 +16,7 @@ import { createTestEnv, type ApiResponse } from "../helpers.ts";
 import { databaseBefore, upgradedApp } from "../upgrade-copy.ts";
 const TESTS_ROOT = join(import.meta.dir, "..");
 
-const env = createTestEnv();
+const env = await createTestEnv();
 const dir = mkdtempSync(join(tmpdir(), "kontor-numbering-"));
 afterAll(() => {
   env.close();
@@ -29,7 +29,7 @@ const THIS_YEAR = today().slice(0, 4);
 /** An organisation of its own (its own series) with a customer. */
 type Company = { token: string; orgId: string; customerId: string };
 async function company(name: string): Promise<Company> {
-  const { org, token } = env.newOrg(name);
+  const { org, token } = await env.newOrg(name);
   const c = await env.api("POST", "/api/v1/customers", { name: `${name} Customer` }, token);
   expect(c.status, c.text).toBe(201);
   return { token, orgId: org.id, customerId: c.body.data.id };
@@ -264,8 +264,8 @@ describe("under load", () => {
       while (Date.now() < Number(process.env.T_START)) await Bun.sleep(1);
       const numbers = [];
       for (let i = 0; i < ids.length; i++) {
-        numbers.push(invoiceService.finalize(scope, ids[i]).number);
-        if (i % 6 === 0 && doomed.length) invoiceService.remove(scope, doomed.pop());
+        numbers.push((await invoiceService.finalize(scope, ids[i])).number);
+        if (i % 6 === 0 && doomed.length) await invoiceService.remove(scope, doomed.pop());
         await Bun.sleep(Math.random() * 4); // let the others in between
       }
       console.log(JSON.stringify(numbers));

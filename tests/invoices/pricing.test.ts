@@ -17,7 +17,7 @@ import { SELLER_IDENTITY } from "../fixtures.ts";
 import { createTestEnv } from "../helpers.ts";
 import { describe as describeValidation, loadRules, validateUbl } from "../einvoicing/validate.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 const scratch = mkdtempSync(join(tmpdir(), "kontor-pricing-"));
 afterAll(() => {
   env.close();
@@ -371,7 +371,7 @@ describe("document allowances and charges", () => {
 
 describe("the books", () => {
   test("the ledger posts the net of each rate (lines less allowances plus charges) as sales, and the VAT report shows it", async () => {
-    const { token } = env.newOrg("Pricing books", { country: "BE", currency: "EUR" });
+    const { token } = await env.newOrg("Pricing books", { country: "BE", currency: "EUR" });
     const call = async (method: string, path: string, body?: unknown) => {
       const r = await env.api(method, path, body, token);
       expect(r.status, `${method} ${path}: ${r.text.slice(0, 300)}`).toBeLessThan(300);

@@ -16,7 +16,7 @@ import { databaseSnapshot, SELLER_IDENTITY } from "../fixtures.ts";
 import { createTestEnv, TEST_IBAN } from "../helpers.ts";
 import { describe as describeValidation, validateUbl } from "../einvoicing/validate.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 type Org = { org: { id: string }; token: string };
@@ -52,7 +52,7 @@ describe("a draft that its e-invoice could not carry", () => {
   let draft: any;
   beforeAll(async () => {
     // a new organisation knows only its name and country; the customer has a Peppol id, no address
-    org = env.newOrg("Readiness BV");
+    org = await env.newOrg("Readiness BV");
     customer = await okOf(org)("POST", "/api/v1/customers", { name: "Brasserie Dupont SA", country: "BE", peppol_id: PEPPOL_CUSTOMER_ID });
     draft = await draftFor(org, customer.id);
   });
@@ -154,7 +154,7 @@ describe("a draft that its e-invoice could not carry", () => {
   });
 
   test("the readiness is a computed view: the draft's events and webhook deliveries carry the invoice as its GET shows it, without readiness", async () => {
-    const own = env.newOrg("Readiness Events BV");
+    const own = await env.newOrg("Readiness Events BV");
     const buyer = await okOf(own)("POST", "/api/v1/customers", { name: "Brasserie Dupont SA", country: "BE", peppol_id: PEPPOL_CUSTOMER_ID });
     const hook = await okOf(own)("POST", "/api/v1/webhooks", { url: "https://hooks.example.com/readiness", events: ["invoice.created", "invoice.updated"] });
     const created = await draftFor(own, buyer.id);
@@ -175,7 +175,7 @@ describe("a draft that its e-invoice could not carry", () => {
 
 describe("the issue's dead end: the JSON shows what the documents carry, and finalize refuses up front", () => {
   test("a customer given a peppol_id after finalize: the live customer shows it, the issued document's customer and buyer (what the UBL carries) do not, and the UBL's 422 says the same", async () => {
-    const org = env.newOrg("Dead End BV");
+    const org = await env.newOrg("Dead End BV");
     await okOf(org)("PUT", "/api/v1/organization", SELLER_IDENTITY);
     const customer = await okOf(org)("POST", "/api/v1/customers", { name: "Late Peppol NV", ...ADDRESS });
     const draft = await draftFor(org, customer.id);
@@ -210,7 +210,7 @@ describe("the issue's dead end: the JSON shows what the documents carry, and fin
 
 describe("einvoice_business_customers: every business customer gets an e-invoice", () => {
   test("off: a customer with a VAT number and no peppol_id is issued a PDF only; on: finalize checks its UBL; an individual is never", async () => {
-    const org = env.newOrg("Belgian Mandate BV");
+    const org = await env.newOrg("Belgian Mandate BV");
     await okOf(org)("PUT", "/api/v1/organization", SELLER_IDENTITY);
     const business = await okOf(org)("POST", "/api/v1/customers", { name: "Business SA", ...ADDRESS, vat_number: "BE0404795549" });
     const individual = await okOf(org)("POST", "/api/v1/customers", { name: "Jan Peeters", ...ADDRESS });
@@ -237,7 +237,7 @@ describe("einvoice_business_customers: every business customer gets an e-invoice
   });
 
   test("the mandate covers Belgian business customers only: a Dutch or German business without a peppol_id is issued a PDF, and preferred sends it by e-mail", async () => {
-    const org = env.newOrg("Mandate Abroad BV");
+    const org = await env.newOrg("Mandate Abroad BV");
     await okOf(org)("PUT", "/api/v1/organization", { ...SELLER_IDENTITY, einvoice_business_customers: true });
     const dutch = await okOf(org)("POST", "/api/v1/customers", { name: "Klant BV", ...ADDRESS, country: "NL", vat_number: "NL000099998B57", email: "ap@klant.example" });
     const german = await okOf(org)("POST", "/api/v1/customers", { name: "Kunde GmbH", ...ADDRESS, country: "DE", vat_number: "DE136695976", preferred_channel: "peppol", email: "ap@kunde.example" });
@@ -260,7 +260,7 @@ describe("einvoice_business_customers: every business customer gets an e-invoice
 
 describe("credit notes and the PDF", () => {
   test("a credit note is checked at its finalize like an invoice: the seller's VAT number removed since is refused", async () => {
-    const org = env.newOrg("Credit Check BV");
+    const org = await env.newOrg("Credit Check BV");
     await okOf(org)("PUT", "/api/v1/organization", SELLER_IDENTITY);
     const customer = await okOf(org)("POST", "/api/v1/customers", { name: "Peppol NV", ...ADDRESS, peppol_id: PEPPOL_CUSTOMER_ID });
     const invoice = await draftFor(org, customer.id, { buyer_reference: "Dept. 42" });
@@ -277,7 +277,7 @@ describe("credit notes and the PDF", () => {
   });
 
   test("the PDF is always checked: a customer without a name (written around the API) is refused, e-invoice or not", async () => {
-    const org = env.newOrg("Nameless BV");
+    const org = await env.newOrg("Nameless BV");
     const customer = await okOf(org)("POST", "/api/v1/customers", { name: "To Be Blanked" });
     const draft = await draftFor(org, customer.id);
     env.db.$client.run("UPDATE customers SET name = ' ' WHERE id = ?", [customer.id]);

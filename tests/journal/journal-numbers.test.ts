@@ -10,10 +10,10 @@ import { join } from "node:path";
 import { createTestEnv } from "../helpers.ts";
 import { databaseBefore, upgradedApp } from "../upgrade-copy.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
-const { token } = env.newOrg("Numbered books", { country: "BE", currency: "EUR" });
+const { token } = await env.newOrg("Numbered books", { country: "BE", currency: "EUR" });
 const api = (method: string, path: string, body?: unknown) => env.api(method, path, body, token);
 async function ok(method: string, path: string, body: unknown, status: number) {
   const r = await api(method, path, body);
@@ -111,7 +111,7 @@ describe("numbers ascend with the dates, per year, without gaps", () => {
   });
 
   test("another organisation's numbers start at 00001 of their own", async () => {
-    const other = env.newOrg("Other books", { country: "BE", currency: "EUR" });
+    const other = await env.newOrg("Other books", { country: "BE", currency: "EUR" });
     const accounts = (await env.api("GET", "/api/v1/accounts?per_page=100", undefined, other.token)).body.data as { id: string; code: string }[];
     const id = (code: string) => accounts.find((a) => a.code === code)!.id;
     const r = await env.api(
@@ -126,7 +126,7 @@ describe("numbers ascend with the dates, per year, without gaps", () => {
 });
 
 test("upgrade (migration 0026): the entries posted before are numbered in date order; an approved expense its payments cover becomes paid", async () => {
-  const org = env.newOrg("Upgraded books", { country: "BE", currency: "EUR" });
+  const org = await env.newOrg("Upgraded books", { country: "BE", currency: "EUR" });
   const call = async (method: string, path: string, body: unknown, status: number) => {
     const r = await env.api(method, path, body, org.token);
     expect(r.status, `${method} ${path}: ${r.text}`).toBe(status);

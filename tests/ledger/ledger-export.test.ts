@@ -13,7 +13,7 @@ import { beancountAccount } from "../../server/journal/export.ts";
 import { CLI_ACTOR } from "../../server/orgs/service.ts";
 import { createTestEnv, runCli } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 const dir = mkdtempSync(join(tmpdir(), "kontor-bean-"));
 afterAll(() => {
   env.close();
@@ -49,7 +49,7 @@ beforeAll(async () => {
   const rate = (p: string) => rates.find((r: any) => r.rate === p && r.category === "S").id;
   const customer = await ok("POST", "/api/v1/customers", { name: "Export \"Quoted\" Customer", country: "BE", currency: "EUR" }, 201);
   const usdCustomer = await ok("POST", "/api/v1/customers", { name: "Dollar Customer", country: "US", currency: "USD" }, 201);
-  const usdBank = bankAccountService.add({ db: env.db, org: env.org, actor: CLI_ACTOR }, { name: "Dollar account", iban: "GB82WEST12345698765432", currency: "USD" });
+  const usdBank = await bankAccountService.add({ db: env.db, org: env.org, actor: CLI_ACTOR }, { name: "Dollar account", iban: "GB82WEST12345698765432", currency: "USD" });
   const finalize = async (body: Record<string, unknown>) => {
     const d = await ok("POST", "/api/v1/invoices", body, 201);
     return ok("POST", `/api/v1/invoices/${d.id}/finalize`);
@@ -264,5 +264,5 @@ test("an export over the API is bounded: a range of more entries than allowed is
   const entries = (await env.api("GET", "/api/v1/journal-entries?per_page=1")).body.meta.total as number;
   expect(entries).toBeGreaterThan(1);
   expect(() => exportJournal(scope, "csv", {}, { maxEntries: entries - 1 })).toThrow(`The range holds ${entries} journal entries`);
-  expect(exportJournal(scope, "csv", {}, { maxEntries: entries })).toStartWith("date,number");
+  expect(await exportJournal(scope, "csv", {}, { maxEntries: entries })).toStartWith("date,number");
 });

@@ -30,7 +30,7 @@ import { toCents } from "../../server/lib/money.ts";
 import { CLI_ACTOR } from "../../server/orgs/service.ts";
 import { createTestEnv, type ApiResponse } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 const scratch = mkdtempSync(join(tmpdir(), "kontor-ledger-"));
 afterAll(() => {
   env.close();
@@ -135,7 +135,7 @@ const SAVINGS_IBAN = "BE68539007547034";
 const MANUAL_CODES = ["1300", "2300", "3100", "4900", "6200", "6400", "6900"];
 
 async function runSequence(operations: Operation[], run: number): Promise<void> {
-  const { org, token } = env.newOrg(`Ledger ${run}`, { country: "BE", currency: "EUR" });
+  const { org, token } = await env.newOrg(`Ledger ${run}`, { country: "BE", currency: "EUR" });
   const call = async (method: string, path: string, body?: unknown): Promise<ApiResponse> => {
     const r = await env.api(method, path, body, token);
     if (!ALLOWED.has(r.status)) throw new Error(`${method} ${path} → ${r.status} ${r.text.slice(0, 300)}`);
@@ -152,7 +152,7 @@ async function runSequence(operations: Operation[], run: number): Promise<void> 
   const manual: string[] = [];
   const matched: string[] = [];
   const bank = (await call("GET", "/api/v1/bank-accounts")).body.data[0] as { id: string; iban: string };
-  const savings = bankAccountService.add({ db: env.db, org, actor: CLI_ACTOR }, { name: "Savings", iban: SAVINGS_IBAN });
+  const savings = await bankAccountService.add({ db: env.db, org, actor: CLI_ACTOR }, { name: "Savings", iban: SAVINGS_IBAN });
   // statements follow on: each opens with the last one's closing balance, dated no earlier
   const statement = { number: 0, balance: null as number | null, date: "2024-01-01" };
   const savingsStatement = { number: 0, balance: null as number | null, date: "2024-01-01" };

@@ -13,14 +13,14 @@ import { newId } from "../../server/lib/time.ts";
 import { CLI_ACTOR } from "../../server/orgs/service.ts";
 import { createTestEnv, type ApiResponse } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 /** An organisation driven over the API with its `*` token: its chart, customer, VAT rates and documents. */
 type Books = Awaited<ReturnType<typeof openBooks>>;
 
 async function openBooks(name: string, options: { country?: string; currency?: string } = {}) {
-  const { org, token } = env.newOrg(name, { country: "BE", currency: "EUR", ...options });
+  const { org, token } = await env.newOrg(name, { country: "BE", currency: "EUR", ...options });
   return booksOf(org, token);
 }
 
@@ -291,10 +291,10 @@ describe("reversals: cancel and payment delete", () => {
   });
 
   test("a payment through a named bank account posts to that bank account's own ledger account", async () => {
-    const second = addBank(b.org, "Savings", "NL91ABNA0417164300", "EUR");
+    const second = await addBank(b.org, "Savings", "NL91ABNA0417164300", "EUR");
     await b.refreshChart();
     expect(b.account("1111")).toMatchObject({ id: second.account_id, system_account: "bank", name: "Savings", type: "asset" });
-    const third = addBank(b.org, "Reserve", "DE89370400440532013000", "EUR");
+    const third = await addBank(b.org, "Reserve", "DE89370400440532013000", "EUR");
     expect(third.account_id).not.toBe(second.account_id);
     await b.refreshChart();
     expect(b.account("1112").id).toBe(third.account_id);
@@ -311,7 +311,7 @@ describe("reversals: cancel and payment delete", () => {
     expect(await b.bankBalance()).toBe("0.00");
 
     // a bank account in another currency is refused for a EUR invoice
-    const usd = addBank(b.org, "Dollar account", "GB82WEST12345698765432", "USD");
+    const usd = await addBank(b.org, "Dollar account", "GB82WEST12345698765432", "USD");
     const r = await b.api("POST", `/api/v1/invoices/${inv.id}/record-payment`, { amount: "1.00", payment_date: "2026-02-22", bank_account_id: usd.id });
     expectStatus(r, 422);
     expect(Object.keys(r.body.errors)).toEqual(["bank_account_id"]);
@@ -341,7 +341,7 @@ describe("the default bank account of a payment in another currency", () => {
 
 describe("the first bank account added after payments were recorded without one (issue 26 item 2)", () => {
   test("takes the chart's 1110, where those payments went, so its balance holds them; later accounts get 1111, …", async () => {
-    const { org, token } = env.newOrg("Late bank", { country: "BE", currency: "EUR", iban: null });
+    const { org, token } = await env.newOrg("Late bank", { country: "BE", currency: "EUR", iban: null });
     const b = await booksOf(org, token);
     expect(b.bank).toBeUndefined();
     // 2 × 100.00 + 21 % = 242.00; 100.00 received before the organisation gave its account
@@ -350,7 +350,7 @@ describe("the first bank account added after payments were recorded without one 
     expect(early.payment.bank_account_id).toBeNull();
     expect(await b.balances("1110")).toEqual({ "1110": "100.00" });
 
-    const first = addBank(org, "Current account", "BE68 5390 0754 7034", "EUR");
+    const first = await addBank(org, "Current account", "BE68 5390 0754 7034", "EUR");
     expect(first.account_id).toBe(b.id("1110"));
     expect(await b.bankBalance(first.id)).toBe("100.00");
     // the rest, now through that account: the same ledger account, which holds all 242.00
@@ -364,7 +364,7 @@ describe("the first bank account added after payments were recorded without one 
     expect(await b.bankBalance(first.id)).toBe("242.00");
     expect(await b.balances("1110", "1200")).toEqual({ "1110": "242.00", "1200": "0.00" });
 
-    const second = addBank(org, "Savings", "NL91ABNA0417164300", "EUR");
+    const second = await addBank(org, "Savings", "NL91ABNA0417164300", "EUR");
     await b.refreshChart();
     expect(b.account("1111").id).toBe(second.account_id);
   });
@@ -375,7 +375,7 @@ describe("expenses: approval and payments", () => {
   let usdBank: any;
   beforeAll(async () => {
     b = await openBooks("Expense books");
-    usdBank = addBank(b.org, "USD", "GB82WEST12345698765432", "USD");
+    usdBank = await addBank(b.org, "USD", "GB82WEST12345698765432", "USD");
   });
 
   test("approving posts the category's account and input VAT against payables", async () => {
@@ -469,7 +469,7 @@ describe("expenses: approval and payments", () => {
 
   test("record-payment needs expenses.approve", async () => {
     const e = await b.approvedExpense({ amount: "10.00" });
-    const viewer = env.orgToken(["expenses.view", "expenses.create"], b.org);
+    const viewer = await env.orgToken(["expenses.view", "expenses.create"], b.org);
     const r = await env.api("POST", `/api/v1/expenses/${e.id}/record-payment`, { amount: "1.00", payment_date: "2026-04-03" }, viewer);
     expectStatus(r, 403);
     expect(r.body.message).toBe("This action requires the expenses.approve ability.");
@@ -705,8 +705,8 @@ describe("the database refuses what the code never writes", () => {
     expect(count("journal_lines")).toBe(before);
   });
 
-  test("only deleting the organisation removes its entries (cascade)", () => {
-    const gone = env.newOrg("To be deleted", { country: "BE", currency: "EUR" });
+  test("only deleting the organisation removes its entries (cascade)", async () => {
+    const gone = await env.newOrg("To be deleted", { country: "BE", currency: "EUR" });
     const accounts = sqlite().query("SELECT id, code FROM accounts WHERE organization_id = ?").all(gone.org.id) as { id: string; code: string }[];
     const acc = (code: string) => accounts.find((a) => a.code === code)!.id;
     const id = newId();
@@ -976,37 +976,37 @@ describe("abilities", () => {
   };
 
   test("journal: view to read, create to post and reverse", async () => {
-    const viewer = env.orgToken(["accounting.view"], b.org);
+    const viewer = await env.orgToken(["accounting.view"], b.org);
     const body = { date: "2026-01-01", description: "x", lines: [{ account_id: b.id("1300"), debit: "1.00" }, { account_id: b.id("1110"), credit: "1.00" }] };
     await refused(viewer, "POST", "/api/v1/journal-entries", "accounting.create", body);
     const made = await b.ok("POST", "/api/v1/journal-entries", body, 201);
     await refused(viewer, "POST", `/api/v1/journal-entries/${made.id}/reverse`, "accounting.create");
     expectStatus(await env.api("GET", "/api/v1/journal-entries", undefined, viewer), 200);
-    const nobody = env.orgToken(["invoicing.view"], b.org);
+    const nobody = await env.orgToken(["invoicing.view"], b.org);
     await refused(nobody, "GET", "/api/v1/journal-entries", "accounting.view");
     await refused(nobody, "GET", `/api/v1/journal-entries/${made.id}`, "accounting.view");
     await refused(nobody, "GET", "/api/v1/journal-entries/export?format=csv", "accounting.view");
     await refused(nobody, "GET", "/api/v1/fiscal-years", "accounting.view");
-    const creator = env.orgToken(["accounting.create"], b.org);
+    const creator = await env.orgToken(["accounting.create"], b.org);
     expectStatus(await env.api("POST", "/api/v1/journal-entries", body, creator), 201);
   });
 
   test("close-year and reopen-year are abilities of their own", async () => {
     await b.invoice({ issue_date: "2025-01-10" });
-    const accountant = env.orgToken(["accounting.view", "accounting.create", "accounting.edit", "accounting.reopen-year"], b.org);
+    const accountant = await env.orgToken(["accounting.view", "accounting.create", "accounting.edit", "accounting.reopen-year"], b.org);
     await refused(accountant, "POST", "/api/v1/fiscal-years/2025/close", "accounting.close-year");
-    const closer = env.orgToken(["accounting.close-year"], b.org);
+    const closer = await env.orgToken(["accounting.close-year"], b.org);
     expect((await env.api("POST", "/api/v1/fiscal-years/2025/close", undefined, closer)).status).toBe(200);
     await refused(closer, "POST", "/api/v1/fiscal-years/2025/reopen", "accounting.reopen-year");
     expect((await env.api("POST", "/api/v1/fiscal-years/2025/reopen", undefined, accountant)).status).toBe(200);
   });
 
   test("reports need reporting.view", async () => {
-    const accountant = env.orgToken(["accounting.view", "accounting.create"], b.org);
+    const accountant = await env.orgToken(["accounting.view", "accounting.create"], b.org);
     for (const report of ["trial-balance", "profit-and-loss", "balance-sheet", "aged-receivables", "vat"]) {
       await refused(accountant, "GET", `/api/v1/reports/${report}`, "reporting.view");
     }
-    const reader = env.orgToken(["reporting.view"], b.org);
+    const reader = await env.orgToken(["reporting.view"], b.org);
     expectStatus(await env.api("GET", "/api/v1/reports/trial-balance", undefined, reader), 200);
   });
 });

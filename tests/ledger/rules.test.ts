@@ -31,9 +31,9 @@ import {
   type BankLineFigures,
 } from "../../server/ledger/rules.ts";
 import { snapshot } from "../../server/lib/scope.ts";
-import { createTestEnv } from "../helpers.ts";
+import { asTx, createTestEnv } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 const cents = (draft: EntryDraft) => draft.lines.map((l) => [l.accountId, l.cents + 0]);
@@ -112,19 +112,19 @@ describe("suspense and the opening balance", () => {
 });
 
 describe("the readers", () => {
-  let org: ReturnType<typeof env.newOrg>;
+  let org: Awaited<ReturnType<typeof env.newOrg>>;
   let rates: Record<string, string>;
   const call = async (method: string, path: string, body?: unknown, status = 200) => {
     const r = await env.api(method, path, body, org.token);
     expect(r.status, `${method} ${path}: ${r.text.slice(0, 400)}`).toBe(status);
     return r.body?.data ?? r.body;
   };
-  const account = (role: Parameters<typeof systemAccount>[2]) => snapshot(env.db, (tx) => systemAccount(tx, org.org.id, role).id);
+  const account = (role: Parameters<typeof systemAccount>[2]) => systemAccount(asTx(env.db), org.org.id, role).id;
   const row = (id: string) => env.db.select().from(invoices).where(eq(invoices.id, id)).get()!;
   let customer: any;
 
   beforeAll(async () => {
-    org = env.newOrg("Readers BV", { country: "BE", currency: "EUR" });
+    org = await env.newOrg("Readers BV", { country: "BE", currency: "EUR" });
     rates = Object.fromEntries((await call("GET", "/api/v1/vat-rates")).map((r: any) => [`${r.category}:${r.rate}`, r.id]));
     customer = await call("POST", "/api/v1/customers", { name: "Brasserie Dupont SA", country: "BE", vat_number: "BE0404795549" }, 201);
   });
@@ -140,7 +140,7 @@ describe("the readers", () => {
       allowances_charges: [{ type: "allowance", amount: "10.00", reason: "Discount", vat_rate_id: rates["S:21.00"] }, { type: "charge", amount: "5.00", reason: "Freight", vat_rate_id: rates["S:6.00"] }],
     });
     expect(inv.total).toBe("167.20");
-    const draft = snapshot(env.db, (tx) => invoicePosting(tx, row(inv.id)));
+    const draft = await snapshot(env.db, (tx) => invoicePosting(tx, row(inv.id)));
     expect(cents(draft)).toEqual([[account("receivables"), 16_720], [account("sales"), -9000], [account("vat_payable"), -1890], [account("sales"), -5500], [account("vat_payable"), -330]]);
     expect(tags(draft).slice(1).map((t) => [t![1], t![2], t![3]])).toEqual([["base", "S", 2100], ["vat", "S", 2100], ["base", "S", 600], ["vat", "S", 600]]);
   });
@@ -153,30 +153,30 @@ describe("the readers", () => {
       allowances_charges: [{ type: "allowance", amount: "12.10", reason: "Discount", vat_rate_id: rates["S:21.00"] }],
     });
     expect(inv.total).toBe("108.90");
-    expect(cents(snapshot(env.db, (tx) => invoicePosting(tx, row(inv.id))))).toEqual([[account("receivables"), 10_890], [account("sales"), -9000], [account("vat_payable"), -1890]]);
+    expect(cents(await snapshot(env.db, (tx) => invoicePosting(tx, row(inv.id))))).toEqual([[account("receivables"), 10_890], [account("sales"), -9000], [account("vat_payable"), -1890]]);
     // gross prices without allowances: the lines alone
     const plain = await invoice({ prices_include_vat: true, lines: [{ description: "Beer", quantity: "2", unit_price: "12.10", vat_rate_id: rates["S:21.00"] }] });
     // 24.20 gross at 21 %: VAT 4.20, net 20.00
-    expect(cents(snapshot(env.db, (tx) => invoicePosting(tx, row(plain.id))))).toEqual([[account("receivables"), 2420], [account("sales"), -2000], [account("vat_payable"), -420]]);
+    expect(cents(await snapshot(env.db, (tx) => invoicePosting(tx, row(plain.id))))).toEqual([[account("receivables"), 2420], [account("sales"), -2000], [account("vat_payable"), -420]]);
   });
 
   test("a line without a VAT rate is zero rated (Z, 0 %); an interest note posts to late-payment income, untagged", async () => {
     const inv = await invoice({ lines: [{ description: "Work", quantity: "1", unit_price: "1000.00" }] });
-    const draft = snapshot(env.db, (tx) => invoicePosting(tx, row(inv.id)));
+    const draft = await snapshot(env.db, (tx) => invoicePosting(tx, row(inv.id)));
     expect(cents(draft)).toEqual([[account("receivables"), 100_000], [account("sales"), -100_000], [account("vat_payable"), 0]]);
     expect(tags(draft)[1]).toEqual(["sales", "base", "Z", 0, false]);
     // 2026-04-02 to 2026-04-30: 29 days on 1000.00 at 10.50 %: 100000 × 1050 × 29 / 3 650 000 = 834.25 → 8.34, and 40.00
     const note = await call("POST", `/api/v1/invoices/${inv.id}/interest-note`, { as_of: "2026-04-30" }, 201);
     expect(note.total).toBe("48.34");
-    const income = snapshot(env.db, (tx) => lateIncomeAccountId(tx, org.org.id));
-    const posted = snapshot(env.db, (tx) => invoicePosting(tx, row(note.id)));
-    expect([cents(posted), tags(posted)]).toEqual([[[account("receivables"), 4834], [income, -4834]], [null, null]]);
+    const income = await snapshot(env.db, (tx) => lateIncomeAccountId(tx, org.org.id));
+    const posted = await snapshot(env.db, (tx) => invoicePosting(tx, row(note.id)));
+    expect([cents(posted), tags(posted)]).toEqual([[[await account("receivables"), 4834], [income, -4834]], [null, null]]);
   });
 
   test("a payment: the bank against receivables", async () => {
     const inv = await invoice({ lines: [{ description: "Work", quantity: "1", unit_price: "10.00" }] });
-    const draft = snapshot(env.db, (tx) => paymentPosting(tx, row(inv.id), { id: "p", invoiceId: inv.id, amountCents: 1000, paymentDate: "2026-03-05", reference: null } as any, "bank"));
-    expect(cents(draft)).toEqual([["bank", 1000], [account("receivables"), -1000]]);
+    const draft = await snapshot(env.db, (tx) => paymentPosting(tx, row(inv.id), { id: "p", invoiceId: inv.id, amountCents: 1000, paymentDate: "2026-03-05", reference: null } as any, "bank"));
+    expect(cents(draft)).toEqual([["bank", 1000], [await account("receivables"), -1000]]);
   });
 
   const expense = async (body: Record<string, unknown>) => {
@@ -185,58 +185,58 @@ describe("the readers", () => {
   };
 
   test("an expense at its VAT rate's category and rate; without one at its effective rate", async () => {
-    const travel = snapshot(env.db, (tx) => categoryAccount(tx, org.org.id, "Travel").id);
+    const travel = await snapshot(env.db, (tx) => categoryAccount(tx, org.org.id, "Travel").id);
     const at6 = await expense({ amount: "100.00", vat_amount: "6.00", vat_rate_id: rates["S:6.00"] });
-    const draft = snapshot(env.db, (tx) => expensePosting(tx, at6));
+    const draft = await snapshot(env.db, (tx) => expensePosting(tx, at6));
     expect(cents(draft)).toEqual([[travel, 10_000], [account("vat_receivable"), 600], [account("payables"), -10_600]]);
     expect(tags(draft)[0]).toEqual(["purchases", "base", "S", 600, false]);
     // 12.00 on 100.00, no rate named: S at 12.00 %
-    const effective = snapshot(env.db, (tx) => expensePosting(tx, { ...at6, vatRateId: null, vatCents: 1200 }));
+    const effective = await snapshot(env.db, (tx) => expensePosting(tx, { ...at6, vatRateId: null, vatCents: 1200 }));
     expect(tags(effective)[0]).toEqual(["purchases", "base", "S", 1200, false]);
   });
 
   test("reverse charged: self-assessed at the rate the expense names, else the organisation's standard rate (its highest S)", async () => {
-    expect(snapshot(env.db, (tx) => standardRateBp(tx, org.org.id))).toBe(2100);
+    expect(await snapshot(env.db, (tx) => standardRateBp(tx, org.org.id))).toBe(2100);
     // an organisation without an S rate: 21 %
-    expect(snapshot(env.db, (tx) => standardRateBp(tx, "no-such-org"))).toBe(2100);
+    expect(await snapshot(env.db, (tx) => standardRateBp(tx, "no-such-org"))).toBe(2100);
     // a German organisation's standard rate: 19 %
-    const de = env.newOrg("Standard GmbH", { country: "DE", currency: "EUR" });
-    expect(snapshot(env.db, (tx) => standardRateBp(tx, de.org.id))).toBe(1900);
+    const de = await env.newOrg("Standard GmbH", { country: "DE", currency: "EUR" });
+    expect(await snapshot(env.db, (tx) => standardRateBp(tx, de.org.id))).toBe(1900);
     const k = Object.entries(rates).find(([key]) => key.startsWith("K:"))![1];
     const rc = await expense({ amount: "100.00", vat_amount: "0.00", vat_rate_id: k });
     // 100.00 at 21 %: 21.00 due and deductible
-    const standard = snapshot(env.db, (tx) => expensePosting(tx, rc));
+    const standard = await snapshot(env.db, (tx) => expensePosting(tx, rc));
     expect(standard.lines.filter((l) => l.vat?.role?.startsWith("self_assessed")).map((l) => [l.accountId, l.cents])).toEqual([[account("vat_receivable"), 2100], [account("vat_payable"), -2100]]);
     // named 6 %: 6.00
-    const named = snapshot(env.db, (tx) => expensePosting(tx, { ...rc, selfAssessedVatRateId: rates["S:6.00"]! }));
+    const named = await snapshot(env.db, (tx) => expensePosting(tx, { ...rc, selfAssessedVatRateId: rates["S:6.00"]! }));
     expect(named.lines.filter((l) => l.vat?.role === "self_assessed_due").map((l) => l.cents)).toEqual([-600]);
-    expect(snapshot(env.db, (tx) => bankLineSelfAssessment(tx, org.org.id))).toEqual({ rateBp: 2100, vatPayable: account("vat_payable"), vatReceivable: account("vat_receivable") });
+    expect(await snapshot(env.db, (tx) => bankLineSelfAssessment(tx, org.org.id))).toEqual({ rateBp: 2100, vatPayable: await account("vat_payable"), vatReceivable: await account("vat_receivable") });
   });
 
   test("an expense with a prepaid amount settles the advance to the supplier", async () => {
     const e = await expense({ amount: "100.00", vat_amount: "21.00", vat_rate_id: rates["S:21.00"] });
-    const advances = snapshot(env.db, (tx) => supplierAdvancesAccountId(tx, org.org.id));
+    const advances = await snapshot(env.db, (tx) => supplierAdvancesAccountId(tx, org.org.id));
     // 121.00 of which 50.00 prepaid: payables credited 121.00, debited 50.00 against the advance
-    const draft = snapshot(env.db, (tx) => expensePosting(tx, { ...e, prepaidCents: 5000 }));
-    expect(cents(draft).slice(3)).toEqual([[account("payables"), 5000], [advances, -5000]]);
-    expect(snapshot(env.db, (tx) => expensePosting(tx, e)).lines).toHaveLength(3);
+    const draft = await snapshot(env.db, (tx) => expensePosting(tx, { ...e, prepaidCents: 5000 }));
+    expect(cents(draft).slice(3)).toEqual([[await account("payables"), 5000], [advances, -5000]]);
+    expect(await (await snapshot(env.db, (tx) => expensePosting(tx, e))).lines).toHaveLength(3);
   });
 
   test("an expense payment: payables against the bank; more prepaid than the total, the supplier's refund of the excess the other way", async () => {
     const e = await expense({ amount: "100.00", vat_amount: "21.00", vat_rate_id: rates["S:21.00"] });
     const payment = { id: "p", amountCents: 12_100, paymentDate: "2026-03-10", reference: null };
-    expect(cents(snapshot(env.db, (tx) => expensePaymentPosting(tx, e, payment, "bank")))).toEqual([[account("payables"), 12_100], ["bank", -12_100]]);
+    expect(cents(await snapshot(env.db, (tx) => expensePaymentPosting(tx, e, payment, "bank")))).toEqual([[await account("payables"), 12_100], ["bank", -12_100]]);
     // 121.00 prepaid 150.00: 29.00 comes back
-    const refund = snapshot(env.db, (tx) => expensePaymentPosting(tx, { ...e, prepaidCents: 15_000 }, { ...payment, amountCents: 2900 }, "bank"));
-    expect([cents(refund), refund.description]).toEqual([[[account("payables"), -2900], ["bank", 2900]], "Refund of expense: Travel"]);
+    const refund = await snapshot(env.db, (tx) => expensePaymentPosting(tx, { ...e, prepaidCents: 15_000 }, { ...payment, amountCents: 2900 }, "bank"));
+    expect([cents(refund), refund.description]).toEqual([[[await account("payables"), -2900], ["bank", 2900]], "Refund of expense: Travel"]);
     // exactly prepaid: nothing to refund, a payment
-    expect(snapshot(env.db, (tx) => expensePaymentPosting(tx, { ...e, prepaidCents: 12_100 }, payment, "bank")).description).toBe("Payment of expense: Travel");
+    expect(await (await snapshot(env.db, (tx) => expensePaymentPosting(tx, { ...e, prepaidCents: 12_100 }, payment, "bank"))).description).toBe("Payment of expense: Travel");
     // rounding counts: 121.00 + 0.02 rounding − 121.01 prepaid is still 0.01 to pay
-    expect(snapshot(env.db, (tx) => expensePaymentPosting(tx, { ...e, prepaidCents: 12_101, roundingCents: 2 }, payment, "bank")).description).toBe("Payment of expense: Travel");
+    expect(await (await snapshot(env.db, (tx) => expensePaymentPosting(tx, { ...e, prepaidCents: 12_101, roundingCents: 2 }, payment, "bank"))).description).toBe("Payment of expense: Travel");
   });
 
   test("a year's results: only revenue and expense accounts, only the year's days, closed into retained earnings", async () => {
-    const o = env.newOrg("Year BV", { country: "BE", currency: "EUR" });
+    const o = await env.newOrg("Year BV", { country: "BE", currency: "EUR" });
     const c = (await env.api("POST", "/api/v1/customers", { name: "C", country: "BE" }, o.token)).body.data;
     const issue = async (date: string, price: string) => {
       const d = (await env.api("POST", "/api/v1/invoices", { customer_id: c.id, issue_date: date, lines: [{ description: "W", quantity: "1", unit_price: price }] }, o.token)).body.data;
@@ -248,22 +248,22 @@ describe("the readers", () => {
     // an approved expense of 2025: 30.00 to Travel (no VAT)
     const e = (await env.api("POST", "/api/v1/expenses", { category: "Travel", amount: "30.00", date: "2025-06-30" }, o.token)).body.data;
     expect((await env.api("POST", `/api/v1/expenses/${e.id}/approve`, undefined, o.token)).status).toBe(200);
-    const travel = snapshot(env.db, (tx) => categoryAccount(tx, o.org.id, "Travel").id);
-    const sales = snapshot(env.db, (tx) => systemAccount(tx, o.org.id, "sales").id);
+    const travel = await snapshot(env.db, (tx) => categoryAccount(tx, o.org.id, "Travel").id);
+    const sales = await snapshot(env.db, (tx) => systemAccount(tx, o.org.id, "sales").id);
     // 2025: 150.00 of sales (a credit balance), no expense; receivables are not a result
-    const results = snapshot(env.db, (tx) => readYearResults(tx, o.org.id, "2025-01-01", "2025-12-31"));
+    const results = await snapshot(env.db, (tx) => readYearResults(tx, o.org.id, "2025-01-01", "2025-12-31"));
     expect(results.sort((a, b) => a.net - b.net)).toEqual([{ accountId: sales, currency: "EUR", net: -15_000 }, { accountId: travel, currency: "EUR", net: 3000 }]);
-    const [closing] = snapshot(env.db, (tx) => closingPostings(tx, o.org.id, { year: 2025, start: "2025-01-01", end: "2025-12-31" }));
-    const retained = snapshot(env.db, (tx) => systemAccount(tx, o.org.id, "retained_earnings").id);
+    const [closing] = await snapshot(env.db, (tx) => closingPostings(tx, o.org.id, { year: 2025, start: "2025-01-01", end: "2025-12-31" }));
+    const retained = await snapshot(env.db, (tx) => systemAccount(tx, o.org.id, "retained_earnings").id);
     // a profit of 120.00: retained earnings credited
     expect([closing!.date, cents(closing!).sort()]).toEqual(["2025-12-31", [[sales, 15_000], [travel, -3000], [retained, -12_000]].sort()]);
     // a year ending on 30 December (its last day the entry's date): without the invoice of the 31st
-    const [short] = snapshot(env.db, (tx) => closingPostings(tx, o.org.id, { year: 2025, start: "2025-01-01", end: "2025-12-30" }));
+    const [short] = await snapshot(env.db, (tx) => closingPostings(tx, o.org.id, { year: 2025, start: "2025-01-01", end: "2025-12-30" }));
     expect([short!.date, cents(short!).sort()]).toEqual(["2025-12-30", [[sales, 10_000], [travel, -3000], [retained, -7000]].sort()]);
   });
 
   test("a first statement's opening balance: less what the books hold the day before, dated then; nothing when they agree", async () => {
-    const o = env.newOrg("Opening BV", { country: "BE", currency: "EUR" });
+    const o = await env.newOrg("Opening BV", { country: "BE", currency: "EUR" });
     const bankAccount = (await env.api("GET", "/api/v1/bank-accounts", undefined, o.token)).body.data[0];
     const bank = { organizationId: o.org.id, accountId: bankAccount.account_id as string, currency: "EUR", name: "KBC" };
     const c = (await env.api("POST", "/api/v1/customers", { name: "C", country: "BE" }, o.token)).body.data;
@@ -271,19 +271,19 @@ describe("the readers", () => {
     await env.api("POST", `/api/v1/invoices/${d.id}/finalize`, undefined, o.token);
     const paid = await env.api("POST", `/api/v1/invoices/${d.id}/record-payment`, { amount: "30.00", payment_date: "2026-03-05", payment_method: "bank_transfer", bank_account_id: bankAccount.id }, o.token);
     expect(paid.status, paid.text).toBe(201);
-    const ob = snapshot(env.db, (tx) => openingBalanceAccountId(tx, o.org.id));
+    const ob = await snapshot(env.db, (tx) => openingBalanceAccountId(tx, o.org.id));
     // the statement opens on 10 March with 100.00; the books hold 30.00 on the 9th: 70.00
-    const draft = snapshot(env.db, (tx) => openingBalancePosting(tx, bank, { statementId: "st", cents: 10_000, date: "2026-03-10" }))!;
+    const draft = (await snapshot(env.db, (tx) => openingBalancePosting(tx, bank, { statementId: "st", cents: 10_000, date: "2026-03-10" })))!;
     expect([draft.date, cents(draft)]).toEqual(["2026-03-09", [[bank.accountId, 7000], [ob, -7000]]]);
     // opening on the day of the payment: it is not held yet the day before
-    expect(cents(snapshot(env.db, (tx) => openingBalancePosting(tx, bank, { statementId: "st", cents: 10_000, date: "2026-03-05" }))!)).toEqual([[bank.accountId, 10_000], [ob, -10_000]]);
-    expect(snapshot(env.db, (tx) => openingBalancePosting(tx, bank, { statementId: "st", cents: 3000, date: "2026-03-10" }))).toBeNull();
+    expect(cents((await snapshot(env.db, (tx) => openingBalancePosting(tx, bank, { statementId: "st", cents: 10_000, date: "2026-03-05" })))!)).toEqual([[bank.accountId, 10_000], [ob, -10_000]]);
+    expect(await snapshot(env.db, (tx) => openingBalancePosting(tx, bank, { statementId: "st", cents: 3000, date: "2026-03-10" }))).toBeNull();
     // a new company's first statement on its first day: dated that day, not the day before its first year
     env.db.update(organizations).set({ firstFiscalYearStart: "2026-03-01", firstFiscalYearEnd: "2026-12-31" }).where(eq(organizations.id, o.org.id)).run();
-    expect(snapshot(env.db, (tx) => openingBalancePosting(tx, bank, { statementId: "st", cents: 500, date: "2026-03-01" }))!.date).toBe("2026-03-01");
-    expect(snapshot(env.db, (tx) => openingBalancePosting(tx, bank, { statementId: "st", cents: 500, date: "2026-03-02" }))!.date).toBe("2026-03-01");
+    expect((await snapshot(env.db, (tx) => openingBalancePosting(tx, bank, { statementId: "st", cents: 500, date: "2026-03-01" })))!.date).toBe("2026-03-01");
+    expect((await snapshot(env.db, (tx) => openingBalancePosting(tx, bank, { statementId: "st", cents: 500, date: "2026-03-02" })))!.date).toBe("2026-03-01");
     // before the first year: the day before, as ever
-    expect(snapshot(env.db, (tx) => openingBalancePosting(tx, bank, { statementId: "st", cents: 500, date: "2026-02-20" }))!.date).toBe("2026-02-19");
+    expect((await snapshot(env.db, (tx) => openingBalancePosting(tx, bank, { statementId: "st", cents: 500, date: "2026-02-20" })))!.date).toBe("2026-02-19");
   });
 });
 

@@ -9,7 +9,7 @@ import { customers, webhookDeliveries } from "../../db/schema.ts";
 import { createTestEnv, type ApiResponse } from "../helpers.ts";
 import { slowListSteps } from "../query-plan.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 let rate21: string;
@@ -116,7 +116,7 @@ describe.each(Object.entries(RESOURCES))("%s", (name, { path, body, resource }) 
 
   test("another organisation and another resource type may use the same external_id", async () => {
     await created(path, body({ external_id: "shared-42" }));
-    const stranger = env.newOrg();
+    const stranger = await env.newOrg();
     const foreignCustomer = (await created("/api/v1/customers", { name: "Theirs" }, stranger.token)).id;
     const theirRate = (await env.api("GET", "/api/v1/vat-rates", undefined, stranger.token)).body.data.find((r: any) => r.rate === "21.00").id;
     const theirLines = [{ description: "Work", quantity: "1", unit_price: "100.00", vat_rate_id: theirRate }];

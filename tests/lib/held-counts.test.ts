@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { createTestEnv, type TestEnv } from "../helpers.ts";
 
 let env: TestEnv;
-beforeAll(() => {
-  env = createTestEnv();
+beforeAll(async () => {
+  env = await createTestEnv();
 });
 afterAll(() => env.close());
 

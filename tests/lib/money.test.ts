@@ -11,13 +11,13 @@ import { priceLine, totalsOf } from "../../server/invoices/totals.ts";
 import { formatCents, MAX_CENTS, toCents } from "../../server/lib/money.ts";
 import { createTestEnv, type ApiResponse } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 const count = (table: string) => (env.db.$client.query(`SELECT count(*) AS n FROM "${table}"`).get() as { n: number }).n;
 
 /** A French organisation: rates 20, 10, 5.5, 2.1 and 0 %, the awkward ones included. */
-const fr = env.newOrg("Money FR", { country: "FR", currency: "EUR" });
+const fr = await env.newOrg("Money FR", { country: "FR", currency: "EUR" });
 let customerId: string;
 const rateId: Record<string, string | null> = { none: null };
 

@@ -5,11 +5,11 @@
 import { afterAll, expect, test } from "bun:test";
 import { createTestEnv } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 async function setup(name: string) {
-  const { token } = env.newOrg(name, { country: "BE" });
+  const { token } = await env.newOrg(name, { country: "BE" });
   const api = (method: string, path: string, body?: unknown) => env.api(method, path, body, token);
   expect((await api("PUT", "/api/v1/organization", { vat_number: "BE0477472701" })).status).toBe(200);
   const rates = (await api("GET", "/api/v1/vat-rates")).body.data as { id: string; category: string; rate: string }[];

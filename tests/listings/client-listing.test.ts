@@ -28,7 +28,7 @@ import { customers } from "../../db/schema.ts";
 import { createTestEnv } from "../helpers.ts";
 import { validateIntervat } from "../fixtures/intervat/validate.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 const ok = async (method: string, path: string, body?: unknown, status = 200, token?: string) => {
@@ -176,7 +176,7 @@ describe("client listing refusals", () => {
   });
 
   test("an organisation without a Belgian VAT number: 422 on vat_number", async () => {
-    const other = env.newOrg("Nummerloos");
+    const other = await env.newOrg("Nummerloos");
     for (const path of ["/api/v1/listings/clients/2025", "/api/v1/listings/clients/2025/xml"]) {
       const r = await env.api("GET", path, undefined, other.token);
       expect(r.status).toBe(422);
@@ -187,8 +187,8 @@ describe("client listing refusals", () => {
   });
 
   test("reporting.view is needed", async () => {
-    const r = await env.api("GET", "/api/v1/listings/clients/2025", undefined, env.orgToken(["invoicing.view"]));
+    const r = await env.api("GET", "/api/v1/listings/clients/2025", undefined, await env.orgToken(["invoicing.view"]));
     expect(r.status).toBe(403);
-    expect((await env.api("GET", "/api/v1/listings/clients/2025", undefined, env.orgToken(["reporting.view"]))).status).toBe(200);
+    expect((await env.api("GET", "/api/v1/listings/clients/2025", undefined, await env.orgToken(["reporting.view"]))).status).toBe(200);
   });
 });

@@ -26,7 +26,7 @@ import { periodContributions } from "../../server/vat-returns/contributions.ts";
 import { createTestEnv, runCli } from "../helpers.ts";
 import { validateIntervat } from "../fixtures/intervat/validate.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 const ok = async (method: string, path: string, body?: unknown, status = 200, token?: string) => {
@@ -105,7 +105,7 @@ describe("intra-Community listing 2026-Q1", () => {
     expect(cents(listing.totals.amount) + cents(listing.totals.unlisted)).toBe(cents(vatReturn.grids["44"]) + cents(vatReturn.grids["46"]) - intra48);
     expect([listing.totals.grid_44, listing.totals.grid_46, listing.totals.grid_48_on_44_46]).toEqual([vatReturn.grids["44"], vatReturn.grids["46"], "300.00"]);
     // the same rows the return adds up, read directly
-    const rows = snapshot(env.db, (tx) => periodContributions(tx, env.org.id, parseVatPeriod("2026-Q1")!));
+    const rows = await snapshot(env.db, (tx) => periodContributions(tx, env.org.id, parseVatPeriod("2026-Q1")!));
     expect(rows.filter((r) => r.grid === "46").reduce((sum, r) => sum + r.cents, 0)).toBe(175000);
   });
 
@@ -161,7 +161,7 @@ describe("intra-Community listing refusals", () => {
   });
 
   test("a monthly filer names months: its quarter is a 422, its month a listing", async () => {
-    const monthly = env.newOrg("Maandelijks");
+    const monthly = await env.newOrg("Maandelijks");
     await ok("PUT", "/api/v1/organization", { vat_number: "BE0417497106" }, 200, monthly.token);
     env.db.update(organizations).set({ vatPeriod: "monthly" }).where(eq(organizations.id, monthly.org.id)).run();
     expect((await env.api("GET", "/api/v1/listings/intra-community/2026-Q1", undefined, monthly.token)).body.errors).toHaveProperty("period");
@@ -169,7 +169,7 @@ describe("intra-Community listing refusals", () => {
   });
 
   test("an organisation without a Belgian VAT number: 422 on vat_number", async () => {
-    const other = env.newOrg("Zonder nummer");
+    const other = await env.newOrg("Zonder nummer");
     const r = await env.api("GET", "/api/v1/listings/intra-community/2026-Q1", undefined, other.token);
     expect(r.status).toBe(422);
     expect(Object.keys(r.body.errors)).toEqual(["vat_number"]);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTestEnv, type ApiResponse } from "../helpers.ts";
 import { plansOf, slowListSteps } from "../query-plan.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 /** The other client: a token of its own in the same organisation. */
@@ -19,7 +19,7 @@ let customerId: string;
 const T0 = "2000-01-01T00:00:00Z";
 
 beforeAll(async () => {
-  other = env.orgToken(["*"]);
+  other = await env.orgToken(["*"]);
   rate21 = (await env.api("GET", "/api/v1/vat-rates")).body.data.find((r: any) => r.rate === "21.00").id;
   customerId = (await created("/api/v1/customers", { name: "Invoiced NV" })).id;
 });
@@ -235,7 +235,7 @@ describe("cursor mechanics", () => {
     expect(errorKeys(await list(`?filter[country]=NL&sort=name&cursor=${forged}`))).toEqual([422, ["cursor"]]);
     // another list's cursor: invoices, another organisation, another customer's contact persons
     expect(errorKeys(await env.api("GET", `/api/v1/invoices?cursor=${cursor}`))).toEqual([422, ["cursor"]]);
-    const stranger = env.newOrg();
+    const stranger = await env.newOrg();
     expect(errorKeys(await env.api("GET", `/api/v1/customers?cursor=${cursor}`, undefined, stranger.token))).toEqual([422, ["cursor"]]);
   });
 

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { createTestEnv } from "../helpers.ts";
 import { plansOf, slowSteps } from "../query-plan.ts";
 
-const env = createTestEnv({ KONTOR_BASE_URL: "https://kontor.example.com" });
+const env = await createTestEnv({ KONTOR_BASE_URL: "https://kontor.example.com" });
 afterAll(() => env.close());
 
 const names = ["Delta", "alpha", "Charlie", "Bravo", "Echo", "Foxtrot", "Golf", "Hotel", "India", "Juliet", "Kilo", "Lima"];
@@ -148,7 +148,7 @@ describe("search (FTS5)", () => {
   });
 
   test("search is scoped to the organisation", async () => {
-    const other = env.newOrg();
+    const other = await env.newOrg();
     expect((await env.api("GET", "/api/v1/customers?search=alpha", undefined, other.token)).body.data).toEqual([]);
   });
 
@@ -251,7 +251,7 @@ describe("a page read after the one before it seeks past that page's last row", 
 describe("absolute links", () => {
   test("a forged Host header never becomes their origin: KONTOR_BASE_URL, else the listening address", async () => {
     const { startServer } = await import("../../server/serve.ts");
-    const plain = createTestEnv();
+    const plain = await createTestEnv();
     const running = await startServer(createRuntime({ ...plain.config, port: 0, httpThreads: 1 }, { db: plain.db }), { worker: false });
     try {
       const r = await fetch(`${running.url}/api/v1/customers`, { headers: { authorization: `Bearer ${plain.token}`, host: "evil.example" } });

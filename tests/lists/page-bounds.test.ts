@@ -10,7 +10,7 @@ let env: TestEnv;
 let doc: any;
 let bounds: ListBound[];
 beforeAll(async () => {
-  env = createTestEnv();
+  env = await createTestEnv();
   doc = await (await env.app.handle(new Request("http://localhost/docs/openapi.json"))).json();
   bounds = pageBounds(doc);
 });

@@ -14,7 +14,7 @@ import openapiTS, { astToString } from "openapi-typescript";
 import { createClient as heyApi } from "@hey-api/openapi-ts";
 import { createTestEnv } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 const folder = join(import.meta.dir, "..", "openapi-client");

@@ -15,7 +15,7 @@ import { createTestEnv } from "../helpers.ts";
 import { startKontor } from "../docs/examples.ts";
 const TESTS_ROOT = join(import.meta.dir, "..");
 
-const env = createTestEnv();
+const env = await createTestEnv();
 let server: Awaited<ReturnType<typeof startKontor>>;
 beforeAll(async () => {
   server = await startKontor({ KONTOR_HTTP_THREADS: "2" });

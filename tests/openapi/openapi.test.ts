@@ -14,7 +14,7 @@ import { toCents } from "../../server/lib/money.ts";
 import { createContractChecker } from "../contract.ts";
 import { createTestEnv } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 const doc: any = await (await env.app.handle(new Request("http://localhost/docs/openapi.json"))).json();

@@ -7,7 +7,7 @@ import { bankAccountService } from "../../server/bank-accounts/service.ts";
 import { CLI_ACTOR } from "../../server/orgs/service.ts";
 import { createTestEnv, runCli } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 const ORG_KEYS = [
@@ -65,34 +65,34 @@ describe("GET /api/v1/organization", () => {
   });
 
   test("an organisation created without a bank account has none and says its documents carry no payment instructions", async () => {
-    const bare = env.newOrg("No Bank BV", { iban: null });
+    const bare = await env.newOrg("No Bank BV", { iban: null });
     const r = await env.api("GET", "/api/v1/organization", undefined, bare.token);
     expect(r.body.data).toMatchObject({ default_bank_account_id: null, payment_instructions: false });
     expect((await env.api("GET", "/api/v1/bank-accounts", undefined, bare.token)).body.data).toEqual([]);
     // an account of its own, added from the CLI, gives them
-    bankAccountService.add({ db: env.db, org: bare.org, actor: CLI_ACTOR }, { name: "Current account", iban: "BE68 5390 0754 7034" });
+    await bankAccountService.add({ db: env.db, org: bare.org, actor: CLI_ACTOR }, { name: "Current account", iban: "BE68 5390 0754 7034" });
     expect((await env.api("GET", "/api/v1/organization", undefined, bare.token)).body.data.payment_instructions).toBe(true);
   });
 
   test("another organisation sees its own", async () => {
-    const other = env.newOrg("Other Identity GmbH", { country: "DE" });
+    const other = await env.newOrg("Other Identity GmbH", { country: "DE" });
     const r = await env.api("GET", "/api/v1/organization", undefined, other.token);
     expect(r.body.data).toMatchObject({ id: other.org.id, name: "Other Identity GmbH", country: "DE" });
   });
 
   test("abilities: organization.view to read, organization.edit to change", async () => {
     const all = (await env.api("GET", "/api/v1/meta/abilities")).body.data as string[];
-    const noView = await env.api("GET", "/api/v1/organization", undefined, env.orgToken(all.filter((a) => a !== "organization.view")));
+    const noView = await env.api("GET", "/api/v1/organization", undefined, await env.orgToken(all.filter((a) => a !== "organization.view")));
     expect(noView.status).toBe(403);
     expect(noView.body.message).toContain("organization.view");
-    expect((await env.api("GET", "/api/v1/organization", undefined, env.orgToken(["organization.view"]))).status).toBe(200);
-    const viewOnly = await env.api("PUT", "/api/v1/organization", { city: "Brugge" }, env.orgToken(["organization.view"]));
+    expect((await env.api("GET", "/api/v1/organization", undefined, await env.orgToken(["organization.view"]))).status).toBe(200);
+    const viewOnly = await env.api("PUT", "/api/v1/organization", { city: "Brugge" }, await env.orgToken(["organization.view"]));
     expect(viewOnly.status).toBe(403);
     expect(viewOnly.body.message).toContain("organization.edit");
     // an accountant may not change the organisation; an admin may
-    const accountant = env.userToken("accountant", ["organization.view", "organization.edit"]);
+    const accountant = await env.userToken("accountant", ["organization.view", "organization.edit"]);
     expect((await env.api("PUT", "/api/v1/organization", { city: "Brugge" }, accountant.token)).status).toBe(403);
-    const admin = env.userToken("admin", ["organization.edit"]);
+    const admin = await env.userToken("admin", ["organization.edit"]);
     expect((await env.api("PUT", "/api/v1/organization", { city: "Brugge" }, admin.token)).status).toBe(200);
   });
 });
@@ -173,7 +173,7 @@ describe("PUT /api/v1/organization", () => {
   });
 
   test("the settings prices_include_vat and einvoice_business_customers: set, kept when not sent, each change audited", async () => {
-    const org = env.newOrg("Settings BV");
+    const org = await env.newOrg("Settings BV");
     const on = await env.api("PUT", "/api/v1/organization", { einvoice_business_customers: true, prices_include_vat: true }, org.token);
     expect(on.status, on.text).toBe(200);
     expect(on.body.data).toMatchObject({ einvoice_business_customers: true, prices_include_vat: true, name: "Settings BV" });
@@ -187,11 +187,11 @@ describe("PUT /api/v1/organization", () => {
   });
 
   test("default_bank_account_id: an active account of the organisation, else 422; null clears it", async () => {
-    const added = bankAccountService.add({ db: env.db, org: env.org, actor: CLI_ACTOR }, { name: "Savings", iban: "BE68 5390 0754 7034" });
+    const added = await bankAccountService.add({ db: env.db, org: env.org, actor: CLI_ACTOR }, { name: "Savings", iban: "BE68 5390 0754 7034" });
     const r = await env.api("PUT", "/api/v1/organization", { default_bank_account_id: added.id });
     expect(r.status, r.text).toBe(200);
     expect(r.body.data.default_bank_account_id).toBe(added.id);
-    const other = env.newOrg("Foreign Bank Org");
+    const other = await env.newOrg("Foreign Bank Org");
     const foreign = (await env.api("GET", "/api/v1/bank-accounts", undefined, other.token)).body.data[0];
     const refused = await env.api("PUT", "/api/v1/organization", { default_bank_account_id: foreign.id });
     expect(refused.status).toBe(422);

@@ -13,7 +13,7 @@ import { createTestEnv, TEST_IBAN } from "../helpers.ts";
 import { slowListSteps } from "../query-plan.ts";
 const TESTS_ROOT = join(import.meta.dir, "..");
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 const XSD = readFileSync(join(TESTS_ROOT, "fixtures", "iso20022", "pain.001.001.09.xsd"), "utf8");
@@ -29,7 +29,7 @@ const RF = "RF18539007547034";
 const EXECUTION = "2030-01-02";
 
 async function books(name: string) {
-  const { org, token } = env.newOrg(name, { country: "BE", currency: "EUR" });
+  const { org, token } = await env.newOrg(name, { country: "BE", currency: "EUR" });
   const bank = (await env.api("GET", "/api/v1/bank-accounts", undefined, token)).body.data.find((a: any) => a.iban === TEST_IBAN);
   const expense = async (fields: Record<string, unknown>, approve = true) => {
     const created = await env.api("POST", "/api/v1/expenses", { category: "Supplies", date: "2026-11-01", ...fields }, token);

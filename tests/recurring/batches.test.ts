@@ -8,11 +8,11 @@ import { runRecurring } from "../../server/recurring/run.ts";
 import { SELLER_IDENTITY } from "../fixtures.ts";
 import { createTestEnv } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 test("five templates due, two of which cannot be finalized on the run's date, in batches of 2: three generated, two failed, each once", async () => {
-  const { org, token } = env.newOrg();
+  const { org, token } = await env.newOrg();
   const api = (method: string, path: string, body?: unknown) => env.api(method, path, body, token);
   expect((await api("PUT", "/api/v1/organization", SELLER_IDENTITY)).status).toBe(200);
   const customer = (await api("POST", "/api/v1/customers", { name: "Klant BV", address: "Markt 1", city: "Brugge", postal_code: "8000", country: "BE", vat_number: "BE0404795549" })).body.data;
@@ -31,13 +31,13 @@ test("five templates due, two of which cannot be finalized on the run's date, in
     expect(r.status, r.text).toBe(201);
     ids.push({ id: r.body.data.id, finalize });
   }
-  const report = runRecurring(env.db, { date: tomorrow, orgId: org.id, batchSize: 2 });
+  const report = await runRecurring(env.db, { date: tomorrow, orgId: org.id, batchSize: 2 });
   // one period each (the next starts a month later): the three draft-only templates, once each
   expect(report.generated.map((g) => g.recurring_invoice_id).sort()).toEqual(ids.filter((t) => !t.finalize).map((t) => t.id).sort());
   for (const g of report.generated) expect([g.period_start, g.issue_date, g.status]).toEqual([tomorrow, tomorrow, "draft"]);
   expect(report.failed.map((f) => f.recurring_invoice_id).sort()).toEqual(ids.filter((t) => t.finalize).map((t) => t.id).sort());
   // a second run generates nothing new and reports the two again
-  const again = runRecurring(env.db, { date: tomorrow, orgId: org.id, batchSize: 1 });
+  const again = await runRecurring(env.db, { date: tomorrow, orgId: org.id, batchSize: 1 });
   expect(again.generated).toEqual([]);
   expect(again.failed).toHaveLength(2);
 });

@@ -14,8 +14,8 @@ import { slowListSteps } from "../query-plan.ts";
 const TESTS_ROOT = join(import.meta.dir, "..");
 
 let env: TestEnv;
-beforeAll(() => {
-  env = createTestEnv();
+beforeAll(async () => {
+  env = await createTestEnv();
 });
 afterAll(() => env.close());
 
@@ -24,7 +24,7 @@ const LINE = { description: "Hosting", quantity: "1", unit_price: "100.00" };
 
 /** An organisation of its own (its own number series), with a seller identity and a customer. */
 async function setUp(customer: Record<string, unknown> = {}) {
-  const { org, token } = env.newOrg();
+  const { org, token } = await env.newOrg();
   const api = (method: string, path: string, body?: unknown) => env.api(method, path, body, token);
   expect((await api("PUT", "/api/v1/organization", SELLER_IDENTITY)).status).toBe(200);
   const c = await api("POST", "/api/v1/customers", { name: "Klant BV", address: "Markt 1", city: "Brugge", postal_code: "8000", country: "BE", email: "billing@klant.example", ...customer });
@@ -150,7 +150,7 @@ describe("generation, exactly once per period", () => {
     expect(refused.stderr).toContain(tomorrow);
     expect(generated(t.id)).toEqual([]);
     // the run itself, called with that date (as the worker could be), spends no period either
-    const report = runRecurring(env.db, { date: tomorrow, orgId: org.id });
+    const report = await runRecurring(env.db, { date: tomorrow, orgId: org.id });
     expect(report.generated).toEqual([]);
     expect(report.failed.map((f) => [f.recurring_invoice_id, f.period_start])).toEqual([[t.id, "2026-07-20"]]);
     expect(report.failed[0]!.error).toContain("must not be after today");
@@ -218,7 +218,7 @@ describe("generation, exactly once per period", () => {
     expect(text).toContain("20 July 2026 – 19 August 2026");
     // a change applies from the next period: the invoices generated keep their price
     expect((await api("PUT", `/api/v1/recurring-invoices/${t.id}`, { lines: [{ ...LINE, unit_price: "150.00" }] })).status).toBe(200);
-    const later = runRecurring(env.db, { date: "2026-10-20", orgId: org.id });
+    const later = await runRecurring(env.db, { date: "2026-10-20", orgId: org.id });
     expect(later.generated.map((g) => [g.period_start, g.caught_up])).toEqual([["2026-10-20", false]]);
     expect((await api("GET", `/api/v1/invoices/${later.generated[0]!.invoice_id}`)).body.data.total).toBe("150.00");
     expect((await api("GET", `/api/v1/invoices/${invoice.id}`)).body.data.total).toBe("121.00");
@@ -265,7 +265,7 @@ describe("the calendar", () => {
     const { org, template } = await setUp();
     const t = await template({ start_date: "2024-02-29", interval: "yearly" });
     expect(t.day_of_period).toBe(29);
-    const report = runRecurring(env.db, { date: "2028-03-01", orgId: org.id });
+    const report = await runRecurring(env.db, { date: "2028-03-01", orgId: org.id });
     expect(report.generated.map((g) => [g.period_start, g.period_end])).toEqual([
       ["2024-02-29", "2025-02-27"],
       ["2025-02-28", "2026-02-27"],
@@ -278,7 +278,7 @@ describe("the calendar", () => {
   test("the 31st falls on a shorter month's last day and comes back to the 31st", async () => {
     const { org, template } = await setUp();
     await template({ start_date: "2026-01-31" });
-    const report = runRecurring(env.db, { date: "2026-05-31", orgId: org.id });
+    const report = await runRecurring(env.db, { date: "2026-05-31", orgId: org.id });
     expect(report.generated.map((g) => [g.period_start, g.period_end, g.caught_up])).toEqual([
       ["2026-01-31", "2026-02-27", true],
       ["2026-02-28", "2026-03-30", true],
@@ -291,7 +291,7 @@ describe("the calendar", () => {
   test("every 2 quarters on the 10th", async () => {
     const { org, template } = await setUp();
     await template({ start_date: "2025-11-10", interval: "quarterly", every: 2 });
-    const report = runRecurring(env.db, { date: "2026-11-10", orgId: org.id });
+    const report = await runRecurring(env.db, { date: "2026-11-10", orgId: org.id });
     expect(report.generated.map((g) => [g.period_start, g.period_end])).toEqual([
       ["2025-11-10", "2026-05-09"],
       ["2026-05-10", "2026-11-09"],
@@ -307,7 +307,7 @@ describe("pause, resume, end_date, count", () => {
     const catchUp = await template({ start_date: "2026-07-20" });
     for (const t of [skip, catchUp]) expect((await api("POST", `/api/v1/recurring-invoices/${t.id}/pause`)).body.data.status).toBe("paused");
     expect((await api("POST", `/api/v1/recurring-invoices/${skip.id}/pause`)).status).toBe(409);
-    expect(runRecurring(env.db, { date: "2026-10-15", orgId: org.id }).generated).toEqual([]);
+    expect((await runRecurring(env.db, { date: "2026-10-15", orgId: org.id })).generated).toEqual([]);
 
     // without catch_up: the first 20th on or after today
     const now = new Date();
@@ -319,7 +319,7 @@ describe("pause, resume, end_date, count", () => {
     // with catch_up: where it stood, and the next run generates the three periods
     const caught = await api("POST", `/api/v1/recurring-invoices/${catchUp.id}/resume?catch_up=true`);
     expect(caught.body.data).toMatchObject({ status: "active", next_issue_date: "2026-07-20" });
-    const report = runRecurring(env.db, { date: "2026-10-15", orgId: org.id });
+    const report = await runRecurring(env.db, { date: "2026-10-15", orgId: org.id });
     expect(report.generated.map((g) => [g.recurring_invoice_id, g.period_start])).toEqual([
       [catchUp.id, "2026-07-20"],
       [catchUp.id, "2026-08-20"],
@@ -332,7 +332,7 @@ describe("pause, resume, end_date, count", () => {
     const { org, api, template } = await setUp({ vat_number: "BE0404795549", peppol_id: "0208:0404795549" });
     const counted = await template({ start_date: "2026-01-10", count: 2, auto_finalize: true });
     const until = await template({ start_date: "2026-01-10", end_date: "2026-03-10" });
-    const report = runRecurring(env.db, { date: "2026-10-15", orgId: org.id });
+    const report = await runRecurring(env.db, { date: "2026-10-15", orgId: org.id });
     const of = (id: string) => report.generated.filter((g) => g.recurring_invoice_id === id);
     expect(of(counted.id).map((g) => [g.period_start, g.status])).toEqual([
       ["2026-01-10", "draft"],

@@ -19,7 +19,7 @@ import { belgianEnterpriseNumberProblem, compactVatNumber, vatNumberProblem } fr
 import { mod97 } from "../../server/lib/mod97.ts";
 const TESTS_ROOT = join(import.meta.dir, "..");
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 /** The sections of python-stdnum's examples: "valid", "checksum", "format", "component", "length", "duplicated-prefix". */
@@ -207,7 +207,7 @@ describe("customers and suppliers", () => {
 
 describe("the organisation", () => {
   test("PUT /organization: country, VAT number, a Belgian company number, texts; nothing changed on a refusal", async () => {
-    const { token } = env.newOrg("Reference BV", { country: "BE" });
+    const { token } = await env.newOrg("Reference BV", { country: "BE" });
     const before = (await env.api("GET", "/api/v1/organization", undefined, token)).body.data;
     await refused("PUT", "/api/v1/organization", { country: "UK" }, "country", undefined, token);
     await refused("PUT", "/api/v1/organization", { vat_number: "BE0404795578" }, "vat_number", "The vat_number field is not a valid Belgian VAT number (check digits).", token);
@@ -259,7 +259,7 @@ describe("imported e-invoices", () => {
 
   /** Refused with a 422 on the element `path` ends with, saying `says`, and nothing stored. */
   async function refusedImport(xml: string, pathEnd: string, says: string) {
-    const { token } = env.newOrg(`Import ${Math.random()}`, { country: "BE" });
+    const { token } = await env.newOrg(`Import ${Math.random()}`, { country: "BE" });
     const r = await importXml(xml, token);
     expect(r.status, r.text).toBe(422);
     const [path] = Object.keys(r.body.errors);
@@ -270,7 +270,7 @@ describe("imported e-invoices", () => {
   }
 
   test("the unchanged example imports", async () => {
-    const { token } = env.newOrg("Import ok", { country: "BE" });
+    const { token } = await env.newOrg("Import ok", { country: "BE" });
     expect((await importXml(base, token)).status).toBe(201);
   });
 
@@ -292,7 +292,7 @@ describe("imported e-invoices", () => {
   });
 
   test("XML line breaks inside a stored text become a space", async () => {
-    const { token } = env.newOrg("Import whitespace", { country: "BE" });
+    const { token } = await env.newOrg("Import whitespace", { country: "BE" });
     const xml = base.replace("<cbc:RegistrationName>SupplierOfficialName Ltd</cbc:RegistrationName>", "<cbc:RegistrationName>SupplierOfficialName\n\t\tLtd</cbc:RegistrationName>");
     const r = await importXml(xml, token);
     expect(r.status, r.text).toBe(201);
@@ -301,7 +301,7 @@ describe("imported e-invoices", () => {
 
   test("a seller VAT number with wrong check digits: the document imports, the supplier is created without it", async () => {
     // the CEN example's NL16356706 is no Dutch VAT number (9 digits, B and 2 digits)
-    const { token } = env.newOrg("Import invalid VAT", { country: "BE" });
+    const { token } = await env.newOrg("Import invalid VAT", { country: "BE" });
     const xml = readFileSync(join(TESTS_ROOT, "einvoicing", "examples", "cen", "ubl-tc434-example5.xml"), "utf8");
     expect(xml).toContain("NL16356706");
     const r = await importXml(xml, token);

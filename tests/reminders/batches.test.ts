@@ -15,14 +15,14 @@ import { CLI_ACTOR } from "../../server/orgs/service.ts";
 import { previewReminders, runReminders } from "../../server/reminders/run.ts";
 import { createTestEnv } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 const dir = mkdtempSync(join(tmpdir(), "kontor-reminder-batches-"));
 afterAll(() => {
   env.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-type Org = ReturnType<typeof env.newOrg>;
+type Org = Awaited<ReturnType<typeof env.newOrg>>;
 const call = async (org: Org, method: string, path: string, body?: unknown) => {
   const r = await env.api(method, path, body, org.token);
   expect(r.status, `${method} ${path}: ${r.text.slice(0, 400)}`).toBeLessThan(300);
@@ -41,7 +41,7 @@ const RUN_DATE = "2026-03-20";
  * first due on 1 March with an open interest note as of 15 March.
  */
 async function organisation(name: string, dues: readonly string[] = DUE) {
-  const org = env.newOrg(name, { country: "BE" });
+  const org = await env.newOrg(name, { country: "BE" });
   const rate = (await call(org, "GET", "/api/v1/vat-rates")).data.find((r: any) => r.rate === "21.00").id;
   const customer = (await call(org, "POST", "/api/v1/customers", { name: "Brasserie Dupont SA", country: "BE", vat_number: "BE0404795549" })).data;
   const ids: string[] = [];
@@ -61,7 +61,7 @@ async function organisation(name: string, dues: readonly string[] = DUE) {
 }
 
 async function history(o: { org: Org; ids: string[] }) {
-  expect(runReminders(env.db, { orgId: o.org.org.id, date: "2026-02-09" })[0]!.recorded).toBe(3);
+  expect((await runReminders(env.db, { orgId: o.org.org.id, date: "2026-02-09" }))[0]!.recorded).toBe(3);
   await call(o.org, "PUT", `/api/v1/invoices/${o.ids[4]}/reminders-pause`, { paused: true, reason: "payment plan" });
   const note = (await call(o.org, "POST", `/api/v1/invoices/${o.ids[6]}/interest-note`, { as_of: "2026-03-15" })).data;
   const issued = (await call(o.org, "POST", `/api/v1/invoices/${note.id}/finalize`)).data;
@@ -99,15 +99,15 @@ describe("a batch boundary changes nothing", () => {
     numbers = whole.ids.map((id) => env.db.select({ n: invoices.number }).from(invoices).where(eq(invoices.id, id)).get()!.n);
   });
 
-  test("the preview in batches of 2, in pages of 4, is the preview in one batch, as computed by hand", () => {
-    const one = previewReminders(scopeOf(whole.org), RUN_DATE);
+  test("the preview in batches of 2, in pages of 4, is the preview in one batch, as computed by hand", async () => {
+    const one = await previewReminders(scopeOf(whole.org), RUN_DATE);
     expect(shape(one.data)).toEqual(expected(numbers));
     expect(one.next_after).toBeNull();
     const pages: any[] = [];
     let after: string | undefined;
     let walked = 0;
     do {
-      const page = previewReminders(scopeOf(batched.org), RUN_DATE, { limit: 4, after, batchSize: 2 });
+      const page = await previewReminders(scopeOf(batched.org), RUN_DATE, { limit: 4, after, batchSize: 2 });
       expect(page.data.length).toBeLessThanOrEqual(4);
       pages.push(...page.data);
       after = page.next_after ?? undefined;
@@ -129,9 +129,9 @@ describe("a batch boundary changes nothing", () => {
     expect(Object.keys(bad.body.errors)).toEqual(["after"]);
   });
 
-  test("the run in batches of 3 recording 2 to a transaction records what the run in one batch records", () => {
-    const one = runReminders(env.db, { orgId: whole.org.org.id, date: RUN_DATE });
-    const small = runReminders(env.db, { orgId: batched.org.org.id, date: RUN_DATE, batchSize: 3, recordBatch: 2 });
+  test("the run in batches of 3 recording 2 to a transaction records what the run in one batch records", async () => {
+    const one = await runReminders(env.db, { orgId: whole.org.org.id, date: RUN_DATE });
+    const small = await runReminders(env.db, { orgId: batched.org.org.id, date: RUN_DATE, batchSize: 3, recordBatch: 2 });
     expect(one[0]!.recorded).toBe(10);
     expect(small[0]!.recorded).toBe(10);
     expect(shape(small[0]!.data)).toEqual(expected(numbers));
@@ -148,13 +148,13 @@ describe("a batch boundary changes nothing", () => {
       );
     expect(stored(batched)).toEqual(stored(whole));
     // a second run, at any batch size, has nothing left to record
-    expect(runReminders(env.db, { orgId: batched.org.org.id, date: RUN_DATE, batchSize: 2, recordBatch: 1 })[0]!.recorded).toBe(0);
+    expect((await runReminders(env.db, { orgId: batched.org.org.id, date: RUN_DATE, batchSize: 2, recordBatch: 1 }))[0]!.recorded).toBe(0);
   });
 });
 
 describe("one query per batch, not per invoice", () => {
   /** The statements SQLite compiles while `work` runs: drizzle compiles one per query it runs. */
-  function statementsDuring(work: () => void): number {
+  async function statementsDuring(work: () => Promise<unknown>): Promise<number> {
     const client = env.db.$client as any;
     const [prepare, query] = [client.prepare, client.query];
     let n = 0;
@@ -167,7 +167,7 @@ describe("one query per batch, not per invoice", () => {
       return query.apply(this, args);
     };
     try {
-      work();
+      await work();
     } finally {
       client.prepare = prepare;
       client.query = query;
@@ -183,8 +183,8 @@ describe("one query per batch, not per invoice", () => {
         const note = (await call(org, "POST", `/api/v1/invoices/${id}/interest-note`, { as_of: "2026-03-15" })).data;
         await call(org, "POST", `/api/v1/invoices/${note.id}/finalize`);
       }
-      let preview: ReturnType<typeof previewReminders> | undefined;
-      counted.push(statementsDuring(() => (preview = previewReminders(scopeOf(org), RUN_DATE))));
+      let preview: Awaited<ReturnType<typeof previewReminders>> | undefined;
+      counted.push(await statementsDuring(async () => (preview = await previewReminders(scopeOf(org), RUN_DATE))));
       // each letter asks its invoice and its note: more than the invoice alone
       expect(preview!.data).toHaveLength(dues.length);
       for (const p of preview!.data) expect(Number(p.total_to_pay)).toBeGreaterThan(1210);
@@ -218,7 +218,7 @@ describe("a run records, it renders nothing", () => {
 
   beforeAll(async () => {
     for (const channel of ["manual", "email"] as const) {
-      const org = env.newOrg(`No Render ${channel} BV`, { country: "BE" });
+      const org = await env.newOrg(`No Render ${channel} BV`, { country: "BE" });
       orgs[channel] = org;
       const rate = (await call(org, "GET", "/api/v1/vat-rates")).data.find((r: any) => r.rate === "21.00").id;
       const customer = (await call(org, "POST", "/api/v1/customers", { name: "Brasserie Dupont SA", country: "BE", vat_number: "BE0404795549", email: "ap@dupont.example" })).data;

@@ -14,15 +14,15 @@ import { and, eq } from "drizzle-orm";
 import { auditLog, documentDeliveries, events, invoices, organizations, reminders } from "../../db/schema.ts";
 import { localHour } from "../../server/lib/time.ts";
 import { SELLER_IDENTITY } from "../fixtures.ts";
-import { snapshot, transaction } from "../../server/lib/scope.ts";
+import { snapshot, unitOfWork } from "../../server/lib/scope.ts";
 import { missingRateProblem, onReminderAccepted, openInterestNotes, previewReminders, runReminders } from "../../server/reminders/run.ts";
 import { CLI_ACTOR } from "../../server/orgs/service.ts";
 import { createTestEnv } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
-type Org = ReturnType<typeof env.newOrg>;
+type Org = Awaited<ReturnType<typeof env.newOrg>>;
 type Level = { days_after_due: number; charge_interest: boolean; charge_compensation: boolean };
 const level = (days_after_due: number, charge_interest = false, charge_compensation = charge_interest): Level => ({ days_after_due, charge_interest, charge_compensation });
 
@@ -34,7 +34,7 @@ async function call(org: Org, method: string, path: string, body?: unknown, stat
 
 /** An organisation of its own (Belgian unless said), its policy, and one customer (a VAT number: a business). */
 async function setup(levels: Level[], options: { channel?: string; vat?: boolean; country?: string; email?: boolean } = {}) {
-  const org = env.newOrg(undefined, { country: options.country ?? "BE", currency: "EUR" });
+  const org = await env.newOrg(undefined, { country: options.country ?? "BE", currency: "EUR" });
   await call(org, "PUT", "/api/v1/reminder-policy", { enabled: true, channel: options.channel ?? "manual", levels });
   const customer = await call(org, "POST", "/api/v1/customers", {
     name: options.vat === false ? "Jan Peeters" : "Brasserie Dupont SA",
@@ -49,8 +49,8 @@ async function invoice(org: Org, customerId: string, dueDate = "2025-10-15", ext
   const draft = await call(org, "POST", "/api/v1/invoices", { customer_id: customerId, issue_date: "2025-10-01", due_date: dueDate, lines: [{ description: "Work", quantity: "1", unit_price: "1000.00" }], ...extra }, 201);
   return call(org, "POST", `/api/v1/invoices/${draft.id}/finalize`);
 }
-const run = (org: Org, date: string, extra: { dryRun?: boolean } = {}) => runReminders(env.db, { date, orgId: org.org.id, ...extra });
-const planned = (org: Org, date: string) => previewReminders({ db: env.db, org: org.org, actor: CLI_ACTOR }, date).data;
+const run = async (org: Org, date: string, extra: { dryRun?: boolean } = {}) => await runReminders(env.db, { date, orgId: org.org.id, ...extra });
+const planned = async (org: Org, date: string) => (await previewReminders({ db: env.db, org: org.org, actor: CLI_ACTOR }, date)).data;
 const rows = (invoiceId: string) => env.db.select().from(reminders).where(eq(reminders.invoiceId, invoiceId)).all().sort((a, b) => a.level - b.level);
 const audited = (org: Org, resourceId: string) => env.db.select().from(auditLog).where(and(eq(auditLog.organizationId, org.org.id), eq(auditLog.resourceId, resourceId))).all().map((a) => [a.action, a.resourceType]);
 const eventsOf = (org: Org, type: string) => env.db.select().from(events).where(and(eq(events.organizationId, org.org.id), eq(events.type, type))).all();
@@ -60,8 +60,8 @@ describe("business customer: interest from the day after the due date, the €40
     const { org, customer } = await setup([level(-3, true), level(0, true), level(24, true)]);
     const inv = await invoice(org, customer.id);
     // 12 October: three days before the due date; 15 October: the due date itself
-    expect(run(org, "2025-10-12")[0]!.data.map((p) => [p.level, p.interest, p.compensation, p.total_to_pay])).toEqual([[0, "0.00", "0.00", "1000.00"]]);
-    expect(run(org, "2025-10-15")[0]!.data.map((p) => [p.level, p.interest, p.compensation, p.total_to_pay])).toEqual([[1, "0.00", "0.00", "1000.00"]]);
+    expect((await run(org, "2025-10-12"))[0]!.data.map((p) => [p.level, p.interest, p.compensation, p.total_to_pay])).toEqual([[0, "0.00", "0.00", "1000.00"]]);
+    expect((await run(org, "2025-10-15"))[0]!.data.map((p) => [p.level, p.interest, p.compensation, p.total_to_pay])).toEqual([[1, "0.00", "0.00", "1000.00"]]);
     expect(rows(inv.id).map((r) => [r.level, r.interestNoteId])).toEqual([[0, null], [1, null]]);
     expect(env.db.select().from(invoices).where(eq(invoices.relatedInvoiceId, inv.id)).all()).toEqual([]);
   });
@@ -71,7 +71,7 @@ describe("business customer: interest from the day after the due date, the €40
     const inv = await invoice(org, customer.id);
     // 8 November = 15 October + 24; interest 16 October–8 November: 16 + 8 = 24 days on 1000.00 at 10.50 %:
     // 100000 × 1050 × 24 / 3 650 000 = 690.41 cents → 6.90; compensation 40.00; total 1000.00 + 6.90 + 40.00
-    const second = run(org, "2025-11-08")[0]!;
+    const second = (await run(org, "2025-11-08"))[0]!;
     expect(second.recorded).toBe(1);
     expect(second.data.map((p) => [p.level, p.skipped_levels, p.customer_type, p.interest, p.compensation, p.total_to_pay, p.charges_withheld_until])).toEqual([
       [1, [0], "organization", "6.90", "40.00", "1046.90", null],
@@ -95,7 +95,7 @@ describe("business customer: interest from the day after the due date, the €40
     // 29 November = +45, interest only: 16 October–29 November = 45 days: 100000 × 1050 × 45 / 3 650 000 = 1294.52 → 12.95,
     // less the 6.90 charged: 6.05; no compensation (this level charges none, and it was charged);
     // the letter asks for the open note too: 1000.00 + 46.90 + 6.05
-    const third = run(org, "2025-11-29")[0]!.data;
+    const third = (await run(org, "2025-11-29"))[0]!.data;
     expect(third.map((p) => [p.level, p.skipped_levels, p.interest, p.compensation, p.total_to_pay])).toEqual([[2, [], "6.05", "0.00", "1052.95"]]);
     const last = rows(inv.id)[2]!;
     expect([last.interestCents, last.compensationCents, last.earlierNotes.map((n) => [n.id, n.amount_due_cents])]).toEqual([605, 0, [[note.id, 4690]]]);
@@ -106,18 +106,18 @@ describe("business customer: interest from the day after the due date, the €40
     // less 12.95 charged: 4.31; both notes still open, the oldest first: 1000.00 + 46.90 + 6.05 + 4.31
     // (the first note's 40.00 is paid meanwhile: only what is still due on it is asked)
     await call(org, "POST", `/api/v1/invoices/${note.id}/record-payment`, { amount: "40.00", payment_date: "2025-12-01" }, 201);
-    expect(run(org, "2025-12-14")[0]!.data.map((p) => [p.level, p.interest, p.total_to_pay])).toEqual([[3, "4.31", "1017.26"]]);
+    expect((await run(org, "2025-12-14"))[0]!.data.map((p) => [p.level, p.interest, p.total_to_pay])).toEqual([[3, "4.31", "1017.26"]]);
     expect(rows(inv.id)[3]!.earlierNotes.map((n) => [n.id, n.amount_due_cents])).toEqual([[note.id, 690], [secondNote.id, 605]]);
     // a note paid in full is no longer asked for; the +60 reminder's own note (4.31) is
     const thirdNote = rows(inv.id)[3]!.interestNoteId;
     await call(org, "POST", `/api/v1/invoices/${note.id}/record-payment`, { amount: "6.90", payment_date: "2025-12-15" }, 201);
-    expect((snapshot(env.db, (tx) => openInterestNotes(tx, org.org.id, [inv.id])).get(inv.id) ?? []).map((n) => [n.id, n.number, n.amount_due_cents])).toEqual([[secondNote.id, secondNote.number, 605], [thirdNote, expect.any(String), 431]]);
+    expect((await (await snapshot(env.db, (tx) => openInterestNotes(tx, org.org.id, [inv.id]))).get(inv.id) ?? []).map((n) => [n.id, n.number, n.amount_due_cents])).toEqual([[secondNote.id, secondNote.number, 605], [thirdNote, expect.any(String), 431]]);
   });
 
   test("a level charging the compensation only: the €40 and no interest, the note without an interest line", async () => {
     const { org, customer } = await setup([level(24, false, true)]);
     const inv = await invoice(org, customer.id);
-    expect(run(org, "2025-11-08")[0]!.data.map((p) => [p.interest, p.compensation, p.total_to_pay])).toEqual([["0.00", "40.00", "1040.00"]]);
+    expect((await run(org, "2025-11-08"))[0]!.data.map((p) => [p.interest, p.compensation, p.total_to_pay])).toEqual([["0.00", "40.00", "1040.00"]]);
     const note = await call(org, "GET", `/api/v1/invoices/${rows(inv.id)[0]!.interestNoteId}`);
     expect(note.lines.map((l: any) => l.amount)).toEqual(["40.00"]);
   });
@@ -125,7 +125,7 @@ describe("business customer: interest from the day after the due date, the €40
   test("a level charging the interest only: no €40", async () => {
     const { org, customer } = await setup([level(24, true, false)]);
     const inv = await invoice(org, customer.id);
-    expect(run(org, "2025-11-08")[0]!.data.map((p) => [p.interest, p.compensation, p.total_to_pay])).toEqual([["6.90", "0.00", "1006.90"]]);
+    expect((await run(org, "2025-11-08"))[0]!.data.map((p) => [p.interest, p.compensation, p.total_to_pay])).toEqual([["6.90", "0.00", "1006.90"]]);
     const note = await call(org, "GET", `/api/v1/invoices/${rows(inv.id)[0]!.interestNoteId}`);
     expect(note.lines.map((l: any) => l.amount)).toEqual(["6.90"]);
   });
@@ -134,7 +134,7 @@ describe("business customer: interest from the day after the due date, the €40
     const { org, customer } = await setup([level(24, true)]);
     await invoice(org, customer.id);
     await call(org, "PUT", `/api/v1/customers/${customer.id}`, { vat_number: null });
-    expect(planned(org, "2025-11-08").map((p) => [p.customer_type, p.compensation])).toEqual([["organization", "40.00"]]);
+    expect((await planned(org, "2025-11-08")).map((p) => [p.customer_type, p.compensation])).toEqual([["organization", "40.00"]]);
   });
 
   test("partly paid before the due date: interest and total on what is still due", async () => {
@@ -142,14 +142,14 @@ describe("business customer: interest from the day after the due date, the €40
     const inv = await invoice(org, customer.id);
     await call(org, "POST", `/api/v1/invoices/${inv.id}/record-payment`, { amount: "600.00", payment_date: "2025-10-10" }, 201);
     // 24 days on 400.00: 40000 × 1050 × 24 / 3 650 000 = 276.16 → 2.76; total 400.00 + 2.76 + 40.00
-    expect(planned(org, "2025-11-08").map((p) => [p.amount_due, p.interest, p.compensation, p.total_to_pay])).toEqual([["400.00", "2.76", "40.00", "442.76"]]);
+    expect((await planned(org, "2025-11-08")).map((p) => [p.amount_due, p.interest, p.compensation, p.total_to_pay])).toEqual([["400.00", "2.76", "40.00", "442.76"]]);
   });
 });
 
 describe("consumer (Book XIX): nothing before the first reminder's term has run", () => {
   /** What the delivery worker does when the channel accepted the reminder's e-mail. */
-  function accept(invoiceId: string, level: number, acceptedAt: string) {
-    transaction(env.db, (tx) => {
+  async function accept(invoiceId: string, level: number, acceptedAt: string) {
+    await unitOfWork(env.db, (tx) => {
       const reminder = tx.select().from(reminders).where(and(eq(reminders.invoiceId, invoiceId), eq(reminders.level, level))).get()!;
       const delivery = tx.update(documentDeliveries).set({ status: "accepted", acceptedAt }).where(eq(documentDeliveries.id, reminder.deliveryId!)).returning().get()!;
       onReminderAccepted(tx, delivery);
@@ -159,25 +159,25 @@ describe("consumer (Book XIX): nothing before the first reminder's term has run"
   test("withheld until the day after the term, then the interest from that day and the damages at their cap, no €40", async () => {
     const { org, customer } = await setup([level(7), level(14), level(24, true), level(45, true)], { channel: "email", vat: false });
     const inv = await invoice(org, customer.id);
-    run(org, "2025-10-22");
+    await run(org, "2025-10-22");
     // no charge before the first reminder is accepted: nothing is known of its term
-    expect(planned(org, "2025-11-08").map((p) => [p.level, p.first_reminder_accepted_on, p.charges_withheld_until, p.interest, p.compensation])).toEqual([[2, null, null, "0.00", "0.00"]]);
+    expect((await planned(org, "2025-11-08")).map((p) => [p.level, p.first_reminder_accepted_on, p.charges_withheld_until, p.interest, p.compensation])).toEqual([[2, null, null, "0.00", "0.00"]]);
     // accepted Friday 24 October (noon in Brussels): the term runs from Monday 27 October, 14 days, to 9 November; charges from the 10th
-    accept(inv.id, 0, "2025-10-24T11:00:00.000000Z");
+    await accept(inv.id, 0, "2025-10-24T11:00:00.000000Z");
     // a level that charges nothing says nothing of the term
-    expect(planned(org, "2025-10-29").map((p) => [p.level, p.first_reminder_accepted_on, p.charges_withheld_until])).toEqual([[1, null, null]]);
-    expect(planned(org, "2025-11-08").map((p) => [p.level, p.customer_type, p.first_reminder_accepted_on, p.charges_withheld_until, p.interest, p.compensation])).toEqual([
+    expect((await planned(org, "2025-10-29")).map((p) => [p.level, p.first_reminder_accepted_on, p.charges_withheld_until])).toEqual([[1, null, null]]);
+    expect((await planned(org, "2025-11-08")).map((p) => [p.level, p.customer_type, p.first_reminder_accepted_on, p.charges_withheld_until, p.interest, p.compensation])).toEqual([
       [2, "individual", "2025-10-24", "2025-11-10", "0.00", "0.00"],
     ]);
-    run(org, "2025-11-08");
+    await run(org, "2025-11-08");
     expect(rows(inv.id).map((r) => [r.level, r.skipped, r.interestCents, r.compensationCents, r.interestNoteId])).toEqual([[0, false, 0, 0, null], [1, true, 0, 0, null], [2, false, 0, 0, null]]);
     // 29 November (+45): interest 10–29 November = 20 days: 100000 × 1050 × 20 / 3 650 000 = 575.34 → 5.75;
     // damages on 1000.00 due: 65.00 + 5 % of 500.00 = 90.00; no €40
-    expect(run(org, "2025-11-29")[0]!.data.map((p) => [p.level, p.charges_withheld_until, p.interest, p.compensation, p.total_to_pay])).toEqual([[3, "2025-11-10", "5.75", "90.00", "1095.75"]]);
+    expect((await run(org, "2025-11-29"))[0]!.data.map((p) => [p.level, p.charges_withheld_until, p.interest, p.compensation, p.total_to_pay])).toEqual([[3, "2025-11-10", "5.75", "90.00", "1095.75"]]);
     // by e-mail: the reminder's event, and its note sent, when the channel accepts it
     const noteId = rows(inv.id)[3]!.interestNoteId!;
     expect(env.db.select().from(invoices).where(eq(invoices.id, noteId)).get()!.status).toBe("finalized");
-    accept(inv.id, 3, "2025-11-29T11:00:00.000000Z");
+    await accept(inv.id, 3, "2025-11-29T11:00:00.000000Z");
     expect(env.db.select().from(invoices).where(eq(invoices.id, noteId)).get()!.status).toBe("sent");
     expect(eventsOf(org, "invoice.reminder_sent").map((e) => JSON.parse(e.data).reminder.level)).toEqual([0, 3]);
     expect(audited(org, rows(inv.id)[3]!.id)).toEqual([["reminder.recorded", "reminder"], ["reminder.sent", "reminder"]]);
@@ -186,23 +186,23 @@ describe("consumer (Book XIX): nothing before the first reminder's term has run"
   test("on the day the term ends nothing yet; the day after, the charges", async () => {
     const { org, customer } = await setup([level(7), level(21, true), level(22, true), level(26, true)], { channel: "email", vat: false });
     const inv = await invoice(org, customer.id);
-    run(org, "2025-10-22");
+    await run(org, "2025-10-22");
     // accepted Wednesday 22 October: the term runs 23 October to 5 November; charges from the 6th
-    accept(inv.id, 0, "2025-10-22T11:00:00.000000Z");
-    expect(planned(org, "2025-11-05").map((p) => [p.level, p.charges_withheld_until, p.interest, p.compensation])).toEqual([[1, "2025-11-06", "0.00", "0.00"]]);
+    await accept(inv.id, 0, "2025-10-22T11:00:00.000000Z");
+    expect((await planned(org, "2025-11-05")).map((p) => [p.level, p.charges_withheld_until, p.interest, p.compensation])).toEqual([[1, "2025-11-06", "0.00", "0.00"]]);
     // 6 November: 1 day: 100000 × 1050 × 1 / 3 650 000 = 28.77 → 0.29
-    expect(planned(org, "2025-11-06").map((p) => [p.level, p.charges_withheld_until, p.interest, p.compensation])).toEqual([[2, "2025-11-06", "0.29", "90.00"]]);
+    expect((await planned(org, "2025-11-06")).map((p) => [p.level, p.charges_withheld_until, p.interest, p.compensation])).toEqual([[2, "2025-11-06", "0.29", "90.00"]]);
     // +26 = 10 November: 6–10 November = 5 days: 100000 × 1050 × 5 / 3 650 000 = 143.84 → 1.44
-    expect(planned(org, "2025-11-10").map((p) => [p.charges_withheld_until, p.interest, p.compensation])).toEqual([["2025-11-06", "1.44", "90.00"]]);
+    expect((await planned(org, "2025-11-10")).map((p) => [p.charges_withheld_until, p.interest, p.compensation])).toEqual([["2025-11-06", "1.44", "90.00"]]);
   });
 
   test("outside Belgium: Book XIX's term is counted from the acceptance, and Belgian consumer law charges nothing", async () => {
     const { org, customer } = await setup([level(7), level(24, true)], { channel: "email", vat: false, country: "NL" });
     const inv = await invoice(org, customer.id);
-    run(org, "2025-10-22");
-    accept(inv.id, 0, "2025-10-22T11:00:00.000000Z");
+    await run(org, "2025-10-22");
+    await accept(inv.id, 0, "2025-10-22T11:00:00.000000Z");
     // 22 October + 15 days
-    expect(planned(org, "2025-11-08").map((p) => [p.charges_withheld_until, p.interest, p.compensation])).toEqual([["2025-11-06", "0.00", "0.00"]]);
+    expect((await planned(org, "2025-11-08")).map((p) => [p.charges_withheld_until, p.interest, p.compensation])).toEqual([["2025-11-06", "0.00", "0.00"]]);
   });
 });
 
@@ -211,77 +211,77 @@ describe("which level goes", () => {
     const { org, customer } = await setup([level(-3), level(0), level(7)]);
     const late = await invoice(org, customer.id);
     // the run of the 16th finds a -3 and a 0 that were never sent: neither goes after the due date
-    expect(planned(org, "2025-10-16")).toEqual([]);
-    expect(run(org, "2025-10-16")[0]!.recorded).toBe(0);
+    expect(await planned(org, "2025-10-16")).toEqual([]);
+    expect((await run(org, "2025-10-16"))[0]!.recorded).toBe(0);
     // +7 on the 22nd exactly: sent, the two earlier ones recorded as skipped
-    expect(run(org, "2025-10-22")[0]!.data.map((p) => [p.invoice_id, p.level, p.skipped_levels])).toEqual([[late.id, 2, [0, 1]]]);
+    expect((await run(org, "2025-10-22"))[0]!.data.map((p) => [p.invoice_id, p.level, p.skipped_levels])).toEqual([[late.id, 2, [0, 1]]]);
     expect(rows(late.id).map((r) => [r.level, r.skipped])).toEqual([[0, true], [1, true], [2, false]]);
     // the day before +7: nothing for a fresh invoice due the same day
     const other = await invoice(org, customer.id);
-    expect(planned(org, "2025-10-21").map((p) => p.invoice_id)).toEqual([]);
-    expect(planned(org, "2025-10-15").map((p) => [p.invoice_id, p.level])).toEqual([[other.id, 1]]);
-    expect(planned(org, "2025-10-12").map((p) => [p.invoice_id, p.level])).toEqual([[other.id, 0]]);
-    expect(planned(org, "2025-10-11")).toEqual([]);
+    expect((await planned(org, "2025-10-21")).map((p) => p.invoice_id)).toEqual([]);
+    expect((await planned(org, "2025-10-15")).map((p) => [p.invoice_id, p.level])).toEqual([[other.id, 1]]);
+    expect((await planned(org, "2025-10-12")).map((p) => [p.invoice_id, p.level])).toEqual([[other.id, 0]]);
+    expect(await planned(org, "2025-10-11")).toEqual([]);
   });
 
   test("a dry run records nothing and says so; a second run the same day sends nothing twice", async () => {
     const { org, customer } = await setup([level(7)]);
     const inv = await invoice(org, customer.id);
-    const dry = run(org, "2025-10-22", { dryRun: true });
+    const dry = await run(org, "2025-10-22", { dryRun: true });
     expect(dry.map((r) => [r.organization_id, r.date, r.enabled, r.recorded, r.data.length])).toEqual([[org.org.id, "2025-10-22", true, 0, 1]]);
     expect(rows(inv.id)).toEqual([]);
-    expect(run(org, "2025-10-22")[0]!.recorded).toBe(1);
-    expect(run(org, "2025-10-22")[0]!.recorded).toBe(0);
-    expect(planned(org, "2025-10-22")).toEqual([]);
+    expect((await run(org, "2025-10-22"))[0]!.recorded).toBe(1);
+    expect((await run(org, "2025-10-22"))[0]!.recorded).toBe(0);
+    expect(await planned(org, "2025-10-22")).toEqual([]);
   });
 
   test("a customer without an e-mail address: the run says why and records nothing", async () => {
     const { org, customer } = await setup([level(7)], { channel: "email", email: false });
     const inv = await invoice(org, customer.id);
-    const [result] = run(org, "2025-10-22");
+    const [result] = await run(org, "2025-10-22");
     expect([result!.recorded, result!.data.map((p) => [p.channel, p.problem])]).toEqual([0, [["email", "The customer has no e-mail address."]]]);
     expect(rows(inv.id)).toEqual([]);
   });
 
   test("the run's date: a bad one refused; the schedule's hour skips an organisation before it, unless a date is given", async () => {
     const { org } = await setup([level(7)]);
-    const fieldOf = (f: () => unknown) => {
+    const fieldOf = async (f: () => Promise<unknown>) => {
       try {
-        f();
+        await f();
       } catch (error) {
         return (error as { errors?: Record<string, string[]> }).errors;
       }
       return null;
     };
-    expect(fieldOf(() => runReminders(env.db, { date: "2025-02-30", orgId: org.org.id }))).toEqual({ date: ["The date must be a valid date (YYYY-MM-DD)."] });
-    expect(fieldOf(() => previewReminders({ db: env.db, org: org.org, actor: CLI_ACTOR }, "2025-02-30"))).toEqual({ date: ["The date field must be a valid date (YYYY-MM-DD)."] });
+    expect(await fieldOf(async () => await runReminders(env.db, { date: "2025-02-30", orgId: org.org.id }))).toEqual({ date: ["The date must be a valid date (YYYY-MM-DD)."] });
+    expect(await fieldOf(async () => await previewReminders({ db: env.db, org: org.org, actor: CLI_ACTOR }, "2025-02-30"))).toEqual({ date: ["The date field must be a valid date (YYYY-MM-DD)."] });
     // without a date: the organisation's local today
-    expect(previewReminders({ db: env.db, org: org.org, actor: CLI_ACTOR }).date).toBe(new Intl.DateTimeFormat("en-CA", { timeZone: "Europe/Brussels" }).format(new Date()));
+    expect((await previewReminders({ db: env.db, org: org.org, actor: CLI_ACTOR })).date).toBe(new Intl.DateTimeFormat("en-CA", { timeZone: "Europe/Brussels" }).format(new Date()));
     // the schedule's hour itself: on it, the run goes; an hour before it, not (unless the hour turns meanwhile)
     const hour = localHour("Europe/Brussels");
-    expect(runReminders(env.db, { orgId: org.org.id, notBeforeHour: hour }).length).toBe(1);
-    if (hour < 23 && localHour("Europe/Brussels") === hour) expect(runReminders(env.db, { orgId: org.org.id, notBeforeHour: hour + 1 })).toEqual([]);
+    expect((await runReminders(env.db, { orgId: org.org.id, notBeforeHour: hour })).length).toBe(1);
+    if (hour < 23 && localHour("Europe/Brussels") === hour) expect(await runReminders(env.db, { orgId: org.org.id, notBeforeHour: hour + 1 })).toEqual([]);
     // no local hour is 24 or later: the schedule skips
-    expect(runReminders(env.db, { orgId: org.org.id, notBeforeHour: 24 })).toEqual([]);
-    expect(runReminders(env.db, { orgId: org.org.id, notBeforeHour: 0 }).map((r) => r.organization_id)).toEqual([org.org.id]);
-    expect(runReminders(env.db, { orgId: org.org.id, notBeforeHour: 24, date: "2025-10-01" }).map((r) => r.date)).toEqual(["2025-10-01"]);
-    expect(() => previewReminders({ db: env.db, org: org.org, actor: CLI_ACTOR }, "2025-13-01")).toThrow("valid date");
+    expect(await runReminders(env.db, { orgId: org.org.id, notBeforeHour: 24 })).toEqual([]);
+    expect((await runReminders(env.db, { orgId: org.org.id, notBeforeHour: 0 })).map((r) => r.organization_id)).toEqual([org.org.id]);
+    expect((await runReminders(env.db, { orgId: org.org.id, notBeforeHour: 24, date: "2025-10-01" })).map((r) => r.date)).toEqual(["2025-10-01"]);
+    expect(async () => await previewReminders({ db: env.db, org: org.org, actor: CLI_ACTOR }, "2025-13-01")).toThrow("valid date");
   });
 
   test("only the organisation asked for, only enabled policies", async () => {
     const a = await setup([level(7)]);
     const b = await setup([level(7)]);
     await call(b.org, "PUT", "/api/v1/reminder-policy", { enabled: false, channel: "manual", levels: [level(7)] });
-    expect(runReminders(env.db, { date: "2025-10-01", orgId: a.org.org.id }).map((r) => r.organization_id)).toEqual([a.org.org.id]);
-    expect(runReminders(env.db, { date: "2025-10-01", orgId: b.org.org.id })).toEqual([]);
+    expect((await runReminders(env.db, { date: "2025-10-01", orgId: a.org.org.id })).map((r) => r.organization_id)).toEqual([a.org.org.id]);
+    expect(await runReminders(env.db, { date: "2025-10-01", orgId: b.org.org.id })).toEqual([]);
   });
 
   test("an accepted delivery that is not a reminder's records nothing", async () => {
     const { org, customer } = await setup([level(7)], { channel: "email" });
     const inv = await invoice(org, customer.id);
-    run(org, "2025-10-22");
+    await run(org, "2025-10-22");
     const before = eventsOf(org, "invoice.reminder_sent").length;
-    transaction(env.db, (tx) => {
+    await unitOfWork(env.db, (tx) => {
       const delivery = tx.select().from(documentDeliveries).where(eq(documentDeliveries.invoiceId, inv.id)).get()!;
       onReminderAccepted(tx, { ...delivery, subject: "invoice" });
       onReminderAccepted(tx, { ...delivery, reminderId: null });
@@ -294,7 +294,7 @@ describe("which level goes", () => {
   test("a policy without levels reminds of nothing", async () => {
     const { org, customer } = await setup([]);
     await invoice(org, customer.id);
-    expect(run(org, "2025-12-31").map((r) => [r.recorded, r.data])).toEqual([[0, []]]);
+    expect((await run(org, "2025-12-31")).map((r) => [r.recorded, r.data])).toEqual([[0, []]]);
   });
 });
 
@@ -311,14 +311,14 @@ describe("days without a statutory rate", () => {
     // due 10 June 2026: Belgium's table ends on 30 June 2026
     const draft = await call(org, "POST", "/api/v1/invoices", { customer_id: customer.id, issue_date: "2026-05-11", due_date: "2026-06-10", lines: [{ description: "Work", quantity: "1", unit_price: "1000.00" }] }, 201);
     await call(org, "POST", `/api/v1/invoices/${draft.id}/finalize`);
-    expect(planned(org, "2026-07-10").map((p) => [p.interest, p.compensation, p.missing_rates, p.problem])).toEqual([["0.00", "40.00", [], null]]);
+    expect((await planned(org, "2026-07-10")).map((p) => [p.interest, p.compensation, p.missing_rates, p.problem])).toEqual([["0.00", "40.00", [], null]]);
   });
 
   test("a reminder that cannot go and lacks rates says both", async () => {
     const { org, customer } = await setup([level(30, true)], { channel: "email", email: false });
     const draft = await call(org, "POST", "/api/v1/invoices", { customer_id: customer.id, issue_date: "2026-05-11", due_date: "2026-06-10", lines: [{ description: "Work", quantity: "1", unit_price: "1000.00" }] }, 201);
     await call(org, "POST", `/api/v1/invoices/${draft.id}/finalize`);
-    const [problem] = planned(org, "2026-07-10").map((p) => p.problem);
+    const [problem] = (await planned(org, "2026-07-10")).map((p) => p.problem);
     expect(problem!.startsWith("The customer has no e-mail address. No statutory interest rate for BE covers 2026-07-01 to 2026-07-10")).toBe(true);
   });
 
@@ -330,17 +330,17 @@ describe("days without a statutory rate", () => {
     const inv = await call(org, "POST", `/api/v1/invoices/${draft.id}/finalize`);
     const rated = await invoice(org, customer.id, "2026-05-15");
     // 20 June: the invoice due 15 May is at +36, every day rated: recorded, no warning
-    expect(runReminders(env.db, { date: "2026-06-20", orgId: org.org.id, log: log as any })[0]!.data.map((p) => p.invoice_id)).toEqual([rated.id]);
+    expect((await runReminders(env.db, { date: "2026-06-20", orgId: org.org.id, log: log as any }))[0]!.data.map((p) => p.invoice_id)).toEqual([rated.id]);
     expect(warnings).toEqual([]);
     // 10 July: the one due 10 June, with 1–10 July without a rate: recorded, one warning naming it
-    const [result] = runReminders(env.db, { date: "2026-07-10", orgId: org.org.id, log: log as any });
+    const [result] = await runReminders(env.db, { date: "2026-07-10", orgId: org.org.id, log: log as any });
     expect(result!.recorded).toBe(1);
     expect(warnings.map(([message, fields]) => [message, fields.invoice, fields.level, fields.missing_rates])).toEqual([["reminder charges no interest for days without a statutory rate", inv.number, 0, "2026-07-01..2026-07-10"]]);
     // without a log: the same run elsewhere is no error
     const other = await setup([level(30, true)]);
     const d2 = await call(other.org, "POST", "/api/v1/invoices", { customer_id: other.customer.id, issue_date: "2026-05-11", due_date: "2026-06-10", lines: [{ description: "Work", quantity: "1", unit_price: "1000.00" }] }, 201);
     await call(other.org, "POST", `/api/v1/invoices/${d2.id}/finalize`);
-    expect(runReminders(env.db, { date: "2026-07-10", orgId: other.org.org.id })[0]!.recorded).toBe(1);
+    expect((await runReminders(env.db, { date: "2026-07-10", orgId: other.org.org.id }))[0]!.recorded).toBe(1);
   });
 });
 
@@ -355,7 +355,7 @@ describe("a Peppol customer's interest note", () => {
       ...(options.customerPrefers ? { preferred_channel: options.customerPrefers } : {}),
     }, 201);
     const inv = await invoice(org, customer.id, "2025-10-15", { buyer_reference: "PO-77" });
-    run(org, "2025-11-08");
+    await run(org, "2025-11-08");
     const noteId = rows(inv.id)[0]!.interestNoteId!;
     expect(noteId).not.toBeNull();
     return env.db.select().from(documentDeliveries).where(eq(documentDeliveries.invoiceId, noteId)).all().map((d) => [d.subject, d.channel]);

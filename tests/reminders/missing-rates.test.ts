@@ -14,10 +14,10 @@ import { computeClaim, type ClaimInput } from "../../server/interest/claim.ts";
 import { runReminders } from "../../server/reminders/run.ts";
 import { createTestEnv } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
-type Org = ReturnType<typeof env.newOrg>;
+type Org = Awaited<ReturnType<typeof env.newOrg>>;
 const call = async (org: Org, method: string, path: string, body?: unknown) => {
   const r = await env.api(method, path, body, org.token);
   expect(r.status, `${method} ${path}: ${r.text.slice(0, 400)}`).toBeLessThan(300);
@@ -41,7 +41,7 @@ describe("a half year without a published rate", () => {
   let invoice: any;
 
   beforeAll(async () => {
-    org = env.newOrg("Rateless BV", { country: "BE" });
+    org = await env.newOrg("Rateless BV", { country: "BE" });
     // due 10 June 2026: 11 to 30 June at 10.50 %, 1 July on without a rate
     invoice = await lateInvoice(org, "2026-05-11", "2026-06-10");
   });
@@ -91,18 +91,18 @@ describe("a half year without a published rate", () => {
 
 describe("the scheduled run's log", () => {
   test("a reminder whose every day lacks a rate: only the compensation, and a warning in the log", async () => {
-    const org = env.newOrg("Later BV", { country: "BE" });
+    const org = await env.newOrg("Later BV", { country: "BE" });
     // due 15 July 2026: 16 July to 20 August, no rate at all
     const invoice = await lateInvoice(org, "2026-06-15", "2026-07-15");
     const warnings: { message: string; fields?: Record<string, unknown> }[] = [];
-    const [run] = runReminders(env.db, { date: "2026-08-20", orgId: org.org.id, log: { warn: (message, fields) => warnings.push({ message, fields }) } });
+    const [run] = await runReminders(env.db, { date: "2026-08-20", orgId: org.org.id, log: { warn: (message, fields) => warnings.push({ message, fields }) } });
     expect(run!.data[0]).toMatchObject({ interest: "0.00", compensation: "40.00", total_to_pay: "1250.00", missing_rates: [{ from: "2026-07-16", to: "2026-08-20" }] });
     expect(warnings).toHaveLength(1);
     expect(warnings[0]!.fields).toMatchObject({ invoice: invoice.number, missing_rates: "2026-07-16..2026-08-20" });
   });
 
   test("a level that charges no interest reports nothing", async () => {
-    const org = env.newOrg("Friendly BV", { country: "BE" });
+    const org = await env.newOrg("Friendly BV", { country: "BE" });
     await lateInvoice(org, "2026-06-15", "2026-07-15");
     await call(org, "PUT", "/api/v1/reminder-policy", { enabled: true, channel: "manual", levels: [{ days_after_due: 10, charge_interest: false, charge_compensation: true }] });
     const planned = (await call(org, "GET", "/api/v1/reminders/preview?date=2026-08-20")).data[0];

@@ -32,7 +32,7 @@ import { startSmtp } from "../sending/smtp.ts";
 const smtp = await startSmtp();
 const CREDENTIALS = { apiKey: "key_rem", apiSecret: "secret_rem", companyId: "c_REM" };
 const fake = startFakeRecommand(CREDENTIALS);
-const env = createTestEnv({ KONTOR_SMTP_URL: smtp.url, KONTOR_MAIL_FROM: "invoices@kontor.test" });
+const env = await createTestEnv({ KONTOR_SMTP_URL: smtp.url, KONTOR_MAIL_FROM: "invoices@kontor.test" });
 const secrets = loadSecretBox(env.config);
 let worker: DeliveryWorker;
 
@@ -91,7 +91,7 @@ let mailInvoice: any;
 
 beforeAll(async () => {
   await ok("PUT", "/api/v1/organization", { ...SELLER_IDENTITY, email: "billing@acme.test" });
-  setPeppolAccessPoint({ db: env.db, org: env.org, actor: CLI_ACTOR }, secrets, { provider: "recommand", ...CREDENTIALS, baseUrl: fake.baseUrl });
+  await setPeppolAccessPoint({ db: env.db, org: env.org, actor: CLI_ACTOR }, secrets, { provider: "recommand", ...CREDENTIALS, baseUrl: fake.baseUrl });
   const rate21 = (await ok("GET", "/api/v1/vat-rates")).find((r: any) => r.rate === "21.00").id;
   const issue = async (customer: Record<string, unknown>) => {
     const c = await ok("POST", "/api/v1/customers", { ...ADDRESS, language: "nl", ...customer });
@@ -126,7 +126,7 @@ describe("the first reminder: the interest note travels with it", () => {
   let mails: Record<string, any>;
 
   beforeAll(async () => {
-    const [run] = runReminders(env.db, { date: "2025-10-11", orgId: env.org.id });
+    const [run] = await runReminders(env.db, { date: "2025-10-11", orgId: env.org.id });
     expect(run!.recorded).toBe(2);
     note1 = await ok("GET", `/api/v1/invoices/${reminderOf(peppolInvoice.id, 0).interestNoteId}`);
     mailNote1 = await ok("GET", `/api/v1/invoices/${reminderOf(mailInvoice.id, 0).interestNoteId}`);
@@ -213,7 +213,7 @@ describe("the second reminder: one total for the invoice and both notes, paid by
 
   beforeAll(async () => {
     await until("the first reminders accepted", () => ok("GET", "/api/v1/reminders"), (list: any[]) => list.every((r) => r.status === "sent"));
-    runReminders(env.db, { date: "2025-11-10", orgId: env.org.id });
+    await runReminders(env.db, { date: "2025-11-10", orgId: env.org.id });
     note1Id = reminderOf(peppolInvoice.id, 0).interestNoteId!;
     note2 = await ok("GET", `/api/v1/invoices/${reminderOf(peppolInvoice.id, 1).interestNoteId}`);
     await smtp.received(4);

@@ -14,14 +14,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, count, eq } from "drizzle-orm";
 import { join } from "node:path";
 import { documentDeliveries, events, reminders } from "../../db/schema.ts";
-import { transaction } from "../../server/lib/scope.ts";
+import { unitOfWork } from "../../server/lib/scope.ts";
 import { onReminderAccepted, runReminders } from "../../server/reminders/run.ts";
 import { firstReminderAcceptedOn } from "../../server/interest/note.ts";
 import { renderReminderForDelivery } from "../../server/reminders/read.ts";
-import { createTestEnv } from "../helpers.ts";
+import { createTestEnv, asTx } from "../helpers.ts";
 const TESTS_ROOT = join(import.meta.dir, "..");
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 async function call(method: string, path: string, body?: unknown, status = 200, token?: string) {
@@ -51,8 +51,8 @@ function recorded(invoiceId: string) {
 const countOf = (table: typeof reminders | typeof documentDeliveries | typeof events) => env.db.select({ n: count() }).from(table).get()!.n;
 
 /** What the delivery worker does when a channel accepted a reminder's delivery (issue 29's worker is the integrator's). */
-function accept(invoiceId: string, level: number, acceptedAt: string) {
-  transaction(env.db, (tx) => {
+async function accept(invoiceId: string, level: number, acceptedAt: string) {
+  await unitOfWork(env.db, (tx) => {
     const reminder = tx.select().from(reminders).where(and(eq(reminders.invoiceId, invoiceId), eq(reminders.level, level))).get()!;
     const delivery = tx.update(documentDeliveries).set({ status: "accepted", acceptedAt }).where(eq(documentDeliveries.id, reminder.deliveryId!)).returning().get()!;
     onReminderAccepted(tx, delivery);
@@ -99,7 +99,7 @@ describe("the policy", () => {
     ]);
     expect(policy.levels[1].texts.nl.subject).toBe("Herinnering: factuur {number} is vervallen");
     // nothing runs while disabled
-    expect(runReminders(env.db, { date: "2025-12-31" })).toEqual([]);
+    expect(await runReminders(env.db, { date: "2025-12-31" })).toEqual([]);
     const r = await env.api("PUT", "/api/v1/reminder-policy", { enabled: true, channel: "email", levels: [{ days_after_due: 7, charge_interest: false, charge_compensation: false }, { days_after_due: 7, charge_interest: false, charge_compensation: false }] });
     expect(r.status).toBe(422);
     expect(Object.keys(r.body.errors)).toEqual(["levels.1.days_after_due"]);
@@ -142,15 +142,15 @@ describe("runs over a month", () => {
 
   test("each level once, the highest due one sent, nothing for paid, credited or paused invoices", async () => {
     // the late invoice (due 1 September): +24 is due on 12 October, +45 not yet; -3 and +7 are skipped
-    runReminders(env.db, { date: "2025-10-12" });
+    await runReminders(env.db, { date: "2025-10-12" });
     expect(recorded(inv.late.id)).toEqual({ sent: [2], skipped: [0, 1] });
     for (const key of ["business", "consumer", "partial"]) expect(recorded(inv[key].id)).toEqual({ sent: [0], skipped: [] });
     // the same day again: nothing new
-    const again = runReminders(env.db, { date: "2025-10-12" });
+    const again = await runReminders(env.db, { date: "2025-10-12" });
     expect(again[0]!.data).toEqual([]);
     // 16 October: the late invoice's +45 (1 September + 45); the others' +7 is not due yet
-    expect(runReminders(env.db, { date: "2025-10-16" })[0]!.data.map((p) => [p.invoice_number, p.level])).toEqual([[inv.late.number, 3]]);
-    runReminders(env.db, { date: "2025-10-22" });
+    expect((await runReminders(env.db, { date: "2025-10-16" }))[0]!.data.map((p) => [p.invoice_number, p.level])).toEqual([[inv.late.number, 3]]);
+    await runReminders(env.db, { date: "2025-10-22" });
     for (const key of ["business", "consumer", "partial"]) expect(recorded(inv[key].id)).toEqual({ sent: [0, 1], skipped: [] });
     for (const key of ["paid", "credited", "paused", "pausedCustomer"]) expect(recorded(inv[key].id)).toEqual({ sent: [], skipped: [] });
     // each sent one queued one e-mail delivery to the customer; skipped ones none
@@ -166,17 +166,17 @@ describe("runs over a month", () => {
 
   test("a consumer's charges wait 14 days after the first reminder was accepted (Book XIX)", async () => {
     // accepted late (retried) on 29 October 23:30 UTC: 30 October in Brussels (UTC+1 since 25 October)
-    accept(inv.consumer.id, 1, "2025-10-29T23:30:00.000000Z");
-    accept(inv.business.id, 1, "2025-10-22T08:00:00.000000Z");
-    expect(firstReminderAcceptedOn(env.db, env.org.id, inv.consumer.id)).toBe("2025-10-30");
+    await accept(inv.consumer.id, 1, "2025-10-29T23:30:00.000000Z");
+    await accept(inv.business.id, 1, "2025-10-22T08:00:00.000000Z");
+    expect(firstReminderAcceptedOn(asTx(env.db), env.org.id, inv.consumer.id)).toBe("2025-10-30");
     // the friendly note before the due date is not the first reminder
-    expect(firstReminderAcceptedOn(env.db, env.org.id, inv.partial.id)).toBeNull();
+    expect(firstReminderAcceptedOn(asTx(env.db), env.org.id, inv.partial.id)).toBeNull();
     const preview = (await call("GET", "/api/v1/reminders/preview?date=2025-11-08")).data;
     const of = (id: string) => preview.find((p: any) => p.invoice_id === id);
     // +24 = 8 November; the consumer's 14 days run 31 October to 13 November: charges from the 14th
     expect(of(inv.consumer.id)).toMatchObject({ level: 2, customer_type: "individual", first_reminder_accepted_on: "2025-10-30", charges_withheld_until: "2025-11-14", interest: "0.00", compensation: "0.00" });
     expect(of(inv.business.id)).toMatchObject({ level: 2, customer_type: "organization", first_reminder_accepted_on: "2025-10-22", charges_withheld_until: null });
-    runReminders(env.db, { date: "2025-11-08" });
+    await runReminders(env.db, { date: "2025-11-08" });
     const second = env.db.select().from(reminders).where(and(eq(reminders.invoiceId, inv.consumer.id), eq(reminders.level, 2))).get()!;
     expect([second.interestNoteId, second.interestCents, second.compensationCents]).toEqual([null, 0, 0]);
     // the event of a delivery comes when its channel accepted it
@@ -185,12 +185,12 @@ describe("runs over a month", () => {
   });
 
   test("the invoice's reminders, the list and the final level", async () => {
-    runReminders(env.db, { date: "2025-12-01" });
+    await runReminders(env.db, { date: "2025-12-01" });
     for (const key of ["business", "consumer", "partial"]) expect(recorded(inv[key].id)).toEqual({ sent: [0, 1, 2, 3], skipped: [] });
     expect(recorded(inv.late.id)).toEqual({ sent: [2, 3], skipped: [0, 1] });
     // a friendly note that was not sent before the due date is skipped, not sent late
     const paidLate = await invoice((await customer({ name: "Latecomer NV", vat_number: "BE0404795549", email: "l@late.test" })).id, "2025-11-20", "2025-11-01");
-    expect(runReminders(env.db, { date: "2025-11-28" })[0]!.data.map((p) => [p.invoice_number, p.level, p.skipped_levels])).toEqual([[paidLate.number, 1, [0]]]);
+    expect((await runReminders(env.db, { date: "2025-11-28" }))[0]!.data.map((p) => [p.invoice_number, p.level, p.skipped_levels])).toEqual([[paidLate.number, 1, [0]]]);
     const shown = await call("GET", `/api/v1/invoices/${inv.consumer.id}/reminders`);
     expect(shown.data.map((r: any) => [r.level, r.status, r.run_date])).toEqual([
       [0, "queued", "2025-10-12"],
@@ -240,7 +240,7 @@ describe("runs over a month", () => {
 
 describe("manual channel", () => {
   test("recorded as sent at once, with its event", async () => {
-    const { org, token } = env.newOrg("Manual BV");
+    const { org, token } = await env.newOrg("Manual BV");
     const rate = (await call("GET", "/api/v1/vat-rates", undefined, 200, token)).data.find((r: any) => r.rate === "21.00" && r.category === "S").id;
     const c = await customer({ name: "No Mail NV", vat_number: "BE0404795549" }, token);
     const d = (await call("POST", "/api/v1/invoices", { customer_id: c.id, issue_date: "2025-10-01", due_date: "2025-10-15", lines: [{ description: "x", quantity: "1", unit_price: "10.00", vat_rate_id: rate }] }, 201, token)).data;
@@ -248,13 +248,13 @@ describe("manual channel", () => {
     // by e-mail it cannot go: the run leaves it and says why
     const levels = [{ days_after_due: 7, charge_interest: false, charge_compensation: false }];
     await call("PUT", "/api/v1/reminder-policy", { enabled: true, channel: "email", levels }, 200, token);
-    expect(runReminders(env.db, { date: "2025-10-22", orgId: org.id })[0]!.data.map((p) => p.problem)).toEqual(["The customer has no e-mail address."]);
+    expect((await runReminders(env.db, { date: "2025-10-22", orgId: org.id }))[0]!.data.map((p) => p.problem)).toEqual(["The customer has no e-mail address."]);
     expect(recorded(d.id).sent).toEqual([]);
     await call("PUT", "/api/v1/reminder-policy", { enabled: true, channel: "manual", levels }, 200, token);
-    runReminders(env.db, { date: "2025-10-22", orgId: org.id });
+    await runReminders(env.db, { date: "2025-10-22", orgId: org.id });
     const shown = (await call("GET", `/api/v1/invoices/${d.id}/reminders`, undefined, 200, token)).data;
     expect(shown.map((r: any) => [r.channel, r.status, r.delivery_id])).toEqual([["manual", "sent", null]]);
-    expect(firstReminderAcceptedOn(env.db, org.id, d.id)).toBe("2025-10-22");
+    expect(firstReminderAcceptedOn(asTx(env.db), org.id, d.id)).toBe("2025-10-22");
     const event = env.db.select().from(events).where(and(eq(events.organizationId, org.id), eq(events.type, "invoice.reminder_sent"))).get()!;
     expect(event.resourceId).toBe(d.id);
   });
@@ -266,7 +266,7 @@ describe("processes", () => {
     Bun.spawn(["bun", cli, "reminders", "run", "--db", env.config.dbPath, ...args], { env: { ...process.env, KONTOR_ENV: "test", ...extra }, stdout: "pipe", stderr: "pipe" });
 
   test("two runs at once and a run killed midway: each reminder recorded and queued once", async () => {
-    const { org, token } = env.newOrg("Busy BV");
+    const { org, token } = await env.newOrg("Busy BV");
     const rate = (await call("GET", "/api/v1/vat-rates", undefined, 200, token)).data.find((r: any) => r.rate === "21.00" && r.category === "S").id;
     const c = await customer({ name: "Many Invoices NV", vat_number: "BE0404795549", email: "ap@many.test" }, token);
     const ids: string[] = [];

@@ -23,7 +23,7 @@ import { bankAccountService } from "../../server/bank-accounts/service.ts";
 import { CLI_ACTOR } from "../../server/orgs/service.ts";
 import { createTestEnv, type ApiResponse } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 const ok = async (method: string, path: string, body?: unknown, status = 200, token?: string) => {
@@ -71,7 +71,7 @@ beforeAll(async () => {
   alpha = await ok("POST", "/api/v1/customers", { name: "Alpha NV", country: "BE", currency: "EUR" }, 201);
   beta = await ok("POST", "/api/v1/customers", { name: "Beta BV", country: "BE", currency: "EUR" }, 201);
   yankee = await ok("POST", "/api/v1/customers", { name: "Yankee Inc", country: "US", currency: "USD" }, 201);
-  usdBank = bankAccountService.add({ db: env.db, org: env.org, actor: CLI_ACTOR }, { name: "Dollar account", iban: "GB82WEST12345698765432", currency: "USD" });
+  usdBank = await bankAccountService.add({ db: env.db, org: env.org, actor: CLI_ACTOR }, { name: "Dollar account", iban: "GB82WEST12345698765432", currency: "USD" });
 
   // finalized in the order of their issue dates: the numbers of a series follow them (contract 3)
   const a1 = await invoice(alpha, "2025-01-10", "2025-02-09", [line("10", "100.00", "21.00")]);
@@ -328,7 +328,7 @@ describe("VAT", () => {
   });
 
   test("an organisation outside Belgium has no Belgian return", async () => {
-    const org = env.newOrg("Nederland BV", { country: "NL", currency: "EUR" });
+    const org = await env.newOrg("Nederland BV", { country: "NL", currency: "EUR" });
     nl = { token: org.token };
     const nlRates = await ok("GET", "/api/v1/vat-rates", undefined, 200, org.token);
     const customer = await ok("POST", "/api/v1/customers", { name: "Klant", country: "NL", currency: "EUR" }, 201, org.token);
@@ -412,7 +412,7 @@ describe("CSV", () => {
   });
 
   test("a text cell a spreadsheet would run is prefixed with '; negative amounts are left alone", async () => {
-    const evil = env.newOrg("Formula", { country: "BE", currency: "EUR" });
+    const evil = await env.newOrg("Formula", { country: "BE", currency: "EUR" });
     const customer = await ok("POST", "/api/v1/customers", { name: "=HYPERLINK(\"x\")", country: "BE", currency: "EUR" }, 201, evil.token);
     const d = await ok("POST", "/api/v1/invoices", { customer_id: customer.id, issue_date: "2025-03-01", due_date: "2025-03-31", lines: [{ description: "x", quantity: "1", unit_price: "100.00" }] }, 201, evil.token);
     const inv = await ok("POST", `/api/v1/invoices/${d.id}/finalize`, undefined, 200, evil.token);

@@ -23,7 +23,7 @@ import { embeddedInvoiceXml } from "../../server/inbound/pdf-attachments.ts";
 
 const smtp: TestSmtp = await startSmtp();
 // the server's transport (KONTOR_SMTP_URL, KONTOR_MAIL_FROM), as the API's send checks it
-const env = createTestEnv({ KONTOR_SMTP_URL: smtp.url, KONTOR_MAIL_FROM: "invoices@kontor.test" });
+const env = await createTestEnv({ KONTOR_SMTP_URL: smtp.url, KONTOR_MAIL_FROM: "invoices@kontor.test" });
 let worker: DeliveryWorker;
 const secrets = loadSecretBox(env.config);
 
@@ -239,14 +239,14 @@ describe("what the SMTP server answers", () => {
   test("an organisation's own SMTP URL with credentials on a server without STARTTLS: refused before AUTH, failed with that said; the URL is stored sealed", async () => {
     const plain = await startSmtp({ hideSTARTTLS: true, authOptional: false, onAuth: (_auth, _session, cb) => cb(null, { user: "x" }) });
     try {
-      const other = env.newOrg("Own Relay BV");
+      const other = await env.newOrg("Own Relay BV");
       const orgOk = async (method: string, path: string, body?: unknown) => {
         const r = await env.api(method, path, body, other.token);
         expect(r.status, r.text).toBeLessThan(300);
         return r.body.data;
       };
       await orgOk("PUT", "/api/v1/organization", { ...SELLER_IDENTITY, email: "billing@own.test" });
-      setOrganizationSmtp(env.db, other.org, `smtp://mailer:s3cret@127.0.0.1:${plain.port}`, secrets);
+      await setOrganizationSmtp(env.db, other.org, `smtp://mailer:s3cret@127.0.0.1:${plain.port}`, secrets);
       const stored = env.db.select({ smtpUrl: organizations.smtpUrl }).from(organizations).where(eq(organizations.id, other.org.id)).get()!.smtpUrl!;
       expect(stored).not.toContain("s3cret");
       expect((await orgOk("GET", "/api/v1/organization")).own_smtp).toBe(true);
@@ -275,10 +275,10 @@ describe("which SMTP server sends, and as whom (docs/sending.md#e-mail)", () => 
   test("an organisation's own relay is used even when the server has one: the message reaches it alone, from KONTOR_MAIL_FROM", async () => {
     const relay = await startSmtp();
     try {
-      const own = env.newOrg("Own Relay Too BV");
+      const own = await env.newOrg("Own Relay Too BV");
       const call = async (method: string, path: string, body?: unknown) => env.api(method, path, body, own.token);
       await call("PUT", "/api/v1/organization", { ...SELLER_IDENTITY, email: "billing@ownrelay.test" });
-      setOrganizationSmtp(env.db, own.org, relay.url, secrets);
+      await setOrganizationSmtp(env.db, own.org, relay.url, secrets);
       const rate = (await call("GET", "/api/v1/vat-rates")).body.data.find((r: any) => r.rate === "21.00").id;
       const c = (await call("POST", "/api/v1/customers", { ...ADDRESS, name: "Client", email: "own-relay@example.test" })).body.data;
       const d = (await call("POST", "/api/v1/invoices", { customer_id: c.id, issue_date: "2026-03-02", lines: [{ description: "Work", quantity: "1", unit_price: "10.00", vat_rate_id: rate }] })).body.data;
@@ -459,13 +459,13 @@ describe("kontor org set", () => {
 
 describe("an organisation's own mail server, on a server with none of its own", () => {
   test("no KONTOR_SMTP_URL: the organisation's smtp_url alone sends (202, delivered, from its own address); another organisation without one is a 422 naming channel", async () => {
-    const alone = createTestEnv();
+    const alone = await createTestEnv();
     const relay = await startSmtp();
     const aloneSecrets = loadSecretBox(alone.config);
     const aloneWorker = startDeliveryWorker(alone.db, { ...alone.config, deliveryBackoffMs: [100], deliveryMaxAttempts: 3, deliveryTimeoutMs: 5000 }, { secrets: aloneSecrets, log: () => {} });
     try {
-      const own = alone.newOrg("Own Mail BV");
-      const bare = alone.newOrg("No Mail BV");
+      const own = await alone.newOrg("Own Mail BV");
+      const bare = await alone.newOrg("No Mail BV");
       const call = async (token: string, method: string, path: string, body?: unknown) => alone.api(method, path, body, token);
       const issue = async (token: string) => {
         await call(token, "PUT", "/api/v1/organization", { ...SELLER_IDENTITY, email: "billing@ownmail.test" });
@@ -474,7 +474,7 @@ describe("an organisation's own mail server, on a server with none of its own", 
         const d = (await call(token, "POST", "/api/v1/invoices", { customer_id: c.id, issue_date: "2026-03-02", lines: [{ description: "Work", quantity: "1", unit_price: "10.00", vat_rate_id: rate }] })).body.data;
         return (await call(token, "POST", `/api/v1/invoices/${d.id}/finalize`)).body.data;
       };
-      setOrganizationSmtp(alone.db, own.org, relay.url, aloneSecrets);
+      await setOrganizationSmtp(alone.db, own.org, relay.url, aloneSecrets);
       const invoice = await issue(own.token);
       const sent = await call(own.token, "POST", `/api/v1/invoices/${invoice.id}/send`, { channel: "email" });
       expect(sent.status, sent.text).toBe(202);

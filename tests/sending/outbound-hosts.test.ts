@@ -9,7 +9,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { createTestEnv, runCli } from "../helpers.ts";
 
-const env = createTestEnv({ KONTOR_WEBHOOK_ALLOW_PRIVATE: "true" });
+const env = await createTestEnv({ KONTOR_WEBHOOK_ALLOW_PRIVATE: "true" });
 afterAll(() => env.close());
 
 /** Each metadata host as a URL would write it, and the address or name the refusal names. */

@@ -35,7 +35,7 @@ let fake: FakeRecommand;
 let deps: { db: TestEnv["db"]; secrets: ReturnType<typeof loadSecretBox>; timeoutMs: number };
 
 beforeAll(async () => {
-  env = createTestEnv();
+  env = await createTestEnv();
   fake = startFakeRecommand(CREDENTIALS);
   // the server's key file, as the CLI and the server find it beside the database
   deps = { db: env.db, secrets: loadSecretBox(env.config), timeoutMs: 500 };
@@ -94,24 +94,24 @@ describe("the access point configured through the CLI", () => {
   });
 
   test("a provider without its credentials, or credentials over plain http to another machine, are refused; none removes it", async () => {
-    const other = env.newOrg("Peppol-less");
+    const other = await env.newOrg("Peppol-less");
     const scope = { db: env.db, org: other.org, actor: CLI_ACTOR };
-    const refusal = (input: Parameters<typeof setPeppolAccessPoint>[2]) => {
+    const refusal = async (input: Parameters<typeof setPeppolAccessPoint>[2]) => {
       try {
-        setPeppolAccessPoint(scope, deps.secrets, input);
+        await setPeppolAccessPoint(scope, deps.secrets, input);
       } catch (error) {
         expect(error).toBeInstanceOf(ValidationFailed);
         return Object.keys((error as ValidationFailed).errors!).sort();
       }
       throw new Error("not refused");
     };
-    expect(refusal({ provider: "recommand", apiKey: "k" })).toEqual(["peppol_api_secret", "peppol_company_id"]);
-    expect(refusal({ provider: "recommand", apiKey: "k", apiSecret: "s", companyId: "c", baseUrl: "http://ap.example.com/api/v1" })).toEqual(["peppol_base_url"]);
-    expect(refusal({ provider: "storecove" })).toEqual(["peppol_provider"]);
+    expect(await refusal({ provider: "recommand", apiKey: "k" })).toEqual(["peppol_api_secret", "peppol_company_id"]);
+    expect(await refusal({ provider: "recommand", apiKey: "k", apiSecret: "s", companyId: "c", baseUrl: "http://ap.example.com/api/v1" })).toEqual(["peppol_base_url"]);
+    expect(await refusal({ provider: "storecove" })).toEqual(["peppol_provider"]);
     expect(env.db.select().from(expenses).where(eq(expenses.organizationId, other.org.id)).all()).toEqual([]);
-    expect(setPeppolAccessPoint(scope, deps.secrets, { provider: "recommand", apiKey: "k", apiSecret: "s", companyId: "c" }).peppol_provider).toBe("recommand");
+    expect((await setPeppolAccessPoint(scope, deps.secrets, { provider: "recommand", apiKey: "k", apiSecret: "s", companyId: "c" })).peppol_provider).toBe("recommand");
     // the same provider again: only what is given changes
-    setPeppolAccessPoint(scope, deps.secrets, { apiSecret: "s2" });
+    await setPeppolAccessPoint(scope, deps.secrets, { apiSecret: "s2" });
     expect((accessPointFor(env.db, deps.secrets, other.org.id) as RecommandAccessPoint).credentials).toEqual({ apiKey: "k", apiSecret: "s2", companyId: "c", baseUrl: "https://app.recommand.eu/api/v1" });
     // credentials sealed with another server's key: the access point cannot be used, and is set anew whole
     env.db.$client.query("UPDATE organizations SET peppol_credentials = ? WHERE id = ?").run(new SecretBox(new Uint8Array(32).fill(7)).seal("{}", `peppol:${other.org.id}`), other.org.id);
@@ -119,19 +119,19 @@ describe("the access point configured through the CLI", () => {
     const unreadable = await sendOverPeppol(deps, outgoing({ organizationId: other.org.id }));
     expect(unreadable.outcome).toBe("failed");
     expect((unreadable as { detail: string }).detail).toContain("credentials cannot be read");
-    expect(refusal({ apiKey: "k" })).toEqual(["peppol_api_secret", "peppol_company_id"]);
-    setPeppolAccessPoint(scope, deps.secrets, { apiKey: "k", apiSecret: "s3", companyId: "c" });
+    expect(await refusal({ apiKey: "k" })).toEqual(["peppol_api_secret", "peppol_company_id"]);
+    await setPeppolAccessPoint(scope, deps.secrets, { apiKey: "k", apiSecret: "s3", companyId: "c" });
     expect((accessPointFor(env.db, deps.secrets, other.org.id) as RecommandAccessPoint).credentials.apiSecret).toBe("s3");
-    expect(setPeppolAccessPoint(scope, deps.secrets, { provider: "none" }).peppol_provider).toBeNull();
+    expect((await setPeppolAccessPoint(scope, deps.secrets, { provider: "none" })).peppol_provider).toBeNull();
     expect(accessPointFor(env.db, deps.secrets, other.org.id)).toBeNull();
   });
 });
 
 describe("sending over Peppol", () => {
-  test("the send route's organisation check: no access point or no own peppol_id is a problem on channel", () => {
+  test("the send route's organisation check: no access point or no own peppol_id is a problem on channel", async () => {
     const orgRow = (id: string) => env.db.select().from(organizations).where(eq(organizations.id, id)).get()!;
     expect(peppolSetupProblems(orgRow(env.org.id))).toEqual({});
-    const bare = env.newOrg("Bare");
+    const bare = await env.newOrg("Bare");
     const problems = peppolSetupProblems(orgRow(bare.org.id));
     expect(Object.keys(problems)).toEqual(["channel"]);
     expect(problems.channel).toContain("no Peppol access point");
@@ -197,7 +197,7 @@ describe("sending over Peppol", () => {
     // nothing listens on a port just released
     const closed = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
     const port = closed.port;
-    closed.stop(true);
+    await closed.stop(true);
     const unreachable = new RecommandAccessPoint({ ...CREDENTIALS, baseUrl: `http://127.0.0.1:${port}/api/v1` }, 500);
     const refused = await unreachable.send({ sender: "0208:0123456749", recipient: BUYER, documentType: "invoice", ubl: "<Invoice/>" });
     expect(refused.outcome).toBe("retry");
@@ -205,7 +205,7 @@ describe("sending over Peppol", () => {
 
   test("no access point, or a reminder: failed with a clear detail, nothing sent", async () => {
     const before = fake.requests.length;
-    const bare = env.newOrg("No access point");
+    const bare = await env.newOrg("No access point");
     expect(await sendOverPeppol(deps, outgoing({ organizationId: bare.org.id }))).toEqual({ outcome: "failed", detail: NO_ACCESS_POINT });
     const reminder = await sendOverPeppol(deps, outgoing({ subject: "reminder", documentType: "reminder" }));
     expect(reminder.outcome).toBe("failed");
@@ -407,7 +407,7 @@ describe("receiving over Peppol", () => {
       );
       expect(refused?.message).toContain(`larger than ${10 * 1024 * 1024} bytes`);
     } finally {
-      streaming.stop(true);
+      await streaming.stop(true);
     }
   });
 

@@ -12,11 +12,11 @@ import { and, eq } from "drizzle-orm";
 import { auditLog, events, invoices } from "../../db/schema.ts";
 import { showInvoice } from "../../server/invoices/read.ts";
 import { CLI_ACTOR } from "../../server/orgs/service.ts";
-import { transaction } from "../../server/lib/scope.ts";
+import { unitOfWork } from "../../server/lib/scope.ts";
 import { allocateIssuedCreditNotes, allocationCents, reallocateCreditNotes } from "../../server/settlement/credits.ts";
 import { createTestEnv } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 type Row = typeof invoices.$inferSelect;
@@ -187,7 +187,7 @@ describe("through the API", () => {
     // another invoice paid 100.00 by hand in the old days, with a note already allocated
     const paid = await issued("100.00");
     env.db.update(invoices).set({ paidCents: 10_000, status: "paid" }).where(eq(invoices.id, paid.id)).run();
-    transaction(env.db, (tx) => allocateIssuedCreditNotes(tx));
+    await unitOfWork(env.db, (tx) => allocateIssuedCreditNotes(tx));
     const row = (id: string) => env.db.select().from(invoices).where(eq(invoices.id, id)).get()!;
     // 100.00 due: the second note (5 October) settles its 30.00 first, the first 70.00 of the 70.00 left
     expect([row(second.id).creditedCents, row(second.id).status]).toEqual([3000, "paid"]);
@@ -202,7 +202,7 @@ describe("through the API", () => {
     const inv = await issued("100.00");
     await pay(inv.id, "100.00");
     const note = await credited(inv.id, "25.00");
-    transaction(env.db, (tx) => allocateIssuedCreditNotes(tx));
+    await unitOfWork(env.db, (tx) => allocateIssuedCreditNotes(tx));
     const row = env.db.select().from(invoices).where(eq(invoices.id, note.id)).get()!;
     expect([row.creditedCents, row.status]).toEqual([0, "finalized"]);
     expect(figures(await show(inv.id))).toEqual(["paid", "100.00", "0.00", "0.00"]);
@@ -215,29 +215,29 @@ describe("through the API", () => {
     // as if the payment were gone: 100.00 due again
     env.db.update(invoices).set({ paidCents: 0 }).where(eq(invoices.id, inv.id)).run();
     const scope = { db: env.db, org: env.org, actor: CLI_ACTOR };
-    const reallocate = (id: string) => transaction(env.db, (tx) => reallocateCreditNotes(tx, { ...scope, db: tx }, id, showInvoice));
+    const reallocate = async (id: string) => await unitOfWork(env.db, (tx) => reallocateCreditNotes(tx, { ...scope, db: tx }, id, showInvoice));
     const allocated = () => env.db.select().from(invoices).where(eq(invoices.id, note.id)).get()!.creditedCents;
     for (const status of ["cancelled", "draft"] as const) {
       env.db.update(invoices).set({ status }).where(eq(invoices.id, inv.id)).run();
-      expect(reallocate(inv.id)).toBe(false);
+      expect(await reallocate(inv.id)).toBe(false);
       expect(allocated()).toBe(0);
     }
-    expect(reallocate(note.id)).toBe(false);
+    expect(await reallocate(note.id)).toBe(false);
     env.db.update(invoices).set({ status: "finalized" }).where(eq(invoices.id, inv.id)).run();
-    expect(reallocate(inv.id)).toBe(true);
+    expect(await reallocate(inv.id)).toBe(true);
     expect(allocated()).toBe(3000);
     // nothing left to allocate: nothing changed
-    expect(reallocate(inv.id)).toBe(false);
+    expect(await reallocate(inv.id)).toBe(false);
   });
 
   test("the upgrade's allocation skips a note whose invoice is not its organisation's", async () => {
     const inv = await issued("100.00");
     const note = await credited(inv.id, "30.00");
-    const other = env.newOrg("Elsewhere BV");
+    const other = await env.newOrg("Elsewhere BV");
     const c = (await env.api("POST", "/api/v1/customers", { name: "C", country: "BE" }, other.token)).body.data;
     const foreign = (await env.api("POST", "/api/v1/invoices", { customer_id: c.id, issue_date: "2025-10-01", lines: [{ description: "W", quantity: "1", unit_price: "10.00" }] }, other.token)).body.data;
     env.db.update(invoices).set({ relatedInvoiceId: foreign.id, creditedCents: 0 }).where(eq(invoices.id, note.id)).run();
-    transaction(env.db, (tx) => allocateIssuedCreditNotes(tx));
+    await unitOfWork(env.db, (tx) => allocateIssuedCreditNotes(tx));
     expect(env.db.select().from(invoices).where(eq(invoices.id, note.id)).get()!.creditedCents).toBe(0);
   });
 });

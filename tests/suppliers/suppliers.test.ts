@@ -11,7 +11,7 @@ import { newId, nowIso } from "../../server/lib/time.ts";
 import { createTestEnv } from "../helpers.ts";
 import { slowListSteps } from "../query-plan.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 const full = {
@@ -132,10 +132,10 @@ describe("abilities (contacts.*)", () => {
     const contactAbilities = ["contacts.view", "contacts.create", "contacts.edit", "contacts.delete"];
     for (const [ability, method, template, body] of ops) {
       const path = template.replace(":id", (await supplier()).id);
-      const denied = await env.api(method, path, body, env.orgToken(contactAbilities.filter((a) => a !== ability)));
+      const denied = await env.api(method, path, body, await env.orgToken(contactAbilities.filter((a) => a !== ability)));
       expect(denied.status, `${method} ${template}`).toBe(403);
       expect(denied.body.message).toContain(ability);
-      const allowed = await env.api(method, path, body, env.orgToken([ability]));
+      const allowed = await env.api(method, path, body, await env.orgToken([ability]));
       expect(allowed.status, `${method} ${template} with ${ability}`).toBeLessThan(300);
     }
   });
@@ -144,7 +144,7 @@ describe("abilities (contacts.*)", () => {
 describe("tenant isolation", () => {
   test("another organisation's supplier is a 404 on every verb, and stays unchanged", async () => {
     const mine = await supplier({ name: "Mine Supplier" });
-    const other = env.newOrg("Supplier Intruder");
+    const other = await env.newOrg("Supplier Intruder");
     for (const [method, body] of [["GET"], ["PUT", { name: "Stolen" }], ["DELETE"]] as [string, unknown?][]) {
       const r = await env.api(method, `/api/v1/suppliers/${mine.id}`, body, other.token);
       expect(r.status, method).toBe(404);
@@ -155,8 +155,8 @@ describe("tenant isolation", () => {
   });
 });
 
-describe("list (contract section 5: the customers' sorts, filters and search)", () => {
-  const org = env.newOrg("Supplier List Co");
+describe("list (contract section 5: the customers' sorts, filters and search)", async () => {
+  const org = await env.newOrg("Supplier List Co");
   const list = (query: string) => env.api("GET", `/api/v1/suppliers${query}`, undefined, org.token);
   const names = async (query: string) => (await list(query)).body.data.map((s: any) => s.name);
 
@@ -208,10 +208,10 @@ describe("list (contract section 5: the customers' sorts, filters and search)", 
 describe("audit and events", () => {
   test("create, update, delete are audited with the token as actor, and queue supplier.created, .updated and .deleted", async () => {
     const now = nowIso();
-    const org = env.newOrg("Supplier Hooks");
+    const org = await env.newOrg("Supplier Hooks");
     const hookId = newId();
     env.db.insert(webhooks).values({ id: hookId, organizationId: org.org.id, url: "https://hooks.example.com/s", events: [...WEBHOOK_EVENTS], isActive: true, secret: "s".repeat(64), createdAt: now, updatedAt: now }).run();
-    const { token, userId } = env.userToken("admin", undefined, org.org);
+    const { token, userId } = await env.userToken("admin", undefined, org.org);
     const s = await supplier({ name: "Audited Supplier" }, token);
     await env.api("PUT", `/api/v1/suppliers/${s.id}`, { city: "Leuven" }, token);
     await env.api("DELETE", `/api/v1/suppliers/${s.id}`, undefined, org.token);

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { embeddedMigrations } from "../../db/migrations/index.ts";
 import { createTestEnv, runCli } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 const LONE = "\ud800";
@@ -77,7 +77,7 @@ describe("a query parameter that is not UTF-8 once decoded is a 422 naming it", 
 
 describe("a lone surrogate in an imported document is a 422 naming the element", () => {
   test("a character reference &#xD800; in the seller's name (BT-27) of a UBL invoice", async () => {
-    const { token } = env.newOrg("Surrogate Imports");
+    const { token } = await env.newOrg("Surrogate Imports");
     const xml = readFileSync(join(import.meta.dir, "../inbound/fixtures/xrechnung/02.04a-INVOICE_ubl.xml"), "utf8");
     const hostile = xml.replace("<cbc:RegistrationName>[Seller name]</cbc:RegistrationName>", "<cbc:RegistrationName>Seller &#xD800; name</cbc:RegistrationName>");
     expect(hostile).not.toBe(xml);
@@ -92,7 +92,7 @@ describe("a lone surrogate in an imported document is a 422 naming the element",
 
 describe("external_id: one id however it is typed", () => {
   test("stored in NFC: 'cafe' + U+0301 is 'café'; the other form is a 409 naming the holder, and filters find either", async () => {
-    const { token } = env.newOrg("NFC Ids");
+    const { token } = await env.newOrg("NFC Ids");
     const nfd = "cafe\u0301-1";
     const nfc = "caf\u00e9-1";
     const created = await env.api("POST", "/api/v1/customers", { name: "Café", external_id: nfd }, token);
@@ -126,11 +126,11 @@ describe("external_id: one id however it is typed", () => {
 
 describe("the upgrade normalises stored external ids", () => {
   test("NFD ids become NFC; two ids of one organisation that become equal are left as they are and reported by kontor migrate", async () => {
-    const local = createTestEnv();
+    const local = await createTestEnv();
     const a = (await local.api("POST", "/api/v1/customers", { name: "A", external_id: "placeholder-a" })).body.data;
     const b = (await local.api("POST", "/api/v1/customers", { name: "B", external_id: "cr\u00e8me" })).body.data;
     const c = (await local.api("POST", "/api/v1/customers", { name: "C", external_id: "placeholder-c" })).body.data;
-    const other = local.newOrg("Other Org");
+    const other = await local.newOrg("Other Org");
     const d = (await local.api("POST", "/api/v1/customers", { name: "D", external_id: "placeholder-d" }, other.token)).body.data;
     // a copy of the database, which the server's own connections no longer touch
     const dir = mkdtempSync(join(tmpdir(), "kontor-nfc-"));

@@ -11,11 +11,11 @@ import { eq } from "drizzle-orm";
 import { organizations } from "../../db/schema.ts";
 import { createTestEnv, runCli } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 async function setup(name: string) {
-  const { org, token } = env.newOrg(name, { country: "BE" });
+  const { org, token } = await env.newOrg(name, { country: "BE" });
   const api = (method: string, path: string, body?: unknown) => env.api(method, path, body, token);
   expect((await api("PUT", "/api/v1/organization", { vat_number: "BE0477472701" })).status).toBe(200);
   const rates = (await api("GET", "/api/v1/vat-rates")).body.data as { id: string; category: string; rate: string }[];

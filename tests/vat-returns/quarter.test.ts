@@ -9,10 +9,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTestEnv, runCli } from "../helpers.ts";
 import { validateIntervat } from "../fixtures/intervat/validate.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
-const { org, token } = env.newOrg("Quarter BV", { country: "BE" });
+const { org, token } = await env.newOrg("Quarter BV", { country: "BE" });
 const api = async (method: string, path: string, body?: unknown, expected = [200, 201]) => {
   const r = await env.api(method, path, body, token);
   if (!expected.includes(r.status)) throw new Error(`${method} ${path}: ${r.status} ${r.text}`);
@@ -115,7 +115,7 @@ beforeAll(async () => {
   await expense({ category: "office", amount: "2000.00", vat_rate_id: rates.ae, self_assessed_vat_rate_id: rates.s6, date: "2026-03-10", vendor: "Bouw NV" }, { country: "BE", vat_number: "BE0897290877" });
 
   // P7 a credit note received: a Belgian supplier (another Kontor organisation) credits 200.00 + 21 %, imported as its UBL
-  const supplier = env.newOrg("Groothandel Twee NV", { country: "BE" });
+  const supplier = await env.newOrg("Groothandel Twee NV", { country: "BE" });
   const sapi = async (method: string, path: string, body?: unknown) => {
     const r = await env.api(method, path, body, supplier.token);
     if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${r.text}`);
@@ -253,10 +253,10 @@ describe("filing", () => {
     await field("/api/v1/vat-returns/2026-13", "period");
     await field("/api/v1/vat-returns/2026-02", "period");
     await field("/api/v1/vat-returns/2999-Q1", "period");
-    await field("/api/v1/vat-returns/2026-Q1/xml", "vat_number", env.newOrg("No VAT number BV", { country: "BE" }).token);
+    await field("/api/v1/vat-returns/2026-Q1/xml", "vat_number", (await env.newOrg("No VAT number BV", { country: "BE" })).token);
     expect((await env.api("POST", "/api/v1/vat-returns/2999-Q1/file", undefined, token)).status).toBe(422);
     // a monthly filer names months
-    const monthly = env.newOrg("Monthly BV", { country: "BE" });
+    const monthly = await env.newOrg("Monthly BV", { country: "BE" });
     await env.api("PUT", "/api/v1/organization", { vat_period: "monthly", vat_number: "BE0123456749" }, monthly.token);
     expect((await env.api("GET", "/api/v1/organization", undefined, monthly.token)).body.data.vat_period).toBe("monthly");
     await field("/api/v1/vat-returns/2026-Q1", "period", monthly.token);

@@ -24,7 +24,7 @@ import { createTestEnv } from "../helpers.ts";
 const TESTS_ROOT = join(import.meta.dir, "..");
 
 const WORKER_ENV = { KONTOR_WEBHOOK_BACKOFF: "50ms,50ms", KONTOR_WEBHOOK_ALLOW_PRIVATE: "true", KONTOR_WEBHOOK_TIMEOUT_MS: "2000" };
-const env = createTestEnv(WORKER_ENV);
+const env = await createTestEnv(WORKER_ENV);
 
 type Received = { path: string; headers: Headers; body: string; at: number };
 type Responder = (request: Received, nth: number) => Response | Promise<Response>;
@@ -43,8 +43,8 @@ const receiver = Bun.serve({
     return respond(entry, received.filter((r) => r.path === path).length);
   },
 });
-afterAll(() => {
-  receiver.stop(true);
+afterAll(async () => {
+  await receiver.stop(true);
   env.close();
 });
 
@@ -66,7 +66,7 @@ async function waitFor(what: string, condition: () => boolean, timeoutMs = 8000)
 
 /** A fresh organisation (so tests do not see each other's events) with a webhook on `url`. */
 async function setup(url: string, events: string[] = ["customer.created"]) {
-  const { org, token } = env.newOrg();
+  const { org, token } = await env.newOrg();
   const api = (method: string, path: string, body?: unknown) => env.api(method, path, body, token);
   const created = await api("POST", "/api/v1/webhooks", { url, events });
   expect(created.status).toBe(201);
@@ -78,7 +78,7 @@ async function setup(url: string, events: string[] = ["customer.created"]) {
 
 /** Runs `work` with a worker in this process, stopped afterwards (each test's own configuration). */
 async function withWorker<T>(work: () => Promise<T>, config: Partial<Config> = {}, graceMs?: number, log: (line: string) => void = () => {}): Promise<T> {
-  const worker = startWorker(env.db, { ...env.config, ...config }, { graceMs, log });
+  const worker = await startWorker(env.db, { ...env.config, ...config }, { graceMs, log });
   try {
     return await work();
   } finally {
@@ -192,7 +192,7 @@ describe("what is delivered to whom", () => {
   test("only subscribed events; a deleted event carries the last state", async () => {
     const updates = endpoint();
     const { api, org } = await setup(updates.url, ["customer.updated"]);
-    const token = env.orgToken(["*"], org);
+    const token = await env.orgToken(["*"], org);
     const deletes = endpoint();
     await env.api("POST", "/api/v1/webhooks", { url: deletes.url, events: ["customer.deleted"] }, token);
     await withWorker(async () => {
@@ -212,8 +212,8 @@ describe("what is delivered to whom", () => {
     await withWorker(async () => {
       // queued while active, then deactivated before the worker's next turn (both synchronous)
       const scope = { db: env.db, org, actor: CLI_ACTOR };
-      customerService.create(scope, { name: "Queued while active" });
-      webhookService.update(scope, webhook.id, { is_active: false }, env.config, null);
+      await customerService.create(scope, { name: "Queued while active" });
+      await webhookService.update(scope, webhook.id, { is_active: false }, env.config, null);
       await api("POST", "/api/v1/customers", { name: "Made while inactive" });
       await Bun.sleep(300);
       expect(target.requests()).toHaveLength(0);
@@ -387,7 +387,7 @@ describe("fairness between organisations", () => {
     const a = await setup(dead.url);
     for (let i = 0; i < 4; i++) expect((await a.api("POST", "/api/v1/webhooks", { url: dead.url, events: ["customer.created"] })).status).toBe(201);
     const scopeA = { db: env.db, org: a.org, actor: CLI_ACTOR };
-    for (let i = 0; i < 30; i++) customerService.create(scopeA, { name: `Backlog ${i}` });
+    for (let i = 0; i < 30; i++) await customerService.create(scopeA, { name: `Backlog ${i}` });
     const fast = endpoint();
     const b = await setup(fast.url);
     try {
@@ -422,8 +422,8 @@ describe("fairness between organisations", () => {
     for (let i = 0; i < 4; i++) expect((await a.api("POST", "/api/v1/webhooks", { url: deadA.url, events: ["customer.created"] })).status).toBe(201);
     const c = await setup(deadC.url);
     const d = await setup(deadD.url);
-    for (let i = 0; i < 30; i++) customerService.create({ db: env.db, org: a.org, actor: CLI_ACTOR }, { name: `Backlog A${i}` });
-    for (const { org } of [c, d]) for (let i = 0; i < 20; i++) customerService.create({ db: env.db, org, actor: CLI_ACTOR }, { name: `Backlog ${i}` });
+    for (let i = 0; i < 30; i++) await customerService.create({ db: env.db, org: a.org, actor: CLI_ACTOR }, { name: `Backlog A${i}` });
+    for (const { org } of [c, d]) for (let i = 0; i < 20; i++) await customerService.create({ db: env.db, org, actor: CLI_ACTOR }, { name: `Backlog ${i}` });
     const fast = endpoint();
     const b = await setup(fast.url);
     try {
@@ -535,7 +535,7 @@ describe("leases, shutdown and several workers", () => {
     const stalled = endpoint(() => new Promise<Response>(() => {}));
     const finishing = await setup(quick.url);
     const cut = await setup(stalled.url);
-    const worker = startWorker(env.db, env.config, { graceMs: 400, log: () => {} });
+    const worker = await startWorker(env.db, env.config, { graceMs: 400, log: () => {} });
     await finishing.api("POST", "/api/v1/customers", { name: "Finishes" });
     await cut.api("POST", "/api/v1/customers", { name: "Cut short" });
     await waitFor("both in flight", () => quick.requests().length === 1 && stalled.requests().length === 1);
@@ -564,7 +564,7 @@ describe("leases, shutdown and several workers", () => {
       return new Response("finally");
     });
     const { api, deliveries, delivery } = await setup(slow.url);
-    const worker = startWorker(env.db, { ...env.config, webhookTimeoutMs: 7000 }, { log: () => {} });
+    const worker = await startWorker(env.db, { ...env.config, webhookTimeoutMs: 7000 }, { log: () => {} });
     await api("POST", "/api/v1/customers", { name: "Slow receiver" });
     await waitFor("the attempt", () => slow.requests().length === 1);
     await worker.stop();
@@ -619,7 +619,7 @@ describe("leases, shutdown and several workers", () => {
     let stopped = false;
     const stopping = running.stop().then(() => void (stopped = true));
     // queued while the HTTP side drains: this worker must not take it (the next one will)
-    customerService.create({ db: env.db, org, actor: CLI_ACTOR }, { name: "Queued during the drain" });
+    await customerService.create({ db: env.db, org, actor: CLI_ACTOR }, { name: "Queued during the drain" });
     await Bun.sleep(500);
     expect(stopped).toBe(false);
     expect(target.requests()).toHaveLength(0);
@@ -706,7 +706,7 @@ describe("leases, shutdown and several workers", () => {
     const workerEnv = { KONTOR_WEBHOOK_TIMEOUT_MS: "8000" };
     const workers = await Promise.all([spawnWorker(workerEnv), spawnWorker(workerEnv)]);
     const scope = { db: env.db, org, actor: CLI_ACTOR };
-    for (let i = 0; i < total / 4; i++) customerService.create(scope, { name: `Customer ${i}` }); // 200 deliveries
+    for (let i = 0; i < total / 4; i++) await customerService.create(scope, { name: `Customer ${i}` }); // 200 deliveries
     const leaseHolders = new Set<string>();
     try {
       await waitFor(
@@ -742,7 +742,7 @@ describe("leases, shutdown and several workers", () => {
     });
     const { org } = await setup(target.url);
     const scope = { db: env.db, org, actor: CLI_ACTOR };
-    for (let i = 0; i < 20; i++) customerService.create(scope, { name: `Stalled ${i}` });
+    for (let i = 0; i < 20; i++) await customerService.create(scope, { name: `Stalled ${i}` });
     // a 1.5 s attempt timeout makes the lease 3.5 s, so the restart does not wait long
     const crashEnv = { KONTOR_WEBHOOK_TIMEOUT_MS: "1500" };
     const first = await spawnWorker(crashEnv);

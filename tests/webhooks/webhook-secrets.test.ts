@@ -22,7 +22,7 @@ import { startWorker } from "../../server/webhooks/worker.ts";
 import { createTestEnv, type TestEnv } from "../helpers.ts";
 
 const WEBHOOK_ENV = { KONTOR_WEBHOOK_ALLOW_PRIVATE: "true", KONTOR_WEBHOOK_BACKOFF: "50ms", KONTOR_WEBHOOK_MAX_ATTEMPTS: "1" };
-const env = createTestEnv(WEBHOOK_ENV);
+const env = await createTestEnv(WEBHOOK_ENV);
 const scratch = mkdtempSync(join(tmpdir(), "kontor-secrets-"));
 
 type Received = { path: string; headers: Record<string, string>; body: string };
@@ -35,8 +35,8 @@ const receiver = Bun.serve({
     return new Response("ok");
   },
 });
-afterAll(() => {
-  receiver.stop(true);
+afterAll(async () => {
+  await receiver.stop(true);
   env.close();
   rmSync(scratch, { recursive: true, force: true });
 });
@@ -68,7 +68,7 @@ async function waitFor(what: string, condition: () => boolean, timeoutMs = 8000)
 
 describe("secrets at rest", () => {
   test("the secret is stored sealed, never as shown; attempts sign with it all the same", async () => {
-    const { org, token } = env.newOrg();
+    const { org, token } = await env.newOrg();
     const url = hookUrl();
     const created = (await env.api("POST", "/api/v1/webhooks", { url, events: ["customer.created"] }, token)).body.data;
     const regenerated = (await env.api("POST", `/api/v1/webhooks/${created.id}/regenerate-secret`, undefined, token)).body.data;
@@ -82,9 +82,9 @@ describe("secrets at rest", () => {
       expect(bytes.includes(secret.slice("whsec_".length))).toBe(false);
     }
 
-    const worker = startWorker(env.db, env.config, { log: () => {} });
+    const worker = await startWorker(env.db, env.config, { log: () => {} });
     try {
-      customerService.create({ db: env.db, org, actor: CLI_ACTOR }, { name: "Signed" });
+      await customerService.create({ db: env.db, org, actor: CLI_ACTOR }, { name: "Signed" });
       await waitFor("the delivery", () => arrivedAt(url).length === 1);
     } finally {
       await worker.stop();
@@ -94,7 +94,7 @@ describe("secrets at rest", () => {
   });
 
   test("a copy of the database with another key cannot sign: its attempts fail with a clear error", async () => {
-    const { org, token } = env.newOrg();
+    const { org, token } = await env.newOrg();
     const url = hookUrl();
     const { id, secret } = (await env.api("POST", "/api/v1/webhooks", { url, events: ["customer.created"] }, token)).body.data;
     env.db.$client.exec("PRAGMA wal_checkpoint(TRUNCATE)");
@@ -104,9 +104,9 @@ describe("secrets at rest", () => {
     const config = loadConfig({ KONTOR_ENV: "test", ...WEBHOOK_ENV, KONTOR_DB: join(copyDir, "kontor.db") });
     const copy = openDatabase(config.dbPath);
     const logged: string[] = [];
-    const worker = startWorker(copy, config, { log: (line) => logged.push(line) });
+    const worker = await startWorker(copy, config, { log: (line) => logged.push(line) });
     try {
-      customerService.create({ db: copy, org, actor: CLI_ACTOR }, { name: "From the copy" });
+      await customerService.create({ db: copy, org, actor: CLI_ACTOR }, { name: "From the copy" });
       await waitFor("the attempt", () => copy.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, id)).get()?.status === "failed");
     } finally {
       await worker.stop();
@@ -129,9 +129,9 @@ describe("secrets at rest", () => {
     copyFileSync(join(env.dir, "kontor.key"), keyFile);
     const restoredConfig = loadConfig({ KONTOR_ENV: "test", ...WEBHOOK_ENV, KONTOR_DB: join(restoredDir, "kontor.db"), KONTOR_SECRET_KEY_FILE: keyFile });
     const restored = openDatabase(restoredConfig.dbPath);
-    const again = startWorker(restored, restoredConfig, { log: () => {} });
+    const again = await startWorker(restored, restoredConfig, { log: () => {} });
     try {
-      customerService.create({ db: restored, org, actor: CLI_ACTOR }, { name: "From the restored backup" });
+      await customerService.create({ db: restored, org, actor: CLI_ACTOR }, { name: "From the restored backup" });
       await waitFor("the delivery", () => arrivedAt(url).length === 1);
     } finally {
       await again.stop();
@@ -146,13 +146,13 @@ describe("secrets at rest", () => {
     expect(readFileSync(beside)).toHaveLength(32);
     const before = readFileSync(beside);
     // a second start on the same database uses the same key: what the first sealed still opens
-    const { org, token } = env.newOrg();
+    const { org, token } = await env.newOrg();
     const url = hookUrl();
     const { secret } = (await env.api("POST", "/api/v1/webhooks", { url, events: ["customer.created"] }, token)).body.data;
     const second = openDatabase(env.config.dbPath);
-    const worker = startWorker(second, env.config, { log: () => {} });
+    const worker = await startWorker(second, env.config, { log: () => {} });
     try {
-      customerService.create({ db: second, org, actor: CLI_ACTOR }, { name: "Second start" });
+      await customerService.create({ db: second, org, actor: CLI_ACTOR }, { name: "Second start" });
       await waitFor("the delivery", () => arrivedAt(url).length === 1);
     } finally {
       await worker.stop();
@@ -162,7 +162,7 @@ describe("secrets at rest", () => {
     expect(readFileSync(beside)).toEqual(before);
 
     const keyFile = join(scratch, "keys", "kontor-test.key");
-    const configured = createTestEnv({ KONTOR_SECRET_KEY_FILE: keyFile });
+    const configured = await createTestEnv({ KONTOR_SECRET_KEY_FILE: keyFile });
     try {
       expect(statSync(keyFile).mode & 0o777).toBe(0o600);
       expect(statSync(join(scratch, "keys")).mode & 0o777).toBe(0o700);
@@ -187,7 +187,7 @@ describe("secrets at rest", () => {
   });
 
   test("secrets an older Kontor stored in plaintext are sealed at start, once", async () => {
-    const { org, token } = env.newOrg();
+    const { org, token } = await env.newOrg();
     const url = hookUrl();
     const { id } = (await env.api("POST", "/api/v1/webhooks", { url, events: ["customer.created"] }, token)).body.data;
     const plaintext = `whsec_${"Q".repeat(44)}`;
@@ -205,9 +205,9 @@ describe("secrets at rest", () => {
     await again.stop();
     expect(all()).toEqual(before);
 
-    const worker = startWorker(env.db, env.config, { log: () => {} });
+    const worker = await startWorker(env.db, env.config, { log: () => {} });
     try {
-      customerService.create({ db: env.db, org, actor: CLI_ACTOR }, { name: "Sealed at start" });
+      await customerService.create({ db: env.db, org, actor: CLI_ACTOR }, { name: "Sealed at start" });
       await waitFor("the delivery", () => arrivedAt(url).length === 1);
     } finally {
       await worker.stop();
@@ -216,7 +216,7 @@ describe("secrets at rest", () => {
   });
 
   test("every HTTP thread of kontor serve seals with the server's key", async () => {
-    const { org, token } = env.newOrg();
+    const { org, token } = await env.newOrg();
     const running = await startServer(createRuntime({ ...env.config, port: 0, httpThreads: 2 }, { db: env.db }), { worker: false });
     const hooks: { url: string; secret: string }[] = [];
     try {
@@ -234,9 +234,9 @@ describe("secrets at rest", () => {
     } finally {
       await running.stop();
     }
-    const worker = startWorker(env.db, env.config, { log: () => {} });
+    const worker = await startWorker(env.db, env.config, { log: () => {} });
     try {
-      customerService.create({ db: env.db, org, actor: CLI_ACTOR }, { name: "Threads" });
+      await customerService.create({ db: env.db, org, actor: CLI_ACTOR }, { name: "Threads" });
       await waitFor("every delivery", () => hooks.every((h) => arrivedAt(h.url).length === 1));
     } finally {
       await worker.stop();

@@ -14,8 +14,8 @@ import { closeObjects, createContractChecker } from "../contract.ts";
 import { createTestEnv, runCli } from "../helpers.ts";
 import { plansOf, slowListSteps, slowSteps } from "../query-plan.ts";
 
-const env = createTestEnv();
-const strict = createTestEnv({ KONTOR_WEBHOOK_ALLOW_HTTP: "false" });
+const env = await createTestEnv();
+const strict = await createTestEnv({ KONTOR_WEBHOOK_ALLOW_HTTP: "false" });
 afterAll(() => {
   env.close();
   strict.close();
@@ -57,13 +57,13 @@ describe("webhooks CRUD", () => {
 
   test("secrets differ per webhook and per regeneration", async () => {
     const secrets = new Set<string>();
-    const { token } = env.newOrg(); // the first organisation's 20 webhooks are for the other tests
+    const { token } = await env.newOrg(); // the first organisation's 20 webhooks are for the other tests
     for (let i = 0; i < 5; i++) secrets.add((await webhook({}, token)).secret);
     expect(secrets.size).toBe(5);
   });
 
   test("list: newest first, paginated", async () => {
-    const { token } = env.newOrg();
+    const { token } = await env.newOrg();
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push((await webhook({}, token)).id);
     const page = await env.api("GET", "/api/v1/webhooks?per_page=2", undefined, token);
@@ -250,7 +250,7 @@ describe("the contract check (tests/contract.ts)", () => {
 describe("abilities and tenant isolation", () => {
   test("organization.view reads, organization.edit changes", async () => {
     const w = await webhook();
-    const viewer = env.orgToken(["organization.view"]);
+    const viewer = await env.orgToken(["organization.view"]);
     expect((await env.api("GET", "/api/v1/webhooks", undefined, viewer)).status).toBe(200);
     expect((await env.api("GET", `/api/v1/webhooks/${w.id}/deliveries`, undefined, viewer)).status).toBe(200);
     for (const [method, path] of [
@@ -263,10 +263,10 @@ describe("abilities and tenant isolation", () => {
       expect(r.status, `${method} ${path}`).toBe(403);
       expect(r.body.message).toContain("organization.edit");
     }
-    const blind = env.orgToken(["contacts.view"]);
+    const blind = await env.orgToken(["contacts.view"]);
     expect((await env.api("GET", "/api/v1/webhooks", undefined, blind)).body.message).toContain("organization.view");
     // an accountant's role lacks organization.edit: their personal token can read, not change
-    const accountant = env.userToken("accountant").token;
+    const accountant = (await env.userToken("accountant")).token;
     expect((await env.api("GET", `/api/v1/webhooks/${w.id}`, undefined, accountant)).status).toBe(200);
     expect((await env.api("PUT", `/api/v1/webhooks/${w.id}`, { is_active: false }, accountant)).status).toBe(403);
   });
@@ -275,7 +275,7 @@ describe("abilities and tenant isolation", () => {
     const w = await webhook();
     await env.api("POST", "/api/v1/customers", { name: "Isolated" });
     const [d] = deliveriesOf(w.id);
-    const other = env.newOrg();
+    const other = await env.newOrg();
     const as = (method: string, path: string, body?: unknown) => env.api(method, path, body, other.token);
     expect((await as("GET", `/api/v1/webhooks/${w.id}`)).status).toBe(404);
     expect((await as("PUT", `/api/v1/webhooks/${w.id}`, { is_active: false })).status).toBe(404);
@@ -300,9 +300,9 @@ describe("webhooks reach no further than their token (docs/webhooks.md)", () => 
   const ORG = ["organization.view", "organization.edit"];
 
   test("subscribing needs the view ability of every resource type the events carry", async () => {
-    const { org } = env.newOrg();
-    const bare = env.orgToken(ORG, org);
-    const invoices = await env.api("POST", "/api/v1/webhooks", { url: HOOK, events: ["customer.created", "invoice.created"] }, env.orgToken([...ORG, "contacts.view"], org));
+    const { org } = await env.newOrg();
+    const bare = await env.orgToken(ORG, org);
+    const invoices = await env.api("POST", "/api/v1/webhooks", { url: HOOK, events: ["customer.created", "invoice.created"] }, await env.orgToken([...ORG, "contacts.view"], org));
     expect(invoices.status).toBe(403);
     expect(invoices.body.message).toContain("invoicing.view");
     expect(invoices.body.message).not.toContain("contacts.view");
@@ -311,14 +311,14 @@ describe("webhooks reach no further than their token (docs/webhooks.md)", () => 
     expect(both.body.message).toContain("contacts.view");
     expect(both.body.message).toContain("expenses.view");
     expect((await env.api("GET", "/api/v1/webhooks", undefined, bare)).body.data).toEqual([]);
-    const allowed = await env.api("POST", "/api/v1/webhooks", { url: HOOK, events: ["customer.created", "expense.approved"] }, env.orgToken([...ORG, "contacts.view", "expenses.view"], org));
+    const allowed = await env.api("POST", "/api/v1/webhooks", { url: HOOK, events: ["customer.created", "expense.approved"] }, await env.orgToken([...ORG, "contacts.view", "expenses.view"], org));
     expect(allowed.status).toBe(201);
   });
 
   test("changing url or events needs them for the old and the new events; is_active does not", async () => {
-    const { org, token } = env.newOrg();
+    const { org, token } = await env.newOrg();
     const w = await webhook({ events: ["invoice.finalized"] }, token);
-    const contacts = env.orgToken([...ORG, "contacts.view"], org);
+    const contacts = await env.orgToken([...ORG, "contacts.view"], org);
     const moved = await env.api("PUT", `/api/v1/webhooks/${w.id}`, { url: "https://attacker.example.net/collect" }, contacts);
     expect(moved.status).toBe(403);
     expect(moved.body.message).toContain("invoicing.view");
@@ -328,27 +328,27 @@ describe("webhooks reach no further than their token (docs/webhooks.md)", () => 
     // the same url and events again change nothing, so need nothing more; nor does is_active
     const same = await env.api("PUT", `/api/v1/webhooks/${w.id}`, { url: HOOK, events: ["invoice.finalized"], is_active: false }, contacts);
     expect(same.status).toBe(200);
-    const invoicing = env.orgToken([...ORG, "invoicing.view"], org);
+    const invoicing = await env.orgToken([...ORG, "invoicing.view"], org);
     expect((await env.api("PUT", `/api/v1/webhooks/${w.id}`, { events: ["invoice.finalized", "customer.created"] }, invoicing)).status).toBe(403);
-    const full = env.orgToken([...ORG, "invoicing.view", "contacts.view"], org);
+    const full = await env.orgToken([...ORG, "invoicing.view", "contacts.view"], org);
     expect((await env.api("PUT", `/api/v1/webhooks/${w.id}`, { events: ["customer.created"] }, full)).status).toBe(200);
-    expect((await env.api("PUT", `/api/v1/webhooks/${w.id}`, { url: "https://erp.example.com/hook" }, env.orgToken([...ORG, "contacts.view"], org))).status).toBe(200);
+    expect((await env.api("PUT", `/api/v1/webhooks/${w.id}`, { url: "https://erp.example.com/hook" }, await env.orgToken([...ORG, "contacts.view"], org))).status).toBe(200);
   });
 
   test("a new signing secret needs them too: whoever holds it can sign events the receiver trusts", async () => {
-    const { org, token } = env.newOrg();
+    const { org, token } = await env.newOrg();
     const w = await webhook({ events: ["invoice.payment_recorded"] }, token);
-    const refused = await env.api("POST", `/api/v1/webhooks/${w.id}/regenerate-secret`, undefined, env.orgToken(ORG, org));
+    const refused = await env.api("POST", `/api/v1/webhooks/${w.id}/regenerate-secret`, undefined, await env.orgToken(ORG, org));
     expect(refused.status).toBe(403);
     expect(refused.body.message).toContain("invoicing.view");
     expect(refused.text).not.toContain("whsec_");
-    const allowed = await env.api("POST", `/api/v1/webhooks/${w.id}/regenerate-secret`, undefined, env.orgToken([...ORG, "invoicing.view"], org));
+    const allowed = await env.api("POST", `/api/v1/webhooks/${w.id}/regenerate-secret`, undefined, await env.orgToken([...ORG, "invoicing.view"], org));
     expect(allowed.status).toBe(200);
     expect(allowed.body.data.secret).toStartWith("whsec_");
   });
 
   test("a delivery's payload and its redelivery need them too; the list without payloads does not", async () => {
-    const { org, token } = env.newOrg();
+    const { org, token } = await env.newOrg();
     const w = await webhook({ events: ["invoice.created"] }, token);
     const customer = (await env.api("POST", "/api/v1/customers", { name: "Payload NV" }, token)).body.data;
     const vatRate = (await env.api("GET", "/api/v1/vat-rates", undefined, token)).body.data[0];
@@ -357,30 +357,30 @@ describe("webhooks reach no further than their token (docs/webhooks.md)", () => 
     const [d] = deliveriesOf(w.id);
     const base = `/api/v1/webhooks/${w.id}/deliveries`;
 
-    const viewer = env.orgToken(["organization.view"], org);
+    const viewer = await env.orgToken(["organization.view"], org);
     expect((await env.api("GET", base, undefined, viewer)).body.data.map((x: any) => x.id)).toEqual([d!.id]);
     const shown = await env.api("GET", `${base}/${d!.id}`, undefined, viewer);
     expect(shown.status).toBe(403);
     expect(shown.body.message).toContain("invoicing.view");
     expect(shown.text).not.toContain("Secret work");
-    expect((await env.api("GET", `${base}/${d!.id}`, undefined, env.orgToken(["organization.view", "invoicing.view"], org))).body.data.payload.data.lines[0].description).toBe("Secret work");
+    expect((await env.api("GET", `${base}/${d!.id}`, undefined, await env.orgToken(["organization.view", "invoicing.view"], org))).body.data.payload.data.lines[0].description).toBe("Secret work");
 
-    const editor = env.orgToken(ORG, org);
+    const editor = await env.orgToken(ORG, org);
     const redelivered = await env.api("POST", `${base}/${d!.id}/redeliver`, undefined, editor);
     expect(redelivered.status).toBe(403);
     expect(redelivered.body.message).toContain("invoicing.view");
     expect(audited("delivery.redelivered", d!.id)).toBe(0);
-    expect((await env.api("POST", `${base}/${d!.id}/redeliver`, undefined, env.orgToken([...ORG, "invoicing.view"], org))).status).toBe(202);
+    expect((await env.api("POST", `${base}/${d!.id}/redeliver`, undefined, await env.orgToken([...ORG, "invoicing.view"], org))).status).toBe(202);
 
     // a member's personal token has every *.view
-    const member = env.userToken("member", undefined, org).token;
+    const member = (await env.userToken("member", undefined, org)).token;
     expect((await env.api("GET", `${base}/${d!.id}`, undefined, member)).status).toBe(200);
   });
 });
 
 describe("webhook URLs and limits (issue 16)", () => {
   test("a literal loopback, private, link-local or metadata host, or localhost, is a 422 at once", async () => {
-    const { token } = env.newOrg();
+    const { token } = await env.newOrg();
     const w = await webhook({}, token);
     const refused = [
       "http://127.0.0.1:8080/hook", "https://127.1.2.3/", "http://0.0.0.0/", "http://10.0.0.7/", "https://172.16.5.4/", "https://192.168.1.1/",
@@ -407,7 +407,7 @@ describe("webhook URLs and limits (issue 16)", () => {
       await env.api("DELETE", `/api/v1/webhooks/${created.body.data.id}`, undefined, token);
     }
     // with KONTOR_WEBHOOK_ALLOW_PRIVATE the operator allows them
-    const lenient = createTestEnv({ KONTOR_WEBHOOK_ALLOW_PRIVATE: "true" });
+    const lenient = await createTestEnv({ KONTOR_WEBHOOK_ALLOW_PRIVATE: "true" });
     try {
       expect((await lenient.api("POST", "/api/v1/webhooks", { url: "http://127.0.0.1:9/hook", events: ["customer.created"] })).status).toBe(201);
     } finally {
@@ -418,7 +418,7 @@ describe("webhook URLs and limits (issue 16)", () => {
   test("cloud metadata names and addresses are a 422 at create and update whatever KONTOR_WEBHOOK_ALLOW_PRIVATE says, and refused at delivery", async () => {
     const names = ["metadata.google.internal", "metadata.goog", "metadata", "instance-data", "instance-data.ec2.internal"];
     expect<string[]>([...METADATA_HOSTS]).toEqual(names);
-    const lenient = createTestEnv({ KONTOR_WEBHOOK_ALLOW_PRIVATE: "true" });
+    const lenient = await createTestEnv({ KONTOR_WEBHOOK_ALLOW_PRIVATE: "true" });
     try {
       const w = await lenient.api("POST", "/api/v1/webhooks", { url: "http://127.0.0.1:9/hook", events: ["customer.created"] });
       expect(w.status).toBe(201);
@@ -448,7 +448,7 @@ describe("webhook URLs and limits (issue 16)", () => {
   });
 
   test("at most 20 webhooks per organisation: the 21st is a 422 naming the cap", async () => {
-    const { token } = env.newOrg();
+    const { token } = await env.newOrg();
     const ids: string[] = [];
     for (let i = 0; i < 20; i++) ids.push((await webhook({ is_active: i % 2 === 0 }, token)).id);
     const over = await env.api("POST", "/api/v1/webhooks", { url: HOOK, events: ["customer.created"] }, token);
@@ -456,13 +456,13 @@ describe("webhook URLs and limits (issue 16)", () => {
     expect(over.body.errors).toEqual({ webhooks: ["An organisation can have at most 20 webhooks; delete one before creating another."] });
     expect((await env.api("GET", "/api/v1/webhooks", undefined, token)).body.meta.total).toBe(20);
     // another organisation is not affected, and deleting one makes room
-    expect((await env.api("POST", "/api/v1/webhooks", { url: HOOK, events: ["customer.created"] }, env.newOrg().token)).status).toBe(201);
+    expect((await env.api("POST", "/api/v1/webhooks", { url: HOOK, events: ["customer.created"] }, (await env.newOrg()).token)).status).toBe(201);
     expect((await env.api("DELETE", `/api/v1/webhooks/${ids[0]}`, undefined, token)).status).toBe(204);
     expect((await env.api("POST", "/api/v1/webhooks", { url: HOOK, events: ["customer.created"] }, token)).status).toBe(201);
   });
 
   test("the answers that carry a secret are not stored by caches", async () => {
-    const { token } = env.newOrg();
+    const { token } = await env.newOrg();
     const created = await env.api("POST", "/api/v1/webhooks", { url: HOOK, events: ["customer.created"] }, token);
     expect(created.status).toBe(201);
     expect(created.headers.get("cache-control")).toBe("no-store");
@@ -474,7 +474,7 @@ describe("webhook URLs and limits (issue 16)", () => {
 
 describe("the outbox through the API", () => {
   test("one delivery per subscribed active webhook, in the transaction of the change, payload frozen", async () => {
-    const { token } = env.newOrg();
+    const { token } = await env.newOrg();
     const created = await webhook({ events: ["customer.created"] }, token);
     const updated = await webhook({ events: ["customer.updated"] }, token);
     const inactive = await webhook({ events: ["customer.created"], is_active: false }, token);
@@ -496,7 +496,7 @@ describe("the outbox through the API", () => {
 
 describe("deliveries API (contract 7.7)", () => {
   test("list with filters, show with attempts and payload, shapes", async () => {
-    const { token } = env.newOrg();
+    const { token } = await env.newOrg();
     const w = await webhook({ events: ["customer.created", "customer.updated"] }, token);
     const customer = (await env.api("POST", "/api/v1/customers", { name: "Listed" }, token)).body.data;
     await env.api("PUT", `/api/v1/customers/${customer.id}`, { city: "Gent" }, token);
@@ -552,7 +552,7 @@ describe("deliveries API (contract 7.7)", () => {
   });
 
   test("bulk redeliver: {status, from, to} queues every matching delivery again in one call, oldest first, each audited; answers how many", async () => {
-    const { org, token } = env.newOrg();
+    const { org, token } = await env.newOrg();
     const w = await webhook({ events: ["customer.created", "invoice.created"] }, token);
     for (let i = 0; i < 6; i++) await env.api("POST", "/api/v1/customers", { name: `Outage ${i}` }, token);
     const rows = deliveriesOf(w.id).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
@@ -584,7 +584,7 @@ describe("deliveries API (contract 7.7)", () => {
       expect(Object.keys(refused.body.errors), JSON.stringify(body)).toEqual([field]);
     }
     // the payloads it sends again must be ones the caller may read; another organisation's webhook is a 404
-    const editor = env.orgToken(["organization.view", "organization.edit"], org);
+    const editor = await env.orgToken(["organization.view", "organization.edit"], org);
     const forbidden = await env.api("POST", path, { status: "delivered" }, editor);
     expect(forbidden.status).toBe(403);
     expect(forbidden.body.message).toContain("contacts.view");
@@ -594,14 +594,14 @@ describe("deliveries API (contract 7.7)", () => {
 });
 
 describe("parking: the queued deliveries of an inactive webhook wait out of the claim's way (contract 7.2)", () => {
-  const claimAll = (workerId: string) => claimDue(env.db, { workerId, limit: 1000, leaseMs: 60_000, inFlightByWebhook: new Map(), perWebhookLimit: 1000, inFlightByOrganization: new Map(), organizationShare: 1000, reserve: 0, refill: [], sweep: true }).claims;
+  const claimAll = async (workerId: string) => (await claimDue(env.db, { workerId, limit: 1000, leaseMs: 60_000, inFlightByWebhook: new Map(), perWebhookLimit: 1000, inFlightByOrganization: new Map(), organizationShare: 1000, reserve: 0, refill: [], sweep: true })).claims;
   const rowsOf = (webhookId: string) => deliveriesOf(webhookId).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
   /** Rows the claim's index range (status = pending AND next_attempt_at <= now) walks. */
   const walked = (webhookId: string) =>
     (env.db.$client.query("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? AND webhook_id = ?").get(Date.now(), webhookId) as { n: number }).n;
 
   test("deactivation parks the pending rows, events while inactive queue nothing, reactivation makes them due at once", async () => {
-    const { token } = env.newOrg();
+    const { token } = await env.newOrg();
     const api = (method: string, path: string, body?: unknown) => env.api(method, path, body, token);
     const w = await webhook({ events: ["customer.created"] }, token);
     for (const name of ["P1", "P2", "P3"]) await api("POST", "/api/v1/customers", { name });
@@ -614,8 +614,8 @@ describe("parking: the queued deliveries of an inactive webhook wait out of the 
     expect(walked(w.id)).toBe(0);
     const listed = (await api("GET", `/api/v1/webhooks/${w.id}/deliveries`)).body.data;
     expect(listed.map((d: any) => [d.status, d.next_attempt_at])).toEqual([["delivered", null], ["pending", null], ["pending", null]]);
-    expect(claimAll("parking-1").some((c) => c.webhookId === w.id)).toBe(false);
-    releaseLeases(env.db, "parking-1");
+    expect((await claimAll("parking-1")).some((c) => c.webhookId === w.id)).toBe(false);
+    await releaseLeases(env.db, "parking-1");
     // an inactive webhook gets nothing queued
     await api("POST", "/api/v1/customers", { name: "While inactive" });
     expect(rowsOf(w.id)).toHaveLength(3);
@@ -634,13 +634,13 @@ describe("parking: the queued deliveries of an inactive webhook wait out of the 
     }
     expect(after[2]).toMatchObject({ status: "delivered", nextAttemptAt: null });
     expect((await api("GET", `/api/v1/webhooks/${w.id}/deliveries/${p1!.id}`)).body.data.next_attempt_at).toMatch(/Z$/);
-    const claimed = claimAll("parking-2").filter((c) => c.webhookId === w.id);
-    releaseLeases(env.db, "parking-2");
+    const claimed = (await claimAll("parking-2")).filter((c) => c.webhookId === w.id);
+    await releaseLeases(env.db, "parking-2");
     expect(claimed.map((c) => c.id).sort()).toEqual([p1!.id, p2!.id].sort());
   });
 
   test("a redelivery while inactive stays parked until reactivation; a retry of a webhook deactivated mid-attempt is parked", async () => {
-    const { token } = env.newOrg();
+    const { token } = await env.newOrg();
     const api = (method: string, path: string, body?: unknown) => env.api(method, path, body, token);
     const w = await webhook({ events: ["customer.created"] }, token);
     await api("POST", "/api/v1/customers", { name: "Failed, then redelivered" });
@@ -648,7 +648,7 @@ describe("parking: the queued deliveries of an inactive webhook wait out of the 
     const [failed, inFlight] = rowsOf(w.id);
     env.db.update(webhookDeliveries).set({ status: "failed", attempts: 3, lastStatusCode: 500, nextAttemptAt: null }).where(eq(webhookDeliveries.id, failed!.id)).run();
     // the worker holds the second row when the webhook is deactivated
-    const claim = claimAll("parking-3").find((c) => c.id === inFlight!.id)!;
+    const claim = (await claimAll("parking-3")).find((c) => c.id === inFlight!.id)!;
     expect(claim).toBeDefined();
     await api("PUT", `/api/v1/webhooks/${w.id}`, { is_active: false });
 
@@ -658,12 +658,12 @@ describe("parking: the queued deliveries of an inactive webhook wait out of the 
     expect(rowsOf(w.id)[0]).toMatchObject({ status: "pending", nextAttemptAt: null });
 
     // its attempt fails: a retry is due, but the webhook is inactive now, so it is parked
-    const retryAt = recordOutcomes(env.db, "parking-3", [
+    const retryAt = await recordOutcomes(env.db, "parking-3", [
       { claim, attemptedAt: "2026-01-01T00:00:00.000000Z", result: { ok: false, statusCode: 503, durationMs: 5, error: null, responseBody: "busy", interrupted: false } },
     ], { webhookBackoffMs: [10], webhookMaxAttempts: 3 });
     expect(retryAt).toBeNull();
     expect(rowsOf(w.id)[1]).toMatchObject({ status: "pending", attempts: 1, lastStatusCode: 503, nextAttemptAt: null, leasedBy: null, leaseUntil: null });
-    releaseLeases(env.db, "parking-3");
+    await releaseLeases(env.db, "parking-3");
     expect(walked(w.id)).toBe(0);
 
     await api("PUT", `/api/v1/webhooks/${w.id}`, { is_active: true });
@@ -672,7 +672,7 @@ describe("parking: the queued deliveries of an inactive webhook wait out of the 
   });
 
   test("a worker's start parks what an older version left due, and makes due what an active webhook had parked", async () => {
-    const { token } = env.newOrg();
+    const { token } = await env.newOrg();
     const parked = await webhook({ events: ["customer.created"], is_active: true }, token);
     const active = await webhook({ events: ["customer.created"] }, token);
     await env.api("POST", "/api/v1/customers", { name: "Both" }, token);
@@ -680,7 +680,7 @@ describe("parking: the queued deliveries of an inactive webhook wait out of the 
     // the state a version without parking leaves behind, and its converse
     env.db.update(webhookDeliveries).set({ nextAttemptAt: Date.now() - 1000 }).where(eq(webhookDeliveries.webhookId, parked.id)).run();
     env.db.update(webhookDeliveries).set({ nextAttemptAt: null }).where(eq(webhookDeliveries.webhookId, active.id)).run();
-    reconcileParking(env.db);
+    await reconcileParking(env.db);
     expect(deliveriesOf(parked.id).map((r) => r.nextAttemptAt)).toEqual([null]);
     expect(deliveriesOf(active.id)[0]!.nextAttemptAt).toBeNumber();
     expect(walked(active.id)).toBe(1);
@@ -689,7 +689,7 @@ describe("parking: the queued deliveries of an inactive webhook wait out of the 
 
 describe("query plans", () => {
   test("the lists and the workers' claim read through their indexes: no full scan, no sort step", async () => {
-    const { org, token } = env.newOrg();
+    const { org, token } = await env.newOrg();
     const w = await webhook({ events: ["customer.created", "customer.updated"] }, token);
     for (const name of ["P1", "P2"]) await env.api("POST", "/api/v1/customers", { name }, token);
     const base = `/api/v1/webhooks/${w.id}/deliveries`;
@@ -704,7 +704,7 @@ describe("query plans", () => {
     expect(slow).toEqual([]);
 
     const claimPlans = await plansOf(env, async () => {
-      claimDue(env.db, {
+      await claimDue(env.db, {
         workerId: "plan-check",
         limit: 64,
         leaseMs: 1000,
@@ -718,7 +718,7 @@ describe("query plans", () => {
         sweep: true,
       });
     });
-    releaseLeases(env.db, "plan-check");
+    await releaseLeases(env.db, "plan-check");
     const onDeliveries = claimPlans.filter((p) => /from "webhook_deliveries"/.test(p.sql));
     expect(onDeliveries).toHaveLength(4); // the idle check, then the three steps
     expect(onDeliveries.flatMap((p) => slowSteps(p.plan))).toEqual([]);
@@ -733,7 +733,7 @@ describe("kontor deliveries", () => {
   const cli = (...args: string[]) => runCli([...args, "--db", env.config.dbPath]);
 
   test("list: newest first, filters, --json, a human table", async () => {
-    const { org, token } = env.newOrg("CLI Org");
+    const { org, token } = await env.newOrg("CLI Org");
     const w = await webhook({ events: ["customer.created"] }, token);
     for (const name of ["One", "Two", "Three"]) await env.api("POST", "/api/v1/customers", { name }, token);
     const rows = deliveriesOf(w.id);
@@ -767,7 +767,7 @@ describe("kontor deliveries", () => {
   });
 
   test("replay: by ids or --failed, audited as the CLI, exit codes 0/1/2", async () => {
-    const { org, token } = env.newOrg();
+    const { org, token } = await env.newOrg();
     const w = await webhook({ events: ["customer.created"] }, token);
     const other = await webhook({ events: ["customer.created"] }, token);
     for (const name of ["A", "B", "C"]) await env.api("POST", "/api/v1/customers", { name }, token);

@@ -78,7 +78,7 @@ async function pollOrganization(deps: InboxDeps, orgId: string, result: PollResu
         continue;
       }
       try {
-        const imported = importSupplierDocument(scope, { bytes, mediaType: "application/xml", charset: null }, {});
+        const imported = await importSupplierDocument(scope, { bytes, mediaType: "application/xml", charset: null }, {});
         Object.assign(entry, { outcome: "imported", id: imported.data.id, kind: imported.kind });
       } catch (error) {
         if (error instanceof Conflict) Object.assign(entry, { outcome: "duplicate", detail: error.message });

@@ -12,7 +12,7 @@ import { PEPPOL_PROVIDERS, type PeppolProvider } from "../../../db/values.ts";
 import { recordChange } from "../../changes/record.ts";
 import { FieldErrorBag, NotFound, validValues } from "../../lib/errors.ts";
 import { metadataHostRefusal } from "../../lib/hosts.ts";
-import { transaction, type Scope } from "../../lib/scope.ts";
+import { unitOfWork, type Scope } from "../../lib/scope.ts";
 import { SecretUnreadable, type SecretBox } from "../../lib/secret-box.ts";
 import { nowIso } from "../../lib/time.ts";
 import type { AccessPoint } from "./access-point.ts";
@@ -48,7 +48,7 @@ function baseUrlProblem(value: string): string | null {
  * it, unless the organisation has that provider already: then only the given ones change.
  * Audited (organization.peppol_access_point_set / _removed); no event, nothing shown of the secrets.
  */
-export function setPeppolAccessPoint(scope: Scope, secrets: SecretBox, input: PeppolSettingsInput): { peppol_provider: PeppolProvider | null } {
+export async function setPeppolAccessPoint(scope: Scope, secrets: SecretBox, input: PeppolSettingsInput): Promise<{ peppol_provider: PeppolProvider | null }> {
   const errors = new FieldErrorBag();
   const provider = input.provider;
   if (provider === "none") {
@@ -56,7 +56,7 @@ export function setPeppolAccessPoint(scope: Scope, secrets: SecretBox, input: Pe
       if (value !== undefined) errors.add(field, `The ${field} field cannot be given with --peppol-provider none.`);
     }
     errors.throwIfAny();
-    return transaction(scope.db, (tx) => {
+    return await unitOfWork(scope.db, (tx) => {
       tx.update(organizations).set({ peppolProvider: null, peppolCredentials: null, updatedAt: nowIso() }).where(eq(organizations.id, scope.org.id)).run();
       recordChange(tx, scope, { action: "organization.peppol_access_point_removed", resource: { type: "organization", id: scope.org.id } });
       return { peppol_provider: null };
@@ -66,7 +66,7 @@ export function setPeppolAccessPoint(scope: Scope, secrets: SecretBox, input: Pe
     errors.add("peppol_provider", `The selected peppol_provider is invalid. ${validValues([...PEPPOL_PROVIDERS, "none"])}`);
     errors.throwIfAny();
   }
-  return transaction(scope.db, (tx) => {
+  return await unitOfWork(scope.db, (tx) => {
     const row = tx.select({ provider: organizations.peppolProvider, credentials: organizations.peppolCredentials }).from(organizations).where(eq(organizations.id, scope.org.id)).get();
     if (!row) throw new NotFound();
     const chosen = (provider ?? row.provider) as PeppolProvider | null;
