@@ -107,7 +107,7 @@ describe("a unit inside a unit", () => {
     await unitOfWork(db, (tx) => {
       insert(tx, "unit");
       // not awaited: it runs after the unit committed, and must not take itself for a savepoint of it
-      later = new Promise<void>((resolve) => setTimeout(resolve, 20)).then(() => unitOfWork(db, (t) => insert(t, "later")));
+      later = new Promise<void>((resolve) => setTimeout(resolve, 20)).then(() => unitOfWork(db, (t) => void insert(t, "later")));
     });
     await later;
     expect(db.$client.inTransaction).toBe(false);
