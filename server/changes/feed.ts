@@ -209,5 +209,10 @@ export async function pruneEvents(db: Db, days: number, now = Date.now()): Promi
     });
     pruned += batch;
     if (batch < PRUNE_BATCH) return pruned;
+    const pause = prunePauseMs();
+    if (pause > 0) Bun.sleepSync(pause);
   }
 }
+
+/** A test's hook: a pause between two batches, so a test can kill a prune midway (KONTOR_TEST_PRUNE_PAUSE_MS); unset, none. */
+const prunePauseMs = () => Number(process.env.KONTOR_TEST_PRUNE_PAUSE_MS ?? 0);

@@ -119,7 +119,7 @@ export const ReminderModel = {
   ),
   previewQuery: t.Object({
     date: t.Optional(t.String({ ...DateString, description: "The run's local date; default today in the organisation's time zone" })),
-    limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, description: "Reminders on this page, 1–1000 (default 1000)" })),
+    limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, "x-param": "limit", description: "Reminders on this page, 1–1000 (default 1000)" })),
     after: t.Optional(t.String({ maxLength: 200, description: "The `next_after` of the previous page: the page starts after it" })),
   }),
   planned: t.Object(
