@@ -2,7 +2,7 @@
  * Kontor's layers, declared once and enforced in CI (`bun run check:layers`); docs/architecture.md
  * draws them and says why. From the bottom:
  *
- *   db/                the connection, the migration runner, statements, the schema and its values
+ *   db/                the connection, the migration runner, statements, the schema (db/schema/, a file per feature) and its values
  *   server/lib/        helpers of every feature (money, dates, lists, errors, IBANs, the fiscal calendar, …); not all pure
  *   the kernel         HTTP, authentication, logs, metrics, the runtime, configuration, backups
  *   the features       every other folder of server/, in FEATURE_TIERS order
@@ -72,6 +72,14 @@ module.exports = {
       severity: "error",
       from: { path: "^db/" },
       to: { path: "^(server|cli)/" },
+    },
+    {
+      name: "schema-is-declarations",
+      comment:
+        "db/schema/ declares tables, one file per feature (docs/architecture.md#which-feature-owns-which-table): it imports the other schema files its foreign keys point at and db/values.ts, nothing that runs queries.",
+      severity: "error",
+      from: { path: "^db/schema/" },
+      to: { path: "^(db/(?!schema/|values\\.ts$)|server/|cli/)" },
     },
     {
       name: "lib-is-pure",

@@ -92,9 +92,9 @@ export function refusalsOf(env: TestEnv, operations: Operation[]): Refusals {
       const item = (await read()).paths[op.path][op.method.toLowerCase()];
       const ability: string = item["x-ability"];
       refused(op, await env.request(op.method, url, { body, token: null }), 401);
-      refused(op, await env.request(op.method, url, { body, token: env.orgToken(ABILITIES.filter((a) => a !== ability)) }), 403, ability);
-      limited ??= createTestEnv({ KONTOR_RATE_LIMIT: "1" });
-      const token = limited.orgToken(["*"]);
+      refused(op, await env.request(op.method, url, { body, token: await env.orgToken(ABILITIES.filter((a) => a !== ability)) }), 403, ability);
+      limited ??= await createTestEnv({ KONTOR_RATE_LIMIT: "1" });
+      const token = await limited.orgToken(["*"]);
       await limited.request(op.method, url, { body, token });
       const second = await limited.request(op.method, url, { body, token });
       refused(op, second, 429);

@@ -81,7 +81,7 @@ export class LookUp {
 export type ListSpec<T extends OrgTable = OrgTable> = {
   table: T;
   /**
-   * sort name → column or expression (e.g. `nocase(table.name)` from db/schema.ts, matching its
+   * sort name → column or expression (e.g. `nocase(table.name)` from db/schema/columns.ts, matching its
    * index); the default is written as it would be sent: "name" or "-issue_date"
    */
   sorts: Record<string, SQLiteColumn | SQL>;

@@ -1,7 +1,7 @@
 /**
  * What is still owed on a document, in one place: the invoice and expense read sides, payments,
  * bank matching and the issued documents all ask here. (The aging index holds the same figure in
- * SQL, signed by the money's direction: db/schema.ts `signedAmountDue`.)
+ * SQL, signed by the money's direction: db/schema/invoices.ts `signedAmountDue`.)
  */
 import type { expenses, invoices } from "../../db/schema.ts";
 import type { InvoiceStatus } from "../../db/values.ts";

@@ -14,7 +14,7 @@
  *
  * An EndpointID of scheme EM is an e-mail address (a bookkeeper's, or a test suite's shared one)
  * and identifies no one: never compared, never stored. A supplier's identifiers are its own fields
- * and what every document filed under it said of its seller (db/schema.ts supplierIdentifiers), so
+ * and what every document filed under it said of its seller (db/schema/suppliers.ts supplierIdentifiers), so
  * a VAT number the API would not store (wrong check digits) still tells two sellers apart.
  */
 import { and, asc, eq, inArray, or, type SQL } from "drizzle-orm";

@@ -9,7 +9,7 @@ import { afterAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { createTestEnv } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 const CLI = join(import.meta.dir, "../../cli/main.ts");
 const children: Bun.Subprocess[] = [];
 afterAll(async () => {
@@ -27,7 +27,7 @@ const DAY = 86_400_000;
  * them) and then two made now through the API (ids OLD + 1 and OLD + 2).
  */
 async function organisationWithOldEvents(name: string) {
-  const { org, token } = env.newOrg(name);
+  const { org, token } = await env.newOrg(name);
   const sql = env.db.$client;
   expect(sql.query<{ n: number }, [string]>("SELECT count(*) AS n FROM events WHERE organization_id = ?").get(org.id)!.n).toBe(0);
   const createdAt = new Date(Date.now() - 40 * DAY).toISOString();

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { createTestEnv } from "../helpers.ts";
 import { refusalsOf, UNKNOWN_ID } from "../refusals.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 const NOTE = { method: "POST", path: "/api/v1/invoices/{id}/interest-note" };
 const refusals = refusalsOf(env, [NOTE]);
 afterAll(() => {
@@ -18,7 +18,7 @@ afterAll(() => {
 });
 
 async function books(name: string) {
-  const { token } = env.newOrg(name, { country: "BE", currency: "EUR" });
+  const { token } = await env.newOrg(name, { country: "BE", currency: "EUR" });
   const api = (method: string, path: string, body?: unknown) => env.api(method, path, body, token);
   const call = async (method: string, path: string, body?: unknown, status = 200) => {
     const r = await api(method, path, body);

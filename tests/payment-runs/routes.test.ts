@@ -8,7 +8,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { createTestEnv, TEST_IBAN } from "../helpers.ts";
 import { IDEMPOTENCY_409, refusalsOf, UNKNOWN_ID } from "../refusals.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 const CREATE = { method: "POST", path: "/api/v1/payment-runs" };
 const LIST = { method: "GET", path: "/api/v1/payment-runs" };
 const SHOW = { method: "GET", path: "/api/v1/payment-runs/{id}" };
@@ -22,7 +22,7 @@ afterAll(() => {
 const EXECUTION = "2030-01-02";
 
 async function books(name: string) {
-  const { token } = env.newOrg(name, { country: "BE", currency: "EUR" });
+  const { token } = await env.newOrg(name, { country: "BE", currency: "EUR" });
   const api = (method: string, path: string, body?: unknown) => env.api(method, path, body, token);
   const bankId = (await api("GET", "/api/v1/bank-accounts")).body.data.find((a: any) => a.iban === TEST_IBAN).id as string;
   const expense = async (fields: Record<string, unknown>) => {
@@ -41,7 +41,7 @@ describe("refusals", () => {
     const post = (body: unknown) => b.api("POST", "/api/v1/payment-runs", body);
     refusals.refused(CREATE, await post({ bank_account_id: UNKNOWN_ID, due_by: "2026-12-31" }), 422, "bank_account_id");
     // an organisation keeping its books in dollars: its bank account is in USD, which SEPA does not carry
-    const dollars = env.newOrg("Dollar Inc", { country: "US", currency: "USD", iban: "NL91ABNA0417164300" });
+    const dollars = await env.newOrg("Dollar Inc", { country: "US", currency: "USD", iban: "NL91ABNA0417164300" });
     const usdBank = (await env.api("GET", "/api/v1/bank-accounts", undefined, dollars.token)).body.data[0];
     expect(usdBank.currency).toBe("USD");
     const inUsd = await env.api("POST", "/api/v1/payment-runs", { bank_account_id: usdBank.id, due_by: "2026-12-31" }, dollars.token);

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { SELLER_IDENTITY } from "../fixtures.ts";
 import { createTestEnv } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 const CLI = join(import.meta.dir, "../../cli/main.ts");
 const children: Bun.Subprocess[] = [];
 afterAll(async () => {
@@ -23,7 +23,7 @@ afterAll(async () => {
 const RUN_DATE = "2026-10-15";
 
 async function setUp() {
-  const { org, token } = env.newOrg();
+  const { org, token } = await env.newOrg();
   const api = (method: string, path: string, body?: unknown) => env.api(method, path, body, token);
   expect((await api("PUT", "/api/v1/organization", SELLER_IDENTITY)).status).toBe(200);
   const c = await api("POST", "/api/v1/customers", { name: "Klant BV", address: "Markt 1", city: "Brugge", postal_code: "8000", country: "BE", email: "billing@klant.example" });

@@ -10,7 +10,7 @@ import { SELLER_IDENTITY } from "../fixtures.ts";
 import { createTestEnv, runCli } from "../helpers.ts";
 import { IDEMPOTENCY_409, refusalsOf, UNKNOWN_ID } from "../refusals.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 const BASE = "/api/v1/recurring-invoices";
 const LIST = { method: "GET", path: BASE };
 const CREATE = { method: "POST", path: BASE };
@@ -28,7 +28,7 @@ afterAll(() => {
 const LINE = { description: "Hosting", quantity: "1", unit_price: "100.00" };
 
 async function setUp() {
-  const { org, token } = env.newOrg();
+  const { org, token } = await env.newOrg();
   const api = (method: string, path: string, body?: unknown) => env.api(method, path, body, token);
   expect((await api("PUT", "/api/v1/organization", SELLER_IDENTITY)).status).toBe(200);
   const c = await api("POST", "/api/v1/customers", { name: "Klant BV", address: "Markt 1", city: "Brugge", postal_code: "8000", country: "BE", email: "billing@klant.example" });

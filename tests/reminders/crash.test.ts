@@ -9,7 +9,7 @@ import { afterAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { createTestEnv } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 const CLI = join(import.meta.dir, "../../cli/main.ts");
 const children: Bun.Subprocess[] = [];
 afterAll(async () => {
@@ -24,7 +24,7 @@ const RUN_DATE = "2025-10-11";
 
 /** An organisation with INVOICES finalized invoices due 2025-10-01 to a business customer, and a policy of one charging level. */
 async function setUp(name: string) {
-  const { org, token } = env.newOrg(name, { country: "BE", currency: "EUR" });
+  const { org, token } = await env.newOrg(name, { country: "BE", currency: "EUR" });
   const call = async (method: string, path: string, body?: unknown, status = 200) => {
     const r = await env.api(method, path, body, token);
     expect(r.status, `${method} ${path}: ${r.text.slice(0, 300)}`).toBe(status);

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { createTestEnv, runCli } from "../helpers.ts";
 import { refusalsOf, UNKNOWN_ID } from "../refusals.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 const POLICY_SHOW = { method: "GET", path: "/api/v1/reminder-policy" };
 const POLICY_PUT = { method: "PUT", path: "/api/v1/reminder-policy" };
 const LIST = { method: "GET", path: "/api/v1/reminders" };
@@ -26,7 +26,7 @@ afterAll(() => {
 const LEVEL = { days_after_due: 7, charge_interest: false, charge_compensation: false };
 
 async function books(name: string) {
-  const { org, token } = env.newOrg(name, { country: "BE", currency: "EUR" });
+  const { org, token } = await env.newOrg(name, { country: "BE", currency: "EUR" });
   const api = (method: string, path: string, body?: unknown) => env.api(method, path, body, token);
   const call = async (method: string, path: string, body?: unknown, status = 200) => {
     const r = await api(method, path, body);

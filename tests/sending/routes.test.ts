@@ -9,7 +9,7 @@ import { createTestEnv } from "../helpers.ts";
 import { refusalsOf, UNKNOWN_ID } from "../refusals.ts";
 
 // a server transport, so that an e-mail send is accepted for queuing (nothing is sent: no worker runs here)
-const env = createTestEnv({ KONTOR_SMTP_URL: "smtp://127.0.0.1:9", KONTOR_MAIL_FROM: "invoices@kontor.test" });
+const env = await createTestEnv({ KONTOR_SMTP_URL: "smtp://127.0.0.1:9", KONTOR_MAIL_FROM: "invoices@kontor.test" });
 const SEND = { method: "POST", path: "/api/v1/invoices/{id}/send" };
 const DELIVERIES = { method: "GET", path: "/api/v1/invoices/{id}/deliveries" };
 const refusals = refusalsOf(env, [SEND, DELIVERIES]);
@@ -19,7 +19,7 @@ afterAll(() => {
 });
 
 async function books(name: string) {
-  const { token } = env.newOrg(name, { country: "BE", currency: "EUR" });
+  const { token } = await env.newOrg(name, { country: "BE", currency: "EUR" });
   const api = (method: string, path: string, body?: unknown) => env.api(method, path, body, token);
   const call = async (method: string, path: string, body?: unknown, status = 200) => {
     const r = await api(method, path, body);
