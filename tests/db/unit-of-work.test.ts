@@ -113,4 +113,23 @@ describe("a unit inside a unit", () => {
     expect(db.$client.inTransaction).toBe(false);
     expect(await snapshot(db, texts)).toEqual(["unit", "later"]);
   });
+
+  test("a callback a unit left behind, running while another unit is open, waits for it instead of joining it", async () => {
+    await clear();
+    let later: Promise<void> | null = null;
+    await unitOfWork(db, (tx) => {
+      insert(tx, "first");
+      later = new Promise<void>((resolve) => setTimeout(resolve, 10)).then(() => unitOfWork(db, (t) => void insert(t, "later")));
+    });
+    // open while the callback fires, then refused: had the callback joined it, its row would go too
+    await expect(
+      unitOfWork(db, async (tx) => {
+        insert(tx, "refused");
+        await new Promise((resolve) => setTimeout(resolve, 40));
+        throw new Error("refused");
+      }),
+    ).rejects.toThrow("refused");
+    await later;
+    expect(await snapshot(db, texts)).toEqual(["first", "later"]);
+  });
 });
