@@ -5,7 +5,7 @@
  * between collections, how much garbage it lets pile up). On a machine with gigabytes to spare,
  * every thread of the server (each has its own heap) lets tens of megabytes of garbage pile up
  * under load before collecting. Told the machine has `SERVER_HEAP_RAM_BYTES`, the server peaks
- * 20–30 MB lower with two HTTP threads, for the same CPU time per request
+ * 20–50 MB lower with two HTTP threads, for the same CPU time per request
  * (docs/performance.md#memory).
  *
  * The option is read once, from the environment, when the process starts (its threads share
