@@ -11,7 +11,11 @@ export function registerCoreCommands(program: Command): void {
     .option("--host <host>", "interface to listen on (KONTOR_HOST, default 127.0.0.1)")
     .option("--port <port>", "port (KONTOR_PORT, default 8080)", parsePort)
     .option("--no-worker", "do not run the webhook worker in this process")
-    .action(async (options: ServeOptions) => (await import("../actions/serve.ts")).serve(options));
+    .action(async (options: ServeOptions) => {
+      // before the server's modules load: they would load twice
+      (await import("../actions/server-heap.ts")).execWithServerHeapSizing();
+      await (await import("../actions/serve.ts")).serve(options);
+    });
 
   withGlobals(program.command("worker").description("run only the webhook worker (a second process on the same database)")).action(
     async (options: GlobalOptions) => (await import("../actions/worker.ts")).worker(options),
