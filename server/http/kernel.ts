@@ -115,7 +115,11 @@ export function createKernel({ db, config, log, shared, renderTurns, importSlots
   let pagedRoutes = new Set<string>();
 
   /** Known paths answer 405 for a wrong method instead of 404; routes with a document body take one. */
-  const setRouteTable = (table: { method: string; path: string; hooks?: { body?: unknown; query?: unknown } }[]) => {
+  const setRouteTable = (table: { method: string; path: string; hooks?: { body?: unknown; query?: unknown; parse?: unknown[] } }[]) => {
+    // a GET or HEAD has no body to parse, and Elysia makes a route's handler async (a promise and
+    // a turn of the microtask queue for every answer) when it has any parse hook: set before the
+    // first request, when Elysia composes each route's handler
+    for (const r of table) if ((r.method === "GET" || r.method === "HEAD") && r.hooks?.parse) r.hooks.parse = [];
     pagedRoutes = new Set(
       table.filter((r) => (r.hooks?.query as { properties?: Record<string, unknown> } | undefined)?.properties?.per_page !== undefined).map((r) => `${r.method} ${r.path}`),
     );
@@ -141,7 +145,7 @@ export function createKernel({ db, config, log, shared, renderTurns, importSlots
   // the address a server listens on does not change: asked of it once (Bun's getters cost ~3 µs a request)
   let listening: { server: object | null; origin: string } | null = null;
   const originOf = (server: { hostname?: string; port?: number } | null): string => {
-    if (listening?.server !== server || server === null) {
+    if (listening === null || listening.server !== server) {
       listening = { server, origin: listeningOrigin(server?.hostname ?? config.host, server?.port ?? config.port) };
     }
     return listening.origin;
@@ -363,7 +367,10 @@ function handOver(set: { headers: Record<string, unknown>; status?: number | str
 /** The headers the pipeline set for the answer (rate limits, request id, Location, …). */
 function headersOf(set: { headers: Record<string, unknown> }): Headers {
   const headers = new Headers();
-  for (const [k, v] of Object.entries(set.headers)) if (typeof v === "string" || typeof v === "number") headers.set(k, String(v));
+  for (const k in set.headers) {
+    const v = set.headers[k];
+    if (typeof v === "string" || typeof v === "number") headers.set(k, String(v));
+  }
   return headers;
 }
 
