@@ -45,6 +45,18 @@ function writeStderr(line: string, urgent: boolean): void {
   }
 }
 
+/** The time of an entry, formatted once per millisecond: a thread under load logs several lines in one. */
+let formattedAt = -1;
+let formatted = "";
+function isoNow(): string {
+  const now = Date.now();
+  if (now !== formattedAt) {
+    formattedAt = now;
+    formatted = new Date(now).toISOString();
+  }
+  return formatted;
+}
+
 export function createLogger(
   { format, level }: { format: Config["logFormat"]; level: LogLevel },
   write: (line: string, urgent: boolean) => void = writeStderr,
@@ -53,7 +65,7 @@ export function createLogger(
     if (RANK[entryLevel] < RANK[level]) return () => {};
     const urgent = RANK[entryLevel] >= RANK.warn;
     return (message, fields = {}) => {
-      const time = new Date().toISOString();
+      const time = isoNow();
       write(format === "json" ? JSON.stringify({ time, level: entryLevel, msg: message, ...fields }) : pretty(time, entryLevel, message, fields), urgent);
     };
   };

@@ -44,8 +44,18 @@ const API_PREFIX = "/api/v1";
  */
 type RequestFacts = { requestId: string; startedAt: number; ip: string | null; auth: Auth | null; rawBody: string; status?: number };
 type WithFacts = { kontor?: RequestFacts };
-const factsOf = (context: object): RequestFacts =>
-  (context as WithFacts).kontor ?? { requestId: "", startedAt: performance.now(), ip: null, auth: null, rawBody: "" };
+/** The facts kept on a context (`factsOf((context as WithFacts).kontor)`: see HOOKS_TAKE_FIELDS). */
+const factsOf = (kept: RequestFacts | undefined): RequestFacts => kept ?? { requestId: "", startedAt: performance.now(), ip: null, auth: null, rawBody: "" };
+
+/**
+ * HOOKS_TAKE_FIELDS: the hooks below read the fields of Elysia's context they need and never
+ * hand the context itself to a function. Elysia reads each hook's source to decide what to
+ * prepare for every route (sucrose): a hook that passes `context` on to a function makes it
+ * parse every request's cookies (an await, so every handler turns async), copy its headers into
+ * an object and parse its query, for every route, whether any route reads them or not. On a
+ * shown invoice that was about a tenth of its time (docs/performance.md);
+ * tests/http/pipeline-inference.test.ts holds them to it.
+ */
 
 /**
  * A client's X-Request-Id is kept when it is a plain token (so a proxy's or a client's id can be
@@ -105,7 +115,11 @@ export function createKernel({ db, config, log, shared, renderTurns, importSlots
   let pagedRoutes = new Set<string>();
 
   /** Known paths answer 405 for a wrong method instead of 404; routes with a document body take one. */
-  const setRouteTable = (table: { method: string; path: string; hooks?: { body?: unknown; query?: unknown } }[]) => {
+  const setRouteTable = (table: { method: string; path: string; hooks?: { body?: unknown; query?: unknown; parse?: unknown[] } }[]) => {
+    // a GET or HEAD has no body to parse, and Elysia makes a route's handler async (a promise and
+    // a turn of the microtask queue for every answer) when it has any parse hook: set before the
+    // first request, when Elysia composes each route's handler
+    for (const r of table) if ((r.method === "GET" || r.method === "HEAD") && r.hooks?.parse) r.hooks.parse = [];
     pagedRoutes = new Set(
       table.filter((r) => (r.hooks?.query as { properties?: Record<string, unknown> } | undefined)?.properties?.per_page !== undefined).map((r) => `${r.method} ${r.path}`),
     );
@@ -126,31 +140,35 @@ export function createKernel({ db, config, log, shared, renderTurns, importSlots
    * The request URL as clients see it, for absolute `links`: KONTOR_BASE_URL, else the address
    * the server listens on. Never the request's Host header, which any client can forge.
    */
-  const publicUrl = (url: string, server: { hostname?: string; port?: number } | null): string => {
-    const origin = config.baseUrl ?? listeningOrigin(server?.hostname ?? config.host, server?.port ?? config.port);
-    return `${origin}${url.slice(url.indexOf("/", url.indexOf("//") + 2))}`;
+  const publicUrl = (url: string, server: { hostname?: string; port?: number } | null): string =>
+    `${config.baseUrl ?? originOf(server)}${url.slice(url.indexOf("/", url.indexOf("//") + 2))}`;
+  // the address a server listens on does not change: asked of it once (Bun's getters cost ~3 µs a request)
+  let listening: { server: object | null; origin: string } | null = null;
+  const originOf = (server: { hostname?: string; port?: number } | null): string => {
+    if (listening === null || listening.server !== server) {
+      listening = { server, origin: listeningOrigin(server?.hostname ?? config.host, server?.port ?? config.port) };
+    }
+    return listening.origin;
   };
 
   /**
    * The matched route's pattern (`/api/v1/invoices/:id`), never the raw path: one label per
    * route, not per URL. A request refused before routing (401, 429) is matched here.
    */
-  const routeOf = (context: { request: Request; route?: string }): string => {
-    if (context.route) return context.route;
-    const path = pathOf(context.request.url);
-    return routes.find((r) => r.method === context.request.method && r.pattern.test(path))?.path ?? UNMATCHED_ROUTE;
+  const routeOf = (request: Request, matched: string | undefined): string => {
+    if (matched) return matched;
+    const path = pathOf(request.url);
+    return routes.find((r) => r.method === request.method && r.pattern.test(path))?.path ?? UNMATCHED_ROUTE;
   };
 
-  /** The request's metrics and log line, once its answer is known (the status is the facts', or the handler's). */
-  const recordAnswer = (context: Parameters<typeof statusOf>[1] & { request: Request }) => {
-    const facts = factsOf(context as never);
+  /** The request's metrics and log line, once its answer is known: `status`, the status the client gets (statusOf). */
+  const recordAnswer = (request: Request, matched: string | undefined, facts: RequestFacts, status: number) => {
     const seconds = (performance.now() - facts.startedAt) / 1000;
-    const status = statusOf(facts, context);
-    const route = routeOf(context as never);
-    metrics.request(context.request.method, route, status, seconds);
+    const route = routeOf(request, matched);
+    metrics.request(request.method, route, status, seconds);
     log.info("request", {
       request_id: facts.requestId,
-      method: context.request.method,
+      method: request.method,
       route,
       status,
       duration_ms: Math.round(seconds * 1e6) / 1000,
@@ -158,6 +176,18 @@ export function createKernel({ db, config, log, shared, renderTurns, importSlots
       token_id: facts.auth?.tokenId ?? null,
     });
   };
+
+  /**
+   * A POST handler's work, done once per Idempotency-Key: looked up, done and its answer stored in
+   * one transaction (server/http/idempotency.ts). Made here, not in the guard's resolve: Elysia
+   * takes a hook whose source holds `=> call(` for an async one and awaits it on every request.
+   */
+  const onceFor =
+    (keyed: Parameters<typeof idempotency.once>[0], set: AnswerSet) =>
+    // typed as the work's answer: Elysia checks a promised union against each status's schema
+    // alone, and sends a replayed Response as it is
+    <T>(work: () => T | Promise<T>): Promise<T> =>
+      idempotency.once(keyed, set, work) as Promise<T>;
 
   const kernel = new Elysia({ name: "kontor-kernel" })
     .decorate({ db, config, renderTurns, importSlots })
@@ -189,7 +219,7 @@ export function createKernel({ db, config, log, shared, renderTurns, importSlots
       const document = documentRoutes.get(`${request.method} ${(context as { route?: string }).route}`);
       if (document) {
         // a refusal waits for the guard: a token without the route's ability hears 403, not 415
-        return readDocument(request, document, factsOf(context)).catch((error: unknown) => {
+        return readDocument(request, document, factsOf((context as WithFacts).kontor)).catch((error: unknown) => {
           if (error instanceof ApiError) return new RefusedDocument(error);
           throw error;
         });
@@ -197,7 +227,7 @@ export function createKernel({ db, config, log, shared, renderTurns, importSlots
       const length = Number(request.headers.get("content-length") ?? "0");
       if (length > MAX_BODY_BYTES) throw new PayloadTooLarge(MAX_BODY_BYTES);
       const text = await readLimited(request, MAX_BODY_BYTES);
-      factsOf(context).rawBody = text;
+      factsOf((context as WithFacts).kontor).rawBody = text;
       if (text.trim() === "") return null;
       const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
       if (type !== "application/json" && !type.endsWith("+json")) throw new UnsupportedMediaType();
@@ -218,7 +248,7 @@ export function createKernel({ db, config, log, shared, renderTurns, importSlots
       ability: (required: Ability | "any") => ({
         detail: { "x-ability": required, security: [{ bearerAuth: [] }] } as Record<string, unknown>,
         transform(context) {
-          const { auth } = factsOf(context);
+          const { auth } = factsOf((context as WithFacts).kontor);
           if (!auth) throw new Unauthenticated(context.request.headers.has("authorization"));
           if (!auth.org.apiAccess) throw new Forbidden("API access is not enabled for this organisation.");
           if (required !== "any" && !auth.abilities.has(required)) {
@@ -228,7 +258,7 @@ export function createKernel({ db, config, log, shared, renderTurns, importSlots
         },
         resolve(context) {
           const { request, server, set } = context;
-          const { auth, ip, rawBody, requestId } = factsOf(context);
+          const { auth, ip, rawBody, requestId } = factsOf((context as WithFacts).kontor);
           const actor: Actor =
             auth!.tokenType === "personal"
               ? { type: "user", id: auth!.userId, ip, requestId }
@@ -239,20 +269,15 @@ export function createKernel({ db, config, log, shared, renderTurns, importSlots
             auth: auth!,
             scope,
             url: publicUrl(request.url, server),
-            /**
-             * A POST handler's work, done once per Idempotency-Key: looked up, done and its answer
-             * stored in one transaction (server/http/idempotency.ts).
-             */
-            // typed as the work's answer: Elysia checks a promised union against each status's schema
-            // alone, and sends a replayed Response as it is
-            once: <T>(work: () => T | Promise<T>): Promise<T> => idempotency.once(keyed, set as AnswerSet, work) as Promise<T>,
+            once: onceFor(keyed, set as AnswerSet),
           };
         },
       }),
     })
     .onError({ as: "global" }, (context) => {
       const { code, error, set, request } = context;
-      const facts = factsOf(context);
+      const facts = factsOf((context as WithFacts).kontor);
+      const matched = (context as { route?: string }).route;
       let apiError: ApiError;
       // Elysia wraps what a parse hook throws in a ParseError
       const cause = (error as { cause?: unknown }).cause;
@@ -268,7 +293,7 @@ export function createKernel({ db, config, log, shared, renderTurns, importSlots
         log.error("request failed", {
           request_id: facts.requestId,
           method: request.method,
-          route: routeOf(context),
+          route: routeOf(request, matched),
           // no route when it failed before routing; the path (never the query) says where
           path: pathOf(request.url),
           error: (error as Error)?.stack ?? String(error),
@@ -280,22 +305,26 @@ export function createKernel({ db, config, log, shared, renderTurns, importSlots
       for (const [k, v] of Object.entries(apiError.headers ?? {})) headers.set(k, v);
       headers.set("content-type", "application/json");
       const body = JSON.stringify(apiError.toJSON());
-      recordAnswer(context);
+      recordAnswer(request, matched, facts, apiError.status);
+      handOver(set);
       return new Response(body, { status: apiError.status, headers });
     })
     // counted and logged as the answer leaves the pipeline, not after it is sent: an after-response
     // hook keeps every request's context alive until it has run, and under load that held 30–60 MB
     // more (docs/performance.md)
     .onAfterHandle({ as: "global" }, (context) => {
-      const { request, responseValue, set } = context as typeof context & { responseValue: unknown };
+      const { request, responseValue, set, route } = context as typeof context & { responseValue: unknown };
+      const facts = factsOf((context as WithFacts).kontor);
+      const status = statusOf(facts, set, responseValue);
       // a JSON answer (not a Response: a document, a 204, a replay) gets its ETag and compression here, once for every route
       if (responseValue !== null && typeof responseValue === "object" && !(responseValue instanceof Response)) {
-        const answer = jsonAnswer(request, statusOf(factsOf(context), context), JSON.stringify(responseValue), headersOf(set));
-        factsOf(context).status = answer.status;
-        recordAnswer(context);
+        const answer = jsonAnswer(request, status, JSON.stringify(responseValue), headersOf(set));
+        facts.status = answer.status;
+        recordAnswer(request, route, facts, answer.status);
+        handOver(set);
         return answer;
       }
-      recordAnswer(context);
+      recordAnswer(request, route, facts, status);
     });
 
   return Object.assign(kernel, { setRouteTable });
@@ -320,17 +349,30 @@ function validationErrors(error: { type: string; all: unknown; validator?: unkno
  * The status the client got: the error handler's (kept in the facts), that of a Response a
  * handler returned (an idempotent replay, a document), else Elysia's `set.status`.
  */
-function statusOf(facts: RequestFacts, context: { set: { status?: number | string }; responseValue?: unknown }): number {
+function statusOf(facts: RequestFacts, set: { status?: number | string }, responseValue: unknown): number {
   if (facts.status !== undefined) return facts.status;
-  if (context.responseValue instanceof Response) return context.responseValue.status;
-  const status = context.set.status;
+  if (responseValue instanceof Response) return responseValue.status;
+  const status = set.status;
   return typeof status === "number" ? status : ((StatusMap as Record<string, number>)[status ?? ""] ?? 200);
+}
+
+/**
+ * Once the kernel's Response carries the headers and status the pipeline set: Elysia copies a
+ * non-empty `set` into a new Response otherwise, its headers once more and its body as a stream
+ * read from the first (a few microseconds of every answer, docs/performance.md).
+ */
+function handOver(set: { headers: Record<string, unknown>; status?: number | string }): void {
+  set.headers = {};
+  set.status = 200;
 }
 
 /** The headers the pipeline set for the answer (rate limits, request id, Location, …). */
 function headersOf(set: { headers: Record<string, unknown> }): Headers {
   const headers = new Headers();
-  for (const [k, v] of Object.entries(set.headers)) if (typeof v === "string" || typeof v === "number") headers.set(k, String(v));
+  for (const k in set.headers) {
+    const v = set.headers[k];
+    if (typeof v === "string" || typeof v === "number") headers.set(k, String(v));
+  }
   return headers;
 }
 

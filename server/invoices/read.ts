@@ -1,7 +1,7 @@
 /** The invoices' read side: an invoice as its GET, its list and its webhook payloads show it. */
 import { eq, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { preparedRows, type Tx } from "../../db/client.ts";
+import { prepared, preparedRows, type Tx } from "../../db/client.ts";
 import { contactPersons, customers, invoiceAllowanceCharges, invoiceLines, invoices, payments } from "../../db/schema.ts";
 import type { DocumentParty, DocumentPayee } from "../../db/values.ts";
 import { invoiceDueCents } from "../settlement/due.ts";
@@ -114,6 +114,11 @@ const matching = (column: SQLiteColumn, name: string, one: boolean) =>
  * even one an index satisfies, costs a small query more than reading its few rows does.
  */
 function presentQueries(tx: Tx, one: boolean) {
+  // the five looked up as one: a lookup of the connection's cache and its key cost as much as a small query's own JavaScript
+  return prepared(tx, one ? "present one invoice" : "present a page of invoices", (tx) => buildPresentQueries(tx, one));
+}
+
+function buildPresentQueries(tx: Tx, one: boolean) {
   const orgId = sql.placeholder("orgId");
   const of = one ? "one invoice" : "a page";
   return {

@@ -36,7 +36,7 @@ import {
   type NewAllowanceCharge,
   type NewLine,
 } from "./checks.ts";
-import { readinessOf, type Readiness } from "./readiness.ts";
+import { readinessOf, shownReadinessOf, type Readiness } from "./readiness.ts";
 import { supplyDateOf } from "../documents/legal-mentions.ts";
 import { invoiceList } from "./list.ts";
 import { listDeliveries, sendOnFinalize } from "./deliveries.ts";
@@ -295,7 +295,7 @@ export const invoiceService = {
   async get(scope: Scope, id: string): Promise<ShownInvoice & { readiness: Readiness | null }> {
     return await snapshot(scope.db, (tx) => {
       const shown = showInvoice(tx, scope.org.id, id);
-      return { ...shown, readiness: shown.status === "draft" ? readinessOf(tx, scope.org.id, id) : null };
+      return { ...shown, readiness: shown.status === "draft" ? shownReadinessOf(tx, scope.org.id, id) : null };
     });
   },
 
