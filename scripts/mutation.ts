@@ -35,7 +35,7 @@ export const MODULES: Record<string, { mutate: string; tests: string[] }> = {
   "vat-breakdown": { mutate: "server/documents/vat-breakdown.ts", tests: ["tests/documents/vat-breakdown.test.ts", "tests/invoices/totals.test.ts"] },
   numbering: { mutate: "server/invoices/numbering.ts", tests: ["tests/invoices/numbering-draws.test.ts", "tests/invoices/numbering.test.ts"] },
   // a payment's amount (at most what is due), the document's paid amount and status, its bank account
-  payments: { mutate: "server/settlement/payments.ts", tests: ["tests/settlement/", "tests/invoices/invoices.test.ts", "tests/expenses/expenses.test.ts"] },
+  payments: { mutate: "server/settlement/payments.ts", tests: ["tests/settlement/payments.test.ts", "tests/settlement/", "tests/invoices/invoices.test.ts", "tests/expenses/expenses.test.ts"] },
   // a bank line's allocations: its status (matched when they hold all of it), the suspense its rest sits in
   allocations: { mutate: "server/settlement/allocations.ts", tests: ["tests/settlement/", "tests/banking/suspense.test.ts", "tests/banking/bookable-lines.test.ts"] },
 };

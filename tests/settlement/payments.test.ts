@@ -8,7 +8,8 @@
  * Invoices here have no VAT (lines without a VAT rate), so every amount is the price.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { expenses, invoices } from "../../db/schema.ts";
+import { and, asc, eq } from "drizzle-orm";
+import { auditLog, events, journalEntries, type expenses, type invoices } from "../../db/schema.ts";
 import { bankAccountService } from "../../server/bank-accounts/service.ts";
 import { CLI_ACTOR } from "../../server/orgs/service.ts";
 import { directionOf, dueOf, PAYMENT_TRANSITIONS } from "../../server/settlement/payments.ts";
@@ -122,5 +123,55 @@ describe("through the API", () => {
     const gone = await env.api("DELETE", `/api/v1/invoices/${cancelled.id}/payments/0190abcd-1234-7abc-8def-0123456789ab`);
     expect(gone.status).toBe(409);
     expect(gone.body.message).toBe("The invoice is cancelled; the payments of a cancelled invoice cannot be deleted.");
+  });
+
+  // what a change leaves: its audit entry, its event (invoice.payment_recorded naming the payment), its posting and the posting's reversal
+  const audited = (id: string) => env.db.select({ action: auditLog.action }).from(auditLog).where(eq(auditLog.resourceId, id)).orderBy(asc(auditLog.id)).all().map((a) => a.action);
+  const emitted = (id: string) =>
+    env.db.select({ type: events.type, paymentId: events.paymentId }).from(events).where(eq(events.resourceId, id)).orderBy(asc(events.id)).all();
+  const posted = (sourceId: string) =>
+    env.db
+      .select({ sourceType: journalEntries.sourceType, reverses: journalEntries.reversesEntryId })
+      .from(journalEntries)
+      .where(and(eq(journalEntries.organizationId, env.org.id), eq(journalEntries.sourceId, sourceId)))
+      .orderBy(asc(journalEntries.createdAt))
+      .all()
+      .map((e) => [e.sourceType, e.reverses === null ? "posted" : "reversal"]);
+
+  test("an invoice's payment recorded and deleted: audited, told (the payment named), posted and reversed", async () => {
+    const inv = await issued("70.00");
+    const paid = await call("POST", payPath(inv.id), { amount: "70.00", payment_date: "2025-10-10" }, 201);
+    const paymentId = paid.payments[0].id;
+    expect((await env.api("DELETE", `/api/v1/invoices/${inv.id}/payments/${paymentId}`)).status).toBe(204);
+    expect(audited(inv.id).slice(-2)).toEqual(["invoice.payment_recorded", "invoice.payment_deleted"]);
+    expect(emitted(inv.id).slice(-2)).toEqual([
+      { type: "invoice.payment_recorded", paymentId },
+      { type: "invoice.updated", paymentId: null },
+    ]);
+    expect(posted(paymentId)).toEqual([
+      ["payment", "posted"],
+      ["payment", "reversal"],
+    ]);
+  });
+
+  test("an expense's payment: paid in full, deleted; audited, told as expense.updated, posted and reversed; none on one not approved", async () => {
+    const pending = await call("POST", "/api/v1/expenses", { category: "Travel", amount: "42.50", date: "2025-10-02" }, 201);
+    await refused(`/api/v1/expenses/${pending.id}/record-payment`, { amount: "1.00", payment_date: "2025-10-10" }, 409, null, "The expense is pending; only an approved expense can be paid.");
+    await call("POST", `/api/v1/expenses/${pending.id}/approve`);
+    await refused(`/api/v1/expenses/${pending.id}/record-payment`, { amount: "42.51", payment_date: "2025-10-10" }, 422, "amount", "(42.50)");
+    const paid = await call("POST", `/api/v1/expenses/${pending.id}/record-payment`, { amount: "42.50", payment_date: "2025-10-10" }, 201);
+    expect([paid.status, paid.amount_due, paid.payments[0].payment_method, paid.payments[0].bank_account_id]).toEqual(["paid", "0.00", "bank_transfer", defaultBank.id]);
+    const paymentId = paid.payments[0].id;
+    expect((await env.api("DELETE", `/api/v1/expenses/${pending.id}/payments/${paymentId}`)).status).toBe(204);
+    expect((await call("GET", `/api/v1/expenses/${pending.id}`)).status).toBe("approved");
+    expect(audited(pending.id).slice(-2)).toEqual(["expense.payment_recorded", "expense.payment_deleted"]);
+    expect(emitted(pending.id).slice(-2)).toEqual([
+      { type: "expense.updated", paymentId: null },
+      { type: "expense.updated", paymentId: null },
+    ]);
+    expect(posted(paymentId)).toEqual([
+      ["expense_payment", "posted"],
+      ["expense_payment", "reversal"],
+    ]);
   });
 });
