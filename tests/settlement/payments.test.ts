@@ -12,7 +12,8 @@ import { and, asc, eq } from "drizzle-orm";
 import { auditLog, events, journalEntries, type expenses, type invoices } from "../../db/schema.ts";
 import { bankAccountService } from "../../server/bank-accounts/service.ts";
 import { CLI_ACTOR } from "../../server/orgs/service.ts";
-import { directionOf, dueOf, PAYMENT_TRANSITIONS } from "../../server/settlement/payments.ts";
+import { transaction } from "../../server/lib/scope.ts";
+import { deletePayment, directionOf, dueOf, PAYMENT_TRANSITIONS, recordPayment } from "../../server/settlement/payments.ts";
 import { createTestEnv } from "../helpers.ts";
 
 const env = createTestEnv();
@@ -47,6 +48,22 @@ describe("which way, and how much", () => {
     expect([...PAYMENT_TRANSITIONS.invoice.deletePayment.from]).toEqual(["draft", "finalized", "sent", "partially_paid", "paid"]);
     expect([...PAYMENT_TRANSITIONS.expense.recordPayment.from]).toEqual(["approved"]);
     expect([...PAYMENT_TRANSITIONS.expense.deletePayment.from]).toEqual(["approved", "paid"]);
+  });
+});
+
+describe("refusals before anything is read", () => {
+  // an interest note is named as such (no payment on a draft one, none deleted on a cancelled one); the state is checked first
+  const scope = { db: env.db, org: env.org, actor: CLI_ACTOR };
+  const show = () => null;
+  test("an interest note: 409 naming it", async () => {
+    const draft = invoice({ type: "interest_note", status: "draft" });
+    await expect(Promise.resolve().then(() => transaction(env.db, (tx) => recordPayment(tx, scope, draft, { amount: "1.00", payment_date: "2025-10-10" }, show)))).rejects.toThrow(
+      "The interest note is draft; payments are recorded on finalized, sent or partially paid invoices only.",
+    );
+    const cancelled = invoice({ type: "interest_note", status: "cancelled" });
+    await expect(Promise.resolve().then(() => transaction(env.db, (tx) => deletePayment(tx, scope, cancelled, "0190abcd-1234-7abc-8def-0123456789ab", show)))).rejects.toThrow(
+      "The interest note is cancelled; the payments of a cancelled invoice cannot be deleted.",
+    );
   });
 });
 
