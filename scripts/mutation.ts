@@ -29,8 +29,19 @@ export const MODULES: Record<string, { mutate: string; tests: string[] }> = {
   "ledger-rules": { mutate: "server/ledger/rules.ts", tests: ["tests/ledger/", "tests/ledger/posting-rules.test.ts"] },
   due: { mutate: "server/settlement/due.ts", tests: ["tests/settlement/", "tests/invoices/invoices.test.ts"] },
   "recurring-schedule": { mutate: "server/recurring/schedule.ts", tests: ["tests/recurring/", "tests/recurring/recurring.test.ts"] },
-  totals: { mutate: "server/invoices/totals.ts", tests: ["tests/invoices/pricing.test.ts", "tests/documents/vat-breakdown.test.ts"] },
-  numbering: { mutate: "server/invoices/numbering.ts", tests: ["tests/invoices/numbering.test.ts"] },
+  // tests/invoices/pricing.test.ts is left out: it loads the compiled e-invoicing rule sets and validates UBL (minutes, not seconds)
+  totals: { mutate: "server/invoices/totals.ts", tests: ["tests/invoices/totals.test.ts", "tests/documents/vat-breakdown.test.ts"] },
+  // gross pricing (prices_include_vat: VAT per rate from the gross sum, nets by largest remainder) and the VAT breakdown
+  "vat-breakdown": { mutate: "server/documents/vat-breakdown.ts", tests: ["tests/documents/vat-breakdown.test.ts", "tests/invoices/totals.test.ts"] },
+  numbering: { mutate: "server/invoices/numbering.ts", tests: ["tests/invoices/numbering-draws.test.ts", "tests/invoices/numbering.test.ts"] },
+  // a payment's amount (at most what is due), the document's paid amount and status, its bank account;
+  // the banking tests for a bank line taking over a payment recorded by hand, and releasing one deleted
+  payments: {
+    mutate: "server/settlement/payments.ts",
+    tests: ["tests/settlement/payments.test.ts", "tests/settlement/", "tests/invoices/invoices.test.ts", "tests/expenses/expenses.test.ts", "tests/banking/statements.test.ts", "tests/banking/suspense.test.ts"],
+  },
+  // a bank line's allocations: its status (matched when they hold all of it), the suspense its rest sits in
+  allocations: { mutate: "server/settlement/allocations.ts", tests: ["tests/settlement/", "tests/banking/suspense.test.ts", "tests/banking/bookable-lines.test.ts"] },
 };
 
 /** The table's entries as test files: a folder gives its *.test.ts files; an absent folder, none. */

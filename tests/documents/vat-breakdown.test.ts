@@ -100,6 +100,21 @@ describe("documentVatGroups", () => {
       ["K", 500, "VATEX-EU-IC", "Intra-Community supply"],
     ]);
   });
+
+  test("each exempt category's default reason (EN 16931 BR-G-10, BR-E-10, BR-O-10), and the code of a line of the group's own rate only", () => {
+    const groups = documentVatGroups([line("G", 0, 100), line("E", 0, 200), line("O", 0, 300)]);
+    expect(groups.map((g) => [g.category, g.exemptionReasonCode, g.exemptionReason])).toEqual([
+      ["E", "VATEX-EU-132", "Exempt based on article 132 of Council Directive 2006/112/EC"],
+      ["G", "VATEX-EU-G", "Export outside the EU"],
+      ["O", "VATEX-EU-O", "Not subject to VAT"],
+    ]);
+    // two groups of one category at two rates: the code named by a line at 6 % is not the 21 % group's
+    const split = documentVatGroups([line("S", 2100, 1000), { ...line("S", 600, 1000), exemptionReasonCode: "VATEX-EU-143" }]);
+    expect(split.map((g) => [g.rateBp, g.exemptionReasonCode])).toEqual([
+      [2100, null],
+      [600, "VATEX-EU-143"],
+    ]);
+  });
 });
 
 describe("an invoice's document and its journal entry", async () => {

@@ -3,16 +3,13 @@
  * line discounts (percent or amount) and document allowances and charges (EN 16931 BG-20, BG-21,
  * BG-27), through the API: the figures as the rule of docs/invoicing.md gives them by hand, the
  * refusals, the UBL through the UBL 2.1 XSD and the CEN and Peppol rules, the PDF read back with
- * pdftotext, and the pure arithmetic over random invoices (total = Σ gross to the cent).
+ * pdftotext. The pure arithmetic (total = Σ gross to the cent, over random invoices) is in
+ * tests/invoices/totals.test.ts, which runs in a second.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import fc from "fast-check";
-import { netLinePrice } from "../../server/documents/en16931.ts";
-import { itemShares } from "../../server/documents/vat-breakdown.ts";
-import { priceInvoice } from "../../server/invoices/totals.ts";
 import { SELLER_IDENTITY } from "../fixtures.ts";
 import { createTestEnv } from "../helpers.ts";
 import { describe as describeValidation, loadRules, validateUbl } from "../einvoicing/validate.ts";
@@ -457,93 +454,4 @@ describe("other VAT categories", () => {
     expect(xml).toContain('<cbc:TaxableAmount currencyID="EUR">450.00</cbc:TaxableAmount>');
     expect(xml).toContain("<cbc:TaxExemptionReasonCode>VATEX-EU-132</cbc:TaxExemptionReasonCode>");
   }, 60_000);
-});
-
-describe("the arithmetic (totals.ts, itemShares)", () => {
-  const rateBps = [2100, 1200, 600, 0, 2000, 1900, 700, 550];
-  const grossLine = fc.record({
-    quantityCents: fc.integer({ min: 1, max: 100_000 }),
-    unitPriceCents: fc.integer({ min: 0, max: 500_000 }),
-    vatRateBp: fc.constantFrom(...rateBps),
-    discountPercentBp: fc.option(fc.integer({ min: 1, max: 10_000 }), { nil: null }),
-  });
-
-  test("property: with gross prices the total is Σ gross (lines less discounts, less allowances, plus charges) to the cent; nets and VATs add up", () => {
-    fc.assert(
-      fc.property(
-        fc.array(grossLine, { minLength: 1, maxLength: 30 }),
-        fc.array(fc.record({ isCharge: fc.boolean(), amountCents: fc.integer({ min: 1, max: 5_000 }), vatRateBp: fc.constantFrom(...rateBps) }), { maxLength: 4 }),
-        (lines, acs) => {
-          const r = priceInvoice(true, lines, acs);
-          const grossLines = lines.reduce((sum, l) => {
-            const g = Math.floor((l.quantityCents * l.unitPriceCents + 50) / 100);
-            const d = l.discountPercentBp ? Math.floor((g * l.discountPercentBp + 5000) / 10000) : 0;
-            return sum + g - d;
-          }, 0);
-          const grossAcs = acs.reduce((sum, ac) => sum + (ac.isCharge ? ac.amountCents : -ac.amountCents), 0);
-          expect(r.totals.totalCents).toBe(grossLines + grossAcs);
-          expect(r.totals.subtotalCents + r.totals.vatCents).toBe(r.totals.totalCents);
-          expect(r.lines.reduce((s, l) => s + l.amountCents, 0)).toBe(r.totals.lineTotalCents);
-          // per rate: VAT = round(G × r / (100 + r)) once
-          for (const rate of new Set([...lines.map((l) => l.vatRateBp), ...acs.map((a) => a.vatRateBp)])) {
-            const items = [
-              ...r.lines.filter((l) => l.vatRateBp === rate).map((l) => ({ net: l.amountCents, vat: l.vatCents })),
-              ...r.allowanceCharges.filter((a) => a.vatRateBp === rate).map((a) => ({ net: a.isCharge ? a.netCents : -a.netCents, vat: a.isCharge ? a.vatCents : -a.vatCents })),
-            ];
-            const g = items.reduce((s, i) => s + i.net + i.vat, 0);
-            const vat = items.reduce((s, i) => s + i.vat, 0);
-            if (g >= 0) expect(vat).toBe(Math.floor((g * rate * 2 + (10_000 + rate)) / (2 * (10_000 + rate))));
-          }
-          // a line's share is within a cent of its exact share, and never negative
-          for (const l of r.lines) {
-            const exact = ((l.grossCents - l.discountCents) * 10_000) / (10_000 + l.vatRateBp);
-            expect(Math.abs(l.amountCents - exact)).toBeLessThan(1);
-            expect(l.amountCents).toBeGreaterThanOrEqual(0);
-          }
-        },
-      ),
-      { numRuns: 2000 },
-    );
-  });
-
-  test("property: the UBL's net price of a gross line keeps quantity × price within half a cent of its net amount before discount (PEPPOL-EN16931-R120)", () => {
-    fc.assert(
-      fc.property(grossLine, fc.integer({ min: 0, max: 10_000_000 }), (line, amountCents) => {
-        const doc = {
-          position: 1,
-          description: "x",
-          quantityCents: line.quantityCents,
-          unitCode: "C62",
-          unitPriceCents: line.unitPriceCents,
-          amountCents,
-          vatCategory: "S" as const,
-          vatRateBp: line.vatRateBp,
-          vatCents: 0,
-          discount: line.discountPercentBp ? { cents: 1 + (amountCents % 997), percentBp: line.discountPercentBp, reason: null } : null,
-        };
-        const net = netLinePrice(doc, true);
-        // exact decimal arithmetic: price × 10^d as an integer, quantity in hundredths
-        const [whole, fraction = ""] = net.price.split(".");
-        const scaledPrice = BigInt(whole! + fraction);
-        const product = scaledPrice * BigInt(line.quantityCents); // × 10^(d + 2) currency units
-        const target = BigInt(net.baseCents) * 10n ** BigInt(fraction.length); // net base, × 10^(d + 2)
-        const diff = product > target ? product - target : target - product;
-        expect(diff * 2n <= 10n ** BigInt(fraction.length)).toBe(true); // ≤ half a cent
-        expect(net.baseCents - net.discountCents).toBe(amountCents);
-      }),
-      { numRuns: 3000 },
-    );
-  });
-
-  test("property: with net prices, each item's VAT is its amount × rate rounded half-up", () => {
-    fc.assert(
-      fc.property(fc.array(fc.record({ cents: fc.integer({ min: -1_000_000, max: 1_000_000 }), rateBp: fc.constantFrom(...rateBps) }), { maxLength: 20 }), (items) => {
-        const shares = itemShares(false, items);
-        shares.forEach((s, i) => {
-          expect(s.amountCents).toBe(items[i]!.cents);
-          expect(Math.abs(s.vatCents)).toBe(Math.floor((Math.abs(items[i]!.cents) * items[i]!.rateBp * 2 + 10_000) / 20_000));
-        });
-      }),
-    );
-  });
 });
