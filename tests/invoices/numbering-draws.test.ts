@@ -10,10 +10,10 @@ import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { invoices } from "../../db/schema.ts";
 import { nextSeriesNumber, provisionalNumber, reservedNumberForm } from "../../server/invoices/numbering.ts";
-import { transaction } from "../../server/lib/scope.ts";
+import { unitOfWork } from "../../server/lib/scope.ts";
 import { createTestEnv } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 describe("a client's number", () => {
@@ -27,10 +27,10 @@ describe("a client's number", () => {
 
 describe("through the database", () => {
   // each test its own Belgian organisation: its own series and payment references
-  let co: ReturnType<typeof env.newOrg>;
+  let co: Awaited<ReturnType<typeof env.newOrg>>;
   let customerId: string;
   beforeEach(async () => {
-    co = env.newOrg(undefined, { country: "BE" });
+    co = await env.newOrg(undefined, { country: "BE" });
     const r = await env.api("POST", "/api/v1/customers", { name: "Draws Customer" }, co.token);
     customerId = r.body.data.id;
   });
@@ -48,7 +48,7 @@ describe("through the database", () => {
 
   test("a provisional number: DRAFT- and the id's last 8 hex digits, else 12, else all 32; none free is an error naming the draft", async () => {
     const id = "0190ABCD-1234-7ABC-8DEF-0123456789AB"; // upper case: the number is lower case
-    const draw = () => transaction(env.db, (tx) => provisionalNumber(tx, co.org.id, id));
+    const draw = async () => await unitOfWork(env.db, (tx) => provisionalNumber(tx, co.org.id, id));
     expect(await draw()).toBe("DRAFT-456789ab");
     const [a, b, c] = [await draft(), await draft(), await draft()];
     setColumns(a.id, { number: "DRAFT-456789ab" });
@@ -68,7 +68,7 @@ describe("through the database", () => {
   });
 
   test("interest notes have their own series, INT-", async () => {
-    const numbers = await transaction(env.db, (tx) => [
+    const numbers = await unitOfWork(env.db, (tx) => [
       nextSeriesNumber(tx, co.org.id, { type: "interest_note", issueDate: "2023-06-01" }),
       nextSeriesNumber(tx, co.org.id, { type: "interest_note", issueDate: "2023-06-02" }),
       nextSeriesNumber(tx, co.org.id, { type: "credit_note", issueDate: "2023-06-02" }),

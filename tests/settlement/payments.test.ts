@@ -12,11 +12,11 @@ import { and, asc, eq } from "drizzle-orm";
 import { auditLog, events, journalEntries, type expenses, type invoices } from "../../db/schema.ts";
 import { bankAccountService } from "../../server/bank-accounts/service.ts";
 import { CLI_ACTOR } from "../../server/orgs/service.ts";
-import { transaction } from "../../server/lib/scope.ts";
+import { unitOfWork } from "../../server/lib/scope.ts";
 import { deletePayment, directionOf, dueOf, PAYMENT_TRANSITIONS, recordPayment } from "../../server/settlement/payments.ts";
 import { createTestEnv } from "../helpers.ts";
 
-const env = createTestEnv();
+const env = await createTestEnv();
 afterAll(() => env.close());
 
 type InvoiceRow = typeof invoices.$inferSelect;
@@ -57,11 +57,11 @@ describe("refusals before anything is read", () => {
   const show = () => null;
   test("an interest note: 409 naming it", async () => {
     const draft = invoice({ type: "interest_note", status: "draft" });
-    await expect(Promise.resolve().then(() => transaction(env.db, (tx) => recordPayment(tx, scope, draft, { amount: "1.00", payment_date: "2025-10-10" }, show)))).rejects.toThrow(
+    await expect(Promise.resolve().then(async () => await unitOfWork(env.db, (tx) => recordPayment(tx, scope, draft, { amount: "1.00", payment_date: "2025-10-10" }, show)))).rejects.toThrow(
       "The interest note is draft; payments are recorded on finalized, sent or partially paid invoices only.",
     );
     const cancelled = invoice({ type: "interest_note", status: "cancelled" });
-    await expect(Promise.resolve().then(() => transaction(env.db, (tx) => deletePayment(tx, scope, cancelled, "0190abcd-1234-7abc-8def-0123456789ab", show)))).rejects.toThrow(
+    await expect(Promise.resolve().then(async () => await unitOfWork(env.db, (tx) => deletePayment(tx, scope, cancelled, "0190abcd-1234-7abc-8def-0123456789ab", show)))).rejects.toThrow(
       "The interest note is cancelled; the payments of a cancelled invoice cannot be deleted.",
     );
   });
@@ -119,12 +119,12 @@ describe("through the API", () => {
     const inv = await issued("50.00");
     const body = (bank_account_id: string) => ({ amount: "10.00", payment_date: "2025-10-10", bank_account_id });
     await refused(payPath(inv.id), body("0190abcd-1234-7abc-8def-0123456789ab"), 422, "bank_account_id", "The selected bank_account_id is invalid.");
-    const dollars = bankAccountService.add(scope, { name: "Dollars", iban: "NL91ABNA0417164300", currency: "USD" });
+    const dollars = await bankAccountService.add(scope, { name: "Dollars", iban: "NL91ABNA0417164300", currency: "USD" });
     await refused(payPath(inv.id), body(dollars.id), 422, "bank_account_id", "The bank account Dollars holds USD, not EUR.");
-    const closed = bankAccountService.add(scope, { name: "Closed", iban: "NL02ABNA0123456789", currency: "EUR" });
-    bankAccountService.deactivate(scope, bankAccountService.find(scope, closed.id));
+    const closed = await bankAccountService.add(scope, { name: "Closed", iban: "NL02ABNA0123456789", currency: "EUR" });
+    await bankAccountService.deactivate(scope, bankAccountService.find(scope, closed.id));
     await refused(payPath(inv.id), body(closed.id), 422, "bank_account_id", "The bank account Closed is not active.");
-    const savings = bankAccountService.add(scope, { name: "Savings", iban: "NL39RABO0300065264", currency: "EUR" });
+    const savings = await bankAccountService.add(scope, { name: "Savings", iban: "NL39RABO0300065264", currency: "EUR" });
     const paid = await call("POST", payPath(inv.id), body(savings.id), 201);
     expect(paid.payments[0].bank_account_id).toBe(savings.id);
   });
