@@ -45,7 +45,7 @@ async function child(scenario: string, dbPath: string, orgId: string): Promise<v
   const reminders = await import("../server/reminders/run.ts");
   const recurring = await import("../server/recurring/run.ts");
   const feed = await import("../server/changes/feed.ts");
-  const reports = await import("../server/reports/service.ts");
+  const reports = await import("../server/reports/aged-receivables.ts");
   Bun.gc(true);
   const startRss = process.memoryUsage().rss;
   let peak = startRss;

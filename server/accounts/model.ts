@@ -1,5 +1,5 @@
 /**
- * The chart of accounts (api-spec 2.7), editable (docs/books.md#editing-the-chart): accounts are
+ * The chart of accounts (docs/books.md#chart-of-accounts), editable (docs/books.md#editing-the-chart): accounts are
  * added, renamed, archived and deleted; the code, type and parent are fixed once created.
  */
 import { t } from "elysia";

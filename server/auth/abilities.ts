@@ -1,4 +1,4 @@
-/** Abilities (api-spec section 5) and what each role grants (docs/api.md#tokens-and-abilities). */
+/** Abilities, `<area>.<action>`, each a token's permission for a set of routes, and what each role grants (docs/api.md#tokens-and-abilities). */
 export const ABILITIES = [
   "accounting.view", "accounting.create", "accounting.edit", "accounting.delete", "accounting.close-year", "accounting.reopen-year",
   "banking.view", "banking.create", "banking.edit", "banking.delete", "banking.import", "banking.reconcile",

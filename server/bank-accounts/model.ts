@@ -1,4 +1,4 @@
-/** Bank accounts (api-spec 2.8): read-only over the API, added with `kontor bank-account add`. */
+/** Bank accounts (docs/banking.md#bank-accounts): read-only over the API, added with `kontor bank-account add`. */
 import { t } from "elysia";
 import { Money, Nullable, Timestamp, Uuid } from "../lib/schemas.ts";
 

@@ -1,9 +1,9 @@
 import type { Ability } from "../auth/abilities.ts";
 
 /**
- * Event names (api-spec 6.1), of webhooks and of the events feed alike. Beyond the
- * specification's: suppliers, contact persons, the organisation and the chart's accounts, so that
- * every change a client can make through the API has an event a connector can follow.
+ * Event names, `<resource>.<what happened>`, of webhooks and of the events feed alike
+ * (docs/webhooks.md#events): one for every change a client can make through the API, suppliers,
+ * contact persons, the organisation and the chart's accounts included, so that every change a client can make through the API has an event a connector can follow.
  */
 export const WEBHOOK_EVENTS = [
   "invoice.created", "invoice.updated", "invoice.deleted", "invoice.finalized", "invoice.payment_recorded",

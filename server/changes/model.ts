@@ -18,8 +18,8 @@ const RESOURCES = [...new Set(WEBHOOK_EVENTS.map(resourceOf))];
 const article = (noun: string) => (/^[aeiou]/.test(noun) ? `an ${noun}` : `a ${noun}`);
 
 /**
- * The envelope of some events of one resource type (`InvoiceEvent`): a superset of api-spec
- * 6.2's webhook body `{event, timestamp, data}`, the same object in the feed, in
+ * The envelope of some events of one resource type (`InvoiceEvent`): a superset of the webhook
+ * body `{event, timestamp, data}` (docs/webhooks.md#the-body), the same object in the feed, in
  * GET /events/{id} and as the webhook body. `data` is the resource's own schema.
  */
 function envelope(title: string, resource: EventResource, names: WebhookEvent[], data: TSchema) {

@@ -39,8 +39,8 @@ export type EventEnvelopeParts = {
 
 /**
  * The envelope as JSON text around `data`, already JSON: one object for the feed and the
- * webhook body alike, a superset of api-spec 6.2's `{event, timestamp, data}` (`event` = `type`,
- * `timestamp` = `created_at`). Key order is fixed, so a body and its feed event read the same.
+ * webhook body alike (docs/webhooks.md#the-body): a superset of `{event, timestamp, data}`
+ * (`event` = `type`, `timestamp` = `created_at`). Key order is fixed, so a body and its feed event read the same.
  */
 export function envelopeJson(event: EventEnvelopeParts, data: string): string {
   const created = JSON.stringify(event.createdAt);

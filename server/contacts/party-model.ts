@@ -1,4 +1,4 @@
-/** Customers and suppliers share their fields and rules (api-spec 4.4; docs/invoicing.md#customers). */
+/** Customers and suppliers share their fields and rules (docs/invoicing.md#customers). */
 import { t } from "elysia";
 import { DOCUMENT_LANGUAGES } from "../documents/model.ts";
 import { PeppolId } from "../documents/peppol.ts";

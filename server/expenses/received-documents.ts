@@ -57,7 +57,7 @@ export async function keepReceivedDocument(scope: Scope, file: { original: Uint8
       createdAt: nowIso(),
     };
     tx.insert(receivedDocuments).values(row).run();
-    // api-spec 6.1 names no event for it: audited only
+    // no event for it (docs/webhooks.md#events names none): audited only
     recordChange(tx, scope, { action: "received_document.kept", resource: { type: "received_document", id: row.id } });
     return presentReceivedDocument(row);
   });

@@ -199,7 +199,7 @@ async function decide(scope: Scope, id: string, status: "approved" | "rejected",
     updateInOrg(tx, expenses, scope.org.id, id, { status: decided, rejectionReason, updatedAt: nowIso() });
     const row = findInOrg(tx, expenses, scope.org.id, id);
     const shown = presentExpenses(tx, [row])[0]!;
-    // api-spec 6.1 has no expense.rejected event: a rejection is an update
+    // there is no expense.rejected event: a rejection is an update (docs/payables.md#expenses)
     const event = status === "approved" ? "expense.approved" : "expense.updated";
     const ledger = status === "approved" ? [{ post: expensePosting(tx, row) }] : [];
     recordChange(tx, scope, { action: `expense.${status}`, resource: { type: "expense", id }, event, data: shown, ledger });

@@ -12,7 +12,7 @@ import type { Tx } from "../../db/client.ts";
 import { fiscalYears, journalEntries } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
 import { closingPostings } from "../ledger/rules.ts";
-import { netResult } from "../reports/service.ts";
+import { netResult } from "../reports/balances.ts";
 import { standingEntries } from "../ledger/entries.ts";
 import { Conflict, NotFound } from "../lib/errors.ts";
 import { fiscalCalendar, fiscalYearNamed, fiscalYearOf, firstYearName, type FiscalCalendar, type FiscalYear } from "../lib/fiscal-year.ts";

@@ -18,7 +18,7 @@
  *
  * The stored body is sealed (AES-256-GCM) with a key derived from the caller's own token
  * string, which the database does not hold: `POST /tokens` answers with a plain token, and
- * the contract stores only hashes of token secrets. Only the same token can replay it.
+ * Kontor stores only hashes of token secrets. Only the same token can replay it.
  */
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from "node:crypto";
 import { and, eq, lt } from "drizzle-orm";

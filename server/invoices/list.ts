@@ -1,4 +1,4 @@
-/** The invoice list: its sorts, filters and search (api-spec 4.5), and the customer-name lookups behind them. */
+/** The invoice list: its sorts, filters and search (docs/invoicing.md#lists-and-search), and the customer-name lookups behind them. */
 import { gte, notInArray, or, sql, type SQL } from "drizzle-orm";
 import { t } from "elysia";
 import { prepared, type Tx } from "../../db/client.ts";

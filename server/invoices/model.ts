@@ -1,4 +1,4 @@
-/** Invoices, their lines and payments (api-spec 2.3–2.5, 4.5; docs/invoicing.md). */
+/** Invoices, their lines and payments: requests, answers and list queries (docs/invoicing.md#invoices). */
 import { t } from "elysia";
 import { CustomerModel } from "../customers/model.ts";
 import { paymentInput, paymentShown } from "../settlement/model.ts";
@@ -8,7 +8,7 @@ import { INVOICE_STATUSES, INVOICE_TYPES, SUPPLY_TYPES } from "../../db/values.t
 export {
   INVOICE_STATUSES, INVOICE_TYPES, PAYMENT_METHODS, type InvoiceStatus, type InvoiceType, type PaymentMethod,
 } from "../../db/values.ts";
-/** Not in the spec (8: "not shown"); bounds the work of one request well inside the 1 MiB body. */
+/** At most 500 lines per invoice (docs/api.md#limits): bounds the work of one request well inside the 1 MiB body. */
 export const MAX_LINES = 500;
 
 

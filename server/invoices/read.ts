@@ -153,8 +153,8 @@ function buildPresentQueries(tx: Tx, one: boolean) {
 }
 
 /**
- * Invoices as the API and their webhooks show them (api-spec 2.3): each with its customer in
- * the full shape of 2.1, its lines and its payments. One query per related table for the
+ * Invoices as the API and their webhooks show them: each with its customer in the shape
+ * GET /customers/{id} gives, its lines and its payments. One query per related table for the
  * whole page, whatever its size. Payments are read only for invoices with something paid:
  * paid_cents is the sum of an invoice's payments, each at least 0.01, kept in the same
  * transaction as they are (recordPayment, deletePayment).

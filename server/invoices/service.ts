@@ -1,5 +1,5 @@
 /**
- * Invoices and credit notes (api-spec 2.3–2.5, 4.5; docs/invoicing.md): the commands, each in
+ * Invoices and credit notes (docs/invoicing.md#invoices, #credit-notes): the commands, each in
  * one transaction through the state machine (docs/invoicing.md#states-and-payments), with its audit entry, postings
  * and webhook deliveries (recordChange). Beside it: the list (list.ts), the read side (read.ts,
  * document.ts), the input checks (checks.ts), the numbering (numbering.ts); payments are

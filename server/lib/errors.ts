@@ -1,6 +1,6 @@
 /**
  * Every error a client can see. Services throw these; the `onError` of `server/http/kernel.ts` turns them
- * (and everything else) into the contract's JSON in one `onError`.
+ * (and everything else) into one JSON shape, `{code, message, errors?}` (docs/api.md#error-codes).
  */
 export type FieldErrors = Record<string, string[]>;
 

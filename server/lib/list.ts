@@ -741,8 +741,8 @@ function readPage<T extends SQLiteTable>(
 }
 
 /**
- * A page's links and meta (api-spec 4.1). Paged by number, as the specification says, with
- * `next_cursor` besides. Under a cursor (`cursor` sent; `cursor=` for the first page), the
+ * A page's links and meta (docs/api.md#conventions). Paged by number, with `next_cursor`
+ * besides (docs/api.md#cursors-and-incremental-sync). Under a cursor (`cursor` sent; `cursor=` for the first page), the
  * position is the walk's: `current_page` counts pages of `per_page` rows shown before this one,
  * `from` and `to` count rows shown by the walk, `last_page` is at least `current_page`, `prev`
  * is null and `next` carries the cursor.

@@ -73,3 +73,6 @@ export function lineAmountCents(quantityCents: number, unitPriceCents: number): 
 export function vatCents(amountCents: number, rateBp: number): number {
   return Number(divRoundHalfUp(BigInt(amountCents) * BigInt(rateBp), 10_000n));
 }
+
+/** The sum of amounts in cents (integers, so exact). */
+export const sumCents = (values: number[]): number => values.reduce((s, v) => s + v, 0);

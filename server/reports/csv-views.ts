@@ -1,5 +1,9 @@
 /** Each report as CSV rows: the JSON report flattened, its totals as last rows. */
-import type { agedReceivables, balanceSheet, profitAndLoss, trialBalance, vatReport } from "./service.ts";
+import type { agedReceivables } from "./aged-receivables.ts";
+import type { balanceSheet } from "./balance-sheet.ts";
+import type { profitAndLoss } from "./profit-and-loss.ts";
+import type { trialBalance } from "./trial-balance.ts";
+import type { vatReport } from "./vat-report.ts";
 import { toCsv } from "../http/csv.ts";
 
 type Amounts = { code: string; name: string; amount: string }[];

@@ -4,7 +4,11 @@ import { errors } from "../http/responses.ts";
 import { csvResponse, wantsCsv } from "../http/csv.ts";
 import { agedReceivablesCsv, balanceSheetCsv, profitAndLossCsv, trialBalanceCsv, vatReportCsv } from "./csv-views.ts";
 import { ReportModel, ReportQuery } from "./model.ts";
-import { agedReceivables, balanceSheet, profitAndLoss, trialBalance, vatReport } from "./service.ts";
+import { agedReceivables } from "./aged-receivables.ts";
+import { balanceSheet } from "./balance-sheet.ts";
+import { profitAndLoss } from "./profit-and-loss.ts";
+import { trialBalance } from "./trial-balance.ts";
+import { vatReport } from "./vat-report.ts";
 
 const tags = ["Reports"];
 

@@ -1,6 +1,7 @@
 /**
  * Suppliers: the shared party logic (server/contacts/party-service.ts) on the suppliers table,
- * plus the vendor → supplier match that expenses use. api-spec 6.1 names no supplier events.
+ * plus the vendor → supplier match that expenses use. Its events (supplier.created, .updated,
+ * .deleted) are recorded by that shared logic.
  */
 import { asc, count, eq, sql } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";

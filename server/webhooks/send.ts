@@ -1,5 +1,5 @@
 /**
- * One delivery attempt (api-spec 6.3 and 6.5; docs/webhooks.md): check the scheme, open the
+ * One delivery attempt (docs/webhooks.md#retries): check the scheme, open the
  * webhook's secret, resolve and check the destination, sign, POST the frozen payload, and
  * describe what happened. The scheme and the destination are checked at every attempt, against
  * the configuration of now. It never throws: every failure is an attempt result, recorded by

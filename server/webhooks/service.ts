@@ -1,5 +1,5 @@
 /**
- * Webhook subscriptions (api-spec 2.9, 4.9; docs/webhooks.md#subscribing). Every change is audited in its own
+ * Webhook subscriptions (docs/webhooks.md#subscribing). Every change is audited in its own
  * transaction. The secret leaves the server only in the answers of create and regenerate; it
  * is stored sealed with the server's key (server/lib/secret-box.ts).
  */

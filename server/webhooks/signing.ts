@@ -1,12 +1,12 @@
 /**
- * Webhook secrets and the two signatures every attempt carries (api-spec 6.3; docs/webhooks.md#verifying-a-delivery).
+ * Webhook secrets and the two signatures every attempt carries (docs/webhooks.md#verifying-a-delivery).
  *
  * A secret is `whsec_` followed by 44 characters encoding 33 random bytes (264 bits). Only
  * encodings without `+` and `/` are kept, so the text reads the same in base64 and base64url
  * (the secret is documented as base64url; the Standard Webhooks libraries decode plain base64) and
  * every decoder yields the same bytes. The two signatures use the secret differently:
  *
- * - `X-Webhook-Signature` (api-spec 6.4): hex HMAC-SHA256 of the raw body, keyed with the
+ * - `X-Webhook-Signature`: hex HMAC-SHA256 of the raw body, keyed with the
  *   secret exactly as shown, `whsec_` included (its UTF-8 bytes);
  * - `webhook-signature` (Standard Webhooks): `v1,` + base64 HMAC-SHA256 of
  *   `"<webhook-id>.<webhook-timestamp>.<body>"`, keyed with the 33 bytes that the text after
