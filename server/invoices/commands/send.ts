@@ -8,13 +8,13 @@
  * (docs/sending.md). Drafts and cancelled documents are a 409.
  */
 import { eq } from "drizzle-orm";
-import { organizations } from "../../db/schema.ts";
-import { recordChange } from "../changes/record.ts";
-import { FieldErrorBag } from "../lib/errors.ts";
-import { unitOfWork, type Scope } from "../lib/scope.ts";
-import { nowIso } from "../lib/time.ts";
-import { findSendable, markSent, queueSend, type SendRequest, type ShownDelivery } from "./deliveries.ts";
-import { showInvoice, type ShownInvoice } from "./read.ts";
+import { organizations } from "../../../db/schema.ts";
+import { recordChange } from "../../changes/record.ts";
+import { FieldErrorBag } from "../../lib/errors.ts";
+import { unitOfWork, type Scope } from "../../lib/scope.ts";
+import { nowIso } from "../../lib/time.ts";
+import { findSendable, markSent, queueSend, type SendRequest, type ShownDelivery } from "../deliveries.ts";
+import { showInvoice, type ShownInvoice } from "../read.ts";
 
 /** What the server offers for e-mail: its own SMTP relay and sender address (KONTOR_SMTP_URL, KONTOR_MAIL_FROM). */
 export type MailServer = { smtpUrl: string | null; mailFrom: string | null };

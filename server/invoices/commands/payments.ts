@@ -1,0 +1,24 @@
+/**
+ * An invoice's or credit note's payments by hand (`POST /invoices/{id}/record-payment`,
+ * `DELETE /invoices/{id}/payments/{pid}`); the rules are settlement's (server/settlement/payments.ts).
+ * Recording refuses: 404 for no such invoice; 409 for a draft or cancelled one, or one paid in
+ * full; 422 for an amount beyond the amount due, a date or bank account not accepted. Deleting
+ * refuses: 404 for no such invoice or payment; 409 when the document is cancelled.
+ * Records: payment.recorded or payment.deleted (audit, event invoice.updated) and the payment's
+ * postings or their reversal; a bank line holding a deleted payment is unmatched.
+ */
+import { invoices } from "../../../db/schema.ts";
+import { findInOrg, unitOfWork, type Scope } from "../../lib/scope.ts";
+import { deletePayment, recordPayment } from "../../settlement/payments.ts";
+import type { PaymentInput } from "../model.ts";
+import { showInvoice, type ShownInvoice } from "../read.ts";
+
+/** A payment of at most the amount due; the invoice becomes partially_paid or paid (server/settlement). */
+export async function recordInvoicePayment(scope: Scope, id: string, input: PaymentInput): Promise<ShownInvoice> {
+  return await unitOfWork(scope.db, (tx) => recordPayment(tx, scope, { kind: "invoice", row: findInOrg(tx, invoices, scope.org.id, id) }, input, showInvoice).shown);
+}
+
+/** Removes a payment (e.g. recorded by mistake); the status follows the remaining payments, a bank line holding it is unmatched. */
+export async function deleteInvoicePayment(scope: Scope, id: string, paymentId: string): Promise<void> {
+  await unitOfWork(scope.db, (tx) => deletePayment(tx, scope, { kind: "invoice", row: findInOrg(tx, invoices, scope.org.id, id) }, paymentId, showInvoice));
+}
