@@ -7,9 +7,9 @@
  * active, 422 naming `account_id` (receivables, payables, suspense, its own bank account, another
  * currency's bank account, an inactive account) or `vat_rate_id`; unbook: 409 when it is not
  * booked.
- * Records: bank_transaction.booked or bank_transaction.unbooked (audit and event) with the
- * line's entry out of suspense (ledger/rules.ts bankLineEntry) or its reversal, for both lines of
- * a transfer.
+ * Records: bank_transaction.booked (audit and event; bank_transaction.transfer_matched for a
+ * transfer's other line) with the line's entry out of suspense (ledger/rules.ts bankLineEntry),
+ * or bank_transaction.unbooked (audit and event) with its reversal, for both lines of a transfer.
  */
 import { bankTransactions } from "../../../db/schema.ts";
 import { findInOrg, unitOfWork, type Scope } from "../../lib/scope.ts";

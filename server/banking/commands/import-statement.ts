@@ -40,8 +40,8 @@
  * `statements[i].…` in a file of several); the readers' 422 for a file that is no statement.
  * Records: bank_statement.imported (audit) per statement, an account's opening balance
  * (booking.ts), bank_transaction.imported (audit and event) per line, then the line's match
- * (payment.recorded and its postings), its transfer booking, or bank_transaction.posted_to_suspense
- * with its suspense entry.
+ * (bank_transaction.matched_on_import, the payment and its postings), its transfer booking
+ * (bank_transaction.booked_on_import), or bank_transaction.posted_to_suspense and its entry.
  */
 import { and, eq, inArray } from "drizzle-orm";
 import type { Tx } from "../../../db/client.ts";

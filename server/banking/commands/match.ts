@@ -8,9 +8,10 @@
  * is not active; 422 naming the field (`invoice_id`, `expense_id`, `amount`, `allocations` or
  * `allocations.{i}.…`: a document of the other direction or currency, not awaiting payment, an
  * amount beyond the line's rest or the amount due, nothing due).
- * Records: per allocation, the payment recorded (payment.recorded, its postings out of
- * suspense) or an account's entry, and bank_transaction.matched with the line's event
- * (settlement/bank-matches.ts allocateLine).
+ * Records: per document allocation, its payment (invoice.payment_recorded or the expense's,
+ * posted against suspense) or the hand payment taken over; per account allocation, its entry;
+ * and bank_transaction.matched (with one document) or bank_transaction.allocated (with
+ * `allocations`), audit and event (settlement/bank-matches.ts allocateLine).
  */
 import { bankTransactions } from "../../../db/schema.ts";
 import { FieldErrorBag, Conflict, ValidationFailed } from "../../lib/errors.ts";

@@ -4,8 +4,8 @@
  * unbook followed by match; refused allocations leave everything as it was.
  * Refuses: 404 for no such line; 409 for a line booked as a transfer between own bank accounts
  * (unbook it first) or a bank account not active; 422 naming `allocations.{i}.…` as match does.
- * Records: what unmatch or unbook records (payments deleted, entries reversed), then what match
- * records for the new allocations.
+ * Records: what unmatch or unbook records (payments deleted, entries reversed), then the new
+ * allocations as match records them, under bank_transaction.reclassified (audit and event).
  */
 import { bankTransactions } from "../../../db/schema.ts";
 import { Conflict } from "../../lib/errors.ts";

@@ -2,9 +2,10 @@
  * Unmatching a bank line (`POST /bank-transactions/{id}/unmatch`): every allocation undone, or
  * an ignore lifted; the whole line is back in suspense.
  * Refuses: 404 for no such line; 409 when it is unmatched already, or booked (unbook it instead).
- * Records: per allocation, the payment it recorded deleted (payment.deleted, postings reversed;
- * a payment recorded by hand that it took over stays) or the account's entry reversed, and
- * bank_transaction.unmatched with the line's event (settlement/bank-matches.ts unallocateLine).
+ * Records: per allocation, the payment it recorded deleted (invoice.payment_deleted or
+ * expense.payment_deleted, postings reversed; a payment recorded by hand that it took over
+ * stays), and bank_transaction.unmatched (audit) with the reversal of the line's entries out of
+ * suspense (settlement/bank-matches.ts unallocateLine).
  */
 import { bankTransactions } from "../../../db/schema.ts";
 import { Conflict } from "../../lib/errors.ts";

@@ -1,11 +1,13 @@
 /**
  * An invoice's or credit note's payments by hand (`POST /invoices/{id}/record-payment`,
  * `DELETE /invoices/{id}/payments/{pid}`); the rules are settlement's (server/settlement/payments.ts).
- * Recording refuses: 404 for no such invoice; 409 for a draft or cancelled one, or one paid in
- * full; 422 for an amount beyond the amount due, a date or bank account not accepted. Deleting
- * refuses: 404 for no such invoice or payment; 409 when the document is cancelled.
- * Records: payment.recorded or payment.deleted (audit, event invoice.updated) and the payment's
- * postings or their reversal; a bank line holding a deleted payment is unmatched.
+ * Recording refuses: 404 for no such invoice; 409 unless it is finalized, sent or partially paid,
+ * or when it holds as many payments as a document may; 422 on `amount` (beyond the amount due)
+ * or `bank_account_id` (unknown, inactive, another currency). Deleting refuses: 404 for no such
+ * invoice or payment; 409 when the invoice is cancelled.
+ * Records: invoice.payment_recorded (audit and event) with the payment's postings; or
+ * invoice.payment_deleted (audit; event invoice.updated) with their reversal, the bank line
+ * holding the payment released and the invoice's credit notes allocated again to what is due.
  */
 import { invoices } from "../../../db/schema.ts";
 import { findInOrg, unitOfWork, type Scope } from "../../lib/scope.ts";
