@@ -107,7 +107,8 @@ async function seed(n: number, charges: boolean): Promise<{ path: string; orgId:
   const org = await createOrganization(db, { name: "Daily Runs BV", country: "BE", currency: "EUR", iban: "BE68539007547034" });
   const scope: Scope = { db, org, actor: CLI_ACTOR };
   const { customerService } = await import("../server/customers/service.ts");
-  const { invoiceService } = await import("../server/invoices/service.ts");
+  const { createInvoice } = await import("../server/invoices/commands/create.ts");
+  const { finalizeInvoice } = await import("../server/invoices/commands/finalize.ts");
   const { recurringInvoiceService } = await import("../server/recurring/service.ts");
   const { updatePolicy } = await import("../server/reminders/policy.ts");
   const sqlite = db.$client;
@@ -115,13 +116,13 @@ async function seed(n: number, charges: boolean): Promise<{ path: string; orgId:
   // the models: one business customer, one invoice finalized by the service, one template, one event
   const customer = await customerService.create(scope, { name: "Brasserie Dupont SA", country: "BE", vat_number: "BE0404795549", email: "ap@dupont.example" } as never) as { id: string };
   const due = addDays(today(), -30);
-  const draft = await invoiceService.create(scope, {
+  const draft = await createInvoice(scope, {
     customer_id: customer.id,
     issue_date: addDays(due, -30),
     due_date: due,
     lines: [{ description: "Consulting", quantity: "10", unit_price: "100.00", vat_rate_id: rate }],
   } as never);
-  const model = await invoiceService.finalize(scope, draft.id);
+  const model = await finalizeInvoice(scope, draft.id);
   await recurringInvoiceService.create(scope, {
     customer_id: customer.id,
     lines: [{ description: "Maintenance", quantity: "1", unit_price: "50.00", vat_rate_id: rate }],

@@ -13,7 +13,7 @@ import { expenseRoutes, receivedDocumentRoutes } from "./expenses/routes.ts";
 import { fiscalYearRoutes } from "./fiscal-years/routes.ts";
 import { createKernel } from "./http/kernel.ts";
 import { invoiceRoutes } from "./invoices/routes.ts";
-import { touchCustomerDrafts } from "./invoices/service.ts";
+import { touchCustomerDrafts } from "./invoices/drafts.ts";
 import { interestRoutes } from "./interest/routes.ts";
 import { journalRoutes } from "./journal/routes.ts";
 import { metaRoutes } from "./meta/routes.ts";

@@ -117,7 +117,7 @@ export const invoices = sqliteTable(
     index("invoices_org_updated").on(t.organizationId, t.updatedAt, t.id),
     index("invoices_customer").on(t.customerId),
     index("invoices_org_recurring").on(t.organizationId, t.recurringInvoiceId).where(sql`${t.recurringInvoiceId} IS NOT NULL`),
-    // what is left to credit on an invoice: its credit notes (server/invoices/service.ts creditLeftCents)
+    // what is left to credit on an invoice: its credit notes (server/invoices/credit-left.ts creditLeftCents)
     index("invoices_org_related").on(t.organizationId, t.relatedInvoiceId).where(sql`${t.relatedInvoiceId} IS NOT NULL`),
     // a transfer's reference names one document of the organisation
     uniqueIndex("invoices_org_payment_reference").on(t.organizationId, t.paymentReference).where(sql`${t.paymentReference} IS NOT NULL`),

@@ -41,7 +41,7 @@ const TRANSFER_DAYS = 5;
 export const NOT_BOOKED = { bookedAccountId: null, bookedVatRateId: null, journalEntryId: null, transferLineId: null, suspenseExitEntryId: null } as const;
 
 /** Books an unmatched line to an account of the chart (with a VAT rate), or as a transfer to another own bank account. */
-export function bookLine(tx: Tx, scope: Scope, line: TransactionRow, input: BankTransactionBook): void {
+export function postBooking(tx: Tx, scope: Scope, line: TransactionRow, input: BankTransactionBook): void {
   if (line.status !== "unmatched") throw new Conflict(`The bank transaction is ${line.status}; only an unmatched one can be booked (unmatch or unbook it first).`);
   const bank = findInOrg(tx, bankAccounts, scope.org.id, line.bankAccountId);
   const bag = new FieldErrorBag();
@@ -124,7 +124,7 @@ function bookedHalf(tx: Tx, orgId: string, bank: BankAccountRow, line: Transacti
  * (of its booking, or of the entry that took the transfer's second line out); one booked on
  * import is posted into suspense.
  */
-export function unbookLine(tx: Tx, scope: Scope, line: TransactionRow): void {
+export function reverseBooking(tx: Tx, scope: Scope, line: TransactionRow): void {
   if (line.status !== "booked") throw new Conflict(`The bank transaction is ${line.status}; only a booked one can be unbooked.`);
   const lines = [line];
   if (line.transferLineId) lines.push(findInOrg(tx, bankTransactions, scope.org.id, line.transferLineId));

@@ -6,7 +6,13 @@ import { IdParams, NoFields, ResponseSchema, Wrapped } from "../lib/schemas.ts";
 import { MAX_DOCUMENT_BYTES } from "../inbound/decode.ts";
 import { BankingModel } from "./model.ts";
 import { bankTransactionList } from "./read.ts";
-import { bankingService } from "./service.ts";
+import { bookLine, unbookLine } from "./commands/book.ts";
+import { ignoreLine } from "./commands/ignore.ts";
+import { importStatement } from "./commands/import-statement.ts";
+import { matchLine } from "./commands/match.ts";
+import { reclassifyLine } from "./commands/reclassify.ts";
+import { unmatchLine } from "./commands/unmatch.ts";
+import { listBankTransactions, showBankTransactionById } from "./queries.ts";
 
 const BankTransaction = Wrapped(BankingModel.transaction);
 const StatementImportResponse = ResponseSchema(
@@ -22,7 +28,7 @@ export const bankingRoutes = (kernel: Kernel) =>
       ({ scope, params, body, set, once, importSlots }) =>
         importSlots.run(() =>
           once(async () => {
-            const { created, statement, statements } = await bankingService.importStatement(scope, params.id, () => documentOf(body));
+            const { created, statement, statements } = await importStatement(scope, params.id, () => documentOf(body));
             set.status = created ? 201 : 200;
             if (created) set.headers["location"] = `/api/v1/bank-transactions?filter[bank_account_id]=${params.id}`;
             return { data: statement, statements };
@@ -56,19 +62,19 @@ export const bankingRoutes = (kernel: Kernel) =>
     )
     .group("/api/v1/bank-transactions", (group) =>
       group
-        .get("", ({ scope, query, url }) => bankingService.list(scope, query, url), {
+        .get("", ({ scope, query, url }) => listBankTransactions(scope, query, url), {
           ability: "banking.view",
           query: listQuerySchema(bankTransactionList),
           response: { 200: listResponse(BankingModel.transaction), ...errors(422) },
           detail: { tags: ["Bank transactions"], summary: "List bank transactions (search: counterparty, IBAN, communication, reference)" },
         })
-        .get("/:id", async ({ scope, params }) => ({ data: await bankingService.get(scope, params.id) }), {
+        .get("/:id", async ({ scope, params }) => ({ data: await showBankTransactionById(scope, params.id) }), {
           ability: "banking.view",
           params: IdParams,
           response: { 200: BankTransaction, ...errors(404) },
           detail: { tags: ["Bank transactions"], summary: "Show a bank transaction" },
         })
-        .post("/:id/match", ({ scope, params, body, once }) => once(async () => ({ data: await bankingService.match(scope, params.id, body) })), {
+        .post("/:id/match", ({ scope, params, body, once }) => once(async () => ({ data: await matchLine(scope, params.id, body) })), {
           ability: "banking.reconcile",
           params: IdParams,
           body: BankingModel.match,
@@ -83,7 +89,7 @@ export const bankingRoutes = (kernel: Kernel) =>
               "`allocations.{i}.invoice_id` … for a refused allocation (see docs/banking.md#suspense).",
           },
         })
-        .post("/:id/reclassify", ({ scope, params, body, once }) => once(async () => ({ data: await bankingService.reclassify(scope, params.id, body) })), {
+        .post("/:id/reclassify", ({ scope, params, body, once }) => once(async () => ({ data: await reclassifyLine(scope, params.id, body) })), {
           ability: "banking.reconcile",
           params: IdParams,
           body: BankingModel.reclassify,
@@ -96,7 +102,7 @@ export const bankingRoutes = (kernel: Kernel) =>
               "then the allocations are made from suspense as by match. Refused allocations (422) leave everything as it was.",
           },
         })
-        .post("/:id/unmatch", ({ scope, params, once }) => once(async () => ({ data: await bankingService.unmatch(scope, params.id) })), {
+        .post("/:id/unmatch", ({ scope, params, once }) => once(async () => ({ data: await unmatchLine(scope, params.id) })), {
           ability: "banking.reconcile",
           params: IdParams,
           body: NoFields,
@@ -106,7 +112,7 @@ export const bankingRoutes = (kernel: Kernel) =>
             summary: "Undo every allocation of a line (payments they recorded are deleted and their postings reversed) or an ignore: the whole line is back in suspense",
           },
         })
-        .post("/:id/book", ({ scope, params, body, once }) => once(async () => ({ data: await bankingService.book(scope, params.id, body) })), {
+        .post("/:id/book", ({ scope, params, body, once }) => once(async () => ({ data: await bookLine(scope, params.id, body) })), {
           ability: "banking.reconcile",
           params: IdParams,
           body: BankingModel.book,
@@ -116,14 +122,14 @@ export const bankingRoutes = (kernel: Kernel) =>
             summary: "Book an unmatched line to an account of the chart (a fee, interest: with its VAT) or to another own bank account (a transfer, paired with that account's line)",
           },
         })
-        .post("/:id/unbook", ({ scope, params, once }) => once(async () => ({ data: await bankingService.unbook(scope, params.id) })), {
+        .post("/:id/unbook", ({ scope, params, once }) => once(async () => ({ data: await unbookLine(scope, params.id) })), {
           ability: "banking.reconcile",
           params: IdParams,
           body: NoFields,
           response: { 200: BankTransaction, ...errors(404, 409, 422) },
           detail: { tags: ["Bank transactions"], summary: "Undo a booking: its entry is reversed (both lines of a transfer are unbooked) and the line is unmatched again" },
         })
-        .post("/:id/ignore", ({ scope, params, once }) => once(async () => ({ data: await bankingService.ignore(scope, params.id) })), {
+        .post("/:id/ignore", ({ scope, params, once }) => once(async () => ({ data: await ignoreLine(scope, params.id) })), {
           ability: "banking.reconcile",
           params: IdParams,
           body: NoFields,

@@ -14,7 +14,8 @@ import { addDays, isValidDate, localDate, today } from "../lib/time.ts";
 import type { NewLine } from "../invoices/checks.ts";
 import type { ShownInvoice } from "../invoices/read.ts";
 import { currentParties } from "../invoices/document.ts";
-import { insertDraft, invoiceService } from "../invoices/service.ts";
+import { finalizeInvoice } from "../invoices/commands/finalize.ts";
+import { insertDraft } from "../invoices/drafts.ts";
 import { computeClaim, readClaimInput, type ClaimInput } from "./claim.ts";
 import { interestWords, lawText } from "./wording.ts";
 
@@ -141,7 +142,7 @@ export function createInterestNoteDraft(tx: Tx, scope: Scope, invoiceId: string,
  */
 export async function issueInterestNote(tx: Tx, scope: Scope, invoiceId: string, asOf: string, opts?: InterestNoteOptions): Promise<ShownInvoice> {
   const draft = createInterestNoteDraft(tx, scope, invoiceId, asOf, opts ?? { firstReminderAcceptedOn: firstReminderAcceptedOn(tx, scope.org.id, invoiceId) });
-  return await invoiceService.finalize(scope, draft.id, { sendOnFinalize: false });
+  return await finalizeInvoice(scope, draft.id, { sendOnFinalize: false });
 }
 
 export const interestService = {

@@ -1,6 +1,6 @@
 /**
  * Deliveries of an issued document (docs/sending.md): `POST /invoices/{id}/send` with a channel
- * (server/invoices/send.ts) queues a delivery in the request's transaction (server/changes/deliveries.ts) and
+ * (server/invoices/commands/send.ts) queues a delivery in the request's transaction (server/changes/deliveries.ts) and
  * answers 202; the delivery worker (server/sending/worker.ts) sends it. What can be refused at
  * once is refused here, before anything is queued: an e-mail with no address, a Peppol send whose
  * issued buyer has no participant id, whose organisation has no access point, or whose document

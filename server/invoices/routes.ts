@@ -14,9 +14,16 @@ import { IdParams, NoFields, ResponseSchema, Wrapped } from "../lib/schemas.ts";
 import { PaymentParams } from "../settlement/model.ts";
 import { InvoiceModel, type InvoiceCreate } from "./model.ts";
 import { invoiceList } from "./list.ts";
-import { invoiceService } from "./service.ts";
 import { Delivery, deliveryListSpec, SendBody } from "./deliveries.ts";
-import { sendDocument } from "./send.ts";
+import { cancelInvoice } from "./commands/cancel.ts";
+import { createInvoice } from "./commands/create.ts";
+import { creditInvoice } from "./commands/credit-note.ts";
+import { finalizeInvoice } from "./commands/finalize.ts";
+import { deleteInvoicePayment, recordInvoicePayment } from "./commands/payments.ts";
+import { removeDraft } from "./commands/remove.ts";
+import { sendDocument } from "./commands/send.ts";
+import { updateInvoice } from "./commands/update.ts";
+import { invoiceDeliveries, listInvoices, showInvoiceById } from "./queries.ts";
 
 const tags = ["Invoices"];
 const Invoice = Wrapped(InvoiceModel.invoice);
@@ -37,9 +44,9 @@ const PdfDocument = ResponseSchema(t.String({ description: "PDF", format: "binar
 const createInvoices = batchRunner(InvoiceModel.create);
 
 /** POST /invoices and each item of its batch: `finalize: true` needs what POST /invoices/{id}/finalize needs. */
-function createInvoice(scope: Scope, auth: Auth, input: InvoiceCreate) {
+function createAllowed(scope: Scope, auth: Auth, input: InvoiceCreate) {
   if (input.finalize === true && !auth.abilities.has("invoicing.finalize")) throw new Forbidden("This action requires the invoicing.finalize ability.");
-  return invoiceService.create(scope, input);
+  return createInvoice(scope, input);
 }
 
 /** A state transition (docs/invoicing.md#states-and-payments): no fields, 200 with the invoice, 409 from a wrong state. */
@@ -54,13 +61,13 @@ const transition = (ability: "invoicing.finalize" | "invoicing.edit", summary: s
 export const invoiceRoutes = (kernel: Kernel) =>
   new Elysia({ prefix: "/api/v1/invoices" })
     .use(kernel)
-    .get("", ({ scope, query, url }) => invoiceService.list(scope, query, url), {
+    .get("", ({ scope, query, url }) => listInvoices(scope, query, url), {
       ability: "invoicing.view",
       query: listQuerySchema(invoiceList),
       response: { 200: listResponse(InvoiceModel.invoice), ...errors(422) },
       detail: { tags, summary: "List invoices and credit notes, each with its customer, lines and payments" },
     })
-    .get("/:id", async ({ scope, params }) => ({ data: await invoiceService.get(scope, params.id) }), {
+    .get("/:id", async ({ scope, params }) => ({ data: await showInvoiceById(scope, params.id) }), {
       ability: "invoicing.view",
       params: IdParams,
       response: { 200: Invoice, ...errors(404) },
@@ -151,7 +158,7 @@ export const invoiceRoutes = (kernel: Kernel) =>
     .post(
       "",
       ({ scope, auth, body, set, once }) => once(async () => {
-        const invoice = await createInvoice(scope, auth, body);
+        const invoice = await createAllowed(scope, auth, body);
         return created(set, location(invoice.id), invoice);
       }),
       {
@@ -161,7 +168,7 @@ export const invoiceRoutes = (kernel: Kernel) =>
         detail: { tags, summary: "Create an invoice (a draft numbered INV-<year>-00001… at finalize unless a number is given; finalized at once with finalize: true)" },
       },
     )
-    .post("/batch", ({ scope, auth, body, once }) => once(() => createInvoices(body.items, (item) => createInvoice(scope, auth, item))), {
+    .post("/batch", ({ scope, auth, body, once }) => once(() => createInvoices(body.items, (item) => createAllowed(scope, auth, item))), {
       ability: "invoicing.create",
       body: batchBody(InvoiceModel.create, "InvoiceBatch"),
       response: { 200: batchResponse(InvoiceModel.invoice, "InvoiceBatchResult"), ...errors(422) },
@@ -174,7 +181,7 @@ export const invoiceRoutes = (kernel: Kernel) =>
           "or 403, 404, 409 with `{code, message}`, and `holder_id` for a taken external_id). One request against the rate limit; under one Idempotency-Key the whole batch is replayed.",
       },
     })
-    .put("/:id", async ({ scope, params, body }) => ({ data: await invoiceService.update(scope, params.id, body) }), {
+    .put("/:id", async ({ scope, params, body }) => ({ data: await updateInvoice(scope, params.id, body) }), {
       ability: "invoicing.edit",
       params: IdParams,
       body: InvoiceModel.update,
@@ -184,7 +191,7 @@ export const invoiceRoutes = (kernel: Kernel) =>
     .delete(
       "/:id",
       async ({ scope, params, set }) => {
-        await invoiceService.remove(scope, params.id);
+        await removeDraft(scope, params.id);
         return noContent(set);
       },
       {
@@ -196,7 +203,7 @@ export const invoiceRoutes = (kernel: Kernel) =>
     )
     .post(
       "/:id/finalize",
-      ({ scope, params, once }) => once(async () => ({ data: await invoiceService.finalize(scope, params.id) })),
+      ({ scope, params, once }) => once(async () => ({ data: await finalizeInvoice(scope, params.id) })),
       transition(
         "invoicing.finalize",
         "Finalize a draft: its lines, totals, customer and number are locked; a 422 names every field its PDF or, when it must be one, its e-invoice lacks",
@@ -230,7 +237,7 @@ export const invoiceRoutes = (kernel: Kernel) =>
         },
       },
     )
-    .get("/:id/deliveries", ({ scope, params, query, url }) => invoiceService.deliveries(scope, params.id, query, url), {
+    .get("/:id/deliveries", ({ scope, params, query, url }) => invoiceDeliveries(scope, params.id, query, url), {
       ability: "invoicing.view",
       params: IdParams,
       query: listQuerySchema(deliveryListSpec),
@@ -239,13 +246,13 @@ export const invoiceRoutes = (kernel: Kernel) =>
     })
     .post(
       "/:id/cancel",
-      ({ scope, params, once }) => once(async () => ({ data: await invoiceService.cancel(scope, params.id) })),
+      ({ scope, params, once }) => once(async () => ({ data: await cancelInvoice(scope, params.id) })),
       transition("invoicing.finalize", "Cancel a finalized or sent invoice that has no payments"),
     )
     .post(
       "/:id/record-payment",
       ({ scope, params, body, set, once }) => once(async () => {
-        const invoice = await invoiceService.recordPayment(scope, params.id, body);
+        const invoice = await recordInvoicePayment(scope, params.id, body);
         return created(set, location(invoice.id), invoice);
       }),
       {
@@ -259,7 +266,7 @@ export const invoiceRoutes = (kernel: Kernel) =>
     .delete(
       "/:id/payments/:pid",
       async ({ scope, params, set }) => {
-        await invoiceService.deletePayment(scope, params.id, params.pid);
+        await deleteInvoicePayment(scope, params.id, params.pid);
         return noContent(set);
       },
       {
@@ -272,7 +279,7 @@ export const invoiceRoutes = (kernel: Kernel) =>
     .post(
       "/:id/credit-note",
       ({ scope, params, body, set, once }) => once(async () => {
-        const creditNote = await invoiceService.creditNote(scope, params.id, body ?? {});
+        const creditNote = await creditInvoice(scope, params.id, body ?? {});
         return created(set, location(creditNote.id), creditNote);
       }),
       {

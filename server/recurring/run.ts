@@ -15,7 +15,8 @@ import type { Db, Tx } from "../../db/client.ts";
 import { documentDeliveries, organizations, recurringInvoicePeriods, recurringInvoices } from "../../db/schema.ts";
 import { recordChange } from "../changes/record.ts";
 import { sendOnFinalize } from "../invoices/deliveries.ts";
-import { invoiceService } from "../invoices/service.ts";
+import { createInvoice } from "../invoices/commands/create.ts";
+import { finalizeInvoice } from "../invoices/commands/finalize.ts";
 import type { InvoiceCreate } from "../invoices/model.ts";
 import { ApiError, ValidationFailed } from "../lib/errors.ts";
 import type { Scope } from "../lib/scope.ts";
@@ -160,13 +161,13 @@ async function generateNext(tx: Tx, id: string, date: string): Promise<Generated
   if (!claimed) return "taken";
 
   const scope: Scope = { db: tx, org: findOrganization(tx, row.organizationId), actor: CLI_ACTOR };
-  const invoice = await invoiceService.create(scope, invoiceInput(row, date, periodStart, end), row.id);
+  const invoice = await createInvoice(scope, invoiceInput(row, date, periodStart, end), row.id);
   let shown = invoice;
   let finalizeError: string | null = null;
   if (row.autoFinalize) {
     try {
       // a savepoint: a refusal rolls back the finalize only, the draft stays
-      shown = await invoiceService.finalize(scope, invoice.id);
+      shown = await finalizeInvoice(scope, invoice.id);
     } catch (error) {
       if (!(error instanceof ApiError) || error.status >= 500) throw error;
       finalizeError = messageOf(error);

@@ -1,6 +1,6 @@
 /**
  * A bank line allocated to the documents and accounts its money settles (banking decides which:
- * the rules in the header of server/banking/service.ts and its matching.ts): each allocation takes
+ * the rules in the header of server/banking/commands/import-statement.ts and server/banking/matching.ts): each allocation takes
  * over a payment recorded by hand for the same money, or records one, or posts to an account;
  * undoing them deletes only the payments they recorded. The rest of the line sits in suspense
  * (./allocations.ts, docs/banking.md#suspense).

@@ -7,7 +7,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { asc, eq, sql } from "drizzle-orm";
 import { auditLog, invoiceLines, invoices, payments, webhookDeliveries, webhooks } from "../../db/schema.ts";
-import { invoiceService } from "../../server/invoices/service.ts";
+import { createInvoice } from "../../server/invoices/commands/create.ts";
+import { creditInvoice } from "../../server/invoices/commands/credit-note.ts";
+import { finalizeInvoice } from "../../server/invoices/commands/finalize.ts";
+import { recordInvoicePayment } from "../../server/invoices/commands/payments.ts";
 import type { Scope } from "../../server/lib/scope.ts";
 import { addDays, newId, nowIso, today } from "../../server/lib/time.ts";
 import { createTestEnv, type ApiResponse } from "../helpers.ts";
@@ -1189,10 +1192,10 @@ describe("webhook outbox (contract 7.2)", () => {
     try {
       const invoicesBefore = count("invoices");
       const cases: [string, () => unknown, string][] = [
-        ["finalize", () => invoiceService.finalize(scope, inv.id), inv.id],
-        ["record-payment", () => invoiceService.recordPayment(scope, fin.id, { amount: "1.00", payment_date: "2026-03-10" }), fin.id],
-        ["create", () => invoiceService.create(scope, body({ lines: [line()] }, party) as any), ""],
-        ["credit-note", () => invoiceService.creditNote(scope, fin.id), fin.id],
+        ["finalize", () => finalizeInvoice(scope, inv.id), inv.id],
+        ["record-payment", () => recordInvoicePayment(scope, fin.id, { amount: "1.00", payment_date: "2026-03-10" }), fin.id],
+        ["create", () => createInvoice(scope, body({ lines: [line()] }, party) as any), ""],
+        ["credit-note", () => creditInvoice(scope, fin.id), fin.id],
       ];
       for (const [name, run, id] of cases) {
         const before = id ? stored(id) : null;

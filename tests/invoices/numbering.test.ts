@@ -253,10 +253,11 @@ describe("under load", () => {
       doomed.push((await Promise.all(Array.from({ length: 5 }, () => draft(co, "2025-09-01")))).map((d) => d.id));
     }
     const root = join(TESTS_ROOT, "..");
-    // each process: its own connection, the service the API uses, all starting at the same moment
+    // each process: its own connection, the commands the API uses, all starting at the same moment
     const script = `
       import { openDatabase } from ${JSON.stringify(join(root, "db/client.ts"))};
-      import { invoiceService } from ${JSON.stringify(join(root, "server/invoices/service.ts"))};
+      import { finalizeInvoice } from ${JSON.stringify(join(root, "server/invoices/commands/finalize.ts"))};
+      import { removeDraft } from ${JSON.stringify(join(root, "server/invoices/commands/remove.ts"))};
       const db = openDatabase(process.env.T_DB);
       const org = JSON.parse(process.env.T_ORG);
       const scope = { db, org, actor: { type: "cli", id: null, ip: null, requestId: null } };
@@ -264,8 +265,8 @@ describe("under load", () => {
       while (Date.now() < Number(process.env.T_START)) await Bun.sleep(1);
       const numbers = [];
       for (let i = 0; i < ids.length; i++) {
-        numbers.push((await invoiceService.finalize(scope, ids[i])).number);
-        if (i % 6 === 0 && doomed.length) await invoiceService.remove(scope, doomed.pop());
+        numbers.push((await finalizeInvoice(scope, ids[i])).number);
+        if (i % 6 === 0 && doomed.length) await removeDraft(scope, doomed.pop());
         await Bun.sleep(Math.random() * 4); // let the others in between
       }
       console.log(JSON.stringify(numbers));

@@ -5,16 +5,21 @@
  * and the worker sends it. Sending does not depend on the settlement: any issued document
  * (finalized, sent, partially paid or paid; a credit note that settled its invoice too) can be
  * sent and sent again; only a `finalized` one becomes `sent`, and every send sets `sent_at`
- * (docs/sending.md). Drafts and cancelled documents are a 409.
+ * (docs/sending.md).
+ * Refuses: 404 for no such invoice; 409 for a draft or a cancelled document; 422 naming the field
+ * (`to`, `cc`, `message` without a channel that sends; no recipient, no SMTP server, a buyer
+ * without a peppol_id, what the access point would refuse: deliveries.ts).
+ * Records: marked, invoice.sent (audit; event invoice.updated); queued, invoice.delivery_queued
+ * (audit) with the delivery's outbox row, and invoice.sent when the channel accepts it.
  */
 import { eq } from "drizzle-orm";
-import { organizations } from "../../db/schema.ts";
-import { recordChange } from "../changes/record.ts";
-import { FieldErrorBag } from "../lib/errors.ts";
-import { unitOfWork, type Scope } from "../lib/scope.ts";
-import { nowIso } from "../lib/time.ts";
-import { findSendable, markSent, queueSend, type SendRequest, type ShownDelivery } from "./deliveries.ts";
-import { showInvoice, type ShownInvoice } from "./read.ts";
+import { organizations } from "../../../db/schema.ts";
+import { recordChange } from "../../changes/record.ts";
+import { FieldErrorBag } from "../../lib/errors.ts";
+import { unitOfWork, type Scope } from "../../lib/scope.ts";
+import { nowIso } from "../../lib/time.ts";
+import { findSendable, markSent, queueSend, type SendRequest, type ShownDelivery } from "../deliveries.ts";
+import { showInvoice, type ShownInvoice } from "../read.ts";
 
 /** What the server offers for e-mail: its own SMTP relay and sender address (KONTOR_SMTP_URL, KONTOR_MAIL_FROM). */
 export type MailServer = { smtpUrl: string | null; mailFrom: string | null };
