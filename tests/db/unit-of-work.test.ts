@@ -78,7 +78,7 @@ describe("a unit inside a unit", () => {
     await unitOfWork(db, async (tx) => {
       insert(tx, "outer");
       await expect(
-        await unitOfWork(db, async (inner) => {
+        unitOfWork(db, async (inner) => {
           insert(inner, "inner");
           await yieldToOthers();
           throw new Error("inner refused");
@@ -92,7 +92,7 @@ describe("a unit inside a unit", () => {
   test("a refused outer unit takes its committed savepoints with it", async () => {
     await clear();
     await expect(
-      await unitOfWork(db, async (tx) => {
+      unitOfWork(db, async (tx) => {
         await unitOfWork(db, (inner) => insert(inner, "inner"));
         insert(tx, "outer");
         throw new Error("outer refused");
@@ -123,7 +123,7 @@ describe("a unit inside a unit", () => {
     });
     // open while the callback fires, then refused: had the callback joined it, its row would go too
     await expect(
-      await unitOfWork(db, async (tx) => {
+      unitOfWork(db, async (tx) => {
         insert(tx, "refused");
         await new Promise((resolve) => setTimeout(resolve, 40));
         throw new Error("refused");

@@ -23,6 +23,6 @@ test("renders never overlap, run in order, and what came in meanwhile runs betwe
   expect(events.indexOf("read")).toBeLessThan(events.indexOf("start b"));
   expect(events.filter((e) => e.startsWith("start"))).toEqual(["start a", "start b", "start c"]);
   // a failing render hands its turn on
-  await expect(await turns.run(async () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
+  await expect(turns.run(async () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
   expect(await turns.run(async () => "after")).toBe("after");
 });

@@ -99,8 +99,8 @@ describe("KONTOR_IMPORT_CONCURRENCY", () => {
     const gate = new Promise<void>((resolve) => (release = resolve));
     const holding = [a.run(() => gate), b.run(() => gate)];
     await Bun.sleep(10);
-    await expect(await a.run(() => "third")).rejects.toMatchObject({ status: 503 });
-    await expect(await b.run(() => "third")).rejects.toMatchObject({ status: 503 });
+    await expect(a.run(() => "third")).rejects.toMatchObject({ status: 503 });
+    await expect(b.run(() => "third")).rejects.toMatchObject({ status: 503 });
     release();
     await Promise.all(holding);
     expect(await b.run(() => "after")).toBe("after");
