@@ -32,7 +32,7 @@ export async function spawnServer(cmd: string[], env: Record<string, string>, lo
     buffered += new TextDecoder().decode(chunk.value);
   }
   // keep draining stdout so the server never blocks on a full pipe
-  await (async () => {
+  void (async () => {
     for (;;) {
       const { done } = await reader.read();
       if (done) break;

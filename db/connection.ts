@@ -58,12 +58,13 @@ export function openDatabase(path: string, { cacheKiB = PAGE_CACHE_KIB }: { cach
   sqlite.exec(`PRAGMA cache_size = -${Math.floor(cacheKiB)}`);
   sqlite.exec("PRAGMA temp_store = MEMORY");
   const clock = new ChangeClock(sqlite);
+  const transactions = new Transactions(sqlite);
   const connection: Connection = {
     clock,
     statements: new Map(),
-    transactions: new Transactions(sqlite),
+    transactions,
     memory: new CommitMemory(clock),
-    outbox: new OutboxSignal(),
+    outbox: new OutboxSignal((effect) => transactions.afterCommit(effect)),
   };
   return Object.assign(drizzle(sqlite, { schema }), { $client: sqlite, connection });
 }

@@ -7,6 +7,12 @@
 export class OutboxSignal {
   #counter = new Int32Array(new SharedArrayBuffer(4));
   #pending = false;
+  readonly #whenCommitted: (effect: () => void) => void;
+
+  /** `whenCommitted`: runs an effect once the connection's open unit of work has committed. */
+  constructor(whenCommitted: (effect: () => void) => void) {
+    this.#whenCommitted = whenCommitted;
+  }
 
   /** Moves the counter of `memory` (4 bytes) from now on: that of the server's other threads. */
   share(memory: SharedArrayBuffer): void {
@@ -14,14 +20,14 @@ export class OutboxSignal {
   }
 
   /**
-   * Deliveries were queued in the current transaction: tell the worker once it has committed.
-   * Transactions are synchronous, so a microtask runs after the commit, never before it. After a
-   * rollback the worker is woken all the same and finds nothing new: harmless.
+   * Deliveries were queued in the current unit of work: tell the worker once it has committed
+   * (woken before, a worker on another thread would find nothing yet and wait for its next tick).
+   * After a rollback the worker is woken all the same and finds nothing new: harmless.
    */
   queued(): void {
     if (this.#pending) return;
     this.#pending = true;
-    queueMicrotask(() => {
+    this.#whenCommitted(() => {
       this.#pending = false;
       Atomics.add(this.#counter, 0, 1);
       Atomics.notify(this.#counter, 0);

@@ -30,6 +30,8 @@ export class Transactions {
   readonly #waiting: (() => void)[] = [];
   /** the token of the unit holding the connection */
   #active: object | null = null;
+  /** what waits for the open unit's end (a wake-up of the outbox worker) */
+  #afterCommit: (() => void)[] = [];
   #savepoints = 0;
 
   constructor(client: Database) {
@@ -51,6 +53,16 @@ export class Transactions {
    */
   shareWriteTurns(memory: SharedArrayBuffer): void {
     this.#turn = new Int32Array(memory, 0, 1);
+  }
+
+  /**
+   * Runs `effect` once the open unit has ended: after its COMMIT (or its ROLLBACK: an effect
+   * such as a wake-up must not be lost, and one after a rollback finds nothing new), or, outside
+   * a unit, in a microtask.
+   */
+  afterCommit(effect: () => void): void {
+    if (this.#active !== null) this.#afterCommit.push(effect);
+    else queueMicrotask(effect);
   }
 
   /** Whether the caller runs inside a unit of this connection. */
@@ -80,6 +92,7 @@ export class Transactions {
           result = await current.run(token, work);
         } catch (error) {
           if (this.#client.inTransaction) this.#rollback.run();
+          this.#runAfterCommit();
           throw error;
         } finally {
           this.#active = null;
@@ -89,6 +102,8 @@ export class Transactions {
         } catch (error) {
           if (this.#client.inTransaction) this.#rollback.run();
           throw error;
+        } finally {
+          this.#runAfterCommit();
         }
         return result;
       } finally {
@@ -119,6 +134,12 @@ export class Transactions {
       if (this.#client.inTransaction) this.#rollback.run();
       throw error;
     }
+  }
+
+  #runAfterCommit(): void {
+    const effects = this.#afterCommit;
+    this.#afterCommit = [];
+    for (const effect of effects) effect();
   }
 
   async #savepoint<T>(work: () => T | Promise<T>): Promise<T> {

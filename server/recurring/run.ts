@@ -269,6 +269,7 @@ export async function startRecurringSchedule(db: Db, log: Logger): Promise<Recur
     }
   };
   const cron = new Cron("5 0 * * *", { protect: true, timezone: "UTC" }, run);
-  await run();
+  // at start too (a day the server was down), without holding the start up
+  void run();
   return { stop: () => cron.stop() };
 }

@@ -124,7 +124,7 @@ async function readPrefix(response: Response, limit: number): Promise<string> {
       size += value.byteLength;
     }
   } finally {
-    await reader.cancel().catch(() => {});
+    void reader.cancel().catch(() => {});
   }
   return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, limit));
 }

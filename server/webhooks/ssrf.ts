@@ -68,10 +68,10 @@ export function pinnedRequest(url: URL, destination: Destination): { url: string
 
 function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>(async (resolve, reject) => {
+  return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
     signal.addEventListener("abort", onAbort, { once: true });
-    await promise.then(
+    promise.then(
       (value) => {
         signal.removeEventListener("abort", onAbort);
         resolve(value);

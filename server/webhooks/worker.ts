@@ -248,7 +248,7 @@ export async function startWorker(db: Db, config: Config, options: WorkerOptions
     }
   };
   const pruning = new Cron("0 * * * *", { protect: true }, prune);
-  await prune();
+  void prune();
   // deliveries queued by any thread of the server (they share the signal's memory)
   const unsubscribe = db.connection.outbox.subscribe(() => schedulePump());
   schedulePump();

@@ -133,3 +133,20 @@ describe("a unit inside a unit", () => {
     expect(await snapshot(db, texts)).toEqual(["first", "later"]);
   });
 });
+
+describe("what waits for a unit's end", () => {
+  test("the outbox worker is woken once the unit that queued deliveries has committed, not while it is open", async () => {
+    let woken = 0;
+    const stop = db.connection.outbox.subscribe(() => woken++);
+    let wokenInside = -1;
+    await unitOfWork(db, async (tx) => {
+      tx.connection.outbox.queued();
+      // every other task of the thread runs meanwhile: a worker woken now would find nothing committed
+      await yieldToOthers();
+      wokenInside = woken;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    stop();
+    expect([wokenInside, woken]).toEqual([0, 1]);
+  });
+});
