@@ -5,9 +5,11 @@
  * (allocations.ts); what is not allocated stays in suspense. A payment recorded by hand of the
  * same money is taken over rather than doubled (server/settlement/bank-matches.ts).
  * Refuses: 404 for no such line; 409 when it is matched, booked or ignored, or its bank account
- * is not active; 422 naming the field (`invoice_id`, `expense_id`, `amount`, `allocations` or
- * `allocations.{i}.…`: a document of the other direction or currency, not awaiting payment, an
- * amount beyond the line's rest or the amount due, nothing due).
+ * is not active, and when the one document matched is in no state to be paid (a draft, a
+ * cancelled one: settlement's state check); 422 naming the field (`invoice_id`, `expense_id`,
+ * `amount`, `allocations` or `allocations.{i}.…`: a document of the other direction or currency,
+ * an allocated document not awaiting payment, an amount beyond the line's rest or the amount due,
+ * nothing due).
  * Records: per document allocation, its payment (invoice.payment_recorded or the expense's,
  * posted against suspense) or the hand payment taken over; per account allocation, its entry;
  * and bank_transaction.matched (with one document) or bank_transaction.allocated (with
