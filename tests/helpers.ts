@@ -3,6 +3,7 @@
  * `app.handle(new Request(...))`, plus organisations, users and tokens made by the same
  * services the CLI uses. No mocks of our own database.
  */
+import { expect } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -170,3 +171,24 @@ export async function serveProcess(args: string[], env: Record<string, string> =
  * runs one thing at a time on its connection, so no other unit of work can be open meanwhile.
  */
 export const asTx = (db: Db): Tx => db as Tx;
+
+/**
+ * A CLI command started as a real process and not awaited: for a test that kills it in the
+ * middle or runs several at once. `children` collects it, for the test file's afterAll to kill.
+ */
+export function startCli(args: string[], env: Record<string, string>, children: Bun.Subprocess[]) {
+  const proc = Bun.spawn(["bun", join(import.meta.dir, "../cli/main.ts"), ...args], {
+    env: { ...process.env, KONTOR_ENV: "test", ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  children.push(proc);
+  return proc;
+}
+
+/** What a CLI process started by startCli printed as JSON, once it has exited 0. */
+export async function jsonWhenDone(proc: Bun.Subprocess<"ignore", "pipe", "pipe">) {
+  const [code, out, err] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+  expect(code, err).toBe(0);
+  return JSON.parse(out);
+}

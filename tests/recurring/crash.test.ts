@@ -6,12 +6,10 @@
  * the periods were generated, none drawn twice, none skipped.
  */
 import { afterAll, expect, test } from "bun:test";
-import { join } from "node:path";
 import { SELLER_IDENTITY } from "../fixtures.ts";
-import { createTestEnv } from "../helpers.ts";
+import { createTestEnv, jsonWhenDone, startCli } from "../helpers.ts";
 
 const env = await createTestEnv();
-const CLI = join(import.meta.dir, "../../cli/main.ts");
 const children: Bun.Subprocess[] = [];
 afterAll(async () => {
   for (const child of children) child.kill("SIGKILL");
@@ -42,21 +40,9 @@ async function setUp() {
   return { org, template };
 }
 
-function spawnRun(orgId: string, extra: Record<string, string> = {}) {
-  const proc = Bun.spawn(["bun", CLI, "recurring", "run", "--db", env.config.dbPath, "--json", "--date", RUN_DATE, "--org", orgId], {
-    env: { ...process.env, KONTOR_ENV: "test", ...extra },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  children.push(proc);
-  return proc;
-}
-
-async function finished(proc: Bun.Subprocess<"ignore", "pipe", "pipe">) {
-  const [code, out, err] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
-  expect(code, err).toBe(0);
-  return JSON.parse(out);
-}
+const spawnRun = (orgId: string, extra: Record<string, string> = {}) =>
+  startCli(["recurring", "run", "--db", env.config.dbPath, "--json", "--date", RUN_DATE, "--org", orgId], extra, children);
+const finished = jsonWhenDone;
 
 type Row = { template: string; start: string; number: string | null; status: string };
 /** The organisation's invoices in the order they were created (their rowid), with their period. */

@@ -6,11 +6,9 @@
  * notes' numbers are gapless: INT-…1 to n in the order they were issued.
  */
 import { afterAll, expect, test } from "bun:test";
-import { join } from "node:path";
-import { createTestEnv } from "../helpers.ts";
+import { createTestEnv, jsonWhenDone, startCli } from "../helpers.ts";
 
 const env = await createTestEnv();
-const CLI = join(import.meta.dir, "../../cli/main.ts");
 const children: Bun.Subprocess[] = [];
 afterAll(async () => {
   for (const child of children) child.kill("SIGKILL");
@@ -40,21 +38,9 @@ async function setUp(name: string) {
   return { org, ids };
 }
 
-function spawnRun(orgId: string, extra: Record<string, string> = {}) {
-  const proc = Bun.spawn(["bun", CLI, "reminders", "run", "--db", env.config.dbPath, "--date", RUN_DATE, "--org", orgId, "--json"], {
-    env: { ...process.env, KONTOR_ENV: "test", ...extra },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  children.push(proc);
-  return proc;
-}
-
-async function finished(proc: Bun.Subprocess<"ignore", "pipe", "pipe">) {
-  const [code, out, err] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
-  expect(code, err).toBe(0);
-  return JSON.parse(out);
-}
+const spawnRun = (orgId: string, extra: Record<string, string> = {}) =>
+  startCli(["reminders", "run", "--db", env.config.dbPath, "--date", RUN_DATE, "--org", orgId, "--json"], extra, children);
+const finished = jsonWhenDone;
 
 const remindersOf = (orgId: string) =>
   env.db.$client.query<{ invoice: string; level: number; note: string | null }, [string]>("SELECT invoice_id AS invoice, level, interest_note_id AS note FROM reminders WHERE organization_id = ?").all(orgId);
