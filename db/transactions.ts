@@ -87,25 +87,18 @@ export class Transactions {
         this.#begin[kind].run();
         const token = {};
         this.#active = token;
-        let result: T;
         try {
-          result = await current.run(token, work);
+          const result = await current.run(token, work);
+          this.#commit.run();
+          return result;
         } catch (error) {
+          // a refused unit, or a COMMIT that failed
           if (this.#client.inTransaction) this.#rollback.run();
-          this.#runAfterCommit();
           throw error;
         } finally {
           this.#active = null;
-        }
-        try {
-          this.#commit.run();
-        } catch (error) {
-          if (this.#client.inTransaction) this.#rollback.run();
-          throw error;
-        } finally {
           this.#runAfterCommit();
         }
-        return result;
       } finally {
         if (turn) {
           Atomics.store(turn, 0, 0);

@@ -43,7 +43,7 @@ export async function startBackground(runtime: Runtime, options: BackgroundOptio
       log(`[kontor] peppol inbox poll failed (the next one tries again): ${(error as Error).message}`);
     }
   });
-  const recurring = await startRecurringSchedule(db, runtime.log);
+  const recurring = startRecurringSchedule(db, runtime.log);
   const reminderRuns = startReminderSchedule(db, config, runtime.log);
   return {
     async stop() {

@@ -251,7 +251,7 @@ export type RecurringSchedule = { stop: () => void };
  * in `kontor serve` and `kontor worker`, beside the webhook worker. Any number of them may run on
  * one database: the periods' unique key makes each invoice once.
  */
-export async function startRecurringSchedule(db: Db, log: Logger): Promise<RecurringSchedule> {
+export function startRecurringSchedule(db: Db, log: Logger): RecurringSchedule {
   const run = async () => {
     try {
       const report = await runRecurring(db);
