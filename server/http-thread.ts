@@ -4,6 +4,7 @@
  */
 import "./http/elysia-production.ts";
 import { createApp } from "./app.ts";
+import { collectWhenIdle } from "./http/idle-collection.ts";
 import { createThreadMetrics } from "./metrics/thread.ts";
 import { createRuntime, type Runtime } from "./runtime.ts";
 import { listen, type ThreadCommand, type ThreadMessage } from "./serve.ts";
@@ -26,7 +27,9 @@ self.addEventListener("message", async (event: MessageEvent<ThreadCommand>) => {
       runtime = createRuntime(config, { shared });
       const server = listen(createApp(runtime, requests), config);
       const { db } = runtime;
+      const stopCollecting = collectWhenIdle(requests.answered);
       stop = async () => {
+        stopCollecting();
         await server.stop();
         db.$client.close();
       };

@@ -16,6 +16,7 @@ import type { Config } from "./config.ts";
 import { listeningOrigin } from "./http/kernel.ts";
 import { startBackupSchedule, type BackupSchedule } from "./backup/schedule.ts";
 import type { MetricsListener } from "./metrics/server.ts";
+import { collectWhenIdle } from "./http/idle-collection.ts";
 import { createThreadMetrics, type ThreadMetrics } from "./metrics/thread.ts";
 import type { Runtime, SharedState } from "./runtime.ts";
 import { sealPlaintextSecrets } from "./webhooks/service.ts";
@@ -113,6 +114,7 @@ export async function startServer(
     metrics = startMetricsListener(config, () => scrape(requests, others, serverMetrics), runtime.log);
   }
   const backups: BackupSchedule | null = config.backupDir ? startBackupSchedule(config, runtime.log) : null;
+  const stopCollecting = collectWhenIdle(requests.answered);
   return {
     url,
     metricsUrl: metrics?.url ?? null,
@@ -120,6 +122,7 @@ export async function startServer(
       // The worker stops claiming first (synchronously, inside its stop()), so it sends nothing
       // new while the HTTP side drains; deliveries queued by requests still in flight wait in
       // the outbox for the next worker. All then drain side by side.
+      stopCollecting();
       const draining = await Promise.allSettled([
         background?.stop(),
         server.stop(),

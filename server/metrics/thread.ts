@@ -25,6 +25,8 @@ export type ThreadMetrics = {
   /** one answered request; `route` the matched pattern (`/api/v1/invoices/:id`) */
   request(method: string, route: string, status: number, seconds: number): void;
   rateLimited(): void;
+  /** how many requests the thread has answered */
+  answered(): number;
 };
 
 const REQUESTS = { name: "kontor_http_requests_total", help: "HTTP requests answered, by method, matched route and status" };
@@ -37,8 +39,11 @@ export function createThreadMetrics(): ThreadMetrics {
   /** "method route" → per-bucket counts (not cumulative), sum and count */
   const latency = new Map<string, { labels: Labels; buckets: number[]; sum: number; count: number }>();
   let refused = 0;
+  let answered = 0;
   return {
+    answered: () => answered,
     request(method, route, status, seconds) {
+      answered++;
       const key = `${method} ${route} ${status}`;
       const counted = requests.get(key);
       if (counted) counted.count++;
