@@ -103,7 +103,7 @@ async function seed(n: number, charges: boolean): Promise<{ path: string; orgId:
   for (const suffix of ["", "-wal", "-shm"]) rmSync(path + suffix, { force: true });
   const started = performance.now();
   const db: Db = openDatabase(path);
-  migrateDatabase(db);
+  await migrateDatabase(db);
   const org = await createOrganization(db, { name: "Daily Runs BV", country: "BE", currency: "EUR", iban: "BE68539007547034" });
   const scope: Scope = { db, org, actor: CLI_ACTOR };
   const { customerService } = await import("../server/customers/service.ts");

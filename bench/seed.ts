@@ -526,7 +526,7 @@ export async function ensureSeed(size: SeedSize, { reseed = false, log = (l: str
   log(`Seeding ${size.label} database: ${size.invoices.toLocaleString("en")} invoices, ${size.customers.toLocaleString("en")} customers, ${size.expenses.toLocaleString("en")} expenses…`);
 
   const db = openDatabase(tmp);
-  migrateDatabase(db);
+  await migrateDatabase(db);
   const main = await createOrganization(db, { name: "Acme Benchmarks", country: "BE", currency: "EUR", iban: "BE68539007547034" });
   const second = await createOrganization(db, { name: "Globex Second", country: "NL", currency: "EUR", iban: "NL91ABNA0417164300" });
   const mint = async (org: Organization) =>
@@ -556,10 +556,10 @@ export async function ensureSeed(size: SeedSize, { reseed = false, log = (l: str
   // the ledger of what was seeded, posted by the rules the API posts by (as migration 0017 posts
   // a database written before the ledger): issued documents, their payments, approved expenses
   const posting = performance.now();
-  await unitOfWork(db, (tx) => {
-    backfillLedger(tx);
+  await unitOfWork(db, async (tx) => {
+    await backfillLedger(tx);
     // the invoices went in with their triggers off: what customers owe, from the documents
-    rebuildReceivables(tx);
+    await rebuildReceivables(tx);
   });
   const entries = (sqlite.query("SELECT count(*) AS n FROM journal_entries").get() as { n: number }).n;
   log(`  ledger: ${entries.toLocaleString("en")} journal entries posted in ${secs(posting)}`);

@@ -27,7 +27,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDatabase } from "../db/client.ts";
+import { firstRow, openDatabase } from "../db/client.ts";
 import { migrateDatabase } from "../server/data-migrations.ts";
 import { webhookDeliveries } from "../db/schema.ts";
 import { loadConfig } from "../server/config.ts";
@@ -212,7 +212,7 @@ async function scenario(name: string, receiverDelayMs: number, deliveries: numbe
   try {
     const config = loadConfig({ KONTOR_ENV: "test", KONTOR_DB: join(dir, "bench.db"), KONTOR_WEBHOOK_ALLOW_PRIVATE: "true" });
     const db = openDatabase(config.dbPath);
-    migrateDatabase(db);
+    await migrateDatabase(db);
     const org = await createOrganization(db, { name: "Bench" });
     const scope = { db, org, actor: CLI_ACTOR };
     const secrets = loadSecretBox(config);
@@ -235,7 +235,7 @@ async function scenario(name: string, receiverDelayMs: number, deliveries: numbe
     }
     const expected = changes * webhooks;
     const deadline = started + (deadlineS !== undefined ? deadlineS * 1000 : defaultDeadlineMs(expected, receiverDelayMs));
-    const pendingLeft = () => db.select({ n: count() }).from(webhookDeliveries).where(eq(webhookDeliveries.status, "pending")).get()!.n;
+    const pendingLeft = async () => (await firstRow(db.select({ n: count() }).from(webhookDeliveries).where(eq(webhookDeliveries.status, "pending"))))!.n;
     let ended: Result["ended"] = "complete";
     let stats = await receiver.stats();
     let polls = 0;
@@ -246,7 +246,7 @@ async function scenario(name: string, receiverDelayMs: number, deliveries: numbe
       }
       // failed deliveries never arrive: once nothing is pending, waiting longer changes nothing
       // (checked every 20th poll, once the receiver's count has been read after the database's)
-      if (++polls % 20 === 0 && pendingLeft() === 0) {
+      if (++polls % 20 === 0 && await pendingLeft() === 0) {
         stats = await receiver.stats();
         if (stats.unique < expected) ended = "settled";
         break;
@@ -256,8 +256,8 @@ async function scenario(name: string, receiverDelayMs: number, deliveries: numbe
     }
     const seconds = (performance.now() - started) / 1000;
     await worker.stop();
-    const notDelivered = db.select({ n: count() }).from(webhookDeliveries).where(ne(webhookDeliveries.status, "delivered")).get()!.n;
-    const missing = ended === "complete" ? 0 : reportMissing(name, db, await receiver.ids(), expected, ended);
+    const notDelivered = (await firstRow(db.select({ n: count() }).from(webhookDeliveries).where(ne(webhookDeliveries.status, "delivered"))))!.n;
+    const missing = ended === "complete" ? 0 : await reportMissing(name, db, await receiver.ids(), expected, ended);
     db.$client.close();
     rmSync(dir, { recursive: true, force: true });
 
@@ -286,8 +286,8 @@ async function scenario(name: string, receiverDelayMs: number, deliveries: numbe
  * What did not reach the receiver: counted by status and last error, with a few examples, on
  * stderr. Returns how many deliveries are missing.
  */
-function reportMissing(name: string, db: ReturnType<typeof openDatabase>, arrived: Set<string>, expected: number, ended: Result["ended"]): number {
-  const rows = db.select().from(webhookDeliveries).all();
+async function reportMissing(name: string, db: ReturnType<typeof openDatabase>, arrived: Set<string>, expected: number, ended: Result["ended"]): Promise<number> {
+  const rows = await db.select().from(webhookDeliveries);
   const lost = rows.filter((row) => !arrived.has(row.id));
   const neverQueued = Math.max(0, expected - rows.length);
   const why = ended === "deadline" ? "the deadline passed" : "nothing was pending any more";

@@ -7,11 +7,11 @@ import type { GlobalOptions } from "./globals.ts";
 import { printError } from "./output.ts";
 
 /** The command's runtime (server/runtime.ts) on the database named by --db or KONTOR_DB, migrated. */
-export function open(options: GlobalOptions): Runtime {
+export async function open(options: GlobalOptions): Promise<Runtime> {
   const config = loadConfig();
   if (options.db) config.dbPath = options.db;
   const db = openDatabase(config.dbPath);
-  migrateDatabase(db, {
+  await migrateDatabase(db, {
     backupDir: config.backupDir,
     onBackup: (backup) => printError(`Backed up the database before upgrading it: ${backup.path}`),
     onNotice: (notice) => printError(`Upgrade notice: ${notice}`),

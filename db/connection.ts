@@ -20,6 +20,7 @@ import { OutboxSignal } from "./outbox-signal.ts";
 import * as schema from "./schema.ts";
 import { pendingBackfills } from "./schema.ts";
 import { Transactions } from "./transactions.ts";
+import { firstRow } from "./rows.ts";
 
 export type Connection = {
   /** changes whenever anything may have committed (ChangeClock.mark) */
@@ -90,7 +91,7 @@ export class DatabaseTooNew extends Error {}
  * The data migrations a SQL migration can ask for by name (a row in pending_backfills), given by
  * the features that own the data (server/data-migrations.ts): db/ knows no posting rule.
  */
-export type DataMigrations = Readonly<Record<string, (tx: Tx, notice: (text: string) => void) => void>>;
+export type DataMigrations = Readonly<Record<string, (tx: Tx, notice: (text: string) => void) => void | Promise<void>>>;
 
 export type MigrateOptions = {
   /** every data migration a SQL migration of this build may queue */
@@ -112,7 +113,7 @@ export type MigrateOptions = {
  * - a database holding some migrations but not all (an older Kontor's) is backed up first
  *   (db/backup.ts), so a failed or regretted upgrade can be undone with `kontor restore`.
  */
-export function migrate(db: Db, { dataMigrations, backupDir = null, onBackup, onNotice }: MigrateOptions): number {
+export async function migrate(db: Db, { dataMigrations, backupDir = null, onBackup, onNotice }: MigrateOptions): Promise<number> {
   const migrations: MigrationMeta[] = embeddedMigrations.map((m) => ({
     sql: m.sql.split("--> statement-breakpoint"),
     bps: m.breakpoints,
@@ -131,7 +132,7 @@ export function migrate(db: Db, { dataMigrations, backupDir = null, onBackup, on
   }
   // drizzle's sqlite dialect runs every pending migration in one transaction
   (db as any).dialect.migrate(migrations, (db as any).session, {});
-  runDataMigrations(db, dataMigrations, onNotice ?? (() => {}));
+  await runDataMigrations(db, dataMigrations, onNotice ?? (() => {}));
   if (applied.length > 0 && pending.length > 0) {
     // 0001 made the search tables without indexing the rows already there: a database from
     // before it found none of its old customers, suppliers or expenses. Rebuilt after every
@@ -165,15 +166,15 @@ function appliedMigrations(client: Database): { hash: string; created_at: number
  * Data migrations a SQL migration asked for (a row in pending_backfills): each runs in one
  * transaction that also removes its row, so a crash leaves it for the next start.
  */
-function runDataMigrations(db: Db, dataMigrations: DataMigrations, onNotice: (text: string) => void): void {
-  for (const { name } of db.select().from(pendingBackfills).all()) {
+async function runDataMigrations(db: Db, dataMigrations: DataMigrations, onNotice: (text: string) => void): Promise<void> {
+  for (const { name } of (await db.select().from(pendingBackfills))) {
     const backfill = dataMigrations[name];
     if (!backfill) throw new Error(`this Kontor does not know the data migration "${name}" the database asks for: is it older than the database?`);
     const notices: string[] = [];
-    db.connection.transactions.runAtStart(() => {
+    await db.connection.transactions.runAtStart(async () => {
       // claimed inside the write lock: a second process that saw the row too finds it gone
-      const claimed = db.delete(pendingBackfills).where(eq(pendingBackfills.name, name)).returning().get();
-      if (claimed) backfill(db as Tx, (text) => notices.push(text));
+      const claimed = await firstRow(db.delete(pendingBackfills).where(eq(pendingBackfills.name, name)).returning());
+      if (claimed) await backfill(db as Tx, (text) => notices.push(text));
     });
     // told once the migration committed (a rolled-back one tells nothing; the next start runs it again)
     notices.forEach(onNotice);

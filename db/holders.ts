@@ -29,10 +29,10 @@ export function holdDatabase(dbPath: string, role: string): () => void {
  * Opens the database with `open` while holding it (a long upgrade included: a restore must not
  * swap the file meanwhile); a refused start lets go at once, leaving no holder behind.
  */
-export function openHolding<T>(dbPath: string, role: string, open: () => T): { opened: T; letGo: () => void } {
+export async function openHolding<T>(dbPath: string, role: string, open: () => T | Promise<T>): Promise<{ opened: T; letGo: () => void }> {
   const letGo = holdDatabase(dbPath, role);
   try {
-    return { opened: open(), letGo };
+    return { opened: await open(), letGo };
   } catch (error) {
     letGo();
     throw error;

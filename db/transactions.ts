@@ -113,14 +113,14 @@ export class Transactions {
   }
 
   /**
-   * Runs `work` in one transaction now, synchronously: for migrations at start, before the
-   * connection serves anything (no unit can be open then).
+   * Runs `work` in one write transaction: for migrations at start, before the connection serves
+   * anything (no unit can be open then).
    */
-  runAtStart<T>(work: () => T): T {
+  async runAtStart<T>(work: () => T | Promise<T>): Promise<T> {
     if (this.#held) throw new Error("runAtStart while a unit of work holds the connection");
     this.#begin.immediate.run();
     try {
-      const result = work();
+      const result = await work();
       this.#commit.run();
       return result;
     } catch (error) {

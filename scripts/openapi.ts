@@ -18,7 +18,7 @@ const dir = mkdtempSync(join(tmpdir(), "kontor-openapi-"));
 try {
   const config = loadConfig({ KONTOR_ENV: "test", KONTOR_DB: join(dir, "kontor.db") });
   const db = openDatabase(config.dbPath);
-  migrateDatabase(db);
+  await migrateDatabase(db);
   const app = createApp(createRuntime(config, { db }));
   const format = out?.endsWith(".yaml") || out?.endsWith(".yml") ? "yaml" : "json";
   const response = await app.handle(new Request(`http://localhost/docs/openapi.${format}`));

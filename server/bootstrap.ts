@@ -8,11 +8,12 @@ import type { Db } from "../db/client.ts";
 import { organizations } from "../db/schema.ts";
 import { CLI_ACTOR, createOrganization, createUser } from "./orgs/service.ts";
 import { createToken } from "./tokens/service.ts";
+import { firstRow } from "../db/client.ts";
 
 export type Bootstrap = { organizationId: string; userEmail: string; token: string };
 
 export async function bootstrapIfEmpty(db: Db): Promise<Bootstrap | null> {
-  const existing = db.select({ n: count() }).from(organizations).get()!.n;
+  const existing = (await firstRow(db.select({ n: count() }).from(organizations)))!.n;
   if (existing > 0) return null;
   const org = await createOrganization(db, { name: "Default organisation", currency: "EUR", country: "BE", apiAccess: true });
   const owner = await createUser(db, org, { email: "owner@kontor.local", name: "Owner", role: "owner" });

@@ -28,6 +28,6 @@ export const DATA_MIGRATIONS = {
 } as const;
 
 /** Applies every pending migration (db/connection.ts `migrate`); the number of SQL migrations applied. */
-export function migrateDatabase(db: Db, options: Omit<MigrateOptions, "dataMigrations"> = {}): number {
-  return migrate(db, { ...options, dataMigrations: DATA_MIGRATIONS });
+export async function migrateDatabase(db: Db, options: Omit<MigrateOptions, "dataMigrations"> = {}): Promise<number> {
+  return await migrate(db, { ...options, dataMigrations: DATA_MIGRATIONS });
 }

@@ -55,7 +55,7 @@ export async function createTestEnv(env: Record<string, string> = {}): Promise<T
   const dir = mkdtempSync(join(tmpdir(), "kontor-test-"));
   const config = loadConfig({ KONTOR_ENV: "test", KONTOR_RATE_LIMIT: "100000", ...env, KONTOR_DB: join(dir, "kontor.db") });
   const db = openDatabase(config.dbPath);
-  migrateDatabase(db);
+  await migrateDatabase(db);
   const app = createApp(createRuntime(config, { db, log: silentLogger }));
 
   const orgToken = async (abilities: string[], org: Organization = first.org) =>

@@ -59,9 +59,9 @@ export function databaseBefore(env: TestEnv, before: string, path: string): { sq
 }
 
 /** The database at `path` upgraded by the migrations `pending` says, and the app on it; `get` answers a 200's data. */
-export function upgradedApp(env: TestEnv, path: string, pending: number, token: string) {
+export async function upgradedApp(env: TestEnv, path: string, pending: number, token: string) {
   const db = openDatabase(path);
-  expect(migrateDatabase(db)).toBe(pending);
+  expect(await migrateDatabase(db)).toBe(pending);
   const config = loadConfig({ KONTOR_ENV: "test", KONTOR_RATE_LIMIT: "100000", KONTOR_DB: path, KONTOR_SECRET_KEY_FILE: join(env.dir, "kontor.key") });
   const app = createApp(createRuntime(config, { db, log: silentLogger }));
   const get = async (url: string) => {

@@ -11,9 +11,9 @@ export type AddOptions = GlobalOptions & { org: string; name: string; iban: stri
 export type RefOptions = GlobalOptions & { org: string };
 export type SetOptions = RefOptions & { name?: string; bic?: string; bankName?: string };
 
-function scopeOf(options: RefOptions): Scope {
-  const { db } = open(options);
-  return { db, org: findOrganization(db, options.org), actor: CLI_ACTOR };
+async function scopeOf(options: RefOptions): Promise<Scope> {
+  const { db } = await open(options);
+  return { db, org: await findOrganization(db, options.org), actor: CLI_ACTOR };
 }
 
 function print(options: GlobalOptions, shown: Record<string, unknown>): void {
@@ -22,22 +22,22 @@ function print(options: GlobalOptions, shown: Record<string, unknown>): void {
 }
 
 export async function add(options: AddOptions): Promise<void> {
-  const scope = scopeOf(options);
+  const scope = await scopeOf(options);
   const added = await bankAccountService.add(scope, options);
   print(options, options.default ? await bankAccountService.makeDefault(scope, await bankAccountService.find(scope, added.id)) : added);
 }
 
 export async function set(ref: string, options: SetOptions): Promise<void> {
-  const scope = scopeOf(options);
-  print(options, await bankAccountService.update(scope, bankAccountService.find(scope, ref), { name: options.name, bic: options.bic, bankName: options.bankName }));
+  const scope = await scopeOf(options);
+  print(options, await bankAccountService.update(scope, await bankAccountService.find(scope, ref), { name: options.name, bic: options.bic, bankName: options.bankName }));
 }
 
 export async function deactivate(ref: string, options: RefOptions): Promise<void> {
-  const scope = scopeOf(options);
-  print(options, await bankAccountService.deactivate(scope, bankAccountService.find(scope, ref)));
+  const scope = await scopeOf(options);
+  print(options, await bankAccountService.deactivate(scope, await bankAccountService.find(scope, ref)));
 }
 
 export async function makeDefault(ref: string, options: RefOptions): Promise<void> {
-  const scope = scopeOf(options);
-  print(options, await bankAccountService.makeDefault(scope, bankAccountService.find(scope, ref)));
+  const scope = await scopeOf(options);
+  print(options, await bankAccountService.makeDefault(scope, await bankAccountService.find(scope, ref)));
 }

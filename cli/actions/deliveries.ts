@@ -15,22 +15,23 @@ import { open } from "../context.ts";
 import type { GlobalOptions } from "../globals.ts";
 import { printJson, printTable } from "../output.ts";
 import { progressBar } from "../progress.ts";
+import { firstRow } from "../../db/client.ts";
 
 export type Filters = { org?: string; webhook?: string; since?: string };
 export type ListOptions = GlobalOptions & Filters & { status?: DeliveryStatus; limit: number };
 export type ReplayOptions = GlobalOptions & Filters & { failed?: boolean };
 
 /** The filters as a search; an unknown --org or --webhook is a user error, not an empty list. */
-function search(db: Db, filters: Filters): DeliverySearch {
-  if (filters.webhook && !db.select({ id: webhooks.id }).from(webhooks).where(eq(webhooks.id, filters.webhook)).get()) {
+async function search(db: Db, filters: Filters): Promise<DeliverySearch> {
+  if (filters.webhook && !(await firstRow(db.select({ id: webhooks.id }).from(webhooks).where(eq(webhooks.id, filters.webhook))))) {
     throw new ApiError(404, `No webhook ${filters.webhook}.`);
   }
-  return { orgId: filters.org ? findOrganization(db, filters.org).id : undefined, webhookId: filters.webhook, createdSince: filters.since };
+  return { orgId: filters.org ? (await findOrganization(db, filters.org)).id : undefined, webhookId: filters.webhook, createdSince: filters.since };
 }
 
-export function list(options: ListOptions): void {
-  const { db } = open(options);
-  const { rows, total } = findDeliveries(db, { ...search(db, options), status: options.status, limit: options.limit });
+export async function list(options: ListOptions): Promise<void> {
+  const { db } = await open(options);
+  const { rows, total } = await findDeliveries(db, { ...await search(db, options), status: options.status, limit: options.limit });
   const out = rows.map((row) => ({ ...presentDelivery(row), webhook_id: row.webhookId }));
   if (options.json) printJson(out);
   else
@@ -51,8 +52,8 @@ export function list(options: ListOptions): void {
 
 /** The given ids, or with --failed every failed delivery the filters select (the declaration checked which). */
 export async function replay(ids: string[], options: ReplayOptions): Promise<void> {
-  const { db } = open(options);
-  const selected = options.failed ? findDeliveryIds(db, { ...search(db, options), status: "failed" }) : ids;
+  const { db } = await open(options);
+  const selected = options.failed ? await findDeliveryIds(db, { ...await search(db, options), status: "failed" }) : ids;
   const progress = progressBar("Replaying");
   const replayed = await replayDeliveries(db, selected, CLI_ACTOR, progress?.update);
   progress?.finish();

@@ -8,7 +8,7 @@ import type { GlobalOptions } from "../globals.ts";
 export type JournalOptions = GlobalOptions & { org: string; format: ExportFormat; from?: string; to?: string };
 
 export async function journal(options: JournalOptions): Promise<void> {
-  const { db } = open(options);
-  const org = findOrganization(db, options.org);
+  const { db } = await open(options);
+  const org = await findOrganization(db, options.org);
   process.stdout.write(await exportJournal({ db, org, actor: CLI_ACTOR }, options.format, { from: options.from, to: options.to }));
 }

@@ -8,16 +8,16 @@ import { printError, printJson, printLine, printTable } from "../output.ts";
 
 export type ListingOptions = GlobalOptions & { org: string; xml?: boolean };
 
-function scopeOf(options: ListingOptions) {
-  const { db } = open(options);
-  return { db, org: findOrganization(db, options.org), actor: CLI_ACTOR };
+async function scopeOf(options: ListingOptions) {
+  const { db } = await open(options);
+  return { db, org: await findOrganization(db, options.org), actor: CLI_ACTOR };
 }
 
 /** Warnings go to stderr with the tables, so that stdout holds the listing alone. */
 const warn = (warnings: ListingWarning[]) => warnings.forEach((w) => printError(`warning: ${w.message}`));
 
 export async function clients(year: string, options: ListingOptions): Promise<void> {
-  const scope = scopeOf(options);
+  const scope = await scopeOf(options);
   if (options.xml) return void process.stdout.write((await listingService.clientsXml(scope, year)).body);
   const listing = await listingService.clients(scope, year);
   if (options.json) return printJson(listing);
@@ -32,7 +32,7 @@ export async function clients(year: string, options: ListingOptions): Promise<vo
 }
 
 export async function intraCommunity(period: string, options: ListingOptions): Promise<void> {
-  const scope = scopeOf(options);
+  const scope = await scopeOf(options);
   if (options.xml) return void process.stdout.write((await listingService.intraCommunityXml(scope, period)).body);
   const listing = await listingService.intraCommunity(scope, period);
   if (options.json) return printJson(listing);

@@ -5,12 +5,12 @@ import { migrateDatabase } from "../../server/data-migrations.ts";
 import type { GlobalOptions } from "../globals.ts";
 import { printJson, printLine } from "../output.ts";
 
-export function migrate(options: GlobalOptions): void {
+export async function migrate(options: GlobalOptions): Promise<void> {
   const config = loadConfig();
   const db = openDatabase(options.db ?? config.dbPath);
   let backup: string | null = null;
   const notices: string[] = [];
-  const applied = migrateDatabase(db, { backupDir: config.backupDir, onBackup: (b) => (backup = b.path), onNotice: (notice) => notices.push(notice) });
+  const applied = await migrateDatabase(db, { backupDir: config.backupDir, onBackup: (b) => (backup = b.path), onNotice: (notice) => notices.push(notice) });
   if (options.json) printJson({ applied, backup, notices });
   else {
     if (backup) printLine(`Backed up the database before upgrading it: ${backup}`);

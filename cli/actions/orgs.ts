@@ -52,7 +52,7 @@ const userJson = (u: { id: string; email: string; name: string; role: string }) 
 
 /** `legal`: its legal mentions by the API's field names (cli/commands/orgs.ts), set with the rules of PUT /organization. */
 export async function createOrg(options: CreateOrgOptions, legal: Record<string, unknown> = {}): Promise<void> {
-  const { db } = open(options);
+  const { db } = await open(options);
   // in the creation's transaction: a refused field creates nothing
   const identity = Object.keys(legal).length > 0 ? await import("../../server/orgs/identity.ts") : null;
   const created = await unitOfWork(db, async () => {
@@ -73,16 +73,16 @@ export function noBankAccount(name: string): string {
   return `${name} has no bank account: its documents carry no payment instructions (no IBAN, no QR code) until you add one with kontor bank-account add --org "${name}" --name "Current account" --iban <IBAN> --default`;
 }
 
-export function listOrgs(options: GlobalOptions): void {
-  const { db } = open(options);
-  const rows = listOrganizations(db).map(orgJson);
+export async function listOrgs(options: GlobalOptions): Promise<void> {
+  const { db } = await open(options);
+  const rows = (await listOrganizations(db)).map(orgJson);
   if (options.json) printJson(rows);
   else printTable(rows, [["ID", (r) => r.id], ["NAME", (r) => r.name], ["CURRENCY", (r) => r.currency], ["COUNTRY", (r) => r.country], ["API ACCESS", (r) => r.api_access]]);
 }
 
 export async function setOrgApiAccess(ref: string, state: "on" | "off", options: GlobalOptions): Promise<void> {
-  const { db } = open(options);
-  const updated = await setApiAccess(db, findOrganization(db, ref), state === "on");
+  const { db } = await open(options);
+  const updated = await setApiAccess(db, await findOrganization(db, ref), state === "on");
   if (options.json) printJson(orgJson(updated));
   else printLine(`API access for ${updated.name} is ${state}.`);
 }
@@ -98,8 +98,8 @@ export async function setOrg(
   settings: { smtpUrl?: string; peppol?: PeppolSettingsInput } = {},
 ): Promise<void> {
   const { showOrganization, updateOrganization } = await import("../../server/orgs/identity.ts");
-  const { db, secrets } = open(options);
-  const scope = { db, org: findOrganization(db, ref), actor: CLI_ACTOR };
+  const { db, secrets } = await open(options);
+  const scope = { db, org: await findOrganization(db, ref), actor: CLI_ACTOR };
   const { smtpUrl, peppol } = settings;
   // checked before anything is written: a URL that is not smtp(s):// changes nothing
   const url = smtpUrl === undefined || smtpUrl.trim() === "" ? null : parseSmtpUrl("--smtp-url", smtpUrl);
@@ -116,29 +116,29 @@ export async function setOrg(
 }
 
 export async function createOrgUser(options: CreateUserOptions): Promise<void> {
-  const { db } = open(options);
-  const created = await createUser(db, findOrganization(db, options.org), options);
+  const { db } = await open(options);
+  const created = await createUser(db, await findOrganization(db, options.org), options);
   if (options.json) printJson(userJson(created));
   else printRecord(userJson(created));
 }
 
-export function listOrgUsers(options: GlobalOptions & { org: string }): void {
-  const { db } = open(options);
-  const rows = listUsers(db, findOrganization(db, options.org)).map(userJson);
+export async function listOrgUsers(options: GlobalOptions & { org: string }): Promise<void> {
+  const { db } = await open(options);
+  const rows = (await listUsers(db, await findOrganization(db, options.org))).map(userJson);
   if (options.json) printJson(rows);
   else printTable(rows, [["ID", (r) => r.id], ["EMAIL", (r) => r.email], ["NAME", (r) => r.name], ["ROLE", (r) => r.role]]);
 }
 
 export async function setRole(ref: string, role: string, options: GlobalOptions): Promise<void> {
-  const { db } = open(options);
-  const updated = await setUserRole(db, findUser(db, ref), role);
+  const { db } = await open(options);
+  const updated = await setUserRole(db, await findUser(db, ref), role);
   if (options.json) printJson(userJson(updated));
   else printLine(`${updated.email} is now ${updated.role}.`);
 }
 
 export async function removeOrgUser(ref: string, options: GlobalOptions): Promise<void> {
-  const { db } = open(options);
-  const target = findUser(db, ref);
+  const { db } = await open(options);
+  const target = await findUser(db, ref);
   const result = await removeUser(db, target);
   if (options.json) printJson({ id: target.id, removed: true, revoked_tokens: result.revokedTokens });
   else printLine(`Removed ${target.email}; ${result.revokedTokens} personal token(s) no longer work.`);

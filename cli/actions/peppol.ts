@@ -9,8 +9,8 @@ import { printJson, printLine, printTable } from "../output.ts";
 export type PollOptions = GlobalOptions & { org?: string };
 
 export async function poll(options: PollOptions): Promise<void> {
-  const runtime = open(options);
-  const orgId = options.org ? findOrganization(runtime.db, options.org).id : undefined;
+  const runtime = await open(options);
+  const orgId = options.org ? (await findOrganization(runtime.db, options.org)).id : undefined;
   const result = await pollPeppolInbox({ db: runtime.db, secrets: runtime.secrets, log: runtime.log }, orgId);
   if (options.json) printJson(result);
   else {

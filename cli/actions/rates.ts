@@ -7,15 +7,15 @@ import { printJson, printRecord, printTable } from "../output.ts";
 export type AddRateOptions = GlobalOptions & RateInput;
 
 export async function add(options: AddRateOptions): Promise<void> {
-  const { db } = open(options);
+  const { db } = await open(options);
   const rate = await addRate(db, options);
   if (options.json) printJson(rate);
   else printRecord(rate);
 }
 
-export function list(options: GlobalOptions & { country?: string }): void {
-  const { db } = open(options);
-  const rows = listRates(db, options.country?.trim().toUpperCase());
+export async function list(options: GlobalOptions & { country?: string }): Promise<void> {
+  const { db } = await open(options);
+  const rows = await listRates(db, options.country?.trim().toUpperCase());
   if (options.json) printJson(rows);
   else
     printTable(rows, [

@@ -18,8 +18,8 @@ const pauseMs = Number(process.env.KONTOR_TEST_RECURRING_PAUSE_MS ?? 0);
 
 export async function run(options: RunOptions): Promise<void> {
   if (options.date !== undefined && options.date > today()) throw futureRunDate(options.date);
-  const { db } = open(options);
-  const orgId = options.org === undefined ? undefined : findOrganization(db, options.org).id;
+  const { db } = await open(options);
+  const orgId = options.org === undefined ? undefined : (await findOrganization(db, options.org)).id;
   const report = await runRecurring(db, {
     date: options.date,
     orgId,

@@ -8,8 +8,8 @@ import { printJson, printTable } from "../output.ts";
 export type RunOptions = GlobalOptions & { date?: string; dryRun?: boolean; org?: string };
 
 export async function run(options: RunOptions): Promise<void> {
-  const { db } = open(options);
-  const orgId = options.org ? findOrganization(db, options.org).id : undefined;
+  const { db } = await open(options);
+  const orgId = options.org ? (await findOrganization(db, options.org)).id : undefined;
   // days without a statutory rate: a warning on stderr (stdout keeps the table or the JSON)
   const log = { warn: (message: string, fields: Record<string, unknown> = {}) => console.error(`warning: ${message}: ${fields.invoice} level ${fields.level}: ${fields.problem}`) };
   const runs = await runReminders(db, { date: options.date, dryRun: options.dryRun, orgId, log });

@@ -28,9 +28,9 @@ export async function serve(options: ServeOptions): Promise<void> {
   refuseTakenPort(config.host, config.port);
   // one server per SQLite file, taken before the upgrade: two starts must not both migrate
   const unlock = lockDatabaseForServer(config.dbPath);
-  const { opened: db, letGo } = openHolding(config.dbPath, "serve", () => {
+  const { opened: db, letGo } = await openHolding(config.dbPath, "serve", async () => {
     const db = openDatabase(config.dbPath);
-    migrateDatabase(db, {
+    await migrateDatabase(db, {
       backupDir: config.backupDir,
       onBackup: (backup) => log.warn("backed up the database before upgrading it", { path: backup.path, bytes: backup.bytes }),
       onNotice: (notice) => log.warn("upgrade notice", { notice }),

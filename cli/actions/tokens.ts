@@ -8,6 +8,7 @@ import { createToken, presentToken, revokeToken } from "../../server/tokens/serv
 import { open } from "../context.ts";
 import type { GlobalOptions } from "../globals.ts";
 import { printJson, printLine, printRecord, printTable } from "../output.ts";
+import { firstRow } from "../../db/client.ts";
 
 export type CreateTokenOptions = GlobalOptions & {
   org: string;
@@ -20,9 +21,9 @@ export type CreateTokenOptions = GlobalOptions & {
 
 /** Exactly one of --user and --organisation, which the declaration checked. */
 export async function create(options: CreateTokenOptions): Promise<void> {
-  const { db } = open(options);
-  const org = findOrganization(db, options.org);
-  const user = options.user ? findUser(db, options.user) : null;
+  const { db } = await open(options);
+  const org = await findOrganization(db, options.org);
+  const user = options.user ? await findUser(db, options.user) : null;
   if (user && user.organizationId !== org.id) throw new ApiError(422, `${user.email} is not a member of ${org.name}.`);
   const abilities = options.abilities?.split(",").map((a) => a.trim()).filter(Boolean);
   const result = await createToken(
@@ -41,20 +42,19 @@ export async function create(options: CreateTokenOptions): Promise<void> {
   }
 }
 
-export function list(options: GlobalOptions & { org: string }): void {
-  const { db } = open(options);
-  const org = findOrganization(db, options.org);
-  const rows = db
+export async function list(options: GlobalOptions & { org: string }): Promise<void> {
+  const { db } = await open(options);
+  const org = await findOrganization(db, options.org);
+  const rows = (await db
     .select()
     .from(apiTokens)
     .where(and(eq(apiTokens.organizationId, org.id), isNull(apiTokens.revokedAt)))
-    .orderBy(apiTokens.createdAt)
-    .all()
+    .orderBy(apiTokens.createdAt))
     .map((row) => ({ ...presentToken(row), user_id: row.userId }));
   if (options.json) printJson(rows);
   else {
     const emails = new Map(
-      db.select({ id: users.id, email: users.email }).from(users).where(eq(users.organizationId, org.id)).all().map((u) => [u.id, u.email]),
+      (await db.select({ id: users.id, email: users.email }).from(users).where(eq(users.organizationId, org.id))).map((u) => [u.id, u.email]),
     );
     // the user by email (a removed user by id), and the minting token: what an admin looks for
     const createdBy = ({ user_id, token_id }: { user_id: string | null; token_id: string | null }) =>
@@ -73,10 +73,10 @@ export function list(options: GlobalOptions & { org: string }): void {
 }
 
 export async function revoke(id: string, options: GlobalOptions & { cascade?: boolean }): Promise<void> {
-  const { db } = open(options);
-  const row = db.select().from(apiTokens).where(eq(apiTokens.id, id)).get();
+  const { db } = await open(options);
+  const row = await firstRow(db.select().from(apiTokens).where(eq(apiTokens.id, id)));
   if (!row || (row.revokedAt && !options.cascade)) throw new ApiError(404, `No active token ${id}.`);
-  const org = findOrganization(db, row.organizationId);
+  const org = await findOrganization(db, row.organizationId);
   const minted = await revokeToken({ db, org, actor: CLI_ACTOR }, null, null, id, { cascade: !!options.cascade });
   if (options.json) printJson(options.cascade ? { id, revoked: true, minted_revoked: minted } : { id, revoked: true });
   else printLine(`Revoked token ${id}${options.cascade ? ` and ${minted.length} token(s) minted from it` : ""}.`);

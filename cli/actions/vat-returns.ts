@@ -8,9 +8,9 @@ import { printJson, printLine, printTable } from "../output.ts";
 
 export type VatReturnOptions = GlobalOptions & { org: string; askRestitution?: boolean };
 
-function scopeOf(options: VatReturnOptions): Scope {
-  const { db } = open(options);
-  return { db, org: findOrganization(db, options.org), actor: CLI_ACTOR };
+async function scopeOf(options: VatReturnOptions): Promise<Scope> {
+  const { db } = await open(options);
+  return { db, org: await findOrganization(db, options.org), actor: CLI_ACTOR };
 }
 
 function print(shown: VatReturnShown, options: VatReturnOptions): void {
@@ -26,15 +26,15 @@ function print(shown: VatReturnShown, options: VatReturnOptions): void {
 }
 
 export async function show(period: string, options: VatReturnOptions): Promise<void> {
-  print(await vatReturnService.show(scopeOf(options), period), options);
+  print(await vatReturnService.show(await scopeOf(options), period), options);
 }
 
 export async function xml(period: string, options: VatReturnOptions): Promise<void> {
-  const file = await vatReturnService.xml(scopeOf(options), period, options.askRestitution === true);
+  const file = await vatReturnService.xml(await scopeOf(options), period, options.askRestitution === true);
   if (options.json) return printJson({ period, xml: file.body });
   process.stdout.write(file.body);
 }
 
 export async function file(period: string, options: VatReturnOptions): Promise<void> {
-  print(await vatReturnService.file(scopeOf(options), period, options.askRestitution === true), options);
+  print(await vatReturnService.file(await scopeOf(options), period, options.askRestitution === true), options);
 }

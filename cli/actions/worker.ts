@@ -10,7 +10,7 @@ import { printLine } from "../output.ts";
 import { stopOnSignal } from "./signals.ts";
 
 export async function worker(options: GlobalOptions): Promise<void> {
-  const { opened, letGo } = openHolding(options.db ?? loadConfig().dbPath, "worker", () => open(options));
+  const { opened, letGo } = await openHolding(options.db ?? loadConfig().dbPath, "worker", () => open(options));
   const { db, config, secrets } = opened;
   await sealPlaintextSecrets(db, secrets);
   const worker = await startBackground(opened);

@@ -160,13 +160,13 @@ const genericChartRows = (): SeedRow[] =>
  * it gives one: Kontor invents no IBAN). Returns the id of the `bank` account (1110, or 550) its first bank account
  * links to, and what a payment without a bank account posts to.
  */
-export function seedChart(tx: Tx, organizationId: string, chart: Chart = "generic", language: DocumentLanguage = "en"): string {
+export async function seedChart(tx: Tx, organizationId: string, chart: Chart = "generic", language: DocumentLanguage = "en"): Promise<string> {
   const now = nowIso();
   const rows = chart === "be" ? beChartRows(language) : genericChartRows();
   const categories = chart === "be" ? BE_CATEGORY_ACCOUNTS : DEFAULT_CATEGORY_ACCOUNTS;
   const idByCode = new Map<string, string>();
   for (const { code } of rows) idByCode.set(code, newId());
-  tx.insert(accounts)
+  await tx.insert(accounts)
     .values(
       rows.map(({ code, name, type, parent, description, role }) => ({
         id: idByCode.get(code)!,
@@ -181,24 +181,22 @@ export function seedChart(tx: Tx, organizationId: string, chart: Chart = "generi
         createdAt: now,
         updatedAt: now,
       })),
-    )
-    .run();
-  tx.insert(expenseCategoryAccounts)
-    .values(Object.entries(categories).map(([category, code]) => ({ organizationId, category, accountId: idByCode.get(code)!, updatedAt: now })))
-    .run();
+    );
+  await tx.insert(expenseCategoryAccounts)
+    .values(Object.entries(categories).map(([category, code]) => ({ organizationId, category, accountId: idByCode.get(code)!, updatedAt: now })));
   return idByCode.get(CHART_BANK_CODE[chart])!;
 }
 
 /** The organisation's first bank account (`kontor org create --iban`), linked to 1110; returns its id. */
-export function seedBankAccount(
+export async function seedBankAccount(
   tx: Tx,
   organizationId: string,
   ledgerAccountId: string,
   input: { iban: string; bic: string | null; bankName: string | null; currency: string },
-): string {
+): Promise<string> {
   const now = nowIso();
   const id = newId();
-  tx.insert(bankAccounts)
+  await tx.insert(bankAccounts)
     .values({
       id,
       organizationId,
@@ -212,7 +210,6 @@ export function seedBankAccount(
       accountId: ledgerAccountId,
       createdAt: now,
       updatedAt: now,
-    })
-    .run();
+    });
   return id;
 }

@@ -17,14 +17,15 @@ import { Uuid } from "../lib/schemas.ts";
 import { findInOrg, inOrg, snapshot, unitOfWork, updateInOrg, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import { ACCOUNT_TYPES, type AccountModel, type AccountType } from "./model.ts";
+import { firstRow } from "../../db/client.ts";
 
 type AccountRow = typeof accounts.$inferSelect;
 type AccountCreate = typeof AccountModel.create.static;
 type AccountUpdate = typeof AccountModel.update.static;
 
 /** The accounts as the API shows them, each with its balance in the organisation's currency. */
-export function presentAccounts(tx: Tx, currency: string, rows: AccountRow[]) {
-  const balances = debitBalances(tx, rows.map((r) => r.id), currency);
+export async function presentAccounts(tx: Tx, currency: string, rows: AccountRow[]) {
+  const balances = await debitBalances(tx, rows.map((r) => r.id), currency);
   return rows.map((row) => presentAccount(row, shownBalance(row.type, balances.get(row.id) ?? 0)));
 }
 
@@ -81,31 +82,28 @@ function parentProblem(parent: AccountRow, type: AccountType): string | null {
  * account of a system role (each role keeps one: Kontor posts to it), the ledger account of a bank
  * account (of an active one, when archiving), the account an expense category posts to.
  */
-function inUseProblem(tx: Tx, orgId: string, row: AccountRow, removing: boolean): string | null {
+async function inUseProblem(tx: Tx, orgId: string, row: AccountRow, removing: boolean): Promise<string | null> {
   const what = `${row.code} ${row.name}`;
   if (row.systemAccount !== null) {
     // every bank account has a ledger account of its own in the `bank` role: another active one keeps the role
     const another =
       row.systemAccount === "bank" &&
-      tx
+      (await firstRow(tx
         .select({ id: accounts.id })
         .from(accounts)
-        .where(inOrg(accounts, orgId, eq(accounts.systemAccount, "bank"), eq(accounts.isActive, true), ne(accounts.id, row.id)))
-        .get();
+        .where(inOrg(accounts, orgId, eq(accounts.systemAccount, "bank"), eq(accounts.isActive, true), ne(accounts.id, row.id)))));
     if (!another) return `The account ${what} is the chart's ${row.systemAccount} account (system_account "${row.systemAccount}"): Kontor posts to it, and every role keeps an account.`;
   }
-  const bank = tx
+  const bank = await firstRow(tx
     .select({ name: bankAccounts.name, iban: bankAccounts.iban })
     .from(bankAccounts)
-    .where(inOrg(bankAccounts, orgId, eq(bankAccounts.accountId, row.id), removing ? undefined : eq(bankAccounts.isActive, true)))
-    .get();
+    .where(inOrg(bankAccounts, orgId, eq(bankAccounts.accountId, row.id), removing ? undefined : eq(bankAccounts.isActive, true))));
   if (bank) return `The account ${what} is the ledger account of the bank account ${bank.name} (${bank.iban}).`;
-  const categories = tx
+  const categories = (await tx
     .select({ category: expenseCategoryAccounts.category })
     .from(expenseCategoryAccounts)
     .where(and(eq(expenseCategoryAccounts.organizationId, orgId), eq(expenseCategoryAccounts.accountId, row.id)))
-    .orderBy(asc(expenseCategoryAccounts.category))
-    .all()
+    .orderBy(asc(expenseCategoryAccounts.category)))
     .map((c) => `"${c.category}"`);
   if (categories.length > 0) {
     return `The expense ${categories.length === 1 ? "category" : "categories"} ${categories.join(", ")} ${categories.length === 1 ? "posts" : "post"} to the account ${what}: map ${categories.length === 1 ? "it" : "them"} to another account first (PUT /api/v1/expense-categories/{category}).`;
@@ -114,22 +112,21 @@ function inUseProblem(tx: Tx, orgId: string, row: AccountRow, removing: boolean)
 }
 
 /** The account's non-zero balances, per currency ("150.00 EUR"), from the running totals. */
-function openBalances(tx: Tx, row: AccountRow): string[] {
-  return tx
+async function openBalances(tx: Tx, row: AccountRow): Promise<string[]> {
+  return (await tx
     .select({ currency: accountTotals.currency, debit: accountTotals.debitCents, credit: accountTotals.creditCents })
     .from(accountTotals)
-    .where(eq(accountTotals.accountId, row.id))
-    .all()
+    .where(eq(accountTotals.accountId, row.id)))
     .filter((r) => r.debit !== r.credit)
     .map((r) => `${formatCents(shownBalance(row.type, r.debit - r.credit))} ${r.currency}`);
 }
 
 export const accountService = {
   async list(scope: Scope, query: ListQuery, url: string) {
-    return await listPage(scope, accountList, query, url, (rows, tx) => presentAccounts(tx, scope.org.currency, rows));
+    return await listPage(scope, accountList, query, url, async (rows, tx) => await presentAccounts(tx, scope.org.currency, rows));
   },
   get(scope: Scope, id: string) {
-    return snapshot(scope.db, (tx) => presentAccounts(tx, scope.org.currency, [findInOrg(tx, accounts, scope.org.id, id)])[0]!);
+    return snapshot(scope.db, async (tx) => (await presentAccounts(tx, scope.org.currency, [findInOrg(tx, accounts, scope.org.id, id)]))[0]!);
   },
 
   /** Adds an account to the chart: a code of its own, a parent of a compatible type; no role (roles are the seed's). */
@@ -139,12 +136,12 @@ export const accountService = {
     const bag = new FieldErrorBag();
     if (name === "") bag.add("name", "The name field must not be empty.");
     bag.throwIfAny();
-    return await unitOfWork(scope.db, (tx) => {
-      const holder = tx.select().from(accounts).where(inOrg(accounts, scope.org.id, eq(accounts.code, code))).get();
+    return await unitOfWork(scope.db, async (tx) => {
+      const holder = await firstRow(tx.select().from(accounts).where(inOrg(accounts, scope.org.id, eq(accounts.code, code))));
       if (holder) bag.add("code", `The code ${code} is taken by the account ${holder.code} ${holder.name}.`);
       const parentId = input.parent_id ?? null;
       if (parentId !== null) {
-        const parent = tx.select().from(accounts).where(inOrg(accounts, scope.org.id, eq(accounts.id, parentId))).get();
+        const parent = await firstRow(tx.select().from(accounts).where(inOrg(accounts, scope.org.id, eq(accounts.id, parentId))));
         const problem = parent ? parentProblem(parent, input.type) : "The selected parent_id is invalid.";
         if (problem) bag.add("parent_id", problem);
       }
@@ -163,9 +160,9 @@ export const accountService = {
         createdAt: now,
         updatedAt: now,
       };
-      tx.insert(accounts).values(row).run();
+      await tx.insert(accounts).values(row);
       const shown = presentAccount(row, 0);
-      recordChange(tx, scope, { action: "account.created", resource: { type: "account", id: row.id }, event: "account.created", data: shown });
+      await recordChange(tx, scope, { action: "account.created", resource: { type: "account", id: row.id }, event: "account.created", data: shown });
       return shown;
     });
   },
@@ -178,22 +175,22 @@ export const accountService = {
   async update(scope: Scope, id: string, input: AccountUpdate): Promise<ShownAccount> {
     const name = input.name?.trim();
     if (name === "") throw ValidationFailed.field("name", "The name field must not be empty.");
-    return await unitOfWork(scope.db, (tx) => {
+    return await unitOfWork(scope.db, async (tx) => {
       const row = findInOrg(tx, accounts, scope.org.id, id);
       const archiving = input.is_active === false && row.isActive;
       const restoring = input.is_active === true && !row.isActive;
       if (archiving) {
-        const problem = inUseProblem(tx, scope.org.id, row, false);
+        const problem = await inUseProblem(tx, scope.org.id, row, false);
         if (problem) throw new Conflict(`${problem} It cannot be archived.`);
-        const balances = openBalances(tx, row);
+        const balances = await openBalances(tx, row);
         if (balances.length > 0) {
           throw new Conflict(`The account ${row.code} ${row.name} has a balance (${balances.join(", ")}): only an account with a zero balance can be archived. Move it to another account with a journal entry first.`);
         }
       }
-      updateInOrg(tx, accounts, scope.org.id, row.id, { ...(name !== undefined ? { name } : {}), ...(input.is_active !== undefined ? { isActive: input.is_active } : {}), updatedAt: nowIso() });
-      const shown = presentAccounts(tx, scope.org.currency, [findInOrg(tx, accounts, scope.org.id, row.id)])[0]!;
+      await updateInOrg(tx, accounts, scope.org.id, row.id, { ...(name !== undefined ? { name } : {}), ...(input.is_active !== undefined ? { isActive: input.is_active } : {}), updatedAt: nowIso() });
+      const shown = (await presentAccounts(tx, scope.org.currency, [findInOrg(tx, accounts, scope.org.id, row.id)]))[0]!;
       const action = archiving ? "account.archived" : restoring ? "account.restored" : "account.updated";
-      recordChange(tx, scope, { action, resource: { type: "account", id: row.id }, event: "account.updated", data: shown });
+      await recordChange(tx, scope, { action, resource: { type: "account", id: row.id }, event: "account.updated", data: shown });
       return shown;
     });
   },
@@ -204,19 +201,19 @@ export const accountService = {
    * inUseProblem names. Else a 409 saying which.
    */
   async remove(scope: Scope, id: string): Promise<void> {
-    await unitOfWork(scope.db, (tx) => {
+    await unitOfWork(scope.db, async (tx) => {
       const row = findInOrg(tx, accounts, scope.org.id, id);
       const what = `${row.code} ${row.name}`;
-      const problem = inUseProblem(tx, scope.org.id, row, true);
+      const problem = await inUseProblem(tx, scope.org.id, row, true);
       if (problem) throw new Conflict(`${problem} It cannot be deleted.`);
-      const posted = tx.select({ id: journalLines.id }).from(journalLines).where(and(eq(journalLines.organizationId, scope.org.id), eq(journalLines.accountId, row.id))).limit(1).get();
-      const booked = tx.select({ id: bankTransactions.id }).from(bankTransactions).where(inOrg(bankTransactions, scope.org.id, eq(bankTransactions.bookedAccountId, row.id))).limit(1).get();
+      const posted = await firstRow(tx.select({ id: journalLines.id }).from(journalLines).where(and(eq(journalLines.organizationId, scope.org.id), eq(journalLines.accountId, row.id))).limit(1));
+      const booked = await firstRow(tx.select({ id: bankTransactions.id }).from(bankTransactions).where(inOrg(bankTransactions, scope.org.id, eq(bankTransactions.bookedAccountId, row.id))).limit(1));
       if (posted || booked) throw new Conflict(`The account ${what} has postings: only an account never posted to can be deleted. Archive it instead (PUT with is_active false).`);
-      const child = tx.select({ code: accounts.code, name: accounts.name }).from(accounts).where(inOrg(accounts, scope.org.id, eq(accounts.parentId, row.id))).orderBy(asc(accounts.code)).limit(1).get();
+      const child = await firstRow(tx.select({ code: accounts.code, name: accounts.name }).from(accounts).where(inOrg(accounts, scope.org.id, eq(accounts.parentId, row.id))).orderBy(asc(accounts.code)).limit(1));
       if (child) throw new Conflict(`The account ${what} has sub-accounts (${child.code} ${child.name}): delete or keep them first.`);
-      const last = presentAccounts(tx, scope.org.currency, [row])[0]!;
-      tx.delete(accounts).where(inOrg(accounts, scope.org.id, eq(accounts.id, row.id))).run();
-      recordChange(tx, scope, { action: "account.deleted", resource: { type: "account", id: row.id }, event: "account.deleted", data: last });
+      const last = (await presentAccounts(tx, scope.org.currency, [row]))[0]!;
+      await tx.delete(accounts).where(inOrg(accounts, scope.org.id, eq(accounts.id, row.id)));
+      await recordChange(tx, scope, { action: "account.deleted", resource: { type: "account", id: row.id }, event: "account.deleted", data: last });
     });
   },
 };

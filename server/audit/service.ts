@@ -14,8 +14,8 @@ import { newId, nowIso } from "../lib/time.ts";
  * `recordChange` (server/changes/record.ts), which calls this.
  * Entries are never updated or deleted: migration 0004 makes SQLite refuse both.
  */
-export function audit(tx: Tx, scope: Scope, action: string, resourceType: string, resourceId: string): void {
-  tx.insert(auditLog)
+export async function audit(tx: Tx, scope: Scope, action: string, resourceType: string, resourceId: string): Promise<void> {
+  await tx.insert(auditLog)
     .values({
       id: newId(),
       organizationId: scope.org.id,
@@ -27,6 +27,5 @@ export function audit(tx: Tx, scope: Scope, action: string, resourceType: string
       ip: scope.actor.ip,
       requestId: scope.actor.requestId,
       createdAt: nowIso(),
-    })
-    .run();
+    });
 }

@@ -17,12 +17,15 @@ import { isCurrencyCode } from "../lib/iso-codes.ts";
 import { Currency } from "../lib/schemas.ts";
 import { findInOrg, inOrg, snapshot, unitOfWork, updateInOrg, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
+import { firstRow } from "../../db/client.ts";
 
 type BankAccountRow = typeof bankAccounts.$inferSelect;
 
 /** The bank accounts as the API shows them: each one's balance is its ledger account's, in its currency. */
-export function presentBankAccounts(tx: Tx, rows: BankAccountRow[]) {
-  return rows.map((row) => presentBankAccount(row, debitBalances(tx, [row.accountId], row.currency).get(row.accountId) ?? 0));
+export async function presentBankAccounts(tx: Tx, rows: BankAccountRow[]) {
+  const shown: ReturnType<typeof presentBankAccount>[] = [];
+  for (const row of rows) shown.push(presentBankAccount(row, (await debitBalances(tx, [row.accountId], row.currency)).get(row.accountId) ?? 0));
+  return shown;
 }
 
 function presentBankAccount(row: BankAccountRow, balanceCents: number) {
@@ -69,7 +72,7 @@ export const bankAccountService = {
   },
 
   get(scope: Scope, id: string) {
-    return snapshot(scope.db, (tx) => presentBankAccounts(tx, [findInOrg(tx, bankAccounts, scope.org.id, id)])[0]!);
+    return snapshot(scope.db, async (tx) => (await presentBankAccounts(tx, [findInOrg(tx, bankAccounts, scope.org.id, id)]))[0]!);
   },
 
   /**
@@ -92,12 +95,11 @@ export const bankAccountService = {
     if (!isCurrencyCode(currency)) bag.add("currency", "The currency must be an ISO 4217 code (e.g. EUR).");
     bag.throwIfAny();
 
-    return await unitOfWork(scope.db, (tx) => {
-      const taken = tx
+    return await unitOfWork(scope.db, async (tx) => {
+      const taken = await firstRow(tx
         .select({ id: bankAccounts.id })
         .from(bankAccounts)
-        .where(inOrg(bankAccounts, scope.org.id, eq(bankAccounts.iban, iban)))
-        .get();
+        .where(inOrg(bankAccounts, scope.org.id, eq(bankAccounts.iban, iban))));
       if (taken) throw ValidationFailed.field("iban", `${scope.org.name} already has a bank account with IBAN ${iban}.`);
       const now = nowIso();
       const row: BankAccountRow = {
@@ -111,23 +113,22 @@ export const bankAccountService = {
         isActive: true,
         isPlaceholder: false,
         // the first account in the organisation's currency takes 1110, where payments without a bank account went
-        accountId: (currency === scope.org.currency ? unlinkedBankLedgerAccount(tx, scope.org.id) : null) ?? newBankLedgerAccount(tx, scope.org.id, name),
+        accountId: (currency === scope.org.currency ? await unlinkedBankLedgerAccount(tx, scope.org.id) : null) ?? await newBankLedgerAccount(tx, scope.org.id, name),
         createdAt: now,
         updatedAt: now,
       };
-      tx.insert(bankAccounts).values(row).run();
-      recordChange(tx, scope, { action: "bank_account.created", resource: { type: "bank_account", id: row.id } });
+      await tx.insert(bankAccounts).values(row);
+      await recordChange(tx, scope, { action: "bank_account.created", resource: { type: "bank_account", id: row.id } });
       return presentBankAccount(row, 0);
     });
   },
 
   /** A bank account of the organisation by id or IBAN (spaces allowed), for the CLI. */
-  find(scope: Scope, ref: string): BankAccountRow {
-    const row = scope.db
+  async find(scope: Scope, ref: string): Promise<BankAccountRow> {
+    const row = await firstRow(scope.db
       .select()
       .from(bankAccounts)
-      .where(inOrg(bankAccounts, scope.org.id, or(eq(bankAccounts.id, ref), eq(bankAccounts.iban, normalizeIban(ref)))))
-      .get();
+      .where(inOrg(bankAccounts, scope.org.id, or(eq(bankAccounts.id, ref), eq(bankAccounts.iban, normalizeIban(ref))))));
     if (!row) throw new ApiError(404, `${scope.org.name} has no bank account "${ref}".`);
     return row;
   },
@@ -148,10 +149,10 @@ export const bankAccountService = {
       else if (set.bankName && oneLineProblem("bank name", set.bankName)) bag.add("bank_name", oneLineProblem("bank name", set.bankName)!);
     }
     bag.throwIfAny();
-    return await unitOfWork(scope.db, (tx) => {
-      updateInOrg(tx, bankAccounts, scope.org.id, row.id, { ...set, updatedAt: nowIso() });
-      recordChange(tx, scope, { action: "bank_account.updated", resource: { type: "bank_account", id: row.id } });
-      return presentBankAccounts(tx, [findInOrg(tx, bankAccounts, scope.org.id, row.id)])[0]!;
+    return await unitOfWork(scope.db, async (tx) => {
+      await updateInOrg(tx, bankAccounts, scope.org.id, row.id, { ...set, updatedAt: nowIso() });
+      await recordChange(tx, scope, { action: "bank_account.updated", resource: { type: "bank_account", id: row.id } });
+      return (await presentBankAccounts(tx, [findInOrg(tx, bankAccounts, scope.org.id, row.id)]))[0]!;
     });
   },
 
@@ -161,14 +162,13 @@ export const bankAccountService = {
    * the organisation has none until one is chosen (documents take its first active account).
    */
   async deactivate(scope: Scope, row: BankAccountRow) {
-    return await unitOfWork(scope.db, (tx) => {
-      updateInOrg(tx, bankAccounts, scope.org.id, row.id, { isActive: false, updatedAt: nowIso() });
-      tx.update(organizations)
+    return await unitOfWork(scope.db, async (tx) => {
+      await updateInOrg(tx, bankAccounts, scope.org.id, row.id, { isActive: false, updatedAt: nowIso() });
+      await tx.update(organizations)
         .set({ defaultBankAccountId: null })
-        .where(and(eq(organizations.id, scope.org.id), eq(organizations.defaultBankAccountId, row.id)))
-        .run();
-      recordChange(tx, scope, { action: "bank_account.deactivated", resource: { type: "bank_account", id: row.id } });
-      return presentBankAccounts(tx, [findInOrg(tx, bankAccounts, scope.org.id, row.id)])[0]!;
+        .where(and(eq(organizations.id, scope.org.id), eq(organizations.defaultBankAccountId, row.id)));
+      await recordChange(tx, scope, { action: "bank_account.deactivated", resource: { type: "bank_account", id: row.id } });
+      return (await presentBankAccounts(tx, [findInOrg(tx, bankAccounts, scope.org.id, row.id)]))[0]!;
     });
   },
 
@@ -176,10 +176,10 @@ export const bankAccountService = {
   async makeDefault(scope: Scope, row: BankAccountRow) {
     if (row.isPlaceholder) throw ValidationFailed.field("bank_account", `${row.iban} is the placeholder the earlier Kontor seeded, not the organisation's account.`);
     if (!row.isActive) throw ValidationFailed.field("bank_account", `The bank account ${row.name} is not active.`);
-    return await unitOfWork(scope.db, (tx) => {
-      tx.update(organizations).set({ defaultBankAccountId: row.id, updatedAt: nowIso() }).where(eq(organizations.id, scope.org.id)).run();
-      recordChange(tx, scope, { action: "organization.updated", resource: { type: "organization", id: scope.org.id } });
-      return presentBankAccounts(tx, [row])[0]!;
+    return await unitOfWork(scope.db, async (tx) => {
+      await tx.update(organizations).set({ defaultBankAccountId: row.id, updatedAt: nowIso() }).where(eq(organizations.id, scope.org.id));
+      await recordChange(tx, scope, { action: "organization.updated", resource: { type: "organization", id: scope.org.id } });
+      return (await presentBankAccounts(tx, [row]))[0]!;
     });
   },
 };

@@ -30,6 +30,7 @@ import { NOT_MATCHED } from "../settlement/payments.ts";
 import type { AccountType } from "../../db/values.ts";
 import type { BankTransactionBook } from "./model.ts";
 import { showBankTransaction } from "./read.ts";
+import { firstRow } from "../../db/client.ts";
 
 type BankAccountRow = typeof bankAccounts.$inferSelect;
 type TransactionRow = typeof bankTransactions.$inferSelect;
@@ -41,11 +42,11 @@ const TRANSFER_DAYS = 5;
 export const NOT_BOOKED = { bookedAccountId: null, bookedVatRateId: null, journalEntryId: null, transferLineId: null, suspenseExitEntryId: null } as const;
 
 /** Books an unmatched line to an account of the chart (with a VAT rate), or as a transfer to another own bank account. */
-export function postBooking(tx: Tx, scope: Scope, line: TransactionRow, input: BankTransactionBook): void {
+export async function postBooking(tx: Tx, scope: Scope, line: TransactionRow, input: BankTransactionBook): Promise<void> {
   if (line.status !== "unmatched") throw new Conflict(`The bank transaction is ${line.status}; only an unmatched one can be booked (unmatch or unbook it first).`);
   const bank = findInOrg(tx, bankAccounts, scope.org.id, line.bankAccountId);
   const bag = new FieldErrorBag();
-  const account = tx.select().from(accounts).where(inOrg(accounts, scope.org.id, eq(accounts.id, input.account_id))).get();
+  const account = await firstRow(tx.select().from(accounts).where(inOrg(accounts, scope.org.id, eq(accounts.id, input.account_id))));
   let other: BankAccountRow | null = null;
   if (!account) bag.add("account_id", "The selected account_id is invalid.");
   else if (!account.isActive) bag.add("account_id", `The account ${account.code} ${account.name} is not active.`);
@@ -55,20 +56,20 @@ export function postBooking(tx: Tx, scope: Scope, line: TransactionRow, input: B
     bag.add("account_id", `The account ${account.code} ${account.name} is where the line waits until it is booked or matched; book it to the account it belongs to.`);
   } else if (account.id === bank.accountId) bag.add("account_id", `The account ${account.code} ${account.name} is the line's own bank account.`);
   else {
-    other = tx.select().from(bankAccounts).where(inOrg(bankAccounts, scope.org.id, eq(bankAccounts.accountId, account.id))).get() ?? null;
+    other = (await firstRow(tx.select().from(bankAccounts).where(inOrg(bankAccounts, scope.org.id, eq(bankAccounts.accountId, account.id))))) ?? null;
     if (other && other.currency !== bank.currency) bag.add("account_id", `The bank account ${other.name} holds ${other.currency}; the line is in ${bank.currency}.`);
   }
   let vat: { category: (typeof vatRates.$inferSelect)["category"]; rateBp: number } | null = null;
   if (input.vat_rate_id !== undefined && input.vat_rate_id !== null) {
-    const rate = tx.select().from(vatRates).where(inOrg(vatRates, scope.org.id, eq(vatRates.id, input.vat_rate_id))).get();
+    const rate = await firstRow(tx.select().from(vatRates).where(inOrg(vatRates, scope.org.id, eq(vatRates.id, input.vat_rate_id))));
     if (!rate) bag.add("vat_rate_id", "The selected vat_rate_id is invalid.");
     else if (other) bag.add("vat_rate_id", "A transfer between own bank accounts carries no VAT.");
     else vat = { category: rate.category, rateBp: rate.rateBp };
   }
   bag.throwIfAny();
   // an unmatched line's money is in suspense: booking takes it out of there
-  if (other) return void bookTransfer(tx, scope, bank, line, other, "bank_transaction.booked", true);
-  post(tx, scope, bank, line, account!, input.vat_rate_id ?? null, vat, input.description ?? null, "bank_transaction.booked", true);
+  if (other) return void await bookTransfer(tx, scope, bank, line, other, "bank_transaction.booked", true);
+  await post(tx, scope, bank, line, account!, input.vat_rate_id ?? null, vat, input.description ?? null, "bank_transaction.booked", true);
 }
 
 /**
@@ -76,13 +77,13 @@ export function postBooking(tx: Tx, scope: Scope, line: TransactionRow, input: B
  * booked there (its line came first) takes this one in; else it is posted, and the other
  * account's line of the same money, if already imported, joins it. The transfer is posted once.
  */
-function bookTransfer(tx: Tx, scope: Scope, bank: BankAccountRow, line: TransactionRow, other: BankAccountRow, action: string, inSuspense: boolean): void {
-  const waiting = bookedHalf(tx, scope.org.id, bank, line).find((w) => w.bankAccountId === other.id);
+async function bookTransfer(tx: Tx, scope: Scope, bank: BankAccountRow, line: TransactionRow, other: BankAccountRow, action: string, inSuspense: boolean): Promise<void> {
+  const waiting = (await bookedHalf(tx, scope.org.id, bank, line)).find((w) => w.bankAccountId === other.id);
   if (waiting) return joinTransfer(tx, scope, waiting, line, other, inSuspense);
-  post(tx, scope, bank, line, { id: other.accountId, type: "asset" }, null, null, null, action, inSuspense);
-  const pair = transferPartner(tx, scope.org.id, line, other, bank);
+  await post(tx, scope, bank, line, { id: other.accountId, type: "asset" }, null, null, null, action, inSuspense);
+  const pair = await transferPartner(tx, scope.org.id, line, other, bank);
   // the partner was imported before: unmatched, in suspense
-  if (pair) joinTransfer(tx, scope, findInOrg(tx, bankTransactions, scope.org.id, line.id), pair, bank, true);
+  if (pair) await joinTransfer(tx, scope, findInOrg(tx, bankTransactions, scope.org.id, line.id), pair, bank, true);
 }
 
 /**
@@ -93,8 +94,8 @@ function bookTransfer(tx: Tx, scope: Scope, bank: BankAccountRow, line: Transact
 const namesOnly = (candidate: TransactionRow, bank: BankAccountRow) => candidate.counterpartyIban === null || candidate.counterpartyIban === bank.iban;
 
 /** Lines of the same money as `line` the other way round (the same amount, the opposite direction, near in time) that also meet `where`, nearest first. */
-function sameMoneyLines(tx: Tx, orgId: string, line: TransactionRow, ...where: SQL[]): TransactionRow[] {
-  return tx
+async function sameMoneyLines(tx: Tx, orgId: string, line: TransactionRow, ...where: SQL[]): Promise<TransactionRow[]> {
+  return await tx
     .select()
     .from(bankTransactions)
     .where(
@@ -107,13 +108,12 @@ function sameMoneyLines(tx: Tx, orgId: string, line: TransactionRow, ...where: S
         ...where,
       ),
     )
-    .orderBy(sql`abs(julianday(${bankTransactions.bookingDate}) - julianday(${line.bookingDate}))`, asc(bankTransactions.createdAt))
-    .all();
+    .orderBy(sql`abs(julianday(${bankTransactions.bookingDate}) - julianday(${line.bookingDate}))`, asc(bankTransactions.createdAt));
 }
 
 /** Booked, unpaired transfer lines on other own accounts that moved this line's money to or from `bank`. */
-function bookedHalf(tx: Tx, orgId: string, bank: BankAccountRow, line: TransactionRow): TransactionRow[] {
-  return sameMoneyLines(tx, orgId, line, eq(bankTransactions.bookedAccountId, bank.accountId), eq(bankTransactions.status, "booked"), isNull(bankTransactions.transferLineId)).filter(
+async function bookedHalf(tx: Tx, orgId: string, bank: BankAccountRow, line: TransactionRow): Promise<TransactionRow[]> {
+  return (await sameMoneyLines(tx, orgId, line, eq(bankTransactions.bookedAccountId, bank.accountId), eq(bankTransactions.status, "booked"), isNull(bankTransactions.transferLineId))).filter(
     (w) => w.bankAccountId !== bank.id,
   );
 }
@@ -124,14 +124,14 @@ function bookedHalf(tx: Tx, orgId: string, bank: BankAccountRow, line: Transacti
  * (of its booking, or of the entry that took the transfer's second line out); one booked on
  * import is posted into suspense.
  */
-export function reverseBooking(tx: Tx, scope: Scope, line: TransactionRow): void {
+export async function reverseBooking(tx: Tx, scope: Scope, line: TransactionRow): Promise<void> {
   if (line.status !== "booked") throw new Conflict(`The bank transaction is ${line.status}; only a booked one can be unbooked.`);
   const lines = [line];
   if (line.transferLineId) lines.push(findInOrg(tx, bankTransactions, scope.org.id, line.transferLineId));
   const now = nowIso();
-  lines.forEach((l, i) => {
-    updateInOrg(tx, bankTransactions, scope.org.id, l.id, { ...NOT_MATCHED, ...NOT_BOOKED, updatedAt: now });
-    recordChange(tx, scope, {
+  for (const [i, l] of lines.entries()) {
+    await updateInOrg(tx, bankTransactions, scope.org.id, l.id, { ...NOT_MATCHED, ...NOT_BOOKED, updatedAt: now });
+    await recordChange(tx, scope, {
       action: "bank_transaction.unbooked",
       resource: { type: "bank_transaction", id: l.id },
       event: "bank_transaction.unbooked",
@@ -146,7 +146,7 @@ export function reverseBooking(tx: Tx, scope: Scope, line: TransactionRow): void
             : []),
       ],
     });
-  });
+  }
 }
 
 /**
@@ -154,29 +154,28 @@ export function reverseBooking(tx: Tx, scope: Scope, line: TransactionRow): void
  * on another own account joins it; a line that names another own account's IBAN is booked as a
  * transfer to it. True when the line was booked.
  */
-export function bookTransferOnImport(tx: Tx, scope: Scope, bank: BankAccountRow, line: TransactionRow): boolean {
+export async function bookTransferOnImport(tx: Tx, scope: Scope, bank: BankAccountRow, line: TransactionRow): Promise<boolean> {
   const owners = new Map<string, BankAccountRow>();
   const ownerOf = (id: string) => owners.get(id) ?? owners.set(id, findInOrg(tx, bankAccounts, scope.org.id, id)).get(id)!;
   // the other half, booked first on its own account, if this line could be it
-  const first = bookedHalf(tx, scope.org.id, bank, line).find((w) => namesOnly(line, ownerOf(w.bankAccountId)) && namesOnly(w, bank));
+  const first = (await bookedHalf(tx, scope.org.id, bank, line)).find((w) => namesOnly(line, ownerOf(w.bankAccountId)) && namesOnly(w, bank));
   if (first) {
-    joinTransfer(tx, scope, first, line, ownerOf(first.bankAccountId), false);
+    await joinTransfer(tx, scope, first, line, ownerOf(first.bankAccountId), false);
     return true;
   }
   if (!line.counterpartyIban || line.counterpartyIban === bank.iban) return false;
-  const other = tx
+  const other = await firstRow(tx
     .select()
     .from(bankAccounts)
-    .where(inOrg(bankAccounts, scope.org.id, eq(bankAccounts.iban, line.counterpartyIban), eq(bankAccounts.isActive, true), eq(bankAccounts.currency, bank.currency)))
-    .get();
+    .where(inOrg(bankAccounts, scope.org.id, eq(bankAccounts.iban, line.counterpartyIban), eq(bankAccounts.isActive, true), eq(bankAccounts.currency, bank.currency))));
   if (!other) return false;
-  bookTransfer(tx, scope, bank, line, other, "bank_transaction.booked_on_import", false);
+  await bookTransfer(tx, scope, bank, line, other, "bank_transaction.booked_on_import", false);
   return true;
 }
 
 /** The other own account's line of a transfer just booked: unmatched, of the same money. */
-function transferPartner(tx: Tx, orgId: string, line: TransactionRow, other: BankAccountRow, bank: BankAccountRow): TransactionRow | null {
-  const candidates = sameMoneyLines(tx, orgId, line, eq(bankTransactions.bankAccountId, other.id), eq(bankTransactions.status, "unmatched"));
+async function transferPartner(tx: Tx, orgId: string, line: TransactionRow, other: BankAccountRow, bank: BankAccountRow): Promise<TransactionRow | null> {
+  const candidates = await sameMoneyLines(tx, orgId, line, eq(bankTransactions.bankAccountId, other.id), eq(bankTransactions.status, "unmatched"));
   return candidates.find((c) => c.counterpartyIban === bank.iban) ?? candidates.find((c) => namesOnly(c, bank) && namesOnly(line, other)) ?? null;
 }
 
@@ -185,11 +184,11 @@ function transferPartner(tx: Tx, orgId: string, line: TransactionRow, other: Ban
  * The transfer's entry moved the money into `second`'s account already: when `second` sat in
  * suspense, one entry takes it out of there against its bank account.
  */
-function joinTransfer(tx: Tx, scope: Scope, first: TransactionRow, second: TransactionRow, firstBank: BankAccountRow, secondInSuspense: boolean): void {
+async function joinTransfer(tx: Tx, scope: Scope, first: TransactionRow, second: TransactionRow, firstBank: BankAccountRow, secondInSuspense: boolean): Promise<void> {
   const now = nowIso();
   const exitId = secondInSuspense ? newId() : null;
-  updateInOrg(tx, bankTransactions, scope.org.id, first.id, { transferLineId: second.id, updatedAt: now });
-  updateInOrg(tx, bankTransactions, scope.org.id, second.id, {
+  await updateInOrg(tx, bankTransactions, scope.org.id, first.id, { transferLineId: second.id, updatedAt: now });
+  await updateInOrg(tx, bankTransactions, scope.org.id, second.id, {
     ...NOT_MATCHED,
     status: "booked",
     bookedAccountId: firstBank.accountId,
@@ -200,7 +199,7 @@ function joinTransfer(tx: Tx, scope: Scope, first: TransactionRow, second: Trans
     updatedAt: now,
   });
   for (const id of [first.id, second.id]) {
-    recordChange(tx, scope, {
+    await recordChange(tx, scope, {
       action: "bank_transaction.transfer_matched",
       resource: { type: "bank_transaction", id },
       event: "bank_transaction.booked",
@@ -211,7 +210,7 @@ function joinTransfer(tx: Tx, scope: Scope, first: TransactionRow, second: Trans
 }
 
 /** Posts a line to `accountId` and marks it booked. */
-function post(
+async function post(
   tx: Tx,
   scope: Scope,
   bank: BankAccountRow,
@@ -222,7 +221,7 @@ function post(
   description: string | null,
   action: string,
   inSuspense: boolean,
-): void {
+): Promise<void> {
   const entryId = newId();
   const accountId = account.id;
   // revenue is sold: output VAT; anything else (costs, assets) is bought: input VAT
@@ -243,10 +242,10 @@ function post(
       bank: inSuspense ? systemAccount(tx, scope.org.id, "suspense").id : bank.accountId,
       account: accountId,
       vat: vatAccount,
-      selfAssessment: side === "purchases" && vat ? bankLineSelfAssessment(tx, scope.org.id) : null,
+      selfAssessment: side === "purchases" && vat ? await bankLineSelfAssessment(tx, scope.org.id) : null,
     },
   );
-  updateInOrg(tx, bankTransactions, scope.org.id, line.id, {
+  await updateInOrg(tx, bankTransactions, scope.org.id, line.id, {
     ...NOT_MATCHED,
     status: "booked",
     bookedAccountId: accountId,
@@ -257,7 +256,7 @@ function post(
     suggestedExpenseId: null,
     updatedAt: nowIso(),
   });
-  recordChange(tx, scope, {
+  await recordChange(tx, scope, {
     action,
     resource: { type: "bank_transaction", id: line.id },
     event: "bank_transaction.booked",
@@ -269,15 +268,14 @@ function post(
 // The opening balance
 
 /** A bank account's first or last imported statement, by closing date (the index bank_statements_account_closing): its balances chain. */
-export function edgeStatement(tx: Tx, bankAccountId: string, which: "first" | "last") {
+export async function edgeStatement(tx: Tx, bankAccountId: string, which: "first" | "last") {
   const order = which === "first" ? asc : desc;
-  return tx
+  return await firstRow(tx
     .select()
     .from(bankStatements)
     .where(eq(bankStatements.bankAccountId, bankAccountId))
     .orderBy(order(bankStatements.closingDate), order(bankStatements.createdAt))
-    .limit(1)
-    .get();
+    .limit(1));
 }
 
 /**
@@ -285,8 +283,8 @@ export function edgeStatement(tx: Tx, bankAccountId: string, which: "first" | "l
  * opening balance is in the books). True when the account has no statement yet: its opening
  * balance is then posted (postOpeningBalance) once the statement is stored.
  */
-export function isFirstStatement(tx: Tx, bank: BankAccountRow, openingDate: string, refuse: (message: string) => never): boolean {
-  const first = edgeStatement(tx, bank.id, "first");
+export async function isFirstStatement(tx: Tx, bank: BankAccountRow, openingDate: string, refuse: (message: string) => never): Promise<boolean> {
+  const first = await edgeStatement(tx, bank.id, "first");
   if (!first) return true;
   if (openingDate < first.openingDate) {
     refuse(
@@ -301,8 +299,8 @@ export function isFirstStatement(tx: Tx, bank: BankAccountRow, openingDate: stri
  * the bank's opening balance less what the books already hold for the account on the day before
  * (payments recorded by hand before the statement), so the ledger balance equals the bank's.
  */
-export function postOpeningBalance(tx: Tx, scope: Scope, bank: BankAccountRow, opening: { cents: number; date: string }, statementId: string): void {
-  const draft = openingBalancePosting(tx, bank, { statementId, ...opening });
+export async function postOpeningBalance(tx: Tx, scope: Scope, bank: BankAccountRow, opening: { cents: number; date: string }, statementId: string): Promise<void> {
+  const draft = await openingBalancePosting(tx, bank, { statementId, ...opening });
   if (!draft) return;
-  recordChange(tx, scope, { action: "bank_account.opening_balance_posted", resource: { type: "bank_account", id: bank.id }, ledger: [{ post: draft }] });
+  await recordChange(tx, scope, { action: "bank_account.opening_balance_posted", resource: { type: "bank_account", id: bank.id }, ledger: [{ post: draft }] });
 }

@@ -10,6 +10,7 @@ import { canonicalPaymentReference } from "../documents/payment-reference.ts";
 import { inOrg } from "../lib/scope.ts";
 import { handPayment } from "../settlement/bank-matches.ts";
 import { expenseDueCents, invoiceDueCents } from "../settlement/due.ts";
+import { firstRow } from "../../db/client.ts";
 
 type BankAccountRow = typeof bankAccounts.$inferSelect;
 type TransactionRow = typeof bankTransactions.$inferSelect;
@@ -43,15 +44,15 @@ export function referencesOf(line: Pick<TransactionRow, "structuredReference" | 
  * to a customer names the credit note's payment reference): one awaiting payment whose amount due
  * the whole line fits in, or one already holding a hand-recorded payment of exactly the line's amount.
  */
-export function invoicePaidBy(tx: Tx, orgId: string, bank: BankAccountRow, line: TransactionRow): InvoiceRow | null {
+export async function invoicePaidBy(tx: Tx, orgId: string, bank: BankAccountRow, line: TransactionRow): Promise<InvoiceRow | null> {
   // money in pays an invoice or an interest note, money out refunds a credit note
   const types: readonly string[] = line.direction === "credit" ? ["invoice", "interest_note"] : ["credit_note"];
   for (const reference of referencesOf(line)) {
     // the unique index invoices_org_payment_reference
-    const invoice = tx.select().from(invoices).where(inOrg(invoices, orgId, eq(invoices.paymentReference, reference))).get();
+    const invoice = await firstRow(tx.select().from(invoices).where(inOrg(invoices, orgId, eq(invoices.paymentReference, reference))));
     if (!invoice || !types.includes(invoice.type) || invoice.currency !== bank.currency) continue;
     // paid by hand already for this money: the line takes that payment over (applyMatch)
-    if (handPayment(tx, orgId, bank, { kind: "invoice", row: invoice }, line.amountCents, line.bookingDate)) return invoice;
+    if (await handPayment(tx, orgId, bank, { kind: "invoice", row: invoice }, line.amountCents, line.bookingDate)) return invoice;
     if (!(AWAITING_PAYMENT as readonly string[]).includes(invoice.status)) continue;
     if (line.amountCents <= invoiceDueCents(invoice)) return invoice;
   }
@@ -64,18 +65,17 @@ export function invoicePaidBy(tx: Tx, orgId: string, bank: BankAccountRow, line:
  * amount is exactly the invoice's amount due plus each note's. The invoice first, then the notes
  * by issue date; null unless there is at least one such note and the sum is exact.
  */
-export function invoiceWithNotesPaidBy(tx: Tx, orgId: string, bank: BankAccountRow, line: TransactionRow): InvoiceRow[] | null {
+export async function invoiceWithNotesPaidBy(tx: Tx, orgId: string, bank: BankAccountRow, line: TransactionRow): Promise<InvoiceRow[] | null> {
   if (line.direction !== "credit") return null;
   const awaiting = (row: InvoiceRow) => (AWAITING_PAYMENT as readonly string[]).includes(row.status) && row.currency === bank.currency && invoiceDueCents(row) > 0;
   for (const reference of referencesOf(line)) {
-    const invoice = tx.select().from(invoices).where(inOrg(invoices, orgId, eq(invoices.paymentReference, reference))).get();
+    const invoice = await firstRow(tx.select().from(invoices).where(inOrg(invoices, orgId, eq(invoices.paymentReference, reference))));
     if (!invoice || invoice.type !== "invoice" || !awaiting(invoice)) continue;
-    const notes = tx
+    const notes = (await tx
       .select()
       .from(invoices)
       .where(inOrg(invoices, orgId, eq(invoices.relatedInvoiceId, invoice.id), eq(invoices.type, "interest_note")))
-      .orderBy(asc(invoices.issueDate), asc(invoices.id))
-      .all()
+      .orderBy(asc(invoices.issueDate), asc(invoices.id)))
       .filter(awaiting);
     if (notes.length === 0) continue;
     const total = notes.reduce((s, n) => s + invoiceDueCents(n), invoiceDueCents(invoice));
@@ -89,14 +89,14 @@ export function invoiceWithNotesPaidBy(tx: Tx, orgId: string, bank: BankAccountR
  * EndToEndId of a run's item (payment_run_items), the expense is approved in the account's
  * currency, and the line is at most its amount due.
  */
-export function expensePaidBy(tx: Tx, orgId: string, bank: BankAccountRow, line: TransactionRow, endToEndId: string | undefined): ExpenseRow | null {
+export async function expensePaidBy(tx: Tx, orgId: string, bank: BankAccountRow, line: TransactionRow, endToEndId: string | undefined): Promise<ExpenseRow | null> {
   if (!endToEndId) return null;
   // the unique index payment_run_items_org_end_to_end
-  const item = tx.select().from(paymentRunItems).where(inOrg(paymentRunItems, orgId, eq(paymentRunItems.endToEndId, endToEndId))).get();
+  const item = await firstRow(tx.select().from(paymentRunItems).where(inOrg(paymentRunItems, orgId, eq(paymentRunItems.endToEndId, endToEndId))));
   if (!item) return null;
-  const expense = tx.select().from(expenses).where(inOrg(expenses, orgId, eq(expenses.id, item.expenseId))).get();
+  const expense = await firstRow(tx.select().from(expenses).where(inOrg(expenses, orgId, eq(expenses.id, item.expenseId))));
   if (!expense || expense.currency !== bank.currency) return null;
-  if (handPayment(tx, orgId, bank, { kind: "expense", row: expense }, line.amountCents, line.bookingDate)) return expense;
+  if (await handPayment(tx, orgId, bank, { kind: "expense", row: expense }, line.amountCents, line.bookingDate)) return expense;
   if (expense.status !== "approved" || line.amountCents > expenseDueCents(expense)) return null;
   return expense;
 }
@@ -105,8 +105,8 @@ export function expensePaidBy(tx: Tx, orgId: string, bank: BankAccountRow, line:
  * The approved supplier invoices of an organisation in `currency` that still have something due,
  * by amount due: read once per statement (the suggestions of its debit lines), not per line.
  */
-export function openExpensesByDue(tx: Tx, orgId: string, currency: string): Map<number, ExpenseRow[]> {
-  const open = tx
+export async function openExpensesByDue(tx: Tx, orgId: string, currency: string): Promise<Map<number, ExpenseRow[]>> {
+  const open = await tx
     .select()
     .from(expenses)
     .where(
@@ -120,8 +120,7 @@ export function openExpensesByDue(tx: Tx, orgId: string, currency: string): Map<
         sql`${expenses.paidCents} < ${expenses.amountCents} + ${expenses.vatCents} - ${expenses.prepaidCents} + ${expenses.roundingCents}`,
       ),
     )
-    .orderBy(asc(expenses.date), asc(expenses.id))
-    .all();
+    .orderBy(asc(expenses.date), asc(expenses.id));
   return Map.groupBy(open, expenseDueCents);
 }
 

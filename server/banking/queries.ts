@@ -4,8 +4,8 @@ import { snapshot, type Scope } from "../lib/scope.ts";
 import { bankTransactionList, presentTransactions, showBankTransaction } from "./read.ts";
 
 /** A page of bank lines, with `filter`, `sort` and `q` (read.ts bankTransactionList). */
-export function listBankTransactions(scope: Scope, query: ListQuery, url: string) {
-  return listPage(scope, bankTransactionList, query, url, (rows, tx) => presentTransactions(tx, rows));
+export async function listBankTransactions(scope: Scope, query: ListQuery, url: string) {
+  return await listPage(scope, bankTransactionList, query, url, async (rows, tx) => await presentTransactions(tx, rows));
 }
 
 /** One bank line with its allocations (404 for none). */

@@ -28,14 +28,13 @@ function presentAllocation(a: AllocationRow) {
 }
 
 /** The allocations of these lines, by line, first first (one query for a page of lines). */
-export function allocationsByLine(tx: Pick<Tx, "select">, lineIds: string[]): Map<string, AllocationRow[]> {
+export async function allocationsByLine(tx: Pick<Tx, "select">, lineIds: string[]): Promise<Map<string, AllocationRow[]>> {
   if (lineIds.length === 0) return new Map();
-  const rows = tx
+  const rows = await tx
     .select()
     .from(bankTransactionAllocations)
     .where(inArray(bankTransactionAllocations.bankTransactionId, lineIds))
-    .orderBy(asc(bankTransactionAllocations.bankTransactionId), asc(bankTransactionAllocations.position))
-    .all();
+    .orderBy(asc(bankTransactionAllocations.bankTransactionId), asc(bankTransactionAllocations.position));
   return Map.groupBy(rows, (a) => a.bankTransactionId);
 }
 
@@ -76,23 +75,22 @@ export function presentTransaction(row: TransactionRow, allocations: AllocationR
   };
 }
 
-export function showBankTransaction(tx: Tx, orgId: string, id: string) {
-  return presentTransaction(findInOrg(tx, bankTransactions, orgId, id), allocationsByLine(tx, [id]).get(id) ?? []);
+export async function showBankTransaction(tx: Tx, orgId: string, id: string) {
+  return presentTransaction(findInOrg(tx, bankTransactions, orgId, id), (await allocationsByLine(tx, [id])).get(id) ?? []);
 }
 
 /** A page of lines with their allocations. */
-export function presentTransactions(tx: Pick<Tx, "select">, rows: TransactionRow[]) {
-  const byLine = allocationsByLine(tx, rows.map((r) => r.id));
+export async function presentTransactions(tx: Pick<Tx, "select">, rows: TransactionRow[]) {
+  const byLine = await allocationsByLine(tx, rows.map((r) => r.id));
   return rows.map((r) => presentTransaction(r, byLine.get(r.id) ?? []));
 }
 
-export function presentStatement(tx: Tx, row: StatementRow, imported: number) {
-  const lines = tx
+export async function presentStatement(tx: Tx, row: StatementRow, imported: number) {
+  const lines = await tx
     .select()
     .from(bankTransactions)
     .where(eq(bankTransactions.statementId, row.id))
-    .orderBy(asc(bankTransactions.bookingDate), asc(bankTransactions.id))
-    .all();
+    .orderBy(asc(bankTransactions.bookingDate), asc(bankTransactions.id));
   return {
     id: row.id,
     bank_account_id: row.bankAccountId,
@@ -105,7 +103,7 @@ export function presentStatement(tx: Tx, row: StatementRow, imported: number) {
     closing_date: row.closingDate,
     transactions_imported: imported,
     transactions_matched: lines.filter((l) => l.status === "matched").length,
-    transactions: presentTransactions(tx, lines),
+    transactions: await presentTransactions(tx, lines),
     created_at: row.createdAt,
   };
 }

@@ -6,6 +6,7 @@ import type { Tx } from "../../db/client.ts";
 import { documentDeliveries } from "../../db/schema.ts";
 import type { DeliveryRecipients, SendChannel } from "../../db/values.ts";
 import { newId, nowIso } from "../lib/time.ts";
+import { firstRow } from "../../db/client.ts";
 
 /** What a delivery carries: an invoice (credit note, interest note), or a reminder of one. */
 export type DeliveryOf = { subject: "invoice"; invoiceId: string } | { subject: "reminder"; reminderId: string; invoiceId: string };
@@ -16,16 +17,16 @@ export type QueuedDelivery = typeof documentDeliveries.$inferSelect;
  * Queues a delivery in `tx` (the caller's transaction: it lands with the change that asked for
  * it, or not at all) and wakes the worker once the transaction commits.
  */
-export function enqueueDelivery(
+export async function enqueueDelivery(
   tx: Tx,
   orgId: string,
   of: DeliveryOf,
   channel: SendChannel,
   recipients: DeliveryRecipients,
   message: string | null = null,
-): QueuedDelivery {
+): Promise<QueuedDelivery> {
   const now = nowIso();
-  const row = tx
+  const row = await firstRow(tx
     .insert(documentDeliveries)
     .values({
       id: newId(),
@@ -42,8 +43,7 @@ export function enqueueDelivery(
       createdAt: now,
       updatedAt: now,
     })
-    .returning()
-    .get();
+    .returning());
   tx.connection.outbox.queued();
-  return row;
+  return row!;
 }

@@ -15,6 +15,7 @@ import { isoFromMicros } from "../lib/time.ts";
 import { RESOURCE_VIEW_ABILITY, resourceOf, WEBHOOK_EVENTS, type EventResource, type WebhookEvent } from "./events.ts";
 import type { EventQuery } from "./model.ts";
 import { envelopeJson, EVENT_SEQUENCE } from "./outbox.ts";
+import { firstRow } from "../../db/client.ts";
 
 type EventRow = typeof events.$inferSelect;
 
@@ -59,12 +60,11 @@ function typeCondition(filter: string): SQL {
   );
 }
 
-const counter = (tx: Tx, orgId: string, kind: string): number =>
-  tx
+const counter = async (tx: Tx, orgId: string, kind: string): Promise<number> =>
+  (await firstRow(tx
     .select({ value: numberSequences.lastValue })
     .from(numberSequences)
-    .where(and(eq(numberSequences.organizationId, orgId), eq(numberSequences.kind, kind), eq(numberSequences.year, 0)))
-    .get()?.value ?? 0;
+    .where(and(eq(numberSequences.organizationId, orgId), eq(numberSequences.kind, kind), eq(numberSequences.year, 0)))))?.value ?? 0;
 
 export const RESYNC =
   "Copy what you need again through the lists, then read the feed from the id of its newest event (docs/events.md#keeping-a-copy-in-sync).";
@@ -74,11 +74,11 @@ export const RESYNC =
  * `events_expired`), nor when no event of the organisation has that id yet (a 422: an id of
  * another database, restored since, or of before per-organisation ids; docs/events.md#event-ids).
  */
-function checkPosition(tx: Tx, orgId: string, after: number, field: string, newest: number): void {
+async function checkPosition(tx: Tx, orgId: string, after: number, field: string, newest: number): Promise<void> {
   if (after > newest) {
     throw ValidationFailed.field(field, `No event of this organisation has the id ${after} (the newest is ${newest}). ${RESYNC}`);
   }
-  const pruned = counter(tx, orgId, PRUNED_SEQUENCE);
+  const pruned = await counter(tx, orgId, PRUNED_SEQUENCE);
   if (after < pruned) {
     throw new EventsExpired(
       `The events after ${after} are no longer kept: events up to ${pruned} were removed after the retention period (KONTOR_EVENT_RETENTION_DAYS). ${RESYNC}`,
@@ -107,18 +107,18 @@ export const eventFeed = {
     const readable = (Object.keys(RESOURCE_VIEW_ABILITY) as EventResource[]).filter((type) => abilities.has(RESOURCE_VIEW_ABILITY[type]));
     if (readable.length < Object.keys(RESOURCE_VIEW_ABILITY).length) filters.push(inArray(events.resourceType, readable));
 
-    return await snapshot(scope.db, (tx) => {
+    return await snapshot(scope.db, async (tx) => {
       // the organisation's newest event id, kept or pruned: what a position is checked against and what meta.newest_id says
-      const newest = counter(tx, scope.org.id, EVENT_SEQUENCE);
-      if (given !== null) checkPosition(tx, scope.org.id, given, field, newest);
+      const newest = await counter(tx, scope.org.id, EVENT_SEQUENCE);
+      if (given !== null) await checkPosition(tx, scope.org.id, given, field, newest);
       const none = readable.length === 0;
-      const countWhere = (...more: SQL[]) => (none ? 0 : tx.select({ n: count() }).from(events).where(and(...filters, ...more)).get()!.n);
+      const countWhere = async (...more: SQL[]) => (none ? 0 : (await firstRow(tx.select({ n: count() }).from(events).where(and(...filters, ...more))))!.n);
       // one more than a page: whether there is a next one
-      const rows = none ? [] : tx.select().from(events).where(and(...filters, gt(events.seq, after))).orderBy(asc(events.seq)).limit(perPage + 1).all();
+      const rows = none ? [] : (await tx.select().from(events).where(and(...filters, gt(events.seq, after))).orderBy(asc(events.seq)).limit(perPage + 1));
       const page = rows.slice(0, perPage);
       const nextCursor = rows.length > perPage ? String(page.at(-1)!.seq) : null;
-      const total = countWhere();
-      const before = after === 0 ? 0 : countWhere(lte(events.seq, after));
+      const total = await countWhere();
+      const before = after === 0 ? 0 : await countWhere(lte(events.seq, after));
 
       // links keep the parameter the client pages with: `cursor` (as every list), or `after`
       const byCursor = query.cursor !== undefined;
@@ -135,14 +135,13 @@ export const eventFeed = {
       const ahead = Math.max(0, Math.ceil((total - before) / perPage) - 1);
       let last = at(after === 0 ? null : after);
       if (ahead > 0) {
-        const lastAfter = tx
+        const lastAfter = await firstRow(tx
           .select({ seq: events.seq })
           .from(events)
           .where(and(...filters))
           .orderBy(asc(events.seq))
           .limit(1)
-          .offset(before + ahead * perPage - 1)
-          .get();
+          .offset(before + ahead * perPage - 1));
         if (lastAfter) last = at(lastAfter.seq);
       }
       const from = page.length > 0 ? before + 1 : null;
@@ -165,13 +164,12 @@ export const eventFeed = {
   },
 
   /** One event by its id; 404 for an unknown id or another organisation's, 403 when its resource type is one the token may not view. */
-  get(scope: Scope, id: string, abilities: ReadonlySet<string>) {
+  async get(scope: Scope, id: string, abilities: ReadonlySet<string>) {
     if (!/^[0-9]{1,15}$/.test(id)) throw new NotFound();
-    const row = scope.db
+    const row = await firstRow(scope.db
       .select()
       .from(events)
-      .where(and(eq(events.organizationId, scope.org.id), eq(events.seq, Number(id))))
-      .get();
+      .where(and(eq(events.organizationId, scope.org.id), eq(events.seq, Number(id)))));
     if (!row) throw new NotFound();
     const ability = RESOURCE_VIEW_ABILITY[resourceOf(row.type)];
     if (!abilities.has(ability)) throw new Forbidden(`This event is about a ${row.resourceType}: reading it requires the ${ability} ability.`);
@@ -191,19 +189,18 @@ export async function pruneEvents(db: Db, days: number, now = Date.now()): Promi
   const cutoff = isoFromMicros((now - days * 86_400_000) * 1000);
   let pruned = 0;
   for (;;) {
-    const batch = await unitOfWork(db, (tx) => {
+    const batch = await unitOfWork(db, async (tx) => {
       const old = tx.select({ id: events.id }).from(events).where(lt(events.createdAt, cutoff)).limit(PRUNE_BATCH);
-      const gone = tx.delete(events).where(inArray(events.id, old)).returning({ orgId: events.organizationId, seq: events.seq }).all();
+      const gone = await tx.delete(events).where(inArray(events.id, old)).returning({ orgId: events.organizationId, seq: events.seq });
       const highest = new Map<string, number>();
       for (const { orgId, seq } of gone) highest.set(orgId, Math.max(highest.get(orgId) ?? 0, seq));
       for (const [orgId, seq] of highest) {
-        tx.insert(numberSequences)
+        await tx.insert(numberSequences)
           .values({ organizationId: orgId, kind: PRUNED_SEQUENCE, year: 0, lastValue: seq })
           .onConflictDoUpdate({
             target: [numberSequences.organizationId, numberSequences.kind, numberSequences.year],
             set: { lastValue: sql`max(${numberSequences.lastValue}, excluded.last_value)` },
-          })
-          .run();
+          });
       }
       return gone.length;
     });

@@ -59,12 +59,12 @@ export function envelopeJson(event: EventEnvelopeParts, data: string): string {
  * number, drawn in this transaction (a rolled-back change gives it back). `data` is serialised
  * once: the feed's row and the deliveries' body hold the same bytes, so the two cannot disagree.
  */
-export function emit(tx: Tx, scope: Scope, event: Event): number {
+export async function emit(tx: Tx, scope: Scope, event: Event): Promise<number> {
   const now = nowIso();
   const data = JSON.stringify(event.data);
   const seq = drawSequence(tx, scope.org.id, EVENT_SEQUENCE, 0);
   const resourceType = resourceOf(event.type);
-  tx.insert(events)
+  await tx.insert(events)
     .values({
       seq,
       organizationId: scope.org.id,
@@ -75,13 +75,11 @@ export function emit(tx: Tx, scope: Scope, event: Event): number {
       links: event.links ?? null,
       paymentId: event.paymentId ?? null,
       createdAt: now,
-    })
-    .run();
-  const subscribed = tx
+    });
+  const subscribed = (await tx
     .select({ id: webhooks.id, events: webhooks.events })
     .from(webhooks)
-    .where(and(eq(webhooks.organizationId, scope.org.id), eq(webhooks.isActive, true)))
-    .all()
+    .where(and(eq(webhooks.organizationId, scope.org.id), eq(webhooks.isActive, true))))
     .filter((w) => w.events.includes(event.type));
   if (subscribed.length === 0) return 0;
   const payload = envelopeJson(
@@ -89,7 +87,7 @@ export function emit(tx: Tx, scope: Scope, event: Event): number {
     data,
   );
   for (const webhook of subscribed) {
-    tx.insert(webhookDeliveries)
+    await tx.insert(webhookDeliveries)
       .values({
         id: newId(),
         organizationId: scope.org.id,
@@ -102,9 +100,8 @@ export function emit(tx: Tx, scope: Scope, event: Event): number {
         nextAttemptAt: Date.now(),
         createdAt: now,
         updatedAt: now,
-      })
-      .run();
-    updateInOrg(tx, webhooks, scope.org.id, webhook.id, { lastTriggeredAt: now });
+      });
+    await updateInOrg(tx, webhooks, scope.org.id, webhook.id, { lastTriggeredAt: now });
   }
   tx.connection.outbox.queued();
   return subscribed.length;

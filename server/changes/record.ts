@@ -48,13 +48,13 @@ export type Change =
  * change's transaction, after the change. A posting into a closed fiscal year is a 409 that
  * rolls the change back.
  */
-export function recordChange(tx: Tx, scope: Scope, change: Change): void {
-  if (change.ledger) applyLedgerEffects(tx, scope.org.id, change.ledger);
-  audit(tx, scope, change.action, change.resource.type, change.resource.id);
+export async function recordChange(tx: Tx, scope: Scope, change: Change): Promise<void> {
+  if (change.ledger) await applyLedgerEffects(tx, scope.org.id, change.ledger);
+  await audit(tx, scope, change.action, change.resource.type, change.resource.id);
   const changeEvents = change.event === undefined ? (change.also ?? []) : [change, ...(change.also ?? [])];
   for (const { event, data: build, links, paymentId } of changeEvents) {
-    const data = typeof build === "function" ? build() : build;
-    emit(tx, scope, { type: event, resourceId: resourceIdOf(data, change), data, links, paymentId });
+    const data: unknown = await (typeof build === "function" ? build() : build);
+    await emit(tx, scope, { type: event, resourceId: resourceIdOf(data, change), data, links, paymentId });
   }
 }
 

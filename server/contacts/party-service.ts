@@ -109,14 +109,14 @@ export type PartyKind<Shown> = {
   searchTable: string;
   events?: { created: WebhookEvent; updated: WebhookEvent; deleted: WebhookEvent };
   /** the full representation (customers add contact persons) */
-  show: (tx: Tx, row: PartyRow) => Shown;
+  show: (tx: Tx, row: PartyRow) => Shown | Promise<Shown>;
   /** a reason the row cannot be deleted (409), or null */
-  deleteBlocker: (tx: Tx, row: PartyRow) => string | null;
+  deleteBlocker: (tx: Tx, row: PartyRow) => string | null | Promise<string | null>;
   /** the row in a list (default presentParty) and the columns of its own fields (customers' reminders_paused) */
   present?: (row: PartyRow) => object;
   ownColumns?: (input: Record<string, unknown>) => Partial<PartyRow>;
   /** what else follows a row written (created or updated), in the same transaction: suppliers' identifiers */
-  afterWrite?: (tx: Tx, row: PartyRow) => void;
+  afterWrite?: (tx: Tx, row: PartyRow) => void | Promise<void>;
 };
 
 export function partyService<Shown>(kind: PartyKind<Shown>) {
@@ -124,13 +124,13 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
   const listSpec = partyListSpec(table, kind.searchTable);
 
   /** The audit entry and the event of a change; `shown` is the event's payload. */
-  function record(tx: Tx, scope: Scope, change: "created" | "updated" | "deleted", id: string, shown: Shown): void {
+  async function record(tx: Tx, scope: Scope, change: "created" | "updated" | "deleted", id: string, shown: Shown): Promise<void> {
     const record = { action: `${resourceType}.${change}`, resource: { type: resourceType, id } };
     // the kind's `show` is its events' payload (customers: showCustomer)
-    recordChange(tx, scope, events ? { ...record, event: events[change], data: shown } : record);
+    await recordChange(tx, scope, events ? { ...record, event: events[change], data: shown } : record);
   }
 
-  function insert(tx: Tx, scope: Scope, input: PartyCreate): Shown {
+  async function insert(tx: Tx, scope: Scope, input: PartyCreate): Promise<Shown> {
     const now = nowIso();
     const row: PartyRow = {
       id: newId(),
@@ -161,11 +161,11 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
       updatedAt: now,
     };
     checkCompanyNumber(row);
-    checkExternalId(tx, table, resourceType, scope.org.id, row.externalId);
-    tx.insert(table).values(row).run();
-    kind.afterWrite?.(tx, row);
-    const shown = kind.show(tx, row);
-    record(tx, scope, "created", row.id, shown);
+    await checkExternalId(tx, table, resourceType, scope.org.id, row.externalId);
+    await tx.insert(table).values(row);
+    await kind.afterWrite?.(tx, row);
+    const shown = await kind.show(tx, row);
+    await record(tx, scope, "created", row.id, shown);
     return shown;
   }
 
@@ -175,7 +175,7 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
       return listPage(scope, listSpec, query, url, (rows) => rows.map(kind.present ?? presentParty));
     },
     async get(scope: Scope, id: string): Promise<Shown> {
-      return await snapshot(scope.db, (tx) => kind.show(tx, findInOrg(tx, table, scope.org.id, id)));
+      return await snapshot(scope.db, async (tx) => await kind.show(tx, findInOrg(tx, table, scope.org.id, id)));
     },
     find(tx: Tx, scope: Scope, id: string): PartyRow {
       return findInOrg(tx, table, scope.org.id, id);
@@ -186,29 +186,29 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
     /** Creates the party inside the caller's transaction (an expense's vendor creates suppliers so). */
     insert,
     /** `after`: what follows the change in the same transaction, before its own event (customers: their drafts) */
-    async update(scope: Scope, id: string, input: PartyUpdate, after?: (tx: Tx, row: PartyRow) => void): Promise<Shown> {
-      return await unitOfWork(scope.db, (tx) => {
+    async update(scope: Scope, id: string, input: PartyUpdate, after?: (tx: Tx, row: PartyRow) => void | Promise<void>): Promise<Shown> {
+      return await unitOfWork(scope.db, async (tx) => {
         const before = findInOrg(tx, table, scope.org.id, id);
         const set = { ...columns(input), ...kind.ownColumns?.(input) };
         if (set.companyNumber !== undefined || set.country !== undefined) checkCompanyNumber({ ...before, ...set });
-        checkExternalId(tx, table, resourceType, scope.org.id, set.externalId, id);
-        updateInOrg(tx, table, scope.org.id, id, { ...set, updatedAt: nowIso() });
+        await checkExternalId(tx, table, resourceType, scope.org.id, set.externalId, id);
+        await updateInOrg(tx, table, scope.org.id, id, { ...set, updatedAt: nowIso() });
         const updated = findInOrg(tx, table, scope.org.id, id);
-        kind.afterWrite?.(tx, updated);
-        const shown = kind.show(tx, updated);
-        record(tx, scope, "updated", id, shown);
-        after?.(tx, updated);
+        await kind.afterWrite?.(tx, updated);
+        const shown = await kind.show(tx, updated);
+        await record(tx, scope, "updated", id, shown);
+        await after?.(tx, updated);
         return shown;
       });
     },
     async remove(scope: Scope, id: string): Promise<void> {
-      await unitOfWork(scope.db, (tx) => {
+      await unitOfWork(scope.db, async (tx) => {
         const row = findInOrg(tx, table, scope.org.id, id);
-        const blocker = kind.deleteBlocker(tx, row);
+        const blocker = await kind.deleteBlocker(tx, row);
         if (blocker) throw new Conflict(blocker);
-        const last = kind.show(tx, row);
-        deleteInOrg(tx, table, scope.org.id, id);
-        record(tx, scope, "deleted", id, last);
+        const last = await kind.show(tx, row);
+        await deleteInOrg(tx, table, scope.org.id, id);
+        await record(tx, scope, "deleted", id, last);
       });
     },
   };

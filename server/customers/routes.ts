@@ -19,7 +19,7 @@ export const customerRoutes = (kernel: Kernel, follow: CustomerFollower) =>
     prefix: "/api/v1/customers",
     tag: "Customers",
     noun: "customer",
-    service: { ...customerService, update: (scope, id, body) => customerService.update(scope, id, body, follow) },
+    service: { ...customerService, update: async (scope, id, body) => await customerService.update(scope, id, body, follow) },
     model: { create: CustomerModel.create, update: CustomerModel.update, listed: CustomerModel.customer, shown: CustomerModel.customerWithContacts },
     showDetail: " with its contact persons",
     blockedBy: "invoices",

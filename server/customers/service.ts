@@ -8,6 +8,7 @@ import { listPage, type ListQuery, type ListSpec } from "../lib/list.ts";
 import { deleteInOrg, findChildInOrg, findInOrg, inOrg, snapshot, unitOfWork, updateInOrg, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import type { ContactPersonCreate, ContactPersonUpdate, CustomerUpdate } from "./model.ts";
+import { firstRow } from "../../db/client.ts";
 
 type ContactRow = typeof contactPersons.$inferSelect;
 
@@ -51,13 +52,12 @@ function customerColumns(input: Record<string, unknown>): Partial<PartyRow> {
 }
 
 /** The customer as GET /customers/{id} and the customer.* webhooks show it. */
-export function showCustomer(tx: Tx, row: PartyRow) {
-  const persons = tx
+export async function showCustomer(tx: Tx, row: PartyRow) {
+  const persons = await tx
     .select()
     .from(contactPersons)
     .where(inOrg(contactPersons, row.organizationId, eq(contactPersons.customerId, row.id)))
-    .orderBy(asc(contactPersons.createdAt), asc(contactPersons.id))
-    .all();
+    .orderBy(asc(contactPersons.createdAt), asc(contactPersons.id));
   return { ...presentCustomer(row), contact_persons: persons.map(presentContactPerson) };
 }
 
@@ -66,7 +66,7 @@ export function showCustomer(tx: Tx, row: PartyRow) {
  * (docs/api.md#embedded-data). Invoices are a tier above, so the composition root hands it to the
  * routes (server/app.ts); every command that changes a customer takes it.
  */
-export type CustomerFollower = (tx: Tx, scope: Scope, customerId: string) => void;
+export type CustomerFollower = (tx: Tx, scope: Scope, customerId: string) => Promise<void>;
 
 const parties = partyService({
   table: customers,
@@ -76,11 +76,11 @@ const parties = partyService({
   show: showCustomer,
   present: presentCustomer,
   ownColumns: customerColumns,
-  deleteBlocker: (tx, row) => {
-    const n = tx.select({ n: count() }).from(invoices).where(inOrg(invoices, row.organizationId, eq(invoices.customerId, row.id))).get()!.n;
+  deleteBlocker: async (tx, row) => {
+    const n = (await firstRow(tx.select({ n: count() }).from(invoices).where(inOrg(invoices, row.organizationId, eq(invoices.customerId, row.id)))))!.n;
     if (n > 0) return `The customer has ${n} invoice${n === 1 ? "" : "s"} and cannot be deleted.`;
     // read in SQL (server/recurring is a tier above): a template would generate for a customer gone
-    const r = tx.select({ n: count() }).from(recurringInvoices).where(inOrg(recurringInvoices, row.organizationId, eq(recurringInvoices.customerId, row.id))).get()!.n;
+    const r = (await firstRow(tx.select({ n: count() }).from(recurringInvoices).where(inOrg(recurringInvoices, row.organizationId, eq(recurringInvoices.customerId, row.id)))))!.n;
     return r > 0 ? `The customer has ${r} recurring invoice${r === 1 ? "" : "s"} and cannot be deleted (delete ${r === 1 ? "it" : "them"} first).` : null;
   },
 });
@@ -102,29 +102,28 @@ const personEventData = (row: ContactRow) => ({ ...presentContactPerson(row), cu
  * state when deleted), then customer.updated with the customer as it now is (its updated_at
  * moved), then the customer's drafts follow (`follow`).
  */
-function touchCustomer(tx: Tx, scope: Scope, customerId: string, change: "created" | "updated" | "deleted", person: ContactRow, follow: CustomerFollower) {
-  updateInOrg(tx, customers, scope.org.id, customerId, { updatedAt: nowIso() });
-  recordChange(tx, scope, {
+async function touchCustomer(tx: Tx, scope: Scope, customerId: string, change: "created" | "updated" | "deleted", person: ContactRow, follow: CustomerFollower) {
+  await updateInOrg(tx, customers, scope.org.id, customerId, { updatedAt: nowIso() });
+  await recordChange(tx, scope, {
     action: `contact_person.${change}`,
     resource: { type: "contact_person", id: person.id },
     event: `contact_person.${change}`,
     data: personEventData(person),
-    also: [{ event: "customer.updated", data: showCustomer(tx, findInOrg(tx, customers, scope.org.id, customerId)) }],
+    also: [{ event: "customer.updated", data: await showCustomer(tx, findInOrg(tx, customers, scope.org.id, customerId)) }],
   });
-  follow(tx, scope, customerId);
+  await follow(tx, scope, customerId);
 }
 
 /** At most one primary contact per customer: setting one clears the others. */
-function clearOtherPrimaries(tx: Tx, orgId: string, customerId: string, keepId: string) {
-  tx.update(contactPersons)
+async function clearOtherPrimaries(tx: Tx, orgId: string, customerId: string, keepId: string) {
+  await tx.update(contactPersons)
     .set({ isPrimary: false })
-    .where(inOrg(contactPersons, orgId, eq(contactPersons.customerId, customerId), ne(contactPersons.id, keepId), eq(contactPersons.isPrimary, true)))
-    .run();
+    .where(inOrg(contactPersons, orgId, eq(contactPersons.customerId, customerId), ne(contactPersons.id, keepId), eq(contactPersons.isPrimary, true)));
 }
 
-function findPerson(tx: Tx, scope: Scope, customerId: string, personId: string): ContactRow {
+async function findPerson(tx: Tx, scope: Scope, customerId: string, personId: string): Promise<ContactRow> {
   findInOrg(tx, customers, scope.org.id, customerId);
-  return findChildInOrg(tx, contactPersons, contactPersons.customerId, scope.org.id, customerId, personId);
+  return await findChildInOrg(tx, contactPersons, contactPersons.customerId, scope.org.id, customerId, personId);
 }
 
 /** A customer's contact persons, in the order they were added (contact_persons_customer). */
@@ -142,9 +141,9 @@ export const contactPersonService = {
     return listPage(scope, contactPersonList, query, url, (rows) => rows.map(presentContactPerson), [eq(contactPersons.customerId, customerId)]);
   },
   async create(scope: Scope, customerId: string, input: ContactPersonCreate, follow: CustomerFollower) {
-    return await unitOfWork(scope.db, (tx) => {
+    return await unitOfWork(scope.db, async (tx) => {
       findInOrg(tx, customers, scope.org.id, customerId);
-      const held = tx.select({ n: count() }).from(contactPersons).where(inOrg(contactPersons, scope.org.id, eq(contactPersons.customerId, customerId))).get()!.n;
+      const held = (await firstRow(tx.select({ n: count() }).from(contactPersons).where(inOrg(contactPersons, scope.org.id, eq(contactPersons.customerId, customerId)))))!.n;
       checkRoom("contact_persons", held, 1, "This customer");
       const now = nowIso();
       const row: ContactRow = {
@@ -161,15 +160,15 @@ export const contactPersonService = {
         createdAt: now,
         updatedAt: now,
       };
-      tx.insert(contactPersons).values(row).run();
-      if (row.isPrimary) clearOtherPrimaries(tx, scope.org.id, customerId, row.id);
-      touchCustomer(tx, scope, customerId, "created", row, follow);
+      await tx.insert(contactPersons).values(row);
+      if (row.isPrimary) await clearOtherPrimaries(tx, scope.org.id, customerId, row.id);
+      await touchCustomer(tx, scope, customerId, "created", row, follow);
       return presentContactPerson(row);
     });
   },
   async update(scope: Scope, customerId: string, personId: string, input: ContactPersonUpdate, follow: CustomerFollower) {
-    return await unitOfWork(scope.db, (tx) => {
-      findPerson(tx, scope, customerId, personId);
+    return await unitOfWork(scope.db, async (tx) => {
+      await findPerson(tx, scope, customerId, personId);
       const set: Partial<ContactRow> = { updatedAt: nowIso() };
       if (input.first_name !== undefined) set.firstName = input.first_name.trim();
       if (input.last_name !== undefined) set.lastName = input.last_name.trim();
@@ -178,18 +177,18 @@ export const contactPersonService = {
       if (input.position !== undefined) set.position = input.position;
       if (input.is_primary !== undefined) set.isPrimary = input.is_primary;
       if (input.notes !== undefined) set.notes = input.notes;
-      updateInOrg(tx, contactPersons, scope.org.id, personId, set);
-      if (input.is_primary) clearOtherPrimaries(tx, scope.org.id, customerId, personId);
-      const person = findPerson(tx, scope, customerId, personId);
-      touchCustomer(tx, scope, customerId, "updated", person, follow);
+      await updateInOrg(tx, contactPersons, scope.org.id, personId, set);
+      if (input.is_primary) await clearOtherPrimaries(tx, scope.org.id, customerId, personId);
+      const person = await findPerson(tx, scope, customerId, personId);
+      await touchCustomer(tx, scope, customerId, "updated", person, follow);
       return presentContactPerson(person);
     });
   },
   async remove(scope: Scope, customerId: string, personId: string, follow: CustomerFollower) {
-    await unitOfWork(scope.db, (tx) => {
-      const last = findPerson(tx, scope, customerId, personId);
-      deleteInOrg(tx, contactPersons, scope.org.id, personId);
-      touchCustomer(tx, scope, customerId, "deleted", last, follow);
+    await unitOfWork(scope.db, async (tx) => {
+      const last = await findPerson(tx, scope, customerId, personId);
+      await deleteInOrg(tx, contactPersons, scope.org.id, personId);
+      await touchCustomer(tx, scope, customerId, "deleted", last, follow);
     });
   },
 };

@@ -11,6 +11,7 @@ import { categoryKey, chartOf, isFixedAsset } from "../ledger/accounts.ts";
 import { NotFound, ValidationFailed } from "../lib/errors.ts";
 import { inOrg, snapshot, unitOfWork, type Scope } from "../lib/scope.ts";
 import { nowIso } from "../lib/time.ts";
+import { firstRow } from "../../db/client.ts";
 
 const present = (row: { category: string; accountId: string }) => ({ category: row.category, account_id: row.accountId });
 
@@ -23,41 +24,39 @@ function keyOf(category: string): string {
 
 export const expenseCategoryService = {
   async list(scope: Scope) {
-    return await snapshot(scope.db, (tx) =>
-      tx.select().from(expenseCategoryAccounts).where(eq(expenseCategoryAccounts.organizationId, scope.org.id)).orderBy(asc(expenseCategoryAccounts.category)).all().map(present),
+    return await snapshot(scope.db, async (tx) =>
+      (await tx.select().from(expenseCategoryAccounts).where(eq(expenseCategoryAccounts.organizationId, scope.org.id)).orderBy(asc(expenseCategoryAccounts.category))).map(present),
     );
   },
 
   async set(scope: Scope, category: string, input: { account_id: string }) {
     const key = keyOf(category);
-    return await unitOfWork(scope.db, (tx) => {
-      const account = tx.select().from(accounts).where(inOrg(accounts, scope.org.id, eq(accounts.id, input.account_id))).get();
+    return await unitOfWork(scope.db, async (tx) => {
+      const account = await firstRow(tx.select().from(accounts).where(inOrg(accounts, scope.org.id, eq(accounts.id, input.account_id))));
       if (!account) throw ValidationFailed.field("account_id", "The selected account_id is invalid.");
       // an expense account, or a fixed-asset account: investment goods, the VAT return's 83 (one rule: isFixedAsset)
-      const fixedAsset = isFixedAsset(account, chartOf(tx, scope.org.id));
+      const fixedAsset = isFixedAsset(account, await chartOf(tx, scope.org.id));
       if ((account.type !== "expense" && !fixedAsset) || !account.isActive) {
         throw ValidationFailed.field("account_id", `The account ${account.code} ${account.name} is not an active expense or fixed-asset account (a fixed asset is in PCMN class 2 in the Belgian chart, 1600–1699 in the generic one).`);
       }
       const now = nowIso();
-      tx.insert(expenseCategoryAccounts)
+      await tx.insert(expenseCategoryAccounts)
         .values({ organizationId: scope.org.id, category: key, accountId: account.id, updatedAt: now })
-        .onConflictDoUpdate({ target: [expenseCategoryAccounts.organizationId, expenseCategoryAccounts.category], set: { accountId: account.id, updatedAt: now } })
-        .run();
-      recordChange(tx, scope, { action: "expense_category.mapped", resource: { type: "expense_category", id: key } });
+        .onConflictDoUpdate({ target: [expenseCategoryAccounts.organizationId, expenseCategoryAccounts.category], set: { accountId: account.id, updatedAt: now } });
+      await recordChange(tx, scope, { action: "expense_category.mapped", resource: { type: "expense_category", id: key } });
       return present({ category: key, accountId: account.id });
     });
   },
 
   async remove(scope: Scope, category: string): Promise<void> {
     const key = keyOf(category);
-    await unitOfWork(scope.db, (tx) => {
-      const removed = tx
+    await unitOfWork(scope.db, async (tx) => {
+      const removed = await firstRow(tx
         .delete(expenseCategoryAccounts)
         .where(and(eq(expenseCategoryAccounts.organizationId, scope.org.id), eq(expenseCategoryAccounts.category, key)))
-        .returning()
-        .get();
+        .returning());
       if (!removed) throw new NotFound();
-      recordChange(tx, scope, { action: "expense_category.unmapped", resource: { type: "expense_category", id: key } });
+      await recordChange(tx, scope, { action: "expense_category.unmapped", resource: { type: "expense_category", id: key } });
     });
   },
 };

@@ -52,6 +52,7 @@ import { validIban } from "../lib/iban.ts";
 import { supplierForDocument } from "../suppliers/service.ts";
 import { keepReceivedDocument } from "./received-documents.ts";
 import { showExpense } from "./service.ts";
+import { firstRow } from "../../db/client.ts";
 
 /**
  * The UBL and CII readers, loaded by the first import (synchronously: the import is one
@@ -120,15 +121,14 @@ export async function importSupplierDocument(scope: Scope, received: ReceivedFil
   const breakdown = vatLines(doc, sign);
   const category = options.category?.trim() || DEFAULT_IMPORT_CATEGORY;
 
-  return await unitOfWork(scope.db, (tx) => {
-    const supplierId = supplierForDocument(tx, scope, doc.supplier);
-    const existing = tx
+  return await unitOfWork(scope.db, async (tx) => {
+    const supplierId = await supplierForDocument(tx, scope, doc.supplier);
+    const existing = await firstRow(tx
       .select({ id: expenses.id, date: expenses.date, amountCents: expenses.amountCents, vatCents: expenses.vatCents })
       .from(expenses)
       .where(
         inOrg(expenses, scope.org.id, eq(expenses.supplierId, supplierId), eq(expenses.documentType, documentType), eq(expenses.supplierInvoiceNumber, doc.number)),
-      )
-      .get();
+      ));
     if (existing) {
       const what = documentType === "credit_note" ? "credit note" : "invoice";
       const before = `The supplier's ${what} ${doc.number} was imported before, as expense ${existing.id}`;
@@ -149,7 +149,7 @@ export async function importSupplierDocument(scope: Scope, received: ReceivedFil
       description: describe(doc),
       amountCents,
       vatCents,
-      vatRateId: singleRate(tx, scope.org.id, breakdown),
+      vatRateId: await singleRate(tx, scope.org.id, breakdown),
       date: doc.issueDate,
       vendor: doc.supplier.name.trim(),
       supplierId,
@@ -172,11 +172,10 @@ export async function importSupplierDocument(scope: Scope, received: ReceivedFil
       createdAt: now,
       updatedAt: now,
     };
-    tx.insert(expenses).values(row).run();
-    tx.insert(expenseVatLines)
-      .values(breakdown.map((b) => ({ id: newId(), organizationId: scope.org.id, expenseId: row.id, ...b })))
-      .run();
-    tx.insert(expenseDocuments)
+    await tx.insert(expenses).values(row);
+    await tx.insert(expenseVatLines)
+      .values(breakdown.map((b) => ({ id: newId(), organizationId: scope.org.id, expenseId: row.id, ...b })));
+    await tx.insert(expenseDocuments)
       .values({
         expenseId: row.id,
         organizationId: scope.org.id,
@@ -185,23 +184,21 @@ export async function importSupplierDocument(scope: Scope, received: ReceivedFil
         body: Buffer.from(file.original.buffer, file.original.byteOffset, file.original.byteLength),
         sha256: createHash("sha256").update(file.original).digest("hex"),
         createdAt: now,
-      })
-      .run();
-    const shown = showExpense(tx, scope.org.id, row.id);
-    recordChange(tx, scope, { action: "expense.imported", resource: { type: "expense", id: row.id }, event: "expense.created", data: shown });
+      });
+    const shown = await showExpense(tx, scope.org.id, row.id);
+    await recordChange(tx, scope, { action: "expense.imported", resource: { type: "expense", id: row.id }, event: "expense.created", data: shown });
     return { kind: "expense" as const, data: shown };
   });
 }
 
 /** The original document of an imported expense, as it was received (404 when the expense has none). */
 export async function expenseDocument(scope: Scope, id: string): Promise<{ contentType: string; body: Uint8Array }> {
-  const doc = await snapshot(scope.db, (tx) => {
+  const doc = await snapshot(scope.db, async (tx) => {
     findInOrg(tx, expenses, scope.org.id, id);
-    return tx
+    return await firstRow(tx
       .select()
       .from(expenseDocuments)
-      .where(and(eq(expenseDocuments.organizationId, scope.org.id), eq(expenseDocuments.expenseId, id)))
-      .get();
+      .where(and(eq(expenseDocuments.organizationId, scope.org.id), eq(expenseDocuments.expenseId, id))));
   });
   if (!doc) throw new NotFound();
   return { contentType: doc.contentType, body: doc.body };
@@ -229,13 +226,12 @@ function vatLines(doc: SupplierDocument, sign: number) {
 }
 
 /** The organisation's VAT rate of a document with one category and rate, if it has that rate. */
-function singleRate(tx: Tx, orgId: string, lines: { category: VatCategory; rateBp: number }[]): string | null {
+async function singleRate(tx: Tx, orgId: string, lines: { category: VatCategory; rateBp: number }[]): Promise<string | null> {
   if (lines.length !== 1) return null;
-  const rate = tx
+  const rate = await firstRow(tx
     .select({ id: vatRates.id })
     .from(vatRates)
-    .where(inOrg(vatRates, orgId, eq(vatRates.category, lines[0]!.category), eq(vatRates.rateBp, lines[0]!.rateBp)))
-    .get();
+    .where(inOrg(vatRates, orgId, eq(vatRates.category, lines[0]!.category), eq(vatRates.rateBp, lines[0]!.rateBp))));
   return rate?.id ?? null;
 }
 

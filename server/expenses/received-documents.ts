@@ -17,14 +17,15 @@ import { Currency, DateString, Uuid } from "../lib/schemas.ts";
 import { findInOrg, inOrg, snapshot, unitOfWork, type Scope } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import { supplierForDocument } from "../suppliers/service.ts";
+import { firstRow } from "../../db/client.ts";
 
 type ReceivedDocumentRow = typeof receivedDocuments.$inferSelect;
 
 /** Keeps a zero-total document with its supplier (409 naming it when kept before); the document as shown. */
 export async function keepReceivedDocument(scope: Scope, file: { original: Uint8Array; contentType: string }, doc: SupplierDocument) {
-  return await unitOfWork(scope.db, (tx) => {
-    const supplierId = supplierForDocument(tx, scope, doc.supplier);
-    const existing = tx
+  return await unitOfWork(scope.db, async (tx) => {
+    const supplierId = await supplierForDocument(tx, scope, doc.supplier);
+    const existing = await firstRow(tx
       .select({ id: receivedDocuments.id })
       .from(receivedDocuments)
       .where(
@@ -35,8 +36,7 @@ export async function keepReceivedDocument(scope: Scope, file: { original: Uint8
           eq(receivedDocuments.documentType, doc.type),
           eq(receivedDocuments.supplierInvoiceNumber, doc.number),
         ),
-      )
-      .get();
+      ));
     if (existing) {
       const what = doc.type === "credit_note" ? "credit note" : "invoice";
       throw new Conflict(`The supplier's ${what} ${doc.number} was received before, as received document ${existing.id}.`);
@@ -56,9 +56,9 @@ export async function keepReceivedDocument(scope: Scope, file: { original: Uint8
       sha256: createHash("sha256").update(file.original).digest("hex"),
       createdAt: nowIso(),
     };
-    tx.insert(receivedDocuments).values(row).run();
+    await tx.insert(receivedDocuments).values(row);
     // no event for it (docs/webhooks.md#events names none): audited only
-    recordChange(tx, scope, { action: "received_document.kept", resource: { type: "received_document", id: row.id } });
+    await recordChange(tx, scope, { action: "received_document.kept", resource: { type: "received_document", id: row.id } });
     return presentReceivedDocument(row);
   });
 }

@@ -30,18 +30,18 @@ type ExpenseRow = typeof expenses.$inferSelect;
 type ExpensePaymentRow = typeof expensePayments.$inferSelect;
 
 /** The expenses as the API and its webhooks show them, each with its payments (one query for all). */
-export function presentExpenses(tx: Tx, rows: ExpenseRow[]) {
+export async function presentExpenses(tx: Tx, rows: ExpenseRow[]) {
   const approved = rows.filter((r) => r.status === "approved" || r.status === "paid").map((r) => r.id);
   const paymentRows =
     approved.length === 0
       ? []
-      : tx.select().from(expensePayments).where(inArray(expensePayments.expenseId, approved)).orderBy(asc(expensePayments.createdAt), asc(expensePayments.id)).all();
+      : (await tx.select().from(expensePayments).where(inArray(expensePayments.expenseId, approved)).orderBy(asc(expensePayments.createdAt), asc(expensePayments.id)));
   const byExpense = Map.groupBy(paymentRows, (p) => p.expenseId);
   return rows.map((row) => presentExpense(row, byExpense.get(row.id) ?? []));
 }
 
-export function showExpense(tx: Tx, orgId: string, id: string) {
-  return presentExpenses(tx, [findInOrg(tx, expenses, orgId, id)])[0]!;
+export async function showExpense(tx: Tx, orgId: string, id: string) {
+  return (await presentExpenses(tx, [findInOrg(tx, expenses, orgId, id)]))[0]!;
 }
 
 function presentExpense(row: ExpenseRow, paymentRows: ExpensePaymentRow[]) {
@@ -130,7 +130,7 @@ export function readPaymentReference(bag: FieldErrorBag, field: string, text: st
  * date before the date, counting the stored date on an update); then the vendor's supplier,
  * created when missing, once the input is known to be valid.
  */
-function columnsOf(tx: Tx, scope: Scope, input: ExpenseUpdate, current?: ExpenseRow): Partial<ExpenseRow> {
+async function columnsOf(tx: Tx, scope: Scope, input: ExpenseUpdate, current?: ExpenseRow): Promise<Partial<ExpenseRow>> {
   const bag = new FieldErrorBag();
   const out: Partial<ExpenseRow> = {};
   if (input.category !== undefined) {
@@ -140,10 +140,10 @@ function columnsOf(tx: Tx, scope: Scope, input: ExpenseUpdate, current?: Expense
   if (input.amount !== undefined) out.amountCents = readMoney(bag, "amount", input.amount, { min: 1 }) ?? undefined;
   if (input.vat_amount !== undefined) out.vatCents = readMoney(bag, "vat_amount", input.vat_amount, { min: 0 }) ?? undefined;
   if (input.vat_rate_id !== undefined) {
-    out.vatRateId = input.vat_rate_id === null ? null : (readVatRate(tx, scope.org.id, bag, "vat_rate_id", input.vat_rate_id)?.id ?? null);
+    out.vatRateId = input.vat_rate_id === null ? null : ((await readVatRate(tx, scope.org.id, bag, "vat_rate_id", input.vat_rate_id))?.id ?? null);
   }
   if (input.self_assessed_vat_rate_id !== undefined) {
-    const rate = input.self_assessed_vat_rate_id === null ? null : readVatRate(tx, scope.org.id, bag, "self_assessed_vat_rate_id", input.self_assessed_vat_rate_id);
+    const rate = input.self_assessed_vat_rate_id === null ? null : await readVatRate(tx, scope.org.id, bag, "self_assessed_vat_rate_id", input.self_assessed_vat_rate_id);
     // the VAT the purchaser owes is at a standard (or reduced) rate: a rate of another category says nothing
     if (rate && rate.category !== "S") bag.add("self_assessed_vat_rate_id", `The VAT rate ${rate.name} is of category ${rate.category}: VAT is self-assessed at a standard-rate (S) VAT rate.`);
     out.selfAssessedVatRateId = rate?.id ?? null;
@@ -169,12 +169,12 @@ function columnsOf(tx: Tx, scope: Scope, input: ExpenseUpdate, current?: Expense
   // replaced as a whole: {} clears it
   if (input.metadata !== undefined) out.metadata = input.metadata;
   bag.throwIfAny();
-  checkExternalId(tx, expenses, "expense", scope.org.id, out.externalId, current?.id);
+  await checkExternalId(tx, expenses, "expense", scope.org.id, out.externalId, current?.id);
   if (input.vendor !== undefined) {
     // a blank vendor is no vendor: no supplier either
     const vendor = input.vendor?.trim() || null;
     out.vendor = vendor;
-    out.supplierId = vendor === null ? null : supplierForVendor(tx, scope, vendor);
+    out.supplierId = vendor === null ? null : await supplierForVendor(tx, scope, vendor);
   }
   return out;
 }
@@ -192,24 +192,24 @@ const findFor = stateMachine(expenses, () => "expense", {
 
 /** Moves a pending expense to `status` (approve, reject). */
 async function decide(scope: Scope, id: string, status: "approved" | "rejected", rejectionReason: string | null) {
-  return await unitOfWork(scope.db, (tx) => {
+  return await unitOfWork(scope.db, async (tx) => {
     const before = findFor(tx, scope, id, status === "approved" ? "approve" : "reject");
     // an invoice prepaid in full (BT-115 0.00) leaves nothing to pay once approved
     const decided = status === "approved" ? expenseStatusAfterPayments(before, before.paidCents) : status;
-    updateInOrg(tx, expenses, scope.org.id, id, { status: decided, rejectionReason, updatedAt: nowIso() });
+    await updateInOrg(tx, expenses, scope.org.id, id, { status: decided, rejectionReason, updatedAt: nowIso() });
     const row = findInOrg(tx, expenses, scope.org.id, id);
-    const shown = presentExpenses(tx, [row])[0]!;
+    const shown = (await presentExpenses(tx, [row]))[0]!;
     // there is no expense.rejected event: a rejection is an update (docs/payables.md#expenses)
     const event = status === "approved" ? "expense.approved" : "expense.updated";
-    const ledger = status === "approved" ? [{ post: expensePosting(tx, row) }] : [];
-    recordChange(tx, scope, { action: `expense.${status}`, resource: { type: "expense", id }, event, data: shown, ledger });
+    const ledger = status === "approved" ? [{ post: await expensePosting(tx, row) }] : [];
+    await recordChange(tx, scope, { action: `expense.${status}`, resource: { type: "expense", id }, event, data: shown, ledger });
     return shown;
   });
 }
 
 export const expenseService = {
   async list(scope: Scope, query: ListQuery, url: string) {
-    return await listPage(scope, expenseList, query, url, (rows, tx) => presentExpenses(tx, rows));
+    return await listPage(scope, expenseList, query, url, async (rows, tx) => await presentExpenses(tx, rows));
   },
 
   get(scope: Scope, id: string) {
@@ -217,7 +217,7 @@ export const expenseService = {
   },
 
   async create(scope: Scope, input: ExpenseCreate) {
-    return await unitOfWork(scope.db, (tx) => {
+    return await unitOfWork(scope.db, async (tx) => {
       const now = nowIso();
       const row: ExpenseRow = {
         id: newId(),
@@ -245,23 +245,23 @@ export const expenseService = {
         selfAssessedVatRateId: null,
         externalId: null,
         metadata: {},
-        ...columnsOf(tx, scope, input),
+        ...await columnsOf(tx, scope, input),
         createdAt: now,
         updatedAt: now,
       };
-      tx.insert(expenses).values(row).run();
+      await tx.insert(expenses).values(row);
       const shown = presentExpense(row, []);
-      recordChange(tx, scope, { action: "expense.created", resource: { type: "expense", id: row.id }, event: "expense.created", data: shown });
+      await recordChange(tx, scope, { action: "expense.created", resource: { type: "expense", id: row.id }, event: "expense.created", data: shown });
       return shown;
     });
   },
 
   /** Pending and rejected expenses can be edited; a rejected one returns to pending. */
   async update(scope: Scope, id: string, input: ExpenseUpdate) {
-    return await unitOfWork(scope.db, (tx) => {
+    return await unitOfWork(scope.db, async (tx) => {
       const row = findFor(tx, scope, id, "update");
       const resubmitted = row.status === "rejected" ? { status: "pending" as const, rejectionReason: null } : {};
-      const columns = columnsOf(tx, scope, input, row);
+      const columns = await columnsOf(tx, scope, input, row);
       // an imported document's prepaid amount stays: a total edited by hand must still cover it
       // (unless the document itself said more was prepaid than its total: its supplier owes the rest back)
       const amountsEdited = input.amount !== undefined || input.vat_amount !== undefined;
@@ -270,22 +270,22 @@ export const expenseService = {
         bag.add(input.amount !== undefined ? "amount" : "vat_amount", `amount + vat_amount must be at least the prepaid amount less the rounding (${formatCents(row.prepaidCents - row.roundingCents)}).`);
         bag.throwIfAny();
       }
-      updateInOrg(tx, expenses, scope.org.id, id, { ...columns, ...resubmitted, updatedAt: nowIso() });
+      await updateInOrg(tx, expenses, scope.org.id, id, { ...columns, ...resubmitted, updatedAt: nowIso() });
       // an imported document's VAT breakdown no longer describes amounts edited by hand: the expense posts as one rate again
       if (input.amount !== undefined || input.vat_amount !== undefined || input.vat_rate_id !== undefined) {
-        tx.delete(expenseVatLines).where(inOrg(expenseVatLines, scope.org.id, eq(expenseVatLines.expenseId, id))).run();
+        await tx.delete(expenseVatLines).where(inOrg(expenseVatLines, scope.org.id, eq(expenseVatLines.expenseId, id)));
       }
-      const shown = showExpense(tx, scope.org.id, id);
-      recordChange(tx, scope, { action: "expense.updated", resource: { type: "expense", id }, event: "expense.updated", data: shown });
+      const shown = await showExpense(tx, scope.org.id, id);
+      await recordChange(tx, scope, { action: "expense.updated", resource: { type: "expense", id }, event: "expense.updated", data: shown });
       return shown;
     });
   },
 
   async remove(scope: Scope, id: string): Promise<void> {
-    await unitOfWork(scope.db, (tx) => {
+    await unitOfWork(scope.db, async (tx) => {
       const row = findFor(tx, scope, id, "delete");
-      deleteInOrg(tx, expenses, scope.org.id, id);
-      recordChange(tx, scope, { action: "expense.deleted", resource: { type: "expense", id }, event: "expense.deleted", data: presentExpense(row, []) });
+      await deleteInOrg(tx, expenses, scope.org.id, id);
+      await recordChange(tx, scope, { action: "expense.deleted", resource: { type: "expense", id }, event: "expense.deleted", data: presentExpense(row, []) });
     });
   },
 
@@ -299,7 +299,7 @@ export const expenseService = {
 
   /** A payment of at most the amount due of an approved expense: payables against the bank (server/settlement). */
   async recordPayment(scope: Scope, id: string, input: PaymentInput) {
-    return await unitOfWork(scope.db, (tx) => recordPayment(tx, scope, { kind: "expense", row: findInOrg(tx, expenses, scope.org.id, id) }, input, showExpense).shown);
+    return await unitOfWork(scope.db, async (tx) => (await recordPayment(tx, scope, { kind: "expense", row: findInOrg(tx, expenses, scope.org.id, id) }, input, showExpense)).shown);
   },
 
   /** Removes a payment recorded by mistake: its posting is reversed on its own date, a bank line holding it is unmatched. */

@@ -19,17 +19,17 @@ import { fiscalCalendar, fiscalYearNamed, fiscalYearOf, firstYearName, type Fisc
 import { formatCents } from "../lib/money.ts";
 import { snapshot, unitOfWork, type Scope } from "../lib/scope.ts";
 import { nowIso, today } from "../lib/time.ts";
+import { firstRow } from "../../db/client.ts";
 
 type YearRow = typeof fiscalYears.$inferSelect;
 
 /** The years with postings, the closed ones and the current one, oldest first (none before a declared first year). */
-function knownYears(tx: Tx, orgId: string, calendar: FiscalCalendar): number[] {
-  const span = tx
+async function knownYears(tx: Tx, orgId: string, calendar: FiscalCalendar): Promise<number[]> {
+  const span = await firstRow(tx
     .select({ first: sql<string | null>`min(${journalEntries.date})`, last: sql<string | null>`max(${journalEntries.date})` })
     .from(journalEntries)
-    .where(eq(journalEntries.organizationId, orgId))
-    .get();
-  const closed = tx.select({ year: fiscalYears.year }).from(fiscalYears).where(eq(fiscalYears.organizationId, orgId)).all().map((r) => r.year);
+    .where(eq(journalEntries.organizationId, orgId)));
+  const closed = (await tx.select({ year: fiscalYears.year }).from(fiscalYears).where(eq(fiscalYears.organizationId, orgId))).map((r) => r.year);
   const years = [fiscalYearOf(calendar, today()).year, ...closed];
   if (span?.first) years.push(fiscalYearOf(calendar, span.first).year);
   if (span?.last) years.push(fiscalYearOf(calendar, span.last).year);
@@ -40,7 +40,7 @@ function knownYears(tx: Tx, orgId: string, calendar: FiscalCalendar): number[] {
 
 type OrgCurrency = { id: string; currency: string };
 
-function present(tx: Tx, org: OrgCurrency, year: FiscalYear, row: YearRow | undefined) {
+async function present(tx: Tx, org: OrgCurrency, year: FiscalYear, row: YearRow | undefined) {
   const closed = row?.status === "closed";
   // a closed year shows the dates it was closed with (the calendar cannot change while one is)
   const start = (closed && row!.startDate) || year.start;
@@ -51,13 +51,13 @@ function present(tx: Tx, org: OrgCurrency, year: FiscalYear, row: YearRow | unde
     end_date: end,
     status: closed ? ("closed" as const) : ("open" as const),
     closed_at: closed ? row!.closedAt : null,
-    result: formatCents(netResult(tx, org.id, org.currency, start, end)),
-    closing_entry_ids: closed ? standingEntries(tx, org.id, "fiscal_year", String(year.year)).map((e) => e.id) : [],
+    result: formatCents(await netResult(tx, org.id, org.currency, start, end)),
+    closing_entry_ids: closed ? (await standingEntries(tx, org.id, "fiscal_year", String(year.year))).map((e) => e.id) : [],
   };
 }
 
-function yearRow(tx: Tx, orgId: string, year: number): YearRow | undefined {
-  return tx.select().from(fiscalYears).where(and(eq(fiscalYears.organizationId, orgId), eq(fiscalYears.year, year))).get();
+async function yearRow(tx: Tx, orgId: string, year: number): Promise<YearRow | undefined> {
+  return await firstRow(tx.select().from(fiscalYears).where(and(eq(fiscalYears.organizationId, orgId), eq(fiscalYears.year, year))));
 }
 
 /** The fiscal year named `year` of the organisation's calendar; 404 before its first fiscal year. */
@@ -68,8 +68,8 @@ function namedYear(calendar: FiscalCalendar, year: number): FiscalYear {
 }
 
 /** The year as the API and its webhooks show it (`org`: whose currency the result is in). */
-export function showFiscalYear(tx: Tx, org: OrgCurrency, year: number) {
-  return present(tx, org, namedYear(fiscalCalendar(tx, org.id), year), yearRow(tx, org.id, year));
+export async function showFiscalYear(tx: Tx, org: OrgCurrency, year: number) {
+  return present(tx, org, namedYear(fiscalCalendar(tx, org.id), year), await yearRow(tx, org.id, year));
 }
 
 function parseYear(text: string): number {
@@ -79,10 +79,10 @@ function parseYear(text: string): number {
 
 export const fiscalYearService = {
   async list(scope: Scope) {
-    return await snapshot(scope.db, (tx) => {
-      const rows = new Map(tx.select().from(fiscalYears).where(eq(fiscalYears.organizationId, scope.org.id)).all().map((r) => [r.year, r]));
+    return await snapshot(scope.db, async (tx) => {
+      const rows = new Map((await tx.select().from(fiscalYears).where(eq(fiscalYears.organizationId, scope.org.id))).map((r) => [r.year, r]));
       const calendar = fiscalCalendar(tx, scope.org.id);
-      return knownYears(tx, scope.org.id, calendar).map((year) => present(tx, scope.org, namedYear(calendar, year), rows.get(year)));
+      return await Promise.all((await knownYears(tx, scope.org.id, calendar)).map((year) => present(tx, scope.org, namedYear(calendar, year), rows.get(year))));
     });
   },
 
@@ -93,45 +93,42 @@ export const fiscalYearService = {
 
   async close(scope: Scope, yearText: string) {
     const year = parseYear(yearText);
-    return await unitOfWork(scope.db, (tx) => {
+    return await unitOfWork(scope.db, async (tx) => {
       const calendar = fiscalCalendar(tx, scope.org.id);
       const fiscalYear = namedYear(calendar, year);
-      if (yearRow(tx, scope.org.id, year)?.status === "closed") throw new Conflict(`The fiscal year ${year} is closed already.`);
+      if ((await yearRow(tx, scope.org.id, year))?.status === "closed") throw new Conflict(`The fiscal year ${year} is closed already.`);
       if (fiscalYear.end >= today()) throw new Conflict(`The fiscal year ${year} is open and has not ended yet (it ends on ${fiscalYear.end}).`);
-      const earliest = tx
+      const earliest = await firstRow(tx
         .select({ date: journalEntries.date })
         .from(journalEntries)
         .where(and(eq(journalEntries.organizationId, scope.org.id), lt(journalEntries.date, fiscalYear.start)))
-        .orderBy(asc(journalEntries.date))
-        .get();
+        .orderBy(asc(journalEntries.date)));
       // every earlier year with postings is closed first; a year without any has nothing to close
-      const hasPostings = (y: FiscalYear) =>
-        tx
+      const hasPostings = async (y: FiscalYear) =>
+        (await firstRow(tx
           .select({ id: journalEntries.id })
           .from(journalEntries)
           .where(and(eq(journalEntries.organizationId, scope.org.id), gte(journalEntries.date, y.start), lte(journalEntries.date, y.end)))
-          .limit(1)
-          .get() !== undefined;
+          .limit(1))) !== undefined;
       const from = earliest ? fiscalYearOf(calendar, earliest.date).year : year;
       for (let y = from; y < year; y++) {
         const earlier = fiscalYearNamed(calendar, y);
-        if (earlier && yearRow(tx, scope.org.id, y)?.status !== "closed" && hasPostings(earlier)) {
+        if (earlier && (await yearRow(tx, scope.org.id, y))?.status !== "closed" && (await hasPostings(earlier))) {
           throw new Conflict(`The fiscal year ${y} is open; years close in order: close ${y} first.`);
         }
       }
       const now = nowIso();
       const dates = { startDate: fiscalYear.start, endDate: fiscalYear.end };
-      tx.insert(fiscalYears)
+      await tx.insert(fiscalYears)
         .values({ organizationId: scope.org.id, year, status: "closed", ...dates, closedAt: now, updatedAt: now })
-        .onConflictDoUpdate({ target: [fiscalYears.organizationId, fiscalYears.year], set: { status: "closed", ...dates, closedAt: now, updatedAt: now } })
-        .run();
+        .onConflictDoUpdate({ target: [fiscalYears.organizationId, fiscalYears.year], set: { status: "closed", ...dates, closedAt: now, updatedAt: now } });
       // closing entries are the one posting a closed year takes (server/ledger/post.ts)
-      recordChange(tx, scope, {
+      await recordChange(tx, scope, {
         action: "fiscal_year.closed",
         resource: { type: "fiscal_year", id: String(year) },
         event: "fiscal_year.closed",
         data: () => showFiscalYear(tx, scope.org, year),
-        ledger: closingPostings(tx, scope.org.id, fiscalYear).map((post) => ({ post })),
+        ledger: (await closingPostings(tx, scope.org.id, fiscalYear)).map((post) => ({ post })),
       });
       return showFiscalYear(tx, scope.org, year);
     });
@@ -139,21 +136,19 @@ export const fiscalYearService = {
 
   async reopen(scope: Scope, yearText: string) {
     const year = parseYear(yearText);
-    return await unitOfWork(scope.db, (tx) => {
+    return await unitOfWork(scope.db, async (tx) => {
       namedYear(fiscalCalendar(tx, scope.org.id), year);
-      if (yearRow(tx, scope.org.id, year)?.status !== "closed") throw new Conflict(`The fiscal year ${year} is open; only a closed year can be reopened.`);
-      const later = tx
+      if ((await yearRow(tx, scope.org.id, year))?.status !== "closed") throw new Conflict(`The fiscal year ${year} is open; only a closed year can be reopened.`);
+      const later = await firstRow(tx
         .select({ year: fiscalYears.year })
         .from(fiscalYears)
         .where(and(eq(fiscalYears.organizationId, scope.org.id), gt(fiscalYears.year, year), eq(fiscalYears.status, "closed")))
-        .orderBy(asc(fiscalYears.year))
-        .get();
+        .orderBy(asc(fiscalYears.year)));
       if (later) throw new Conflict(`The fiscal year ${later.year} is closed; years reopen in reverse order: reopen ${later.year} first.`);
-      tx.update(fiscalYears)
+      await tx.update(fiscalYears)
         .set({ status: "open", closedAt: null, updatedAt: nowIso() })
-        .where(and(eq(fiscalYears.organizationId, scope.org.id), eq(fiscalYears.year, year)))
-        .run();
-      recordChange(tx, scope, {
+        .where(and(eq(fiscalYears.organizationId, scope.org.id), eq(fiscalYears.year, year)));
+      await recordChange(tx, scope, {
         action: "fiscal_year.reopened",
         resource: { type: "fiscal_year", id: String(year) },
         event: "fiscal_year.reopened",

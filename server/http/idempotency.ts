@@ -26,6 +26,7 @@ import type { Db } from "../../db/client.ts";
 import { idempotencyKeys } from "../../db/schema.ts";
 import { ApiError, ValidationFailed } from "../lib/errors.ts";
 import { unitOfWork } from "../lib/scope.ts";
+import { firstRow } from "../../db/client.ts";
 
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
 /** Set on a replayed response, as Stripe does. */
@@ -93,11 +94,11 @@ export function createIdempotency(db: Db) {
         const cutoff = now - IDEMPOTENCY_RETENTION_MS;
         if (now - lastSweep > SWEEP_EVERY_MS) {
           lastSweep = now;
-          tx.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, cutoff)).run();
+          await tx.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, cutoff));
         }
-        const held = tx.select().from(idempotencyKeys).where(mine).get();
+        const held = await firstRow(tx.select().from(idempotencyKeys).where(mine));
         // an expired key, or a reservation an older Kontor left without an answer, is no answer
-        if (held && (held.createdAt < cutoff || held.statusCode === null)) tx.delete(idempotencyKeys).where(mine).run();
+        if (held && (held.createdAt < cutoff || held.statusCode === null)) await tx.delete(idempotencyKeys).where(mine);
         else if (held) {
           if (held.requestHash !== requestHash) {
             throw ValidationFailed.field(IDEMPOTENCY_HEADER, `This ${IDEMPOTENCY_HEADER} was already used for a different request (method, path or body); use a new key.`);
@@ -105,8 +106,8 @@ export function createIdempotency(db: Db) {
           return { replay: replay(held, sealKey) };
         }
 
-        const store = (status: number, body: string | null, headers: Record<string, unknown>) =>
-          tx
+        const store = async (status: number, body: string | null, headers: Record<string, unknown>) =>
+          await tx
             .insert(idempotencyKeys)
             .values({
               tokenId: request.tokenId,
@@ -116,22 +117,21 @@ export function createIdempotency(db: Db) {
               responseBody: body === null ? null : seal(sealKey, body),
               responseHeaders: pickHeaders(headers),
               createdAt: now,
-            })
-            .run();
+            });
         try {
           // a savepoint: a refused work's changes roll back, the stored refusal stays
           const value = await unitOfWork(db, work);
           const status = typeof set.status === "number" ? set.status : 200;
           if (value instanceof Response) {
             if (value.body !== null) throw new Error("once(): a Response with a body cannot be stored; return the value instead");
-            store(value.status, null, Object.fromEntries(value.headers));
+            await store(value.status, null, Object.fromEntries(value.headers));
           } else {
-            store(status, value === undefined ? null : JSON.stringify(value), { "content-type": "application/json", ...set.headers });
+            await store(status, value === undefined ? null : JSON.stringify(value), { "content-type": "application/json", ...set.headers });
           }
           return { value };
         } catch (error) {
           if (!(error instanceof ApiError) || error.status >= 500 || NOT_STORED.has(error.status)) throw error;
-          store(error.status, JSON.stringify(error.toJSON()), { ...error.headers, "content-type": "application/json" });
+          await store(error.status, JSON.stringify(error.toJSON()), { ...error.headers, "content-type": "application/json" });
           return { refusal: error };
         }
       });

@@ -37,6 +37,7 @@ import { addDays } from "../lib/time.ts";
 import type { DatePeriod } from "../../db/values.ts";
 import { hasRates, ratesBetween, type RatePeriod } from "./rates.ts";
 import { lawText, type LawNote } from "./wording.ts";
+import { firstRow } from "../../db/client.ts";
 
 /** The statutory fixed compensation for recovery costs (Directive 2011/7/EU art. 6; law of 2 August 2002 art. 6). */
 export const STATUTORY_COMPENSATION_CENTS = 4000;
@@ -258,23 +259,21 @@ export const interestNotesOf = (orgId: string, invoiceId: string) =>
   inOrg(invoices, orgId, eq(invoices.relatedInvoiceId, invoiceId), eq(invoices.type, "interest_note"), ne(invoices.status, "cancelled"));
 
 /** Reads the invoice, its customer, payments, credit notes and earlier interest notes, and the rates, in `tx`. */
-export function readClaimInput(tx: Tx, orgId: string, invoiceId: string, asOf: string, opts: { firstReminderAcceptedOn: string | null }): ClaimInput {
+export async function readClaimInput(tx: Tx, orgId: string, invoiceId: string, asOf: string, opts: { firstReminderAcceptedOn: string | null }): Promise<ClaimInput> {
   const invoice = findInOrg(tx, invoices, orgId, invoiceId);
   if (invoice.type !== "invoice") throw new Conflict(`The document is ${invoice.type === "credit_note" ? "a credit note" : "an interest note"}; interest is charged on invoices only.`);
   if (invoice.status === "draft" || invoice.status === "cancelled") throw new Conflict(`The invoice is ${invoice.status}; only an issued invoice can be late.`);
-  const org = tx.select().from(organizations).where(eq(organizations.id, orgId)).get()!;
+  const org = (await firstRow(tx.select().from(organizations).where(eq(organizations.id, orgId))))!;
   const buyerVat = invoice.issuedParties ? invoice.issuedParties.buyer.vatNumber : findInOrg(tx, customers, orgId, invoice.customerId).vatNumber;
-  const paid = tx
+  const paid = await tx
     .select({ date: payments.paymentDate, cents: payments.amountCents })
     .from(payments)
-    .where(inOrg(payments, orgId, eq(payments.invoiceId, invoiceId)))
-    .all();
-  const credited = tx
+    .where(inOrg(payments, orgId, eq(payments.invoiceId, invoiceId)));
+  const credited = await tx
     .select({ date: invoices.issueDate, cents: invoices.creditedCents })
     .from(invoices)
-    .where(inOrg(invoices, orgId, eq(invoices.relatedInvoiceId, invoiceId), eq(invoices.type, "credit_note"), inArray(invoices.status, ["finalized", "sent", "partially_paid", "paid"])))
-    .all();
-  const notes = tx.select().from(invoices).where(interestNotesOf(orgId, invoiceId)).all();
+    .where(inOrg(invoices, orgId, eq(invoices.relatedInvoiceId, invoiceId), eq(invoices.type, "credit_note"), inArray(invoices.status, ["finalized", "sent", "partially_paid", "paid"])));
+  const notes = await tx.select().from(invoices).where(interestNotesOf(orgId, invoiceId));
   const already = {
     interestCents: notes.reduce((sum, n) => sum + n.totalCents - (n.compensationCents ?? 0), 0),
     compensationCents: notes.reduce((sum, n) => sum + (n.compensationCents ?? 0), 0),
@@ -289,8 +288,8 @@ export function readClaimInput(tx: Tx, orgId: string, invoiceId: string, asOf: s
     customerType: buyerVat ? "organization" : "individual",
     reductions: [...paid, ...credited],
     country: org.country,
-    hasTable: hasRates(tx, org.country),
-    rates: ratesBetween(tx, org.country, addDays(invoice.dueDate, 1), asOf),
+    hasTable: await hasRates(tx, org.country),
+    rates: await ratesBetween(tx, org.country, addDays(invoice.dueDate, 1), asOf),
     compensationCents: org.lateCompensationCents,
     compensationByCurrency: org.lateCompensationByCurrency,
     firstReminderAcceptedOn: opts.firstReminderAcceptedOn,
@@ -299,6 +298,6 @@ export function readClaimInput(tx: Tx, orgId: string, invoiceId: string, asOf: s
 }
 
 /** The claim on an invoice as of `asOf` (YYYY-MM-DD), in `tx`: what the reminders show and an interest note charges. */
-export function lateClaim(tx: Tx, orgId: string, invoiceId: string, asOf: string, opts: { firstReminderAcceptedOn: string | null }): LateClaim {
-  return computeClaim(readClaimInput(tx, orgId, invoiceId, asOf, opts)).claim;
+export async function lateClaim(tx: Tx, orgId: string, invoiceId: string, asOf: string, opts: { firstReminderAcceptedOn: string | null }): Promise<LateClaim> {
+  return computeClaim(await readClaimInput(tx, orgId, invoiceId, asOf, opts)).claim;
 }

@@ -18,6 +18,7 @@ import { finalizeInvoice } from "../invoices/commands/finalize.ts";
 import { insertDraft } from "../invoices/drafts.ts";
 import { computeClaim, readClaimInput, type ClaimInput } from "./claim.ts";
 import { interestWords, lawText } from "./wording.ts";
+import { firstRow } from "../../db/client.ts";
 
 /** An interest note is payable on receipt, within an invoice's default payment term, 30 days. */
 const PAYMENT_DAYS = 30;
@@ -28,26 +29,25 @@ const PAYMENT_DAYS = 30;
  * zone; a `manual` reminder counts as accepted on its run's date. null while none was accepted.
  * Read from the reminders' and deliveries' tables (the reminders feature, a tier above, records them).
  */
-export function firstReminderAcceptedOn(tx: Tx, orgId: string, invoiceId: string): string | null {
-  return firstRemindersAcceptedOn(tx, orgId, [invoiceId]).get(invoiceId) ?? null;
+export async function firstReminderAcceptedOn(tx: Tx, orgId: string, invoiceId: string): Promise<string | null> {
+  return (await firstRemindersAcceptedOn(tx, orgId, [invoiceId])).get(invoiceId) ?? null;
 }
 
 /**
  * `firstReminderAcceptedOn` of several invoices in one query (a reminder run's batch): each
  * invoice's date, or null; invoices without any reminder are absent.
  */
-export function firstRemindersAcceptedOn(tx: Tx, orgId: string, invoiceIds: readonly string[]): Map<string, string | null> {
+export async function firstRemindersAcceptedOn(tx: Tx, orgId: string, invoiceIds: readonly string[]): Promise<Map<string, string | null>> {
   const found = new Map<string, string | null>();
   if (invoiceIds.length === 0) return found;
-  const rows = tx
+  const rows = await tx
     .select({ invoiceId: reminders.invoiceId, channel: reminders.channel, runDate: reminders.runDate, acceptedAt: documentDeliveries.acceptedAt })
     .from(reminders)
     .leftJoin(documentDeliveries, eq(documentDeliveries.id, reminders.deliveryId))
     .where(inOrg(reminders, orgId, inArray(reminders.invoiceId, [...invoiceIds]), eq(reminders.skipped, false), sql`${reminders.daysAfterDue} > 0`))
-    .orderBy(asc(reminders.invoiceId), asc(reminders.level))
-    .all();
+    .orderBy(asc(reminders.invoiceId), asc(reminders.level));
   if (rows.length === 0) return found;
-  const timezone = tx.select({ timezone: organizations.timezone }).from(organizations).where(eq(organizations.id, orgId)).get()?.timezone ?? "Europe/Brussels";
+  const timezone = (await firstRow(tx.select({ timezone: organizations.timezone }).from(organizations).where(eq(organizations.id, orgId))))?.timezone ?? "Europe/Brussels";
   for (const row of rows) {
     // the first in level order that was accepted decides; a later one is not read
     if (found.get(row.invoiceId)) continue;
@@ -89,12 +89,12 @@ function oneLine(description: string, cents: number): NewLine {
  * interest not charged yet ("Interest 2025-11-16–2025-12-31 at 10.50 % on 1000.00 EUR (46 days)",
  * in the note's language: ./wording.ts) and the compensation when it was not charged yet. A 422 when nothing is chargeable, saying why.
  */
-export function createInterestNoteDraft(tx: Tx, scope: Scope, invoiceId: string, asOf: string, opts: InterestNoteOptions): ShownInvoice {
+export async function createInterestNoteDraft(tx: Tx, scope: Scope, invoiceId: string, asOf: string, opts: InterestNoteOptions): Promise<ShownInvoice> {
   const bag = new FieldErrorBag();
   if (!isValidDate(asOf)) bag.add("as_of", "The date must be a valid date, YYYY-MM-DD.");
   else if (asOf > today()) bag.add("as_of", `The date must not be later than today (${today()}): interest is charged for days gone by.`);
   bag.throwIfAny();
-  const input = opts.input ?? readClaimInput(tx, scope.org.id, invoiceId, asOf, opts);
+  const input = opts.input ?? await readClaimInput(tx, scope.org.id, invoiceId, asOf, opts);
   const figures = computeClaim(input);
   const { claim } = figures;
   const chargeInterest = opts.interest !== false && figures.chargeableInterestCents > 0;
@@ -141,15 +141,15 @@ export function createInterestNoteDraft(tx: Tx, scope: Scope, invoiceId: string,
  * (attached to its e-mail, and over Peppol to a Peppol customer), so it is not sent twice.
  */
 export async function issueInterestNote(tx: Tx, scope: Scope, invoiceId: string, asOf: string, opts?: InterestNoteOptions): Promise<ShownInvoice> {
-  const draft = createInterestNoteDraft(tx, scope, invoiceId, asOf, opts ?? { firstReminderAcceptedOn: firstReminderAcceptedOn(tx, scope.org.id, invoiceId) });
+  const draft = await createInterestNoteDraft(tx, scope, invoiceId, asOf, opts ?? { firstReminderAcceptedOn: await firstReminderAcceptedOn(tx, scope.org.id, invoiceId) });
   return await finalizeInvoice(scope, draft.id, { sendOnFinalize: false });
 }
 
 export const interestService = {
   /** POST /invoices/{id}/interest-note: a draft, in one transaction. */
   async createNote(scope: Scope, invoiceId: string, asOf: string | undefined): Promise<ShownInvoice> {
-    return await unitOfWork(scope.db, (tx) =>
-      createInterestNoteDraft(tx, scope, invoiceId, asOf ?? today(), { firstReminderAcceptedOn: firstReminderAcceptedOn(tx, scope.org.id, invoiceId) }),
+    return await unitOfWork(scope.db, async (tx) =>
+      createInterestNoteDraft(tx, scope, invoiceId, asOf ?? today(), { firstReminderAcceptedOn: await firstReminderAcceptedOn(tx, scope.org.id, invoiceId) }),
     );
   },
 };

@@ -13,6 +13,7 @@ import { ApiError, FieldErrorBag } from "../lib/errors.ts";
 import { isCountryCode } from "../lib/iso-codes.ts";
 import { unitOfWork } from "../lib/scope.ts";
 import { isValidDate, newId, nowIso } from "../lib/time.ts";
+import { firstRow } from "../../db/client.ts";
 
 type RateRow = typeof statutoryInterestRates.$inferSelect;
 export type RatePeriod = { from: string; to: string; rateBp: number };
@@ -32,27 +33,25 @@ export function presentRate(row: RateRow) {
 }
 
 /** The country's rates whose periods meet [from, to], in date order. */
-export function ratesBetween(tx: Tx, country: string, from: string, to: string): RatePeriod[] {
-  return tx
+export async function ratesBetween(tx: Tx, country: string, from: string, to: string): Promise<RatePeriod[]> {
+  return await tx
     .select({ from: statutoryInterestRates.validFrom, to: statutoryInterestRates.validTo, rateBp: statutoryInterestRates.rateBp })
     .from(statutoryInterestRates)
     .where(and(eq(statutoryInterestRates.country, country), lte(statutoryInterestRates.validFrom, to), gte(statutoryInterestRates.validTo, from)))
-    .orderBy(asc(statutoryInterestRates.validFrom))
-    .all();
+    .orderBy(asc(statutoryInterestRates.validFrom));
 }
 
 /** Whether the country has a table at all (no table: no statutory interest is computed). */
-export function hasRates(tx: Tx, country: string): boolean {
-  return tx.select({ id: statutoryInterestRates.id }).from(statutoryInterestRates).where(eq(statutoryInterestRates.country, country)).limit(1).get() !== undefined;
+export async function hasRates(tx: Tx, country: string): Promise<boolean> {
+  return (await firstRow(tx.select({ id: statutoryInterestRates.id }).from(statutoryInterestRates).where(eq(statutoryInterestRates.country, country)).limit(1))) !== undefined;
 }
 
-export function listRates(db: Db, country?: string): ReturnType<typeof presentRate>[] {
-  return db
+export async function listRates(db: Db, country?: string): Promise<ReturnType<typeof presentRate>[]> {
+  return (await db
     .select()
     .from(statutoryInterestRates)
     .where(country ? eq(statutoryInterestRates.country, country) : undefined)
-    .orderBy(asc(statutoryInterestRates.country), asc(statutoryInterestRates.validFrom))
-    .all()
+    .orderBy(asc(statutoryInterestRates.country), asc(statutoryInterestRates.validFrom)))
     .map(presentRate);
 }
 
@@ -84,18 +83,18 @@ export async function addRate(db: Db, input: RateInput): Promise<ReturnType<type
   if (source.length === 0) bag.add("source", "Name the publication the rate comes from.");
   else if (source.length > 1000) bag.add("source", "The source must not be longer than 1000 characters.");
   bag.throwIfAny();
-  return await unitOfWork(db, (tx) => {
-    const overlap = ratesBetween(tx, country, input.from, input.to)[0];
+  return await unitOfWork(db, async (tx) => {
+    const overlap = (await ratesBetween(tx, country, input.from, input.to))[0];
     if (overlap) {
       throw new ApiError(409, `${country} already has a rate from ${overlap.from} to ${overlap.to} (${(overlap.rateBp / 100).toFixed(2)} %), which overlaps ${input.from} to ${input.to}.`);
     }
     // a country's table holds a bounded number of periods, so a reminder's missing_rates (the gaps between them) is bounded too
-    const held = tx.select({ id: statutoryInterestRates.id }).from(statutoryInterestRates).where(eq(statutoryInterestRates.country, country)).all().length;
+    const held = (await tx.select({ id: statutoryInterestRates.id }).from(statutoryInterestRates).where(eq(statutoryInterestRates.country, country))).length;
     checkRoom("statutory_rates", held, 1, `${country}'s table of statutory rates`, "country");
     const row: RateRow = { id: newId(), country, validFrom: input.from, validTo: input.to, rateBp: rateBp!, source, createdAt: nowIso(), createdBy: "cli" };
-    tx.insert(statutoryInterestRates).values(row).run();
-    for (const org of tx.select().from(organizations).where(eq(organizations.country, country)).all()) {
-      recordChange(tx, { db, org, actor: CLI_ACTOR }, { action: "statutory_interest_rate.added", resource: { type: "statutory_interest_rate", id: row.id } });
+    await tx.insert(statutoryInterestRates).values(row);
+    for (const org of (await tx.select().from(organizations).where(eq(organizations.country, country)))) {
+      await recordChange(tx, { db, org, actor: CLI_ACTOR }, { action: "statutory_interest_rate.added", resource: { type: "statutory_interest_rate", id: row.id } });
     }
     return presentRate(row);
   });

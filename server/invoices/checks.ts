@@ -12,11 +12,12 @@ import type { SupplyType } from "../../db/values.ts";
 import type { AllowanceChargeInput, InvoiceType, LineInput } from "./model.ts";
 import { FULL_PERCENT_BP, lineGross, percentOf, priceInvoice, priceLine, type LinePrice } from "./totals.ts";
 import { numberHolder, reservedNumberForm } from "./numbering.ts";
+import { firstRow } from "../../db/client.ts";
 
 // all collected, then thrown together as one 422 (FieldErrorBag)
 
-export function readCustomer(tx: Tx, orgId: string, bag: FieldErrorBag, id: string): typeof customers.$inferSelect | null {
-  const row = tx.select().from(customers).where(inOrg(customers, orgId, eq(customers.id, id))).get();
+export async function readCustomer(tx: Tx, orgId: string, bag: FieldErrorBag, id: string): Promise<typeof customers.$inferSelect | null> {
+  const row = await firstRow(tx.select().from(customers).where(inOrg(customers, orgId, eq(customers.id, id))));
   if (!row) bag.add("customer_id", "The selected customer_id is invalid.");
   return row ?? null;
 }
@@ -26,7 +27,7 @@ export function readCustomer(tx: Tx, orgId: string, bag: FieldErrorBag, id: stri
  * a provisional number (numbering.ts), unique in the organisation (the refusal names the document
  * holding it).
  */
-export function readNumber(tx: Tx, orgId: string, bag: FieldErrorBag, input: string, exceptId?: string): string {
+export async function readNumber(tx: Tx, orgId: string, bag: FieldErrorBag, input: string, exceptId?: string): Promise<string> {
   const number = input.trim();
   if (number === "") {
     bag.add("number", "The number field must not be empty.");
@@ -37,7 +38,7 @@ export function readNumber(tx: Tx, orgId: string, bag: FieldErrorBag, input: str
     bag.add("number", reserved);
     return number;
   }
-  const holder = numberHolder(tx, orgId, number, exceptId);
+  const holder = await numberHolder(tx, orgId, number, exceptId);
   if (holder) bag.add("number", `The number has already been taken, by ${nounOf(holder.type)} ${holder.id}.`);
   return number;
 }
@@ -119,15 +120,15 @@ export function priceDraft(pricesIncludeVat: boolean, lines: readonly NewLine[],
  * Reads and prices the lines (among themselves: `priceDraft` prices them again with the
  * invoice's allowances and charges); errors are keyed `lines.N.field`.
  */
-export function readLines(tx: Tx, orgId: string, bag: FieldErrorBag, input: LineInput[], pricesIncludeVat = false): NewLine[] {
+export async function readLines(tx: Tx, orgId: string, bag: FieldErrorBag, input: LineInput[], pricesIncludeVat = false): Promise<NewLine[]> {
   const lines: NewLine[] = [];
-  input.forEach((line, i) => {
+  for (const [i, line] of input.entries()) {
     const field = `lines.${i}`;
     const description = line.description.trim();
     if (description === "") bag.add(`${field}.description`, `The ${field}.description field must not be empty.`);
     const quantityCents = readMoney(bag, `${field}.quantity`, line.quantity, { min: 1 });
     const unitPriceCents = readMoney(bag, `${field}.unit_price`, line.unit_price, { min: 0 });
-    const rate = line.vat_rate_id ? readVatRate(tx, orgId, bag, `${field}.vat_rate_id`, line.vat_rate_id) : null;
+    const rate = line.vat_rate_id ? await readVatRate(tx, orgId, bag, `${field}.vat_rate_id`, line.vat_rate_id) : null;
     if (line.unit_code !== undefined && !UNIT_CODES.has(line.unit_code)) {
       bag.add(`${field}.unit_code`, `The ${field}.unit_code field must be a UN/ECE Recommendation 20 or 21 unit code (e.g. C62, HUR, DAY, KGM).`);
     }
@@ -149,17 +150,17 @@ export function readLines(tx: Tx, orgId: string, bag: FieldErrorBag, input: Line
     if (discountReason !== null && !given(line.discount_percent) && !given(line.discount_amount)) {
       bag.add(`${field}.discount_reason`, `The ${field}.discount_reason field needs a discount (discount_percent or discount_amount).`);
     }
-    if (quantityCents === null || unitPriceCents === null || !discountOk) return;
+    if (quantityCents === null || unitPriceCents === null || !discountOk) continue;
     const price = { quantityCents, unitPriceCents, vatRateBp: rate?.rateBp ?? 0, discountPercentBp, discountAmountCents };
     const { grossCents, discountCents } = lineGross(price);
     if (discountCents > grossCents) {
       bag.add(`${field}.discount_amount`, `The discount of line ${i + 1} must not be greater than its quantity × unit price (${formatCents(grossCents)}).`);
-      return;
+      continue;
     }
     const priced = priceLine(price);
     if (grossCents + priced.vatCents > MAX_CENTS) {
       bag.add(field, `The amount of line ${i + 1} (quantity × unit price, with VAT) must not be greater than ${formatCents(MAX_CENTS)}.`);
-      return;
+      continue;
     }
     lines.push({
       description,
@@ -175,7 +176,7 @@ export function readLines(tx: Tx, orgId: string, bag: FieldErrorBag, input: Line
       vatCents: priced.vatCents,
       supplyType: line.supply_type ?? defaultSupplyType(rate?.category ?? "Z"),
     });
-  });
+  }
   if (lines.length === input.length) {
     const priced = priceDraft(pricesIncludeVat, lines, []);
     if (priced.totals.totalCents > MAX_CENTS) bag.add("lines", `The invoice total must not be greater than ${formatCents(MAX_CENTS)}.`);
@@ -190,13 +191,13 @@ export function readLines(tx: Tx, orgId: string, bag: FieldErrorBag, input: Line
  * to the sum of the lines at the same VAT rate (after their discounts, in price terms). Per VAT
  * rate, the allowances may not exceed its lines and charges: no rate's taxable amount is negative.
  */
-export function readAllowanceCharges(tx: Tx, orgId: string, bag: FieldErrorBag, input: AllowanceChargeInput[], lines: readonly NewLine[]): NewAllowanceCharge[] {
+export async function readAllowanceCharges(tx: Tx, orgId: string, bag: FieldErrorBag, input: AllowanceChargeInput[], lines: readonly NewLine[]): Promise<NewAllowanceCharge[]> {
   const out: NewAllowanceCharge[] = [];
   const linePrices = lines.map((line) => ({ rateId: line.vatRateId, rateBp: line.vatRateBp, cents: lineGross(linePrice(line)).priceCents }));
-  input.forEach((ac, i) => {
+  for (const [i, ac] of input.entries()) {
     const field = `allowances_charges.${i}`;
     const isCharge = ac.type === "charge";
-    const rate = ac.vat_rate_id ? readVatRate(tx, orgId, bag, `${field}.vat_rate_id`, ac.vat_rate_id) : null;
+    const rate = ac.vat_rate_id ? await readVatRate(tx, orgId, bag, `${field}.vat_rate_id`, ac.vat_rate_id) : null;
     const reason = optionalText(ac.reason);
     const reasonCode = optionalText(ac.reason_code)?.toUpperCase() ?? null;
     if (reason === null && reasonCode === null) {
@@ -231,9 +232,9 @@ export function readAllowanceCharges(tx: Tx, orgId: string, bag: FieldErrorBag, 
       }
       if (percentBp !== null && baseCents !== null) amountCents = percentOf(baseCents, percentBp);
     }
-    if (amountCents === null || (ac.vat_rate_id && !rate)) return;
+    if (amountCents === null || (ac.vat_rate_id && !rate)) continue;
     out.push({ isCharge, amountCents, baseCents, percentBp, reason, reasonCode, vatRateId: rate?.id ?? null, vatRateBp: rate?.rateBp ?? 0 });
-  });
+  }
   if (out.length === input.length) checkAllowancesWithinRates(bag, lines, out);
   return out;
 }

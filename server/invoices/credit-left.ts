@@ -5,6 +5,7 @@ import { invoices } from "../../db/schema.ts";
 import { formatCents } from "../lib/money.ts";
 import { findInOrg, inOrg } from "../lib/scope.ts";
 import type { InvoiceRow } from "./drafts.ts";
+import { firstRow } from "../../db/client.ts";
 
 /** The credit notes of an invoice that still count (drafts too, cancelled ones not), leaving out `exceptId`. */
 export const creditNotesOf = (orgId: string, invoiceId: string, exceptId: string | null) =>
@@ -23,19 +24,18 @@ export const creditNotesOf = (orgId: string, invoiceId: string, exceptId: string
  * excess when a note is created or edited, not only at its finalize (a note never credits more than is left); an
  * abandoned draft gives its amount back when it is deleted.
  */
-export function creditLeftCents(tx: Tx, orgId: string, invoice: InvoiceRow, exceptId: string | null): number {
-  const credited = tx
+export async function creditLeftCents(tx: Tx, orgId: string, invoice: InvoiceRow, exceptId: string | null): Promise<number> {
+  const credited = (await firstRow(tx
     .select({ cents: sql<number>`coalesce(sum(${invoices.totalCents}), 0)` })
     .from(invoices)
-    .where(creditNotesOf(orgId, invoice.id, exceptId))
-    .get()!.cents;
+    .where(creditNotesOf(orgId, invoice.id, exceptId))))!.cents;
   return invoice.totalCents - credited;
 }
 
 /** The invoice a credit note credits, with what is left to credit on it besides the note itself. */
-export function creditedBy(tx: Tx, orgId: string, note: InvoiceRow): { invoice: InvoiceRow; leftCents: number } {
+export async function creditedBy(tx: Tx, orgId: string, note: InvoiceRow): Promise<{ invoice: InvoiceRow; leftCents: number }> {
   const invoice = findInOrg(tx, invoices, orgId, note.relatedInvoiceId!);
-  return { invoice, leftCents: creditLeftCents(tx, orgId, invoice, note.id) };
+  return { invoice, leftCents: await creditLeftCents(tx, orgId, invoice, note.id) };
 }
 
 /** The 422 on `lines` of a note that credits more than is left. */

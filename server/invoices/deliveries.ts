@@ -22,6 +22,7 @@ import { findInOrg, updateInOrg, type Scope } from "../lib/scope.ts";
 import { isoFromMicros, nowIso } from "../lib/time.ts";
 import { showInvoice } from "./read.ts";
 import { readDocument } from "./document.ts";
+import { firstRow } from "../../db/client.ts";
 
 type InvoiceRow = typeof invoices.$inferSelect;
 
@@ -109,14 +110,13 @@ export function presentDelivery(row: QueuedDelivery, attempts: AttemptRow[]) {
 export type ShownDelivery = ReturnType<typeof presentDelivery>;
 
 /** The deliveries with their attempts, oldest attempt first, in one query for the page. */
-export function presentDeliveries(tx: Tx, rows: QueuedDelivery[]): ShownDelivery[] {
+export async function presentDeliveries(tx: Tx, rows: QueuedDelivery[]): Promise<ShownDelivery[]> {
   if (rows.length === 0) return [];
-  const attempts = tx
+  const attempts = await tx
     .select()
     .from(documentDeliveryAttempts)
     .where(inArray(documentDeliveryAttempts.deliveryId, rows.map((r) => r.id)))
-    .orderBy(asc(documentDeliveryAttempts.attemptedAt), asc(documentDeliveryAttempts.id))
-    .all();
+    .orderBy(asc(documentDeliveryAttempts.attemptedAt), asc(documentDeliveryAttempts.id));
   const byDelivery = Map.groupBy(attempts, (a) => a.deliveryId);
   return rows.map((row) => presentDelivery(row, byDelivery.get(row.id) ?? []));
 }
@@ -134,9 +134,9 @@ export const deliveryListSpec: ListSpec<typeof documentDeliveries> = {
  * The document's deliveries: its own, and for an interest note the reminder e-mails that carried
  * it attached (subject `reminder`, the invoice it reminds of as `invoice_id`).
  */
-export function listDeliveries(scope: Scope, invoiceId: string, query: ListQuery, url: string) {
+export async function listDeliveries(scope: Scope, invoiceId: string, query: ListQuery, url: string) {
   const carriedBy = sql`${documentDeliveries.reminderId} IN (SELECT ${reminders.id} FROM ${reminders} WHERE ${reminders.interestNoteId} = ${invoiceId})`;
-  return listPage(scope, deliveryListSpec, query, url, (rows, tx) => presentDeliveries(tx, rows), [or(eq(documentDeliveries.invoiceId, invoiceId), carriedBy)]);
+  return await listPage(scope, deliveryListSpec, query, url, async (rows, tx) => await presentDeliveries(tx, rows), [or(eq(documentDeliveries.invoiceId, invoiceId), carriedBy)]);
 }
 
 const filled = (value: string | null | undefined): value is string => typeof value === "string" && value.trim() !== "";
@@ -164,7 +164,7 @@ export type SendSetup = {
  * what the client must fix. `tx` reads the invoice as issued: a Peppol send goes to the buyer as
  * finalized, an e-mail to the address given, else the customer's as it is now.
  */
-export function addressSend(tx: Tx, scope: Scope, invoice: typeof invoices.$inferSelect, request: SendRequest, setup: SendSetup): { channel: SendChannel; recipients: DeliveryRecipients } {
+export async function addressSend(tx: Tx, scope: Scope, invoice: typeof invoices.$inferSelect, request: SendRequest, setup: SendSetup): Promise<{ channel: SendChannel; recipients: DeliveryRecipients }> {
   const customer = findInOrg(tx, customers, scope.org.id, invoice.customerId);
   const choice = request.channel ?? "manual";
   const channel: SendChannel = choice === "preferred" ? preferredChannel(customer) : (choice as SendChannel);
@@ -179,13 +179,13 @@ export function addressSend(tx: Tx, scope: Scope, invoice: typeof invoices.$infe
   }
   // peppol: the buyer as issued, and a document the access point would take
   if (request.to !== undefined || request.cc !== undefined) bag.add(request.to !== undefined ? "to" : "cc", "A Peppol send goes to the buyer's participant id as issued; `to` and `cc` are for e-mail.");
-  const doc = readDocument(tx, scope.org.id, invoice.id);
+  const doc = await readDocument(tx, scope.org.id, invoice.id);
   if (!filled(doc.buyer.peppolId)) {
     bag.add("channel", `The ${invoice.number} was issued to a buyer without a peppol_id, so it cannot travel over Peppol: send it by e-mail, or credit it and issue it again after setting the customer's peppol_id.`);
   } else {
     for (const [field, messages] of Object.entries(missingForUbl(doc))) for (const message of messages) bag.add(field, message);
   }
-  const org = tx.select().from(organizations).where(eq(organizations.id, scope.org.id)).get()!;
+  const org = (await firstRow(tx.select().from(organizations).where(eq(organizations.id, scope.org.id))))!;
   for (const [field, message] of Object.entries(peppolSetupProblems(org))) bag.add(field, message);
   bag.throwIfAny();
   return { channel, recipients: { peppol_id: doc.buyer.peppolId! } };
@@ -224,16 +224,16 @@ export function findSendable(tx: Tx, orgId: string, invoiceId: string): InvoiceR
 }
 
 /** A send happened (by hand, or a channel accepted it): `sent_at` records it, and a `finalized` document becomes `sent`. */
-export function markSent(tx: Tx, orgId: string, invoice: InvoiceRow, at: string): void {
-  updateInOrg(tx, invoices, orgId, invoice.id, invoice.status === "finalized" ? { status: "sent", sentAt: at, updatedAt: at } : { sentAt: at, updatedAt: at });
+export async function markSent(tx: Tx, orgId: string, invoice: InvoiceRow, at: string): Promise<void> {
+  await updateInOrg(tx, invoices, orgId, invoice.id, invoice.status === "finalized" ? { status: "sent", sentAt: at, updatedAt: at } : { sentAt: at, updatedAt: at });
 }
 
 /** Queues a delivery of the invoice, credit note or interest note `invoiceId` in `tx` (a send or a resend). */
-export function queueSend(tx: Tx, scope: Scope, invoiceId: string, request: SendRequest, setup: SendSetup): ShownDelivery {
+export async function queueSend(tx: Tx, scope: Scope, invoiceId: string, request: SendRequest, setup: SendSetup): Promise<ShownDelivery> {
   const invoice = findSendable(tx, scope.org.id, invoiceId);
-  const { channel, recipients } = addressSend(tx, scope, invoice, request, setup);
-  const row = enqueueDelivery(tx, scope.org.id, { subject: "invoice", invoiceId }, channel, recipients, request.message ?? null);
-  recordChange(tx, scope, { action: "invoice.delivery_queued", resource: { type: "invoice", id: invoiceId } });
+  const { channel, recipients } = await addressSend(tx, scope, invoice, request, setup);
+  const row = await enqueueDelivery(tx, scope.org.id, { subject: "invoice", invoiceId }, channel, recipients, request.message ?? null);
+  await recordChange(tx, scope, { action: "invoice.delivery_queued", resource: { type: "invoice", id: invoiceId } });
   return presentDelivery(row, []);
 }
 
@@ -242,14 +242,14 @@ export function queueSend(tx: Tx, scope: Scope, invoiceId: string, request: Send
  * finalized one is now `sent`; any other keeps its status; `sent_at` records the send. Event
  * `invoice.sent`.
  */
-export function deliveryAccepted(tx: Tx, scope: Scope, invoiceId: string): void {
-  markSent(tx, scope.org.id, findInOrg(tx, invoices, scope.org.id, invoiceId), nowIso());
-  recordChange(tx, scope, { action: "invoice.sent", resource: { type: "invoice", id: invoiceId }, event: "invoice.sent", data: showInvoice(tx, scope.org.id, invoiceId) });
+export async function deliveryAccepted(tx: Tx, scope: Scope, invoiceId: string): Promise<void> {
+  await markSent(tx, scope.org.id, findInOrg(tx, invoices, scope.org.id, invoiceId), nowIso());
+  await recordChange(tx, scope, { action: "invoice.sent", resource: { type: "invoice", id: invoiceId }, event: "invoice.sent", data: showInvoice(tx, scope.org.id, invoiceId) });
 }
 
 /** A delivery failed for good (refused, or out of attempts): event `invoice.delivery_failed`. */
-export function deliveryFailed(tx: Tx, scope: Scope, invoiceId: string): void {
-  recordChange(tx, scope, {
+export async function deliveryFailed(tx: Tx, scope: Scope, invoiceId: string): Promise<void> {
+  await recordChange(tx, scope, {
     action: "invoice.delivery_failed",
     resource: { type: "invoice", id: invoiceId },
     event: "invoice.delivery_failed",
@@ -263,16 +263,16 @@ export function deliveryFailed(tx: Tx, scope: Scope, invoiceId: string): void {
  * undo the finalize: the delivery is recorded as failed, with the reason, and
  * `invoice.delivery_failed` says so.
  */
-export function sendOnFinalize(tx: Tx, scope: Scope, invoiceId: string, channel: SendChannel | "preferred"): void {
+export async function sendOnFinalize(tx: Tx, scope: Scope, invoiceId: string, channel: SendChannel | "preferred"): Promise<void> {
   try {
-    queueSend(tx, scope, invoiceId, { channel }, { email: true });
+    await queueSend(tx, scope, invoiceId, { channel }, { email: true });
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     const reasons = error.errors ? Object.values(error.errors).flat().join(" ") : error.message;
     const customer = findInOrg(tx, customers, scope.org.id, findInOrg(tx, invoices, scope.org.id, invoiceId).customerId);
     const resolved = channel === "preferred" ? preferredChannel(customer) : channel;
-    const row = enqueueDelivery(tx, scope.org.id, { subject: "invoice", invoiceId }, resolved, resolved === "email" ? { to: [], cc: [] } : { peppol_id: "" }, null);
-    tx.update(documentDeliveries).set({ status: "failed", nextAttemptAt: null, lastError: clipServerText(`Not sent at finalize: ${reasons}`) }).where(eq(documentDeliveries.id, row.id)).run();
-    deliveryFailed(tx, scope, invoiceId);
+    const row = await enqueueDelivery(tx, scope.org.id, { subject: "invoice", invoiceId }, resolved, resolved === "email" ? { to: [], cc: [] } : { peppol_id: "" }, null);
+    await tx.update(documentDeliveries).set({ status: "failed", nextAttemptAt: null, lastError: clipServerText(`Not sent at finalize: ${reasons}`) }).where(eq(documentDeliveries.id, row.id));
+    await deliveryFailed(tx, scope, invoiceId);
   }
 }

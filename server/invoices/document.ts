@@ -10,7 +10,7 @@
  * them this read as their loader.
  */
 import { asc, eq, sql } from "drizzle-orm";
-import { preparedRows, type Db, type Tx } from "../../db/client.ts";
+import { firstRow, preparedRows, type Db, type Tx } from "../../db/client.ts";
 import { bankAccounts, customers, invoiceAllowanceCharges, invoiceLines, invoices, organizations, vatRates } from "../../db/schema.ts";
 import {
   DOCUMENT_LANGUAGES,
@@ -85,7 +85,7 @@ const bySortOrder = (a: { sortOrder: number; id: string }, b: { sortOrder: numbe
  * in `tx`. An issued one shows its parties as they were at finalize; one finalized before they
  * were frozen (migration 0015), as they are now.
  */
-export function readDocument(tx: Tx, orgId: string, invoiceId: string): IssuedDocument {
+export async function readDocument(tx: Tx, orgId: string, invoiceId: string): Promise<IssuedDocument> {
   const invoice = findInOrg(tx, invoices, orgId, invoiceId);
   const parties = invoice.issuedParties ?? currentParties(tx, orgId, invoice.customerId);
   const lineRows = preparedRows(tx, "document: lines", invoiceLines, (tx) =>
@@ -172,7 +172,7 @@ export function readDocument(tx: Tx, orgId: string, invoiceId: string): IssuedDo
 
   const servicePeriod = invoice.servicePeriodStart && invoice.servicePeriodEnd ? { start: invoice.servicePeriodStart, end: invoice.servicePeriodEnd } : null;
   const deliveryDate = invoice.status === "draft" ? supplyDateOf({ ...invoice, servicePeriod }, parties.seller.country) : invoice.deliveryDate;
-  const related = invoice.type !== "invoice" && invoice.relatedInvoiceId ? tx.select().from(invoices).where(inOrg(invoices, orgId, eq(invoices.id, invoice.relatedInvoiceId))).get() : undefined;
+  const related = invoice.type !== "invoice" && invoice.relatedInvoiceId ? (await firstRow(tx.select().from(invoices).where(inOrg(invoices, orgId, eq(invoices.id, invoice.relatedInvoiceId))))) : undefined;
 
   return {
     type: invoice.type,

@@ -17,15 +17,16 @@ import { priceDraft, type NewAllowanceCharge, type NewLine } from "./checks.ts";
 import { provisionalNumber } from "./numbering.ts";
 import { presentInvoices, showInvoice, type ShownInvoice } from "./read.ts";
 import { type InvoiceTotals } from "./totals.ts";
+import { firstRow } from "../../db/client.ts";
 
 export type InvoiceRow = typeof invoices.$inferSelect;
 
 /** A due date not given: the issue date plus these days (a credit note's always). */
 export const DEFAULT_PAYMENT_DAYS = 30;
 
-export function insertLines(tx: Tx, orgId: string, invoiceId: string, lines: NewLine[]): void {
+export async function insertLines(tx: Tx, orgId: string, invoiceId: string, lines: NewLine[]): Promise<void> {
   if (lines.length === 0) return;
-  tx.insert(invoiceLines)
+  await tx.insert(invoiceLines)
     .values(
       lines.map((line, i) => ({
         id: newId(),
@@ -45,42 +46,38 @@ export function insertLines(tx: Tx, orgId: string, invoiceId: string, lines: New
         supplyType: line.supplyType,
         sortOrder: i,
       })),
-    )
-    .run();
+    );
 }
 
-export function insertAllowanceCharges(tx: Tx, orgId: string, invoiceId: string, rows: readonly NewAllowanceCharge[]): void {
+export async function insertAllowanceCharges(tx: Tx, orgId: string, invoiceId: string, rows: readonly NewAllowanceCharge[]): Promise<void> {
   if (rows.length === 0) return;
-  tx.insert(invoiceAllowanceCharges)
-    .values(rows.map((ac, i) => ({ ...ac, id: newId(), organizationId: orgId, invoiceId, sortOrder: i })))
-    .run();
+  await tx.insert(invoiceAllowanceCharges)
+    .values(rows.map((ac, i) => ({ ...ac, id: newId(), organizationId: orgId, invoiceId, sortOrder: i })));
 }
 
 /** An invoice's allowances and charges as stored, in their order: what an update without `allowances_charges` keeps. */
-export function storedAllowanceCharges(tx: Tx, orgId: string, invoiceId: string): NewAllowanceCharge[] {
-  return tx
+export async function storedAllowanceCharges(tx: Tx, orgId: string, invoiceId: string): Promise<NewAllowanceCharge[]> {
+  return (await tx
     .select()
     .from(invoiceAllowanceCharges)
     .where(inOrg(invoiceAllowanceCharges, orgId, eq(invoiceAllowanceCharges.invoiceId, invoiceId)))
-    .orderBy(asc(invoiceAllowanceCharges.sortOrder))
-    .all()
+    .orderBy(asc(invoiceAllowanceCharges.sortOrder)))
     .map(({ id: _id, organizationId: _org, invoiceId: _invoice, sortOrder: _order, ...ac }) => ac);
 }
 
 /** An invoice's lines as stored, in their order. */
-export function storedLines(tx: Tx, orgId: string, invoiceId: string): NewLine[] {
-  return tx
+export async function storedLines(tx: Tx, orgId: string, invoiceId: string): Promise<NewLine[]> {
+  return (await tx
     .select()
     .from(invoiceLines)
     .where(inOrg(invoiceLines, orgId, eq(invoiceLines.invoiceId, invoiceId)))
-    .orderBy(asc(invoiceLines.sortOrder))
-    .all()
+    .orderBy(asc(invoiceLines.sortOrder)))
     .map(({ id: _id, organizationId: _org, invoiceId: _invoice, sortOrder: _order, ...line }) => line);
 }
 
 /** The organisation's default of a new invoice's prices_include_vat. */
-export function orgPricesIncludeVat(tx: Tx, orgId: string): boolean {
-  return tx.select({ gross: organizations.pricesIncludeVat }).from(organizations).where(eq(organizations.id, orgId)).get()?.gross ?? false;
+export async function orgPricesIncludeVat(tx: Tx, orgId: string): Promise<boolean> {
+  return (await firstRow(tx.select({ gross: organizations.pricesIncludeVat }).from(organizations).where(eq(organizations.id, orgId))))?.gross ?? false;
 }
 
 export type NewInvoice = Omit<
@@ -120,14 +117,14 @@ export type NewInvoice = Omit<
  * Inserts a draft with its lines and totals; without a number given, it carries a provisional
  * one (DRAFT-…), replaced by the next of its series at finalize.
  */
-export function insertDraft(
+export async function insertDraft(
   tx: Tx,
   scope: Scope,
   fields: NewInvoice,
   lines: NewLine[],
   number: string | null,
   allowanceCharges: NewAllowanceCharge[] = [],
-): ShownInvoice {
+): Promise<ShownInvoice> {
   const priced = priceDraft(fields.pricesIncludeVat, lines, allowanceCharges);
   const now = nowIso();
   const id = newId();
@@ -145,7 +142,7 @@ export function insertDraft(
     ...fields,
     id,
     organizationId: scope.org.id,
-    number: number ?? provisionalNumber(tx, scope.org.id, id),
+    number: number ?? await provisionalNumber(tx, scope.org.id, id),
     status: "draft",
     ...totalsColumns(priced.totals),
     paidCents: 0,
@@ -158,12 +155,12 @@ export function insertDraft(
     createdAt: now,
     updatedAt: now,
   };
-  checkExternalId(tx, invoices, "invoice", scope.org.id, row.externalId);
-  tx.insert(invoices).values(row).run();
-  insertLines(tx, scope.org.id, row.id, priced.lines);
-  insertAllowanceCharges(tx, scope.org.id, row.id, allowanceCharges);
+  await checkExternalId(tx, invoices, "invoice", scope.org.id, row.externalId);
+  await tx.insert(invoices).values(row);
+  await insertLines(tx, scope.org.id, row.id, priced.lines);
+  await insertAllowanceCharges(tx, scope.org.id, row.id, allowanceCharges);
   const shown = showInvoice(tx, scope.org.id, row.id);
-  recordChange(tx, scope, { action: "invoice.created", resource: { type: "invoice", id: row.id }, event: "invoice.created", data: shown });
+  await recordChange(tx, scope, { action: "invoice.created", resource: { type: "invoice", id: row.id }, event: "invoice.created", data: shown });
   return shown;
 }
 
@@ -180,8 +177,8 @@ export function pricedWithinRange(bag: FieldErrorBag, pricesIncludeVat: boolean,
 }
 
 /** Sets columns of the invoice (with a fresh updated_at) and returns it as shown. */
-export function changeInvoice(tx: Tx, orgId: string, id: string, set: Partial<InvoiceRow>): ShownInvoice {
-  updateInOrg(tx, invoices, orgId, id, { ...set, updatedAt: nowIso() });
+export async function changeInvoice(tx: Tx, orgId: string, id: string, set: Partial<InvoiceRow>): Promise<ShownInvoice> {
+  await updateInOrg(tx, invoices, orgId, id, { ...set, updatedAt: nowIso() });
   return showInvoice(tx, orgId, id);
 }
 
@@ -192,13 +189,13 @@ export function changeInvoice(tx: Tx, orgId: string, id: string, set: Partial<In
  * issued documents embed the customer as issued and do not change. Bounded by the customer's
  * drafts, read through invoices_org_customer.
  */
-export function touchCustomerDrafts(tx: Tx, scope: Scope, customerId: string): void {
+export async function touchCustomerDrafts(tx: Tx, scope: Scope, customerId: string): Promise<void> {
   const drafts = inOrg(invoices, scope.org.id, eq(invoices.customerId, customerId), eq(invoices.status, "draft"));
   const now = nowIso();
-  const rows = tx.update(invoices).set({ updatedAt: now }).where(drafts).returning().all();
+  const rows = await tx.update(invoices).set({ updatedAt: now }).where(drafts).returning();
   if (rows.length === 0) return;
   rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   for (const shown of presentInvoices(tx, scope.org.id, rows)) {
-    recordChange(tx, scope, { action: "invoice.customer_updated", resource: { type: "invoice", id: shown.id }, event: "invoice.updated", data: shown });
+    await recordChange(tx, scope, { action: "invoice.customer_updated", resource: { type: "invoice", id: shown.id }, event: "invoice.updated", data: shown });
   }
 }

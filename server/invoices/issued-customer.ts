@@ -30,6 +30,6 @@ export function issuedCustomerOf(shown: { id: string } & Record<string, unknown>
 }
 
 /** The customer an invoice being finalized freezes, read in the finalize's transaction. */
-export function issuedCustomer(tx: Tx, row: PartyRow, buyer: DocumentParty): IssuedCustomer {
-  return issuedCustomerOf(showCustomer(tx, row), buyer);
+export async function issuedCustomer(tx: Tx, row: PartyRow, buyer: DocumentParty): Promise<IssuedCustomer> {
+  return issuedCustomerOf(await showCustomer(tx, row), buyer);
 }

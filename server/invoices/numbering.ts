@@ -19,6 +19,7 @@ import { drawSequence } from "../lib/sequences.ts";
 import { inOrg } from "../lib/scope.ts";
 import { paymentReference } from "../documents/payment-reference.ts";
 import type { InvoiceType } from "./model.ts";
+import { firstRow } from "../../db/client.ts";
 
 const SERIES_PREFIX: Record<InvoiceType, string> = { invoice: "INV", credit_note: "CN", interest_note: "INT" };
 /** number_sequences.kind of the payment references (year 0: one sequence for all years) */
@@ -52,33 +53,31 @@ export function reservedNumberForm(number: string): string | null {
  * UUID v7), longer in the rare case another document of the organisation holds that already.
  * Migration 0022 gave the drafts it found the same form.
  */
-export function provisionalNumber(tx: Tx, orgId: string, id: string): string {
+export async function provisionalNumber(tx: Tx, orgId: string, id: string): Promise<string> {
   const hex = id.replaceAll("-", "").toLowerCase();
   for (const length of [8, 12, hex.length]) {
     const number = PROVISIONAL_PREFIX + hex.slice(-length);
-    if (!numberHolder(tx, orgId, number)) return number;
+    if (!await numberHolder(tx, orgId, number)) return number;
   }
   throw new Error(`no provisional number is free for draft ${id}`);
 }
 
 /** The document of the organisation holding the number (any status), if any: numbers are unique per organisation. */
-export function numberHolder(tx: Tx, orgId: string, number: string, exceptId?: string): { id: string; type: InvoiceType } | undefined {
-  return tx
+export async function numberHolder(tx: Tx, orgId: string, number: string, exceptId?: string): Promise<{ id: string; type: InvoiceType } | undefined> {
+  return await firstRow(tx
     .select({ id: invoices.id, type: invoices.type })
     .from(invoices)
-    .where(inOrg(invoices, orgId, eq(invoices.number, number), exceptId ? ne(invoices.id, exceptId) : undefined))
-    .get();
+    .where(inOrg(invoices, orgId, eq(invoices.number, number), exceptId ? ne(invoices.id, exceptId) : undefined)));
 }
 
 const format = (type: InvoiceType, year: number, value: number) => `${SERIES_PREFIX[type]}-${year}-${String(value).padStart(5, "0")}`;
 
 /** The issued document holding the number, if any. */
-function issuedWith(tx: Tx, orgId: string, number: string): { number: string; issueDate: string } | undefined {
-  return tx
+async function issuedWith(tx: Tx, orgId: string, number: string): Promise<{ number: string; issueDate: string } | undefined> {
+  return await firstRow(tx
     .select({ number: invoices.number, issueDate: invoices.issueDate })
     .from(invoices)
-    .where(inOrg(invoices, orgId, eq(invoices.number, number), ne(invoices.status, "draft")))
-    .get();
+    .where(inOrg(invoices, orgId, eq(invoices.number, number), ne(invoices.status, "draft"))));
 }
 
 /**
@@ -86,13 +85,12 @@ function issuedWith(tx: Tx, orgId: string, number: string): { number: string; is
  * counter (migration 0022 set each to its highest issued number), and a draw rolls back with a
  * finalize that fails, so the counter's value is always a number an issued document holds.
  */
-function lastOfSeries(tx: Tx, orgId: string, type: InvoiceType, year: number): { number: string; issueDate: string } | undefined {
-  const counter = tx
+async function lastOfSeries(tx: Tx, orgId: string, type: InvoiceType, year: number): Promise<{ number: string; issueDate: string } | undefined> {
+  const counter = await firstRow(tx
     .select({ lastValue: numberSequences.lastValue })
     .from(numberSequences)
-    .where(and(eq(numberSequences.organizationId, orgId), eq(numberSequences.kind, type), eq(numberSequences.year, year)))
-    .get();
-  return counter ? issuedWith(tx, orgId, format(type, year, counter.lastValue)) : undefined;
+    .where(and(eq(numberSequences.organizationId, orgId), eq(numberSequences.kind, type), eq(numberSequences.year, year))));
+  return counter ? await issuedWith(tx, orgId, format(type, year, counter.lastValue)) : undefined;
 }
 
 /**
@@ -103,9 +101,9 @@ function lastOfSeries(tx: Tx, orgId: string, type: InvoiceType, year: number): {
  * before migration 0022, numbered by hand) is passed over: it is issued, so the series keeps no
  * gap.
  */
-export function nextSeriesNumber(tx: Tx, orgId: string, document: { type: InvoiceType; issueDate: string }): string {
+export async function nextSeriesNumber(tx: Tx, orgId: string, document: { type: InvoiceType; issueDate: string }): Promise<string> {
   const year = Number(document.issueDate.slice(0, 4));
-  const last = lastOfSeries(tx, orgId, document.type, year);
+  const last = await lastOfSeries(tx, orgId, document.type, year);
   if (last && document.issueDate < last.issueDate) {
     throw ValidationFailed.field(
       "issue_date",
@@ -114,7 +112,7 @@ export function nextSeriesNumber(tx: Tx, orgId: string, document: { type: Invoic
   }
   for (;;) {
     const number = format(document.type, year, drawSequence(tx, orgId, document.type, year));
-    if (!numberHolder(tx, orgId, number)) return number;
+    if (!await numberHolder(tx, orgId, number)) return number;
   }
 }
 
@@ -126,15 +124,14 @@ export function nextSeriesNumber(tx: Tx, orgId: string, document: { type: Invoic
  * a value already used (the country changed between formats, or a hand-made row) is skipped, so
  * the partial unique index invoices_org_payment_reference never refuses a finalize.
  */
-export function nextPaymentReference(tx: Tx, orgId: string, country: string): string {
+export async function nextPaymentReference(tx: Tx, orgId: string, country: string): Promise<string> {
   for (;;) {
     const lastValue = drawSequence(tx, orgId, PAYMENT_REFERENCE_SEQUENCE, 0);
     const reference = paymentReference(country, lastValue);
-    const taken = tx
+    const taken = await firstRow(tx
       .select({ id: invoices.id })
       .from(invoices)
-      .where(inOrg(invoices, orgId, eq(invoices.paymentReference, reference)))
-      .get();
+      .where(inOrg(invoices, orgId, eq(invoices.paymentReference, reference))));
     if (!taken) return reference;
   }
 }

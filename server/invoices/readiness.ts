@@ -73,8 +73,8 @@ export function issuedAsEinvoice(doc: Pick<IssuedDocument, "buyer">, einvoiceBus
  * 90 µs), where the rest of the GET costs about 50. Not in a write transaction: what it read there
  * could be rolled back.
  */
-export function shownReadinessOf(tx: Tx, orgId: string, invoiceId: string): Readiness {
-  return tx.connection.memory.refresh().remember(`readiness\u0000${orgId}\u0000${invoiceId}`, () => readinessOf(tx, orgId, invoiceId));
+export async function shownReadinessOf(tx: Tx, orgId: string, invoiceId: string): Promise<Readiness> {
+  return await tx.connection.memory.refresh().remember(`readiness\u0000${orgId}\u0000${invoiceId}`, () => readinessOf(tx, orgId, invoiceId));
 }
 
 /**
@@ -82,8 +82,8 @@ export function shownReadinessOf(tx: Tx, orgId: string, invoiceId: string): Read
  * the UBL name keeps the UBL's message (it names the rule), so finalize's 422 is the UBL's when
  * an e-invoice is required.
  */
-export function readinessOf(tx: Tx, orgId: string, invoiceId: string): Readiness {
-  const doc = readDocument(tx, orgId, invoiceId);
+export async function readinessOf(tx: Tx, orgId: string, invoiceId: string): Promise<Readiness> {
+  const doc = await readDocument(tx, orgId, invoiceId);
   const org = prepared(tx, "readiness: organisation", (tx) =>
     tx
       .select({ einvoiceBusinessCustomers: organizations.einvoiceBusinessCustomers, checkLegalMentions: organizations.checkLegalMentions })

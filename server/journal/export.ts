@@ -15,6 +15,7 @@ import { snapshot, type Scope } from "../lib/scope.ts";
 import { addDays } from "../lib/time.ts";
 import { entryPosition, fiscalYearsOf, formatEntryNumber } from "../ledger/entries.ts";
 import { periodOf } from "../lib/period.ts";
+import { firstRow } from "../../db/client.ts";
 
 export const EXPORT_FORMATS = ["csv", "beancount"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -30,14 +31,13 @@ const rangeOf = (range: ExportRange) => periodOf(range, () => null);
  * each entry with its number: looked up for the first entry of each fiscal year in the range, then
  * counted on, as every entry of those dates is in the range.
  */
-function linesIn(tx: Tx, orgId: string, from: string | null, to: string) {
-  const rows = tx
+async function linesIn(tx: Tx, orgId: string, from: string | null, to: string) {
+  const rows = await tx
     .select({ entry: journalEntries, line: journalLines })
     .from(journalEntries)
     .innerJoin(journalLines, eq(journalLines.entryId, journalEntries.id))
     .where(and(eq(journalEntries.organizationId, orgId), from === null ? undefined : gte(journalEntries.date, from), lte(journalEntries.date, to)))
-    .orderBy(asc(journalEntries.date), asc(journalEntries.id), asc(journalLines.lineNo))
-    .all();
+    .orderBy(asc(journalEntries.date), asc(journalEntries.id), asc(journalLines.lineNo));
   const yearOf = fiscalYearsOf(tx, orgId);
   let previous: { id: string; year: number; position: number } | null = null;
   return rows.map(({ entry, line }) => {
@@ -49,15 +49,15 @@ function linesIn(tx: Tx, orgId: string, from: string | null, to: string) {
   });
 }
 
-const chartOf = (tx: Tx, orgId: string) => new Map(tx.select().from(accounts).where(eq(accounts.organizationId, orgId)).all().map((a) => [a.id, a]));
+const chartOf = async (tx: Tx, orgId: string) => new Map((await tx.select().from(accounts).where(eq(accounts.organizationId, orgId))).map((a) => [a.id, a]));
 
 export async function journalCsv(scope: Scope, range: ExportRange): Promise<string> {
   const { from, to } = rangeOf(range);
-  return await snapshot(scope.db, (tx) => {
-    const chart = chartOf(tx, scope.org.id);
+  return await snapshot(scope.db, async (tx) => {
+    const chart = await chartOf(tx, scope.org.id);
     return toCsv(
       ["date", "number", "description", "source_type", "source_id", "account_code", "account_name", "debit", "credit", "currency", "line_description"],
-      linesIn(tx, scope.org.id, from, to).map(({ entry, line }) => [
+      (await linesIn(tx, scope.org.id, from, to)).map(({ entry, line }) => [
         entry.date,
         entry.number,
         entry.description,
@@ -94,21 +94,20 @@ const amount = (cents: number, currency: string) => `${formatCents(cents)} ${cur
 
 export async function journalBeancount(scope: Scope, range: ExportRange): Promise<string> {
   const { from, to } = rangeOf(range);
-  return await snapshot(scope.db, (tx) => {
-    const chart = chartOf(tx, scope.org.id);
-    const rows = linesIn(tx, scope.org.id, from, to);
+  return await snapshot(scope.db, async (tx) => {
+    const chart = await chartOf(tx, scope.org.id);
+    const rows = await linesIn(tx, scope.org.id, from, to);
     // balances per account and currency: before `from` (the opening entry), and at `to` (the assertions)
-    const balancesBefore = (end: string | null, inclusive: boolean) =>
+    const balancesBefore = async (end: string | null, inclusive: boolean) =>
       end === null
         ? []
-        : tx
+        : (await tx
             .select({ accountId: accountDays.accountId, currency: accountDays.currency, net: sql<number>`sum(${accountDays.debitCents}) - sum(${accountDays.creditCents})` })
             .from(accountDays)
             .where(and(eq(accountDays.organizationId, scope.org.id), inclusive ? lte(accountDays.date, end) : lt(accountDays.date, end)))
-            .groupBy(accountDays.accountId, accountDays.currency)
-            .all();
-    const opening = balancesBefore(from, false).filter((b) => b.net !== 0);
-    const closing = balancesBefore(to, true);
+            .groupBy(accountDays.accountId, accountDays.currency));
+    const opening = (await balancesBefore(from, false)).filter((b) => b.net !== 0);
+    const closing = await balancesBefore(to, true);
 
     const used = new Set([...rows.map((r) => r.line.accountId), ...opening.map((b) => b.accountId), ...closing.map((b) => b.accountId)]);
     const firstDate = [from, rows[0]?.entry.date, to].filter((d): d is string => d !== null && d !== undefined).sort()[0]!;
@@ -160,11 +159,10 @@ export async function journalBeancount(scope: Scope, range: ExportRange): Promis
 export async function exportJournal(scope: Scope, format: ExportFormat, range: ExportRange, { maxEntries }: { maxEntries?: number } = {}): Promise<string> {
   if (maxEntries !== undefined) {
     const { from, to } = rangeOf(range);
-    const { n } = scope.db
+    const { n } = (await firstRow(scope.db
       .select({ n: sql<number>`count(*)` })
       .from(journalEntries)
-      .where(and(eq(journalEntries.organizationId, scope.org.id), from === null ? undefined : gte(journalEntries.date, from), lte(journalEntries.date, to)))
-      .get()!;
+      .where(and(eq(journalEntries.organizationId, scope.org.id), from === null ? undefined : gte(journalEntries.date, from), lte(journalEntries.date, to)))))!;
     if (n > maxEntries) {
       throw ValidationFailed.field(
         "from",

@@ -18,25 +18,25 @@ import { JOURNAL_SOURCES, type JournalEntryCreate, type JournalEntryReverse, typ
 import type { DraftLine } from "../ledger/draft.ts";
 import { entryNumber, entryNumbers } from "../ledger/entries.ts";
 import { newId } from "../lib/time.ts";
+import { firstRow } from "../../db/client.ts";
 
 type EntryRow = typeof journalEntries.$inferSelect;
 
 /** Entries as the API shows them, with their lines and what reversed them (two queries for a page). */
-export function presentEntries(tx: Tx, rows: EntryRow[]) {
+export async function presentEntries(tx: Tx, rows: EntryRow[]) {
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
   const lines = Map.groupBy(
-    tx.select().from(journalLines).where(inArray(journalLines.entryId, ids)).orderBy(asc(journalLines.entryId), asc(journalLines.lineNo)).all(),
+    await tx.select().from(journalLines).where(inArray(journalLines.entryId, ids)).orderBy(asc(journalLines.entryId), asc(journalLines.lineNo)),
     (l) => l.entryId,
   );
   // derived, in date order per year (ledger/entries.ts): journal_entries.number is the posting sequence
   const numbers = entryNumbers(tx, rows);
   const reversedBy = new Map(
-    tx
+    (await tx
       .select({ id: journalEntries.id, reverses: journalEntries.reversesEntryId })
       .from(journalEntries)
-      .where(inArray(journalEntries.reversesEntryId, ids))
-      .all()
+      .where(inArray(journalEntries.reversesEntryId, ids)))
       .map((r) => [r.reverses!, r.id]),
   );
   return rows.map((row) => ({
@@ -59,8 +59,8 @@ export function presentEntries(tx: Tx, rows: EntryRow[]) {
   }));
 }
 
-export function showEntry(tx: Tx, orgId: string, id: string) {
-  return presentEntries(tx, [findInOrg(tx, journalEntries, orgId, id)])[0]!;
+export async function showEntry(tx: Tx, orgId: string, id: string) {
+  return (await presentEntries(tx, [findInOrg(tx, journalEntries, orgId, id)]))[0]!;
 }
 
 export const journalList: ListSpec<typeof journalEntries> = {
@@ -115,7 +115,7 @@ async function accountJournal(scope: Scope, query: ListQuery, url: string) {
   const cursorScope = `journal_lines\u0000${scope.org.id}\u0000${accountId}`;
   checkCursor(request, cursorScope);
   const { after, perPage } = request;
-  return await snapshot(scope.db, (tx) => {
+  return await snapshot(scope.db, async (tx) => {
     const lines = and(
       eq(journalLines.organizationId, scope.org.id),
       eq(journalLines.accountId, accountId!),
@@ -124,39 +124,37 @@ async function accountJournal(scope: Scope, query: ListQuery, url: string) {
     );
     const entries = tx.selectDistinct({ date: journalLines.date, entryId: journalLines.entryId }).from(journalLines).where(lines);
     const memory = tx.connection.memory.refresh();
-    const total = memory.remember(`journal of account\u0000${scope.org.id}\u0000${accountId}\u0000${from ?? ""}\u0000${to ?? ""}`, () =>
-      tx.select({ n: sql<number>`count(*)` }).from(entries.as("entries")).get()!.n,
+    const total = await memory.remember(`journal of account\u0000${scope.org.id}\u0000${accountId}\u0000${from ?? ""}\u0000${to ?? ""}`, async () =>
+      (await firstRow(tx.select({ n: sql<number>`count(*)` }).from(entries.as("entries"))))!.n,
     );
     const order = newestFirst ? [desc(journalLines.date), desc(journalLines.entryId)] : [asc(journalLines.date), asc(journalLines.entryId)];
     // under a cursor: the entries past its key (date, entry id), one more to know whether a page follows
     const page = after
-      ? tx
+      ? (await tx
           .selectDistinct({ date: journalLines.date, entryId: journalLines.entryId })
           .from(journalLines)
           .where(and(lines, sql`(${journalLines.date}, ${journalLines.entryId}) ${sql.raw(newestFirst ? "<" : ">")} (${after.sort}, ${after.id})`))
           .orderBy(...order)
-          .limit(perPage + 1)
-          .all()
-      : entries
+          .limit(perPage + 1))
+      : (await entries
           .orderBy(...order)
           .limit(perPage)
-          .offset((request.page - 1) * perPage)
-          .all();
+          .offset((request.page - 1) * perPage));
     const more = after ? page.length > perPage : page.length === perPage && request.page * perPage < total;
     if (page.length > perPage) page.pop();
     const ids = page.map((r) => r.entryId);
-    const byId = new Map(tx.select().from(journalEntries).where(inArray(journalEntries.id, ids)).all().map((e) => [e.id, e]));
+    const byId = new Map((await tx.select().from(journalEntries).where(inArray(journalEntries.id, ids))).map((e) => [e.id, e]));
     const rows = ids.map((id) => byId.get(id)!);
     const last = page[page.length - 1];
-    const next = more && last ? sealCursor(tx, encodeCursor(request, cursorScope, [last.date, last.entryId], rowsBefore(request) + rows.length), context) : null;
-    return { data: presentEntries(tx, rows), ...linksAndMeta(request, rows.length, total, url, next) };
+    const next = more && last ? await sealCursor(tx, encodeCursor(request, cursorScope, [last.date, last.entryId], rowsBefore(request) + rows.length), context) : null;
+    return { data: await presentEntries(tx, rows), ...linksAndMeta(request, rows.length, total, url, next) };
   });
 }
 
 export const journalService = {
-  list(scope: Scope, query: ListQuery, url: string) {
+  async list(scope: Scope, query: ListQuery, url: string) {
     if (query["filter[account_id]"] !== undefined && query["filter[account_id]"] !== "") return accountJournal(scope, query, url);
-    return listPage(scope, journalList, query, url, (rows, tx) => presentEntries(tx, rows));
+    return await listPage(scope, journalList, query, url, async (rows, tx) => await presentEntries(tx, rows));
   },
 
   get(scope: Scope, id: string) {
@@ -165,7 +163,7 @@ export const journalService = {
 
   /** A manual entry: at least two lines, each a debit or a credit on an active account of the organisation, balanced. */
   async create(scope: Scope, input: JournalEntryCreate) {
-    return await unitOfWork(scope.db, (tx) => {
+    return await unitOfWork(scope.db, async (tx) => {
       const bag = new FieldErrorBag();
       const currency = input.currency ?? scope.org.currency;
       if (!isCurrencyCode(currency)) bag.add("currency", "The currency must be an ISO 4217 code (e.g. EUR).");
@@ -173,7 +171,7 @@ export const journalService = {
       if (description === "") bag.add("description", "The description field must not be empty.");
       const ids = [...new Set(input.lines.map((l) => l.account_id))];
       const known = new Map(
-        tx.select().from(accounts).where(inOrg(accounts, scope.org.id, inArray(accounts.id, ids))).all().map((a) => [a.id, a]),
+        (await tx.select().from(accounts).where(inOrg(accounts, scope.org.id, inArray(accounts.id, ids)))).map((a) => [a.id, a]),
       );
       const lines: DraftLine[] = [];
       input.lines.forEach((line, i) => {
@@ -198,7 +196,7 @@ export const journalService = {
       }
       bag.throwIfAny();
       const id = newId();
-      recordChange(tx, scope, {
+      await recordChange(tx, scope, {
         action: "journal_entry.created",
         resource: { type: "journal_entry", id },
         ledger: [{ post: { id, date: input.date, description, currency, source: { type: "manual", id: null }, lines } }],
@@ -209,15 +207,15 @@ export const journalService = {
 
   /** The mirror image of a manual entry, dated as asked (default: the entry's own date). */
   async reverse(scope: Scope, id: string, input: JournalEntryReverse | null | undefined) {
-    return await unitOfWork(scope.db, (tx) => {
+    return await unitOfWork(scope.db, async (tx) => {
       const entry = findInOrg(tx, journalEntries, scope.org.id, id);
       if (entry.sourceType !== "manual") {
         throw new Conflict(`The entry ${entryNumber(tx, entry)} was posted by ${entry.sourceType.replace("_", " ")} ${entry.sourceId}; to correct it, ${CORRECTED_BY[entry.sourceType]}.`);
       }
-      const reversal = tx.select().from(journalEntries).where(and(eq(journalEntries.reversesEntryId, entry.id))).get();
+      const reversal = await firstRow(tx.select().from(journalEntries).where(and(eq(journalEntries.reversesEntryId, entry.id))));
       if (reversal) throw new Conflict(`The entry ${entryNumber(tx, entry)} is reversed already, by ${entryNumber(tx, reversal)}.`);
       const reversalId = newId();
-      recordChange(tx, scope, {
+      await recordChange(tx, scope, {
         action: "journal_entry.reversed",
         resource: { type: "journal_entry", id: entry.id },
         ledger: [{ reverseEntry: { entryId: entry.id, date: input?.date ?? entry.date, id: reversalId } }],

@@ -3,7 +3,7 @@
  * bank account's own ledger account, an expense category's account.
  */
 import { and, asc, eq, like, sql } from "drizzle-orm";
-import { preparedRows, type Tx } from "../../db/client.ts";
+import { firstRow, preparedRows, type Tx } from "../../db/client.ts";
 import { accounts, bankAccounts, expenseCategoryAccounts, organizations } from "../../db/schema.ts";
 import type { AccountType, Chart, SystemAccount } from "../../db/values.ts";
 import { Conflict } from "../lib/errors.ts";
@@ -32,13 +32,12 @@ export function systemAccount(tx: Tx, orgId: string, role: SystemAccount): Accou
 export const categoryKey = (category: string) => category.trim().toLowerCase();
 
 /** The expense account an expense of this category posts to: its mapping, else the purchases account. */
-export function categoryAccount(tx: Tx, orgId: string, category: string): AccountRow {
-  const mapped = tx
+export async function categoryAccount(tx: Tx, orgId: string, category: string): Promise<AccountRow> {
+  const mapped = await firstRow(tx
     .select({ account: accounts })
     .from(expenseCategoryAccounts)
     .innerJoin(accounts, eq(accounts.id, expenseCategoryAccounts.accountId))
-    .where(and(eq(expenseCategoryAccounts.organizationId, orgId), eq(expenseCategoryAccounts.category, categoryKey(category))))
-    .get();
+    .where(and(eq(expenseCategoryAccounts.organizationId, orgId), eq(expenseCategoryAccounts.category, categoryKey(category)))));
   return mapped?.account ?? systemAccount(tx, orgId, "purchases");
 }
 
@@ -48,14 +47,13 @@ export function categoryAccount(tx: Tx, orgId: string, category: string): Accoun
  * does. Null when none does: the payment is recorded without a bank account and posts to the
  * `bank` account of the chart, in its own currency (no bank account's balance shows it).
  */
-export function defaultBankAccount(tx: Tx, orgId: string, currency: string): BankAccountRow | null {
-  const active = tx
+export async function defaultBankAccount(tx: Tx, orgId: string, currency: string): Promise<BankAccountRow | null> {
+  const active = await tx
     .select()
     .from(bankAccounts)
     .where(inOrg(bankAccounts, orgId, eq(bankAccounts.isActive, true), eq(bankAccounts.currency, currency)))
-    .orderBy(asc(bankAccounts.createdAt), asc(bankAccounts.id))
-    .all();
-  const defaultId = tx.select({ id: organizations.defaultBankAccountId }).from(organizations).where(eq(organizations.id, orgId)).get()?.id;
+    .orderBy(asc(bankAccounts.createdAt), asc(bankAccounts.id));
+  const defaultId = (await firstRow(tx.select({ id: organizations.defaultBankAccountId }).from(organizations).where(eq(organizations.id, orgId))))?.id;
   return active.find((b) => b.id === defaultId) ?? active[0] ?? null;
 }
 
@@ -71,9 +69,9 @@ export function bankLedgerAccountId(tx: Tx, orgId: string, bankAccount: BankAcco
  * those payments are in that account's balance. Once any account is linked to it (a deactivated
  * one, or the placeholder an earlier Kontor seeded), new accounts get their own.
  */
-export function unlinkedBankLedgerAccount(tx: Tx, orgId: string): string | null {
+export async function unlinkedBankLedgerAccount(tx: Tx, orgId: string): Promise<string | null> {
   const bank = systemAccount(tx, orgId, "bank");
-  const linked = tx.select({ id: bankAccounts.id }).from(bankAccounts).where(inOrg(bankAccounts, orgId, eq(bankAccounts.accountId, bank.id))).get();
+  const linked = await firstRow(tx.select({ id: bankAccounts.id }).from(bankAccounts).where(inOrg(bankAccounts, orgId, eq(bankAccounts.accountId, bank.id))));
   return linked ? null : bank.id;
 }
 
@@ -82,26 +80,26 @@ export function unlinkedBankLedgerAccount(tx: Tx, orgId: string): string | null 
  * of codes of one length: 1111-1199, 550001-550999), under the account `parentCode`, in `role`.
  * Returns its id.
  */
-function addSystemAccount(
+async function addSystemAccount(
   tx: Tx,
   orgId: string,
   a: { codes: [number, number]; parentCode: string; name: string; description: string; role: SystemAccount; type?: AccountType; full: string },
-): string {
+): Promise<string> {
   const [first, last] = a.codes;
   const [from, to] = [String(first), String(last)];
   let shared = 0;
   while (shared < from.length && from[shared] === to[shared]) shared++;
   const pattern = from.slice(0, shared) + "_".repeat(from.length - shared);
   const taken = new Set(
-    tx.select({ code: accounts.code }).from(accounts).where(inOrg(accounts, orgId, like(accounts.code, pattern))).all().map((row) => row.code),
+    (await tx.select({ code: accounts.code }).from(accounts).where(inOrg(accounts, orgId, like(accounts.code, pattern)))).map((row) => row.code),
   );
   let code = first;
   while (taken.has(String(code))) code++;
   if (code > last) throw new Conflict(a.full);
-  const parent = tx.select({ id: accounts.id }).from(accounts).where(inOrg(accounts, orgId, eq(accounts.code, a.parentCode))).get();
+  const parent = await firstRow(tx.select({ id: accounts.id }).from(accounts).where(inOrg(accounts, orgId, eq(accounts.code, a.parentCode))));
   const now = nowIso();
   const id = newId();
-  tx.insert(accounts)
+  await tx.insert(accounts)
     .values({
       id,
       organizationId: orgId,
@@ -114,8 +112,7 @@ function addSystemAccount(
       systemAccount: a.role,
       createdAt: now,
       updatedAt: now,
-    })
-    .run();
+    });
   return id;
 }
 
@@ -131,8 +128,8 @@ export function isFixedAsset(account: { code: string; type: string; systemAccoun
   return chart === "be" ? account.code.startsWith("2") : /^16\d\d$/.test(account.code);
 }
 
-export function chartOf(tx: Tx, orgId: string): Chart {
-  return tx.select({ chart: organizations.chart }).from(organizations).where(eq(organizations.id, orgId)).get()?.chart ?? "generic";
+export async function chartOf(tx: Tx, orgId: string): Promise<Chart> {
+  return (await firstRow(tx.select({ chart: organizations.chart }).from(organizations).where(eq(organizations.id, orgId))))?.chart ?? "generic";
 }
 
 /**
@@ -140,8 +137,8 @@ export function chartOf(tx: Tx, orgId: string): Chart {
  * generic chart the next free code after 1110 under 1100 Bank (1111, 1112, …), in the Belgian
  * one the next free 550xxx under 550 Credit institutions (550001, 550002, …). Returns its id.
  */
-export function newBankLedgerAccount(tx: Tx, orgId: string, name: string): string {
-  const be = chartOf(tx, orgId) === "be";
+export async function newBankLedgerAccount(tx: Tx, orgId: string, name: string): Promise<string> {
+  const be = await chartOf(tx, orgId) === "be";
   return addSystemAccount(tx, orgId, {
     codes: be ? [550001, 550999] : [1111, 1199],
     parentCode: be ? "550" : "1100",
@@ -203,8 +200,8 @@ const ADDED_ACCOUNTS = {
 } as const satisfies Record<string, { codes: [number, number]; parentCode: string; name: string; description: string; type: AccountType; full: string }>;
 
 /** The organisation's account in one of the ADDED_ACCOUNTS roles, added to its chart the first time. */
-function addedAccountId(tx: Tx, orgId: string, role: keyof typeof ADDED_ACCOUNTS): string {
-  const existing = tx.select({ id: accounts.id }).from(accounts).where(inOrg(accounts, orgId, eq(accounts.systemAccount, role))).get();
+async function addedAccountId(tx: Tx, orgId: string, role: keyof typeof ADDED_ACCOUNTS): Promise<string> {
+  const existing = await firstRow(tx.select({ id: accounts.id }).from(accounts).where(inOrg(accounts, orgId, eq(accounts.systemAccount, role))));
   if (existing) return existing.id;
   const spec = ADDED_ACCOUNTS[role];
   return addSystemAccount(tx, orgId, { ...spec, codes: [...spec.codes], role });

@@ -13,29 +13,29 @@ import { bankLedgerAccountId, defaultBankAccount, newBankLedgerAccount, systemAc
 import { assertYearOpen, postEntry } from "./post.ts";
 import { expensePosting, invoicePosting, openingBalancePosting, paymentPosting, suspenseEntry } from "./rules.ts";
 import { Conflict } from "../lib/errors.ts";
+import { firstRow } from "../../db/client.ts";
 
-export function backfillLedger(tx: Tx): void {
-  for (const { id: orgId } of tx.select({ id: organizations.id }).from(organizations).all()) {
+export async function backfillLedger(tx: Tx): Promise<void> {
+  for (const { id: orgId } of (await tx.select({ id: organizations.id }).from(organizations))) {
     const used = new Set<string>();
-    for (const bank of tx.select().from(bankAccounts).where(eq(bankAccounts.organizationId, orgId)).orderBy(asc(bankAccounts.createdAt), asc(bankAccounts.id)).all()) {
+    for (const bank of (await tx.select().from(bankAccounts).where(eq(bankAccounts.organizationId, orgId)).orderBy(asc(bankAccounts.createdAt), asc(bankAccounts.id)))) {
       if (used.has(bank.accountId)) {
-        const accountId = newBankLedgerAccount(tx, orgId, bank.name);
-        tx.update(bankAccounts).set({ accountId }).where(eq(bankAccounts.id, bank.id)).run();
+        const accountId = await newBankLedgerAccount(tx, orgId, bank.name);
+        await tx.update(bankAccounts).set({ accountId }).where(eq(bankAccounts.id, bank.id));
         used.add(accountId);
       } else used.add(bank.accountId);
     }
 
-    const issued = tx
+    const issued = await tx
       .select()
       .from(invoices)
       .where(and(eq(invoices.organizationId, orgId), inArray(invoices.status, [...AWAITING_PAYMENT, "paid"])))
-      .orderBy(asc(invoices.issueDate), asc(invoices.id))
-      .all();
+      .orderBy(asc(invoices.issueDate), asc(invoices.id));
     // a payment recorded without a bank account went through today's default one of its currency
-    for (const { currency } of tx.selectDistinct({ currency: invoices.currency }).from(invoices).where(eq(invoices.organizationId, orgId)).all()) {
-      const bank = defaultBankAccount(tx, orgId, currency);
+    for (const { currency } of (await tx.selectDistinct({ currency: invoices.currency }).from(invoices).where(eq(invoices.organizationId, orgId)))) {
+      const bank = await defaultBankAccount(tx, orgId, currency);
       if (!bank) continue;
-      tx.update(payments)
+      await tx.update(payments)
         .set({ bankAccountId: bank.id })
         .where(
           and(
@@ -43,29 +43,27 @@ export function backfillLedger(tx: Tx): void {
             isNull(payments.bankAccountId),
             inArray(payments.invoiceId, tx.select({ id: invoices.id }).from(invoices).where(and(eq(invoices.organizationId, orgId), eq(invoices.currency, currency)))),
           ),
-        )
-        .run();
+        );
     }
     const paymentsOf = Map.groupBy(
-      tx.select().from(payments).where(eq(payments.organizationId, orgId)).orderBy(asc(payments.createdAt), asc(payments.id)).all(),
+      await tx.select().from(payments).where(eq(payments.organizationId, orgId)).orderBy(asc(payments.createdAt), asc(payments.id)),
       (p) => p.invoiceId,
     );
-    const banks = new Map(tx.select().from(bankAccounts).where(eq(bankAccounts.organizationId, orgId)).all().map((b) => [b.id, b]));
+    const banks = new Map((await tx.select().from(bankAccounts).where(eq(bankAccounts.organizationId, orgId))).map((b) => [b.id, b]));
     for (const invoice of issued) {
-      postEntry(tx, orgId, invoicePosting(tx, invoice));
+      postEntry(tx, orgId, await invoicePosting(tx, invoice));
       for (const payment of paymentsOf.get(invoice.id) ?? []) {
         const bank = payment.bankAccountId ? (banks.get(payment.bankAccountId) ?? null) : null;
         postEntry(tx, orgId, paymentPosting(tx, invoice, payment, bankLedgerAccountId(tx, orgId, bank)));
       }
     }
 
-    const approved = tx
+    const approved = await tx
       .select()
       .from(expenses)
       .where(and(eq(expenses.organizationId, orgId), inArray(expenses.status, ["approved", "paid"])))
-      .orderBy(asc(expenses.date), asc(expenses.id))
-      .all();
-    for (const expense of approved) postEntry(tx, orgId, expensePosting(tx, expense));
+      .orderBy(asc(expenses.date), asc(expenses.id));
+    for (const expense of approved) postEntry(tx, orgId, await expensePosting(tx, expense));
   }
 }
 
@@ -75,16 +73,15 @@ export function backfillLedger(tx: Tx): void {
  * (server/banking/booking.ts). One whose opening falls in a closed fiscal year is left alone: a
  * closed year's books are final (a manual entry in the open year corrects the balance).
  */
-export function backfillOpeningBalances(tx: Tx): void {
-  const firsts = tx
+export async function backfillOpeningBalances(tx: Tx): Promise<void> {
+  const firsts = await tx
     .select()
     .from(bankStatements)
-    .where(sql`${bankStatements.id} = (SELECT s.id FROM bank_statements s WHERE s.bank_account_id = ${bankStatements.bankAccountId} ORDER BY s.closing_date, s.created_at LIMIT 1)`)
-    .all();
+    .where(sql`${bankStatements.id} = (SELECT s.id FROM bank_statements s WHERE s.bank_account_id = ${bankStatements.bankAccountId} ORDER BY s.closing_date, s.created_at LIMIT 1)`);
   for (const statement of firsts) {
-    const bank = tx.select().from(bankAccounts).where(eq(bankAccounts.id, statement.bankAccountId)).get();
+    const bank = await firstRow(tx.select().from(bankAccounts).where(eq(bankAccounts.id, statement.bankAccountId)));
     if (!bank) continue;
-    const draft = openingBalancePosting(tx, bank, { statementId: statement.id, cents: statement.openingCents, date: statement.openingDate });
+    const draft = await openingBalancePosting(tx, bank, { statementId: statement.id, cents: statement.openingCents, date: statement.openingDate });
     if (draft && !isClosedYear(tx, bank.organizationId, draft.date)) postEntry(tx, bank.organizationId, draft);
   }
 }
@@ -105,20 +102,19 @@ function isClosedYear(tx: Tx, orgId: string, date: string): boolean {
  * (docs/banking.md#suspense), so that each bank account's ledger balance is its statements'. A
  * line dated in a closed fiscal year is left alone, as the opening balances are.
  */
-export function backfillSuspense(tx: Tx): void {
-  const open = tx
+export async function backfillSuspense(tx: Tx): Promise<void> {
+  const open = await tx
     .select({
       line: bankTransactions,
       allocated: sql<number>`coalesce((SELECT sum(a.amount_cents) FROM bank_transaction_allocations a WHERE a.bank_transaction_id = ${bankTransactions.id}), 0)`,
     })
     .from(bankTransactions)
     .where(inArray(bankTransactions.status, ["unmatched", "ignored", "partially_matched"]))
-    .orderBy(asc(bankTransactions.bookingDate), asc(bankTransactions.id))
-    .all();
+    .orderBy(asc(bankTransactions.bookingDate), asc(bankTransactions.id));
   for (const { line, allocated } of open) {
     const cents = line.amountCents - allocated;
     if (cents <= 0 || isClosedYear(tx, line.organizationId, line.bookingDate)) continue;
-    const bank = tx.select().from(bankAccounts).where(eq(bankAccounts.id, line.bankAccountId)).get();
+    const bank = await firstRow(tx.select().from(bankAccounts).where(eq(bankAccounts.id, line.bankAccountId)));
     if (!bank) continue;
     const description = (line.communication ?? line.counterpartyName ?? `Bank line ${line.entryRef}`).replace(/\s+/g, " ").trim().slice(0, 200);
     const draft = suspenseEntry(

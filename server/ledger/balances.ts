@@ -3,18 +3,18 @@ import { and, eq, inArray, lt, sql } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
 import { accountTotals, journalLines } from "../../db/schema.ts";
 import type { AccountType } from "../../db/values.ts";
+import { firstRow } from "../../db/client.ts";
 
 /** Asset and expense accounts show debit balances as positive, the others credit balances. */
 export const isDebitNormal = (type: AccountType) => type === "asset" || type === "expense";
 
 /** Debits less credits per account id, in `currency`; accounts never posted to are missing (0). */
-export function debitBalances(tx: Tx, accountIds: string[], currency: string): Map<string, number> {
+export async function debitBalances(tx: Tx, accountIds: string[], currency: string): Promise<Map<string, number>> {
   if (accountIds.length === 0) return new Map();
-  const rows = tx
+  const rows = await tx
     .select({ accountId: accountTotals.accountId, debit: accountTotals.debitCents, credit: accountTotals.creditCents })
     .from(accountTotals)
-    .where(and(inArray(accountTotals.accountId, accountIds), eq(accountTotals.currency, currency)))
-    .all();
+    .where(and(inArray(accountTotals.accountId, accountIds), eq(accountTotals.currency, currency)));
   return new Map(rows.map((r) => [r.accountId, r.debit - r.credit]));
 }
 
@@ -22,11 +22,10 @@ export function debitBalances(tx: Tx, accountIds: string[], currency: string): M
 export const shownBalance = (type: AccountType, debitBalance: number) => (isDebitNormal(type) ? debitBalance : -debitBalance);
 
 /** Debits less credits of one account in `currency` on the days before `date` (the index journal_lines_org_account). */
-export function debitBalanceBefore(tx: Tx, orgId: string, accountId: string, currency: string, date: string): number {
-  const row = tx
+export async function debitBalanceBefore(tx: Tx, orgId: string, accountId: string, currency: string, date: string): Promise<number> {
+  const row = await firstRow(tx
     .select({ cents: sql<number>`coalesce(sum(${journalLines.debitCents} - ${journalLines.creditCents}), 0)` })
     .from(journalLines)
-    .where(and(eq(journalLines.organizationId, orgId), eq(journalLines.accountId, accountId), lt(journalLines.date, date), eq(journalLines.currency, currency)))
-    .get();
+    .where(and(eq(journalLines.organizationId, orgId), eq(journalLines.accountId, accountId), lt(journalLines.date, date), eq(journalLines.currency, currency))));
   return Number(row?.cents ?? 0);
 }

@@ -12,9 +12,9 @@ type EntryRow = typeof journalEntries.$inferSelect;
  * invoice or deleting a payment reverses these, each on its own date, so that the ledger at any
  * date says what the documents say.
  */
-export function standingEntries(tx: Tx, orgId: string, sourceType: JournalSource, sourceId: string): EntryRow[] {
+export async function standingEntries(tx: Tx, orgId: string, sourceType: JournalSource, sourceId: string): Promise<EntryRow[]> {
   const reversal = sql`(SELECT 1 FROM ${journalEntries} r WHERE r.reverses_entry_id = ${journalEntries.id})`;
-  return tx
+  return await tx
     .select()
     .from(journalEntries)
     .where(
@@ -26,8 +26,7 @@ export function standingEntries(tx: Tx, orgId: string, sourceType: JournalSource
         sql`NOT EXISTS ${reversal}`,
       ),
     )
-    .orderBy(asc(journalEntries.date), asc(journalEntries.id))
-    .all();
+    .orderBy(asc(journalEntries.date), asc(journalEntries.id));
 }
 
 /**

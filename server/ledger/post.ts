@@ -11,7 +11,7 @@
  * (account_days, account_totals, vat_days) that reports read.
  */
 import { and, asc, eq } from "drizzle-orm";
-import { prepared, type Tx } from "../../db/client.ts";
+import { firstRow, prepared, type Tx } from "../../db/client.ts";
 import { journalEntries, journalLines } from "../../db/schema.ts";
 import { Conflict } from "../lib/errors.ts";
 import { drawSequence } from "../lib/sequences.ts";
@@ -91,8 +91,8 @@ export function postEntry(tx: Tx, orgId: string, draft: EntryDraft): string | nu
 }
 
 /** An entry's lines in order. */
-export function linesOf(tx: Tx, entryId: string): LineRow[] {
-  return tx.select().from(journalLines).where(eq(journalLines.entryId, entryId)).orderBy(asc(journalLines.lineNo)).all();
+export async function linesOf(tx: Tx, entryId: string): Promise<LineRow[]> {
+  return await tx.select().from(journalLines).where(eq(journalLines.entryId, entryId)).orderBy(asc(journalLines.lineNo));
 }
 
 const asDraftLine = (l: LineRow): DraftLine => ({
@@ -103,7 +103,7 @@ const asDraftLine = (l: LineRow): DraftLine => ({
 });
 
 /** Posts the mirror image of `entry` (every debit a credit), dated `date` (default: the entry's own). */
-export function reverseEntry(tx: Tx, entry: EntryRow, { date = entry.date, description, id }: { date?: string; description?: string; id?: string } = {}): string {
+export async function reverseEntry(tx: Tx, entry: EntryRow, { date = entry.date, description, id }: { date?: string; description?: string; id?: string } = {}): Promise<string> {
   const reversal = postEntry(tx, entry.organizationId, {
     id,
     date,
@@ -113,7 +113,7 @@ export function reverseEntry(tx: Tx, entry: EntryRow, { date = entry.date, descr
     source: { type: entry.sourceType, id: entry.sourceId },
     isClosing: entry.isClosing,
     reversesEntryId: entry.id,
-    lines: linesOf(tx, entry.id).map((l) => {
+    lines: (await linesOf(tx, entry.id)).map((l) => {
       const line = asDraftLine(l);
       return { ...line, cents: -line.cents };
     }),
@@ -122,26 +122,28 @@ export function reverseEntry(tx: Tx, entry: EntryRow, { date = entry.date, descr
 }
 
 /** Reverses every standing entry of a source (see standingEntries); returns the reversals' ids. */
-export function reverseSource(tx: Tx, orgId: string, sourceType: JournalSource, sourceId: string): string[] {
-  return standingEntries(tx, orgId, sourceType, sourceId).map((entry) => reverseEntry(tx, entry));
+export async function reverseSource(tx: Tx, orgId: string, sourceType: JournalSource, sourceId: string): Promise<string[]> {
+  const reversals: string[] = [];
+  for (const entry of await standingEntries(tx, orgId, sourceType, sourceId)) reversals.push(await reverseEntry(tx, entry));
+  return reversals;
 }
 
 
 /** Applies a change's ledger effects in order; returns the ids of the entries written. */
-export function applyLedgerEffects(tx: Tx, orgId: string, effects: LedgerEffect[]): string[] {
+export async function applyLedgerEffects(tx: Tx, orgId: string, effects: LedgerEffect[]): Promise<string[]> {
   const ids: string[] = [];
   for (const effect of effects) {
     if ("post" in effect) {
       const id = postEntry(tx, orgId, effect.post);
       if (id) ids.push(id);
-    } else if ("reverse" in effect) ids.push(...reverseSource(tx, orgId, effect.reverse.type, effect.reverse.id));
-    else ids.push(reverseEntry(tx, findEntry(tx, orgId, effect.reverseEntry.entryId), effect.reverseEntry));
+    } else if ("reverse" in effect) ids.push(...await reverseSource(tx, orgId, effect.reverse.type, effect.reverse.id));
+    else ids.push(await reverseEntry(tx, await findEntry(tx, orgId, effect.reverseEntry.entryId), effect.reverseEntry));
   }
   return ids;
 }
 
-function findEntry(tx: Tx, orgId: string, id: string): EntryRow {
-  const entry = tx.select().from(journalEntries).where(and(eq(journalEntries.organizationId, orgId), eq(journalEntries.id, id))).get();
+async function findEntry(tx: Tx, orgId: string, id: string): Promise<EntryRow> {
+  const entry = await firstRow(tx.select().from(journalEntries).where(and(eq(journalEntries.organizationId, orgId), eq(journalEntries.id, id))));
   if (!entry) throw new Error(`no journal entry ${id} in the organisation to reverse`);
   return entry;
 }

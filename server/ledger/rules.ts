@@ -40,7 +40,7 @@
  * | cancel, payment deleted          | the reversal of what was posted, on the same date                    |
  */
 import { and, between, desc, eq, inArray, sql } from "drizzle-orm";
-import { plainRows, prepared, type Tx } from "../../db/client.ts";
+import { firstRow, plainRows, prepared, type Tx } from "../../db/client.ts";
 import { accountDays, accounts, bankAccounts, expenses, expenseVatLines, invoiceAllowanceCharges, invoiceLines, invoices, payments, vatRates } from "../../db/schema.ts";
 import type { EXPENSE_DOCUMENT_TYPES, InvoiceType } from "../../db/values.ts";
 import type { VatCategory } from "../documents/model.ts";
@@ -412,7 +412,7 @@ export function closingEntries(year: number, results: readonly YearResult[], cha
 // The readers: the rules' inputs from the transaction
 
 /** An invoice's figures, with its lines' VAT categories and rates (Z, 0 % for a line without a VAT rate, as on the e-invoice). */
-export function readInvoiceFigures(tx: Tx, invoice: InvoiceRow): InvoiceFigures {
+export async function readInvoiceFigures(tx: Tx, invoice: InvoiceRow): Promise<InvoiceFigures> {
   const vatLines = prepared(tx, "ledger: invoice VAT lines", (tx) =>
     plainRows<PostingVatLine>(
       tx,
@@ -431,15 +431,15 @@ export function readInvoiceFigures(tx: Tx, invoice: InvoiceRow): InvoiceFigures 
   const { id, type, number, issueDate, currency, totalCents } = invoice;
   // a net-priced invoice without allowances or charges has none to read (their sums are its columns)
   if (invoice.allowanceCents === 0 && invoice.chargeCents === 0 && !invoice.pricesIncludeVat) return { id, type, number, issueDate, currency, totalCents, vatLines };
-  return { id, type, number, issueDate, currency, totalCents, vatLines: [...vatLines, ...allowanceChargeVatLines(tx, invoice)] };
+  return { id, type, number, issueDate, currency, totalCents, vatLines: [...vatLines, ...await allowanceChargeVatLines(tx, invoice)] };
 }
 
 /**
  * An invoice's document allowances (negative) and charges as VAT lines: their net amounts and VAT
  * as the invoice's totals were priced (`itemShares`, over its lines and them, in their order).
  */
-function allowanceChargeVatLines(tx: Tx, invoice: InvoiceRow): PostingVatLine[] {
-  const acs = tx
+async function allowanceChargeVatLines(tx: Tx, invoice: InvoiceRow): Promise<PostingVatLine[]> {
+  const acs = await tx
     .select({
       isCharge: invoiceAllowanceCharges.isCharge,
       amountCents: invoiceAllowanceCharges.amountCents,
@@ -449,15 +449,13 @@ function allowanceChargeVatLines(tx: Tx, invoice: InvoiceRow): PostingVatLine[] 
     .from(invoiceAllowanceCharges)
     .leftJoin(vatRates, eq(vatRates.id, invoiceAllowanceCharges.vatRateId))
     .where(eq(invoiceAllowanceCharges.invoiceId, invoice.id))
-    .orderBy(invoiceAllowanceCharges.sortOrder, invoiceAllowanceCharges.id)
-    .all();
+    .orderBy(invoiceAllowanceCharges.sortOrder, invoiceAllowanceCharges.id);
   if (acs.length === 0) return [];
-  const lines = tx
+  const lines = await tx
     .select({ quantityCents: invoiceLines.quantityCents, unitPriceCents: invoiceLines.unitPriceCents, discountCents: invoiceLines.discountCents, rateBp: invoiceLines.vatRateBp })
     .from(invoiceLines)
     .where(eq(invoiceLines.invoiceId, invoice.id))
-    .orderBy(invoiceLines.sortOrder, invoiceLines.id)
-    .all();
+    .orderBy(invoiceLines.sortOrder, invoiceLines.id);
   const shares = itemShares(invoice.pricesIncludeVat, [
     ...lines.map((l) => ({ cents: lineAmountCents(l.quantityCents, l.unitPriceCents) - l.discountCents, rateBp: l.rateBp })),
     ...acs.map((ac) => ({ cents: ac.isCharge ? ac.amountCents : -ac.amountCents, rateBp: ac.rateBp })),
@@ -473,20 +471,19 @@ export function readSalesChart(tx: Tx, orgId: string): SalesChart {
 }
 
 /** An expense's figures, with its VAT breakdown (in the journal's order) and, without one, its VAT rate. */
-export function readExpenseFigures(tx: Tx, expense: ExpenseRow): ExpenseFigures {
-  const vatLines = tx
+export async function readExpenseFigures(tx: Tx, expense: ExpenseRow): Promise<ExpenseFigures> {
+  const vatLines = await tx
     .select({ category: expenseVatLines.category, rateBp: expenseVatLines.rateBp, baseCents: expenseVatLines.baseCents, vatCents: expenseVatLines.vatCents })
     .from(expenseVatLines)
     .where(eq(expenseVatLines.expenseId, expense.id))
-    .orderBy(expenseVatLines.category, desc(expenseVatLines.rateBp))
-    .all();
+    .orderBy(expenseVatLines.category, desc(expenseVatLines.rateBp));
   let vatRate: ExpenseFigures["vatRate"] = null;
   if (vatLines.length === 0 && expense.vatRateId) {
-    const rate = tx.select({ category: vatRates.category, rateBp: vatRates.rateBp }).from(vatRates).where(eq(vatRates.id, expense.vatRateId)).get();
+    const rate = await firstRow(tx.select({ category: vatRates.category, rateBp: vatRates.rateBp }).from(vatRates).where(eq(vatRates.id, expense.vatRateId)));
     if (rate) vatRate = rate;
   }
   const { id, documentType, category, vendor, description, date, currency, amountCents, vatCents, prepaidCents, roundingCents } = expense;
-  const selfAssessedRateBp = selfAssessedRate(tx, expense);
+  const selfAssessedRateBp = await selfAssessedRate(tx, expense);
   return { id, documentType, category, vendor, description, date, currency, amountCents, vatCents, prepaidCents, roundingCents, vatLines, vatRate, selfAssessedRateBp };
 }
 
@@ -495,42 +492,41 @@ export function readExpenseFigures(tx: Tx, expense: ExpenseRow): ExpenseFigures 
  * `self_assessed_vat_rate_id`, else the organisation's standard rate (its highest S rate; 21 %
  * when it has none).
  */
-function selfAssessedRate(tx: Tx, expense: ExpenseRow): number {
+async function selfAssessedRate(tx: Tx, expense: ExpenseRow): Promise<number> {
   if (expense.selfAssessedVatRateId) {
-    const named = tx.select({ rateBp: vatRates.rateBp }).from(vatRates).where(eq(vatRates.id, expense.selfAssessedVatRateId)).get();
+    const named = await firstRow(tx.select({ rateBp: vatRates.rateBp }).from(vatRates).where(eq(vatRates.id, expense.selfAssessedVatRateId)));
     if (named) return named.rateBp;
   }
   return standardRateBp(tx, expense.organizationId);
 }
 
 /** The organisation's standard rate: its highest S rate, 21 % when it has none. */
-export function standardRateBp(tx: Tx, orgId: string): number {
-  const standard = tx
+export async function standardRateBp(tx: Tx, orgId: string): Promise<number> {
+  const standard = await firstRow(tx
     .select({ rateBp: vatRates.rateBp })
     .from(vatRates)
     .where(and(eq(vatRates.organizationId, orgId), eq(vatRates.category, "S")))
-    .orderBy(desc(vatRates.rateBp))
-    .get();
+    .orderBy(desc(vatRates.rateBp)));
   return standard?.rateBp ?? 2100;
 }
 
 /** What a bank line booked at K or AE self-assesses: the organisation's standard rate, VAT payable and receivable. */
-export function bankLineSelfAssessment(tx: Tx, orgId: string): SelfAssessment {
-  return { rateBp: standardRateBp(tx, orgId), vatPayable: systemAccount(tx, orgId, "vat_payable").id, vatReceivable: systemAccount(tx, orgId, "vat_receivable").id };
+export async function bankLineSelfAssessment(tx: Tx, orgId: string): Promise<SelfAssessment> {
+  return { rateBp: await standardRateBp(tx, orgId), vatPayable: systemAccount(tx, orgId, "vat_payable").id, vatReceivable: systemAccount(tx, orgId, "vat_receivable").id };
 }
 
 /** The accounts an expense posts to: its category's (./accounts.ts), VAT receivable, payables, and advances when it has a prepaid amount. */
-export function readPurchasesChart(tx: Tx, orgId: string, category: string, prepaid = false): PurchasesChart {
-  const expense = categoryAccount(tx, orgId, category).id;
+export async function readPurchasesChart(tx: Tx, orgId: string, category: string, prepaid = false): Promise<PurchasesChart> {
+  const expense = (await categoryAccount(tx, orgId, category)).id;
   const vatReceivable = systemAccount(tx, orgId, "vat_receivable").id;
-  const supplierAdvances = prepaid ? supplierAdvancesAccountId(tx, orgId) : null;
+  const supplierAdvances = prepaid ? await supplierAdvancesAccountId(tx, orgId) : null;
   const vatPayable = systemAccount(tx, orgId, "vat_payable").id;
   return { expense, vatReceivable, payables: systemAccount(tx, orgId, "payables").id, supplierAdvances, vatPayable };
 }
 
 /** Every revenue and expense account's result of the fiscal year from `start` to `end`, per currency, by currency and account code. */
-export function readYearResults(tx: Tx, orgId: string, start: string, end: string): YearResult[] {
-  return tx
+export async function readYearResults(tx: Tx, orgId: string, start: string, end: string): Promise<YearResult[]> {
+  return await tx
     .select({
       accountId: accountDays.accountId,
       currency: accountDays.currency,
@@ -546,18 +542,17 @@ export function readYearResults(tx: Tx, orgId: string, start: string, end: strin
       ),
     )
     .groupBy(accountDays.currency, accountDays.accountId)
-    .orderBy(accountDays.currency, accounts.code)
-    .all();
+    .orderBy(accountDays.currency, accounts.code);
 }
 
 // ---------------------------------------------------------------------------------------------
 // The postings callers use: reader, then rule
 
 /** Finalizing an invoice or a credit note (`invoiceEntry`). */
-export function invoicePosting(tx: Tx, invoice: InvoiceRow): EntryDraft {
-  const figures = readInvoiceFigures(tx, invoice);
+export async function invoicePosting(tx: Tx, invoice: InvoiceRow): Promise<EntryDraft> {
+  const figures = await readInvoiceFigures(tx, invoice);
   const chart = readSalesChart(tx, invoice.organizationId);
-  return invoiceEntry(figures, invoice.type === "interest_note" ? { ...chart, lateIncome: lateIncomeAccountId(tx, invoice.organizationId) } : chart);
+  return invoiceEntry(figures, invoice.type === "interest_note" ? { ...chart, lateIncome: await lateIncomeAccountId(tx, invoice.organizationId) } : chart);
 }
 
 /** A payment of an invoice, or the refund of a credit note, through `bankLedgerId` (`paymentEntry`). */
@@ -566,9 +561,9 @@ export function paymentPosting(tx: Tx, invoice: InvoiceRow, payment: PaymentRow,
 }
 
 /** Approving an expense or a supplier's credit note (`expenseEntry`). */
-export function expensePosting(tx: Tx, expense: ExpenseRow): EntryDraft {
-  const figures = readExpenseFigures(tx, expense);
-  return expenseEntry(figures, readPurchasesChart(tx, expense.organizationId, expense.category, expense.prepaidCents !== 0));
+export async function expensePosting(tx: Tx, expense: ExpenseRow): Promise<EntryDraft> {
+  const figures = await readExpenseFigures(tx, expense);
+  return expenseEntry(figures, await readPurchasesChart(tx, expense.organizationId, expense.category, expense.prepaidCents !== 0));
 }
 
 /** Paying an approved expense, or the refund of a supplier's credit note, through `bankLedgerId` (`expensePaymentEntry`). */
@@ -584,8 +579,8 @@ export function expensePaymentPosting(
 }
 
 /** Closing the fiscal year `year`, from `start` to `end` (`closingEntries`): one draft per currency. */
-export function closingPostings(tx: Tx, orgId: string, { year, start, end }: { year: number; start: string; end: string }): EntryDraft[] {
-  const results = readYearResults(tx, orgId, start, end);
+export async function closingPostings(tx: Tx, orgId: string, { year, start, end }: { year: number; start: string; end: string }): Promise<EntryDraft[]> {
+  const results = await readYearResults(tx, orgId, start, end);
   return closingEntries(year, results, { retainedEarnings: systemAccount(tx, orgId, "retained_earnings").id }, end);
 }
 
@@ -594,12 +589,12 @@ export function closingPostings(tx: Tx, orgId: string, { year, start, end }: { y
  * already hold for the account on the day before (payments recorded by hand before the statement),
  * so that the ledger balance equals the bank's; null when they agree.
  */
-export function openingBalancePosting(
+export async function openingBalancePosting(
   tx: Tx,
   bank: Pick<BankAccountRow, "organizationId" | "accountId" | "currency" | "name">,
   opening: { statementId: string; cents: number; date: string },
-): EntryDraft | null {
-  const held = debitBalanceBefore(tx, bank.organizationId, bank.accountId, bank.currency, opening.date);
+): Promise<EntryDraft | null> {
+  const held = await debitBalanceBefore(tx, bank.organizationId, bank.accountId, bank.currency, opening.date);
   const cents = opening.cents - held;
   if (cents === 0) return null;
   // the balance the bank held when the day began: the day before, but never before the
@@ -609,6 +604,6 @@ export function openingBalancePosting(
   const date = firstDay !== undefined && before < firstDay && opening.date >= firstDay ? firstDay : before;
   return openingBalanceEntry(
     { statementId: opening.statementId, date, currency: bank.currency, bankName: bank.name, cents },
-    { bank: bank.accountId, openingBalance: openingBalanceAccountId(tx, bank.organizationId) },
+    { bank: bank.accountId, openingBalance: await openingBalanceAccountId(tx, bank.organizationId) },
   );
 }

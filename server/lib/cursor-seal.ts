@@ -6,7 +6,7 @@
  */
 import { createCipheriv, createDecipheriv, createHmac } from "node:crypto";
 import { eq } from "drizzle-orm";
-import { prepared, type Tx } from "../../db/client.ts";
+import { firstRow, prepared, type Tx } from "../../db/client.ts";
 import { serverKeys } from "../../db/schema.ts";
 import { ValidationFailed } from "./errors.ts";
 
@@ -14,9 +14,9 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
 /** The database's cursor key, read once per connection. */
-function cursorKey(tx: Tx): Buffer {
-  return prepared(tx, "lists: cursor key", (tx) => {
-    const row = tx.select({ key: serverKeys.key }).from(serverKeys).where(eq(serverKeys.name, "cursor")).get();
+async function cursorKey(tx: Tx): Promise<Buffer> {
+  return await prepared(tx, "lists: cursor key", async (tx) => {
+    const row = await firstRow(tx.select({ key: serverKeys.key }).from(serverKeys).where(eq(serverKeys.name, "cursor")));
     if (!row) throw new Error("The database has no cursor key (server_keys): run kontor migrate.");
     return Buffer.from(row.key);
   });
@@ -28,8 +28,8 @@ function cursorKey(tx: Tx): Buffer {
  * scheme), so a page answered twice is the same bytes and keeps its ETag; different cursors never
  * share a nonce.
  */
-export function sealCursor(tx: Tx, plain: string, context: string): string {
-  const key = cursorKey(tx);
+export async function sealCursor(tx: Tx, plain: string, context: string): Promise<string> {
+  const key = await cursorKey(tx);
   const iv = createHmac("sha256", key).update("nonce\u0000").update(context).update("\u0000").update(plain).digest().subarray(0, IV_BYTES);
   const cipher = createCipheriv("aes-256-gcm", key, iv);
   cipher.setAAD(Buffer.from(context, "utf8"));
@@ -38,11 +38,11 @@ export function sealCursor(tx: Tx, plain: string, context: string): string {
 }
 
 /** What a sealed cursor holds, or a 422 naming `cursor` when it was not made for `context` by this database. */
-export function openCursor(tx: Tx, text: string, context: string, refusal: string): string {
+export async function openCursor(tx: Tx, text: string, context: string, refusal: string): Promise<string> {
   const bytes = Buffer.from(text, "base64url");
   if (bytes.length <= IV_BYTES + TAG_BYTES || bytes.toString("base64url") !== text) throw ValidationFailed.field("cursor", refusal);
   try {
-    const decipher = createDecipheriv("aes-256-gcm", cursorKey(tx), bytes.subarray(0, IV_BYTES));
+    const decipher = createDecipheriv("aes-256-gcm", await cursorKey(tx), bytes.subarray(0, IV_BYTES));
     decipher.setAAD(Buffer.from(context, "utf8"));
     decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
     return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString("utf8");

@@ -4,6 +4,7 @@ import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Tx } from "../../db/client.ts";
 import { ExternalIdTaken } from "./errors.ts";
 import { inOrg } from "./scope.ts";
+import { firstRow } from "../../db/client.ts";
 
 /**
  * An external id as stored and looked up: in Unicode NFC, so that "café" typed as one character
@@ -20,13 +21,12 @@ type ExternalIdTable = SQLiteTable & { organizationId: SQLiteColumn; id: SQLiteC
  * holder), before the write: the table's partial unique index is the backstop. `selfId` is the
  * row being updated, which may keep its own.
  */
-export function checkExternalId(tx: Tx, table: ExternalIdTable, resource: string, orgId: string, externalId: string | null | undefined, selfId?: string): void {
+export async function checkExternalId(tx: Tx, table: ExternalIdTable, resource: string, orgId: string, externalId: string | null | undefined, selfId?: string): Promise<void> {
   if (externalId === null || externalId === undefined) return;
-  const holder = tx
+  const holder = (await firstRow(tx
     .select({ id: table.id })
     .from(table as SQLiteTable)
-    .where(inOrg(table, orgId, eq(table.externalId, externalId), selfId === undefined ? undefined : ne(table.id, selfId)))
-    .get() as { id: string } | undefined;
+    .where(inOrg(table, orgId, eq(table.externalId, externalId), selfId === undefined ? undefined : ne(table.id, selfId))))) as { id: string } | undefined;
   if (holder) throw new ExternalIdTaken(resource, externalId, holder.id);
 }
 

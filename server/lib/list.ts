@@ -211,12 +211,12 @@ export async function listPage<T extends OrgTable, Shown>(
   spec: ListSpec<T>,
   query: ListQuery,
   url: string,
-  present: (rows: T["$inferSelect"][], tx: Tx) => Shown[],
+  present: (rows: T["$inferSelect"][], tx: Tx) => Shown[] | Promise<Shown[]>,
   extraConditions: (SQL | undefined)[] = [],
 ): Promise<{ data: Shown[]; links: ListPage<unknown>["links"]; meta: ListPage<unknown>["meta"] }> {
-  return await snapshot(scope.db, (tx) => {
-    const page = runList(tx, spec, scope.org.id, query, url, extraConditions);
-    return { data: present(page.rows, tx), links: page.links, meta: page.meta };
+  return await snapshot(scope.db, async (tx) => {
+    const page = await runList(tx, spec, scope.org.id, query, url, extraConditions);
+    return { data: await present(page.rows, tx), links: page.links, meta: page.meta };
   });
 }
 
@@ -224,20 +224,20 @@ export async function listPage<T extends OrgTable, Shown>(
  * One list request: the query string read (`parseListRequest`), its statements compiled
  * (`compileList`) and run on the connection (`readPage`), and the page with its links.
  */
-export function runList<T extends OrgTable>(
+export async function runList<T extends OrgTable>(
   tx: Tx,
   spec: ListSpec<T>,
   orgId: string,
   query: ListQuery,
   url: string,
   extraConditions: (SQL | undefined)[] = [],
-): ListPage<T["$inferSelect"]> {
+): Promise<ListPage<T["$inferSelect"]>> {
   const context = sealContext(getTableName(spec.table), orgId);
-  const request = parseListRequest(spec, openedCursor(tx, query, context));
+  const request = parseListRequest(spec, await openedCursor(tx, query, context));
   const list = compileList(spec, request, orgId, extraConditions);
   checkCursor(request, list.cursorScope);
   const { rows, total, last } = readPage(tx, spec.table, request, list);
-  const next = last === null ? null : sealCursor(tx, encodeCursor(request, list.cursorScope, list.keyOf(last), rowsBefore(request) + rows.length), context);
+  const next = last === null ? null : await sealCursor(tx, encodeCursor(request, list.cursorScope, list.keyOf(last), rowsBefore(request) + rows.length), context);
   return { rows, ...linksAndMeta(request, rows.length, total, url, next) };
 }
 
@@ -427,9 +427,9 @@ export const sealContext = (table: string, orgId: string) => `${table}\u0000${or
  * given holds, read by parseListRequest; a cursor made for another list or organisation, or
  * edited, is a 422 naming `cursor`.
  */
-export function openedCursor(tx: Tx, query: ListQuery, context: string): ListQuery {
+export async function openedCursor(tx: Tx, query: ListQuery, context: string): Promise<ListQuery> {
   if (typeof query.cursor !== "string" || query.cursor === "") return query;
-  return { ...query, cursor: openCursor(tx, query.cursor, context, CURSOR_MALFORMED) };
+  return { ...query, cursor: await openCursor(tx, query.cursor, context, CURSOR_MALFORMED) };
 }
 
 function cursorCheck(payload: Omit<CursorPayload, "c">, scope: string): string {

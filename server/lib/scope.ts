@@ -6,7 +6,7 @@
  */
 import { and, eq, getTableName, sql, type Placeholder, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable, SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
-import { preparedRows, type Db, type Tx } from "../../db/client.ts";
+import { firstRow, preparedRows, type Db, type Tx } from "../../db/client.ts";
 export { snapshot, unitOfWork } from "../../db/client.ts";
 import type { ActorType } from "../../db/values.ts";
 import { NotFound } from "./errors.ts";
@@ -48,19 +48,18 @@ export function findInOrg<T extends OrgTable>(tx: Tx, table: T, orgId: string, i
  * Sets columns of the row with this id in this organisation, or a 404. Callers load the row
  * first (its state decides what may change); the 404 is the backstop, not the check.
  */
-export function updateInOrg<T extends OrgTable>(tx: Tx, table: T, orgId: string, id: string, set: SQLiteUpdateSetSource<T>): void {
-  const row = tx
+export async function updateInOrg<T extends OrgTable>(tx: Tx, table: T, orgId: string, id: string, set: SQLiteUpdateSetSource<T>): Promise<void> {
+  const row = await firstRow(tx
     .update(table as SQLiteTable)
     .set(set as SQLiteUpdateSetSource<SQLiteTable>)
     .where(inOrg(table, orgId, eq(table.id, id)))
-    .returning({ id: table.id })
-    .get();
+    .returning({ id: table.id }));
   if (!row) throw new NotFound();
 }
 
 /** Deletes the row with this id in this organisation, or a 404 (see updateInOrg). */
-export function deleteInOrg(tx: Tx, table: OrgTable, orgId: string, id: string): void {
-  const row = tx.delete(table).where(inOrg(table, orgId, eq(table.id, id))).returning({ id: table.id }).get();
+export async function deleteInOrg(tx: Tx, table: OrgTable, orgId: string, id: string): Promise<void> {
+  const row = await firstRow(tx.delete(table).where(inOrg(table, orgId, eq(table.id, id))).returning({ id: table.id }));
   if (!row) throw new NotFound();
 }
 
@@ -68,19 +67,18 @@ export function deleteInOrg(tx: Tx, table: OrgTable, orgId: string, id: string):
  * A nested resource (a contact person of a customer, a payment of an invoice, a delivery of
  * a webhook): the row with this id under that parent, in this organisation, or a 404.
  */
-export function findChildInOrg<T extends OrgTable>(
+export async function findChildInOrg<T extends OrgTable>(
   tx: Tx,
   table: T,
   parentColumn: SQLiteColumn,
   orgId: string,
   parentId: string,
   id: string,
-): T["$inferSelect"] {
-  const row = tx
+): Promise<T["$inferSelect"]> {
+  const row = await firstRow(tx
     .select()
     .from(table as SQLiteTable)
-    .where(inOrg(table, orgId, eq(parentColumn, parentId), eq(table.id, id)))
-    .get();
+    .where(inOrg(table, orgId, eq(parentColumn, parentId), eq(table.id, id))));
   if (!row) throw new NotFound();
   return row as T["$inferSelect"];
 }

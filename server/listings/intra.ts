@@ -37,11 +37,11 @@ export type IntraListing = {
 
 type Line = { vatNumber: string; country: string; number: string; code: IntraCode; cents: number; name: string; customerIds: Set<string> };
 
-export function intraListing(tx: Tx, orgId: string, period: VatPeriodName, declarant: Declarant): IntraListing {
+export async function intraListing(tx: Tx, orgId: string, period: VatPeriodName, declarant: Declarant): Promise<IntraListing> {
   const grids = { "44": 0, "46": 0, "48": 0 };
   const lines = new Map<string, Line>();
   const unlisted = new Map<string, { name: string; customerId: string; vatNumber: string | null; cents: number }>();
-  const sources = intraContributions(tx, orgId, period);
+  const sources = await intraContributions(tx, orgId, period);
   for (const row of sources.rows) {
     // a credit note on a 44 or 46 supply (grid 48) reduces its customer's line of the same code
     const signed = row.grid === "48" ? -row.cents : row.cents;

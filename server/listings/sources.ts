@@ -23,8 +23,8 @@ const INTRA_GRIDS = new Set(["44", "46", "48"]);
  * The period's 44/46/48 rows, and the sales in another currency the return leaves out that would
  * have reached them (K or AE to a customer in another member state): the listing names those.
  */
-export function intraContributions(tx: Tx, orgId: string, period: VatPeriodName): { rows: IntraContribution[]; foreign: ForeignDocument[] } {
-  const { contributions, foreign } = collectPeriod(tx, orgId, period);
+export async function intraContributions(tx: Tx, orgId: string, period: VatPeriodName): Promise<{ rows: IntraContribution[]; foreign: ForeignDocument[] }> {
+  const { contributions, foreign } = await collectPeriod(tx, orgId, period);
   const rows = contributions
     .filter((c) => c.side === "sales" && INTRA_GRIDS.has(c.grid) && c.intraCode !== null)
     .map((c) => ({

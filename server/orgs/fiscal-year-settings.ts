@@ -11,6 +11,7 @@ import type { Tx } from "../../db/client.ts";
 import { fiscalYears, journalEntries, organizations } from "../../db/schema.ts";
 import { ValidationFailed } from "../lib/errors.ts";
 import { firstYearProblem, parseFiscalYearStart } from "../lib/fiscal-year.ts";
+import { firstRow } from "../../db/client.ts";
 
 type OrganizationRow = typeof organizations.$inferSelect;
 
@@ -57,29 +58,27 @@ export function fiscalYearSettings(current: Settings, input: FiscalYearInput, cr
  * Applies `input` to an existing organisation's settings (the caller writes them): refused while
  * a fiscal year is closed, and a first year that would leave postings before it.
  */
-export function changeFiscalYears(tx: Tx, row: OrganizationRow, input: FiscalYearInput): Partial<Settings> {
+export async function changeFiscalYears(tx: Tx, row: OrganizationRow, input: FiscalYearInput): Promise<Partial<Settings>> {
   if (!asked(input)) return {};
   const next = fiscalYearSettings(row, input, row.createdAt);
   const changed = (Object.keys(next) as (keyof Settings)[]).filter((k) => next[k] !== row[k]);
   if (changed.length === 0) return {};
-  const closed = tx
+  const closed = await firstRow(tx
     .select({ year: fiscalYears.year })
     .from(fiscalYears)
     .where(and(eq(fiscalYears.organizationId, row.id), eq(fiscalYears.status, "closed")))
-    .orderBy(asc(fiscalYears.year))
-    .get();
+    .orderBy(asc(fiscalYears.year)));
   if (closed) {
     const field = FISCAL_YEAR_FIELDS.find((f) => input[f] !== undefined)!;
     throw ValidationFailed.field(field, `The fiscal years can change only while none is closed: the fiscal year ${closed.year} is closed (reopen the closed years first).`);
   }
   if (next.firstFiscalYearStart) {
-    const before = tx
+    const before = await firstRow(tx
       .select({ date: journalEntries.date })
       .from(journalEntries)
       .where(and(eq(journalEntries.organizationId, row.id), lt(journalEntries.date, next.firstFiscalYearStart)))
       .orderBy(asc(journalEntries.date))
-      .limit(1)
-      .get();
+      .limit(1));
     if (before) {
       throw ValidationFailed.field(
         "first_fiscal_year_start",

@@ -18,6 +18,7 @@ import { isTimeZone, nowIso } from "../lib/time.ts";
 import { belgianEnterpriseNumberProblem, compactVatNumber } from "../lib/vat-numbers.ts";
 import { changeFiscalYears } from "./fiscal-year-settings.ts";
 import { OrganizationModel, type OrganizationUpdate } from "./model.ts";
+import { firstRow } from "../../db/client.ts";
 
 type OrganizationRow = typeof organizations.$inferSelect;
 
@@ -25,17 +26,16 @@ type OrganizationRow = typeof organizations.$inferSelect;
  * Whether its documents carry payment instructions (IBAN, EPC QR code, UBL PaymentMeans): only
  * with an active bank account of its own (a placeholder flagged by the upgrade is inactive).
  */
-function hasPayee(tx: Tx, orgId: string): boolean {
-  return !!tx
+async function hasPayee(tx: Tx, orgId: string): Promise<boolean> {
+  return !!(await firstRow(tx
     .select({ id: bankAccounts.id })
     .from(bankAccounts)
     .where(inOrg(bankAccounts, orgId, eq(bankAccounts.isActive, true), eq(bankAccounts.isPlaceholder, false)))
-    .limit(1)
-    .get();
+    .limit(1)));
 }
 
 /** The organisation as `GET /api/v1/organization` shows it. */
-export function presentOrganization(tx: Tx, row: OrganizationRow) {
+export async function presentOrganization(tx: Tx, row: OrganizationRow) {
   return {
     id: row.id,
     name: row.name,
@@ -51,7 +51,7 @@ export function presentOrganization(tx: Tx, row: OrganizationRow) {
     peppol_id: row.peppolId,
     contact_name: row.contactName,
     default_bank_account_id: row.defaultBankAccountId,
-    payment_instructions: hasPayee(tx, row.id),
+    payment_instructions: await hasPayee(tx, row.id),
     currency: row.currency,
     language: row.language,
     api_access: row.apiAccess,
@@ -85,11 +85,11 @@ export function presentOrganization(tx: Tx, row: OrganizationRow) {
   };
 }
 
-export type ShownOrganization = ReturnType<typeof presentOrganization>;
+export type ShownOrganization = Awaited<ReturnType<typeof presentOrganization>>;
 
 /** The organisation's row (its id is the scope: there is no organization_id to add). */
-export function readOrganization(tx: Tx, orgId: string): OrganizationRow {
-  const row = tx.select().from(organizations).where(eq(organizations.id, orgId)).get();
+export async function readOrganization(tx: Tx, orgId: string): Promise<OrganizationRow> {
+  const row = await firstRow(tx.select().from(organizations).where(eq(organizations.id, orgId)));
   if (!row) throw new NotFound();
   return row;
 }
@@ -99,8 +99,8 @@ export function readOrganization(tx: Tx, orgId: string): OrganizationRow {
  * Peppol 0208 scheme and the Crossroads Bank for Enterprises check it. Checked when it or the
  * country changes; other countries' registration numbers have no one form.
  */
-function checkCompanyNumber(tx: Tx, orgId: string, set: Partial<OrganizationRow>): void {
-  const row = readOrganization(tx, orgId);
+async function checkCompanyNumber(tx: Tx, orgId: string, set: Partial<OrganizationRow>): Promise<void> {
+  const row = await readOrganization(tx, orgId);
   const companyNumber = set.companyNumber !== undefined ? set.companyNumber : row.companyNumber;
   if (companyNumber === null || (set.country ?? row.country) !== "BE") return;
   const problem = belgianEnterpriseNumberProblem(companyNumber);
@@ -159,8 +159,8 @@ function readLegalIdentity(input: OrganizationUpdate, set: Partial<OrganizationR
  * The VAT period is fixed once a return is filed: periods of the other kind would overlap the
  * filed ones, and the documents they declared would be reported again.
  */
-function refuseVatPeriodChange(tx: Tx, orgId: string): void {
-  const filed = tx.select({ period: vatReturns.period }).from(vatReturns).where(eq(vatReturns.organizationId, orgId)).orderBy(vatReturns.periodFrom).all();
+async function refuseVatPeriodChange(tx: Tx, orgId: string): Promise<void> {
+  const filed = await tx.select({ period: vatReturns.period }).from(vatReturns).where(eq(vatReturns.organizationId, orgId)).orderBy(vatReturns.periodFrom);
   if (filed.length === 0) return;
   throw ValidationFailed.field(
     "vat_period",
@@ -169,7 +169,7 @@ function refuseVatPeriodChange(tx: Tx, orgId: string): void {
 }
 
 export async function showOrganization(scope: Scope): Promise<ShownOrganization> {
-  return await snapshot(scope.db, (tx) => presentOrganization(tx, readOrganization(tx, scope.org.id)));
+  return await snapshot(scope.db, async (tx) => presentOrganization(tx, await readOrganization(tx, scope.org.id)));
 }
 
 /**
@@ -211,28 +211,26 @@ export async function updateOrganization(scope: Scope, input: OrganizationUpdate
     set.timezone = input.timezone;
   }
   if (input.vat_period !== undefined) set.vatPeriod = input.vat_period;
-  return await unitOfWork(scope.db, (tx) => {
+  return await unitOfWork(scope.db, async (tx) => {
     if (input.default_bank_account_id !== undefined && input.default_bank_account_id !== null) {
       // one of the organisation's own accounts, and in use: a 422 on the field, not a 404
-      const account = tx
+      const account = await firstRow(tx
         .select({ id: bankAccounts.id, isActive: bankAccounts.isActive })
         .from(bankAccounts)
-        .where(inOrg(bankAccounts, scope.org.id, eq(bankAccounts.id, input.default_bank_account_id)))
-        .get();
+        .where(inOrg(bankAccounts, scope.org.id, eq(bankAccounts.id, input.default_bank_account_id))));
       if (!account) throw ValidationFailed.field("default_bank_account_id", "The selected default_bank_account_id is invalid.");
       if (!account.isActive) throw ValidationFailed.field("default_bank_account_id", "The selected default bank account is not active.");
     }
     if (input.default_bank_account_id !== undefined) set.defaultBankAccountId = input.default_bank_account_id;
-    if (input.company_number !== undefined || input.country !== undefined) checkCompanyNumber(tx, scope.org.id, set);
-    const current = readOrganization(tx, scope.org.id);
-    if (set.vatPeriod !== undefined && set.vatPeriod !== current.vatPeriod) refuseVatPeriodChange(tx, scope.org.id);
-    Object.assign(set, changeFiscalYears(tx, current, input));
-    tx.update(organizations)
+    if (input.company_number !== undefined || input.country !== undefined) await checkCompanyNumber(tx, scope.org.id, set);
+    const current = await readOrganization(tx, scope.org.id);
+    if (set.vatPeriod !== undefined && set.vatPeriod !== current.vatPeriod) await refuseVatPeriodChange(tx, scope.org.id);
+    Object.assign(set, await changeFiscalYears(tx, current, input));
+    await tx.update(organizations)
       .set({ ...set, updatedAt: nowIso() })
-      .where(eq(organizations.id, scope.org.id))
-      .run();
-    const shown = presentOrganization(tx, readOrganization(tx, scope.org.id));
-    recordChange(tx, scope, { action: "organization.updated", resource: { type: "organization", id: scope.org.id }, event: "organization.updated", data: shown });
+      .where(eq(organizations.id, scope.org.id));
+    const shown = await presentOrganization(tx, await readOrganization(tx, scope.org.id));
+    await recordChange(tx, scope, { action: "organization.updated", resource: { type: "organization", id: scope.org.id }, event: "organization.updated", data: shown });
     return shown;
   });
 }

@@ -20,6 +20,7 @@ import { seedBankAccount, seedChart } from "../accounts/seed.ts";
 import { fiscalYearSettings } from "./fiscal-year-settings.ts";
 import { bicProblem, ibanProblem, normalizeBic, normalizeIban } from "../lib/iban.ts";
 import type { SecretBox } from "../lib/secret-box.ts";
+import { firstRow } from "../../db/client.ts";
 
 export const CLI_ACTOR: Actor = { type: "cli", id: null, ip: null, requestId: null };
 
@@ -78,16 +79,16 @@ export async function createOrganization(db: Db, input: OrganizationInput, actor
     now,
   );
   const org: Organization = { id: newId(), name, currency, country, apiAccess: input.apiAccess ?? true };
-  return await unitOfWork(db, (tx) => {
-    tx.insert(organizations).values({ ...org, chart, language, ...fiscalYears, vatPeriod: vatPeriod as VatPeriod, checkLegalMentions: input.checkLegalMentions ?? false, createdAt: now, updatedAt: now }).run();
-    seedVatRates(tx, org.id, country);
-    const bankLedgerId = seedChart(tx, org.id, chart, language);
+  return await unitOfWork(db, async (tx) => {
+    await tx.insert(organizations).values({ ...org, chart, language, ...fiscalYears, vatPeriod: vatPeriod as VatPeriod, checkLegalMentions: input.checkLegalMentions ?? false, createdAt: now, updatedAt: now });
+    await seedVatRates(tx, org.id, country);
+    const bankLedgerId = await seedChart(tx, org.id, chart, language);
     // its own account, if given, is the default; without one, documents carry no payment instructions
     if (iban) {
-      const bankAccountId = seedBankAccount(tx, org.id, bankLedgerId, { iban, bic, bankName, currency });
-      tx.update(organizations).set({ defaultBankAccountId: bankAccountId }).where(eq(organizations.id, org.id)).run();
+      const bankAccountId = await seedBankAccount(tx, org.id, bankLedgerId, { iban, bic, bankName, currency });
+      await tx.update(organizations).set({ defaultBankAccountId: bankAccountId }).where(eq(organizations.id, org.id));
     }
-    recordChange(tx, { db, org, actor }, { action: "organization.created", resource: { type: "organization", id: org.id } });
+    await recordChange(tx, { db, org, actor }, { action: "organization.created", resource: { type: "organization", id: org.id } });
     return org;
   });
 }
@@ -101,17 +102,16 @@ function readChartOptions(bag: FieldErrorBag, input: OrganizationInput): { chart
   return { chart, language };
 }
 
-export function listOrganizations(db: Db) {
-  return db.select().from(organizations).orderBy(organizations.createdAt).all();
+export async function listOrganizations(db: Db) {
+  return await db.select().from(organizations).orderBy(organizations.createdAt);
 }
 
 /** An organisation by id or unique name. */
-export function findOrganization(db: Db, ref: string): Organization {
-  const rows = db
+export async function findOrganization(db: Db, ref: string): Promise<Organization> {
+  const rows = await db
     .select()
     .from(organizations)
-    .where(or(eq(organizations.id, ref), eq(organizations.name, ref)))
-    .all();
+    .where(or(eq(organizations.id, ref), eq(organizations.name, ref)));
   if (rows.length === 0) throw new ApiError(404, `No organisation "${ref}".`);
   if (rows.length > 1) throw new ApiError(422, `"${ref}" names ${rows.length} organisations; use its id.`);
   const { id, name, currency, country, apiAccess } = rows[0]!;
@@ -119,10 +119,10 @@ export function findOrganization(db: Db, ref: string): Organization {
 }
 
 export async function setApiAccess(db: Db, org: Organization, on: boolean, actor: Actor = CLI_ACTOR): Promise<Organization> {
-  return await unitOfWork(db, (tx) => {
+  return await unitOfWork(db, async (tx) => {
     // the organisation itself: its id is the scope
-    tx.update(organizations).set({ apiAccess: on, updatedAt: nowIso() }).where(eq(organizations.id, org.id)).run();
-    recordChange(tx, { db, org, actor }, {
+    await tx.update(organizations).set({ apiAccess: on, updatedAt: nowIso() }).where(eq(organizations.id, org.id));
+    await recordChange(tx, { db, org, actor }, {
       action: on ? "organization.api_access_enabled" : "organization.api_access_disabled",
       resource: { type: "organization", id: org.id },
     });
@@ -139,60 +139,58 @@ export async function createUser(db: Db, org: Organization, input: { email: stri
   if (!input.name?.trim()) bag.add("name", "The name is required.");
   if (!ROLES.includes(input.role as Role)) bag.add("role", `The role must be one of ${ROLES.join(", ")}.`);
   bag.throwIfAny();
-  const taken = db.select({ id: users.id }).from(users).where(inOrg(users, org.id, eq(users.email, email))).get();
+  const taken = await firstRow(db.select({ id: users.id }).from(users).where(inOrg(users, org.id, eq(users.email, email))));
   if (taken) throw new ApiError(422, `A user with email ${email} already exists in ${org.name}.`);
   const now = nowIso();
   const row: UserRow = { id: newId(), organizationId: org.id, email, name: input.name.trim(), role: input.role as Role, createdAt: now, updatedAt: now };
-  return await unitOfWork(db, (tx) => {
-    tx.insert(users).values(row).run();
-    recordChange(tx, { db, org, actor }, { action: "user.created", resource: { type: "user", id: row.id } });
+  return await unitOfWork(db, async (tx) => {
+    await tx.insert(users).values(row);
+    await recordChange(tx, { db, org, actor }, { action: "user.created", resource: { type: "user", id: row.id } });
     return row;
   });
 }
 
-export function listUsers(db: Db, org: Organization): UserRow[] {
-  return db.select().from(users).where(inOrg(users, org.id)).orderBy(users.createdAt).all();
+export async function listUsers(db: Db, org: Organization): Promise<UserRow[]> {
+  return await db.select().from(users).where(inOrg(users, org.id)).orderBy(users.createdAt);
 }
 
 /** A user by id or email (unique across organisations, else use the id). */
-export function findUser(db: Db, ref: string): UserRow {
-  const rows = db
+export async function findUser(db: Db, ref: string): Promise<UserRow> {
+  const rows = await db
     .select()
     .from(users)
-    .where(or(eq(users.id, ref), eq(users.email, ref.toLowerCase())))
-    .all();
+    .where(or(eq(users.id, ref), eq(users.email, ref.toLowerCase())));
   if (rows.length === 0) throw new ApiError(404, `No user "${ref}".`);
   if (rows.length > 1) throw new ApiError(422, `"${ref}" names ${rows.length} users; use the id.`);
   return rows[0]!;
 }
 
-function orgOf(db: Db, id: string): Organization {
-  const o = db.select().from(organizations).where(eq(organizations.id, id)).get();
+async function orgOf(db: Db, id: string): Promise<Organization> {
+  const o = await firstRow(db.select().from(organizations).where(eq(organizations.id, id)));
   if (!o) throw new NotFound();
   return { id: o.id, name: o.name, currency: o.currency, country: o.country, apiAccess: o.apiAccess };
 }
 
 export async function setUserRole(db: Db, user: UserRow, role: string, actor: Actor = CLI_ACTOR): Promise<UserRow> {
   if (!ROLES.includes(role as Role)) throw new ApiError(422, `The role must be one of ${ROLES.join(", ")}.`);
-  const scope: Scope = { db, org: orgOf(db, user.organizationId), actor };
-  return await unitOfWork(db, (tx) => {
-    updateInOrg(tx, users, scope.org.id, user.id, { role: role as Role, updatedAt: nowIso() });
-    recordChange(tx, scope, { action: "user.role_changed", resource: { type: "user", id: user.id } });
+  const scope: Scope = { db, org: await orgOf(db, user.organizationId), actor };
+  return await unitOfWork(db, async (tx) => {
+    await updateInOrg(tx, users, scope.org.id, user.id, { role: role as Role, updatedAt: nowIso() });
+    await recordChange(tx, scope, { action: "user.role_changed", resource: { type: "user", id: user.id } });
     return { ...user, role: role as Role };
   });
 }
 
 /** Removes a user: their personal tokens go with them; organisation tokens they minted stay. */
 export async function removeUser(db: Db, user: UserRow, actor: Actor = CLI_ACTOR): Promise<{ revokedTokens: number }> {
-  const scope: Scope = { db, org: orgOf(db, user.organizationId), actor };
-  return await unitOfWork(db, (tx) => {
-    const personal = tx
+  const scope: Scope = { db, org: await orgOf(db, user.organizationId), actor };
+  return await unitOfWork(db, async (tx) => {
+    const personal = (await firstRow(tx
       .select({ n: sql<number>`count(*)` })
       .from(apiTokens)
-      .where(inOrg(apiTokens, scope.org.id, eq(apiTokens.userId, user.id)))
-      .get()!.n;
-    deleteInOrg(tx, users, scope.org.id, user.id); // cascades to personal tokens
-    recordChange(tx, scope, { action: "user.removed", resource: { type: "user", id: user.id } });
+      .where(inOrg(apiTokens, scope.org.id, eq(apiTokens.userId, user.id)))))!.n;
+    await deleteInOrg(tx, users, scope.org.id, user.id); // cascades to personal tokens
+    await recordChange(tx, scope, { action: "user.removed", resource: { type: "user", id: user.id } });
     return { revokedTokens: personal };
   });
 }
@@ -206,11 +204,10 @@ export const smtpSecretContext = (orgId: string) => `organization:${orgId}:smtp_
  * back to the server's. Audited without the URL.
  */
 export async function setOrganizationSmtp(db: Db, org: Organization, url: string | null, secrets: SecretBox): Promise<void> {
-  await unitOfWork(db, (tx) => {
-    tx.update(organizations)
+  await unitOfWork(db, async (tx) => {
+    await tx.update(organizations)
       .set({ smtpUrl: url === null ? null : secrets.seal(url, smtpSecretContext(org.id)), updatedAt: nowIso() })
-      .where(eq(organizations.id, org.id))
-      .run();
-    recordChange(tx, { db, org, actor: CLI_ACTOR }, { action: url === null ? "organization.smtp_cleared" : "organization.smtp_set", resource: { type: "organization", id: org.id } });
+      .where(eq(organizations.id, org.id));
+    await recordChange(tx, { db, org, actor: CLI_ACTOR }, { action: url === null ? "organization.smtp_cleared" : "organization.smtp_set", resource: { type: "organization", id: org.id } });
   });
 }

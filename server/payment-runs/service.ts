@@ -23,16 +23,17 @@ import { newId, nowIso, today } from "../lib/time.ts";
 import { expenseDueCents } from "../settlement/due.ts";
 import type { PaymentRunCreate } from "./model.ts";
 import { pain001, type CreditTransfer } from "./pain001.ts";
+import { firstRow } from "../../db/client.ts";
 
 type RunRow = typeof paymentRuns.$inferSelect;
 
 /** A UUID without its dashes: 32 characters, within MsgId's and EndToEndId's 35. */
 const compactId = () => newId().replace(/-/g, "");
 
-function present(tx: Tx, run: RunRow) {
-  const items = tx.select().from(paymentRunItems).where(eq(paymentRunItems.paymentRunId, run.id)).orderBy(asc(paymentRunItems.id)).all();
+async function present(tx: Tx, run: RunRow) {
+  const items = await tx.select().from(paymentRunItems).where(eq(paymentRunItems.paymentRunId, run.id)).orderBy(asc(paymentRunItems.id));
   const rows = items.length
-    ? tx.select().from(expenses).where(inArray(expenses.id, items.map((i) => i.expenseId))).all()
+    ? (await tx.select().from(expenses).where(inArray(expenses.id, items.map((i) => i.expenseId))))
     : [];
   const open = rows.some((e) => expenseDueCents(e) > 0);
   return {
@@ -67,7 +68,7 @@ export const paymentRunList: ListSpec<typeof paymentRuns> = {
 
 export const paymentRunService = {
   list(scope: Scope, query: ListQuery, url: string) {
-    return listPage(scope, paymentRunList, query, url, (rows, tx) => rows.map((r) => present(tx, r)));
+    return listPage(scope, paymentRunList, query, url, async (rows, tx) => await Promise.all(rows.map((r) => present(tx, r))));
   },
 
   async get(scope: Scope, id: string) {
@@ -80,15 +81,15 @@ export const paymentRunService = {
   },
 
   async create(scope: Scope, body: PaymentRunCreate) {
-    return await unitOfWork(scope.db, (tx) => {
+    return await unitOfWork(scope.db, async (tx) => {
       const bag = new FieldErrorBag();
-      const bank = tx.select().from(bankAccounts).where(inOrg(bankAccounts, scope.org.id, eq(bankAccounts.id, body.bank_account_id))).get();
+      const bank = await firstRow(tx.select().from(bankAccounts).where(inOrg(bankAccounts, scope.org.id, eq(bankAccounts.id, body.bank_account_id))));
       if (!bank || !bank.isActive) bag.add("bank_account_id", "The selected bank_account_id is invalid.");
       else if (bank.currency !== "EUR") bag.add("bank_account_id", `A SEPA credit transfer is in EUR; this bank account is in ${bank.currency}.`);
       const executionDate = body.execution_date ?? today();
       if (executionDate < today()) bag.add("execution_date", "The execution date must not be before today.");
       bag.throwIfAny();
-      const due = tx
+      const due = await tx
         .select({ expense: expenses, supplierName: suppliers.name })
         .from(expenses)
         .leftJoin(suppliers, eq(suppliers.id, expenses.supplierId))
@@ -109,8 +110,7 @@ export const paymentRunService = {
         )
         .orderBy(asc(expenses.dueDate), asc(expenses.id))
         // one run pays at most so many, the earliest due first: the rest wait for the next run
-        .limit(MAX_PAYMENT_RUN_ITEMS)
-        .all();
+        .limit(MAX_PAYMENT_RUN_ITEMS);
       if (due.length === 0) {
         throw new ValidationFailed({
           due_by: [`No approved expense in ${bank!.currency} with a payee IBAN, not in another payment run, is due by ${body.due_by}.`],
@@ -151,8 +151,8 @@ export const paymentRunService = {
         createdAt: now,
         updatedAt: now,
       };
-      tx.insert(paymentRuns).values(run).run();
-      tx.insert(paymentRunItems)
+      await tx.insert(paymentRuns).values(run);
+      await tx.insert(paymentRunItems)
         .values(
           transfers.map((t) => ({
             id: newId(),
@@ -165,9 +165,8 @@ export const paymentRunService = {
             creditorName: t.creditorName,
             creditorIban: t.creditorIban,
           })),
-        )
-        .run();
-      recordChange(tx, scope, { action: "payment_run.created", resource: { type: "payment_run", id: run.id } });
+        );
+      await recordChange(tx, scope, { action: "payment_run.created", resource: { type: "payment_run", id: run.id } });
       return present(tx, run);
     });
   },

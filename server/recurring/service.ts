@@ -25,6 +25,7 @@ import {
   type RecurringStatus,
 } from "./model.ts";
 import { firstPeriodAfter, type Schedule } from "./schedule.ts";
+import { firstRow } from "../../db/client.ts";
 
 export type TemplateRow = typeof recurringInvoices.$inferSelect;
 
@@ -98,15 +99,14 @@ export const scheduleOf = (row: Pick<TemplateRow, "interval" | "every" | "dayOfP
 });
 
 /** The start of the last period generated, or null. */
-function lastGenerated(tx: Tx, templateId: string): string | null {
+async function lastGenerated(tx: Tx, templateId: string): Promise<string | null> {
   return (
-    tx
+    (await firstRow(tx
       .select({ start: recurringInvoicePeriods.periodStart })
       .from(recurringInvoicePeriods)
       .where(eq(recurringInvoicePeriods.templateId, templateId))
       .orderBy(desc(recurringInvoicePeriods.periodStart))
-      .limit(1)
-      .get()?.start ?? null
+      .limit(1)))?.start ?? null
   );
 }
 
@@ -117,19 +117,19 @@ function checkSchedule(bag: FieldErrorBag, row: Pick<TemplateRow, "startDate" | 
   if (row.autoSend !== null && !row.autoFinalize) bag.add("auto_send", "auto_send needs auto_finalize: only a finalized invoice is sent.");
 }
 
-function orgPricesIncludeVat(tx: Tx, orgId: string): boolean {
-  return tx.select({ gross: organizations.pricesIncludeVat }).from(organizations).where(eq(organizations.id, orgId)).get()?.gross ?? false;
+async function orgPricesIncludeVat(tx: Tx, orgId: string): Promise<boolean> {
+  return (await firstRow(tx.select({ gross: organizations.pricesIncludeVat }).from(organizations).where(eq(organizations.id, orgId))))?.gross ?? false;
 }
 
 /** Where the series stands after a change of its schedule: its next period after the last generated, and whether any is left. */
-function positioned(tx: Tx, row: TemplateRow): Pick<TemplateRow, "nextIssueDate" | "status"> {
-  const next = firstPeriodAfter(scheduleOf(row), lastGenerated(tx, row.id), row.generatedCount);
+async function positioned(tx: Tx, row: TemplateRow): Promise<Pick<TemplateRow, "nextIssueDate" | "status">> {
+  const next = firstPeriodAfter(scheduleOf(row), await lastGenerated(tx, row.id), row.generatedCount);
   const status: RecurringStatus = next === null ? "ended" : row.status === "ended" ? "active" : row.status;
   return { nextIssueDate: next, status };
 }
 
-function record(tx: Tx, scope: Scope, action: string, id: string): void {
-  recordChange(tx, scope, { action: `recurring_invoice.${action}`, resource: { type: "recurring_invoice", id } });
+async function record(tx: Tx, scope: Scope, action: string, id: string): Promise<void> {
+  await recordChange(tx, scope, { action: `recurring_invoice.${action}`, resource: { type: "recurring_invoice", id } });
 }
 
 export const recurringInvoiceService = {
@@ -142,11 +142,11 @@ export const recurringInvoiceService = {
   },
 
   async create(scope: Scope, input: RecurringInvoiceCreate) {
-    return await unitOfWork(scope.db, (tx) => {
+    return await unitOfWork(scope.db, async (tx) => {
       const bag = new FieldErrorBag();
-      const customer = readCustomer(tx, scope.org.id, bag, input.customer_id);
-      const pricesIncludeVat = input.prices_include_vat ?? orgPricesIncludeVat(tx, scope.org.id);
-      const lines = readLines(tx, scope.org.id, bag, input.lines, pricesIncludeVat);
+      const customer = await readCustomer(tx, scope.org.id, bag, input.customer_id);
+      const pricesIncludeVat = input.prices_include_vat ?? await orgPricesIncludeVat(tx, scope.org.id);
+      const lines = await readLines(tx, scope.org.id, bag, input.lines, pricesIncludeVat);
       const now = nowIso();
       const row: TemplateRow = {
         id: newId(),
@@ -179,21 +179,21 @@ export const recurringInvoiceService = {
       bag.throwIfAny();
       row.nextIssueDate = firstPeriodAfter(scheduleOf(row), null, 0);
       if (row.nextIssueDate === null) row.status = "ended";
-      tx.insert(recurringInvoices).values(row).run();
-      record(tx, scope, "created", row.id);
+      await tx.insert(recurringInvoices).values(row);
+      await record(tx, scope, "created", row.id);
       return presentRecurringInvoice(row);
     });
   },
 
   /** Any field, in any state; it applies from the next period: the invoices generated stay as they were. */
   async update(scope: Scope, id: string, input: RecurringInvoiceUpdate) {
-    return await unitOfWork(scope.db, (tx) => {
+    return await unitOfWork(scope.db, async (tx) => {
       const row = findInOrg(tx, recurringInvoices, scope.org.id, id);
       const bag = new FieldErrorBag();
       const next: TemplateRow = { ...row };
-      if (input.customer_id !== undefined && readCustomer(tx, scope.org.id, bag, input.customer_id)) next.customerId = input.customer_id;
+      if (input.customer_id !== undefined && await readCustomer(tx, scope.org.id, bag, input.customer_id)) next.customerId = input.customer_id;
       if (input.prices_include_vat !== undefined) next.pricesIncludeVat = input.prices_include_vat;
-      if (input.lines !== undefined) next.lines = readLines(tx, scope.org.id, bag, input.lines, next.pricesIncludeVat ?? false).map(templateLine);
+      if (input.lines !== undefined) next.lines = (await readLines(tx, scope.org.id, bag, input.lines, next.pricesIncludeVat ?? false)).map(templateLine);
       if (input.currency !== undefined) next.currency = input.currency;
       if (input.notes !== undefined) next.notes = input.notes;
       if (input.payment_terms !== undefined) next.paymentTerms = input.payment_terms;
@@ -210,19 +210,19 @@ export const recurringInvoiceService = {
       if (input.auto_send !== undefined) next.autoSend = input.auto_send;
       checkSchedule(bag, next, input);
       bag.throwIfAny();
-      Object.assign(next, positioned(tx, next), { updatedAt: nowIso() });
+      Object.assign(next, await positioned(tx, next), { updatedAt: nowIso() });
       const { id: _id, organizationId: _org, createdAt: _created, ...set } = next;
-      updateInOrg(tx, recurringInvoices, scope.org.id, id, set);
-      record(tx, scope, "updated", id);
+      await updateInOrg(tx, recurringInvoices, scope.org.id, id, set);
+      await record(tx, scope, "updated", id);
       return presentRecurringInvoice(next);
     });
   },
 
   /** The invoices it generated stay (their recurring_invoice_id still names it). */
   async remove(scope: Scope, id: string): Promise<void> {
-    await unitOfWork(scope.db, (tx) => {
-      deleteInOrg(tx, recurringInvoices, scope.org.id, id);
-      record(tx, scope, "deleted", id);
+    await unitOfWork(scope.db, async (tx) => {
+      await deleteInOrg(tx, recurringInvoices, scope.org.id, id);
+      await record(tx, scope, "deleted", id);
     });
   },
 
@@ -240,21 +240,21 @@ export const recurringInvoiceService = {
    * them, as it catches up after downtime.
    */
   async resume(scope: Scope, id: string, catchUp: boolean) {
-    return await unitOfWork(scope.db, (tx) => {
+    return await unitOfWork(scope.db, async (tx) => {
       const row = findInOrg(tx, recurringInvoices, scope.org.id, id);
       checkTransition("recurring invoice", row.status, TRANSITIONS.resume);
       // "after yesterday" is "on or after today"; never before the last period generated
       const yesterday = addDays(today(), -1);
-      const last = lastGenerated(tx, row.id);
+      const last = await lastGenerated(tx, row.id);
       const nextIssueDate = catchUp ? row.nextIssueDate : firstPeriodAfter(scheduleOf(row), last !== null && last > yesterday ? last : yesterday, row.generatedCount);
       return setStatus(tx, scope, row, { status: nextIssueDate === null ? "ended" : "active", nextIssueDate }, "resumed");
     });
   },
 };
 
-function setStatus(tx: Tx, scope: Scope, row: TemplateRow, set: Partial<TemplateRow>, action: string) {
+async function setStatus(tx: Tx, scope: Scope, row: TemplateRow, set: Partial<TemplateRow>, action: string) {
   const next = { ...row, ...set, updatedAt: nowIso() };
-  updateInOrg(tx, recurringInvoices, scope.org.id, row.id, { ...set, updatedAt: next.updatedAt });
-  record(tx, scope, action, row.id);
+  await updateInOrg(tx, recurringInvoices, scope.org.id, row.id, { ...set, updatedAt: next.updatedAt });
+  await record(tx, scope, action, row.id);
   return presentRecurringInvoice(next);
 }

@@ -12,12 +12,13 @@ import { snapshot, unitOfWork, type Scope } from "../lib/scope.ts";
 import { nowIso } from "../lib/time.ts";
 import type { ReminderPolicyUpdate, ShownReminderPolicy } from "./model.ts";
 import { DEFAULT_LEVELS, defaultTexts } from "./texts.ts";
+import { firstRow } from "../../db/client.ts";
 
 export type ReminderPolicy = { enabled: boolean; channel: ReminderChannel; levels: ReminderLevel[]; updatedAt: string | null };
 
 /** The stored policy, or the defaults (disabled, by e-mail). */
-export function readPolicy(tx: Tx, orgId: string): ReminderPolicy {
-  const row = tx.select().from(reminderPolicies).where(eq(reminderPolicies.organizationId, orgId)).get();
+export async function readPolicy(tx: Tx, orgId: string): Promise<ReminderPolicy> {
+  const row = await firstRow(tx.select().from(reminderPolicies).where(eq(reminderPolicies.organizationId, orgId)));
   if (!row) return { enabled: false, channel: "email", levels: DEFAULT_LEVELS, updatedAt: null };
   return { enabled: row.enabled, channel: row.channel, levels: row.levels, updatedAt: row.updatedAt };
 }
@@ -42,7 +43,7 @@ function presentPolicy(policy: ReminderPolicy): ShownReminderPolicy {
 }
 
 export async function showPolicy(scope: Scope): Promise<ShownReminderPolicy> {
-  return await snapshot(scope.db, (tx) => presentPolicy(readPolicy(tx, scope.org.id)));
+  return await snapshot(scope.db, async (tx) => presentPolicy(await readPolicy(tx, scope.org.id)));
 }
 
 /** Replaces the policy as a whole. Levels come in increasing days, each day once: a level's index is its identity. */
@@ -63,14 +64,13 @@ export async function updatePolicy(scope: Scope, input: ReminderPolicyUpdate): P
     charge_compensation: level.charge_compensation,
     ...(level.texts && Object.keys(level.texts).length > 0 ? { texts: level.texts } : {}),
   }));
-  return await unitOfWork(scope.db, (tx) => {
+  return await unitOfWork(scope.db, async (tx) => {
     const now = nowIso();
     const values = { enabled: input.enabled, channel: input.channel, levels, updatedAt: now };
-    tx.insert(reminderPolicies)
+    await tx.insert(reminderPolicies)
       .values({ organizationId: scope.org.id, ...values, createdAt: now })
-      .onConflictDoUpdate({ target: reminderPolicies.organizationId, set: values })
-      .run();
-    recordChange(tx, scope, { action: "reminder_policy.updated", resource: { type: "reminder_policy", id: scope.org.id } });
-    return presentPolicy(readPolicy(tx, scope.org.id));
+      .onConflictDoUpdate({ target: reminderPolicies.organizationId, set: values });
+    await recordChange(tx, scope, { action: "reminder_policy.updated", resource: { type: "reminder_policy", id: scope.org.id } });
+    return presentPolicy(await readPolicy(tx, scope.org.id));
   });
 }

@@ -18,6 +18,7 @@ import { addDays, localDate, nowIso } from "../lib/time.ts";
 import type { RemindersPause } from "./model.ts";
 import { readPolicy } from "./policy.ts";
 import { CONSUMER_FIRST_REMINDER, LETTER_LABELS, defaultTexts, fillText, type TextValues } from "./texts.ts";
+import { firstRow } from "../../db/client.ts";
 
 /** The interest code, loaded by the first invoice's reminders read (synchronously: the read is one snapshot). */
 const interestClaims = () => require("../interest/claim.ts") as typeof import("../interest/claim.ts");
@@ -36,22 +37,21 @@ export const totalToPayCents = (row: Pick<ReminderRow, "amountDueCents" | "earli
 const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 /** Reminders with their invoice's number and their delivery's state, one query each for the page. */
-export function presentReminders(tx: Tx, orgId: string, rows: ReminderRow[]) {
+export async function presentReminders(tx: Tx, orgId: string, rows: ReminderRow[]) {
   const invoiceIds = [...new Set(rows.map((r) => r.invoiceId))];
   const deliveryIds = rows.flatMap((r) => (r.deliveryId ? [r.deliveryId] : []));
   const numbers = new Map(
     invoiceIds.length === 0
       ? []
-      : tx.select({ id: invoices.id, number: invoices.number }).from(invoices).where(inOrg(invoices, orgId, inArray(invoices.id, invoiceIds))).all().map((r) => [r.id, r.number] as const),
+      : (await tx.select({ id: invoices.id, number: invoices.number }).from(invoices).where(inOrg(invoices, orgId, inArray(invoices.id, invoiceIds)))).map((r) => [r.id, r.number] as const),
   );
   const deliveries = new Map(
     deliveryIds.length === 0
       ? []
-      : tx
+      : (await tx
           .select({ id: documentDeliveries.id, status: documentDeliveries.status, acceptedAt: documentDeliveries.acceptedAt })
           .from(documentDeliveries)
-          .where(inOrg(documentDeliveries, orgId, inArray(documentDeliveries.id, deliveryIds)))
-          .all()
+          .where(inOrg(documentDeliveries, orgId, inArray(documentDeliveries.id, deliveryIds))))
           .map((d) => [d.id, d] as const),
   );
   return rows.map((row) => {
@@ -97,38 +97,38 @@ export const reminderList: ListSpec<typeof reminders> = {
   updatedAt: reminders.createdAt,
 };
 
-export function listReminders(scope: Scope, query: ListQuery, url: string) {
-  return listPage(scope, reminderList, query, url, (rows, tx) => presentReminders(tx, scope.org.id, rows));
+export async function listReminders(scope: Scope, query: ListQuery, url: string) {
+  return await listPage(scope, reminderList, query, url, async (rows, tx) => await presentReminders(tx, scope.org.id, rows));
 }
 
 export async function showReminder(scope: Scope, id: string) {
-  return await snapshot(scope.db, (tx) => presentReminders(tx, scope.org.id, [findInOrg(tx, reminders, scope.org.id, id)])[0]!);
+  return await snapshot(scope.db, async (tx) => (await presentReminders(tx, scope.org.id, [findInOrg(tx, reminders, scope.org.id, id)]))[0]!);
 }
 
 /** `GET /invoices/{id}/reminders`: what was recorded, in level order, and the late claim as of today (the organisation's). */
-export async function invoiceReminders(scope: Scope, invoiceId: string): Promise<{ data: ReturnType<typeof presentReminders>; late_claim: LateClaim }> {
-  return await snapshot(scope.db, (tx) => {
+export async function invoiceReminders(scope: Scope, invoiceId: string): Promise<{ data: Awaited<ReturnType<typeof presentReminders>>; late_claim: LateClaim }> {
+  return await snapshot(scope.db, async (tx) => {
     findInOrg(tx, invoices, scope.org.id, invoiceId);
-    const rows = tx.select().from(reminders).where(inOrg(reminders, scope.org.id, eq(reminders.invoiceId, invoiceId))).orderBy(asc(reminders.level)).all();
-    const timezone = tx.select({ tz: organizations.timezone }).from(organizations).where(eq(organizations.id, scope.org.id)).get()!.tz;
+    const rows = await tx.select().from(reminders).where(inOrg(reminders, scope.org.id, eq(reminders.invoiceId, invoiceId))).orderBy(asc(reminders.level));
+    const timezone = (await firstRow(tx.select({ tz: organizations.timezone }).from(organizations).where(eq(organizations.id, scope.org.id))))!.tz;
     const { lateClaim } = interestClaims();
     const { firstReminderAcceptedOn } = interestNotes();
-    const claim = lateClaim(tx, scope.org.id, invoiceId, localDate(timezone), { firstReminderAcceptedOn: firstReminderAcceptedOn(tx, scope.org.id, invoiceId) });
-    return { data: presentReminders(tx, scope.org.id, rows), late_claim: claim };
+    const claim = await lateClaim(tx, scope.org.id, invoiceId, localDate(timezone), { firstReminderAcceptedOn: await firstReminderAcceptedOn(tx, scope.org.id, invoiceId) });
+    return { data: await presentReminders(tx, scope.org.id, rows), late_claim: claim };
   });
 }
 
 /** `PUT /invoices/{id}/reminders-pause`: not part of the document, so allowed in every state. */
 export async function pauseInvoiceReminders(scope: Scope, invoiceId: string, input: RemindersPause): Promise<ShownInvoice> {
-  return await unitOfWork(scope.db, (tx) => {
+  return await unitOfWork(scope.db, async (tx) => {
     findInOrg(tx, invoices, scope.org.id, invoiceId);
-    updateInOrg(tx, invoices, scope.org.id, invoiceId, {
+    await updateInOrg(tx, invoices, scope.org.id, invoiceId, {
       remindersPaused: input.paused,
       remindersPausedReason: input.paused ? input.reason?.trim() || null : null,
       updatedAt: nowIso(),
     });
     const shown = showInvoice(tx, scope.org.id, invoiceId);
-    recordChange(tx, scope, {
+    await recordChange(tx, scope, {
       action: input.paused ? "invoice.reminders_paused" : "invoice.reminders_resumed",
       resource: { type: "invoice", id: invoiceId },
       event: "invoice.updated",
@@ -152,13 +152,13 @@ type RenderedReminder = {
 };
 
 /** What a reminder says, in its language: subject, paragraphs, and the PDF's table. */
-function compose(tx: Tx, reminder: ReminderRow) {
+async function compose(tx: Tx, reminder: ReminderRow) {
   const invoice = findInOrg(tx, invoices, reminder.organizationId, reminder.invoiceId);
   const parties = invoice.issuedParties!;
   const language = reminder.language;
   const labels = LABELS[language];
   const letter = LETTER_LABELS[language];
-  const policy = readPolicy(tx, reminder.organizationId);
+  const policy = await readPolicy(tx, reminder.organizationId);
   const texts: ReminderText =
     policy.levels[reminder.level]?.texts?.[language] ?? defaultTexts(policy.levels[reminder.level] ? policy.levels : [{ days_after_due: reminder.daysAfterDue }], policy.levels[reminder.level] ? reminder.level : 0)[language];
   const money = (cents: number) => formatMoney(labels, cents, invoice.currency);
@@ -173,13 +173,12 @@ function compose(tx: Tx, reminder: ReminderRow) {
   };
   const paragraphs = fillText(texts.body, values).split(/\n{2,}/);
   // a consumer's first reminder after the due date carries what art. XIX.2 §1 requires
-  const earlier = tx
+  const earlier = await firstRow(tx
     .select({ id: reminders.id })
     .from(reminders)
-    .where(inOrg(reminders, reminder.organizationId, eq(reminders.invoiceId, reminder.invoiceId), eq(reminders.skipped, false), sql`${reminders.daysAfterDue} > 0`, lt(reminders.level, reminder.level)))
-    .get();
+    .where(inOrg(reminders, reminder.organizationId, eq(reminders.invoiceId, reminder.invoiceId), eq(reminders.skipped, false), sql`${reminders.daysAfterDue} > 0`, lt(reminders.level, reminder.level))));
   if (!parties.buyer.vatNumber && reminder.daysAfterDue > 0 && !earlier) paragraphs.splice(Math.max(1, paragraphs.length - 1), 0, CONSUMER_FIRST_REMINDER[language](values));
-  const note = reminder.interestNoteId ? tx.select({ number: invoices.number }).from(invoices).where(eq(invoices.id, reminder.interestNoteId)).get() : undefined;
+  const note = reminder.interestNoteId ? (await firstRow(tx.select({ number: invoices.number }).from(invoices).where(eq(invoices.id, reminder.interestNoteId)))) : undefined;
   const rows = [[invoice.number, labels.date(invoice.issueDate), labels.date(invoice.dueDate), money(reminder.amountDueCents)]];
   // the invoice's earlier interest notes still open: asked with it, so that one transfer pays all
   for (const earlier of reminder.earlierNotes) rows.push([capitalized(letter.interestNote(earlier.number)), labels.date(earlier.issue_date), "", money(earlier.amount_due_cents)]);
@@ -189,10 +188,10 @@ function compose(tx: Tx, reminder: ReminderRow) {
   return { invoice, parties, language, labels, letter, subject: fillText(texts.subject, values), paragraphs, rows, total: money(totalToPayCents(reminder)) };
 }
 
-async function renderComposed(c: ReturnType<typeof compose>, reminder: ReminderRow): Promise<Uint8Array> {
+async function renderComposed(c: Awaited<ReturnType<typeof compose>>, reminder: ReminderRow): Promise<Uint8Array> {
   // the PDF code (pdf-lib, fonts, QR codes) is loaded when a letter is first drawn
   const { renderLetter } = await import("../documents/pdf.ts");
-  return renderLetter({
+  return await renderLetter({
     language: c.language,
     title: c.subject,
     date: reminder.runDate,
@@ -208,9 +207,9 @@ async function renderComposed(c: ReturnType<typeof compose>, reminder: ReminderR
 
 /** `GET /reminders/{id}/pdf`: the letter, rendered on demand. */
 export async function reminderPdf(scope: Scope, id: string): Promise<{ pdf: Uint8Array; number: string }> {
-  const { composed, reminder } = await snapshot(scope.db, (tx) => {
+  const { composed, reminder } = await snapshot(scope.db, async (tx) => {
     const reminder = findInOrg(tx, reminders, scope.org.id, id);
-    return { reminder, composed: compose(tx, reminder) };
+    return { reminder, composed: await compose(tx, reminder) };
   });
   return { pdf: await renderComposed(composed, reminder), number: `reminder-${composed.invoice.number}-${reminder.level + 1}` };
 }
@@ -220,10 +219,10 @@ export async function reminderPdf(scope: Scope, id: string): Promise<{ pdf: Uint
  * root): the PDF, and the e-mail's subject and text, in the reminder's language.
  */
 export async function renderReminderForDelivery(db: Db, reminderId: string): Promise<RenderedReminder> {
-  const { composed, reminder } = await snapshot(db, (tx) => {
-    const reminder = tx.select().from(reminders).where(eq(reminders.id, reminderId)).get();
+  const { composed, reminder } = await snapshot(db, async (tx) => {
+    const reminder = await firstRow(tx.select().from(reminders).where(eq(reminders.id, reminderId)));
     if (!reminder) throw new Error(`No reminder ${reminderId}.`);
-    return { reminder, composed: compose(tx, reminder) };
+    return { reminder, composed: await compose(tx, reminder) };
   });
   const table = composed.rows.map((row) => `${row[0]}: ${row[3]}`).join("\n");
   const { labels, parties, invoice } = composed;

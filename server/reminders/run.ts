@@ -34,6 +34,7 @@ import { invoiceDueCents } from "../settlement/due.ts";
 import type { PlannedReminder } from "./model.ts";
 import { readPolicy, type ReminderPolicy } from "./policy.ts";
 import { totalToPayCents } from "./read.ts";
+import { firstRow } from "../../db/client.ts";
 
 type InvoiceRow = typeof invoices.$inferSelect;
 type CustomerRow = typeof customers.$inferSelect;
@@ -92,15 +93,14 @@ type Plan = PlannedReminder & {
  * one query: the letter asks for them with the invoice, one total that one bank line carrying the
  * invoice's payment reference pays (docs/banking.md#suspense: an invoice and its interest notes paid by one line).
  */
-export function openInterestNotes(tx: Tx, orgId: string, invoiceIds: readonly string[]): Map<string, ReminderNoteDue[]> {
+export async function openInterestNotes(tx: Tx, orgId: string, invoiceIds: readonly string[]): Promise<Map<string, ReminderNoteDue[]>> {
   const byInvoice = new Map<string, ReminderNoteDue[]>();
   if (invoiceIds.length === 0) return byInvoice;
-  const rows = tx
+  const rows = await tx
     .select()
     .from(invoices)
     .where(inOrg(invoices, orgId, awaitingPayment, inArray(invoices.relatedInvoiceId, [...invoiceIds]), eq(invoices.type, "interest_note")))
-    .orderBy(asc(invoices.issueDate), asc(invoices.id))
-    .all();
+    .orderBy(asc(invoices.issueDate), asc(invoices.id));
   for (const note of rows) {
     const due = invoiceDueCents(note);
     if (due <= 0) continue;
@@ -118,17 +118,16 @@ export function openInterestNotes(tx: Tx, orgId: string, invoiceIds: readonly st
  */
 type Known = { recorded: Map<string, number[]>; firstAccepted: Map<string, string | null>; notes: Map<string, ReminderNoteDue[]> };
 
-function readKnown(tx: Tx, orgId: string, invoiceIds: readonly string[]): Known {
+async function readKnown(tx: Tx, orgId: string, invoiceIds: readonly string[]): Promise<Known> {
   const recorded = new Map<string, number[]>();
   if (invoiceIds.length > 0) {
-    const rows = tx
+    const rows = await tx
       .select({ invoiceId: reminders.invoiceId, level: reminders.level })
       .from(reminders)
-      .where(inOrg(reminders, orgId, inArray(reminders.invoiceId, [...invoiceIds])))
-      .all();
+      .where(inOrg(reminders, orgId, inArray(reminders.invoiceId, [...invoiceIds])));
     for (const r of rows) recorded.set(r.invoiceId, [...(recorded.get(r.invoiceId) ?? []), r.level]);
   }
-  return { recorded, firstAccepted: firstRemindersAcceptedOn(tx, orgId, invoiceIds), notes: openInterestNotes(tx, orgId, invoiceIds) };
+  return { recorded, firstAccepted: await firstRemindersAcceptedOn(tx, orgId, invoiceIds), notes: await openInterestNotes(tx, orgId, invoiceIds) };
 }
 
 /** What a run says of days without a statutory rate: the reminder goes, those days are not charged yet. */
@@ -143,7 +142,7 @@ export function missingRateProblem(country: string, missing: readonly DatePeriod
  * levels due at the same time are skipped: one letter, the latest, rather than a pile), or null.
  * A level before the due date is not sent once the due date has passed.
  */
-function planInvoice(tx: Tx, org: Organization & { language: DocumentLanguage }, policy: ReminderPolicy, invoice: InvoiceRow, customer: CustomerRow, date: string, known: Known): Plan | null {
+async function planInvoice(tx: Tx, org: Organization & { language: DocumentLanguage }, policy: ReminderPolicy, invoice: InvoiceRow, customer: CustomerRow, date: string, known: Known): Promise<Plan | null> {
   const recorded = known.recorded.get(invoice.id) ?? [];
   const highestRecorded = Math.max(-1, ...recorded);
   const reached = policy.levels.map((level, index) => ({ level, index })).filter(({ level }) => addDays(invoice.dueDate, level.days_after_due) <= date);
@@ -163,7 +162,7 @@ function planInvoice(tx: Tx, org: Organization & { language: DocumentLanguage },
   // only late payment is charged for: never with a level on or before the due date
   if ((level.charge_interest || level.charge_compensation) && level.days_after_due > 0) {
     firstAccepted = known.firstAccepted.get(invoice.id) ?? null;
-    claimInput = readClaimInput(tx, org.id, invoice.id, date, { firstReminderAcceptedOn: firstAccepted });
+    claimInput = await readClaimInput(tx, org.id, invoice.id, date, { firstReminderAcceptedOn: firstAccepted });
     const claim = computeClaim(claimInput).claim;
     let allowed = true;
     if (customerType === "individual") {
@@ -227,13 +226,13 @@ export const RECORD_BATCH = 50;
  * early enough for the policy's first level. In (due date, id) order, `limit` of them after
  * `after` (a keyset walk: each batch starts where the last one ended, on the index).
  */
-function openInvoices(
+async function openInvoices(
   tx: Tx,
   orgId: string,
   policy: ReminderPolicy,
   date: string,
   page: { invoiceIds?: string[]; after?: RunPosition | null; limit?: number },
-): { invoice: InvoiceRow; customer: CustomerRow }[] {
+): Promise<{ invoice: InvoiceRow; customer: CustomerRow }[]> {
   if (policy.levels.length === 0) return [];
   const earliest = Math.min(...policy.levels.map((l) => l.days_after_due));
   const query = tx
@@ -253,7 +252,7 @@ function openInvoices(
       ),
     )
     .orderBy(asc(invoices.dueDate), asc(invoices.id));
-  return page.limit === undefined ? query.all() : query.limit(page.limit).all();
+  return page.limit === undefined ? (await query) : (await query.limit(page.limit));
 }
 
 type OrgRow = typeof organizations.$inferSelect;
@@ -266,12 +265,16 @@ const orgOf = (row: OrgRow): Organization & { language: DocumentLanguage; timezo
  * already have read for the whole batch, and the reminders due. `last`: where the next batch
  * starts; null when no invoice was left.
  */
-function planBatch(tx: Tx, row: OrgRow, date: string, after: RunPosition | null, limit: number): { policy: ReminderPolicy; plans: Plan[]; last: RunPosition | null } {
+async function planBatch(tx: Tx, row: OrgRow, date: string, after: RunPosition | null, limit: number): Promise<{ policy: ReminderPolicy; plans: Plan[]; last: RunPosition | null }> {
   const org = orgOf(row);
-  const policy = readPolicy(tx, org.id);
-  const batch = openInvoices(tx, org.id, policy, date, { after, limit });
-  const known = readKnown(tx, org.id, batch.map((b) => b.invoice.id));
-  const plans = batch.flatMap(({ invoice, customer }) => planInvoice(tx, org, policy, invoice, customer, date, known) ?? []);
+  const policy = await readPolicy(tx, org.id);
+  const batch = await openInvoices(tx, org.id, policy, date, { after, limit });
+  const known = await readKnown(tx, org.id, batch.map((b) => b.invoice.id));
+  const plans: Plan[] = [];
+  for (const { invoice, customer } of batch) {
+    const plan = await planInvoice(tx, org, policy, invoice, customer, date, known);
+    if (plan) plans.push(plan);
+  }
   const end = batch.at(-1)?.invoice;
   return { policy, plans, last: end && batch.length === limit ? { dueDate: end.dueDate, id: end.id } : null };
 }
@@ -299,14 +302,14 @@ export async function previewReminders(scope: Scope, date?: string, page: Previe
   const limit = Math.min(page.limit ?? PREVIEW_LIMIT, PREVIEW_LIMIT);
   const batchSize = page.batchSize ?? RUN_BATCH;
   let after = page.after === undefined || page.after === "" ? null : decodePosition(page.after);
-  return await snapshot(scope.db, (tx) => {
-    const row = tx.select().from(organizations).where(eq(organizations.id, scope.org.id)).get()!;
+  return await snapshot(scope.db, async (tx) => {
+    const row = (await firstRow(tx.select().from(organizations).where(eq(organizations.id, scope.org.id))))!;
     const runDate = date ?? localDate(row.timezone);
     const data: PlannedReminder[] = [];
     let enabled = false;
     for (;;) {
       // a batch no larger than what the page still holds: a page ends on the invoice of its last reminder
-      const { policy, plans, last } = planBatch(tx, row, runDate, after, Math.min(batchSize, limit - data.length));
+      const { policy, plans, last } = await planBatch(tx, row, runDate, after, Math.min(batchSize, limit - data.length));
       enabled = policy.enabled;
       for (const plan of plans) data.push(shown(plan));
       after = last;
@@ -325,13 +328,12 @@ const pauseMs = () => Number(process.env.KONTOR_TEST_REMINDER_PAUSE_MS ?? 0);
  */
 export async function runReminders(db: Db, options: RunOptions = {}): Promise<OrgRunResult[]> {
   if (options.date !== undefined && !isValidDate(options.date)) throw ValidationFailed.field("date", "The date must be a valid date (YYYY-MM-DD).");
-  const orgRows = db
+  const orgRows = (await db
     .select({ org: organizations })
     .from(organizations)
     .innerJoin(reminderPolicies, eq(reminderPolicies.organizationId, organizations.id))
     .where(and(eq(reminderPolicies.enabled, true), options.orgId ? eq(organizations.id, options.orgId) : undefined))
-    .orderBy(asc(organizations.createdAt))
-    .all()
+    .orderBy(asc(organizations.createdAt)))
     .map((r) => r.org);
   const runs: OrgRunResult[] = [];
   for (const row of orgRows) {
@@ -385,14 +387,14 @@ export async function runReminders(db: Db, options: RunOptions = {}): Promise<Or
 async function recordReminders(db: Db, orgRow: OrgRow, invoiceIds: string[], date: string): Promise<PlannedReminder[]> {
   return await unitOfWork(db, async (tx) => {
     const org = orgOf(orgRow);
-    const policy = readPolicy(tx, org.id);
+    const policy = await readPolicy(tx, org.id);
     if (!policy.enabled) return [];
-    const found = openInvoices(tx, org.id, policy, date, { invoiceIds });
-    const known = readKnown(tx, org.id, invoiceIds);
+    const found = await openInvoices(tx, org.id, policy, date, { invoiceIds });
+    const known = await readKnown(tx, org.id, invoiceIds);
     const recorded: PlannedReminder[] = [];
     // one after the other: each sees what the one before recorded
     for (const { invoice, customer } of found) {
-      const plan = planInvoice(tx, org, policy, invoice, customer, date, known);
+      const plan = await planInvoice(tx, org, policy, invoice, customer, date, known);
       const reminder = plan && !plan.blocked ? await recordOne(tx, org, policy, plan, invoice, customer, date) : null;
       if (reminder) recorded.push(reminder);
     }
@@ -420,20 +422,18 @@ async function recordOne(tx: Tx, org: ReturnType<typeof orgOf>, policy: Reminder
     missingRates: [] as DatePeriod[],
   };
   for (const level of plan.skippedLevels) {
-    tx.insert(reminders)
+    await tx.insert(reminders)
       .values({ ...base, id: newId(), level, daysAfterDue: policy.levels[level]!.days_after_due, skipped: true, interestCents: 0, compensationCents: 0 })
-      .onConflictDoNothing()
-      .run();
+      .onConflictDoNothing();
   }
   const interestCents = toCents(plan.interest)!;
   const compensationCents = toCents(plan.compensation)!;
   const id = newId();
-  const inserted = tx
+  const inserted = await firstRow(tx
     .insert(reminders)
     .values({ ...base, id, level: plan.level, daysAfterDue: plan.days_after_due, skipped: false, interestCents, compensationCents, earlierNotes: plan.earlierNotes, missingRates: plan.missing_rates })
     .onConflictDoNothing()
-    .returning({ id: reminders.id })
-    .get();
+    .returning({ id: reminders.id }));
   if (!inserted) return null;
   let noteId: string | null = null;
   if (interestCents > 0 || compensationCents > 0) {
@@ -447,23 +447,23 @@ async function recordOne(tx: Tx, org: ReturnType<typeof orgOf>, policy: Reminder
         compensation: compensationCents > 0,
       })
     ).id;
-    tx.update(reminders).set({ interestNoteId: noteId }).where(eq(reminders.id, id)).run();
+    await tx.update(reminders).set({ interestNoteId: noteId }).where(eq(reminders.id, id));
   }
   let delivery: QueuedDelivery | null = null;
   if (plan.channel !== "manual") {
-    delivery = enqueueDelivery(tx, org.id, { subject: "reminder", reminderId: id, invoiceId }, plan.channel, plan.recipients!);
-    tx.update(reminders).set({ deliveryId: delivery.id }).where(eq(reminders.id, id)).run();
-    if (noteId !== null) queueNoteOverPeppol(tx, scope, customer, noteId);
+    delivery = await enqueueDelivery(tx, org.id, { subject: "reminder", reminderId: id, invoiceId }, plan.channel, plan.recipients!);
+    await tx.update(reminders).set({ deliveryId: delivery.id }).where(eq(reminders.id, id));
+    if (noteId !== null) await queueNoteOverPeppol(tx, scope, customer, noteId);
   } else if (noteId !== null) {
     // a manual reminder is sent as recorded, its interest note with it (printed beside the letter)
-    markSent(tx, org.id, findInOrg(tx, invoices, org.id, noteId), now);
-    recordChange(tx, scope, { action: "invoice.sent", resource: { type: "invoice", id: noteId }, event: "invoice.sent", data: showInvoice(tx, org.id, noteId) });
+    await markSent(tx, org.id, findInOrg(tx, invoices, org.id, noteId), now);
+    await recordChange(tx, scope, { action: "invoice.sent", resource: { type: "invoice", id: noteId }, event: "invoice.sent", data: showInvoice(tx, org.id, noteId) });
   }
   // manual: sent as it is recorded, so its event now; a delivery's when its channel accepts it
   const record = { action: "reminder.recorded", resource: { type: "reminder", id } };
   // the event's reminder as just written (read back, it is the same row)
   const written: SentReminder = { id, level: plan.level, interestNoteId: noteId, interestCents, compensationCents, amountDueCents: base.amountDueCents, earlierNotes: plan.earlierNotes, missingRates: plan.missing_rates };
-  recordChange(tx, scope, delivery === null ? { ...record, ...reminderSentEvent(tx, org, invoiceId, written) } : record);
+  await recordChange(tx, scope, delivery === null ? { ...record, ...reminderSentEvent(tx, org, invoiceId, written) } : record);
   return shown(plan);
 }
 
@@ -473,11 +473,11 @@ async function recordOne(tx: Tx, org: ReturnType<typeof orgOf>, policy: Reminder
  * organisation has an access point and a Peppol id of its own; without them the reminder's e-mail
  * carries the note and its UBL.
  */
-function queueNoteOverPeppol(tx: Tx, scope: Scope, customer: CustomerRow, noteId: string): void {
+async function queueNoteOverPeppol(tx: Tx, scope: Scope, customer: CustomerRow, noteId: string): Promise<void> {
   if (preferredChannel(customer) !== "peppol") return;
-  const org = tx.select().from(organizations).where(eq(organizations.id, scope.org.id)).get()!;
+  const org = (await firstRow(tx.select().from(organizations).where(eq(organizations.id, scope.org.id))))!;
   if (Object.keys(peppolSetupProblems(org)).length > 0) return;
-  queueSend(tx, scope, noteId, { channel: "peppol" }, { email: true });
+  await queueSend(tx, scope, noteId, { channel: "peppol" }, { email: true });
 }
 
 /**
@@ -514,17 +514,17 @@ function reminderSentEvent(tx: Tx, org: Pick<Organization, "id" | "country">, in
  * The delivery worker's call when a channel accepted a reminder's delivery (in the worker's
  * transaction that marks it accepted): the event invoice.reminder_sent.
  */
-export function onReminderAccepted(tx: Tx, delivery: QueuedDelivery): void {
+export async function onReminderAccepted(tx: Tx, delivery: QueuedDelivery): Promise<void> {
   if (delivery.subject !== "reminder" || !delivery.reminderId || !delivery.invoiceId) return;
-  const row = tx.select().from(organizations).where(eq(organizations.id, delivery.organizationId)).get();
+  const row = await firstRow(tx.select().from(organizations).where(eq(organizations.id, delivery.organizationId)));
   if (!row) return;
   const scope: Scope = { db: tx, org: orgOf(row), actor: CLI_ACTOR };
   // the interest note went with it, attached: sent as an invoice is (a finalized one becomes sent)
-  const noteId = tx.select({ id: reminders.interestNoteId }).from(reminders).where(eq(reminders.id, delivery.reminderId)).get()?.id;
-  if (noteId) deliveryAccepted(tx, scope, noteId);
-  recordChange(tx, scope, {
+  const noteId = (await firstRow(tx.select({ id: reminders.interestNoteId }).from(reminders).where(eq(reminders.id, delivery.reminderId))))?.id;
+  if (noteId) await deliveryAccepted(tx, scope, noteId);
+  await recordChange(tx, scope, {
     action: "reminder.sent",
     resource: { type: "reminder", id: delivery.reminderId },
-    ...reminderSentEvent(tx, scope.org, delivery.invoiceId, tx.select().from(reminders).where(eq(reminders.id, delivery.reminderId)).get()!),
+    ...reminderSentEvent(tx, scope.org, delivery.invoiceId, (await firstRow(tx.select().from(reminders).where(eq(reminders.id, delivery.reminderId))))!),
   });
 }

@@ -16,8 +16,8 @@ import { reportCurrency } from "./currency.ts";
 export async function balanceSheet(scope: Scope, query: { date?: string; currency?: string }) {
   const date = dayOf("date", query.date, today());
   const currency = reportCurrency(scope, query.currency);
-  return await snapshot(scope.db, (tx) => {
-    const rows = accountSums(tx, scope.org.id, currency, null, date, true);
+  return await snapshot(scope.db, async (tx) => {
+    const rows = await accountSums(tx, scope.org.id, currency, null, date, true);
     const of = (type: AccountType) => rows.filter((a) => a.type === type && shown(a) !== 0);
     // closed years' results sit in retained earnings already (their closing entries zeroed them)
     const currentResult = sumCents(of("revenue").map(shown)) - sumCents(of("expense").map(shown));

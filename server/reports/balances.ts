@@ -18,8 +18,8 @@ export type AccountBalance = { accountId: string; code: string; name: string; ty
  * one currency, by account code; `withClosing: false` leaves the year-end closing entries out (a
  * profit and loss shows what the year earned).
  */
-export function accountSums(tx: Tx, orgId: string, currency: string, from: string | null, to: string, withClosing: boolean): AccountBalance[] {
-  return tx
+export async function accountSums(tx: Tx, orgId: string, currency: string, from: string | null, to: string, withClosing: boolean): Promise<AccountBalance[]> {
+  return await tx
     .select({
       accountId: accountDays.accountId,
       code: accounts.code,
@@ -39,8 +39,7 @@ export function accountSums(tx: Tx, orgId: string, currency: string, from: strin
       ),
     )
     .groupBy(accountDays.accountId)
-    .orderBy(asc(accounts.code))
-    .all();
+    .orderBy(asc(accounts.code));
 }
 
 /** An account's balance as its type shows it: debit-normal for assets and expenses, credit-normal otherwise. */
@@ -50,7 +49,7 @@ export const shown = (a: AccountBalance) => shownBalance(a.type, a.debit - a.cre
 export const amountRow = (a: AccountBalance) => ({ account_id: a.accountId, code: a.code, name: a.name, amount: formatCents(shown(a)) });
 
 /** Revenue less expenses over the days in range, closing entries left out (a fiscal year's result). */
-export function netResult(tx: Tx, orgId: string, currency: string, from: string, to: string): number {
-  const rows = accountSums(tx, orgId, currency, from, to, false);
+export async function netResult(tx: Tx, orgId: string, currency: string, from: string, to: string): Promise<number> {
+  const rows = await accountSums(tx, orgId, currency, from, to, false);
   return sumCents(rows.filter((a) => a.type === "revenue").map(shown)) - sumCents(rows.filter((a) => a.type === "expense").map(shown));
 }

@@ -13,10 +13,10 @@ import { accountSums, amountRow, shown } from "./balances.ts";
 import { reportCurrency } from "./currency.ts";
 
 export async function profitAndLoss(scope: Scope, query: { from?: string; to?: string; currency?: string }) {
-  return await snapshot(scope.db, (tx) => {
+  return await snapshot(scope.db, async (tx) => {
     const { from, to } = periodOf(query, (to) => fiscalYearOf(fiscalCalendar(tx, scope.org.id), to).start);
     const currency = reportCurrency(scope, query.currency);
-    const rows = accountSums(tx, scope.org.id, currency, from, to, false).filter((a) => shown(a) !== 0);
+    const rows = (await accountSums(tx, scope.org.id, currency, from, to, false)).filter((a) => shown(a) !== 0);
     const revenue = rows.filter((a) => a.type === "revenue");
     const expenses = rows.filter((a) => a.type === "expense");
     const totalRevenue = sumCents(revenue.map(shown));

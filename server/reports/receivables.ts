@@ -8,9 +8,9 @@ import { sql } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
 import { awaitingPayment, customerReceivables, invoices, receivableDueDays, signedAmountDue } from "../../db/schema.ts";
 
-export function rebuildReceivables(tx: Tx): void {
-  tx.delete(customerReceivables).run();
-  tx.delete(receivableDueDays).run();
+export async function rebuildReceivables(tx: Tx): Promise<void> {
+  await tx.delete(customerReceivables);
+  await tx.delete(receivableDueDays);
   tx.run(sql`INSERT INTO ${customerReceivables} ("organization_id", "currency", "customer_id", "open_cents")
     SELECT "organization_id", "currency", "customer_id", sum(${signedAmountDue}) FROM ${invoices} WHERE ${awaitingPayment}
     GROUP BY "customer_id", "currency"`);

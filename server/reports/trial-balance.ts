@@ -14,8 +14,8 @@ import { reportCurrency } from "./currency.ts";
 export async function trialBalance(scope: Scope, query: { date?: string; currency?: string }) {
   const date = dayOf("date", query.date, today());
   const currency = reportCurrency(scope, query.currency);
-  return await snapshot(scope.db, (tx) => {
-    const rows = accountSums(tx, scope.org.id, currency, null, date, true)
+  return await snapshot(scope.db, async (tx) => {
+    const rows = (await accountSums(tx, scope.org.id, currency, null, date, true))
       .map((a) => ({ a, net: a.debit - a.credit }))
       .filter((r) => r.net !== 0);
     return {

@@ -26,17 +26,17 @@ type VatSum = { side: "sales" | "purchases"; category: VatCategory; rateBp: numb
  * summed per grid, with 71 or 72. A filed return may differ: it reports documents posted after a
  * filing in the next open period (GET /api/v1/vat-returns/{period}).
  */
-function belgianGrids(tx: Tx, orgId: string, from: string, to: string): Record<string, string> {
+async function belgianGrids(tx: Tx, orgId: string, from: string, to: string): Promise<Record<string, string>> {
   const sums: Record<string, number> = {};
-  for (const c of rangeContributions(tx, orgId, from, to, `${from}..${to}`).contributions) sums[c.grid] = (sums[c.grid] ?? 0) + c.cents;
+  for (const c of (await rangeContributions(tx, orgId, from, to, `${from}..${to}`)).contributions) sums[c.grid] = (sums[c.grid] ?? 0) + c.cents;
   return Object.fromEntries(shownGrids(withBalance(sums)).map(([g, c]) => [g, formatCents(c)]));
 }
 
 export async function vatReport(scope: Scope, query: { from?: string; to?: string; currency?: string }) {
   const { from, to } = periodOf(query, (to) => `${to.slice(0, 4)}-01-01`);
   const currency = reportCurrency(scope, query.currency);
-  return await snapshot(scope.db, (tx) => {
-    const rows: VatSum[] = tx
+  return await snapshot(scope.db, async (tx) => {
+    const rows: VatSum[] = (await tx
       .select({
         side: vatDays.side,
         category: vatDays.category,
@@ -49,8 +49,7 @@ export async function vatReport(scope: Scope, query: { from?: string; to?: strin
       .from(vatDays)
       .where(and(eq(vatDays.organizationId, scope.org.id), eq(vatDays.currency, currency), between(vatDays.date, from, to)))
       .groupBy(vatDays.side, vatDays.category, vatDays.rateBp)
-      .orderBy(vatDays.side, vatDays.category, sql`${vatDays.rateBp} DESC`)
-      .all()
+      .orderBy(vatDays.side, vatDays.category, sql`${vatDays.rateBp} DESC`))
       .filter((r) => r.base !== 0 || r.vat !== 0 || r.noteBase !== 0);
     const present = (side: VatSum["side"]) =>
       rows.filter((r) => r.side === side).map((r) => ({ category: r.category, rate: formatCents(r.rateBp), base: formatCents(r.base), vat: formatCents(r.vat) }));
@@ -65,7 +64,7 @@ export async function vatReport(scope: Scope, query: { from?: string; to?: strin
       total_sales_vat: formatCents(salesVat),
       total_purchases_vat: formatCents(purchasesVat),
       vat_balance: formatCents(salesVat - purchasesVat),
-      belgian_return: scope.org.country === "BE" && currency === "EUR" ? { grids: belgianGrids(tx, scope.org.id, from, to) } : null,
+      belgian_return: scope.org.country === "BE" && currency === "EUR" ? { grids: await belgianGrids(tx, scope.org.id, from, to) } : null,
     };
   });
 }

@@ -32,6 +32,7 @@ import type { ChannelResult, Outgoing, OutgoingFile } from "./channel.ts";
 import { sendEmail, type MailTransport } from "./email.ts";
 import { documentEmail } from "./messages.ts";
 import { sendOverPeppol } from "./peppol/channel.ts";
+import { firstRow } from "../../db/client.ts";
 
 type DeliveryRow = typeof documentDeliveries.$inferSelect;
 type OrganizationRow = typeof organizations.$inferSelect;
@@ -161,7 +162,7 @@ export function startDeliveryWorker(db: Db, config: Config, options: DeliveryWor
   /** Renders and sends; never throws: what went wrong is the attempt's outcome. */
   async function attempt(row: DeliveryRow): Promise<ChannelResult> {
     try {
-      const org = db.select().from(organizations).where(eq(organizations.id, row.organizationId)).get();
+      const org = await firstRow(db.select().from(organizations).where(eq(organizations.id, row.organizationId)));
       if (!org) return { outcome: "failed", detail: "The organisation no longer exists." };
       const { outgoing, mail } = await render(row, org);
       // the limit is the channel's (as a webhook's is the receiver's); rendering comes before it
@@ -231,9 +232,9 @@ export function startDeliveryWorker(db: Db, config: Config, options: DeliveryWor
    * it is issued as an e-invoice (or goes over Peppol); and the PDF.
    */
   async function issuedFiles(invoiceId: string, channel: DeliveryRow["channel"], org: OrganizationRow) {
-    const { doc, profile } = await snapshot(db, (tx) => {
-      const doc = asIssued(readDocument(tx, org.id, invoiceId));
-      const customer = tx.select({ profile: customers.einvoiceProfile }).from(customers).innerJoin(invoices, eq(invoices.customerId, customers.id)).where(eq(invoices.id, invoiceId)).get();
+    const { doc, profile } = await snapshot(db, async (tx) => {
+      const doc = asIssued(await readDocument(tx, org.id, invoiceId));
+      const customer = await firstRow(tx.select({ profile: customers.einvoiceProfile }).from(customers).innerJoin(invoices, eq(invoices.customerId, customers.id)).where(eq(invoices.id, invoiceId)));
       return { doc, profile: customer?.profile ?? null };
     });
     const xml = (text: string): OutgoingFile => ({ filename: `${doc.number}.xml`, contentType: "application/xml", content: new TextEncoder().encode(text) });
@@ -273,8 +274,8 @@ export function startDeliveryWorker(db: Db, config: Config, options: DeliveryWor
         await Promise.allSettled([...inFlight]);
         for (const timer of timers) clearTimeout(timer);
         try {
-          await unitOfWork(db, (tx) =>
-            tx.update(documentDeliveries).set({ leasedBy: null, leaseUntil: null }).where(and(eq(documentDeliveries.status, "pending"), eq(documentDeliveries.leasedBy, workerId))).run(),
+          await unitOfWork(db, async (tx) =>
+            await tx.update(documentDeliveries).set({ leasedBy: null, leaseUntil: null }).where(and(eq(documentDeliveries.status, "pending"), eq(documentDeliveries.leasedBy, workerId))),
           );
         } catch (error) {
           log(`[kontor] delivery worker: releasing leases failed (they run out by themselves): ${(error as Error).message}`);
@@ -297,16 +298,15 @@ async function claim(db: Db, workerId: string, limit: number, leaseMs: number, i
     inFlight.length > 0 ? notInArray(documentDeliveries.id, inFlight) : undefined,
   );
   // an idle tick only reads (document_deliveries_due): the write lock is taken when something is due
-  if (!db.select({ id: documentDeliveries.id }).from(documentDeliveries).where(due).limit(1).get()) return [];
-  return await unitOfWork(db, (tx) => {
-    const ids = tx.select({ id: documentDeliveries.id }).from(documentDeliveries).where(due).orderBy(asc(documentDeliveries.nextAttemptAt)).limit(limit).all().map((r) => r.id);
+  if (!(await firstRow(db.select({ id: documentDeliveries.id }).from(documentDeliveries).where(due).limit(1)))) return [];
+  return await unitOfWork(db, async (tx) => {
+    const ids = (await tx.select({ id: documentDeliveries.id }).from(documentDeliveries).where(due).orderBy(asc(documentDeliveries.nextAttemptAt)).limit(limit)).map((r) => r.id);
     if (ids.length === 0) return [];
-    return tx
+    return await tx
       .update(documentDeliveries)
       .set({ leasedBy: workerId, leaseUntil: now + leaseMs })
       .where(inArray(documentDeliveries.id, ids))
-      .returning()
-      .all();
+      .returning();
   });
 }
 
@@ -324,33 +324,31 @@ async function record(
   durationMs: number,
   options: DeliveryWorkerOptions,
 ): Promise<number | null> {
-  return await unitOfWork(db, (tx) => {
-    tx.insert(documentDeliveryAttempts)
-      .values({ id: newId(), organizationId: claimed.organizationId, deliveryId: claimed.id, attemptedAt, outcome: result.outcome, detail: clipServerText(result.detail), durationMs })
-      .run();
-    const row = tx.select().from(documentDeliveries).where(eq(documentDeliveries.id, claimed.id)).get();
+  return await unitOfWork(db, async (tx) => {
+    await tx.insert(documentDeliveryAttempts)
+      .values({ id: newId(), organizationId: claimed.organizationId, deliveryId: claimed.id, attemptedAt, outcome: result.outcome, detail: clipServerText(result.detail), durationMs });
+    const row = await firstRow(tx.select().from(documentDeliveries).where(eq(documentDeliveries.id, claimed.id)));
     if (!row || row.leasedBy !== workerId || row.leaseUntil !== claimed.leaseUntil) return null;
     const updatedAt = nowIso();
     const attempts = row.attempts + 1;
     const released = { leasedBy: null, leaseUntil: null, updatedAt, attempts };
-    const org = tx.select().from(organizations).where(eq(organizations.id, row.organizationId)).get()!;
+    const org = (await firstRow(tx.select().from(organizations).where(eq(organizations.id, row.organizationId))))!;
     const scope = scopeOf(db, org);
     if (result.outcome === "accepted") {
-      tx.update(documentDeliveries)
+      await tx.update(documentDeliveries)
         .set({ ...released, status: "accepted", acceptedAt: updatedAt, providerReference: clipServerText(result.providerReference), lastError: null, nextAttemptAt: null })
-        .where(eq(documentDeliveries.id, row.id))
-        .run();
-      if (row.subject === "invoice") deliveryAccepted(tx, scope, row.invoiceId!);
+        .where(eq(documentDeliveries.id, row.id));
+      if (row.subject === "invoice") await deliveryAccepted(tx, scope, row.invoiceId!);
       else options.onReminderAccepted?.(tx, row);
       return null;
     }
     const delay = result.outcome === "retry" ? deliveryRetryDelay(attempts, config) : null;
     if (delay !== null) {
-      tx.update(documentDeliveries).set({ ...released, lastError: clipServerText(result.detail), nextAttemptAt: Date.now() + delay }).where(eq(documentDeliveries.id, row.id)).run();
+      await tx.update(documentDeliveries).set({ ...released, lastError: clipServerText(result.detail), nextAttemptAt: Date.now() + delay }).where(eq(documentDeliveries.id, row.id));
       return Date.now() + delay;
     }
-    tx.update(documentDeliveries).set({ ...released, status: "failed", lastError: clipServerText(result.detail), nextAttemptAt: null }).where(eq(documentDeliveries.id, row.id)).run();
-    if (row.invoiceId) deliveryFailed(tx, scope, row.invoiceId);
+    await tx.update(documentDeliveries).set({ ...released, status: "failed", lastError: clipServerText(result.detail), nextAttemptAt: null }).where(eq(documentDeliveries.id, row.id));
+    if (row.invoiceId) await deliveryFailed(tx, scope, row.invoiceId);
     return null;
   });
 }

@@ -16,6 +16,7 @@ import type { LedgerEffect } from "../ledger/draft.ts";
 import { suspenseEntry } from "../ledger/rules.ts";
 import { findInOrg, inOrg, updateInOrg, type Scope } from "../lib/scope.ts";
 import { nowIso } from "../lib/time.ts";
+import { firstRow } from "../../db/client.ts";
 
 type TransactionRow = typeof bankTransactions.$inferSelect;
 export type AllocationRow = typeof bankTransactionAllocations.$inferSelect;
@@ -24,18 +25,17 @@ export type AllocationRow = typeof bankTransactionAllocations.$inferSelect;
 export const NOT_MATCHED = { status: "unmatched", invoiceId: null, expenseId: null, paymentId: null, paymentLink: null, matchedCents: null } as const;
 
 /** A line's allocations, first first. */
-export function allocationsOf(tx: Tx, lineId: string): AllocationRow[] {
-  return tx.select().from(bankTransactionAllocations).where(eq(bankTransactionAllocations.bankTransactionId, lineId)).orderBy(asc(bankTransactionAllocations.position)).all();
+export async function allocationsOf(tx: Tx, lineId: string): Promise<AllocationRow[]> {
+  return await tx.select().from(bankTransactionAllocations).where(eq(bankTransactionAllocations.bankTransactionId, lineId)).orderBy(asc(bankTransactionAllocations.position));
 }
 
 /** What the line's allocations hold, in cents. */
-export function allocatedCents(tx: Tx, lineId: string): number {
+export async function allocatedCents(tx: Tx, lineId: string): Promise<number> {
   return (
-    tx
+    (await firstRow(tx
       .select({ cents: sql<number>`coalesce(sum(${bankTransactionAllocations.amountCents}), 0)` })
       .from(bankTransactionAllocations)
-      .where(eq(bankTransactionAllocations.bankTransactionId, lineId))
-      .get()?.cents ?? 0
+      .where(eq(bankTransactionAllocations.bankTransactionId, lineId))))?.cents ?? 0
   );
 }
 
@@ -44,13 +44,13 @@ export function allocatedCents(tx: Tx, lineId: string): number {
  * partially_matched), and the columns it has always shown (invoice_id, expense_id, payment_id,
  * matched_amount): its first allocation's, kept for the clients that read them.
  */
-export function refreshLine(tx: Tx, orgId: string, lineId: string): void {
+export async function refreshLine(tx: Tx, orgId: string, lineId: string): Promise<void> {
   const line = findInOrg(tx, bankTransactions, orgId, lineId);
-  const allocations = allocationsOf(tx, lineId);
+  const allocations = await allocationsOf(tx, lineId);
   const first = allocations[0];
-  if (!first) return void updateInOrg(tx, bankTransactions, orgId, lineId, { ...NOT_MATCHED, updatedAt: nowIso() });
+  if (!first) return void await updateInOrg(tx, bankTransactions, orgId, lineId, { ...NOT_MATCHED, updatedAt: nowIso() });
   const sum = allocations.reduce((s, a) => s + a.amountCents, 0);
-  updateInOrg(tx, bankTransactions, orgId, lineId, {
+  await updateInOrg(tx, bankTransactions, orgId, lineId, {
     status: sum >= line.amountCents ? "matched" : "partially_matched",
     invoiceId: first.invoiceId,
     expenseId: first.expenseId,
@@ -86,24 +86,23 @@ export function undoEffects(tx: Tx, orgId: string, line: TransactionRow, allocat
  * A payment a bank line holds is being deleted (DELETE …/payments/{id}): its allocation goes, its
  * amount back into suspense, the line's status follows; audited as bank_transaction.unmatched.
  */
-export function releaseAllocation(tx: Tx, scope: Scope, paymentId: string): void {
-  const allocation = tx.select().from(bankTransactionAllocations).where(inOrg(bankTransactionAllocations, scope.org.id, eq(bankTransactionAllocations.paymentId, paymentId))).get();
+export async function releaseAllocation(tx: Tx, scope: Scope, paymentId: string): Promise<void> {
+  const allocation = await firstRow(tx.select().from(bankTransactionAllocations).where(inOrg(bankTransactionAllocations, scope.org.id, eq(bankTransactionAllocations.paymentId, paymentId))));
   if (!allocation) return;
   const line = findInOrg(tx, bankTransactions, scope.org.id, allocation.bankTransactionId);
   const ledger = undoEffects(tx, scope.org.id, line, allocation);
-  tx.delete(bankTransactionAllocations).where(eq(bankTransactionAllocations.id, allocation.id)).run();
-  refreshLine(tx, scope.org.id, line.id);
-  recordChange(tx, scope, { action: "bank_transaction.unmatched", resource: { type: "bank_transaction", id: line.id }, ledger });
+  await tx.delete(bankTransactionAllocations).where(eq(bankTransactionAllocations.id, allocation.id));
+  await refreshLine(tx, scope.org.id, line.id);
+  await recordChange(tx, scope, { action: "bank_transaction.unmatched", resource: { type: "bank_transaction", id: line.id }, ledger });
 }
 
 /** The next position on a line. */
-export function nextPosition(tx: Tx, lineId: string): number {
+export async function nextPosition(tx: Tx, lineId: string): Promise<number> {
   return (
-    (tx
+    ((await firstRow(tx
       .select({ p: sql<number | null>`max(${bankTransactionAllocations.position})` })
       .from(bankTransactionAllocations)
-      .where(eq(bankTransactionAllocations.bankTransactionId, lineId))
-      .get()?.p ?? 0) + 1
+      .where(eq(bankTransactionAllocations.bankTransactionId, lineId))))?.p ?? 0) + 1
   );
 }
 

@@ -19,6 +19,7 @@ import { inOrg, type Scope } from "../lib/scope.ts";
 import { addDays, newId, nowIso } from "../lib/time.ts";
 import { allocationsOf, lineName, nextPosition, refreshLine, suspenseDraft, undoEffects, type AllocationRow } from "./allocations.ts";
 import { deletePayment, movePayment, recordPayment, type Settled, type Show } from "./payments.ts";
+import { firstRow } from "../../db/client.ts";
 
 type BankAccountRow = typeof bankAccounts.$inferSelect;
 type TransactionRow = typeof bankTransactions.$inferSelect;
@@ -37,12 +38,12 @@ const SAME_MONEY_DAYS = 14;
  * one dated before the bank account's first statement opens: that money is in the opening balance
  * the statement brought into the books (server/banking/booking.ts), so the line is other money.
  */
-export function handPayment(tx: Tx, orgId: string, bank: Pick<BankAccountRow, "id">, doc: Settled, cents: number, bookingDate: string) {
+export async function handPayment(tx: Tx, orgId: string, bank: Pick<BankAccountRow, "id">, doc: Settled, cents: number, bookingDate: string) {
   const table = doc.kind === "invoice" ? payments : expensePayments;
   const parent = doc.kind === "invoice" ? payments.invoiceId : expensePayments.expenseId;
-  const opened = tx.select({ date: min(bankStatements.openingDate) }).from(bankStatements).where(eq(bankStatements.bankAccountId, bank.id)).get()?.date ?? null;
+  const opened = (await firstRow(tx.select({ date: min(bankStatements.openingDate) }).from(bankStatements).where(eq(bankStatements.bankAccountId, bank.id))))?.date ?? null;
   const from = addDays(bookingDate, -SAME_MONEY_DAYS);
-  return tx
+  return await firstRow(tx
     .select()
     .from(table)
     .where(
@@ -58,8 +59,7 @@ export function handPayment(tx: Tx, orgId: string, bank: Pick<BankAccountRow, "i
       ),
     )
     .orderBy(asc(table.createdAt), asc(table.id))
-    .limit(1)
-    .get();
+    .limit(1));
 }
 
 /** What an allocation pays: a document (its payment), or an account of the chart (a fee, interest: with its VAT). */
@@ -94,13 +94,13 @@ const ACTIONS: Record<AllocationHow, { action: string; event: "bank_transaction.
  * against the bank (the hand payment had put it there); an account's allocation posts as a booked
  * line does, against suspense. Then the line's status follows, and the change is recorded.
  */
-export function allocateLine(tx: Tx, scope: Scope, bank: BankAccountRow, line: TransactionRow, allocations: Allocation[], how: AllocationHow, readers: MatchReaders): void {
+export async function allocateLine(tx: Tx, scope: Scope, bank: BankAccountRow, line: TransactionRow, allocations: Allocation[], how: AllocationHow, readers: MatchReaders): Promise<void> {
   const orgId = scope.org.id;
   const viaSuspense = how !== "import";
   const via = viaSuspense ? systemAccount(tx, orgId, "suspense").id : bank.accountId;
-  const held = tx.select({ n: count() }).from(bankTransactionAllocations).where(inOrg(bankTransactionAllocations, orgId, eq(bankTransactionAllocations.bankTransactionId, line.id))).get()!.n;
+  const held = (await firstRow(tx.select({ n: count() }).from(bankTransactionAllocations).where(inOrg(bankTransactionAllocations, orgId, eq(bankTransactionAllocations.bankTransactionId, line.id)))))!.n;
   checkRoom("allocations", held, allocations.length, "This bank line");
-  let position = nextPosition(tx, line.id);
+  let position = await nextPosition(tx, line.id);
   const ledger: LedgerEffect[] = [];
   for (const { target, cents } of allocations) {
     const row: typeof bankTransactionAllocations.$inferInsert = {
@@ -123,16 +123,16 @@ export function allocateLine(tx: Tx, scope: Scope, bank: BankAccountRow, line: T
       row.accountId = target.account.id;
       row.vatRateId = target.vatRateId;
       row.journalEntryId = newId();
-      ledger.push({ post: accountDraft(tx, orgId, bank, line, target, cents, row.journalEntryId, via) });
+      ledger.push({ post: await accountDraft(tx, orgId, bank, line, target, cents, row.journalEntryId, via) });
     } else {
       if (target.kind === "invoice") row.invoiceId = target.row.id;
       else row.expenseId = target.row.id;
-      const existing = handPayment(tx, orgId, bank, target, cents, line.bookingDate);
+      const existing = await handPayment(tx, orgId, bank, target, cents, line.bookingDate);
       if (existing) {
         row.paymentId = existing.id;
         row.paymentLink = "linked";
         // the money came in on this account: the hand-made posting moves here, on its own date
-        if (existing.bankAccountId !== bank.id) ledger.push(...movePayment(tx, orgId, target, existing, bank));
+        if (existing.bankAccountId !== bank.id) ledger.push(...await movePayment(tx, orgId, target, existing, bank));
         if (viaSuspense) {
           row.journalEntryId = newId();
           ledger.push({ post: suspenseDraft(tx, orgId, line, -cents, row.journalEntryId) });
@@ -145,14 +145,14 @@ export function allocateLine(tx: Tx, scope: Scope, bank: BankAccountRow, line: T
           reference: (line.structuredReference ?? line.communication ?? line.entryRef).slice(0, 255),
           bank_account_id: bank.id,
         };
-        row.paymentId = recordPayment(tx, scope, target, input, readers[target.kind], via).payment.id;
+        row.paymentId = (await recordPayment(tx, scope, target, input, readers[target.kind], via)).payment.id;
         row.paymentLink = "recorded";
       }
     }
-    tx.insert(bankTransactionAllocations).values(row).run();
+    await tx.insert(bankTransactionAllocations).values(row);
   }
-  refreshLine(tx, orgId, line.id);
-  recordChange(tx, scope, {
+  await refreshLine(tx, orgId, line.id);
+  await recordChange(tx, scope, {
     ...ACTIONS[how],
     resource: { type: "bank_transaction", id: line.id },
     data: () => readers.bankTransaction(tx, orgId, line.id),
@@ -161,7 +161,7 @@ export function allocateLine(tx: Tx, scope: Scope, bank: BankAccountRow, line: T
 }
 
 /** An account's allocation: the line's entry as booking posts it (bankLineEntry), for the allocation's amount, against `via`. */
-function accountDraft(
+async function accountDraft(
   tx: Tx,
   orgId: string,
   bank: BankAccountRow,
@@ -185,7 +185,7 @@ function accountDraft(
       description: (target.description ?? lineName(line)).slice(0, 1000),
       vat: target.vat && { ...target.vat, side },
     },
-    { bank: via, account: target.account.id, vat: vatAccount, selfAssessment: side === "purchases" && target.vat ? bankLineSelfAssessment(tx, orgId) : null },
+    { bank: via, account: target.account.id, vat: vatAccount, selfAssessment: side === "purchases" && target.vat ? await bankLineSelfAssessment(tx, orgId) : null },
   );
 }
 
@@ -196,16 +196,16 @@ function accountDraft(
  * moved it out of suspense is reversed), an account's entry is reversed; what was posted on import
  * against the bank goes into suspense. The line is unmatched again, its whole amount in suspense.
  */
-export function unallocateLine(tx: Tx, scope: Scope, line: TransactionRow, documentOf: (a: AllocationRow) => Settled | null, readers: MatchReaders): void {
+export async function unallocateLine(tx: Tx, scope: Scope, line: TransactionRow, documentOf: (a: AllocationRow) => Settled | null, readers: MatchReaders): Promise<void> {
   const ledger: LedgerEffect[] = [];
-  for (const allocation of allocationsOf(tx, line.id).reverse()) {
+  for (const allocation of (await allocationsOf(tx, line.id)).reverse()) {
     if (allocation.paymentLink === "recorded" && allocation.paymentId) {
       const doc = documentOf(allocation);
-      if (doc) deletePayment(tx, scope, doc, allocation.paymentId, readers[doc.kind], { releaseLine: false });
+      if (doc) await deletePayment(tx, scope, doc, allocation.paymentId, readers[doc.kind], { releaseLine: false });
     }
     ledger.push(...undoEffects(tx, scope.org.id, line, allocation));
-    tx.delete(bankTransactionAllocations).where(eq(bankTransactionAllocations.id, allocation.id)).run();
+    await tx.delete(bankTransactionAllocations).where(eq(bankTransactionAllocations.id, allocation.id));
   }
-  refreshLine(tx, scope.org.id, line.id);
-  recordChange(tx, scope, { action: "bank_transaction.unmatched", resource: { type: "bank_transaction", id: line.id }, ledger });
+  await refreshLine(tx, scope.org.id, line.id);
+  await recordChange(tx, scope, { action: "bank_transaction.unmatched", resource: { type: "bank_transaction", id: line.id }, ledger });
 }

@@ -13,6 +13,7 @@ import { findInOrg, inOrg, updateInOrg, type Scope } from "../lib/scope.ts";
 import { nowIso } from "../lib/time.ts";
 import { invoiceBalanceCents, invoiceDueCents, settledStatus } from "./due.ts";
 import type { Show } from "./model.ts";
+import { firstRow } from "../../db/client.ts";
 
 type InvoiceRow = typeof invoices.$inferSelect;
 
@@ -30,15 +31,15 @@ export const allocationCents = (note: Pick<InvoiceRow, "totalCents" | "paidCents
  * and both statuses follow. The invoice's change (invoice.updated, audited as invoice.credited)
  * is recorded here, so integrators see its new amount due; the note's is its caller's.
  */
-export function allocateCreditNote(tx: Tx, scope: Scope, note: InvoiceRow, show: Show): number {
+export async function allocateCreditNote(tx: Tx, scope: Scope, note: InvoiceRow, show: Show): Promise<number> {
   if (note.type !== "credit_note" || !note.relatedInvoiceId) return 0;
   const orgId = scope.org.id;
   const invoice = findInOrg(tx, invoices, orgId, note.relatedInvoiceId);
   const cents = allocationCents(note, invoice);
-  updateInOrg(tx, invoices, orgId, note.id, { creditedCents: cents, status: settledStatus(note, note.paidCents, cents), updatedAt: nowIso() });
+  await updateInOrg(tx, invoices, orgId, note.id, { creditedCents: cents, status: settledStatus(note, note.paidCents, cents), updatedAt: nowIso() });
   if (cents === 0) return 0;
-  setCredited(tx, orgId, invoice, invoice.creditedCents + cents);
-  recordChange(tx, scope, { action: "invoice.credited", resource: { type: "invoice", id: invoice.id }, event: "invoice.updated", data: show(tx, orgId, invoice.id) });
+  await setCredited(tx, orgId, invoice, invoice.creditedCents + cents);
+  await recordChange(tx, scope, { action: "invoice.credited", resource: { type: "invoice", id: invoice.id }, event: "invoice.updated", data: show(tx, orgId, invoice.id) });
   return cents;
 }
 
@@ -46,13 +47,13 @@ export function allocateCreditNote(tx: Tx, scope: Scope, note: InvoiceRow, show:
  * Gives a cancelled credit note's allocation back to its invoice (the caller checked nothing was
  * refunded on the note): the invoice is owed it again, its status follows; the note keeps none.
  */
-export function releaseCreditNote(tx: Tx, scope: Scope, note: InvoiceRow, show: Show): void {
+export async function releaseCreditNote(tx: Tx, scope: Scope, note: InvoiceRow, show: Show): Promise<void> {
   if (note.creditedCents === 0 || !note.relatedInvoiceId) return;
   const orgId = scope.org.id;
   const invoice = findInOrg(tx, invoices, orgId, note.relatedInvoiceId);
-  updateInOrg(tx, invoices, orgId, note.id, { creditedCents: 0, updatedAt: nowIso() });
-  setCredited(tx, orgId, invoice, invoice.creditedCents - note.creditedCents);
-  recordChange(tx, scope, { action: "invoice.credit_released", resource: { type: "invoice", id: invoice.id }, event: "invoice.updated", data: show(tx, orgId, invoice.id) });
+  await updateInOrg(tx, invoices, orgId, note.id, { creditedCents: 0, updatedAt: nowIso() });
+  await setCredited(tx, orgId, invoice, invoice.creditedCents - note.creditedCents);
+  await recordChange(tx, scope, { action: "invoice.credit_released", resource: { type: "invoice", id: invoice.id }, event: "invoice.updated", data: show(tx, orgId, invoice.id) });
 }
 
 /**
@@ -61,32 +62,31 @@ export function releaseCreditNote(tx: Tx, scope: Scope, note: InvoiceRow, show: 
  * credited in full never asks money while its credit note owes it back. Each note's change is an
  * invoice.updated; the invoice's is its caller's. Whether anything was allocated.
  */
-export function reallocateCreditNotes(tx: Tx, scope: Scope, invoiceId: string, show: Show): boolean {
+export async function reallocateCreditNotes(tx: Tx, scope: Scope, invoiceId: string, show: Show): Promise<boolean> {
   const orgId = scope.org.id;
   let invoice = findInOrg(tx, invoices, orgId, invoiceId);
   if (invoice.type !== "invoice" || invoice.status === "cancelled" || invoice.status === "draft") return false;
-  const notes = tx
+  const notes = await tx
     .select()
     .from(invoices)
     .where(inOrg(invoices, orgId, eq(invoices.relatedInvoiceId, invoiceId), eq(invoices.type, "credit_note"), sql`${invoices.status} NOT IN ('draft', 'cancelled')`))
-    .orderBy(invoices.issueDate, invoices.finalizedAt, invoices.id)
-    .all();
+    .orderBy(invoices.issueDate, invoices.finalizedAt, invoices.id);
   let changed = false;
   for (const note of notes) {
     const cents = allocationCents(note, invoice);
     if (cents === 0) continue;
     const credited = note.creditedCents + cents;
-    updateInOrg(tx, invoices, orgId, note.id, { creditedCents: credited, status: settledStatus(note, note.paidCents, credited), updatedAt: nowIso() });
-    setCredited(tx, orgId, invoice, invoice.creditedCents + cents);
+    await updateInOrg(tx, invoices, orgId, note.id, { creditedCents: credited, status: settledStatus(note, note.paidCents, credited), updatedAt: nowIso() });
+    await setCredited(tx, orgId, invoice, invoice.creditedCents + cents);
     invoice = findInOrg(tx, invoices, orgId, invoiceId);
-    recordChange(tx, scope, { action: "invoice.credited", resource: { type: "invoice", id: note.id }, event: "invoice.updated", data: show(tx, orgId, note.id) });
+    await recordChange(tx, scope, { action: "invoice.credited", resource: { type: "invoice", id: note.id }, event: "invoice.updated", data: show(tx, orgId, note.id) });
     changed = true;
   }
   return changed;
 }
 
-function setCredited(tx: Tx, orgId: string, invoice: InvoiceRow, creditedCents: number): void {
-  updateInOrg(tx, invoices, orgId, invoice.id, { creditedCents, status: settledStatus(invoice, invoice.paidCents, creditedCents), updatedAt: nowIso() });
+async function setCredited(tx: Tx, orgId: string, invoice: InvoiceRow, creditedCents: number): Promise<void> {
+  await updateInOrg(tx, invoices, orgId, invoice.id, { creditedCents, status: settledStatus(invoice, invoice.paidCents, creditedCents), updatedAt: nowIso() });
 }
 
 /**
@@ -95,23 +95,21 @@ function setCredited(tx: Tx, orgId: string, invoice: InvoiceRow, creditedCents: 
  * its invoice then. Run once, on databases whose credit notes all have credited_cents 0. No
  * change is recorded: the upgrade is no event, and nothing posts.
  */
-export function allocateIssuedCreditNotes(tx: Tx): void {
-  const notes = tx
+export async function allocateIssuedCreditNotes(tx: Tx): Promise<void> {
+  const notes = await tx
     .select()
     .from(invoices)
     .where(and(eq(invoices.type, "credit_note"), sql`${invoices.status} NOT IN ('draft', 'cancelled')`, sql`${invoices.relatedInvoiceId} IS NOT NULL`, eq(invoices.creditedCents, 0)))
-    .orderBy(invoices.issueDate, invoices.finalizedAt, invoices.id)
-    .all();
+    .orderBy(invoices.issueDate, invoices.finalizedAt, invoices.id);
   for (const note of notes) {
-    const invoice = tx.select().from(invoices).where(inOrg(invoices, note.organizationId, eq(invoices.id, note.relatedInvoiceId!))).get();
+    const invoice = await firstRow(tx.select().from(invoices).where(inOrg(invoices, note.organizationId, eq(invoices.id, note.relatedInvoiceId!))));
     if (!invoice) continue;
     const cents = allocationCents(note, invoice);
-    tx.update(invoices).set({ creditedCents: cents, status: settledStatus(note, note.paidCents, cents) }).where(eq(invoices.id, note.id)).run();
+    await tx.update(invoices).set({ creditedCents: cents, status: settledStatus(note, note.paidCents, cents) }).where(eq(invoices.id, note.id));
     if (cents > 0) {
-      tx.update(invoices)
+      await tx.update(invoices)
         .set({ creditedCents: invoice.creditedCents + cents, status: settledStatus(invoice, invoice.paidCents, invoice.creditedCents + cents) })
-        .where(eq(invoices.id, invoice.id))
-        .run();
+        .where(eq(invoices.id, invoice.id));
     }
   }
 }

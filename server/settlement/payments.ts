@@ -23,6 +23,7 @@ import { NOT_MATCHED, releaseAllocation } from "./allocations.ts";
 import { reallocateCreditNotes } from "./credits.ts";
 import { expenseMoneyComesIn, expenseOpenCents, expenseStatusAfterPayments, invoiceDueCents, settledStatus } from "./due.ts";
 import type { PaymentInput, Show } from "./model.ts";
+import { firstRow } from "../../db/client.ts";
 
 type PaymentRow = {
   id: string;
@@ -90,9 +91,9 @@ export function presentPayment<R extends PaymentRow>(row: R) {
  * The bank account a payment in `currency` moves through: the one named (an active account of the
  * organisation in that currency, else a 422 on `bank_account_id`), or the default one.
  */
-export function paymentBankAccount(tx: Tx, orgId: string, bag: FieldErrorBag, id: string | undefined, currency: string): BankAccountRow | null {
+export async function paymentBankAccount(tx: Tx, orgId: string, bag: FieldErrorBag, id: string | undefined, currency: string): Promise<BankAccountRow | null> {
   if (id === undefined) return defaultBankAccount(tx, orgId, currency);
-  const bank = tx.select().from(bankAccounts).where(inOrg(bankAccounts, orgId, eq(bankAccounts.id, id))).get();
+  const bank = await firstRow(tx.select().from(bankAccounts).where(inOrg(bankAccounts, orgId, eq(bankAccounts.id, id))));
   if (!bank) bag.add("bank_account_id", "The selected bank_account_id is invalid.");
   else if (!bank.isActive) bag.add("bank_account_id", `The bank account ${bank.name} is not active.`);
   else if (bank.currency !== currency) bag.add("bank_account_id", `The bank account ${bank.name} holds ${bank.currency}, not ${currency}.`);
@@ -105,13 +106,13 @@ export function paymentBankAccount(tx: Tx, orgId: string, bag: FieldErrorBag, id
  * most `dueCents` (else 422 on `amount`), through its bank account (`paymentBankAccount`). The
  * bank account comes back too: its ledger account is what the payment posts to.
  */
-export function newPayment(tx: Tx, orgId: string, input: PaymentInput, { dueCents, currency }: { dueCents: number; currency: string }) {
+export async function newPayment(tx: Tx, orgId: string, input: PaymentInput, { dueCents, currency }: { dueCents: number; currency: string }) {
   const bag = new FieldErrorBag();
   const amountCents = readMoney(bag, "amount", input.amount, { min: 1 });
   if (amountCents !== null && amountCents > dueCents) {
     bag.add("amount", `The amount must not be greater than the amount due (${formatCents(dueCents)}).`);
   }
-  const bank = paymentBankAccount(tx, orgId, bag, input.bank_account_id, currency);
+  const bank = await paymentBankAccount(tx, orgId, bag, input.bank_account_id, currency);
   bag.throwIfAny();
   const columns = {
     id: newId(),
@@ -141,9 +142,9 @@ const CHANGES = {
 } as const;
 
 /** The document's paid amount becomes `paidCents`; an invoice's or an expense's status follows. */
-function setPaid(tx: Tx, orgId: string, doc: Settled, paidCents: number): void {
-  if (doc.kind === "invoice") updateInOrg(tx, invoices, orgId, doc.row.id, { paidCents, status: settledStatus(doc.row, paidCents, doc.row.creditedCents), updatedAt: nowIso() });
-  else updateInOrg(tx, expenses, orgId, doc.row.id, { paidCents, status: expenseStatusAfterPayments(doc.row, paidCents), updatedAt: nowIso() });
+async function setPaid(tx: Tx, orgId: string, doc: Settled, paidCents: number): Promise<void> {
+  if (doc.kind === "invoice") await updateInOrg(tx, invoices, orgId, doc.row.id, { paidCents, status: settledStatus(doc.row, paidCents, doc.row.creditedCents), updatedAt: nowIso() });
+  else await updateInOrg(tx, expenses, orgId, doc.row.id, { paidCents, status: expenseStatusAfterPayments(doc.row, paidCents), updatedAt: nowIso() });
 }
 
 /**
@@ -152,31 +153,31 @@ function setPaid(tx: Tx, orgId: string, doc: Settled, paidCents: number): void {
  * through recordChange its posting, its audit entry and its event (invoice.payment_recorded,
  * expense.updated) carrying the document as `show` reads it.
  */
-export function recordPayment<S>(tx: Tx, scope: Scope, doc: Settled, input: PaymentInput, show: Show<S>, via?: string): { shown: S; payment: { id: string } } {
+export async function recordPayment<S>(tx: Tx, scope: Scope, doc: Settled, input: PaymentInput, show: Show<S>, via?: string): Promise<{ shown: S; payment: { id: string } }> {
   checkTransition(nounOf(doc), doc.row.status, PAYMENT_TRANSITIONS[doc.kind].recordPayment);
   const orgId = scope.org.id;
   const { id } = doc.row;
   const [table, parent] = doc.kind === "invoice" ? ([payments, payments.invoiceId] as const) : ([expensePayments, expensePayments.expenseId] as const);
-  const held = tx.select({ n: count() }).from(table).where(inOrg(table, orgId, eq(parent, id))).get()!.n;
+  const held = (await firstRow(tx.select({ n: count() }).from(table).where(inOrg(table, orgId, eq(parent, id)))))!.n;
   checkRoom("payments", held, 1, `This ${nounOf(doc)}`);
-  const { bank, columns } = newPayment(tx, orgId, input, { dueCents: dueOf(doc), currency: doc.row.currency });
+  const { bank, columns } = await newPayment(tx, orgId, input, { dueCents: dueOf(doc), currency: doc.row.currency });
   // a bank line in suspense that records the payment posts it against suspense (`via`): its money is in the bank account already
   const bankLedger = via ?? bankLedgerAccountId(tx, orgId, bank);
   let posting: EntryDraft;
   if (doc.kind === "invoice") {
     const payment: InvoicePaymentRow = { ...columns, invoiceId: id };
-    tx.insert(payments).values(payment).run();
+    await tx.insert(payments).values(payment);
     posting = paymentPosting(tx, doc.row, payment, bankLedger);
   } else {
     const payment: ExpensePaymentRow = { ...columns, expenseId: id };
-    tx.insert(expensePayments).values(payment).run();
+    await tx.insert(expensePayments).values(payment);
     posting = expensePaymentPosting(tx, doc.row, payment, bankLedger);
   }
-  setPaid(tx, orgId, doc, doc.row.paidCents + columns.amountCents);
+  await setPaid(tx, orgId, doc, doc.row.paidCents + columns.amountCents);
   const shown = show(tx, orgId, id);
   // invoice.payment_recorded names the payment it recorded
   const paymentId = doc.kind === "invoice" ? columns.id : undefined;
-  recordChange(tx, scope, { ...CHANGES[doc.kind].recorded, resource: { type: doc.kind, id }, data: shown, paymentId, ledger: [{ post: posting }] });
+  await recordChange(tx, scope, { ...CHANGES[doc.kind].recorded, resource: { type: doc.kind, id }, data: shown, paymentId, ledger: [{ post: posting }] });
   return { shown, payment: columns };
 }
 
@@ -186,20 +187,20 @@ export function recordPayment<S>(tx: Tx, scope: Scope, doc: Settled, input: Paym
  * follows, and a bank line that held the payment is released (unmatched, audited) unless the
  * caller is releasing it itself (`releaseLine: false`, an unmatch).
  */
-export function deletePayment<S>(tx: Tx, scope: Scope, doc: Settled, paymentId: string, show: Show<S>, { releaseLine = true } = {}): S {
+export async function deletePayment<S>(tx: Tx, scope: Scope, doc: Settled, paymentId: string, show: Show<S>, { releaseLine = true } = {}): Promise<S> {
   checkTransition(nounOf(doc), doc.row.status, PAYMENT_TRANSITIONS[doc.kind].deletePayment);
   const orgId = scope.org.id;
   const { id } = doc.row;
   const [table, parent] = doc.kind === "invoice" ? ([payments, payments.invoiceId] as const) : ([expensePayments, expensePayments.expenseId] as const);
-  const payment = findChildInOrg(tx, table, parent, orgId, id, paymentId);
-  if (releaseLine) releaseAllocation(tx, scope, payment.id);
-  deleteInOrg(tx, table, orgId, payment.id);
-  setPaid(tx, orgId, doc, doc.row.paidCents - payment.amountCents);
+  const payment = await findChildInOrg(tx, table, parent, orgId, id, paymentId);
+  if (releaseLine) await releaseAllocation(tx, scope, payment.id);
+  await deleteInOrg(tx, table, orgId, payment.id);
+  await setPaid(tx, orgId, doc, doc.row.paidCents - payment.amountCents);
   // what is due again on an invoice is settled first by its credit notes' unpaid refunds
-  if (doc.kind === "invoice") reallocateCreditNotes(tx, scope, id, show);
+  if (doc.kind === "invoice") await reallocateCreditNotes(tx, scope, id, show);
   const shown = show(tx, orgId, id);
   const { deleted, journal } = CHANGES[doc.kind];
-  recordChange(tx, scope, { ...deleted, resource: { type: doc.kind, id }, data: shown, ledger: [{ reverse: { type: journal, id: payment.id } }] });
+  await recordChange(tx, scope, { ...deleted, resource: { type: doc.kind, id }, data: shown, ledger: [{ reverse: { type: journal, id: payment.id } }] });
   return shown;
 }
 
@@ -208,14 +209,14 @@ export function deletePayment<S>(tx: Tx, scope: Scope, doc: Settled, paymentId: 
  * the payment names the account, and its posting is reversed and posted again through that
  * account's ledger account, on its own date. The effects go into the caller's change.
  */
-export function movePayment(tx: Tx, orgId: string, doc: Settled, payment: InvoicePaymentRow | ExpensePaymentRow, bank: BankAccountRow): LedgerEffect[] {
+export async function movePayment(tx: Tx, orgId: string, doc: Settled, payment: InvoicePaymentRow | ExpensePaymentRow, bank: BankAccountRow): Promise<LedgerEffect[]> {
   const bankLedger = bankLedgerAccountId(tx, orgId, bank);
   if (doc.kind === "invoice") {
-    updateInOrg(tx, payments, orgId, payment.id, { bankAccountId: bank.id });
+    await updateInOrg(tx, payments, orgId, payment.id, { bankAccountId: bank.id });
     const moved = { ...(payment as InvoicePaymentRow), bankAccountId: bank.id };
     return [{ reverse: { type: "payment", id: payment.id } }, { post: paymentPosting(tx, doc.row, moved, bankLedger) }];
   }
-  updateInOrg(tx, expensePayments, orgId, payment.id, { bankAccountId: bank.id });
+  await updateInOrg(tx, expensePayments, orgId, payment.id, { bankAccountId: bank.id });
   const moved = { ...(payment as ExpensePaymentRow), bankAccountId: bank.id };
   return [{ reverse: { type: "expense_payment", id: payment.id } }, { post: expensePaymentPosting(tx, doc.row, moved, bankLedger) }];
 }

@@ -133,18 +133,17 @@ function rowsOf(orgId: string, supplierId: string, identity: SellerIdentity, sou
 }
 
 /** Rewrites the identifiers a supplier's own fields give (after it is created or updated). */
-export function refreshOwnIdentifiers(tx: Tx, row: SupplierRow): void {
-  tx.delete(supplierIdentifiers)
-    .where(and(eq(supplierIdentifiers.supplierId, row.id), eq(supplierIdentifiers.source, "supplier")))
-    .run();
+export async function refreshOwnIdentifiers(tx: Tx, row: SupplierRow): Promise<void> {
+  await tx.delete(supplierIdentifiers)
+    .where(and(eq(supplierIdentifiers.supplierId, row.id), eq(supplierIdentifiers.source, "supplier")));
   const rows = rowsOf(row.organizationId, row.id, ownIdentity(row), "supplier");
-  if (rows.length > 0) tx.insert(supplierIdentifiers).values(rows).onConflictDoNothing().run();
+  if (rows.length > 0) await tx.insert(supplierIdentifiers).values(rows).onConflictDoNothing();
 }
 
 /** Adds what a document filed under the supplier says of its seller. */
-export function rememberDocumentIdentity(tx: Tx, orgId: string, supplierId: string, identity: SellerIdentity): void {
+export async function rememberDocumentIdentity(tx: Tx, orgId: string, supplierId: string, identity: SellerIdentity): Promise<void> {
   const rows = rowsOf(orgId, supplierId, identity, "document");
-  if (rows.length > 0) tx.insert(supplierIdentifiers).values(rows).onConflictDoNothing().run();
+  if (rows.length > 0) await tx.insert(supplierIdentifiers).values(rows).onConflictDoNothing();
 }
 
 /**
@@ -152,7 +151,7 @@ export function rememberDocumentIdentity(tx: Tx, orgId: string, supplierId: stri
  * candidates are the suppliers sharing at least one identifier with the document (one index probe
  * each, supplier_identifiers_org_value); each candidate is then judged on all it is known by.
  */
-export function findSupplier(tx: Tx, orgId: string, doc: SellerIdentity): string | null {
+export async function findSupplier(tx: Tx, orgId: string, doc: SellerIdentity): Promise<string | null> {
   const probes: SQL[] = [];
   const probe = (kind: "vat" | "registration" | "peppol" | "name", value: string) =>
     probes.push(and(eq(supplierIdentifiers.kind, kind), eq(supplierIdentifiers.value, value))!);
@@ -163,17 +162,16 @@ export function findSupplier(tx: Tx, orgId: string, doc: SellerIdentity): string
   if (probes.length === 0) return null;
   const candidateIds = [
     ...new Set(
-      tx
+      (await tx
         .select({ supplierId: supplierIdentifiers.supplierId })
         .from(supplierIdentifiers)
-        .where(and(eq(supplierIdentifiers.organizationId, orgId), or(...probes)))
-        .all()
+        .where(and(eq(supplierIdentifiers.organizationId, orgId), or(...probes))))
         .map((r) => r.supplierId),
     ),
   ];
   if (candidateIds.length === 0) return null;
   const known = new Map<string, KnownSupplier>();
-  for (const r of tx.select().from(supplierIdentifiers).where(inArray(supplierIdentifiers.supplierId, candidateIds)).all()) {
+  for (const r of (await tx.select().from(supplierIdentifiers).where(inArray(supplierIdentifiers.supplierId, candidateIds)))) {
     const k = known.get(r.supplierId) ?? { vats: [], registrations: [], peppolIds: [], names: [] };
     if (r.kind === "vat") k.vats.push(r.value);
     else if (r.kind === "registration") k.registrations.push({ value: r.value, scheme: r.scheme });
@@ -181,16 +179,15 @@ export function findSupplier(tx: Tx, orgId: string, doc: SellerIdentity): string
     else k.names.push(r.value);
     known.set(r.supplierId, k);
   }
-  const oldestFirst = tx
+  const oldestFirst = await tx
     .select({ id: suppliers.id })
     .from(suppliers)
     .where(and(eq(suppliers.organizationId, orgId), inArray(suppliers.id, candidateIds)))
-    .orderBy(asc(suppliers.createdAt), asc(suppliers.id))
-    .all();
+    .orderBy(asc(suppliers.createdAt), asc(suppliers.id));
   return oldestFirst.find((s) => sameSupplier(doc, known.get(s.id)!))?.id ?? null;
 }
 
 /** Data migration: every existing supplier's own identifiers (a database from before the table). */
-export function backfillSupplierIdentifiers(tx: Tx): void {
-  for (const row of tx.select().from(suppliers).all()) refreshOwnIdentifiers(tx, row);
+export async function backfillSupplierIdentifiers(tx: Tx): Promise<void> {
+  for (const row of (await tx.select().from(suppliers))) await refreshOwnIdentifiers(tx, row);
 }

@@ -11,6 +11,7 @@ import { partyService, presentParty } from "../contacts/party-service.ts";
 import { inOrg, type Scope } from "../lib/scope.ts";
 import { belgianEnterpriseNumberProblem, isVatNumber } from "../lib/vat-numbers.ts";
 import { documentIdentity, findSupplier, refreshOwnIdentifiers, rememberDocumentIdentity, type SellerIdentity } from "./identity.ts";
+import { firstRow } from "../../db/client.ts";
 
 export const supplierService = partyService({
   table: suppliers,
@@ -20,10 +21,10 @@ export const supplierService = partyService({
   show: (_tx, row) => presentParty(row),
   // what identifies it when an e-invoice's seller is matched (./identity.ts)
   afterWrite: refreshOwnIdentifiers,
-  deleteBlocker: (tx, row) => {
-    const n = tx.select({ n: count() }).from(expenses).where(inOrg(expenses, row.organizationId, eq(expenses.supplierId, row.id))).get()!.n;
+  deleteBlocker: async (tx, row) => {
+    const n = (await firstRow(tx.select({ n: count() }).from(expenses).where(inOrg(expenses, row.organizationId, eq(expenses.supplierId, row.id)))))!.n;
     if (n > 0) return `The supplier has ${n} expense${n === 1 ? "" : "s"} and cannot be deleted.`;
-    const kept = tx.select({ n: count() }).from(receivedDocuments).where(inOrg(receivedDocuments, row.organizationId, eq(receivedDocuments.supplierId, row.id))).get()!.n;
+    const kept = (await firstRow(tx.select({ n: count() }).from(receivedDocuments).where(inOrg(receivedDocuments, row.organizationId, eq(receivedDocuments.supplierId, row.id)))))!.n;
     return kept > 0 ? `The supplier has ${kept} received document${kept === 1 ? "" : "s"} and cannot be deleted.` : null;
   },
 });
@@ -35,16 +36,15 @@ export const supplierService = partyService({
  * expression `suppliers_org_lower_name` indexes, so the lookup is one index probe; SQLite's
  * `lower()` folds ASCII letters only ("ÉCOLE" and "école" are two suppliers).
  */
-export function supplierForVendor(tx: Tx, scope: Scope, vendor: string): string {
+export async function supplierForVendor(tx: Tx, scope: Scope, vendor: string): Promise<string> {
   const name = vendor.trim();
-  const match = tx
+  const match = await firstRow(tx
     .select({ id: suppliers.id })
     .from(suppliers)
     .where(inOrg(suppliers, scope.org.id, sql`lower(trim(${suppliers.name})) = lower(${name})`))
     .orderBy(asc(suppliers.createdAt), asc(suppliers.id))
-    .limit(1)
-    .get();
-  return match ? match.id : supplierService.insert(tx, scope, { name }).id;
+    .limit(1));
+  return match ? match.id : (await supplierService.insert(tx, scope, { name })).id;
 }
 
 /**
@@ -55,17 +55,17 @@ export function supplierForVendor(tx: Tx, scope: Scope, vendor: string): string 
  * id and address. Either way the supplier remembers what the document said of its seller, so the
  * next document is judged on it too. Runs in the caller's transaction.
  */
-export function supplierForDocument(tx: Tx, scope: Scope, party: SupplierDocument["supplier"]): string {
+export async function supplierForDocument(tx: Tx, scope: Scope, party: SupplierDocument["supplier"]): Promise<string> {
   const identity = documentIdentity(party);
-  const id = findSupplier(tx, scope.org.id, identity) ?? newSupplierOf(tx, scope, party, identity);
-  rememberDocumentIdentity(tx, scope.org.id, id, identity);
+  const id = await findSupplier(tx, scope.org.id, identity) ?? await newSupplierOf(tx, scope, party, identity);
+  await rememberDocumentIdentity(tx, scope.org.id, id, identity);
   return id;
 }
 
-function newSupplierOf(tx: Tx, scope: Scope, party: SupplierDocument["supplier"], identity: SellerIdentity): string {
+async function newSupplierOf(tx: Tx, scope: Scope, party: SupplierDocument["supplier"], identity: SellerIdentity): Promise<string> {
   const address = party.address;
   const country = address?.country ?? null;
-  return supplierService.insert(tx, scope, {
+  return (await supplierService.insert(tx, scope, {
     name: party.name.trim(),
     // an invalid number (wrong check digits) stays in the stored document and the supplier's identifiers, not in its vat_number
     vat_number: party.vatNumber !== null && isVatNumber(party.vatNumber) ? party.vatNumber : null,
@@ -75,7 +75,7 @@ function newSupplierOf(tx: Tx, scope: Scope, party: SupplierDocument["supplier"]
     city: address?.city ?? null,
     postal_code: address?.postalCode ?? null,
     country,
-  }).id;
+  })).id;
 }
 
 /**

@@ -15,6 +15,7 @@ import { FieldErrorBag, NotFound, ValidationFailed } from "../lib/errors.ts";
 import { inOrg, unitOfWork, updateInOrg, type Scope } from "../lib/scope.ts";
 import { isoFromMicros, newId, nowIso, nowMicros } from "../lib/time.ts";
 import type { TokenCreateInput, TokenType } from "./model.ts";
+import { firstRow } from "../../db/client.ts";
 
 type TokenRow = typeof apiTokens.$inferSelect;
 
@@ -64,8 +65,8 @@ export async function createToken(
   const secret = newSecret();
   const nowUs = nowMicros();
   const expiryRequested = input.expires_in_days ? isoFromMicros(nowUs + input.expires_in_days * 86_400_000_000) : null;
-  const row = await unitOfWork(scope.db, (tx) => {
-    const parent = "auth" in minter ? tx.select().from(apiTokens).where(inOrg(apiTokens, scope.org.id, eq(apiTokens.id, minter.auth.tokenId))).get() : undefined;
+  const row = await unitOfWork(scope.db, async (tx) => {
+    const parent = "auth" in minter ? (await firstRow(tx.select().from(apiTokens).where(inOrg(apiTokens, scope.org.id, eq(apiTokens.id, minter.auth.tokenId))))) : undefined;
     const row: TokenRow = {
       id,
       organizationId: scope.org.id,
@@ -82,8 +83,8 @@ export async function createToken(
       revokedAt: null,
       createdAt: isoFromMicros(nowUs),
     };
-    tx.insert(apiTokens).values(row).run();
-    recordChange(tx, scope, { action: "token.created", resource: { type: "token", id } });
+    await tx.insert(apiTokens).values(row);
+    await recordChange(tx, scope, { action: "token.created", resource: { type: "token", id } });
     return row;
   });
   return { id, token: `${id}|${secret}`, name: row.name, type, abilities, expires_at: row.expiresAt };
@@ -117,25 +118,24 @@ export async function revokeToken(
   id: string,
   options: { cascade?: boolean } = {},
 ): Promise<string[]> {
-  return await unitOfWork(scope.db, (tx) => {
+  return await unitOfWork(scope.db, async (tx) => {
     const conditions = [eq(apiTokens.id, id)];
     if (!options.cascade) conditions.push(isNull(apiTokens.revokedAt));
     if (type) conditions.push(eq(apiTokens.type, type), ownership(type, userId));
-    const row = tx
+    const row = await firstRow(tx
       .select({ id: apiTokens.id, revokedAt: apiTokens.revokedAt })
       .from(apiTokens)
-      .where(inOrg(apiTokens, scope.org.id, ...conditions))
-      .get();
+      .where(inOrg(apiTokens, scope.org.id, ...conditions)));
     if (!row) throw new NotFound();
     const now = nowIso();
-    const revoke = (tokenId: string) => {
-      updateInOrg(tx, apiTokens, scope.org.id, tokenId, { revokedAt: now });
-      recordChange(tx, scope, { action: "token.revoked", resource: { type: "token", id: tokenId } });
+    const revoke = async (tokenId: string) => {
+      await updateInOrg(tx, apiTokens, scope.org.id, tokenId, { revokedAt: now });
+      await recordChange(tx, scope, { action: "token.revoked", resource: { type: "token", id: tokenId } });
     };
-    if (row.revokedAt === null) revoke(id);
+    if (row.revokedAt === null) await revoke(id);
     if (!options.cascade) return [];
     const descendants = mintedBy(tx, scope.org.id, id);
-    for (const child of descendants) revoke(child);
+    for (const child of descendants) await revoke(child);
     return descendants;
   });
 }

@@ -23,7 +23,7 @@ export const ZERO_RATED_EXTRAS: readonly { name: string; category: VatCategory; 
  * reduced rates (category S), a zero rate (Z, the default where the country is unknown), and
  * the 0 % rates of ZERO_RATED_EXTRAS.
  */
-export function seedVatRates(tx: Tx, organizationId: string, country: string): void {
+export async function seedVatRates(tx: Tx, organizationId: string, country: string): Promise<void> {
   const rates = VAT_RATES_BY_COUNTRY[country.toUpperCase()] ?? [];
   const now = nowIso();
   const row = (name: string, rateBp: number, isDefault: boolean, category: VatCategory, exemptionReasonCode: string | null) => ({
@@ -39,5 +39,5 @@ export function seedVatRates(tx: Tx, organizationId: string, country: string): v
   const rows = rates.map((rate, i) => row(`${i === 0 ? "Standard" : "Reduced"} ${rate}%`, Math.round(rate * 100), i === 0, "S", null));
   rows.push(row("Zero 0%", 0, rows.length === 0, "Z", null));
   for (const extra of ZERO_RATED_EXTRAS) rows.push(row(extra.name, 0, false, extra.category, extra.exemptionReasonCode));
-  tx.insert(vatRates).values(rows).run();
+  await tx.insert(vatRates).values(rows);
 }

@@ -66,13 +66,12 @@ type TaggedRow = {
 export type Filing = { period: VatPeriodName; filedAt: string };
 
 /** The filings of the organisation, earliest period first. */
-export function filings(tx: Tx, orgId: string): Filing[] {
-  return tx
+export async function filings(tx: Tx, orgId: string): Promise<Filing[]> {
+  return (await tx
     .select({ period: vatReturns.period, from: vatReturns.periodFrom, to: vatReturns.periodTo, filedAt: vatReturns.filedAt })
     .from(vatReturns)
     .where(eq(vatReturns.organizationId, orgId))
-    .orderBy(vatReturns.periodFrom)
-    .all()
+    .orderBy(vatReturns.periodFrom))
     .map((r) => ({ period: { ...parseVatPeriod(r.period)!, from: r.from, to: r.to }, filedAt: r.filedAt }));
 }
 
@@ -97,13 +96,13 @@ export function reportedPeriod(kind: VatPeriodName["kind"], date: string, create
   return p;
 }
 
-export function periodContributions(tx: Tx, orgId: string, period: VatPeriodName): GridContribution[] {
-  return collectPeriod(tx, orgId, period).contributions;
+export async function periodContributions(tx: Tx, orgId: string, period: VatPeriodName): Promise<GridContribution[]> {
+  return (await collectPeriod(tx, orgId, period)).contributions;
 }
 
 /** The contributions reported in `period`, and the warnings about them (a late document, a rule marked with a warning, another currency). */
-export function collectPeriod(tx: Tx, orgId: string, period: VatPeriodName): PeriodContributions {
-  const filed = filings(tx, orgId);
+export async function collectPeriod(tx: Tx, orgId: string, period: VatPeriodName): Promise<PeriodContributions> {
+  const filed = await filings(tx, orgId);
   const dated = taggedRows(tx, orgId, sql`e."date" BETWEEN ${period.from} AND ${period.to}`);
   // documents dated in an earlier, filed period and posted after its filing may land here: read
   // from each filing, by the entries of its period created after it
@@ -120,8 +119,8 @@ export function collectPeriod(tx: Tx, orgId: string, period: VatPeriodName): Per
 }
 
 /** The contributions of the documents dated from `from` to `to` (the VAT report's Belgian grids): by date, whatever was filed. */
-export function rangeContributions(tx: Tx, orgId: string, from: string, to: string, label: string): PeriodContributions {
-  return contributionsOf(tx, orgId, taggedRows(tx, orgId, sql`e."date" BETWEEN ${from} AND ${to}`), label, () => null);
+export async function rangeContributions(tx: Tx, orgId: string, from: string, to: string, label: string): Promise<PeriodContributions> {
+  return await contributionsOf(tx, orgId, taggedRows(tx, orgId, sql`e."date" BETWEEN ${from} AND ${to}`), label, () => null);
 }
 
 function taggedRows(tx: Tx, orgId: string, which: SQL): TaggedRow[] {
@@ -138,7 +137,7 @@ function taggedRows(tx: Tx, orgId: string, which: SQL): TaggedRow[] {
 }
 
 /** `lateFrom`: the filed period a row was dated in when it is reported later, else null. */
-function contributionsOf(tx: Tx, orgId: string, rows: readonly TaggedRow[], reportedIn: string, lateFrom: (r: TaggedRow) => string | null): PeriodContributions {
+async function contributionsOf(tx: Tx, orgId: string, rows: readonly TaggedRow[], reportedIn: string, lateFrom: (r: TaggedRow) => string | null): Promise<PeriodContributions> {
   const warnings: string[] = [];
   const kept: TaggedRow[] = [];
   const warnedLate = new Set<string>();
@@ -150,11 +149,11 @@ function contributionsOf(tx: Tx, orgId: string, rows: readonly TaggedRow[], repo
     }
     kept.push(r);
   }
-  const foreign = foreignDocuments(tx, orgId, foreignRows);
+  const foreign = await foreignDocuments(tx, orgId, foreignRows);
   if (foreign.length > 0) warnings.push(`${foreign.length} document(s) of the period are not in EUR and are not reported: Kontor keeps no exchange rates; add them by hand.`);
   const byEntry = Map.groupBy(kept, (r) => r.entryId);
-  const chart = chartOf(tx, orgId);
-  const docs = readDocuments(tx, orgId, kept);
+  const chart = await chartOf(tx, orgId);
+  const docs = await readDocuments(tx, orgId, kept);
   const out: GridContribution[] = [];
   const warnOnce = new Set<string>();
   const warn = (text: string) => {
@@ -223,9 +222,9 @@ function contributionsOf(tx: Tx, orgId: string, rows: readonly TaggedRow[], repo
   return { contributions: out, warnings, foreign };
 }
 
-function foreignDocuments(tx: Tx, orgId: string, rows: readonly TaggedRow[]): ForeignDocument[] {
+async function foreignDocuments(tx: Tx, orgId: string, rows: readonly TaggedRow[]): Promise<ForeignDocument[]> {
   if (rows.length === 0) return [];
-  const docs = readDocuments(tx, orgId, rows);
+  const docs = await readDocuments(tx, orgId, rows);
   return [...Map.groupBy(rows, (r) => r.entryId).values()].map((lines) => {
     const first = lines[0]!;
     const doc = docs.get(`${first.sourceType}:${first.sourceId}`);
@@ -280,18 +279,17 @@ type DocumentInfo = {
   supply: Map<string, { goods: number; services: number }>;
 };
 
-function readDocuments(tx: Tx, orgId: string, rows: readonly TaggedRow[]): Map<string, DocumentInfo> {
+async function readDocuments(tx: Tx, orgId: string, rows: readonly TaggedRow[]): Promise<Map<string, DocumentInfo>> {
   const ids = (type: string) => [...new Set(rows.filter((r) => r.sourceType === type).map((r) => r.sourceId))];
   const out = new Map<string, DocumentInfo>();
   const invoiceIds = ids("invoice");
   for (let i = 0; i < invoiceIds.length; i += 500) {
     const chunk = invoiceIds.slice(i, i + 500);
-    const found = tx
+    const found = await tx
       .select({ id: invoices.id, number: invoices.number, type: invoices.type, customerId: invoices.customerId, issuedParties: invoices.issuedParties })
       .from(invoices)
-      .where(and(eq(invoices.organizationId, orgId), inArray(invoices.id, chunk)))
-      .all();
-    const lines = tx
+      .where(and(eq(invoices.organizationId, orgId), inArray(invoices.id, chunk)));
+    const lines = await tx
       .select({
         invoiceId: invoiceLines.invoiceId,
         category: sql<VatCategory>`coalesce(${vatRates.category}, 'Z')`,
@@ -301,8 +299,7 @@ function readDocuments(tx: Tx, orgId: string, rows: readonly TaggedRow[]): Map<s
       })
       .from(invoiceLines)
       .leftJoin(vatRates, eq(vatRates.id, invoiceLines.vatRateId))
-      .where(inArray(invoiceLines.invoiceId, chunk))
-      .all();
+      .where(inArray(invoiceLines.invoiceId, chunk));
     const byInvoice = Map.groupBy(lines, (l) => l.invoiceId);
     for (const inv of found) {
       const buyer = inv.issuedParties?.buyer;
@@ -324,7 +321,7 @@ function readDocuments(tx: Tx, orgId: string, rows: readonly TaggedRow[]): Map<s
   }
   const expenseIds = ids("expense");
   for (let i = 0; i < expenseIds.length; i += 500) {
-    const found = tx
+    const found = await tx
       .select({
         id: expenses.id,
         number: expenses.supplierInvoiceNumber,
@@ -337,8 +334,7 @@ function readDocuments(tx: Tx, orgId: string, rows: readonly TaggedRow[]): Map<s
       })
       .from(expenses)
       .leftJoin(suppliers, eq(suppliers.id, expenses.supplierId))
-      .where(and(eq(expenses.organizationId, orgId), inArray(expenses.id, expenseIds.slice(i, i + 500))))
-      .all();
+      .where(and(eq(expenses.organizationId, orgId), inArray(expenses.id, expenseIds.slice(i, i + 500))));
     for (const e of found) {
       const what = e.type === "credit_note" ? "Supplier credit note" : "Expense";
       out.set(`expense:${e.id}`, {
@@ -351,11 +347,10 @@ function readDocuments(tx: Tx, orgId: string, rows: readonly TaggedRow[]): Map<s
   }
   const lineIds = ids("bank_transaction");
   for (let i = 0; i < lineIds.length; i += 500) {
-    const found = tx
+    const found = await tx
       .select({ id: bankTransactions.id, name: bankTransactions.counterpartyName, date: bankTransactions.bookingDate })
       .from(bankTransactions)
-      .where(and(eq(bankTransactions.organizationId, orgId), inArray(bankTransactions.id, lineIds.slice(i, i + 500))))
-      .all();
+      .where(and(eq(bankTransactions.organizationId, orgId), inArray(bankTransactions.id, lineIds.slice(i, i + 500))));
     for (const b of found) {
       out.set(`bank_transaction:${b.id}`, { label: `Bank line ${b.id} of ${b.date}`, number: null, party: { id: null, name: b.name, country: null, vatNumber: null }, supply: new Map() });
     }

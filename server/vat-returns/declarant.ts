@@ -10,6 +10,7 @@ import { organizations } from "../../db/schema.ts";
 import { ValidationFailed } from "../lib/errors.ts";
 import { compactVatNumber, isBelgianEnterpriseNumber } from "../lib/vat-numbers.ts";
 import { el, type Xml } from "../documents/xml-writer.ts";
+import { firstRow } from "../../db/client.ts";
 
 export const INPUT_COMMON_NS = "http://www.minfin.fgov.be/InputCommon";
 
@@ -30,8 +31,8 @@ const EMAIL = /^([a-zA-Z0-9_\-.]+)@([a-zA-Z0-9_\-.]+)\.([a-zA-Z]{2,5})$/;
 const PHONE = /^(\+)?[0-9 \-]{0,20}$/;
 
 /** The organisation as declarant; one without a valid Belgian VAT number files nothing through Intervat (422 on `vat_number`). */
-export function readDeclarant(tx: Tx, orgId: string): Declarant {
-  const org = tx.select().from(organizations).where(eq(organizations.id, orgId)).get()!;
+export async function readDeclarant(tx: Tx, orgId: string): Promise<Declarant> {
+  const org = (await firstRow(tx.select().from(organizations).where(eq(organizations.id, orgId))))!;
   const vat = org.vatNumber ? compactVatNumber(org.vatNumber) : "";
   if (!/^BE\d{10}$/.test(vat) || !isBelgianEnterpriseNumber(vat.slice(2))) {
     throw ValidationFailed.field(

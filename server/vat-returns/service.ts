@@ -18,19 +18,20 @@ import { collectPeriod, filingOver, filings, type GridContribution } from "./con
 import { plausibility, shownGrids, withBalance } from "./grids.ts";
 import { readDeclarant } from "./declarant.ts";
 import { vatConsignmentXml } from "./xml.ts";
+import { firstRow } from "../../db/client.ts";
 
 type OrgRow = typeof organizations.$inferSelect;
 
-function orgRow(tx: Tx, orgId: string): OrgRow {
-  return tx.select().from(organizations).where(eq(organizations.id, orgId)).get()!;
+async function orgRow(tx: Tx, orgId: string): Promise<OrgRow> {
+  return (await firstRow(tx.select().from(organizations).where(eq(organizations.id, orgId))))!;
 }
 
 /**
  * The period named, of the organisation's kind and ended (its last day before today where it is):
  * else a 422 on `period`. The one check of the return and the intra-Community listing.
  */
-export function filingPeriod(tx: Tx, orgId: string, name: string): VatPeriodName {
-  return periodOf(orgRow(tx, orgId), name);
+export async function filingPeriod(tx: Tx, orgId: string, name: string): Promise<VatPeriodName> {
+  return periodOf(await orgRow(tx, orgId), name);
 }
 
 function periodOf(org: OrgRow, name: string): VatPeriodName {
@@ -52,8 +53,8 @@ const declarantOf = (tx: Tx, org: OrgRow) => readDeclarant(tx, org.id);
  * listing itself decides, so the return's ClientListingNihil and the listing never disagree. Only
  * the return of the year's last period says so.
  */
-function clientListingEmpty(tx: Tx, orgId: string, year: number): boolean {
-  return clientListing(tx, orgId, year, readDeclarant(tx, orgId)).customers.length === 0;
+async function clientListingEmpty(tx: Tx, orgId: string, year: number): Promise<boolean> {
+  return clientListing(tx, orgId, year, await readDeclarant(tx, orgId)).customers.length === 0;
 }
 
 type Computed = {
@@ -64,8 +65,8 @@ type Computed = {
   blocking: string[];
 };
 
-function compute(tx: Tx, orgId: string, period: VatPeriodName): Computed {
-  const { contributions, warnings } = collectPeriod(tx, orgId, period);
+async function compute(tx: Tx, orgId: string, period: VatPeriodName): Promise<Computed> {
+  const { contributions, warnings } = await collectPeriod(tx, orgId, period);
   const sums: Record<string, number> = {};
   for (const c of contributions) sums[c.grid] = (sums[c.grid] ?? 0) + c.cents;
   // 61 and 62 (miscellaneous corrections) are the accountant's to enter in Intervat
@@ -117,18 +118,18 @@ function present(org: OrgRow, computed: Computed, filed: typeof vatReturns.$infe
 
 export type VatReturnShown = ReturnType<typeof present>;
 
-function filedRow(tx: Tx, orgId: string, name: string) {
-  return tx.select().from(vatReturns).where(and(eq(vatReturns.organizationId, orgId), eq(vatReturns.period, name))).get();
+async function filedRow(tx: Tx, orgId: string, name: string) {
+  return await firstRow(tx.select().from(vatReturns).where(and(eq(vatReturns.organizationId, orgId), eq(vatReturns.period, name))));
 }
 
-function xmlOf(tx: Tx, org: OrgRow, computed: Computed, askRestitution: boolean): string {
-  const declarant = declarantOf(tx, org);
+async function xmlOf(tx: Tx, org: OrgRow, computed: Computed, askRestitution: boolean): Promise<string> {
+  const declarant = await declarantOf(tx, org);
   if (computed.blocking.length > 0) throw ValidationFailed.field("period", `The return of ${computed.period.name} cannot be filed: ${computed.blocking.join(" ")}`);
   return vatConsignmentXml({
     declarant,
     period: computed.period,
     grids: computed.grids,
-    clientListingNihil: isLastOfYear(computed.period) && clientListingEmpty(tx, org.id, computed.period.year),
+    clientListingNihil: isLastOfYear(computed.period) && await clientListingEmpty(tx, org.id, computed.period.year),
     // a restitution is asked only of a VAT credit: with 71 (VAT owed) the request is ignored
     askRestitution: restitutionAsked(computed, askRestitution),
   });
@@ -139,38 +140,38 @@ const restitutionAsked = (computed: Computed, asked: boolean) => asked && (compu
 
 export const vatReturnService = {
   async show(scope: Scope, name: string): Promise<VatReturnShown> {
-    return await snapshot(scope.db, (tx) => {
-      const org = orgRow(tx, scope.org.id);
+    return await snapshot(scope.db, async (tx) => {
+      const org = await orgRow(tx, scope.org.id);
       const period = periodOf(org, name);
-      declarantOf(tx, org);
-      const filed = filedRow(tx, org.id, period.name);
-      return present(org, compute(tx, org.id, period), filed, !filed && filingOver(filings(tx, org.id), period) !== undefined);
+      await declarantOf(tx, org);
+      const filed = await filedRow(tx, org.id, period.name);
+      return present(org, await compute(tx, org.id, period), filed, !filed && filingOver(await filings(tx, org.id), period) !== undefined);
     });
   },
 
   /** The XML: as filed when the period is filed (byte for byte), else as it would be filed now. */
   async xml(scope: Scope, name: string, askRestitution: boolean): Promise<{ body: string; filename: string }> {
-    return await snapshot(scope.db, (tx) => {
-      const org = orgRow(tx, scope.org.id);
+    return await snapshot(scope.db, async (tx) => {
+      const org = await orgRow(tx, scope.org.id);
       const period = periodOf(org, name);
-      declarantOf(tx, org);
-      const filed = filedRow(tx, org.id, period.name);
-      return { body: filed ? filed.xml : xmlOf(tx, org, compute(tx, org.id, period), askRestitution), filename: `vat-return-${period.name}` };
+      await declarantOf(tx, org);
+      const filed = await filedRow(tx, org.id, period.name);
+      return { body: filed ? filed.xml : await xmlOf(tx, org, await compute(tx, org.id, period), askRestitution), filename: `vat-return-${period.name}` };
     });
   },
 
   async file(scope: Scope, name: string, askRestitution: boolean): Promise<VatReturnShown> {
-    return await unitOfWork(scope.db, (tx) => {
-      const org = orgRow(tx, scope.org.id);
+    return await unitOfWork(scope.db, async (tx) => {
+      const org = await orgRow(tx, scope.org.id);
       const period = periodOf(org, name);
-      declarantOf(tx, org);
-      const before = filedRow(tx, org.id, period.name);
+      await declarantOf(tx, org);
+      const before = await filedRow(tx, org.id, period.name);
       if (before) throw new Conflict(`The VAT return of ${period.name} was filed on ${before.filedAt}; a filed return is not filed again (corrections are made in a later return).`);
       // filed periods are found by their dates: a month of a filed quarter (or the reverse) would declare its documents twice
-      const over = filingOver(filings(tx, org.id), period);
+      const over = filingOver(await filings(tx, org.id), period);
       if (over) throw new Conflict(`The period ${period.name} overlaps the VAT return of ${over.period.name} (${over.period.from} to ${over.period.to}), filed on ${over.filedAt}: its documents were declared there.`);
-      const computed = compute(tx, org.id, period);
-      const xml = xmlOf(tx, org, computed, askRestitution);
+      const computed = await compute(tx, org.id, period);
+      const xml = await xmlOf(tx, org, computed, askRestitution);
       const row = {
         id: newId(),
         organizationId: org.id,
@@ -182,9 +183,9 @@ export const vatReturnService = {
         askRestitution: restitutionAsked(computed, askRestitution),
         filedAt: nowIso(),
       };
-      tx.insert(vatReturns).values(row).run();
+      await tx.insert(vatReturns).values(row);
       const shown = present(org, computed, row);
-      recordChange(tx, scope, { action: "vat_return.filed", resource: { type: "vat_return", id: period.name }, event: "vat_return.filed", data: shown });
+      await recordChange(tx, scope, { action: "vat_return.filed", resource: { type: "vat_return", id: period.name }, event: "vat_return.filed", data: shown });
       return shown;
     });
   },

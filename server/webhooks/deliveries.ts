@@ -16,6 +16,7 @@ import { findOrganization } from "../orgs/service.ts";
 import { WEBHOOK_EVENTS } from "../changes/events.ts";
 import { DELIVERY_STATUSES, type DeliveryStatus, type RedeliverMatching } from "./model.ts";
 import { requireEventAccess, type Reader } from "./service.ts";
+import { firstRow } from "../../db/client.ts";
 
 export type DeliveryRow = typeof deliveries.$inferSelect;
 type AttemptRow = typeof webhookAttempts.$inferSelect;
@@ -62,9 +63,9 @@ export const deliveryListSpec: ListSpec<typeof deliveries> = {
  * must be one the caller may read: the view abilities of the webhook's events and of the
  * delivery's own (requireEventAccess).
  */
-function findDelivery(tx: Tx, scope: Scope, webhookId: string, deliveryId: string, abilities: Reader): DeliveryRow {
+async function findDelivery(tx: Tx, scope: Scope, webhookId: string, deliveryId: string, abilities: Reader): Promise<DeliveryRow> {
   const webhook = findInOrg(tx, webhooks, scope.org.id, webhookId);
-  const row = findChildInOrg(tx, deliveries, deliveries.webhookId, scope.org.id, webhookId, deliveryId);
+  const row = await findChildInOrg(tx, deliveries, deliveries.webhookId, scope.org.id, webhookId, deliveryId);
   requireEventAccess(abilities, [...webhook.events, row.event]);
   return row;
 }
@@ -75,14 +76,13 @@ function findDelivery(tx: Tx, scope: Scope, webhookId: string, deliveryId: strin
  * The lease column is left alone: if an attempt is in flight right now, its worker hands the row
  * back when it is done, so the new series never overlaps it.
  */
-function requeue(tx: Tx, scope: Scope, deliveryId: string): void {
-  const webhook = tx
+async function requeue(tx: Tx, scope: Scope, deliveryId: string): Promise<void> {
+  const webhook = await firstRow(tx
     .select({ isActive: webhooks.isActive })
     .from(deliveries)
     .innerJoin(webhooks, eq(webhooks.id, deliveries.webhookId))
-    .where(inOrg(deliveries, scope.org.id, eq(deliveries.id, deliveryId)))
-    .get();
-  updateInOrg(tx, deliveries, scope.org.id, deliveryId, {
+    .where(inOrg(deliveries, scope.org.id, eq(deliveries.id, deliveryId))));
+  await updateInOrg(tx, deliveries, scope.org.id, deliveryId, {
     status: "pending",
     attempts: 0,
     nextAttemptAt: webhook?.isActive ? Date.now() : null,
@@ -92,7 +92,7 @@ function requeue(tx: Tx, scope: Scope, deliveryId: string): void {
     deliveredAt: null,
     updatedAt: nowIso(),
   });
-  recordChange(tx, scope, { action: "delivery.redelivered", resource: { type: "delivery", id: deliveryId } });
+  await recordChange(tx, scope, { action: "delivery.redelivered", resource: { type: "delivery", id: deliveryId } });
 }
 
 export const deliveryService = {
@@ -102,22 +102,21 @@ export const deliveryService = {
     return listPage(scope, deliveryListSpec, query, url, (rows) => rows.map(presentDelivery), [eq(deliveries.webhookId, webhookId)]);
   },
   async get(scope: Scope, webhookId: string, deliveryId: string, abilities: Reader) {
-    const { row, attempts } = await snapshot(scope.db, (tx) => {
-      const row = findDelivery(tx, scope, webhookId, deliveryId, abilities);
-      const attempts = tx
+    const { row, attempts } = await snapshot(scope.db, async (tx) => {
+      const row = await findDelivery(tx, scope, webhookId, deliveryId, abilities);
+      const attempts = await tx
         .select()
         .from(webhookAttempts)
         .where(eq(webhookAttempts.deliveryId, row.id))
-        .orderBy(asc(webhookAttempts.attemptedAt), asc(webhookAttempts.id))
-        .all();
+        .orderBy(asc(webhookAttempts.attemptedAt), asc(webhookAttempts.id));
       return { row, attempts };
     });
     return { ...presentDelivery(row), attempts_log: attempts.map(presentAttempt), payload: JSON.parse(row.payload) };
   },
   async redeliver(scope: Scope, webhookId: string, deliveryId: string, abilities: Reader) {
-    const row = await unitOfWork(scope.db, (tx) => {
-      findDelivery(tx, scope, webhookId, deliveryId, abilities);
-      requeue(tx, scope, deliveryId);
+    const row = await unitOfWork(scope.db, async (tx) => {
+      await findDelivery(tx, scope, webhookId, deliveryId, abilities);
+      await requeue(tx, scope, deliveryId);
       tx.connection.outbox.queued();
       return findDelivery(tx, scope, webhookId, deliveryId, null);
     });
@@ -151,13 +150,13 @@ export async function redeliverMatching(scope: Scope, webhookId: string, input: 
     createdBefore: windowBound("to", input.to),
   };
   if (search.createdSince && search.createdBefore && search.createdBefore <= search.createdSince) throw ValidationFailed.field("to", "The to field must be after from.");
-  return await unitOfWork(scope.db, (tx) => {
+  return await unitOfWork(scope.db, async (tx) => {
     const webhook = findInOrg(tx, webhooks, scope.org.id, webhookId);
-    const ids = findDeliveryIds(tx, search);
+    const ids = await findDeliveryIds(tx, search);
     if (ids.length > MAX_BULK_REDELIVER) {
       throw ValidationFailed.field("to", `${ids.length} deliveries match; one call redelivers at most ${MAX_BULK_REDELIVER}: narrow from and to.`);
     }
-    const events = tx.selectDistinct({ event: deliveries.event }).from(deliveries).where(searchConditions(search)).all();
+    const events = await tx.selectDistinct({ event: deliveries.event }).from(deliveries).where(searchConditions(search));
     requireEventAccess(abilities, [...webhook.events, ...events.map((e) => e.event)]);
     return replayDeliveries(tx, ids, scope.actor);
   });
@@ -184,21 +183,20 @@ function searchConditions(search: DeliverySearch): SQL | undefined {
 }
 
 /** Deliveries across organisations, newest first (the CLI's view of the database), and how many match. */
-export function findDeliveries(db: Db, search: DeliverySearch & { limit: number }): { rows: DeliveryRow[]; total: number } {
+export async function findDeliveries(db: Db, search: DeliverySearch & { limit: number }): Promise<{ rows: DeliveryRow[]; total: number }> {
   const where = searchConditions(search);
-  const rows = db.select().from(deliveries).where(where).orderBy(desc(deliveries.createdAt), desc(deliveries.id)).limit(search.limit).all();
-  const total = rows.length < search.limit ? rows.length : db.select({ n: count() }).from(deliveries).where(where).get()!.n;
+  const rows = await db.select().from(deliveries).where(where).orderBy(desc(deliveries.createdAt), desc(deliveries.id)).limit(search.limit);
+  const total = rows.length < search.limit ? rows.length : (await firstRow(db.select({ n: count() }).from(deliveries).where(where)))!.n;
   return { rows, total };
 }
 
 /** The ids of every matching delivery, oldest first (what a replay queues, in event order). */
-export function findDeliveryIds(db: Db, search: DeliverySearch): string[] {
-  return db
+export async function findDeliveryIds(db: Db, search: DeliverySearch): Promise<string[]> {
+  return (await db
     .select({ id: deliveries.id })
     .from(deliveries)
     .where(searchConditions(search))
-    .orderBy(asc(deliveries.createdAt), asc(deliveries.id))
-    .all()
+    .orderBy(asc(deliveries.createdAt), asc(deliveries.id)))
     .map((row) => row.id);
 }
 
@@ -214,7 +212,7 @@ export async function replayDeliveries(db: Db, ids: string[], actor: Actor, onPr
   const orgOf = new Map<string, string>();
   for (let i = 0; i < unique.length; i += REPLAY_BATCH) {
     const batch = unique.slice(i, i + REPLAY_BATCH);
-    for (const row of db.select({ id: deliveries.id, orgId: deliveries.organizationId }).from(deliveries).where(inArray(deliveries.id, batch)).all()) {
+    for (const row of (await db.select({ id: deliveries.id, orgId: deliveries.organizationId }).from(deliveries).where(inArray(deliveries.id, batch)))) {
       orgOf.set(row.id, row.orgId);
     }
   }
@@ -222,15 +220,15 @@ export async function replayDeliveries(db: Db, ids: string[], actor: Actor, onPr
   if (missing.length > 0) throw new ApiError(404, `No delivery ${missing.slice(0, 5).join(", ")}${missing.length > 5 ? ` (and ${missing.length - 5} more)` : ""}.`);
 
   const scopes = new Map<string, Scope>();
-  const scopeOf = (orgId: string) => {
+  const scopeOf = async (orgId: string) => {
     let scope = scopes.get(orgId);
-    if (!scope) scopes.set(orgId, (scope = { db, org: findOrganization(db, orgId), actor }));
+    if (!scope) scopes.set(orgId, (scope = { db, org: await findOrganization(db, orgId), actor }));
     return scope;
   };
   for (let i = 0; i < unique.length; i += REPLAY_BATCH) {
     const batch = unique.slice(i, i + REPLAY_BATCH);
-    await unitOfWork(db, (tx) => {
-      for (const id of batch) requeue(tx, scopeOf(orgOf.get(id)!), id);
+    await unitOfWork(db, async (tx) => {
+      for (const id of batch) await requeue(tx, await scopeOf(orgOf.get(id)!), id);
     });
     onProgress?.(Math.min(i + REPLAY_BATCH, unique.length), unique.length);
   }

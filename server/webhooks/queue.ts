@@ -17,6 +17,7 @@ import { snapshot, unitOfWork } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import { clipServerText } from "../lib/counts.ts";
 import type { AttemptResult } from "./send.ts";
+import { firstRow } from "../../db/client.ts";
 
 export type RetryPolicy = Pick<Config, "webhookBackoffMs" | "webhookMaxAttempts">;
 
@@ -92,20 +93,19 @@ export async function claimDue(db: Db, request: ClaimRequest): Promise<{ claims:
     or(isNull(deliveries.leaseUntil), lt(deliveries.leaseUntil, now)),
   ];
   const fullWebhooks = [...inFlightByWebhook].filter(([, n]) => n >= perWebhookLimit).map(([id]) => id);
-  const candidates = (tx: Tx, where: (SQL | undefined)[], orderBy: SQLiteColumn, max: number): Candidate[] =>
-    tx
+  const candidates = async (tx: Tx, where: (SQL | undefined)[], orderBy: SQLiteColumn, max: number): Promise<Candidate[]> =>
+    await tx
       .select({ id: deliveries.id, webhookId: deliveries.webhookId, organizationId: deliveries.organizationId })
       .from(deliveries)
       .innerJoin(webhooks, and(eq(webhooks.id, deliveries.webhookId), eq(webhooks.isActive, true)))
       .where(and(...where, fullWebhooks.length > 0 ? notInArray(deliveries.webhookId, fullWebhooks) : undefined))
       .orderBy(asc(orderBy))
-      .limit(max)
-      .all();
+      .limit(max);
   // an idle tick only reads: the write lock is taken when there is something to claim
   // (served by the deliveries_due (status, next_attempt_at) index, oldest due first)
   if ((await snapshot(db, (tx) => candidates(tx, due(Date.now()), deliveries.nextAttemptAt, 1))).length === 0) return { claims: [], more: false };
 
-  return await unitOfWork(db, (tx) => {
+  return await unitOfWork(db, async (tx) => {
     const now = Date.now();
     const chosen = new Set<string>();
     const taken = new Map<string, number>();
@@ -136,25 +136,25 @@ export async function claimDue(db: Db, request: ClaimRequest): Promise<{ claims:
       if (room <= 0) continue;
       const window = room * CANDIDATES_PER_SLOT;
       // what its webhooks' caps keep back waits for its next refill or the next sweep
-      step(candidates(tx, [eq(deliveries.organizationId, organizationId), ...due(now, false)], deliveries.createdAt, window), window, room, belowShare, false);
+      step(await candidates(tx, [eq(deliveries.organizationId, organizationId), ...due(now, false)], deliveries.createdAt, window), window, room, belowShare, false);
     }
     // 2. sweep
     if (request.sweep && free() > 0) {
       const atShare = [...new Set([...inFlightByOrganization.keys(), ...takenByOrganization.keys()])].filter((id) => organizationBusy(id) >= organizationShare);
       const window = free() * CANDIDATES_PER_SLOT;
       const others = atShare.length > 0 ? notInArray(deliveries.organizationId, atShare) : undefined;
-      step(candidates(tx, [...due(now), others], deliveries.nextAttemptAt, window), window, free(), belowShare);
+      step(await candidates(tx, [...due(now), others], deliveries.nextAttemptAt, window), window, free(), belowShare);
     }
     // 3. borrow
     if (free() > reserve) {
       const room = free() - reserve;
       const window = (room + chosen.size) * CANDIDATES_PER_SLOT; // what was chosen above may come again
-      step(candidates(tx, due(now), deliveries.nextAttemptAt, window), window, room, () => true);
+      step(await candidates(tx, due(now), deliveries.nextAttemptAt, window), window, room, () => true);
     }
     if (chosen.size === 0) return { claims: [], more: false };
 
     const leaseUntil = now + leaseMs;
-    const rows = tx
+    const rows = await tx
       .update(deliveries)
       .set({ leasedBy: workerId, leaseUntil })
       .where(inArray(deliveries.id, [...chosen]))
@@ -166,14 +166,12 @@ export async function claimDue(db: Db, request: ClaimRequest): Promise<{ claims:
         eventId: deliveries.eventId,
         payload: deliveries.payload,
         attempts: deliveries.attempts,
-      })
-      .all();
+      });
     const targets = new Map(
-      tx
+      (await tx
         .select({ id: webhooks.id, url: webhooks.url, secret: webhooks.secret })
         .from(webhooks)
-        .where(inArray(webhooks.id, [...taken.keys()]))
-        .all()
+        .where(inArray(webhooks.id, [...taken.keys()])))
         .map((w) => [w.id, w]),
     );
     const claims = rows.map((row) => ({ ...row, url: targets.get(row.webhookId)!.url, secret: targets.get(row.webhookId)!.secret, leaseUntil }));
@@ -205,17 +203,16 @@ export type Outcome = { claim: Claim; result: AttemptResult; attemptedAt: string
 export async function recordOutcomes(db: Db, workerId: string, outcomes: Outcome[], policy: RetryPolicy): Promise<number | null> {
   if (outcomes.length === 0) return null;
   let earliestRetry: number | null = null;
-  await unitOfWork(db, (tx) => {
+  await unitOfWork(db, async (tx) => {
     for (const { claim, result, attemptedAt } of outcomes) {
-      const row = tx
+      const row = await firstRow(tx
         .select({ attempts: deliveries.attempts, leasedBy: deliveries.leasedBy, leaseUntil: deliveries.leaseUntil, active: webhooks.isActive })
         .from(deliveries)
         .innerJoin(webhooks, eq(webhooks.id, deliveries.webhookId))
-        .where(eq(deliveries.id, claim.id))
-        .get();
+        .where(eq(deliveries.id, claim.id)));
       if (!row) continue; // its webhook was deleted meanwhile
       // every attempt is logged, one cut short by shutdown too (its error says so)
-      tx.insert(webhookAttempts)
+      await tx.insert(webhookAttempts)
         .values({
           id: newId(),
           organizationId: claim.organizationId,
@@ -225,40 +222,37 @@ export async function recordOutcomes(db: Db, workerId: string, outcomes: Outcome
           durationMs: result.durationMs,
           error: result.error,
           responseBody: result.responseBody,
-        })
-        .run();
+        });
       const now = Date.now();
       const updatedAt = nowIso();
       const holdsLease = row.leasedBy === workerId && row.leaseUntil === claim.leaseUntil;
       if (!holdsLease) {
         // redelivered while in flight (redeliver clears leased_by): its fresh series may start now
         if (row.leasedBy === null && row.leaseUntil === claim.leaseUntil) {
-          tx.update(deliveries).set({ leaseUntil: null }).where(eq(deliveries.id, claim.id)).run();
+          await tx.update(deliveries).set({ leaseUntil: null }).where(eq(deliveries.id, claim.id));
         }
         continue;
       }
       const released = { leasedBy: null, leaseUntil: null, updatedAt };
       if (result.interrupted) {
-        tx.update(deliveries).set(released).where(eq(deliveries.id, claim.id)).run();
+        await tx.update(deliveries).set(released).where(eq(deliveries.id, claim.id));
         continue;
       }
       const attempts = row.attempts + 1;
       const last = { attempts, lastStatusCode: result.statusCode, lastError: clipServerText(result.error) };
       if (result.ok) {
-        tx.update(deliveries)
+        await tx.update(deliveries)
           .set({ ...released, ...last, status: "delivered", deliveredAt: updatedAt, nextAttemptAt: null })
-          .where(eq(deliveries.id, claim.id))
-          .run();
+          .where(eq(deliveries.id, claim.id));
         continue;
       }
       const delay = retryDelay(attempts, policy);
       // a retry of a webhook deactivated while this attempt was in flight is parked with the rest
       const nextAttemptAt = delay === null || !row.active ? null : now + delay;
       if (nextAttemptAt !== null) earliestRetry = Math.min(earliestRetry ?? nextAttemptAt, nextAttemptAt);
-      tx.update(deliveries)
+      await tx.update(deliveries)
         .set({ ...released, ...last, status: delay === null ? "failed" : "pending", nextAttemptAt })
-        .where(eq(deliveries.id, claim.id))
-        .run();
+        .where(eq(deliveries.id, claim.id));
     }
   });
   return earliestRetry;
@@ -266,14 +260,13 @@ export async function recordOutcomes(db: Db, workerId: string, outcomes: Outcome
 
 /** Hands back every lease this worker still holds (shutdown): those rows are due again at once. */
 export async function releaseLeases(db: Db, workerId: string): Promise<number> {
-  return await (await unitOfWork(db, (tx) =>
-    tx
+  return await (await unitOfWork(db, async (tx) =>
+    await tx
       .update(deliveries)
       .set({ leasedBy: null, leaseUntil: null })
       // status first: the deliveries_due index narrows it to the pending rows
       .where(and(eq(deliveries.status, "pending"), eq(deliveries.leasedBy, workerId)))
-      .returning({ id: deliveries.id })
-      .all(),
+      .returning({ id: deliveries.id }),
   )).length;
 }
 
@@ -289,20 +282,18 @@ export async function releaseLeases(db: Db, workerId: string): Promise<number> {
  */
 
 /** Parks a webhook's pending rows (in the transaction that deactivates it). */
-export function parkDeliveries(tx: Tx, orgId: string, webhookId: string): void {
-  tx.update(deliveries)
+export async function parkDeliveries(tx: Tx, orgId: string, webhookId: string): Promise<void> {
+  await tx.update(deliveries)
     .set({ nextAttemptAt: null, updatedAt: nowIso() })
     // served by deliveries_webhook_status (organization_id, webhook_id, status, …)
-    .where(and(eq(deliveries.organizationId, orgId), eq(deliveries.webhookId, webhookId), eq(deliveries.status, "pending"), isNotNull(deliveries.nextAttemptAt)))
-    .run();
+    .where(and(eq(deliveries.organizationId, orgId), eq(deliveries.webhookId, webhookId), eq(deliveries.status, "pending"), isNotNull(deliveries.nextAttemptAt)));
 }
 
 /** Makes a webhook's parked rows due now (in the transaction that reactivates it). */
-export function unparkDeliveries(tx: Tx, orgId: string, webhookId: string): void {
-  tx.update(deliveries)
+export async function unparkDeliveries(tx: Tx, orgId: string, webhookId: string): Promise<void> {
+  await tx.update(deliveries)
     .set({ nextAttemptAt: Date.now(), updatedAt: nowIso() })
-    .where(and(eq(deliveries.organizationId, orgId), eq(deliveries.webhookId, webhookId), eq(deliveries.status, "pending"), isNull(deliveries.nextAttemptAt)))
-    .run();
+    .where(and(eq(deliveries.organizationId, orgId), eq(deliveries.webhookId, webhookId), eq(deliveries.status, "pending"), isNull(deliveries.nextAttemptAt)));
 }
 
 /**
@@ -311,16 +302,14 @@ export function unparkDeliveries(tx: Tx, orgId: string, webhookId: string): void
  * and parked rows of an active webhook are made due.
  */
 export async function reconcileParking(db: Db): Promise<void> {
-  await unitOfWork(db, (tx) => {
+  await unitOfWork(db, async (tx) => {
     const inactive = tx.select({ id: webhooks.id }).from(webhooks).where(eq(webhooks.isActive, false));
     const active = tx.select({ id: webhooks.id }).from(webhooks).where(eq(webhooks.isActive, true));
-    tx.update(deliveries)
+    await tx.update(deliveries)
       .set({ nextAttemptAt: null })
-      .where(and(eq(deliveries.status, "pending"), isNotNull(deliveries.nextAttemptAt), inArray(deliveries.webhookId, inactive)))
-      .run();
-    tx.update(deliveries)
+      .where(and(eq(deliveries.status, "pending"), isNotNull(deliveries.nextAttemptAt), inArray(deliveries.webhookId, inactive)));
+    await tx.update(deliveries)
       .set({ nextAttemptAt: Date.now() })
-      .where(and(eq(deliveries.status, "pending"), isNull(deliveries.nextAttemptAt), inArray(deliveries.webhookId, active)))
-      .run();
+      .where(and(eq(deliveries.status, "pending"), isNull(deliveries.nextAttemptAt), inArray(deliveries.webhookId, active)));
   });
 }

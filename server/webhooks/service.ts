@@ -18,6 +18,7 @@ import { MAX_URL_LENGTH, type WebhookCreate, type WebhookUpdate } from "./model.
 import { parkDeliveries, unparkDeliveries } from "./queue.ts";
 import { generateSecret } from "./signing.ts";
 import { metadataHostRefusal, refusedHost } from "../lib/hosts.ts";
+import { firstRow } from "../../db/client.ts";
 
 type WebhookRow = typeof webhooks.$inferSelect;
 /** The part of the configuration that decides which URLs are accepted. */
@@ -139,8 +140,8 @@ export const webhookService = {
   async create(scope: Scope, input: WebhookCreate, policy: UrlPolicy, secrets: SecretBox, abilities: Reader) {
     requireEventAccess(abilities, input.events);
     const url = normaliseUrl(input.url, policy);
-    return await unitOfWork(scope.db, (tx) => {
-      const existing = tx.select({ n: count() }).from(webhooks).where(eq(webhooks.organizationId, scope.org.id)).get()!.n;
+    return await unitOfWork(scope.db, async (tx) => {
+      const existing = (await firstRow(tx.select({ n: count() }).from(webhooks).where(eq(webhooks.organizationId, scope.org.id))))!.n;
       if (existing >= MAX_WEBHOOKS_PER_ORGANIZATION) {
         throw ValidationFailed.field("webhooks", `An organisation can have at most ${MAX_WEBHOOKS_PER_ORGANIZATION} webhooks; delete one before creating another.`);
       }
@@ -158,15 +159,15 @@ export const webhookService = {
         createdAt: now,
         updatedAt: now,
       };
-      tx.insert(webhooks).values(row).run();
-      recordChange(tx, scope, { action: "webhook.created", resource: { type: "webhook", id: row.id } });
+      await tx.insert(webhooks).values(row);
+      await recordChange(tx, scope, { action: "webhook.created", resource: { type: "webhook", id: row.id } });
       return withSecret(row, secret);
     });
   },
   async update(scope: Scope, id: string, input: WebhookUpdate, policy: UrlPolicy, abilities: Reader) {
     const url = input.url === undefined ? undefined : normaliseUrl(input.url, policy);
     const events = input.events === undefined ? undefined : distinct(input.events);
-    return await unitOfWork(scope.db, (tx) => {
+    return await unitOfWork(scope.db, async (tx) => {
       const before = findInOrg(tx, webhooks, scope.org.id, id);
       const eventsChange = events !== undefined && (events.length !== before.events.length || events.some((e) => !before.events.includes(e)));
       if ((url !== undefined && url !== before.url) || eventsChange) requireEventAccess(abilities, [...before.events, ...(events ?? [])]);
@@ -174,12 +175,12 @@ export const webhookService = {
       if (url !== undefined) set.url = url;
       if (events !== undefined) set.events = events;
       if (input.is_active !== undefined) set.isActive = input.is_active;
-      updateInOrg(tx, webhooks, scope.org.id, id, set);
-      recordChange(tx, scope, { action: "webhook.updated", resource: { type: "webhook", id } });
+      await updateInOrg(tx, webhooks, scope.org.id, id, set);
+      await recordChange(tx, scope, { action: "webhook.updated", resource: { type: "webhook", id } });
       // its queued deliveries wait while it is inactive, parked out of the claim's way (queue.ts)
-      if (before.isActive && input.is_active === false) parkDeliveries(tx, scope.org.id, id);
+      if (before.isActive && input.is_active === false) await parkDeliveries(tx, scope.org.id, id);
       if (!before.isActive && input.is_active === true) {
-        unparkDeliveries(tx, scope.org.id, id);
+        await unparkDeliveries(tx, scope.org.id, id);
         tx.connection.outbox.queued(); // what waited may go now
       }
       return presentWebhook(findInOrg(tx, webhooks, scope.org.id, id));
@@ -187,9 +188,9 @@ export const webhookService = {
   },
   /** Its queued deliveries and their attempts go with it (the subscription is gone). */
   async remove(scope: Scope, id: string): Promise<void> {
-    await unitOfWork(scope.db, (tx) => {
-      deleteInOrg(tx, webhooks, scope.org.id, id);
-      recordChange(tx, scope, { action: "webhook.deleted", resource: { type: "webhook", id } });
+    await unitOfWork(scope.db, async (tx) => {
+      await deleteInOrg(tx, webhooks, scope.org.id, id);
+      await recordChange(tx, scope, { action: "webhook.deleted", resource: { type: "webhook", id } });
     });
   },
   /**
@@ -197,12 +198,12 @@ export const webhookService = {
    * Whoever holds the secret can sign events its receiver trusts, so it takes what reading them would.
    */
   async regenerateSecret(scope: Scope, id: string, secrets: SecretBox, abilities: Reader) {
-    return await unitOfWork(scope.db, (tx) => {
+    return await unitOfWork(scope.db, async (tx) => {
       const row = findInOrg(tx, webhooks, scope.org.id, id);
       requireEventAccess(abilities, row.events);
       const secret = generateSecret();
-      updateInOrg(tx, webhooks, scope.org.id, id, { secret: secrets.seal(secret, id), updatedAt: nowIso() });
-      recordChange(tx, scope, { action: "webhook.secret_regenerated", resource: { type: "webhook", id } });
+      await updateInOrg(tx, webhooks, scope.org.id, id, { secret: secrets.seal(secret, id), updatedAt: nowIso() });
+      await recordChange(tx, scope, { action: "webhook.secret_regenerated", resource: { type: "webhook", id } });
       return withSecret(findInOrg(tx, webhooks, scope.org.id, id), secret);
     });
   },
@@ -222,11 +223,11 @@ export async function openSecrets(db: Db, config: Config): Promise<SecretBox> {
  */
 export async function sealPlaintextSecrets(db: Db, secrets: SecretBox): Promise<number> {
   // a few rows per organisation: read whole, so that "sealed" has the one definition of secret-box.ts
-  const plaintext = (tx: Tx) => tx.select({ id: webhooks.id, secret: webhooks.secret }).from(webhooks).all().filter((row) => !isSealed(row.secret));
+  const plaintext = async (tx: Tx) => (await tx.select({ id: webhooks.id, secret: webhooks.secret }).from(webhooks)).filter((row) => !isSealed(row.secret));
   if ((await snapshot(db, plaintext)).length === 0) return 0;
-  return await unitOfWork(db, (tx) => {
-    const rows = plaintext(tx);
-    for (const row of rows) tx.update(webhooks).set({ secret: secrets.seal(row.secret, row.id) }).where(eq(webhooks.id, row.id)).run();
+  return await unitOfWork(db, async (tx) => {
+    const rows = await plaintext(tx);
+    for (const row of rows) await tx.update(webhooks).set({ secret: secrets.seal(row.secret, row.id) }).where(eq(webhooks.id, row.id));
     return rows.length;
   });
 }

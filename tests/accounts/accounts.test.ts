@@ -169,7 +169,7 @@ describe("bank accounts API (banking.view)", async () => {
       const r = await cli("bank-account", "add", "--org", org.org.id, "--name", name!, "--iban", iban!, "--currency", currency!, "--json");
       expect(r.code, r.stderr).toBe(0);
     }
-    env.db.update(bankAccounts).set({ isActive: false }).where(eq(bankAccounts.name, "savings")).run();
+    await env.db.update(bankAccounts).set({ isActive: false }).where(eq(bankAccounts.name, "savings"));
   });
 
   test("show: the fields of api-spec 2.8 and the BIC (issue 26 item 7); balance a decimal string, its ledger account's", async () => {
@@ -253,7 +253,7 @@ describe("kontor bank-account add (a real process)", async () => {
     const ledger = (await env.api("GET", `/api/v1/accounts/${added.account_id}`, undefined, org.token)).body.data;
     const bank = (await env.api("GET", "/api/v1/accounts?search=1100", undefined, org.token)).body.data[0];
     expect(ledger).toMatchObject({ code: "1111", name: "Postfinance", type: "asset", system_account: "bank", parent_id: bank.id, balance: "0.00" });
-    const entries = env.db.select().from(auditLog).where(eq(auditLog.resourceId, added.id)).all();
+    const entries = await env.db.select().from(auditLog).where(eq(auditLog.resourceId, added.id));
     expect(entries.map((a) => [a.action, a.resourceType, a.actorType, a.actorId, a.organizationId])).toEqual([["bank_account.created", "bank_account", "cli", null, org.org.id]]);
   });
 
@@ -266,16 +266,16 @@ describe("kontor bank-account add (a real process)", async () => {
   });
 
   test("a wrong IBAN checksum is exit 1 with a clear message, and writes nothing", async () => {
-    const count = () => env.db.select().from(bankAccounts).where(eq(bankAccounts.organizationId, org.org.id)).all().length;
-    const audited = () => env.db.select().from(auditLog).where(eq(auditLog.organizationId, org.org.id)).all().length;
-    const [before, auditedBefore] = [count(), audited()];
+    const count = async () => (await env.db.select().from(bankAccounts).where(eq(bankAccounts.organizationId, org.org.id))).length;
+    const audited = async () => (await env.db.select().from(auditLog).where(eq(auditLog.organizationId, org.org.id))).length;
+    const [before, auditedBefore] = [await count(), await audited()];
     const r = await cli("bank-account", "add", "--org", org.org.id, "--name", "Typo", "--iban", "CH9300762011623852958");
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("IBAN");
     expect(r.stderr).toContain("mod 97");
     expect(r.stdout).toBe("");
-    expect(count()).toBe(before);
-    expect(audited()).toBe(auditedBefore);
+    expect(await count()).toBe(before);
+    expect(await audited()).toBe(auditedBefore);
   });
 
   test("user errors are exit 1, usage errors exit 2", async () => {

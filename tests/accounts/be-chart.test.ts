@@ -59,7 +59,7 @@ describe("kontor org create --chart be (a real process)", () => {
   test("seeds the PCMN in Dutch with --language nl; the organisation shows chart be, read-only", async () => {
     const r = await runCli(["org", "create", "--name", "Brussels IT", "--chart", "be", "--language", "nl", "--iban", "BE68 5390 0754 7034", "--json", "--db", env.config.dbPath]);
     expect(r.code, r.stderr).toBe(0);
-    const org = findOrganization(env.db, JSON.parse(r.stdout).id);
+    const org = await findOrganization(env.db, JSON.parse(r.stdout).id);
     const token = await env.orgToken(["*"], org);
     const shown = await env.api("GET", "/api/v1/organization", undefined, token);
     expect(shown.body.data).toMatchObject({ chart: "be", language: "nl" });

@@ -21,8 +21,8 @@ const { org, token } = await env.newOrg("Chart Editors");
 const api = (method: string, path: string, body?: unknown, as = token) => env.api(method, path, body, as);
 const chart = async (as = token) => (await api("GET", "/api/v1/accounts?per_page=100", undefined, as)).body.data as Account[];
 const byCode = async (code: string, as = token) => (await chart(as)).find((a) => a.code === code)!;
-const audits = (id: string) =>
-  env.db.select().from(auditLog).where(and(eq(auditLog.organizationId, org.id), eq(auditLog.resourceId, id))).all().map((a) => [a.action, a.resourceType, a.actorType]);
+const audits = async (id: string) =>
+  (await env.db.select().from(auditLog).where(and(eq(auditLog.organizationId, org.id), eq(auditLog.resourceId, id)))).map((a) => [a.action, a.resourceType, a.actorType]);
 const eventsOf = async (id: string) =>
   ((await api("GET", "/api/v1/events?per_page=100")).body.data as any[]).filter((e) => e.resource.id === id).map((e) => [e.type, e.data]);
 const journal = (lines: { account_id: string; debit?: string; credit?: string }[], date = "2026-02-01") =>
@@ -36,7 +36,7 @@ describe("POST /api/v1/accounts", () => {
     expect(r.headers.get("location")).toBe(`/api/v1/accounts/${r.body.data.id}`);
     expect(r.body.data).toMatchObject({ code: "6450", name: "Training", type: "expense", parent_id: expenses.id, is_active: true, system_account: null, balance: "0.00", description: "" });
     expect((await api("GET", `/api/v1/accounts/${r.body.data.id}`)).body.data).toEqual(r.body.data);
-    expect(audits(r.body.data.id)).toEqual([["account.created", "account", "token"]]);
+    expect(await audits(r.body.data.id)).toEqual([["account.created", "account", "token"]]);
     expect(await eventsOf(r.body.data.id)).toEqual([["account.created", r.body.data]]);
     // and it can be posted to
     const bank = await byCode("1110");
@@ -104,7 +104,7 @@ describe("PUT /api/v1/accounts/{id}", () => {
     const r = await api("PUT", `/api/v1/accounts/${travel.id}`, { name: "Travel and lodging" });
     expect(r.status, r.text).toBe(200);
     expect(r.body.data).toMatchObject({ code: "6500", name: "Travel and lodging", is_active: true });
-    expect(audits(travel.id)).toEqual([["account.updated", "account", "token"]]);
+    expect(await audits(travel.id)).toEqual([["account.updated", "account", "token"]]);
     expect(await eventsOf(travel.id)).toEqual([["account.updated", r.body.data]]);
     // a system account may be renamed: its role stays
     const receivables = await byCode("1200");
@@ -133,7 +133,7 @@ describe("PUT /api/v1/accounts/{id}", () => {
 
     const restored = await api("PUT", `/api/v1/accounts/${loan.id}`, { is_active: true });
     expect(restored.body.data.is_active).toBe(true);
-    expect(audits(loan.id).map((a) => a[0])).toEqual(["account.created", "account.archived", "account.restored"]);
+    expect((await audits(loan.id)).map((a) => a[0])).toEqual(["account.created", "account.archived", "account.restored"]);
     expect((await eventsOf(loan.id)).map((e) => [e[0], (e[1] as Account).is_active])).toEqual([
       ["account.created", true],
       ["account.updated", false],
@@ -168,7 +168,7 @@ describe("PUT /api/v1/accounts/{id}", () => {
     expect(second.system_account).toBe("bank");
     expect((await api("PUT", `/api/v1/accounts/${second.id}`, { is_active: false })).body.message).toContain("NL91ABNA0417164300");
     // once its bank account is deactivated, its ledger account (at zero) may be archived; deleting it stays refused (the bank account still names it)
-    await bankAccountService.deactivate({ db: env.db, org, actor: CLI_ACTOR }, bankAccountService.find({ db: env.db, org, actor: CLI_ACTOR }, savings.id));
+    await bankAccountService.deactivate({ db: env.db, org, actor: CLI_ACTOR }, await bankAccountService.find({ db: env.db, org, actor: CLI_ACTOR }, savings.id));
     expect((await api("PUT", `/api/v1/accounts/${second.id}`, { is_active: false })).status).toBe(200);
     const d = await api("DELETE", `/api/v1/accounts/${second.id}`);
     expect(d.status).toBe(409);
@@ -201,7 +201,7 @@ describe("DELETE /api/v1/accounts/{id}", () => {
     expect(r.status).toBe(204);
     expect(r.text).toBe("");
     expect((await api("GET", `/api/v1/accounts/${created.id}`)).status).toBe(404);
-    expect(audits(created.id).map((a) => a[0])).toEqual(["account.created", "account.deleted"]);
+    expect((await audits(created.id)).map((a) => a[0])).toEqual(["account.created", "account.deleted"]);
     expect(await eventsOf(created.id)).toEqual([
       ["account.created", created],
       ["account.deleted", created],

@@ -10,6 +10,7 @@ import { auditLog, organizations } from "../../db/schema.ts";
 import { findOrganization } from "../../server/orgs/service.ts";
 import { createTestEnv, runCli } from "../helpers.ts";
 import { slowListSteps } from "../query-plan.ts";
+import { firstRow } from "../../db/client.ts";
 
 const env = await createTestEnv();
 afterAll(() => env.close());
@@ -19,7 +20,7 @@ const ok = async (method: string, path: string, body?: unknown, token?: string) 
   expect(r.status, `${method} ${path}: ${r.text.slice(0, 200)}`).toBeLessThan(300);
   return r.body?.data;
 };
-const entriesFor = (resourceId: string) => env.db.select().from(auditLog).where(eq(auditLog.resourceId, resourceId)).orderBy(auditLog.createdAt).all();
+const entriesFor = async (resourceId: string) => await env.db.select().from(auditLog).where(eq(auditLog.resourceId, resourceId)).orderBy(auditLog.createdAt);
 
 describe("every kind of change is audited with its actor", () => {
   test("through an organisation token: actor token, its id", async () => {
@@ -63,7 +64,7 @@ describe("every kind of change is audited with its actor", () => {
       [minted.id, "token", "token.revoked"],
     ];
     for (const [resourceId, resourceType, action] of expected) {
-      const entry = entriesFor(resourceId).find((e) => e.action === action);
+      const entry = (await entriesFor(resourceId)).find((e) => e.action === action);
       expect(entry, action).toBeDefined();
       expect(entry, action).toMatchObject({ resourceType, actorType: "token", actorId: tokenId, organizationId: env.org.id });
     }
@@ -75,7 +76,7 @@ describe("every kind of change is audited with its actor", () => {
     const expense = await ok("POST", "/api/v1/expenses", { category: "Meals", amount: "3.00", date: "2026-01-02" }, token);
     await ok("POST", `/api/v1/expenses/${expense.id}/approve`, undefined, token);
     for (const [id, action] of [[customer.id, "customer.created"], [expense.id, "expense.created"], [expense.id, "expense.approved"]]) {
-      expect(entriesFor(id!).find((e) => e.action === action), action).toMatchObject({ actorType: "user", actorId: userId });
+      expect((await entriesFor(id!)).find((e) => e.action === action), action).toMatchObject({ actorType: "user", actorId: userId });
     }
   });
 
@@ -90,9 +91,9 @@ describe("every kind of change is audited with its actor", () => {
     const bank = await cli("bank-account", "add", "--org", orgId, "--name", "CLI bank", "--iban", "NL91ABNA0417164300");
     expect(bank.code, bank.stderr).toBe(0);
 
-    const org = findOrganization(env.db, orgId);
+    const org = await findOrganization(env.db, orgId);
     expect(org.apiAccess).toBe(false);
-    const actions = env.db.select().from(auditLog).where(eq(auditLog.organizationId, orgId)).orderBy(auditLog.createdAt).all();
+    const actions = await env.db.select().from(auditLog).where(eq(auditLog.organizationId, orgId)).orderBy(auditLog.createdAt);
     expect(actions.map((a) => [a.action, a.actorType, a.actorId, a.ip])).toEqual([
       ["organization.created", "cli", null, null],
       ["user.created", "cli", null, null],
@@ -104,11 +105,11 @@ describe("every kind of change is audited with its actor", () => {
   test("a refused change writes no entry (same transaction)", async () => {
     const expense = await ok("POST", "/api/v1/expenses", { category: "Travel", amount: "1.00", date: "2026-01-01" });
     await ok("POST", `/api/v1/expenses/${expense.id}/approve`);
-    const before = entriesFor(expense.id).length;
+    const before = (await entriesFor(expense.id)).length;
     expect((await env.api("DELETE", `/api/v1/expenses/${expense.id}`)).status).toBe(409);
     expect((await env.api("PUT", `/api/v1/expenses/${expense.id}`, { amount: "5" })).status).toBe(409);
     expect((await env.api("POST", "/api/v1/expenses", { category: "Travel", amount: "0", date: "2026-01-01" })).status).toBe(422);
-    expect(entriesFor(expense.id).length).toBe(before);
+    expect((await entriesFor(expense.id)).length).toBe(before);
   });
 
   test("the IP of the request is recorded when the server knows it", async () => {
@@ -121,7 +122,7 @@ describe("every kind of change is audited with its actor", () => {
       });
       expect(response.status).toBe(201);
       const { data } = (await response.json()) as { data: { id: string } };
-      expect(entriesFor(data.id)[0]!.ip).toMatch(/^(127\.0\.0\.1|::1|::ffff:127\.0\.0\.1)$/);
+      expect((await entriesFor(data.id))[0]!.ip).toMatch(/^(127\.0\.0\.1|::1|::ffff:127\.0\.0\.1)$/);
     } finally {
       await server.stop();
     }
@@ -222,22 +223,22 @@ describe("entries are never updated or deleted", () => {
       const r = await env.api(method, "/api/v1/audit-log", method === "DELETE" ? undefined : {});
       expect(r.status, method).toBe(405);
     }
-    const [entry] = env.db.select().from(auditLog).limit(1).all();
+    const [entry] = await env.db.select().from(auditLog).limit(1);
     for (const method of ["GET", "PUT", "DELETE"]) expect((await env.api(method, `/api/v1/audit-log/${entry!.id}`)).status, method).toBe(404);
   });
 
-  test("SQLite refuses UPDATE and DELETE of an entry", () => {
-    const [entry] = env.db.select().from(auditLog).where(eq(auditLog.organizationId, env.org.id)).limit(1).all();
-    expect(() => env.db.update(auditLog).set({ action: "forged" }).where(eq(auditLog.id, entry!.id)).run()).toThrow(/never updated/);
-    expect(() => env.db.delete(auditLog).where(eq(auditLog.id, entry!.id)).run()).toThrow(/never deleted/);
+  test("SQLite refuses UPDATE and DELETE of an entry", async () => {
+    const [entry] = await env.db.select().from(auditLog).where(eq(auditLog.organizationId, env.org.id)).limit(1);
+    expect(async () => await env.db.update(auditLog).set({ action: "forged" }).where(eq(auditLog.id, entry!.id))).toThrow(/never updated/);
+    expect(async () => await env.db.delete(auditLog).where(eq(auditLog.id, entry!.id))).toThrow(/never deleted/);
     expect(() => env.db.$client.run("DELETE FROM audit_log")).toThrow(/never deleted/);
-    expect(env.db.select().from(auditLog).where(eq(auditLog.id, entry!.id)).get()).toEqual(entry);
+    expect(await firstRow(env.db.select().from(auditLog).where(eq(auditLog.id, entry!.id)))).toEqual(entry);
   });
 
   test("erasing a whole organisation still takes its entries with it", async () => {
     const gone = await env.newOrg("Erased Org");
-    expect(env.db.select().from(auditLog).where(eq(auditLog.organizationId, gone.org.id)).all().length).toBeGreaterThan(0);
-    env.db.delete(organizations).where(eq(organizations.id, gone.org.id)).run();
-    expect(env.db.select().from(auditLog).where(eq(auditLog.organizationId, gone.org.id)).all()).toEqual([]);
+    expect((await env.db.select().from(auditLog).where(eq(auditLog.organizationId, gone.org.id))).length).toBeGreaterThan(0);
+    await env.db.delete(organizations).where(eq(organizations.id, gone.org.id));
+    expect(await env.db.select().from(auditLog).where(eq(auditLog.organizationId, gone.org.id))).toEqual([]);
   });
 });

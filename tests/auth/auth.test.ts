@@ -2,7 +2,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { apiTokens } from "../../db/schema.ts";
-import { openDatabase, type Db } from "../../db/client.ts";
+import { firstRow, openDatabase, type Db } from "../../db/client.ts";
 import { migrateDatabase } from "../../server/data-migrations.ts";
 import { embeddedMigrations } from "../../db/migrations/index.ts";
 import { ABILITIES } from "../../server/auth/abilities.ts";
@@ -51,7 +51,7 @@ describe("secrets", () => {
     const [id, secret] = env.token.split("|") as [string, string];
     expect(secret.length).toBeGreaterThanOrEqual(40);
     expect(secret).toMatch(/^[A-Za-z0-9_-]+$/);
-    const row = env.db.select().from(apiTokens).where(eq(apiTokens.id, id)).get()!;
+    const row = (await firstRow(env.db.select().from(apiTokens).where(eq(apiTokens.id, id))))!;
     const expected = new Bun.CryptoHasher("sha256").update(secret).digest("hex");
     expect(row.secretHash).toBe(expected);
     expect(JSON.stringify(row)).not.toContain(secret);
@@ -60,9 +60,9 @@ describe("secrets", () => {
   test("last_used_at is recorded", async () => {
     const token = await env.orgToken(["contacts.view"]);
     const id = token.split("|")[0]!;
-    expect(env.db.select().from(apiTokens).where(eq(apiTokens.id, id)).get()!.lastUsedAt).toBeNull();
+    expect((await firstRow(env.db.select().from(apiTokens).where(eq(apiTokens.id, id))))!.lastUsedAt).toBeNull();
     expect((await env.api("GET", "/api/v1/customers", undefined, token)).status).toBe(200);
-    expect(env.db.select().from(apiTokens).where(eq(apiTokens.id, id)).get()!.lastUsedAt).toMatch(/\.\d{6}Z$/);
+    expect((await firstRow(env.db.select().from(apiTokens).where(eq(apiTokens.id, id))))!.lastUsedAt).toMatch(/\.\d{6}Z$/);
   });
 });
 
@@ -74,7 +74,7 @@ describe("a resolved token is remembered only while nothing commits", () => {
     expect((await env.api("GET", "/api/v1/customers", undefined, token)).status).toBe(200);
     const cli = openDatabase(env.config.dbPath);
     try {
-      cli.update(apiTokens).set({ revokedAt: new Date().toISOString() }).where(eq(apiTokens.id, id)).run();
+      await cli.update(apiTokens).set({ revokedAt: new Date().toISOString() }).where(eq(apiTokens.id, id));
     } finally {
       cli.$client.close();
     }
@@ -86,7 +86,7 @@ describe("a resolved token is remembered only while nothing commits", () => {
     expect((await env.api("POST", "/api/v1/customers", { name: "Not yet" }, token)).status).toBe(403);
     const cli = openDatabase(env.config.dbPath);
     try {
-      cli.update(apiTokens).set({ abilities: ["contacts.view", "contacts.create"] }).where(eq(apiTokens.id, token.split("|")[0]!)).run();
+      await cli.update(apiTokens).set({ abilities: ["contacts.view", "contacts.create"] }).where(eq(apiTokens.id, token.split("|")[0]!));
     } finally {
       cli.$client.close();
     }
@@ -96,7 +96,7 @@ describe("a resolved token is remembered only while nothing commits", () => {
   test("expiry is checked on every request, also with nothing committed in between", async () => {
     const token = await env.orgToken(["contacts.view"]);
     const expiresAt = new Date(Date.now() + 1500).toISOString().replace("Z", "000Z");
-    env.db.update(apiTokens).set({ expiresAt }).where(eq(apiTokens.id, token.split("|")[0]!)).run();
+    await env.db.update(apiTokens).set({ expiresAt }).where(eq(apiTokens.id, token.split("|")[0]!));
     expect((await env.api("GET", "/api/v1/customers", undefined, token)).status).toBe(200);
     await Bun.sleep(1600);
     expect((await env.api("GET", "/api/v1/customers", undefined, token)).status).toBe(401);
@@ -152,7 +152,7 @@ describe("roles and personal tokens", () => {
   test("a demoted user's token loses power at once", async () => {
     const { token, userId } = await env.userToken("admin");
     expect((await env.api("POST", "/api/v1/customers", { name: "Before" }, token)).status).toBe(201);
-    await setUserRole(env.db, findUser(env.db, userId), "viewer", CLI_ACTOR);
+    await setUserRole(env.db, await findUser(env.db, userId), "viewer", CLI_ACTOR);
     expect((await env.api("POST", "/api/v1/customers", { name: "After" }, token)).status).toBe(403);
     expect((await env.api("GET", "/api/v1/customers", undefined, token)).status).toBe(200);
   });
@@ -161,7 +161,7 @@ describe("roles and personal tokens", () => {
     const { token: personal, userId } = await env.userToken("owner");
     const minted = await env.api("POST", "/api/v1/org-tokens", { name: "integration", abilities: ["contacts.view"] }, personal);
     expect(minted.status).toBe(201);
-    await removeUser(env.db, findUser(env.db, userId), CLI_ACTOR);
+    await removeUser(env.db, await findUser(env.db, userId), CLI_ACTOR);
     expect((await env.api("GET", "/api/v1/customers", undefined, personal)).status).toBe(401);
     expect((await env.api("GET", "/api/v1/customers", undefined, minted.body.token)).status).toBe(200);
   });
@@ -249,7 +249,7 @@ describe("personal tokens: /api/v1/tokens", () => {
     const { token } = await env.userToken("owner");
     const r = await env.api("POST", "/api/v1/tokens", { name: "short", expires_in_days: 1 }, token);
     const id = r.body.id;
-    env.db.update(apiTokens).set({ expiresAt: "2020-01-01T00:00:00.000000Z" }).where(eq(apiTokens.id, id)).run();
+    await env.db.update(apiTokens).set({ expiresAt: "2020-01-01T00:00:00.000000Z" }).where(eq(apiTokens.id, id));
     expect((await env.api("GET", "/api/v1/meta/abilities", undefined, r.body.token)).status).toBe(401);
   });
 
@@ -319,7 +319,7 @@ describe("meta", () => {
 
 describe("tokens minted by tokens", () => {
   const idOf = (token: string) => token.split("|")[0]!;
-  const rowOf = (id: string) => env.db.select().from(apiTokens).where(eq(apiTokens.id, id)).get()!;
+  const rowOf = async (id: string) => (await firstRow(env.db.select().from(apiTokens).where(eq(apiTokens.id, id))))!;
   /** An organisation token with `*` made by an owner's personal token, and that owner. */
   async function ownedStarToken(body: Record<string, unknown> = {}) {
     const owner = await env.userToken("owner");
@@ -342,7 +342,7 @@ describe("tokens minted by tokens", () => {
     expect((await mintOrg(star.token, { expires_in_days: null })).expires_at).toBe(star.expires_at);
     const grandchild = await mintOrg((await mintOrg(star.token)).token);
     expect(grandchild.expires_at).toBe(star.expires_at);
-    expect(rowOf(grandchild.id).expiresAt).toBe(star.expires_at);
+    expect((await rowOf(grandchild.id)).expiresAt).toBe(star.expires_at);
 
     const long = await ownedStarToken({ expires_in_days: 30 });
     const shorter = await mintOrg(long.star.token, { expires_in_days: 2 });
@@ -481,12 +481,12 @@ describe("migration 0012: existing tokens learn who minted them", () => {
       minted(cliMade, { type: "cli", id: null });
       db.$client.close();
       db = openDatabase(path);
-      migrateDatabase(db);
-      const row = (id: string) => db!.select().from(apiTokens).where(eq(apiTokens.id, id)).get()!;
-      expect(row(root)).toMatchObject({ createdByTokenId: null, createdByUserId: user, expiresAt: "2026-02-01T00:00:00.000000Z" });
-      expect(row(child)).toMatchObject({ createdByTokenId: root, createdByUserId: user, expiresAt: "2026-02-01T00:00:00.000000Z" });
-      expect(row(grandchild)).toMatchObject({ createdByTokenId: child, createdByUserId: user, expiresAt: "2026-02-01T00:00:00.000000Z" });
-      expect(row(cliMade)).toMatchObject({ createdByTokenId: null, createdByUserId: null, expiresAt: null });
+      await migrateDatabase(db);
+      const row = async (id: string) => (await firstRow(db!.select().from(apiTokens).where(eq(apiTokens.id, id))))!;
+      expect(await row(root)).toMatchObject({ createdByTokenId: null, createdByUserId: user, expiresAt: "2026-02-01T00:00:00.000000Z" });
+      expect(await row(child)).toMatchObject({ createdByTokenId: root, createdByUserId: user, expiresAt: "2026-02-01T00:00:00.000000Z" });
+      expect(await row(grandchild)).toMatchObject({ createdByTokenId: child, createdByUserId: user, expiresAt: "2026-02-01T00:00:00.000000Z" });
+      expect(await row(cliMade)).toMatchObject({ createdByTokenId: null, createdByUserId: null, expiresAt: null });
     } finally {
       db?.$client.close();
       scratch.close();

@@ -23,6 +23,7 @@ import { CLI_ACTOR } from "../../server/orgs/service.ts";
 import { listVatRates } from "../../server/vat-rates/service.ts";
 import { createTestEnv, asTx } from "../helpers.ts";
 import { databaseBefore, upgradedApp } from "../upgrade-copy.ts";
+import { firstRow } from "../../db/client.ts";
 
 const env = await createTestEnv();
 afterAll(() => env.close());
@@ -57,14 +58,14 @@ async function walk(name: string): Promise<Walk> {
   const { org, token } = await env.newOrg(name, { country: "BE", currency: "EUR" });
   const a = (await env.api("GET", "/api/v1/bank-accounts", undefined, token)).body.data.find((x: any) => x.iban === A).id;
   const b = (await bankAccountService.add({ db: env.db, org, actor: CLI_ACTOR }, { name: "Savings", iban: B })).id;
-  const rate21 = listVatRates(asTx(env.db), org.id).find((r) => r.rateBp === 2100)!;
+  const rate21 = (await listVatRates(asTx(env.db), org.id)).find((r) => r.rateBp === 2100)!;
   const customer = (await env.api("POST", "/api/v1/customers", { name: "Brasserie De Kroon BV" }, token)).body.data;
   const issue = async (price: string, reference: string) => {
     const created = await env.api("POST", "/api/v1/invoices", { customer_id: customer.id, issue_date: "2026-03-02", lines: [{ description: "Beer", quantity: "1", unit_price: price, vat_rate_id: rate21.id }] }, token);
     const id = created.body.data.id;
     expect((await env.api("POST", `/api/v1/invoices/${id}/finalize`, undefined, token)).status).toBe(200);
     // the references the statement quotes (a finalize draws one of its own)
-    env.db.update(invoices).set({ paymentReference: reference }).where(eq(invoices.id, id)).run();
+    await env.db.update(invoices).set({ paymentReference: reference }).where(eq(invoices.id, id));
     return id;
   };
   const invoiceId = await issue("1000.00", "+++202/6000/10195+++");
@@ -78,7 +79,7 @@ async function walk(name: string): Promise<Walk> {
   expect(final.status, final.text).toBe(200);
   // the invoice was paid in full: nothing to allocate the credit to, 121.00 is owed back
   expect(final.body.data).toMatchObject({ amount_due: "121.00" });
-  env.db.update(invoices).set({ paymentReference: "+++202/6000/10502+++" }).where(eq(invoices.id, noteId)).run();
+  await env.db.update(invoices).set({ paymentReference: "+++202/6000/10502+++" }).where(eq(invoices.id, noteId));
 
   const expense = async (body: Record<string, unknown>) => {
     const created = await env.api("POST", "/api/v1/expenses", { date: "2026-03-25", ...body }, token);
@@ -102,21 +103,19 @@ async function walk(name: string): Promise<Walk> {
 const importFile = (w: Walk, xml: string, bankId: string) =>
   env.request("POST", `/api/v1/bank-accounts/${bankId}/statements`, { rawBody: xml, token: w.token, headers: { "content-type": "application/xml" } });
 
-function balanceOf(w: Walk, accountId: string): number {
-  return env.db
+async function balanceOf(w: Walk, accountId: string): Promise<number> {
+  return (await firstRow(env.db
     .select({ net: sql<number>`coalesce(sum(${journalLines.debitCents}) - sum(${journalLines.creditCents}), 0)` })
     .from(journalLines)
-    .where(and(eq(journalLines.organizationId, w.org.id), eq(journalLines.accountId, accountId)))
-    .get()!.net;
+    .where(and(eq(journalLines.organizationId, w.org.id), eq(journalLines.accountId, accountId)))))!.net;
 }
 
-function assertBalanced(w: Walk) {
-  const unbalanced = env.db
+async function assertBalanced(w: Walk) {
+  const unbalanced = (await env.db
     .select({ entry: journalLines.entryId, net: sql<number>`sum(${journalLines.debitCents}) - sum(${journalLines.creditCents})` })
     .from(journalLines)
     .where(eq(journalLines.organizationId, w.org.id))
-    .groupBy(journalLines.entryId)
-    .all()
+    .groupBy(journalLines.entryId))
     .filter((e) => e.net !== 0);
   expect(unbalanced).toEqual([]);
 }
@@ -139,18 +138,18 @@ describe("a Belgian user's first month, line by line", () => {
   test("the first statement posts the opening balance and matches the payment, the refund and both supplier payments; the transfer is booked", async () => {
     w = await walk("Brouwerij Walk");
     // before: the books hold the hand-recorded 605.00 on the current account
-    expect(balanceOf(w, w.accountA)).toBe(60500);
+    expect(await balanceOf(w, w.accountA)).toBe(60500);
     const r = await importFile(w, WALK_A, w.a);
     expect(r.status, r.text).toBe(201);
     a = r.body.data;
     expect(a).toMatchObject({ opening_balance: "5000.00", closing_balance: "4470.77", transactions_imported: 7 });
     // the opening entry: the bank's 5000.00 less the 605.00 the books held, on the day before, against opening balances (equity)
-    const opening = env.db.select().from(journalEntries).where(and(eq(journalEntries.organizationId, w.org.id), eq(journalEntries.sourceType, "bank_statement"))).all();
+    const opening = await env.db.select().from(journalEntries).where(and(eq(journalEntries.organizationId, w.org.id), eq(journalEntries.sourceType, "bank_statement")));
     expect(opening).toHaveLength(1);
     expect(opening[0]!.date).toBe("2026-03-31");
     const equity = (await get(w, "/api/v1/accounts?per_page=100")).find((x: any) => x.system_account === "opening_balance");
     expect(equity).toMatchObject({ code: "3900", type: "equity" });
-    expect(balanceOf(w, equity.id)).toBe(-(500000 - 60500));
+    expect(await balanceOf(w, equity.id)).toBe(-(500000 - 60500));
 
     expect(line(a, "1010001")).toMatchObject({ status: "matched", invoice_id: w.invoiceId, matched_amount: "1210.00" });
     // the refund: a debit line quoting the credit note's reference
@@ -166,11 +165,11 @@ describe("a Belgian user's first month, line by line", () => {
     // the fee and the interest wait for a person
     expect(line(a, "1010002")).toMatchObject({ status: "unmatched" });
     expect(line(a, "1010007")).toMatchObject({ status: "unmatched" });
-    assertBalanced(w);
+    await assertBalanced(w);
   });
 
   test("the fee is booked to bank charges with 21 % VAT, the interest to other income; the ledger balance is the bank's", async () => {
-    const rate21 = listVatRates(asTx(env.db), w.org.id).find((r) => r.rateBp === 2100)!;
+    const rate21 = (await listVatRates(asTx(env.db), w.org.id)).find((r) => r.rateBp === 2100)!;
     const fee = await act(w, line(a, "1010002").id, "book", { account_id: w.code("6900"), vat_rate_id: rate21.id });
     expect(fee.status, fee.text).toBe(200);
     expect(fee.body.data).toMatchObject({ status: "booked", booked_account_id: w.code("6900"), vat_rate_id: rate21.id });
@@ -188,11 +187,11 @@ describe("a Belgian user's first month, line by line", () => {
     expect(vat.belgian_return.grids).toEqual({ "59": "2.73", "72": "2.73", "82": "13.00" });
     const interest = await act(w, line(a, "1010007").id, "book", { account_id: w.code("4900"), description: "Interest Q1" });
     expect(interest.status, interest.text).toBe(200);
-    expect(balanceOf(w, w.code("4900"))).toBe(-250);
+    expect(await balanceOf(w, w.code("4900"))).toBe(-250);
     // every line of the statement is settled or booked: the books say what the bank says
-    expect(balanceOf(w, w.accountA)).toBe(447077);
+    expect(await balanceOf(w, w.accountA)).toBe(447077);
     expect((await get(w, `/api/v1/bank-accounts/${w.a}`)).balance).toBe("4470.77");
-    assertBalanced(w);
+    await assertBalanced(w);
   });
 
   test("the savings account's first statement: its opening balance, and its line of the transfer paired with the current account's", async () => {
@@ -205,9 +204,9 @@ describe("a Belgian user's first month, line by line", () => {
     expect(out).toMatchObject({ transfer_transaction_id: incoming.id });
     // one entry for the two lines: the money is counted once
     expect(incoming.journal_entry_id).toBe(out.journal_entry_id);
-    expect(balanceOf(w, w.accountB)).toBe(125000);
-    expect(balanceOf(w, w.accountA)).toBe(447077);
-    assertBalanced(w);
+    expect(await balanceOf(w, w.accountB)).toBe(125000);
+    expect(await balanceOf(w, w.accountA)).toBe(447077);
+    await assertBalanced(w);
   });
 
   test("unbooking the transfer from either side reverses its one entry and frees both lines; booking again pairs them again", async () => {
@@ -218,15 +217,15 @@ describe("a Belgian user's first month, line by line", () => {
     const outgoing = await get(w, `/api/v1/bank-transactions/${line(a, "1010003").id}`);
     expect(outgoing).toMatchObject({ status: "unmatched", transfer_transaction_id: null });
     // both lines are back in suspense: each bank account still holds what its statement says
-    expect(balanceOf(w, w.accountB)).toBe(125000);
-    expect(balanceOf(w, w.accountA)).toBe(447077);
-    expect(balanceOf(w, w.code("1900"))).toBe(100000 - 100000);
+    expect(await balanceOf(w, w.accountB)).toBe(125000);
+    expect(await balanceOf(w, w.accountA)).toBe(447077);
+    expect(await balanceOf(w, w.code("1900"))).toBe(100000 - 100000);
     const again = await act(w, outgoing.id, "book", { account_id: w.accountB });
     expect(again.status, again.text).toBe(200);
     expect(again.body.data.transfer_transaction_id).toBe(incoming.id);
-    expect(balanceOf(w, w.accountB)).toBe(125000);
-    expect(balanceOf(w, w.accountA)).toBe(447077);
-    assertBalanced(w);
+    expect(await balanceOf(w, w.accountB)).toBe(125000);
+    expect(await balanceOf(w, w.accountA)).toBe(447077);
+    await assertBalanced(w);
   });
 
   test("what cannot be booked: 409 for a line that is not unmatched, 422 naming the field", async () => {
@@ -246,16 +245,16 @@ describe("a Belgian user's first month, line by line", () => {
     await refused({ account_id: w.accountA }, "account_id", "own bank account");
     await refused({ account_id: "0190a0a0-0000-7000-8000-000000000000" }, "account_id", "invalid");
     await refused({ account_id: w.code("6900"), vat_rate_id: "0190a0a0-0000-7000-8000-000000000000" }, "vat_rate_id", "invalid");
-    const rate21 = listVatRates(asTx(env.db), w.org.id).find((r) => r.rateBp === 2100)!;
+    const rate21 = (await listVatRates(asTx(env.db), w.org.id)).find((r) => r.rateBp === 2100)!;
     await refused({ account_id: w.accountB, vat_rate_id: rate21.id }, "vat_rate_id", "no VAT");
     const other = await env.newOrg("Someone else");
     expect((await env.api("POST", `/api/v1/bank-transactions/${fee.id}/book`, { account_id: w.code("6900") }, other.token)).status).toBe(404);
     expect((await env.api("POST", `/api/v1/bank-transactions/${fee.id}/book`, { account_id: w.code("6900") }, await env.orgToken(["banking.view"], w.org))).status).toBe(403);
     // the unbooked fee is back in suspense (debited: money out): the bank account holds the bank's balance all along
-    expect(balanceOf(w, w.accountA)).toBe(447077);
-    expect(balanceOf(w, w.code("1900"))).toBe(1573);
+    expect(await balanceOf(w, w.accountA)).toBe(447077);
+    expect(await balanceOf(w, w.code("1900"))).toBe(1573);
     expect((await act(w, fee.id, "book", { account_id: w.code("6900"), vat_rate_id: rate21.id })).status).toBe(200);
-    expect(balanceOf(w, w.accountA)).toBe(447077);
+    expect(await balanceOf(w, w.accountA)).toBe(447077);
   });
 
   test("a statement older than the first one imported is refused: the books start at the first", async () => {
@@ -274,11 +273,11 @@ describe("the savings account's statement first", () => {
     expect(b.body.data.transactions[0]).toMatchObject({ status: "booked", booked_account_id: w.accountA, transfer_transaction_id: null });
     const a = (await importFile(w, WALK_A, w.a)).body.data;
     expect(line(a, "1010003")).toMatchObject({ status: "booked", booked_account_id: w.accountB, transfer_transaction_id: b.body.data.transactions[0].id });
-    expect(balanceOf(w, w.accountB)).toBe(125000);
+    expect(await balanceOf(w, w.accountB)).toBe(125000);
     // the current account: 4470.77, the fee (-15.73) and the interest (+2.50) waiting in suspense
-    expect(balanceOf(w, w.accountA)).toBe(447077);
-    expect(balanceOf(w, w.code("1900"))).toBe(1573 - 250);
-    assertBalanced(w);
+    expect(await balanceOf(w, w.accountA)).toBe(447077);
+    expect(await balanceOf(w, w.code("1900"))).toBe(1573 - 250);
+    await assertBalanced(w);
   });
 });
 
@@ -296,8 +295,8 @@ describe("transfers between own accounts are counted once, and only with their o
     expect(line(a, "1010003")).toMatchObject({ status: "booked", booked_account_id: w.accountB, transfer_transaction_id: incoming.id });
     expect(await get(w, `/api/v1/bank-transactions/${incoming.id}`)).toMatchObject({ status: "booked", transfer_transaction_id: line(a, "1010003").id });
     // 250.00 + 1000.00: the bank's closing balance, not 2250.00
-    expect(balanceOf(w, w.accountB)).toBe(125000);
-    assertBalanced(w);
+    expect(await balanceOf(w, w.accountB)).toBe(125000);
+    await assertBalanced(w);
   });
 
   test("a line of the same amount naming a third party's IBAN is that party's money: not paired, the transfer waits for its own half", async () => {
@@ -310,8 +309,8 @@ describe("transfers between own accounts are counted once, and only with their o
     // booking the stranger's money by hand to the current account is the user's call: then it is the other half
     const booked = await act(w, stranger.id, "book", { account_id: w.accountA });
     expect(booked.body.data).toMatchObject({ status: "booked", transfer_transaction_id: line(a, "1010003").id });
-    expect(balanceOf(w, w.accountB)).toBe(125000);
-    assertBalanced(w);
+    expect(await balanceOf(w, w.accountB)).toBe(125000);
+    await assertBalanced(w);
   });
 });
 
@@ -324,11 +323,11 @@ describe("a payment recorded by hand before the first statement", () => {
     const a = (await importFile(w, WALK_A, w.a)).body.data;
     expect(line(a, "1010001")).toMatchObject({ status: "unmatched", payment_id: null });
     // the fee and the interest booked: the ledger is the bank's closing balance, the line left unmatched (+1210.00) in suspense
-    const rate21 = listVatRates(asTx(env.db), w.org.id).find((r) => r.rateBp === 2100)!;
+    const rate21 = (await listVatRates(asTx(env.db), w.org.id)).find((r) => r.rateBp === 2100)!;
     expect((await act(w, line(a, "1010002").id, "book", { account_id: w.code("6900"), vat_rate_id: rate21.id })).status).toBe(200);
     expect((await act(w, line(a, "1010007").id, "book", { account_id: w.code("4900") })).status).toBe(200);
-    expect(balanceOf(w, w.accountA)).toBe(447077);
-    expect(balanceOf(w, w.code("1900"))).toBe(-121000);
+    expect(await balanceOf(w, w.accountA)).toBe(447077);
+    expect(await balanceOf(w, w.code("1900"))).toBe(-121000);
   });
 });
 
@@ -336,7 +335,7 @@ describe("VAT follows the account booked to", () => {
   test("a refunded bank fee (money in, to bank charges) reduces input VAT; interest to other income at a rate is output VAT", async () => {
     const w = await walk("Brouwerij VAT");
     const a = (await importFile(w, WALK_A, w.a)).body.data;
-    const rate21 = listVatRates(asTx(env.db), w.org.id).find((r) => r.rateBp === 2100)!;
+    const rate21 = (await listVatRates(asTx(env.db), w.org.id)).find((r) => r.rateBp === 2100)!;
     // the interest line (2.50, money in) booked as if a fee came back: 2.07 + 0.43 VAT, credited to 6900 and 1400
     const back = await act(w, line(a, "1010007").id, "book", { account_id: w.code("6900"), vat_rate_id: rate21.id });
     const entry = await get(w, `/api/v1/journal-entries/${back.body.data.journal_entry_id}`);
@@ -363,14 +362,14 @@ describe("the opening balance of databases that imported statements before", () 
     );
     sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
     sqlite.close();
-    const { db: upgraded, get } = upgradedApp(env, oldPath, pending, w.token);
+    const { db: upgraded, get } = await upgradedApp(env, oldPath, pending, w.token);
     // 5000.00, of which the books held the 605.00 recorded by hand: the entry is 4395.00, dated the day before
     expect((await get(`/api/v1/bank-accounts/${w.a}`)).balance).toBe("5000.00");
-    const entries = () => upgraded.select().from(journalEntries).where(and(eq(journalEntries.organizationId, w.org.id), eq(journalEntries.sourceType, "bank_statement"))).all();
-    expect(entries().map((e) => e.date)).toEqual(["2026-03-31"]);
+    const entries = async () => await upgraded.select().from(journalEntries).where(and(eq(journalEntries.organizationId, w.org.id), eq(journalEntries.sourceType, "bank_statement")));
+    expect((await entries()).map((e) => e.date)).toEqual(["2026-03-31"]);
     // run again: the books already hold the bank's opening balance, nothing is added
     await upgraded.connection.transactions.run("immediate", () => backfillOpeningBalances(asTx(upgraded)));
-    expect(entries()).toHaveLength(1);
+    expect(await entries()).toHaveLength(1);
     upgraded.$client.close();
     rmSync(dir, { recursive: true, force: true });
   });

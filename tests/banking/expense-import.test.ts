@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { and, eq } from "drizzle-orm";
 import { journalEntries, journalLines, suppliers } from "../../db/schema.ts";
 import { createTestEnv } from "../helpers.ts";
+import { firstRow } from "../../db/client.ts";
 
 const env = await createTestEnv();
 afterAll(() => env.close());
@@ -75,10 +76,10 @@ describe("the supplier, the 409 and the refusals", () => {
     const { token, org } = await env.newOrg("Supplier matching");
     const first = await importXml(exampleBytes("peppol/base-example.xml"), token);
     expect(first.status).toBe(201);
-    const supplier = env.db.select().from(suppliers).where(eq(suppliers.id, first.body.data.supplier_id)).get()!;
+    const supplier = (await firstRow(env.db.select().from(suppliers).where(eq(suppliers.id, first.body.data.supplier_id))))!;
     expect(supplier).toMatchObject({ organizationId: org.id, name: "SupplierOfficialName Ltd", vatNumber: "GB1232434", peppolId: "0088:9482348239847239874", city: "London", country: "GB" });
     // renamed by hand: the VAT number still finds it
-    env.db.update(suppliers).set({ name: "Renamed Ltd", vatNumber: "gb 123.2434" }).where(eq(suppliers.id, supplier.id)).run();
+    await env.db.update(suppliers).set({ name: "Renamed Ltd", vatNumber: "gb 123.2434" }).where(eq(suppliers.id, supplier.id));
     const credit = await importXml(exampleBytes("peppol/base-creditnote-correction.xml"), token);
     expect(credit.status, credit.text).toBe(201);
     expect(credit.body.data.supplier_id).toBe(supplier.id);
@@ -132,8 +133,8 @@ describe("approval posts per VAT rate", () => {
     const r = await importXml(exampleBytes("peppol/Vat-category-S.xml"), token, "?category=Office");
     expect(r.body.data.category).toBe("Office");
     expect((await env.request("POST", `/api/v1/expenses/${r.body.data.id}/approve`, { token })).status).toBe(200);
-    const entry = env.db.select().from(journalEntries).where(and(eq(journalEntries.organizationId, org.id), eq(journalEntries.sourceId, r.body.data.id))).get()!;
-    const lines = env.db.select().from(journalLines).where(eq(journalLines.entryId, entry.id)).all();
+    const entry = (await firstRow(env.db.select().from(journalEntries).where(and(eq(journalEntries.organizationId, org.id), eq(journalEntries.sourceId, r.body.data.id)))))!;
+    const lines = await env.db.select().from(journalLines).where(eq(journalLines.entryId, entry.id));
     const tagged = lines.filter((l) => l.vatSide === "purchases").map((l) => [l.vatRole, l.vatCategory, l.vatRateBp, l.debitCents]);
     expect(tagged.sort()).toEqual(
       [
@@ -151,8 +152,8 @@ describe("approval posts per VAT rate", () => {
     const { token, org } = await env.newOrg("Credit");
     const r = await importXml(exampleBytes("peppol/base-creditnote-correction.xml"), token);
     expect((await env.request("POST", `/api/v1/expenses/${r.body.data.id}/approve`, { token })).status).toBe(200);
-    const entry = env.db.select().from(journalEntries).where(and(eq(journalEntries.organizationId, org.id), eq(journalEntries.sourceId, r.body.data.id))).get()!;
-    const lines = env.db.select().from(journalLines).where(eq(journalLines.entryId, entry.id)).all();
+    const entry = (await firstRow(env.db.select().from(journalEntries).where(and(eq(journalEntries.organizationId, org.id), eq(journalEntries.sourceId, r.body.data.id)))))!;
+    const lines = await env.db.select().from(journalLines).where(eq(journalLines.entryId, entry.id));
     expect(lines.find((l) => l.vatSide === null)!.debitCents).toBe(165625);
     expect(lines.filter((l) => l.vatSide === "purchases").every((l) => l.creditCents > 0 && l.vatNote)).toBe(true);
   });

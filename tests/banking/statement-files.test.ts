@@ -42,8 +42,8 @@ function upload(o: Org, bytes: Uint8Array, contentType: string, bankId = o.a) {
   return env.request("POST", `/api/v1/bank-accounts/${bankId}/statements`, { rawBody: bytes as unknown as string, token: o.token, headers: { "content-type": contentType } });
 }
 
-const statementsOf = (bankId: string) => env.db.select().from(bankStatements).where(eq(bankStatements.bankAccountId, bankId)).all();
-const linesOf = (bankId: string) => env.db.select().from(bankTransactions).where(eq(bankTransactions.bankAccountId, bankId)).all();
+const statementsOf = async (bankId: string) => await env.db.select().from(bankStatements).where(eq(bankStatements.bankAccountId, bankId));
+const linesOf = async (bankId: string) => await env.db.select().from(bankTransactions).where(eq(bankTransactions.bankAccountId, bankId));
 
 /** A ZIP archive (PKWARE APPNOTE 6.3) of deflated files; `claimedSize` overrides the sizes the headers state (a lying archive). */
 function zip(files: { name: string; bytes: Uint8Array; claimedSize?: number }[]): Uint8Array {
@@ -109,16 +109,16 @@ describe("a camt.053 file with several statements", () => {
     ]);
     expect(r.body.statements[3].reason).toBe(`The organisation has no bank account with IBAN ${C}.`);
     expect(r.body.statements.every((s: any) => s.file === null)).toBe(true);
-    expect(statementsOf(o.a).map((s) => s.statementId).sort()).toEqual(["A-2026-060", "A-2026-061"]);
-    expect(linesOf(o.a)).toHaveLength(3);
-    expect(linesOf(o.b).map((l) => [l.amountCents, l.direction, l.counterpartyName])).toEqual([[12050, "debit", "Drukkerij Peeters NV"]]);
+    expect((await statementsOf(o.a)).map((s) => s.statementId).sort()).toEqual(["A-2026-060", "A-2026-061"]);
+    expect(await linesOf(o.a)).toHaveLength(3);
+    expect((await linesOf(o.b)).map((l) => [l.amountCents, l.direction, l.counterpartyName])).toEqual([[12050, "debit", "Drukkerij Peeters NV"]]);
 
     const again = await upload(o, FOUR, "application/xml");
     expect(again.status).toBe(200);
     expect(again.body.statements.map((s: any) => s.result)).toEqual(["already_imported", "already_imported", "already_imported", "skipped"]);
     expect(again.body.data.transactions_imported).toBe(0);
-    expect(linesOf(o.a)).toHaveLength(3);
-    expect(linesOf(o.b)).toHaveLength(1);
+    expect(await linesOf(o.a)).toHaveLength(3);
+    expect(await linesOf(o.b)).toHaveLength(1);
   });
 
   test("through the other account: the same file imports the same way", async () => {
@@ -151,9 +151,9 @@ describe("a camt.053 file with several statements", () => {
       ],
     });
     // A-2026-062 alone would have been imported: it was not
-    expect(statementsOf(o.a).map((s) => s.statementId).sort()).toEqual(["A-2026-060", "A-2026-061"]);
-    expect(linesOf(o.a)).toHaveLength(3);
-    expect(statementsOf(o.b)).toHaveLength(1);
+    expect((await statementsOf(o.a)).map((s) => s.statementId).sort()).toEqual(["A-2026-060", "A-2026-061"]);
+    expect(await linesOf(o.a)).toHaveLength(3);
+    expect(await statementsOf(o.b)).toHaveLength(1);
     const alone = await upload(o, Buffer.from(text.replace(text.match(/<Stmt>[\s\S]*<\/Stmt>/)![0], a062)), "application/xml");
     expect(alone.status).toBe(201);
     expect(alone.body.data).toMatchObject({ statement_id: "A-2026-062", closing_balance: "1409.98", transactions_imported: 1 });
@@ -171,7 +171,7 @@ describe("a camt.053 file with several statements", () => {
     const two = await upload(o, only(1, 3), "application/xml");
     expect(two.status).toBe(422);
     expect(two.body.errors.iban).toEqual([`None of the file's 2 statements is of the bank account ${bankName} (${A}); they are of ${B}, ${C}. Import the file through one of those accounts.`]);
-    expect(statementsOf(o.b)).toHaveLength(0);
+    expect(await statementsOf(o.b)).toHaveLength(0);
   });
 });
 
@@ -189,13 +189,13 @@ describe("a parser's multi-statement sample (genkgo/camt, tests/banking/fixtures
       ["254EURNL26VAYB8060476890", "imported", "27.00", "20.00", 1],
     ]);
     expect(r.body.data.statement_id).toBe("254EURNL26VAYB8060476890");
-    expect(linesOf(bankId).map((l) => [l.amountCents, l.direction, l.communication]).sort()).toEqual([
+    expect((await linesOf(bankId)).map((l) => [l.amountCents, l.direction, l.communication]).sort()).toEqual([
       [700, "debit", "Transaction Description 2"],
       [885, "credit", "Transaction Description 1"],
     ]);
     const again = await upload(o, file, "application/xml");
     expect(again.status).toBe(200);
-    expect(linesOf(bankId)).toHaveLength(2);
+    expect(await linesOf(bankId)).toHaveLength(2);
   });
 });
 
@@ -211,8 +211,8 @@ describe("a CODA file with two accounts' statements", () => {
       [A, "imported", STATEMENT_1.entries.length, "2801.99"],
       [B, "imported", STATEMENT_1.entries.length, "2801.99"],
     ]);
-    expect(linesOf(o.a)).toHaveLength(STATEMENT_1.entries.length);
-    expect(linesOf(o.b)).toHaveLength(STATEMENT_1.entries.length);
+    expect(await linesOf(o.a)).toHaveLength(STATEMENT_1.entries.length);
+    expect(await linesOf(o.b)).toHaveLength(STATEMENT_1.entries.length);
   });
 });
 
@@ -232,7 +232,7 @@ describe("a ZIP archive of statement files", () => {
     ]);
     // 1000.00 → 2801.99 → 3265.89 (tests/inbound/fixtures)
     expect(r.body.data).toMatchObject({ statement_id: "2026-043", opening_balance: "2801.99", closing_balance: "3265.89" });
-    expect(linesOf(o.a)).toHaveLength(STATEMENT_1.entries.length + STATEMENT_2.entries.length);
+    expect(await linesOf(o.a)).toHaveLength(STATEMENT_1.entries.length + STATEMENT_2.entries.length);
 
     // the same statements as plain files are the same statements
     const plain = await upload(o, inbound("statement-1.camt053.xml"), "application/xml");
@@ -240,7 +240,7 @@ describe("a ZIP archive of statement files", () => {
     expect(plain.body.statements[0].result).toBe("already_imported");
     const again = await upload(o, archive, "application/octet-stream");
     expect(again.status).toBe(200);
-    expect(linesOf(o.a)).toHaveLength(STATEMENT_1.entries.length + STATEMENT_2.entries.length);
+    expect(await linesOf(o.a)).toHaveLength(STATEMENT_1.entries.length + STATEMENT_2.entries.length);
   });
 
   test("a member that is no statement, or is broken, is a 422 naming it; nothing is stored", async () => {
@@ -251,7 +251,7 @@ describe("a ZIP archive of statement files", () => {
     const broken = await upload(o, zip([{ name: "broken.coda", bytes: inbound("statement-1-broken.coda") }]), "application/zip");
     expect(broken.status).toBe(422);
     expect(Object.keys(broken.body.errors)[0]).toStartWith("broken.coda line ");
-    expect(statementsOf(o.a)).toHaveLength(0);
+    expect(await statementsOf(o.a)).toHaveLength(0);
   });
 
   test("more than 100 files, more than 50 MB uncompressed, or a zip bomb that lies about its size: 422 saying so, before inflating beyond the limit", async () => {

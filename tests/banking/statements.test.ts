@@ -18,6 +18,7 @@ import { CLI_ACTOR } from "../../server/orgs/service.ts";
 import { listVatRates } from "../../server/vat-rates/service.ts";
 import { createTestEnv, asTx } from "../helpers.ts";
 import { slowListSteps } from "../query-plan.ts";
+import { firstRow } from "../../db/client.ts";
 
 const env = await createTestEnv();
 afterAll(() => env.close());
@@ -37,14 +38,14 @@ async function books(name: string): Promise<Books> {
   const { org, token } = await env.newOrg(name, { country: "BE", currency: "EUR" });
   // the seeded bank account has the fixtures' IBAN
   const bank = (await env.api("GET", "/api/v1/bank-accounts", undefined, token)).body.data.find((a: any) => a.iban === IBAN);
-  const rate21 = listVatRates(asTx(env.db), org.id).find((r) => r.rateBp === 2100)!;
+  const rate21 = (await listVatRates(asTx(env.db), org.id)).find((r) => r.rateBp === 2100)!;
   const customer = await env.api("POST", "/api/v1/customers", { name: "Brasserie De Kroon BV" }, token);
   const invoiceIds: string[] = [];
   for (const [i, price] of ["1000.00", "500.00", "600.00"].entries()) {
     const created = await env.api("POST", "/api/v1/invoices", { customer_id: customer.body.data.id, issue_date: "2026-02-01", lines: [{ description: "Beer", quantity: "1", unit_price: price, vat_rate_id: rate21.id }] }, token);
     const id = created.body.data.id;
     expect((await env.api("POST", `/api/v1/invoices/${id}/finalize`, undefined, token)).status).toBe(200);
-    env.db.update(invoices).set({ paymentReference: REFERENCES[i] }).where(eq(invoices.id, id)).run();
+    await env.db.update(invoices).set({ paymentReference: REFERENCES[i] }).where(eq(invoices.id, id));
     invoiceIds.push(id);
   }
   return { org, token, bankId: bank.id, invoiceIds };
@@ -73,40 +74,36 @@ const invoice = async (b: Books, i: number) => (await env.api("GET", `/api/v1/in
 async function assertLedger(b: Books, expectedBankCents: number, openingCents = OPENING_CENTS, suspenseCents = 0) {
   const orgId = b.org.id;
   // every journal entry balances
-  const unbalanced = env.db
+  const unbalanced = (await env.db
     .select({ entry: journalLines.entryId, net: sql<number>`sum(${journalLines.debitCents}) - sum(${journalLines.creditCents})` })
     .from(journalLines)
     .where(eq(journalLines.organizationId, orgId))
-    .groupBy(journalLines.entryId)
-    .all()
+    .groupBy(journalLines.entryId))
     .filter((e) => e.net !== 0);
   expect(unbalanced).toEqual([]);
-  const balanceOf = (accountId: string) =>
-    env.db
+  const balanceOf = async (accountId: string) =>
+    (await firstRow(env.db
       .select({ net: sql<number>`coalesce(sum(${journalLines.debitCents}) - sum(${journalLines.creditCents}), 0)` })
       .from(journalLines)
-      .where(and(eq(journalLines.organizationId, orgId), eq(journalLines.accountId, accountId)))
-      .get()!.net;
+      .where(and(eq(journalLines.organizationId, orgId), eq(journalLines.accountId, accountId)))))!.net;
   // the bank account's balance is its ledger account's: its opening balance and what Kontor recorded through it
   const bank = (await env.api("GET", `/api/v1/bank-accounts/${b.bankId}`, undefined, b.token)).body.data;
-  expect(balanceOf(bank.account_id)).toBe(openingCents + expectedBankCents + suspenseCents);
+  expect(await balanceOf(bank.account_id)).toBe(openingCents + expectedBankCents + suspenseCents);
   expect(bank.balance).toBe(((openingCents + expectedBankCents + suspenseCents) / 100).toFixed(2));
-  const suspense = env.db.select().from(accounts).where(and(eq(accounts.organizationId, orgId), eq(accounts.systemAccount, "suspense"))).get()!;
-  expect(balanceOf(suspense.id)).toBe(0 - suspenseCents);
-  const recorded = env.db
+  const suspense = (await firstRow(env.db.select().from(accounts).where(and(eq(accounts.organizationId, orgId), eq(accounts.systemAccount, "suspense")))))!;
+  expect(await balanceOf(suspense.id)).toBe(0 - suspenseCents);
+  const recorded = (await firstRow(env.db
     .select({ sum: sql<number>`coalesce(sum(${payments.amountCents}), 0)` })
     .from(payments)
-    .where(and(eq(payments.organizationId, orgId), eq(payments.bankAccountId, b.bankId)))
-    .get()!.sum;
+    .where(and(eq(payments.organizationId, orgId), eq(payments.bankAccountId, b.bankId)))))!.sum;
   expect(recorded).toBe(expectedBankCents);
   // receivables = Σ amount due of open invoices (no credit notes here)
-  const receivables = env.db.select().from(accounts).where(and(eq(accounts.organizationId, orgId), eq(accounts.systemAccount, "receivables"))).get()!;
-  const open = env.db
+  const receivables = (await firstRow(env.db.select().from(accounts).where(and(eq(accounts.organizationId, orgId), eq(accounts.systemAccount, "receivables")))))!;
+  const open = (await firstRow(env.db
     .select({ due: sql<number>`coalesce(sum(${invoices.totalCents} - ${invoices.paidCents}), 0)` })
     .from(invoices)
-    .where(and(eq(invoices.organizationId, orgId), sql`${invoices.status} IN ('finalized', 'sent', 'partially_paid', 'paid')`, eq(invoices.type, "invoice")))
-    .get()!.due;
-  expect(balanceOf(receivables.id)).toBe(open);
+    .where(and(eq(invoices.organizationId, orgId), sql`${invoices.status} IN ('finalized', 'sent', 'partially_paid', 'paid')`, eq(invoices.type, "invoice")))))!.due;
+  expect(await balanceOf(receivables.id)).toBe(open);
 }
 
 for (const format of ["camt053.xml", "coda"] as const) {
@@ -134,11 +131,11 @@ for (const format of ["camt053.xml", "coda"] as const) {
     });
 
     test("the same statement again adds nothing: 200, no new line, no new payment", async () => {
-      const lines = env.db.select().from(bankTransactions).where(eq(bankTransactions.organizationId, b.org.id)).all().length;
+      const lines = (await env.db.select().from(bankTransactions).where(eq(bankTransactions.organizationId, b.org.id))).length;
       const r = await importStatement(b, `statement-1.${format}`);
       expect(r.status, r.text).toBe(200);
       expect(r.body.data).toMatchObject({ transactions_imported: 0, transactions_matched: 3 });
-      expect(env.db.select().from(bankTransactions).where(eq(bankTransactions.organizationId, b.org.id)).all().length).toBe(lines);
+      expect((await env.db.select().from(bankTransactions).where(eq(bankTransactions.organizationId, b.org.id))).length).toBe(lines);
       await assertLedger(b, 206500, OPENING_CENTS, 9999 - 36300);
     });
 
@@ -158,7 +155,7 @@ for (const format of ["camt053.xml", "coda"] as const) {
       const r = await importStatement(fresh, `statement-1-broken.${format}`);
       expect(r.status).toBe(422);
       expect(r.body.message).toContain("difference");
-      expect(env.db.select().from(bankTransactions).where(eq(bankTransactions.organizationId, fresh.org.id)).all()).toEqual([]);
+      expect(await env.db.select().from(bankTransactions).where(eq(bankTransactions.organizationId, fresh.org.id))).toEqual([]);
       // refused as a whole: no opening entry either
       await assertLedger(fresh, 0, 0);
     });
@@ -249,7 +246,7 @@ describe("reconciliation by hand, and never twice for the same money", () => {
     const printer = await env.api("POST", "/api/v1/expenses", { category: "Printing", amount: "300.00", vat_amount: "63.00", date: "2026-02-20", vendor: "Drukkerij Peeters NV" }, b.token);
     const printer2 = await env.api("POST", "/api/v1/expenses", { category: "Printing", amount: "300.00", vat_amount: "63.00", date: "2026-02-27", vendor: "Drukkerij Peeters NV" }, b.token);
     for (const p of [printer, printer2]) {
-      env.db.update(expenses).set({ payeeIban: "BE43068999999501" }).where(eq(expenses.id, p.body.data.id)).run();
+      await env.db.update(expenses).set({ payeeIban: "BE43068999999501" }).where(eq(expenses.id, p.body.data.id));
       expect((await env.api("POST", `/api/v1/expenses/${p.body.data.id}/approve`, undefined, b.token)).status).toBe(200);
     }
 
@@ -258,9 +255,9 @@ describe("reconciliation by hand, and never twice for the same money", () => {
     expect(debit).toMatchObject({ status: "unmatched", suggested_expense_id: printer.body.data.id });
     const unknown = s.transactions.find((t: any) => t.structured_reference === "+++000/7777/77726+++");
 
-    const events = () => env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.organizationId, b.org.id)).all().map((d) => d.event);
-    expect(events().filter((e) => e === "bank_transaction.imported")).toHaveLength(5);
-    expect(events().filter((e) => e === "bank_transaction.matched")).toHaveLength(3);
+    const events = async () => (await env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.organizationId, b.org.id))).map((d) => d.event);
+    expect((await events()).filter((e) => e === "bank_transaction.imported")).toHaveLength(5);
+    expect((await events()).filter((e) => e === "bank_transaction.matched")).toHaveLength(3);
 
     const reconcile = await env.orgToken(["banking.reconcile", "banking.view"], b.org);
     expect((await env.api("POST", `/api/v1/bank-transactions/${debit.id}/match`, { expense_id: printer.body.data.id }, await env.orgToken(["banking.view"], b.org))).status).toBe(403);
@@ -271,7 +268,7 @@ describe("reconciliation by hand, and never twice for the same money", () => {
     // the line's payment covers the expense: paid (contract section 4), in the match's transaction
     expect(expense).toMatchObject({ amount_due: "0.00", amount_paid: "363.00", status: "paid" });
     expect(expense.payments[0].bank_account_id).toBe(b.bankId);
-    expect(events().filter((e) => e === "bank_transaction.matched")).toHaveLength(4);
+    expect((await events()).filter((e) => e === "bank_transaction.matched")).toHaveLength(4);
     // a credit line cannot pay an expense; a matched line cannot be matched again
     expect((await env.api("POST", `/api/v1/bank-transactions/${unknown.id}/match`, { expense_id: printer.body.data.id }, reconcile)).status).toBe(422);
     expect((await env.api("POST", `/api/v1/bank-transactions/${debit.id}/match`, { expense_id: printer.body.data.id }, reconcile)).status).toBe(409);

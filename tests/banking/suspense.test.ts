@@ -12,6 +12,7 @@ import { accounts, invoices, journalLines, webhookDeliveries } from "../../db/sc
 import type { Organization } from "../../server/lib/scope.ts";
 import { listVatRates } from "../../server/vat-rates/service.ts";
 import { createTestEnv, asTx } from "../helpers.ts";
+import { firstRow } from "../../db/client.ts";
 
 const env = await createTestEnv();
 afterAll(() => env.close());
@@ -49,13 +50,12 @@ describe("suspense, split lines, partial allocations, reclassify, unmatch, ignor
   const call = (method: string, path: string, body?: unknown, t = token) => env.api(method, path, body, t);
   const act = (id: string, action: string, body?: unknown) => call("POST", `/api/v1/bank-transactions/${id}/${action}`, body);
   const get = async (path: string) => (await call("GET", path)).body.data;
-  const balanceOf = (accountId: string) =>
-    env.db
+  const balanceOf = async (accountId: string) =>
+    (await firstRow(env.db
       .select({ net: sql<number>`coalesce(sum(${journalLines.debitCents}) - sum(${journalLines.creditCents}), 0)` })
       .from(journalLines)
-      .where(and(eq(journalLines.organizationId, org.id), eq(journalLines.accountId, accountId)))
-      .get()!.net;
-  const suspense = () => balanceOf(env.db.select().from(accounts).where(and(eq(accounts.organizationId, org.id), eq(accounts.systemAccount, "suspense"))).get()!.id);
+      .where(and(eq(journalLines.organizationId, org.id), eq(journalLines.accountId, accountId)))))!.net;
+  const suspense = async () => balanceOf((await firstRow(env.db.select().from(accounts).where(and(eq(accounts.organizationId, org.id), eq(accounts.systemAccount, "suspense")))))!.id);
 
   // The statement: opens with 1000.00 on 2026-04-01; 400.00 from an unknown payer, the invoice of
   // 1210.00 and its interest note in one transfer, 50.00 out (a bank fee), 99.99 in (a refund of
@@ -64,15 +64,14 @@ describe("suspense, split lines, partial allocations, reclassify, unmatch, ignor
   let CLOSING: number;
 
   /** The invariant: the bank account's ledger balance is its statement's closing balance (no payment recorded by hand here), and suspense holds `suspenseCents` (debit positive). */
-  const assertBooks = (suspenseCents: number) => {
-    expect(balanceOf(bank.account_id)).toBe(CLOSING);
-    expect(suspense()).toBe(suspenseCents);
-    const unbalanced = env.db
+  const assertBooks = async (suspenseCents: number) => {
+    expect(await balanceOf(bank.account_id)).toBe(CLOSING);
+    expect(await suspense()).toBe(suspenseCents);
+    const unbalanced = (await env.db
       .select({ net: sql<number>`sum(${journalLines.debitCents}) - sum(${journalLines.creditCents})` })
       .from(journalLines)
       .where(eq(journalLines.organizationId, org.id))
-      .groupBy(journalLines.entryId)
-      .all()
+      .groupBy(journalLines.entryId))
       .filter((e) => e.net !== 0);
     expect(unbalanced).toEqual([]);
   };
@@ -82,7 +81,7 @@ describe("suspense, split lines, partial allocations, reclassify, unmatch, ignor
     bank = (await get("/api/v1/bank-accounts")).find((a: any) => a.iban === IBAN);
     const chart = (await get("/api/v1/accounts?per_page=100")) as any[];
     code = (c: string) => chart.find((x) => x.code === c).id;
-    rate21 = listVatRates(asTx(env.db), org.id).find((r) => r.rateBp === 2100)!.id;
+    rate21 = (await listVatRates(asTx(env.db), org.id)).find((r) => r.rateBp === 2100)!.id;
     const customer = (await call("POST", "/api/v1/customers", { name: "Brasserie Dupont SA", country: "BE", vat_number: "BE0404795549" })).body.data;
     const issue = async (net: string, reference: string, issue_date = "2026-03-02", due_date = "2026-04-01") => {
       const created = await call("POST", "/api/v1/invoices", { customer_id: customer.id, issue_date, due_date, lines: [{ description: "Beer", quantity: "1", unit_price: net, vat_rate_id: rate21 }] });
@@ -90,7 +89,7 @@ describe("suspense, split lines, partial allocations, reclassify, unmatch, ignor
       expect((await act(created.body.data.id, "x")).status).toBe(404);
       const finalized = await call("POST", `/api/v1/invoices/${created.body.data.id}/finalize`);
       expect(finalized.status, finalized.text).toBe(200);
-      env.db.update(invoices).set({ paymentReference: reference }).where(eq(invoices.id, created.body.data.id)).run();
+      await env.db.update(invoices).set({ paymentReference: reference }).where(eq(invoices.id, created.body.data.id));
       return created.body.data.id as string;
     };
     inv3 = await issue("1000.00", R3, "2026-01-02", "2026-02-01"); // 1210.00, late
@@ -138,7 +137,7 @@ describe("suspense, split lines, partial allocations, reclassify, unmatch, ignor
     expect((await get(`/api/v1/invoices/${noteId}`)).status).toBe("paid");
     expect(lines.both.allocations[1].payment_id).toBe((await get(`/api/v1/invoices/${noteId}`)).payments[0].id);
     // suspense: 400.00 + 99.99 in, 50.00 out, credited 449.99
-    assertBooks(-(40000 + 9999 - 5000));
+    await assertBooks(-(40000 + 9999 - 5000));
   });
 
   test("a line split over two invoices, partly: partially_matched, the rest in suspense; then completed with an account", async () => {
@@ -158,7 +157,7 @@ describe("suspense, split lines, partial allocations, reclassify, unmatch, ignor
     expect((await get(`/api/v1/invoices/${inv1}`)).status).toBe("paid");
     expect((await get(`/api/v1/invoices/${inv2}`)).status).toBe("paid");
     // 363.00 left suspense: 37.00 + 99.99 - 50.00 = 86.99 still credited there
-    assertBooks(-(3700 + 9999 - 5000));
+    await assertBooks(-(3700 + 9999 - 5000));
     // a partially matched line is not ignored, and cannot be allocated beyond what it has left
     expect((await act(lines.unknown.id, "ignore")).status).toBe(409);
     const over = await act(lines.unknown.id, "match", { allocations: [{ account_id: code("4900"), amount: "37.01" }] });
@@ -169,20 +168,20 @@ describe("suspense, split lines, partial allocations, reclassify, unmatch, ignor
     expect(rest.status, rest.text).toBe(200);
     expect(rest.body.data).toMatchObject({ status: "matched", unallocated_amount: "0.00" });
     expect(rest.body.data.allocations[2]).toMatchObject({ account_id: code("4900"), amount: "37.00", payment_id: null });
-    expect(balanceOf(code("4900"))).toBe(-3700);
-    assertBooks(-(9999 - 5000));
+    expect(await balanceOf(code("4900"))).toBe(-3700);
+    await assertBooks(-(9999 - 5000));
     expect((await act(lines.unknown.id, "match", { allocations: [{ account_id: code("4900"), amount: "1.00" }] })).status).toBe(409);
-    const events = env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.organizationId, org.id)).all().map((d) => d.event);
+    const events = (await env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.organizationId, org.id))).map((d) => d.event);
     expect(events.filter((e) => e === "bank_transaction.allocated")).toHaveLength(2);
   });
 
   test("ignore leaves a line in suspense; unmatch brings it back to the list, still in suspense", async () => {
     const ignored = await act(lines.refund.id, "ignore");
     expect(ignored.body.data).toMatchObject({ status: "ignored", unallocated_amount: "99.99" });
-    assertBooks(-(9999 - 5000));
+    await assertBooks(-(9999 - 5000));
     expect((await act(lines.refund.id, "ignore")).status).toBe(409);
     expect((await act(lines.refund.id, "unmatch")).body.data.status).toBe("unmatched");
-    assertBooks(-(9999 - 5000));
+    await assertBooks(-(9999 - 5000));
     expect((await act(lines.refund.id, "unmatch")).status).toBe(409);
   });
 
@@ -191,10 +190,10 @@ describe("suspense, split lines, partial allocations, reclassify, unmatch, ignor
     expect(fee.status, fee.text).toBe(200);
     expect(fee.body.data).toMatchObject({ status: "matched", unallocated_amount: "0.00" });
     // 50.00 = 41.32 + 8.68 VAT at 21 % (50.00 / 1.21 = 41.32)
-    expect(balanceOf(code("6900"))).toBe(4132);
+    expect(await balanceOf(code("6900"))).toBe(4132);
     // input VAT: the printer's 63.00 approved before, and the fee's 8.68
-    expect(balanceOf(code("1400"))).toBe(6300 + 868);
-    assertBooks(-9999);
+    expect(await balanceOf(code("1400"))).toBe(6300 + 868);
+    await assertBooks(-9999);
     // the 400.00 line: 121.00 to the first invoice, the rest (279.00) to other income; the second invoice is open again
     const again = await act(lines.unknown.id, "reclassify", {
       allocations: [
@@ -210,14 +209,14 @@ describe("suspense, split lines, partial allocations, reclassify, unmatch, ignor
     expect((await get(`/api/v1/invoices/${inv1}`)).status).toBe("paid");
     expect((await get(`/api/v1/invoices/${inv2}`))).toMatchObject({ status: "finalized", amount_due: "242.00", payments: [] });
     expect((await get(`/api/v1/invoices/${inv1}`)).payments).toHaveLength(1);
-    expect(balanceOf(code("4900"))).toBe(-27900);
-    assertBooks(-9999);
+    expect(await balanceOf(code("4900"))).toBe(-27900);
+    await assertBooks(-9999);
     // a refused reclassification changes nothing
     const refused = await act(lines.unknown.id, "reclassify", { allocations: [{ invoice_id: inv2, amount: "500.00" }] });
     expect(refused.status).toBe(422);
     expect((await get(`/api/v1/bank-transactions/${lines.unknown.id}`)).allocations).toHaveLength(2);
-    assertBooks(-9999);
-    const events = env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.organizationId, org.id)).all().map((d) => d.event);
+    await assertBooks(-9999);
+    const events = (await env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.organizationId, org.id))).map((d) => d.event);
     expect(events.filter((e) => e === "bank_transaction.reclassified")).toHaveLength(2);
   });
 
@@ -226,23 +225,23 @@ describe("suspense, split lines, partial allocations, reclassify, unmatch, ignor
     expect(undone.status, undone.text).toBe(200);
     expect(undone.body.data).toMatchObject({ status: "unmatched", allocations: [], invoice_id: null, payment_id: null, matched_amount: null, unallocated_amount: "400.00" });
     expect((await get(`/api/v1/invoices/${inv1}`))).toMatchObject({ status: "finalized", payments: [] });
-    expect(balanceOf(code("4900"))).toBe(0);
-    assertBooks(-(9999 + 40000));
+    expect(await balanceOf(code("4900"))).toBe(0);
+    await assertBooks(-(9999 + 40000));
     // the line matched on import: the invoice and its note open again, 1210.00 + the note back in suspense
     const both = await act(lines.both.id, "unmatch");
     expect(both.body.data).toMatchObject({ status: "unmatched", allocations: [] });
     expect((await get(`/api/v1/invoices/${inv3}`)).status).toBe("finalized");
     expect((await get(`/api/v1/invoices/${noteId}`)).status).toBe("finalized");
-    assertBooks(-(9999 + 40000 + 121000 + noteCents));
+    await assertBooks(-(9999 + 40000 + 121000 + noteCents));
     // and allocated again by hand, out of suspense
     const redo = await act(lines.both.id, "match", { allocations: [{ invoice_id: noteId, amount: (noteCents / 100).toFixed(2) }, { invoice_id: inv3, amount: "1210.00" }] });
     expect(redo.body.data).toMatchObject({ status: "matched", invoice_id: noteId });
-    assertBooks(-(9999 + 40000));
+    await assertBooks(-(9999 + 40000));
     // a payment of an allocation deleted by hand: that allocation goes, its money back into suspense
     const paymentId = redo.body.data.allocations[1].payment_id;
     expect((await call("DELETE", `/api/v1/invoices/${inv3}/payments/${paymentId}`)).status).toBe(204);
     expect(await get(`/api/v1/bank-transactions/${lines.both.id}`)).toMatchObject({ status: "partially_matched", unallocated_amount: "1210.00" });
-    assertBooks(-(9999 + 40000 + 121000));
+    await assertBooks(-(9999 + 40000 + 121000));
   });
 
   test("the refusals: 422 naming the allocation and field, 409, 404, 403", async () => {
@@ -283,6 +282,6 @@ describe("suspense, split lines, partial allocations, reclassify, unmatch, ignor
     expect((await call("POST", `/api/v1/bank-transactions/${line}/match`, { allocations: [{ invoice_id: inv2, amount: "1.00" }] }, await env.orgToken(["banking.view"], org))).status).toBe(403);
     expect((await call("POST", `/api/v1/bank-transactions/${line}/reclassify`, { allocations: [{ invoice_id: inv2, amount: "1.00" }] }, await env.orgToken(["banking.view"], org))).status).toBe(403);
     // nothing of it changed the books
-    assertBooks(-(9999 + 40000 + 121000));
+    await assertBooks(-(9999 + 40000 + 121000));
   });
 });

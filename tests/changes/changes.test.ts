@@ -61,16 +61,14 @@ describe("event payloads", () => {
     // subscribed to every event sees each resource type's events carry the GET's shape
     const id = newId();
     const now = nowIso();
-    env.db
+    await env.db
       .insert(webhooks)
-      .values({ id, organizationId: env.org.id, url: "https://hooks.example.com/all", events: [...WEBHOOK_EVENTS], isActive: true, secret: "s".repeat(64), createdAt: now, updatedAt: now })
-      .run();
+      .values({ id, organizationId: env.org.id, url: "https://hooks.example.com/all", events: [...WEBHOOK_EVENTS], isActive: true, secret: "s".repeat(64), createdAt: now, updatedAt: now });
     const resources = await oneOfEach();
-    const delivered = env.db
+    const delivered = (await env.db
       .select()
       .from(webhookDeliveries)
-      .where(eq(webhookDeliveries.webhookId, id))
-      .all()
+      .where(eq(webhookDeliveries.webhookId, id)))
       .map((row) => JSON.parse(row.payload) as { event: string; data: { id?: string; year?: number } });
     for (const [type, resource] of Object.entries(resources)) {
       const about = delivered.filter((d) => d.event.startsWith(`${type}.`) && String(d.data.id ?? d.data.year) === resource.id);
@@ -86,61 +84,59 @@ describe("recordChange", async () => {
   const org = await env.newOrg("Recorded Co");
   const scope: Scope = { db: env.db, org: org.org, actor: CLI_ACTOR };
   const now = nowIso();
-  const hook = (events: string[], isActive = true) => {
+  const hook = async (events: string[], isActive = true) => {
     const id = newId();
-    env.db
+    await env.db
       .insert(webhooks)
-      .values({ id, organizationId: org.org.id, url: "https://hooks.example.com/x", events, isActive, secret: "s".repeat(64), createdAt: now, updatedAt: now })
-      .run();
+      .values({ id, organizationId: org.org.id, url: "https://hooks.example.com/x", events, isActive, secret: "s".repeat(64), createdAt: now, updatedAt: now });
     return id;
   };
-  const subscribed = [hook(["expense.updated"]), hook(["expense.created", "expense.updated"])];
-  const otherEvent = hook(["expense.approved"]);
-  const inactive = hook(["expense.updated"], false);
-  const entries = (action: string) =>
-    env.db
+  const subscribed = [await hook(["expense.updated"]), await hook(["expense.created", "expense.updated"])];
+  const otherEvent = await hook(["expense.approved"]);
+  const inactive = await hook(["expense.updated"], false);
+  const entries = async (action: string) =>
+    await env.db
       .select()
       .from(auditLog)
-      .where(and(eq(auditLog.organizationId, org.org.id), eq(auditLog.action, action)))
-      .all();
-  const deliveriesOf = (webhookId: string) => env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, webhookId)).all();
+      .where(and(eq(auditLog.organizationId, org.org.id), eq(auditLog.action, action)));
+  const deliveriesOf = async (webhookId: string) => await env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, webhookId));
 
   test("writes the audit entry and one delivery per subscribed active webhook, the payload built from the resource", async () => {
     const expense = (await env.api("POST", "/api/v1/expenses", { category: "Meals", amount: "9.00", date: "2026-03-03" }, org.token)).body.data;
-    const before = subscribed.map((id) => deliveriesOf(id).length);
+    const before = await Promise.all(subscribed.map(async (id) => (await deliveriesOf(id)).length));
     await unitOfWork(env.db, (tx) =>
       recordChange(tx, scope, { action: "test.recorded", resource: { type: "expense", id: expense.id }, event: "expense.updated", data: expense }),
     );
 
-    expect(entries("test.recorded")).toMatchObject([{ resourceType: "expense", resourceId: expense.id, actorType: "cli", actorId: null }]);
+    expect(await entries("test.recorded")).toMatchObject([{ resourceType: "expense", resourceId: expense.id, actorType: "cli", actorId: null }]);
     for (const [i, id] of subscribed.entries()) {
-      const rows = deliveriesOf(id);
+      const rows = await deliveriesOf(id);
       expect(rows.length).toBe(before[i]! + 1);
       const last = JSON.parse(rows.at(-1)!.payload);
       expect(last).toMatchObject({ event: "expense.updated", data: expense });
     }
-    expect(deliveriesOf(otherEvent)).toEqual([]);
-    expect(deliveriesOf(inactive)).toEqual([]);
+    expect(await deliveriesOf(otherEvent)).toEqual([]);
+    expect(await deliveriesOf(inactive)).toEqual([]);
   });
 
   test("without an event: the audit entry alone", async () => {
     await unitOfWork(env.db, (tx) => recordChange(tx, scope, { action: "test.audit_only", resource: { type: "token", id: "t-1" } }));
-    expect(entries("test.audit_only")).toMatchObject([{ resourceType: "token", resourceId: "t-1" }]);
+    expect(await entries("test.audit_only")).toMatchObject([{ resourceType: "token", resourceId: "t-1" }]);
   });
 
   test("a failure after recordChange, in the same transaction, leaves neither the audit entry nor a delivery", async () => {
     const expense = (await env.api("POST", "/api/v1/expenses", { category: "Meals", amount: "4.00", date: "2026-03-04" }, org.token)).body.data;
-    const before = subscribed.map((id) => deliveriesOf(id).length);
+    const before = await Promise.all(subscribed.map(async (id) => (await deliveriesOf(id)).length));
     expect(async () =>
-      await unitOfWork(env.db, (tx) => {
-        recordChange(tx, scope, { action: "test.rolled_back", resource: { type: "expense", id: expense.id }, event: "expense.updated", data: expense });
+      await unitOfWork(env.db, async (tx) => {
+        await recordChange(tx, scope, { action: "test.rolled_back", resource: { type: "expense", id: expense.id }, event: "expense.updated", data: expense });
         // both are written at this point, inside the transaction
-        expect(entries("test.rolled_back").length).toBe(1);
+        expect((await entries("test.rolled_back")).length).toBe(1);
         throw new Error("after the change");
       }),
     ).toThrow("after the change");
-    expect(entries("test.rolled_back")).toEqual([]);
-    expect(subscribed.map((id) => deliveriesOf(id).length)).toEqual(before);
+    expect(await entries("test.rolled_back")).toEqual([]);
+    expect(await Promise.all(subscribed.map(async (id) => (await deliveriesOf(id)).length))).toEqual(before);
   });
 });
 

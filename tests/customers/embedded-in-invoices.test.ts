@@ -157,14 +157,14 @@ function upgradeIssuedCustomers() {
 test("upgrade: a document issued before embeds its buyer as issued, the customer's other fields as at the upgrade", async () => {
   const { api, customer, issued } = await setUp();
   // as an earlier Kontor left it: the parties frozen, no customer beside them
-  const forget = () => env.db.update(invoices).set({ issuedCustomer: null }).where(eq(invoices.id, issued.id)).run();
-  forget();
+  const forget = async () => await env.db.update(invoices).set({ issuedCustomer: null }).where(eq(invoices.id, issued.id));
+  await forget();
   upgradeIssuedCustomers();
   // nothing changed since finalize: the migration builds what finalize froze, field for field
   // (its contact persons, booleans and metadata included)
   expect((await api("GET", `/api/v1/invoices/${issued.id}`)).customer).toEqual(issued.customer);
 
-  forget();
+  await forget();
   await api("PUT", `/api/v1/customers/${customer.id}`, { name: "Klant Renamed BV", address: "Nieuwstraat 9", metadata: { crm: "K-2" }, reminders_paused: true });
   upgradeIssuedCustomers();
   const shown = (await api("GET", `/api/v1/invoices/${issued.id}`)).customer;

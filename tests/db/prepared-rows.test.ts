@@ -10,12 +10,12 @@ import { asTx } from "../helpers.ts";
 import { afterAll, describe, expect, test } from "bun:test";
 import { getTableColumns, getTableName, is, sql } from "drizzle-orm";
 import { SQLiteTable, type SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { openDatabase, preparedRows } from "../../db/client.ts";
+import { firstRow, openDatabase, preparedRows } from "../../db/client.ts";
 import { migrateDatabase } from "../../server/data-migrations.ts";
 import * as schema from "../../db/schema.ts";
 
 const db = openDatabase(":memory:");
-migrateDatabase(db);
+await migrateDatabase(db);
 // rows of one table at a time, whatever they point at: no foreign keys, and none of the triggers
 // that keep running totals (an entry's header checks its lines, which this test writes separately;
 // an open invoice adds to the receivables' totals, which this test writes rows of itself)
@@ -70,17 +70,17 @@ describe("preparedRows returns exactly drizzle's rows", () => {
 
   for (const table of tables) {
     const name = getTableName(table);
-    test(name, () => {
+    test(name, async () => {
       const columns = Object.entries(getTableColumns(table));
       const rows = [0, 1].map((n) => ({
         ...Object.fromEntries(columns.map(([property, column]) => [property, valueFor(column, n)])),
         ...CHECKED[name]?.(n),
       }));
       // the rows a migration seeded (Belgium's statutory interest rates, the cursor key) make way for the test's
-      if (name === "statutory_interest_rates" || name === "server_keys") db.delete(table).run();
-      db.insert(table).values(rows).run();
+      if (name === "statutory_interest_rates" || name === "server_keys") await db.delete(table);
+      await db.insert(table).values(rows);
 
-      const drizzleRows = db.select().from(table).orderBy(sql`rowid`).all();
+      const drizzleRows = await db.select().from(table).orderBy(sql`rowid`);
       const fast = preparedRows(asTx(db), `prepared-rows test:${name}`, table, (tx) => tx.select().from(table).orderBy(sql`rowid`));
       expect(fast.all({})).toStrictEqual(drizzleRows);
       // and what was written comes back as written
@@ -90,7 +90,7 @@ describe("preparedRows returns exactly drizzle's rows", () => {
         tx.select().from(table).where(sql`rowid = ${sql.placeholder("rowid")}`),
       );
       for (const rowid of [1, 2]) {
-        expect(one.get({ rowid })).toStrictEqual(db.select().from(table).where(sql`rowid = ${rowid}`).get());
+        expect(one.get({ rowid })).toStrictEqual(await firstRow(db.select().from(table).where(sql`rowid = ${rowid}`)));
       }
       expect(one.get({ rowid: 99 })).toBeUndefined();
     });

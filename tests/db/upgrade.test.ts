@@ -153,7 +153,7 @@ test("a database of the first migration is backed up, upgraded, and reads back t
 
   const config = loadConfig({ KONTOR_ENV: "test", KONTOR_RATE_LIMIT: "100000", KONTOR_DB: oldPath, KONTOR_SECRET_KEY_FILE: join(env.dir, "kontor.key") });
   const upgraded = openDatabase(oldPath);
-  expect(migrateDatabase(upgraded)).toBe(0);
+  expect(await migrateDatabase(upgraded)).toBe(0);
   const app = createApp(createRuntime(config, { db: upgraded, log: silentLogger }));
   const read = async (path: string) => {
     const r = await app.handle(new Request(`http://localhost${path}`, { headers: { authorization: `Bearer ${env.token}` } }));
@@ -184,7 +184,7 @@ test("a database of the first migration is backed up, upgraded, and reads back t
 test("a database from a newer Kontor is refused with a message, and left as it was", async () => {
   const path = join(dir, "newer", "kontor.db");
   const db = openDatabase(path);
-  migrateDatabase(db);
+  await migrateDatabase(db);
   const last = embeddedMigrations.at(-1)!.when;
   db.$client.run("INSERT INTO __drizzle_migrations (hash, created_at) VALUES ('from-the-future', ?)", [last + 60_000]);
   db.$client.exec("PRAGMA wal_checkpoint(TRUNCATE)");

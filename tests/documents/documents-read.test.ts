@@ -192,9 +192,9 @@ describe("readDocument", () => {
     await ok("PUT", "/api/v1/organization", { default_bank_account_id: second.id }, org.token);
     expect((await loadDocument(env.db, org.org.id, inv.id)).payee).toEqual({ iban: "DE89370400440532013000", bic: null, accountName: "Fallbacks GmbH" });
     // the default account closed: the first active one; none active: no payee
-    env.db.update(bankAccounts).set({ isActive: false }).where(eq(bankAccounts.id, second.id)).run();
+    await env.db.update(bankAccounts).set({ isActive: false }).where(eq(bankAccounts.id, second.id));
     expect((await loadDocument(env.db, org.org.id, inv.id)).payee?.iban).toBe(seeded.iban);
-    env.db.update(bankAccounts).set({ isActive: false }).where(eq(bankAccounts.organizationId, org.org.id)).run();
+    await env.db.update(bankAccounts).set({ isActive: false }).where(eq(bankAccounts.organizationId, org.org.id));
     expect((await loadDocument(env.db, org.org.id, inv.id)).payee).toBeNull();
   });
 

@@ -219,7 +219,7 @@ describe("finalize and the PDF, per seller country", () => {
 test("the first start's Default organisation does not check its mentions", async () => {
   const db = openDatabase(join(dir, "fresh.db"));
   try {
-    migrateDatabase(db);
+    await migrateDatabase(db);
     const boot = (await bootstrapIfEmpty(db))!;
     const row = db.$client.query("SELECT check_legal_mentions, legal_kind FROM organizations WHERE id = ?").get(boot.organizationId) as { check_legal_mentions: number; legal_kind: string };
     expect(row).toEqual({ check_legal_mentions: 0, legal_kind: "company" });

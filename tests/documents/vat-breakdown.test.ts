@@ -15,6 +15,7 @@ import { priceLine, totalsOf } from "../../server/invoices/totals.ts";
 import { vatCents } from "../../server/lib/money.ts";
 import { SELLER_IDENTITY } from "../fixtures.ts";
 import { createTestEnv } from "../helpers.ts";
+import { firstRow } from "../../db/client.ts";
 
 const line = (vatCategory: VatCategory, vatRateBp: number, amountCents: number, vat = vatCents(amountCents, vatRateBp)): VatBreakdownLine => ({
   vatCategory,
@@ -137,14 +138,13 @@ describe("an invoice's document and its journal entry", async () => {
    * The sales and VAT payable lines of the entry the invoice's finalize posted, as groups in the
    * order of their lines (a line of 0.00 is not written: a group without VAT has no VAT line).
    */
-  const postedGroups = (invoiceId: string) => {
-    const entry = env.db
+  const postedGroups = async (invoiceId: string) => {
+    const entry = (await firstRow(env.db
       .select()
       .from(journalEntries)
-      .where(and(eq(journalEntries.sourceType, "invoice"), eq(journalEntries.sourceId, invoiceId), isNull(journalEntries.reversesEntryId)))
-      .get()!;
+      .where(and(eq(journalEntries.sourceType, "invoice"), eq(journalEntries.sourceId, invoiceId), isNull(journalEntries.reversesEntryId)))))!;
     const groups = new Map<string, { category: VatCategory | null; rateBp: number | null; taxableCents: number; vatCents: number }>();
-    for (const l of env.db.select().from(journalLines).where(eq(journalLines.entryId, entry.id)).orderBy(asc(journalLines.lineNo)).all()) {
+    for (const l of (await env.db.select().from(journalLines).where(eq(journalLines.entryId, entry.id)).orderBy(asc(journalLines.lineNo)))) {
       if (!l.vatRole) continue;
       const key = `${l.vatCategory} ${l.vatRateBp}`;
       const group = groups.get(key) ?? groups.set(key, { category: l.vatCategory, rateBp: l.vatRateBp, taxableCents: 0, vatCents: 0 }).get(key)!;
@@ -178,7 +178,7 @@ describe("an invoice's document and its journal entry", async () => {
       { category: "AE", rateBp: 0, taxableCents: 10000, vatCents: 0 },
     ]);
     expect(doc.vatCents).toBe(234);
-    expect(postedGroups(inv.id)).toEqual([
+    expect(await postedGroups(inv.id)).toEqual([
       { category: "AE", rateBp: 0, taxableCents: 10000, vatCents: 0 },
       { category: "E", rateBp: 0, taxableCents: 5000, vatCents: 0 },
       { category: "S", rateBp: 2100, taxableCents: 6, vatCents: 0 },
@@ -200,7 +200,7 @@ describe("an invoice's document and its journal entry", async () => {
     const note = await ok("POST", `/api/v1/invoices/${inv.id}/credit-note`);
     await ok("POST", `/api/v1/invoices/${note.id}/finalize`);
     const doc = await loadDocument(env.db, env.org.id, note.id);
-    const mirrored = postedGroups(note.id).map((g) => ({ ...g, taxableCents: -g.taxableCents, vatCents: -g.vatCents }));
+    const mirrored = (await postedGroups(note.id)).map((g) => ({ ...g, taxableCents: -g.taxableCents, vatCents: -g.vatCents }));
     expect(mirrored).toEqual(doc.vatGroups.map(({ category, rateBp, taxableCents, vatCents }) => ({ category, rateBp, taxableCents, vatCents })));
   });
 });

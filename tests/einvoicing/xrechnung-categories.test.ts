@@ -37,7 +37,7 @@ beforeAll(async () => {
   // Kontor seeds no rate outside the scope of VAT, and the API's rates are read-only: one written as a
   // migration or an operator would
   const outside = newId();
-  env.db.insert(vatRates).values({ id: outside, organizationId: env.org.id, name: "Not subject", rateBp: 0, isDefault: false, category: "O", exemptionReasonCode: "VATEX-EU-O", createdAt: nowIso() }).run();
+  await env.db.insert(vatRates).values({ id: outside, organizationId: env.org.id, name: "Not subject", rateBp: 0, isDefault: false, category: "O", exemptionReasonCode: "VATEX-EU-O", createdAt: nowIso() });
   rates.set("O", outside);
   customers.set("DE", (await ok("POST", "/api/v1/customers", { name: "Landeshauptstadt München", country: "DE", vat_number: "DE129273398", ...BUYER })).id);
   customers.set("CH", (await ok("POST", "/api/v1/customers", { name: "Stadt Zürich", country: "CH", ...BUYER, city: "Zürich", postal_code: "8001", address: "Stadthausquai 17" })).id);

@@ -14,6 +14,7 @@ import { loadConfig } from "../../server/config.ts";
 import { startWorker } from "../../server/webhooks/worker.ts";
 import { createTestEnv } from "../helpers.ts";
 import { slowListSteps } from "../query-plan.ts";
+import { firstRow } from "../../db/client.ts";
 
 const env = await createTestEnv();
 afterAll(() => env.close());
@@ -113,12 +114,12 @@ describe("the feed", () => {
   test("events are written without any webhook; a subscribed webhook's delivery carries the same event and data", async () => {
     const { org, token } = await env.newOrg("Outbox BV");
     const quiet = await ok("POST", "/api/v1/customers", { name: "Unsubscribed" }, token);
-    expect(env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.organizationId, org.id)).all()).toHaveLength(0);
+    expect(await env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.organizationId, org.id))).toHaveLength(0);
     expect((await readFeed("", token)).map((e) => e.resource.id)).toEqual([quiet.id]);
 
     const hook = await ok("POST", "/api/v1/webhooks", { url: "https://hooks.example.com/outbox", events: ["customer.updated"] }, token);
     await ok("PUT", `/api/v1/customers/${quiet.id}`, { city: "Gent" }, token);
-    const [delivery] = env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, hook.id)).all();
+    const [delivery] = await env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, hook.id));
     const payload = JSON.parse(delivery!.payload);
     const event = (await readFeed("", token)).at(-1);
     // one object: the delivery's body is the feed's event
@@ -127,7 +128,7 @@ describe("the feed", () => {
     expect(payload.timestamp).toBe(event.created_at);
     expect(delivery!.eventId).toBe(Number(event.id));
     // byte for byte: `data` is serialised once for both
-    const row = env.db.select().from(events).where(and(eq(events.organizationId, org.id), eq(events.seq, Number(event.id)))).get()!;
+    const row = (await firstRow(env.db.select().from(events).where(and(eq(events.organizationId, org.id), eq(events.seq, Number(event.id))))))!;
     expect(delivery!.payload).toContain(row.data);
   });
 
@@ -229,7 +230,7 @@ describe("events that had no webhook before", () => {
     expect(feed[8].data).toMatchObject({ id: p.id, position: "CFO" }); // the tombstone: its last state
     expect(feed[9].data.contact_persons).toEqual([]);
     expect(feed[10].data).toEqual(org);
-    const sent = env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, hook.id)).all().map((d) => d.event).sort();
+    const sent = (await env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, hook.id))).map((d) => d.event).sort();
     expect(sent).toEqual(feed.map((e) => e.type).filter((t) => events.includes(t)).sort());
   });
 });
@@ -251,7 +252,7 @@ describe("invoice.payment_recorded", () => {
     const recorded = await readFeed("&filter[type]=invoice.payment_recorded", token);
     expect(recorded.map((e) => e.payment_id)).toEqual(payments);
     expect(recorded.map((e) => e.data.id)).toEqual([inv.id, inv.id]);
-    const sent = env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, hook.id)).all().map((d) => JSON.parse(d.payload));
+    const sent = (await env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, hook.id))).map((d) => JSON.parse(d.payload));
     expect(sent.map((p) => p.payment_id).sort()).toEqual([...payments].sort());
     // other events carry none
     expect((await readFeed("&filter[type]=invoice.finalized", token))[0].payment_id).toBeUndefined();
@@ -273,11 +274,10 @@ describe("retention", () => {
     const sample = JSON.stringify(await ok("GET", `/api/v1/customers/${(await ok("POST", "/api/v1/customers", { name: "Sample" })).id}`));
     // events dated in the past, with the organisation's next ids (as emit draws them)
     const old = async (daysAgo: number) =>
-      await unitOfWork(env.db, (tx) => {
+      await unitOfWork(env.db, async (tx) => {
         const seq = drawSequence(tx, org.id, "event", 0);
-        tx.insert(events)
-          .values({ organizationId: org.id, seq, type: "customer.created", resourceType: "customer", resourceId: `old-${daysAgo}`, data: sample, createdAt: new Date(Date.now() - daysAgo * day).toISOString() })
-          .run();
+        await tx.insert(events)
+          .values({ organizationId: org.id, seq, type: "customer.created", resourceType: "customer", resourceId: `old-${daysAgo}`, data: sample, createdAt: new Date(Date.now() - daysAgo * day).toISOString() });
         return seq;
       });
     const gone = await old(31); // 1

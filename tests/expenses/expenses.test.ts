@@ -12,6 +12,7 @@ import { newId, nowIso } from "../../server/lib/time.ts";
 import { listVatRates } from "../../server/vat-rates/service.ts";
 import { createTestEnv, asTx } from "../helpers.ts";
 import { plansOf, slowListSteps, slowSteps } from "../query-plan.ts";
+import { firstRow } from "../../db/client.ts";
 const TESTS_ROOT = join(import.meta.dir, "..");
 
 const env = await createTestEnv();
@@ -39,7 +40,7 @@ async function approved() {
   return r.body.data;
 }
 
-const supplierNamed = (name: string) => env.db.select().from(suppliers).where(and(eq(suppliers.organizationId, env.org.id), eq(suppliers.name, name))).all();
+const supplierNamed = async (name: string) => await env.db.select().from(suppliers).where(and(eq(suppliers.organizationId, env.org.id), eq(suppliers.name, name)));
 /** read from the database: GET /api/v1/vat-rates belongs to the invoices work */
 const vatRates = async (orgId = env.org.id) => listVatRates(asTx(env.db), orgId);
 
@@ -115,13 +116,13 @@ describe("fields (api-spec 2.6, 4.6)", () => {
       [{ rejection_reason: "x" }, "rejection_reason"],
       [{ id: "01900000-0000-7000-8000-000000000000" }, "id"],
     ];
-    const before = env.db.select().from(expenses).all().length;
+    const before = (await env.db.select().from(expenses)).length;
     for (const [override, field] of cases) {
       const r = await env.api("POST", "/api/v1/expenses", { ...valid, ...override });
       expect(r.status, JSON.stringify(override).slice(0, 80)).toBe(422);
       expect(Object.keys(r.body.errors), JSON.stringify(override).slice(0, 80)).toEqual([field]);
     }
-    expect(env.db.select().from(expenses).all().length).toBe(before);
+    expect((await env.db.select().from(expenses)).length).toBe(before);
     // the limits themselves are accepted
     const edge = await env.api("POST", "/api/v1/expenses", { ...valid, category: "c".repeat(100), amount: "0.01", vat_amount: "0", vendor: "v".repeat(255) });
     expect(edge.status).toBe(201);
@@ -162,21 +163,21 @@ describe("vendor → supplier (contract section 3)", () => {
     const e = await expense({ vendor: "  aCME supplies " });
     expect(e.supplier_id).toBe(supplier.id);
     expect(e.vendor).toBe("aCME supplies");
-    expect(supplierNamed("aCME supplies")).toHaveLength(0);
+    expect(await supplierNamed("aCME supplies")).toHaveLength(0);
   });
 
   test("created when missing, with its own audit entry; reused afterwards", async () => {
     const e = await expense({ vendor: "Brand New Vendor BV" });
-    const created = supplierNamed("Brand New Vendor BV");
+    const created = await supplierNamed("Brand New Vendor BV");
     expect(created.map((s) => s.id)).toEqual([e.supplier_id]);
     const shown = await env.api("GET", `/api/v1/suppliers/${e.supplier_id}`);
     expect(shown.body.data).toMatchObject({ name: "Brand New Vendor BV", type: "individual" });
-    const entry = env.db.select().from(auditLog).where(and(eq(auditLog.resourceId, e.supplier_id), eq(auditLog.action, "supplier.created"))).all();
+    const entry = await env.db.select().from(auditLog).where(and(eq(auditLog.resourceId, e.supplier_id), eq(auditLog.action, "supplier.created")));
     expect(entry).toHaveLength(1);
     expect(entry[0]).toMatchObject({ resourceType: "supplier", actorType: "token" });
     const again = await expense({ vendor: "BRAND NEW VENDOR BV" });
     expect(again.supplier_id).toBe(e.supplier_id);
-    expect(supplierNamed("BRAND NEW VENDOR BV")).toHaveLength(0);
+    expect(await supplierNamed("BRAND NEW VENDOR BV")).toHaveLength(0);
   });
 
   test("null without a vendor; a blank vendor is no vendor", async () => {
@@ -191,7 +192,7 @@ describe("vendor → supplier (contract section 3)", () => {
     expect(kept.body.data.supplier_id).toBe(e.supplier_id);
     const moved = await env.api("PUT", `/api/v1/expenses/${e.id}`, { vendor: "Second Vendor" });
     expect(moved.body.data.supplier_id).not.toBe(e.supplier_id);
-    expect(moved.body.data.supplier_id).toBe(supplierNamed("Second Vendor")[0]!.id);
+    expect(moved.body.data.supplier_id).toBe((await supplierNamed("Second Vendor"))[0]!.id);
     const cleared = await env.api("PUT", `/api/v1/expenses/${e.id}`, { vendor: null });
     expect(cleared.body.data).toMatchObject({ vendor: null, supplier_id: null });
   });
@@ -206,7 +207,7 @@ describe("vendor → supplier (contract section 3)", () => {
   test("a refused expense creates no supplier (one transaction)", async () => {
     const r = await env.api("POST", "/api/v1/expenses", { ...valid, vendor: "Ghost Vendor", vat_rate_id: newId() });
     expect(r.status).toBe(422);
-    expect(supplierNamed("Ghost Vendor")).toHaveLength(0);
+    expect(await supplierNamed("Ghost Vendor")).toHaveLength(0);
   });
 
   test("the lookup probes the suppliers_org_lower_name index", async () => {
@@ -268,12 +269,12 @@ describe("workflow (contract section 4)", () => {
       ["rejected", "POST", `/api/v1/expenses/${r.id}/reject`],
     ];
     for (const [state, method, path, body] of cases) {
-      const before = env.db.select().from(expenses).where(eq(expenses.id, path.split("/")[4]!)).get();
+      const before = await firstRow(env.db.select().from(expenses).where(eq(expenses.id, path.split("/")[4]!)));
       const res = await env.api(method, path, body);
       expect(res.status, `${method} ${path}`).toBe(409);
       expect(Object.keys(res.body)).toEqual(["code", "message"]);
       expect(res.body.message, `${method} ${path}`).toContain(state);
-      expect(env.db.select().from(expenses).where(eq(expenses.id, before!.id)).get()).toEqual(before);
+      expect(await firstRow(env.db.select().from(expenses).where(eq(expenses.id, before!.id)))).toEqual(before);
     }
   });
 
@@ -367,7 +368,7 @@ describe("paid (contract section 4)", () => {
     const org = await env.newOrg("Paying Co");
     const now = nowIso();
     const hook = newId();
-    env.db.insert(webhooks).values({ id: hook, organizationId: org.org.id, url: "https://hooks.example.com/x", events: ["expense.updated"], isActive: true, secret: "s".repeat(64), createdAt: now, updatedAt: now }).run();
+    await env.db.insert(webhooks).values({ id: hook, organizationId: org.org.id, url: "https://hooks.example.com/x", events: ["expense.updated"], isActive: true, secret: "s".repeat(64), createdAt: now, updatedAt: now });
     const api = (method: string, path: string, body?: unknown) => env.api(method, path, body, org.token);
     // 42.50 + 8.93 VAT = 51.43 owed
     const e = (await api("POST", "/api/v1/expenses", { ...valid, vat_amount: "8.93" })).body.data;
@@ -381,10 +382,10 @@ describe("paid (contract section 4)", () => {
     const paid = (await api("GET", `/api/v1/expenses/${e.id}`)).body.data;
     expect(paid).toMatchObject({ status: "paid", amount_paid: "51.43", amount_due: "0.00" });
     expect(paid.payments.map((p: any) => p.amount)).toEqual(["50.00", "1.43"]);
-    expect(env.db.select().from(expenses).where(eq(expenses.id, e.id)).get()!.status).toBe("paid");
+    expect((await firstRow(env.db.select().from(expenses).where(eq(expenses.id, e.id))))!.status).toBe("paid");
 
     // nothing more can be paid, edited or deleted: 409s naming the state, nothing changed
-    const before = env.db.select().from(expenses).where(eq(expenses.id, e.id)).get();
+    const before = await firstRow(env.db.select().from(expenses).where(eq(expenses.id, e.id)));
     for (const [method, path, body] of [
       ["POST", `/api/v1/expenses/${e.id}/record-payment`, { amount: "0.01", payment_date: "2026-03-12" }],
       ["PUT", `/api/v1/expenses/${e.id}`, { amount: "1.00" }],
@@ -396,7 +397,7 @@ describe("paid (contract section 4)", () => {
       expect(r.status, `${method} ${path}`).toBe(409);
       expect(r.body.message).toContain("The expense is paid");
     }
-    expect(env.db.select().from(expenses).where(eq(expenses.id, e.id)).get()).toEqual(before);
+    expect(await firstRow(env.db.select().from(expenses).where(eq(expenses.id, e.id)))).toEqual(before);
 
     // the list filter finds it
     const list = await api("GET", "/api/v1/expenses?filter[status]=paid");
@@ -408,7 +409,7 @@ describe("paid (contract section 4)", () => {
     expect((await api("GET", `/api/v1/expenses/${e.id}`)).body.data).toMatchObject({ status: "approved", amount_paid: "50.00", amount_due: "1.43" });
     expect((await api("GET", "/api/v1/expenses?filter[status]=paid")).body.data).toEqual([]);
 
-    const events = env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, hook)).orderBy(asc(webhookDeliveries.createdAt), asc(webhookDeliveries.id)).all();
+    const events = await env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, hook)).orderBy(asc(webhookDeliveries.createdAt), asc(webhookDeliveries.id));
     expect(events.map((d) => [d.event, JSON.parse(d.payload).data.status])).toEqual([
       ["expense.updated", "approved"],
       ["expense.updated", "paid"],
@@ -452,13 +453,13 @@ describe("due date, payee IBAN and payment reference", () => {
       ["PUT", `/api/v1/expenses/${e.id}`, { date: "2026-03-21" }, "due_date"], // moves the date past the stored due date
       ["PUT", `/api/v1/expenses/${e.id}`, { due_date: "2026-03-01" }, "due_date"],
     ];
-    const count = () => env.db.select().from(expenses).all().length;
+    const count = async () => (await env.db.select().from(expenses)).length;
     for (const [method, path, body, field] of cases) {
-      const before = count();
+      const before = await count();
       const r = await env.api(method, path, body);
       expect(r.status, JSON.stringify(body)).toBe(422);
       expect(Object.keys(r.body.errors), JSON.stringify(body)).toEqual([field]);
-      expect(count()).toBe(before);
+      expect(await count()).toBe(before);
     }
     expect((await env.api("GET", `/api/v1/expenses/${e.id}`)).body.data).toMatchObject({ date: "2026-03-02", due_date: "2026-03-20" });
   });
@@ -577,16 +578,16 @@ describe("webhook outbox (contract 7.2)", () => {
   test("each change queues its event with the expense as the API shows it, in the same transaction", async () => {
     const org = await env.newOrg("Hooked Co");
     const now = nowIso();
-    const hook = (events: string[], isActive = true) => {
+    const hook = async (events: string[], isActive = true) => {
       const id = newId();
-      env.db.insert(webhooks).values({ id, organizationId: org.org.id, url: "https://hooks.example.com/x", events, isActive, secret: "s".repeat(64), createdAt: now, updatedAt: now }).run();
+      await env.db.insert(webhooks).values({ id, organizationId: org.org.id, url: "https://hooks.example.com/x", events, isActive, secret: "s".repeat(64), createdAt: now, updatedAt: now });
       return id;
     };
-    const all = hook(["expense.created", "expense.updated", "expense.deleted", "expense.approved"]);
-    const approvedOnly = hook(["expense.approved"]);
-    const inactive = hook(["expense.created", "expense.updated", "expense.deleted", "expense.approved"], false);
-    const deliveries = (webhookId: string) =>
-      env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, webhookId)).orderBy(asc(webhookDeliveries.createdAt), asc(webhookDeliveries.id)).all();
+    const all = await hook(["expense.created", "expense.updated", "expense.deleted", "expense.approved"]);
+    const approvedOnly = await hook(["expense.approved"]);
+    const inactive = await hook(["expense.created", "expense.updated", "expense.deleted", "expense.approved"], false);
+    const deliveries = async (webhookId: string) =>
+      await env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, webhookId)).orderBy(asc(webhookDeliveries.createdAt), asc(webhookDeliveries.id));
 
     const api = (method: string, path: string, body?: unknown) => env.api(method, path, body, org.token);
     const created = (await api("POST", "/api/v1/expenses", { ...valid, vendor: "Webhook Vendor" })).body.data;
@@ -597,7 +598,7 @@ describe("webhook outbox (contract 7.2)", () => {
     const rejectedExpense = (await api("POST", `/api/v1/expenses/${second.id}/reject`, { reason: "dup" })).body.data;
     expect((await api("DELETE", `/api/v1/expenses/${second.id}`)).status).toBe(204);
 
-    const rows = deliveries(all);
+    const rows = await deliveries(all);
     expect(rows.map((d) => d.event)).toEqual(["expense.created", "expense.updated", "expense.approved", "expense.created", "expense.updated", "expense.deleted"]);
     const payloads = rows.map((d) => JSON.parse(d.payload));
     expect(payloads.map((p) => p.data)).toEqual([created, updated, approvedExpense, second, rejectedExpense, rejectedExpense]);
@@ -606,8 +607,8 @@ describe("webhook outbox (contract 7.2)", () => {
       expect(p.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
       expect(rows[i]).toMatchObject({ status: "pending", attempts: 0, organizationId: org.org.id });
     }
-    expect(deliveries(approvedOnly).map((d) => d.event)).toEqual(["expense.approved"]);
-    expect(deliveries(inactive)).toEqual([]);
+    expect((await deliveries(approvedOnly)).map((d) => d.event)).toEqual(["expense.approved"]);
+    expect(await deliveries(inactive)).toEqual([]);
   });
 });
 
@@ -620,14 +621,14 @@ describe("audit (contract section 5)", () => {
     await env.api("PUT", `/api/v1/expenses/${e.id}`, {});
     await env.api("POST", `/api/v1/expenses/${e.id}/approve`);
     await env.api("DELETE", `/api/v1/expenses/${e.id}`); // 409: not audited
-    const entries = env.db.select().from(auditLog).where(eq(auditLog.resourceId, e.id)).orderBy(asc(auditLog.createdAt)).all();
+    const entries = await env.db.select().from(auditLog).where(eq(auditLog.resourceId, e.id)).orderBy(asc(auditLog.createdAt));
     expect(entries.map((a) => a.action)).toEqual(["expense.created", "expense.updated", "expense.rejected", "expense.updated", "expense.approved"]);
     for (const a of entries) expect(a).toMatchObject({ resourceType: "expense", actorType: "token", actorId: tokenId, organizationId: env.org.id });
 
     const { token, userId } = await env.userToken("owner");
     const mine = await expense({}, token);
     expect((await env.api("DELETE", `/api/v1/expenses/${mine.id}`, undefined, token)).status).toBe(204);
-    const byUser = env.db.select().from(auditLog).where(eq(auditLog.resourceId, mine.id)).orderBy(asc(auditLog.createdAt)).all();
+    const byUser = await env.db.select().from(auditLog).where(eq(auditLog.resourceId, mine.id)).orderBy(asc(auditLog.createdAt));
     expect(byUser.map((a) => [a.action, a.actorType, a.actorId])).toEqual([
       ["expense.created", "user", userId],
       ["expense.deleted", "user", userId],

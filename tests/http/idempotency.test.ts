@@ -85,7 +85,7 @@ describe("the same key and body: the first response again, the work done once", 
     expect(first.status).toBe(201);
     expect(first.body.data).toMatchObject({ status: "partially_paid", amount_paid: "40.00" });
     expectSame(first, await post(`/api/v1/invoices/${inv.id}/record-payment`, body, key));
-    expect(env.db.select().from(payments).where(eq(payments.invoiceId, inv.id)).all()).toHaveLength(1);
+    expect(await env.db.select().from(payments).where(eq(payments.invoiceId, inv.id))).toHaveLength(1);
     expect((await env.api("GET", `/api/v1/invoices/${inv.id}`)).body.data.amount_paid).toBe("40.00");
     // a new key is a new payment
     expect((await post(`/api/v1/invoices/${inv.id}/record-payment`, body, freshKey())).body.data.amount_paid).toBe("80.00");
@@ -228,7 +228,7 @@ describe("concurrency", () => {
     const responses = await Promise.all(Array.from({ length: 10 }, () => post(`/api/v1/invoices/${inv.id}/record-payment`, body, key)));
     expect(new Set(responses.map((r) => r.status))).toEqual(new Set([201]));
     expect(new Set(responses.map((r) => r.text)).size).toBe(1);
-    expect(env.db.select().from(payments).where(eq(payments.invoiceId, inv.id)).all()).toHaveLength(1);
+    expect(await env.db.select().from(payments).where(eq(payments.invoiceId, inv.id))).toHaveLength(1);
   });
 
   test("a row without an answer (a reservation an older Kontor left) is no answer: the request does the work", async () => {
@@ -236,7 +236,7 @@ describe("concurrency", () => {
     const body = { name: "Left Over NV" };
     const tokenId = env.token.split("|")[0]!;
     const requestHash = createHash("sha256").update(`POST /api/v1/customers\n${JSON.stringify(body)}`).digest("hex");
-    env.db.insert(idempotencyKeys).values({ tokenId, key, requestHash, createdAt: Date.now() }).run();
+    await env.db.insert(idempotencyKeys).values({ tokenId, key, requestHash, createdAt: Date.now() });
     const before = count("customers");
     const first = await post("/api/v1/customers", body, key);
     expect(first.status, first.text).toBe(201);
@@ -256,7 +256,7 @@ describe("what is kept", () => {
     expect(first.status).toBe(409);
     await env.api("POST", `/api/v1/invoices/${inv.id}/finalize`);
     expectSame(first, await post(`/api/v1/invoices/${inv.id}/record-payment`, body, key));
-    expect(env.db.select().from(payments).where(eq(payments.invoiceId, inv.id)).all()).toEqual([]);
+    expect(await env.db.select().from(payments).where(eq(payments.invoiceId, inv.id))).toEqual([]);
 
     // 422 of the service: a customer that does not exist (yet)
     const key2 = freshKey();
@@ -283,7 +283,7 @@ describe("what is kept", () => {
     const again = await post("/api/v1/tokens", { name: "mine" }, key, orgToken);
     expect(again.status).toBe(403);
     expect(again.headers.get("idempotent-replayed")).toBeNull();
-    expect(env.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, key)).all()).toEqual([]);
+    expect(await env.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, key))).toEqual([]);
   });
 
   test("a request refused before its handler (schema 422) keeps nothing: the corrected body may use the key", async () => {
@@ -323,7 +323,7 @@ describe("what is kept", () => {
     const key = freshKey();
     const first = await post("/api/v1/invoices", invoiceBody(), key);
     expect(first.status).toBe(201);
-    env.db.update(idempotencyKeys).set({ createdAt: sql`${idempotencyKeys.createdAt} - ${24 * 60 * 60 * 1000 + 1}` }).where(eq(idempotencyKeys.key, key)).run();
+    await env.db.update(idempotencyKeys).set({ createdAt: sql`${idempotencyKeys.createdAt} - ${24 * 60 * 60 * 1000 + 1}` }).where(eq(idempotencyKeys.key, key));
     const before = count("invoices");
     const again = await post("/api/v1/invoices", invoiceBody(), key);
     expect(again.status).toBe(201);
@@ -333,7 +333,7 @@ describe("what is kept", () => {
     // a key aged 23 h is still kept
     const kept = freshKey();
     const k1 = await post("/api/v1/invoices", invoiceBody(), kept);
-    env.db.update(idempotencyKeys).set({ createdAt: sql`${idempotencyKeys.createdAt} - ${23 * 60 * 60 * 1000}` }).where(eq(idempotencyKeys.key, kept)).run();
+    await env.db.update(idempotencyKeys).set({ createdAt: sql`${idempotencyKeys.createdAt} - ${23 * 60 * 60 * 1000}` }).where(eq(idempotencyKeys.key, kept));
     expectSame(k1, await post("/api/v1/invoices", invoiceBody(), kept));
   });
 
@@ -345,6 +345,6 @@ describe("what is kept", () => {
     const second = await put("Brugge");
     expect(second.body.data.city).toBe("Brugge");
     expect(second.headers.get("idempotent-replayed")).toBeNull();
-    expect(env.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, key)).all()).toEqual([]);
+    expect(await env.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, key))).toEqual([]);
   });
 });

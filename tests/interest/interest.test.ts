@@ -15,6 +15,7 @@ import { snapshot, unitOfWork } from "../../server/lib/scope.ts";
 import { describe as describeValidation, validateUbl } from "../einvoicing/validate.ts";
 import { SELLER_IDENTITY } from "../fixtures.ts";
 import { createTestEnv, runCli } from "../helpers.ts";
+import { firstRow } from "../../db/client.ts";
 
 const env = await createTestEnv();
 afterAll(() => env.close());
@@ -301,7 +302,7 @@ describe("kontor rates", () => {
     const row = JSON.parse(added.stdout);
     expect(row).toMatchObject({ country: "BE", valid_from: "2026-07-01", rate: "10.00", created_by: "cli" });
     // audited in each Belgian organisation (the first one's, here)
-    const entry = env.db.select().from(auditLog).where(and(eq(auditLog.organizationId, env.org.id), eq(auditLog.resourceId, row.id))).get();
+    const entry = await firstRow(env.db.select().from(auditLog).where(and(eq(auditLog.organizationId, env.org.id), eq(auditLog.resourceId, row.id))));
     expect(entry).toMatchObject({ action: "statutory_interest_rate.added", actorType: "cli" });
     const overlap = await cli("rates", "add", "--country", "BE", "--from", "2026-12-01", "--to", "2027-06-30", "--rate", "9.5", "--source", "x");
     expect(overlap.code).toBe(1);
@@ -311,7 +312,7 @@ describe("kontor rates", () => {
     expect(bad.stderr).toContain('"XX" is not an ISO 3166-1 alpha-2 country code');
     expect(bad.stderr).toContain('"ten" is not a percentage');
     // nothing half stored
-    expect(env.db.select().from(statutoryInterestRates).where(eq(statutoryInterestRates.country, "XX")).all()).toEqual([]);
-    env.db.delete(statutoryInterestRates).where(eq(statutoryInterestRates.id, row.id)).run();
+    expect(await env.db.select().from(statutoryInterestRates).where(eq(statutoryInterestRates.country, "XX"))).toEqual([]);
+    await env.db.delete(statutoryInterestRates).where(eq(statutoryInterestRates.id, row.id));
   }, 60_000);
 });

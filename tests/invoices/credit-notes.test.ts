@@ -157,17 +157,17 @@ describe("allocation at finalize", () => {
     const org = await env.newOrg("Hooked Credits");
     const now = nowIso();
     const hookId = newId();
-    env.db.insert(webhooks).values({ id: hookId, organizationId: org.org.id, url: "https://hooks.example.com/x", events: ["invoice.updated", "invoice.finalized"], isActive: true, secret: "s".repeat(64), createdAt: now, updatedAt: now }).run();
+    await env.db.insert(webhooks).values({ id: hookId, organizationId: org.org.id, url: "https://hooks.example.com/x", events: ["invoice.updated", "invoice.finalized"], isActive: true, secret: "s".repeat(64), createdAt: now, updatedAt: now });
     const api = async (method: string, path: string, body?: unknown) => (await env.api(method, path, body, org.token)).body.data;
     const c = await api("POST", "/api/v1/customers", { name: "Hooked Customer" });
     const inv = await api("POST", `/api/v1/invoices/${(await api("POST", "/api/v1/invoices", { customer_id: c.id, issue_date: "2026-03-01", lines: [{ description: "Work", quantity: "1", unit_price: "100.00" }] })).id}/finalize`);
     const note = await api("POST", `/api/v1/invoices/${(await api("POST", `/api/v1/invoices/${inv.id}/credit-note`, { lines: [{ description: "Work", quantity: "1", unit_price: "40.00" }] })).id}/finalize`);
-    const rows = env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, hookId)).all().map((d) => JSON.parse(d.payload));
+    const rows = (await env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, hookId))).map((d) => JSON.parse(d.payload));
     const updated = rows.filter((p) => p.event === "invoice.updated" && p.data.id === inv.id);
     expect(updated.map((p) => [p.data.status, p.data.amount_credited, p.data.amount_due])).toEqual([["partially_paid", "40.00", "60.00"]]);
     expect(rows.filter((p) => p.event === "invoice.finalized").map((p) => p.data.id)).toEqual([inv.id, note.id]);
     expect(rows.find((p) => p.event === "invoice.finalized" && p.data.id === note.id).data.amount_credited).toBe("40.00");
-    const audit = env.db.select().from(auditLog).where(and(eq(auditLog.resourceId, inv.id), eq(auditLog.action, "invoice.credited"))).all();
+    const audit = await env.db.select().from(auditLog).where(and(eq(auditLog.resourceId, inv.id), eq(auditLog.action, "invoice.credited")));
     expect(audit).toHaveLength(1);
   });
 });
@@ -193,7 +193,7 @@ describe("what is left to credit", () => {
     expect((await call("PUT", `/api/v1/invoices/${first.id}`, { lines: [line("2", "100.00")] })).total).toBe("242.00");
     // at finalize too: a draft made too large behind the API's back is refused, nothing changed
     const third = await credit((await issued()).id, { lines: [line("1", "10.00")] });
-    env.db.update(invoices).set({ totalCents: 99_999_00 }).where(eq(invoices.id, third.id)).run();
+    await env.db.update(invoices).set({ totalCents: 99_999_00 }).where(eq(invoices.id, third.id));
     expectField(await env.api("POST", `/api/v1/invoices/${third.id}/finalize`), "lines", "(242.00)");
     expect((await show(third.id)).status).toBe("draft");
   });
@@ -269,7 +269,7 @@ describe("cancel", () => {
   test("a credit note of an invoice cancelled meanwhile cannot be finalized", async () => {
     const inv = await issued();
     const draft = await credit(inv.id, { lines: [line("1", "10.00")] });
-    env.db.update(invoices).set({ status: "cancelled" }).where(eq(invoices.id, inv.id)).run();
+    await env.db.update(invoices).set({ status: "cancelled" }).where(eq(invoices.id, inv.id));
     expect((await env.api("POST", `/api/v1/invoices/${draft.id}/finalize`)).status).toBe(409);
   });
 });
@@ -541,7 +541,7 @@ test("upgrade (migrations 0024, 0025): the credit notes issued before allocation
   sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   sqlite.close();
 
-  const { db: upgraded, get } = upgradedApp(env, oldPath, pending, org.token);
+  const { db: upgraded, get } = await upgradedApp(env, oldPath, pending, org.token);
   const after = async (id: string) => figures(await get(`/api/v1/invoices/${id}`));
   expect(await after(p.id)).toEqual({ status: "paid", amount_paid: "50.00", amount_credited: "150.00", amount_due: "0.00" });
   expect(await after(n1.id)).toEqual({ status: "partially_paid", amount_paid: "0.00", amount_credited: "150.00", amount_due: "50.00" });

@@ -15,6 +15,7 @@ import type { Scope } from "../../server/lib/scope.ts";
 import { addDays, newId, nowIso, today } from "../../server/lib/time.ts";
 import { createTestEnv, type ApiResponse } from "../helpers.ts";
 import { plansOf, slowListSteps } from "../query-plan.ts";
+import { firstRow } from "../../db/client.ts";
 
 const env = await createTestEnv();
 afterAll(() => env.close());
@@ -119,12 +120,12 @@ const show = async (id: string, token?: string) => {
 };
 
 /** Everything stored about an invoice, its audit entries and queued deliveries included. */
-function stored(id: string) {
+async function stored(id: string) {
   return {
-    invoice: env.db.select().from(invoices).where(eq(invoices.id, id)).get(),
-    lines: env.db.select().from(invoiceLines).where(eq(invoiceLines.invoiceId, id)).orderBy(asc(invoiceLines.sortOrder)).all(),
-    payments: env.db.select().from(payments).where(eq(payments.invoiceId, id)).orderBy(asc(payments.id)).all(),
-    audit: env.db.select().from(auditLog).where(eq(auditLog.resourceId, id)).all().length,
+    invoice: (await firstRow(env.db.select().from(invoices).where(eq(invoices.id, id)))),
+    lines: (await env.db.select().from(invoiceLines).where(eq(invoiceLines.invoiceId, id)).orderBy(asc(invoiceLines.sortOrder))),
+    payments: (await env.db.select().from(payments).where(eq(payments.invoiceId, id)).orderBy(asc(payments.id))),
+    audit: (await env.db.select().from(auditLog).where(eq(auditLog.resourceId, id))).length,
     invoiceCount: count("invoices"),
   };
 }
@@ -399,10 +400,10 @@ describe("update (contract section 4: drafts only)", () => {
     expect(updated.lines[0]).toMatchObject({ description: "Workshop", quantity: "1.50", unit_price: "400.00", amount: "600.00", vat_amount: "36.00", sort_order: 0 });
     expect(oldIds).not.toContain(updated.lines[0].id);
     expect(updated).toMatchObject({ subtotal: "600.00", vat_amount: "36.00", total: "636.00", amount_due: "636.00" });
-    const rows = env.db.select().from(invoiceLines).where(eq(invoiceLines.invoiceId, inv.id)).all();
+    const rows = await env.db.select().from(invoiceLines).where(eq(invoiceLines.invoiceId, inv.id));
     expect(rows.map((l) => l.id)).toEqual([updated.lines[0].id]);
-    expect(env.db.select().from(invoiceLines).where(sql`${invoiceLines.id} IN ${oldIds}`).all()).toEqual([]);
-    const stored = env.db.select().from(invoices).where(eq(invoices.id, inv.id)).get()!;
+    expect(await env.db.select().from(invoiceLines).where(sql`${invoiceLines.id} IN ${oldIds}`)).toEqual([]);
+    const stored = (await firstRow(env.db.select().from(invoices).where(eq(invoices.id, inv.id))))!;
     expect([stored.subtotalCents, stored.vatCents, stored.totalCents]).toEqual([60000, 3600, 63600]);
   });
 
@@ -422,7 +423,7 @@ describe("update (contract section 4: drafts only)", () => {
     const foreignCustomer = (await env.api("POST", "/api/v1/customers", { name: "Theirs NV" }, other.token)).body.data;
     const taken = await draft({ number: "TAKEN-1" });
     const inv = await draft({ due_date: "2026-03-20" });
-    const before = stored(inv.id);
+    const before = await stored(inv.id);
     const cases: [Record<string, unknown>, string[]][] = [
       [{ customer_id: foreignCustomer.id }, ["customer_id"]],
       [{ customer_id: null }, ["customer_id"]],
@@ -446,7 +447,7 @@ describe("update (contract section 4: drafts only)", () => {
     for (const [input, keys] of cases) {
       expectValidation(await env.api("PUT", `/api/v1/invoices/${inv.id}`, input), keys, JSON.stringify(input));
     }
-    expect(stored(inv.id)).toEqual(before);
+    expect(await stored(inv.id)).toEqual(before);
   });
 });
 
@@ -508,7 +509,7 @@ describe("state machine (contract section 4)", () => {
     ] as [Record<string, unknown>, string[]][]) {
       expectValidation(await env.api("POST", `/api/v1/invoices/${inv.id}/record-payment`, input), keys, JSON.stringify(input));
     }
-    expect(stored(inv.id).payments).toEqual([]);
+    expect((await stored(inv.id)).payments).toEqual([]);
     let last: any;
     for (const method of ["bank_transfer", "card", "cash", "direct_debit", "other"]) {
       last = await pay(inv.id, "1.00", undefined, { payment_method: method });
@@ -536,7 +537,7 @@ describe("state machine (contract section 4)", () => {
     expect(r.status).toBe(204);
     expect(r.text).toBe("");
     expect((await env.api("GET", `/api/v1/invoices/${inv.id}`)).status).toBe(404);
-    expect(env.db.select().from(invoiceLines).where(eq(invoiceLines.invoiceId, inv.id)).all()).toEqual([]);
+    expect(await env.db.select().from(invoiceLines).where(eq(invoiceLines.invoiceId, inv.id))).toEqual([]);
     expect((await env.api("DELETE", `/api/v1/invoices/${inv.id}`)).status).toBe(404);
   });
 
@@ -566,7 +567,7 @@ describe("state machine (contract section 4)", () => {
     const b = await inState("partially_paid");
     const r = await env.api("DELETE", `/api/v1/invoices/${b.id}/payments/${a.payments[0].id}`);
     expect(r.status).toBe(404);
-    expect(stored(a.id).payments).toHaveLength(1);
+    expect((await stored(a.id)).payments).toHaveLength(1);
     expect((await env.api("DELETE", `/api/v1/invoices/${b.id}/payments/${newId()}`)).status).toBe(404);
     expect((await env.api("DELETE", `/api/v1/invoices/${b.id}/payments/not-a-uuid`)).status).toBe(404);
     expect(await show(b.id)).toEqual(b);
@@ -576,11 +577,11 @@ describe("state machine (contract section 4)", () => {
     const inv = await inState("cancelled");
     // the API cannot cancel an invoice with payments; a payment recorded before (e.g. by an import) must stay
     const paymentId = newId();
-    env.db.insert(payments).values({ id: paymentId, organizationId: env.org.id, invoiceId: inv.id, amountCents: 500, paymentDate: "2026-03-02", paymentMethod: "cash", reference: null, createdAt: nowIso() }).run();
-    const before = stored(inv.id);
+    await env.db.insert(payments).values({ id: paymentId, organizationId: env.org.id, invoiceId: inv.id, amountCents: 500, paymentDate: "2026-03-02", paymentMethod: "cash", reference: null, createdAt: nowIso() });
+    const before = await stored(inv.id);
     expectConflict(await env.api("DELETE", `/api/v1/invoices/${inv.id}/payments/${paymentId}`), "cancelled");
     expectConflict(await env.api("DELETE", `/api/v1/invoices/${inv.id}/payments/${newId()}`), "cancelled");
-    expect(stored(inv.id)).toEqual(before);
+    expect(await stored(inv.id)).toEqual(before);
   });
 
   test("credit note: a draft credit_note with related_invoice_id, the lines copied, the customer and currency kept", async () => {
@@ -668,7 +669,7 @@ describe("state machine (contract section 4)", () => {
     for (const action of ["finalize", "send", "cancel", "credit-note"]) {
       expectValidation(await env.api("POST", `/api/v1/invoices/${inv.id}/${action}`, { status: "sent" }), ["status"], action);
     }
-    expect(stored(inv.id).invoice!.status).toBe("draft");
+    expect((await stored(inv.id)).invoice!.status).toBe("draft");
     expect((await env.api("POST", `/api/v1/invoices/${inv.id}/finalize`, {})).status).toBe(200);
   });
 
@@ -701,14 +702,14 @@ describe("state machine (contract section 4)", () => {
     test(`${name}: allowed from ${op.from.join(", ")}; a 409 naming the state from every other`, async () => {
       for (const state of STATES) {
         const inv = await inState(state);
-        const before = stored(inv.id);
+        const before = await stored(inv.id);
         const r = await op.run(inv);
         if (op.from.includes(state)) {
           const expected = name === "delete-payment" && inv.payments.length === 0 ? 404 : op.ok;
           expect(r.status, `${name} from ${state}: ${r.text}`).toBe(expected);
         } else {
           expectConflict(r, state, `${name} from ${state}`);
-          expect(stored(inv.id), `${name} from ${state}`).toEqual(before);
+          expect(await stored(inv.id), `${name} from ${state}`).toEqual(before);
         }
       }
     });
@@ -743,7 +744,7 @@ describe("state machine (contract section 4)", () => {
   test("a finalized invoice's number, lines, totals and customer never change", async () => {
     const c = (await env.api("POST", "/api/v1/customers", { name: "Renamed Later NV", city: "Gent" })).body.data;
     const inv = await inState("sent", { customerId: c.id });
-    const row = stored(inv.id);
+    const row = await stored(inv.id);
     // every way in is refused
     expect((await env.api("PUT", `/api/v1/invoices/${inv.id}`, { lines: [line({ unit_price: "1.00" })] })).status).toBe(409);
     expect((await env.api("PUT", `/api/v1/invoices/${inv.id}`, { customer_id: customer.id })).status).toBe(409);
@@ -752,7 +753,7 @@ describe("state machine (contract section 4)", () => {
     // the customer's record changes; the invoice keeps its customer, number, lines and totals
     expect((await env.api("PUT", `/api/v1/customers/${c.id}`, { name: "Renamed Now NV", city: "Brugge" })).status).toBe(200);
     const after = await show(inv.id);
-    expect(stored(inv.id)).toEqual(row);
+    expect(await stored(inv.id)).toEqual(row);
     expect(after.customer.id).toBe(c.id);
     const locked = (x: any) => ({ number: x.number, lines: x.lines, subtotal: x.subtotal, vat_amount: x.vat_amount, total: x.total, issue_date: x.issue_date });
     expect(locked(after)).toEqual(locked(inv));
@@ -761,7 +762,7 @@ describe("state machine (contract section 4)", () => {
     const paid = await show(inv.id);
     await env.api("DELETE", `/api/v1/invoices/${inv.id}/payments/${paid.payments[0].id}`);
     expect(locked(await show(inv.id))).toEqual(locked(inv));
-    expect(stored(inv.id).lines).toEqual(row.lines);
+    expect((await stored(inv.id)).lines).toEqual(row.lines);
   });
 
   test("an unknown invoice is a 404 on every route", async () => {
@@ -804,11 +805,11 @@ describe("abilities (invoicing.*)", () => {
     for (const [ability, state, request] of ops) {
       const inv = await inState(state);
       const [method, path, payload] = request(inv);
-      const before = stored(inv.id);
+      const before = await stored(inv.id);
       const denied = await env.api(method, path, payload, await env.orgToken(all.filter((a) => a !== ability)));
       expect(denied.status, `${method} ${path} without ${ability}`).toBe(403);
       expect(denied.body.message).toContain(ability);
-      expect(stored(inv.id)).toEqual(before);
+      expect(await stored(inv.id)).toEqual(before);
       const allowed = await env.api(method, path, payload, await env.orgToken(["invoicing.view", ability]));
       expect(allowed.status, `${method} ${path} with ${ability}: ${allowed.text}`).toBeLessThan(300);
     }
@@ -840,7 +841,7 @@ describe("tenant isolation", () => {
     const other = await env.newOrg("Invoice Intruder");
     const theirCustomer = (await env.api("POST", "/api/v1/customers", { name: "Intruder Customer" }, other.token)).body.data;
     const theirs = await inState("partially_paid", { token: other.token, customerId: theirCustomer.id }, { lines: [line()] });
-    const snapshot = () => [d, f, p].map((x) => stored(x.id));
+    const snapshot = () => Promise.all([d, f, p].map((x) => stored(x.id)));
     const before = await snapshot();
     const shownBefore = await Promise.all([d, f, p].map((x) => show(x.id)));
     for (const [method, path, payload] of [
@@ -864,7 +865,7 @@ describe("tenant isolation", () => {
     expect(await Promise.all([d, f, p].map((x) => show(x.id)))).toEqual(shownBefore);
     // and the other way round: my token cannot reach their payment through my invoice
     expect((await env.api("DELETE", `/api/v1/invoices/${p.id}/payments/${theirs.payments[0].id}`)).status).toBe(404);
-    expect(stored(theirs.id).payments).toHaveLength(1);
+    expect((await stored(theirs.id)).payments).toHaveLength(1);
     // lists and search never show another organisation's invoices
     const list = (q: string) => env.api("GET", `/api/v1/invoices${q}`, undefined, other.token);
     expect((await list(`?filter[customer_id]=${customer.id}`)).body.data).toEqual([]);
@@ -1120,17 +1121,17 @@ describe("webhook outbox (contract 7.2)", () => {
   test("each operation queues its event with the invoice as the API shows it", async () => {
     const org = await env.newOrg("Hooked Invoices");
     const now = nowIso();
-    const hook = (events: string[], isActive = true) => {
+    const hook = async (events: string[], isActive = true) => {
       const id = newId();
-      env.db.insert(webhooks).values({ id, organizationId: org.org.id, url: "https://hooks.example.com/x", events, isActive, secret: "s".repeat(64), createdAt: now, updatedAt: now }).run();
+      await env.db.insert(webhooks).values({ id, organizationId: org.org.id, url: "https://hooks.example.com/x", events, isActive, secret: "s".repeat(64), createdAt: now, updatedAt: now });
       return id;
     };
     const every = ["invoice.created", "invoice.updated", "invoice.deleted", "invoice.finalized", "invoice.payment_recorded"];
-    const all = hook(every);
-    const some = hook(["invoice.finalized", "invoice.payment_recorded"]);
-    const inactive = hook(every, false);
-    const deliveries = (webhookId: string) =>
-      env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, webhookId)).orderBy(asc(webhookDeliveries.createdAt), asc(webhookDeliveries.id)).all();
+    const all = await hook(every);
+    const some = await hook(["invoice.finalized", "invoice.payment_recorded"]);
+    const inactive = await hook(every, false);
+    const deliveries = async (webhookId: string) =>
+      await env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, webhookId)).orderBy(asc(webhookDeliveries.createdAt), asc(webhookDeliveries.id));
 
     const api = (method: string, path: string, payload?: unknown) => env.api(method, path, payload, org.token);
     const c = (await api("POST", "/api/v1/customers", { name: "Hooked Customer" })).body.data;
@@ -1148,7 +1149,7 @@ describe("webhook outbox (contract 7.2)", () => {
     const cancelled = (await api("POST", `/api/v1/invoices/${created.id}/cancel`)).body.data;
     expect((await api("POST", "/api/v1/invoices", { customer_id: c.id, issue_date: "2026-03-01", lines: [] })).status).toBe(422);
 
-    const rows = deliveries(all);
+    const rows = await deliveries(all);
     expect(rows.map((d) => d.event)).toEqual([
       "invoice.created",
       "invoice.updated",
@@ -1174,14 +1175,14 @@ describe("webhook outbox (contract 7.2)", () => {
       expect(p.timestamp).toMatch(TIMESTAMP);
       expect(rows[i]).toMatchObject({ status: "pending", attempts: 0, organizationId: org.org.id });
     }
-    expect(deliveries(some).map((d) => d.event)).toEqual(["invoice.finalized", "invoice.payment_recorded"]);
-    expect(deliveries(inactive)).toEqual([]);
+    expect((await deliveries(some)).map((d) => d.event)).toEqual(["invoice.finalized", "invoice.payment_recorded"]);
+    expect(await deliveries(inactive)).toEqual([]);
   });
 
   test("the change, its audit entry and its deliveries commit together: a failing delivery insert undoes the change", async () => {
     const org = await env.newOrg("Atomic Invoices");
     const now = nowIso();
-    env.db.insert(webhooks).values({ id: newId(), organizationId: org.org.id, url: "https://hooks.example.com/a", events: ["invoice.finalized", "invoice.payment_recorded", "invoice.created"], isActive: true, secret: "s".repeat(64), createdAt: now, updatedAt: now }).run();
+    await env.db.insert(webhooks).values({ id: newId(), organizationId: org.org.id, url: "https://hooks.example.com/a", events: ["invoice.finalized", "invoice.payment_recorded", "invoice.created"], isActive: true, secret: "s".repeat(64), createdAt: now, updatedAt: now });
     const c = (await env.api("POST", "/api/v1/customers", { name: "Atomic Customer" }, org.token)).body.data;
     const party = { token: org.token, customerId: c.id };
     const inv = await draft({ lines: [line()] }, party);
@@ -1198,10 +1199,10 @@ describe("webhook outbox (contract 7.2)", () => {
         ["credit-note", () => creditInvoice(scope, fin.id), fin.id],
       ];
       for (const [name, run, id] of cases) {
-        const before = id ? stored(id) : null;
+        const before = id ? await stored(id) : null;
         const audits = count("audit_log");
-        expect(run, name).toThrow("refused by test");
-        if (id) expect(stored(id), name).toEqual(before!);
+        await expect((async () => await run())(), name).rejects.toThrow("refused by test");
+        if (id) expect(await stored(id), name).toEqual(before!);
         expect(count("audit_log"), name).toBe(audits);
         expect(count("invoices"), name).toBe(invoicesBefore);
       }
@@ -1225,8 +1226,8 @@ describe("audit (contract section 5)", () => {
     const credit = await act(inv.id, "credit-note");
     await env.api("DELETE", `/api/v1/invoices/${credit.id}`); // a credit note, a draft too, holds its invoice
     await act(inv.id, "cancel");
-    const entries = (id: string) => env.db.select().from(auditLog).where(eq(auditLog.resourceId, id)).orderBy(asc(auditLog.createdAt), asc(auditLog.id)).all();
-    expect(entries(inv.id).map((a) => a.action)).toEqual([
+    const entries = async (id: string) => await env.db.select().from(auditLog).where(eq(auditLog.resourceId, id)).orderBy(asc(auditLog.createdAt), asc(auditLog.id));
+    expect((await entries(inv.id)).map((a) => a.action)).toEqual([
       "invoice.created",
       "invoice.updated",
       "invoice.finalized",
@@ -1235,14 +1236,14 @@ describe("audit (contract section 5)", () => {
       "invoice.payment_deleted",
       "invoice.cancelled",
     ]);
-    expect(entries(credit.id).map((a) => a.action)).toEqual(["invoice.created", "invoice.deleted"]);
-    for (const a of [...entries(inv.id), ...entries(credit.id)]) {
+    expect((await entries(credit.id)).map((a) => a.action)).toEqual(["invoice.created", "invoice.deleted"]);
+    for (const a of [...await entries(inv.id), ...await entries(credit.id)]) {
       expect(a).toMatchObject({ resourceType: "invoice", actorType: "token", actorId: tokenId, organizationId: env.org.id });
     }
     const { token, userId } = await env.userToken("owner");
     const mine = await draft({}, { token, customerId: customer.id });
     await act(mine.id, "finalize", undefined, token);
-    expect(entries(mine.id).map((a) => [a.action, a.actorType, a.actorId])).toEqual([
+    expect((await entries(mine.id)).map((a) => [a.action, a.actorType, a.actorId])).toEqual([
       ["invoice.created", "user", userId],
       ["invoice.finalized", "user", userId],
     ]);

@@ -44,34 +44,34 @@ describe("through the database", () => {
     expect(r.status, r.text).toBe(200);
     return r.body.data as { number: string; payment_reference: string };
   };
-  const setColumns = (id: string, columns: Partial<typeof invoices.$inferInsert>) => env.db.update(invoices).set(columns).where(eq(invoices.id, id)).run();
+  const setColumns = async (id: string, columns: Partial<typeof invoices.$inferInsert>) => await env.db.update(invoices).set(columns).where(eq(invoices.id, id));
 
   test("a provisional number: DRAFT- and the id's last 8 hex digits, else 12, else all 32; none free is an error naming the draft", async () => {
     const id = "0190ABCD-1234-7ABC-8DEF-0123456789AB"; // upper case: the number is lower case
     const draw = async () => await unitOfWork(env.db, (tx) => provisionalNumber(tx, co.org.id, id));
     expect(await draw()).toBe("DRAFT-456789ab");
     const [a, b, c] = [await draft(), await draft(), await draft()];
-    setColumns(a.id, { number: "DRAFT-456789ab" });
+    await setColumns(a.id, { number: "DRAFT-456789ab" });
     expect(await draw()).toBe("DRAFT-0123456789ab");
-    setColumns(b.id, { number: "DRAFT-0123456789ab" });
+    await setColumns(b.id, { number: "DRAFT-0123456789ab" });
     expect(await draw()).toBe("DRAFT-0190abcd12347abc8def0123456789ab");
-    setColumns(c.id, { number: "DRAFT-0190abcd12347abc8def0123456789ab" });
+    await setColumns(c.id, { number: "DRAFT-0190abcd12347abc8def0123456789ab" });
     await expect(Promise.resolve().then(draw)).rejects.toThrow(`no provisional number is free for draft ${id}`);
   });
 
   test("a series number another document holds already is passed over, and counted", async () => {
     // numbered by hand before the series existed: INV-2024-00001 is taken, the series goes on at 2
     const held = await draft("2024-03-01");
-    setColumns(held.id, { number: "INV-2024-00001" });
+    await setColumns(held.id, { number: "INV-2024-00001" });
     expect((await finalize((await draft("2024-03-02")).id)).number).toBe("INV-2024-00002");
     expect((await finalize((await draft("2024-03-03")).id)).number).toBe("INV-2024-00003");
   });
 
   test("interest notes have their own series, INT-", async () => {
-    const numbers = await unitOfWork(env.db, (tx) => [
-      nextSeriesNumber(tx, co.org.id, { type: "interest_note", issueDate: "2023-06-01" }),
-      nextSeriesNumber(tx, co.org.id, { type: "interest_note", issueDate: "2023-06-02" }),
-      nextSeriesNumber(tx, co.org.id, { type: "credit_note", issueDate: "2023-06-02" }),
+    const numbers = await unitOfWork(env.db, async (tx) => [
+      await nextSeriesNumber(tx, co.org.id, { type: "interest_note", issueDate: "2023-06-01" }),
+      await nextSeriesNumber(tx, co.org.id, { type: "interest_note", issueDate: "2023-06-02" }),
+      await nextSeriesNumber(tx, co.org.id, { type: "credit_note", issueDate: "2023-06-02" }),
     ]);
     expect(numbers).toEqual(["INT-2023-00001", "INT-2023-00002", "CN-2023-00001"]);
   });
@@ -81,7 +81,7 @@ describe("through the database", () => {
     // the first: 0000000001, 1 mod 97 = 1 → check digits 01
     expect((await finalize((await draft("2025-06-01")).id)).payment_reference).toBe("+++000/0000/00101+++");
     // 0000000002 (check 02) is held by a hand-made row: the next is 0000000003, check 03
-    setColumns(second.id, { paymentReference: "+++000/0000/00202+++" });
+    await setColumns(second.id, { paymentReference: "+++000/0000/00202+++" });
     expect((await finalize((await draft("2025-06-03")).id)).payment_reference).toBe("+++000/0000/00303+++");
   });
 });

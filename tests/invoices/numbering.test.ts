@@ -351,7 +351,7 @@ test("upgrade (migration 0022): drafts lose their series numbers, issued documen
   sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   sqlite.close();
 
-  const { db: upgraded, app } = upgradedApp(env, oldPath, pending, co.token);
+  const { db: upgraded, app } = await upgradedApp(env, oldPath, pending, co.token);
   const call = async (c: Company, method: string, path: string, body?: unknown) => {
     const r = await app.handle(
       new Request(`http://localhost${path}`, { method, headers: { authorization: `Bearer ${c.token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) }),

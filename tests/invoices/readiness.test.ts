@@ -167,7 +167,7 @@ describe("a draft that its e-invoice could not carry", () => {
     for (const event of events) expect(Object.keys(event.data)).not.toContain("readiness");
     // the latest event is the resource as the API shows it, readiness apart
     expect(events[1].data).toEqual(shown);
-    const deliveries = env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, hook.id)).all();
+    const deliveries = await env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, hook.id));
     expect(deliveries.map((d) => d.event).sort()).toEqual(["invoice.created", "invoice.updated"]);
     for (const delivery of deliveries) expect(Object.keys(JSON.parse(delivery.payload).data)).not.toContain("readiness");
   });

@@ -154,7 +154,7 @@ test("upgrade (migration 0026): the entries posted before are numbered in date o
   sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   sqlite.close();
 
-  const { db: upgraded, get } = upgradedApp(env, oldPath, pending, org.token);
+  const { db: upgraded, get } = await upgradedApp(env, oldPath, pending, org.token);
   const entries = (await get("/api/v1/journal-entries?sort=number&per_page=100")) as { id: string; date: string; number: string }[];
   // by hand: February (manual), 1 March (two expenses), 20 March (two payments), May (manual)
   expect(entries.map((e) => e.date)).toEqual(["2026-02-01", "2026-03-01", "2026-03-01", "2026-03-20", "2026-03-20", "2026-05-01"]);

@@ -848,7 +848,7 @@ describe("fiscal years", () => {
   });
 
   test("the fiscal_year.closed webhook delivery carries the year as shown", async () => {
-    const rows = env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, hookId)).orderBy(asc(webhookDeliveries.createdAt), asc(webhookDeliveries.id)).all();
+    const rows = await env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, hookId)).orderBy(asc(webhookDeliveries.createdAt), asc(webhookDeliveries.id));
     expect(rows.map((r) => r.event)).toEqual(["fiscal_year.closed", "fiscal_year.closed"]);
     const payload = JSON.parse(rows[1]!.payload);
     expect(payload.event).toBe("fiscal_year.closed");
@@ -890,7 +890,7 @@ describe("fiscal years", () => {
     const again = await b.api("POST", "/api/v1/fiscal-years/2025/reopen");
     expectStatus(again, 409);
     // the webhook: closed twice (2024, 2025), reopened once
-    const events = env.db.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.webhookId, hookId), eq(webhookDeliveries.event, "fiscal_year.reopened"))).all();
+    const events = await env.db.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.webhookId, hookId), eq(webhookDeliveries.event, "fiscal_year.reopened")));
     expect(events).toHaveLength(1);
     expect(JSON.parse(events[0]!.payload).data).toMatchObject({ year: 2025, status: "open" });
     // closing again posts a fresh closing entry with the new result (1000 + 50 + 200 sales − 300)

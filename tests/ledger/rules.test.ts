@@ -32,6 +32,7 @@ import {
 } from "../../server/ledger/rules.ts";
 import { snapshot } from "../../server/lib/scope.ts";
 import { asTx, createTestEnv } from "../helpers.ts";
+import { firstRow } from "../../db/client.ts";
 
 const env = await createTestEnv();
 afterAll(() => env.close());
@@ -120,7 +121,7 @@ describe("the readers", () => {
     return r.body?.data ?? r.body;
   };
   const account = (role: Parameters<typeof systemAccount>[2]) => systemAccount(asTx(env.db), org.org.id, role).id;
-  const row = (id: string) => env.db.select().from(invoices).where(eq(invoices.id, id)).get()!;
+  const row = async (id: string) => (await firstRow(env.db.select().from(invoices).where(eq(invoices.id, id))))!;
   let customer: any;
 
   beforeAll(async () => {
@@ -140,7 +141,7 @@ describe("the readers", () => {
       allowances_charges: [{ type: "allowance", amount: "10.00", reason: "Discount", vat_rate_id: rates["S:21.00"] }, { type: "charge", amount: "5.00", reason: "Freight", vat_rate_id: rates["S:6.00"] }],
     });
     expect(inv.total).toBe("167.20");
-    const draft = await snapshot(env.db, (tx) => invoicePosting(tx, row(inv.id)));
+    const draft = await snapshot(env.db, async (tx) => invoicePosting(tx, await row(inv.id)));
     expect(cents(draft)).toEqual([[account("receivables"), 16_720], [account("sales"), -9000], [account("vat_payable"), -1890], [account("sales"), -5500], [account("vat_payable"), -330]]);
     expect(tags(draft).slice(1).map((t) => [t![1], t![2], t![3]])).toEqual([["base", "S", 2100], ["vat", "S", 2100], ["base", "S", 600], ["vat", "S", 600]]);
   });
@@ -153,39 +154,39 @@ describe("the readers", () => {
       allowances_charges: [{ type: "allowance", amount: "12.10", reason: "Discount", vat_rate_id: rates["S:21.00"] }],
     });
     expect(inv.total).toBe("108.90");
-    expect(cents(await snapshot(env.db, (tx) => invoicePosting(tx, row(inv.id))))).toEqual([[account("receivables"), 10_890], [account("sales"), -9000], [account("vat_payable"), -1890]]);
+    expect(cents(await snapshot(env.db, async (tx) => invoicePosting(tx, await row(inv.id))))).toEqual([[account("receivables"), 10_890], [account("sales"), -9000], [account("vat_payable"), -1890]]);
     // gross prices without allowances: the lines alone
     const plain = await invoice({ prices_include_vat: true, lines: [{ description: "Beer", quantity: "2", unit_price: "12.10", vat_rate_id: rates["S:21.00"] }] });
     // 24.20 gross at 21 %: VAT 4.20, net 20.00
-    expect(cents(await snapshot(env.db, (tx) => invoicePosting(tx, row(plain.id))))).toEqual([[account("receivables"), 2420], [account("sales"), -2000], [account("vat_payable"), -420]]);
+    expect(cents(await snapshot(env.db, async (tx) => invoicePosting(tx, await row(plain.id))))).toEqual([[account("receivables"), 2420], [account("sales"), -2000], [account("vat_payable"), -420]]);
   });
 
   test("a line without a VAT rate is zero rated (Z, 0 %); an interest note posts to late-payment income, untagged", async () => {
     const inv = await invoice({ lines: [{ description: "Work", quantity: "1", unit_price: "1000.00" }] });
-    const draft = await snapshot(env.db, (tx) => invoicePosting(tx, row(inv.id)));
+    const draft = await snapshot(env.db, async (tx) => invoicePosting(tx, await row(inv.id)));
     expect(cents(draft)).toEqual([[account("receivables"), 100_000], [account("sales"), -100_000], [account("vat_payable"), 0]]);
     expect(tags(draft)[1]).toEqual(["sales", "base", "Z", 0, false]);
     // 2026-04-02 to 2026-04-30: 29 days on 1000.00 at 10.50 %: 100000 × 1050 × 29 / 3 650 000 = 834.25 → 8.34, and 40.00
     const note = await call("POST", `/api/v1/invoices/${inv.id}/interest-note`, { as_of: "2026-04-30" }, 201);
     expect(note.total).toBe("48.34");
     const income = await snapshot(env.db, (tx) => lateIncomeAccountId(tx, org.org.id));
-    const posted = await snapshot(env.db, (tx) => invoicePosting(tx, row(note.id)));
+    const posted = await snapshot(env.db, async (tx) => invoicePosting(tx, await row(note.id)));
     expect([cents(posted), tags(posted)]).toEqual([[[await account("receivables"), 4834], [income, -4834]], [null, null]]);
   });
 
   test("a payment: the bank against receivables", async () => {
     const inv = await invoice({ lines: [{ description: "Work", quantity: "1", unit_price: "10.00" }] });
-    const draft = await snapshot(env.db, (tx) => paymentPosting(tx, row(inv.id), { id: "p", invoiceId: inv.id, amountCents: 1000, paymentDate: "2026-03-05", reference: null } as any, "bank"));
+    const draft = await snapshot(env.db, async (tx) => paymentPosting(tx, await row(inv.id), { id: "p", invoiceId: inv.id, amountCents: 1000, paymentDate: "2026-03-05", reference: null } as any, "bank"));
     expect(cents(draft)).toEqual([["bank", 1000], [await account("receivables"), -1000]]);
   });
 
   const expense = async (body: Record<string, unknown>) => {
     const created = await call("POST", "/api/v1/expenses", { category: "Travel", date: "2026-03-03", ...body }, 201);
-    return env.db.select().from(expenses).where(eq(expenses.id, created.id)).get()!;
+    return (await firstRow(env.db.select().from(expenses).where(eq(expenses.id, created.id))))!;
   };
 
   test("an expense at its VAT rate's category and rate; without one at its effective rate", async () => {
-    const travel = await snapshot(env.db, (tx) => categoryAccount(tx, org.org.id, "Travel").id);
+    const travel = await snapshot(env.db, async (tx) => (await categoryAccount(tx, org.org.id, "Travel")).id);
     const at6 = await expense({ amount: "100.00", vat_amount: "6.00", vat_rate_id: rates["S:6.00"] });
     const draft = await snapshot(env.db, (tx) => expensePosting(tx, at6));
     expect(cents(draft)).toEqual([[travel, 10_000], [account("vat_receivable"), 600], [account("payables"), -10_600]]);
@@ -248,7 +249,7 @@ describe("the readers", () => {
     // an approved expense of 2025: 30.00 to Travel (no VAT)
     const e = (await env.api("POST", "/api/v1/expenses", { category: "Travel", amount: "30.00", date: "2025-06-30" }, o.token)).body.data;
     expect((await env.api("POST", `/api/v1/expenses/${e.id}/approve`, undefined, o.token)).status).toBe(200);
-    const travel = await snapshot(env.db, (tx) => categoryAccount(tx, o.org.id, "Travel").id);
+    const travel = await snapshot(env.db, async (tx) => (await categoryAccount(tx, o.org.id, "Travel")).id);
     const sales = await snapshot(env.db, (tx) => systemAccount(tx, o.org.id, "sales").id);
     // 2025: 150.00 of sales (a credit balance), no expense; receivables are not a result
     const results = await snapshot(env.db, (tx) => readYearResults(tx, o.org.id, "2025-01-01", "2025-12-31"));
@@ -279,7 +280,7 @@ describe("the readers", () => {
     expect(cents((await snapshot(env.db, (tx) => openingBalancePosting(tx, bank, { statementId: "st", cents: 10_000, date: "2026-03-05" })))!)).toEqual([[bank.accountId, 10_000], [ob, -10_000]]);
     expect(await snapshot(env.db, (tx) => openingBalancePosting(tx, bank, { statementId: "st", cents: 3000, date: "2026-03-10" }))).toBeNull();
     // a new company's first statement on its first day: dated that day, not the day before its first year
-    env.db.update(organizations).set({ firstFiscalYearStart: "2026-03-01", firstFiscalYearEnd: "2026-12-31" }).where(eq(organizations.id, o.org.id)).run();
+    await env.db.update(organizations).set({ firstFiscalYearStart: "2026-03-01", firstFiscalYearEnd: "2026-12-31" }).where(eq(organizations.id, o.org.id));
     expect((await snapshot(env.db, (tx) => openingBalancePosting(tx, bank, { statementId: "st", cents: 500, date: "2026-03-01" })))!.date).toBe("2026-03-01");
     expect((await snapshot(env.db, (tx) => openingBalancePosting(tx, bank, { statementId: "st", cents: 500, date: "2026-03-02" })))!.date).toBe("2026-03-01");
     // before the first year: the day before, as ever

@@ -8,6 +8,7 @@ import { eq } from "drizzle-orm";
 import { customers, webhookDeliveries } from "../../db/schema.ts";
 import { createTestEnv, type ApiResponse } from "../helpers.ts";
 import { slowListSteps } from "../query-plan.ts";
+import { firstRow } from "../../db/client.ts";
 
 const env = await createTestEnv();
 afterAll(() => env.close());
@@ -186,18 +187,17 @@ describe("webhook payloads", () => {
     const customer = await created("/api/v1/customers", { name: "Hooked NV", external_id: "crm-9", metadata: { tier: "gold" } });
     const invoice = await created("/api/v1/invoices", invoiceBody());
     await env.api("PUT", `/api/v1/invoices/${invoice.id}`, { external_id: "erp-9", metadata: { batch: "7" } });
-    const payloads = env.db
+    const payloads = (await env.db
       .select()
       .from(webhookDeliveries)
-      .where(eq(webhookDeliveries.webhookId, hook.id))
-      .all()
+      .where(eq(webhookDeliveries.webhookId, hook.id)))
       .map((d) => JSON.parse(d.payload));
     expect(payloads.find((p) => p.event === "customer.created").data).toMatchObject({ id: customer.id, external_id: "crm-9", metadata: { tier: "gold" } });
     expect(payloads.find((p) => p.event === "invoice.updated").data).toMatchObject({ id: invoice.id, external_id: "erp-9", metadata: { batch: "7" } });
   });
 
-  test("the database stores metadata as a JSON object", () => {
-    const row = env.db.select({ metadata: customers.metadata }).from(customers).where(eq(customers.externalId, "crm-9")).get();
+  test("the database stores metadata as a JSON object", async () => {
+    const row = await firstRow(env.db.select({ metadata: customers.metadata }).from(customers).where(eq(customers.externalId, "crm-9")));
     expect(row?.metadata).toEqual({ tier: "gold" });
     const raw = env.db.$client.query("SELECT metadata FROM customers WHERE external_id = 'crm-9'").get() as { metadata: string };
     expect(JSON.parse(raw.metadata)).toEqual({ tier: "gold" });

@@ -163,7 +163,7 @@ describe("intra-Community listing refusals", () => {
   test("a monthly filer names months: its quarter is a 422, its month a listing", async () => {
     const monthly = await env.newOrg("Maandelijks");
     await ok("PUT", "/api/v1/organization", { vat_number: "BE0417497106" }, 200, monthly.token);
-    env.db.update(organizations).set({ vatPeriod: "monthly" }).where(eq(organizations.id, monthly.org.id)).run();
+    await env.db.update(organizations).set({ vatPeriod: "monthly" }).where(eq(organizations.id, monthly.org.id));
     expect((await env.api("GET", "/api/v1/listings/intra-community/2026-Q1", undefined, monthly.token)).body.errors).toHaveProperty("period");
     expect(await ok("GET", "/api/v1/listings/intra-community/2026-01", undefined, 200, monthly.token)).toMatchObject({ period: "2026-01", lines: [] });
   });

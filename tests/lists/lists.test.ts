@@ -6,6 +6,7 @@ import { customers } from "../../db/schema.ts";
 import { join } from "node:path";
 import { createTestEnv } from "../helpers.ts";
 import { plansOf, slowSteps } from "../query-plan.ts";
+import { firstRow } from "../../db/client.ts";
 
 const env = await createTestEnv({ KONTOR_BASE_URL: "https://kontor.example.com" });
 afterAll(() => env.close());
@@ -152,13 +153,13 @@ describe("search (FTS5)", () => {
     expect((await env.api("GET", "/api/v1/customers?search=alpha", undefined, other.token)).body.data).toEqual([]);
   });
 
-  test("search uses the FTS index, not a scan of the name column", () => {
+  test("search uses the FTS index, not a scan of the name column", async () => {
     // prepare + finalize: a cached EXPLAIN statement over FTS5 keeps a read snapshot open
     const statement = env.db.$client.prepare("EXPLAIN QUERY PLAN SELECT id FROM customers WHERE rowid IN (SELECT rowid FROM customers_fts WHERE customers_fts MATCH ?)");
     const plan = statement.all('"alpha"*') as { detail: string }[];
     statement.finalize();
     expect(plan.map((p) => p.detail).join("\n")).toMatch(/VIRTUAL TABLE INDEX/);
-    const row = env.db.select().from(customers).where(eq(customers.id, ids.Lima!)).get();
+    const row = await firstRow(env.db.select().from(customers).where(eq(customers.id, ids.Lima!)));
     expect(row?.name).toBe("Lima");
   });
 });
@@ -194,7 +195,7 @@ describe("a page read after the one before it seeks past that page's last row", 
     const tied: string[] = [];
     for (let i = 0; i < 7; i++) tied.push((await env.api("POST", "/api/v1/customers", { name: "Tie" })).body.data.id);
     // the same timestamps for all seven: the id alone orders them
-    for (const id of tied) env.db.update(customers).set({ createdAt: "2026-01-01T00:00:00.000000Z", updatedAt: "2026-01-01T00:00:00.000000Z" }).where(eq(customers.id, id)).run();
+    for (const id of tied) await env.db.update(customers).set({ createdAt: "2026-01-01T00:00:00.000000Z", updatedAt: "2026-01-01T00:00:00.000000Z" }).where(eq(customers.id, id));
     try {
       const total = (await list("")).body.meta.total;
       for (const sort of ["created_at", "-created_at", "updated_at", "-updated_at", "name"]) {

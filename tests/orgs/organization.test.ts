@@ -6,6 +6,7 @@ import { webhookDeliveries } from "../../db/schema.ts";
 import { bankAccountService } from "../../server/bank-accounts/service.ts";
 import { CLI_ACTOR } from "../../server/orgs/service.ts";
 import { createTestEnv, runCli } from "../helpers.ts";
+import { firstRow } from "../../db/client.ts";
 
 const env = await createTestEnv();
 afterAll(() => env.close());
@@ -108,7 +109,7 @@ describe("PUT /api/v1/organization", () => {
     expect((await env.api("GET", "/api/v1/organization")).body.data).toEqual(r.body.data);
     const audit = await env.api("GET", `/api/v1/audit-log?filter[resource_type]=organization&filter[action]=organization.updated`);
     expect(audit.body.data[0]).toMatchObject({ action: "organization.updated", resource_type: "organization", resource_id: env.org.id });
-    const queued = env.db.select({ n: count() }).from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, hook.body.data.id)).get()!.n;
+    const queued = (await firstRow(env.db.select({ n: count() }).from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, hook.body.data.id))))!.n;
     expect(queued).toBe(0);
   });
 

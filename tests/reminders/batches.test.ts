@@ -14,6 +14,7 @@ import { invoices, reminders } from "../../db/schema.ts";
 import { CLI_ACTOR } from "../../server/orgs/service.ts";
 import { previewReminders, runReminders } from "../../server/reminders/run.ts";
 import { createTestEnv } from "../helpers.ts";
+import { firstRow } from "../../db/client.ts";
 
 const env = await createTestEnv();
 const dir = mkdtempSync(join(tmpdir(), "kontor-reminder-batches-"));
@@ -96,7 +97,7 @@ describe("a batch boundary changes nothing", () => {
     batched = await organisation("Small Batches BV");
     await history(whole);
     await history(batched);
-    numbers = whole.ids.map((id) => env.db.select({ n: invoices.number }).from(invoices).where(eq(invoices.id, id)).get()!.n);
+    numbers = await Promise.all(whole.ids.map(async (id) => (await firstRow(env.db.select({ n: invoices.number }).from(invoices).where(eq(invoices.id, id))))!.n));
   });
 
   test("the preview in batches of 2, in pages of 4, is the preview in one batch, as computed by hand", async () => {
@@ -138,15 +139,14 @@ describe("a batch boundary changes nothing", () => {
     expect(shape(one[0]!.data)).toEqual(expected(numbers));
     // each invoice's levels as stored, skipped ones included: the same in both
     const stored = (o: { org: Org; ids: string[] }) =>
-      o.ids.map((id) =>
-        env.db
+      Promise.all(o.ids.map(async (id) =>
+        await env.db
           .select({ level: reminders.level, skipped: reminders.skipped })
           .from(reminders)
           .where(and(eq(reminders.organizationId, o.org.org.id), eq(reminders.invoiceId, id)))
-          .orderBy(reminders.level)
-          .all(),
-      );
-    expect(stored(batched)).toEqual(stored(whole));
+          .orderBy(reminders.level),
+      ));
+    expect(await stored(batched)).toEqual(await stored(whole));
     // a second run, at any batch size, has nothing left to record
     expect((await runReminders(env.db, { orgId: batched.org.org.id, date: RUN_DATE, batchSize: 2, recordBatch: 1 }))[0]!.recorded).toBe(0);
   });
@@ -234,7 +234,7 @@ describe("a run records, it renders nothing", () => {
     expect(runs[0].recorded).toBe(1);
     expect(loaded).toContain("server/reminders/run.ts");
     expect(drawing(loaded)).toEqual([]);
-    const reminder = env.db.select().from(reminders).where(eq(reminders.invoiceId, invoiceOf.get("manual")!)).get()!;
+    const reminder = (await firstRow(env.db.select().from(reminders).where(eq(reminders.invoiceId, invoiceOf.get("manual")!))))!;
     // 2 February to 20 March, 47 days on 1210.00 at 10.50 %: 121000 × 1050 × 47 / 3 650 000 = 1635.99 → 16.36; and 40.00
     expect(reminder).toMatchObject({ channel: "manual", interestCents: 1636, compensationCents: 4000, deliveryId: null });
     const note = (await call(orgs.manual!, "GET", `/api/v1/invoices/${reminder.interestNoteId}`)).data;
@@ -242,7 +242,7 @@ describe("a run records, it renders nothing", () => {
   });
 
   test("manual: the letter is drawn when it is downloaded", async () => {
-    const reminder = env.db.select().from(reminders).where(eq(reminders.invoiceId, invoiceOf.get("manual")!)).get()!;
+    const reminder = (await firstRow(env.db.select().from(reminders).where(eq(reminders.invoiceId, invoiceOf.get("manual")!))))!;
     const r = await env.api("GET", `/api/v1/reminders/${reminder.id}/pdf`, undefined, orgs.manual!.token);
     expect(r.status).toBe(200);
     expect(r.text.startsWith("%PDF-")).toBe(true);
@@ -252,7 +252,7 @@ describe("a run records, it renders nothing", () => {
     const { runs, loaded } = await runLoading(orgs.email!);
     expect(runs[0].recorded).toBe(1);
     expect(drawing(loaded)).toEqual([]);
-    const reminder = env.db.select().from(reminders).where(eq(reminders.invoiceId, invoiceOf.get("email")!)).get()!;
+    const reminder = (await firstRow(env.db.select().from(reminders).where(eq(reminders.invoiceId, invoiceOf.get("email")!))))!;
     expect(reminder).toMatchObject({ channel: "email", interestCents: 1636, compensationCents: 4000 });
     expect(reminder.deliveryId).not.toBeNull();
     // issued, not sent: it goes with the reminder's e-mail

@@ -18,6 +18,7 @@ import { snapshot, unitOfWork } from "../../server/lib/scope.ts";
 import { missingRateProblem, onReminderAccepted, openInterestNotes, previewReminders, runReminders } from "../../server/reminders/run.ts";
 import { CLI_ACTOR } from "../../server/orgs/service.ts";
 import { createTestEnv } from "../helpers.ts";
+import { firstRow } from "../../db/client.ts";
 
 const env = await createTestEnv();
 afterAll(() => env.close());
@@ -51,9 +52,9 @@ async function invoice(org: Org, customerId: string, dueDate = "2025-10-15", ext
 }
 const run = async (org: Org, date: string, extra: { dryRun?: boolean } = {}) => await runReminders(env.db, { date, orgId: org.org.id, ...extra });
 const planned = async (org: Org, date: string) => (await previewReminders({ db: env.db, org: org.org, actor: CLI_ACTOR }, date)).data;
-const rows = (invoiceId: string) => env.db.select().from(reminders).where(eq(reminders.invoiceId, invoiceId)).all().sort((a, b) => a.level - b.level);
-const audited = (org: Org, resourceId: string) => env.db.select().from(auditLog).where(and(eq(auditLog.organizationId, org.org.id), eq(auditLog.resourceId, resourceId))).all().map((a) => [a.action, a.resourceType]);
-const eventsOf = (org: Org, type: string) => env.db.select().from(events).where(and(eq(events.organizationId, org.org.id), eq(events.type, type))).all();
+const rows = async (invoiceId: string) => (await env.db.select().from(reminders).where(eq(reminders.invoiceId, invoiceId))).sort((a, b) => a.level - b.level);
+const audited = async (org: Org, resourceId: string) => (await env.db.select().from(auditLog).where(and(eq(auditLog.organizationId, org.org.id), eq(auditLog.resourceId, resourceId)))).map((a) => [a.action, a.resourceType]);
+const eventsOf = async (org: Org, type: string) => await env.db.select().from(events).where(and(eq(events.organizationId, org.org.id), eq(events.type, type)));
 
 describe("business customer: interest from the day after the due date, the €40 once", () => {
   test("no charge at a level on or before the due date, even when the level says so", async () => {
@@ -62,8 +63,8 @@ describe("business customer: interest from the day after the due date, the €40
     // 12 October: three days before the due date; 15 October: the due date itself
     expect((await run(org, "2025-10-12"))[0]!.data.map((p) => [p.level, p.interest, p.compensation, p.total_to_pay])).toEqual([[0, "0.00", "0.00", "1000.00"]]);
     expect((await run(org, "2025-10-15"))[0]!.data.map((p) => [p.level, p.interest, p.compensation, p.total_to_pay])).toEqual([[1, "0.00", "0.00", "1000.00"]]);
-    expect(rows(inv.id).map((r) => [r.level, r.interestNoteId])).toEqual([[0, null], [1, null]]);
-    expect(env.db.select().from(invoices).where(eq(invoices.relatedInvoiceId, inv.id)).all()).toEqual([]);
+    expect((await rows(inv.id)).map((r) => [r.level, r.interestNoteId])).toEqual([[0, null], [1, null]]);
+    expect(await env.db.select().from(invoices).where(eq(invoices.relatedInvoiceId, inv.id))).toEqual([]);
   });
 
   test("+24 charges the interest of the 24 days since the due date and the €40; +45 the interest since, once", async () => {
@@ -76,18 +77,18 @@ describe("business customer: interest from the day after the due date, the €40
     expect(second.data.map((p) => [p.level, p.skipped_levels, p.customer_type, p.interest, p.compensation, p.total_to_pay, p.charges_withheld_until])).toEqual([
       [1, [0], "organization", "6.90", "40.00", "1046.90", null],
     ]);
-    const [skipped, charged] = rows(inv.id);
+    const [skipped, charged] = await rows(inv.id);
     // the skipped +7 is recorded as skipped, with its own days and no charge
     expect([skipped!.level, skipped!.skipped, skipped!.daysAfterDue, skipped!.interestCents, skipped!.compensationCents, skipped!.deliveryId]).toEqual([0, true, 7, 0, 0, null]);
     expect([charged!.level, charged!.skipped, charged!.daysAfterDue, charged!.interestCents, charged!.compensationCents, charged!.amountDueCents, charged!.runDate]).toEqual([1, false, 24, 690, 4000, 100000, "2025-11-08"]);
     // its interest note: the interest line and the compensation, 46.90; manual: sent with the letter
-    const note = env.db.select().from(invoices).where(eq(invoices.id, charged!.interestNoteId!)).get()!;
+    const note = (await firstRow(env.db.select().from(invoices).where(eq(invoices.id, charged!.interestNoteId!))))!;
     expect([note.type, note.relatedInvoiceId, note.totalCents, note.compensationCents, note.status]).toEqual(["interest_note", inv.id, 4690, 4000, "sent"]);
-    expect(eventsOf(org, "invoice.sent").map((e) => [e.resourceId, e.resourceType])).toEqual([[note.id, "invoice"]]);
-    expect(audited(org, note.id)).toContainEqual(["invoice.sent", "invoice"]);
-    expect(audited(org, charged!.id)).toEqual([["reminder.recorded", "reminder"]]);
+    expect((await eventsOf(org, "invoice.sent")).map((e) => [e.resourceId, e.resourceType])).toEqual([[note.id, "invoice"]]);
+    expect(await audited(org, note.id)).toContainEqual(["invoice.sent", "invoice"]);
+    expect(await audited(org, charged!.id)).toEqual([["reminder.recorded", "reminder"]]);
     // manual: the event at once, with what the letter asks
-    const [event] = eventsOf(org, "invoice.reminder_sent");
+    const [event] = await eventsOf(org, "invoice.reminder_sent");
     expect(event!.resourceId).toBe(inv.id);
     expect(JSON.parse(event!.data).reminder).toEqual({ id: charged!.id, level: 1, interest_note_id: note.id, interest: "6.90", compensation: "40.00", total_to_pay: "1046.90", missing_rates: [], problem: null });
     expect(event!.links).toEqual({ reminder: `/api/v1/reminders/${charged!.id}`, reminder_pdf: `/api/v1/reminders/${charged!.id}/pdf` });
@@ -97,9 +98,9 @@ describe("business customer: interest from the day after the due date, the €40
     // the letter asks for the open note too: 1000.00 + 46.90 + 6.05
     const third = (await run(org, "2025-11-29"))[0]!.data;
     expect(third.map((p) => [p.level, p.skipped_levels, p.interest, p.compensation, p.total_to_pay])).toEqual([[2, [], "6.05", "0.00", "1052.95"]]);
-    const last = rows(inv.id)[2]!;
+    const last = (await rows(inv.id))[2]!;
     expect([last.interestCents, last.compensationCents, last.earlierNotes.map((n) => [n.id, n.amount_due_cents])]).toEqual([605, 0, [[note.id, 4690]]]);
-    const secondNote = env.db.select().from(invoices).where(eq(invoices.id, last.interestNoteId!)).get()!;
+    const secondNote = (await firstRow(env.db.select().from(invoices).where(eq(invoices.id, last.interestNoteId!))))!;
     expect([secondNote.totalCents, secondNote.compensationCents ?? 0]).toEqual([605, 0]);
 
     // 14 December = +60: 16 October–14 December = 16 + 30 + 14 = 60 days: 100000 × 1050 × 60 / 3 650 000 = 1726.03 → 17.26,
@@ -107,9 +108,9 @@ describe("business customer: interest from the day after the due date, the €40
     // (the first note's 40.00 is paid meanwhile: only what is still due on it is asked)
     await call(org, "POST", `/api/v1/invoices/${note.id}/record-payment`, { amount: "40.00", payment_date: "2025-12-01" }, 201);
     expect((await run(org, "2025-12-14"))[0]!.data.map((p) => [p.level, p.interest, p.total_to_pay])).toEqual([[3, "4.31", "1017.26"]]);
-    expect(rows(inv.id)[3]!.earlierNotes.map((n) => [n.id, n.amount_due_cents])).toEqual([[note.id, 690], [secondNote.id, 605]]);
+    expect((await rows(inv.id))[3]!.earlierNotes.map((n) => [n.id, n.amount_due_cents])).toEqual([[note.id, 690], [secondNote.id, 605]]);
     // a note paid in full is no longer asked for; the +60 reminder's own note (4.31) is
-    const thirdNote = rows(inv.id)[3]!.interestNoteId;
+    const thirdNote = (await rows(inv.id))[3]!.interestNoteId;
     await call(org, "POST", `/api/v1/invoices/${note.id}/record-payment`, { amount: "6.90", payment_date: "2025-12-15" }, 201);
     expect((await (await snapshot(env.db, (tx) => openInterestNotes(tx, org.org.id, [inv.id]))).get(inv.id) ?? []).map((n) => [n.id, n.number, n.amount_due_cents])).toEqual([[secondNote.id, secondNote.number, 605], [thirdNote, expect.any(String), 431]]);
   });
@@ -118,7 +119,7 @@ describe("business customer: interest from the day after the due date, the €40
     const { org, customer } = await setup([level(24, false, true)]);
     const inv = await invoice(org, customer.id);
     expect((await run(org, "2025-11-08"))[0]!.data.map((p) => [p.interest, p.compensation, p.total_to_pay])).toEqual([["0.00", "40.00", "1040.00"]]);
-    const note = await call(org, "GET", `/api/v1/invoices/${rows(inv.id)[0]!.interestNoteId}`);
+    const note = await call(org, "GET", `/api/v1/invoices/${(await rows(inv.id))[0]!.interestNoteId}`);
     expect(note.lines.map((l: any) => l.amount)).toEqual(["40.00"]);
   });
 
@@ -126,7 +127,7 @@ describe("business customer: interest from the day after the due date, the €40
     const { org, customer } = await setup([level(24, true, false)]);
     const inv = await invoice(org, customer.id);
     expect((await run(org, "2025-11-08"))[0]!.data.map((p) => [p.interest, p.compensation, p.total_to_pay])).toEqual([["6.90", "0.00", "1006.90"]]);
-    const note = await call(org, "GET", `/api/v1/invoices/${rows(inv.id)[0]!.interestNoteId}`);
+    const note = await call(org, "GET", `/api/v1/invoices/${(await rows(inv.id))[0]!.interestNoteId}`);
     expect(note.lines.map((l: any) => l.amount)).toEqual(["6.90"]);
   });
 
@@ -149,10 +150,10 @@ describe("business customer: interest from the day after the due date, the €40
 describe("consumer (Book XIX): nothing before the first reminder's term has run", () => {
   /** What the delivery worker does when the channel accepted the reminder's e-mail. */
   async function accept(invoiceId: string, level: number, acceptedAt: string) {
-    await unitOfWork(env.db, (tx) => {
-      const reminder = tx.select().from(reminders).where(and(eq(reminders.invoiceId, invoiceId), eq(reminders.level, level))).get()!;
-      const delivery = tx.update(documentDeliveries).set({ status: "accepted", acceptedAt }).where(eq(documentDeliveries.id, reminder.deliveryId!)).returning().get()!;
-      onReminderAccepted(tx, delivery);
+    await unitOfWork(env.db, async (tx) => {
+      const reminder = (await firstRow(tx.select().from(reminders).where(and(eq(reminders.invoiceId, invoiceId), eq(reminders.level, level)))))!;
+      const delivery = (await firstRow(tx.update(documentDeliveries).set({ status: "accepted", acceptedAt }).where(eq(documentDeliveries.id, reminder.deliveryId!)).returning()))!;
+      await onReminderAccepted(tx, delivery);
     });
   }
 
@@ -170,17 +171,17 @@ describe("consumer (Book XIX): nothing before the first reminder's term has run"
       [2, "individual", "2025-10-24", "2025-11-10", "0.00", "0.00"],
     ]);
     await run(org, "2025-11-08");
-    expect(rows(inv.id).map((r) => [r.level, r.skipped, r.interestCents, r.compensationCents, r.interestNoteId])).toEqual([[0, false, 0, 0, null], [1, true, 0, 0, null], [2, false, 0, 0, null]]);
+    expect((await rows(inv.id)).map((r) => [r.level, r.skipped, r.interestCents, r.compensationCents, r.interestNoteId])).toEqual([[0, false, 0, 0, null], [1, true, 0, 0, null], [2, false, 0, 0, null]]);
     // 29 November (+45): interest 10–29 November = 20 days: 100000 × 1050 × 20 / 3 650 000 = 575.34 → 5.75;
     // damages on 1000.00 due: 65.00 + 5 % of 500.00 = 90.00; no €40
     expect((await run(org, "2025-11-29"))[0]!.data.map((p) => [p.level, p.charges_withheld_until, p.interest, p.compensation, p.total_to_pay])).toEqual([[3, "2025-11-10", "5.75", "90.00", "1095.75"]]);
     // by e-mail: the reminder's event, and its note sent, when the channel accepts it
-    const noteId = rows(inv.id)[3]!.interestNoteId!;
-    expect(env.db.select().from(invoices).where(eq(invoices.id, noteId)).get()!.status).toBe("finalized");
+    const noteId = (await rows(inv.id))[3]!.interestNoteId!;
+    expect((await firstRow(env.db.select().from(invoices).where(eq(invoices.id, noteId))))!.status).toBe("finalized");
     await accept(inv.id, 3, "2025-11-29T11:00:00.000000Z");
-    expect(env.db.select().from(invoices).where(eq(invoices.id, noteId)).get()!.status).toBe("sent");
-    expect(eventsOf(org, "invoice.reminder_sent").map((e) => JSON.parse(e.data).reminder.level)).toEqual([0, 3]);
-    expect(audited(org, rows(inv.id)[3]!.id)).toEqual([["reminder.recorded", "reminder"], ["reminder.sent", "reminder"]]);
+    expect((await firstRow(env.db.select().from(invoices).where(eq(invoices.id, noteId))))!.status).toBe("sent");
+    expect((await eventsOf(org, "invoice.reminder_sent")).map((e) => JSON.parse(e.data).reminder.level)).toEqual([0, 3]);
+    expect(await audited(org, (await rows(inv.id))[3]!.id)).toEqual([["reminder.recorded", "reminder"], ["reminder.sent", "reminder"]]);
   });
 
   test("on the day the term ends nothing yet; the day after, the charges", async () => {
@@ -215,7 +216,7 @@ describe("which level goes", () => {
     expect((await run(org, "2025-10-16"))[0]!.recorded).toBe(0);
     // +7 on the 22nd exactly: sent, the two earlier ones recorded as skipped
     expect((await run(org, "2025-10-22"))[0]!.data.map((p) => [p.invoice_id, p.level, p.skipped_levels])).toEqual([[late.id, 2, [0, 1]]]);
-    expect(rows(late.id).map((r) => [r.level, r.skipped])).toEqual([[0, true], [1, true], [2, false]]);
+    expect((await rows(late.id)).map((r) => [r.level, r.skipped])).toEqual([[0, true], [1, true], [2, false]]);
     // the day before +7: nothing for a fresh invoice due the same day
     const other = await invoice(org, customer.id);
     expect((await planned(org, "2025-10-21")).map((p) => p.invoice_id)).toEqual([]);
@@ -229,7 +230,7 @@ describe("which level goes", () => {
     const inv = await invoice(org, customer.id);
     const dry = await run(org, "2025-10-22", { dryRun: true });
     expect(dry.map((r) => [r.organization_id, r.date, r.enabled, r.recorded, r.data.length])).toEqual([[org.org.id, "2025-10-22", true, 0, 1]]);
-    expect(rows(inv.id)).toEqual([]);
+    expect(await rows(inv.id)).toEqual([]);
     expect((await run(org, "2025-10-22"))[0]!.recorded).toBe(1);
     expect((await run(org, "2025-10-22"))[0]!.recorded).toBe(0);
     expect(await planned(org, "2025-10-22")).toEqual([]);
@@ -240,7 +241,7 @@ describe("which level goes", () => {
     const inv = await invoice(org, customer.id);
     const [result] = await run(org, "2025-10-22");
     expect([result!.recorded, result!.data.map((p) => [p.channel, p.problem])]).toEqual([0, [["email", "The customer has no e-mail address."]]]);
-    expect(rows(inv.id)).toEqual([]);
+    expect(await rows(inv.id)).toEqual([]);
   });
 
   test("the run's date: a bad one refused; the schedule's hour skips an organisation before it, unless a date is given", async () => {
@@ -280,14 +281,14 @@ describe("which level goes", () => {
     const { org, customer } = await setup([level(7)], { channel: "email" });
     const inv = await invoice(org, customer.id);
     await run(org, "2025-10-22");
-    const before = eventsOf(org, "invoice.reminder_sent").length;
-    await unitOfWork(env.db, (tx) => {
-      const delivery = tx.select().from(documentDeliveries).where(eq(documentDeliveries.invoiceId, inv.id)).get()!;
-      onReminderAccepted(tx, { ...delivery, subject: "invoice" });
-      onReminderAccepted(tx, { ...delivery, reminderId: null });
-      onReminderAccepted(tx, { ...delivery, organizationId: "missing" });
+    const before = (await eventsOf(org, "invoice.reminder_sent")).length;
+    await unitOfWork(env.db, async (tx) => {
+      const delivery = (await firstRow(tx.select().from(documentDeliveries).where(eq(documentDeliveries.invoiceId, inv.id))))!;
+      await onReminderAccepted(tx, { ...delivery, subject: "invoice" });
+      await onReminderAccepted(tx, { ...delivery, reminderId: null });
+      await onReminderAccepted(tx, { ...delivery, organizationId: "missing" });
     });
-    expect(eventsOf(org, "invoice.reminder_sent").length).toBe(before);
+    expect((await eventsOf(org, "invoice.reminder_sent")).length).toBe(before);
     expect(before).toBe(0);
   });
 
@@ -349,16 +350,16 @@ describe("a Peppol customer's interest note", () => {
   async function peppolSetup(options: { accessPoint: boolean; customerPrefers?: string }) {
     const { org, customer: _ } = await setup([level(24, true)], { channel: "email" });
     await call(org, "PUT", "/api/v1/organization", SELLER_IDENTITY);
-    if (options.accessPoint) env.db.update(organizations).set({ peppolProvider: "recommand", peppolCredentials: "enc:v1:test" }).where(eq(organizations.id, org.org.id)).run();
+    if (options.accessPoint) await env.db.update(organizations).set({ peppolProvider: "recommand", peppolCredentials: "enc:v1:test" }).where(eq(organizations.id, org.org.id));
     const customer = await call(org, "POST", "/api/v1/customers", {
       name: "Brasserie Dupont SA", country: "BE", vat_number: "BE0404795549", email: "ap@dupont.test", address: "Rue de l'Église 5", city: "Liège", postal_code: "4000", peppol_id: "0208:0404795549",
       ...(options.customerPrefers ? { preferred_channel: options.customerPrefers } : {}),
     }, 201);
     const inv = await invoice(org, customer.id, "2025-10-15", { buyer_reference: "PO-77" });
     await run(org, "2025-11-08");
-    const noteId = rows(inv.id)[0]!.interestNoteId!;
+    const noteId = (await rows(inv.id))[0]!.interestNoteId!;
     expect(noteId).not.toBeNull();
-    return env.db.select().from(documentDeliveries).where(eq(documentDeliveries.invoiceId, noteId)).all().map((d) => [d.subject, d.channel]);
+    return (await env.db.select().from(documentDeliveries).where(eq(documentDeliveries.invoiceId, noteId))).map((d) => [d.subject, d.channel]);
   }
 
   test("goes over Peppol as a delivery of its own when the organisation is on Peppol", async () => {

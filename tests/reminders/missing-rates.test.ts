@@ -13,6 +13,7 @@ import { events, reminders } from "../../db/schema.ts";
 import { computeClaim, type ClaimInput } from "../../server/interest/claim.ts";
 import { runReminders } from "../../server/reminders/run.ts";
 import { createTestEnv } from "../helpers.ts";
+import { firstRow } from "../../db/client.ts";
 
 const env = await createTestEnv();
 afterAll(() => env.close());
@@ -69,7 +70,7 @@ describe("a half year without a published rate", () => {
     expect(run.data[0].problem).toContain("2026-07-01 to 2026-07-10");
     expect(err).toContain("warning");
     expect(err).toContain(invoice.number);
-    const reminder = env.db.select().from(reminders).where(and(eq(reminders.invoiceId, invoice.id), eq(reminders.level, 0))).get()!;
+    const reminder = (await firstRow(env.db.select().from(reminders).where(and(eq(reminders.invoiceId, invoice.id), eq(reminders.level, 0)))))!;
     const note = (await call(org, "GET", `/api/v1/invoices/${reminder.interestNoteId}`)).data;
     // 6.96 of interest through 30 June and the 40.00: the days after it wait for the rate
     expect(note.total).toBe("46.96");
@@ -77,7 +78,7 @@ describe("a half year without a published rate", () => {
   });
 
   test("the invoice.reminder_sent event's data carries the missing days and the problem; the reminder and the late claim show them", async () => {
-    const event = env.db.select().from(events).where(and(eq(events.organizationId, org.org.id), eq(events.type, "invoice.reminder_sent"))).get()!;
+    const event = (await firstRow(env.db.select().from(events).where(and(eq(events.organizationId, org.org.id), eq(events.type, "invoice.reminder_sent")))))!;
     const data = JSON.parse(event.data as unknown as string);
     expect(data.id).toBe(invoice.id);
     expect(data.reminder).toMatchObject({ level: 0, interest: "6.96", compensation: "40.00", missing_rates: [{ from: "2026-07-01", to: "2026-07-10" }] });

@@ -28,6 +28,7 @@ import { SELLER_IDENTITY } from "../fixtures.ts";
 import { createTestEnv, TEST_IBAN } from "../helpers.ts";
 import { startFakeRecommand } from "../sending/recommand-fake.ts";
 import { startSmtp } from "../sending/smtp.ts";
+import { firstRow } from "../../db/client.ts";
 
 const smtp = await startSmtp();
 const CREDENTIALS = { apiKey: "key_rem", apiSecret: "secret_rem", companyId: "c_REM" };
@@ -66,7 +67,7 @@ async function until<T>(what: string, read: () => Promise<T>, check: (value: T) 
   }
 }
 
-const reminderOf = (invoiceId: string, level: number) => env.db.select().from(reminders).where(and(eq(reminders.invoiceId, invoiceId), eq(reminders.level, level))).get()!;
+const reminderOf = async (invoiceId: string, level: number) => (await firstRow(env.db.select().from(reminders).where(and(eq(reminders.invoiceId, invoiceId), eq(reminders.level, level)))))!;
 const ADDRESS = { address: "Veldstraat 10", city: "Gent", postal_code: "9000", country: "BE" };
 const PEPPOL_BUYER = "0208:0404795549";
 
@@ -128,8 +129,8 @@ describe("the first reminder: the interest note travels with it", () => {
   beforeAll(async () => {
     const [run] = await runReminders(env.db, { date: "2025-10-11", orgId: env.org.id });
     expect(run!.recorded).toBe(2);
-    note1 = await ok("GET", `/api/v1/invoices/${reminderOf(peppolInvoice.id, 0).interestNoteId}`);
-    mailNote1 = await ok("GET", `/api/v1/invoices/${reminderOf(mailInvoice.id, 0).interestNoteId}`);
+    note1 = await ok("GET", `/api/v1/invoices/${(await reminderOf(peppolInvoice.id, 0)).interestNoteId}`);
+    mailNote1 = await ok("GET", `/api/v1/invoices/${(await reminderOf(mailInvoice.id, 0)).interestNoteId}`);
     await smtp.received(2);
     mails = Object.fromEntries(smtp.messages.map((m) => [m.to && !Array.isArray(m.to) ? m.to.value[0]!.address : "", m]));
   });
@@ -183,7 +184,7 @@ describe("the first reminder: the interest note travels with it", () => {
     expect(text).toContain(`Gestructureerde mededeling: ${peppolInvoice.payment_reference}`);
     expect(text).toContain(TEST_IBAN);
     // and the API
-    expect((await ok("GET", `/api/v1/reminders/${reminderOf(peppolInvoice.id, 0).id}`)).total_to_pay).toBe((FIRST_TOTAL / 100).toFixed(2));
+    expect((await ok("GET", `/api/v1/reminders/${(await reminderOf(peppolInvoice.id, 0)).id}`)).total_to_pay).toBe((FIRST_TOTAL / 100).toFixed(2));
   });
 
   test("the note is sent: over Peppol its own UBL, and sent with its deliveries (sent_at, status sent)", async () => {
@@ -214,14 +215,14 @@ describe("the second reminder: one total for the invoice and both notes, paid by
   beforeAll(async () => {
     await until("the first reminders accepted", () => ok("GET", "/api/v1/reminders"), (list: any[]) => list.every((r) => r.status === "sent"));
     await runReminders(env.db, { date: "2025-11-10", orgId: env.org.id });
-    note1Id = reminderOf(peppolInvoice.id, 0).interestNoteId!;
-    note2 = await ok("GET", `/api/v1/invoices/${reminderOf(peppolInvoice.id, 1).interestNoteId}`);
+    note1Id = (await reminderOf(peppolInvoice.id, 0)).interestNoteId!;
+    note2 = await ok("GET", `/api/v1/invoices/${(await reminderOf(peppolInvoice.id, 1)).interestNoteId}`);
     await smtp.received(4);
   });
 
   test("the new note charges 10.44 of interest and no compensation; the letter asks 1210.00 + 43.48 + 10.44 = 1263.92 with the invoice's reference", async () => {
     expect(note2.total).toBe((NOTE2_CENTS / 100).toFixed(2));
-    const shown = await ok("GET", `/api/v1/reminders/${reminderOf(peppolInvoice.id, 1).id}`);
+    const shown = await ok("GET", `/api/v1/reminders/${(await reminderOf(peppolInvoice.id, 1)).id}`);
     expect(shown).toMatchObject({ amount_due: "1210.00", interest: "10.44", compensation: "0.00", total_to_pay: (SECOND_TOTAL / 100).toFixed(2), missing_rates: [] });
     const mail = smtp.messages.slice(2).find((m: any) => m.to.value[0].address === "boekhouding@anker.test")!;
     const letter = await pdfText(mail.attachments.find((a: any) => a.filename === `${peppolInvoice.number}-reminder.pdf`)!.content);

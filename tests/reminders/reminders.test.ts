@@ -19,6 +19,7 @@ import { onReminderAccepted, runReminders } from "../../server/reminders/run.ts"
 import { firstReminderAcceptedOn } from "../../server/interest/note.ts";
 import { renderReminderForDelivery } from "../../server/reminders/read.ts";
 import { createTestEnv, asTx } from "../helpers.ts";
+import { firstRow } from "../../db/client.ts";
 const TESTS_ROOT = join(import.meta.dir, "..");
 
 const env = await createTestEnv();
@@ -41,21 +42,21 @@ async function invoice(customerId: string, dueDate: string, issueDate = "2025-10
 const customer = async (body: Record<string, unknown>, token?: string) => (await call("POST", "/api/v1/customers", { country: "BE", ...body }, 201, token)).data;
 
 /** Non-skipped and skipped levels recorded per invoice. */
-function recorded(invoiceId: string) {
-  const rows = env.db.select().from(reminders).where(eq(reminders.invoiceId, invoiceId)).all();
+async function recorded(invoiceId: string) {
+  const rows = await env.db.select().from(reminders).where(eq(reminders.invoiceId, invoiceId));
   return {
     sent: rows.filter((r) => !r.skipped).map((r) => r.level).sort(),
     skipped: rows.filter((r) => r.skipped).map((r) => r.level).sort(),
   };
 }
-const countOf = (table: typeof reminders | typeof documentDeliveries | typeof events) => env.db.select({ n: count() }).from(table).get()!.n;
+const countOf = async (table: typeof reminders | typeof documentDeliveries | typeof events) => (await firstRow(env.db.select({ n: count() }).from(table)))!.n;
 
 /** What the delivery worker does when a channel accepted a reminder's delivery (issue 29's worker is the integrator's). */
 async function accept(invoiceId: string, level: number, acceptedAt: string) {
-  await unitOfWork(env.db, (tx) => {
-    const reminder = tx.select().from(reminders).where(and(eq(reminders.invoiceId, invoiceId), eq(reminders.level, level))).get()!;
-    const delivery = tx.update(documentDeliveries).set({ status: "accepted", acceptedAt }).where(eq(documentDeliveries.id, reminder.deliveryId!)).returning().get()!;
-    onReminderAccepted(tx, delivery);
+  await unitOfWork(env.db, async (tx) => {
+    const reminder = (await firstRow(tx.select().from(reminders).where(and(eq(reminders.invoiceId, invoiceId), eq(reminders.level, level)))))!;
+    const delivery = (await firstRow(tx.update(documentDeliveries).set({ status: "accepted", acceptedAt }).where(eq(documentDeliveries.id, reminder.deliveryId!)).returning()))!;
+    await onReminderAccepted(tx, delivery);
   });
 }
 
@@ -143,21 +144,21 @@ describe("runs over a month", () => {
   test("each level once, the highest due one sent, nothing for paid, credited or paused invoices", async () => {
     // the late invoice (due 1 September): +24 is due on 12 October, +45 not yet; -3 and +7 are skipped
     await runReminders(env.db, { date: "2025-10-12" });
-    expect(recorded(inv.late.id)).toEqual({ sent: [2], skipped: [0, 1] });
-    for (const key of ["business", "consumer", "partial"]) expect(recorded(inv[key].id)).toEqual({ sent: [0], skipped: [] });
+    expect(await recorded(inv.late.id)).toEqual({ sent: [2], skipped: [0, 1] });
+    for (const key of ["business", "consumer", "partial"]) expect(await recorded(inv[key].id)).toEqual({ sent: [0], skipped: [] });
     // the same day again: nothing new
     const again = await runReminders(env.db, { date: "2025-10-12" });
     expect(again[0]!.data).toEqual([]);
     // 16 October: the late invoice's +45 (1 September + 45); the others' +7 is not due yet
     expect((await runReminders(env.db, { date: "2025-10-16" }))[0]!.data.map((p) => [p.invoice_number, p.level])).toEqual([[inv.late.number, 3]]);
     await runReminders(env.db, { date: "2025-10-22" });
-    for (const key of ["business", "consumer", "partial"]) expect(recorded(inv[key].id)).toEqual({ sent: [0, 1], skipped: [] });
-    for (const key of ["paid", "credited", "paused", "pausedCustomer"]) expect(recorded(inv[key].id)).toEqual({ sent: [], skipped: [] });
+    for (const key of ["business", "consumer", "partial"]) expect(await recorded(inv[key].id)).toEqual({ sent: [0, 1], skipped: [] });
+    for (const key of ["paid", "credited", "paused", "pausedCustomer"]) expect(await recorded(inv[key].id)).toEqual({ sent: [], skipped: [] });
     // each sent one queued one e-mail delivery to the customer; skipped ones none
-    const deliveries = env.db.select().from(documentDeliveries).all();
+    const deliveries = await env.db.select().from(documentDeliveries);
     // the late one's +24 and +45, the three others' -3 and +7
     expect(deliveries.length).toBe(2 + 3 * 2);
-    const consumerFirst = env.db.select().from(reminders).where(and(eq(reminders.invoiceId, inv.consumer.id), eq(reminders.level, 1))).get()!;
+    const consumerFirst = (await firstRow(env.db.select().from(reminders).where(and(eq(reminders.invoiceId, inv.consumer.id), eq(reminders.level, 1)))))!;
     const delivery = deliveries.find((d) => d.id === consumerFirst.deliveryId)!;
     expect([delivery.subject, delivery.reminderId, delivery.invoiceId, delivery.channel, delivery.recipients]).toEqual([
       "reminder", consumerFirst.id, inv.consumer.id, "email", { to: ["marie@lambert.test"], cc: [] },
@@ -168,26 +169,26 @@ describe("runs over a month", () => {
     // accepted late (retried) on 29 October 23:30 UTC: 30 October in Brussels (UTC+1 since 25 October)
     await accept(inv.consumer.id, 1, "2025-10-29T23:30:00.000000Z");
     await accept(inv.business.id, 1, "2025-10-22T08:00:00.000000Z");
-    expect(firstReminderAcceptedOn(asTx(env.db), env.org.id, inv.consumer.id)).toBe("2025-10-30");
+    expect(await firstReminderAcceptedOn(asTx(env.db), env.org.id, inv.consumer.id)).toBe("2025-10-30");
     // the friendly note before the due date is not the first reminder
-    expect(firstReminderAcceptedOn(asTx(env.db), env.org.id, inv.partial.id)).toBeNull();
+    expect(await firstReminderAcceptedOn(asTx(env.db), env.org.id, inv.partial.id)).toBeNull();
     const preview = (await call("GET", "/api/v1/reminders/preview?date=2025-11-08")).data;
     const of = (id: string) => preview.find((p: any) => p.invoice_id === id);
     // +24 = 8 November; the consumer's 14 days run 31 October to 13 November: charges from the 14th
     expect(of(inv.consumer.id)).toMatchObject({ level: 2, customer_type: "individual", first_reminder_accepted_on: "2025-10-30", charges_withheld_until: "2025-11-14", interest: "0.00", compensation: "0.00" });
     expect(of(inv.business.id)).toMatchObject({ level: 2, customer_type: "organization", first_reminder_accepted_on: "2025-10-22", charges_withheld_until: null });
     await runReminders(env.db, { date: "2025-11-08" });
-    const second = env.db.select().from(reminders).where(and(eq(reminders.invoiceId, inv.consumer.id), eq(reminders.level, 2))).get()!;
+    const second = (await firstRow(env.db.select().from(reminders).where(and(eq(reminders.invoiceId, inv.consumer.id), eq(reminders.level, 2)))))!;
     expect([second.interestNoteId, second.interestCents, second.compensationCents]).toEqual([null, 0, 0]);
     // the event of a delivery comes when its channel accepted it
-    const sentEvents = env.db.select().from(events).where(eq(events.type, "invoice.reminder_sent")).all();
+    const sentEvents = await env.db.select().from(events).where(eq(events.type, "invoice.reminder_sent"));
     expect(sentEvents.map((e) => e.resourceId).sort()).toEqual([inv.business.id, inv.consumer.id].sort());
   });
 
   test("the invoice's reminders, the list and the final level", async () => {
     await runReminders(env.db, { date: "2025-12-01" });
-    for (const key of ["business", "consumer", "partial"]) expect(recorded(inv[key].id)).toEqual({ sent: [0, 1, 2, 3], skipped: [] });
-    expect(recorded(inv.late.id)).toEqual({ sent: [2, 3], skipped: [0, 1] });
+    for (const key of ["business", "consumer", "partial"]) expect(await recorded(inv[key].id)).toEqual({ sent: [0, 1, 2, 3], skipped: [] });
+    expect(await recorded(inv.late.id)).toEqual({ sent: [2, 3], skipped: [0, 1] });
     // a friendly note that was not sent before the due date is skipped, not sent late
     const paidLate = await invoice((await customer({ name: "Latecomer NV", vat_number: "BE0404795549", email: "l@late.test" })).id, "2025-11-20", "2025-11-01");
     expect((await runReminders(env.db, { date: "2025-11-28" }))[0]!.data.map((p) => [p.invoice_number, p.level, p.skipped_levels])).toEqual([[paidLate.number, 1, [0]]]);
@@ -213,7 +214,7 @@ describe("runs over a month", () => {
   });
 
   test("the letter names the invoice and the amount in the customer's language", async () => {
-    const first = env.db.select().from(reminders).where(and(eq(reminders.invoiceId, inv.consumer.id), eq(reminders.level, 1))).get()!;
+    const first = (await firstRow(env.db.select().from(reminders).where(and(eq(reminders.invoiceId, inv.consumer.id), eq(reminders.level, 1)))))!;
     const r = await env.request("GET", `/api/v1/reminders/${first.id}/pdf`);
     expect(r.status).toBe(200);
     expect(r.headers.get("content-type")).toBe("application/pdf");
@@ -233,7 +234,7 @@ describe("runs over a month", () => {
     expect(mail.email.subject).toBe(`Rappel : la facture ${inv.consumer.number} est échue`);
     expect(mail.email.text.replace(/\u00a0/g, " ")).toContain("121,00 €");
     // a business customer's first reminder carries no consumer notice
-    const business = env.db.select().from(reminders).where(and(eq(reminders.invoiceId, inv.business.id), eq(reminders.level, 1))).get()!;
+    const business = (await firstRow(env.db.select().from(reminders).where(and(eq(reminders.invoiceId, inv.business.id), eq(reminders.level, 1)))))!;
     expect((await renderReminderForDelivery(env.db, business.id)).email.text).not.toContain("XIX");
   });
 });
@@ -249,13 +250,13 @@ describe("manual channel", () => {
     const levels = [{ days_after_due: 7, charge_interest: false, charge_compensation: false }];
     await call("PUT", "/api/v1/reminder-policy", { enabled: true, channel: "email", levels }, 200, token);
     expect((await runReminders(env.db, { date: "2025-10-22", orgId: org.id }))[0]!.data.map((p) => p.problem)).toEqual(["The customer has no e-mail address."]);
-    expect(recorded(d.id).sent).toEqual([]);
+    expect((await recorded(d.id)).sent).toEqual([]);
     await call("PUT", "/api/v1/reminder-policy", { enabled: true, channel: "manual", levels }, 200, token);
     await runReminders(env.db, { date: "2025-10-22", orgId: org.id });
     const shown = (await call("GET", `/api/v1/invoices/${d.id}/reminders`, undefined, 200, token)).data;
     expect(shown.map((r: any) => [r.channel, r.status, r.delivery_id])).toEqual([["manual", "sent", null]]);
-    expect(firstReminderAcceptedOn(asTx(env.db), org.id, d.id)).toBe("2025-10-22");
-    const event = env.db.select().from(events).where(and(eq(events.organizationId, org.id), eq(events.type, "invoice.reminder_sent"))).get()!;
+    expect(await firstReminderAcceptedOn(asTx(env.db), org.id, d.id)).toBe("2025-10-22");
+    const event = (await firstRow(env.db.select().from(events).where(and(eq(events.organizationId, org.id), eq(events.type, "invoice.reminder_sent")))))!;
     expect(event.resourceId).toBe(d.id);
   });
 });
@@ -275,10 +276,10 @@ describe("processes", () => {
       ids.push((await call("POST", `/api/v1/invoices/${d.id}/finalize`, undefined, 200, token)).data.id);
     }
     await call("PUT", "/api/v1/reminder-policy", { enabled: true, channel: "email", levels: [{ days_after_due: 7, charge_interest: false, charge_compensation: false }, { days_after_due: 24, charge_interest: true, charge_compensation: true }] }, 200, token);
-    const ofOrg = (level: number) => ({
-      reminders: env.db.select({ n: count() }).from(reminders).where(and(eq(reminders.organizationId, org.id), eq(reminders.level, level))).get()!.n,
-      deliveries: env.db.select({ n: count() }).from(documentDeliveries).innerJoin(reminders, eq(reminders.id, documentDeliveries.reminderId)).where(and(eq(reminders.organizationId, org.id), eq(reminders.level, level))).get()!.n,
-      queued: env.db.select({ n: count() }).from(documentDeliveries).where(eq(documentDeliveries.organizationId, org.id)).get()!.n,
+    const ofOrg = async (level: number) => ({
+      reminders: (await firstRow(env.db.select({ n: count() }).from(reminders).where(and(eq(reminders.organizationId, org.id), eq(reminders.level, level)))))!.n,
+      deliveries: (await firstRow(env.db.select({ n: count() }).from(documentDeliveries).innerJoin(reminders, eq(reminders.id, documentDeliveries.reminderId)).where(and(eq(reminders.organizationId, org.id), eq(reminders.level, level)))))!.n,
+      queued: (await firstRow(env.db.select({ n: count() }).from(documentDeliveries).where(eq(documentDeliveries.organizationId, org.id))))!.n,
     });
 
     // two at once, each pausing between reminders so that they interleave
@@ -288,27 +289,27 @@ describe("processes", () => {
     // between them they recorded the six, each once
     const sentBy = outputs.map((o) => JSON.parse(o.out)[0].data.length);
     expect(sentBy[0]! + sentBy[1]!).toBe(6);
-    expect(ofOrg(0)).toEqual({ reminders: 6, deliveries: 6, queued: 6 });
+    expect(await ofOrg(0)).toEqual({ reminders: 6, deliveries: 6, queued: 6 });
 
     // a dry run shows the six of 8 November and writes nothing
     const dry = start(["--date", "2025-11-08", "--org", org.id, "--dry-run", "--json"]);
     expect(await dry.exited).toBe(0);
     expect(JSON.parse(await new Response(dry.stdout).text())[0].data.map((p: any) => p.level)).toEqual([1, 1, 1, 1, 1, 1]);
-    expect(ofOrg(1)).toEqual({ reminders: 0, deliveries: 0, queued: 6 });
+    expect(await ofOrg(1)).toEqual({ reminders: 0, deliveries: 0, queued: 6 });
 
     // killed after two, then run again: the rest, nothing twice
     const slow = start(["--date", "2025-11-08", "--org", org.id], { KONTOR_TEST_REMINDER_PAUSE_MS: "400" });
     const deadline = Date.now() + 15_000;
-    while (ofOrg(1).reminders < 2 && Date.now() < deadline) await Bun.sleep(20);
+    while ((await ofOrg(1)).reminders < 2 && Date.now() < deadline) await Bun.sleep(20);
     slow.kill("SIGKILL");
     await slow.exited;
-    const partial = ofOrg(1);
+    const partial = await ofOrg(1);
     expect(partial.reminders).toBeGreaterThanOrEqual(2);
     expect(partial.reminders).toBeLessThan(6);
     expect(partial.deliveries).toBe(partial.reminders);
     const rerun = start(["--date", "2025-11-08", "--org", org.id]);
     expect(await rerun.exited).toBe(0);
-    expect(ofOrg(1)).toEqual({ reminders: 6, deliveries: 6, queued: 12 });
-    for (const id of ids) expect(recorded(id)).toEqual({ sent: [0, 1], skipped: [] });
+    expect(await ofOrg(1)).toEqual({ reminders: 6, deliveries: 6, queued: 12 });
+    for (const id of ids) expect(await recorded(id)).toEqual({ sent: [0, 1], skipped: [] });
   }, 30_000);
 });

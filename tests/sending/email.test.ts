@@ -20,6 +20,7 @@ import { SELLER_IDENTITY } from "../fixtures.ts";
 import { createTestEnv, runCli } from "../helpers.ts";
 import { startSmtp, type TestSmtp } from "./smtp.ts";
 import { embeddedInvoiceXml } from "../../server/inbound/pdf-attachments.ts";
+import { firstRow } from "../../db/client.ts";
 
 const smtp: TestSmtp = await startSmtp();
 // the server's transport (KONTOR_SMTP_URL, KONTOR_MAIL_FROM), as the API's send checks it
@@ -247,7 +248,7 @@ describe("what the SMTP server answers", () => {
       };
       await orgOk("PUT", "/api/v1/organization", { ...SELLER_IDENTITY, email: "billing@own.test" });
       await setOrganizationSmtp(env.db, other.org, `smtp://mailer:s3cret@127.0.0.1:${plain.port}`, secrets);
-      const stored = env.db.select({ smtpUrl: organizations.smtpUrl }).from(organizations).where(eq(organizations.id, other.org.id)).get()!.smtpUrl!;
+      const stored = (await firstRow(env.db.select({ smtpUrl: organizations.smtpUrl }).from(organizations).where(eq(organizations.id, other.org.id))))!.smtpUrl!;
       expect(stored).not.toContain("s3cret");
       expect((await orgOk("GET", "/api/v1/organization")).own_smtp).toBe(true);
       const rate = (await orgOk("GET", "/api/v1/vat-rates")).find((r: any) => r.rate === "21.00").id;
@@ -450,7 +451,7 @@ describe("kontor org set", () => {
     expect(set.code, set.stderr).toBe(0);
     expect(JSON.parse(set.stdout).own_smtp).toBe(true);
     expect(set.stdout).not.toContain("pw@");
-    const stored = env.db.select({ smtpUrl: organizations.smtpUrl }).from(organizations).where(eq(organizations.id, env.org.id)).get()!.smtpUrl!;
+    const stored = (await firstRow(env.db.select({ smtpUrl: organizations.smtpUrl }).from(organizations).where(eq(organizations.id, env.org.id))))!.smtpUrl!;
     expect(stored).not.toContain("mail.example.com");
     const cleared = await runCli(["org", "set", env.org.id, "--smtp-url", "", "--json"], { KONTOR_DB: env.config.dbPath });
     expect(JSON.parse(cleared.stdout).own_smtp).toBe(false);

@@ -25,6 +25,7 @@ import { SELLER_IDENTITY } from "../fixtures.ts";
 import { startDeliveryWorker } from "../../server/sending/worker.ts";
 import { startFakeRecommand, type FakeRecommand } from "./recommand-fake.ts";
 import { describe as describeValidation, validateUbl } from "../einvoicing/validate.ts";
+import { firstRow } from "../../db/client.ts";
 
 const CREDENTIALS = { apiKey: "key_7Hq2", apiSecret: "secret_Zx81-do-not-store-in-plaintext", companyId: "c_01KONTOR" };
 const EXAMPLE = join(import.meta.dir, "..", "einvoicing", "examples", "peppol", "base-example.xml");
@@ -108,11 +109,11 @@ describe("the access point configured through the CLI", () => {
     expect(await refusal({ provider: "recommand", apiKey: "k" })).toEqual(["peppol_api_secret", "peppol_company_id"]);
     expect(await refusal({ provider: "recommand", apiKey: "k", apiSecret: "s", companyId: "c", baseUrl: "http://ap.example.com/api/v1" })).toEqual(["peppol_base_url"]);
     expect(await refusal({ provider: "storecove" })).toEqual(["peppol_provider"]);
-    expect(env.db.select().from(expenses).where(eq(expenses.organizationId, other.org.id)).all()).toEqual([]);
+    expect(await env.db.select().from(expenses).where(eq(expenses.organizationId, other.org.id))).toEqual([]);
     expect((await setPeppolAccessPoint(scope, deps.secrets, { provider: "recommand", apiKey: "k", apiSecret: "s", companyId: "c" })).peppol_provider).toBe("recommand");
     // the same provider again: only what is given changes
     await setPeppolAccessPoint(scope, deps.secrets, { apiSecret: "s2" });
-    expect((accessPointFor(env.db, deps.secrets, other.org.id) as RecommandAccessPoint).credentials).toEqual({ apiKey: "k", apiSecret: "s2", companyId: "c", baseUrl: "https://app.recommand.eu/api/v1" });
+    expect((await accessPointFor(env.db, deps.secrets, other.org.id) as RecommandAccessPoint).credentials).toEqual({ apiKey: "k", apiSecret: "s2", companyId: "c", baseUrl: "https://app.recommand.eu/api/v1" });
     // credentials sealed with another server's key: the access point cannot be used, and is set anew whole
     env.db.$client.query("UPDATE organizations SET peppol_credentials = ? WHERE id = ?").run(new SecretBox(new Uint8Array(32).fill(7)).seal("{}", `peppol:${other.org.id}`), other.org.id);
     expect(() => accessPointFor(env.db, deps.secrets, other.org.id)).toThrow(SecretUnreadable);
@@ -121,18 +122,18 @@ describe("the access point configured through the CLI", () => {
     expect((unreadable as { detail: string }).detail).toContain("credentials cannot be read");
     expect(await refusal({ apiKey: "k" })).toEqual(["peppol_api_secret", "peppol_company_id"]);
     await setPeppolAccessPoint(scope, deps.secrets, { apiKey: "k", apiSecret: "s3", companyId: "c" });
-    expect((accessPointFor(env.db, deps.secrets, other.org.id) as RecommandAccessPoint).credentials.apiSecret).toBe("s3");
+    expect((await accessPointFor(env.db, deps.secrets, other.org.id) as RecommandAccessPoint).credentials.apiSecret).toBe("s3");
     expect((await setPeppolAccessPoint(scope, deps.secrets, { provider: "none" })).peppol_provider).toBeNull();
-    expect(accessPointFor(env.db, deps.secrets, other.org.id)).toBeNull();
+    expect(await accessPointFor(env.db, deps.secrets, other.org.id)).toBeNull();
   });
 });
 
 describe("sending over Peppol", () => {
   test("the send route's organisation check: no access point or no own peppol_id is a problem on channel", async () => {
-    const orgRow = (id: string) => env.db.select().from(organizations).where(eq(organizations.id, id)).get()!;
-    expect(peppolSetupProblems(orgRow(env.org.id))).toEqual({});
+    const orgRow = async (id: string) => (await firstRow(env.db.select().from(organizations).where(eq(organizations.id, id))))!;
+    expect(peppolSetupProblems(await orgRow(env.org.id))).toEqual({});
     const bare = await env.newOrg("Bare");
-    const problems = peppolSetupProblems(orgRow(bare.org.id));
+    const problems = peppolSetupProblems(await orgRow(bare.org.id));
     expect(Object.keys(problems)).toEqual(["channel"]);
     expect(problems.channel).toContain("no Peppol access point");
     expect(problems.channel).toContain("peppol_id");
@@ -158,7 +159,7 @@ describe("sending over Peppol", () => {
       "urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2::CreditNote##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1",
     );
     // its status, read back
-    const accessPoint = accessPointFor(env.db, deps.secrets, env.org.id)!;
+    const accessPoint = (await accessPointFor(env.db, deps.secrets, env.org.id))!;
     expect(await accessPoint.status("doc_1")).toEqual({ state: "delivered", detail: "Peppol message msg-doc_1" });
   });
 
@@ -214,7 +215,7 @@ describe("sending over Peppol", () => {
 
   test("whether a participant can receive a document type", async () => {
     fake.registered.add(`${BUYER} ${PEPPOL_DOCUMENT_TYPES.invoice}`);
-    const accessPoint = accessPointFor(env.db, deps.secrets, env.org.id)!;
+    const accessPoint = (await accessPointFor(env.db, deps.secrets, env.org.id))!;
     expect(await accessPoint.canReceive(BUYER, "invoice")).toBe(true);
     expect(await accessPoint.canReceive(BUYER, "credit_note")).toBe(false);
     expect(await accessPoint.canReceive("0208:0000000097", "invoice")).toBe(false);
@@ -331,7 +332,7 @@ describe("receiving over Peppol", () => {
 
     const third = await pollPeppolInbox(deps);
     expect(third.documents).toEqual([]);
-    const imported = env.db.select({ id: expenses.id }).from(expenses).where(eq(expenses.supplierInvoiceNumber, "Snippet1")).all();
+    const imported = await env.db.select({ id: expenses.id }).from(expenses).where(eq(expenses.supplierInvoiceNumber, "Snippet1"));
     expect(imported).toEqual([{ id: polled!.id! }]);
   });
 

@@ -15,6 +15,7 @@ import { CLI_ACTOR } from "../../server/orgs/service.ts";
 import { unitOfWork } from "../../server/lib/scope.ts";
 import { allocateIssuedCreditNotes, allocationCents, reallocateCreditNotes } from "../../server/settlement/credits.ts";
 import { createTestEnv } from "../helpers.ts";
+import { firstRow } from "../../db/client.ts";
 
 const env = await createTestEnv();
 afterAll(() => env.close());
@@ -63,8 +64,8 @@ describe("through the API", () => {
     const d = await call("POST", `/api/v1/invoices/${invoiceId}/credit-note`, { lines: [{ description: "Credit", quantity: "1", unit_price: price }] }, 201);
     return call("POST", `/api/v1/invoices/${d.id}/finalize`);
   };
-  const audited = (id: string) => env.db.select().from(auditLog).where(eq(auditLog.resourceId, id)).all().map((a) => [a.action, a.resourceType]);
-  const updates = (id: string) => env.db.select().from(events).where(and(eq(events.type, "invoice.updated"), eq(events.resourceId, id))).all().map((e) => JSON.parse(e.data));
+  const audited = async (id: string) => (await env.db.select().from(auditLog).where(eq(auditLog.resourceId, id))).map((a) => [a.action, a.resourceType]);
+  const updates = async (id: string) => (await env.db.select().from(events).where(and(eq(events.type, "invoice.updated"), eq(events.resourceId, id)))).map((e) => JSON.parse(e.data));
   const pay = (id: string, amount: string) => call("POST", `/api/v1/invoices/${id}/record-payment`, { amount, payment_date: "2025-10-10" }, 201);
 
   test("a payment deleted: the credit notes owing refunds settle the invoice again, the oldest first", async () => {
@@ -83,9 +84,9 @@ describe("through the API", () => {
     expect(figures(await show(newer.id))).toEqual(["paid", "10.00", "20.00", "0.00"]);
     expect(figures(await show(inv.id))).toEqual(["partially_paid", "0.00", "90.00", "10.00"]);
     // each note's change is an event carrying its new figures
-    const noteEvents = env.db.select().from(events).where(and(eq(events.type, "invoice.updated"), eq(events.resourceId, older.id))).all();
+    const noteEvents = await env.db.select().from(events).where(and(eq(events.type, "invoice.updated"), eq(events.resourceId, older.id)));
     expect(JSON.parse(noteEvents.at(-1)!.data)).toMatchObject({ id: older.id, amount_due: "0.00", amount_credited: "70.00" });
-    expect(audited(older.id).at(-1)).toEqual(["invoice.credited", "invoice"]);
+    expect((await audited(older.id)).at(-1)).toEqual(["invoice.credited", "invoice"]);
   });
 
   test("more owed back than is due again: the oldest note takes what is due, the next nothing", async () => {
@@ -109,10 +110,10 @@ describe("through the API", () => {
     const refunded = await credited(inv.id, "20.00");
     await pay(refunded.id, "20.00");
     const owing = await credited(inv.id, "30.00");
-    const before = updates(refunded.id).length;
+    const before = (await updates(refunded.id)).length;
     const paymentId = (await show(inv.id)).payments[0]?.id ?? payment.id;
     expect((await env.api("DELETE", `/api/v1/invoices/${inv.id}/payments/${paymentId}`)).status).toBe(204);
-    expect(updates(refunded.id).length).toBe(before);
+    expect((await updates(refunded.id)).length).toBe(before);
     expect(figures(await show(refunded.id))).toEqual(["paid", "20.00", "0.00", "0.00"]);
     expect(figures(await show(owing.id))).toEqual(["paid", "0.00", "30.00", "0.00"]);
     expect(figures(await show(inv.id))).toEqual(["partially_paid", "0.00", "30.00", "70.00"]);
@@ -121,13 +122,13 @@ describe("through the API", () => {
   test("a credit note on a paid invoice: nothing allocated, no change of the invoice to tell", async () => {
     const inv = await issued("100.00");
     await pay(inv.id, "100.00");
-    const before = updates(inv.id).length;
+    const before = (await updates(inv.id)).length;
     const note = await credited(inv.id, "25.00");
     expect(figures(note)).toEqual(["finalized", "0.00", "0.00", "25.00"]);
-    expect(updates(inv.id).length).toBe(before);
+    expect((await updates(inv.id)).length).toBe(before);
     // cancelled with nothing refunded: nothing to give back, still no change of the invoice
     await call("POST", `/api/v1/invoices/${note.id}/cancel`);
-    expect(updates(inv.id).length).toBe(before);
+    expect((await updates(inv.id)).length).toBe(before);
   });
 
   test("cancelling a note whose allocation another note's unpaid refund takes over: the invoice's last change says so", async () => {
@@ -140,7 +141,7 @@ describe("through the API", () => {
     await call("POST", `/api/v1/invoices/${first.id}/cancel`);
     // 60.00 due again: the second note settles 30.00 of it
     expect(figures(await show(inv.id))).toEqual(["partially_paid", "40.00", "30.00", "30.00"]);
-    expect(updates(inv.id).at(-1)).toMatchObject({ amount_credited: "30.00", amount_due: "30.00" });
+    expect((await updates(inv.id)).at(-1)).toMatchObject({ amount_credited: "30.00", amount_due: "30.00" });
     expect(figures(await show(second.id))).toEqual(["paid", "0.00", "30.00", "0.00"]);
   });
 
@@ -156,17 +157,17 @@ describe("through the API", () => {
   test("cancelling a note that settled part of a sent invoice: the invoice is sent again, owed it all", async () => {
     const inv = await issued("100.00");
     // sent (by whatever channel): what the invoice is again once nothing settles it
-    env.db.update(invoices).set({ status: "sent", sentAt: "2025-10-02T08:00:00.000000Z" }).where(eq(invoices.id, inv.id)).run();
+    await env.db.update(invoices).set({ status: "sent", sentAt: "2025-10-02T08:00:00.000000Z" }).where(eq(invoices.id, inv.id));
     const note = await credited(inv.id, "40.00");
     expect(figures(await show(inv.id))).toEqual(["partially_paid", "0.00", "40.00", "60.00"]);
-    expect(audited(inv.id).at(-1)).toEqual(["invoice.credited", "invoice"]);
-    const eventsBefore = updates(inv.id).length;
+    expect((await audited(inv.id)).at(-1)).toEqual(["invoice.credited", "invoice"]);
+    const eventsBefore = (await updates(inv.id)).length;
     await call("POST", `/api/v1/invoices/${note.id}/cancel`);
     expect(figures(await show(inv.id))).toEqual(["sent", "0.00", "0.00", "100.00"]);
     // the invoice's change: the credit released, told as an invoice.updated with its new figures; nothing credited again
-    expect(audited(inv.id).slice(-1)).toEqual([["invoice.credit_released", "invoice"]]);
-    expect(updates(inv.id).length).toBe(eventsBefore + 1);
-    expect(updates(inv.id).at(-1)).toMatchObject({ status: "sent", amount_credited: "0.00", amount_due: "100.00" });
+    expect((await audited(inv.id)).slice(-1)).toEqual([["invoice.credit_released", "invoice"]]);
+    expect((await updates(inv.id)).length).toBe(eventsBefore + 1);
+    expect((await updates(inv.id)).at(-1)).toMatchObject({ status: "sent", amount_credited: "0.00", amount_due: "100.00" });
     expect((await show(note.id)).amount_credited).toBe("0.00");
   });
 
@@ -180,22 +181,22 @@ describe("through the API", () => {
     const allocatedInvoice = await issued("100.00");
     const allocated = await credited(allocatedInvoice.id, "30.00");
     // as an old database had them: nothing allocated, statuses as issued; the second note dated earlier
-    const reset = (id: string, set: Partial<Row>) => env.db.update(invoices).set({ creditedCents: 0, ...set }).where(eq(invoices.id, id)).run();
-    reset(inv.id, { status: "finalized" });
-    reset(first.id, { status: "finalized", issueDate: "2025-10-20" });
-    reset(second.id, { status: "finalized", issueDate: "2025-10-05" });
+    const reset = async (id: string, set: Partial<Row>) => await env.db.update(invoices).set({ creditedCents: 0, ...set }).where(eq(invoices.id, id));
+    await reset(inv.id, { status: "finalized" });
+    await reset(first.id, { status: "finalized", issueDate: "2025-10-20" });
+    await reset(second.id, { status: "finalized", issueDate: "2025-10-05" });
     // another invoice paid 100.00 by hand in the old days, with a note already allocated
     const paid = await issued("100.00");
-    env.db.update(invoices).set({ paidCents: 10_000, status: "paid" }).where(eq(invoices.id, paid.id)).run();
+    await env.db.update(invoices).set({ paidCents: 10_000, status: "paid" }).where(eq(invoices.id, paid.id));
     await unitOfWork(env.db, (tx) => allocateIssuedCreditNotes(tx));
-    const row = (id: string) => env.db.select().from(invoices).where(eq(invoices.id, id)).get()!;
+    const row = async (id: string) => (await firstRow(env.db.select().from(invoices).where(eq(invoices.id, id))))!;
     // 100.00 due: the second note (5 October) settles its 30.00 first, the first 70.00 of the 70.00 left
-    expect([row(second.id).creditedCents, row(second.id).status]).toEqual([3000, "paid"]);
-    expect([row(first.id).creditedCents, row(first.id).status]).toEqual([7000, "paid"]);
-    expect([row(inv.id).creditedCents, row(inv.id).status]).toEqual([10_000, "paid"]);
-    expect([row(untouched.id).creditedCents, row(untouched.id).status]).toEqual([0, "finalized"]);
-    expect([row(allocated.id).creditedCents, row(allocated.id).status]).toEqual([3000, "paid"]);
-    expect([row(allocatedInvoice.id).creditedCents, row(allocatedInvoice.id).status]).toEqual([3000, "partially_paid"]);
+    expect([(await row(second.id)).creditedCents, (await row(second.id)).status]).toEqual([3000, "paid"]);
+    expect([(await row(first.id)).creditedCents, (await row(first.id)).status]).toEqual([7000, "paid"]);
+    expect([(await row(inv.id)).creditedCents, (await row(inv.id)).status]).toEqual([10_000, "paid"]);
+    expect([(await row(untouched.id)).creditedCents, (await row(untouched.id)).status]).toEqual([0, "finalized"]);
+    expect([(await row(allocated.id)).creditedCents, (await row(allocated.id)).status]).toEqual([3000, "paid"]);
+    expect([(await row(allocatedInvoice.id)).creditedCents, (await row(allocatedInvoice.id)).status]).toEqual([3000, "partially_paid"]);
   });
 
   test("the upgrade's allocation: a note on a paid invoice settles nothing and keeps owing its refund", async () => {
@@ -203,7 +204,7 @@ describe("through the API", () => {
     await pay(inv.id, "100.00");
     const note = await credited(inv.id, "25.00");
     await unitOfWork(env.db, (tx) => allocateIssuedCreditNotes(tx));
-    const row = env.db.select().from(invoices).where(eq(invoices.id, note.id)).get()!;
+    const row = (await firstRow(env.db.select().from(invoices).where(eq(invoices.id, note.id))))!;
     expect([row.creditedCents, row.status]).toEqual([0, "finalized"]);
     expect(figures(await show(inv.id))).toEqual(["paid", "100.00", "0.00", "0.00"]);
   });
@@ -213,19 +214,19 @@ describe("through the API", () => {
     await pay(inv.id, "100.00");
     const note = await credited(inv.id, "30.00");
     // as if the payment were gone: 100.00 due again
-    env.db.update(invoices).set({ paidCents: 0 }).where(eq(invoices.id, inv.id)).run();
+    await env.db.update(invoices).set({ paidCents: 0 }).where(eq(invoices.id, inv.id));
     const scope = { db: env.db, org: env.org, actor: CLI_ACTOR };
     const reallocate = async (id: string) => await unitOfWork(env.db, (tx) => reallocateCreditNotes(tx, { ...scope, db: tx }, id, showInvoice));
-    const allocated = () => env.db.select().from(invoices).where(eq(invoices.id, note.id)).get()!.creditedCents;
+    const allocated = async () => (await firstRow(env.db.select().from(invoices).where(eq(invoices.id, note.id))))!.creditedCents;
     for (const status of ["cancelled", "draft"] as const) {
-      env.db.update(invoices).set({ status }).where(eq(invoices.id, inv.id)).run();
+      await env.db.update(invoices).set({ status }).where(eq(invoices.id, inv.id));
       expect(await reallocate(inv.id)).toBe(false);
-      expect(allocated()).toBe(0);
+      expect(await allocated()).toBe(0);
     }
     expect(await reallocate(note.id)).toBe(false);
-    env.db.update(invoices).set({ status: "finalized" }).where(eq(invoices.id, inv.id)).run();
+    await env.db.update(invoices).set({ status: "finalized" }).where(eq(invoices.id, inv.id));
     expect(await reallocate(inv.id)).toBe(true);
-    expect(allocated()).toBe(3000);
+    expect(await allocated()).toBe(3000);
     // nothing left to allocate: nothing changed
     expect(await reallocate(inv.id)).toBe(false);
   });
@@ -236,8 +237,8 @@ describe("through the API", () => {
     const other = await env.newOrg("Elsewhere BV");
     const c = (await env.api("POST", "/api/v1/customers", { name: "C", country: "BE" }, other.token)).body.data;
     const foreign = (await env.api("POST", "/api/v1/invoices", { customer_id: c.id, issue_date: "2025-10-01", lines: [{ description: "W", quantity: "1", unit_price: "10.00" }] }, other.token)).body.data;
-    env.db.update(invoices).set({ relatedInvoiceId: foreign.id, creditedCents: 0 }).where(eq(invoices.id, note.id)).run();
+    await env.db.update(invoices).set({ relatedInvoiceId: foreign.id, creditedCents: 0 }).where(eq(invoices.id, note.id));
     await unitOfWork(env.db, (tx) => allocateIssuedCreditNotes(tx));
-    expect(env.db.select().from(invoices).where(eq(invoices.id, note.id)).get()!.creditedCents).toBe(0);
+    expect((await firstRow(env.db.select().from(invoices).where(eq(invoices.id, note.id))))!.creditedCents).toBe(0);
   });
 });

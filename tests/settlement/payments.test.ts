@@ -122,7 +122,7 @@ describe("through the API", () => {
     const dollars = await bankAccountService.add(scope, { name: "Dollars", iban: "NL91ABNA0417164300", currency: "USD" });
     await refused(payPath(inv.id), body(dollars.id), 422, "bank_account_id", "The bank account Dollars holds USD, not EUR.");
     const closed = await bankAccountService.add(scope, { name: "Closed", iban: "NL02ABNA0123456789", currency: "EUR" });
-    await bankAccountService.deactivate(scope, bankAccountService.find(scope, closed.id));
+    await bankAccountService.deactivate(scope, await bankAccountService.find(scope, closed.id));
     await refused(payPath(inv.id), body(closed.id), 422, "bank_account_id", "The bank account Closed is not active.");
     const savings = await bankAccountService.add(scope, { name: "Savings", iban: "NL39RABO0300065264", currency: "EUR" });
     const paid = await call("POST", payPath(inv.id), body(savings.id), 201);
@@ -143,16 +143,15 @@ describe("through the API", () => {
   });
 
   // what a change leaves: its audit entry, its event (invoice.payment_recorded naming the payment), its posting and the posting's reversal
-  const audited = (id: string) => env.db.select({ action: auditLog.action }).from(auditLog).where(eq(auditLog.resourceId, id)).orderBy(asc(auditLog.id)).all().map((a) => a.action);
-  const emitted = (id: string) =>
-    env.db.select({ type: events.type, paymentId: events.paymentId }).from(events).where(eq(events.resourceId, id)).orderBy(asc(events.id)).all();
-  const posted = (sourceId: string) =>
-    env.db
+  const audited = async (id: string) => (await env.db.select({ action: auditLog.action }).from(auditLog).where(eq(auditLog.resourceId, id)).orderBy(asc(auditLog.id))).map((a) => a.action);
+  const emitted = async (id: string) =>
+    await env.db.select({ type: events.type, paymentId: events.paymentId }).from(events).where(eq(events.resourceId, id)).orderBy(asc(events.id));
+  const posted = async (sourceId: string) =>
+    (await env.db
       .select({ sourceType: journalEntries.sourceType, reverses: journalEntries.reversesEntryId })
       .from(journalEntries)
       .where(and(eq(journalEntries.organizationId, env.org.id), eq(journalEntries.sourceId, sourceId)))
-      .orderBy(asc(journalEntries.createdAt))
-      .all()
+      .orderBy(asc(journalEntries.createdAt)))
       .map((e) => [e.sourceType, e.reverses === null ? "posted" : "reversal"]);
 
   test("an invoice's payment recorded and deleted: audited, told (the payment named), posted and reversed", async () => {
@@ -160,12 +159,12 @@ describe("through the API", () => {
     const paid = await call("POST", payPath(inv.id), { amount: "70.00", payment_date: "2025-10-10" }, 201);
     const paymentId = paid.payments[0].id;
     expect((await env.api("DELETE", `/api/v1/invoices/${inv.id}/payments/${paymentId}`)).status).toBe(204);
-    expect(audited(inv.id).slice(-2)).toEqual(["invoice.payment_recorded", "invoice.payment_deleted"]);
-    expect(emitted(inv.id).slice(-2)).toEqual([
+    expect((await audited(inv.id)).slice(-2)).toEqual(["invoice.payment_recorded", "invoice.payment_deleted"]);
+    expect((await emitted(inv.id)).slice(-2)).toEqual([
       { type: "invoice.payment_recorded", paymentId },
       { type: "invoice.updated", paymentId: null },
     ]);
-    expect(posted(paymentId)).toEqual([
+    expect(await posted(paymentId)).toEqual([
       ["payment", "posted"],
       ["payment", "reversal"],
     ]);
@@ -181,12 +180,12 @@ describe("through the API", () => {
     const paymentId = paid.payments[0].id;
     expect((await env.api("DELETE", `/api/v1/expenses/${pending.id}/payments/${paymentId}`)).status).toBe(204);
     expect((await call("GET", `/api/v1/expenses/${pending.id}`)).status).toBe("approved");
-    expect(audited(pending.id).slice(-2)).toEqual(["expense.payment_recorded", "expense.payment_deleted"]);
-    expect(emitted(pending.id).slice(-2)).toEqual([
+    expect((await audited(pending.id)).slice(-2)).toEqual(["expense.payment_recorded", "expense.payment_deleted"]);
+    expect((await emitted(pending.id)).slice(-2)).toEqual([
       { type: "expense.updated", paymentId: null },
       { type: "expense.updated", paymentId: null },
     ]);
-    expect(posted(paymentId)).toEqual([
+    expect(await posted(paymentId)).toEqual([
       ["expense_payment", "posted"],
       ["expense_payment", "reversal"],
     ]);

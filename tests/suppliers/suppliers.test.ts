@@ -10,6 +10,7 @@ import { WEBHOOK_EVENTS } from "../../server/changes/events.ts";
 import { newId, nowIso } from "../../server/lib/time.ts";
 import { createTestEnv } from "../helpers.ts";
 import { slowListSteps } from "../query-plan.ts";
+import { firstRow } from "../../db/client.ts";
 
 const env = await createTestEnv();
 afterAll(() => env.close());
@@ -113,8 +114,8 @@ describe("delete", () => {
     expect(r.status).toBe(409);
     expect(Object.keys(r.body)).toEqual(["code", "message"]);
     expect(r.body.message).toContain("1 expense");
-    expect(env.db.select().from(suppliers).where(eq(suppliers.id, s.id)).get()).toBeDefined();
-    expect(env.db.select().from(auditLog).where(and(eq(auditLog.resourceId, s.id), eq(auditLog.action, "supplier.deleted"))).all()).toEqual([]);
+    expect(await firstRow(env.db.select().from(suppliers).where(eq(suppliers.id, s.id)))).toBeDefined();
+    expect(await env.db.select().from(auditLog).where(and(eq(auditLog.resourceId, s.id), eq(auditLog.action, "supplier.deleted")))).toEqual([]);
     expect((await env.api("DELETE", `/api/v1/expenses/${e.id}`)).status).toBe(204);
     expect((await env.api("DELETE", `/api/v1/suppliers/${s.id}`)).status).toBe(204);
   });
@@ -210,18 +211,18 @@ describe("audit and events", () => {
     const now = nowIso();
     const org = await env.newOrg("Supplier Hooks");
     const hookId = newId();
-    env.db.insert(webhooks).values({ id: hookId, organizationId: org.org.id, url: "https://hooks.example.com/s", events: [...WEBHOOK_EVENTS], isActive: true, secret: "s".repeat(64), createdAt: now, updatedAt: now }).run();
+    await env.db.insert(webhooks).values({ id: hookId, organizationId: org.org.id, url: "https://hooks.example.com/s", events: [...WEBHOOK_EVENTS], isActive: true, secret: "s".repeat(64), createdAt: now, updatedAt: now });
     const { token, userId } = await env.userToken("admin", undefined, org.org);
     const s = await supplier({ name: "Audited Supplier" }, token);
     await env.api("PUT", `/api/v1/suppliers/${s.id}`, { city: "Leuven" }, token);
     await env.api("DELETE", `/api/v1/suppliers/${s.id}`, undefined, org.token);
-    const entries = env.db.select().from(auditLog).where(eq(auditLog.resourceId, s.id)).orderBy(auditLog.createdAt).all();
+    const entries = await env.db.select().from(auditLog).where(eq(auditLog.resourceId, s.id)).orderBy(auditLog.createdAt);
     expect(entries.map((a) => [a.action, a.resourceType, a.actorType, a.actorId])).toEqual([
       ["supplier.created", "supplier", "user", userId],
       ["supplier.updated", "supplier", "user", userId],
       ["supplier.deleted", "supplier", "token", org.token.split("|")[0]],
     ]);
-    const queued = env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, hookId)).orderBy(webhookDeliveries.createdAt).all();
+    const queued = await env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, hookId)).orderBy(webhookDeliveries.createdAt);
     expect(queued.map((d) => [d.event, JSON.parse(d.payload).data.id])).toEqual([
       ["supplier.created", s.id],
       ["supplier.updated", s.id],

@@ -21,6 +21,7 @@ import { refusedRange } from "../../server/lib/hosts.ts";
 import { startServer } from "../../server/serve.ts";
 import { startWorker } from "../../server/webhooks/worker.ts";
 import { createTestEnv } from "../helpers.ts";
+import { firstRow } from "../../db/client.ts";
 const TESTS_ROOT = join(import.meta.dir, "..");
 
 const WORKER_ENV = { KONTOR_WEBHOOK_BACKOFF: "50ms,50ms", KONTOR_WEBHOOK_ALLOW_PRIVATE: "true", KONTOR_WEBHOOK_TIMEOUT_MS: "2000" };
@@ -56,9 +57,9 @@ function endpoint(respond?: Responder, host = "127.0.0.1") {
   return { path, url: `http://${host}:${receiver.port}${path}`, requests: () => received.filter((r) => r.path === path) };
 }
 
-async function waitFor(what: string, condition: () => boolean, timeoutMs = 8000): Promise<void> {
+async function waitFor(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 8000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await Bun.sleep(10);
   }
@@ -86,7 +87,7 @@ async function withWorker<T>(work: () => Promise<T>, config: Partial<Config> = {
   }
 }
 
-const rowsOf = (orgId: string) => env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.organizationId, orgId)).all();
+const rowsOf = async (orgId: string) => await env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.organizationId, orgId));
 
 const hexSignature = (secret: string, body: string) => createHmac("sha256", secret).update(body).digest("hex");
 const sameHex = (a: string, b: string | null) => b !== null && a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
@@ -132,7 +133,7 @@ describe("signed deliveries", () => {
       expect(payload).toMatchObject({ event: "customer.created", data: customer });
       expect(payload.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
 
-      await waitFor("delivered", () => env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, queued.id)).get()!.status === "delivered");
+      await waitFor("delivered", async () => (await firstRow(env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, queued.id))))!.status === "delivered");
       const shown = await delivery(queued.id);
       expect(shown).toMatchObject({ status: "delivered", attempts: 1, last_status_code: 200, last_error: null, next_attempt_at: null });
       expect(shown.attempts_log).toHaveLength(1);
@@ -271,7 +272,7 @@ describe("retries", () => {
       expect(delivered.attempts_log.map((a: any) => a.status_code)).toEqual([500, 500, 500, 200]);
     });
     expect(new Set(target.requests().map((r) => r.headers.get("x-webhook-id")))).toEqual(new Set([(await deliveries())[0].id]));
-    const audited = env.db.select().from(auditLog).where(eq(auditLog.action, "delivery.redelivered")).all();
+    const audited = await env.db.select().from(auditLog).where(eq(auditLog.action, "delivery.redelivered"));
     expect(audited.some((a) => a.resourceType === "delivery" && a.resourceId === (target.requests()[0]!.headers.get("x-webhook-id") as string))).toBe(true);
   });
 
@@ -329,8 +330,8 @@ describe("SSRF guard (contract 7.6)", () => {
     await withWorker(
       async () => {
         await api("POST", "/api/v1/customers", { name: "Internal" });
-        await waitFor("every delivery to fail", () => {
-          const rows = env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.organizationId, org.id)).all();
+        await waitFor("every delivery to fail", async () => {
+          const rows = await env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.organizationId, org.id));
           return rows.length === urls.length && rows.every((r) => r.status === "failed");
         });
       },
@@ -338,7 +339,7 @@ describe("SSRF guard (contract 7.6)", () => {
       undefined,
       (line) => logged.push(line),
     );
-    const rows = env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.organizationId, org.id)).all();
+    const rows = await env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.organizationId, org.id));
     // what a client sees says the destination is refused, never what a name resolved to
     expect(new Set(rows.map((r) => r.lastError))).toEqual(new Set(["The destination is not allowed (private or loopback address)."]));
     const shown = await delivery(rows.find((r) => r.webhookId === webhook.id)!.id);
@@ -404,7 +405,7 @@ describe("fairness between organisations", () => {
           // within their share); the rest of its backlog waits, pending
           expect(inFlightForA).toBe(128);
           expect(dead.requests().length).toBe(128);
-          expect(rowsOf(a.org.id).filter((r) => r.status === "pending")).toHaveLength(150);
+          expect((await rowsOf(a.org.id)).filter((r) => r.status === "pending")).toHaveLength(150);
         },
         { webhookTimeoutMs: 3000 },
         100,
@@ -544,7 +545,7 @@ describe("leases, shutdown and several workers", () => {
     expect(Date.now() - started).toBeLessThan(2000);
     const [done] = await finishing.deliveries();
     expect(done).toMatchObject({ status: "delivered", attempts: 1 });
-    const row = env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, cut.webhook.id)).get()!;
+    const row = (await firstRow(env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, cut.webhook.id))))!;
     // not an attempt of its series, and claimable again at once
     expect(row).toMatchObject({ status: "pending", attempts: 0, leasedBy: null, leaseUntil: null, lastStatusCode: null, lastError: null });
     // but recorded, like every attempt (contract 7.5), saying why it ended
@@ -711,8 +712,8 @@ describe("leases, shutdown and several workers", () => {
     try {
       await waitFor(
         "every delivery",
-        () => {
-          const rows = rowsOf(org.id);
+        async () => {
+          const rows = await rowsOf(org.id);
           for (const r of rows) if (r.leasedBy) leaseHolders.add(r.leasedBy.split(":")[1]!);
           return rows.every((r) => r.status === "delivered");
         },
@@ -725,7 +726,7 @@ describe("leases, shutdown and several workers", () => {
     const ids = targets.flatMap((t) => t.requests().map((r) => r.headers.get("x-webhook-id")!));
     expect(ids).toHaveLength(total);
     expect(new Set(ids).size).toBe(total);
-    expect(rowsOf(org.id).every((r) => r.attempts === 1)).toBe(true);
+    expect((await rowsOf(org.id)).every((r) => r.attempts === 1)).toBe(true);
     // both took part: all 200 were in flight at once, more than one worker may hold
     expect(open).toBe(true);
     expect(leaseHolders).toEqual(new Set(workers.map((w) => String(w.pid))));
@@ -751,15 +752,15 @@ describe("leases, shutdown and several workers", () => {
     await first.exited;
     stalling = false;
     for (const resume of stalled) resume();
-    expect(rowsOf(org.id).every((r) => r.status === "pending" && r.leasedBy !== null)).toBe(true);
+    expect((await rowsOf(org.id)).every((r) => r.status === "pending" && r.leasedBy !== null)).toBe(true);
 
     const second = await spawnWorker(crashEnv);
     try {
-      await waitFor("every delivery after the restart", () => rowsOf(org.id).every((r) => r.status === "delivered"), 15_000);
+      await waitFor("every delivery after the restart", async () => (await rowsOf(org.id)).every((r) => r.status === "delivered"), 15_000);
     } finally {
       second.kill("SIGTERM");
       await second.exited;
     }
-    expect([...answered].sort()).toEqual(rowsOf(org.id).map((r) => r.id).sort());
+    expect([...answered].sort()).toEqual((await rowsOf(org.id)).map((r) => r.id).sort());
   }, 30_000);
 });

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
-import { openDatabase } from "../../db/client.ts";
+import { firstRow, openDatabase } from "../../db/client.ts";
 import { migrateDatabase } from "../../server/data-migrations.ts";
 import { webhookDeliveries } from "../../db/schema.ts";
 import { createApp } from "../../server/app.ts";
@@ -58,9 +58,9 @@ function databaseBytes(path: string): string {
   return ["", "-wal"].map((suffix) => (existsSync(path + suffix) ? readFileSync(path + suffix).toString("latin1") : "")).join("");
 }
 
-async function waitFor(what: string, condition: () => boolean, timeoutMs = 8000): Promise<void> {
+async function waitFor(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 8000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await Bun.sleep(10);
   }
@@ -107,11 +107,11 @@ describe("secrets at rest", () => {
     const worker = await startWorker(copy, config, { log: (line) => logged.push(line) });
     try {
       await customerService.create({ db: copy, org, actor: CLI_ACTOR }, { name: "From the copy" });
-      await waitFor("the attempt", () => copy.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, id)).get()?.status === "failed");
+      await waitFor("the attempt", async () => (await firstRow(copy.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, id))))?.status === "failed");
     } finally {
       await worker.stop();
     }
-    const row = copy.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, id)).get()!;
+    const row = (await firstRow(copy.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, id))))!;
     expect(row.lastError).toBe(
       "The webhook's secret cannot be decrypted with this server's key (KONTOR_SECRET_KEY_FILE): restore the key file that belongs to this database, or regenerate the secret.",
     );
@@ -177,7 +177,7 @@ describe("secrets at rest", () => {
     writeFileSync(damaged, "not a key\n");
     const config = loadConfig({ KONTOR_ENV: "test", KONTOR_DB: join(scratch, "damaged.db"), KONTOR_SECRET_KEY_FILE: damaged });
     const db = openDatabase(config.dbPath);
-    migrateDatabase(db);
+    await migrateDatabase(db);
     try {
       expect(() => createApp(createRuntime(config, { db }))).toThrow(/must hold exactly 32 bytes .*restore it from the backup/);
       expect(() => startWorker(db, config)).toThrow(/must hold exactly 32 bytes/);

@@ -13,6 +13,7 @@ import { resolveDestination } from "../../server/webhooks/ssrf.ts";
 import { closeObjects, createContractChecker } from "../contract.ts";
 import { createTestEnv, runCli } from "../helpers.ts";
 import { plansOf, slowListSteps, slowSteps } from "../query-plan.ts";
+import { firstRow } from "../../db/client.ts";
 
 const env = await createTestEnv();
 const strict = await createTestEnv({ KONTOR_WEBHOOK_ALLOW_HTTP: "false" });
@@ -29,9 +30,9 @@ async function webhook(body: Record<string, unknown> = {}, token?: string) {
   return r.body.data;
 }
 
-const deliveriesOf = (webhookId: string) => env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, webhookId)).all();
-const audited = (action: string, id: string) =>
-  env.db.select().from(auditLog).where(and(eq(auditLog.action, action), eq(auditLog.resourceId, id))).all().length;
+const deliveriesOf = async (webhookId: string) => await env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, webhookId));
+const audited = async (action: string, id: string) =>
+  (await env.db.select().from(auditLog).where(and(eq(auditLog.action, action), eq(auditLog.resourceId, id)))).length;
 
 describe("webhooks CRUD", () => {
   test("create: 201 with Location and the secret, shown only then", async () => {
@@ -52,7 +53,7 @@ describe("webhooks CRUD", () => {
     expect(shown).toEqual(withoutSecret);
     const listed = (await env.api("GET", "/api/v1/webhooks")).body.data;
     expect(listed.every((w: any) => !("secret" in w))).toBe(true);
-    expect(audited("webhook.created", created.id)).toBe(1);
+    expect(await audited("webhook.created", created.id)).toBe(1);
   });
 
   test("secrets differ per webhook and per regeneration", async () => {
@@ -93,7 +94,7 @@ describe("webhooks CRUD", () => {
       expect(bad.status, JSON.stringify(body)).toBe(422);
       expect(Object.keys(bad.body.errors), JSON.stringify(body)).toEqual([field]);
     }
-    expect(audited("webhook.updated", w.id)).toBe(2);
+    expect(await audited("webhook.updated", w.id)).toBe(2);
   });
 
   test("create rules of api-spec 4.9", async () => {
@@ -203,22 +204,22 @@ describe("webhooks CRUD", () => {
     const extra = await env.api("POST", `/api/v1/webhooks/${w.id}/regenerate-secret`, { secret: "chosen" });
     expect(extra.status).toBe(422);
     expect(Object.keys(extra.body.errors)).toEqual(["secret"]);
-    expect(audited("webhook.secret_regenerated", w.id)).toBe(2);
+    expect(await audited("webhook.secret_regenerated", w.id)).toBe(2);
   });
 
   test("delete: 204, then 404; its deliveries and attempts go with it", async () => {
     const w = await webhook();
     await env.api("POST", "/api/v1/customers", { name: "Queued for a webhook about to go" });
-    const [queued] = deliveriesOf(w.id);
-    env.db.insert(webhookAttempts).values({ id: crypto.randomUUID(), organizationId: env.org.id, deliveryId: queued!.id, attemptedAt: "2026-01-01T00:00:00.000000Z", durationMs: 5, statusCode: 500 }).run();
+    const [queued] = await deliveriesOf(w.id);
+    await env.db.insert(webhookAttempts).values({ id: crypto.randomUUID(), organizationId: env.org.id, deliveryId: queued!.id, attemptedAt: "2026-01-01T00:00:00.000000Z", durationMs: 5, statusCode: 500 });
     const r = await env.api("DELETE", `/api/v1/webhooks/${w.id}`);
     expect(r.status).toBe(204);
     expect(r.text).toBe("");
     expect((await env.api("GET", `/api/v1/webhooks/${w.id}`)).status).toBe(404);
     expect((await env.api("DELETE", `/api/v1/webhooks/${w.id}`)).status).toBe(404);
-    expect(deliveriesOf(w.id)).toHaveLength(0);
-    expect(env.db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, queued!.id)).all()).toHaveLength(0);
-    expect(audited("webhook.deleted", w.id)).toBe(1);
+    expect(await deliveriesOf(w.id)).toHaveLength(0);
+    expect(await env.db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, queued!.id))).toHaveLength(0);
+    expect(await audited("webhook.deleted", w.id)).toBe(1);
   });
 });
 
@@ -274,7 +275,7 @@ describe("abilities and tenant isolation", () => {
   test("another organisation's webhooks and deliveries are a 404, and absent from its lists", async () => {
     const w = await webhook();
     await env.api("POST", "/api/v1/customers", { name: "Isolated" });
-    const [d] = deliveriesOf(w.id);
+    const [d] = await deliveriesOf(w.id);
     const other = await env.newOrg();
     const as = (method: string, path: string, body?: unknown) => env.api(method, path, body, other.token);
     expect((await as("GET", `/api/v1/webhooks/${w.id}`)).status).toBe(404);
@@ -290,8 +291,8 @@ describe("abilities and tenant isolation", () => {
     expect((await as("GET", `/api/v1/webhooks/${theirs.id}/deliveries/${d!.id}`)).status).toBe(404);
     // and its events reach only its own webhooks
     await as("POST", "/api/v1/customers", { name: "Theirs" });
-    expect(deliveriesOf(theirs.id)).toHaveLength(1);
-    expect(deliveriesOf(w.id)).toHaveLength(1);
+    expect(await deliveriesOf(theirs.id)).toHaveLength(1);
+    expect(await deliveriesOf(w.id)).toHaveLength(1);
     expect((await env.api("GET", `/api/v1/webhooks/${w.id}`)).body.data.is_active).toBe(true);
   });
 });
@@ -354,7 +355,7 @@ describe("webhooks reach no further than their token (docs/webhooks.md)", () => 
     const vatRate = (await env.api("GET", "/api/v1/vat-rates", undefined, token)).body.data[0];
     const lines = [{ description: "Secret work", quantity: "1", unit_price: "990.00", vat_rate_id: vatRate.id }];
     expect((await env.api("POST", "/api/v1/invoices", { customer_id: customer.id, issue_date: "2026-03-01", lines }, token)).status).toBe(201);
-    const [d] = deliveriesOf(w.id);
+    const [d] = await deliveriesOf(w.id);
     const base = `/api/v1/webhooks/${w.id}/deliveries`;
 
     const viewer = await env.orgToken(["organization.view"], org);
@@ -369,7 +370,7 @@ describe("webhooks reach no further than their token (docs/webhooks.md)", () => 
     const redelivered = await env.api("POST", `${base}/${d!.id}/redeliver`, undefined, editor);
     expect(redelivered.status).toBe(403);
     expect(redelivered.body.message).toContain("invoicing.view");
-    expect(audited("delivery.redelivered", d!.id)).toBe(0);
+    expect(await audited("delivery.redelivered", d!.id)).toBe(0);
     expect((await env.api("POST", `${base}/${d!.id}/redeliver`, undefined, await env.orgToken([...ORG, "invoicing.view"], org))).status).toBe(202);
 
     // a member's personal token has every *.view
@@ -480,17 +481,17 @@ describe("the outbox through the API", () => {
     const inactive = await webhook({ events: ["customer.created"], is_active: false }, token);
     const customer = (await env.api("POST", "/api/v1/customers", { name: "Frozen NV" }, token)).body.data;
     await env.api("PUT", `/api/v1/customers/${customer.id}`, { name: "Thawed NV" }, token);
-    expect(deliveriesOf(created.id).map((d) => d.event)).toEqual(["customer.created"]);
-    expect(deliveriesOf(updated.id).map((d) => d.event)).toEqual(["customer.updated"]);
-    expect(deliveriesOf(inactive.id)).toHaveLength(0);
-    const payload = JSON.parse(deliveriesOf(created.id)[0]!.payload);
+    expect((await deliveriesOf(created.id)).map((d) => d.event)).toEqual(["customer.created"]);
+    expect((await deliveriesOf(updated.id)).map((d) => d.event)).toEqual(["customer.updated"]);
+    expect(await deliveriesOf(inactive.id)).toHaveLength(0);
+    const payload = JSON.parse((await deliveriesOf(created.id))[0]!.payload);
     expect(payload).toMatchObject({ event: "customer.created", type: "customer.created", data: customer });
     expect(payload.timestamp).toBe(payload.created_at);
     expect(payload.data.name).toBe("Frozen NV");
     expect((await env.api("GET", `/api/v1/webhooks/${created.id}`, undefined, token)).body.data.last_triggered_at).toBe(payload.timestamp);
     // a change that fails writes no delivery either
     expect((await env.api("POST", "/api/v1/customers", { name: "" }, token)).status).toBe(422);
-    expect(deliveriesOf(created.id)).toHaveLength(1);
+    expect(await deliveriesOf(created.id)).toHaveLength(1);
   });
 });
 
@@ -500,9 +501,9 @@ describe("deliveries API (contract 7.7)", () => {
     const w = await webhook({ events: ["customer.created", "customer.updated"] }, token);
     const customer = (await env.api("POST", "/api/v1/customers", { name: "Listed" }, token)).body.data;
     await env.api("PUT", `/api/v1/customers/${customer.id}`, { city: "Gent" }, token);
-    const [first, second] = deliveriesOf(w.id);
-    env.db.update(webhookDeliveries).set({ status: "failed", attempts: 3, lastStatusCode: 503, nextAttemptAt: null }).where(eq(webhookDeliveries.id, first!.id)).run();
-    env.db.insert(webhookAttempts).values({ id: crypto.randomUUID(), organizationId: first!.organizationId, deliveryId: first!.id, attemptedAt: "2026-01-01T00:00:00.000000Z", statusCode: 503, durationMs: 12, error: null, responseBody: "busy" }).run();
+    const [first, second] = await deliveriesOf(w.id);
+    await env.db.update(webhookDeliveries).set({ status: "failed", attempts: 3, lastStatusCode: 503, nextAttemptAt: null }).where(eq(webhookDeliveries.id, first!.id));
+    await env.db.insert(webhookAttempts).values({ id: crypto.randomUUID(), organizationId: first!.organizationId, deliveryId: first!.id, attemptedAt: "2026-01-01T00:00:00.000000Z", statusCode: 503, durationMs: 12, error: null, responseBody: "busy" });
 
     const base = `/api/v1/webhooks/${w.id}/deliveries`;
     const all = await env.api("GET", base, undefined, token);
@@ -534,20 +535,19 @@ describe("deliveries API (contract 7.7)", () => {
   test("redeliver: 202, a fresh series under the same id, audited", async () => {
     const w = await webhook();
     await env.api("POST", "/api/v1/customers", { name: "Redelivered" });
-    const [d] = deliveriesOf(w.id);
-    env.db.update(webhookDeliveries)
+    const [d] = await deliveriesOf(w.id);
+    await env.db.update(webhookDeliveries)
       .set({ status: "failed", attempts: 3, lastStatusCode: 500, lastError: "boom", nextAttemptAt: null, leasedBy: "gone-worker", leaseUntil: 1 })
-      .where(eq(webhookDeliveries.id, d!.id))
-      .run();
+      .where(eq(webhookDeliveries.id, d!.id));
     const before = Date.now();
     const r = await env.api("POST", `/api/v1/webhooks/${w.id}/deliveries/${d!.id}/redeliver`);
     expect(r.status).toBe(202);
     expect(r.body.data).toMatchObject({ id: d!.id, status: "pending", attempts: 0, last_status_code: null, last_error: null, delivered_at: null });
-    const row = deliveriesOf(w.id)[0]!;
+    const row = (await deliveriesOf(w.id))[0]!;
     expect(row).toMatchObject({ status: "pending", attempts: 0, leasedBy: null });
     expect(row.nextAttemptAt!).toBeGreaterThanOrEqual(before);
     expect(row.payload).toBe(d!.payload);
-    expect(audited("delivery.redelivered", d!.id)).toBe(1);
+    expect(await audited("delivery.redelivered", d!.id)).toBe(1);
     expect((await env.api("POST", `/api/v1/webhooks/${w.id}/deliveries/${crypto.randomUUID()}/redeliver`)).status).toBe(404);
   });
 
@@ -555,22 +555,22 @@ describe("deliveries API (contract 7.7)", () => {
     const { org, token } = await env.newOrg();
     const w = await webhook({ events: ["customer.created", "invoice.created"] }, token);
     for (let i = 0; i < 6; i++) await env.api("POST", "/api/v1/customers", { name: `Outage ${i}` }, token);
-    const rows = deliveriesOf(w.id).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    const rows = (await deliveriesOf(w.id)).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
     // six deliveries an hour apart: 0-3 failed during an outage, 4 delivered, 5 still pending
-    rows.forEach((row, i) => {
+    for (const [i, row] of rows.entries()) {
       const createdAt = `2026-11-20T0${i}:00:00.000000Z`;
       const status = i < 4 ? "failed" : i === 4 ? "delivered" : "pending";
-      env.db.update(webhookDeliveries).set({ createdAt, status, attempts: 3, lastError: "down", nextAttemptAt: status === "pending" ? Date.now() : null }).where(eq(webhookDeliveries.id, row.id)).run();
-    });
+      await env.db.update(webhookDeliveries).set({ createdAt, status, attempts: 3, lastError: "down", nextAttemptAt: status === "pending" ? Date.now() : null }).where(eq(webhookDeliveries.id, row.id));
+    }
     const path = `/api/v1/webhooks/${w.id}/redeliver`;
     const r = await env.api("POST", path, { status: "failed", from: "2026-11-20T01:00:00Z", to: "2026-11-20T03:00:00Z" }, token);
     expect(r.status, r.text).toBe(202);
     expect(r.body).toEqual({ data: { redelivered: 2 } });
-    const after = new Map(deliveriesOf(w.id).map((row) => [row.id, row]));
+    const after = new Map((await deliveriesOf(w.id)).map((row) => [row.id, row]));
     expect(rows.map((row) => [after.get(row.id)!.status, after.get(row.id)!.attempts])).toEqual([
       ["failed", 3], ["pending", 0], ["pending", 0], ["failed", 3], ["delivered", 3], ["pending", 3],
     ]);
-    expect(rows.map((row) => audited("delivery.redelivered", row.id))).toEqual([0, 1, 1, 0, 0, 0]);
+    expect(await Promise.all(rows.map((row) => audited("delivery.redelivered", row.id)))).toEqual([0, 1, 1, 0, 0, 0]);
     // without a window: every failed one left
     expect((await env.api("POST", path, { status: "failed" }, token)).body.data.redelivered).toBe(2);
     expect((await env.api("POST", path, { status: "failed" }, token)).body.data.redelivered).toBe(0);
@@ -588,14 +588,14 @@ describe("deliveries API (contract 7.7)", () => {
     const forbidden = await env.api("POST", path, { status: "delivered" }, editor);
     expect(forbidden.status).toBe(403);
     expect(forbidden.body.message).toContain("contacts.view");
-    expect(audited("delivery.redelivered", rows[4]!.id)).toBe(0);
+    expect(await audited("delivery.redelivered", rows[4]!.id)).toBe(0);
     expect((await env.api("POST", path, { status: "failed" })).status).toBe(404);
   });
 });
 
 describe("parking: the queued deliveries of an inactive webhook wait out of the claim's way (contract 7.2)", () => {
   const claimAll = async (workerId: string) => (await claimDue(env.db, { workerId, limit: 1000, leaseMs: 60_000, inFlightByWebhook: new Map(), perWebhookLimit: 1000, inFlightByOrganization: new Map(), organizationShare: 1000, reserve: 0, refill: [], sweep: true })).claims;
-  const rowsOf = (webhookId: string) => deliveriesOf(webhookId).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  const rowsOf = async (webhookId: string) => (await deliveriesOf(webhookId)).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
   /** Rows the claim's index range (status = pending AND next_attempt_at <= now) walks. */
   const walked = (webhookId: string) =>
     (env.db.$client.query("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? AND webhook_id = ?").get(Date.now(), webhookId) as { n: number }).n;
@@ -605,12 +605,12 @@ describe("parking: the queued deliveries of an inactive webhook wait out of the 
     const api = (method: string, path: string, body?: unknown) => env.api(method, path, body, token);
     const w = await webhook({ events: ["customer.created"] }, token);
     for (const name of ["P1", "P2", "P3"]) await api("POST", "/api/v1/customers", { name });
-    const [p1, p2, delivered] = rowsOf(w.id);
-    env.db.update(webhookDeliveries).set({ status: "delivered", attempts: 1, nextAttemptAt: null, deliveredAt: "2026-01-01T00:00:00.000000Z" }).where(eq(webhookDeliveries.id, delivered!.id)).run();
+    const [p1, p2, delivered] = await rowsOf(w.id);
+    await env.db.update(webhookDeliveries).set({ status: "delivered", attempts: 1, nextAttemptAt: null, deliveredAt: "2026-01-01T00:00:00.000000Z" }).where(eq(webhookDeliveries.id, delivered!.id));
     expect(walked(w.id)).toBe(2);
 
     expect((await api("PUT", `/api/v1/webhooks/${w.id}`, { is_active: false })).status).toBe(200);
-    expect(rowsOf(w.id).map((r) => [r.status, r.nextAttemptAt])).toEqual([["pending", null], ["pending", null], ["delivered", null]]);
+    expect((await rowsOf(w.id)).map((r) => [r.status, r.nextAttemptAt])).toEqual([["pending", null], ["pending", null], ["delivered", null]]);
     expect(walked(w.id)).toBe(0);
     const listed = (await api("GET", `/api/v1/webhooks/${w.id}/deliveries`)).body.data;
     expect(listed.map((d: any) => [d.status, d.next_attempt_at])).toEqual([["delivered", null], ["pending", null], ["pending", null]]);
@@ -618,14 +618,14 @@ describe("parking: the queued deliveries of an inactive webhook wait out of the 
     await releaseLeases(env.db, "parking-1");
     // an inactive webhook gets nothing queued
     await api("POST", "/api/v1/customers", { name: "While inactive" });
-    expect(rowsOf(w.id)).toHaveLength(3);
+    expect(await rowsOf(w.id)).toHaveLength(3);
     // updating something else leaves the parked rows parked
     await api("PUT", `/api/v1/webhooks/${w.id}`, { events: ["customer.created", "customer.updated"], is_active: false });
     expect(walked(w.id)).toBe(0);
 
     const before = Date.now();
     expect((await api("PUT", `/api/v1/webhooks/${w.id}`, { is_active: true })).status).toBe(200);
-    const after = rowsOf(w.id);
+    const after = await rowsOf(w.id);
     expect(after.map((r) => r.id)).toEqual([p1!.id, p2!.id, delivered!.id]);
     for (const r of after.slice(0, 2)) {
       expect(r.status).toBe("pending");
@@ -645,8 +645,8 @@ describe("parking: the queued deliveries of an inactive webhook wait out of the 
     const w = await webhook({ events: ["customer.created"] }, token);
     await api("POST", "/api/v1/customers", { name: "Failed, then redelivered" });
     await api("POST", "/api/v1/customers", { name: "In flight when deactivated" });
-    const [failed, inFlight] = rowsOf(w.id);
-    env.db.update(webhookDeliveries).set({ status: "failed", attempts: 3, lastStatusCode: 500, nextAttemptAt: null }).where(eq(webhookDeliveries.id, failed!.id)).run();
+    const [failed, inFlight] = await rowsOf(w.id);
+    await env.db.update(webhookDeliveries).set({ status: "failed", attempts: 3, lastStatusCode: 500, nextAttemptAt: null }).where(eq(webhookDeliveries.id, failed!.id));
     // the worker holds the second row when the webhook is deactivated
     const claim = (await claimAll("parking-3")).find((c) => c.id === inFlight!.id)!;
     expect(claim).toBeDefined();
@@ -655,20 +655,20 @@ describe("parking: the queued deliveries of an inactive webhook wait out of the 
     const redelivered = await api("POST", `/api/v1/webhooks/${w.id}/deliveries/${failed!.id}/redeliver`);
     expect(redelivered.status).toBe(202);
     expect(redelivered.body.data).toMatchObject({ status: "pending", attempts: 0, next_attempt_at: null });
-    expect(rowsOf(w.id)[0]).toMatchObject({ status: "pending", nextAttemptAt: null });
+    expect((await rowsOf(w.id))[0]).toMatchObject({ status: "pending", nextAttemptAt: null });
 
     // its attempt fails: a retry is due, but the webhook is inactive now, so it is parked
     const retryAt = await recordOutcomes(env.db, "parking-3", [
       { claim, attemptedAt: "2026-01-01T00:00:00.000000Z", result: { ok: false, statusCode: 503, durationMs: 5, error: null, responseBody: "busy", interrupted: false } },
     ], { webhookBackoffMs: [10], webhookMaxAttempts: 3 });
     expect(retryAt).toBeNull();
-    expect(rowsOf(w.id)[1]).toMatchObject({ status: "pending", attempts: 1, lastStatusCode: 503, nextAttemptAt: null, leasedBy: null, leaseUntil: null });
+    expect((await rowsOf(w.id))[1]).toMatchObject({ status: "pending", attempts: 1, lastStatusCode: 503, nextAttemptAt: null, leasedBy: null, leaseUntil: null });
     await releaseLeases(env.db, "parking-3");
     expect(walked(w.id)).toBe(0);
 
     await api("PUT", `/api/v1/webhooks/${w.id}`, { is_active: true });
     expect(walked(w.id)).toBe(2);
-    expect(rowsOf(w.id).map((r) => [r.status, r.attempts])).toEqual([["pending", 0], ["pending", 1]]);
+    expect((await rowsOf(w.id)).map((r) => [r.status, r.attempts])).toEqual([["pending", 0], ["pending", 1]]);
   });
 
   test("a worker's start parks what an older version left due, and makes due what an active webhook had parked", async () => {
@@ -678,11 +678,11 @@ describe("parking: the queued deliveries of an inactive webhook wait out of the 
     await env.api("POST", "/api/v1/customers", { name: "Both" }, token);
     await env.api("PUT", `/api/v1/webhooks/${parked.id}`, { is_active: false }, token);
     // the state a version without parking leaves behind, and its converse
-    env.db.update(webhookDeliveries).set({ nextAttemptAt: Date.now() - 1000 }).where(eq(webhookDeliveries.webhookId, parked.id)).run();
-    env.db.update(webhookDeliveries).set({ nextAttemptAt: null }).where(eq(webhookDeliveries.webhookId, active.id)).run();
+    await env.db.update(webhookDeliveries).set({ nextAttemptAt: Date.now() - 1000 }).where(eq(webhookDeliveries.webhookId, parked.id));
+    await env.db.update(webhookDeliveries).set({ nextAttemptAt: null }).where(eq(webhookDeliveries.webhookId, active.id));
     await reconcileParking(env.db);
-    expect(deliveriesOf(parked.id).map((r) => r.nextAttemptAt)).toEqual([null]);
-    expect(deliveriesOf(active.id)[0]!.nextAttemptAt).toBeNumber();
+    expect((await deliveriesOf(parked.id)).map((r) => r.nextAttemptAt)).toEqual([null]);
+    expect((await deliveriesOf(active.id))[0]!.nextAttemptAt).toBeNumber();
     expect(walked(active.id)).toBe(1);
   });
 });
@@ -736,8 +736,8 @@ describe("kontor deliveries", () => {
     const { org, token } = await env.newOrg("CLI Org");
     const w = await webhook({ events: ["customer.created"] }, token);
     for (const name of ["One", "Two", "Three"]) await env.api("POST", "/api/v1/customers", { name }, token);
-    const rows = deliveriesOf(w.id);
-    env.db.update(webhookDeliveries).set({ status: "failed", attempts: 3, lastError: "Refused: x resolves to 10.0.0.1 (private)" }).where(eq(webhookDeliveries.id, rows[0]!.id)).run();
+    const rows = await deliveriesOf(w.id);
+    await env.db.update(webhookDeliveries).set({ status: "failed", attempts: 3, lastError: "Refused: x resolves to 10.0.0.1 (private)" }).where(eq(webhookDeliveries.id, rows[0]!.id));
 
     const listed = await cli("deliveries", "list", "--webhook", w.id, "--json");
     expect(listed.code, listed.stderr).toBe(0);
@@ -771,23 +771,23 @@ describe("kontor deliveries", () => {
     const w = await webhook({ events: ["customer.created"] }, token);
     const other = await webhook({ events: ["customer.created"] }, token);
     for (const name of ["A", "B", "C"]) await env.api("POST", "/api/v1/customers", { name }, token);
-    const mine = deliveriesOf(w.id);
-    const fail = (id: string) =>
-      env.db.update(webhookDeliveries).set({ status: "failed", attempts: 3, lastStatusCode: 500, nextAttemptAt: null }).where(eq(webhookDeliveries.id, id)).run();
-    for (const d of [...mine, ...deliveriesOf(other.id)]) fail(d.id);
+    const mine = await deliveriesOf(w.id);
+    const fail = async (id: string) =>
+      await env.db.update(webhookDeliveries).set({ status: "failed", attempts: 3, lastStatusCode: 500, nextAttemptAt: null }).where(eq(webhookDeliveries.id, id));
+    for (const d of [...mine, ...await deliveriesOf(other.id)]) await fail(d.id);
 
     const byId = await cli("deliveries", "replay", mine[0]!.id, "--json");
     expect(byId.code, byId.stderr).toBe(0);
     expect(JSON.parse(byId.stdout)).toEqual({ replayed: 1, ids: [mine[0]!.id] });
     expect(byId.stderr).toBe(""); // no progress bar when stderr is not a terminal
-    expect(deliveriesOf(w.id).find((d) => d.id === mine[0]!.id)).toMatchObject({ status: "pending", attempts: 0 });
-    const entry = env.db.select().from(auditLog).where(and(eq(auditLog.action, "delivery.redelivered"), eq(auditLog.resourceId, mine[0]!.id))).get();
+    expect((await deliveriesOf(w.id)).find((d) => d.id === mine[0]!.id)).toMatchObject({ status: "pending", attempts: 0 });
+    const entry = await firstRow(env.db.select().from(auditLog).where(and(eq(auditLog.action, "delivery.redelivered"), eq(auditLog.resourceId, mine[0]!.id))));
     expect(entry).toMatchObject({ actorType: "cli", organizationId: org.id, resourceType: "delivery" });
 
     const failedOfOne = await cli("deliveries", "replay", "--failed", "--webhook", w.id, "--since", "1h", "--json");
     expect(JSON.parse(failedOfOne.stdout).replayed).toBe(2);
-    expect(deliveriesOf(w.id).every((d) => d.status === "pending")).toBe(true);
-    expect(deliveriesOf(other.id).every((d) => d.status === "failed")).toBe(true);
+    expect((await deliveriesOf(w.id)).every((d) => d.status === "pending")).toBe(true);
+    expect((await deliveriesOf(other.id)).every((d) => d.status === "failed")).toBe(true);
 
     const human = await cli("deliveries", "replay", "--failed", "--org", org.id);
     expect(human.code).toBe(0);
@@ -800,10 +800,10 @@ describe("kontor deliveries", () => {
       expect(r.code, args.join(" ")).toBe(2);
     }
     // an unknown id refuses the whole replay
-    fail(mine[1]!.id);
+    await fail(mine[1]!.id);
     const unknown = await cli("deliveries", "replay", mine[1]!.id, "01900000-0000-7000-8000-000000000000");
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain("No delivery 01900000-0000-7000-8000-000000000000");
-    expect(deliveriesOf(w.id).find((d) => d.id === mine[1]!.id)!.status).toBe("failed");
+    expect((await deliveriesOf(w.id)).find((d) => d.id === mine[1]!.id)!.status).toBe("failed");
   });
 });

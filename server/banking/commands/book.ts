@@ -20,18 +20,18 @@ import { showBankTransaction } from "../read.ts";
 
 /** Books an unmatched line to an account of the chart, with a VAT rate, or to another own bank account (a transfer): booking.ts. */
 export async function bookLine(scope: Scope, id: string, input: BankTransactionBook) {
-  return await unitOfWork(scope.db, (tx) => {
+  return await unitOfWork(scope.db, async (tx) => {
     const line = findInOrg(tx, bankTransactions, scope.org.id, id);
     activeBank(tx, scope, line.bankAccountId);
-    postBooking(tx, scope, line, input);
+    await postBooking(tx, scope, line, input);
     return showBankTransaction(tx, scope.org.id, id);
   });
 }
 
 /** Reverses a booked line's entry (both lines of a transfer): the line is unmatched again. */
 export async function unbookLine(scope: Scope, id: string) {
-  return await unitOfWork(scope.db, (tx) => {
-    reverseBooking(tx, scope, findInOrg(tx, bankTransactions, scope.org.id, id));
+  return await unitOfWork(scope.db, async (tx) => {
+    await reverseBooking(tx, scope, findInOrg(tx, bankTransactions, scope.org.id, id));
     return showBankTransaction(tx, scope.org.id, id);
   });
 }

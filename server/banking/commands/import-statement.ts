@@ -62,6 +62,7 @@ import { bookTransferOnImport, edgeStatement, isFirstStatement, NOT_BOOKED, post
 import { expensePaidBy, expensePaidByReference, forgetExpense, invoicePaidBy, invoiceWithNotesPaidBy, openExpensesByDue, suggestedExpense } from "../matching.ts";
 import { presentStatement, presentTransaction } from "../read.ts";
 import { readStatementFile, type FileStatement } from "../statement-file.ts";
+import { firstRow } from "../../../db/client.ts";
 
 type BankAccountRow = typeof bankAccounts.$inferSelect;
 type StatementRow = typeof bankStatements.$inferSelect;
@@ -84,9 +85,9 @@ export async function importStatement(scope: Scope, bankAccountId: string, recei
   const single = statements.length === 1;
   // a single statement keeps the field names it always had; several are numbered
   const field = (s: FileStatement, name: string) => (single ? name : `statements[${s.index}].${name}`);
-  return await unitOfWork(scope.db, (tx) => {
+  return await unitOfWork(scope.db, async (tx) => {
     const bank = activeBank(tx, scope, bankAccountId);
-    const owned = tx.select().from(bankAccounts).where(eq(bankAccounts.organizationId, scope.org.id)).all();
+    const owned = await tx.select().from(bankAccounts).where(eq(bankAccounts.organizationId, scope.org.id));
     // the path's account first: an IBAN held twice (a replaced account) belongs to it
     const ownerOf = (iban: string) => (iban === bank.iban ? bank : (owned.find((a) => a.iban === iban && a.isActive) ?? owned.find((a) => a.iban === iban) ?? null));
 
@@ -121,7 +122,7 @@ export async function importStatement(scope: Scope, bankAccountId: string, recei
       } else if (!owner.isActive) {
         results.set(s, { result: "skipped", reason: `The bank account ${owner.name} (${owner.iban}) is not active.`, owner, row: null, imported: 0 });
       } else {
-        const { row, imported } = importOne(tx, scope, owner, s, now, (name) => field(s, name), single);
+        const { row, imported } = await importOne(tx, scope, owner, s, now, (name) => field(s, name), single);
         results.set(s, { result: imported === null ? "already_imported" : "imported", reason: null, owner, row, imported: imported ?? 0 });
       }
     }
@@ -131,7 +132,7 @@ export async function importStatement(scope: Scope, bankAccountId: string, recei
     const created = [...results.values()].some((r) => r.result === "imported");
     return {
       created,
-      statement: presentStatement(tx, latest.row!, latest.imported),
+      statement: await presentStatement(tx, latest.row!, latest.imported),
       statements: statements.map((s) => {
         const r = results.get(s)!;
         return {
@@ -159,7 +160,7 @@ export async function importStatement(scope: Scope, bankAccountId: string, recei
  * before (nothing added). Refuses (409, 422) a statement id imported with other content, and an
  * opening balance that does not follow on from the account's last statement.
  */
-function importOne(
+async function importOne(
   tx: Tx,
   scope: Scope,
   bank: BankAccountRow,
@@ -167,16 +168,16 @@ function importOne(
   now: string,
   field: (name: string) => string,
   single: boolean,
-): { row: StatementRow; imported: number | null } {
-  const before = tx.select().from(bankStatements).where(and(eq(bankStatements.bankAccountId, bank.id), eq(bankStatements.statementId, statement.statementId))).get();
+): Promise<{ row: StatementRow; imported: number | null }> {
+  const before = await firstRow(tx.select().from(bankStatements).where(and(eq(bankStatements.bankAccountId, bank.id), eq(bankStatements.statementId, statement.statementId))));
   if (before) {
     if (before.sha256 !== sha256 && before.sha256 !== fileSha256) {
       throw new Conflict(`Statement ${statement.statementId} of ${bank.iban} was imported before (${before.id}) with other content; a statement is imported once.`);
     }
     return { row: before, imported: null };
   }
-  const last = edgeStatement(tx, bank.id, "last");
-  const first = isFirstStatement(tx, bank, statement.openingBalance.date, (message) => {
+  const last = await edgeStatement(tx, bank.id, "last");
+  const first = await isFirstStatement(tx, bank, statement.openingBalance.date, (message) => {
     throw ValidationFailed.field(field("opening_date"), single ? message : `Statement ${statement.statementId} of ${bank.iban}: ${message}`);
   });
   if (last && last.closingCents !== statement.openingBalance.cents) {
@@ -200,42 +201,41 @@ function importOne(
     sha256,
     createdAt: now,
   };
-  tx.insert(bankStatements).values(row).run();
-  recordChange(tx, scope, { action: "bank_statement.imported", resource: { type: "bank_statement", id: row.id } });
-  if (first) postOpeningBalance(tx, scope, bank, statement.openingBalance, row.id);
+  await tx.insert(bankStatements).values(row);
+  await recordChange(tx, scope, { action: "bank_statement.imported", resource: { type: "bank_statement", id: row.id } });
+  if (first) await postOpeningBalance(tx, scope, bank, statement.openingBalance, row.id);
 
   const known = new Set(
     statement.entries.length === 0
       ? []
-      : tx
+      : (await tx
           .select({ ref: bankTransactions.entryRef })
           .from(bankTransactions)
-          .where(and(eq(bankTransactions.bankAccountId, bank.id), inArray(bankTransactions.entryRef, statement.entries.map((e) => e.entryRef))))
-          .all()
+          .where(and(eq(bankTransactions.bankAccountId, bank.id), inArray(bankTransactions.entryRef, statement.entries.map((e) => e.entryRef)))))
           .map((r) => r.ref),
   );
   let imported = 0;
   let openByDue: Map<number, ExpenseRow[]> | null = null;
-  const openExpenses = () => (openByDue ??= openExpensesByDue(tx, scope.org.id, bank.currency));
+  const openExpenses = async () => (openByDue ??= await openExpensesByDue(tx, scope.org.id, bank.currency));
   for (const entry of statement.entries) {
     if (known.has(entry.entryRef)) continue;
     known.add(entry.entryRef);
     imported++;
-    importLine(tx, scope, bank, row.id, entry, now, openExpenses);
+    await importLine(tx, scope, bank, row.id, entry, now, openExpenses);
   }
   return { row, imported };
 }
 
 /** One new line of a statement: stored unmatched (bank_transaction.imported), then matched by reference or given a suggestion. */
-function importLine(
+async function importLine(
   tx: Tx,
   scope: Scope,
   bank: BankAccountRow,
   statementId: string,
   entry: BankStatementEntry,
   now: string,
-  openExpenses: () => Map<number, ExpenseRow[]>,
-): void {
+  openExpenses: () => Promise<Map<number, ExpenseRow[]>>,
+): Promise<void> {
   const line: TransactionRow = {
     id: newId(),
     organizationId: scope.org.id,
@@ -256,39 +256,39 @@ function importLine(
     createdAt: now,
     updatedAt: now,
   };
-  tx.insert(bankTransactions).values(line).run();
-  recordChange(tx, scope, {
+  await tx.insert(bankTransactions).values(line);
+  await recordChange(tx, scope, {
     action: "bank_transaction.imported",
     resource: { type: "bank_transaction", id: line.id },
     event: "bank_transaction.imported",
     data: presentTransaction(line),
   });
   // a credit line pays an invoice, a debit line refunds a credit note: by the document's payment reference
-  const invoice = invoicePaidBy(tx, scope.org.id, bank, line);
-  if (invoice) return void allocateLine(tx, scope, bank, line, [{ target: { kind: "invoice", row: invoice }, cents: line.amountCents }], "import", MATCH_READERS);
+  const invoice = await invoicePaidBy(tx, scope.org.id, bank, line);
+  if (invoice) return void await allocateLine(tx, scope, bank, line, [{ target: { kind: "invoice", row: invoice }, cents: line.amountCents }], "import", MATCH_READERS);
   // an invoice and its interest notes in one transfer, as the reminder letter asks
-  const withNotes = invoiceWithNotesPaidBy(tx, scope.org.id, bank, line);
+  const withNotes = await invoiceWithNotesPaidBy(tx, scope.org.id, bank, line);
   if (withNotes) {
     const allocations = withNotes.map((row) => ({ target: { kind: "invoice" as const, row }, cents: invoiceDueCents(row) }));
-    return void allocateLine(tx, scope, bank, line, allocations, "import", MATCH_READERS);
+    return void await allocateLine(tx, scope, bank, line, allocations, "import", MATCH_READERS);
   }
   if (line.direction === "debit") {
     // a payment run's transfer (its EndToEndId), else the supplier's payment reference or IBAN and amount
-    const expense = expensePaidBy(tx, scope.org.id, bank, line, entry.endToEndId) ?? expensePaidByReference(line, openExpenses());
+    const expense = await expensePaidBy(tx, scope.org.id, bank, line, entry.endToEndId) ?? expensePaidByReference(line, await openExpenses());
     if (expense) {
-      forgetExpense(openExpenses(), expense);
-      return void allocateLine(tx, scope, bank, line, [{ target: { kind: "expense", row: expense }, cents: line.amountCents }], "import", MATCH_READERS);
+      forgetExpense(await openExpenses(), expense);
+      return void await allocateLine(tx, scope, bank, line, [{ target: { kind: "expense", row: expense }, cents: line.amountCents }], "import", MATCH_READERS);
     }
   }
-  if (bookTransferOnImport(tx, scope, bank, line)) return;
+  if (await bookTransferOnImport(tx, scope, bank, line)) return;
   // nothing holds the line: its money waits in suspense until it is matched, booked or allocated
-  recordChange(tx, scope, {
+  await recordChange(tx, scope, {
     action: "bank_transaction.posted_to_suspense",
     resource: { type: "bank_transaction", id: line.id },
     ledger: [{ post: suspenseDraft(tx, scope.org.id, line, line.amountCents) }],
   });
   if (line.direction === "debit") {
-    const suggestion = suggestedExpense(line, openExpenses());
-    if (suggestion) updateInOrg(tx, bankTransactions, scope.org.id, line.id, { suggestedExpenseId: suggestion });
+    const suggestion = suggestedExpense(line, await openExpenses());
+    if (suggestion) await updateInOrg(tx, bankTransactions, scope.org.id, line.id, { suggestedExpenseId: suggestion });
   }
 }

@@ -32,25 +32,25 @@ import { showBankTransaction } from "../read.ts";
  * and accounts). What is not allocated stays in suspense.
  */
 export async function matchLine(scope: Scope, id: string, input: BankTransactionMatch) {
-  return await unitOfWork(scope.db, (tx) => {
+  return await unitOfWork(scope.db, async (tx) => {
     const line = findInOrg(tx, bankTransactions, scope.org.id, id);
     if (line.status !== "unmatched" && line.status !== "partially_matched") {
       throw new Conflict(`The bank transaction is ${line.status}; only an unmatched or partially matched one can be matched (unmatch it first, or reclassify it).`);
     }
     const bank = activeBank(tx, scope, line.bankAccountId);
-    const rest = line.amountCents - allocatedCents(tx, line.id);
+    const rest = line.amountCents - await allocatedCents(tx, line.id);
     if (input.allocations !== undefined) {
       if (input.invoice_id !== undefined || input.expense_id !== undefined || input.amount !== undefined) {
         throw ValidationFailed.field("allocations", "Give either allocations, or invoice_id or expense_id with an amount; not both.");
       }
-      allocateLine(tx, scope, bank, line, readAllocations(tx, scope, bank, line, input.allocations, rest), "allocation", MATCH_READERS);
+      await allocateLine(tx, scope, bank, line, await readAllocations(tx, scope, bank, line, input.allocations, rest), "allocation", MATCH_READERS);
       return showBankTransaction(tx, scope.org.id, id);
     }
     if ((input.invoice_id === undefined) === (input.expense_id === undefined)) {
       throw ValidationFailed.field("invoice_id", "Give exactly one of invoice_id and expense_id (or allocations).");
     }
     const bag = new FieldErrorBag();
-    const target: Settled | null = input.invoice_id !== undefined ? findTarget(tx, scope, bag, "invoice", input.invoice_id) : findTarget(tx, scope, bag, "expense", input.expense_id!);
+    const target: Settled | null = input.invoice_id !== undefined ? await findTarget(tx, scope, bag, "invoice", input.invoice_id) : await findTarget(tx, scope, bag, "expense", input.expense_id!);
     const field = input.invoice_id !== undefined ? "invoice_id" : "expense_id";
     let cents = 0;
     if (target) {
@@ -67,11 +67,11 @@ export async function matchLine(scope: Scope, id: string, input: BankTransaction
     bag.throwIfAny();
     // a payment recorded by hand may have paid the document already (its amount due is then 0)
     if (cents === 0) {
-      const paid = handPayment(tx, scope.org.id, bank, target!, rest, line.bookingDate);
+      const paid = await handPayment(tx, scope.org.id, bank, target!, rest, line.bookingDate);
       if (!paid) throw ValidationFailed.field("amount", "Nothing is due on the document.");
       cents = rest;
     }
-    allocateLine(tx, scope, bank, line, [{ target: target!, cents }], "manual", MATCH_READERS);
+    await allocateLine(tx, scope, bank, line, [{ target: target!, cents }], "manual", MATCH_READERS);
     return showBankTransaction(tx, scope.org.id, id);
   });
 }

@@ -22,19 +22,19 @@ import { showBankTransaction } from "../read.ts";
  * first, 409), an ignore lifted; then the line is allocated anew, from suspense.
  */
 export async function reclassifyLine(scope: Scope, id: string, input: BankTransactionReclassify) {
-  return await unitOfWork(scope.db, (tx) => {
+  return await unitOfWork(scope.db, async (tx) => {
     const line = findInOrg(tx, bankTransactions, scope.org.id, id);
     const bank = activeBank(tx, scope, line.bankAccountId);
     if (line.status === "booked") {
-      if (line.transferLineId || line.bookedAccountId === bank.accountId || isBankLedger(tx, scope, line.bookedAccountId)) {
+      if (line.transferLineId || line.bookedAccountId === bank.accountId || await isBankLedger(tx, scope, line.bookedAccountId)) {
         throw new Conflict("The bank transaction is booked as a transfer between own bank accounts; unbook it (POST …/unbook) first.");
       }
-      reverseBooking(tx, scope, line);
+      await reverseBooking(tx, scope, line);
     } else if (line.status !== "unmatched") {
-      unallocateLine(tx, scope, line, (a) => allocatedDocument(tx, scope, a), MATCH_READERS);
+      await unallocateLine(tx, scope, line, (a) => allocatedDocument(tx, scope, a), MATCH_READERS);
     }
     const fresh = findInOrg(tx, bankTransactions, scope.org.id, id);
-    allocateLine(tx, scope, bank, fresh, readAllocations(tx, scope, bank, fresh, input.allocations, fresh.amountCents), "reclassify", MATCH_READERS);
+    await allocateLine(tx, scope, bank, fresh, await readAllocations(tx, scope, bank, fresh, input.allocations, fresh.amountCents), "reclassify", MATCH_READERS);
     return showBankTransaction(tx, scope.org.id, id);
   });
 }

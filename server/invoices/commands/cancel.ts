@@ -17,6 +17,7 @@ import { creditNotesOf } from "../credit-left.ts";
 import { changeInvoice, type InvoiceRow } from "../drafts.ts";
 import { showInvoice, type ShownInvoice } from "../read.ts";
 import { findFor } from "../transitions.ts";
+import { firstRow } from "../../../db/client.ts";
 
 /**
  * An invoice without payments and without credit notes (a credit note settles it: cancel that
@@ -24,7 +25,7 @@ import { findFor } from "../transitions.ts";
  * goes back to its invoice.
  */
 export async function cancelInvoice(scope: Scope, id: string): Promise<ShownInvoice> {
-  return await unitOfWork(scope.db, (tx) => {
+  return await unitOfWork(scope.db, async (tx) => {
     const found = findInOrg(tx, invoices, scope.org.id, id);
     let row: InvoiceRow;
     if (found.type === "credit_note") {
@@ -33,7 +34,7 @@ export async function cancelInvoice(scope: Scope, id: string): Promise<ShownInvo
         throw new Conflict(`The credit note is ${row.status}; ${formatCents(row.paidCents)} was refunded on it: a credit note with refunds cannot be cancelled (delete the refunds first).`);
       }
     } else {
-      const note = tx.select({ id: invoices.id, number: invoices.number, status: invoices.status }).from(invoices).where(creditNotesOf(scope.org.id, id, null)).limit(1).get();
+      const note = await firstRow(tx.select({ id: invoices.id, number: invoices.number, status: invoices.status }).from(invoices).where(creditNotesOf(scope.org.id, id, null)).limit(1));
       if (note && found.status !== "draft" && found.status !== "cancelled") {
         throw new Conflict(
           `The invoice is ${found.status}; credit note ${note.number} (${note.id}, ${note.status}) credits it: cancel that credit note (or delete its draft) before cancelling the invoice.`,
@@ -42,9 +43,9 @@ export async function cancelInvoice(scope: Scope, id: string): Promise<ShownInvo
       // "without payments" needs no check of its own: a payment moves the status on
       row = findFor(tx, scope, id, "cancel");
     }
-    releaseCreditNote(tx, scope, row, showInvoice);
-    const shown = changeInvoice(tx, scope.org.id, id, { status: "cancelled" });
-    recordChange(tx, scope, {
+    await releaseCreditNote(tx, scope, row, showInvoice);
+    const shown = await changeInvoice(tx, scope.org.id, id, { status: "cancelled" });
+    await recordChange(tx, scope, {
       action: "invoice.cancelled",
       resource: { type: "invoice", id },
       event: "invoice.updated",
@@ -53,8 +54,8 @@ export async function cancelInvoice(scope: Scope, id: string): Promise<ShownInvo
     });
     // what the cancelled note gave back is settled first by its invoice's other credit notes' unpaid refunds
     const invoiceId = row.type === "credit_note" && row.creditedCents > 0 ? row.relatedInvoiceId : null;
-    if (invoiceId && reallocateCreditNotes(tx, scope, invoiceId, showInvoice)) {
-      recordChange(tx, scope, { action: "invoice.credited", resource: { type: "invoice", id: invoiceId }, event: "invoice.updated", data: showInvoice(tx, scope.org.id, invoiceId) });
+    if (invoiceId && await reallocateCreditNotes(tx, scope, invoiceId, showInvoice)) {
+      await recordChange(tx, scope, { action: "invoice.credited", resource: { type: "invoice", id: invoiceId }, event: "invoice.updated", data: showInvoice(tx, scope.org.id, invoiceId) });
     }
     return shown;
   });

@@ -26,17 +26,17 @@ import { finalizeInvoice } from "./finalize.ts";
 export async function createInvoice(scope: Scope, input: InvoiceCreate, recurringInvoiceId: string | null = null): Promise<ShownInvoice> {
   return await unitOfWork(scope.db, async (tx) => {
     const bag = new FieldErrorBag();
-    const customer = readCustomer(tx, scope.org.id, bag, input.customer_id);
-    const pricesIncludeVat = input.prices_include_vat ?? orgPricesIncludeVat(tx, scope.org.id);
-    const lines = readLines(tx, scope.org.id, bag, input.lines, pricesIncludeVat);
-    const allowanceCharges = readAllowanceCharges(tx, scope.org.id, bag, input.allowances_charges ?? [], lines);
+    const customer = await readCustomer(tx, scope.org.id, bag, input.customer_id);
+    const pricesIncludeVat = input.prices_include_vat ?? await orgPricesIncludeVat(tx, scope.org.id);
+    const lines = await readLines(tx, scope.org.id, bag, input.lines, pricesIncludeVat);
+    const allowanceCharges = await readAllowanceCharges(tx, scope.org.id, bag, input.allowances_charges ?? [], lines);
     pricedWithinRange(bag, pricesIncludeVat, lines, allowanceCharges);
     const dueDate = input.due_date ?? addDays(input.issue_date, DEFAULT_PAYMENT_DAYS);
     checkDueDate(bag, input.issue_date, dueDate);
     checkServicePeriod(bag, input.service_period_start ?? null, input.service_period_end ?? null);
-    const number = input.number === undefined ? null : readNumber(tx, scope.org.id, bag, input.number);
+    const number = input.number === undefined ? null : await readNumber(tx, scope.org.id, bag, input.number);
     bag.throwIfAny();
-    const draft = insertDraft(
+    const draft = await insertDraft(
       tx,
       scope,
       {

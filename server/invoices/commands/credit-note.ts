@@ -28,10 +28,10 @@ import { findFor } from "../transitions.ts";
  * yet. Never more than is left to credit (422 on `lines`); nothing left at all is a 409.
  */
 export async function creditInvoice(scope: Scope, id: string, input: CreditNoteInput = {}): Promise<ShownInvoice> {
-  return await unitOfWork(scope.db, (tx) => {
+  return await unitOfWork(scope.db, async (tx) => {
     const original = findFor(tx, scope, id, "creditNote");
     if (original.type !== "invoice") throw new Conflict(`The ${nounOf(original.type)} is ${original.status}; only an invoice can be credited.`);
-    const leftCents = creditLeftCents(tx, scope.org.id, original, null);
+    const leftCents = await creditLeftCents(tx, scope.org.id, original, null);
     if (leftCents <= 0) {
       throw new Conflict(`The invoice is ${original.status} and credited in full; nothing is left to credit.`);
     }
@@ -40,20 +40,19 @@ export async function creditInvoice(scope: Scope, id: string, input: CreditNoteI
     // the invoice's document allowances and charges go with a copy of all its lines (pricing.test.ts)
     let allowanceCharges: NewAllowanceCharge[] = [];
     if (input.lines !== undefined) {
-      lines = readLines(tx, scope.org.id, bag, input.lines, original.pricesIncludeVat);
+      lines = await readLines(tx, scope.org.id, bag, input.lines, original.pricesIncludeVat);
     } else if (leftCents < original.totalCents) {
       bag.add("lines", `Invoice ${original.number} has credit notes already: give the lines to credit (at most ${formatCents(leftCents)} is left to credit).`);
       lines = [];
     } else {
-      lines = tx
+      lines = (await tx
         .select()
         .from(invoiceLines)
         .where(inOrg(invoiceLines, scope.org.id, eq(invoiceLines.invoiceId, id)))
-        .orderBy(asc(invoiceLines.sortOrder))
-        .all()
+        .orderBy(asc(invoiceLines.sortOrder)))
         // the line as written: its prices, discounts and shares are the invoice's, not priced again
         .map(({ id: _id, organizationId: _org, invoiceId: _invoice, sortOrder: _order, ...line }) => line);
-      allowanceCharges = storedAllowanceCharges(tx, scope.org.id, id);
+      allowanceCharges = await storedAllowanceCharges(tx, scope.org.id, id);
     }
     if (lines.length > 0 && priceDraft(original.pricesIncludeVat, lines, allowanceCharges).totals.totalCents > leftCents) {
       bag.add("lines", tooMuchCredit(original, leftCents));

@@ -31,35 +31,36 @@ import { isProvisional, nextPaymentReference, nextSeriesNumber } from "../number
 import { showInvoice, type ShownInvoice } from "../read.ts";
 import { readinessOf } from "../readiness.ts";
 import { findFor } from "../transitions.ts";
+import { firstRow } from "../../../db/client.ts";
 
 /**
  * Issues the draft: a provisional number becomes the next of its series (numbering.ts), drawn
  * here, in the transaction that a refusal rolls back with the number; a client's number stays.
  */
 export async function finalizeInvoice(scope: Scope, id: string, options: { sendOnFinalize?: boolean } = {}): Promise<ShownInvoice> {
-  return await unitOfWork(scope.db, (tx) => {
+  return await unitOfWork(scope.db, async (tx) => {
     const row = findFor(tx, scope, id, "finalize");
     const bag = new FieldErrorBag();
     if (row.type === "credit_note" && row.relatedInvoiceId) {
-      const { invoice, leftCents } = creditedBy(tx, scope.org.id, row);
+      const { invoice, leftCents } = await creditedBy(tx, scope.org.id, row);
       if (invoice.status === "cancelled") throw new Conflict(`The invoice ${invoice.number} it credits is cancelled; a credit note of a cancelled invoice cannot be finalized.`);
       if (row.totalCents > leftCents) bag.add("lines", tooMuchCredit(invoice, leftCents));
     }
     checkIssueDateNotFuture(bag, row.issueDate);
     // nothing is issued that its PDF or, when it must be one, its e-invoice could not carry
-    for (const [field, messages] of Object.entries(readinessOf(tx, scope.org.id, id).problems)) for (const message of messages) bag.add(field, message);
+    for (const [field, messages] of Object.entries((await readinessOf(tx, scope.org.id, id)).problems)) for (const message of messages) bag.add(field, message);
     bag.throwIfAny();
-    const issued: InvoiceRow = { ...row, number: isProvisional(row.number) ? nextSeriesNumber(tx, scope.org.id, row) : row.number };
+    const issued: InvoiceRow = { ...row, number: isProvisional(row.number) ? await nextSeriesNumber(tx, scope.org.id, row) : row.number };
     const parties = currentParties(tx, scope.org.id, row.customerId);
-    let shown = changeInvoice(tx, scope.org.id, id, {
+    let shown = await changeInvoice(tx, scope.org.id, id, {
       number: issued.number,
       status: "finalized",
       finalizedAt: nowIso(),
-      paymentReference: nextPaymentReference(tx, scope.org.id, scope.org.country),
+      paymentReference: await nextPaymentReference(tx, scope.org.id, scope.org.country),
       // the document says from now on what it says today, whatever is edited afterwards
       issuedParties: parties,
       // and so does the customer it embeds (docs/api.md#embedded-data)
-      issuedCustomer: issuedCustomer(tx, findInOrg(tx, customers, scope.org.id, row.customerId), parties.buyer),
+      issuedCustomer: await issuedCustomer(tx, findInOrg(tx, customers, scope.org.id, row.customerId), parties.buyer),
       // a German seller's Leistungsdatum: the issue date when neither it nor a period was given
       deliveryDate: supplyDateOf(
         { ...row, servicePeriod: row.servicePeriodStart && row.servicePeriodEnd ? { start: row.servicePeriodStart, end: row.servicePeriodEnd } : null },
@@ -68,19 +69,19 @@ export async function finalizeInvoice(scope: Scope, id: string, options: { sendO
     });
     // a credit note settles its invoice (its invoice.updated is recorded there); the note shows its allocation
     if (row.type === "credit_note") {
-      allocateCreditNote(tx, scope, findInOrg(tx, invoices, scope.org.id, id), showInvoice);
+      await allocateCreditNote(tx, scope, findInOrg(tx, invoices, scope.org.id, id), showInvoice);
       shown = showInvoice(tx, scope.org.id, id);
     }
-    recordChange(tx, scope, {
+    await recordChange(tx, scope, {
       action: "invoice.finalized",
       resource: { type: "invoice", id },
       event: "invoice.finalized",
       data: shown,
       links: documentLinks(id),
-      ledger: [{ post: invoicePosting(tx, issued) }],
+      ledger: [{ post: await invoicePosting(tx, issued) }],
     });
-    const { sendOnFinalize: channel } = tx.select({ sendOnFinalize: organizations.sendOnFinalize }).from(organizations).where(eq(organizations.id, scope.org.id)).get()!;
-    if (channel !== null && options.sendOnFinalize !== false) sendOnFinalize(tx, scope, id, channel);
+    const { sendOnFinalize: channel } = (await firstRow(tx.select({ sendOnFinalize: organizations.sendOnFinalize }).from(organizations).where(eq(organizations.id, scope.org.id))))!;
+    if (channel !== null && options.sendOnFinalize !== false) await sendOnFinalize(tx, scope, id, channel);
     return shown;
   });
 }

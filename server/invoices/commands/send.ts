@@ -20,6 +20,7 @@ import { unitOfWork, type Scope } from "../../lib/scope.ts";
 import { nowIso } from "../../lib/time.ts";
 import { findSendable, markSent, queueSend, type SendRequest, type ShownDelivery } from "../deliveries.ts";
 import { showInvoice, type ShownInvoice } from "../read.ts";
+import { firstRow } from "../../../db/client.ts";
 
 /** What the server offers for e-mail: its own SMTP relay and sender address (KONTOR_SMTP_URL, KONTOR_MAIL_FROM). */
 export type MailServer = { smtpUrl: string | null; mailFrom: string | null };
@@ -28,7 +29,7 @@ export type SendOutcome = { kind: "marked"; invoice: ShownInvoice } | { kind: "q
 
 /** Sends the document `id` as `request` asks; see the module comment. */
 export async function sendDocument(scope: Scope, id: string, request: SendRequest, server: MailServer): Promise<SendOutcome> {
-  return await unitOfWork(scope.db, (tx) => {
+  return await unitOfWork(scope.db, async (tx) => {
     if (request.channel === undefined || request.channel === "manual") {
       const bag = new FieldErrorBag();
       for (const field of ["to", "cc", "message"] as const) {
@@ -37,14 +38,14 @@ export async function sendDocument(scope: Scope, id: string, request: SendReques
       bag.throwIfAny();
       const row = findSendable(tx, scope.org.id, id);
       const now = nowIso();
-      markSent(tx, scope.org.id, row, now);
+      await markSent(tx, scope.org.id, row, now);
       const shown = showInvoice(tx, scope.org.id, id);
-      recordChange(tx, scope, { action: "invoice.sent", resource: { type: "invoice", id }, event: "invoice.updated", data: shown });
+      await recordChange(tx, scope, { action: "invoice.sent", resource: { type: "invoice", id }, event: "invoice.updated", data: shown });
       return { kind: "marked", invoice: shown };
     }
-    const org = tx.select({ smtpUrl: organizations.smtpUrl, email: organizations.email }).from(organizations).where(eq(organizations.id, scope.org.id)).get()!;
+    const org = (await firstRow(tx.select({ smtpUrl: organizations.smtpUrl, email: organizations.email }).from(organizations).where(eq(organizations.id, scope.org.id))))!;
     // the organisation's own relay works alone; it sends from KONTOR_MAIL_FROM, else its own address
     const email = (org.smtpUrl !== null && (server.mailFrom !== null || org.email !== null)) || (server.smtpUrl !== null && server.mailFrom !== null);
-    return { kind: "queued", delivery: queueSend(tx, scope, id, request, { email }) };
+    return { kind: "queued", delivery: await queueSend(tx, scope, id, request, { email }) };
   });
 }

@@ -33,13 +33,13 @@ import { findFor } from "../transitions.ts";
 
 /** Drafts only: a finalized invoice never changes its lines, totals, customer or number. */
 export async function updateInvoice(scope: Scope, id: string, input: InvoiceUpdate): Promise<ShownInvoice> {
-  return await unitOfWork(scope.db, (tx) => {
+  return await unitOfWork(scope.db, async (tx) => {
     const row = findFor(tx, scope, id, "update");
     const bag = new FieldErrorBag();
     const set: Partial<InvoiceRow> = {};
-    if (input.customer_id !== undefined) set.customerId = readCustomer(tx, scope.org.id, bag, input.customer_id)?.id;
+    if (input.customer_id !== undefined) set.customerId = (await readCustomer(tx, scope.org.id, bag, input.customer_id))?.id;
     // its own number sent back (a provisional one too) is no change
-    if (input.number !== undefined && input.number.trim() !== row.number) set.number = readNumber(tx, scope.org.id, bag, input.number, id);
+    if (input.number !== undefined && input.number.trim() !== row.number) set.number = await readNumber(tx, scope.org.id, bag, input.number, id);
     if (input.issue_date !== undefined) set.issueDate = input.issue_date;
     if (input.due_date !== undefined) set.dueDate = input.due_date;
     // a due date left at its default (issue date + 30 days: a credit note's always starts so) follows a new issue date
@@ -62,18 +62,18 @@ export async function updateInvoice(scope: Scope, id: string, input: InvoiceUpda
     const pricesIncludeVat = set.pricesIncludeVat ?? row.pricesIncludeVat;
     const repriced = input.lines !== undefined || input.allowances_charges !== undefined || pricesIncludeVat !== row.pricesIncludeVat;
     // lines or allowances not sent are kept as stored (an allowance's percentage keeps its base), and all are priced again
-    const lines = !repriced ? null : input.lines === undefined ? storedLines(tx, scope.org.id, id) : readLines(tx, scope.org.id, bag, input.lines, pricesIncludeVat);
+    const lines = !repriced ? null : input.lines === undefined ? await storedLines(tx, scope.org.id, id) : await readLines(tx, scope.org.id, bag, input.lines, pricesIncludeVat);
     const allowanceCharges = !lines
       ? null
       : input.allowances_charges === undefined
-        ? storedAllowanceCharges(tx, scope.org.id, id)
-        : readAllowanceCharges(tx, scope.org.id, bag, input.allowances_charges, lines);
+        ? await storedAllowanceCharges(tx, scope.org.id, id)
+        : await readAllowanceCharges(tx, scope.org.id, bag, input.allowances_charges, lines);
     if (lines && allowanceCharges && input.allowances_charges === undefined) checkAllowancesWithinRates(bag, lines, allowanceCharges);
     const priced = lines && allowanceCharges && pricedWithinRange(bag, pricesIncludeVat, lines, allowanceCharges);
     checkDueDate(bag, set.issueDate ?? row.issueDate, set.dueDate ?? row.dueDate);
     if (row.type === "credit_note" && row.relatedInvoiceId) {
       // a credit note credits its invoice: the invoice's customer and currency, at most what is left
-      const { invoice, leftCents } = creditedBy(tx, scope.org.id, row);
+      const { invoice, leftCents } = await creditedBy(tx, scope.org.id, row);
       if (set.customerId !== undefined && set.customerId !== invoice.customerId) {
         bag.add("customer_id", "A credit note keeps the customer of the invoice it credits.");
       }
@@ -81,16 +81,16 @@ export async function updateInvoice(scope: Scope, id: string, input: InvoiceUpda
       if (priced && priced.totals.totalCents > leftCents) bag.add("lines", tooMuchCredit(invoice, leftCents));
     }
     bag.throwIfAny();
-    checkExternalId(tx, invoices, "invoice", scope.org.id, set.externalId, id);
+    await checkExternalId(tx, invoices, "invoice", scope.org.id, set.externalId, id);
     if (priced && allowanceCharges) {
-      tx.delete(invoiceLines).where(inOrg(invoiceLines, scope.org.id, eq(invoiceLines.invoiceId, id))).run();
-      tx.delete(invoiceAllowanceCharges).where(inOrg(invoiceAllowanceCharges, scope.org.id, eq(invoiceAllowanceCharges.invoiceId, id))).run();
-      insertLines(tx, scope.org.id, id, priced.lines);
-      insertAllowanceCharges(tx, scope.org.id, id, allowanceCharges);
+      await tx.delete(invoiceLines).where(inOrg(invoiceLines, scope.org.id, eq(invoiceLines.invoiceId, id)));
+      await tx.delete(invoiceAllowanceCharges).where(inOrg(invoiceAllowanceCharges, scope.org.id, eq(invoiceAllowanceCharges.invoiceId, id)));
+      await insertLines(tx, scope.org.id, id, priced.lines);
+      await insertAllowanceCharges(tx, scope.org.id, id, allowanceCharges);
       Object.assign(set, totalsColumns(priced.totals));
     }
-    const shown = changeInvoice(tx, scope.org.id, id, set);
-    recordChange(tx, scope, { action: "invoice.updated", resource: { type: "invoice", id }, event: "invoice.updated", data: shown });
+    const shown = await changeInvoice(tx, scope.org.id, id, set);
+    await recordChange(tx, scope, { action: "invoice.updated", resource: { type: "invoice", id }, event: "invoice.updated", data: shown });
     return shown;
   });
 }

@@ -33,7 +33,7 @@ export async function sendOverPeppol(deps: PeppolDeps, outgoing: PeppolOutgoing)
   }
   let accessPoint;
   try {
-    accessPoint = accessPointFor(deps.db, deps.secrets, outgoing.organizationId, { timeoutMs: deps.timeoutMs });
+    accessPoint = await accessPointFor(deps.db, deps.secrets, outgoing.organizationId, { timeoutMs: deps.timeoutMs });
   } catch (error) {
     if (error instanceof SecretUnreadable) return { outcome: "failed", detail: `The organisation's Peppol credentials cannot be read: ${error.message}.` };
     throw error;

@@ -42,7 +42,7 @@ export type PollResult = { organizations: number; documents: PolledDocument[]; e
 
 /** Polls the inboxes of every organisation with an access point, or of `orgId` only. */
 export async function pollPeppolInbox(deps: InboxDeps, orgId?: string): Promise<PollResult> {
-  const orgIds = orgId === undefined ? organizationsWithAccessPoint(deps.db) : [orgId];
+  const orgIds = orgId === undefined ? await organizationsWithAccessPoint(deps.db) : [orgId];
   const result: PollResult = { organizations: 0, documents: [], errors: [] };
   for (const id of orgIds) {
     try {
@@ -58,11 +58,11 @@ export async function pollPeppolInbox(deps: InboxDeps, orgId?: string): Promise<
 }
 
 async function pollOrganization(deps: InboxDeps, orgId: string, result: PollResult): Promise<void> {
-  const accessPoint = accessPointFor(deps.db, deps.secrets, orgId, { timeoutMs: deps.timeoutMs });
+  const accessPoint = await accessPointFor(deps.db, deps.secrets, orgId, { timeoutMs: deps.timeoutMs });
   if (!accessPoint) return;
   result.organizations++;
   // what the access point received is imported by the worker (or kontor peppol poll): a system change
-  const scope = { db: deps.db, org: findOrganization(deps.db, orgId), actor: { type: "system" as const, id: null, ip: null, requestId: null } };
+  const scope = { db: deps.db, org: await findOrganization(deps.db, orgId), actor: { type: "system" as const, id: null, ip: null, requestId: null } };
   for (const received of await accessPoint.inbox()) {
     const entry: PolledDocument = { organization_id: orgId, provider_document_id: received.id, outcome: "error", id: null, kind: null, detail: null };
     result.documents.push(entry);

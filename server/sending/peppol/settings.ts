@@ -17,6 +17,7 @@ import { SecretUnreadable, type SecretBox } from "../../lib/secret-box.ts";
 import { nowIso } from "../../lib/time.ts";
 import type { AccessPoint } from "./access-point.ts";
 import { RECOMMAND_BASE_URL, RecommandAccessPoint, type RecommandCredentials } from "./recommand.ts";
+import { firstRow } from "../../../db/client.ts";
 
 /** What `kontor org set` passes: `provider` "none" removes the access point. */
 export type PeppolSettingsInput = { provider?: string; apiKey?: string; apiSecret?: string; companyId?: string; baseUrl?: string };
@@ -56,9 +57,9 @@ export async function setPeppolAccessPoint(scope: Scope, secrets: SecretBox, inp
       if (value !== undefined) errors.add(field, `The ${field} field cannot be given with --peppol-provider none.`);
     }
     errors.throwIfAny();
-    return await unitOfWork(scope.db, (tx) => {
-      tx.update(organizations).set({ peppolProvider: null, peppolCredentials: null, updatedAt: nowIso() }).where(eq(organizations.id, scope.org.id)).run();
-      recordChange(tx, scope, { action: "organization.peppol_access_point_removed", resource: { type: "organization", id: scope.org.id } });
+    return await unitOfWork(scope.db, async (tx) => {
+      await tx.update(organizations).set({ peppolProvider: null, peppolCredentials: null, updatedAt: nowIso() }).where(eq(organizations.id, scope.org.id));
+      await recordChange(tx, scope, { action: "organization.peppol_access_point_removed", resource: { type: "organization", id: scope.org.id } });
       return { peppol_provider: null };
     });
   }
@@ -66,8 +67,8 @@ export async function setPeppolAccessPoint(scope: Scope, secrets: SecretBox, inp
     errors.add("peppol_provider", `The selected peppol_provider is invalid. ${validValues([...PEPPOL_PROVIDERS, "none"])}`);
     errors.throwIfAny();
   }
-  return await unitOfWork(scope.db, (tx) => {
-    const row = tx.select({ provider: organizations.peppolProvider, credentials: organizations.peppolCredentials }).from(organizations).where(eq(organizations.id, scope.org.id)).get();
+  return await unitOfWork(scope.db, async (tx) => {
+    const row = await firstRow(tx.select({ provider: organizations.peppolProvider, credentials: organizations.peppolCredentials }).from(organizations).where(eq(organizations.id, scope.org.id)));
     if (!row) throw new NotFound();
     const chosen = (provider ?? row.provider) as PeppolProvider | null;
     if (chosen === null) {
@@ -97,11 +98,10 @@ export async function setPeppolAccessPoint(scope: Scope, secrets: SecretBox, inp
     const urlProblem = baseUrlProblem(credentials.baseUrl);
     if (urlProblem) errors.add("peppol_base_url", urlProblem);
     errors.throwIfAny();
-    tx.update(organizations)
+    await tx.update(organizations)
       .set({ peppolProvider: chosen, peppolCredentials: secrets.seal(JSON.stringify(credentials), sealContext(scope.org.id)), updatedAt: nowIso() })
-      .where(eq(organizations.id, scope.org.id))
-      .run();
-    recordChange(tx, scope, { action: "organization.peppol_access_point_set", resource: { type: "organization", id: scope.org.id } });
+      .where(eq(organizations.id, scope.org.id));
+    await recordChange(tx, scope, { action: "organization.peppol_access_point_set", resource: { type: "organization", id: scope.org.id } });
     return { peppol_provider: chosen };
   });
 }
@@ -111,8 +111,8 @@ export async function setPeppolAccessPoint(scope: Scope, secrets: SecretBox, inp
  * The organisation's access point, ready to call; null when it has none. Throws SecretUnreadable
  * when its credentials do not open with this server's key (another key file).
  */
-export function accessPointFor(db: Db, secrets: SecretBox, orgId: string, options: { timeoutMs?: number } = {}): AccessPoint | null {
-  const row = db.select({ provider: organizations.peppolProvider, credentials: organizations.peppolCredentials }).from(organizations).where(eq(organizations.id, orgId)).get();
+export async function accessPointFor(db: Db, secrets: SecretBox, orgId: string, options: { timeoutMs?: number } = {}): Promise<AccessPoint | null> {
+  const row = await firstRow(db.select({ provider: organizations.peppolProvider, credentials: organizations.peppolCredentials }).from(organizations).where(eq(organizations.id, orgId)));
   if (!row?.provider || !row.credentials) return null;
   const credentials = JSON.parse(secrets.open(row.credentials, sealContext(orgId))) as StoredCredentials;
   switch (row.provider) {
@@ -122,11 +122,10 @@ export function accessPointFor(db: Db, secrets: SecretBox, orgId: string, option
 }
 
 /** The organisations that have an access point (the partial index organizations_peppol_provider). */
-export function organizationsWithAccessPoint(db: Db): string[] {
-  return db
+export async function organizationsWithAccessPoint(db: Db): Promise<string[]> {
+  return (await db
     .select({ id: organizations.id })
     .from(organizations)
-    .where(and(isNotNull(organizations.peppolProvider), isNotNull(organizations.peppolCredentials)))
-    .all()
+    .where(and(isNotNull(organizations.peppolProvider), isNotNull(organizations.peppolCredentials))))
     .map((r) => r.id);
 }
