@@ -25,7 +25,25 @@ export type RenderableQuery = { toSQL(): { sql: string; params: unknown[] } };
 /** Column types whose stored value is already the value drizzle returns. */
 const PLAIN_COLUMN_TYPES = new Set(["SQLiteText", "SQLiteInteger", "SQLiteReal", "SQLiteNumeric"]);
 
-export type RowQuery<Row> = { all(values: Record<string, unknown>): Row[]; get(values: Record<string, unknown>): Row | undefined };
+/** A prepared query, run with its placeholders' values: every row, or the first (undefined when none). Awaited like any query. */
+export type RowQuery<Row> = { all(values: Record<string, unknown>): Promise<Row[]>; get(values: Record<string, unknown>): Promise<Row | undefined> };
+
+/** What drizzle's `….prepare()` gives on SQLite: runs with placeholders' values, synchronously. */
+type DriverPrepared<Row> = { all(values?: Record<string, unknown>): Row[]; get(values?: Record<string, unknown>): Row | undefined };
+
+/**
+ * Like `prepared`, for a drizzle query prepared once per connection (`build` ends in
+ * `.prepare()`), its values as `sql.placeholder`s: the rows as drizzle makes them, awaited.
+ */
+export function preparedQuery<Row>(tx: Tx, key: string, build: (tx: Tx) => DriverPrepared<Row>): RowQuery<Row> {
+  return prepared(tx, `query:${key}`, (tx) => {
+    const query = build(tx);
+    return {
+      all: async (values) => query.all(values),
+      get: async (values) => query.get(values),
+    };
+  });
+}
 
 /**
  * Like `prepared`, for a `select().from(table)` query on a hot read path: drizzle builds the SQL
@@ -62,12 +80,12 @@ export function tableRows<T extends SQLiteTable>(tx: Tx, table: T, query: Render
     return row as T["$inferSelect"];
   };
   return {
-    all: (values) => {
+    all: async (values) => {
       const rows = statement.all(...fillPlaceholders(params, values)) as Record<string, unknown>[];
       if (decoded.length > 0) for (const row of rows) decode(row);
       return rows as T["$inferSelect"][];
     },
-    get: (values) => {
+    get: async (values) => {
       const row = statement.get(...fillPlaceholders(params, values)) as Record<string, unknown> | null;
       return row === null ? undefined : decode(row);
     },
@@ -82,7 +100,31 @@ export function plainRows<Row>(tx: Tx, query: RenderableQuery): RowQuery<Row> {
   const { sql: text, params } = query.toSQL();
   const statement = tx.$client.prepare<Row, any[]>(text);
   return {
-    all: (values) => statement.all(...fillPlaceholders(params, values)),
-    get: (values) => statement.get(...fillPlaceholders(params, values)) ?? undefined,
+    all: async (values) => statement.all(...fillPlaceholders(params, values)),
+    get: async (values) => statement.get(...fillPlaceholders(params, values)) ?? undefined,
   };
 }
+
+/** A statement of raw SQL with positional parameters (`?1`, `?2`): every row, the first, or run for its effect; awaited like any query. */
+export type SqlStatement<Row, Params extends unknown[]> = {
+  all(...params: Params): Promise<Row[]>;
+  get(...params: Params): Promise<Row | undefined>;
+  run(...params: Params): Promise<void>;
+};
+
+/**
+ * Raw SQL prepared once per connection, for what drizzle's builder would cost more to build
+ * than to run (the ledger's inserts and counters, the fiscal calendar). SQLite's SQL: the few
+ * statements written for one engine are these.
+ */
+export function preparedSql<Row, Params extends unknown[]>(tx: Tx, key: string, text: string): SqlStatement<Row, Params> {
+  return prepared(tx, `sql:${key}`, (tx) => {
+    const statement = tx.$client.prepare<Row, any[]>(text);
+    return {
+      all: async (...params) => statement.all(...params),
+      get: async (...params) => statement.get(...params) ?? undefined,
+      run: async (...params) => void statement.run(...params),
+    };
+  });
+}
+

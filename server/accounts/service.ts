@@ -126,7 +126,7 @@ export const accountService = {
     return await listPage(scope, accountList, query, url, async (rows, tx) => await presentAccounts(tx, scope.org.currency, rows));
   },
   get(scope: Scope, id: string) {
-    return snapshot(scope.db, async (tx) => (await presentAccounts(tx, scope.org.currency, [findInOrg(tx, accounts, scope.org.id, id)]))[0]!);
+    return snapshot(scope.db, async (tx) => (await presentAccounts(tx, scope.org.currency, [await findInOrg(tx, accounts, scope.org.id, id)]))[0]!);
   },
 
   /** Adds an account to the chart: a code of its own, a parent of a compatible type; no role (roles are the seed's). */
@@ -176,7 +176,7 @@ export const accountService = {
     const name = input.name?.trim();
     if (name === "") throw ValidationFailed.field("name", "The name field must not be empty.");
     return await unitOfWork(scope.db, async (tx) => {
-      const row = findInOrg(tx, accounts, scope.org.id, id);
+      const row = await findInOrg(tx, accounts, scope.org.id, id);
       const archiving = input.is_active === false && row.isActive;
       const restoring = input.is_active === true && !row.isActive;
       if (archiving) {
@@ -188,7 +188,7 @@ export const accountService = {
         }
       }
       await updateInOrg(tx, accounts, scope.org.id, row.id, { ...(name !== undefined ? { name } : {}), ...(input.is_active !== undefined ? { isActive: input.is_active } : {}), updatedAt: nowIso() });
-      const shown = (await presentAccounts(tx, scope.org.currency, [findInOrg(tx, accounts, scope.org.id, row.id)]))[0]!;
+      const shown = (await presentAccounts(tx, scope.org.currency, [await findInOrg(tx, accounts, scope.org.id, row.id)]))[0]!;
       const action = archiving ? "account.archived" : restoring ? "account.restored" : "account.updated";
       await recordChange(tx, scope, { action, resource: { type: "account", id: row.id }, event: "account.updated", data: shown });
       return shown;
@@ -202,7 +202,7 @@ export const accountService = {
    */
   async remove(scope: Scope, id: string): Promise<void> {
     await unitOfWork(scope.db, async (tx) => {
-      const row = findInOrg(tx, accounts, scope.org.id, id);
+      const row = await findInOrg(tx, accounts, scope.org.id, id);
       const what = `${row.code} ${row.name}`;
       const problem = await inUseProblem(tx, scope.org.id, row, true);
       if (problem) throw new Conflict(`${problem} It cannot be deleted.`);

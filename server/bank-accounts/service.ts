@@ -72,7 +72,7 @@ export const bankAccountService = {
   },
 
   get(scope: Scope, id: string) {
-    return snapshot(scope.db, async (tx) => (await presentBankAccounts(tx, [findInOrg(tx, bankAccounts, scope.org.id, id)]))[0]!);
+    return snapshot(scope.db, async (tx) => (await presentBankAccounts(tx, [await findInOrg(tx, bankAccounts, scope.org.id, id)]))[0]!);
   },
 
   /**
@@ -152,7 +152,7 @@ export const bankAccountService = {
     return await unitOfWork(scope.db, async (tx) => {
       await updateInOrg(tx, bankAccounts, scope.org.id, row.id, { ...set, updatedAt: nowIso() });
       await recordChange(tx, scope, { action: "bank_account.updated", resource: { type: "bank_account", id: row.id } });
-      return (await presentBankAccounts(tx, [findInOrg(tx, bankAccounts, scope.org.id, row.id)]))[0]!;
+      return (await presentBankAccounts(tx, [await findInOrg(tx, bankAccounts, scope.org.id, row.id)]))[0]!;
     });
   },
 
@@ -168,7 +168,7 @@ export const bankAccountService = {
         .set({ defaultBankAccountId: null })
         .where(and(eq(organizations.id, scope.org.id), eq(organizations.defaultBankAccountId, row.id)));
       await recordChange(tx, scope, { action: "bank_account.deactivated", resource: { type: "bank_account", id: row.id } });
-      return (await presentBankAccounts(tx, [findInOrg(tx, bankAccounts, scope.org.id, row.id)]))[0]!;
+      return (await presentBankAccounts(tx, [await findInOrg(tx, bankAccounts, scope.org.id, row.id)]))[0]!;
     });
   },
 

@@ -26,16 +26,16 @@ type TransactionRow = typeof bankTransactions.$inferSelect;
 export const MATCH_READERS: MatchReaders = { invoice: showInvoice, expense: showExpense, bankTransaction: (tx, orgId, id) => showBankTransaction(tx, orgId, id) };
 
 /** The line's or the path's bank account: 404, and a 409 when it is not active. */
-export function activeBank(tx: Tx, scope: Scope, id: string): BankAccountRow {
-  const bank = findInOrg(tx, bankAccounts, scope.org.id, id);
+export async function activeBank(tx: Tx, scope: Scope, id: string): Promise<BankAccountRow> {
+  const bank = await findInOrg(tx, bankAccounts, scope.org.id, id);
   if (!bank.isActive) throw new Conflict(`The bank account ${bank.name} is not active.`);
   return bank;
 }
 
 /** The document an allocation's payment belongs to. */
-export function allocatedDocument(tx: Tx, scope: Scope, a: AllocationRow): Settled | null {
-  if (a.invoiceId) return { kind: "invoice", row: findInOrg(tx, invoices, scope.org.id, a.invoiceId) };
-  if (a.expenseId) return { kind: "expense", row: findInOrg(tx, expenses, scope.org.id, a.expenseId) };
+export async function allocatedDocument(tx: Tx, scope: Scope, a: AllocationRow): Promise<Settled | null> {
+  if (a.invoiceId) return { kind: "invoice", row: await findInOrg(tx, invoices, scope.org.id, a.invoiceId) };
+  if (a.expenseId) return { kind: "expense", row: await findInOrg(tx, expenses, scope.org.id, a.expenseId) };
   return null;
 }
 

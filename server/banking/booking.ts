@@ -44,7 +44,7 @@ export const NOT_BOOKED = { bookedAccountId: null, bookedVatRateId: null, journa
 /** Books an unmatched line to an account of the chart (with a VAT rate), or as a transfer to another own bank account. */
 export async function postBooking(tx: Tx, scope: Scope, line: TransactionRow, input: BankTransactionBook): Promise<void> {
   if (line.status !== "unmatched") throw new Conflict(`The bank transaction is ${line.status}; only an unmatched one can be booked (unmatch or unbook it first).`);
-  const bank = findInOrg(tx, bankAccounts, scope.org.id, line.bankAccountId);
+  const bank = await findInOrg(tx, bankAccounts, scope.org.id, line.bankAccountId);
   const bag = new FieldErrorBag();
   const account = await firstRow(tx.select().from(accounts).where(inOrg(accounts, scope.org.id, eq(accounts.id, input.account_id))));
   let other: BankAccountRow | null = null;
@@ -83,7 +83,7 @@ async function bookTransfer(tx: Tx, scope: Scope, bank: BankAccountRow, line: Tr
   await post(tx, scope, bank, line, { id: other.accountId, type: "asset" }, null, null, null, action, inSuspense);
   const pair = await transferPartner(tx, scope.org.id, line, other, bank);
   // the partner was imported before: unmatched, in suspense
-  if (pair) await joinTransfer(tx, scope, findInOrg(tx, bankTransactions, scope.org.id, line.id), pair, bank, true);
+  if (pair) await joinTransfer(tx, scope, await findInOrg(tx, bankTransactions, scope.org.id, line.id), pair, bank, true);
 }
 
 /**
@@ -127,7 +127,7 @@ async function bookedHalf(tx: Tx, orgId: string, bank: BankAccountRow, line: Tra
 export async function reverseBooking(tx: Tx, scope: Scope, line: TransactionRow): Promise<void> {
   if (line.status !== "booked") throw new Conflict(`The bank transaction is ${line.status}; only a booked one can be unbooked.`);
   const lines = [line];
-  if (line.transferLineId) lines.push(findInOrg(tx, bankTransactions, scope.org.id, line.transferLineId));
+  if (line.transferLineId) lines.push(await findInOrg(tx, bankTransactions, scope.org.id, line.transferLineId));
   const now = nowIso();
   for (const [i, l] of lines.entries()) {
     await updateInOrg(tx, bankTransactions, scope.org.id, l.id, { ...NOT_MATCHED, ...NOT_BOOKED, updatedAt: now });
@@ -140,7 +140,7 @@ export async function reverseBooking(tx: Tx, scope: Scope, line: TransactionRow)
         // the two lines of a transfer hold one entry: reversed once
         ...(i === 0 && line.journalEntryId ? [{ reverseEntry: { entryId: line.journalEntryId } }] : []),
         ...(l.suspenseExitEntryId === null
-          ? [{ post: suspenseDraft(tx, scope.org.id, l, l.amountCents) }]
+          ? [{ post: await suspenseDraft(tx, scope.org.id, l, l.amountCents) }]
           : l.suspenseExitEntryId !== l.journalEntryId
             ? [{ reverseEntry: { entryId: l.suspenseExitEntryId } }]
             : []),
@@ -156,11 +156,17 @@ export async function reverseBooking(tx: Tx, scope: Scope, line: TransactionRow)
  */
 export async function bookTransferOnImport(tx: Tx, scope: Scope, bank: BankAccountRow, line: TransactionRow): Promise<boolean> {
   const owners = new Map<string, BankAccountRow>();
-  const ownerOf = (id: string) => owners.get(id) ?? owners.set(id, findInOrg(tx, bankAccounts, scope.org.id, id)).get(id)!;
+  const ownerOf = async (id: string) => owners.get(id) ?? owners.set(id, await findInOrg(tx, bankAccounts, scope.org.id, id)).get(id)!;
   // the other half, booked first on its own account, if this line could be it
-  const first = (await bookedHalf(tx, scope.org.id, bank, line)).find((w) => namesOnly(line, ownerOf(w.bankAccountId)) && namesOnly(w, bank));
+  let first: TransactionRow | undefined;
+  for (const w of await bookedHalf(tx, scope.org.id, bank, line)) {
+    if (namesOnly(line, await ownerOf(w.bankAccountId)) && namesOnly(w, bank)) {
+      first = w;
+      break;
+    }
+  }
   if (first) {
-    await joinTransfer(tx, scope, first, line, ownerOf(first.bankAccountId), false);
+    await joinTransfer(tx, scope, first, line, await ownerOf(first.bankAccountId), false);
     return true;
   }
   if (!line.counterpartyIban || line.counterpartyIban === bank.iban) return false;
@@ -204,7 +210,7 @@ async function joinTransfer(tx: Tx, scope: Scope, first: TransactionRow, second:
       resource: { type: "bank_transaction", id },
       event: "bank_transaction.booked",
       data: () => showBankTransaction(tx, scope.org.id, id),
-      ledger: id === second.id && exitId ? [{ post: suspenseDraft(tx, scope.org.id, second, -second.amountCents, exitId) }] : [],
+      ledger: id === second.id && exitId ? [{ post: await suspenseDraft(tx, scope.org.id, second, -second.amountCents, exitId) }] : [],
     });
   }
 }
@@ -226,7 +232,7 @@ async function post(
   const accountId = account.id;
   // revenue is sold: output VAT; anything else (costs, assets) is bought: input VAT
   const side = account.type === "revenue" ? "sales" : "purchases";
-  const vatAccount = vat === null ? null : systemAccount(tx, scope.org.id, side === "sales" ? "vat_payable" : "vat_receivable").id;
+  const vatAccount = vat === null ? null : (await systemAccount(tx, scope.org.id, side === "sales" ? "vat_payable" : "vat_receivable")).id;
   const draft = bankLineEntry(
     {
       lineId: line.id,
@@ -239,7 +245,7 @@ async function post(
       vat: vat && { ...vat, side },
     },
     {
-      bank: inSuspense ? systemAccount(tx, scope.org.id, "suspense").id : bank.accountId,
+      bank: inSuspense ? (await systemAccount(tx, scope.org.id, "suspense")).id : bank.accountId,
       account: accountId,
       vat: vatAccount,
       selfAssessment: side === "purchases" && vat ? await bankLineSelfAssessment(tx, scope.org.id) : null,

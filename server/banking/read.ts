@@ -76,7 +76,7 @@ export function presentTransaction(row: TransactionRow, allocations: AllocationR
 }
 
 export async function showBankTransaction(tx: Tx, orgId: string, id: string) {
-  return presentTransaction(findInOrg(tx, bankTransactions, orgId, id), (await allocationsByLine(tx, [id])).get(id) ?? []);
+  return presentTransaction(await findInOrg(tx, bankTransactions, orgId, id), (await allocationsByLine(tx, [id])).get(id) ?? []);
 }
 
 /** A page of lines with their allocations. */

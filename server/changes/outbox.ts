@@ -62,7 +62,7 @@ export function envelopeJson(event: EventEnvelopeParts, data: string): string {
 export async function emit(tx: Tx, scope: Scope, event: Event): Promise<number> {
   const now = nowIso();
   const data = JSON.stringify(event.data);
-  const seq = drawSequence(tx, scope.org.id, EVENT_SEQUENCE, 0);
+  const seq = await drawSequence(tx, scope.org.id, EVENT_SEQUENCE, 0);
   const resourceType = resourceOf(event.type);
   await tx.insert(events)
     .values({

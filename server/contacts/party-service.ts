@@ -175,10 +175,10 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
       return listPage(scope, listSpec, query, url, (rows) => rows.map(kind.present ?? presentParty));
     },
     async get(scope: Scope, id: string): Promise<Shown> {
-      return await snapshot(scope.db, async (tx) => await kind.show(tx, findInOrg(tx, table, scope.org.id, id)));
+      return await snapshot(scope.db, async (tx) => await kind.show(tx, await findInOrg(tx, table, scope.org.id, id)));
     },
-    find(tx: Tx, scope: Scope, id: string): PartyRow {
-      return findInOrg(tx, table, scope.org.id, id);
+    async find(tx: Tx, scope: Scope, id: string): Promise<PartyRow> {
+      return await findInOrg(tx, table, scope.org.id, id);
     },
     async create(scope: Scope, input: PartyCreate): Promise<Shown> {
       return await unitOfWork(scope.db, (tx) => insert(tx, scope, input));
@@ -188,12 +188,12 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
     /** `after`: what follows the change in the same transaction, before its own event (customers: their drafts) */
     async update(scope: Scope, id: string, input: PartyUpdate, after?: (tx: Tx, row: PartyRow) => void | Promise<void>): Promise<Shown> {
       return await unitOfWork(scope.db, async (tx) => {
-        const before = findInOrg(tx, table, scope.org.id, id);
+        const before = await findInOrg(tx, table, scope.org.id, id);
         const set = { ...columns(input), ...kind.ownColumns?.(input) };
         if (set.companyNumber !== undefined || set.country !== undefined) checkCompanyNumber({ ...before, ...set });
         await checkExternalId(tx, table, resourceType, scope.org.id, set.externalId, id);
         await updateInOrg(tx, table, scope.org.id, id, { ...set, updatedAt: nowIso() });
-        const updated = findInOrg(tx, table, scope.org.id, id);
+        const updated = await findInOrg(tx, table, scope.org.id, id);
         await kind.afterWrite?.(tx, updated);
         const shown = await kind.show(tx, updated);
         await record(tx, scope, "updated", id, shown);
@@ -203,7 +203,7 @@ export function partyService<Shown>(kind: PartyKind<Shown>) {
     },
     async remove(scope: Scope, id: string): Promise<void> {
       await unitOfWork(scope.db, async (tx) => {
-        const row = findInOrg(tx, table, scope.org.id, id);
+        const row = await findInOrg(tx, table, scope.org.id, id);
         const blocker = await kind.deleteBlocker(tx, row);
         if (blocker) throw new Conflict(blocker);
         const last = await kind.show(tx, row);

@@ -109,7 +109,7 @@ async function touchCustomer(tx: Tx, scope: Scope, customerId: string, change: "
     resource: { type: "contact_person", id: person.id },
     event: `contact_person.${change}`,
     data: personEventData(person),
-    also: [{ event: "customer.updated", data: await showCustomer(tx, findInOrg(tx, customers, scope.org.id, customerId)) }],
+    also: [{ event: "customer.updated", data: await showCustomer(tx, await findInOrg(tx, customers, scope.org.id, customerId)) }],
   });
   await follow(tx, scope, customerId);
 }
@@ -122,7 +122,7 @@ async function clearOtherPrimaries(tx: Tx, orgId: string, customerId: string, ke
 }
 
 async function findPerson(tx: Tx, scope: Scope, customerId: string, personId: string): Promise<ContactRow> {
-  findInOrg(tx, customers, scope.org.id, customerId);
+  await findInOrg(tx, customers, scope.org.id, customerId);
   return await findChildInOrg(tx, contactPersons, contactPersons.customerId, scope.org.id, customerId, personId);
 }
 
@@ -142,7 +142,7 @@ export const contactPersonService = {
   },
   async create(scope: Scope, customerId: string, input: ContactPersonCreate, follow: CustomerFollower) {
     return await unitOfWork(scope.db, async (tx) => {
-      findInOrg(tx, customers, scope.org.id, customerId);
+      await findInOrg(tx, customers, scope.org.id, customerId);
       const held = (await firstRow(tx.select({ n: count() }).from(contactPersons).where(inOrg(contactPersons, scope.org.id, eq(contactPersons.customerId, customerId)))))!.n;
       checkRoom("contact_persons", held, 1, "This customer");
       const now = nowIso();

@@ -194,7 +194,7 @@ export async function importSupplierDocument(scope: Scope, received: ReceivedFil
 /** The original document of an imported expense, as it was received (404 when the expense has none). */
 export async function expenseDocument(scope: Scope, id: string): Promise<{ contentType: string; body: Uint8Array }> {
   const doc = await snapshot(scope.db, async (tx) => {
-    findInOrg(tx, expenses, scope.org.id, id);
+    await findInOrg(tx, expenses, scope.org.id, id);
     return await firstRow(tx
       .select()
       .from(expenseDocuments)

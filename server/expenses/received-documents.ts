@@ -98,7 +98,7 @@ export const receivedDocumentService = {
     return listPage(scope, receivedDocumentList, query, url, (rows) => rows.map(presentReceivedDocument));
   },
   get(scope: Scope, id: string) {
-    return snapshot(scope.db, (tx) => presentReceivedDocument(findInOrg(tx, receivedDocuments, scope.org.id, id)));
+    return snapshot(scope.db, async (tx) => presentReceivedDocument(await findInOrg(tx, receivedDocuments, scope.org.id, id)));
   },
   /** The original, as it was received. */
   async document(scope: Scope, id: string): Promise<{ contentType: string; body: Uint8Array }> {

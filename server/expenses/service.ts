@@ -41,7 +41,7 @@ export async function presentExpenses(tx: Tx, rows: ExpenseRow[]) {
 }
 
 export async function showExpense(tx: Tx, orgId: string, id: string) {
-  return (await presentExpenses(tx, [findInOrg(tx, expenses, orgId, id)]))[0]!;
+  return (await presentExpenses(tx, [await findInOrg(tx, expenses, orgId, id)]))[0]!;
 }
 
 function presentExpense(row: ExpenseRow, paymentRows: ExpensePaymentRow[]) {
@@ -193,11 +193,11 @@ const findFor = stateMachine(expenses, () => "expense", {
 /** Moves a pending expense to `status` (approve, reject). */
 async function decide(scope: Scope, id: string, status: "approved" | "rejected", rejectionReason: string | null) {
   return await unitOfWork(scope.db, async (tx) => {
-    const before = findFor(tx, scope, id, status === "approved" ? "approve" : "reject");
+    const before = await findFor(tx, scope, id, status === "approved" ? "approve" : "reject");
     // an invoice prepaid in full (BT-115 0.00) leaves nothing to pay once approved
     const decided = status === "approved" ? expenseStatusAfterPayments(before, before.paidCents) : status;
     await updateInOrg(tx, expenses, scope.org.id, id, { status: decided, rejectionReason, updatedAt: nowIso() });
-    const row = findInOrg(tx, expenses, scope.org.id, id);
+    const row = await findInOrg(tx, expenses, scope.org.id, id);
     const shown = (await presentExpenses(tx, [row]))[0]!;
     // there is no expense.rejected event: a rejection is an update (docs/payables.md#expenses)
     const event = status === "approved" ? "expense.approved" : "expense.updated";
@@ -259,7 +259,7 @@ export const expenseService = {
   /** Pending and rejected expenses can be edited; a rejected one returns to pending. */
   async update(scope: Scope, id: string, input: ExpenseUpdate) {
     return await unitOfWork(scope.db, async (tx) => {
-      const row = findFor(tx, scope, id, "update");
+      const row = await findFor(tx, scope, id, "update");
       const resubmitted = row.status === "rejected" ? { status: "pending" as const, rejectionReason: null } : {};
       const columns = await columnsOf(tx, scope, input, row);
       // an imported document's prepaid amount stays: a total edited by hand must still cover it
@@ -283,7 +283,7 @@ export const expenseService = {
 
   async remove(scope: Scope, id: string): Promise<void> {
     await unitOfWork(scope.db, async (tx) => {
-      const row = findFor(tx, scope, id, "delete");
+      const row = await findFor(tx, scope, id, "delete");
       await deleteInOrg(tx, expenses, scope.org.id, id);
       await recordChange(tx, scope, { action: "expense.deleted", resource: { type: "expense", id }, event: "expense.deleted", data: presentExpense(row, []) });
     });
@@ -299,12 +299,12 @@ export const expenseService = {
 
   /** A payment of at most the amount due of an approved expense: payables against the bank (server/settlement). */
   async recordPayment(scope: Scope, id: string, input: PaymentInput) {
-    return await unitOfWork(scope.db, async (tx) => (await recordPayment(tx, scope, { kind: "expense", row: findInOrg(tx, expenses, scope.org.id, id) }, input, showExpense)).shown);
+    return await unitOfWork(scope.db, async (tx) => (await recordPayment(tx, scope, { kind: "expense", row: await findInOrg(tx, expenses, scope.org.id, id) }, input, showExpense)).shown);
   },
 
   /** Removes a payment recorded by mistake: its posting is reversed on its own date, a bank line holding it is unmatched. */
   async deletePayment(scope: Scope, id: string, paymentId: string): Promise<void> {
-    await unitOfWork(scope.db, (tx) => deletePayment(tx, scope, { kind: "expense", row: findInOrg(tx, expenses, scope.org.id, id) }, paymentId, showExpense));
+    await unitOfWork(scope.db, async (tx) => deletePayment(tx, scope, { kind: "expense", row: await findInOrg(tx, expenses, scope.org.id, id) }, paymentId, showExpense));
   },
 };
 

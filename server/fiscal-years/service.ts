@@ -69,7 +69,7 @@ function namedYear(calendar: FiscalCalendar, year: number): FiscalYear {
 
 /** The year as the API and its webhooks show it (`org`: whose currency the result is in). */
 export async function showFiscalYear(tx: Tx, org: OrgCurrency, year: number) {
-  return present(tx, org, namedYear(fiscalCalendar(tx, org.id), year), await yearRow(tx, org.id, year));
+  return present(tx, org, namedYear(await fiscalCalendar(tx, org.id), year), await yearRow(tx, org.id, year));
 }
 
 function parseYear(text: string): number {
@@ -81,7 +81,7 @@ export const fiscalYearService = {
   async list(scope: Scope) {
     return await snapshot(scope.db, async (tx) => {
       const rows = new Map((await tx.select().from(fiscalYears).where(eq(fiscalYears.organizationId, scope.org.id))).map((r) => [r.year, r]));
-      const calendar = fiscalCalendar(tx, scope.org.id);
+      const calendar = await fiscalCalendar(tx, scope.org.id);
       return await Promise.all((await knownYears(tx, scope.org.id, calendar)).map((year) => present(tx, scope.org, namedYear(calendar, year), rows.get(year))));
     });
   },
@@ -94,7 +94,7 @@ export const fiscalYearService = {
   async close(scope: Scope, yearText: string) {
     const year = parseYear(yearText);
     return await unitOfWork(scope.db, async (tx) => {
-      const calendar = fiscalCalendar(tx, scope.org.id);
+      const calendar = await fiscalCalendar(tx, scope.org.id);
       const fiscalYear = namedYear(calendar, year);
       if ((await yearRow(tx, scope.org.id, year))?.status === "closed") throw new Conflict(`The fiscal year ${year} is closed already.`);
       if (fiscalYear.end >= today()) throw new Conflict(`The fiscal year ${year} is open and has not ended yet (it ends on ${fiscalYear.end}).`);
@@ -137,7 +137,7 @@ export const fiscalYearService = {
   async reopen(scope: Scope, yearText: string) {
     const year = parseYear(yearText);
     return await unitOfWork(scope.db, async (tx) => {
-      namedYear(fiscalCalendar(tx, scope.org.id), year);
+      namedYear(await fiscalCalendar(tx, scope.org.id), year);
       if ((await yearRow(tx, scope.org.id, year))?.status !== "closed") throw new Conflict(`The fiscal year ${year} is open; only a closed year can be reopened.`);
       const later = await firstRow(tx
         .select({ year: fiscalYears.year })

@@ -260,11 +260,11 @@ export const interestNotesOf = (orgId: string, invoiceId: string) =>
 
 /** Reads the invoice, its customer, payments, credit notes and earlier interest notes, and the rates, in `tx`. */
 export async function readClaimInput(tx: Tx, orgId: string, invoiceId: string, asOf: string, opts: { firstReminderAcceptedOn: string | null }): Promise<ClaimInput> {
-  const invoice = findInOrg(tx, invoices, orgId, invoiceId);
+  const invoice = await findInOrg(tx, invoices, orgId, invoiceId);
   if (invoice.type !== "invoice") throw new Conflict(`The document is ${invoice.type === "credit_note" ? "a credit note" : "an interest note"}; interest is charged on invoices only.`);
   if (invoice.status === "draft" || invoice.status === "cancelled") throw new Conflict(`The invoice is ${invoice.status}; only an issued invoice can be late.`);
   const org = (await firstRow(tx.select().from(organizations).where(eq(organizations.id, orgId))))!;
-  const buyerVat = invoice.issuedParties ? invoice.issuedParties.buyer.vatNumber : findInOrg(tx, customers, orgId, invoice.customerId).vatNumber;
+  const buyerVat = invoice.issuedParties ? invoice.issuedParties.buyer.vatNumber : (await findInOrg(tx, customers, orgId, invoice.customerId)).vatNumber;
   const paid = await tx
     .select({ date: payments.paymentDate, cents: payments.amountCents })
     .from(payments)

@@ -104,9 +104,9 @@ export async function createInterestNoteDraft(tx: Tx, scope: Scope, invoiceId: s
     const why = asOf <= input.dueDate ? `: it is due on ${input.dueDate}` : charged ? ": earlier interest notes charged everything due so far" : "";
     throw ValidationFailed.field("as_of", `Nothing is chargeable on this invoice as of ${asOf}${why}. ${claim.law}`.trim());
   }
-  const original = findInOrg(tx, invoices, scope.org.id, invoiceId);
+  const original = await findInOrg(tx, invoices, scope.org.id, invoiceId);
   // its lines and remark in the language the note is issued in (the customer's, else the organisation's)
-  const language = currentParties(tx, scope.org.id, original.customerId).language;
+  const language = (await currentParties(tx, scope.org.id, original.customerId)).language;
   const words = interestWords(language);
   const lines = (chargeInterest ? figures.newPeriods : []).map((p) => oneLine(words.interest(p, input.currency), p.interestCents));
   if (compensationCents > 0) lines.push(oneLine(claim.customer_type === "organization" ? words.compensation : words.damages, compensationCents));

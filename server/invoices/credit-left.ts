@@ -34,7 +34,7 @@ export async function creditLeftCents(tx: Tx, orgId: string, invoice: InvoiceRow
 
 /** The invoice a credit note credits, with what is left to credit on it besides the note itself. */
 export async function creditedBy(tx: Tx, orgId: string, note: InvoiceRow): Promise<{ invoice: InvoiceRow; leftCents: number }> {
-  const invoice = findInOrg(tx, invoices, orgId, note.relatedInvoiceId!);
+  const invoice = await findInOrg(tx, invoices, orgId, note.relatedInvoiceId!);
   return { invoice, leftCents: await creditLeftCents(tx, orgId, invoice, note.id) };
 }
 

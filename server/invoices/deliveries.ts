@@ -165,7 +165,7 @@ export type SendSetup = {
  * finalized, an e-mail to the address given, else the customer's as it is now.
  */
 export async function addressSend(tx: Tx, scope: Scope, invoice: typeof invoices.$inferSelect, request: SendRequest, setup: SendSetup): Promise<{ channel: SendChannel; recipients: DeliveryRecipients }> {
-  const customer = findInOrg(tx, customers, scope.org.id, invoice.customerId);
+  const customer = await findInOrg(tx, customers, scope.org.id, invoice.customerId);
   const choice = request.channel ?? "manual";
   const channel: SendChannel = choice === "preferred" ? preferredChannel(customer) : (choice as SendChannel);
   const bag = new FieldErrorBag();
@@ -214,8 +214,8 @@ export function peppolSetupProblems(org: typeof organizations.$inferSelect): Rec
 export const SENDABLE_STATES: readonly InvoiceStatus[] = ["finalized", "sent", "partially_paid", "paid"];
 
 /** The invoice, credit note or interest note `invoiceId` (404), if it can be sent (else a 409 naming its state). */
-export function findSendable(tx: Tx, orgId: string, invoiceId: string): InvoiceRow {
-  const invoice = findInOrg(tx, invoices, orgId, invoiceId);
+export async function findSendable(tx: Tx, orgId: string, invoiceId: string): Promise<InvoiceRow> {
+  const invoice = await findInOrg(tx, invoices, orgId, invoiceId);
   if (!SENDABLE_STATES.includes(invoice.status)) {
     const noun = invoice.type.replace("_", " ");
     throw new Conflict(`The ${noun} is ${invoice.status}; only an issued one (finalized, sent, partially paid or paid) can be sent.`);
@@ -230,7 +230,7 @@ export async function markSent(tx: Tx, orgId: string, invoice: InvoiceRow, at: s
 
 /** Queues a delivery of the invoice, credit note or interest note `invoiceId` in `tx` (a send or a resend). */
 export async function queueSend(tx: Tx, scope: Scope, invoiceId: string, request: SendRequest, setup: SendSetup): Promise<ShownDelivery> {
-  const invoice = findSendable(tx, scope.org.id, invoiceId);
+  const invoice = await findSendable(tx, scope.org.id, invoiceId);
   const { channel, recipients } = await addressSend(tx, scope, invoice, request, setup);
   const row = await enqueueDelivery(tx, scope.org.id, { subject: "invoice", invoiceId }, channel, recipients, request.message ?? null);
   await recordChange(tx, scope, { action: "invoice.delivery_queued", resource: { type: "invoice", id: invoiceId } });
@@ -243,8 +243,8 @@ export async function queueSend(tx: Tx, scope: Scope, invoiceId: string, request
  * `invoice.sent`.
  */
 export async function deliveryAccepted(tx: Tx, scope: Scope, invoiceId: string): Promise<void> {
-  await markSent(tx, scope.org.id, findInOrg(tx, invoices, scope.org.id, invoiceId), nowIso());
-  await recordChange(tx, scope, { action: "invoice.sent", resource: { type: "invoice", id: invoiceId }, event: "invoice.sent", data: showInvoice(tx, scope.org.id, invoiceId) });
+  await markSent(tx, scope.org.id, await findInOrg(tx, invoices, scope.org.id, invoiceId), nowIso());
+  await recordChange(tx, scope, { action: "invoice.sent", resource: { type: "invoice", id: invoiceId }, event: "invoice.sent", data: await showInvoice(tx, scope.org.id, invoiceId) });
 }
 
 /** A delivery failed for good (refused, or out of attempts): event `invoice.delivery_failed`. */
@@ -253,7 +253,7 @@ export async function deliveryFailed(tx: Tx, scope: Scope, invoiceId: string): P
     action: "invoice.delivery_failed",
     resource: { type: "invoice", id: invoiceId },
     event: "invoice.delivery_failed",
-    data: showInvoice(tx, scope.org.id, invoiceId),
+    data: await showInvoice(tx, scope.org.id, invoiceId),
   });
 }
 
@@ -269,7 +269,7 @@ export async function sendOnFinalize(tx: Tx, scope: Scope, invoiceId: string, ch
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     const reasons = error.errors ? Object.values(error.errors).flat().join(" ") : error.message;
-    const customer = findInOrg(tx, customers, scope.org.id, findInOrg(tx, invoices, scope.org.id, invoiceId).customerId);
+    const customer = await findInOrg(tx, customers, scope.org.id, (await findInOrg(tx, invoices, scope.org.id, invoiceId)).customerId);
     const resolved = channel === "preferred" ? preferredChannel(customer) : channel;
     const row = await enqueueDelivery(tx, scope.org.id, { subject: "invoice", invoiceId }, resolved, resolved === "email" ? { to: [], cc: [] } : { peppol_id: "" }, null);
     await tx.update(documentDeliveries).set({ status: "failed", nextAttemptAt: null, lastError: clipServerText(`Not sent at finalize: ${reasons}`) }).where(eq(documentDeliveries.id, row.id));

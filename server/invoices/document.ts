@@ -48,8 +48,8 @@ function party(row: PartyFields, companyNumber: string | null, contactName: stri
  * active, else its first active one (oldest first), else none, with its BIC when one was given
  * (optional within SEPA). The account is the organisation's, so its name is the organisation's.
  */
-function payeeOf(tx: Tx, orgId: string, defaultId: string | null, holder: string): IssuedDocument["payee"] {
-  const active = preparedRows(tx, "document: active bank accounts", bankAccounts, (tx) =>
+async function payeeOf(tx: Tx, orgId: string, defaultId: string | null, holder: string): Promise<IssuedDocument["payee"]> {
+  const active = await preparedRows(tx, "document: active bank accounts", bankAccounts, (tx) =>
     tx
       .select()
       .from(bankAccounts)
@@ -64,16 +64,16 @@ function payeeOf(tx: Tx, orgId: string, defaultId: string | null, holder: string
  * Seller, buyer, payee and language of an invoice as the organisation and the customer are now:
  * what a draft shows, and what finalize freezes (`invoices.issued_parties`).
  */
-export function currentParties(tx: Tx, orgId: string, customerId: string): IssuedParties {
-  const org = preparedRows(tx, "document: organisation", organizations, (tx) => tx.select().from(organizations).where(eq(organizations.id, sql.placeholder("orgId")))).get({ orgId });
+export async function currentParties(tx: Tx, orgId: string, customerId: string): Promise<IssuedParties> {
+  const org = await preparedRows(tx, "document: organisation", organizations, (tx) => tx.select().from(organizations).where(eq(organizations.id, sql.placeholder("orgId")))).get({ orgId });
   if (!org) throw new NotFound();
-  const customer = findInOrg(tx, customers, orgId, customerId);
+  const customer = await findInOrg(tx, customers, orgId, customerId);
   return {
     language: isLanguage(customer.language) ? customer.language : isLanguage(org.language) ? org.language : "en",
     // its legal mentions are frozen with it (docs/invoicing.md#legal-mentions)
     seller: { ...party(org, org.companyNumber, org.contactName), legal: legalOf(org) },
     buyer: party(customer, customer.companyNumber),
-    payee: payeeOf(tx, orgId, org.defaultBankAccountId, org.name),
+    payee: await payeeOf(tx, orgId, org.defaultBankAccountId, org.name),
   };
 }
 
@@ -86,32 +86,32 @@ const bySortOrder = (a: { sortOrder: number; id: string }, b: { sortOrder: numbe
  * were frozen (migration 0015), as they are now.
  */
 export async function readDocument(tx: Tx, orgId: string, invoiceId: string): Promise<IssuedDocument> {
-  const invoice = findInOrg(tx, invoices, orgId, invoiceId);
-  const parties = invoice.issuedParties ?? currentParties(tx, orgId, invoice.customerId);
-  const lineRows = preparedRows(tx, "document: lines", invoiceLines, (tx) =>
+  const invoice = await findInOrg(tx, invoices, orgId, invoiceId);
+  const parties = invoice.issuedParties ?? await currentParties(tx, orgId, invoice.customerId);
+  const lineRows = (await preparedRows(tx, "document: lines", invoiceLines, (tx) =>
     tx
       .select()
       .from(invoiceLines)
       .where(inOrg(invoiceLines, sql.placeholder("orgId"), eq(invoiceLines.invoiceId, sql.placeholder("invoiceId")))),
   )
-    .all({ orgId, invoiceId: invoice.id })
+    .all({ orgId, invoiceId: invoice.id }))
     // in sort order, ids breaking ties: sorted here, as an ORDER BY on the id would sort in a temporary b-tree
     // (a draft's GET reads its document for its readiness; tests/invoices/invoices.test.ts checks the query plans)
     .sort(bySortOrder);
-  const acRows = preparedRows(tx, "document: allowances and charges", invoiceAllowanceCharges, (tx) =>
+  const acRows = (await preparedRows(tx, "document: allowances and charges", invoiceAllowanceCharges, (tx) =>
     tx
       .select()
       .from(invoiceAllowanceCharges)
       .where(inOrg(invoiceAllowanceCharges, sql.placeholder("orgId"), eq(invoiceAllowanceCharges.invoiceId, sql.placeholder("invoiceId")))),
   )
-    .all({ orgId, invoiceId: invoice.id })
+    .all({ orgId, invoiceId: invoice.id }))
     .sort(bySortOrder);
   const rateIds = [...new Set([...lineRows, ...acRows].map((l) => l.vatRateId).filter((id): id is string => id !== null))];
   const rates = new Map(
     // the organisation's rates are few: all of them, by one prepared statement, rather than a statement per set of ids
     (rateIds.length === 0
       ? []
-      : preparedRows(tx, "document: VAT rates", vatRates, (tx) => tx.select().from(vatRates).where(inOrg(vatRates, sql.placeholder("orgId")))).all({ orgId })
+      : await preparedRows(tx, "document: VAT rates", vatRates, (tx) => tx.select().from(vatRates).where(inOrg(vatRates, sql.placeholder("orgId")))).all({ orgId })
     ).map((r) => [r.id, r]),
   );
 

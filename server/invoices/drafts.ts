@@ -159,7 +159,7 @@ export async function insertDraft(
   await tx.insert(invoices).values(row);
   await insertLines(tx, scope.org.id, row.id, priced.lines);
   await insertAllowanceCharges(tx, scope.org.id, row.id, allowanceCharges);
-  const shown = showInvoice(tx, scope.org.id, row.id);
+  const shown = await showInvoice(tx, scope.org.id, row.id);
   await recordChange(tx, scope, { action: "invoice.created", resource: { type: "invoice", id: row.id }, event: "invoice.created", data: shown });
   return shown;
 }
@@ -195,7 +195,7 @@ export async function touchCustomerDrafts(tx: Tx, scope: Scope, customerId: stri
   const rows = await tx.update(invoices).set({ updatedAt: now }).where(drafts).returning();
   if (rows.length === 0) return;
   rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  for (const shown of presentInvoices(tx, scope.org.id, rows)) {
+  for (const shown of await presentInvoices(tx, scope.org.id, rows)) {
     await recordChange(tx, scope, { action: "invoice.customer_updated", resource: { type: "invoice", id: shown.id }, event: "invoice.updated", data: shown });
   }
 }

@@ -1,7 +1,7 @@
 /** The invoice list: its sorts, filters and search (docs/invoicing.md#lists-and-search), and the customer-name lookups behind them. */
 import { gte, notInArray, or, sql, type SQL } from "drizzle-orm";
 import { t } from "elysia";
-import { prepared, type Tx } from "../../db/client.ts";
+import { preparedQuery, type Tx } from "../../db/client.ts";
 import { AWAITING_PAYMENT, awaitingPayment, customers, invoices } from "../../db/schema.ts";
 import { ftsPhrasePrefix, ftsPrefixes, LookUp, searchParam, type ListSpec } from "../lib/list.ts";
 import { Currency, DateString, ExternalId, Uuid } from "../lib/schemas.ts";
@@ -70,13 +70,13 @@ function customersNamed(words: string[]): LookUp {
   );
 }
 
-function customerIdsNamed(tx: Tx, orgId: string, name: string): string {
-  const query = prepared(tx, "invoice search: customers named", (tx) =>
+async function customerIdsNamed(tx: Tx, orgId: string, name: string): Promise<string> {
+  const query = preparedQuery(tx, "invoice search: customers named", (tx) =>
     tx
       .select({ ids: sql<string>`json_group_array(${customers.id})` })
       .from(customers)
       .where(inOrg(customers, sql.placeholder("orgId"), sql`${customers}.rowid IN (SELECT rowid FROM customers_fts WHERE customers_fts MATCH ${sql.placeholder("name")})`))
       .prepare(),
   );
-  return query.get({ orgId, name })!.ids;
+  return (await query.get({ orgId, name }))!.ids;
 }

@@ -111,7 +111,7 @@ export async function nextSeriesNumber(tx: Tx, orgId: string, document: { type: 
     );
   }
   for (;;) {
-    const number = format(document.type, year, drawSequence(tx, orgId, document.type, year));
+    const number = format(document.type, year, await drawSequence(tx, orgId, document.type, year));
     if (!await numberHolder(tx, orgId, number)) return number;
   }
 }
@@ -126,7 +126,7 @@ export async function nextSeriesNumber(tx: Tx, orgId: string, document: { type: 
  */
 export async function nextPaymentReference(tx: Tx, orgId: string, country: string): Promise<string> {
   for (;;) {
-    const lastValue = drawSequence(tx, orgId, PAYMENT_REFERENCE_SEQUENCE, 0);
+    const lastValue = await drawSequence(tx, orgId, PAYMENT_REFERENCE_SEQUENCE, 0);
     const reference = paymentReference(country, lastValue);
     const taken = await firstRow(tx
       .select({ id: invoices.id })

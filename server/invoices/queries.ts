@@ -18,7 +18,7 @@ export function listInvoices(scope: Scope, query: ListQuery, url: string) {
 /** With a draft's readiness (readiness.ts): it reads the document, so the list and the events leave it out. */
 export async function showInvoiceById(scope: Scope, id: string): Promise<ShownInvoice & { readiness: Readiness | null }> {
   return await snapshot(scope.db, async (tx) => {
-    const shown = showInvoice(tx, scope.org.id, id);
+    const shown = await showInvoice(tx, scope.org.id, id);
     return { ...shown, readiness: shown.status === "draft" ? await shownReadinessOf(tx, scope.org.id, id) : null };
   });
 }

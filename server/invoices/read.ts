@@ -17,7 +17,7 @@ type InvoiceRow = typeof invoices.$inferSelect;
 type LineRow = typeof invoiceLines.$inferSelect;
 type AllowanceChargeRow = typeof invoiceAllowanceCharges.$inferSelect;
 
-export type ShownInvoice = ReturnType<typeof presentInvoices>[number];
+export type ShownInvoice = Awaited<ReturnType<typeof presentInvoices>>[number];
 type ShownCustomer = ReturnType<typeof presentCustomer> & { contact_persons: ReturnType<typeof presentContactPerson>[] };
 
 
@@ -159,7 +159,7 @@ function buildPresentQueries(tx: Tx, one: boolean) {
  * paid_cents is the sum of an invoice's payments, each at least 0.01, kept in the same
  * transaction as they are (recordPayment, deletePayment).
  */
-export function presentInvoices(tx: Tx, orgId: string, rows: InvoiceRow[]) {
+export async function presentInvoices(tx: Tx, orgId: string, rows: InvoiceRow[]) {
   if (rows.length === 0) return [];
   const one = rows.length === 1;
   const withPayments = rows.filter((r) => r.paidCents > 0).map((r) => r.id);
@@ -167,16 +167,16 @@ export function presentInvoices(tx: Tx, orgId: string, rows: InvoiceRow[]) {
     ? { orgId, invoiceIds: rows[0]!.id, customerIds: rows[0]!.customerId }
     : { orgId, invoiceIds: JSON.stringify(rows.map((r) => r.id)), customerIds: JSON.stringify([...new Set(rows.map((r) => r.customerId))]) };
   const q = presentQueries(tx, one);
-  const lines = groupBy(q.lines.all(params), (l) => l.invoiceId, lineOrder);
+  const lines = groupBy(await q.lines.all(params), (l) => l.invoiceId, lineOrder);
   // only invoices that may have any: a net-priced one's allowances and charges each show in its columns
   const withAllowances = rows.filter((r) => r.allowanceCents !== 0 || r.chargeCents !== 0 || r.pricesIncludeVat).map((r) => r.id);
   const acRows =
-    withAllowances.length === 0 ? [] : q.allowanceCharges.all(one ? params : { ...params, invoiceIds: JSON.stringify(withAllowances) });
+    withAllowances.length === 0 ? [] : await q.allowanceCharges.all(one ? params : { ...params, invoiceIds: JSON.stringify(withAllowances) });
   const allowanceCharges = groupBy(acRows, (a) => a.invoiceId, lineOrder);
-  const paymentRows = withPayments.length === 0 ? [] : q.payments.all(one ? params : { ...params, invoiceIds: JSON.stringify(withPayments) });
+  const paymentRows = withPayments.length === 0 ? [] : await q.payments.all(one ? params : { ...params, invoiceIds: JSON.stringify(withPayments) });
   const paid = groupBy(paymentRows, (p) => p.invoiceId, creationOrder);
-  const customerRows = q.customers.all(params);
-  const persons = groupBy(q.contactPersons.all(params), (p) => p.customerId, creationOrder);
+  const customerRows = await q.customers.all(params);
+  const persons = groupBy(await q.contactPersons.all(params), (p) => p.customerId, creationOrder);
   // the shape of showCustomer (GET /customers/{id}), built from the rows loaded above
   const shownCustomers = new Map(
     customerRows.map((c: PartyRow) => [c.id, { ...presentCustomer(c), contact_persons: (persons.get(c.id) ?? []).map(presentContactPerson) }]),
@@ -231,6 +231,6 @@ export function presentInvoices(tx: Tx, orgId: string, rows: InvoiceRow[]) {
   }));
 }
 
-export function showInvoice(tx: Tx, orgId: string, id: string): ShownInvoice {
-  return presentInvoices(tx, orgId, [findInOrg(tx, invoices, orgId, id)])[0]!;
+export async function showInvoice(tx: Tx, orgId: string, id: string): Promise<ShownInvoice> {
+  return (await presentInvoices(tx, orgId, [await findInOrg(tx, invoices, orgId, id)]))[0]!;
 }

@@ -11,7 +11,7 @@
  * answers a draft's GET /ubl), so there is one copy of the rules.
  */
 import { eq, sql } from "drizzle-orm";
-import { prepared, type Tx } from "../../db/client.ts";
+import { preparedQuery, type Tx } from "../../db/client.ts";
 import { customers, invoices, organizations } from "../../db/schema.ts";
 import { missingForCii } from "../documents/cii.ts";
 import { mergeFieldErrors } from "../documents/en16931.ts";
@@ -84,7 +84,7 @@ export async function shownReadinessOf(tx: Tx, orgId: string, invoiceId: string)
  */
 export async function readinessOf(tx: Tx, orgId: string, invoiceId: string): Promise<Readiness> {
   const doc = await readDocument(tx, orgId, invoiceId);
-  const org = prepared(tx, "readiness: organisation", (tx) =>
+  const org = await preparedQuery(tx, "readiness: organisation", (tx) =>
     tx
       .select({ einvoiceBusinessCustomers: organizations.einvoiceBusinessCustomers, checkLegalMentions: organizations.checkLegalMentions })
       .from(organizations)
@@ -92,14 +92,14 @@ export async function readinessOf(tx: Tx, orgId: string, invoiceId: string): Pro
       .prepare(),
   ).get({ orgId });
   // the e-invoice the customer receives: XRechnung's rules, or a Factur-X PDF's CII (EN 16931)
-  const profile = prepared(tx, "readiness: customer's e-invoice profile", (tx) =>
+  const profile = (await preparedQuery(tx, "readiness: customer's e-invoice profile", (tx) =>
     tx
       .select({ profile: customers.einvoiceProfile })
       .from(invoices)
       .innerJoin(customers, eq(customers.id, invoices.customerId))
       .where(eq(invoices.id, sql.placeholder("invoiceId")))
       .prepare(),
-  ).get({ invoiceId })?.profile;
+  ).get({ invoiceId }))?.profile;
   const peppol = issuedAsEinvoice(doc, !!org?.einvoiceBusinessCustomers);
   const einvoiceRequired = peppol || profile === "xrechnung" || profile === "facturx";
   const einvoice =

@@ -38,15 +38,17 @@ async function linesIn(tx: Tx, orgId: string, from: string | null, to: string) {
     .innerJoin(journalLines, eq(journalLines.entryId, journalEntries.id))
     .where(and(eq(journalEntries.organizationId, orgId), from === null ? undefined : gte(journalEntries.date, from), lte(journalEntries.date, to)))
     .orderBy(asc(journalEntries.date), asc(journalEntries.id), asc(journalLines.lineNo));
-  const yearOf = fiscalYearsOf(tx, orgId);
-  let previous: { id: string; year: number; position: number } | null = null;
-  return rows.map(({ entry, line }) => {
+  const yearOf = await fiscalYearsOf(tx, orgId);
+  let previous = null as { id: string; year: number; position: number } | null;
+  const numbered: { entry: (typeof rows)[number]["entry"] & { number: string }; line: (typeof rows)[number]["line"] }[] = [];
+  for (const { entry, line } of rows) {
     if (previous?.id !== entry.id) {
       const year = yearOf(entry.date).year;
-      previous = { id: entry.id, year, position: previous?.year === year ? previous.position + 1 : entryPosition(tx, entry).position };
+      previous = { id: entry.id, year, position: previous?.year === year ? previous.position + 1 : (await entryPosition(tx, entry)).position };
     }
-    return { entry: { ...entry, number: formatEntryNumber(previous.year, previous.position) }, line };
-  });
+    numbered.push({ entry: { ...entry, number: formatEntryNumber(previous.year, previous.position) }, line });
+  }
+  return numbered;
 }
 
 const chartOf = async (tx: Tx, orgId: string) => new Map((await tx.select().from(accounts).where(eq(accounts.organizationId, orgId))).map((a) => [a.id, a]));

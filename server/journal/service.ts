@@ -31,7 +31,7 @@ export async function presentEntries(tx: Tx, rows: EntryRow[]) {
     (l) => l.entryId,
   );
   // derived, in date order per year (ledger/entries.ts): journal_entries.number is the posting sequence
-  const numbers = entryNumbers(tx, rows);
+  const numbers = await entryNumbers(tx, rows);
   const reversedBy = new Map(
     (await tx
       .select({ id: journalEntries.id, reverses: journalEntries.reversesEntryId })
@@ -60,7 +60,7 @@ export async function presentEntries(tx: Tx, rows: EntryRow[]) {
 }
 
 export async function showEntry(tx: Tx, orgId: string, id: string) {
-  return (await presentEntries(tx, [findInOrg(tx, journalEntries, orgId, id)]))[0]!;
+  return (await presentEntries(tx, [await findInOrg(tx, journalEntries, orgId, id)]))[0]!;
 }
 
 export const journalList: ListSpec<typeof journalEntries> = {
@@ -208,12 +208,12 @@ export const journalService = {
   /** The mirror image of a manual entry, dated as asked (default: the entry's own date). */
   async reverse(scope: Scope, id: string, input: JournalEntryReverse | null | undefined) {
     return await unitOfWork(scope.db, async (tx) => {
-      const entry = findInOrg(tx, journalEntries, scope.org.id, id);
+      const entry = await findInOrg(tx, journalEntries, scope.org.id, id);
       if (entry.sourceType !== "manual") {
-        throw new Conflict(`The entry ${entryNumber(tx, entry)} was posted by ${entry.sourceType.replace("_", " ")} ${entry.sourceId}; to correct it, ${CORRECTED_BY[entry.sourceType]}.`);
+        throw new Conflict(`The entry ${await entryNumber(tx, entry)} was posted by ${entry.sourceType.replace("_", " ")} ${entry.sourceId}; to correct it, ${CORRECTED_BY[entry.sourceType]}.`);
       }
       const reversal = await firstRow(tx.select().from(journalEntries).where(and(eq(journalEntries.reversesEntryId, entry.id))));
-      if (reversal) throw new Conflict(`The entry ${entryNumber(tx, entry)} is reversed already, by ${entryNumber(tx, reversal)}.`);
+      if (reversal) throw new Conflict(`The entry ${await entryNumber(tx, entry)} is reversed already, by ${await entryNumber(tx, reversal)}.`);
       const reversalId = newId();
       await recordChange(tx, scope, {
         action: "journal_entry.reversed",

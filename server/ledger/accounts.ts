@@ -14,9 +14,9 @@ type AccountRow = typeof accounts.$inferSelect;
 type BankAccountRow = typeof bankAccounts.$inferSelect;
 
 /** The organisation's active account for a role (the lowest code for `bank`); a 409 if the chart lacks it. */
-export function systemAccount(tx: Tx, orgId: string, role: SystemAccount): AccountRow {
+export async function systemAccount(tx: Tx, orgId: string, role: SystemAccount): Promise<AccountRow> {
   // prepared: each posting looks up two or three roles
-  const row = preparedRows(tx, "ledger: system account", accounts, (tx) =>
+  const row = await preparedRows(tx, "ledger: system account", accounts, (tx) =>
     tx
       .select()
       .from(accounts)
@@ -38,7 +38,7 @@ export async function categoryAccount(tx: Tx, orgId: string, category: string): 
     .from(expenseCategoryAccounts)
     .innerJoin(accounts, eq(accounts.id, expenseCategoryAccounts.accountId))
     .where(and(eq(expenseCategoryAccounts.organizationId, orgId), eq(expenseCategoryAccounts.category, categoryKey(category)))));
-  return mapped?.account ?? systemAccount(tx, orgId, "purchases");
+  return mapped?.account ?? await systemAccount(tx, orgId, "purchases");
 }
 
 /**
@@ -58,8 +58,8 @@ export async function defaultBankAccount(tx: Tx, orgId: string, currency: string
 }
 
 /** The ledger account a payment through this bank account (or, without one, the bank role) posts to. */
-export function bankLedgerAccountId(tx: Tx, orgId: string, bankAccount: BankAccountRow | null): string {
-  return bankAccount?.accountId ?? systemAccount(tx, orgId, "bank").id;
+export async function bankLedgerAccountId(tx: Tx, orgId: string, bankAccount: BankAccountRow | null): Promise<string> {
+  return bankAccount?.accountId ?? (await systemAccount(tx, orgId, "bank")).id;
 }
 
 /**
@@ -70,7 +70,7 @@ export function bankLedgerAccountId(tx: Tx, orgId: string, bankAccount: BankAcco
  * one, or the placeholder an earlier Kontor seeded), new accounts get their own.
  */
 export async function unlinkedBankLedgerAccount(tx: Tx, orgId: string): Promise<string | null> {
-  const bank = systemAccount(tx, orgId, "bank");
+  const bank = await systemAccount(tx, orgId, "bank");
   const linked = await firstRow(tx.select({ id: bankAccounts.id }).from(bankAccounts).where(inOrg(bankAccounts, orgId, eq(bankAccounts.accountId, bank.id))));
   return linked ? null : bank.id;
 }

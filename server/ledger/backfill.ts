@@ -51,10 +51,10 @@ export async function backfillLedger(tx: Tx): Promise<void> {
     );
     const banks = new Map((await tx.select().from(bankAccounts).where(eq(bankAccounts.organizationId, orgId))).map((b) => [b.id, b]));
     for (const invoice of issued) {
-      postEntry(tx, orgId, await invoicePosting(tx, invoice));
+      await postEntry(tx, orgId, await invoicePosting(tx, invoice));
       for (const payment of paymentsOf.get(invoice.id) ?? []) {
         const bank = payment.bankAccountId ? (banks.get(payment.bankAccountId) ?? null) : null;
-        postEntry(tx, orgId, paymentPosting(tx, invoice, payment, bankLedgerAccountId(tx, orgId, bank)));
+        await postEntry(tx, orgId, await paymentPosting(tx, invoice, payment, await bankLedgerAccountId(tx, orgId, bank)));
       }
     }
 
@@ -63,7 +63,7 @@ export async function backfillLedger(tx: Tx): Promise<void> {
       .from(expenses)
       .where(and(eq(expenses.organizationId, orgId), inArray(expenses.status, ["approved", "paid"])))
       .orderBy(asc(expenses.date), asc(expenses.id));
-    for (const expense of approved) postEntry(tx, orgId, await expensePosting(tx, expense));
+    for (const expense of approved) await postEntry(tx, orgId, await expensePosting(tx, expense));
   }
 }
 
@@ -82,13 +82,13 @@ export async function backfillOpeningBalances(tx: Tx): Promise<void> {
     const bank = await firstRow(tx.select().from(bankAccounts).where(eq(bankAccounts.id, statement.bankAccountId)));
     if (!bank) continue;
     const draft = await openingBalancePosting(tx, bank, { statementId: statement.id, cents: statement.openingCents, date: statement.openingDate });
-    if (draft && !isClosedYear(tx, bank.organizationId, draft.date)) postEntry(tx, bank.organizationId, draft);
+    if (draft && !await isClosedYear(tx, bank.organizationId, draft.date)) await postEntry(tx, bank.organizationId, draft);
   }
 }
 
-function isClosedYear(tx: Tx, orgId: string, date: string): boolean {
+async function isClosedYear(tx: Tx, orgId: string, date: string): Promise<boolean> {
   try {
-    assertYearOpen(tx, orgId, date);
+    await assertYearOpen(tx, orgId, date);
     return false;
   } catch (error) {
     if (error instanceof Conflict) return true;
@@ -113,14 +113,14 @@ export async function backfillSuspense(tx: Tx): Promise<void> {
     .orderBy(asc(bankTransactions.bookingDate), asc(bankTransactions.id));
   for (const { line, allocated } of open) {
     const cents = line.amountCents - allocated;
-    if (cents <= 0 || isClosedYear(tx, line.organizationId, line.bookingDate)) continue;
+    if (cents <= 0 || await isClosedYear(tx, line.organizationId, line.bookingDate)) continue;
     const bank = await firstRow(tx.select().from(bankAccounts).where(eq(bankAccounts.id, line.bankAccountId)));
     if (!bank) continue;
     const description = (line.communication ?? line.counterpartyName ?? `Bank line ${line.entryRef}`).replace(/\s+/g, " ").trim().slice(0, 200);
     const draft = suspenseEntry(
       { lineId: line.id, date: line.bookingDate, currency: bank.currency, direction: line.direction, cents, description },
-      { bank: bank.accountId, suspense: systemAccount(tx, line.organizationId, "suspense").id },
+      { bank: bank.accountId, suspense: (await systemAccount(tx, line.organizationId, "suspense")).id },
     );
-    postEntry(tx, line.organizationId, draft);
+    await postEntry(tx, line.organizationId, draft);
   }
 }

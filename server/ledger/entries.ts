@@ -1,6 +1,6 @@
 /** Reading the journal's entries (what a change posted, and still stands) and their numbers in date order. */
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
-import { prepared, type Tx } from "../../db/client.ts";
+import { type Tx, preparedSql } from "../../db/client.ts";
 import { journalEntries } from "../../db/schema.ts";
 import { fiscalCalendar, fiscalYearOf, type FiscalYear } from "../lib/fiscal-year.ts";
 import type { JournalSource } from "./model.ts";
@@ -48,16 +48,16 @@ export async function standingEntries(tx: Tx, orgId: string, sourceType: Journal
  * own day before it are a range of journal_entries_org_date (organization_id, date, id).
  */
 const daysBefore = (tx: Tx) =>
-  prepared(tx, "ledger: entries of the year before a day", (tx) =>
-    tx.$client.prepare<{ n: number }, [string, string, string]>(
-      `SELECT coalesce(sum("entries"), 0) AS n FROM "journal_day_counts" WHERE "organization_id" = ?1 AND "date" >= ?2 AND "date" < ?3`,
-    ),
+  preparedSql<{ n: number }, [string, string, string]>(
+    tx,
+    "ledger: entries of the year before a day",
+    `SELECT coalesce(sum("entries"), 0) AS n FROM "journal_day_counts" WHERE "organization_id" = ?1 AND "date" >= ?2 AND "date" < ?3`,
   );
 const ofDayBetween = (tx: Tx) =>
-  prepared(tx, "ledger: entries of a day between two ids", (tx) =>
-    tx.$client.prepare<{ n: number }, [string, string, string, string]>(
-      `SELECT count(*) AS n FROM "journal_entries" WHERE "organization_id" = ?1 AND "date" = ?2 AND "id" > ?3 AND "id" <= ?4`,
-    ),
+  preparedSql<{ n: number }, [string, string, string, string]>(
+    tx,
+    "ledger: entries of a day between two ids",
+    `SELECT count(*) AS n FROM "journal_entries" WHERE "organization_id" = ?1 AND "date" = ?2 AND "id" > ?3 AND "id" <= ?4`,
   );
 
 /** JE-2026-00042 for the 42nd entry of the fiscal year 2026 (five digits at least, as posted numbers always were). */
@@ -66,8 +66,8 @@ export const formatEntryNumber = (year: number, position: number) => `JE-${year}
 type Numbered = Pick<EntryRow, "organizationId" | "date" | "id">;
 
 /** The fiscal year of each date of an organisation (its calendar read once). */
-export function fiscalYearsOf(tx: Tx, orgId: string): (date: string) => FiscalYear {
-  const calendar = fiscalCalendar(tx, orgId);
+export async function fiscalYearsOf(tx: Tx, orgId: string): Promise<(date: string) => FiscalYear> {
+  const calendar = await fiscalCalendar(tx, orgId);
   return (date) => fiscalYearOf(calendar, date);
 }
 
@@ -76,19 +76,19 @@ export function fiscalYearsOf(tx: Tx, orgId: string): (date: string) => FiscalYe
  * The entries of one day are counted in id order, each from the one before, so a page of a busy
  * day walks that day's index once, not once per entry.
  */
-export function entryPositions(tx: Tx, entries: Numbered[]): Map<string, { year: number; position: number }> {
+export async function entryPositions(tx: Tx, entries: Numbered[]): Promise<Map<string, { year: number; position: number }>> {
   const positions = new Map<string, { year: number; position: number }>();
   const calendars = new Map<string, (date: string) => FiscalYear>();
   const byDay = Map.groupBy(entries, (e) => `${e.organizationId}\u0000${e.date}`);
   for (const day of byDay.values()) {
     const { organizationId, date } = day[0]!;
     let yearOf = calendars.get(organizationId);
-    if (!yearOf) calendars.set(organizationId, (yearOf = fiscalYearsOf(tx, organizationId)));
+    if (!yearOf) calendars.set(organizationId, (yearOf = await fiscalYearsOf(tx, organizationId)));
     const year = yearOf(date);
-    let position = daysBefore(tx).get(organizationId, year.start, date)!.n;
+    let position = (await daysBefore(tx).get(organizationId, year.start, date))!.n;
     let previous = "";
     for (const id of [...new Set(day.map((e) => e.id))].sort()) {
-      position += ofDayBetween(tx).get(organizationId, date, previous, id)!.n;
+      position += (await ofDayBetween(tx).get(organizationId, date, previous, id))!.n;
       positions.set(id, { year: year.year, position });
       previous = id;
     }
@@ -97,11 +97,11 @@ export function entryPositions(tx: Tx, entries: Numbered[]): Map<string, { year:
 }
 
 /** The entry's fiscal year and position in it in date order. */
-export const entryPosition = (tx: Tx, entry: Numbered): { year: number; position: number } => entryPositions(tx, [entry]).get(entry.id)!;
+export const entryPosition = async (tx: Tx, entry: Numbered): Promise<{ year: number; position: number }> => (await entryPositions(tx, [entry])).get(entry.id)!;
 
 /** The number of each entry, by id. */
-export function entryNumbers(tx: Tx, entries: Numbered[]): Map<string, string> {
-  const positions = entryPositions(tx, entries);
+export async function entryNumbers(tx: Tx, entries: Numbered[]): Promise<Map<string, string>> {
+  const positions = await entryPositions(tx, entries);
   return new Map(
     entries.map((e) => {
       const { year, position } = positions.get(e.id)!;
@@ -111,7 +111,7 @@ export function entryNumbers(tx: Tx, entries: Numbered[]): Map<string, string> {
 }
 
 /** One entry's number. */
-export const entryNumber = (tx: Tx, entry: Numbered): string => {
-  const { year, position } = entryPosition(tx, entry);
+export const entryNumber = async (tx: Tx, entry: Numbered): Promise<string> => {
+  const { year, position } = await entryPosition(tx, entry);
   return formatEntryNumber(year, position);
 };

@@ -11,7 +11,7 @@
  * (account_days, account_totals, vat_days) that reports read.
  */
 import { and, asc, eq } from "drizzle-orm";
-import { firstRow, prepared, type Tx } from "../../db/client.ts";
+import { firstRow, type Tx, preparedSql } from "../../db/client.ts";
 import { journalEntries, journalLines } from "../../db/schema.ts";
 import { Conflict } from "../lib/errors.ts";
 import { drawSequence } from "../lib/sequences.ts";
@@ -27,13 +27,13 @@ type LineRow = typeof journalLines.$inferSelect;
  * 409 when `date` falls in a closed fiscal year of the organisation (by the dates it was closed
  * with: a year from 1 July to 30 June locks those days), or before its first fiscal year.
  */
-export function assertYearOpen(tx: Tx, orgId: string, date: string, what = "This change"): void {
-  const found = prepared(tx, "ledger: closed year", (tx) =>
-    tx.$client.prepare<{ year: number | null; firstStart: string | null }, [string, string]>(
-      `SELECT (SELECT "year" FROM "fiscal_years" WHERE "organization_id" = ?1 AND "status" = 'closed' AND "start_date" <= ?2 AND "end_date" >= ?2) AS "year",
+export async function assertYearOpen(tx: Tx, orgId: string, date: string, what = "This change"): Promise<void> {
+  const found = (await preparedSql<{ year: number | null; firstStart: string | null }, [string, string]>(
+    tx,
+    "ledger: closed year",
+    `SELECT (SELECT "year" FROM "fiscal_years" WHERE "organization_id" = ?1 AND "status" = 'closed' AND "start_date" <= ?2 AND "end_date" >= ?2) AS "year",
         (SELECT "first_fiscal_year_start" FROM "organizations" WHERE "id" = ?1 AND "first_fiscal_year_start" > ?2) AS "firstStart"`,
-    ),
-  ).get(orgId, date)!;
+  ).get(orgId, date))!;
   const change = `${what.charAt(0).toLowerCase()}${what.slice(1)}`;
   if (found.year !== null) throw new Conflict(`The fiscal year ${found.year} is closed; ${change} would post into it (${date}). Reopen the year first.`);
   if (found.firstStart !== null) {
@@ -55,35 +55,35 @@ const ENTRY_COLUMNS = [
 ] as const;
 const insertInto = (table: string, columns: readonly string[]) =>
   `INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`;
-const insertLine = (tx: Tx) => prepared(tx, "ledger: insert line", (tx) => tx.$client.prepare(insertInto("journal_lines", LINE_COLUMNS)));
-const insertEntry = (tx: Tx) => prepared(tx, "ledger: insert entry", (tx) => tx.$client.prepare(insertInto("journal_entries", ENTRY_COLUMNS)));
+const insertLine = (tx: Tx) => preparedSql<never, unknown[]>(tx, "ledger: insert line", insertInto("journal_lines", LINE_COLUMNS));
+const insertEntry = (tx: Tx) => preparedSql<never, unknown[]>(tx, "ledger: insert entry", insertInto("journal_entries", ENTRY_COLUMNS));
 
 /**
  * Writes a balanced entry and returns its id; null when every line is zero (a document of 0.00
  * posts nothing). Lines of the same account and VAT tag are not merged: each says what it is.
  */
-export function postEntry(tx: Tx, orgId: string, draft: EntryDraft): string | null {
+export async function postEntry(tx: Tx, orgId: string, draft: EntryDraft): Promise<string | null> {
   const lines = draft.lines.filter((l) => l.cents !== 0);
   if (lines.length === 0) return null;
   const sum = lines.reduce((s, l) => s + l.cents, 0);
   // the code computes balanced entries; the trigger is the backstop, this names the bug
   if (sum !== 0 || lines.length < 2) throw new Error(`unbalanced journal entry (${draft.source.type} ${draft.source.id}): off by ${sum} cents`);
   // closing entries (and their reversal on reopening) are the one posting a closed year takes
-  if (!draft.isClosing) assertYearOpen(tx, orgId, draft.date, draft.source.type === "manual" ? "This entry" : "This change");
+  if (!draft.isClosing) await assertYearOpen(tx, orgId, draft.date, draft.source.type === "manual" ? "This entry" : "This change");
   const year = Number(draft.date.slice(0, 4));
   // the posting sequence, kept unique and never shown: the number a client sees is the entry's
   // position in its year in date order, derived when read (entries.ts entryNumbers)
-  const number = `JE-${year}-${String(drawSequence(tx, orgId, "journal", year)).padStart(5, "0")}`;
+  const number = `JE-${year}-${String(await drawSequence(tx, orgId, "journal", year)).padStart(5, "0")}`;
   const id = draft.id ?? newId();
   const line = insertLine(tx);
-  lines.forEach((l, i) => {
+  for (const [i, l] of lines.entries()) {
     const vat = l.vat;
-    line.run(
+    await line.run(
       newId(), orgId, id, i + 1, l.accountId, draft.date, draft.currency, l.cents > 0 ? l.cents : 0, l.cents < 0 ? -l.cents : 0, l.description ?? null,
       vat?.side ?? null, vat?.role ?? null, vat?.category ?? null, vat?.rateBp ?? null, vat?.note ? 1 : 0,
     );
-  });
-  insertEntry(tx).run(
+  }
+  await insertEntry(tx).run(
     id, orgId, number, draft.date, draft.description, draft.currency, draft.source.type, draft.source.id,
     draft.reversesEntryId ?? null, draft.isClosing ? 1 : 0, nowIso(),
   );
@@ -104,7 +104,7 @@ const asDraftLine = (l: LineRow): DraftLine => ({
 
 /** Posts the mirror image of `entry` (every debit a credit), dated `date` (default: the entry's own). */
 export async function reverseEntry(tx: Tx, entry: EntryRow, { date = entry.date, description, id }: { date?: string; description?: string; id?: string } = {}): Promise<string> {
-  const reversal = postEntry(tx, entry.organizationId, {
+  const reversal = await postEntry(tx, entry.organizationId, {
     id,
     date,
     // by date, not number: a number in an open year moves when an earlier-dated entry is posted (entries.ts)
@@ -134,7 +134,7 @@ export async function applyLedgerEffects(tx: Tx, orgId: string, effects: LedgerE
   const ids: string[] = [];
   for (const effect of effects) {
     if ("post" in effect) {
-      const id = postEntry(tx, orgId, effect.post);
+      const id = await postEntry(tx, orgId, effect.post);
       if (id) ids.push(id);
     } else if ("reverse" in effect) ids.push(...await reverseSource(tx, orgId, effect.reverse.type, effect.reverse.id));
     else ids.push(await reverseEntry(tx, await findEntry(tx, orgId, effect.reverseEntry.entryId), effect.reverseEntry));

@@ -413,7 +413,7 @@ export function closingEntries(year: number, results: readonly YearResult[], cha
 
 /** An invoice's figures, with its lines' VAT categories and rates (Z, 0 % for a line without a VAT rate, as on the e-invoice). */
 export async function readInvoiceFigures(tx: Tx, invoice: InvoiceRow): Promise<InvoiceFigures> {
-  const vatLines = prepared(tx, "ledger: invoice VAT lines", (tx) =>
+  const vatLines = await prepared(tx, "ledger: invoice VAT lines", (tx) =>
     plainRows<PostingVatLine>(
       tx,
       tx
@@ -464,10 +464,10 @@ async function allowanceChargeVatLines(tx: Tx, invoice: InvoiceRow): Promise<Pos
 }
 
 /** The organisation's sales, VAT payable and receivables accounts (a 409 naming the first it lacks). */
-export function readSalesChart(tx: Tx, orgId: string): SalesChart {
-  const sales = systemAccount(tx, orgId, "sales").id;
-  const vatPayable = systemAccount(tx, orgId, "vat_payable").id;
-  return { receivables: systemAccount(tx, orgId, "receivables").id, sales, vatPayable };
+export async function readSalesChart(tx: Tx, orgId: string): Promise<SalesChart> {
+  const sales = (await systemAccount(tx, orgId, "sales")).id;
+  const vatPayable = (await systemAccount(tx, orgId, "vat_payable")).id;
+  return { receivables: (await systemAccount(tx, orgId, "receivables")).id, sales, vatPayable };
 }
 
 /** An expense's figures, with its VAT breakdown (in the journal's order) and, without one, its VAT rate. */
@@ -512,16 +512,16 @@ export async function standardRateBp(tx: Tx, orgId: string): Promise<number> {
 
 /** What a bank line booked at K or AE self-assesses: the organisation's standard rate, VAT payable and receivable. */
 export async function bankLineSelfAssessment(tx: Tx, orgId: string): Promise<SelfAssessment> {
-  return { rateBp: await standardRateBp(tx, orgId), vatPayable: systemAccount(tx, orgId, "vat_payable").id, vatReceivable: systemAccount(tx, orgId, "vat_receivable").id };
+  return { rateBp: await standardRateBp(tx, orgId), vatPayable: (await systemAccount(tx, orgId, "vat_payable")).id, vatReceivable: (await systemAccount(tx, orgId, "vat_receivable")).id };
 }
 
 /** The accounts an expense posts to: its category's (./accounts.ts), VAT receivable, payables, and advances when it has a prepaid amount. */
 export async function readPurchasesChart(tx: Tx, orgId: string, category: string, prepaid = false): Promise<PurchasesChart> {
   const expense = (await categoryAccount(tx, orgId, category)).id;
-  const vatReceivable = systemAccount(tx, orgId, "vat_receivable").id;
+  const vatReceivable = (await systemAccount(tx, orgId, "vat_receivable")).id;
   const supplierAdvances = prepaid ? await supplierAdvancesAccountId(tx, orgId) : null;
-  const vatPayable = systemAccount(tx, orgId, "vat_payable").id;
-  return { expense, vatReceivable, payables: systemAccount(tx, orgId, "payables").id, supplierAdvances, vatPayable };
+  const vatPayable = (await systemAccount(tx, orgId, "vat_payable")).id;
+  return { expense, vatReceivable, payables: (await systemAccount(tx, orgId, "payables")).id, supplierAdvances, vatPayable };
 }
 
 /** Every revenue and expense account's result of the fiscal year from `start` to `end`, per currency, by currency and account code. */
@@ -551,13 +551,13 @@ export async function readYearResults(tx: Tx, orgId: string, start: string, end:
 /** Finalizing an invoice or a credit note (`invoiceEntry`). */
 export async function invoicePosting(tx: Tx, invoice: InvoiceRow): Promise<EntryDraft> {
   const figures = await readInvoiceFigures(tx, invoice);
-  const chart = readSalesChart(tx, invoice.organizationId);
+  const chart = await readSalesChart(tx, invoice.organizationId);
   return invoiceEntry(figures, invoice.type === "interest_note" ? { ...chart, lateIncome: await lateIncomeAccountId(tx, invoice.organizationId) } : chart);
 }
 
 /** A payment of an invoice, or the refund of a credit note, through `bankLedgerId` (`paymentEntry`). */
-export function paymentPosting(tx: Tx, invoice: InvoiceRow, payment: PaymentRow, bankLedgerId: string): EntryDraft {
-  return paymentEntry(invoice, payment, { bank: bankLedgerId, receivables: systemAccount(tx, invoice.organizationId, "receivables").id });
+export async function paymentPosting(tx: Tx, invoice: InvoiceRow, payment: PaymentRow, bankLedgerId: string): Promise<EntryDraft> {
+  return paymentEntry(invoice, payment, { bank: bankLedgerId, receivables: (await systemAccount(tx, invoice.organizationId, "receivables")).id });
 }
 
 /** Approving an expense or a supplier's credit note (`expenseEntry`). */
@@ -567,21 +567,21 @@ export async function expensePosting(tx: Tx, expense: ExpenseRow): Promise<Entry
 }
 
 /** Paying an approved expense, or the refund of a supplier's credit note, through `bankLedgerId` (`expensePaymentEntry`). */
-export function expensePaymentPosting(
+export async function expensePaymentPosting(
   tx: Tx,
   expense: ExpenseRow,
   payment: { id: string; amountCents: number; paymentDate: string; reference: string | null },
   bankLedgerId: string,
-): EntryDraft {
+): Promise<EntryDraft> {
   // BT-115 negative: more was prepaid than the invoice's total, and this is the supplier's refund of the excess
   const refund = expense.amountCents + expense.vatCents - expense.prepaidCents + expense.roundingCents < 0;
-  return expensePaymentEntry({ ...expense, refund }, payment, { bank: bankLedgerId, payables: systemAccount(tx, expense.organizationId, "payables").id });
+  return expensePaymentEntry({ ...expense, refund }, payment, { bank: bankLedgerId, payables: (await systemAccount(tx, expense.organizationId, "payables")).id });
 }
 
 /** Closing the fiscal year `year`, from `start` to `end` (`closingEntries`): one draft per currency. */
 export async function closingPostings(tx: Tx, orgId: string, { year, start, end }: { year: number; start: string; end: string }): Promise<EntryDraft[]> {
   const results = await readYearResults(tx, orgId, start, end);
-  return closingEntries(year, results, { retainedEarnings: systemAccount(tx, orgId, "retained_earnings").id }, end);
+  return closingEntries(year, results, { retainedEarnings: (await systemAccount(tx, orgId, "retained_earnings")).id }, end);
 }
 
 /**
@@ -599,7 +599,7 @@ export async function openingBalancePosting(
   if (cents === 0) return null;
   // the balance the bank held when the day began: the day before, but never before the
   // organisation's first fiscal year (a new company's first statement opens on its first day)
-  const firstDay = fiscalCalendar(tx, bank.organizationId).first?.start;
+  const firstDay = (await fiscalCalendar(tx, bank.organizationId)).first?.start;
   const before = addDays(opening.date, -1);
   const date = firstDay !== undefined && before < firstDay && opening.date >= firstDay ? firstDay : before;
   return openingBalanceEntry(

@@ -6,7 +6,7 @@
  * before its start, and the regular years follow it. VAT periods, the client listing and invoice
  * numbers keep to calendar years; they do not read this.
  */
-import { prepared, type Tx } from "../../db/client.ts";
+import { type Tx, preparedSql } from "../../db/client.ts";
 import { addMonthsOnDay, lastDayOfMonth } from "./period.ts";
 import { addDays, isValidDate } from "./time.ts";
 
@@ -100,11 +100,11 @@ export function calendarOf(row: CalendarRow): FiscalCalendar {
 }
 
 /** The organisation's fiscal calendar, read in the caller's transaction (prepared once per connection: journal numbers read it). */
-export function fiscalCalendar(tx: Tx, orgId: string): FiscalCalendar {
-  const row = prepared(tx, "fiscal years: calendar", (tx) =>
-    tx.$client.prepare<CalendarRow, [string]>(
-      `SELECT "fiscal_year_start" AS "fiscalYearStart", "first_fiscal_year_start" AS "firstFiscalYearStart", "first_fiscal_year_end" AS "firstFiscalYearEnd" FROM "organizations" WHERE "id" = ?1`,
-    ),
+export async function fiscalCalendar(tx: Tx, orgId: string): Promise<FiscalCalendar> {
+  const row = await preparedSql<CalendarRow, [string]>(
+    tx,
+    "fiscal years: calendar",
+    `SELECT "fiscal_year_start" AS "fiscalYearStart", "first_fiscal_year_start" AS "firstFiscalYearStart", "first_fiscal_year_end" AS "firstFiscalYearEnd" FROM "organizations" WHERE "id" = ?1`,
   ).get(orgId);
   return row ? calendarOf(row) : CALENDAR_YEARS;
 }

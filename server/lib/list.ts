@@ -236,7 +236,7 @@ export async function runList<T extends OrgTable>(
   const request = parseListRequest(spec, await openedCursor(tx, query, context));
   const list = compileList(spec, request, orgId, extraConditions);
   checkCursor(request, list.cursorScope);
-  const { rows, total, last } = readPage(tx, spec.table, request, list);
+  const { rows, total, last } = await readPage(tx, spec.table, request, list);
   const next = last === null ? null : await sealCursor(tx, encodeCursor(request, list.cursorScope, list.keyOf(last), rowsBefore(request) + rows.length), context);
   return { rows, ...linksAndMeta(request, rows.length, total, url, next) };
 }
@@ -684,28 +684,28 @@ type Cursor = { sort: unknown; id: unknown; inclusive: boolean };
  * not the OFFSET of all those before them, and so does a dashboard asking for the same deep
  * page again.
  */
-function readPage<T extends SQLiteTable>(
+async function readPage<T extends SQLiteTable>(
   tx: Tx,
   table: T,
   request: ListRequest,
   list: CompiledList,
-): { rows: T["$inferSelect"][]; total: number; last: T["$inferSelect"] | null } {
+): Promise<{ rows: T["$inferSelect"][]; total: number; last: T["$inferSelect"] | null }> {
   const memory = tx.connection.memory.refresh();
   let params = list.params;
   for (const name in list.lookUps) {
     if (params === list.params) params = { ...list.params };
-    params[name] = list.lookUps[name]!.read(tx, list.orgId);
+    params[name] = await list.lookUps[name]!.read(tx, list.orgId);
   }
   const statement = <S>(name: string, compile: (tx: Tx) => S): S =>
     list.keepsStatements ? prepared(tx, `${list.shapeKey}:${name}`, compile) : compile(tx);
 
   const count = statement("count", (tx) => plainRows<{ n: number }>(tx, list.count()));
-  const total = memory.remember(`count\u0000${list.memoKey}`, () => count.get(params)!.n);
+  const total = await memory.remember(`count\u0000${list.memoKey}`, async () => (await count.get(params))!.n);
 
   const { page, perPage, after } = request;
   if (after) {
     // a cursor's page: the rows just past its key, one more to know whether a page follows
-    const rows = statement("rows from", (tx) => tableRows(tx, table, list.rowsFrom(false))).all({
+    const rows = await statement("rows from", (tx) => tableRows(tx, table, list.rowsFrom(false))).all({
       ...params,
       limit: perPage + 1,
       offset: 0,
@@ -721,13 +721,13 @@ function readPage<T extends SQLiteTable>(
   const pageKey = (n: number) => `${list.memoKey}\u0000${perPage}\u0000${n}`;
   const cursor = seek && page > 1 ? (memory.place(pageKey(page)) as Cursor | undefined) : undefined;
   const rows = cursor
-    ? statement(`rows from${cursor.inclusive ? "=" : ""}`, (tx) => tableRows(tx, table, list.rowsFrom(cursor.inclusive))).all({
+    ? await statement(`rows from${cursor.inclusive ? "=" : ""}`, (tx) => tableRows(tx, table, list.rowsFrom(cursor.inclusive))).all({
         ...params,
         offset: 0,
         from_sort: cursor.sort,
         from_id: cursor.id,
       })
-    : statement("rows", (tx) => tableRows(tx, table, list.rows())).all(params);
+    : await statement("rows", (tx) => tableRows(tx, table, list.rows())).all(params);
 
   if (seek && rows.length > 0) {
     const at = (row: unknown, inclusive: boolean): Cursor => {

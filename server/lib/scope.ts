@@ -32,14 +32,14 @@ export function inOrg(table: OrgTable, orgId: string | Placeholder, ...condition
 }
 
 /** The row with this id in this organisation, or a 404 (another organisation's row included). */
-export function findInOrg<T extends OrgTable>(tx: Tx, table: T, orgId: string, id: string): T["$inferSelect"] {
+export async function findInOrg<T extends OrgTable>(tx: Tx, table: T, orgId: string, id: string): Promise<T["$inferSelect"]> {
   const query = preparedRows(tx, `findInOrg:${getTableName(table)}`, table, (tx) =>
     tx
       .select()
       .from(table as SQLiteTable)
       .where(inOrg(table, sql.placeholder("orgId"), eq(table.id, sql.placeholder("id")))),
   );
-  const row = query.get({ orgId, id });
+  const row = await query.get({ orgId, id });
   if (!row) throw new NotFound();
   return row as T["$inferSelect"];
 }

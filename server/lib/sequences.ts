@@ -4,13 +4,13 @@
  * `BEGIN IMMEDIATE` serialises concurrent writers, and a rolled-back change gives its value back.
  */
 import { sql } from "drizzle-orm";
-import { prepared, type Tx } from "../../db/client.ts";
+import { preparedQuery, type Tx } from "../../db/client.ts";
 import { numberSequences } from "../../db/schema.ts";
 
 /** The next value of the organisation's sequence `kind` for `year` (0 for a sequence that spans years). */
-export function drawSequence(tx: Tx, orgId: string, kind: string, year: number): number {
+export async function drawSequence(tx: Tx, orgId: string, kind: string, year: number): Promise<number> {
   // prepared once per connection: every posting draws a journal number
-  const draw = prepared(tx, "sequences: draw", (tx) =>
+  const draw = preparedQuery(tx, "sequences: draw", (tx) =>
     tx
       .insert(numberSequences)
       .values({ organizationId: sql.placeholder("orgId"), kind: sql.placeholder("kind"), year: sql.placeholder("year"), lastValue: 1 })
@@ -21,5 +21,5 @@ export function drawSequence(tx: Tx, orgId: string, kind: string, year: number):
       .returning({ lastValue: numberSequences.lastValue })
       .prepare(),
   );
-  return draw.get({ orgId, kind, year })!.lastValue;
+  return (await draw.get({ orgId, kind, year }))!.lastValue;
 }

@@ -25,8 +25,8 @@ export function stateMachine<T extends StatefulTable, Operation extends string>(
   noun: (row: Row<T>) => string,
   transitions: Record<Operation, Transition<Row<T>["status"]>>,
 ) {
-  return function findFor(tx: Tx, scope: Scope, id: string, operation: Operation): Row<T> {
-    const row = findInOrg(tx, table, scope.org.id, id);
+  return async function findFor(tx: Tx, scope: Scope, id: string, operation: Operation): Promise<Row<T>> {
+    const row = await findInOrg(tx, table, scope.org.id, id);
     checkTransition(noun(row), row.status, transitions[operation]);
     return row;
   };

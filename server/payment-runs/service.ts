@@ -72,7 +72,7 @@ export const paymentRunService = {
   },
 
   async get(scope: Scope, id: string) {
-    return await snapshot(scope.db, (tx) => present(tx, findInOrg(tx, paymentRuns, scope.org.id, id)));
+    return await snapshot(scope.db, async (tx) => present(tx, await findInOrg(tx, paymentRuns, scope.org.id, id)));
   },
 
   async file(scope: Scope, id: string): Promise<{ body: string; name: string }> {

@@ -138,7 +138,7 @@ export const recurringInvoiceService = {
   },
 
   async get(scope: Scope, id: string) {
-    return await snapshot(scope.db, (tx) => presentRecurringInvoice(findInOrg(tx, recurringInvoices, scope.org.id, id)));
+    return await snapshot(scope.db, async (tx) => presentRecurringInvoice(await findInOrg(tx, recurringInvoices, scope.org.id, id)));
   },
 
   async create(scope: Scope, input: RecurringInvoiceCreate) {
@@ -188,7 +188,7 @@ export const recurringInvoiceService = {
   /** Any field, in any state; it applies from the next period: the invoices generated stay as they were. */
   async update(scope: Scope, id: string, input: RecurringInvoiceUpdate) {
     return await unitOfWork(scope.db, async (tx) => {
-      const row = findInOrg(tx, recurringInvoices, scope.org.id, id);
+      const row = await findInOrg(tx, recurringInvoices, scope.org.id, id);
       const bag = new FieldErrorBag();
       const next: TemplateRow = { ...row };
       if (input.customer_id !== undefined && await readCustomer(tx, scope.org.id, bag, input.customer_id)) next.customerId = input.customer_id;
@@ -227,8 +227,8 @@ export const recurringInvoiceService = {
   },
 
   async pause(scope: Scope, id: string) {
-    return await unitOfWork(scope.db, (tx) => {
-      const row = findInOrg(tx, recurringInvoices, scope.org.id, id);
+    return await unitOfWork(scope.db, async (tx) => {
+      const row = await findInOrg(tx, recurringInvoices, scope.org.id, id);
       checkTransition("recurring invoice", row.status, TRANSITIONS.pause);
       return setStatus(tx, scope, row, { status: "paused" }, "paused");
     });
@@ -241,7 +241,7 @@ export const recurringInvoiceService = {
    */
   async resume(scope: Scope, id: string, catchUp: boolean) {
     return await unitOfWork(scope.db, async (tx) => {
-      const row = findInOrg(tx, recurringInvoices, scope.org.id, id);
+      const row = await findInOrg(tx, recurringInvoices, scope.org.id, id);
       checkTransition("recurring invoice", row.status, TRANSITIONS.resume);
       // "after yesterday" is "on or after today"; never before the last period generated
       const yesterday = addDays(today(), -1);

@@ -102,13 +102,13 @@ export async function listReminders(scope: Scope, query: ListQuery, url: string)
 }
 
 export async function showReminder(scope: Scope, id: string) {
-  return await snapshot(scope.db, async (tx) => (await presentReminders(tx, scope.org.id, [findInOrg(tx, reminders, scope.org.id, id)]))[0]!);
+  return await snapshot(scope.db, async (tx) => (await presentReminders(tx, scope.org.id, [await findInOrg(tx, reminders, scope.org.id, id)]))[0]!);
 }
 
 /** `GET /invoices/{id}/reminders`: what was recorded, in level order, and the late claim as of today (the organisation's). */
 export async function invoiceReminders(scope: Scope, invoiceId: string): Promise<{ data: Awaited<ReturnType<typeof presentReminders>>; late_claim: LateClaim }> {
   return await snapshot(scope.db, async (tx) => {
-    findInOrg(tx, invoices, scope.org.id, invoiceId);
+    await findInOrg(tx, invoices, scope.org.id, invoiceId);
     const rows = await tx.select().from(reminders).where(inOrg(reminders, scope.org.id, eq(reminders.invoiceId, invoiceId))).orderBy(asc(reminders.level));
     const timezone = (await firstRow(tx.select({ tz: organizations.timezone }).from(organizations).where(eq(organizations.id, scope.org.id))))!.tz;
     const { lateClaim } = interestClaims();
@@ -121,13 +121,13 @@ export async function invoiceReminders(scope: Scope, invoiceId: string): Promise
 /** `PUT /invoices/{id}/reminders-pause`: not part of the document, so allowed in every state. */
 export async function pauseInvoiceReminders(scope: Scope, invoiceId: string, input: RemindersPause): Promise<ShownInvoice> {
   return await unitOfWork(scope.db, async (tx) => {
-    findInOrg(tx, invoices, scope.org.id, invoiceId);
+    await findInOrg(tx, invoices, scope.org.id, invoiceId);
     await updateInOrg(tx, invoices, scope.org.id, invoiceId, {
       remindersPaused: input.paused,
       remindersPausedReason: input.paused ? input.reason?.trim() || null : null,
       updatedAt: nowIso(),
     });
-    const shown = showInvoice(tx, scope.org.id, invoiceId);
+    const shown = await showInvoice(tx, scope.org.id, invoiceId);
     await recordChange(tx, scope, {
       action: input.paused ? "invoice.reminders_paused" : "invoice.reminders_resumed",
       resource: { type: "invoice", id: invoiceId },
@@ -153,7 +153,7 @@ type RenderedReminder = {
 
 /** What a reminder says, in its language: subject, paragraphs, and the PDF's table. */
 async function compose(tx: Tx, reminder: ReminderRow) {
-  const invoice = findInOrg(tx, invoices, reminder.organizationId, reminder.invoiceId);
+  const invoice = await findInOrg(tx, invoices, reminder.organizationId, reminder.invoiceId);
   const parties = invoice.issuedParties!;
   const language = reminder.language;
   const labels = LABELS[language];
@@ -208,7 +208,7 @@ async function renderComposed(c: Awaited<ReturnType<typeof compose>>, reminder: 
 /** `GET /reminders/{id}/pdf`: the letter, rendered on demand. */
 export async function reminderPdf(scope: Scope, id: string): Promise<{ pdf: Uint8Array; number: string }> {
   const { composed, reminder } = await snapshot(scope.db, async (tx) => {
-    const reminder = findInOrg(tx, reminders, scope.org.id, id);
+    const reminder = await findInOrg(tx, reminders, scope.org.id, id);
     return { reminder, composed: await compose(tx, reminder) };
   });
   return { pdf: await renderComposed(composed, reminder), number: `reminder-${composed.invoice.number}-${reminder.level + 1}` };

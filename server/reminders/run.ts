@@ -456,14 +456,14 @@ async function recordOne(tx: Tx, org: ReturnType<typeof orgOf>, policy: Reminder
     if (noteId !== null) await queueNoteOverPeppol(tx, scope, customer, noteId);
   } else if (noteId !== null) {
     // a manual reminder is sent as recorded, its interest note with it (printed beside the letter)
-    await markSent(tx, org.id, findInOrg(tx, invoices, org.id, noteId), now);
-    await recordChange(tx, scope, { action: "invoice.sent", resource: { type: "invoice", id: noteId }, event: "invoice.sent", data: showInvoice(tx, org.id, noteId) });
+    await markSent(tx, org.id, await findInOrg(tx, invoices, org.id, noteId), now);
+    await recordChange(tx, scope, { action: "invoice.sent", resource: { type: "invoice", id: noteId }, event: "invoice.sent", data: await showInvoice(tx, org.id, noteId) });
   }
   // manual: sent as it is recorded, so its event now; a delivery's when its channel accepts it
   const record = { action: "reminder.recorded", resource: { type: "reminder", id } };
   // the event's reminder as just written (read back, it is the same row)
   const written: SentReminder = { id, level: plan.level, interestNoteId: noteId, interestCents, compensationCents, amountDueCents: base.amountDueCents, earlierNotes: plan.earlierNotes, missingRates: plan.missing_rates };
-  await recordChange(tx, scope, delivery === null ? { ...record, ...reminderSentEvent(tx, org, invoiceId, written) } : record);
+  await recordChange(tx, scope, delivery === null ? { ...record, ...await reminderSentEvent(tx, org, invoiceId, written) } : record);
   return shown(plan);
 }
 
@@ -486,7 +486,7 @@ async function queueNoteOverPeppol(tx: Tx, scope: Scope, customer: CustomerRow, 
  */
 type SentReminder = Pick<typeof reminders.$inferSelect, "id" | "level" | "interestNoteId" | "interestCents" | "compensationCents" | "amountDueCents" | "earlierNotes" | "missingRates">;
 
-function reminderSentEvent(tx: Tx, org: Pick<Organization, "id" | "country">, invoiceId: string, reminder: SentReminder) {
+async function reminderSentEvent(tx: Tx, org: Pick<Organization, "id" | "country">, invoiceId: string, reminder: SentReminder) {
   const orgId = org.id;
   const country = org.country;
   const reminderId = reminder.id;
@@ -494,7 +494,7 @@ function reminderSentEvent(tx: Tx, org: Pick<Organization, "id" | "country">, in
   return {
     event: "invoice.reminder_sent" as const,
     data: {
-      ...showInvoice(tx, orgId, invoiceId),
+      ...await showInvoice(tx, orgId, invoiceId),
       reminder: {
         id: reminder.id,
         level: reminder.level,
@@ -525,6 +525,6 @@ export async function onReminderAccepted(tx: Tx, delivery: QueuedDelivery): Prom
   await recordChange(tx, scope, {
     action: "reminder.sent",
     resource: { type: "reminder", id: delivery.reminderId },
-    ...reminderSentEvent(tx, scope.org, delivery.invoiceId, (await firstRow(tx.select().from(reminders).where(eq(reminders.id, delivery.reminderId))))!),
+    ...await reminderSentEvent(tx, scope.org, delivery.invoiceId, (await firstRow(tx.select().from(reminders).where(eq(reminders.id, delivery.reminderId))))!),
   });
 }

@@ -112,7 +112,7 @@ type CustomerAging = { customerId: string; name: string } & Record<Bucket, numbe
  * of the organisation's documents by currency and issue date; slower than the running totals,
  * which hold only today.
  */
-function agingAsOf(tx: Tx, at: AgingAt): CustomerAging[] {
+async function agingAsOf(tx: Tx, at: AgingAt): Promise<CustomerAging[]> {
   const p = (name: keyof AgingAt) => sql.placeholder(name);
   // the lookups are skipped for documents with nothing paid or credited (most open ones)
   const paid = sql`iif(i."paid_cents" = 0, 0, coalesce((SELECT sum(pm."amount_cents") FROM "payments" pm WHERE pm."invoice_id" = i."id" AND pm."payment_date" <= ${p("date")}), 0))`;
@@ -142,7 +142,7 @@ function agingAsOf(tx: Tx, at: AgingAt): CustomerAging[] {
     SELECT d."customer_id" AS "customerId", c."name" AS "name", ${buckets}
     FROM d JOIN "customers" c ON c."id" = d."customer_id"
     GROUP BY d."customer_id" HAVING sum(d."owed") <> 0`;
-  return plainRows<CustomerAging>(tx, { toSQL: () => dialect.sqlToQuery(query) }).all(at);
+  return await plainRows<CustomerAging>(tx, { toSQL: () => dialect.sqlToQuery(query) }).all(at);
 }
 
 export async function agedReceivables(scope: Scope, query: { date?: string; currency?: string; page?: number; per_page?: number }) {
@@ -151,19 +151,19 @@ export async function agedReceivables(scope: Scope, query: { date?: string; curr
   const perPage = query.per_page ?? AGING_PER_PAGE.default;
   const page = query.page ?? 1;
   const at = { orgId: scope.org.id, currency, date, d30: addDays(date, -30), d60: addDays(date, -60), d90: addDays(date, -90) };
-  return await snapshot(scope.db, (tx) => {
+  return await snapshot(scope.db, async (tx) => {
     let totals: Record<Bucket, number>;
     let count: number;
     let shown: { customerId: string; name: string }[];
     let owed: Map<string, Record<Bucket, number>>;
     if (query.date === undefined) {
       const reads = agingQueries(tx);
-      totals = reads.totals.get(at)!;
-      count = reads.count.get(at)!.n;
-      shown = reads.page.all({ ...at, limit: perPage, offset: (page - 1) * perPage });
-      owed = new Map(reads.customers.all({ ...at, ids: JSON.stringify(shown.map((c) => c.customerId)) }).map((r) => [r.customerId, r]));
+      totals = (await reads.totals.get(at))!;
+      count = (await reads.count.get(at))!.n;
+      shown = await reads.page.all({ ...at, limit: perPage, offset: (page - 1) * perPage });
+      owed = new Map((await reads.customers.all({ ...at, ids: JSON.stringify(shown.map((c) => c.customerId)) })).map((r) => [r.customerId, r]));
     } else {
-      const all = agingAsOf(tx, at);
+      const all = await agingAsOf(tx, at);
       const totalOf = (r: Record<Bucket, number>) => sumCents(BUCKETS.map((b) => r[b]));
       all.sort((a, b) => totalOf(b) - totalOf(a) || (a.customerId < b.customerId ? -1 : a.customerId > b.customerId ? 1 : 0));
       totals = Object.fromEntries(BUCKETS.map((b) => [b, sumCents(all.map((r) => r[b]))])) as Record<Bucket, number>;

@@ -14,7 +14,8 @@ import { reportCurrency } from "./currency.ts";
 
 export async function profitAndLoss(scope: Scope, query: { from?: string; to?: string; currency?: string }) {
   return await snapshot(scope.db, async (tx) => {
-    const { from, to } = periodOf(query, (to) => fiscalYearOf(fiscalCalendar(tx, scope.org.id), to).start);
+    const calendar = await fiscalCalendar(tx, scope.org.id);
+    const { from, to } = periodOf(query, (to) => fiscalYearOf(calendar, to).start);
     const currency = reportCurrency(scope, query.currency);
     const rows = (await accountSums(tx, scope.org.id, currency, from, to, false)).filter((a) => shown(a) !== 0);
     const revenue = rows.filter((a) => a.type === "revenue");

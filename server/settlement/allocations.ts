@@ -45,7 +45,7 @@ export async function allocatedCents(tx: Tx, lineId: string): Promise<number> {
  * matched_amount): its first allocation's, kept for the clients that read them.
  */
 export async function refreshLine(tx: Tx, orgId: string, lineId: string): Promise<void> {
-  const line = findInOrg(tx, bankTransactions, orgId, lineId);
+  const line = await findInOrg(tx, bankTransactions, orgId, lineId);
   const allocations = await allocationsOf(tx, lineId);
   const first = allocations[0];
   if (!first) return void await updateInOrg(tx, bankTransactions, orgId, lineId, { ...NOT_MATCHED, updatedAt: nowIso() });
@@ -66,19 +66,19 @@ export const lineName = (line: TransactionRow) =>
   (line.communication ?? line.counterpartyName ?? line.structuredReference ?? `Bank line ${line.entryRef}`).replace(/\s+/g, " ").trim().slice(0, 200);
 
 /** `cents` of the line into suspense (> 0) or out of it against the bank account (< 0): suspenseEntry. */
-export function suspenseDraft(tx: Tx, orgId: string, line: TransactionRow, cents: number, id?: string) {
-  const bank = findInOrg(tx, bankAccounts, orgId, line.bankAccountId);
+export async function suspenseDraft(tx: Tx, orgId: string, line: TransactionRow, cents: number, id?: string) {
+  const bank = await findInOrg(tx, bankAccounts, orgId, line.bankAccountId);
   return suspenseEntry(
     { id, lineId: line.id, date: line.bookingDate, currency: bank.currency, direction: line.direction, cents, description: lineName(line) },
-    { bank: bank.accountId, suspense: systemAccount(tx, orgId, "suspense").id },
+    { bank: bank.accountId, suspense: (await systemAccount(tx, orgId, "suspense")).id },
   );
 }
 
 /** What undoing an allocation posts, its payment aside (the caller deletes a payment it recorded, or keeps one recorded by hand). */
-export function undoEffects(tx: Tx, orgId: string, line: TransactionRow, allocation: AllocationRow): LedgerEffect[] {
+export async function undoEffects(tx: Tx, orgId: string, line: TransactionRow, allocation: AllocationRow): Promise<LedgerEffect[]> {
   const effects: LedgerEffect[] = [];
   if (allocation.journalEntryId) effects.push({ reverseEntry: { entryId: allocation.journalEntryId } });
-  if (!allocation.viaSuspense) effects.push({ post: suspenseDraft(tx, orgId, line, allocation.amountCents) });
+  if (!allocation.viaSuspense) effects.push({ post: await suspenseDraft(tx, orgId, line, allocation.amountCents) });
   return effects;
 }
 
@@ -89,8 +89,8 @@ export function undoEffects(tx: Tx, orgId: string, line: TransactionRow, allocat
 export async function releaseAllocation(tx: Tx, scope: Scope, paymentId: string): Promise<void> {
   const allocation = await firstRow(tx.select().from(bankTransactionAllocations).where(inOrg(bankTransactionAllocations, scope.org.id, eq(bankTransactionAllocations.paymentId, paymentId))));
   if (!allocation) return;
-  const line = findInOrg(tx, bankTransactions, scope.org.id, allocation.bankTransactionId);
-  const ledger = undoEffects(tx, scope.org.id, line, allocation);
+  const line = await findInOrg(tx, bankTransactions, scope.org.id, allocation.bankTransactionId);
+  const ledger = await undoEffects(tx, scope.org.id, line, allocation);
   await tx.delete(bankTransactionAllocations).where(eq(bankTransactionAllocations.id, allocation.id));
   await refreshLine(tx, scope.org.id, line.id);
   await recordChange(tx, scope, { action: "bank_transaction.unmatched", resource: { type: "bank_transaction", id: line.id }, ledger });

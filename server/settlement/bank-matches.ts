@@ -97,7 +97,7 @@ const ACTIONS: Record<AllocationHow, { action: string; event: "bank_transaction.
 export async function allocateLine(tx: Tx, scope: Scope, bank: BankAccountRow, line: TransactionRow, allocations: Allocation[], how: AllocationHow, readers: MatchReaders): Promise<void> {
   const orgId = scope.org.id;
   const viaSuspense = how !== "import";
-  const via = viaSuspense ? systemAccount(tx, orgId, "suspense").id : bank.accountId;
+  const via = viaSuspense ? (await systemAccount(tx, orgId, "suspense")).id : bank.accountId;
   const held = (await firstRow(tx.select({ n: count() }).from(bankTransactionAllocations).where(inOrg(bankTransactionAllocations, orgId, eq(bankTransactionAllocations.bankTransactionId, line.id)))))!.n;
   checkRoom("allocations", held, allocations.length, "This bank line");
   let position = await nextPosition(tx, line.id);
@@ -135,7 +135,7 @@ export async function allocateLine(tx: Tx, scope: Scope, bank: BankAccountRow, l
         if (existing.bankAccountId !== bank.id) ledger.push(...await movePayment(tx, orgId, target, existing, bank));
         if (viaSuspense) {
           row.journalEntryId = newId();
-          ledger.push({ post: suspenseDraft(tx, orgId, line, -cents, row.journalEntryId) });
+          ledger.push({ post: await suspenseDraft(tx, orgId, line, -cents, row.journalEntryId) });
         }
       } else {
         const input = {
@@ -173,7 +173,7 @@ async function accountDraft(
 ) {
   // revenue is sold: output VAT; anything else (costs, assets) is bought: input VAT
   const side = target.account.type === "revenue" ? "sales" : "purchases";
-  const vatAccount = target.vat === null ? null : systemAccount(tx, orgId, side === "sales" ? "vat_payable" : "vat_receivable").id;
+  const vatAccount = target.vat === null ? null : (await systemAccount(tx, orgId, side === "sales" ? "vat_payable" : "vat_receivable")).id;
   return bankLineEntry(
     {
       lineId: line.id,
@@ -196,14 +196,14 @@ async function accountDraft(
  * moved it out of suspense is reversed), an account's entry is reversed; what was posted on import
  * against the bank goes into suspense. The line is unmatched again, its whole amount in suspense.
  */
-export async function unallocateLine(tx: Tx, scope: Scope, line: TransactionRow, documentOf: (a: AllocationRow) => Settled | null, readers: MatchReaders): Promise<void> {
+export async function unallocateLine(tx: Tx, scope: Scope, line: TransactionRow, documentOf: (a: AllocationRow) => Settled | null | Promise<Settled | null>, readers: MatchReaders): Promise<void> {
   const ledger: LedgerEffect[] = [];
   for (const allocation of (await allocationsOf(tx, line.id)).reverse()) {
     if (allocation.paymentLink === "recorded" && allocation.paymentId) {
-      const doc = documentOf(allocation);
+      const doc = await documentOf(allocation);
       if (doc) await deletePayment(tx, scope, doc, allocation.paymentId, readers[doc.kind], { releaseLine: false });
     }
-    ledger.push(...undoEffects(tx, scope.org.id, line, allocation));
+    ledger.push(...await undoEffects(tx, scope.org.id, line, allocation));
     await tx.delete(bankTransactionAllocations).where(eq(bankTransactionAllocations.id, allocation.id));
   }
   await refreshLine(tx, scope.org.id, line.id);

@@ -34,7 +34,7 @@ export const allocationCents = (note: Pick<InvoiceRow, "totalCents" | "paidCents
 export async function allocateCreditNote(tx: Tx, scope: Scope, note: InvoiceRow, show: Show): Promise<number> {
   if (note.type !== "credit_note" || !note.relatedInvoiceId) return 0;
   const orgId = scope.org.id;
-  const invoice = findInOrg(tx, invoices, orgId, note.relatedInvoiceId);
+  const invoice = await findInOrg(tx, invoices, orgId, note.relatedInvoiceId);
   const cents = allocationCents(note, invoice);
   await updateInOrg(tx, invoices, orgId, note.id, { creditedCents: cents, status: settledStatus(note, note.paidCents, cents), updatedAt: nowIso() });
   if (cents === 0) return 0;
@@ -50,7 +50,7 @@ export async function allocateCreditNote(tx: Tx, scope: Scope, note: InvoiceRow,
 export async function releaseCreditNote(tx: Tx, scope: Scope, note: InvoiceRow, show: Show): Promise<void> {
   if (note.creditedCents === 0 || !note.relatedInvoiceId) return;
   const orgId = scope.org.id;
-  const invoice = findInOrg(tx, invoices, orgId, note.relatedInvoiceId);
+  const invoice = await findInOrg(tx, invoices, orgId, note.relatedInvoiceId);
   await updateInOrg(tx, invoices, orgId, note.id, { creditedCents: 0, updatedAt: nowIso() });
   await setCredited(tx, orgId, invoice, invoice.creditedCents - note.creditedCents);
   await recordChange(tx, scope, { action: "invoice.credit_released", resource: { type: "invoice", id: invoice.id }, event: "invoice.updated", data: show(tx, orgId, invoice.id) });
@@ -64,7 +64,7 @@ export async function releaseCreditNote(tx: Tx, scope: Scope, note: InvoiceRow, 
  */
 export async function reallocateCreditNotes(tx: Tx, scope: Scope, invoiceId: string, show: Show): Promise<boolean> {
   const orgId = scope.org.id;
-  let invoice = findInOrg(tx, invoices, orgId, invoiceId);
+  let invoice = await findInOrg(tx, invoices, orgId, invoiceId);
   if (invoice.type !== "invoice" || invoice.status === "cancelled" || invoice.status === "draft") return false;
   const notes = await tx
     .select()
@@ -78,7 +78,7 @@ export async function reallocateCreditNotes(tx: Tx, scope: Scope, invoiceId: str
     const credited = note.creditedCents + cents;
     await updateInOrg(tx, invoices, orgId, note.id, { creditedCents: credited, status: settledStatus(note, note.paidCents, credited), updatedAt: nowIso() });
     await setCredited(tx, orgId, invoice, invoice.creditedCents + cents);
-    invoice = findInOrg(tx, invoices, orgId, invoiceId);
+    invoice = await findInOrg(tx, invoices, orgId, invoiceId);
     await recordChange(tx, scope, { action: "invoice.credited", resource: { type: "invoice", id: note.id }, event: "invoice.updated", data: show(tx, orgId, note.id) });
     changed = true;
   }

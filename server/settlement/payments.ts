@@ -162,16 +162,16 @@ export async function recordPayment<S>(tx: Tx, scope: Scope, doc: Settled, input
   checkRoom("payments", held, 1, `This ${nounOf(doc)}`);
   const { bank, columns } = await newPayment(tx, orgId, input, { dueCents: dueOf(doc), currency: doc.row.currency });
   // a bank line in suspense that records the payment posts it against suspense (`via`): its money is in the bank account already
-  const bankLedger = via ?? bankLedgerAccountId(tx, orgId, bank);
+  const bankLedger = via ?? await bankLedgerAccountId(tx, orgId, bank);
   let posting: EntryDraft;
   if (doc.kind === "invoice") {
     const payment: InvoicePaymentRow = { ...columns, invoiceId: id };
     await tx.insert(payments).values(payment);
-    posting = paymentPosting(tx, doc.row, payment, bankLedger);
+    posting = await paymentPosting(tx, doc.row, payment, bankLedger);
   } else {
     const payment: ExpensePaymentRow = { ...columns, expenseId: id };
     await tx.insert(expensePayments).values(payment);
-    posting = expensePaymentPosting(tx, doc.row, payment, bankLedger);
+    posting = await expensePaymentPosting(tx, doc.row, payment, bankLedger);
   }
   await setPaid(tx, orgId, doc, doc.row.paidCents + columns.amountCents);
   const shown = show(tx, orgId, id);
@@ -210,14 +210,14 @@ export async function deletePayment<S>(tx: Tx, scope: Scope, doc: Settled, payme
  * account's ledger account, on its own date. The effects go into the caller's change.
  */
 export async function movePayment(tx: Tx, orgId: string, doc: Settled, payment: InvoicePaymentRow | ExpensePaymentRow, bank: BankAccountRow): Promise<LedgerEffect[]> {
-  const bankLedger = bankLedgerAccountId(tx, orgId, bank);
+  const bankLedger = await bankLedgerAccountId(tx, orgId, bank);
   if (doc.kind === "invoice") {
     await updateInOrg(tx, payments, orgId, payment.id, { bankAccountId: bank.id });
     const moved = { ...(payment as InvoicePaymentRow), bankAccountId: bank.id };
-    return [{ reverse: { type: "payment", id: payment.id } }, { post: paymentPosting(tx, doc.row, moved, bankLedger) }];
+    return [{ reverse: { type: "payment", id: payment.id } }, { post: await paymentPosting(tx, doc.row, moved, bankLedger) }];
   }
   await updateInOrg(tx, expensePayments, orgId, payment.id, { bankAccountId: bank.id });
   const moved = { ...(payment as ExpensePaymentRow), bankAccountId: bank.id };
-  return [{ reverse: { type: "expense_payment", id: payment.id } }, { post: expensePaymentPosting(tx, doc.row, moved, bankLedger) }];
+  return [{ reverse: { type: "expense_payment", id: payment.id } }, { post: await expensePaymentPosting(tx, doc.row, moved, bankLedger) }];
 }
 

@@ -64,7 +64,7 @@ export const deliveryListSpec: ListSpec<typeof deliveries> = {
  * delivery's own (requireEventAccess).
  */
 async function findDelivery(tx: Tx, scope: Scope, webhookId: string, deliveryId: string, abilities: Reader): Promise<DeliveryRow> {
-  const webhook = findInOrg(tx, webhooks, scope.org.id, webhookId);
+  const webhook = await findInOrg(tx, webhooks, scope.org.id, webhookId);
   const row = await findChildInOrg(tx, deliveries, deliveries.webhookId, scope.org.id, webhookId, deliveryId);
   requireEventAccess(abilities, [...webhook.events, row.event]);
   return row;
@@ -151,7 +151,7 @@ export async function redeliverMatching(scope: Scope, webhookId: string, input: 
   };
   if (search.createdSince && search.createdBefore && search.createdBefore <= search.createdSince) throw ValidationFailed.field("to", "The to field must be after from.");
   return await unitOfWork(scope.db, async (tx) => {
-    const webhook = findInOrg(tx, webhooks, scope.org.id, webhookId);
+    const webhook = await findInOrg(tx, webhooks, scope.org.id, webhookId);
     const ids = await findDeliveryIds(tx, search);
     if (ids.length > MAX_BULK_REDELIVER) {
       throw ValidationFailed.field("to", `${ids.length} deliveries match; one call redelivers at most ${MAX_BULK_REDELIVER}: narrow from and to.`);

@@ -135,7 +135,7 @@ export const webhookService = {
     return listPage(scope, webhookListSpec, query, url, (rows) => rows.map(presentWebhook));
   },
   get(scope: Scope, id: string) {
-    return snapshot(scope.db, (tx) => presentWebhook(findInOrg(tx, webhooks, scope.org.id, id)));
+    return snapshot(scope.db, async (tx) => presentWebhook(await findInOrg(tx, webhooks, scope.org.id, id)));
   },
   async create(scope: Scope, input: WebhookCreate, policy: UrlPolicy, secrets: SecretBox, abilities: Reader) {
     requireEventAccess(abilities, input.events);
@@ -168,7 +168,7 @@ export const webhookService = {
     const url = input.url === undefined ? undefined : normaliseUrl(input.url, policy);
     const events = input.events === undefined ? undefined : distinct(input.events);
     return await unitOfWork(scope.db, async (tx) => {
-      const before = findInOrg(tx, webhooks, scope.org.id, id);
+      const before = await findInOrg(tx, webhooks, scope.org.id, id);
       const eventsChange = events !== undefined && (events.length !== before.events.length || events.some((e) => !before.events.includes(e)));
       if ((url !== undefined && url !== before.url) || eventsChange) requireEventAccess(abilities, [...before.events, ...(events ?? [])]);
       const set: Partial<WebhookRow> = { updatedAt: nowIso() };
@@ -183,7 +183,7 @@ export const webhookService = {
         await unparkDeliveries(tx, scope.org.id, id);
         tx.connection.outbox.queued(); // what waited may go now
       }
-      return presentWebhook(findInOrg(tx, webhooks, scope.org.id, id));
+      return presentWebhook(await findInOrg(tx, webhooks, scope.org.id, id));
     });
   },
   /** Its queued deliveries and their attempts go with it (the subscription is gone). */
@@ -199,12 +199,12 @@ export const webhookService = {
    */
   async regenerateSecret(scope: Scope, id: string, secrets: SecretBox, abilities: Reader) {
     return await unitOfWork(scope.db, async (tx) => {
-      const row = findInOrg(tx, webhooks, scope.org.id, id);
+      const row = await findInOrg(tx, webhooks, scope.org.id, id);
       requireEventAccess(abilities, row.events);
       const secret = generateSecret();
       await updateInOrg(tx, webhooks, scope.org.id, id, { secret: secrets.seal(secret, id), updatedAt: nowIso() });
       await recordChange(tx, scope, { action: "webhook.secret_regenerated", resource: { type: "webhook", id } });
-      return withSecret(findInOrg(tx, webhooks, scope.org.id, id), secret);
+      return withSecret(await findInOrg(tx, webhooks, scope.org.id, id), secret);
     });
   },
 };

@@ -82,7 +82,7 @@ describe("preparedRows returns exactly drizzle's rows", () => {
 
       const drizzleRows = await db.select().from(table).orderBy(sql`rowid`);
       const fast = preparedRows(asTx(db), `prepared-rows test:${name}`, table, (tx) => tx.select().from(table).orderBy(sql`rowid`));
-      expect(fast.all({})).toStrictEqual(drizzleRows);
+      expect(await fast.all({})).toStrictEqual(drizzleRows);
       // and what was written comes back as written
       expect(drizzleRows).toStrictEqual(rows);
 
@@ -90,9 +90,9 @@ describe("preparedRows returns exactly drizzle's rows", () => {
         tx.select().from(table).where(sql`rowid = ${sql.placeholder("rowid")}`),
       );
       for (const rowid of [1, 2]) {
-        expect(one.get({ rowid })).toStrictEqual(await firstRow(db.select().from(table).where(sql`rowid = ${rowid}`)));
+        expect(await one.get({ rowid })).toStrictEqual(await firstRow(db.select().from(table).where(sql`rowid = ${rowid}`)));
       }
-      expect(one.get({ rowid: 99 })).toBeUndefined();
+      expect(await one.get({ rowid: 99 })).toBeUndefined();
     });
   }
 });

@@ -275,7 +275,7 @@ describe("retention", () => {
     // events dated in the past, with the organisation's next ids (as emit draws them)
     const old = async (daysAgo: number) =>
       await unitOfWork(env.db, async (tx) => {
-        const seq = drawSequence(tx, org.id, "event", 0);
+        const seq = await drawSequence(tx, org.id, "event", 0);
         await tx.insert(events)
           .values({ organizationId: org.id, seq, type: "customer.created", resourceType: "customer", resourceId: `old-${daysAgo}`, data: sample, createdAt: new Date(Date.now() - daysAgo * day).toISOString() });
         return seq;

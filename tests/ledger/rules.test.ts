@@ -120,7 +120,10 @@ describe("the readers", () => {
     expect(r.status, `${method} ${path}: ${r.text.slice(0, 400)}`).toBe(status);
     return r.body?.data ?? r.body;
   };
-  const account = (role: Parameters<typeof systemAccount>[2]) => systemAccount(asTx(env.db), org.org.id, role).id;
+  type Role = Parameters<typeof systemAccount>[2];
+  // the system accounts' ids, read once the organisation exists: the expected postings name them
+  const accountIds = new Map<Role, string>();
+  const account = (role: Role) => accountIds.get(role)!;
   const row = async (id: string) => (await firstRow(env.db.select().from(invoices).where(eq(invoices.id, id))))!;
   let customer: any;
 
@@ -128,6 +131,7 @@ describe("the readers", () => {
     org = await env.newOrg("Readers BV", { country: "BE", currency: "EUR" });
     rates = Object.fromEntries((await call("GET", "/api/v1/vat-rates")).map((r: any) => [`${r.category}:${r.rate}`, r.id]));
     customer = await call("POST", "/api/v1/customers", { name: "Brasserie Dupont SA", country: "BE", vat_number: "BE0404795549" }, 201);
+    for (const role of ["payables", "receivables", "sales", "vat_payable", "vat_receivable"] as const) accountIds.set(role, (await systemAccount(asTx(env.db), org.org.id, role)).id);
   });
   const invoice = async (body: Record<string, unknown>) => {
     const draft = await call("POST", "/api/v1/invoices", { customer_id: customer.id, issue_date: "2026-03-02", due_date: "2026-04-01", ...body }, 201);
@@ -250,12 +254,12 @@ describe("the readers", () => {
     const e = (await env.api("POST", "/api/v1/expenses", { category: "Travel", amount: "30.00", date: "2025-06-30" }, o.token)).body.data;
     expect((await env.api("POST", `/api/v1/expenses/${e.id}/approve`, undefined, o.token)).status).toBe(200);
     const travel = await snapshot(env.db, async (tx) => (await categoryAccount(tx, o.org.id, "Travel")).id);
-    const sales = await snapshot(env.db, (tx) => systemAccount(tx, o.org.id, "sales").id);
+    const sales = await snapshot(env.db, async (tx) => (await systemAccount(tx, o.org.id, "sales")).id);
     // 2025: 150.00 of sales (a credit balance), no expense; receivables are not a result
     const results = await snapshot(env.db, (tx) => readYearResults(tx, o.org.id, "2025-01-01", "2025-12-31"));
     expect(results.sort((a, b) => a.net - b.net)).toEqual([{ accountId: sales, currency: "EUR", net: -15_000 }, { accountId: travel, currency: "EUR", net: 3000 }]);
     const [closing] = await snapshot(env.db, (tx) => closingPostings(tx, o.org.id, { year: 2025, start: "2025-01-01", end: "2025-12-31" }));
-    const retained = await snapshot(env.db, (tx) => systemAccount(tx, o.org.id, "retained_earnings").id);
+    const retained = await snapshot(env.db, async (tx) => (await systemAccount(tx, o.org.id, "retained_earnings")).id);
     // a profit of 120.00: retained earnings credited
     expect([closing!.date, cents(closing!).sort()]).toEqual(["2025-12-31", [[sales, 15_000], [travel, -3000], [retained, -12_000]].sort()]);
     // a year ending on 30 December (its last day the entry's date): without the invoice of the 31st

@@ -21,8 +21,8 @@ import { showBankTransaction } from "../read.ts";
 /** Books an unmatched line to an account of the chart, with a VAT rate, or to another own bank account (a transfer): booking.ts. */
 export async function bookLine(scope: Scope, id: string, input: BankTransactionBook) {
   return await unitOfWork(scope.db, async (tx) => {
-    const line = findInOrg(tx, bankTransactions, scope.org.id, id);
-    activeBank(tx, scope, line.bankAccountId);
+    const line = await findInOrg(tx, bankTransactions, scope.org.id, id);
+    await activeBank(tx, scope, line.bankAccountId);
     await postBooking(tx, scope, line, input);
     return showBankTransaction(tx, scope.org.id, id);
   });
@@ -31,7 +31,7 @@ export async function bookLine(scope: Scope, id: string, input: BankTransactionB
 /** Reverses a booked line's entry (both lines of a transfer): the line is unmatched again. */
 export async function unbookLine(scope: Scope, id: string) {
   return await unitOfWork(scope.db, async (tx) => {
-    await reverseBooking(tx, scope, findInOrg(tx, bankTransactions, scope.org.id, id));
+    await reverseBooking(tx, scope, await findInOrg(tx, bankTransactions, scope.org.id, id));
     return showBankTransaction(tx, scope.org.id, id);
   });
 }

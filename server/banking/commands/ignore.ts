@@ -14,7 +14,7 @@ import { showBankTransaction } from "../read.ts";
 /** Takes an unmatched line off the list of lines to look at: its money stays in suspense (nothing is posted). */
 export async function ignoreLine(scope: Scope, id: string) {
   return await unitOfWork(scope.db, async (tx) => {
-    const line = findInOrg(tx, bankTransactions, scope.org.id, id);
+    const line = await findInOrg(tx, bankTransactions, scope.org.id, id);
     if (line.status !== "unmatched") throw new Conflict(`The bank transaction is ${line.status}; only an unmatched one can be ignored.`);
     await updateInOrg(tx, bankTransactions, scope.org.id, id, { status: "ignored", updatedAt: nowIso() });
     await recordChange(tx, scope, { action: "bank_transaction.ignored", resource: { type: "bank_transaction", id } });

@@ -86,7 +86,7 @@ export async function importStatement(scope: Scope, bankAccountId: string, recei
   // a single statement keeps the field names it always had; several are numbered
   const field = (s: FileStatement, name: string) => (single ? name : `statements[${s.index}].${name}`);
   return await unitOfWork(scope.db, async (tx) => {
-    const bank = activeBank(tx, scope, bankAccountId);
+    const bank = await activeBank(tx, scope, bankAccountId);
     const owned = await tx.select().from(bankAccounts).where(eq(bankAccounts.organizationId, scope.org.id));
     // the path's account first: an IBAN held twice (a replaced account) belongs to it
     const ownerOf = (iban: string) => (iban === bank.iban ? bank : (owned.find((a) => a.iban === iban && a.isActive) ?? owned.find((a) => a.iban === iban) ?? null));
@@ -102,7 +102,7 @@ export async function importStatement(scope: Scope, bankAccountId: string, recei
       );
     }
     for (const s of statements) {
-      const owner = ownerOf(s.statement.iban);
+      const owner = await ownerOf(s.statement.iban);
       if (owner?.isActive && s.statement.currency !== owner.currency) {
         bag.add(field(s, "currency"), `The statement ${s.statement.statementId} is in ${s.statement.currency}; the bank account ${owner.name} holds ${owner.currency}.`);
       }
@@ -116,7 +116,7 @@ export async function importStatement(scope: Scope, bankAccountId: string, recei
     );
     const now = nowIso();
     for (const s of ordered) {
-      const owner = ownerOf(s.statement.iban);
+      const owner = await ownerOf(s.statement.iban);
       if (owner === null) {
         results.set(s, { result: "skipped", reason: `The organisation has no bank account with IBAN ${s.statement.iban}.`, owner, row: null, imported: 0 });
       } else if (!owner.isActive) {
@@ -285,7 +285,7 @@ async function importLine(
   await recordChange(tx, scope, {
     action: "bank_transaction.posted_to_suspense",
     resource: { type: "bank_transaction", id: line.id },
-    ledger: [{ post: suspenseDraft(tx, scope.org.id, line, line.amountCents) }],
+    ledger: [{ post: await suspenseDraft(tx, scope.org.id, line, line.amountCents) }],
   });
   if (line.direction === "debit") {
     const suggestion = suggestedExpense(line, await openExpenses());

@@ -33,11 +33,11 @@ import { showBankTransaction } from "../read.ts";
  */
 export async function matchLine(scope: Scope, id: string, input: BankTransactionMatch) {
   return await unitOfWork(scope.db, async (tx) => {
-    const line = findInOrg(tx, bankTransactions, scope.org.id, id);
+    const line = await findInOrg(tx, bankTransactions, scope.org.id, id);
     if (line.status !== "unmatched" && line.status !== "partially_matched") {
       throw new Conflict(`The bank transaction is ${line.status}; only an unmatched or partially matched one can be matched (unmatch it first, or reclassify it).`);
     }
-    const bank = activeBank(tx, scope, line.bankAccountId);
+    const bank = await activeBank(tx, scope, line.bankAccountId);
     const rest = line.amountCents - await allocatedCents(tx, line.id);
     if (input.allocations !== undefined) {
       if (input.invoice_id !== undefined || input.expense_id !== undefined || input.amount !== undefined) {

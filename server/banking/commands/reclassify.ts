@@ -23,17 +23,17 @@ import { showBankTransaction } from "../read.ts";
  */
 export async function reclassifyLine(scope: Scope, id: string, input: BankTransactionReclassify) {
   return await unitOfWork(scope.db, async (tx) => {
-    const line = findInOrg(tx, bankTransactions, scope.org.id, id);
-    const bank = activeBank(tx, scope, line.bankAccountId);
+    const line = await findInOrg(tx, bankTransactions, scope.org.id, id);
+    const bank = await activeBank(tx, scope, line.bankAccountId);
     if (line.status === "booked") {
       if (line.transferLineId || line.bookedAccountId === bank.accountId || await isBankLedger(tx, scope, line.bookedAccountId)) {
         throw new Conflict("The bank transaction is booked as a transfer between own bank accounts; unbook it (POST …/unbook) first.");
       }
       await reverseBooking(tx, scope, line);
     } else if (line.status !== "unmatched") {
-      await unallocateLine(tx, scope, line, (a) => allocatedDocument(tx, scope, a), MATCH_READERS);
+      await unallocateLine(tx, scope, line, async (a) => await allocatedDocument(tx, scope, a), MATCH_READERS);
     }
-    const fresh = findInOrg(tx, bankTransactions, scope.org.id, id);
+    const fresh = await findInOrg(tx, bankTransactions, scope.org.id, id);
     await allocateLine(tx, scope, bank, fresh, await readAllocations(tx, scope, bank, fresh, input.allocations, fresh.amountCents), "reclassify", MATCH_READERS);
     return showBankTransaction(tx, scope.org.id, id);
   });

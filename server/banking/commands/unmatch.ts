@@ -21,10 +21,10 @@ import { showBankTransaction } from "../read.ts";
  */
 export async function unmatchLine(scope: Scope, id: string) {
   return await unitOfWork(scope.db, async (tx) => {
-    const line = findInOrg(tx, bankTransactions, scope.org.id, id);
+    const line = await findInOrg(tx, bankTransactions, scope.org.id, id);
     if (line.status === "unmatched") throw new Conflict("The bank transaction is unmatched; only a matched, partially matched or ignored one can be unmatched.");
     if (line.status === "booked") throw new Conflict("The bank transaction is booked to an account; unbook it (POST …/unbook) to reverse its entry.");
-    await unallocateLine(tx, scope, line, (a) => allocatedDocument(tx, scope, a), MATCH_READERS);
+    await unallocateLine(tx, scope, line, async (a) => await allocatedDocument(tx, scope, a), MATCH_READERS);
     return showBankTransaction(tx, scope.org.id, id);
   });
 }

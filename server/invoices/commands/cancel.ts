@@ -26,10 +26,10 @@ import { firstRow } from "../../../db/client.ts";
  */
 export async function cancelInvoice(scope: Scope, id: string): Promise<ShownInvoice> {
   return await unitOfWork(scope.db, async (tx) => {
-    const found = findInOrg(tx, invoices, scope.org.id, id);
+    const found = await findInOrg(tx, invoices, scope.org.id, id);
     let row: InvoiceRow;
     if (found.type === "credit_note") {
-      row = findFor(tx, scope, id, "cancelCreditNote");
+      row = await findFor(tx, scope, id, "cancelCreditNote");
       if (row.paidCents > 0) {
         throw new Conflict(`The credit note is ${row.status}; ${formatCents(row.paidCents)} was refunded on it: a credit note with refunds cannot be cancelled (delete the refunds first).`);
       }
@@ -41,7 +41,7 @@ export async function cancelInvoice(scope: Scope, id: string): Promise<ShownInvo
         );
       }
       // "without payments" needs no check of its own: a payment moves the status on
-      row = findFor(tx, scope, id, "cancel");
+      row = await findFor(tx, scope, id, "cancel");
     }
     await releaseCreditNote(tx, scope, row, showInvoice);
     const shown = await changeInvoice(tx, scope.org.id, id, { status: "cancelled" });
@@ -55,7 +55,7 @@ export async function cancelInvoice(scope: Scope, id: string): Promise<ShownInvo
     // what the cancelled note gave back is settled first by its invoice's other credit notes' unpaid refunds
     const invoiceId = row.type === "credit_note" && row.creditedCents > 0 ? row.relatedInvoiceId : null;
     if (invoiceId && await reallocateCreditNotes(tx, scope, invoiceId, showInvoice)) {
-      await recordChange(tx, scope, { action: "invoice.credited", resource: { type: "invoice", id: invoiceId }, event: "invoice.updated", data: showInvoice(tx, scope.org.id, invoiceId) });
+      await recordChange(tx, scope, { action: "invoice.credited", resource: { type: "invoice", id: invoiceId }, event: "invoice.updated", data: await showInvoice(tx, scope.org.id, invoiceId) });
     }
     return shown;
   });

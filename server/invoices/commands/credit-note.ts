@@ -29,7 +29,7 @@ import { findFor } from "../transitions.ts";
  */
 export async function creditInvoice(scope: Scope, id: string, input: CreditNoteInput = {}): Promise<ShownInvoice> {
   return await unitOfWork(scope.db, async (tx) => {
-    const original = findFor(tx, scope, id, "creditNote");
+    const original = await findFor(tx, scope, id, "creditNote");
     if (original.type !== "invoice") throw new Conflict(`The ${nounOf(original.type)} is ${original.status}; only an invoice can be credited.`);
     const leftCents = await creditLeftCents(tx, scope.org.id, original, null);
     if (leftCents <= 0) {

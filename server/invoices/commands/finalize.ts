@@ -39,7 +39,7 @@ import { firstRow } from "../../../db/client.ts";
  */
 export async function finalizeInvoice(scope: Scope, id: string, options: { sendOnFinalize?: boolean } = {}): Promise<ShownInvoice> {
   return await unitOfWork(scope.db, async (tx) => {
-    const row = findFor(tx, scope, id, "finalize");
+    const row = await findFor(tx, scope, id, "finalize");
     const bag = new FieldErrorBag();
     if (row.type === "credit_note" && row.relatedInvoiceId) {
       const { invoice, leftCents } = await creditedBy(tx, scope.org.id, row);
@@ -51,7 +51,7 @@ export async function finalizeInvoice(scope: Scope, id: string, options: { sendO
     for (const [field, messages] of Object.entries((await readinessOf(tx, scope.org.id, id)).problems)) for (const message of messages) bag.add(field, message);
     bag.throwIfAny();
     const issued: InvoiceRow = { ...row, number: isProvisional(row.number) ? await nextSeriesNumber(tx, scope.org.id, row) : row.number };
-    const parties = currentParties(tx, scope.org.id, row.customerId);
+    const parties = await currentParties(tx, scope.org.id, row.customerId);
     let shown = await changeInvoice(tx, scope.org.id, id, {
       number: issued.number,
       status: "finalized",
@@ -60,7 +60,7 @@ export async function finalizeInvoice(scope: Scope, id: string, options: { sendO
       // the document says from now on what it says today, whatever is edited afterwards
       issuedParties: parties,
       // and so does the customer it embeds (docs/api.md#embedded-data)
-      issuedCustomer: await issuedCustomer(tx, findInOrg(tx, customers, scope.org.id, row.customerId), parties.buyer),
+      issuedCustomer: await issuedCustomer(tx, await findInOrg(tx, customers, scope.org.id, row.customerId), parties.buyer),
       // a German seller's Leistungsdatum: the issue date when neither it nor a period was given
       deliveryDate: supplyDateOf(
         { ...row, servicePeriod: row.servicePeriodStart && row.servicePeriodEnd ? { start: row.servicePeriodStart, end: row.servicePeriodEnd } : null },
@@ -69,8 +69,8 @@ export async function finalizeInvoice(scope: Scope, id: string, options: { sendO
     });
     // a credit note settles its invoice (its invoice.updated is recorded there); the note shows its allocation
     if (row.type === "credit_note") {
-      await allocateCreditNote(tx, scope, findInOrg(tx, invoices, scope.org.id, id), showInvoice);
-      shown = showInvoice(tx, scope.org.id, id);
+      await allocateCreditNote(tx, scope, await findInOrg(tx, invoices, scope.org.id, id), showInvoice);
+      shown = await showInvoice(tx, scope.org.id, id);
     }
     await recordChange(tx, scope, {
       action: "invoice.finalized",

@@ -17,10 +17,10 @@ import { showInvoice, type ShownInvoice } from "../read.ts";
 
 /** A payment of at most the amount due; the invoice becomes partially_paid or paid (server/settlement). */
 export async function recordInvoicePayment(scope: Scope, id: string, input: PaymentInput): Promise<ShownInvoice> {
-  return await unitOfWork(scope.db, async (tx) => (await recordPayment(tx, scope, { kind: "invoice", row: findInOrg(tx, invoices, scope.org.id, id) }, input, showInvoice)).shown);
+  return await unitOfWork(scope.db, async (tx) => (await recordPayment(tx, scope, { kind: "invoice", row: await findInOrg(tx, invoices, scope.org.id, id) }, input, showInvoice)).shown);
 }
 
 /** Removes a payment (e.g. recorded by mistake); the status follows the remaining payments, a bank line holding it is unmatched. */
 export async function deleteInvoicePayment(scope: Scope, id: string, paymentId: string): Promise<void> {
-  await unitOfWork(scope.db, (tx) => deletePayment(tx, scope, { kind: "invoice", row: findInOrg(tx, invoices, scope.org.id, id) }, paymentId, showInvoice));
+  await unitOfWork(scope.db, async (tx) => deletePayment(tx, scope, { kind: "invoice", row: await findInOrg(tx, invoices, scope.org.id, id) }, paymentId, showInvoice));
 }

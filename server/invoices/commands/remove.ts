@@ -14,8 +14,8 @@ import { findFor } from "../transitions.ts";
 /** Drafts only; the event carries the invoice as it was. Lines go with it (ON DELETE CASCADE). */
 export async function removeDraft(scope: Scope, id: string): Promise<void> {
   await unitOfWork(scope.db, async (tx) => {
-    findFor(tx, scope, id, "delete");
-    const last = showInvoice(tx, scope.org.id, id);
+    await findFor(tx, scope, id, "delete");
+    const last = await showInvoice(tx, scope.org.id, id);
     await deleteInOrg(tx, invoices, scope.org.id, id);
     await recordChange(tx, scope, { action: "invoice.deleted", resource: { type: "invoice", id }, event: "invoice.deleted", data: last });
   });

@@ -36,10 +36,10 @@ export async function sendDocument(scope: Scope, id: string, request: SendReques
         if (request[field] !== undefined) bag.add(field, `\`${field}\` goes with a channel that sends (email, peppol or preferred); without one the invoice is only marked sent.`);
       }
       bag.throwIfAny();
-      const row = findSendable(tx, scope.org.id, id);
+      const row = await findSendable(tx, scope.org.id, id);
       const now = nowIso();
       await markSent(tx, scope.org.id, row, now);
-      const shown = showInvoice(tx, scope.org.id, id);
+      const shown = await showInvoice(tx, scope.org.id, id);
       await recordChange(tx, scope, { action: "invoice.sent", resource: { type: "invoice", id }, event: "invoice.updated", data: shown });
       return { kind: "marked", invoice: shown };
     }

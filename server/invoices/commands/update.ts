@@ -34,7 +34,7 @@ import { findFor } from "../transitions.ts";
 /** Drafts only: a finalized invoice never changes its lines, totals, customer or number. */
 export async function updateInvoice(scope: Scope, id: string, input: InvoiceUpdate): Promise<ShownInvoice> {
   return await unitOfWork(scope.db, async (tx) => {
-    const row = findFor(tx, scope, id, "update");
+    const row = await findFor(tx, scope, id, "update");
     const bag = new FieldErrorBag();
     const set: Partial<InvoiceRow> = {};
     if (input.customer_id !== undefined) set.customerId = (await readCustomer(tx, scope.org.id, bag, input.customer_id))?.id;
