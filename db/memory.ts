@@ -49,6 +49,19 @@ export class CommitMemory<Place = unknown> {
     return value;
   }
 
+  /**
+   * `remember` for what is read by awaiting: the value is kept once it has resolved (measured
+   * like any other), a refusal is not kept, and nothing read before the memory started afresh is
+   * kept after it.
+   */
+  async rememberAsync<T>(key: string, compute: () => Promise<T>): Promise<T> {
+    if (this.#values.has(key)) return this.#values.get(key) as T;
+    const mark = this.#mark;
+    const value = await compute();
+    if (this.#mark !== mark) return value;
+    return this.remember(key, () => value);
+  }
+
   place(key: string): Place | undefined {
     return this.#places.get(key);
   }

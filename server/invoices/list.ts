@@ -66,7 +66,7 @@ export const invoiceList: ListSpec<typeof invoices> = {
 function customersNamed(words: string[]): LookUp {
   const name = `name : (${ftsPrefixes(words)})`;
   return new LookUp(name, (tx, orgId) =>
-    tx.connection.memory.remember(`invoice search: customers named\u0000${orgId}\u0000${name}`, () => customerIdsNamed(tx, orgId, name)),
+    tx.connection.memory.rememberAsync(`invoice search: customers named\u0000${orgId}\u0000${name}`, () => customerIdsNamed(tx, orgId, name)),
   );
 }
 

@@ -74,7 +74,7 @@ export function issuedAsEinvoice(doc: Pick<IssuedDocument, "buyer">, einvoiceBus
  * could be rolled back.
  */
 export async function shownReadinessOf(tx: Tx, orgId: string, invoiceId: string): Promise<Readiness> {
-  return await tx.connection.memory.refresh().remember(`readiness\u0000${orgId}\u0000${invoiceId}`, () => readinessOf(tx, orgId, invoiceId));
+  return await tx.connection.memory.refresh().rememberAsync(`readiness\u0000${orgId}\u0000${invoiceId}`, () => readinessOf(tx, orgId, invoiceId));
 }
 
 /**

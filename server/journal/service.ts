@@ -124,7 +124,7 @@ async function accountJournal(scope: Scope, query: ListQuery, url: string) {
     );
     const entries = tx.selectDistinct({ date: journalLines.date, entryId: journalLines.entryId }).from(journalLines).where(lines);
     const memory = tx.connection.memory.refresh();
-    const total = await memory.remember(`journal of account\u0000${scope.org.id}\u0000${accountId}\u0000${from ?? ""}\u0000${to ?? ""}`, async () =>
+    const total = await memory.rememberAsync(`journal of account\u0000${scope.org.id}\u0000${accountId}\u0000${from ?? ""}\u0000${to ?? ""}`, async () =>
       (await firstRow(tx.select({ n: sql<number>`count(*)` }).from(entries.as("entries"))))!.n,
     );
     const order = newestFirst ? [desc(journalLines.date), desc(journalLines.entryId)] : [asc(journalLines.date), asc(journalLines.entryId)];

@@ -6,20 +6,24 @@
  */
 import { createCipheriv, createDecipheriv, createHmac } from "node:crypto";
 import { eq } from "drizzle-orm";
-import { firstRow, prepared, type Tx } from "../../db/client.ts";
+import { firstRow, type Tx } from "../../db/client.ts";
 import { serverKeys } from "../../db/schema.ts";
 import { ValidationFailed } from "./errors.ts";
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
-/** The database's cursor key, read once per connection. */
+const CURSOR_KEY = "lists: cursor key";
+
+/** The database's cursor key, read once per connection (kept once read: a failed read is tried again). */
 async function cursorKey(tx: Tx): Promise<Buffer> {
-  return await prepared(tx, "lists: cursor key", async (tx) => {
-    const row = await firstRow(tx.select({ key: serverKeys.key }).from(serverKeys).where(eq(serverKeys.name, "cursor")));
-    if (!row) throw new Error("The database has no cursor key (server_keys): run kontor migrate.");
-    return Buffer.from(row.key);
-  });
+  const kept = tx.connection.statements.get(CURSOR_KEY) as Buffer | undefined;
+  if (kept) return kept;
+  const row = await firstRow(tx.select({ key: serverKeys.key }).from(serverKeys).where(eq(serverKeys.name, "cursor")));
+  if (!row) throw new Error("The database has no cursor key (server_keys): run kontor migrate.");
+  const key = Buffer.from(row.key);
+  tx.connection.statements.set(CURSOR_KEY, key);
+  return key;
 }
 
 /**

@@ -700,7 +700,7 @@ async function readPage<T extends SQLiteTable>(
     list.keepsStatements ? prepared(tx, `${list.shapeKey}:${name}`, compile) : compile(tx);
 
   const count = statement("count", (tx) => plainRows<{ n: number }>(tx, list.count()));
-  const total = await memory.remember(`count\u0000${list.memoKey}`, async () => (await count.get(params))!.n);
+  const total = await memory.rememberAsync(`count\u0000${list.memoKey}`, async () => (await count.get(params))!.n);
 
   const { page, perPage, after } = request;
   if (after) {

@@ -52,7 +52,7 @@ export type DeliveryWorkerOptions = {
   /** renders what other features send: a reminder (server/reminders) */
   renderReminder?: (db: Db, reminderId: string) => Promise<RenderedReminder>;
   /** told, in the transaction that records it, that a reminder's delivery was accepted */
-  onReminderAccepted?: (tx: Tx, delivery: DeliveryRow) => void;
+  onReminderAccepted?: (tx: Tx, delivery: DeliveryRow) => void | Promise<void>;
   /** tests only: a pause between the channel's answer and its record, to kill the worker in between */
   pauseBeforeRecordMs?: number;
 };
@@ -339,7 +339,7 @@ async function record(
         .set({ ...released, status: "accepted", acceptedAt: updatedAt, providerReference: clipServerText(result.providerReference), lastError: null, nextAttemptAt: null })
         .where(eq(documentDeliveries.id, row.id));
       if (row.subject === "invoice") await deliveryAccepted(tx, scope, row.invoiceId!);
-      else options.onReminderAccepted?.(tx, row);
+      else await options.onReminderAccepted?.(tx, row);
       return null;
     }
     const delay = result.outcome === "retry" ? deliveryRetryDelay(attempts, config) : null;

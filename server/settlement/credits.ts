@@ -39,7 +39,7 @@ export async function allocateCreditNote(tx: Tx, scope: Scope, note: InvoiceRow,
   await updateInOrg(tx, invoices, orgId, note.id, { creditedCents: cents, status: settledStatus(note, note.paidCents, cents), updatedAt: nowIso() });
   if (cents === 0) return 0;
   await setCredited(tx, orgId, invoice, invoice.creditedCents + cents);
-  await recordChange(tx, scope, { action: "invoice.credited", resource: { type: "invoice", id: invoice.id }, event: "invoice.updated", data: show(tx, orgId, invoice.id) });
+  await recordChange(tx, scope, { action: "invoice.credited", resource: { type: "invoice", id: invoice.id }, event: "invoice.updated", data: await show(tx, orgId, invoice.id) });
   return cents;
 }
 
@@ -53,7 +53,7 @@ export async function releaseCreditNote(tx: Tx, scope: Scope, note: InvoiceRow, 
   const invoice = await findInOrg(tx, invoices, orgId, note.relatedInvoiceId);
   await updateInOrg(tx, invoices, orgId, note.id, { creditedCents: 0, updatedAt: nowIso() });
   await setCredited(tx, orgId, invoice, invoice.creditedCents - note.creditedCents);
-  await recordChange(tx, scope, { action: "invoice.credit_released", resource: { type: "invoice", id: invoice.id }, event: "invoice.updated", data: show(tx, orgId, invoice.id) });
+  await recordChange(tx, scope, { action: "invoice.credit_released", resource: { type: "invoice", id: invoice.id }, event: "invoice.updated", data: await show(tx, orgId, invoice.id) });
 }
 
 /**
@@ -79,7 +79,7 @@ export async function reallocateCreditNotes(tx: Tx, scope: Scope, invoiceId: str
     await updateInOrg(tx, invoices, orgId, note.id, { creditedCents: credited, status: settledStatus(note, note.paidCents, credited), updatedAt: nowIso() });
     await setCredited(tx, orgId, invoice, invoice.creditedCents + cents);
     invoice = await findInOrg(tx, invoices, orgId, invoiceId);
-    await recordChange(tx, scope, { action: "invoice.credited", resource: { type: "invoice", id: note.id }, event: "invoice.updated", data: show(tx, orgId, note.id) });
+    await recordChange(tx, scope, { action: "invoice.credited", resource: { type: "invoice", id: note.id }, event: "invoice.updated", data: await show(tx, orgId, note.id) });
     changed = true;
   }
   return changed;

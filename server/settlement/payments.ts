@@ -174,7 +174,7 @@ export async function recordPayment<S>(tx: Tx, scope: Scope, doc: Settled, input
     posting = await expensePaymentPosting(tx, doc.row, payment, bankLedger);
   }
   await setPaid(tx, orgId, doc, doc.row.paidCents + columns.amountCents);
-  const shown = show(tx, orgId, id);
+  const shown = await show(tx, orgId, id);
   // invoice.payment_recorded names the payment it recorded
   const paymentId = doc.kind === "invoice" ? columns.id : undefined;
   await recordChange(tx, scope, { ...CHANGES[doc.kind].recorded, resource: { type: doc.kind, id }, data: shown, paymentId, ledger: [{ post: posting }] });
@@ -198,7 +198,7 @@ export async function deletePayment<S>(tx: Tx, scope: Scope, doc: Settled, payme
   await setPaid(tx, orgId, doc, doc.row.paidCents - payment.amountCents);
   // what is due again on an invoice is settled first by its credit notes' unpaid refunds
   if (doc.kind === "invoice") await reallocateCreditNotes(tx, scope, id, show);
-  const shown = show(tx, orgId, id);
+  const shown = await show(tx, orgId, id);
   const { deleted, journal } = CHANGES[doc.kind];
   await recordChange(tx, scope, { ...deleted, resource: { type: doc.kind, id }, data: shown, ledger: [{ reverse: { type: journal, id: payment.id } }] });
   return shown;
