@@ -1,7 +1,7 @@
 /** Kontor's database layer: connections, units of work, prepared statements. */
 export { keepStatisticsFresh, migrate, type DataMigrations, type MigrateOptions, openDatabase, PAGE_CACHE_KIB, type Connection, type Db, type Tx } from "./connection.ts";
 export { firstRow } from "./rows.ts";
-export { plainRows, prepared, preparedQuery, preparedRows, preparedSql, type SqlStatement, tableRows, type RenderableQuery, type RowQuery } from "./statements.ts";
+export { plainRows, runSql, sqlRows, prepared, preparedQuery, preparedRows, preparedSql, type SqlStatement, tableRows, type RenderableQuery, type RowQuery } from "./statements.ts";
 import type { Db, Tx } from "./connection.ts";
 
 /**

@@ -2,7 +2,7 @@
  * The connection's statement cache: queries built once per connection and query shape, with
  * their values as placeholders.
  */
-import { fillPlaceholders, getTableColumns, getTableName } from "drizzle-orm";
+import { fillPlaceholders, getTableColumns, getTableName, type SQL } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Tx } from "./connection.ts";
 
@@ -126,5 +126,15 @@ export function preparedSql<Row, Params extends unknown[]>(tx: Tx, key: string, 
       run: async (...params) => void statement.run(...params),
     };
   });
+}
+
+/** The rows of a query written as SQL (`sql\`…\``), awaited like any query. */
+export async function sqlRows<Row>(tx: Tx, query: SQL): Promise<Row[]> {
+  return tx.all<Row>(query);
+}
+
+/** Runs a statement written as SQL (`sql\`…\``) for its effect, awaited like any query. */
+export async function runSql(tx: Tx, query: SQL): Promise<void> {
+  tx.run(query);
 }
 

@@ -27,7 +27,7 @@ export const listingService = {
     return await snapshot(scope.db, async (tx) => {
       const year = listingYear(yearText, await timeZoneOf(tx, scope.org.id));
       const declarant = await readDeclarant(tx, scope.org.id);
-      const listing = clientListing(tx, scope.org.id, year, declarant);
+      const listing = await clientListing(tx, scope.org.id, year, declarant);
       // nobody to list: no listing is filed (the year's last VAT return says ClientListingNihil YES)
       if (listing.customers.length === 0) {
         throw new Conflict(`Nobody to list in ${year}: no Belgian VAT-registered customer had more than ${listing.threshold} of turnover, so no client listing is filed; the year's last VAT return answers ClientListingNihil YES.`);

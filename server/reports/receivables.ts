@@ -5,16 +5,16 @@
  * triggers (a data migration), or whose invoices were written with the triggers off (the bench).
  */
 import { sql } from "drizzle-orm";
-import type { Tx } from "../../db/client.ts";
+import { runSql, type Tx } from "../../db/client.ts";
 import { awaitingPayment, customerReceivables, invoices, receivableDueDays, signedAmountDue } from "../../db/schema.ts";
 
 export async function rebuildReceivables(tx: Tx): Promise<void> {
   await tx.delete(customerReceivables);
   await tx.delete(receivableDueDays);
-  tx.run(sql`INSERT INTO ${customerReceivables} ("organization_id", "currency", "customer_id", "open_cents")
+  await runSql(tx, sql`INSERT INTO ${customerReceivables} ("organization_id", "currency", "customer_id", "open_cents")
     SELECT "organization_id", "currency", "customer_id", sum(${signedAmountDue}) FROM ${invoices} WHERE ${awaitingPayment}
     GROUP BY "customer_id", "currency"`);
-  tx.run(sql`INSERT INTO ${receivableDueDays} ("organization_id", "currency", "due_date", "open_cents")
+  await runSql(tx, sql`INSERT INTO ${receivableDueDays} ("organization_id", "currency", "due_date", "open_cents")
     SELECT "organization_id", "currency", "due_date", sum(${signedAmountDue}) FROM ${invoices} WHERE ${awaitingPayment}
     GROUP BY "organization_id", "currency", "due_date"`);
 }

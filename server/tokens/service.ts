@@ -15,7 +15,7 @@ import { FieldErrorBag, NotFound, ValidationFailed } from "../lib/errors.ts";
 import { inOrg, unitOfWork, updateInOrg, type Scope } from "../lib/scope.ts";
 import { isoFromMicros, newId, nowIso, nowMicros } from "../lib/time.ts";
 import type { TokenCreateInput, TokenType } from "./model.ts";
-import { firstRow } from "../../db/client.ts";
+import { firstRow, sqlRows } from "../../db/client.ts";
 
 type TokenRow = typeof apiTokens.$inferSelect;
 
@@ -134,15 +134,15 @@ export async function revokeToken(
     };
     if (row.revokedAt === null) await revoke(id);
     if (!options.cascade) return [];
-    const descendants = mintedBy(tx, scope.org.id, id);
+    const descendants = await mintedBy(tx, scope.org.id, id);
     for (const child of descendants) await revoke(child);
     return descendants;
   });
 }
 
 /** The unrevoked tokens minted by `id`, recursively (through revoked ones too), oldest first. */
-function mintedBy(tx: Tx, orgId: string, id: string): string[] {
-  const rows = tx.all<{ id: string }>(sql`
+async function mintedBy(tx: Tx, orgId: string, id: string): Promise<string[]> {
+  const rows = await sqlRows<{ id: string }>(tx, sql`
     WITH RECURSIVE tree(id) AS (
       SELECT ${id}
       UNION

@@ -6,7 +6,7 @@
  * document's allowances, charges and cancellation count exactly as its posting did.
  */
 import { sql } from "drizzle-orm";
-import type { Tx } from "../../db/client.ts";
+import { sqlRows, type Tx } from "../../db/client.ts";
 import type { DocumentParty, IssuedParties, VatCategory } from "../../db/values.ts";
 import { ValidationFailed } from "../lib/errors.ts";
 import { formatCents } from "../lib/money.ts";
@@ -58,8 +58,8 @@ type Row = {
 };
 
 /** Each issued document's sales base and VAT of the year, per VAT category, signed (a credit note negative), with its buyer as issued. */
-function documentRows(tx: Tx, orgId: string, year: number): Row[] {
-  return tx.all<Row>(sql`
+async function documentRows(tx: Tx, orgId: string, year: number): Promise<Row[]> {
+  return await sqlRows<Row>(tx, sql`
     SELECT i.id AS id, i.number AS number, i.issue_date AS issueDate, i.currency AS currency, i.customer_id AS customerId,
            i.issued_parties AS parties, c.name AS customerName, c.vat_number AS customerVat, c.country AS customerCountry,
            c.company_number AS customerCompany, c.peppol_id AS customerPeppol, jl.vat_category AS category,
@@ -83,7 +83,7 @@ function buyerOf(row: Row): Pick<DocumentParty, "name" | "vatNumber" | "country"
 
 type Totals = { turnover: number; vat: number; documents: Set<string>; customerIds: Set<string>; name: string };
 
-export function clientListing(tx: Tx, orgId: string, year: number, declarant: Declarant, currency = "EUR"): ClientListing {
+export async function clientListing(tx: Tx, orgId: string, year: number, declarant: Declarant, currency = "EUR"): Promise<ClientListing> {
   const listed = new Map<string, Totals>();
   // customers the listing cannot place, by customer id and what is wrong (their listed turnover is added up to say how much is at stake)
   const unplaced = new Map<string, Totals & { code: string; vatNumber: string | null; currency: string }>();
@@ -96,7 +96,7 @@ export function clientListing(tx: Tx, orgId: string, year: number, declarant: De
   };
   const fresh = (name: string): Totals => ({ turnover: 0, vat: 0, documents: new Set(), customerIds: new Set(), name });
 
-  for (const row of documentRows(tx, orgId, year)) {
+  for (const row of await documentRows(tx, orgId, year)) {
     if (!CLIENT_LISTING_CATEGORIES[row.category]?.listed) continue;
     const buyer = buyerOf(row);
     const vat = buyer.vatNumber ? compactVatNumber(buyer.vatNumber) : "";

@@ -9,7 +9,7 @@
  * after it that was not filed by then, and named in that return's warnings.
  */
 import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
-import type { Tx } from "../../db/client.ts";
+import { sqlRows, type Tx } from "../../db/client.ts";
 import { bankTransactions, expenses, invoiceLines, invoices, suppliers, vatRates, vatReturns } from "../../db/schema.ts";
 import type { SupplyType, VatCategory, VatRole, VatSide } from "../../db/values.ts";
 import { divRoundHalfUp } from "../lib/money.ts";
@@ -103,10 +103,10 @@ export async function periodContributions(tx: Tx, orgId: string, period: VatPeri
 /** The contributions reported in `period`, and the warnings about them (a late document, a rule marked with a warning, another currency). */
 export async function collectPeriod(tx: Tx, orgId: string, period: VatPeriodName): Promise<PeriodContributions> {
   const filed = await filings(tx, orgId);
-  const dated = taggedRows(tx, orgId, sql`e."date" BETWEEN ${period.from} AND ${period.to}`);
+  const dated = await taggedRows(tx, orgId, sql`e."date" BETWEEN ${period.from} AND ${period.to}`);
   // documents dated in an earlier, filed period and posted after its filing may land here: read
   // from each filing, by the entries of its period created after it
-  const late = taggedRows(
+  const late = await taggedRows(
     tx,
     orgId,
     sql`e."date" < ${period.from} AND EXISTS (SELECT 1 FROM "vat_returns" r WHERE r."organization_id" = e."organization_id"
@@ -120,11 +120,11 @@ export async function collectPeriod(tx: Tx, orgId: string, period: VatPeriodName
 
 /** The contributions of the documents dated from `from` to `to` (the VAT report's Belgian grids): by date, whatever was filed. */
 export async function rangeContributions(tx: Tx, orgId: string, from: string, to: string, label: string): Promise<PeriodContributions> {
-  return await contributionsOf(tx, orgId, taggedRows(tx, orgId, sql`e."date" BETWEEN ${from} AND ${to}`), label, () => null);
+  return await contributionsOf(tx, orgId, await taggedRows(tx, orgId, sql`e."date" BETWEEN ${from} AND ${to}`), label, () => null);
 }
 
-function taggedRows(tx: Tx, orgId: string, which: SQL): TaggedRow[] {
-  return tx.all<TaggedRow>(
+async function taggedRows(tx: Tx, orgId: string, which: SQL): Promise<TaggedRow[]> {
+  return await sqlRows<TaggedRow>(tx, 
     sql`SELECT e."id" AS "entryId", e."source_type" AS "sourceType", e."source_id" AS "sourceId", e."date" AS "date", e."created_at" AS "createdAt",
         e."currency" AS "currency", l."vat_side" AS "side", l."vat_role" AS "role", l."vat_category" AS "category", l."vat_rate_bp" AS "rateBp",
         l."vat_note" AS "note", a."code" AS "accountCode", a."type" AS "accountType", a."system_account" AS "accountRole", sum(l."credit_cents" - l."debit_cents") AS "credit"

@@ -54,7 +54,7 @@ const declarantOf = (tx: Tx, org: OrgRow) => readDeclarant(tx, org.id);
  * the return of the year's last period says so.
  */
 async function clientListingEmpty(tx: Tx, orgId: string, year: number): Promise<boolean> {
-  return clientListing(tx, orgId, year, await readDeclarant(tx, orgId)).customers.length === 0;
+  return (await clientListing(tx, orgId, year, await readDeclarant(tx, orgId))).customers.length === 0;
 }
 
 type Computed = {
