@@ -12,7 +12,7 @@ import type { Db, Tx } from "./connection.ts";
  * (docs/architecture.md#units-of-work).
  */
 export function unitOfWork<T>(db: Db, work: (tx: Tx) => T | Promise<T>): Promise<T> {
-  return db.connection.transactions.run("immediate", () => work(db as Tx));
+  return db.connection.transactions.run("immediate", work);
 }
 
 /**
@@ -22,5 +22,5 @@ export function unitOfWork<T>(db: Db, work: (tx: Tx) => T | Promise<T>): Promise
  * other: it waits for the connection's turn.
  */
 export function snapshot<T>(db: Db, work: (tx: Tx) => T | Promise<T>): Promise<T> {
-  return db.connection.transactions.run("deferred", () => work(db as Tx));
+  return db.connection.transactions.run("deferred", work);
 }

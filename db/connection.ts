@@ -9,7 +9,7 @@ import { Database } from "bun:sqlite";
 import { createHash } from "node:crypto";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import { drizzle } from "drizzle-orm/bun-sqlite";
 import type { MigrationMeta } from "drizzle-orm/migrator";
 import { eq } from "drizzle-orm";
 import { backupDatabase, compactUtc, searchTables, type BackupResult } from "./backup.ts";
@@ -21,23 +21,10 @@ import * as schema from "./schema.ts";
 import { pendingBackfills } from "./schema.ts";
 import { Transactions } from "./transactions.ts";
 import { firstRow } from "./rows.ts";
+import { migratePostgres } from "./postgres/migrate.ts";
 
-export type Connection = {
-  /** changes whenever anything may have committed (ChangeClock.mark) */
-  readonly clock: ChangeClock;
-  /** prepared queries by key (db/statements.ts) */
-  readonly statements: Map<string, unknown>;
-  readonly transactions: Transactions;
-  /** what lists remember until anything commits (server/lib/list.ts) */
-  readonly memory: CommitMemory;
-  /** wakes the webhook worker once deliveries this connection queued have committed */
-  readonly outbox: OutboxSignal;
-};
-
-export type Db = BunSQLiteDatabase<typeof schema> & { readonly $client: Database; readonly connection: Connection };
-/** Inside a transaction: the database itself (every query of the connection is in it). */
-declare const inUnit: unique symbol;
-export type Tx = Db & { readonly [inUnit]: true };
+export type { Connection, Db, Tx, UnitRunner } from "./types.ts";
+import type { Connection, Db, Tx } from "./types.ts";
 
 /**
  * SQLite's page cache of a server, in KiB; its HTTP threads divide it among their connections.
@@ -61,13 +48,17 @@ export function openDatabase(path: string, { cacheKiB = PAGE_CACHE_KIB }: { cach
   const clock = new ChangeClock(sqlite);
   const transactions = new Transactions(sqlite);
   const connection: Connection = {
+    engine: "sqlite",
     clock,
     statements: new Map(),
     transactions,
     memory: new CommitMemory(clock),
     outbox: new OutboxSignal((effect) => transactions.afterCommit(effect)),
+    close: () => sqlite.close(),
   };
-  return Object.assign(drizzle(sqlite, { schema }), { $client: sqlite, connection });
+  const db = Object.assign(drizzle(sqlite, { schema }), { $client: sqlite, connection });
+  transactions.attach(db as Tx);
+  return db;
 }
 
 /**
@@ -114,6 +105,14 @@ export type MigrateOptions = {
  *   (db/backup.ts), so a failed or regretted upgrade can be undone with `kontor restore`.
  */
 export async function migrate(db: Db, { dataMigrations, backupDir = null, onBackup, onNotice }: MigrateOptions): Promise<number> {
+  if (db.connection.engine === "postgres") {
+    return migratePostgres(db, (unknown) => {
+      throw new DatabaseTooNew(
+        `the PostgreSQL database was migrated by a newer Kontor: it holds ${unknown.length} migration(s) this version does not know (${unknown.join(", ")}). ` +
+          `Nothing was changed. Run the Kontor that migrated it.`,
+      );
+    });
+  }
   const migrations: MigrationMeta[] = embeddedMigrations.map((m) => ({
     sql: m.sql.split("--> statement-breakpoint"),
     bps: m.breakpoints,
@@ -171,10 +170,10 @@ async function runDataMigrations(db: Db, dataMigrations: DataMigrations, onNotic
     const backfill = dataMigrations[name];
     if (!backfill) throw new Error(`this Kontor does not know the data migration "${name}" the database asks for: is it older than the database?`);
     const notices: string[] = [];
-    await db.connection.transactions.runAtStart(async () => {
+    await db.connection.transactions.runAtStart(async (tx) => {
       // claimed inside the write lock: a second process that saw the row too finds it gone
-      const claimed = await firstRow(db.delete(pendingBackfills).where(eq(pendingBackfills.name, name)).returning());
-      if (claimed) await backfill(db as Tx, (text) => notices.push(text));
+      const claimed = await firstRow(tx.delete(pendingBackfills).where(eq(pendingBackfills.name, name)).returning());
+      if (claimed) await backfill(tx, (text) => notices.push(text));
     });
     // told once the migration committed (a rolled-back one tells nothing; the next start runs it again)
     notices.forEach(onNotice);
@@ -198,6 +197,8 @@ const STATISTICS_EVERY_MS = 60 * 60 * 1000;
  * has grown tenfold.
  */
 export function keepStatisticsFresh(db: Db): () => void {
+  // PostgreSQL's autovacuum analyses tables as they change
+  if (db.connection.engine === "postgres") return () => {};
   const client = db.$client;
   client.exec("PRAGMA analysis_limit = 0");
   client.exec("PRAGMA optimize = 0x10002");

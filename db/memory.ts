@@ -5,6 +5,8 @@
  */
 import type { ChangeClock } from "./clock.ts";
 
+type Clock = Pick<ChangeClock, "mark">;
+
 const MAX_REMEMBERED = 10_000;
 /**
  * Text remembered at most (the ids a broad search matched can run to a megabyte); past it the
@@ -13,13 +15,13 @@ const MAX_REMEMBERED = 10_000;
 const MAX_REMEMBERED_TEXT = 8 * 1024 * 1024;
 
 export class CommitMemory<Place = unknown> {
-  readonly #clock: ChangeClock;
+  readonly #clock: Clock;
   #mark = "";
   #values = new Map<string, unknown>();
   #textLength = 0;
   #places = new Map<string, Place>();
 
-  constructor(clock: ChangeClock) {
+  constructor(clock: Clock) {
     this.#clock = clock;
   }
 

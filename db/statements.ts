@@ -4,7 +4,13 @@
  */
 import { fillPlaceholders, getTableColumns, getTableName, type SQL } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
-import type { Tx } from "./connection.ts";
+import type { Tx } from "./types.ts";
+import type { PostgresClient } from "./postgres/client.ts";
+import { postgresSql } from "./postgres/sql.ts";
+
+/** The pooled connection's client of a unit on PostgreSQL (db/postgres/client.ts). */
+const postgresOf = (tx: Tx) => tx.$client as unknown as PostgresClient;
+const onPostgres = (tx: Tx) => tx.connection.engine === "postgres";
 
 /**
  * A drizzle prepared query (`….prepare()`, values as `sql.placeholder`), built once per
@@ -13,6 +19,8 @@ import type { Tx } from "./connection.ts";
  * belong to the connection, not the transaction.
  */
 export function prepared<T>(tx: Tx, key: string, build: (tx: Tx) => T): T {
+  // on PostgreSQL a query is built on the unit's pooled connection, and belongs to it
+  if (onPostgres(tx)) return build(tx);
   const cache = tx.connection.statements;
   let query = cache.get(key) as T | undefined;
   if (query === undefined) cache.set(key, (query = build(tx)));
@@ -28,8 +36,9 @@ const PLAIN_COLUMN_TYPES = new Set(["SQLiteText", "SQLiteInteger", "SQLiteReal",
 /** A prepared query, run with its placeholders' values: every row, or the first (undefined when none). Awaited like any query. */
 export type RowQuery<Row> = { all(values: Record<string, unknown>): Promise<Row[]>; get(values: Record<string, unknown>): Promise<Row | undefined> };
 
-/** What drizzle's `….prepare()` gives on SQLite: runs with placeholders' values, synchronously. */
+/** What drizzle's `….prepare()` gives: on SQLite, runs with placeholders' values synchronously; on PostgreSQL, `execute` resolves to its rows. */
 type DriverPrepared<Row> = { all(values?: Record<string, unknown>): Row[]; get(values?: Record<string, unknown>): Row | undefined };
+type PostgresPrepared<Row> = { execute(values?: Record<string, unknown>): Promise<Row[]> };
 
 /**
  * Like `prepared`, for a drizzle query prepared once per connection (`build` ends in
@@ -38,6 +47,10 @@ type DriverPrepared<Row> = { all(values?: Record<string, unknown>): Row[]; get(v
 export function preparedQuery<Row>(tx: Tx, key: string, build: (tx: Tx) => DriverPrepared<Row>): RowQuery<Row> {
   return prepared(tx, `query:${key}`, (tx) => {
     const query = build(tx);
+    if (onPostgres(tx)) {
+      const execute = (values: Record<string, unknown>) => (query as unknown as PostgresPrepared<Row>).execute(values);
+      return { all: execute, get: async (values) => (await execute(values))[0] };
+    }
     return {
       all: async (values) => query.all(values),
       get: async (values) => query.get(values),
@@ -73,12 +86,21 @@ export function tableRows<T extends SQLiteTable>(tx: Tx, table: T, query: Render
   const aliased = columns.map(([property, column]) => `"${column.name}" AS "${property}"`).join(", ");
   const prefix = `select ${selectList} from "${getTableName(table)}"`;
   if (!text.startsWith(prefix)) throw new Error(`not a plain select of ${getTableName(table)}: ${text}`);
-  const statement = tx.$client.prepare<T["$inferSelect"], any[]>(`select ${aliased} from "${getTableName(table)}"${text.slice(prefix.length)}`);
+  const aliasedText = `select ${aliased} from "${getTableName(table)}"${text.slice(prefix.length)}`;
   const decoded = columns.filter(([, column]) => !PLAIN_COLUMN_TYPES.has(column.columnType));
   const decode = (row: Record<string, unknown>) => {
     for (const [property, column] of decoded) if (row[property] !== null) row[property] = column.mapFromDriverValue(row[property]);
     return row as T["$inferSelect"];
   };
+  if (onPostgres(tx)) {
+    const run = async (values: Record<string, unknown>) => {
+      const rows = (await postgresOf(tx).unsafe(postgresSql(aliasedText), fillPlaceholders(params, values))) as Record<string, unknown>[];
+      if (decoded.length > 0) for (const row of rows) decode(row);
+      return rows as T["$inferSelect"][];
+    };
+    return { all: run, get: async (values) => (await run(values))[0] };
+  }
+  const statement = tx.$client.prepare<T["$inferSelect"], any[]>(aliasedText);
   return {
     all: async (values) => {
       const rows = statement.all(...fillPlaceholders(params, values)) as Record<string, unknown>[];
@@ -98,6 +120,10 @@ export function tableRows<T extends SQLiteTable>(tx: Tx, table: T, query: Render
  */
 export function plainRows<Row>(tx: Tx, query: RenderableQuery): RowQuery<Row> {
   const { sql: text, params } = query.toSQL();
+  if (onPostgres(tx)) {
+    const run = async (values: Record<string, unknown>) => (await postgresOf(tx).unsafe(postgresSql(text), fillPlaceholders(params, values))) as Row[];
+    return { all: run, get: async (values) => (await run(values))[0] };
+  }
   const statement = tx.$client.prepare<Row, any[]>(text);
   return {
     all: async (values) => statement.all(...fillPlaceholders(params, values)),
@@ -119,6 +145,10 @@ export type SqlStatement<Row, Params extends unknown[]> = {
  */
 export function preparedSql<Row, Params extends unknown[]>(tx: Tx, key: string, text: string): SqlStatement<Row, Params> {
   return prepared(tx, `sql:${key}`, (tx) => {
+    if (onPostgres(tx)) {
+      const run = async (params: unknown[]) => (await postgresOf(tx).unsafe(postgresSql(text), params)) as Row[];
+      return { all: (...params) => run(params), get: async (...params) => (await run(params))[0], run: async (...params) => void (await run(params)) };
+    }
     const statement = tx.$client.prepare<Row, any[]>(text);
     return {
       all: async (...params) => statement.all(...params),
@@ -130,11 +160,13 @@ export function preparedSql<Row, Params extends unknown[]>(tx: Tx, key: string, 
 
 /** The rows of a query written as SQL (`sql\`…\``), awaited like any query. */
 export async function sqlRows<Row>(tx: Tx, query: SQL): Promise<Row[]> {
+  if (onPostgres(tx)) return (await (tx as unknown as { execute(q: SQL): Promise<Row[]> }).execute(query)) as Row[];
   return tx.all<Row>(query);
 }
 
 /** Runs a statement written as SQL (`sql\`…\``) for its effect, awaited like any query. */
 export async function runSql(tx: Tx, query: SQL): Promise<void> {
-  tx.run(query);
+  if (onPostgres(tx)) await (tx as unknown as { execute(q: SQL): Promise<unknown> }).execute(query);
+  else tx.run(query);
 }
 

@@ -11,15 +11,17 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Database, Statement } from "bun:sqlite";
+import type { Tx, UnitKind, UnitRunner } from "./types.ts";
 
-/** deferred: a read snapshot (SQLite takes the write lock at the first write); immediate: a write. */
-export type UnitKind = "deferred" | "immediate";
+export type { UnitKind } from "./types.ts";
 
 /** The unit the running code belongs to: a token per unit, so that a callback it left behind (a timer, a promise it did not await) is not taken for part of it once it has ended. */
 const current = new AsyncLocalStorage<object>();
 
-export class Transactions {
+export class Transactions implements UnitRunner {
   readonly #client: Database;
+  /** what a unit's work is handed: the connection's database itself (every query of the connection is in its transaction) */
+  #tx: Tx | null = null;
   readonly #begin: Record<UnitKind, Statement>;
   readonly #commit: Statement;
   readonly #rollback: Statement;
@@ -42,6 +44,10 @@ export class Transactions {
     this.#begin = { deferred: client.query("BEGIN DEFERRED"), immediate: client.query("BEGIN IMMEDIATE") };
     this.#commit = client.query("COMMIT");
     this.#rollback = client.query("ROLLBACK");
+  }
+
+  attach(tx: Tx): void {
+    this.#tx = tx;
   }
 
   /**
@@ -74,8 +80,8 @@ export class Transactions {
    * Runs `work` as one unit: one transaction, which commits when `work` resolves and rolls back
    * when it throws; inside a unit of this connection, a savepoint of it.
    */
-  async run<T>(kind: UnitKind, work: () => T | Promise<T>): Promise<T> {
-    if (this.inUnit) return this.#savepoint(work);
+  async run<T>(kind: UnitKind, work: (tx: Tx) => T | Promise<T>): Promise<T> {
+    if (this.inUnit) return this.#savepoint(() => work(this.#tx!));
     if (this.#held) await new Promise<void>((resume) => this.#waiting.push(resume));
     else this.#held = true;
     // the connection is ours (handed over by the previous unit without being freed in between)
@@ -88,7 +94,7 @@ export class Transactions {
         const token = {};
         this.#active = token;
         try {
-          const result = await current.run(token, work);
+          const result = await current.run(token, () => work(this.#tx!));
           this.#commit.run();
           return result;
         } catch (error) {
@@ -116,11 +122,11 @@ export class Transactions {
    * Runs `work` in one write transaction: for migrations at start, before the connection serves
    * anything (no unit can be open then).
    */
-  async runAtStart<T>(work: () => T | Promise<T>): Promise<T> {
+  async runAtStart<T>(work: (tx: Tx) => T | Promise<T>): Promise<T> {
     if (this.#held) throw new Error("runAtStart while a unit of work holds the connection");
     this.#begin.immediate.run();
     try {
-      const result = await work();
+      const result = await work(this.#tx!);
       this.#commit.run();
       return result;
     } catch (error) {

@@ -7,6 +7,7 @@
  */
 import { sql } from "drizzle-orm";
 import { type AnySQLiteColumn, integer, text } from "drizzle-orm/sqlite-core";
+import { perEngine } from "../engine.ts";
 
 export const id = () => text("id").primaryKey();
 export const createdAt = () => text("created_at").notNull();
@@ -17,4 +18,5 @@ export const externalId = () => text("external_id");
 /** A client's string pairs on a row (at most 50 keys of 40 characters, values of 500), a JSON object; `{}` when none. */
 export const metadata = () => text("metadata", { mode: "json" }).$type<Record<string, string>>().notNull().default({});
 /** Names sort case-insensitively ("alpha" between "Aaron" and "Bravo"); lists order by the same expression. */
-export const nocase = (column: AnySQLiteColumn) => sql`${column} collate nocase`;
+export const nocase = (column: AnySQLiteColumn) =>
+  sql`${Object.assign(perEngine({ sqlite: () => sql`${column} collate nocase`, postgres: () => sql`lower(${column})` }), { collated: column })}`;

@@ -1,0 +1,119 @@
+/**
+ * A connection to Kontor's database on PostgreSQL (`KONTOR_DATABASE_URL`): drizzle over a pool of
+ * Bun's client, given the same table declarations as SQLite, and units of work that each hold one
+ * pooled connection from BEGIN to COMMIT (docs/architecture.md#two-engines).
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import { SQL } from "bun";
+import { sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/bun-sql";
+import type { Connection, Db, Tx, UnitKind, UnitRunner } from "../types.ts";
+import { useEngine } from "../engine.ts";
+import { CommitMemory } from "../memory.ts";
+import { OutboxSignal } from "../outbox-signal.ts";
+import * as schema from "../schema.ts";
+import { decodingClient, type PostgresClient } from "./client.ts";
+
+/**
+ * The key of the one advisory lock every write unit takes (`pg_advisory_xact_lock`): writes take
+ * turns across every server on the database, as SQLite's writes do on one file, so what a command
+ * reads before it writes (a number's counter, an invoice's status, a balance) is what it writes
+ * against. Reads never wait for it.
+ */
+export const WRITE_LOCK_KEY = 0x4b6f6e74; // "Kont"
+
+/** A transaction of drizzle's PostgreSQL driver, as the units see it. */
+type DriverTx = { transaction<T>(work: (tx: DriverTx) => Promise<T>): Promise<T>; execute(query: unknown): Promise<unknown>; session: { client: PostgresClient } };
+type DriverDb = { transaction<T>(work: (tx: DriverTx) => Promise<T>): Promise<T>; execute(query: unknown): Promise<unknown> };
+
+type OpenUnit = { owner: PostgresUnits; driver: DriverTx; afterCommit: (() => void)[] };
+
+const current = new AsyncLocalStorage<OpenUnit>();
+
+/**
+ * Units of work on PostgreSQL: each outermost unit is a transaction on a connection of the pool;
+ * a unit inside another (the same async call chain) is a savepoint of it, as on SQLite. A write
+ * unit first takes the write lock; a read unit (`snapshot`) reads one committed state
+ * (REPEATABLE READ) and takes no lock.
+ */
+class PostgresUnits implements UnitRunner {
+  #db: DriverDb;
+  #connection: Connection | null = null;
+
+  constructor(db: DriverDb) {
+    this.#db = db;
+  }
+
+  attach(connection: Connection): void {
+    this.#connection = connection;
+  }
+
+  get inUnit(): boolean {
+    return current.getStore()?.owner === this;
+  }
+
+  afterCommit(effect: () => void): void {
+    const open = current.getStore();
+    if (open?.owner === this) open.afterCommit.push(effect);
+    else queueMicrotask(effect);
+  }
+
+  /** Writes take turns through the database's lock (`WRITE_LOCK_KEY`), across threads and servers alike. */
+  shareWriteTurns(): void {}
+
+  #asTx(driver: DriverTx): Tx {
+    return Object.assign(driver, { connection: this.#connection!, $client: driver.session.client }) as unknown as Tx;
+  }
+
+  async run<T>(kind: UnitKind, work: (tx: Tx) => T | Promise<T>): Promise<T> {
+    const open = current.getStore();
+    if (open?.owner === this) {
+      return open.driver.transaction((driver) => current.run({ ...open, driver }, async () => work(this.#asTx(driver))));
+    }
+    const effects: (() => void)[] = [];
+    try {
+      return await this.#db.transaction(async (driver) => {
+        if (kind === "immediate") await driver.execute(sql`SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`);
+        else await driver.execute(sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ`);
+        return current.run({ owner: this, driver, afterCommit: effects }, async () => work(this.#asTx(driver)));
+      });
+    } finally {
+      for (const effect of effects) effect();
+    }
+  }
+
+  runAtStart<T>(work: (tx: Tx) => T | Promise<T>): Promise<T> {
+    return this.run("immediate", work);
+  }
+}
+
+/** PostgreSQL's commits are not visible to a connection without asking: nothing is remembered across requests (every mark is new). */
+class NoChangeClock {
+  #n = 0;
+  mark(): string {
+    return `pg:${++this.#n}`;
+  }
+}
+
+/** Connections one process opens at most: each unit of work holds one while it runs. */
+export const POOL_SIZE = 10;
+
+export function openPostgres(url: string, { max = POOL_SIZE }: { max?: number } = {}): Db {
+  useEngine("postgres");
+  const pool = new SQL(url, { max, idleTimeout: 30, connectionTimeout: 10 });
+  const client = decodingClient(pool);
+  const db = drizzle({ client: client as unknown as SQL, schema });
+  const units = new PostgresUnits(db as unknown as DriverDb);
+  const clock = new NoChangeClock();
+  const connection: Connection = {
+    engine: "postgres",
+    clock,
+    statements: new Map(),
+    transactions: units,
+    memory: new CommitMemory(clock),
+    outbox: new OutboxSignal((effect) => units.afterCommit(effect)),
+    close: () => pool.close({ timeout: 5 }),
+  };
+  units.attach(connection);
+  return Object.assign(db, { $client: client, connection }) as unknown as Db;
+}
