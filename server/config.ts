@@ -4,6 +4,11 @@ import { metadataHostRefusal } from "./lib/hosts.ts";
 
 export type Config = {
   dbPath: string;
+  /**
+   * PostgreSQL instead of the SQLite file (KONTOR_DATABASE_URL, postgres://…); null: SQLite at
+   * `dbPath` (docs/operations.md#running-on-postgresql)
+   */
+  databaseUrl: string | null;
   host: string;
   port: number;
   baseUrl: string | null;
@@ -114,6 +119,35 @@ export function smtpUrl(name: string, value: string | undefined): string | null 
   return url.toString();
 }
 
+/**
+ * A postgres:// URL, or a clear start-up error naming the variable. Every server on one database
+ * seals webhook secrets with the same key, so the key file must be given, not made beside a
+ * database file there is none of.
+ */
+function databaseUrl(value: string | undefined, secretKeyFile: string | null): string | null {
+  if (value === undefined || value.trim() === "") return null;
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    throw new Error("KONTOR_DATABASE_URL must be a URL such as postgres://kontor:password@db.example.com:5432/kontor");
+  }
+  if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") {
+    throw new Error(`KONTOR_DATABASE_URL must be a postgres:// URL (got the scheme "${url.protocol}")`);
+  }
+  if (secretKeyFile === null) {
+    throw new Error("KONTOR_DATABASE_URL needs KONTOR_SECRET_KEY_FILE: the key that seals webhook secrets, the same file on every server of the database (docs/operations.md#running-on-postgresql)");
+  }
+  return value.trim();
+}
+
+/** The database as an operator reads it in output: the SQLite file, or PostgreSQL's host and database (never its password). */
+export function databaseName(config: Pick<Config, "dbPath" | "databaseUrl">): string {
+  if (config.databaseUrl === null) return config.dbPath;
+  const url = new URL(config.databaseUrl);
+  return `postgres://${url.host}${url.pathname}`;
+}
+
 /** An e-mail address ("invoices@example.com"), or a clear start-up error naming the variable. */
 function mailbox(name: string, value: string | undefined): string | null {
   if (value === undefined || value.trim() === "") return null;
@@ -135,8 +169,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new Error(`KONTOR_ENV must be production, development or test (got "${kontorEnv}")`);
   }
   const relaxed = kontorEnv !== "production";
+  const secretKeyFile = env.KONTOR_SECRET_KEY_FILE || null;
   return {
     dbPath: env.KONTOR_DB ?? "./data/kontor.db",
+    databaseUrl: databaseUrl(env.KONTOR_DATABASE_URL, secretKeyFile),
     host: env.KONTOR_HOST ?? "127.0.0.1",
     port: integer("KONTOR_PORT", env.KONTOR_PORT, 8080, 0, 65535),
     baseUrl: env.KONTOR_BASE_URL ? env.KONTOR_BASE_URL.replace(/\/+$/, "") : null,
@@ -148,7 +184,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookBackoffMs: parseDurations(env.KONTOR_WEBHOOK_BACKOFF ?? "30s,5m,1h"),
     webhookMaxAttempts: integer("KONTOR_WEBHOOK_MAX_ATTEMPTS", env.KONTOR_WEBHOOK_MAX_ATTEMPTS, 3, 1, 100),
     webhookTimeoutMs: integer("KONTOR_WEBHOOK_TIMEOUT_MS", env.KONTOR_WEBHOOK_TIMEOUT_MS, 10_000, 1, 600_000),
-    secretKeyFile: env.KONTOR_SECRET_KEY_FILE || null,
+    secretKeyFile,
     logFormat: oneOf("KONTOR_LOG_FORMAT", env.KONTOR_LOG_FORMAT, ["json", "pretty"] as const, kontorEnv === "development" ? "pretty" : "json"),
     // tests start servers whose output nobody reads: request lines only when asked for
     logLevel: oneOf("KONTOR_LOG_LEVEL", env.KONTOR_LOG_LEVEL, LOG_LEVELS, kontorEnv === "test" ? "warn" : "info"),

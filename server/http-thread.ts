@@ -31,11 +31,11 @@ self.addEventListener("message", async (event: MessageEvent<ThreadCommand>) => {
       stop = async () => {
         stopCollecting();
         await server.stop();
-        db.$client.close();
+        await db.connection.close();
       };
       answer({ type: "listening" });
     } catch (error) {
-      runtime?.db.$client.close();
+      await runtime?.db.connection.close();
       answer({ type: "failed", message: error instanceof Error ? error.message : String(error) });
     }
   } else {

@@ -76,7 +76,7 @@ export function createLogger(
 export const loggerFor = (config: Pick<Config, "logFormat" | "logLevel">) => createLogger({ format: config.logFormat, level: config.logLevel });
 
 /** Writes nothing (tests that do not read the log). */
-export const silentLogger: Logger = createLogger({ format: "json", level: "error" }, () => {});
+export const silentLogger: Logger = createLogger({ format: "json", level: "error" }, process.env.KONTOR_TEST_SHOW_ERRORS ? (line) => console.error(line) : () => {});
 
 /**
  * `key=value`, a value quoted as a JSON string when it holds a space, a quote or a control

@@ -16,6 +16,7 @@
  * runtime, serves nothing, and so loads no metrics library.
  */
 import { openDatabase, PAGE_CACHE_KIB, type Db } from "../db/client.ts";
+import { openPostgres } from "../db/postgres/connection.ts";
 import type { Config } from "./config.ts";
 import { RenderTurns } from "./lib/render-turns.ts";
 import { createImportSlotMemory, ImportSlots } from "./lib/import-slots.ts";
@@ -47,6 +48,11 @@ export type SharedState = {
   cacheKiB: number;
 };
 
+/** The database the configuration names: PostgreSQL at KONTOR_DATABASE_URL, or else the SQLite file at KONTOR_DB. */
+export function openConfiguredDatabase(config: Config, cacheKiB = PAGE_CACHE_KIB): Db {
+  return config.databaseUrl !== null ? openPostgres(config.databaseUrl) : openDatabase(config.dbPath, { cacheKiB });
+}
+
 export function createSharedState(config: Config, secrets: SecretBox): SharedState {
   return {
     rateLimit: createRateLimitMemory(),
@@ -70,8 +76,8 @@ export function createRuntime(
   const secrets = options.secrets ?? (options.shared ? new SecretBox(options.shared.secretKey) : loadSecretBox(config));
   const shared = options.shared ?? createSharedState(config, secrets);
   // a connection opened elsewhere gets this thread's share of the page cache; one opened here has it already
-  const db = options.db ?? openDatabase(config.dbPath, { cacheKiB: shared.cacheKiB });
-  if (options.db) db.$client.exec(`PRAGMA cache_size = -${Math.floor(shared.cacheKiB)}`);
+  const db = options.db ?? openConfiguredDatabase(config, shared.cacheKiB);
+  if (options.db && db.connection.engine === "sqlite") db.$client.exec(`PRAGMA cache_size = -${Math.floor(shared.cacheKiB)}`);
   db.connection.transactions.shareWriteTurns(shared.writeTurns);
   db.connection.outbox.share(shared.outbox);
   return {

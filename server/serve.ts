@@ -113,7 +113,8 @@ export async function startServer(
     const others = async () => (await Promise.all(threads.map((t) => t.metrics()))).filter((m) => m !== null);
     metrics = startMetricsListener(config, () => scrape(requests, others, serverMetrics), runtime.log);
   }
-  const backups: BackupSchedule | null = config.backupDir ? startBackupSchedule(config, runtime.log) : null;
+  // on PostgreSQL, backups are the database's own (docs/operations.md#running-on-postgresql)
+  const backups: BackupSchedule | null = config.backupDir && config.databaseUrl === null ? startBackupSchedule(config, runtime.log) : null;
   const stopCollecting = collectWhenIdle(requests.answered);
   return {
     url,

@@ -16,7 +16,15 @@ import { printJson, printLine } from "../output.ts";
 
 export type BackupOptions = GlobalOptions & { to: string };
 
+/** On PostgreSQL the database's own tools back up and restore (pg_dump, base backups and WAL archiving). */
+function refuseOnPostgres(command: string): void {
+  if (loadConfig().databaseUrl !== null) {
+    throw new UserError(`${command} works on a SQLite file; on PostgreSQL use the database's own backups (pg_dump, or base backups with WAL archiving for point-in-time recovery): see docs/operations.md#running-on-postgresql`);
+  }
+}
+
 export function backup(options: BackupOptions): void {
+  refuseOnPostgres("kontor backup");
   const source = options.db ?? loadConfig().dbPath;
   const result = describeFailure(() => backupFile(source, options.to));
   if (options.json) printJson(result);
@@ -27,6 +35,7 @@ export function backup(options: BackupOptions): void {
 }
 
 export function restore(file: string, options: GlobalOptions): void {
+  refuseOnPostgres("kontor restore");
   const config = loadConfig();
   const target = resolve(options.db ?? config.dbPath);
   const source = resolve(file);

@@ -2,14 +2,14 @@
 // first: Elysia reads NODE_ENV once, when it loads (server/http/elysia-production.ts)
 import "../../server/http/elysia-production.ts";
 import { writeSync } from "node:fs";
-import { keepStatisticsFresh, openDatabase } from "../../db/client.ts";
+import { keepStatisticsFresh } from "../../db/client.ts";
 import { openHolding } from "../../db/holders.ts";
 import { lockDatabaseForServer } from "../../db/server-lock.ts";
 import { bootstrapIfEmpty, bootstrapMessage } from "../../server/bootstrap.ts";
-import { loadConfig } from "../../server/config.ts";
+import { databaseName, loadConfig } from "../../server/config.ts";
 import { migrateDatabase } from "../../server/data-migrations.ts";
 import { loggerFor } from "../../server/log.ts";
-import { createRuntime } from "../../server/runtime.ts";
+import { createRuntime, openConfiguredDatabase } from "../../server/runtime.ts";
 import { refuseTakenPort, startServer, type Running } from "../../server/serve.ts";
 import type { GlobalOptions } from "../globals.ts";
 import { jsonText, terminalSafe } from "../output.ts";
@@ -26,17 +26,20 @@ export async function serve(options: ServeOptions): Promise<void> {
   // a port another process listens on is refused before anything is created or upgraded (the
   // first start's token would otherwise be made and never printed); checked again as it binds
   refuseTakenPort(config.host, config.port);
-  // one server per SQLite file, taken before the upgrade: two starts must not both migrate
-  const unlock = lockDatabaseForServer(config.dbPath);
-  const { opened: db, letGo } = await openHolding(config.dbPath, "serve", async () => {
-    const db = openDatabase(config.dbPath);
+  const openMigrated = async () => {
+    const db = openConfiguredDatabase(config);
     await migrateDatabase(db, {
       backupDir: config.backupDir,
       onBackup: (backup) => log.warn("backed up the database before upgrading it", { path: backup.path, bytes: backup.bytes }),
       onNotice: (notice) => log.warn("upgrade notice", { notice }),
     });
     return db;
-  });
+  };
+  // one server per SQLite file, taken before the upgrade: two starts must not both migrate. On
+  // PostgreSQL several servers share the database, and migrations take turns in it
+  const sqlite = config.databaseUrl === null;
+  const unlock = sqlite ? lockDatabaseForServer(config.dbPath) : () => {};
+  const { opened: db, letGo } = sqlite ? await openHolding(config.dbPath, "serve", openMigrated) : { opened: await openMigrated(), letGo: () => {} };
   const created = await bootstrapIfEmpty(db);
   const stopStatistics = keepStatisticsFresh(db);
   // a signal stops the server also while it starts: the listening line is out (and a script may
@@ -45,7 +48,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   stopOnSignal(async () => {
     stopStatistics();
     await (await starting)?.stop();
-    db.$client.close();
+    await db.connection.close();
     letGo();
     unlock();
   });
@@ -57,7 +60,7 @@ export async function serve(options: ServeOptions): Promise<void> {
       const baseUrl = config.baseUrl ?? url;
       const text = options.json
         ? jsonText({ url: baseUrl, bootstrap: created })
-        : terminalSafe([`Kontor listening on ${url} (database ${config.dbPath}, docs at ${baseUrl}/docs)`, ...(created ? [bootstrapMessage(created, baseUrl)] : [])].join("\n"), { keepNewlines: true });
+        : terminalSafe([`Kontor listening on ${url} (database ${databaseName(config)}, docs at ${baseUrl}/docs)`, ...(created ? [bootstrapMessage(created, baseUrl)] : [])].join("\n"), { keepNewlines: true });
       writeSync(1, `${text}\n`);
     },
   });

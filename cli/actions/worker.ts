@@ -8,17 +8,19 @@ import { open } from "../context.ts";
 import type { GlobalOptions } from "../globals.ts";
 import { printLine } from "../output.ts";
 import { stopOnSignal } from "./signals.ts";
+import { databaseName } from "../../server/config.ts";
 
 export async function worker(options: GlobalOptions): Promise<void> {
-  const { opened, letGo } = await openHolding(options.db ?? loadConfig().dbPath, "worker", () => open(options));
+  // a SQLite file is held (a restore refuses to swap it meanwhile); PostgreSQL's backups are its own
+  const { opened, letGo } = loadConfig().databaseUrl !== null ? { opened: await open(options), letGo: () => {} } : await openHolding(options.db ?? loadConfig().dbPath, "worker", () => open(options));
   const { db, config, secrets } = opened;
   await sealPlaintextSecrets(db, secrets);
   const worker = await startBackground(opened);
-  if (!options.json) printLine(`Kontor worker running on ${config.dbPath}: webhooks, document deliveries, Peppol inboxes, recurring invoices, reminders`);
+  if (!options.json) printLine(`Kontor worker running on ${databaseName(config)}: webhooks, document deliveries, Peppol inboxes, recurring invoices, reminders`);
   stopOnSignal(() =>
     worker.stop().then(() => {
-      db.$client.close();
       letGo();
+      return db.connection.close();
     }),
   );
 }

@@ -1,5 +1,5 @@
 /** Resolves a bearer token to who is calling. */
-import { snapshot, unitOfWork, type Db } from "../../db/client.ts";
+import { preparedSql, snapshot, unitOfWork, type Db, type Tx } from "../../db/client.ts";
 import { effectiveAbilities, type Role } from "./abilities.ts";
 import { parseTokenString, secretMatches } from "./tokens.ts";
 import type { Organization } from "../lib/scope.ts";
@@ -50,7 +50,7 @@ const MAX_REMEMBERED_TOKENS = 10_000;
 type Resolved = { auth: Auth; expiresAt: string | null; validBefore: number };
 
 export function createAuthenticator(db: Db) {
-  const lookup = db.$client.query<Row, [string]>(`
+  const lookup = (tx: Tx) => preparedSql<Row, [string]>(tx, "auth: token", `
     SELECT t.id, t.type, t.user_id, t.created_by_user_id, t.created_by_token_id, t.secret_hash, t.abilities, t.expires_at, t.revoked_at, t.last_used_at,
            o.id AS org_id, o.name AS org_name, o.currency, o.country, o.api_access, u.role
     FROM api_tokens t
@@ -58,7 +58,7 @@ export function createAuthenticator(db: Db) {
     LEFT JOIN users u ON u.id = t.user_id
     WHERE t.id = ?`);
   const rateKeyOf = (row: Row): string => (row.type === "personal" ? `user:${row.user_id}` : `token:${row.id}`);
-  const touch = db.$client.query<unknown, [string, string]>("UPDATE api_tokens SET last_used_at = ? WHERE id = ?");
+  const touch = (tx: Tx) => preparedSql<never, [string, string]>(tx, "auth: last used", "UPDATE api_tokens SET last_used_at = ? WHERE id = ?");
   const lastTouched = new Map<string, number>();
 
   /**
@@ -73,7 +73,7 @@ export function createAuthenticator(db: Db) {
   const resolve = async (token: string): Promise<Resolved | null> => {
     const parsed = parseTokenString(token);
     if (!parsed) return null;
-    const row = await snapshot(db, () => lookup.get(parsed.id));
+    const row = await snapshot(db, (tx) => lookup(tx).get(parsed.id));
     if (!row || !secretMatches(parsed.secret, row.secret_hash)) return null;
     if (row.revoked_at !== null) return null;
     // a personal token whose user is gone (removed users' tokens are deleted too)
@@ -117,7 +117,7 @@ export function createAuthenticator(db: Db) {
       lastTouched.set(auth.tokenId, nowMs);
       const now = nowIso();
       // a unit of its own, to take its turn with the other threads' writes
-      await unitOfWork(db, () => touch.run(now, auth.tokenId));
+      await unitOfWork(db, (tx) => touch(tx).run(now, auth.tokenId));
     }
     return auth;
   };

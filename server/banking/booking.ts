@@ -31,6 +31,7 @@ import type { AccountType } from "../../db/values.ts";
 import type { BankTransactionBook } from "./model.ts";
 import { showBankTransaction } from "./read.ts";
 import { firstRow } from "../../db/client.ts";
+import { daysApart } from "../../db/dialect.ts";
 
 type BankAccountRow = typeof bankAccounts.$inferSelect;
 type TransactionRow = typeof bankTransactions.$inferSelect;
@@ -108,7 +109,7 @@ async function sameMoneyLines(tx: Tx, orgId: string, line: TransactionRow, ...wh
         ...where,
       ),
     )
-    .orderBy(sql`abs(julianday(${bankTransactions.bookingDate}) - julianday(${line.bookingDate}))`, asc(bankTransactions.createdAt));
+    .orderBy(sql`${daysApart(bankTransactions.bookingDate, sql`${line.bookingDate}`)}`, asc(bankTransactions.createdAt));
 }
 
 /** Booked, unpaired transfer lines on other own accounts that moved this line's money to or from `bank`. */

@@ -16,6 +16,7 @@ import { RESOURCE_VIEW_ABILITY, resourceOf, WEBHOOK_EVENTS, type EventResource, 
 import type { EventQuery } from "./model.ts";
 import { envelopeJson, EVENT_SEQUENCE } from "./outbox.ts";
 import { firstRow } from "../../db/client.ts";
+import { larger } from "../../db/dialect.ts";
 
 type EventRow = typeof events.$inferSelect;
 
@@ -199,7 +200,7 @@ export async function pruneEvents(db: Db, days: number, now = Date.now()): Promi
           .values({ organizationId: orgId, kind: PRUNED_SEQUENCE, year: 0, lastValue: seq })
           .onConflictDoUpdate({
             target: [numberSequences.organizationId, numberSequences.kind, numberSequences.year],
-            set: { lastValue: sql`max(${numberSequences.lastValue}, excluded.last_value)` },
+            set: { lastValue: sql`${larger(numberSequences.lastValue, sql`excluded.last_value`)}` },
           });
       }
       return gone.length;

@@ -3,12 +3,14 @@ import { gte, notInArray, or, sql, type SQL } from "drizzle-orm";
 import { t } from "elysia";
 import { preparedQuery, type Tx } from "../../db/client.ts";
 import { AWAITING_PAYMENT, awaitingPayment, customers, invoices } from "../../db/schema.ts";
-import { ftsPhrasePrefix, ftsPrefixes, LookUp, searchParam, type ListSpec } from "../lib/list.ts";
+import { LookUp, searchParam, type ListSpec } from "../lib/list.ts";
 import { Currency, DateString, ExternalId, Uuid } from "../lib/schemas.ts";
 import { normalizeExternalId } from "../lib/external-ids.ts";
 import { inOrg } from "../lib/scope.ts";
 import { today } from "../lib/time.ts";
 import { INVOICE_STATUSES, INVOICE_TYPES } from "./model.ts";
+import { everyWordQuery, phraseQuery, searchHits } from "../../db/search.ts";
+import { inJsonArray, jsonArrayOf, unindexed } from "../../db/dialect.ts";
 
 export const invoiceList: ListSpec<typeof invoices> = {
   table: invoices,
@@ -40,7 +42,7 @@ export const invoiceList: ListSpec<typeof invoices> = {
         // The page reads the invoices awaiting payment in list order (the unary + keeps the
         // planner from seeking on due_date and sorting all of them); the count is the range of
         // due dates before today in the index of the invoices awaiting payment by due date.
-        return { rows: dueBefore(sql`+${invoices.dueDate}`), count: dueBefore(sql`${invoices.dueDate}`) };
+        return { rows: dueBefore(sql`${unindexed(invoices.dueDate)}`), count: dueBefore(sql`${invoices.dueDate}`) };
       },
     },
   },
@@ -49,9 +51,8 @@ export const invoiceList: ListSpec<typeof invoices> = {
   // organisation's customers, not once per invoice (migration 0011), before the list query
   // (customersNamed)
   search: (words) => ({
-    where: sql`(${invoices.customerId} IN (SELECT value FROM json_each(${searchParam("customers")}))
-      OR ${invoices}.rowid IN (SELECT rowid FROM invoices_fts WHERE invoices_fts MATCH ${searchParam("number")}))`,
-    params: { customers: customersNamed(words), number: ftsPhrasePrefix(words) },
+    where: sql`(${inJsonArray(invoices.customerId, searchParam("customers"))} OR ${searchHits(invoices, "invoices_fts", searchParam("number"))})`,
+    params: { customers: customersNamed(words), number: phraseQuery(words) },
   }),
   updatedAt: invoices.updatedAt,
   metadata: invoices.metadata,
@@ -64,7 +65,7 @@ export const invoiceList: ListSpec<typeof invoices> = {
  * match is a large part of a search's work.
  */
 function customersNamed(words: string[]): LookUp {
-  const name = `name : (${ftsPrefixes(words)})`;
+  const name = everyWordQuery(words, "name");
   return new LookUp(name, (tx, orgId) =>
     tx.connection.memory.rememberAsync(`invoice search: customers named\u0000${orgId}\u0000${name}`, () => customerIdsNamed(tx, orgId, name)),
   );
@@ -73,9 +74,9 @@ function customersNamed(words: string[]): LookUp {
 async function customerIdsNamed(tx: Tx, orgId: string, name: string): Promise<string> {
   const query = preparedQuery(tx, "invoice search: customers named", (tx) =>
     tx
-      .select({ ids: sql<string>`json_group_array(${customers.id})` })
+      .select({ ids: jsonArrayOf(customers.id) })
       .from(customers)
-      .where(inOrg(customers, sql.placeholder("orgId"), sql`${customers}.rowid IN (SELECT rowid FROM customers_fts WHERE customers_fts MATCH ${sql.placeholder("name")})`))
+      .where(inOrg(customers, sql.placeholder("orgId"), sql`${searchHits(customers, "customers_fts", sql.placeholder("name"), "name")}`))
       .prepare(),
   );
   return (await query.get({ orgId, name }))!.ids;

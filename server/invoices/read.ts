@@ -12,6 +12,7 @@ import { formatCents } from "../lib/money.ts";
 import { findInOrg, inOrg } from "../lib/scope.ts";
 import { linePrice } from "./checks.ts";
 import { priceInvoice } from "./totals.ts";
+import { inJsonArray } from "../../db/dialect.ts";
 
 type InvoiceRow = typeof invoices.$inferSelect;
 type LineRow = typeof invoiceLines.$inferSelect;
@@ -106,7 +107,7 @@ const creationOrder = (a: { createdAt: string; id: string }, b: { createdAt: str
  * json_each has a cost of its own per query, large beside the few rows of one invoice.
  */
 const matching = (column: SQLiteColumn, name: string, one: boolean) =>
-  one ? eq(column, sql.placeholder(name)) : sql`${column} IN (SELECT value FROM json_each(${sql.placeholder(name)}))`;
+  one ? eq(column, sql.placeholder(name)) : sql`${inJsonArray(column, sql.placeholder(name))}`;
 
 /**
  * The related rows of one invoice or a page of them, one prepared query per table (see

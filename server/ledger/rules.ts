@@ -541,7 +541,7 @@ export async function readYearResults(tx: Tx, orgId: string, start: string, end:
         inArray(accounts.type, ["revenue", "expense"]),
       ),
     )
-    .groupBy(accountDays.currency, accountDays.accountId)
+    .groupBy(accountDays.currency, accountDays.accountId, accounts.id)
     .orderBy(accountDays.currency, accounts.code);
 }
 

@@ -4,7 +4,7 @@ import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Tx } from "../../db/client.ts";
 import { ExternalIdTaken } from "./errors.ts";
 import { inOrg } from "./scope.ts";
-import { firstRow } from "../../db/client.ts";
+import { firstRow, preparedSql } from "../../db/client.ts";
 
 /**
  * An external id as stored and looked up: in Unicode NFC, so that "café" typed as one character
@@ -43,17 +43,18 @@ const EXTERNAL_ID_TABLES = [
  * another row of the organisation and table already holds (or takes in this run) is left as it
  * was, and reported: which one keeps the id is the operator's call, not the upgrade's.
  */
-export function normalizeStoredExternalIds(tx: Tx, notice: (text: string) => void): void {
-  const client = tx.$client;
+export async function normalizeStoredExternalIds(tx: Tx, notice: (text: string) => void): Promise<void> {
   for (const [table, resource] of EXTERNAL_ID_TABLES) {
-    const rows = client
-      .query(`SELECT id, organization_id AS orgId, external_id AS externalId FROM "${table}" WHERE external_id IS NOT NULL ORDER BY organization_id, created_at, id`)
-      .all() as { id: string; orgId: string; externalId: string }[];
+    const rows = await preparedSql<{ id: string; orgId: string; externalId: string }, []>(
+      tx,
+      `external ids of ${table}`,
+      `SELECT id, organization_id AS "orgId", external_id AS "externalId" FROM "${table}" WHERE external_id IS NOT NULL ORDER BY organization_id, created_at, id`,
+    ).all();
     // the ids each organisation holds once this run is done: those already in NFC first
     const taken = new Map<string, string>();
     const keyOf = (orgId: string, id: string) => `${orgId}\u0000${id}`;
     for (const row of rows) if (row.externalId === row.externalId.normalize("NFC")) taken.set(keyOf(row.orgId, row.externalId), row.id);
-    const update = client.prepare(`UPDATE "${table}" SET external_id = ? WHERE id = ?`);
+    const update = preparedSql<never, [string, string]>(tx, `external id of ${table}`, `UPDATE "${table}" SET external_id = ? WHERE id = ?`);
     for (const row of rows) {
       const normal = row.externalId.normalize("NFC");
       if (normal === row.externalId) continue;
@@ -65,7 +66,7 @@ export function normalizeStoredExternalIds(tx: Tx, notice: (text: string) => voi
         );
         continue;
       }
-      update.run(normal, row.id);
+      await update.run(normal, row.id);
       taken.set(keyOf(row.orgId, normal), row.id);
     }
   }

@@ -24,6 +24,8 @@ import { normalizeTimestamp } from "./time.ts";
 import { ValidationFailed, validValues } from "./errors.ts";
 import { inOrg, snapshot, type Scope } from "./scope.ts";
 import { METADATA_KEY_PATTERN, ResponseSchema, Timestamp, withoutDefault } from "./schemas.ts";
+import { everyWordQuery, searchHits } from "../../db/search.ts";
+import { jsonText, noRow, rowKey } from "../../db/dialect.ts";
 
 export const DEFAULT_PER_PAGE = 20;
 export const MAX_PER_PAGE = 100;
@@ -89,7 +91,7 @@ export type ListSpec<T extends OrgTable = OrgTable> = {
   filters?: Record<string, FilterSpec>;
   /**
    * `search`: the name of an FTS5 table whose rowids are the base table's rowids, matched with
-   * every word as a prefix; or a function of the words searched (see ftsPrefixes), which
+   * every word as a prefix; or a function of the words searched (see everyWordQuery in db/search.ts), which
    * returns SQL and values and reads nothing itself (a value to read is a `LookUp`)
    */
   search?: string | ((words: string[]) => SearchCondition);
@@ -196,11 +198,6 @@ export function searchWords(text: string): string[] {
   return (text.match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 10);
 }
 
-/** FTS5 query: every word, each as a prefix, anywhere (`"acme"* "gmbh"*`). */
-export const ftsPrefixes = (words: string[]) => words.map((w) => `"${w}"*`).join(" ");
-
-/** FTS5 query: the words in this order, one after the other, the last as a prefix (`"inv 2026 42"*`). */
-export const ftsPhrasePrefix = (words: string[]) => `"${words.join(" ")}"*`;
 
 /**
  * A list endpoint's answer: a page of rows (runList) as the API shows them, all read in one
@@ -524,7 +521,7 @@ export function compileList<T extends OrgTable>(
   // metadata keys in one order, so that the same filters in another order are the same shape
   sortedEntries(request.metadata).forEach(([key, value], i) => {
     shape.push(`metadata:${i}`);
-    conditions.push(sql`(${spec.metadata!} ->> ${bind(`metadata_${i}_key`, key)}) = ${bind(`metadata_${i}`, value)}`);
+    conditions.push(sql`${jsonText(spec.metadata!, bind(`metadata_${i}_key`, key))} = ${bind(`metadata_${i}`, value)}`);
   });
   if (request.updatedSince !== null) {
     shape.push("updated_since");
@@ -534,7 +531,7 @@ export function compileList<T extends OrgTable>(
   if (searched) {
     const words = request.search!;
     shape.push(words.length === 0 ? "search:none" : "search");
-    if (words.length === 0) conditions.push(sql`0`);
+    if (words.length === 0) conditions.push(noRow);
     else {
       const search = typeof spec.search === "string" ? ftsTableSearch(table, spec.search)(words) : spec.search!(words);
       for (const [name, value] of Object.entries(search.params)) {
@@ -587,7 +584,7 @@ export function compileList<T extends OrgTable>(
         .offset(sql.placeholder("offset"));
     }
     const keys = queries
-      .select({ rowid: sql`${table}.rowid` })
+      .select({ rowid: sql`${rowKey(table)}` })
       .from(table as SQLiteTable)
       .where(where("rows", ...more))
       .orderBy(...order())
@@ -596,7 +593,7 @@ export function compileList<T extends OrgTable>(
     return queries
       .select()
       .from(table as SQLiteTable)
-      .where(sql`${table}.rowid IN ${keys}`)
+      .where(sql`${rowKey(table)} IN ${keys}`)
       .orderBy(...order());
   };
   return {
@@ -627,10 +624,9 @@ export function compileList<T extends OrgTable>(
 
 /** The search of a list whose `search` names an FTS5 table: every word as a prefix. */
 function ftsTableSearch(table: SQLiteTable, ftsTable: string) {
-  const fts = sql.raw(ftsTable);
   return (words: string[]): SearchCondition => ({
-    where: sql`${table}.rowid IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ${searchParam("match")})`,
-    params: { match: ftsPrefixes(words) },
+    where: sql`${searchHits(table, ftsTable, searchParam("match"))}`,
+    params: { match: everyWordQuery(words) },
   });
 }
 
@@ -652,7 +648,8 @@ function shapeOf(condition: SQL): string {
  * ORDER BY does only when never NULL.
  */
 function sortKeyColumn(table: SQLiteTable, sort: SQLiteColumn | SQL): SQLiteColumn {
-  const chunks: unknown[] = is(sort, SQL) ? sort.queryChunks : [sort];
+  // a column collated by `nocase` (db/schema/columns.ts) is its column
+  const chunks: unknown[] = (is(sort, SQL) ? sort.queryChunks : [sort]).map((chunk) => (chunk as { collated?: SQLiteColumn }).collated ?? chunk);
   const columns = chunks.filter((chunk): chunk is SQLiteColumn => is(chunk, SQLiteColumn));
   const rest = chunks.filter((chunk) => !is(chunk, SQLiteColumn)).map((chunk) => (chunk as { value?: string[] }).value?.join("") ?? "?");
   const column = columns[0];

@@ -1,4 +1,5 @@
 import { Elysia, t } from "elysia";
+import { preparedSql, snapshot } from "../../db/client.ts";
 import { ABILITIES } from "../auth/abilities.ts";
 import type { Kernel } from "../http/kernel.ts";
 import { WEBHOOK_EVENTS } from "../changes/events.ts";
@@ -20,9 +21,9 @@ export const metaRoutes = (kernel: Kernel, version: string) =>
     })
     .get(
       "/health",
-      ({ db, set }) => {
+      async ({ db, set }) => {
         try {
-          db.$client.query("SELECT 1").get();
+          await snapshot(db, (tx) => preparedSql(tx, "health", "SELECT 1").get());
           return { status: "ok" };
         } catch {
           set.status = 503;

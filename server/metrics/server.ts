@@ -14,7 +14,7 @@ import { existsSync, statSync } from "node:fs";
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Registry, type MetricObjectWithValues, type MetricValue } from "prom-client";
 import { newestBackup } from "../../db/backup.ts";
 import { listeningOrigin } from "../http/kernel.ts";
-import type { Db } from "../../db/client.ts";
+import { preparedSql, snapshot, type Db, type Tx } from "../../db/client.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 import type { MetricJson, ThreadMetrics } from "./thread.ts";
@@ -38,31 +38,34 @@ export function createServerMetrics(db: Db, config: Config): ServerMetrics {
     registers: [registry],
   });
   for (const outcome of ["delivered", "failed", "interrupted"]) attempts.inc({ outcome }, 0);
-  const outbox = db.$client.query<{ depth: number; oldest_due: number | null }, [number]>(
-    `SELECT count(*) AS depth, min(CASE WHEN next_attempt_at <= ?1 THEN next_attempt_at END) AS oldest_due
-       FROM webhook_deliveries WHERE status = 'pending'`,
-  );
+  const outbox = (tx: Tx) =>
+    preparedSql<{ depth: number; oldest_due: number | null }, [number]>(
+      tx,
+      "metrics: outbox",
+      `SELECT count(*) AS depth, min(CASE WHEN next_attempt_at <= ?1 THEN next_attempt_at END) AS oldest_due
+         FROM webhook_deliveries WHERE status = 'pending'`,
+    );
   let read: { depth: number; oldest_due: number | null; at: number } | null = null;
   // both gauges come from one query, made once per scrape (the first gauge collected makes it)
-  const outboxNow = () => {
+  const outboxNow = async () => {
     const now = Date.now();
-    if (!read || now - read.at > 500) read = { ...outbox.get(now)!, at: now };
+    if (!read || now - read.at > 500) read = { ...(await snapshot(db, (tx) => outbox(tx).get(now)))!, at: now };
     return read;
   };
   new Gauge({
     name: "kontor_outbox_depth",
     help: "Webhook deliveries waiting to be sent (pending: due, waiting for a retry, or parked on an inactive webhook)",
     registers: [registry],
-    collect() {
-      this.set(outboxNow().depth);
+    async collect() {
+      this.set((await outboxNow()).depth);
     },
   });
   new Gauge({
     name: "kontor_outbox_oldest_due_age_seconds",
     help: "How long the oldest due delivery has been due (0 when none is)",
     registers: [registry],
-    collect() {
-      const { oldest_due, at } = outboxNow();
+    async collect() {
+      const { oldest_due, at } = await outboxNow();
       this.set(oldest_due === null ? 0 : Math.max(0, (at - oldest_due) / 1000));
     },
   });

@@ -18,6 +18,7 @@ import { dayOf } from "../lib/period.ts";
 import { snapshot, type Scope } from "../lib/scope.ts";
 import { addDays, today } from "../lib/time.ts";
 import { reportCurrency } from "./currency.ts";
+import { inJsonArray } from "../../db/dialect.ts";
 
 const BUCKETS = ["current", "days_1_30", "days_31_60", "days_61_90", "over_90"] as const;
 type Bucket = (typeof BUCKETS)[number];
@@ -49,7 +50,7 @@ function agingQueries(tx: Tx) {
   return prepared(tx, "reports: aging", (tx) => {
     const p = (name: string) => sql.placeholder(name);
     const byBucket = (column: SQL | typeof invoices.dueDate, amount: SQL) =>
-      Object.fromEntries(BUCKETS.map((b) => [b, sql<number>`coalesce(sum(iif(${bucketOf(column, b)}, ${amount}, 0)), 0)`.as(b)])) as Record<Bucket, SQL.Aliased<number>>;
+      Object.fromEntries(BUCKETS.map((b) => [b, sql<number>`coalesce(sum(CASE WHEN ${bucketOf(column, b)} THEN ${amount} ELSE 0 END), 0)`.as(b)])) as Record<Bucket, SQL.Aliased<number>>;
     const days = sql`${receivableDueDays.dueDate}`;
     return {
       totals: plainRows<Record<Bucket, number>>(
@@ -88,7 +89,7 @@ function agingQueries(tx: Tx) {
               // written out, not bound: SQLite reads a partial index only for its own condition
               awaitingPayment,
               eq(invoices.currency, p("currency")),
-              sql`${invoices.customerId} IN (SELECT value FROM json_each(${p("ids")}))`,
+              sql`${inJsonArray(invoices.customerId, p("ids"))}`,
             ),
           )
           .groupBy(invoices.customerId),
@@ -115,15 +116,15 @@ type CustomerAging = { customerId: string; name: string } & Record<Bucket, numbe
 async function agingAsOf(tx: Tx, at: AgingAt): Promise<CustomerAging[]> {
   const p = (name: keyof AgingAt) => sql.placeholder(name);
   // the lookups are skipped for documents with nothing paid or credited (most open ones)
-  const paid = sql`iif(i."paid_cents" = 0, 0, coalesce((SELECT sum(pm."amount_cents") FROM "payments" pm WHERE pm."invoice_id" = i."id" AND pm."payment_date" <= ${p("date")}), 0))`;
+  const paid = sql`CASE WHEN i."paid_cents" = 0 THEN 0 ELSE coalesce((SELECT sum(pm."amount_cents") FROM "payments" pm WHERE pm."invoice_id" = i."id" AND pm."payment_date" <= ${p("date")}), 0) END`;
   // issued by then: what it asks less what was paid (refunded) and credited by then
   const owedIssued = sql`CASE WHEN i."type" = 'credit_note' THEN
       ${paid} - i."total_cents"
-      + iif(i."credited_cents" <> 0 AND EXISTS (SELECT 1 FROM "invoices" r WHERE r."id" = i."related_invoice_id" AND r."issue_date" <= ${p("date")}), i."credited_cents", 0)
+      + CASE WHEN i."credited_cents" <> 0 AND EXISTS (SELECT 1 FROM "invoices" r WHERE r."id" = i."related_invoice_id" AND r."issue_date" <= ${p("date")}) THEN i."credited_cents" ELSE 0 END
     ELSE i."total_cents" - ${paid}
-      - iif(i."credited_cents" = 0, 0, coalesce((SELECT sum(c."credited_cents") FROM "invoices" c
+      - CASE WHEN i."credited_cents" = 0 THEN 0 ELSE coalesce((SELECT sum(c."credited_cents") FROM "invoices" c
           WHERE c."organization_id" = i."organization_id" AND c."related_invoice_id" = i."id" AND c."type" = 'credit_note'
-            AND c."status" NOT IN ('draft', 'cancelled') AND c."issue_date" <= ${p("date")}), 0))
+            AND c."status" NOT IN ('draft', 'cancelled') AND c."issue_date" <= ${p("date")}), 0) END
     END`;
   // issued later but paid (or refunded) before: money received in advance, as the ledger has it
   const owedLater = sql`CASE WHEN i."type" = 'credit_note' THEN ${paid} ELSE -${paid} END`;
@@ -131,7 +132,7 @@ async function agingAsOf(tx: Tx, at: AgingAt): Promise<CustomerAging[]> {
       WHERE i."organization_id" = ${p("orgId")} AND i."currency" = ${p("currency")} AND ${issued} AND i."status" NOT IN ('draft', 'cancelled')`;
   const due = sql.raw(`d."due_date"`);
   const buckets = sql.join(
-    BUCKETS.map((b) => sql`coalesce(sum(iif(${bucketOf(due, b)}, d."owed", 0)), 0) AS ${sql.identifier(b)}`),
+    BUCKETS.map((b) => sql`coalesce(sum(CASE WHEN ${bucketOf(due, b)} THEN d."owed" ELSE 0 END), 0) AS ${sql.identifier(b)}`),
     sql`, `,
   );
   const query = sql`WITH d AS (
@@ -141,7 +142,7 @@ async function agingAsOf(tx: Tx, at: AgingAt): Promise<CustomerAging[]> {
     )
     SELECT d."customer_id" AS "customerId", c."name" AS "name", ${buckets}
     FROM d JOIN "customers" c ON c."id" = d."customer_id"
-    GROUP BY d."customer_id" HAVING sum(d."owed") <> 0`;
+    GROUP BY d."customer_id", c."id" HAVING sum(d."owed") <> 0`;
   return await plainRows<CustomerAging>(tx, { toSQL: () => dialect.sqlToQuery(query) }).all(at);
 }
 

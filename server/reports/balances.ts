@@ -38,7 +38,7 @@ export async function accountSums(tx: Tx, orgId: string, currency: string, from:
         withClosing ? undefined : eq(accountDays.isClosing, false),
       ),
     )
-    .groupBy(accountDays.accountId)
+    .groupBy(accountDays.accountId, accounts.id)
     .orderBy(asc(accounts.code));
 }
 

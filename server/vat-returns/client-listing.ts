@@ -60,9 +60,9 @@ type Row = {
 /** Each issued document's sales base and VAT of the year, per VAT category, signed (a credit note negative), with its buyer as issued. */
 async function documentRows(tx: Tx, orgId: string, year: number): Promise<Row[]> {
   return await sqlRows<Row>(tx, sql`
-    SELECT i.id AS id, i.number AS number, i.issue_date AS issueDate, i.currency AS currency, i.customer_id AS customerId,
-           i.issued_parties AS parties, c.name AS customerName, c.vat_number AS customerVat, c.country AS customerCountry,
-           c.company_number AS customerCompany, c.peppol_id AS customerPeppol, jl.vat_category AS category,
+    SELECT i.id AS "id", i.number AS "number", i.issue_date AS "issueDate", i.currency AS "currency", i.customer_id AS "customerId",
+           i.issued_parties AS "parties", c.name AS "customerName", c.vat_number AS "customerVat", c.country AS "customerCountry",
+           c.company_number AS "customerCompany", c.peppol_id AS "customerPeppol", jl.vat_category AS "category",
            sum(CASE WHEN jl.vat_role = 'base' THEN jl.credit_cents - jl.debit_cents ELSE 0 END) AS base,
            sum(CASE WHEN jl.vat_role = 'vat' THEN jl.credit_cents - jl.debit_cents ELSE 0 END) AS vat
     FROM invoices i
@@ -71,7 +71,7 @@ async function documentRows(tx: Tx, orgId: string, year: number): Promise<Row[]>
     JOIN journal_lines jl ON jl.entry_id = je.id
     WHERE i.organization_id = ${orgId} AND i.issue_date BETWEEN ${`${year}-01-01`} AND ${`${year}-12-31`}
       AND i.type IN ('invoice', 'credit_note') AND jl.vat_side = 'sales'
-    GROUP BY i.id, jl.vat_category
+    GROUP BY i.id, c.id, jl.vat_category
     ORDER BY i.issue_date, i.number`);
 }
 

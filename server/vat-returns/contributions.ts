@@ -131,7 +131,7 @@ async function taggedRows(tx: Tx, orgId: string, which: SQL): Promise<TaggedRow[
       FROM "journal_entries" e JOIN "journal_lines" l ON l."entry_id" = e."id" JOIN "accounts" a ON a."id" = l."account_id"
       WHERE e."organization_id" = ${orgId} AND e."source_type" IN ('invoice', 'expense', 'bank_transaction') AND l."vat_side" IS NOT NULL
         AND ${which}
-      GROUP BY e."id", l."vat_side", l."vat_role", l."vat_category", l."vat_rate_bp", l."vat_note", l."account_id"
+      GROUP BY e."id", l."vat_side", l."vat_role", l."vat_category", l."vat_rate_bp", l."vat_note", l."account_id", a."id"
       ORDER BY e."date", e."id", l."vat_side", l."vat_role", l."vat_category", l."vat_rate_bp" DESC`,
   );
 }

@@ -18,6 +18,7 @@ import { newId, nowIso } from "../lib/time.ts";
 import { clipServerText } from "../lib/counts.ts";
 import type { AttemptResult } from "./send.ts";
 import { firstRow } from "../../db/client.ts";
+import { unindexed } from "../../db/dialect.ts";
 
 export type RetryPolicy = Pick<Config, "webhookBackoffMs" | "webhookMaxAttempts">;
 
@@ -89,7 +90,7 @@ export async function claimDue(db: Db, request: ClaimRequest): Promise<{ claims:
   const due = (now: number, nextAttemptAtIndexed = true) => [
     eq(deliveries.status, "pending"),
     // `+column` keeps SQLite from using the column's index (the refill wants the organisation's)
-    nextAttemptAtIndexed ? lte(deliveries.nextAttemptAt, now) : sql`+${deliveries.nextAttemptAt} <= ${now}`,
+    nextAttemptAtIndexed ? lte(deliveries.nextAttemptAt, now) : sql`${unindexed(deliveries.nextAttemptAt)} <= ${now}`,
     or(isNull(deliveries.leaseUntil), lt(deliveries.leaseUntil, now)),
   ];
   const fullWebhooks = [...inFlightByWebhook].filter(([, n]) => n >= perWebhookLimit).map(([id]) => id);
