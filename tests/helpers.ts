@@ -7,17 +7,18 @@ import { expect } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDatabase, type Db, type Tx } from "../db/client.ts";
+import type { Db, Tx } from "../db/client.ts";
 import { migrateDatabase } from "../server/data-migrations.ts";
 import { createApp, type App } from "../server/app.ts";
 import { silentLogger } from "../server/log.ts";
-import { createRuntime } from "../server/runtime.ts";
+import { createRuntime, openConfiguredDatabase } from "../server/runtime.ts";
 import { loadConfig, type Config } from "../server/config.ts";
 import { CLI_ACTOR, createOrganization, createUser } from "../server/orgs/service.ts";
 import type { Organization } from "../server/lib/scope.ts";
 import { createToken } from "../server/tokens/service.ts";
 import type { Role } from "../server/auth/abilities.ts";
 import { createContractChecker, type ContractChecker } from "./contract.ts";
+import { freshPostgresDatabase, TEST_DATABASE_URL } from "./postgres-database.ts";
 
 /**
  * The test organisations' bank account, given explicitly (an organisation has no bank account
@@ -42,20 +43,38 @@ export type TestEnv = {
   newOrg: (name?: string, options?: { apiAccess?: boolean; country?: string; currency?: string; iban?: string | null }) => Promise<{ org: Organization; token: string }>;
   orgToken: (abilities: string[], org?: Organization) => Promise<string>;
   userToken: (role: Role, abilities?: string[], org?: Organization) => Promise<{ token: string; userId: string }>;
-  close: () => void;
+  close: () => Promise<void>;
 };
 
 export type RequestOptions = { body?: unknown; rawBody?: string | Uint8Array; token?: string | null; headers?: Record<string, string> };
 
 let contractChecker: Promise<ContractChecker> | null = null;
 
+/**
+ * On PostgreSQL, what a child process (the CLI, `kontor serve`) needs to reach a test's database,
+ * by the SQLite path the test names it with (`--db` or KONTOR_DB): the test's config.dbPath.
+ */
+const postgresEnvOf = new Map<string, Record<string, string>>();
+
+/** `env` with what reaches the database of the `--db` argument or KONTOR_DB on PostgreSQL, when the suite runs there. */
+function withEngine(args: string[], env: Record<string, string>): Record<string, string> {
+  const flag = args.indexOf("--db");
+  const path = flag >= 0 ? args[flag + 1] : env.KONTOR_DB;
+  const postgres = path === undefined ? undefined : postgresEnvOf.get(path);
+  return postgres === undefined ? env : { ...postgres, ...env };
+}
+
 let counter = 0;
 
 export async function createTestEnv(env: Record<string, string> = {}): Promise<TestEnv> {
   const dir = mkdtempSync(join(tmpdir(), "kontor-test-"));
-  const config = loadConfig({ KONTOR_ENV: "test", KONTOR_RATE_LIMIT: "100000", ...env, KONTOR_DB: join(dir, "kontor.db") });
-  const db = openDatabase(config.dbPath);
+  // on PostgreSQL, a database of the test file's own
+  const postgres = TEST_DATABASE_URL === null ? null : await freshPostgresDatabase();
+  const engineEnv: Record<string, string> = postgres === null ? {} : { KONTOR_DATABASE_URL: postgres.url, KONTOR_SECRET_KEY_FILE: join(dir, "kontor.key") };
+  const config = loadConfig({ KONTOR_ENV: "test", KONTOR_RATE_LIMIT: "100000", ...env, ...engineEnv, KONTOR_DB: join(dir, "kontor.db") });
+  const db = openConfiguredDatabase(config);
   await migrateDatabase(db);
+  if (postgres !== null) postgresEnvOf.set(config.dbPath, engineEnv);
   const app = createApp(createRuntime(config, { db, log: silentLogger }));
 
   const orgToken = async (abilities: string[], org: Organization = first.org) =>
@@ -110,8 +129,9 @@ export async function createTestEnv(env: Record<string, string> = {}): Promise<T
     newOrg,
     orgToken,
     userToken,
-    close: () => {
-      db.$client.close();
+    close: async () => {
+      await db.connection.close();
+      await postgres?.drop();
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -120,7 +140,7 @@ export async function createTestEnv(env: Record<string, string> = {}): Promise<T
 /** Runs a CLI command as a real process; returns exit code and output. */
 export async function runCli(args: string[], env: Record<string, string> = {}) {
   const proc = Bun.spawn(["bun", join(import.meta.dir, "../cli/main.ts"), ...args], {
-    env: { ...process.env, KONTOR_ENV: "test", ...env },
+    env: { ...process.env, KONTOR_ENV: "test", ...withEngine(args, env) },
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -134,7 +154,7 @@ export async function runCli(args: string[], env: Record<string, string> = {}) {
  */
 export async function serveProcess(args: string[], env: Record<string, string> = {}) {
   const proc = Bun.spawn(["bun", join(import.meta.dir, "../cli/main.ts"), "serve", "--port", "0", ...args], {
-    env: { ...process.env, KONTOR_ENV: "test", KONTOR_RATE_LIMIT: "1000000", ...env },
+    env: { ...process.env, KONTOR_ENV: "test", KONTOR_RATE_LIMIT: "1000000", ...withEngine(args, env) },
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -178,7 +198,7 @@ export const asTx = (db: Db): Tx => db as Tx;
  */
 export function startCli(args: string[], env: Record<string, string>, children: Bun.Subprocess[]) {
   const proc = Bun.spawn(["bun", join(import.meta.dir, "../cli/main.ts"), ...args], {
-    env: { ...process.env, KONTOR_ENV: "test", ...env },
+    env: { ...process.env, KONTOR_ENV: "test", ...withEngine(args, env) },
     stdout: "pipe",
     stderr: "pipe",
   });

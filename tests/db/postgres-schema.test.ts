@@ -9,7 +9,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { getTableConfig } from "drizzle-orm/sqlite-core";
 import { openDatabase } from "../../db/client.ts";
-import { baselineDdl, declaredTables, POSTGRES_TYPES, postgresSql } from "../../db/postgres/schema.ts";
+import { baselineDdl, declaredTables, POSTGRES_TYPES } from "../../db/postgres/schema.ts";
+import { postgresSql } from "../../db/postgres/sql.ts";
+import { BASELINE_MIGRATION } from "../../db/postgres/baseline.ts";
+import { KNOWN_MIGRATIONS } from "../../db/postgres/migrate.ts";
+import { embeddedMigrations } from "../../db/migrations/index.ts";
 import { migrateDatabase } from "../../server/data-migrations.ts";
 
 const serverUrl = process.env.KONTOR_TEST_DATABASE_URL;
@@ -80,9 +84,18 @@ async function postgresShape(pg: SQL, table: string): Promise<Shape> {
   return { columns: byName(columns), indexes, foreignKeys, primaryKey };
 }
 
-test("SQLite's spellings are translated: a name compared without case is lower(…)", () => {
+test("SQLite's spellings are translated: a name compared without case is lower(…); placeholders numbered, quoted text left alone", () => {
   expect(postgresSql(`"customers"."name" collate nocase`)).toBe(`lower("customers"."name")`);
   expect(postgresSql(`"name" COLLATE NOCASE, "id"`)).toBe(`lower("name"), "id"`);
+  expect(postgresSql(`SELECT a FROM t WHERE b = ? AND c = ? AND d = '?' AND "e?" = ?`)).toBe(`SELECT a FROM t WHERE b = $1 AND c = $2 AND d = '?' AND "e?" = $3`);
+  expect(postgresSql(`UPDATE t SET a = ?2 WHERE id = ?1 AND s = 'it''s ?'`)).toBe(`UPDATE t SET a = $2 WHERE id = $1 AND s = 'it''s ?'`);
+});
+
+test("every SQLite migration has its PostgreSQL counterpart: the baseline up to its number, then one of the same number and name", () => {
+  const sqliteMigrations = embeddedMigrations.map((m) => m.tag);
+  const baselineAt = sqliteMigrations.indexOf(BASELINE_MIGRATION);
+  expect(baselineAt).toBeGreaterThanOrEqual(0);
+  expect(KNOWN_MIGRATIONS).toEqual(sqliteMigrations.slice(baselineAt));
 });
 
 describe.skipIf(!serverUrl)("the PostgreSQL baseline against SQLite's migrated schema", () => {
