@@ -24,6 +24,15 @@ const withDatabase = (url: string, name: string) => {
 
 let counter = 0;
 
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 /** A fresh, migrated database on the suite's server: its URL, and how to drop it. */
 export async function freshPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   const server = TEST_DATABASE_URL!;
@@ -45,6 +54,11 @@ export async function freshPostgresDatabase(): Promise<{ url: string; drop: () =
           await db.connection.close();
         }
         await connection.unsafe(`ALTER DATABASE "${making}" RENAME TO "${template}"`);
+      }
+      // databases a test process left behind when it ended without dropping them (killed, or a file that did not close its env)
+      for (const { datname } of await connection.unsafe(`SELECT datname FROM pg_database WHERE datname LIKE 'kontor\\_test\\_%'`)) {
+        const pid = Number(/^kontor_test_(\d+)_/.exec(datname)?.[1]);
+        if (pid > 0 && pid !== process.pid && !alive(pid)) await connection.unsafe(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
       }
       await connection.unsafe(`SELECT pg_advisory_unlock(${TEMPLATE_LOCK_KEY})`);
       const name = `kontor_test_${process.pid}_${++counter}_${Date.now().toString(36)}`;

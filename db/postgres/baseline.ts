@@ -5,6 +5,7 @@
  * the ledger's and the receivables' triggers (running balances, day counts, a ledger and an audit
  * log that are never changed) and the search indexes (SQLite's FTS5 tables).
  */
+import { embeddedMigrations } from "../migrations/index.ts";
 import { baselineDdl } from "./schema.ts";
 
 /** The last SQLite migration the baseline equals: later migrations are numbered after it on both engines. */
@@ -158,7 +159,24 @@ const TRIGGERS: string[] = [
   `CREATE TRIGGER journal_entries_balances AFTER INSERT ON journal_entries FOR EACH ROW EXECUTE FUNCTION journal_entries_post_balances()`,
 ];
 
+/** Tables whose rows SQLite's migrations ship (reference data, not an organisation's). */
+export const REFERENCE_TABLES = ["statutory_interest_rates"] as const;
+
+/**
+ * The reference rows SQLite's migrations insert (0036_statutory_interest.sql: Belgium's published
+ * rates), taken from those migrations' own statements, so both engines ship the same rows.
+ */
+function referenceData(): string[] {
+  const statements = embeddedMigrations.flatMap((m) => m.sql.split("--> statement-breakpoint"));
+  return REFERENCE_TABLES.map((table) => {
+    const found = statements.map((s) => s.replace(/^\s*(--[^\n]*\n\s*)*/, "")).filter((s) => s.startsWith(`INSERT INTO \`${table}\``));
+    if (found.length !== 1) throw new Error(`expected one INSERT of ${table} in SQLite's migrations, found ${found.length}`);
+    // SQLite's quoted names (`name`) as standard SQL's ("name"); the values are plain literals
+    return found[0]!.replace(/`([^`]+)`/g, '"$1"');
+  });
+}
+
 /** Every statement of the baseline, in order. */
 export function baselineStatements(): string[] {
-  return [...SEARCH_FUNCTIONS, ...baselineDdl(), ...searchIndexes(), ...TRIGGERS];
+  return [...SEARCH_FUNCTIONS, ...baselineDdl(), ...searchIndexes(), ...TRIGGERS, ...referenceData()];
 }

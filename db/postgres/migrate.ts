@@ -33,6 +33,10 @@ export async function migratePostgres(db: Db, refuse: (unknown: string[]) => nev
     let count = 0;
     const record = (name: string) => runSql(tx, sql`INSERT INTO kontor_migrations (name, applied_at) VALUES (${name}, ${new Date().toISOString()})`);
     if (applied.length === 0) {
+      const [{ encoding }] = (await sqlRows<{ encoding: string }>(tx, sql`SELECT pg_encoding_to_char(encoding) AS encoding FROM pg_database WHERE datname = current_database()`)) as [{ encoding: string }];
+      if (encoding !== "UTF8") {
+        throw new Error(`the PostgreSQL database is in ${encoding}: Kontor needs UTF8 (createdb --encoding UTF8 --locale C.UTF-8 --template template0; docs/operations.md#running-on-postgresql). Nothing was changed.`);
+      }
       for (const statement of baselineStatements()) await runSql(tx, sql.raw(statement));
       // 0046_server_keys.sql: the key that seals list cursors, random per database
       await runSql(tx, sql`INSERT INTO server_keys (name, key) VALUES ('cursor', ${randomBytes(32)})`);

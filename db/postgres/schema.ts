@@ -103,6 +103,8 @@ export function tableDdl(table: SQLiteTable): string[] {
 export const CUSTOM_DDL: readonly string[] = [
   // 0017_ledger.sql: an entry's lines are inserted before the entry, so the key is checked at the commit
   `ALTER TABLE "journal_lines" ADD FOREIGN KEY ("entry_id") REFERENCES "journal_entries" ("id") ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED`,
+  // 0017_ledger.sql: a line is a debit or a credit, never both, never negative
+  `ALTER TABLE "journal_lines" ADD CONSTRAINT "journal_lines_one_side" CHECK ("debit_cents" >= 0 AND "credit_cents" >= 0 AND ("debit_cents" = 0) <> ("credit_cents" = 0))`,
   // 0034_peppol_access_point.sql: the Peppol inbox poll walks the organisations that have an access point
   `CREATE INDEX "organizations_peppol_provider" ON "organizations" ("peppol_provider") WHERE "peppol_provider" IS NOT NULL`,
 ];

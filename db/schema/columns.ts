@@ -5,7 +5,7 @@
  * migration when a list changes). `orgId`, the column that points at the organisation, is in
  * orgs.ts beside the table it references.
  */
-import { sql } from "drizzle-orm";
+import { sql, type SQLWrapper } from "drizzle-orm";
 import { type AnySQLiteColumn, integer, text } from "drizzle-orm/sqlite-core";
 import { perEngine } from "../engine.ts";
 
@@ -20,3 +20,10 @@ export const metadata = () => text("metadata", { mode: "json" }).$type<Record<st
 /** Names sort case-insensitively ("alpha" between "Aaron" and "Bravo"); lists order by the same expression. */
 export const nocase = (column: AnySQLiteColumn) =>
   sql`${Object.assign(perEngine({ sqlite: () => sql`${column} collate nocase`, postgres: () => sql`lower(${column})` }), { collated: column })}`;
+
+/**
+ * A value compared with a `nocase` column as the column is (a list cursor's stored name): on
+ * SQLite the column's collation applies to the comparison; PostgreSQL compares `lower(…)` with
+ * `lower(…)`.
+ */
+export const nocaseValue = (value: SQLWrapper) => perEngine({ sqlite: () => sql`${value}`, postgres: () => sql`lower(${value})` });

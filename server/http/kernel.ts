@@ -296,7 +296,7 @@ export function createKernel({ db, config, log, shared, renderTurns, importSlots
           route: routeOf(request, matched),
           // no route when it failed before routing; the path (never the query) says where
           path: pathOf(request.url),
-          error: (error as Error)?.stack ?? String(error),
+          error: describeError(error),
         });
         apiError = new ApiError(500, "Server error.");
       }
@@ -336,6 +336,15 @@ export type Kernel = ReturnType<typeof createKernel>;
  * Elysia checks coerced query integers one property at a time and loses the property's
  * name on the way; list schemas tag those properties with `x-param` so the error is keyed.
  */
+/** An error's stack, and its causes' (a failed query's database error is its cause). */
+function describeError(error: unknown): string {
+  const parts: string[] = [];
+  for (let e: unknown = error, depth = 0; e !== undefined && e !== null && depth < 5; e = (e as Error).cause, depth++) {
+    parts.push((e as Error)?.stack ?? String(e));
+  }
+  return parts.join("\ncaused by: ");
+}
+
 function validationErrors(error: { type: string; all: unknown; validator?: unknown }) {
   const all = error.all as { path: string }[];
   if (error.type !== "property") return all as any;

@@ -26,6 +26,7 @@ import { inOrg, snapshot, type Scope } from "./scope.ts";
 import { METADATA_KEY_PATTERN, ResponseSchema, Timestamp, withoutDefault } from "./schemas.ts";
 import { everyWordQuery, searchHits } from "../../db/search.ts";
 import { jsonText, noRow, rowKey } from "../../db/dialect.ts";
+import { nocaseValue } from "../../db/schema/columns.ts";
 
 export const DEFAULT_PER_PAGE = 20;
 export const MAX_PER_PAGE = 100;
@@ -617,7 +618,9 @@ export function compileList<T extends OrgTable>(
     rows: () => page(),
     rowsFrom: (inclusive) => {
       const operator = `${descending ? "<" : ">"}${inclusive ? "=" : ""}`;
-      return page(sql`(${sortColumn}, ${table.id}) ${sql.raw(operator)} (${sql.placeholder("from_sort")}, ${sql.placeholder("from_id")})`);
+      // the cursor holds the stored value; a collated sort compares it collated the same way
+      const fromSort = keyColumn === sortColumn ? sql.placeholder("from_sort") : sql`${nocaseValue(sql.placeholder("from_sort"))}`;
+      return page(sql`(${sortColumn}, ${table.id}) ${sql.raw(operator)} (${fromSort}, ${sql.placeholder("from_id")})`);
     },
   };
 }

@@ -144,7 +144,7 @@ export async function revokeToken(
 async function mintedBy(tx: Tx, orgId: string, id: string): Promise<string[]> {
   const rows = await sqlRows<{ id: string }>(tx, sql`
     WITH RECURSIVE tree(id) AS (
-      SELECT CAST(${id} AS text)
+      SELECT t.id FROM api_tokens t WHERE t.id = ${id}
       UNION
       SELECT t.id FROM api_tokens t JOIN tree ON t.created_by_token_id = tree.id WHERE t.organization_id = ${orgId}
     )

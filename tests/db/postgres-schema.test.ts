@@ -11,7 +11,8 @@ import { getTableConfig } from "drizzle-orm/sqlite-core";
 import { openDatabase } from "../../db/client.ts";
 import { baselineDdl, declaredTables, POSTGRES_TYPES } from "../../db/postgres/schema.ts";
 import { postgresSql } from "../../db/postgres/sql.ts";
-import { BASELINE_MIGRATION } from "../../db/postgres/baseline.ts";
+import { BASELINE_MIGRATION, REFERENCE_TABLES } from "../../db/postgres/baseline.ts";
+import { freshPostgresDatabase } from "../postgres-database.ts";
 import { KNOWN_MIGRATIONS } from "../../db/postgres/migrate.ts";
 import { embeddedMigrations } from "../../db/migrations/index.ts";
 import { migrateDatabase } from "../../server/data-migrations.ts";
@@ -143,6 +144,33 @@ describe.skipIf(!serverUrl)("the PostgreSQL baseline against SQLite's migrated s
     for (const [columnType, { value, text }] of Object.entries(samples)) {
       const [row] = await pg.unsafe(`SELECT CAST(CAST($1 AS text) AS ${POSTGRES_TYPES[columnType]})::text AS v`, [value]);
       expect(row.v, columnType).toBe(text);
+    }
+  });
+
+  test("the same CHECK constraints: SQLite's in its tables' SQL, PostgreSQL's in its catalog", async () => {
+    const onSqlite = (sqlite.$client.query("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND sql LIKE '%CHECK%' ORDER BY name").all() as { name: string; sql: string }[])
+      .flatMap((t) => (t.sql.match(/CHECK \(.*\)/g) ?? []).map((check) => `${t.name}: ${check.replace(/[`"\s]/g, "")}`));
+    const onPostgres = (await pg`SELECT c.conrelid::regclass::text AS table, pg_get_constraintdef(c.oid) AS def FROM pg_constraint c WHERE c.contype = 'c' AND c.conrelid <> 0 ORDER BY 1`)
+      .map((r: any) => `${r.table}: ${String(r.def).replace(/[`"\s]/g, "")}`);
+    expect(onSqlite.length).toBeGreaterThan(0);
+    // the same tables and conditions, as each engine's catalog prints them (PostgreSQL adds parentheses)
+    const normal = (check: string) => check.replace(/[()]/g, "").toLowerCase();
+    expect(onPostgres.map(normal)).toEqual(onSqlite.map(normal));
+  });
+
+  test("a migrated PostgreSQL database holds SQLite's reference rows, the same ones (the statutory interest rates)", async () => {
+    const fresh = await freshPostgresDatabase();
+    const migrated = new SQL(fresh.url);
+    try {
+      for (const table of REFERENCE_TABLES) {
+        const onSqlite = sqlite.$client.query(`SELECT * FROM "${table}" ORDER BY id`).all();
+        const onPostgres = [...(await migrated.unsafe(`SELECT * FROM "${table}" ORDER BY id`))].map((row: any) => ({ ...row, rate_bp: Number(row.rate_bp) }));
+        expect(onSqlite.length, table).toBeGreaterThan(20);
+        expect(onPostgres, table).toEqual(onSqlite);
+      }
+    } finally {
+      await migrated.close();
+      await fresh.drop();
     }
   });
 

@@ -253,7 +253,7 @@ test(`fuzz: ${RUNS} requests over every operation (seed ${SEED})`, async () => {
           ? (r.raw ?? JSON.stringify(r.mutation.apply(structuredClone((r.full ? fullBodies.get(op) : op.body) ?? {}))))
           : undefined;
 
-      const before = databaseSnapshot(env);
+      const before = await databaseSnapshot(env);
       // env.request validates the answer against the document (status documented, body shape)
       const response = await env.request(op.method, `${path}${query}`, { rawBody: body, headers, token });
       const what = `${op.method} ${path}${query} [${r.mutation.kind}] → ${response.status} ${response.text.slice(0, 200)}`;
@@ -262,7 +262,7 @@ test(`fuzz: ${RUNS} requests over every operation (seed ${SEED})`, async () => {
       if (body === undefined && bodyOptional.has(op)) expect(response.body?.errors?.body, what).toBeUndefined();
       if (response.status >= 400) {
         expect(response.body?.message, what).toBeString();
-        expect(databaseSnapshot(env), `database changed on a ${response.status}: ${what}`).toBe(before);
+        expect(await databaseSnapshot(env), `database changed on a ${response.status}: ${what}`).toBe(before);
       }
     }),
     { numRuns: RUNS, seed: SEED, endOnFailure: true },

@@ -74,7 +74,7 @@ describe("tenant isolation", () => {
   test("another organisation gets 404 on every {id} route, and nothing of ours changes", async () => {
     const other = await env.newOrg("Intruder");
     const intruder = (await env.userToken("owner", undefined, other.org)).token;
-    const before = databaseSnapshot(env);
+    const before = await databaseSnapshot(env);
     const failures: string[] = [];
     // a fiscal year is named by the year it ends in, a VAT period a quarter or a month and an expense category
     // a name, not rows of one organisation: another organisation's 2025, 2025-Q4 and "travel" are
@@ -88,7 +88,7 @@ describe("tenant isolation", () => {
       if (r.status !== 404) failures.push(`${label(o)} → ${r.status} ${r.text.slice(0, 160)}`);
     }
     expect(failures).toEqual([]);
-    expect(databaseSnapshot(env)).toBe(before);
+    expect(await databaseSnapshot(env)).toBe(before);
   });
 
   test("the fixture ids are real: our own token reaches each GET {id} route", async () => {
