@@ -106,12 +106,14 @@ export type MigrateOptions = {
  */
 export async function migrate(db: Db, { dataMigrations, backupDir = null, onBackup, onNotice }: MigrateOptions): Promise<number> {
   if (db.connection.engine === "postgres") {
-    return migratePostgres(db, (unknown) => {
+    const applied = await migratePostgres(db, (unknown) => {
       throw new DatabaseTooNew(
         `the PostgreSQL database was migrated by a newer Kontor: it holds ${unknown.length} migration(s) this version does not know (${unknown.join(", ")}). ` +
           `Nothing was changed. Run the Kontor that migrated it.`,
       );
     });
+    await runDataMigrations(db, dataMigrations, onNotice ?? (() => {}));
+    return applied;
   }
   const migrations: MigrationMeta[] = embeddedMigrations.map((m) => ({
     sql: m.sql.split("--> statement-breakpoint"),

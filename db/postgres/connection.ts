@@ -26,7 +26,8 @@ export const WRITE_LOCK_KEY = 0x4b6f6e74; // "Kont"
 type DriverTx = { transaction<T>(work: (tx: DriverTx) => Promise<T>): Promise<T>; execute(query: unknown): Promise<unknown>; session: { client: PostgresClient } };
 type DriverDb = { transaction<T>(work: (tx: DriverTx) => Promise<T>): Promise<T>; execute(query: unknown): Promise<unknown> };
 
-type OpenUnit = { owner: PostgresUnits; driver: DriverTx; afterCommit: (() => void)[] };
+/** `ended`: shared by a unit and its savepoints, set once its transaction settled (a callback it left behind is then no part of it). */
+type OpenUnit = { owner: PostgresUnits; driver: DriverTx; afterCommit: (() => void)[]; ended: { value: boolean } };
 
 const current = new AsyncLocalStorage<OpenUnit>();
 
@@ -48,13 +49,19 @@ class PostgresUnits implements UnitRunner {
     this.#connection = connection;
   }
 
+  /** The unit of this connection the running code belongs to, if it is still open. */
+  #open(): OpenUnit | undefined {
+    const open = current.getStore();
+    return open?.owner === this && !open.ended.value ? open : undefined;
+  }
+
   get inUnit(): boolean {
-    return current.getStore()?.owner === this;
+    return this.#open() !== undefined;
   }
 
   afterCommit(effect: () => void): void {
-    const open = current.getStore();
-    if (open?.owner === this) open.afterCommit.push(effect);
+    const open = this.#open();
+    if (open) open.afterCommit.push(effect);
     else queueMicrotask(effect);
   }
 
@@ -66,18 +73,20 @@ class PostgresUnits implements UnitRunner {
   }
 
   async run<T>(kind: UnitKind, work: (tx: Tx) => T | Promise<T>): Promise<T> {
-    const open = current.getStore();
-    if (open?.owner === this) {
+    const open = this.#open();
+    if (open) {
       return open.driver.transaction((driver) => current.run({ ...open, driver }, async () => work(this.#asTx(driver))));
     }
     const effects: (() => void)[] = [];
+    const ended = { value: false };
     try {
       return await this.#db.transaction(async (driver) => {
         if (kind === "immediate") await driver.execute(sql`SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`);
         else await driver.execute(sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ`);
-        return current.run({ owner: this, driver, afterCommit: effects }, async () => work(this.#asTx(driver)));
+        return current.run({ owner: this, driver, afterCommit: effects, ended }, async () => work(this.#asTx(driver)));
       });
     } finally {
+      ended.value = true;
       for (const effect of effects) effect();
     }
   }

@@ -213,6 +213,8 @@ export function createKernel({ db, config, log, shared, renderTurns, importSlots
       // every API route but the index needs a token: answer 401 before reading any body
       if (!auth && path !== API_PREFIX && path !== `${API_PREFIX}/`) throw new Unauthenticated(request.headers.has("authorization"));
       refuseMalformedQuery(request.url);
+      // no id holds a NUL character (PostgreSQL's text cannot): such a path names nothing
+      if (/%00/i.test(path)) throw new NotFound();
     })
     .onParse({ as: "global" }, async (context) => {
       const { request } = context;

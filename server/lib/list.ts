@@ -289,6 +289,12 @@ const CURSOR_MALFORMED = "The cursor is not one this list gave out (meta.next_cu
  * sort or an `updated_since` the schema cannot judge is a 422 here, and so is a cursor that
  * is malformed or was made with another sort, filters or search than the ones sent beside it.
  */
+/** A filter's value: no stored text holds a NUL character (PostgreSQL's text cannot), so a filter with one is refused, not run. */
+function withoutNul(field: string, value: string): string {
+  if (value.includes("\u0000")) throw ValidationFailed.field(field, `The ${field} field contains a NUL character (%00), which no text of Kontor's holds.`);
+  return value;
+}
+
 export function parseListRequest(spec: ListSpec, query: ListQuery): ListRequest {
   const sort = String(query.sort ?? spec.defaultSort);
   // own keys only: "constructor" or "toString" is no sort, though every object answers to them
@@ -298,7 +304,7 @@ export function parseListRequest(spec: ListSpec, query: ListQuery): ListRequest 
   const filters: Record<string, string> = {};
   for (const name in spec.filters ?? {}) {
     const value = query[`filter[${name}]`];
-    if (value !== undefined && value !== "") filters[name] = String(value);
+    if (value !== undefined && value !== "") filters[name] = withoutNul(`filter.${name}`, String(value));
   }
   let updatedSince: string | null = null;
   const since = query["filter[updated_since]"];
@@ -321,7 +327,7 @@ export function parseListRequest(spec: ListSpec, query: ListQuery): ListRequest 
       // as in a body (server/http/kernel.ts): "__proto__" is no key metadata can hold, and as a filter it would be dropped silently
       if (key === "__proto__") throw ValidationFailed.field(field, `The ${field} field is not accepted.`);
       const value = query[name];
-      if (value !== undefined && value !== "") metadata[key] = String(value);
+      if (value !== undefined && value !== "") metadata[key] = withoutNul(field, String(value));
     }
   }
   const request: ListRequest = {
