@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { runReminders } from "../server/reminders/run.ts";
 import type { TestEnv } from "./helpers.ts";
 import { openApiDocument } from "./contract.ts";
+import { onPostgres, rawSql } from "./raw-sql.ts";
 
 export type Fixture = Record<string, string>;
 
@@ -204,31 +205,38 @@ export function sampleBody(schema: any, name = ""): unknown {
 }
 
 /** Every row of every table but request logs and token bookkeeping, for "nothing changed" checks. */
-export function databaseSnapshot(env: TestEnv): string {
-  const client = env.db.$client;
-  const tables = client
-    .query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '%_fts%' AND name NOT LIKE '__drizzle%' ORDER BY name")
-    .all() as { name: string }[];
+export async function databaseSnapshot(env: TestEnv): Promise<string> {
+  const sql = rawSql(env.db);
+  const tables = await sql.all<{ name: string }>(
+    onPostgres
+      ? `SELECT table_name AS "name" FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' AND table_name <> 'kontor_migrations' ORDER BY table_name`
+      : "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '%_fts%' AND name NOT LIKE '__drizzle%' ORDER BY name",
+  );
   const hasher = new Bun.CryptoHasher("sha256");
   for (const { name } of tables) {
     if (name === "idempotency_keys") continue; // a request log, not data
-    const rows = client.query(`SELECT * FROM "${name}" ORDER BY rowid`).all() as Record<string, unknown>[];
+    // PostgreSQL has no rowid: its rows are hashed in the order of their serialisations
+    const rows = await sql.all<Record<string, unknown>>(`SELECT * FROM "${name}"${onPostgres ? "" : " ORDER BY rowid"}`);
+    const serialised: string[] = [];
     for (const row of rows) {
       if (name === "api_tokens") delete row.last_used_at;
       // a stored file (a document's original bytes) goes in as its bytes: JSON would spell out every byte as a key
+      const bytes: Uint8Array[] = [];
       for (const [column, value] of Object.entries(row)) {
         if (value instanceof Uint8Array) {
-          hasher.update(value);
+          bytes.push(value);
           row[column] = value.byteLength;
         }
       }
-      hasher.update(JSON.stringify(row));
+      serialised.push(JSON.stringify(row) + bytes.map((b) => new Bun.CryptoHasher("sha256").update(b).digest("hex")).join(","));
     }
+    if (onPostgres) serialised.sort();
+    for (const row of serialised) hasher.update(row);
   }
   return hasher.digest("hex");
 }
 
-export const rowCount = (env: TestEnv, table: string) => env.db.$client.query<{ n: number }, []>(`SELECT count(*) AS n FROM "${table}"`).get()!.n;
+export const rowCount = async (env: TestEnv, table: string): Promise<number> => (await rawSql(env.db).get<{ n: number }>(`SELECT count(*) AS "n" FROM "${table}"`))!.n;
 
 export type DocumentedOperation = {
   method: string;

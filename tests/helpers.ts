@@ -56,6 +56,11 @@ let contractChecker: Promise<ContractChecker> | null = null;
  */
 const postgresEnvOf = new Map<string, Record<string, string>>();
 
+/** What a process started by hand (Bun.spawn) needs to reach the test database named `dbPath`: KONTOR_DB, and on PostgreSQL its URL and key file. */
+export function databaseEnv(dbPath: string): Record<string, string> {
+  return { KONTOR_DB: dbPath, ...postgresEnvOf.get(dbPath) };
+}
+
 /** `env` with what reaches the database of the `--db` argument or KONTOR_DB on PostgreSQL, when the suite runs there. */
 function withEngine(args: string[], env: Record<string, string>): Record<string, string> {
   const flag = args.indexOf("--db");
@@ -71,10 +76,11 @@ export async function createTestEnv(env: Record<string, string> = {}): Promise<T
   // on PostgreSQL, a database of the test file's own
   const postgres = TEST_DATABASE_URL === null ? null : await freshPostgresDatabase();
   const engineEnv: Record<string, string> = postgres === null ? {} : { KONTOR_DATABASE_URL: postgres.url, KONTOR_SECRET_KEY_FILE: join(dir, "kontor.key") };
-  const config = loadConfig({ KONTOR_ENV: "test", KONTOR_RATE_LIMIT: "100000", ...env, ...engineEnv, KONTOR_DB: join(dir, "kontor.db") });
+  // a key file the caller names is kept (a test of the key itself)
+  const config = loadConfig({ KONTOR_ENV: "test", KONTOR_RATE_LIMIT: "100000", ...engineEnv, ...env, ...(postgres === null ? {} : { KONTOR_DATABASE_URL: postgres.url }), KONTOR_DB: join(dir, "kontor.db") });
   const db = openConfiguredDatabase(config);
   await migrateDatabase(db);
-  if (postgres !== null) postgresEnvOf.set(config.dbPath, engineEnv);
+  if (postgres !== null) postgresEnvOf.set(config.dbPath, { KONTOR_DATABASE_URL: postgres.url, KONTOR_SECRET_KEY_FILE: config.secretKeyFile! });
   const app = createApp(createRuntime(config, { db, log: silentLogger }));
 
   const orgToken = async (abilities: string[], org: Organization = first.org) =>

@@ -14,15 +14,18 @@ import { migrateDatabase } from "../server/data-migrations.ts";
 import { silentLogger } from "../server/log.ts";
 import { createRuntime } from "../server/runtime.ts";
 import type { TestEnv } from "./helpers.ts";
+import { onPostgres } from "./raw-sql.ts";
 
 /**
  * A database at `path` migrated up to (not including) the migration whose tag starts with
  * `before`, holding a copy of every row of `env`'s database: copied without the triggers, which
  * would post, count and index every row again; the search indexes rebuilt from the rows; no data
  * migration queued (they ran in the copied database). The test then makes the rows look as the
- * earlier Kontor left them, and closes it.
+ * earlier Kontor left them, and closes it. SQLite's own upgrades, of SQLite files: a test that
+ * uses it is `sqliteOnly` (tests/raw-sql.ts).
  */
 export function databaseBefore(env: TestEnv, before: string, path: string): { sqlite: Database; pending: number } {
+  if (onPostgres) throw new Error("databaseBefore copies a SQLite database into an older SQLite one: its test is sqliteOnly");
   const index = embeddedMigrations.findIndex((m) => m.tag.startsWith(before));
   expect(index).toBeGreaterThan(0);
   const old = openDatabase(path);

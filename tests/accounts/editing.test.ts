@@ -22,7 +22,7 @@ const api = (method: string, path: string, body?: unknown, as = token) => env.ap
 const chart = async (as = token) => (await api("GET", "/api/v1/accounts?per_page=100", undefined, as)).body.data as Account[];
 const byCode = async (code: string, as = token) => (await chart(as)).find((a) => a.code === code)!;
 const audits = async (id: string) =>
-  (await env.db.select().from(auditLog).where(and(eq(auditLog.organizationId, org.id), eq(auditLog.resourceId, id)))).map((a) => [a.action, a.resourceType, a.actorType]);
+  (await env.db.select().from(auditLog).where(and(eq(auditLog.organizationId, org.id), eq(auditLog.resourceId, id))).orderBy(auditLog.createdAt, auditLog.id)).map((a) => [a.action, a.resourceType, a.actorType]);
 const eventsOf = async (id: string) =>
   ((await api("GET", "/api/v1/events?per_page=100")).body.data as any[]).filter((e) => e.resource.id === id).map((e) => [e.type, e.data]);
 const journal = (lines: { account_id: string; debit?: string; credit?: string }[], date = "2026-02-01") =>

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { Db } from "../../db/client.ts";
 import { auditLog, webhookDeliveries, webhooks } from "../../db/schema.ts";
 import { recordChange } from "../../server/changes/record.ts";
 import { unitOfWork, type Scope } from "../../server/lib/scope.ts";
@@ -94,12 +95,13 @@ describe("recordChange", async () => {
   const subscribed = [await hook(["expense.updated"]), await hook(["expense.created", "expense.updated"])];
   const otherEvent = await hook(["expense.approved"]);
   const inactive = await hook(["expense.updated"], false);
-  const entries = async (action: string) =>
-    await env.db
+  /** The audit entries of `action`, read through `db` (inside a unit: its transaction). */
+  const entries = async (action: string, db: Db = env.db) =>
+    await db
       .select()
       .from(auditLog)
       .where(and(eq(auditLog.organizationId, org.org.id), eq(auditLog.action, action)));
-  const deliveriesOf = async (webhookId: string) => await env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, webhookId));
+  const deliveriesOf = async (webhookId: string, db: Db = env.db) => await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, webhookId));
 
   test("writes the audit entry and one delivery per subscribed active webhook, the payload built from the resource", async () => {
     const expense = (await env.api("POST", "/api/v1/expenses", { category: "Meals", amount: "9.00", date: "2026-03-03" }, org.token)).body.data;
@@ -130,8 +132,10 @@ describe("recordChange", async () => {
     expect(async () =>
       await unitOfWork(env.db, async (tx) => {
         await recordChange(tx, scope, { action: "test.rolled_back", resource: { type: "expense", id: expense.id }, event: "expense.updated", data: expense });
-        // both are written at this point, inside the transaction
-        expect((await entries("test.rolled_back")).length).toBe(1);
+        // both are written at this point, inside the transaction (seen through it: on PostgreSQL
+        // another connection of the pool sees only what is committed)
+        expect((await entries("test.rolled_back", tx)).length).toBe(1);
+        expect(await Promise.all(subscribed.map(async (id) => (await deliveriesOf(id, tx)).length))).toEqual(before.map((n) => n + 1));
         throw new Error("after the change");
       }),
     ).toThrow("after the change");

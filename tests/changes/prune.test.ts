@@ -6,16 +6,16 @@
  * is the highest pruned id (an `after` before it is a 410, from it the feed misses nothing).
  */
 import { afterAll, expect, test } from "bun:test";
-import { join } from "node:path";
-import { createTestEnv } from "../helpers.ts";
+import { createTestEnv, startCli } from "../helpers.ts";
+import { rawSql } from "../raw-sql.ts";
 
 const env = await createTestEnv();
-const CLI = join(import.meta.dir, "../../cli/main.ts");
+const sql = rawSql(env.db);
 const children: Bun.Subprocess[] = [];
 afterAll(async () => {
   for (const child of children) child.kill("SIGKILL");
   await Promise.all(children.map((c) => c.exited));
-  env.close();
+  await env.close();
 });
 
 /** More than two of the prune's batches of 5,000. */
@@ -28,17 +28,16 @@ const DAY = 86_400_000;
  */
 async function organisationWithOldEvents(name: string) {
   const { org, token } = await env.newOrg(name);
-  const sql = env.db.$client;
-  expect(sql.query<{ n: number }, [string]>("SELECT count(*) AS n FROM events WHERE organization_id = ?").get(org.id)!.n).toBe(0);
+  expect(await count(org.id)).toBe(0);
   const createdAt = new Date(Date.now() - 40 * DAY).toISOString();
-  sql
-    .query(
-      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${OLD})
-       INSERT INTO events (organization_id, type, resource_type, resource_id, data, seq, created_at)
-       SELECT ?, 'customer.created', 'customer', 'old-' || i, '{}', i, ? FROM n`,
-    )
-    .run(org.id, createdAt);
-  sql.query("INSERT INTO number_sequences (organization_id, kind, year, last_value) VALUES (?, 'event', 0, ?)").run(org.id, OLD);
+  await sql.run(
+    `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${OLD})
+     INSERT INTO events (organization_id, type, resource_type, resource_id, data, seq, created_at)
+     SELECT ?, 'customer.created', 'customer', 'old-' || i, '{}', i, ? FROM n`,
+    org.id,
+    createdAt,
+  );
+  await sql.run("INSERT INTO number_sequences (organization_id, kind, year, last_value) VALUES (?, 'event', 0, ?)", org.id, OLD);
   const recent: string[] = [];
   for (const customer of ["Recent 1", "Recent 2"]) {
     const r = await env.api("POST", "/api/v1/customers", { name: customer }, token);
@@ -48,23 +47,16 @@ async function organisationWithOldEvents(name: string) {
   return { org, token, recent };
 }
 
-const count = (orgId: string, where = "1") => env.db.$client.query<{ n: number }, [string]>(`SELECT count(*) AS n FROM events WHERE organization_id = ? AND ${where}`).get(orgId)!.n;
-const prunedPosition = (orgId: string) =>
-  env.db.$client.query<{ v: number }, [string]>("SELECT last_value AS v FROM number_sequences WHERE organization_id = ? AND kind = 'event_pruned'").get(orgId)?.v ?? 0;
+const count = async (orgId: string, where = "1 = 1") =>
+  (await sql.get<{ n: number }>(`SELECT count(*) AS n FROM events WHERE organization_id = ? AND ${where}`, orgId))!.n;
+const prunedPosition = async (orgId: string) =>
+  (await sql.get<{ v: number }>("SELECT last_value AS v FROM number_sequences WHERE organization_id = ? AND kind = 'event_pruned'", orgId))?.v ?? 0;
 
-function worker(extra: Record<string, string> = {}) {
-  const proc = Bun.spawn(["bun", CLI, "worker", "--db", env.config.dbPath], {
-    env: { ...process.env, KONTOR_ENV: "test", KONTOR_EVENT_RETENTION_DAYS: "30", ...extra },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  children.push(proc);
-  return proc;
-}
+const worker = (extra: Record<string, string> = {}) => startCli(["worker", "--db", env.config.dbPath], { KONTOR_EVENT_RETENTION_DAYS: "30", ...extra }, children);
 
-async function until(what: string, done: () => boolean, timeoutMs = 20_000) {
+async function until(what: string, done: () => Promise<boolean>, timeoutMs = 20_000) {
   const deadline = Date.now() + timeoutMs;
-  while (!done()) {
+  while (!(await done())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await Bun.sleep(10);
   }
@@ -88,9 +80,9 @@ async function stop(proc: Bun.Subprocess<"ignore", "pipe", "pipe">) {
 }
 
 async function expectPrunedOnce(o: Awaited<ReturnType<typeof organisationWithOldEvents>>) {
-  expect(count(o.org.id, "resource_id LIKE 'old-%'")).toBe(0);
-  expect(count(o.org.id)).toBe(2);
-  expect(prunedPosition(o.org.id)).toBe(OLD);
+  expect(await count(o.org.id, "resource_id LIKE 'old-%'")).toBe(0);
+  expect(await count(o.org.id)).toBe(2);
+  expect(await prunedPosition(o.org.id)).toBe(OLD);
   // from the last pruned id the feed misses nothing; one before it, the events it needs are gone
   const feed = await env.api("GET", `/api/v1/events?after=${OLD}`, undefined, o.token);
   expect(feed.status).toBe(200);
@@ -107,20 +99,20 @@ test("a worker killed between two batches of its prune, started again: every old
   const o = await organisationWithOldEvents("Killed Prune BV");
   // a pause after each batch of 5,000: killed once the first has committed, before the last
   const killed = worker({ KONTOR_TEST_PRUNE_PAUSE_MS: "2000" });
-  await until("the first batch", () => count(o.org.id) < OLD + 2);
+  await until("the first batch", async () => (await count(o.org.id)) < OLD + 2);
   killed.kill("SIGKILL");
   await killed.exited;
-  const left = count(o.org.id, "resource_id LIKE 'old-%'");
+  const left = await count(o.org.id, "resource_id LIKE 'old-%'");
   // one batch (or two) committed, not all: the kill was in the middle
   expect(left).toBeGreaterThan(0);
   expect(left).toBeLessThan(OLD);
   expect((OLD - left) % 5000).toBe(0);
   // what was pruned is recorded with it, in the same transaction
-  expect(prunedPosition(o.org.id)).toBeGreaterThanOrEqual(OLD - left);
-  expect(count(o.org.id, "resource_id NOT LIKE 'old-%'")).toBe(2);
+  expect(await prunedPosition(o.org.id)).toBeGreaterThanOrEqual(OLD - left);
+  expect(await count(o.org.id, "resource_id NOT LIKE 'old-%'")).toBe(2);
 
   const again = worker();
-  await until("the rest pruned", () => count(o.org.id) === 2);
+  await until("the rest pruned", async () => (await count(o.org.id)) === 2);
   const { code, err } = await stop(again);
   expect(code, err).toBe(0);
   expect(err).not.toContain("pruning old events failed");
@@ -131,7 +123,7 @@ test("two workers pruning one database at once: each old event pruned once, neit
   const o = await organisationWithOldEvents("Twice Pruned BV");
   // each pauses after a batch, so that their batches interleave
   const both = [worker({ KONTOR_TEST_PRUNE_PAUSE_MS: "100" }), worker({ KONTOR_TEST_PRUNE_PAUSE_MS: "100" })];
-  await until("all old events pruned", () => count(o.org.id) === 2);
+  await until("all old events pruned", async () => (await count(o.org.id)) === 2);
   for (const w of both) {
     const { code, err } = await stop(w);
     expect(code, err).toBe(0);

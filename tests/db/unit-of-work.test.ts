@@ -1,37 +1,52 @@
 /**
- * Units of work on one SQLite connection (docs/architecture.md#units-of-work): they take turns,
- * a nested one is a savepoint, a refused one leaves nothing, and a callback a unit left behind is
- * not taken for part of it once it has ended.
+ * Units of work (docs/architecture.md#units-of-work): on one SQLite connection they take turns,
+ * on PostgreSQL writes take turns through the write lock; on either a nested one is a savepoint,
+ * a refused one leaves nothing, and a callback a unit left behind is not taken for part of it
+ * once it has ended.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDatabase, snapshot, unitOfWork, type Tx } from "../../db/client.ts";
+import { openDatabase, snapshot, unitOfWork, type Db, type Tx } from "../../db/client.ts";
+import { openPostgres } from "../../db/postgres/connection.ts";
+import { freshPostgresDatabase } from "../postgres-database.ts";
+import { onPostgres, rawSql } from "../raw-sql.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "kontor-uow-"));
-const db = openDatabase(join(dir, "units.db"));
-db.$client.exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL)");
-afterAll(() => {
-  db.$client.close();
+// a database of its own: a SQLite file, or a fresh PostgreSQL database
+const postgres = onPostgres ? await freshPostgresDatabase() : null;
+const db = postgres === null ? openDatabase(join(dir, "units.db")) : openPostgres(postgres.url);
+await rawSql(db).run(postgres === null ? "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL)" : "CREATE TABLE notes (id serial PRIMARY KEY, text text NOT NULL)");
+afterAll(async () => {
+  await db.connection.close();
+  await postgres?.drop();
   rmSync(dir, { recursive: true, force: true });
 });
 
-const insert = (tx: Tx, text: string) => tx.$client.run("INSERT INTO notes (text) VALUES (?)", [text]);
-const texts = (tx: Tx) => tx.$client.query<{ text: string }, []>("SELECT text FROM notes ORDER BY id").all().map((r) => r.text);
-const clear = () => unitOfWork(db, (tx) => void tx.$client.run("DELETE FROM notes"));
+/** The unit's own statements (on PostgreSQL its pooled connection's). */
+const sqlOf = (tx: Tx) => rawSql(tx as unknown as Db);
+const insert = async (tx: Tx, text: string) => {
+  await sqlOf(tx).run("INSERT INTO notes (text) VALUES (?)", text);
+};
+const texts = async (tx: Tx) => (await sqlOf(tx).all<{ text: string }>("SELECT text FROM notes ORDER BY id")).map((r) => r.text);
+const clear = () => unitOfWork(db, async (tx) => void (await sqlOf(tx).run("DELETE FROM notes")));
+/** SQLite: the connection is out of every transaction once the units have ended. */
+const noTransactionLeftOpen = () => {
+  if (!onPostgres) expect(db.$client.inTransaction).toBe(false);
+};
 /** a pause that lets every other task of the thread run (what an await inside a command may do) */
 const yieldToOthers = () => new Promise((resolve) => setTimeout(resolve, 5));
 
-describe("units of one connection take turns", () => {
+describe("units take turns", () => {
   test("a unit started while another waits inside its transaction runs after it has committed, and reads what it committed", async () => {
     await clear();
     const order: string[] = [];
     const first = unitOfWork(db, async (tx) => {
       order.push("first begins");
-      insert(tx, "a");
+      await insert(tx, "a");
       await yieldToOthers();
-      insert(tx, "b");
+      await insert(tx, "b");
       order.push("first ends");
     });
     const second = snapshot(db, (tx) => {
@@ -39,6 +54,11 @@ describe("units of one connection take turns", () => {
       return texts(tx);
     });
     const [, seen] = await Promise.all([first, second]);
+    if (onPostgres) {
+      // PostgreSQL's reads wait for no write (each unit has a pooled connection of its own): all of the first or nothing of it
+      expect([[], ["a", "b"]]).toContainEqual(seen);
+      return;
+    }
     expect(order).toEqual(["first begins", "first ends", "second reads"]);
     // all of the first or nothing of it: here, all
     expect(seen).toEqual(["a", "b"]);
@@ -49,18 +69,26 @@ describe("units of one connection take turns", () => {
     const writer = (name: string) =>
       unitOfWork(db, async (tx) => {
         for (let i = 0; i < 3; i++) {
-          insert(tx, `${name}${i}`);
+          await insert(tx, `${name}${i}`);
           await yieldToOthers();
         }
       });
     await Promise.all([writer("x"), writer("y"), writer("z")]);
-    expect(await snapshot(db, texts)).toEqual(["x0", "x1", "x2", "y0", "y1", "y2", "z0", "z1", "z2"]);
+    const seen = await snapshot(db, texts);
+    if (onPostgres) {
+      // the write lock makes them take turns, in the order each gets it
+      const groups = [seen.slice(0, 3), seen.slice(3, 6), seen.slice(6)];
+      for (const group of groups) expect(group).toEqual([0, 1, 2].map((i) => `${group[0]![0]}${i}`));
+      expect(groups.map((group) => group[0]![0]).sort()).toEqual(["x", "y", "z"]);
+      return;
+    }
+    expect(seen).toEqual(["x0", "x1", "x2", "y0", "y1", "y2", "z0", "z1", "z2"]);
   });
 
   test("a refused unit stores nothing, and the next unit runs", async () => {
     await clear();
     const refused = unitOfWork(db, async (tx) => {
-      insert(tx, "half");
+      await insert(tx, "half");
       await yieldToOthers();
       throw new Error("refused");
     });
@@ -68,7 +96,7 @@ describe("units of one connection take turns", () => {
     await expect(refused).rejects.toThrow("refused");
     await next;
     expect(await snapshot(db, texts)).toEqual(["next"]);
-    expect(db.$client.inTransaction).toBe(false);
+    noTransactionLeftOpen();
   });
 });
 
@@ -76,10 +104,10 @@ describe("a unit inside a unit", () => {
   test("is a savepoint: a refused inner command rolls back alone, the outer one commits", async () => {
     await clear();
     await unitOfWork(db, async (tx) => {
-      insert(tx, "outer");
+      await insert(tx, "outer");
       await expect(
         unitOfWork(db, async (inner) => {
-          insert(inner, "inner");
+          await insert(inner, "inner");
           await yieldToOthers();
           throw new Error("inner refused");
         }),
@@ -94,7 +122,7 @@ describe("a unit inside a unit", () => {
     await expect(
       unitOfWork(db, async (tx) => {
         await unitOfWork(db, (inner) => insert(inner, "inner"));
-        insert(tx, "outer");
+        await insert(tx, "outer");
         throw new Error("outer refused");
       }),
     ).rejects.toThrow("outer refused");
@@ -104,27 +132,27 @@ describe("a unit inside a unit", () => {
   test("a callback a unit left behind runs as a unit of its own once the unit has ended", async () => {
     await clear();
     let later: Promise<void> | null = null;
-    await unitOfWork(db, (tx) => {
-      insert(tx, "unit");
+    await unitOfWork(db, async (tx) => {
+      await insert(tx, "unit");
       // not awaited: it runs after the unit committed, and must not take itself for a savepoint of it
-      later = new Promise<void>((resolve) => setTimeout(resolve, 20)).then(() => unitOfWork(db, (t) => void insert(t, "later")));
+      later = new Promise<void>((resolve) => setTimeout(resolve, 20)).then(() => unitOfWork(db, async (t) => await insert(t, "later")));
     });
     await later;
-    expect(db.$client.inTransaction).toBe(false);
+    noTransactionLeftOpen();
     expect(await snapshot(db, texts)).toEqual(["unit", "later"]);
   });
 
   test("a callback a unit left behind, running while another unit is open, waits for it instead of joining it", async () => {
     await clear();
     let later: Promise<void> | null = null;
-    await unitOfWork(db, (tx) => {
-      insert(tx, "first");
-      later = new Promise<void>((resolve) => setTimeout(resolve, 10)).then(() => unitOfWork(db, (t) => void insert(t, "later")));
+    await unitOfWork(db, async (tx) => {
+      await insert(tx, "first");
+      later = new Promise<void>((resolve) => setTimeout(resolve, 10)).then(() => unitOfWork(db, async (t) => await insert(t, "later")));
     });
     // open while the callback fires, then refused: had the callback joined it, its row would go too
     await expect(
       unitOfWork(db, async (tx) => {
-        insert(tx, "refused");
+        await insert(tx, "refused");
         await new Promise((resolve) => setTimeout(resolve, 40));
         throw new Error("refused");
       }),

@@ -12,13 +12,16 @@ import { bootstrapIfEmpty } from "../../server/bootstrap.ts";
 import { LEGAL_MENTIONS, legalMentionLines, missingLegalMentions, mentionRow } from "../../server/documents/legal-mentions.ts";
 import type { DocumentParty } from "../../server/documents/model.ts";
 import { openDatabase } from "../../db/client.ts";
+import { openPostgres } from "../../db/postgres/connection.ts";
 import { migrateDatabase } from "../../server/data-migrations.ts";
 import { createTestEnv, runCli } from "../helpers.ts";
+import { freshPostgresDatabase } from "../postgres-database.ts";
+import { onPostgres, rawSql } from "../raw-sql.ts";
 
 const env = await createTestEnv();
 const dir = mkdtempSync(join(tmpdir(), "kontor-mentions-"));
-afterAll(() => {
-  env.close();
+afterAll(async () => {
+  await env.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -217,14 +220,17 @@ describe("finalize and the PDF, per seller country", () => {
 });
 
 test("the first start's Default organisation does not check its mentions", async () => {
-  const db = openDatabase(join(dir, "fresh.db"));
+  // an empty database: a new SQLite file, or a new PostgreSQL database
+  const fresh = onPostgres ? await freshPostgresDatabase() : null;
+  const db = fresh === null ? openDatabase(join(dir, "fresh.db")) : openPostgres(fresh.url);
   try {
     await migrateDatabase(db);
     const boot = (await bootstrapIfEmpty(db))!;
-    const row = db.$client.query("SELECT check_legal_mentions, legal_kind FROM organizations WHERE id = ?").get(boot.organizationId) as { check_legal_mentions: number; legal_kind: string };
+    const row = await rawSql(db).get("SELECT check_legal_mentions, legal_kind FROM organizations WHERE id = ?", boot.organizationId);
     expect(row).toEqual({ check_legal_mentions: 0, legal_kind: "company" });
   } finally {
-    db.$client.close();
+    await db.connection.close();
+    await fresh?.drop();
   }
 });
 
@@ -246,27 +252,34 @@ describe("the organisation's fields", () => {
   });
 
   test("kontor org create checks the mentions and takes them; org set changes them", async () => {
+    // a database of its own: a SQLite file, or a fresh PostgreSQL database
+    const fresh = onPostgres ? await freshPostgresDatabase() : null;
+    const engineEnv: Record<string, string> = fresh === null ? {} : { KONTOR_DATABASE_URL: fresh.url, KONTOR_SECRET_KEY_FILE: join(dir, "cli.key") };
     const db = join(dir, "cli.db");
-    const cli = (...args: string[]) => runCli([...args, "--db", db]);
-    const created = await cli("org", "create", "--name", "Muster GmbH", "--country", "DE", "--legal-form", "GmbH", "--register-kind", "HRB", "--register-number", "12345", "--json");
-    expect(created.code, created.stderr).toBe(0);
-    const set = await cli("org", "set", "Muster GmbH", "--register-place", "Amtsgericht Köln", "--managing-directors", "Max Muster", "--legal-kind", "company", "--json");
-    expect(set.code, set.stderr).toBe(0);
-    expect(JSON.parse(set.stdout)).toMatchObject({
-      check_legal_mentions: true,
-      legal_kind: "company",
-      legal_form: "GmbH",
-      register_kind: "HRB",
-      register_number: "12345",
-      register_place: "Amtsgericht Köln",
-      managing_directors: "Max Muster",
-    });
-    const off = await cli("org", "create", "--name", "Quiet BV", "--check-legal-mentions", "off", "--json");
-    expect(off.code, off.stderr).toBe(0);
-    expect(JSON.parse((await cli("org", "set", "Quiet BV", "--check-legal-mentions", "off", "--json")).stdout).check_legal_mentions).toBe(false);
-    // a refused field creates nothing
-    const refused = await cli("org", "create", "--name", "Broken SAS", "--country", "FR", "--share-capital", "lots");
-    expect(refused.code).not.toBe(0);
-    expect((await cli("org", "list", "--json")).stdout).not.toContain("Broken SAS");
+    const cli = (...args: string[]) => runCli([...args, "--db", db], engineEnv);
+    try {
+      const created = await cli("org", "create", "--name", "Muster GmbH", "--country", "DE", "--legal-form", "GmbH", "--register-kind", "HRB", "--register-number", "12345", "--json");
+      expect(created.code, created.stderr).toBe(0);
+      const set = await cli("org", "set", "Muster GmbH", "--register-place", "Amtsgericht Köln", "--managing-directors", "Max Muster", "--legal-kind", "company", "--json");
+      expect(set.code, set.stderr).toBe(0);
+      expect(JSON.parse(set.stdout)).toMatchObject({
+        check_legal_mentions: true,
+        legal_kind: "company",
+        legal_form: "GmbH",
+        register_kind: "HRB",
+        register_number: "12345",
+        register_place: "Amtsgericht Köln",
+        managing_directors: "Max Muster",
+      });
+      const off = await cli("org", "create", "--name", "Quiet BV", "--check-legal-mentions", "off", "--json");
+      expect(off.code, off.stderr).toBe(0);
+      expect(JSON.parse((await cli("org", "set", "Quiet BV", "--check-legal-mentions", "off", "--json")).stdout).check_legal_mentions).toBe(false);
+      // a refused field creates nothing
+      const refused = await cli("org", "create", "--name", "Broken SAS", "--country", "FR", "--share-capital", "lots");
+      expect(refused.code).not.toBe(0);
+      expect((await cli("org", "list", "--json")).stdout).not.toContain("Broken SAS");
+    } finally {
+      await fresh?.drop();
+    }
   });
 });

@@ -7,8 +7,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { pruneEvents } from "../../server/changes/feed.ts";
 import { createTestEnv } from "../helpers.ts";
+import { rawSql } from "../raw-sql.ts";
 
 const env = await createTestEnv();
+const sql = rawSql(env.db);
 afterAll(() => env.close());
 
 const ok = async (method: string, path: string, token: string, body?: unknown) => {
@@ -78,7 +80,7 @@ describe("pruned events", () => {
     for (const name of ["A", "B", "C"]) await ok("POST", "/api/v1/customers", token, { name });
     expect((await env.api("GET", "/api/v1/events?after=0", undefined, token)).status).toBe(200);
     // events 1 and 2 age past the retention
-    env.db.$client.run("UPDATE events SET created_at = '2020-01-01T00:00:00.000000Z' WHERE organization_id = ? AND seq <= 2", [org.id]);
+    await sql.run("UPDATE events SET created_at = '2020-01-01T00:00:00.000000Z' WHERE organization_id = ? AND seq <= 2", org.id);
     expect(await pruneEvents(env.db, 30)).toBe(2);
 
     for (const query of ["after=0", "after=1", "cursor=1"]) {
@@ -102,7 +104,7 @@ describe("pruned events", () => {
     const empty = await env.api("GET", "/api/v1/events?cursor=", undefined, token);
     expect(empty.body.meta.newest_id).toBe("0");
     for (const name of ["A", "B"]) await ok("POST", "/api/v1/customers", token, { name });
-    env.db.$client.run("UPDATE events SET created_at = '2020-01-01T00:00:00.000000Z' WHERE organization_id = ?", [org.id]);
+    await sql.run("UPDATE events SET created_at = '2020-01-01T00:00:00.000000Z' WHERE organization_id = ?", org.id);
     expect(await pruneEvents(env.db, 30)).toBe(2);
     const walk = await env.api("GET", "/api/v1/events?cursor=", undefined, token);
     expect(walk.status).toBe(200);

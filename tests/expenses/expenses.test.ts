@@ -12,6 +12,7 @@ import { newId, nowIso } from "../../server/lib/time.ts";
 import { listVatRates } from "../../server/vat-rates/service.ts";
 import { createTestEnv, asTx } from "../helpers.ts";
 import { plansOf, slowListSteps, slowSteps } from "../query-plan.ts";
+import { sqliteOnly } from "../raw-sql.ts";
 import { firstRow } from "../../db/client.ts";
 const TESTS_ROOT = join(import.meta.dir, "..");
 
@@ -210,7 +211,7 @@ describe("vendor → supplier (contract section 3)", () => {
     expect(await supplierNamed("Ghost Vendor")).toHaveLength(0);
   });
 
-  test("the lookup probes the suppliers_org_lower_name index", async () => {
+  sqliteOnly.test("the lookup probes the suppliers_org_lower_name index", async () => {
     const plans = await plansOf(env, () => expense({ vendor: "Indexed Vendor" }));
     const lookup = plans.find((p) => /from "suppliers"/i.test(p.sql) && /lower\(trim/i.test(p.sql));
     expect(lookup, "the vendor lookup query").toBeDefined();

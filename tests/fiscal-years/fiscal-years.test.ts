@@ -15,32 +15,36 @@ import type { Organization } from "../../server/lib/scope.ts";
 import { newId } from "../../server/lib/time.ts";
 import { createOrganization } from "../../server/orgs/service.ts";
 import { createTestEnv, runCli } from "../helpers.ts";
+import { freshPostgresDatabase } from "../postgres-database.ts";
+import { onPostgres, rawSql } from "../raw-sql.ts";
+import { unitOfWork, type Db } from "../../db/client.ts";
 
 const env = await createTestEnv();
 beforeAll(() => setSystemTime(new Date("2028-09-01T10:00:00Z")));
-afterAll(() => {
+afterAll(async () => {
   setSystemTime();
-  env.close();
+  await env.close();
 });
 
 type Books = Awaited<ReturnType<typeof booksOf>>;
 
 /** An entry written by hand in SQL, lines then header, as server/ledger/post.ts writes one: what the database's triggers say of it. */
-function rawEntry(b: Books, date: string) {
-  const sqlite = env.db.$client;
+async function rawEntry(b: Books, date: string) {
   const id = newId();
-  sqlite.transaction(() => {
+  // one transaction, its statements on its own connection
+  await unitOfWork(env.db, async (tx) => {
+    const sql = rawSql(tx as unknown as Db);
     for (const [lineNo, code, debit, credit] of [[1, "1110", 100, 0], [2, "4100", 0, 100]] as const) {
-      sqlite.run(
+      await sql.run(
         "INSERT INTO journal_lines (id, organization_id, entry_id, line_no, account_id, date, currency, debit_cents, credit_cents) VALUES (?, ?, ?, ?, ?, ?, 'EUR', ?, ?)",
-        [newId(), b.org.id, id, lineNo, b.id(code), date, debit, credit],
+        newId(), b.org.id, id, lineNo, b.id(code), date, debit, credit,
       );
     }
-    sqlite.run(
+    await sql.run(
       "INSERT INTO journal_entries (id, organization_id, number, date, description, currency, source_type, source_id, is_closing, created_at) VALUES (?, ?, ?, ?, 'raw', 'EUR', 'manual', NULL, 0, '2028-09-01T00:00:00.000000Z')",
-      [id, b.org.id, `RAW-${id}`, date],
+      id, b.org.id, `RAW-${id}`, date,
     );
-  })();
+  });
 }
 
 /** An organisation created with these fiscal years, driven over the API with its `*` token. */
@@ -209,7 +213,7 @@ describe("fiscal years from 1 July to 30 June", () => {
     expect(accepted.status, accepted.text).toBe(201);
     expect(accepted.body.data.number).toBe("JE-2028-00001");
     // the database's own lock reads the closed year's dates too
-    expect(() => rawEntry(b, "2027-01-15")).toThrow(/the fiscal year of this journal entry is closed/);
+    await expect(rawEntry(b, "2027-01-15")).rejects.toThrow(/the fiscal year of this journal entry is closed/);
     await b.cost("2027-08-01", "30.00");
     // the default balance sheet (today, 1 September 2028): 80.00 − 30.00 not yet closed
     const sheet = await b.ok("GET", "/api/v1/reports/balance-sheet", undefined, 200);
@@ -273,7 +277,7 @@ describe("a first fiscal year of 18 months (2026-01-01 … 2027-06-30, named 202
     const before = await b.entry("2025-12-31", "1110", "4100", "1.00");
     expect(before.status, before.text).toBe(409);
     expect(before.body.message).toBe("The organisation's first fiscal year starts on 2026-01-01; this entry would post before it (2025-12-31).");
-    expect(() => rawEntry(b, "2025-12-31")).toThrow(/dated before the organisation's first fiscal year/);
+    await expect(rawEntry(b, "2025-12-31")).rejects.toThrow(/dated before the organisation's first fiscal year/);
   });
 
   test("numbers run over the 18 months as one year, then restart on 1 July 2027", async () => {
@@ -318,8 +322,8 @@ describe("a first fiscal year of 18 months (2026-01-01 … 2027-06-30, named 202
     expect(next.status, next.text).toBe(201);
     expect(next.body.data.number).toBe("JE-2029-00001");
     // the database's lock: 31 December 2026 is in the closed first year, 2 July 2028 in the open 2029
-    expect(() => rawEntry(b, "2026-12-31")).toThrow(/the fiscal year of this journal entry is closed/);
-    rawEntry(b, "2028-07-02");
+    await expect(rawEntry(b, "2026-12-31")).rejects.toThrow(/the fiscal year of this journal entry is closed/);
+    await rawEntry(b, "2028-07-02");
   });
 });
 
@@ -401,8 +405,18 @@ describe("an organisation with calendar years sees no change", () => {
 
 describe("kontor org create --fiscal-year-start", () => {
   const dir = mkdtempSync(join(tmpdir(), "kontor-fy-cli-"));
-  const cliEnv = { KONTOR_DB: join(dir, "kontor.db") };
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  // a database of its own: a SQLite file, or a fresh PostgreSQL database
+  let fresh: Awaited<ReturnType<typeof freshPostgresDatabase>> | null = null;
+  const cliEnv: Record<string, string> = { KONTOR_DB: join(dir, "kontor.db") };
+  beforeAll(async () => {
+    if (!onPostgres) return;
+    fresh = await freshPostgresDatabase();
+    Object.assign(cliEnv, { KONTOR_DATABASE_URL: fresh.url, KONTOR_SECRET_KEY_FILE: join(dir, "kontor.key") });
+  });
+  afterAll(async () => {
+    await fresh?.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   test("creates an organisation with its first fiscal year; a first year of 25 months is refused", async () => {
     const created = await runCli(

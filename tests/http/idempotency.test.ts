@@ -11,11 +11,13 @@ import { idempotencyKeys, payments } from "../../db/schema.ts";
 import { newId } from "../../server/lib/time.ts";
 import { createTestEnv, type ApiResponse } from "../helpers.ts";
 import { databaseSnapshot, documentedOperations, fillPath, seedFixture } from "../fixtures.ts";
+import { onPostgres, rawSql } from "../raw-sql.ts";
 
 const env = await createTestEnv();
 afterAll(() => env.close());
 
-const count = (table: string) => (env.db.$client.query(`SELECT count(*) AS n FROM "${table}"`).get() as { n: number }).n;
+const raw = rawSql(env.db);
+const count = async (table: string) => (await raw.get<{ n: number }>(`SELECT count(*) AS n FROM "${table}"`))!.n;
 
 const HEADER = "Idempotency-Key";
 let keyCounter = 0;
@@ -53,25 +55,25 @@ describe("the same key and body: the first response again, the work done once", 
   test("customers: 201, Location and body replayed; one customer, one audit entry", async () => {
     const key = freshKey();
     const body = { name: "Replay Me BV", city: "Gent" };
-    const customers = count("customers");
-    const audits = count("audit_log");
+    const customers = await count("customers");
+    const audits = await count("audit_log");
     const first = await post("/api/v1/customers", body, key);
     expect(first.status).toBe(201);
     expect(first.headers.get("location")).toBe(`/api/v1/customers/${first.body.data.id}`);
     const again = await post("/api/v1/customers", body, key);
     expectSame(first, again);
     expect(await post("/api/v1/customers", body, key)).toMatchObject({ status: 201, text: first.text });
-    expect(count("customers")).toBe(customers + 1);
-    expect(count("audit_log")).toBe(audits + 1);
+    expect(await count("customers")).toBe(customers + 1);
+    expect(await count("audit_log")).toBe(audits + 1);
   });
 
   test("invoices: one invoice, and the numbering does not move", async () => {
     const key = freshKey();
-    const before = count("invoices");
+    const before = await count("invoices");
     const first = await post("/api/v1/invoices", invoiceBody(), key);
     expect(first.status, first.text).toBe(201);
     expectSame(first, await post("/api/v1/invoices", invoiceBody(), key));
-    expect(count("invoices")).toBe(before + 1);
+    expect(await count("invoices")).toBe(before + 1);
     const next = (await env.api("POST", "/api/v1/invoices", invoiceBody())).body.data.number;
     const seq = (n: string) => Number(n.split("-")[2]);
     expect(seq(next)).toBe(seq(first.body.data.number) + 1);
@@ -98,29 +100,29 @@ describe("the same key and body: the first response again, the work done once", 
     expect(first.status).toBe(200);
     expectSame(first, await post(`/api/v1/invoices/${inv.id}/finalize`, undefined, key));
     expect((await post(`/api/v1/invoices/${inv.id}/finalize`, undefined, null)).status).toBe(409);
-    const finalizations = env.db.$client.query("SELECT count(*) AS n FROM audit_log WHERE resource_id = ? AND action = 'invoice.finalized'").get(inv.id) as { n: number };
-    expect(finalizations.n).toBe(1);
+    const finalizations = await raw.get<{ n: number }>("SELECT count(*) AS n FROM audit_log WHERE resource_id = ? AND action = 'invoice.finalized'", inv.id);
+    expect(finalizations!.n).toBe(1);
   });
 
   test("tokens: the same plain token is returned again, one token is made, and it is not stored in the clear", async () => {
     const key = freshKey();
-    const tokens = count("api_tokens");
+    const tokens = await count("api_tokens");
     const first = await post("/api/v1/org-tokens", { name: "CI deploy", abilities: ["invoicing.view"] }, key);
     expect(first.status, first.text).toBe(201);
     expectSame(first, await post("/api/v1/org-tokens", { name: "CI deploy", abilities: ["invoicing.view"] }, key));
-    expect(count("api_tokens")).toBe(tokens + 1);
+    expect(await count("api_tokens")).toBe(tokens + 1);
     expect((await env.api("GET", "/api/v1/invoices", undefined, first.body.token)).status).toBe(200);
     const secret = first.body.token.split("|")[1];
-    const stored = env.db.$client.query("SELECT response_body FROM idempotency_keys WHERE key = ?").get(key) as { response_body: string };
-    expect(stored.response_body).not.toContain(secret);
+    const stored = await raw.get<{ response_body: string }>("SELECT response_body FROM idempotency_keys WHERE key = ?", key);
+    expect(stored!.response_body).not.toContain(secret);
 
     const { token: personal } = await env.userToken("owner");
-    const withOwner = count("api_tokens");
+    const withOwner = await count("api_tokens");
     const pKey = freshKey();
     const mine = await post("/api/v1/tokens", { name: "laptop" }, pKey, personal);
     expect(mine.status, mine.text).toBe(201);
     expectSame(mine, await post("/api/v1/tokens", { name: "laptop" }, pKey, personal));
-    expect(count("api_tokens")).toBe(withOwner + 1);
+    expect(await count("api_tokens")).toBe(withOwner + 1);
   });
 
   test("every documented POST: the replay changes nothing in the database and answers the same", async () => {
@@ -135,12 +137,12 @@ describe("the same key and body: the first response again, the work done once", 
       const key = freshKey();
       const first = await post(path, op.body, key, owner);
       expect(first.status, `${op.path}: ${first.text}`).toBeLessThan(500);
-      const snapshot = databaseSnapshot(env);
+      const snapshot = await databaseSnapshot(env);
       const again = await post(path, op.body, key, owner);
       expect(again.status, op.path).toBe(first.status);
       expect(again.text, op.path).toBe(first.text);
       if (first.status < 300) expect(again.headers.get("idempotent-replayed"), op.path).toBe("true");
-      expect(databaseSnapshot(env), `${op.path} did its work again`).toBe(snapshot);
+      expect(await databaseSnapshot(env), `${op.path} did its work again`).toBe(snapshot);
     }
   });
 });
@@ -149,7 +151,7 @@ describe("the same key for another request is a 422", () => {
   test("another body, another path: 422 keyed Idempotency-Key, and nothing is done", async () => {
     const key = freshKey();
     expect((await post("/api/v1/customers", { name: "First Body NV" }, key)).status).toBe(201);
-    const customers = count("customers");
+    const customers = await count("customers");
     for (const [path, body] of [
       ["/api/v1/customers", { name: "Second Body NV" }],
       ["/api/v1/customers", { name: "First Body NV", city: "Gent" }],
@@ -160,8 +162,8 @@ describe("the same key for another request is a 422", () => {
       expect(Object.keys(r.body.errors)).toEqual([HEADER]);
       expect(r.body.message).toContain(HEADER);
     }
-    expect(count("customers")).toBe(customers);
-    expect(env.db.$client.query("SELECT id FROM suppliers WHERE organization_id = ? AND name = ?").all(env.org.id, "First Body NV")).toEqual([]);
+    expect(await count("customers")).toBe(customers);
+    expect(await raw.all("SELECT id FROM suppliers WHERE organization_id = ? AND name = ?", env.org.id, "First Body NV")).toEqual([]);
   });
 
   test("the header itself: 1 to 255 characters", async () => {
@@ -174,10 +176,10 @@ describe("the same key for another request is a 422", () => {
   });
 
   test("without a key every POST does its work", async () => {
-    const before = count("customers");
+    const before = await count("customers");
     await post("/api/v1/customers", { name: "Twice NV" }, null);
     await post("/api/v1/customers", { name: "Twice NV" }, null);
-    expect(count("customers")).toBe(before + 2);
+    expect(await count("customers")).toBe(before + 2);
   });
 });
 
@@ -185,13 +187,13 @@ describe("keys are per token", () => {
   test("another token with the same key does the work itself", async () => {
     const key = freshKey();
     const other = await env.orgToken(["*"]);
-    const before = count("invoices");
+    const before = await count("invoices");
     const a = await post("/api/v1/invoices", invoiceBody(), key);
     const b = await post("/api/v1/invoices", invoiceBody(), key, other);
     expect([a.status, b.status]).toEqual([201, 201]);
     expect(b.headers.get("idempotent-replayed")).toBeNull();
     expect(b.body.data.id).not.toBe(a.body.data.id);
-    expect(count("invoices")).toBe(before + 2);
+    expect(await count("invoices")).toBe(before + 2);
     // each token replays its own response
     expect((await post("/api/v1/invoices", invoiceBody(), key, other)).body.data.id).toBe(b.body.data.id);
     expect((await post("/api/v1/invoices", invoiceBody(), key)).body.data.id).toBe(a.body.data.id);
@@ -213,12 +215,12 @@ describe("keys are per token", () => {
 describe("concurrency", () => {
   test("two parallel requests with one key create exactly one invoice, and both get its 201", async () => {
     const key = freshKey();
-    const before = count("invoices");
+    const before = await count("invoices");
     const [a, b] = await Promise.all([post("/api/v1/invoices", invoiceBody(), key), post("/api/v1/invoices", invoiceBody(), key)]);
     expect([a.status, b.status]).toEqual([201, 201]);
     expect(b.text).toBe(a.text);
     expect([a, b].filter((r) => r.headers.get("idempotent-replayed") === "true")).toHaveLength(1);
-    expect(count("invoices")).toBe(before + 1);
+    expect(await count("invoices")).toBe(before + 1);
   });
 
   test("ten parallel payments with one key record one payment", async () => {
@@ -237,12 +239,12 @@ describe("concurrency", () => {
     const tokenId = env.token.split("|")[0]!;
     const requestHash = createHash("sha256").update(`POST /api/v1/customers\n${JSON.stringify(body)}`).digest("hex");
     await env.db.insert(idempotencyKeys).values({ tokenId, key, requestHash, createdAt: Date.now() });
-    const before = count("customers");
+    const before = await count("customers");
     const first = await post("/api/v1/customers", body, key);
     expect(first.status, first.text).toBe(201);
-    expect(count("customers")).toBe(before + 1);
+    expect(await count("customers")).toBe(before + 1);
     expectSame(first, await post("/api/v1/customers", body, key));
-    expect(count("customers")).toBe(before + 1);
+    expect(await count("customers")).toBe(before + 1);
   });
 });
 
@@ -303,13 +305,18 @@ describe("what is kept", () => {
       env.app.handle(
         new Request("http://localhost/api/v1/customers", { method: "POST", headers: { authorization: `Bearer ${env.token}`, "content-type": "application/json", [HEADER]: key }, body }),
       );
-    const client = env.db.$client;
-    client.run("CREATE TEMP TRIGGER refuse_customer BEFORE INSERT ON customers BEGIN SELECT RAISE(ABORT, 'disk on fire'); END");
+    if (onPostgres) {
+      await raw.run("CREATE FUNCTION refuse_customer() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk on fire'; END $$");
+      await raw.run("CREATE TRIGGER refuse_customer BEFORE INSERT ON customers FOR EACH ROW EXECUTE FUNCTION refuse_customer()");
+    } else await raw.run("CREATE TEMP TRIGGER refuse_customer BEFORE INSERT ON customers BEGIN SELECT RAISE(ABORT, 'disk on fire'); END");
     let failed: Response | undefined;
     try {
       failed = await send();
     } finally {
-      client.run("DROP TRIGGER refuse_customer");
+      if (onPostgres) {
+        await raw.run("DROP TRIGGER refuse_customer ON customers");
+        await raw.run("DROP FUNCTION refuse_customer()");
+      } else await raw.run("DROP TRIGGER refuse_customer");
     }
     expect(failed.status).toBe(500);
     expect(await failed.json()).toEqual({ code: "server_error", message: "Server error." });
@@ -324,12 +331,12 @@ describe("what is kept", () => {
     const first = await post("/api/v1/invoices", invoiceBody(), key);
     expect(first.status).toBe(201);
     await env.db.update(idempotencyKeys).set({ createdAt: sql`${idempotencyKeys.createdAt} - ${24 * 60 * 60 * 1000 + 1}` }).where(eq(idempotencyKeys.key, key));
-    const before = count("invoices");
+    const before = await count("invoices");
     const again = await post("/api/v1/invoices", invoiceBody(), key);
     expect(again.status).toBe(201);
     expect(again.headers.get("idempotent-replayed")).toBeNull();
     expect(again.body.data.id).not.toBe(first.body.data.id);
-    expect(count("invoices")).toBe(before + 1);
+    expect(await count("invoices")).toBe(before + 1);
     // a key aged 23 h is still kept
     const kept = freshKey();
     const k1 = await post("/api/v1/invoices", invoiceBody(), kept);

@@ -11,6 +11,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createTestEnv } from "../helpers.ts";
 import { plansOf } from "../query-plan.ts";
+import { sqliteOnly } from "../raw-sql.ts";
 
 const env = await createTestEnv();
 afterAll(() => env.close());
@@ -122,7 +123,7 @@ describe("the registration a new supplier keeps", () => {
 });
 
 describe("the lookups are index probes", () => {
-  test("the candidates are found by one probe per identifier, then judged by their identifiers and ids: no scan, no sort step beyond the candidates", async () => {
+  sqliteOnly.test("the candidates are found by one probe per identifier, then judged by their identifiers and ids: no scan, no sort step beyond the candidates", async () => {
     const { token } = await env.newOrg("Plans", { country: "BE", currency: "EUR" });
     expect((await importXml(PEPPOL_BASE, token)).status).toBe(201);
     const credit = readFileSync(join(import.meta.dir, "..", "einvoicing", "examples", "peppol", "base-creditnote-correction.xml"), "utf8");

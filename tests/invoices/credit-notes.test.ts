@@ -17,6 +17,7 @@ import { rebuildReceivables } from "../../server/reports/receivables.ts";
 import { describe as describeValidation, validateUbl } from "../einvoicing/validate.ts";
 import { SELLER_IDENTITY } from "../fixtures.ts";
 import { createTestEnv, type ApiResponse, asTx } from "../helpers.ts";
+import { sqliteOnly } from "../raw-sql.ts";
 import { databaseBefore, upgradedApp } from "../upgrade-copy.ts";
 
 const env = await createTestEnv();
@@ -489,7 +490,8 @@ describe("aged receivables at ?date=", () => {
   });
 });
 
-test("upgrade (migrations 0024, 0025): the credit notes issued before allocation settle their invoices, in the order of their issue dates", async () => {
+// an upgrade of an earlier Kontor's SQLite file
+sqliteOnly.test("upgrade (migrations 0024, 0025): the credit notes issued before allocation settle their invoices, in the order of their issue dates", async () => {
   const org = await env.newOrg("Upgrade Credits");
   const api = async (method: string, path: string, body?: unknown, status = 200) => {
     const r = await env.api(method, path, body, org.token);

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { webhookDeliveries } from "../../db/schema.ts";
 import { databaseSnapshot, SELLER_IDENTITY } from "../fixtures.ts";
+import { rawSql } from "../raw-sql.ts";
 import { createTestEnv, TEST_IBAN } from "../helpers.ts";
 import { describe as describeValidation, validateUbl } from "../einvoicing/validate.ts";
 
@@ -79,13 +80,13 @@ describe("a draft that its e-invoice could not carry", () => {
   });
 
   test("finalize: 422 naming every missing field, the same as the readiness; nothing changed, no number drawn", async () => {
-    const before = databaseSnapshot(env);
+    const before = await databaseSnapshot(env);
     const r = await call(org)("POST", `/api/v1/invoices/${draft.id}/finalize`);
     expect(r.status, r.text).toBe(422);
     expect(Object.keys(r.body.errors).sort()).toEqual(EXPECTED);
     const readiness = (await okOf(org)("GET", `/api/v1/invoices/${draft.id}`)).readiness;
     expect(r.body.errors).toEqual(readiness.problems);
-    expect(databaseSnapshot(env)).toBe(before);
+    expect(await databaseSnapshot(env)).toBe(before);
     const still = await okOf(org)("GET", `/api/v1/invoices/${draft.id}`);
     expect(still.status).toBe("draft");
     expect(still.number).toStartWith("DRAFT-");
@@ -280,7 +281,7 @@ describe("credit notes and the PDF", () => {
     const org = await env.newOrg("Nameless BV");
     const customer = await okOf(org)("POST", "/api/v1/customers", { name: "To Be Blanked" });
     const draft = await draftFor(org, customer.id);
-    env.db.$client.run("UPDATE customers SET name = ' ' WHERE id = ?", [customer.id]);
+    await rawSql(env.db).run("UPDATE customers SET name = ' ' WHERE id = ?", customer.id);
     expect((await okOf(org)("GET", `/api/v1/invoices/${draft.id}`)).readiness).toEqual({
       ready: false,
       einvoice_required: false,

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { createTestEnv } from "../helpers.ts";
+import { sqliteOnly } from "../raw-sql.ts";
 import { databaseBefore, upgradedApp } from "../upgrade-copy.ts";
 
 const env = await createTestEnv();
@@ -125,7 +126,8 @@ describe("numbers ascend with the dates, per year, without gaps", () => {
   });
 });
 
-test("upgrade (migration 0026): the entries posted before are numbered in date order; an approved expense its payments cover becomes paid", async () => {
+// an upgrade of a SQLite database (tests/upgrade-copy.ts): a PostgreSQL database starts from a baseline after it
+sqliteOnly.test("upgrade (migration 0026): the entries posted before are numbered in date order; an approved expense its payments cover becomes paid", async () => {
   const org = await env.newOrg("Upgraded books", { country: "BE", currency: "EUR" });
   const call = async (method: string, path: string, body: unknown, status: number) => {
     const r = await env.api(method, path, body, org.token);

@@ -29,6 +29,7 @@ import { bankAccountService } from "../../server/bank-accounts/service.ts";
 import { toCents } from "../../server/lib/money.ts";
 import { CLI_ACTOR } from "../../server/orgs/service.ts";
 import { createTestEnv, type ApiResponse } from "../helpers.ts";
+import { rawSql } from "../raw-sql.ts";
 
 const env = await createTestEnv();
 const scratch = mkdtempSync(join(tmpdir(), "kontor-ledger-"));
@@ -334,7 +335,7 @@ async function runSequence(operations: Operation[], run: number): Promise<void> 
         if (!ALLOWED.has(r.status)) throw new Error(`statement → ${r.status} ${r.text.slice(0, 300)}`);
         if (r.status === 201) {
           if (statement.balance === null) {
-            expect(ledgerBefore(bank.id, date)).toBe(opening);
+            expect(await ledgerBefore(bank.id, date)).toBe(opening);
             saw("openings");
           }
           sawLines(r.body.data.transactions, notes);
@@ -359,7 +360,7 @@ async function runSequence(operations: Operation[], run: number): Promise<void> 
         if (!ALLOWED.has(r.status)) throw new Error(`savings statement → ${r.status} ${r.text.slice(0, 300)}`);
         if (r.status === 201) {
           if (savingsStatement.balance === null) {
-            expect(ledgerBefore(savings.id, named[0]!.date)).toBe(opening);
+            expect(await ledgerBefore(savings.id, named[0]!.date)).toBe(opening);
             saw("openings");
           }
           sawLines(r.body.data.transactions, notes);
@@ -507,39 +508,40 @@ function camt053(iban: string, id: string, openingCents: number, closingCents: n
 }
 
 /** What moved on a ledger account from `date` on. */
-function ledgerSince(accountId: string, date: string): number {
-  return one<{ cents: number }>(`SELECT coalesce(sum(debit_cents - credit_cents), 0) AS cents FROM journal_lines WHERE account_id = ? AND date >= ?`, accountId, date).cents;
+async function ledgerSince(accountId: string, date: string): Promise<number> {
+  return (await one<{ cents: number }>(`SELECT coalesce(sum(debit_cents - credit_cents), 0) AS cents FROM journal_lines WHERE account_id = ? AND date >= ?`, accountId, date)).cents;
 }
 
 /** A bank account's ledger balance on the days before `date`. */
-function ledgerBefore(bankId: string, date: string): number {
-  return one<{ cents: number }>(
+async function ledgerBefore(bankId: string, date: string): Promise<number> {
+  return (await one<{ cents: number }>(
     `SELECT coalesce(sum(l.debit_cents - l.credit_cents), 0) AS cents FROM journal_lines l JOIN bank_accounts b ON b.account_id = l.account_id WHERE b.id = ? AND l.date < ?`,
     bankId,
     date,
-  ).cents;
+  )).cents;
 }
 
-const sql = <T>(query: string, ...params: string[]) => env.db.$client.query<T, string[]>(query).all(...params);
-const one = <T>(query: string, ...params: string[]) => sql<T>(query, ...params)[0]!;
+const raw = rawSql(env.db);
+const sql = <T = any>(query: string, ...params: unknown[]) => raw.all<T>(query, ...params);
+const one = async <T>(query: string, ...params: unknown[]) => (await sql<T>(query, ...params))[0]!;
 
 async function checkBooks(orgId: string, token: string, call: (method: string, path: string) => Promise<ApiResponse>, code: (c: string) => string) {
   // every entry balances and has its lines; the running balances equal the postings
-  expect(sql(`SELECT entry_id FROM journal_lines WHERE organization_id = ? GROUP BY entry_id HAVING sum(debit_cents) <> sum(credit_cents) OR count(*) < 2`, orgId)).toEqual([]);
-  expect(one<{ n: number }>(`SELECT count(*) AS n FROM journal_entries e WHERE organization_id = ? AND NOT EXISTS (SELECT 1 FROM journal_lines l WHERE l.entry_id = e.id)`, orgId).n).toBe(0);
-  const byPosting = sql<{ k: string }>(
+  expect(await sql(`SELECT entry_id FROM journal_lines WHERE organization_id = ? GROUP BY entry_id HAVING sum(debit_cents) <> sum(credit_cents) OR count(*) < 2`, orgId)).toEqual([]);
+  expect((await one<{ n: number }>(`SELECT count(*) AS n FROM journal_entries e WHERE organization_id = ? AND NOT EXISTS (SELECT 1 FROM journal_lines l WHERE l.entry_id = e.id)`, orgId)).n).toBe(0);
+  const byPosting = (await sql<{ k: string }>(
     `SELECT account_id || ' ' || currency || ' ' || date || ' ' || sum(debit_cents) || ' ' || sum(credit_cents) AS k FROM journal_lines l WHERE organization_id = ? GROUP BY account_id, currency, date ORDER BY k`,
     orgId,
-  ).map((r) => r.k);
-  const byDay = sql<{ k: string }>(
+  )).map((r) => r.k);
+  const byDay = (await sql<{ k: string }>(
     `SELECT account_id || ' ' || currency || ' ' || date || ' ' || sum(debit_cents) || ' ' || sum(credit_cents) AS k FROM account_days WHERE organization_id = ? GROUP BY account_id, currency, date ORDER BY k`,
     orgId,
-  ).map((r) => r.k);
+  )).map((r) => r.k);
   expect(byDay).toEqual(byPosting);
   expect(
-    sql<{ k: string }>(`SELECT account_id || ' ' || debit_cents || ' ' || credit_cents AS k FROM account_totals WHERE organization_id = ? ORDER BY k`, orgId).map((r) => r.k),
+    (await sql<{ k: string }>(`SELECT account_id || ' ' || debit_cents || ' ' || credit_cents AS k FROM account_totals WHERE organization_id = ? ORDER BY k`, orgId)).map((r) => r.k),
   ).toEqual(
-    sql<{ k: string }>(`SELECT account_id || ' ' || sum(debit_cents) || ' ' || sum(credit_cents) AS k FROM journal_lines WHERE organization_id = ? GROUP BY account_id ORDER BY k`, orgId).map((r) => r.k),
+    (await sql<{ k: string }>(`SELECT account_id || ' ' || sum(debit_cents) || ' ' || sum(credit_cents) AS k FROM journal_lines WHERE organization_id = ? GROUP BY account_id ORDER BY k`, orgId)).map((r) => r.k),
   );
 
   const trial = (await call("GET", "/api/v1/reports/trial-balance")).body.data;
@@ -550,7 +552,7 @@ async function checkBooks(orgId: string, token: string, call: (method: string, p
   const balances = new Map<string, number>(
     ((await call("GET", "/api/v1/accounts?per_page=100")).body.data as { id: string; balance: string }[]).map((a) => [a.id, toCents(a.balance)!]),
   );
-  const documents = one<{ due: number; vat: number }>(
+  const documents = await one<{ due: number; vat: number }>(
     `SELECT coalesce(sum(CASE type WHEN 'credit_note' THEN -1 ELSE 1 END * (total_cents - paid_cents)), 0) AS due,
             coalesce(sum(CASE type WHEN 'credit_note' THEN -1 ELSE 1 END * vat_cents), 0) AS vat
      FROM invoices WHERE organization_id = ? AND status IN ('finalized', 'sent', 'partially_paid', 'paid')`,
@@ -559,7 +561,7 @@ async function checkBooks(orgId: string, token: string, call: (method: string, p
   expect(balances.get(code("1200"))).toBe(documents.due);
   // each issued document's finalize posted its net (subtotal: lines less allowances plus charges) as sales, and its VAT
   expect(
-    sql(
+    await sql(
       `SELECT i.id FROM invoices i JOIN journal_entries e ON e.source_type = 'invoice' AND e.source_id = i.id AND e.reverses_entry_id IS NULL
        WHERE i.organization_id = ? AND i.status NOT IN ('draft', 'cancelled')
        AND (i.subtotal_cents <> (SELECT CASE i.type WHEN 'credit_note' THEN -1 ELSE 1 END * sum(l.credit_cents - l.debit_cents) FROM journal_lines l WHERE l.entry_id = e.id AND l.vat_role = 'base')
@@ -569,7 +571,7 @@ async function checkBooks(orgId: string, token: string, call: (method: string, p
   ).toEqual([]);
   // each issued interest note posted its total to late-payment income (4950), and no VAT: outside its scope
   expect(
-    sql(
+    await sql(
       `SELECT i.id FROM invoices i JOIN journal_entries e ON e.source_type = 'invoice' AND e.source_id = i.id AND e.reverses_entry_id IS NULL
        WHERE i.organization_id = ? AND i.type = 'interest_note' AND i.status NOT IN ('draft', 'cancelled')
        AND (i.vat_cents <> 0 OR EXISTS (SELECT 1 FROM journal_lines l WHERE l.entry_id = e.id AND l.vat_role IS NOT NULL)
@@ -580,19 +582,19 @@ async function checkBooks(orgId: string, token: string, call: (method: string, p
   // and the running totals of what customers owe (aged receivables) equal the open documents
   const due = `CASE WHEN type = 'credit_note' THEN paid_cents + credited_cents - total_cents ELSE total_cents - paid_cents - credited_cents END`;
   const open = `FROM invoices WHERE organization_id = ? AND status IN ('finalized', 'sent', 'partially_paid')`;
-  const kept = (table: string, key: string) =>
-    sql<{ k: string }>(`SELECT ${key} || ' ' || open_cents AS k FROM ${table} WHERE organization_id = ? AND open_cents <> 0 ORDER BY k`, orgId).map((r) => r.k);
-  const computed = (key: string) =>
-    sql<{ k: string }>(`SELECT ${key} || ' ' || sum(${due}) AS k ${open} GROUP BY ${key} HAVING sum(${due}) <> 0 ORDER BY k`, orgId).map((r) => r.k);
-  expect(kept("customer_receivables", "customer_id")).toEqual(computed("customer_id"));
-  expect(kept("receivable_due_days", "due_date")).toEqual(computed("due_date"));
+  const kept = async (table: string, key: string) =>
+    (await sql<{ k: string }>(`SELECT ${key} || ' ' || open_cents AS k FROM ${table} WHERE organization_id = ? AND open_cents <> 0 ORDER BY k`, orgId)).map((r) => r.k);
+  const computed = async (key: string) =>
+    (await sql<{ k: string }>(`SELECT ${key} || ' ' || sum(${due}) AS k ${open} GROUP BY ${key} HAVING sum(${due}) <> 0 ORDER BY k`, orgId)).map((r) => r.k);
+  expect(await kept("customer_receivables", "customer_id")).toEqual(await computed("customer_id"));
+  expect(await kept("receivable_due_days", "due_date")).toEqual(await computed("due_date"));
   const aged = (await call("GET", "/api/v1/reports/aged-receivables?per_page=1000")).body.data;
   expect(toCents(aged.totals.total)).toBe(documents.due);
   // Σ amount_due of the open documents (invoices less the refunds owed on credit notes) is the receivables
   const shownDue: { type: string; amount_due: string }[] = [];
   for (const status of ["finalized", "sent", "partially_paid"]) shownDue.push(...(await call("GET", `/api/v1/invoices?filter[status]=${status}&per_page=100`)).body.data);
   if (shownDue.length < 100) expect(shownDue.reduce((sum, d) => sum + (d.type === "credit_note" ? -1 : 1) * toCents(d.amount_due)!, 0)).toBe(documents.due);
-  expect(one<{ due: number }>(`SELECT coalesce(sum(${due}), 0) AS due ${open}`, orgId).due).toBe(documents.due);
+  expect((await one<{ due: number }>(`SELECT coalesce(sum(${due}), 0) AS due ${open}`, orgId)).due).toBe(documents.due);
   // as of today and as of the end of 2024 (the documents themselves, not the running totals): the receivables account then
   const asOfToday = (await call("GET", `/api/v1/reports/aged-receivables?per_page=1000&date=${new Date().toISOString().slice(0, 10)}`)).body.data;
   expect(asOfToday.totals).toEqual(aged.totals);
@@ -601,35 +603,35 @@ async function checkBooks(orgId: string, token: string, call: (method: string, p
   expect(toCents(yearEnd.totals.total)).toBe(receivables2024 ? toCents(receivables2024.debit)! - toCents(receivables2024.credit)! : 0);
   // allocation: an invoice's credited amount is its issued credit notes' allocations; nothing settled beyond a total; statuses follow
   expect(
-    sql(
+    await sql(
       `SELECT i.id FROM invoices i WHERE i.organization_id = ? AND i.type <> 'credit_note' AND i.credited_cents <>
          coalesce((SELECT sum(c.credited_cents) FROM invoices c WHERE c.related_invoice_id = i.id AND c.type = 'credit_note' AND c.status NOT IN ('draft', 'cancelled')), 0)`,
       orgId,
     ),
   ).toEqual([]);
-  expect(sql(`SELECT id FROM invoices WHERE organization_id = ? AND (paid_cents < 0 OR credited_cents < 0 OR paid_cents + credited_cents > total_cents)`, orgId)).toEqual([]);
+  expect(await sql(`SELECT id FROM invoices WHERE organization_id = ? AND (paid_cents < 0 OR credited_cents < 0 OR paid_cents + credited_cents > total_cents)`, orgId)).toEqual([]);
   expect(
-    sql(
+    await sql(
       `SELECT id, status FROM invoices WHERE organization_id = ? AND status NOT IN ('draft', 'cancelled') AND status <> CASE
-         WHEN paid_cents + credited_cents = 0 THEN iif(sent_at IS NULL, 'finalized', 'sent')
+         WHEN paid_cents + credited_cents = 0 THEN CASE WHEN sent_at IS NULL THEN 'finalized' ELSE 'sent' END
          WHEN paid_cents + credited_cents >= total_cents THEN 'paid' ELSE 'partially_paid' END`,
       orgId,
     ),
   ).toEqual([]);
-  expect(sql(`SELECT id FROM invoices WHERE organization_id = ? AND status IN ('draft', 'cancelled') AND credited_cents <> 0`, orgId)).toEqual([]);
+  expect(await sql(`SELECT id FROM invoices WHERE organization_id = ? AND status IN ('draft', 'cancelled') AND credited_cents <> 0`, orgId)).toEqual([]);
 
-  const bought = one<{ owed: number; vat: number }>(
+  const bought = await one<{ owed: number; vat: number }>(
     `SELECT coalesce(sum(amount_cents + vat_cents - paid_cents), 0) AS owed, coalesce(sum(vat_cents), 0) AS vat FROM expenses WHERE organization_id = ? AND status IN ('approved', 'paid')`,
     orgId,
   );
   // bank lines booked with a VAT rate: the VAT of their gross amount, rounded half-up (money out: input VAT; in: output VAT)
-  const bookedVat = sql<{ direction: string; cents: number; bp: number; category: string }>(
+  const bookedVat = (await sql<{ direction: string; cents: number; bp: number; category: string }>(
     `SELECT t.direction, t.amount_cents AS cents, r.rate_bp AS bp, r.category FROM bank_transactions t JOIN vat_rates r ON r.id = t.booked_vat_rate_id WHERE t.organization_id = ? AND t.status = 'booked'`,
     orgId,
-  )
+  ))
     .concat(
       // and the allocations to an account with a VAT rate, on their amount
-      sql<{ direction: string; cents: number; bp: number; category: string }>(
+      await sql<{ direction: string; cents: number; bp: number; category: string }>(
         `SELECT t.direction, a.amount_cents AS cents, r.rate_bp AS bp, r.category FROM bank_transaction_allocations a JOIN bank_transactions t ON t.id = a.bank_transaction_id JOIN vat_rates r ON r.id = a.vat_rate_id WHERE a.organization_id = ?`,
         orgId,
       ),
@@ -646,11 +648,11 @@ async function checkBooks(orgId: string, token: string, call: (method: string, p
 
   // a booked line holds a standing entry, every standing entry of a line is held by a booked one, other lines hold none
   const standing = `NOT EXISTS (SELECT 1 FROM journal_entries r WHERE r.reverses_entry_id = e.id) AND e.reverses_entry_id IS NULL`;
-  expect(sql(`SELECT t.id FROM bank_transactions t WHERE t.organization_id = ? AND t.status = 'booked' AND NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.id = t.journal_entry_id AND ${standing})`, orgId)).toEqual([]);
+  expect(await sql(`SELECT t.id FROM bank_transactions t WHERE t.organization_id = ? AND t.status = 'booked' AND NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.id = t.journal_entry_id AND ${standing})`, orgId)).toEqual([]);
   // every other standing entry of a line is an allocation's, the one that took a transfer's second line out of
   // suspense, or one between the line's bank account and suspense (into suspense, or back)
   expect(
-    sql(
+    await sql(
       `SELECT e.id FROM journal_entries e WHERE e.organization_id = ? AND e.source_type = 'bank_transaction' AND ${standing}
          AND NOT EXISTS (SELECT 1 FROM bank_transactions t WHERE (t.journal_entry_id = e.id OR t.suspense_exit_entry_id = e.id) AND t.status = 'booked')
          AND NOT EXISTS (SELECT 1 FROM bank_transaction_allocations a WHERE a.journal_entry_id = e.id)
@@ -659,32 +661,32 @@ async function checkBooks(orgId: string, token: string, call: (method: string, p
     ),
   ).toEqual([]);
   // an allocation's entry stands; a line's allocations add up to at most its amount, and its status says how much
-  expect(sql(`SELECT a.id FROM bank_transaction_allocations a WHERE a.organization_id = ? AND a.journal_entry_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.id = a.journal_entry_id AND ${standing})`, orgId)).toEqual([]);
+  expect(await sql(`SELECT a.id FROM bank_transaction_allocations a WHERE a.organization_id = ? AND a.journal_entry_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.id = a.journal_entry_id AND ${standing})`, orgId)).toEqual([]);
   const allocatedOf = `coalesce((SELECT sum(a.amount_cents) FROM bank_transaction_allocations a WHERE a.bank_transaction_id = t.id), 0)`;
   expect(
-    sql(
+    await sql(
       `SELECT t.id, t.status FROM bank_transactions t WHERE t.organization_id = ? AND t.status <> 'booked' AND t.status <> CASE
-         WHEN ${allocatedOf} = 0 THEN iif(t.status = 'ignored', 'ignored', 'unmatched') WHEN ${allocatedOf} = t.amount_cents THEN 'matched' WHEN ${allocatedOf} < t.amount_cents THEN 'partially_matched' ELSE 'too much' END`,
+         WHEN ${allocatedOf} = 0 THEN CASE WHEN t.status = 'ignored' THEN 'ignored' ELSE 'unmatched' END WHEN ${allocatedOf} = t.amount_cents THEN 'matched' WHEN ${allocatedOf} < t.amount_cents THEN 'partially_matched' ELSE 'too much' END`,
       orgId,
     ),
   ).toEqual([]);
   // suspense holds exactly what of the lines nobody has placed: all of an unmatched or ignored line, the rest of a partial one
-  const unplaced = one<{ cents: number }>(
-    `SELECT coalesce(sum(iif(t.direction = 'credit', 1, -1) * (t.amount_cents - ${allocatedOf})), 0) AS cents FROM bank_transactions t WHERE t.organization_id = ? AND t.status <> 'booked'`,
+  const unplaced = (await one<{ cents: number }>(
+    `SELECT coalesce(sum(CASE WHEN t.direction = 'credit' THEN 1 ELSE -1 END * (t.amount_cents - ${allocatedOf})), 0) AS cents FROM bank_transactions t WHERE t.organization_id = ? AND t.status <> 'booked'`,
     orgId,
-  ).cents;
+  )).cents;
   expect(balances.get(code("1900")) ?? 0).toBe(0 - unplaced);
-  expect(sql(`SELECT id FROM bank_transactions WHERE organization_id = ? AND status <> 'booked' AND (journal_entry_id IS NOT NULL OR booked_account_id IS NOT NULL OR transfer_line_id IS NOT NULL)`, orgId)).toEqual([]);
+  expect(await sql(`SELECT id FROM bank_transactions WHERE organization_id = ? AND status <> 'booked' AND (journal_entry_id IS NOT NULL OR booked_account_id IS NOT NULL OR transfer_line_id IS NOT NULL)`, orgId)).toEqual([]);
   // a transfer's two lines name each other: opposite directions, the same money, two accounts, one entry
   expect(
-    sql(
+    await sql(
       `SELECT a.id FROM bank_transactions a LEFT JOIN bank_transactions b ON b.id = a.transfer_line_id WHERE a.organization_id = ? AND a.transfer_line_id IS NOT NULL
        AND (b.id IS NULL OR b.transfer_line_id <> a.id OR b.amount_cents <> a.amount_cents OR b.direction = a.direction OR b.bank_account_id = a.bank_account_id OR b.journal_entry_id <> a.journal_entry_id)`,
       orgId,
     ),
   ).toEqual([]);
   // each account's opening balance is posted once at most
-  expect(sql(`SELECT source_id FROM journal_entries e WHERE organization_id = ? AND source_type = 'bank_statement' GROUP BY source_id HAVING count(*) > 1`, orgId)).toEqual([]);
+  expect(await sql(`SELECT source_id FROM journal_entries e WHERE organization_id = ? AND source_type = 'bank_statement' GROUP BY source_id HAVING count(*) > 1`, orgId)).toEqual([]);
 
   // each bank account's balance: its opening entry, every line of its statements (all of them are in it from the import
   // on: through a payment, a booking, or against suspense), the payments recorded through it that no line holds, and a
@@ -692,12 +694,12 @@ async function checkBooks(orgId: string, token: string, call: (method: string, p
   const heldByNoLine = (table: string) =>
     `NOT EXISTS (SELECT 1 FROM bank_transaction_allocations a WHERE a.payment_id = p.id) AND NOT EXISTS (SELECT 1 FROM bank_transactions t WHERE t.payment_id = p.id)`.replaceAll("p.id", `${table}.id`);
   for (const bank of (await call("GET", "/api/v1/bank-accounts")).body.data as { id: string; balance: string; account_id: string }[]) {
-    const expected = one<{ cents: number }>(
+    const expected = await one<{ cents: number }>(
       `SELECT coalesce((SELECT sum(CASE i.type WHEN 'credit_note' THEN -p.amount_cents ELSE p.amount_cents END) FROM payments p JOIN invoices i ON i.id = p.invoice_id WHERE p.bank_account_id = ?1 AND ${heldByNoLine("p")}), 0)
             - coalesce((SELECT sum(amount_cents) FROM expense_payments p WHERE bank_account_id = ?1 AND ${heldByNoLine("p")}), 0)
             + coalesce((SELECT sum(l.debit_cents - l.credit_cents) FROM journal_lines l JOIN journal_entries e ON e.id = l.entry_id WHERE e.source_type = 'bank_statement' AND l.account_id = ?2), 0)
-            + coalesce((SELECT sum(iif(direction = 'credit', amount_cents, -amount_cents)) FROM bank_transactions WHERE bank_account_id = ?1), 0)
-            + coalesce((SELECT sum(iif(direction = 'credit', -amount_cents, amount_cents)) FROM bank_transactions WHERE booked_account_id = ?2 AND bank_account_id <> ?1 AND status = 'booked' AND transfer_line_id IS NULL), 0) AS cents`,
+            + coalesce((SELECT sum(CASE WHEN direction = 'credit' THEN amount_cents ELSE -amount_cents END) FROM bank_transactions WHERE bank_account_id = ?1), 0)
+            + coalesce((SELECT sum(CASE WHEN direction = 'credit' THEN -amount_cents ELSE amount_cents END) FROM bank_transactions WHERE booked_account_id = ?2 AND bank_account_id <> ?1 AND status = 'booked' AND transfer_line_id IS NULL), 0) AS cents`,
       bank.id,
       bank.account_id,
     );
@@ -705,23 +707,23 @@ async function checkBooks(orgId: string, token: string, call: (method: string, p
 
     // and as the bank sees it: since its first statement opened, the ledger balance moved to the last statement's closing
     // balance plus the payments recorded by hand through it that no line holds yet (and the money in transit above)
-    const first = sql<{ opening_date: string; opening_cents: number }>(`SELECT opening_date, opening_cents FROM bank_statements WHERE bank_account_id = ? ORDER BY closing_date, created_at LIMIT 1`, bank.id)[0];
+    const first = (await sql<{ opening_date: string; opening_cents: number }>(`SELECT opening_date, opening_cents FROM bank_statements WHERE bank_account_id = ? ORDER BY closing_date, created_at LIMIT 1`, bank.id))[0];
     if (!first) continue;
-    const lastClosing = one<{ cents: number }>(`SELECT closing_cents AS cents FROM bank_statements WHERE bank_account_id = ? ORDER BY closing_date DESC, created_at DESC LIMIT 1`, bank.id).cents;
-    const handPaymentsNoLineHolds = one<{ cents: number }>(
+    const lastClosing = (await one<{ cents: number }>(`SELECT closing_cents AS cents FROM bank_statements WHERE bank_account_id = ? ORDER BY closing_date DESC, created_at DESC LIMIT 1`, bank.id)).cents;
+    const handPaymentsNoLineHolds = (await one<{ cents: number }>(
       `SELECT coalesce((SELECT sum(CASE i.type WHEN 'credit_note' THEN -p.amount_cents ELSE p.amount_cents END) FROM payments p JOIN invoices i ON i.id = p.invoice_id
                         WHERE p.bank_account_id = ?1 AND p.payment_date >= ?2 AND ${heldByNoLine("p")}), 0)
             - coalesce((SELECT sum(amount_cents) FROM expense_payments p WHERE bank_account_id = ?1 AND payment_date >= ?2 AND ${heldByNoLine("p")}), 0) AS cents`,
       bank.id,
       first.opening_date,
-    ).cents;
-    const inTransit = one<{ cents: number }>(
-      `SELECT coalesce(sum(iif(direction = 'credit', -amount_cents, amount_cents)), 0) AS cents FROM bank_transactions WHERE booked_account_id = ?1 AND bank_account_id <> ?2 AND status = 'booked' AND transfer_line_id IS NULL AND booking_date >= ?3`,
+    )).cents;
+    const inTransit = (await one<{ cents: number }>(
+      `SELECT coalesce(sum(CASE WHEN direction = 'credit' THEN -amount_cents ELSE amount_cents END), 0) AS cents FROM bank_transactions WHERE booked_account_id = ?1 AND bank_account_id <> ?2 AND status = 'booked' AND transfer_line_id IS NULL AND booking_date >= ?3`,
       bank.account_id,
       bank.id,
       first.opening_date,
-    ).cents;
-    expect(ledgerSince(bank.account_id, first.opening_date) + first.opening_cents, `the books of ${bank.id} since ${first.opening_date}`).toBe(lastClosing + handPaymentsNoLineHolds + inTransit);
+    )).cents;
+    expect((await ledgerSince(bank.account_id, first.opening_date) + first.opening_cents), `the books of ${bank.id} since ${first.opening_date}`).toBe(lastClosing + handPaymentsNoLineHolds + inTransit);
   }
 
   // the accountant's copy: bean-check accepts it, and its balances are the trial balance's

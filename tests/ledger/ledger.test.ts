@@ -11,10 +11,13 @@ import { bankAccountService } from "../../server/bank-accounts/service.ts";
 import type { Organization } from "../../server/lib/scope.ts";
 import { newId } from "../../server/lib/time.ts";
 import { CLI_ACTOR } from "../../server/orgs/service.ts";
+import { unitOfWork, type Db } from "../../db/client.ts";
 import { createTestEnv, type ApiResponse } from "../helpers.ts";
+import { rawSql } from "../raw-sql.ts";
 
 const env = await createTestEnv();
 afterAll(() => env.close());
+const raw = rawSql(env.db);
 
 /** An organisation driven over the API with its `*` token: its chart, customer, VAT rates and documents. */
 type Books = Awaited<ReturnType<typeof openBooks>>;
@@ -508,11 +511,11 @@ describe("manual entries", () => {
       expect(Object.keys(r.body.errors), `${field}: ${r.text}`).toContain(field);
     }
     // an inactive account
-    env.db.$client.run("UPDATE accounts SET is_active = 0 WHERE id = ?", [b.id("4900")]);
+    await raw.run("UPDATE accounts SET is_active = 0 WHERE id = ?", b.id("4900"));
     const inactive = await b.api("POST", "/api/v1/journal-entries", entry([{ account_id: b.id("4900"), credit: "5.00" }, { account_id: bank, debit: "5.00" }]));
     expectStatus(inactive, 422);
     expect(inactive.body.errors).toEqual({ "lines.0.account_id": ["The account 4900 Other income is not active."] });
-    env.db.$client.run("UPDATE accounts SET is_active = 1 WHERE id = ?", [b.id("4900")]);
+    await raw.run("UPDATE accounts SET is_active = 1 WHERE id = ?", b.id("4900"));
     const unbalanced = await b.api("POST", "/api/v1/journal-entries", entry([{ account_id: bank, debit: "100.00" }, { account_id: capital, credit: "99.99" }]));
     expect(unbalanced.body.errors).toEqual({ lines: ["The entry does not balance: debits 100.00, credits 99.99."] });
     expect(await b.entries("")).toEqual([]);
@@ -618,110 +621,116 @@ describe("the database refuses what the code never writes", () => {
     entryId = (await b.entriesOf("invoice", inv.id))[0].id;
   });
 
-  const sqlite = () => env.db.$client;
-  const line = (entry: string, account: string, debit: number, credit: number, orgId = b.org.id, date = "2026-06-02") =>
-    sqlite().run(
+  // outside a unit, each statement commits on its own; a unit (one transaction) groups them
+  const line = (entry: string, account: string, debit: number, credit: number, orgId = b.org.id, date = "2026-06-02", db: Db = env.db) =>
+    rawSql(db).run(
       "INSERT INTO journal_lines (id, organization_id, entry_id, line_no, account_id, date, currency, debit_cents, credit_cents) VALUES (?, ?, ?, ?, ?, ?, 'EUR', ?, ?)",
-      [newId(), orgId, entry, 1, account, date, debit, credit],
+      newId(), orgId, entry, 1, account, date, debit, credit,
     );
-  const header = (id: string, number: string, date = "2026-06-02") =>
-    sqlite().run(
+  const header = (id: string, number: string, date = "2026-06-02", db: Db = env.db) =>
+    rawSql(db).run(
       "INSERT INTO journal_entries (id, organization_id, number, date, description, currency, source_type, source_id, is_closing, created_at) VALUES (?, ?, ?, ?, 'raw', 'EUR', 'manual', NULL, 0, '2026-06-02T00:00:00.000000Z')",
-      [id, b.org.id, number, date],
+      id, b.org.id, number, date,
     );
-  const count = (table: string) => (sqlite().query(`SELECT count(*) AS n FROM ${table} WHERE organization_id = ?`).get(b.org.id) as { n: number }).n;
+  const count = async (table: string) => (await raw.get<{ n: number }>(`SELECT count(*) AS n FROM ${table} WHERE organization_id = ?`, b.org.id))!.n;
+  /** A FOREIGN KEY failure, as each engine words it. */
+  const FOREIGN_KEY = /FOREIGN KEY constraint failed|violates foreign key constraint/;
 
-  test("a balanced entry written by hand goes in (the control)", () => {
+  test("a balanced entry written by hand goes in (the control)", async () => {
     const id = newId();
-    sqlite().transaction(() => {
-      line(id, b.id("1110"), 500, 0);
-      line(id, b.id("3100"), 0, 500);
-      header(id, "RAW-1");
-    })();
-    expect(count("journal_entries")).toBe(2);
+    await unitOfWork(env.db, async (tx) => {
+      await line(id, b.id("1110"), 500, 0, b.org.id, "2026-06-02", tx);
+      await line(id, b.id("3100"), 0, 500, b.org.id, "2026-06-02", tx);
+      await header(id, "RAW-1", "2026-06-02", tx);
+    });
+    expect(await count("journal_entries")).toBe(2);
   });
 
-  test("an entry whose lines do not balance", () => {
-    const before = count("journal_lines");
+  test("an entry whose lines do not balance", async () => {
+    const before = await count("journal_lines");
     const id = newId();
-    expect(() =>
-      sqlite().transaction(() => {
-        line(id, b.id("1110"), 500, 0);
-        line(id, b.id("3100"), 0, 499);
-        header(id, "RAW-2");
-      })(),
-    ).toThrow(/debits equal its credits/);
+    await expect(
+      unitOfWork(env.db, async (tx) => {
+        await line(id, b.id("1110"), 500, 0, b.org.id, "2026-06-02", tx);
+        await line(id, b.id("3100"), 0, 499, b.org.id, "2026-06-02", tx);
+        await header(id, "RAW-2", "2026-06-02", tx);
+      }),
+    ).rejects.toThrow(/debits equal its credits/);
     const single = newId();
-    expect(() =>
-      sqlite().transaction(() => {
-        line(single, b.id("1110"), 0, 0 + 1);
-        header(single, "RAW-3");
-      })(),
-    ).toThrow(/at least two lines/);
-    expect(count("journal_lines")).toBe(before);
+    await expect(
+      unitOfWork(env.db, async (tx) => {
+        await line(single, b.id("1110"), 0, 0 + 1, b.org.id, "2026-06-02", tx);
+        await header(single, "RAW-3", "2026-06-02", tx);
+      }),
+    ).rejects.toThrow(/at least two lines/);
+    expect(await count("journal_lines")).toBe(before);
   });
 
-  test("a line of another date than its header", () => {
+  test("a line of another date than its header", async () => {
     const id = newId();
-    expect(() =>
-      sqlite().transaction(() => {
-        line(id, b.id("1110"), 500, 0, b.org.id, "2026-06-03");
-        line(id, b.id("3100"), 0, 500);
-        header(id, "RAW-4");
-      })(),
-    ).toThrow(/of its organisation, date and currency/);
+    await expect(
+      unitOfWork(env.db, async (tx) => {
+        await line(id, b.id("1110"), 500, 0, b.org.id, "2026-06-03", tx);
+        await line(id, b.id("3100"), 0, 500, b.org.id, "2026-06-02", tx);
+        await header(id, "RAW-4", "2026-06-02", tx);
+      }),
+    ).rejects.toThrow(/of its organisation, date and currency/);
   });
 
-  test("a line added to an existing entry", () => {
-    expect(() => line(entryId, b.id("1110"), 1, 0)).toThrow(/never changed/);
+  test("a line added to an existing entry", async () => {
+    await expect(line(entryId, b.id("1110"), 1, 0)).rejects.toThrow(/never changed/);
   });
 
-  test("any UPDATE or DELETE of entries and lines", () => {
-    expect(() => sqlite().run("UPDATE journal_entries SET description = 'edited' WHERE id = ?", [entryId])).toThrow(/never changed/);
-    expect(() => sqlite().run("UPDATE journal_lines SET debit_cents = debit_cents + 1 WHERE entry_id = ?", [entryId])).toThrow(/never changed/);
-    expect(() => sqlite().run("DELETE FROM journal_lines WHERE entry_id = ?", [entryId])).toThrow(/never deleted/);
-    expect(() => sqlite().run("DELETE FROM journal_entries WHERE id = ?", [entryId])).toThrow(/never deleted/);
-    expect((sqlite().query("SELECT description FROM journal_entries WHERE id = ?").get(entryId) as any).description).toMatch(/^Invoice /);
+  test("any UPDATE or DELETE of entries and lines", async () => {
+    await expect(raw.run("UPDATE journal_entries SET description = 'edited' WHERE id = ?", entryId)).rejects.toThrow(/never changed/);
+    await expect(raw.run("UPDATE journal_lines SET debit_cents = debit_cents + 1 WHERE entry_id = ?", entryId)).rejects.toThrow(/never changed/);
+    await expect(raw.run("DELETE FROM journal_lines WHERE entry_id = ?", entryId)).rejects.toThrow(/never deleted/);
+    await expect(raw.run("DELETE FROM journal_entries WHERE id = ?", entryId)).rejects.toThrow(/never deleted/);
+    expect((await raw.get("SELECT description FROM journal_entries WHERE id = ?", entryId)).description).toMatch(/^Invoice /);
   });
 
-  test("a line with both a debit and a credit, or a negative amount (CHECK)", () => {
+  test("a line with both a debit and a credit, or a negative amount (CHECK)", async () => {
     for (const [debit, credit] of [[5, 5], [0, 0], [-5, 0]]) {
       const id = newId();
-      expect(() =>
-        sqlite().transaction(() => {
-          line(id, b.id("1110"), debit!, credit!);
-        })(),
-      ).toThrow(/CHECK constraint failed/);
+      await expect(
+        unitOfWork(env.db, async (tx) => {
+          await line(id, b.id("1110"), debit!, credit!, b.org.id, "2026-06-02", tx);
+        }),
+      ).rejects.toThrow(/CHECK constraint failed|violates check constraint/);
     }
   });
 
-  test("a line whose header never comes fails at COMMIT (deferred foreign key)", () => {
-    const before = count("journal_lines");
-    sqlite().run("BEGIN");
-    line(newId(), b.id("1110"), 7, 0);
-    line(newId(), b.id("3100"), 0, 7);
-    expect(() => sqlite().run("COMMIT")).toThrow(/FOREIGN KEY constraint failed/);
-    sqlite().run("ROLLBACK");
-    expect(count("journal_lines")).toBe(before);
+  test("a line whose header never comes fails at COMMIT (deferred foreign key)", async () => {
+    const before = await count("journal_lines");
+    let inserted = false;
+    await expect(
+      unitOfWork(env.db, async (tx) => {
+        await line(newId(), b.id("1110"), 7, 0, b.org.id, "2026-06-02", tx);
+        await line(newId(), b.id("3100"), 0, 7, b.org.id, "2026-06-02", tx);
+        inserted = true; // both lines went in: the check waits for the COMMIT
+      }),
+    ).rejects.toThrow(FOREIGN_KEY);
+    expect(inserted).toBe(true);
+    expect(await count("journal_lines")).toBe(before);
   });
 
   test("only deleting the organisation removes its entries (cascade)", async () => {
     const gone = await env.newOrg("To be deleted", { country: "BE", currency: "EUR" });
-    const accounts = sqlite().query("SELECT id, code FROM accounts WHERE organization_id = ?").all(gone.org.id) as { id: string; code: string }[];
+    const accounts = await raw.all<{ id: string; code: string }>("SELECT id, code FROM accounts WHERE organization_id = ?", gone.org.id);
     const acc = (code: string) => accounts.find((a) => a.code === code)!.id;
     const id = newId();
-    sqlite().transaction(() => {
-      line(id, acc("1110"), 100, 0, gone.org.id);
-      line(id, acc("3100"), 0, 100, gone.org.id);
-      sqlite().run(
+    await unitOfWork(env.db, async (tx) => {
+      await line(id, acc("1110"), 100, 0, gone.org.id, "2026-06-02", tx);
+      await line(id, acc("3100"), 0, 100, gone.org.id, "2026-06-02", tx);
+      await rawSql(tx).run(
         "INSERT INTO journal_entries (id, organization_id, number, date, description, currency, source_type, is_closing, created_at) VALUES (?, ?, 'X-1', '2026-06-02', 'raw', 'EUR', 'manual', 0, '2026-06-02T00:00:00.000000Z')",
-        [id, gone.org.id],
+        id, gone.org.id,
       );
-    })();
-    expect((sqlite().query("SELECT count(*) AS n FROM journal_lines WHERE organization_id = ?").get(gone.org.id) as any).n).toBe(2);
-    sqlite().run("DELETE FROM organizations WHERE id = ?", [gone.org.id]);
-    expect((sqlite().query("SELECT count(*) AS n FROM journal_lines WHERE organization_id = ?").get(gone.org.id) as any).n).toBe(0);
-    expect((sqlite().query("SELECT count(*) AS n FROM journal_entries WHERE organization_id = ?").get(gone.org.id) as any).n).toBe(0);
+    });
+    expect((await raw.get("SELECT count(*) AS n FROM journal_lines WHERE organization_id = ?", gone.org.id)).n).toBe(2);
+    await raw.run("DELETE FROM organizations WHERE id = ?", gone.org.id);
+    expect((await raw.get("SELECT count(*) AS n FROM journal_lines WHERE organization_id = ?", gone.org.id)).n).toBe(0);
+    expect((await raw.get("SELECT count(*) AS n FROM journal_entries WHERE organization_id = ?", gone.org.id)).n).toBe(0);
   });
 });
 

@@ -9,6 +9,7 @@ import { customers, webhookDeliveries } from "../../db/schema.ts";
 import { createTestEnv, type ApiResponse } from "../helpers.ts";
 import { slowListSteps } from "../query-plan.ts";
 import { firstRow } from "../../db/client.ts";
+import { rawSql } from "../raw-sql.ts";
 
 const env = await createTestEnv();
 afterAll(() => env.close());
@@ -199,7 +200,7 @@ describe("webhook payloads", () => {
   test("the database stores metadata as a JSON object", async () => {
     const row = await firstRow(env.db.select({ metadata: customers.metadata }).from(customers).where(eq(customers.externalId, "crm-9")));
     expect(row?.metadata).toEqual({ tier: "gold" });
-    const raw = env.db.$client.query("SELECT metadata FROM customers WHERE external_id = 'crm-9'").get() as { metadata: string };
-    expect(JSON.parse(raw.metadata)).toEqual({ tier: "gold" });
+    const raw = await rawSql(env.db).get<{ metadata: string }>("SELECT metadata FROM customers WHERE external_id = 'crm-9'");
+    expect(JSON.parse(raw!.metadata)).toEqual({ tier: "gold" });
   });
 });

@@ -7,6 +7,8 @@ import { join } from "node:path";
 import { createTestEnv } from "../helpers.ts";
 import { plansOf, slowSteps } from "../query-plan.ts";
 import { firstRow } from "../../db/client.ts";
+import { openPostgres } from "../../db/postgres/connection.ts";
+import { onPostgres, rawSql, sqliteOnly } from "../raw-sql.ts";
 
 const env = await createTestEnv({ KONTOR_BASE_URL: "https://kontor.example.com" });
 afterAll(() => env.close());
@@ -153,7 +155,8 @@ describe("search (FTS5)", () => {
     expect((await env.api("GET", "/api/v1/customers?search=alpha", undefined, other.token)).body.data).toEqual([]);
   });
 
-  test("search uses the FTS index, not a scan of the name column", async () => {
+  // SQLite's FTS5 and its query plan
+  sqliteOnly.test("search uses the FTS index, not a scan of the name column", async () => {
     // prepare + finalize: a cached EXPLAIN statement over FTS5 keeps a read snapshot open
     const statement = env.db.$client.prepare("EXPLAIN QUERY PLAN SELECT id FROM customers WHERE rowid IN (SELECT rowid FROM customers_fts WHERE customers_fts MATCH ?)");
     const plan = statement.all('"alpha"*') as { detail: string }[];
@@ -165,20 +168,27 @@ describe("search (FTS5)", () => {
 });
 
 describe("meta.total stays exact", () => {
-  test("after writes by this connection and by another process on the same file", async () => {
-    const { Database } = await import("bun:sqlite");
+  test("after writes by this connection and by another process on the same database", async () => {
     const before = (await list("")).body.meta.total;
     expect((await list("")).body.meta.total).toBe(before);
     // another connection (as the CLI or a worker process would be)
-    const other = new Database(join(env.dir, "kontor.db"));
-    other.run(
-      "INSERT INTO customers (id, organization_id, name, created_at, updated_at) VALUES (?, ?, 'Raw Insert', '2026-01-01T00:00:00.000000Z', '2026-01-01T00:00:00.000000Z')",
-      [crypto.randomUUID(), env.org.id],
-    );
-    other.close();
+    const insert = "INSERT INTO customers (id, organization_id, name, created_at, updated_at) VALUES (?, ?, 'Raw Insert', '2026-01-01T00:00:00.000000Z', '2026-01-01T00:00:00.000000Z')";
+    if (onPostgres) {
+      const other = openPostgres(env.config.databaseUrl!, { max: 1 });
+      try {
+        await rawSql(other).run(insert, crypto.randomUUID(), env.org.id);
+      } finally {
+        await other.connection.close();
+      }
+    } else {
+      const { Database } = await import("bun:sqlite");
+      const other = new Database(join(env.dir, "kontor.db"));
+      other.run(insert, [crypto.randomUUID(), env.org.id]);
+      other.close();
+    }
     expect((await list("")).body.meta.total).toBe(before + 1);
     // this connection, outside any service
-    env.db.$client.run("DELETE FROM customers WHERE name = 'Raw Insert'");
+    await rawSql(env.db).run("DELETE FROM customers WHERE name = 'Raw Insert'");
     expect((await list("")).body.meta.total).toBe(before);
   });
 });
@@ -223,7 +233,7 @@ describe("a page read after the one before it seeks past that page's last row", 
     }
   });
 
-  test("the seek is an index search, with no sort step", async () => {
+  sqliteOnly.test("the seek is an index search, with no sort step", async () => {
     await list("?per_page=3&sort=-created_at&page=1");
     const plans = await plansOf(env, () => list("?per_page=3&sort=-created_at&page=2"));
     const seek = plans.find((p) => /\("customers"\."created_at", "customers"\."id"\) < \(\?, \?\)/.test(p.sql));

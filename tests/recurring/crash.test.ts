@@ -8,13 +8,15 @@
 import { afterAll, expect, test } from "bun:test";
 import { SELLER_IDENTITY } from "../fixtures.ts";
 import { createTestEnv, jsonWhenDone, startCli } from "../helpers.ts";
+import { rawSql } from "../raw-sql.ts";
 
 const env = await createTestEnv();
+const sql = rawSql(env.db);
 const children: Bun.Subprocess[] = [];
 afterAll(async () => {
   for (const child of children) child.kill("SIGKILL");
   await Promise.all(children.map((c) => c.exited));
-  env.close();
+  await env.close();
 });
 
 /** The run's date: in the past (a run after today is refused), so the test does not move with the calendar. */
@@ -45,11 +47,17 @@ const spawnRun = (orgId: string, extra: Record<string, string> = {}) =>
 const finished = jsonWhenDone;
 
 type Row = { template: string; start: string; number: string | null; status: string };
-/** The organisation's invoices in the order they were created (their rowid), with their period. */
+/**
+ * The organisation's invoices in the order they were created (the commit order of their
+ * invoice.created event, recorded in the unit of work that inserted them), with their period.
+ */
 const invoicesOf = (orgId: string) =>
-  env.db.$client
-    .query<Row, [string]>("SELECT recurring_invoice_id AS template, service_period_start AS start, number, status FROM invoices WHERE organization_id = ? ORDER BY rowid")
-    .all(orgId);
+  sql.all<Row>(
+    `SELECT recurring_invoice_id AS "template", service_period_start AS "start", number, status FROM invoices
+     WHERE organization_id = ?
+     ORDER BY (SELECT e.seq FROM events e WHERE e.organization_id = invoices.organization_id AND e.type = 'invoice.created' AND e.resource_id = invoices.id)`,
+    orgId,
+  );
 
 /** The 5th of each month from `from` (YYYY-MM) through September 2026. */
 function monthlyFifths(from: string): string[] {
@@ -79,10 +87,10 @@ test("a run killed with SIGKILL between two periods, then run again: each period
   const t = await template("2025-01-05");
   const killed = spawnRun(org.id, { KONTOR_TEST_RECURRING_PAUSE_MS: "300" });
   const deadline = Date.now() + 20_000;
-  while (invoicesOf(org.id).length < 2 && Date.now() < deadline) await Bun.sleep(10);
+  while ((await invoicesOf(org.id)).length < 2 && Date.now() < deadline) await Bun.sleep(10);
   killed.kill("SIGKILL");
   expect(await killed.exited).not.toBe(0);
-  const before = invoicesOf(org.id);
+  const before = await invoicesOf(org.id);
   expect(before.length).toBeGreaterThanOrEqual(2);
   expect(before.length).toBeLessThan(22);
   // what committed is whole: finalized and numbered
@@ -90,7 +98,7 @@ test("a run killed with SIGKILL between two periods, then run again: each period
 
   const report = await finished(spawnRun(org.id));
   expect(report.generated).toHaveLength(22 - before.length);
-  expectExactlyOnceGapless(invoicesOf(org.id), new Map([[t, monthlyFifths("2025-01")]]));
+  expectExactlyOnceGapless(await invoicesOf(org.id), new Map([[t, monthlyFifths("2025-01")]]));
 }, 60_000);
 
 test("two runs started at once on one database: each period invoiced once, numbers gapless", async () => {
@@ -103,7 +111,7 @@ test("two runs started at once on one database: each period invoiced once, numbe
   const reports = await Promise.all(runs.map(finished));
   expect(reports[0].generated.length + reports[1].generated.length).toBe(31);
   expectExactlyOnceGapless(
-    invoicesOf(org.id),
+    await invoicesOf(org.id),
     new Map([
       [a, monthlyFifths("2025-06")],
       [b, monthlyFifths("2026-01")],

@@ -9,17 +9,22 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runRecurring } from "../../server/recurring/run.ts";
 import { SELLER_IDENTITY } from "../fixtures.ts";
-import { createTestEnv, runCli, type TestEnv } from "../helpers.ts";
+import { createTestEnv, runCli, startCli, type TestEnv } from "../helpers.ts";
 import { slowListSteps } from "../query-plan.ts";
-const TESTS_ROOT = join(import.meta.dir, "..");
+import { rawSql } from "../raw-sql.ts";
 
 let env: TestEnv;
+let sql: ReturnType<typeof rawSql>;
+const children: Bun.Subprocess[] = [];
 beforeAll(async () => {
   env = await createTestEnv();
+  sql = rawSql(env.db);
 });
-afterAll(() => env.close());
+afterAll(async () => {
+  for (const child of children) child.kill("SIGKILL");
+  await env.close();
+});
 
-const CLI = join(TESTS_ROOT, "../cli/main.ts");
 const LINE = { description: "Hosting", quantity: "1", unit_price: "100.00" };
 
 /** An organisation of its own (its own number series), with a seller identity and a customer. */
@@ -42,23 +47,18 @@ async function setUp(customer: Record<string, unknown> = {}) {
 const cli = (args: string[], extra: Record<string, string> = {}) => runCli(["recurring", "run", "--db", env.config.dbPath, "--json", ...args], extra);
 
 const spawnRun = (args: string[], extra: Record<string, string> = {}) =>
-  Bun.spawn(["bun", CLI, "recurring", "run", "--db", env.config.dbPath, "--json", ...args], {
-    env: { ...process.env, KONTOR_ENV: "test", ...extra },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  startCli(["recurring", "run", "--db", env.config.dbPath, "--json", ...args], extra, children);
 
 /** The invoices a template generated, by service period, as the database holds them. */
 function generated(templateId: string) {
-  return env.db.$client
-    .query<{ id: string; issue_date: string; start: string; end: string; status: string }, [string]>(
-      "SELECT id, issue_date, service_period_start AS start, service_period_end AS end, status FROM invoices WHERE recurring_invoice_id = ? ORDER BY service_period_start",
-    )
-    .all(templateId);
+  return sql.all<{ id: string; issue_date: string; start: string; end: string; status: string }>(
+    'SELECT id, issue_date, service_period_start AS "start", service_period_end AS "end", status FROM invoices WHERE recurring_invoice_id = ? ORDER BY service_period_start',
+    templateId,
+  );
 }
 
-const periodRows = (templateId: string) =>
-  env.db.$client.query<{ n: number }, [string]>("SELECT count(*) AS n FROM recurring_invoice_periods WHERE template_id = ?").get(templateId)!.n;
+const periodRows = async (templateId: string) =>
+  (await sql.get<{ n: number }>("SELECT count(*) AS n FROM recurring_invoice_periods WHERE template_id = ?", templateId))!.n;
 
 describe("the API", () => {
   test("create, show, list, update, delete; the refusals name the field", async () => {
@@ -148,20 +148,20 @@ describe("generation, exactly once per period", () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`The run's date must not be after today`);
     expect(refused.stderr).toContain(tomorrow);
-    expect(generated(t.id)).toEqual([]);
+    expect(await generated(t.id)).toEqual([]);
     // the run itself, called with that date (as the worker could be), spends no period either
     const report = await runRecurring(env.db, { date: tomorrow, orgId: org.id });
     expect(report.generated).toEqual([]);
     expect(report.failed.map((f) => [f.recurring_invoice_id, f.period_start])).toEqual([[t.id, "2026-07-20"]]);
     expect(report.failed[0]!.error).toContain("must not be after today");
-    expect(generated(t.id)).toEqual([]);
+    expect(await generated(t.id)).toEqual([]);
     // today is a run's date like any other: the periods due are generated and finalized
     const ran = await cli(["--org", org.id]);
     expect(ran.code, ran.stderr).toBe(0);
     const statuses = JSON.parse(ran.stdout).generated.map((g: any) => [g.status, g.finalize_error]);
     expect(statuses.length).toBeGreaterThan(0);
     for (const status of statuses) expect(status).toEqual(["finalized", null]);
-    expect(generated(t.id).length).toBeGreaterThan(0);
+    expect((await generated(t.id)).length).toBeGreaterThan(0);
   });
 
   test("a monthly template started three months ago: three invoices on the first run, none on the second; each names its period and links back", async () => {
@@ -179,7 +179,7 @@ describe("generation, exactly once per period", () => {
     ]);
     const second = await cli(["--date", "2026-10-15", "--org", org.id]);
     expect(JSON.parse(second.stdout).generated).toEqual([]);
-    expect(generated(t.id).length).toBe(3);
+    expect((await generated(t.id)).length).toBe(3);
 
     const invoice = (await api("GET", `/api/v1/invoices/${report.generated[0].invoice_id}`)).body.data;
     expect(invoice).toMatchObject({
@@ -195,13 +195,14 @@ describe("generation, exactly once per period", () => {
     expect(shown).toMatchObject({ generated_count: 3, next_issue_date: "2026-10-20", status: "active" });
     expect(shown.last_run_at).toBeString();
     // auto_send: each finalized invoice queued for e-mail to the customer
-    const deliveries = env.db.$client
-      .query<{ channel: string; recipients: string }, [string]>("SELECT channel, recipients FROM document_deliveries WHERE invoice_id IN (SELECT id FROM invoices WHERE recurring_invoice_id = ?)")
-      .all(t.id);
+    const deliveries = await sql.all<{ channel: string; recipients: string }>(
+      "SELECT channel, recipients FROM document_deliveries WHERE invoice_id IN (SELECT id FROM invoices WHERE recurring_invoice_id = ?)",
+      t.id,
+    );
     expect(deliveries.length).toBe(3);
     expect(deliveries[0]).toEqual({ channel: "email", recipients: JSON.stringify({ to: ["billing@klant.example"], cc: [] }) });
     // invoice.created for each, as for any invoice
-    const created = env.db.$client.query<{ n: number }, [string]>("SELECT count(*) AS n FROM events WHERE type = 'invoice.created' AND organization_id = ?").get(org.id)!.n;
+    const created = (await sql.get<{ n: number }>("SELECT count(*) AS n FROM events WHERE type = 'invoice.created' AND organization_id = ?", org.id))!.n;
     expect(created).toBe(3);
 
     // the service period on the e-invoice (BG-14) and the PDF
@@ -232,8 +233,8 @@ describe("generation, exactly once per period", () => {
     for (const o of outputs) expect(o.code, o.err).toBe(0);
     const counts = outputs.map((o) => JSON.parse(o.out).generated.length);
     expect(counts[0]! + counts[1]!).toBe(3);
-    expect(generated(t.id).map((i) => i.start)).toEqual(["2026-07-20", "2026-08-20", "2026-09-20"]);
-    expect(periodRows(t.id)).toBe(3);
+    expect((await generated(t.id)).map((i) => i.start)).toEqual(["2026-07-20", "2026-08-20", "2026-09-20"]);
+    expect(await periodRows(t.id)).toBe(3);
   });
 
   test("a run killed with SIGKILL between two periods, then run again: nothing twice, nothing missed", async () => {
@@ -243,18 +244,18 @@ describe("generation, exactly once per period", () => {
     const killed = spawnRun(["--date", "2026-10-15", "--org", org.id], { KONTOR_TEST_RECURRING_PAUSE_MS: "400" });
     // killed once its first period has committed (it then waits 400 ms before the next)
     const deadline = Date.now() + 15_000;
-    while (periodRows(t.id) === 0 && Date.now() < deadline) await Bun.sleep(20);
+    while ((await periodRows(t.id)) === 0 && Date.now() < deadline) await Bun.sleep(20);
     killed.kill("SIGKILL");
     expect(await killed.exited).not.toBe(0);
-    const before = generated(t.id).length;
+    const before = (await generated(t.id)).length;
     expect(before).toBeGreaterThanOrEqual(1);
     expect(before).toBeLessThan(22);
-    expect(periodRows(t.id)).toBe(before);
+    expect(await periodRows(t.id)).toBe(before);
 
     const rerun = await cli(["--date", "2026-10-15", "--org", org.id]);
     expect(rerun.code, rerun.stderr).toBe(0);
     expect(JSON.parse(rerun.stdout).generated.length).toBe(22 - before);
-    const starts = generated(t.id).map((i) => i.start);
+    const starts = (await generated(t.id)).map((i) => i.start);
     const expected = Array.from({ length: 22 }, (_, i) => `${2025 + Math.floor(i / 12)}-${String((i % 12) + 1).padStart(2, "0")}-05`);
     expect(starts).toEqual(expected);
   }, 30_000);

@@ -14,12 +14,13 @@ import { invoices, reminders } from "../../db/schema.ts";
 import { CLI_ACTOR } from "../../server/orgs/service.ts";
 import { previewReminders, runReminders } from "../../server/reminders/run.ts";
 import { createTestEnv } from "../helpers.ts";
+import { onPostgres } from "../raw-sql.ts";
 import { firstRow } from "../../db/client.ts";
 
 const env = await createTestEnv();
 const dir = mkdtempSync(join(tmpdir(), "kontor-reminder-batches-"));
-afterAll(() => {
-  env.close();
+afterAll(async () => {
+  await env.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -153,11 +154,42 @@ describe("a batch boundary changes nothing", () => {
 });
 
 describe("one query per batch, not per invoice", () => {
-  /** The statements SQLite compiles while `work` runs: drizzle compiles one per query it runs. */
+  /**
+   * The statements run while `work` runs. SQLite: the statements it compiles (drizzle compiles one
+   * per query it runs). PostgreSQL: every statement sent, on the pool or on a unit's connection
+   * (its transaction, its savepoints).
+   */
   async function statementsDuring(work: () => Promise<unknown>): Promise<number> {
+    let n = 0;
+    if (onPostgres) {
+      // a client counting its statements and those of the transactions and savepoints it opens
+      const counting = (client: any) => {
+        const [unsafe, begin, savepoint] = [client.unsafe, client.begin, client.savepoint];
+        const within = (open: (...args: unknown[]) => unknown) => (...args: unknown[]) => {
+          const inner = args.at(-1) as (tx: unknown) => unknown;
+          return open(...args.slice(0, -1), (tx: unknown) => inner(counting(tx)));
+        };
+        return Object.assign(Object.create(client), {
+          unsafe: (...args: unknown[]) => (n++, unsafe(...args)),
+          begin: begin && within(begin),
+          savepoint: savepoint && within(savepoint),
+        });
+      };
+      const client = env.db.$client as any;
+      const [unsafe, begin] = [client.unsafe, client.begin];
+      const counted = counting({ unsafe, begin, savepoint: client.savepoint });
+      client.unsafe = counted.unsafe;
+      client.begin = counted.begin;
+      try {
+        await work();
+      } finally {
+        client.unsafe = unsafe;
+        client.begin = begin;
+      }
+      return n;
+    }
     const client = env.db.$client as any;
     const [prepare, query] = [client.prepare, client.query];
-    let n = 0;
     client.prepare = function (...args: unknown[]) {
       n++;
       return prepare.apply(this, args);
@@ -189,9 +221,14 @@ describe("one query per batch, not per invoice", () => {
       expect(preview!.data).toHaveLength(dues.length);
       for (const p of preview!.data) expect(Number(p.total_to_pay)).toBeGreaterThan(1210);
     }
+    expect(counted[0]).toBeGreaterThan(0);
     expect(counted[1]).toBe(counted[0]!);
   });
 });
+
+/** What a child process needs to reach the test's database on PostgreSQL; nothing on SQLite (the --db path). */
+const engineEnv = (): Record<string, string> =>
+  env.config.databaseUrl === null ? {} : { KONTOR_DATABASE_URL: env.config.databaseUrl, KONTOR_SECRET_KEY_FILE: env.config.secretKeyFile! };
 
 /** `kontor reminders run` for one organisation, and the modules the process loaded (a preloaded probe writes Bun's registry as it exits). */
 async function runLoading(org: Org): Promise<{ runs: any[]; loaded: string[] }> {
@@ -200,7 +237,8 @@ async function runLoading(org: Org): Promise<{ runs: any[]; loaded: string[] }> 
   writeFileSync(probe, `process.on("exit", () => require("node:fs").writeFileSync(process.env.LOADED_MODULES_FILE, JSON.stringify(Object.keys(require.cache))));\n`);
   const root = join(import.meta.dir, "../..");
   const proc = Bun.spawn(["bun", "--preload", probe, join(root, "cli/main.ts"), "reminders", "run", "--db", env.config.dbPath, "--date", "2026-03-20", "--org", org.org.id, "--json"], {
-    env: { ...process.env, KONTOR_ENV: "test", LOADED_MODULES_FILE: out },
+    // on PostgreSQL, what reaches the test's database (as runCli gives it)
+    env: { ...process.env, KONTOR_ENV: "test", ...engineEnv(), LOADED_MODULES_FILE: out },
     stdout: "pipe",
     stderr: "pipe",
   });

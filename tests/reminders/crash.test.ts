@@ -7,13 +7,15 @@
  */
 import { afterAll, expect, test } from "bun:test";
 import { createTestEnv, jsonWhenDone, startCli } from "../helpers.ts";
+import { rawSql } from "../raw-sql.ts";
 
 const env = await createTestEnv();
+const sql = rawSql(env.db);
 const children: Bun.Subprocess[] = [];
 afterAll(async () => {
   for (const child of children) child.kill("SIGKILL");
   await Promise.all(children.map((c) => c.exited));
-  env.close();
+  await env.close();
 });
 
 const INVOICES = 8;
@@ -43,20 +45,22 @@ const spawnRun = (orgId: string, extra: Record<string, string> = {}) =>
 const finished = jsonWhenDone;
 
 const remindersOf = (orgId: string) =>
-  env.db.$client.query<{ invoice: string; level: number; note: string | null }, [string]>("SELECT invoice_id AS invoice, level, interest_note_id AS note FROM reminders WHERE organization_id = ?").all(orgId);
+  sql.all<{ invoice: string; level: number; note: string | null }>('SELECT invoice_id AS "invoice", level, interest_note_id AS "note" FROM reminders WHERE organization_id = ?', orgId);
+/** The interest notes in the order they were created: the commit order of their invoice.created event, recorded in the unit of work that inserted them. */
 const notesOf = (orgId: string) =>
-  env.db.$client
-    .query<{ id: string; related: string; number: string | null; status: string; total: number }, [string]>(
-      "SELECT id, related_invoice_id AS related, number, status, total_cents AS total FROM invoices WHERE organization_id = ? AND type = 'interest_note' ORDER BY rowid",
-    )
-    .all(orgId);
+  sql.all<{ id: string; related: string; number: string | null; status: string; total: number }>(
+    `SELECT id, related_invoice_id AS "related", number, status, total_cents AS "total" FROM invoices
+     WHERE organization_id = ? AND type = 'interest_note'
+     ORDER BY (SELECT e.seq FROM events e WHERE e.organization_id = invoices.organization_id AND e.type = 'invoice.created' AND e.resource_id = invoices.id)`,
+    orgId,
+  );
 
 /** One reminder and one note per invoice, each note its reminder's, issued and numbered 1…n gapless. */
-function expectOnceGapless(orgId: string, ids: string[]) {
-  const reminders = remindersOf(orgId);
+async function expectOnceGapless(orgId: string, ids: string[]) {
+  const reminders = await remindersOf(orgId);
   expect(reminders.map((r) => r.invoice).sort()).toEqual([...ids].sort());
   expect(reminders.every((r) => r.level === 0)).toBe(true);
-  const notes = notesOf(orgId);
+  const notes = await notesOf(orgId);
   expect(notes.map((n) => n.related).sort()).toEqual([...ids].sort());
   expect(new Set(reminders.map((r) => r.note))).toEqual(new Set(notes.map((n) => n.id)));
   // 1000.00 × 10.50 % × 10/365 = 2.876… → 2.88 of interest, and the €40: 42.88 each
@@ -73,18 +77,18 @@ test("a run killed with SIGKILL between two reminders, then run again: each remi
   const { org, ids } = await setUp("Killed Run BV");
   const killed = spawnRun(org.id, { KONTOR_TEST_REMINDER_PAUSE_MS: "400" });
   const deadline = Date.now() + 20_000;
-  while (remindersOf(org.id).length < 2 && Date.now() < deadline) await Bun.sleep(10);
+  while ((await remindersOf(org.id)).length < 2 && Date.now() < deadline) await Bun.sleep(10);
   killed.kill("SIGKILL");
   await killed.exited;
-  const before = remindersOf(org.id).length;
+  const before = (await remindersOf(org.id)).length;
   expect(before).toBeGreaterThanOrEqual(2);
   expect(before).toBeLessThan(INVOICES);
   // what committed is whole: each recorded reminder with its issued note, no note without its reminder
-  expect(notesOf(org.id)).toHaveLength(before);
+  expect(await notesOf(org.id)).toHaveLength(before);
 
   const rerun = await finished(spawnRun(org.id));
   expect(rerun[0].data).toHaveLength(INVOICES - before);
-  expectOnceGapless(org.id, ids);
+  await expectOnceGapless(org.id, ids);
   // a third run on the same date has nothing left to send
   expect((await finished(spawnRun(org.id)))[0].data).toEqual([]);
 }, 60_000);
@@ -94,5 +98,5 @@ test("two runs started at once on one database: each reminder and its note once,
   const both = [spawnRun(org.id, { KONTOR_TEST_REMINDER_PAUSE_MS: "30" }), spawnRun(org.id, { KONTOR_TEST_REMINDER_PAUSE_MS: "30" })];
   const outputs = await Promise.all(both.map(finished));
   expect(outputs[0][0].data.length + outputs[1][0].data.length).toBe(INVOICES);
-  expectOnceGapless(org.id, ids);
+  await expectOnceGapless(org.id, ids);
 }, 60_000);

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { events, reminders } from "../../db/schema.ts";
 import { computeClaim, type ClaimInput } from "../../server/interest/claim.ts";
 import { runReminders } from "../../server/reminders/run.ts";
-import { createTestEnv } from "../helpers.ts";
+import { createTestEnv, databaseEnv } from "../helpers.ts";
 import { firstRow } from "../../db/client.ts";
 
 const env = await createTestEnv();
@@ -58,7 +58,7 @@ describe("a half year without a published rate", () => {
 
   test("kontor reminders run: the output names the problem, stderr warns; the reminder is recorded with its note", async () => {
     const proc = Bun.spawn(["bun", cli, "reminders", "run", "--db", env.config.dbPath, "--date", "2026-07-10", "--org", org.org.id, "--json"], {
-      env: { ...process.env, KONTOR_ENV: "test" },
+      env: { ...process.env, KONTOR_ENV: "test", ...databaseEnv(env.config.dbPath) },
       stdout: "pipe",
       stderr: "pipe",
     });

@@ -18,7 +18,7 @@ import { unitOfWork } from "../../server/lib/scope.ts";
 import { onReminderAccepted, runReminders } from "../../server/reminders/run.ts";
 import { firstReminderAcceptedOn } from "../../server/interest/note.ts";
 import { renderReminderForDelivery } from "../../server/reminders/read.ts";
-import { createTestEnv, asTx } from "../helpers.ts";
+import { createTestEnv, asTx, databaseEnv } from "../helpers.ts";
 import { firstRow } from "../../db/client.ts";
 const TESTS_ROOT = join(import.meta.dir, "..");
 
@@ -264,7 +264,7 @@ describe("manual channel", () => {
 describe("processes", () => {
   const cli = join(TESTS_ROOT, "../cli/main.ts");
   const start = (args: string[], extra: Record<string, string> = {}) =>
-    Bun.spawn(["bun", cli, "reminders", "run", "--db", env.config.dbPath, ...args], { env: { ...process.env, KONTOR_ENV: "test", ...extra }, stdout: "pipe", stderr: "pipe" });
+    Bun.spawn(["bun", cli, "reminders", "run", "--db", env.config.dbPath, ...args], { env: { ...process.env, KONTOR_ENV: "test", ...databaseEnv(env.config.dbPath), ...extra }, stdout: "pipe", stderr: "pipe" });
 
   test("two runs at once and a run killed midway: each reminder recorded and queued once", async () => {
     const { org, token } = await env.newOrg("Busy BV");

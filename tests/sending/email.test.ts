@@ -17,7 +17,7 @@ import { setOrganizationSmtp } from "../../server/orgs/service.ts";
 import { startDeliveryWorker, type DeliveryWorker } from "../../server/sending/worker.ts";
 import { describe as describeValidation, validateUbl } from "../einvoicing/validate.ts";
 import { SELLER_IDENTITY } from "../fixtures.ts";
-import { createTestEnv, runCli } from "../helpers.ts";
+import { createTestEnv, databaseEnv, runCli } from "../helpers.ts";
 import { startSmtp, type TestSmtp } from "./smtp.ts";
 import { embeddedInvoiceXml } from "../../server/inbound/pdf-attachments.ts";
 import { firstRow } from "../../db/client.ts";
@@ -410,7 +410,7 @@ describe("a worker killed between the SMTP server's acceptance and the delivery'
     expect((await env.api("POST", `/api/v1/invoices/${invoice.id}/send`, { channel: "email" })).status).toBe(202);
     const before = smtp.messages.length;
     const processEnv = {
-      KONTOR_DB: env.config.dbPath,
+      ...databaseEnv(env.config.dbPath),
       KONTOR_SMTP_URL: smtp.url,
       KONTOR_MAIL_FROM: "invoices@kontor.test",
       // the channel's limit, which sizes the lease (twice it): what the next worker waits for

@@ -7,7 +7,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Database } from "bun:sqlite";
 import { eq } from "drizzle-orm";
 import { expenses, organizations } from "../../db/schema.ts";
 import { ValidationFailed } from "../../server/lib/errors.ts";
@@ -26,6 +25,7 @@ import { startDeliveryWorker } from "../../server/sending/worker.ts";
 import { startFakeRecommand, type FakeRecommand } from "./recommand-fake.ts";
 import { describe as describeValidation, validateUbl } from "../einvoicing/validate.ts";
 import { firstRow } from "../../db/client.ts";
+import { rawSql } from "../raw-sql.ts";
 
 const CREDENTIALS = { apiKey: "key_7Hq2", apiSecret: "secret_Zx81-do-not-store-in-plaintext", companyId: "c_01KONTOR" };
 const EXAMPLE = join(import.meta.dir, "..", "einvoicing", "examples", "peppol", "base-example.xml");
@@ -41,9 +41,9 @@ beforeAll(async () => {
   // the server's key file, as the CLI and the server find it beside the database
   deps = { db: env.db, secrets: loadSecretBox(env.config), timeoutMs: 500 };
 });
-afterAll(() => {
+afterAll(async () => {
   fake.stop();
-  env.close();
+  await env.close();
 });
 
 const outgoing = (over: Partial<PeppolOutgoing> = {}): PeppolOutgoing => {
@@ -78,9 +78,7 @@ describe("the access point configured through the CLI", () => {
     expect(shown.peppol_id).toBe("0208:0123456749");
     expect(r.stdout).not.toContain(CREDENTIALS.apiSecret);
 
-    const raw = new Database(env.config.dbPath, { readonly: true });
-    const row = raw.query("SELECT peppol_provider, peppol_credentials FROM organizations WHERE id = ?").get(env.org.id) as { peppol_provider: string; peppol_credentials: string };
-    raw.close();
+    const row = (await rawSql(env.db).get<{ peppol_provider: string; peppol_credentials: string }>("SELECT peppol_provider, peppol_credentials FROM organizations WHERE id = ?", env.org.id))!;
     expect(row.peppol_provider).toBe("recommand");
     expect(row.peppol_credentials.startsWith("enc:v1:")).toBe(true);
     for (const value of Object.values(CREDENTIALS)) expect(row.peppol_credentials).not.toContain(value);
@@ -115,8 +113,8 @@ describe("the access point configured through the CLI", () => {
     await setPeppolAccessPoint(scope, deps.secrets, { apiSecret: "s2" });
     expect((await accessPointFor(env.db, deps.secrets, other.org.id) as RecommandAccessPoint).credentials).toEqual({ apiKey: "k", apiSecret: "s2", companyId: "c", baseUrl: "https://app.recommand.eu/api/v1" });
     // credentials sealed with another server's key: the access point cannot be used, and is set anew whole
-    env.db.$client.query("UPDATE organizations SET peppol_credentials = ? WHERE id = ?").run(new SecretBox(new Uint8Array(32).fill(7)).seal("{}", `peppol:${other.org.id}`), other.org.id);
-    expect(() => accessPointFor(env.db, deps.secrets, other.org.id)).toThrow(SecretUnreadable);
+    await rawSql(env.db).run("UPDATE organizations SET peppol_credentials = ? WHERE id = ?", new SecretBox(new Uint8Array(32).fill(7)).seal("{}", `peppol:${other.org.id}`), other.org.id);
+    await expect(accessPointFor(env.db, deps.secrets, other.org.id)).rejects.toThrow(SecretUnreadable);
     const unreadable = await sendOverPeppol(deps, outgoing({ organizationId: other.org.id }));
     expect(unreadable.outcome).toBe("failed");
     expect((unreadable as { detail: string }).detail).toContain("credentials cannot be read");

@@ -1,5 +1,6 @@
 /**
- * One server per port and one per SQLite file, with real processes on 127.0.0.1: a second
+ * One server per port and one per SQLite file, with real processes on 127.0.0.1 (one per SQLite
+ * file is SQLite's: servers share a PostgreSQL database; one per port holds on either): a second
  * `kontor serve` on a port another process listens on (Kontor or not) or on a database another
  * server serves exits non-zero within seconds, naming the port or the database; Kontor's own HTTP
  * threads still share their port; `kontor worker` and the CLI work beside a running server; a
@@ -9,17 +10,21 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli, serveProcess } from "../helpers.ts";
+import { createTestEnv, runCli, serveProcess } from "../helpers.ts";
+import { onPostgres, sqliteOnly } from "../raw-sql.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "kontor-one-server-"));
-const dbA = join(dir, "a.db");
-const dbB = join(dir, "b.db");
+// on PostgreSQL, two databases of the test's own, which the servers reach by these paths
+const postgres = onPostgres ? [await createTestEnv(), await createTestEnv()] : [];
+const dbA = postgres[0]?.config.dbPath ?? join(dir, "a.db");
+const dbB = postgres[1]?.config.dbPath ?? join(dir, "b.db");
 const running: { proc: { kill: (signal?: number | NodeJS.Signals) => void; exited: Promise<number> } }[] = [];
 afterAll(async () => {
   for (const r of running) {
     r.proc.kill(9);
     await r.proc.exited;
   }
+  for (const env of postgres) await env.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -69,7 +74,7 @@ describe("one server per port", () => {
   }, 60_000);
 });
 
-describe("one server per SQLite file", () => {
+sqliteOnly.describe("one server per SQLite file", () => {
   test("a second kontor serve on the same database, another port: exits 1 within seconds naming the database and the server's pid", async () => {
     const first = running[0]!;
     const r = await refusedServe(["--port", "0", "--db", dbA]);

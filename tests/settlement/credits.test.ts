@@ -64,8 +64,8 @@ describe("through the API", () => {
     const d = await call("POST", `/api/v1/invoices/${invoiceId}/credit-note`, { lines: [{ description: "Credit", quantity: "1", unit_price: price }] }, 201);
     return call("POST", `/api/v1/invoices/${d.id}/finalize`);
   };
-  const audited = async (id: string) => (await env.db.select().from(auditLog).where(eq(auditLog.resourceId, id))).map((a) => [a.action, a.resourceType]);
-  const updates = async (id: string) => (await env.db.select().from(events).where(and(eq(events.type, "invoice.updated"), eq(events.resourceId, id)))).map((e) => JSON.parse(e.data));
+  const audited = async (id: string) => (await env.db.select().from(auditLog).where(eq(auditLog.resourceId, id)).orderBy(auditLog.createdAt, auditLog.id)).map((a) => [a.action, a.resourceType]);
+  const updates = async (id: string) => (await env.db.select().from(events).where(and(eq(events.type, "invoice.updated"), eq(events.resourceId, id))).orderBy(events.id)).map((e) => JSON.parse(e.data));
   const pay = (id: string, amount: string) => call("POST", `/api/v1/invoices/${id}/record-payment`, { amount, payment_date: "2025-10-10" }, 201);
 
   test("a payment deleted: the credit notes owing refunds settle the invoice again, the oldest first", async () => {

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { embeddedMigrations } from "../../db/migrations/index.ts";
 import { createTestEnv, runCli } from "../helpers.ts";
+import { sqliteOnly } from "../raw-sql.ts";
 
 const env = await createTestEnv();
 afterAll(() => env.close());
@@ -124,7 +125,9 @@ describe("external_id: one id however it is typed", () => {
   });
 });
 
-describe("the upgrade normalises stored external ids", () => {
+// an upgrade of an older Kontor's SQLite database (migration 0049 queues the normalisation): a
+// PostgreSQL database starts from a baseline after it, its ids stored normalised from the first
+sqliteOnly.describe("the upgrade normalises stored external ids", () => {
   test("NFD ids become NFC; two ids of one organisation that become equal are left as they are and reported by kontor migrate", async () => {
     const local = await createTestEnv();
     const a = (await local.api("POST", "/api/v1/customers", { name: "A", external_id: "placeholder-a" })).body.data;

@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTestEnv, runCli } from "../helpers.ts";
+import { rawSql } from "../raw-sql.ts";
 import { validateIntervat } from "../fixtures/intervat/validate.ts";
 
 const env = await createTestEnv();
@@ -271,7 +272,7 @@ describe("filing", () => {
     expect(filed.body.data).toMatchObject({ filed: true, can_file: false, grids: { "72": "480.00" } });
     const after = await env.request("GET", "/api/v1/vat-returns/2026-Q1/xml", { token });
     expect(after.bytes).toEqual(before.bytes);
-    const stored = env.db.$client.query<{ xml: string }, [string]>("SELECT xml FROM vat_returns WHERE organization_id = ?").get(org.id)!;
+    const stored = (await rawSql(env.db).get<{ xml: string }>("SELECT xml FROM vat_returns WHERE organization_id = ?", org.id))!;
     expect(stored.xml).toBe(before.text);
     expect((await env.api("POST", "/api/v1/vat-returns/2026-Q1/file", undefined, token)).status).toBe(409);
     const events = (await env.api("GET", "/api/v1/events?per_page=100", undefined, token)).body.data as { type: string }[];

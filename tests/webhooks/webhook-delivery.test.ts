@@ -20,7 +20,7 @@ import { webhookService } from "../../server/webhooks/service.ts";
 import { refusedRange } from "../../server/lib/hosts.ts";
 import { startServer } from "../../server/serve.ts";
 import { startWorker } from "../../server/webhooks/worker.ts";
-import { createTestEnv } from "../helpers.ts";
+import { createTestEnv, databaseEnv } from "../helpers.ts";
 import { firstRow } from "../../db/client.ts";
 const TESTS_ROOT = join(import.meta.dir, "..");
 
@@ -670,7 +670,7 @@ describe("leases, shutdown and several workers", () => {
   /** A `kontor worker` process, returned once it says it is running. */
   async function spawnWorker(extraEnv: Record<string, string> = {}): Promise<Subprocess> {
     const proc = Bun.spawn(["bun", cliPath, "worker", "--db", env.config.dbPath], {
-      env: { ...process.env, KONTOR_ENV: "test", ...WORKER_ENV, ...extraEnv },
+      env: { ...process.env, KONTOR_ENV: "test", ...databaseEnv(env.config.dbPath), ...WORKER_ENV, ...extraEnv },
       stdout: "pipe",
       stderr: "ignore",
     });

@@ -4,13 +4,13 @@
  * what an older Kontor stored in plaintext. Deliveries go to a real receiver on 127.0.0.1.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { createRuntime } from "../../server/runtime.ts";
+import { createRuntime, openConfiguredDatabase } from "../../server/runtime.ts";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
-import { firstRow, openDatabase } from "../../db/client.ts";
+import { firstRow } from "../../db/client.ts";
 import { migrateDatabase } from "../../server/data-migrations.ts";
 import { webhookDeliveries } from "../../db/schema.ts";
 import { createApp } from "../../server/app.ts";
@@ -20,6 +20,7 @@ import { CLI_ACTOR } from "../../server/orgs/service.ts";
 import { startServer } from "../../server/serve.ts";
 import { startWorker } from "../../server/webhooks/worker.ts";
 import { createTestEnv, type TestEnv } from "../helpers.ts";
+import { onPostgres, rawSql } from "../raw-sql.ts";
 
 const WEBHOOK_ENV = { KONTOR_WEBHOOK_ALLOW_PRIVATE: "true", KONTOR_WEBHOOK_BACKOFF: "50ms", KONTOR_WEBHOOK_MAX_ATTEMPTS: "1" };
 const env = await createTestEnv(WEBHOOK_ENV);
@@ -37,7 +38,7 @@ const receiver = Bun.serve({
 });
 afterAll(async () => {
   await receiver.stop(true);
-  env.close();
+  await env.close();
   rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -52,7 +53,13 @@ const verifies = (secret: string, request: Received) => {
     return false;
   }
 };
-const storedSecret = (e: TestEnv, id: string) => (e.db.$client.query("SELECT secret FROM webhooks WHERE id = ?").get(id) as { secret: string }).secret;
+const storedSecret = async (e: TestEnv, id: string) => (await rawSql(e.db).get<{ secret: string }>("SELECT secret FROM webhooks WHERE id = ?", id))!.secret;
+/**
+ * The test's database opened again by a server with its own configuration: on SQLite the file at
+ * `dbPath` (a copy, a restored backup, or the test's own), on PostgreSQL the test's database (a
+ * server of another key file reaches the same rows, as a copy of them would hold them).
+ */
+const engineOf = (dbPath: string): Record<string, string> => (env.config.databaseUrl === null ? { KONTOR_DB: dbPath } : { KONTOR_DB: dbPath, KONTOR_DATABASE_URL: env.config.databaseUrl });
 /** The database's bytes, the WAL included: the secret must be nowhere in them. */
 function databaseBytes(path: string): string {
   return ["", "-wal"].map((suffix) => (existsSync(path + suffix) ? readFileSync(path + suffix).toString("latin1") : "")).join("");
@@ -73,13 +80,14 @@ describe("secrets at rest", () => {
     const created = (await env.api("POST", "/api/v1/webhooks", { url, events: ["customer.created"] }, token)).body.data;
     const regenerated = (await env.api("POST", `/api/v1/webhooks/${created.id}/regenerate-secret`, undefined, token)).body.data;
     for (const secret of [created.secret, regenerated.secret]) expect(secret).toMatch(/^whsec_[A-Za-z0-9]{44}$/);
-    const stored = storedSecret(env, created.id);
+    const stored = await storedSecret(env, created.id);
     expect(stored).toMatch(/^enc:v1:[A-Za-z0-9+/]+=*$/);
-    env.db.$client.exec("PRAGMA wal_checkpoint(PASSIVE)");
-    const bytes = databaseBytes(env.config.dbPath);
-    for (const secret of [created.secret, regenerated.secret]) {
-      expect(stored).not.toContain(secret.slice("whsec_".length));
-      expect(bytes.includes(secret.slice("whsec_".length))).toBe(false);
+    for (const secret of [created.secret, regenerated.secret]) expect(stored).not.toContain(secret.slice("whsec_".length));
+    if (!onPostgres) {
+      // SQLite: the plaintext reaches neither the file nor its WAL
+      env.db.$client.exec("PRAGMA wal_checkpoint(PASSIVE)");
+      const bytes = databaseBytes(env.config.dbPath);
+      for (const secret of [created.secret, regenerated.secret]) expect(bytes.includes(secret.slice("whsec_".length))).toBe(false);
     }
 
     const worker = await startWorker(env.db, env.config, { log: () => {} });
@@ -97,12 +105,15 @@ describe("secrets at rest", () => {
     const { org, token } = await env.newOrg();
     const url = hookUrl();
     const { id, secret } = (await env.api("POST", "/api/v1/webhooks", { url, events: ["customer.created"] }, token)).body.data;
-    env.db.$client.exec("PRAGMA wal_checkpoint(TRUNCATE)");
     const copyDir = mkdtempSync(join(scratch, "copy-"));
-    copyFileSync(env.config.dbPath, join(copyDir, "kontor.db")); // the database alone, as a backup would hold it
+    if (!onPostgres) {
+      env.db.$client.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+      copyFileSync(env.config.dbPath, join(copyDir, "kontor.db")); // the database alone, as a backup would hold it
+    }
 
-    const config = loadConfig({ KONTOR_ENV: "test", ...WEBHOOK_ENV, KONTOR_DB: join(copyDir, "kontor.db") });
-    const copy = openDatabase(config.dbPath);
+    // its own key: on SQLite made beside the copy, on PostgreSQL (where the key file is required) at that same place
+    const config = loadConfig({ KONTOR_ENV: "test", ...WEBHOOK_ENV, ...engineOf(join(copyDir, "kontor.db")), ...(onPostgres ? { KONTOR_SECRET_KEY_FILE: join(copyDir, "kontor.key") } : {}) });
+    const copy = openConfiguredDatabase(config);
     const logged: string[] = [];
     const worker = await startWorker(copy, config, { log: (line) => logged.push(line) });
     try {
@@ -119,23 +130,23 @@ describe("secrets at rest", () => {
     // nothing was sent, so nothing could carry a signature the receiver would accept
     expect(arrivedAt(url).every((r) => !verifies(secret, r))).toBe(true);
     expect(arrivedAt(url)).toHaveLength(0);
-    copy.$client.close();
+    await copy.connection.close();
 
     // the database with its key file (here at a path of its own) is a whole backup: it signs again
     const keyFile = join(copyDir, "elsewhere", "restored.key");
     const restoredDir = mkdtempSync(join(scratch, "restored-"));
-    copyFileSync(env.config.dbPath, join(restoredDir, "kontor.db"));
+    if (!onPostgres) copyFileSync(env.config.dbPath, join(restoredDir, "kontor.db"));
     mkdirSync(join(copyDir, "elsewhere"));
     copyFileSync(join(env.dir, "kontor.key"), keyFile);
-    const restoredConfig = loadConfig({ KONTOR_ENV: "test", ...WEBHOOK_ENV, KONTOR_DB: join(restoredDir, "kontor.db"), KONTOR_SECRET_KEY_FILE: keyFile });
-    const restored = openDatabase(restoredConfig.dbPath);
+    const restoredConfig = loadConfig({ KONTOR_ENV: "test", ...WEBHOOK_ENV, ...engineOf(join(restoredDir, "kontor.db")), KONTOR_SECRET_KEY_FILE: keyFile });
+    const restored = openConfiguredDatabase(restoredConfig);
     const again = await startWorker(restored, restoredConfig, { log: () => {} });
     try {
       await customerService.create({ db: restored, org, actor: CLI_ACTOR }, { name: "From the restored backup" });
       await waitFor("the delivery", () => arrivedAt(url).length === 1);
     } finally {
       await again.stop();
-      restored.$client.close();
+      await restored.connection.close();
     }
     expect(verifies(secret, arrivedAt(url)[0]!)).toBe(true);
   });
@@ -149,40 +160,45 @@ describe("secrets at rest", () => {
     const { org, token } = await env.newOrg();
     const url = hookUrl();
     const { secret } = (await env.api("POST", "/api/v1/webhooks", { url, events: ["customer.created"] }, token)).body.data;
-    const second = openDatabase(env.config.dbPath);
+    const second = openConfiguredDatabase(env.config);
     const worker = await startWorker(second, env.config, { log: () => {} });
     try {
       await customerService.create({ db: second, org, actor: CLI_ACTOR }, { name: "Second start" });
       await waitFor("the delivery", () => arrivedAt(url).length === 1);
     } finally {
       await worker.stop();
-      second.$client.close();
+      await second.connection.close();
     }
     expect(verifies(secret, arrivedAt(url)[0]!)).toBe(true);
     expect(readFileSync(beside)).toEqual(before);
 
+    // a start with KONTOR_SECRET_KEY_FILE makes the key there, and none beside the database
     const keyFile = join(scratch, "keys", "kontor-test.key");
-    const configured = await createTestEnv({ KONTOR_SECRET_KEY_FILE: keyFile });
+    const configuredDir = mkdtempSync(join(scratch, "configured-"));
+    const configuredConfig = loadConfig({ KONTOR_ENV: "test", ...engineOf(join(configuredDir, "kontor.db")), KONTOR_SECRET_KEY_FILE: keyFile });
+    const configured = openConfiguredDatabase(configuredConfig);
     try {
+      await migrateDatabase(configured);
+      createApp(createRuntime(configuredConfig, { db: configured }));
       expect(statSync(keyFile).mode & 0o777).toBe(0o600);
       expect(statSync(join(scratch, "keys")).mode & 0o777).toBe(0o700);
       expect(readFileSync(keyFile)).toHaveLength(32);
-      expect(existsSync(join(configured.dir, "kontor.key"))).toBe(false);
+      expect(existsSync(join(configuredDir, "kontor.key"))).toBe(false);
     } finally {
-      configured.close();
+      await configured.connection.close();
     }
 
     // a key file that is not a key stops the start with a message that says what to do
     const damaged = join(scratch, "damaged.key");
     writeFileSync(damaged, "not a key\n");
-    const config = loadConfig({ KONTOR_ENV: "test", KONTOR_DB: join(scratch, "damaged.db"), KONTOR_SECRET_KEY_FILE: damaged });
-    const db = openDatabase(config.dbPath);
+    const config = loadConfig({ KONTOR_ENV: "test", ...engineOf(join(scratch, "damaged.db")), KONTOR_SECRET_KEY_FILE: damaged });
+    const db = openConfiguredDatabase(config);
     await migrateDatabase(db);
     try {
       expect(() => createApp(createRuntime(config, { db }))).toThrow(/must hold exactly 32 bytes .*restore it from the backup/);
       expect(() => startWorker(db, config)).toThrow(/must hold exactly 32 bytes/);
     } finally {
-      db.$client.close();
+      await db.connection.close();
     }
   });
 
@@ -191,19 +207,19 @@ describe("secrets at rest", () => {
     const url = hookUrl();
     const { id } = (await env.api("POST", "/api/v1/webhooks", { url, events: ["customer.created"] }, token)).body.data;
     const plaintext = `whsec_${"Q".repeat(44)}`;
-    env.db.$client.query("UPDATE webhooks SET secret = ? WHERE id = ?").run(plaintext, id); // as an older version stored it
+    await rawSql(env.db).run("UPDATE webhooks SET secret = ? WHERE id = ?", plaintext, id); // as an older version stored it
 
     const server = await startServer(createRuntime({ ...env.config, port: 0, httpThreads: 1 }, { db: env.db }), { worker: false });
     await server.stop();
-    const sealed = storedSecret(env, id);
+    const sealed = await storedSecret(env, id);
     expect(sealed).toStartWith("enc:v1:");
     expect(sealed).not.toContain("QQQQ");
     // every other secret was sealed already, and is left as it was; a second start changes nothing
-    const all = () => env.db.$client.query("SELECT id, secret FROM webhooks ORDER BY id").all();
-    const before = all();
+    const all = () => rawSql(env.db).all("SELECT id, secret FROM webhooks ORDER BY id");
+    const before = await all();
     const again = await startServer(createRuntime({ ...env.config, port: 0, httpThreads: 1 }, { db: env.db }), { worker: false });
     await again.stop();
-    expect(all()).toEqual(before);
+    expect(await all()).toEqual(before);
 
     const worker = await startWorker(env.db, env.config, { log: () => {} });
     try {
