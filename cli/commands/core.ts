@@ -3,6 +3,7 @@
  * its own module under cli/actions/, imported when it runs: only serve loads the HTTP app.
  */
 import { InvalidArgumentError, type Command } from "commander";
+import type { DbCopyOptions } from "../actions/db-copy.ts";
 import type { ServeOptions } from "../actions/serve.ts";
 import { withGlobals, type GlobalOptions } from "../globals.ts";
 
@@ -24,6 +25,11 @@ export function registerCoreCommands(program: Command): void {
   withGlobals(program.command("migrate").description("apply database migrations and exit")).action(
     async (options: GlobalOptions) => (await import("../actions/migrate.ts")).migrate(options),
   );
+
+  const db = program.command("db").description("the database itself");
+  withGlobals(db.command("copy").description("copy the SQLite database (--db, KONTOR_DB) to an empty PostgreSQL database, in one transaction"))
+    .requiredOption("--to <url>", "the PostgreSQL database: postgres://user:password@host:5432/kontor")
+    .action(async (options: DbCopyOptions) => (await import("../actions/db-copy.ts")).dbCopy(options));
 }
 
 function parsePort(value: string): number {

@@ -111,10 +111,15 @@ export const CUSTOM_DDL: readonly string[] = [
 
 /** PostgreSQL's baseline: every declared table, in an order that creates a table after those it references, then CUSTOM_DDL. */
 export function baselineDdl(): string[] {
+  return [...tablesInKeyOrder().flatMap(tableDdl), ...CUSTOM_DDL];
+}
+
+/** Every declared table, each after the tables its foreign keys reference (the order to create or fill them in). */
+export function tablesInKeyOrder(): SQLiteTable[] {
   const tables = declaredTables();
   const byName = new Map(tables.map((t) => [getTableConfig(t).name, t]));
   const done = new Set<string>();
-  const out: string[] = [];
+  const out: SQLiteTable[] = [];
   const visit = (table: SQLiteTable, path: string[]) => {
     const name = getTableConfig(table).name;
     if (done.has(name)) return;
@@ -125,8 +130,8 @@ export function baselineDdl(): string[] {
       if (foreignName !== name) visit(byName.get(foreignName) ?? foreign, [...path, name]);
     }
     done.add(name);
-    out.push(...tableDdl(table));
+    out.push(table);
   };
   for (const table of [...tables].sort((a, b) => getTableConfig(a).name.localeCompare(getTableConfig(b).name))) visit(table, []);
-  return [...out, ...CUSTOM_DDL];
+  return out;
 }
