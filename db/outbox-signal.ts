@@ -3,15 +3,38 @@
  * that queued webhook deliveries has committed, and that the webhook worker waits on. The HTTP
  * threads of one server share the counter with the worker's thread (`share`), so a change
  * answered by any thread wakes the worker at once instead of at its next tick.
+ *
+ * Across processes (several servers on one PostgreSQL database) the engine carries it: a unit that
+ * queued deliveries announces it (`announce`: PostgreSQL's NOTIFY, sent with the commit), and a
+ * process whose worker subscribes listens (`listen`: LISTEN on one connection of its own) and
+ * moves its counter. A notification only wakes: the worker's claim stays the truth, and its tick
+ * each second is the fallback.
  */
+export type OutboxAcrossProcesses = {
+  /** called in the unit that queued deliveries: tells other processes once it commits */
+  announce(): void;
+  /** starts waking this process's counter on other processes' announcements; resolves to how to stop */
+  listen(wake: () => void): Promise<() => Promise<void>>;
+};
+
 export class OutboxSignal {
   #counter = new Int32Array(new SharedArrayBuffer(4));
   #pending = false;
   readonly #whenCommitted: (effect: () => void) => void;
+  readonly #acrossProcesses: OutboxAcrossProcesses | null;
+  #listening: Promise<() => Promise<void>> | null = null;
+  #subscribers = 0;
 
   /** `whenCommitted`: runs an effect once the connection's open unit of work has committed. */
-  constructor(whenCommitted: (effect: () => void) => void) {
+  constructor(whenCommitted: (effect: () => void) => void, acrossProcesses: OutboxAcrossProcesses | null = null) {
     this.#whenCommitted = whenCommitted;
+    this.#acrossProcesses = acrossProcesses;
+  }
+
+  /** Moves the counter: what waits on it (a worker of any thread sharing it) looks for work. */
+  wake(): void {
+    Atomics.add(this.#counter, 0, 1);
+    Atomics.notify(this.#counter, 0);
   }
 
   /** Moves the counter of `memory` (4 bytes) from now on: that of the server's other threads. */
@@ -25,6 +48,7 @@ export class OutboxSignal {
    * After a rollback the worker is woken all the same and finds nothing new: harmless.
    */
   queued(): void {
+    this.#acrossProcesses?.announce();
     if (this.#pending) return;
     this.#pending = true;
     this.#whenCommitted(() => {
@@ -36,6 +60,9 @@ export class OutboxSignal {
 
   /** Calls `listener` after every `queued()` of any thread sharing the counter, until the returned stop. */
   subscribe(listener: () => void): () => void {
+    if (this.#acrossProcesses && this.#subscribers++ === 0) {
+      this.#listening = this.#acrossProcesses.listen(() => this.wake()).catch(() => async () => {});
+    }
     let counter = this.#counter;
     let stopped = false;
     let seen = Atomics.load(counter, 0);
@@ -61,6 +88,12 @@ export class OutboxSignal {
     };
     wait();
     return () => {
+      if (stopped) return;
+      if (this.#acrossProcesses && --this.#subscribers === 0) {
+        const listening = this.#listening;
+        this.#listening = null;
+        void listening?.then((stop) => stop());
+      }
       stopped = true;
       // releases the pending wait (other subscribers see no change and wait again)
       Atomics.notify(counter, 0);

@@ -26,8 +26,14 @@ export const WRITE_LOCK_KEY = 0x4b6f6e74; // "Kont"
 type DriverTx = { transaction<T>(work: (tx: DriverTx) => Promise<T>): Promise<T>; execute(query: unknown): Promise<unknown>; session: { client: PostgresClient } };
 type DriverDb = { transaction<T>(work: (tx: DriverTx) => Promise<T>): Promise<T>; execute(query: unknown): Promise<unknown> };
 
-/** `ended`: shared by a unit and its savepoints, set once its transaction settled (a callback it left behind is then no part of it). */
-type OpenUnit = { owner: PostgresUnits; driver: DriverTx; afterCommit: (() => void)[]; ended: { value: boolean } };
+/**
+ * `shared` by a unit and its savepoints: `ended` once its transaction settled (a callback it left
+ * behind is then no part of it); `announce` when it queued deliveries (NOTIFY with its commit).
+ */
+type OpenUnit = { owner: PostgresUnits; driver: DriverTx; afterCommit: (() => void)[]; shared: { ended: boolean; announce: boolean } };
+
+/** The channel on which a commit that queued deliveries wakes the workers of every process (db/outbox-signal.ts). */
+export const OUTBOX_CHANNEL = "kontor_outbox";
 
 const current = new AsyncLocalStorage<OpenUnit>();
 
@@ -52,7 +58,7 @@ class PostgresUnits implements UnitRunner {
   /** The unit of this connection the running code belongs to, if it is still open. */
   #open(): OpenUnit | undefined {
     const open = current.getStore();
-    return open?.owner === this && !open.ended.value ? open : undefined;
+    return open?.owner === this && !open.shared.ended ? open : undefined;
   }
 
   get inUnit(): boolean {
@@ -68,6 +74,12 @@ class PostgresUnits implements UnitRunner {
   /** Writes take turns through the database's lock (`WRITE_LOCK_KEY`), across threads and servers alike. */
   shareWriteTurns(): void {}
 
+  /** The open unit queued deliveries: it notifies the other processes' workers as it commits. */
+  announce(): void {
+    const open = this.#open();
+    if (open) open.shared.announce = true;
+  }
+
   #asTx(driver: DriverTx): Tx {
     return Object.assign(driver, { connection: this.#connection!, $client: driver.session.client }) as unknown as Tx;
   }
@@ -78,15 +90,18 @@ class PostgresUnits implements UnitRunner {
       return open.driver.transaction((driver) => current.run({ ...open, driver }, async () => work(this.#asTx(driver))));
     }
     const effects: (() => void)[] = [];
-    const ended = { value: false };
+    const shared = { ended: false, announce: false };
     try {
       return await this.#db.transaction(async (driver) => {
         if (kind === "immediate") await driver.execute(sql`SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`);
         else await driver.execute(sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ`);
-        return current.run({ owner: this, driver, afterCommit: effects, ended }, async () => work(this.#asTx(driver)));
+        const result = await current.run({ owner: this, driver, afterCommit: effects, shared }, async () => work(this.#asTx(driver)));
+        // delivered by PostgreSQL with the commit, and not at all after a rollback
+        if (shared.announce) await driver.execute(sql`SELECT pg_notify(${OUTBOX_CHANNEL}, '')`);
+        return result;
       });
     } finally {
-      ended.value = true;
+      shared.ended = true;
       for (const effect of effects) effect();
     }
   }
@@ -120,7 +135,14 @@ export function openPostgres(url: string, { max = POOL_SIZE }: { max?: number } 
     statements: new Map(),
     transactions: units,
     memory: new CommitMemory(clock),
-    outbox: new OutboxSignal((effect) => units.afterCommit(effect)),
+    outbox: new OutboxSignal((effect) => units.afterCommit(effect), {
+      announce: () => units.announce(),
+      // one connection of its own, reconnected by the client when it drops
+      listen: async (wake) => {
+        const subscription = await pool.listen(OUTBOX_CHANNEL, () => wake());
+        return () => subscription.unlisten();
+      },
+    }),
     close: () => pool.close({ timeout: 5 }),
   };
   units.attach(connection);
