@@ -8,6 +8,10 @@
  *   bun run bench --quick              100,000 invoices, 3 s per scenario (a check in under two minutes)
  *   bun run bench --json               the same results as one JSON document on stdout
  *   bun run bench --only list,show     only these scenarios (names as in the table; floors follow)
+ *   bun run bench --quick --postgres postgres://user@host:5432/postgres
+ *                                      the same on PostgreSQL: the seed copied (kontor db copy) into a
+ *                                      database kontor_bench made afresh on that server, Kontor and a
+ *                                      floor of its own (bench/floor-postgres.ts) on it
  *   options: --duration S  --warmup S  --connections N  --threads N  --idle S  --reseed  --keep  --loader wrk|builtin
  *
  * Before each scenario it waits --idle seconds (2) and reads the load average; during it, it
@@ -15,6 +19,7 @@
  * marked INVALID, in the table and in --json (`valid`, `invalid`).
  */
 import { Database } from "bun:sqlite";
+import { SQL } from "bun";
 import { copyFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
@@ -43,6 +48,7 @@ const connections = Number(option("--connections") ?? 16);
 const threads = Number(option("--threads") ?? 1);
 /** Seconds of quiet before each scenario, after which the load average is read. */
 const idleS = Number(option("--idle") ?? 2);
+const postgresServer = option("--postgres");
 const only = option("--only")?.split(",").map((s) => s.trim()).filter(Boolean);
 const wrkPath = Bun.which("wrk");
 const loader: "wrk" | "builtin" = (option("--loader") as "wrk" | "builtin" | undefined) ?? (wrkPath ? "wrk" : "builtin");
@@ -350,6 +356,35 @@ async function checkFloorAnswersAlike(kontor: Proc, floor: Proc, pools: { token:
   }
 }
 
+/** The PostgreSQL floor (bench/floor-postgres.ts), on as many threads as `kontor serve` takes. */
+function startPostgresFloorProcess(url: string, orgId: string): Promise<Proc> {
+  const threads = String(loadConfig().httpThreads);
+  return spawnServer(["bun", join(import.meta.dir, "floor-postgres.ts"), "--url", url, "--org", orgId, "--port", "0", "--threads", threads], {}, "floor.log");
+}
+
+/**
+ * The seeded database copied to PostgreSQL: a database kontor_bench made afresh on the server of
+ * `serverUrl`, filled by `kontor db copy`. Returns what Kontor needs to run on it.
+ */
+async function copyToPostgres(dbPath: string, serverUrl: string): Promise<Record<string, string>> {
+  const admin = new SQL(serverUrl, { max: 1 });
+  await admin.unsafe("DROP DATABASE IF EXISTS kontor_bench WITH (FORCE)");
+  await admin.unsafe("CREATE DATABASE kontor_bench TEMPLATE template0 ENCODING 'UTF8'");
+  await admin.close();
+  const url = new URL(serverUrl);
+  url.pathname = "/kontor_bench";
+  const t0 = performance.now();
+  const copy = Bun.spawnSync(["bun", join(ROOT, "cli/main.ts"), "db", "copy", "--db", dbPath, "--to", url.toString(), "--json"], { cwd: ROOT, env: { ...process.env, KONTOR_ENV: "production" } });
+  if (copy.exitCode !== 0) throw new Error(`kontor db copy failed: ${copy.stderr.toString()}`);
+  const copied = JSON.parse(copy.stdout.toString()) as { rows: number };
+  log(`Copied ${copied.rows} rows to PostgreSQL (kontor db copy) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  // VACUUM ANALYZE: the statistics and visibility map a database in use would have
+  const bench = new SQL(url.toString(), { max: 1 });
+  await bench.unsafe("VACUUM ANALYZE");
+  await bench.close();
+  return { KONTOR_DATABASE_URL: url.toString(), KONTOR_SECRET_KEY_FILE: join(OUT_DIR, "kontor.key") };
+}
+
 /** The floor, on as many threads as `kontor serve` takes (KONTOR_HTTP_THREADS or its default). */
 function startFloorProcess(dbPath: string, orgId: string): Promise<Proc> {
   const threads = String(loadConfig().httpThreads);
@@ -525,6 +560,7 @@ async function main() {
   const seeded = await ensureSeed(size, { log, reseed: flag("--reseed") });
   const dbPath = workingCopy(seeded.path);
   const pools = preparePools(dbPath, seeded.meta);
+  const engineEnv = postgresServer ? await copyToPostgres(dbPath, postgresServer) : {};
 
   let deliveries = 0;
   const receiver = Bun.serve({
@@ -549,9 +585,9 @@ async function main() {
   let webhookNote = "";
   try {
     log("Starting Kontor (bun cli/main.ts serve) and the floor server…");
-    const kontor = await startKontor(dbPath, 1_000_000_000, "server.log");
+    const kontor = await startKontor(dbPath, 1_000_000_000, "server.log", engineEnv);
     procs.push(kontor);
-    const floor = await startFloorProcess(dbPath, pools.orgId);
+    const floor = engineEnv.KONTOR_DATABASE_URL ? await startPostgresFloorProcess(engineEnv.KONTOR_DATABASE_URL, pools.orgId) : await startFloorProcess(dbPath, pools.orgId);
     procs.push(floor);
     await checkFloorAnswersAlike(kontor, floor, pools);
     pools.cursors = await cursorsAtPage2000(kontor.url, pools.token);
@@ -583,7 +619,7 @@ async function main() {
         // the storm needs a low limit: a second Kontor on the same database, started last
         await kontor.stop();
         procs.splice(procs.indexOf(kontor), 1);
-        limited = await startKontor(dbPath, STORM_LIMIT, "server-limited.log");
+        limited = await startKontor(dbPath, STORM_LIMIT, "server-limited.log", engineEnv);
         procs.push(limited);
         target = limited;
       }
@@ -661,7 +697,7 @@ async function main() {
   const report = {
     kontor: { commit: gitCommit(), serverLoggedErrors: serverErrors, serverLog: join(OUT_DIR, "server.log") },
     machine: { cpus: cpuCount, platform: process.platform, bun: Bun.version },
-    settings: { size: size.label, loader, connections, threads, httpThreads: loadConfig().httpThreads, durationSeconds: durationS, warmupSeconds: warmupS },
+    settings: { size: size.label, engine: postgresServer ? "postgres" : "sqlite", loader, connections, threads, httpThreads: loadConfig().httpThreads, durationSeconds: durationS, warmupSeconds: warmupS },
     dataset: {
       invoices: seeded.meta.rows.invoices,
       invoiceLines: seeded.meta.rows.invoice_lines,

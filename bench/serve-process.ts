@@ -51,7 +51,8 @@ export async function spawnServer(cmd: string[], env: Record<string, string>, lo
   };
 }
 
-export function startKontor(dbPath: string, rateLimit: number, logName: string): Promise<Proc> {
+/** `engineEnv`: on PostgreSQL, KONTOR_DATABASE_URL and KONTOR_SECRET_KEY_FILE (bench/run.ts --postgres). */
+export function startKontor(dbPath: string, rateLimit: number, logName: string, engineEnv: Record<string, string> = {}): Promise<Proc> {
   return spawnServer(
     ["bun", join(ROOT, "cli/main.ts"), "serve", "--db", dbPath, "--host", "127.0.0.1", "--port", "0", "--json"],
     {
@@ -59,6 +60,7 @@ export function startKontor(dbPath: string, rateLimit: number, logName: string):
       KONTOR_RATE_LIMIT: String(rateLimit),
       KONTOR_WEBHOOK_ALLOW_HTTP: "true",
       KONTOR_WEBHOOK_ALLOW_PRIVATE: "true",
+      ...engineEnv,
     },
     logName,
   );
