@@ -42,6 +42,13 @@ export const larger = (a: SQLWrapper, b: SQLWrapper): SQLWrapper =>
     postgres: () => sql`greatest(${a}, ${b})`,
   });
 
+/** A value lower-cased as SQLite's lower() does it, ASCII letters only (as a text column's own `lower(…)` on PostgreSQL, whose collation is "C"). */
+export const lowerAscii = (value: SQLWrapper): SQLWrapper =>
+  perEngine({
+    sqlite: () => sql`lower(${value})`,
+    postgres: () => sql`lower(CAST(${value} AS text) COLLATE "C")`,
+  });
+
 /** A condition that holds for no row. */
 export const noRow: SQL = sql`1 = 0`;
 

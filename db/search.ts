@@ -11,27 +11,29 @@ import { SEARCHED_COLUMNS, searchDocument } from "./postgres/baseline.ts";
 
 /**
  * The rows of `table` whose words (those of its search table `ftsTable`, or only of `column`)
- * match `query`, a parameter holding what `everyWordQuery` or `phraseQuery` made.
+ * match `query`, a parameter holding what `everyWordQuery` made, or `phraseQuery` (`phrase`).
+ * On PostgreSQL the parameter is the words themselves: kontor_search_query (db/postgres/baseline.ts)
+ * cuts them as the documents' words are cut, so no character of a search is tsquery syntax.
  */
-export function searchHits(table: SQLiteTable, ftsTable: string, query: SQLWrapper, column?: string): SQLWrapper {
+export function searchHits(table: SQLiteTable, ftsTable: string, query: SQLWrapper, { column, phrase = false }: { column?: string; phrase?: boolean } = {}): SQLWrapper {
   const searched = SEARCHED_COLUMNS[ftsTable];
   if (!searched) throw new Error(`no search table ${ftsTable}`);
   const fts = sql.raw(`"${ftsTable}"`);
   return perEngine({
     sqlite: () => sql`${table}.rowid IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ${query})`,
-    postgres: () => sql`${sql.raw(searchDocument(column ? [column] : searched.columns, searched.table))} @@ to_tsquery('simple', kontor_unaccent(lower(${query})))`,
+    postgres: () => sql`${sql.raw(searchDocument(column ? [column] : searched.columns, searched.table))} @@ kontor_search_query(CAST(${query} AS text), ${sql.raw(phrase ? "true" : "false")})`,
   });
 }
 
 /** Every word, each as a prefix, anywhere (SQLite: `"acme"* "gmbh"*`; `column` limits it to one column). */
 export function everyWordQuery(words: string[], column?: string): string {
-  if (engine() === "postgres") return words.map((w) => `${w}:*`).join(" & ");
+  if (engine() === "postgres") return words.join(" ");
   const prefixes = words.map((w) => `"${w}"*`).join(" ");
   return column ? `${column} : (${prefixes})` : prefixes;
 }
 
 /** The words in this order, one after the other, the last as a prefix (SQLite: `"inv 2026 42"*`). */
 export function phraseQuery(words: string[]): string {
-  if (engine() === "postgres") return `${words.join(" <-> ")}:*`;
+  if (engine() === "postgres") return words.join(" ");
   return `"${words.join(" ")}"*`;
 }

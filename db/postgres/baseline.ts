@@ -18,11 +18,23 @@ export const BASELINE_MIGRATION = "0051_event_ids";
  */
 export const SEARCH_FUNCTIONS = [
   `CREATE EXTENSION IF NOT EXISTS unaccent`,
-  // unaccent() is STABLE (its dictionary could change): an index needs an IMMUTABLE function
-  `CREATE FUNCTION kontor_unaccent(text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
+  // Each function keeps the search path it was made with (a restore or a maintenance run has
+  // another); unaccent() is STABLE (its dictionary could change), an index needs IMMUTABLE
+  `CREATE FUNCTION kontor_unaccent(text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT SET search_path FROM CURRENT
      AS $$ SELECT unaccent('unaccent'::regdictionary, $1) $$`,
-  `CREATE FUNCTION kontor_search_document(VARIADIC parts text[]) RETURNS tsvector LANGUAGE sql IMMUTABLE PARALLEL SAFE
-     AS $$ SELECT to_tsvector('simple', regexp_replace(lower(kontor_unaccent(coalesce(array_to_string(parts, ' '), ''))), '[^[:alnum:]]+', ' ', 'g')) $$`,
+  // the words of a text, lower-cased and without accents in any script: the database's own
+  // character classes (a UTF-8 locale), not the byte order ("C") Kontor's text columns sort in
+  `CREATE FUNCTION kontor_search_words(text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path FROM CURRENT
+     AS $$ SELECT trim(regexp_replace(lower(kontor_unaccent(coalesce($1, '')) COLLATE "default"), '[^[:alnum:]]+', ' ', 'g')) $$`,
+  `CREATE FUNCTION kontor_search_document(VARIADIC parts text[]) RETURNS tsvector LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path FROM CURRENT
+     AS $$ SELECT to_tsvector('simple', kontor_search_words(array_to_string(parts, ' '))) $$`,
+  // a search: every word a prefix (& between them), or a phrase whose last word is a prefix
+  // (<->); the words cut as the documents' are, so no character of a search is tsquery syntax
+  `CREATE FUNCTION kontor_search_query(text, phrase boolean) RETURNS tsquery LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path FROM CURRENT
+     AS $$ SELECT to_tsquery('simple', coalesce(string_agg(CASE WHEN NOT phrase OR n = total THEN word || ':*' ELSE word END,
+                                                            CASE WHEN phrase THEN ' <-> ' ELSE ' & ' END ORDER BY n), ''))
+           FROM (SELECT word, n, count(*) OVER () AS total
+                 FROM unnest(string_to_array(kontor_search_words($1), ' ')) WITH ORDINALITY AS w(word, n) WHERE word <> '') words $$`,
 ];
 
 /** The columns each searched table's words come from (SQLite: the columns of its FTS5 table). */

@@ -24,6 +24,7 @@ export const nocase = (column: AnySQLiteColumn) =>
 /**
  * A value compared with a `nocase` column as the column is (a list cursor's stored name): on
  * SQLite the column's collation applies to the comparison; PostgreSQL compares `lower(…)` with
- * `lower(…)`.
+ * `lower(…)`, both of ASCII letters only, as SQLite's NOCASE (the column's byte order, "C", not
+ * the database's locale, which would lower "É" in the value and not in the column).
  */
-export const nocaseValue = (value: SQLWrapper) => perEngine({ sqlite: () => sql`${value}`, postgres: () => sql`lower(${value})` });
+export const nocaseValue = (value: SQLWrapper) => perEngine({ sqlite: () => sql`${value}`, postgres: () => sql`lower(CAST(${value} AS text) COLLATE "C")` });

@@ -51,7 +51,7 @@ export const invoiceList: ListSpec<typeof invoices> = {
   // organisation's customers, not once per invoice (migration 0011), before the list query
   // (customersNamed)
   search: (words) => ({
-    where: sql`(${inJsonArray(invoices.customerId, searchParam("customers"))} OR ${searchHits(invoices, "invoices_fts", searchParam("number"))})`,
+    where: sql`(${inJsonArray(invoices.customerId, searchParam("customers"))} OR ${searchHits(invoices, "invoices_fts", searchParam("number"), { phrase: true })})`,
     params: { customers: customersNamed(words), number: phraseQuery(words) },
   }),
   updatedAt: invoices.updatedAt,
@@ -76,7 +76,7 @@ async function customerIdsNamed(tx: Tx, orgId: string, name: string): Promise<st
     tx
       .select({ ids: jsonArrayOf(customers.id) })
       .from(customers)
-      .where(inOrg(customers, sql.placeholder("orgId"), sql`${searchHits(customers, "customers_fts", sql.placeholder("name"), "name")}`))
+      .where(inOrg(customers, sql.placeholder("orgId"), sql`${searchHits(customers, "customers_fts", sql.placeholder("name"), { column: "name" })}`))
       .prepare(),
   );
   return (await query.get({ orgId, name }))!.ids;

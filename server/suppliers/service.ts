@@ -12,6 +12,7 @@ import { inOrg, type Scope } from "../lib/scope.ts";
 import { belgianEnterpriseNumberProblem, isVatNumber } from "../lib/vat-numbers.ts";
 import { documentIdentity, findSupplier, refreshOwnIdentifiers, rememberDocumentIdentity, type SellerIdentity } from "./identity.ts";
 import { firstRow } from "../../db/client.ts";
+import { lowerAscii } from "../../db/dialect.ts";
 
 export const supplierService = partyService({
   table: suppliers,
@@ -41,7 +42,7 @@ export async function supplierForVendor(tx: Tx, scope: Scope, vendor: string): P
   const match = await firstRow(tx
     .select({ id: suppliers.id })
     .from(suppliers)
-    .where(inOrg(suppliers, scope.org.id, sql`lower(trim(${suppliers.name})) = lower(${name})`))
+    .where(inOrg(suppliers, scope.org.id, sql`lower(trim(${suppliers.name})) = ${lowerAscii(sql`${name}`)}`))
     .orderBy(asc(suppliers.createdAt), asc(suppliers.id))
     .limit(1));
   return match ? match.id : (await supplierService.insert(tx, scope, { name })).id;
