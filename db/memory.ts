@@ -21,8 +21,12 @@ export class CommitMemory<Place = unknown> {
   #textLength = 0;
   #places = new Map<string, Place>();
 
-  constructor(clock: Clock) {
+  /** false: remember nothing (PostgreSQL: concurrent units on other connections read other snapshots, and another server's commit moves no mark) */
+  readonly #enabled: boolean;
+
+  constructor(clock: Clock, { enabled = true }: { enabled?: boolean } = {}) {
     this.#clock = clock;
+    this.#enabled = enabled;
   }
 
   /** Forgets everything once anything has committed; call before using the memory. */
@@ -38,6 +42,7 @@ export class CommitMemory<Place = unknown> {
   }
 
   remember<T>(key: string, compute: () => T): T {
+    if (!this.#enabled) return compute();
     if (this.#values.has(key)) return this.#values.get(key) as T;
     const value = compute();
     const length = key.length + (typeof value === "string" ? value.length : 0);
@@ -57,6 +62,7 @@ export class CommitMemory<Place = unknown> {
    * kept after it.
    */
   async rememberAsync<T>(key: string, compute: () => Promise<T>): Promise<T> {
+    if (!this.#enabled) return compute();
     if (this.#values.has(key)) return this.#values.get(key) as T;
     const mark = this.#mark;
     const value = await compute();
@@ -69,6 +75,7 @@ export class CommitMemory<Place = unknown> {
   }
 
   rememberPlace(key: string, place: Place): void {
+    if (!this.#enabled) return;
     if (this.#places.size >= MAX_REMEMBERED) this.#places.clear();
     this.#places.set(key, place);
   }

@@ -31,6 +31,11 @@ export class OutboxSignal {
     this.#acrossProcesses = acrossProcesses;
   }
 
+  /** Resolves once this process listens for other processes' announcements (at once when it does not). */
+  async listening(): Promise<void> {
+    await this.#listening;
+  }
+
   /** Moves the counter: what waits on it (a worker of any thread sharing it) looks for work. */
   wake(): void {
     Atomics.add(this.#counter, 0, 1);

@@ -8,13 +8,20 @@ import type { Db } from "../db/client.ts";
 import { organizations } from "../db/schema.ts";
 import { CLI_ACTOR, createOrganization, createUser } from "./orgs/service.ts";
 import { createToken } from "./tokens/service.ts";
-import { firstRow } from "../db/client.ts";
+import { firstRow, unitOfWork } from "../db/client.ts";
 
 export type Bootstrap = { organizationId: string; userEmail: string; token: string };
 
 export async function bootstrapIfEmpty(db: Db): Promise<Bootstrap | null> {
-  const existing = (await firstRow(db.select({ n: count() }).from(organizations)))!.n;
-  if (existing > 0) return null;
+  // one unit: of servers starting at once on one PostgreSQL database, one makes it, the others find it made
+  return unitOfWork(db, async (tx) => {
+    const existing = (await firstRow(tx.select({ n: count() }).from(organizations)))!.n;
+    if (existing > 0) return null;
+    return bootstrap(db);
+  });
+}
+
+async function bootstrap(db: Db): Promise<Bootstrap> {
   const org = await createOrganization(db, { name: "Default organisation", currency: "EUR", country: "BE", apiAccess: true });
   const owner = await createUser(db, org, { email: "owner@kontor.local", name: "Owner", role: "owner" });
   const token = await createToken(

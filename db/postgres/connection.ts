@@ -45,6 +45,8 @@ const current = new AsyncLocalStorage<OpenUnit>();
  */
 class PostgresUnits implements UnitRunner {
   #db: DriverDb;
+  /** what this connection's notifications carry: it wakes its own worker without them (db/outbox-signal.ts) */
+  readonly origin = crypto.randomUUID();
   #connection: Connection | null = null;
 
   constructor(db: DriverDb) {
@@ -63,6 +65,11 @@ class PostgresUnits implements UnitRunner {
 
   get inUnit(): boolean {
     return this.#open() !== undefined;
+  }
+
+  /** The transaction of the unit the running code belongs to, if one is open. */
+  openTransaction(): DriverTx | undefined {
+    return this.#open()?.driver;
   }
 
   afterCommit(effect: () => void): void {
@@ -97,7 +104,7 @@ class PostgresUnits implements UnitRunner {
         else await driver.execute(sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ`);
         const result = await current.run({ owner: this, driver, afterCommit: effects, shared }, async () => work(this.#asTx(driver)));
         // delivered by PostgreSQL with the commit, and not at all after a rollback
-        if (shared.announce) await driver.execute(sql`SELECT pg_notify(${OUTBOX_CHANNEL}, '')`);
+        if (shared.announce) await driver.execute(sql`SELECT pg_notify(${OUTBOX_CHANNEL}, ${this.origin})`);
         return result;
       });
     } finally {
@@ -111,7 +118,12 @@ class PostgresUnits implements UnitRunner {
   }
 }
 
-/** PostgreSQL's commits are not visible to a connection without asking: nothing is remembered across requests (every mark is new). */
+function poolSize(): number {
+  const value = Number(process.env.KONTOR_DATABASE_POOL ?? POOL_SIZE);
+  return Number.isInteger(value) && value >= 1 && value <= 100 ? value : POOL_SIZE;
+}
+
+/** PostgreSQL's commits (another server's too) are not visible to a connection without asking: every mark is new, and the connection's memory remembers nothing. */
 class NoChangeClock {
   #n = 0;
   mark(): string {
@@ -119,10 +131,17 @@ class NoChangeClock {
   }
 }
 
-/** Connections one process opens at most: each unit of work holds one while it runs. */
-export const POOL_SIZE = 10;
+/**
+ * Connections each thread of a process opens at most (KONTOR_DATABASE_POOL): a unit of work holds
+ * one while it runs. A server opens up to (KONTOR_HTTP_THREADS + 1) × this, a worker or a command
+ * this many (docs/operations.md#running-on-postgresql).
+ */
+export const POOL_SIZE = 4;
 
-export function openPostgres(url: string, { max = POOL_SIZE }: { max?: number } = {}): Db {
+/** What a query on the connection reaches for: inside a unit, its transaction's instead. */
+const IN_UNIT = new Set(["select", "selectDistinct", "selectDistinctOn", "insert", "update", "delete", "execute", "with", "$with", "$count", "query", "$client"]);
+
+export function openPostgres(url: string, { max = poolSize() }: { max?: number } = {}): Db {
   useEngine("postgres");
   const pool = new SQL(url, { max, idleTimeout: 30, connectionTimeout: 10 });
   const client = decodingClient(pool);
@@ -134,17 +153,35 @@ export function openPostgres(url: string, { max = POOL_SIZE }: { max?: number } 
     clock,
     statements: new Map(),
     transactions: units,
-    memory: new CommitMemory(clock),
+    memory: new CommitMemory(clock, { enabled: false }),
     outbox: new OutboxSignal((effect) => units.afterCommit(effect), {
       announce: () => units.announce(),
       // one connection of its own, reconnected by the client when it drops
       listen: async (wake) => {
-        const subscription = await pool.listen(OUTBOX_CHANNEL, () => wake());
+        const subscription = await pool.listen(OUTBOX_CHANNEL, (origin) => {
+          if (origin !== units.origin) wake();
+        });
         return () => subscription.unlisten();
       },
     }),
     close: () => pool.close({ timeout: 5 }),
   };
   units.attach(connection);
-  return Object.assign(db, { $client: client, connection }) as unknown as Db;
+  Object.assign(db, { $client: client, connection });
+  // A query on the connection itself (`db`, not the unit's `tx`) made inside a unit runs in that
+  // unit's transaction, as on SQLite, whose one connection is the unit's: not on another pooled
+  // connection, which would not see what the unit wrote and could wait for the unit's own lock.
+  return new Proxy(db, {
+    get(target, property, receiver) {
+      if (typeof property === "string" && IN_UNIT.has(property)) {
+        const open = units.openTransaction();
+        if (open) {
+          if (property === "$client") return open.session.client;
+          const value = (open as unknown as Record<string, unknown>)[property];
+          return typeof value === "function" ? value.bind(open) : value;
+        }
+      }
+      return Reflect.get(target, property, receiver);
+    },
+  }) as unknown as Db;
 }

@@ -13,7 +13,7 @@ export async function rebuildReceivables(tx: Tx): Promise<void> {
   await tx.delete(receivableDueDays);
   await runSql(tx, sql`INSERT INTO ${customerReceivables} ("organization_id", "currency", "customer_id", "open_cents")
     SELECT "organization_id", "currency", "customer_id", sum(${signedAmountDue}) FROM ${invoices} WHERE ${awaitingPayment}
-    GROUP BY "customer_id", "currency"`);
+    GROUP BY "organization_id", "customer_id", "currency"`);
   await runSql(tx, sql`INSERT INTO ${receivableDueDays} ("organization_id", "currency", "due_date", "open_cents")
     SELECT "organization_id", "currency", "due_date", sum(${signedAmountDue}) FROM ${invoices} WHERE ${awaitingPayment}
     GROUP BY "organization_id", "currency", "due_date"`);

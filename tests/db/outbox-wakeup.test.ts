@@ -23,8 +23,8 @@ describe.skipIf(TEST_DATABASE_URL === null)("the outbox's wake-up across process
     worker = openPostgres(database.url, { max: 2 });
     await migrateDatabase(server);
     stop = worker.connection.outbox.subscribe(() => wakes++);
-    // the LISTEN is acknowledged on a connection of its own: give it a moment
-    await Bun.sleep(300);
+    // the LISTEN is acknowledged on a connection of its own
+    await worker.connection.outbox.listening();
   });
   afterAll(async () => {
     stop?.();
