@@ -32,7 +32,8 @@ async function webhook(body: Record<string, unknown> = {}, token?: string) {
   return r.body.data;
 }
 
-const deliveriesOf = async (webhookId: string) => await env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, webhookId));
+const deliveriesOf = async (webhookId: string) =>
+  await env.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, webhookId)).orderBy(webhookDeliveries.createdAt, webhookDeliveries.id);
 const audited = async (action: string, id: string) =>
   (await env.db.select().from(auditLog).where(and(eq(auditLog.action, action), eq(auditLog.resourceId, id)))).length;
 
