@@ -11,7 +11,7 @@
 import { SQL } from "bun";
 import { decodingClient } from "../db/postgres/client.ts";
 import { POOL_SIZE } from "../db/postgres/connection.ts";
-import { creationOrder, cursorSealer, group, json, lineOrder, listResponse, pageOf, PER_PAGE, showResponse, type Row } from "./floor.ts";
+import { creationOrder, cursorSealer, group, json, lineOrder, listResponse, pageOf, PER_PAGE, showResponse, type Row } from "./floor-answers.ts";
 
 declare const self: Worker;
 
@@ -115,7 +115,12 @@ if (import.meta.main) {
   process.on("SIGINT", stop);
 } else if (!Bun.isMainThread) {
   self.addEventListener("message", async (event: MessageEvent<FloorSetup>) => {
-    await startPostgresFloor(event.data);
-    self.postMessage("ready");
+    try {
+      await startPostgresFloor(event.data);
+      self.postMessage("ready");
+    } catch (error) {
+      console.error(`floor thread: ${(error as Error).stack}`);
+      process.exit(1);
+    }
   });
 }

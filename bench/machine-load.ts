@@ -21,7 +21,7 @@ export function loadAverage(): number | null {
   }
 }
 
-type CpuSnapshot = { at: number; busyTicks: number; processes: Map<number, { parent: number; ticks: number }> };
+type CpuSnapshot = { at: number; busyTicks: number; processes: Map<number, { parent: number; ticks: number; command: string }> };
 
 /** The machine's busy CPU ticks and every process's own (all its threads), now; null without /proc. */
 export function cpuSnapshot(): CpuSnapshot | null {
@@ -30,14 +30,15 @@ export function cpuSnapshot(): CpuSnapshot | null {
     // nice, system); interrupts are left out, most of them the loopback traffic of the bench itself
     const cpu = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
     const busyTicks = cpu[0]! + cpu[1]! + cpu[2]!;
-    const processes = new Map<number, { parent: number; ticks: number }>();
+    const processes = new Map<number, { parent: number; ticks: number; command: string }>();
     for (const name of readdirSync("/proc")) {
       if (!/^\d+$/.test(name)) continue;
       try {
         const stat = readFileSync(`/proc/${name}/stat`, "utf8");
         // the command name (field 2) may hold spaces and parentheses: the fields after its last ')'
         const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-        processes.set(Number(name), { parent: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) });
+        const command = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+        processes.set(Number(name), { parent: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]), command });
       } catch {
         // gone meanwhile
       }
@@ -48,9 +49,19 @@ export function cpuSnapshot(): CpuSnapshot | null {
   }
 }
 
-/** The benchmark's own processes: this one and its descendants (servers, load generator). */
+/**
+ * The database server's processes, part of what a run on PostgreSQL measures (bench/run.ts
+ * --postgres): PostgreSQL's postmaster and backends, though they are not the bench's children.
+ */
+let databaseCommand: string | null = null;
+export function countDatabaseAsOurs(command: string): void {
+  databaseCommand = command;
+}
+
+/** The benchmark's own processes: this one and its descendants (servers, load generator), and the database server's when counted. */
 function ours(snapshot: CpuSnapshot): Set<number> {
   const mine = new Set([process.pid]);
+  if (databaseCommand !== null) for (const [pid, { command }] of snapshot.processes) if (command === databaseCommand) mine.add(pid);
   for (let grew = true; grew; ) {
     grew = false;
     for (const [pid, { parent }] of snapshot.processes) {

@@ -24,7 +24,7 @@ import { copyFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../server/config.ts";
-import { cpuSnapshot, loadAverage, MAX_OTHER_CPU_CORES, otherCpuCores } from "./machine-load.ts";
+import { countDatabaseAsOurs, cpuSnapshot, loadAverage, MAX_OTHER_CPU_CORES, otherCpuCores } from "./machine-load.ts";
 import { ensureSeed, FULL, mb, OUT_DIR, QUICK, type SeedMeta } from "./seed.ts";
 import { spawnServer, startKontor, type Proc } from "./serve-process.ts";
 
@@ -561,6 +561,8 @@ async function main() {
   const dbPath = workingCopy(seeded.path);
   const pools = preparePools(dbPath, seeded.meta);
   const engineEnv = postgresServer ? await copyToPostgres(dbPath, postgresServer) : {};
+  // on PostgreSQL the database's processes serve the requests too: their CPU is the run's, not another's
+  if (postgresServer) countDatabaseAsOurs("postgres");
 
   let deliveries = 0;
   const receiver = Bun.serve({

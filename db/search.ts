@@ -21,7 +21,10 @@ export function searchHits(table: SQLiteTable, ftsTable: string, query: SQLWrapp
   const fts = sql.raw(`"${ftsTable}"`);
   return perEngine({
     sqlite: () => sql`${table}.rowid IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ${query})`,
-    postgres: () => sql`${sql.raw(searchDocument(column ? [column] : searched.columns, searched.table))} @@ kontor_search_query(CAST(${query} AS text), ${sql.raw(phrase ? "true" : "false")})`,
+    // the hits found once through the GIN index, then each row only looked up among them (a
+    // condition on the row itself would compute its search document row by row, beside an OR)
+    postgres: () =>
+      sql`${table}."id" IN (SELECT "hits"."id" FROM ${sql.raw(`"${searched.table}" AS "hits"`)} WHERE ${sql.raw(searchDocument(column ? [column] : searched.columns, "hits"))} @@ kontor_search_query(CAST(${query} AS text), ${sql.raw(phrase ? "true" : "false")}))`,
   });
 }
 
