@@ -16,7 +16,7 @@
  * runtime, serves nothing, and so loads no metrics library.
  */
 import { openDatabase, PAGE_CACHE_KIB, type Db } from "../db/client.ts";
-import { openPostgres } from "../db/postgres/connection.ts";
+import type { openPostgres as OpenPostgres } from "../db/postgres/connection.ts";
 import type { Config } from "./config.ts";
 import { RenderTurns } from "./lib/render-turns.ts";
 import { createImportSlotMemory, ImportSlots } from "./lib/import-slots.ts";
@@ -50,7 +50,10 @@ export type SharedState = {
 
 /** The database the configuration names: PostgreSQL at KONTOR_DATABASE_URL, or else the SQLite file at KONTOR_DB. */
 export function openConfiguredDatabase(config: Config, cacheKiB = PAGE_CACHE_KIB): Db {
-  return config.databaseUrl !== null ? openPostgres(config.databaseUrl) : openDatabase(config.dbPath, { cacheKiB });
+  if (config.databaseUrl === null) return openDatabase(config.dbPath, { cacheKiB });
+  // loaded only for PostgreSQL: a SQLite server does not carry its driver (a few MB per thread)
+  const { openPostgres } = require("../db/postgres/connection.ts") as { openPostgres: typeof OpenPostgres };
+  return openPostgres(config.databaseUrl);
 }
 
 export function createSharedState(config: Config, secrets: SecretBox): SharedState {
