@@ -23,6 +23,8 @@ export class OutboxSignal {
   readonly #whenCommitted: (effect: () => void) => void;
   readonly #acrossProcesses: OutboxAcrossProcesses | null;
   #listening: Promise<() => Promise<void>> | null = null;
+  /** how the last LISTEN went: a failure is kept for `listening()` to tell, while the tick keeps the worker going */
+  #listened: Promise<unknown> = Promise.resolve();
   #subscribers = 0;
 
   /** `whenCommitted`: runs an effect once the connection's open unit of work has committed. */
@@ -33,7 +35,7 @@ export class OutboxSignal {
 
   /** Resolves once this process listens for other processes' announcements (at once when it does not). */
   async listening(): Promise<void> {
-    await this.#listening;
+    await this.#listened;
   }
 
   /** Moves the counter: what waits on it (a worker of any thread sharing it) looks for work. */
@@ -58,19 +60,29 @@ export class OutboxSignal {
     this.#pending = true;
     this.#whenCommitted(() => {
       this.#pending = false;
-      Atomics.add(this.#counter, 0, 1);
-      Atomics.notify(this.#counter, 0);
+      this.wake();
     });
   }
 
   /** Calls `listener` after every `queued()` of any thread sharing the counter, until the returned stop. */
   subscribe(listener: () => void): () => void {
     if (this.#acrossProcesses && this.#subscribers++ === 0) {
-      this.#listening = this.#acrossProcesses.listen(() => this.wake()).catch(() => async () => {});
+      const listened = this.#acrossProcesses.listen(() => this.wake());
+      this.#listened = listened;
+      this.#listening = listened.catch(() => async () => {});
     }
     let counter = this.#counter;
     let stopped = false;
     let seen = Atomics.load(counter, 0);
+    // the listener once per move of the counter
+    const look = (): void => {
+      if (stopped) return;
+      const now = Atomics.load(counter, 0);
+      if (now !== seen) {
+        seen = now;
+        listener();
+      }
+    };
     const wait = (): void => {
       if (stopped) return;
       // the counter shared since (share() after subscribe) is the one to wait on
@@ -80,13 +92,8 @@ export class OutboxSignal {
       }
       const waiting = Atomics.waitAsync(counter, 0, seen);
       const woken = () => {
-        if (stopped) return;
-        const now = Atomics.load(counter, 0);
-        if (now !== seen) {
-          seen = now;
-          listener();
-        }
-        wait();
+        look();
+        if (!stopped) wait();
       };
       if (waiting.async) void waiting.value.then(woken);
       else woken();
