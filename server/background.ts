@@ -1,7 +1,7 @@
 /**
  * What runs beside the API, in `kontor serve` (unless --no-worker) and alone in `kontor worker`:
- * the webhook worker, the document delivery worker, the poll of the organisations' Peppol
- * inboxes, the daily run of recurring invoices (which catches up at
+ * the outbox worker with its two channels (webhooks; documents by e-mail and Peppol), the events'
+ * retention, the poll of the organisations' Peppol inboxes, the daily run of recurring invoices (which catches up at
  * start) and the reminder runs (hourly for each organisation past 06:00 local). One place starts and stops them, so the two commands cannot drift apart.
  */
 import { Cron } from "croner";
@@ -11,8 +11,10 @@ import { onReminderAccepted } from "./reminders/run.ts";
 import { startReminderSchedule } from "./reminders/schedule.ts";
 import type { Runtime } from "./runtime.ts";
 import { pollPeppolInbox } from "./sending/peppol/inbox.ts";
-import { startDeliveryWorker, type DeliveryWorkerOptions } from "./sending/worker.ts";
-import { startWorker, type WorkerOptions } from "./webhooks/worker.ts";
+import { startRetention } from "./changes/retention.ts";
+import { startOutboxWorker } from "./outbox/worker.ts";
+import { documentChannel, type DeliveryWorkerOptions } from "./sending/worker.ts";
+import { webhookChannel, type WorkerOptions } from "./webhooks/worker.ts";
 
 export type Background = { stop: () => Promise<void> };
 
@@ -25,7 +27,7 @@ export type BackgroundOptions = {
 export async function startBackground(runtime: Runtime, options: BackgroundOptions = {}): Promise<Background> {
   const { db, config, secrets } = runtime;
   const log = (line: string) => runtime.log.warn(line);
-  const webhooks = await startWorker(db, config, { secrets, log, onAttempt: options.onWebhookAttempt });
+  const webhooks = await webhookChannel(db, config, { secrets, log, onAttempt: options.onWebhookAttempt });
   const deliveryOptions: DeliveryWorkerOptions = {
     secrets,
     log,
@@ -34,7 +36,8 @@ export async function startBackground(runtime: Runtime, options: BackgroundOptio
     onReminderAccepted,
     pauseBeforeRecordMs: options.deliveryPauseBeforeRecordMs ?? testPause(),
   };
-  const deliveries = startDeliveryWorker(db, config, deliveryOptions);
+  const outbox = startOutboxWorker(db, [webhooks, documentChannel(db, config, deliveryOptions)], { log });
+  const retention = startRetention(db, config, log);
   // received Peppol documents become pending expenses: every 5 minutes (protect: a slow access point's poll is not run twice at once)
   const peppolInbox = new Cron("30 */5 * * * *", { protect: true }, async () => {
     try {
@@ -50,7 +53,7 @@ export async function startBackground(runtime: Runtime, options: BackgroundOptio
       peppolInbox.stop();
       recurring.stop();
       reminderRuns.stop();
-      await Promise.allSettled([webhooks.stop(), deliveries.stop()]);
+      await Promise.allSettled([outbox.stop(), retention.stop()]);
     },
   };
 }

@@ -1,19 +1,19 @@
 /**
- * The delivery worker (docs/sending.md): sends the queued document deliveries, beside the webhook
- * worker, in `kontor serve` and `kontor worker`, any number of them on one database.
+ * The document channel of the outbox worker (server/outbox/worker.ts; docs/sending.md): sends the
+ * queued document deliveries by e-mail or Peppol, beside the webhooks, in `kontor serve` and
+ * `kontor worker`, any number of them on one database.
  *
- * A due row is claimed under a lease (`leased_by`, `lease_until`) in an IMMEDIATE transaction, so
- * two workers never send it at once; its document is rendered, handed to its channel, and the
- * outcome written with the attempt. At-least-once, as webhooks: a worker that dies after the
+ * A due row is claimed under the worker's lease, so two workers never send it at once; its
+ * document is rendered, handed to its channel (e-mail, Peppol), and the outcome written with the
+ * attempt. An attempt in flight is never cut short by a stop (cutting an SMTP dialogue short
+ * after DATA could send twice): it ends within its own limit. At-least-once, as webhooks: a worker that dies after the
  * channel accepted the document but before the outcome was written leaves its row leased, and it
  * is sent again when the lease runs out; so a crash at the worst moment makes one duplicate
  * e-mail (same Message-ID, which mail clients use to fold it) and never loses one.
  * Accepted: the delivery is `accepted`, a finalized invoice becomes `sent`, event `invoice.sent`.
  * Refused for good, or out of attempts: `failed`, event `invoice.delivery_failed`.
  */
-import { Cron } from "croner";
-import { and, asc, eq, inArray, isNull, lt, lte, notInArray, or } from "drizzle-orm";
-import { hostname } from "node:os";
+import { and, asc, eq, inArray, notInArray } from "drizzle-orm";
 import type { Db, Tx } from "../../db/client.ts";
 import { customers, documentDeliveries, documentDeliveryAttempts, invoices, organizations } from "../../db/schema.ts";
 import type { DeliveryRecipients } from "../../db/values.ts";
@@ -26,6 +26,8 @@ import { smtpSecretContext } from "../orgs/service.ts";
 import { RenderTurns } from "../lib/render-turns.ts";
 import type { SecretBox } from "../lib/secret-box.ts";
 import { snapshot, unitOfWork, type Scope } from "../lib/scope.ts";
+import { dueAt, holdsLease, releaseLeases } from "../outbox/leases.ts";
+import { retryDelay, startOutboxWorker, type OutboxChannel, type OutboxWorker } from "../outbox/worker.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import { clipServerText } from "../lib/counts.ts";
 import type { ChannelResult, Outgoing, OutgoingFile } from "./channel.ts";
@@ -57,7 +59,6 @@ export type DeliveryWorkerOptions = {
   pauseBeforeRecordMs?: number;
 };
 
-export type DeliveryWorker = { stop: () => Promise<void>; /** claims what is due now (tests, `kontor deliveries send`) */ poke: () => void };
 
 /** A lease outlasts an attempt's own limit by this much (at most the limit again); should it run out anyway, the worst case is a second send. */
 const LEASE_MARGIN_MS = 5000;
@@ -68,11 +69,9 @@ function scopeOf(db: Db, org: OrganizationRow): Scope {
   return { db, org: { id: org.id, name: org.name, currency: org.currency, country: org.country, apiAccess: org.apiAccess }, actor: SYSTEM_ACTOR };
 }
 
-/** The delay before the next attempt after `attemptsMade`, or null when there is none left. */
+/** The delay before the next attempt after `attemptsMade`, or null when there is none left (KONTOR_DELIVERY_BACKOFF, KONTOR_DELIVERY_MAX_ATTEMPTS). */
 export function deliveryRetryDelay(attemptsMade: number, config: Pick<Config, "deliveryBackoffMs" | "deliveryMaxAttempts">): number | null {
-  if (attemptsMade >= config.deliveryMaxAttempts) return null;
-  const steps = config.deliveryBackoffMs;
-  return steps[Math.min(attemptsMade, steps.length) - 1] ?? 0;
+  return retryDelay(attemptsMade, { backoffMs: config.deliveryBackoffMs, maxAttempts: config.deliveryMaxAttempts });
 }
 
 /** The server's SMTP transport, or the organisation's own (opened from its sealed URL). */
@@ -82,93 +81,19 @@ export function mailTransportFor(org: OrganizationRow, config: Config, secrets: 
   return null;
 }
 
-export function startDeliveryWorker(db: Db, config: Config, options: DeliveryWorkerOptions): DeliveryWorker {
-  const concurrency = options.concurrency ?? 4;
-  const log = options.log ?? ((line: string) => console.error(line));
-  const workerId = `${hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`;
-  const leaseMs = config.deliveryTimeoutMs + Math.min(LEASE_MARGIN_MS, config.deliveryTimeoutMs);
+export function documentChannel(db: Db, config: Config, options: DeliveryWorkerOptions): OutboxChannel<DeliveryRow, ChannelResult> {
   const turns = new RenderTurns();
-  const inFlight = new Set<Promise<void>>();
-  /** the rows in flight here: never claimed again by this worker, even should their lease run out */
-  const sending = new Set<string>();
-  const timers = new Set<Timer>();
-  let stopping = false;
-  let scheduled = false;
-  /** a pump is claiming (its claim awaits a unit of work); a pump asked for meanwhile runs after it */
-  let pumping = false;
-  let pumpAgain = false;
-
-  const schedule = () => {
-    if (scheduled || stopping) return;
-    scheduled = true;
-    setImmediate(pump);
-  };
-
-  function pump(): void {
-    scheduled = false;
-    if (stopping) return;
-    if (pumping) {
-      pumpAgain = true;
-      return;
-    }
-    pumping = true;
-    void claimAndDeliver().finally(() => {
-      pumping = false;
-      if (pumpAgain) {
-        pumpAgain = false;
-        schedule();
-      }
-    });
-  }
-
-  async function claimAndDeliver(): Promise<void> {
-    const free = concurrency - inFlight.size;
-    if (free <= 0) return;
-    let claimed: DeliveryRow[];
-    try {
-      claimed = await claim(db, workerId, free, leaseMs, [...sending]);
-    } catch (error) {
-      log(`[kontor] delivery worker: claiming failed (the next tick tries again): ${(error as Error).message}`);
-      return;
-    }
-    for (const row of claimed) {
-      sending.add(row.id);
-      const attempt = deliver(row)
-        .catch((error) => log(`[kontor] delivery worker: delivery ${row.id} failed unexpectedly: ${(error as Error)?.stack ?? error}`))
-        .finally(() => {
-          inFlight.delete(attempt);
-          sending.delete(row.id);
-          schedule();
-        });
-      inFlight.add(attempt);
-    }
-  }
-
-  async function deliver(row: DeliveryRow): Promise<void> {
-    const attemptedAt = nowIso();
-    const started = performance.now();
-    const result = await attempt(row);
-    if (options.pauseBeforeRecordMs) await Bun.sleep(options.pauseBeforeRecordMs);
-    const durationMs = Math.round(performance.now() - started);
-    try {
-      const retryAt = await record(db, config, workerId, row, result, attemptedAt, durationMs, options);
-      if (retryAt !== null) wakeAt(retryAt);
-    } catch (error) {
-      // the row stays leased: when the lease runs out it is sent again (at-least-once)
-      log(`[kontor] delivery worker: recording delivery ${row.id} failed: ${(error as Error).message}`);
-    }
-  }
 
   /** Renders and sends; never throws: what went wrong is the attempt's outcome. */
   async function attempt(row: DeliveryRow): Promise<ChannelResult> {
+    let timer: Timer | undefined;
     try {
       const org = await firstRow(db.select().from(organizations).where(eq(organizations.id, row.organizationId)));
       if (!org) return { outcome: "failed", detail: "The organisation no longer exists." };
       const { outgoing, mail } = await render(row, org);
       // the limit is the channel's (as a webhook's is the receiver's); rendering comes before it
       const timeout = new Promise<ChannelResult>((resolve) => {
-        const timer = setTimeout(() => resolve({ outcome: "retry", detail: `No answer within ${config.deliveryTimeoutMs} ms.` }), config.deliveryTimeoutMs);
-        timers.add(timer);
+        timer = setTimeout(() => resolve({ outcome: "retry", detail: `No answer within ${config.deliveryTimeoutMs} ms.` }), config.deliveryTimeoutMs);
       });
       const send = async (): Promise<ChannelResult> => {
         if (row.channel === "email") {
@@ -207,6 +132,8 @@ export function startDeliveryWorker(db: Db, config: Config, options: DeliveryWor
       // a document that cannot be rendered any more (e.g. issued before its e-invoice was checked) will not render on a retry
       if (error instanceof ApiError) return { outcome: "failed", detail: error.message };
       return { outcome: "retry", detail: `Rendering failed: ${(error as Error).message}` };
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -248,55 +175,46 @@ export function startDeliveryWorker(db: Db, config: Config, options: DeliveryWor
     return { doc, profile, pdf, einvoice };
   }
 
-  function wakeAt(at: number): void {
-    const delay = at - Date.now();
-    if (stopping || delay >= TICK_MS) return;
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      schedule();
-    }, Math.max(0, delay));
-    timers.add(timer);
-  }
-
-  const cron = new Cron("* * * * * *", { protect: true }, schedule);
-  const unsubscribe = db.connection.outbox.subscribe(schedule);
-  schedule();
-
-  let stopped: Promise<void> | null = null;
   return {
-    poke: schedule,
-    stop() {
-      stopped ??= (async () => {
-        stopping = true;
-        cron.stop();
-        unsubscribe();
-        // an attempt in flight finishes (at most the attempt's limit): cutting an SMTP dialogue short after DATA could send twice
-        await Promise.allSettled([...inFlight]);
-        for (const timer of timers) clearTimeout(timer);
+    name: "delivery",
+    slots: options.concurrency ?? 4,
+    leaseMs: config.deliveryTimeoutMs + Math.min(LEASE_MARGIN_MS, config.deliveryTimeoutMs),
+    graceMs: Infinity,
+    claim: async (db, request) => ({ rows: await claim(db, request.workerId, request.free, request.leaseMs, [...request.sending]), more: false }),
+    async deliver(row) {
+      const result = await attempt(row);
+      if (options.pauseBeforeRecordMs) await Bun.sleep(options.pauseBeforeRecordMs);
+      return result;
+    },
+    async record(db, workerId, attempts) {
+      let earliest: number | null = null;
+      // each in a unit of its own: one that cannot be written does not hold back the others
+      for (const { row, result, attemptedAt, durationMs } of attempts) {
         try {
-          await unitOfWork(db, async (tx) =>
-            await tx.update(documentDeliveries).set({ leasedBy: null, leaseUntil: null }).where(and(eq(documentDeliveries.status, "pending"), eq(documentDeliveries.leasedBy, workerId))),
-          );
+          const retryAt = await record(db, config, workerId, row, result, attemptedAt, durationMs, options);
+          if (retryAt !== null) earliest = Math.min(earliest ?? retryAt, retryAt);
         } catch (error) {
-          log(`[kontor] delivery worker: releasing leases failed (they run out by themselves): ${(error as Error).message}`);
+          // the row stays leased: when the lease runs out it is sent again (at-least-once)
+          (options.log ?? console.error)(`[kontor] delivery worker: recording delivery ${row.id} failed: ${(error as Error).message}`);
         }
-      })();
-      return stopped;
+      }
+      return earliest;
+    },
+    async release(db, workerId) {
+      await releaseLeases(db, documentDeliveries, workerId);
     },
   };
 }
 
-const TICK_MS = 1000;
+/** An outbox worker with the document channel alone (tests). */
+export function startDeliveryWorker(db: Db, config: Config, options: DeliveryWorkerOptions): OutboxWorker {
+  return startOutboxWorker(db, [documentChannel(db, config, options)], { log: options.log });
+}
 
 /** Claims up to `limit` due rows (pending, due, no live lease), oldest due first, under a lease. */
 async function claim(db: Db, workerId: string, limit: number, leaseMs: number, inFlight: string[]): Promise<DeliveryRow[]> {
   const now = Date.now();
-  const due = and(
-    eq(documentDeliveries.status, "pending"),
-    lte(documentDeliveries.nextAttemptAt, now),
-    or(isNull(documentDeliveries.leaseUntil), lt(documentDeliveries.leaseUntil, now)),
-    inFlight.length > 0 ? notInArray(documentDeliveries.id, inFlight) : undefined,
-  );
+  const due = and(dueAt(documentDeliveries, now), inFlight.length > 0 ? notInArray(documentDeliveries.id, inFlight) : undefined);
   // an idle tick only reads (document_deliveries_due): the write lock is taken when something is due
   if (!(await firstRow(db.select({ id: documentDeliveries.id }).from(documentDeliveries).where(due).limit(1)))) return [];
   return await unitOfWork(db, async (tx) => {
@@ -328,7 +246,7 @@ async function record(
     await tx.insert(documentDeliveryAttempts)
       .values({ id: newId(), organizationId: claimed.organizationId, deliveryId: claimed.id, attemptedAt, outcome: result.outcome, detail: clipServerText(result.detail), durationMs });
     const row = await firstRow(tx.select().from(documentDeliveries).where(eq(documentDeliveries.id, claimed.id)));
-    if (!row || row.leasedBy !== workerId || row.leaseUntil !== claimed.leaseUntil) return null;
+    if (!row || !holdsLease(row, workerId, claimed.leaseUntil)) return null;
     const updatedAt = nowIso();
     const attempts = row.attempts + 1;
     const released = { leasedBy: null, leaseUntil: null, updatedAt, attempts };

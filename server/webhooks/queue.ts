@@ -8,19 +8,20 @@
  * out. Only the holder of the lease may move the row on (checked on both columns), which keeps
  * a late worker from overwriting a row that was redelivered or re-claimed in the meantime.
  */
-import { and, asc, eq, inArray, isNotNull, isNull, lt, lte, notInArray, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, isNull, notInArray, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db, Tx } from "../../db/client.ts";
 import { webhookAttempts, webhookDeliveries as deliveries, webhooks } from "../../db/schema.ts";
-import type { Config } from "../config.ts";
+import { dueAt, holdsLease, releaseLeases as releaseLeasesOf } from "../outbox/leases.ts";
+import { retryDelay } from "../outbox/worker.ts";
 import { snapshot, unitOfWork } from "../lib/scope.ts";
 import { newId, nowIso } from "../lib/time.ts";
 import { clipServerText } from "../lib/counts.ts";
 import type { AttemptResult } from "./send.ts";
 import { firstRow } from "../../db/client.ts";
-import { unindexed } from "../../db/dialect.ts";
 
-export type RetryPolicy = Pick<Config, "webhookBackoffMs" | "webhookMaxAttempts">;
+/** The back-off of KONTOR_WEBHOOK_BACKOFF and the attempts of KONTOR_WEBHOOK_MAX_ATTEMPTS. */
+export type RetryPolicy = { backoffMs: readonly number[]; maxAttempts: number };
 
 export type Claim = {
   id: string;
@@ -87,12 +88,7 @@ type Candidate = { id: string; webhookId: string; organizationId: string };
 export async function claimDue(db: Db, request: ClaimRequest): Promise<{ claims: Claim[]; more: boolean }> {
   const { workerId, limit, leaseMs, inFlightByWebhook, perWebhookLimit, inFlightByOrganization, organizationShare, reserve } = request;
   if (limit <= 0) return { claims: [], more: false };
-  const due = (now: number, nextAttemptAtIndexed = true) => [
-    eq(deliveries.status, "pending"),
-    // `+column` keeps SQLite from using the column's index (the refill wants the organisation's)
-    nextAttemptAtIndexed ? lte(deliveries.nextAttemptAt, now) : sql`${unindexed(deliveries.nextAttemptAt)} <= ${now}`,
-    or(isNull(deliveries.leaseUntil), lt(deliveries.leaseUntil, now)),
-  ];
+  const due = (now: number, nextAttemptAtIndexed = true) => [dueAt(deliveries, now, nextAttemptAtIndexed)];
   const fullWebhooks = [...inFlightByWebhook].filter(([, n]) => n >= perWebhookLimit).map(([id]) => id);
   const candidates = async (tx: Tx, where: (SQL | undefined)[], orderBy: SQLiteColumn, max: number): Promise<Candidate[]> =>
     await tx
@@ -180,17 +176,6 @@ export async function claimDue(db: Db, request: ClaimRequest): Promise<{ claims:
   });
 }
 
-/**
- * Delay before the next attempt after `attemptsMade` failed ones, or null when the delivery is
- * now `failed`. Attempt 1 goes at once, attempt n+1 after the n-th backoff step; with more
- * attempts configured than steps, the last step repeats.
- */
-export function retryDelay(attemptsMade: number, policy: RetryPolicy): number | null {
-  if (attemptsMade >= policy.webhookMaxAttempts) return null;
-  const steps = policy.webhookBackoffMs;
-  return steps[Math.min(attemptsMade, steps.length) - 1] ?? 0;
-}
-
 export type Outcome = { claim: Claim; result: AttemptResult; attemptedAt: string };
 
 /**
@@ -226,8 +211,7 @@ export async function recordOutcomes(db: Db, workerId: string, outcomes: Outcome
         });
       const now = Date.now();
       const updatedAt = nowIso();
-      const holdsLease = row.leasedBy === workerId && row.leaseUntil === claim.leaseUntil;
-      if (!holdsLease) {
+      if (!holdsLease(row, workerId, claim.leaseUntil)) {
         // redelivered while in flight (redeliver clears leased_by): its fresh series may start now
         if (row.leasedBy === null && row.leaseUntil === claim.leaseUntil) {
           await tx.update(deliveries).set({ leaseUntil: null }).where(eq(deliveries.id, claim.id));
@@ -261,14 +245,7 @@ export async function recordOutcomes(db: Db, workerId: string, outcomes: Outcome
 
 /** Hands back every lease this worker still holds (shutdown): those rows are due again at once. */
 export async function releaseLeases(db: Db, workerId: string): Promise<number> {
-  return await (await unitOfWork(db, async (tx) =>
-    await tx
-      .update(deliveries)
-      .set({ leasedBy: null, leaseUntil: null })
-      // status first: the deliveries_due index narrows it to the pending rows
-      .where(and(eq(deliveries.status, "pending"), eq(deliveries.leasedBy, workerId)))
-      .returning({ id: deliveries.id }),
-  )).length;
+  return await releaseLeasesOf(db, deliveries, workerId);
 }
 
 /*

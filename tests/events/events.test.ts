@@ -11,7 +11,7 @@ import { pruneEvents } from "../../server/changes/feed.ts";
 import { unitOfWork } from "../../server/lib/scope.ts";
 import { drawSequence } from "../../server/lib/sequences.ts";
 import { loadConfig } from "../../server/config.ts";
-import { startWorker } from "../../server/webhooks/worker.ts";
+import { startRetention } from "../../server/changes/retention.ts";
 import { createTestEnv } from "../helpers.ts";
 import { slowListSteps } from "../query-plan.ts";
 import { firstRow } from "../../db/client.ts";
@@ -267,7 +267,7 @@ describe("retention", () => {
     expect(() => loadConfig({ KONTOR_EVENT_RETENTION_DAYS: "1.5" })).toThrow("KONTOR_EVENT_RETENTION_DAYS");
   });
 
-  test("the worker prunes events older than the retention at start; younger ones stay; an after before a pruned id is a 410", async () => {
+  test("the retention prunes events older than it at start, and its stop waits for the prune; younger ones stay; an after before a pruned id is a 410", async () => {
     const { org, token } = await env.newOrg("Retention BV");
     const day = 86_400_000;
     // a customer as its GET shows it (another organisation's: this one's ids must start with the old events)
@@ -283,8 +283,9 @@ describe("retention", () => {
     const gone = await old(31); // 1
     const older = await old(29); // 2
     const kept = await ok("POST", "/api/v1/customers", { name: "Recent" }, token); // event 3
-    const worker = await startWorker(env.db, env.config, { log: () => {} });
-    await worker.stop();
+    const logged: string[] = [];
+    await startRetention(env.db, env.config, (line) => logged.push(line)).stop();
+    expect(logged).toEqual([]);
     const left = (await readFeed("", token, 100)).map((e) => e.resource.id);
     expect(left).toEqual(["old-29", kept.id]);
     // resuming after the pruned id itself misses nothing; before it, the events it needs are gone

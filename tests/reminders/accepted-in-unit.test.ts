@@ -11,14 +11,15 @@ import { auditLog, documentDeliveries, events } from "../../db/schema.ts";
 import { loadSecretBox } from "../../server/lib/secret-box.ts";
 import { renderReminderForDelivery } from "../../server/reminders/read.ts";
 import { onReminderAccepted, runReminders } from "../../server/reminders/run.ts";
-import { startDeliveryWorker, type DeliveryWorker } from "../../server/sending/worker.ts";
+import type { OutboxWorker } from "../../server/outbox/worker.ts";
+import { startDeliveryWorker } from "../../server/sending/worker.ts";
 import { SELLER_IDENTITY } from "../fixtures.ts";
 import { createTestEnv } from "../helpers.ts";
 import { startSmtp } from "../sending/smtp.ts";
 
 const smtp = await startSmtp();
 const env = await createTestEnv({ KONTOR_SMTP_URL: smtp.url, KONTOR_MAIL_FROM: "invoices@kontor.test" });
-let worker: DeliveryWorker | null = null;
+let worker: OutboxWorker | null = null;
 let refusals = 0;
 
 afterAll(async () => {

@@ -22,7 +22,8 @@ import { CLI_ACTOR } from "../../server/orgs/service.ts";
 import { renderReminderForDelivery } from "../../server/reminders/read.ts";
 import { onReminderAccepted, runReminders } from "../../server/reminders/run.ts";
 import { setPeppolAccessPoint } from "../../server/sending/peppol/settings.ts";
-import { startDeliveryWorker, type DeliveryWorker } from "../../server/sending/worker.ts";
+import type { OutboxWorker } from "../../server/outbox/worker.ts";
+import { startDeliveryWorker } from "../../server/sending/worker.ts";
 import { describe as describeValidation, validateUbl } from "../einvoicing/validate.ts";
 import { SELLER_IDENTITY } from "../fixtures.ts";
 import { createTestEnv, TEST_IBAN } from "../helpers.ts";
@@ -35,7 +36,7 @@ const CREDENTIALS = { apiKey: "key_rem", apiSecret: "secret_rem", companyId: "c_
 const fake = startFakeRecommand(CREDENTIALS);
 const env = await createTestEnv({ KONTOR_SMTP_URL: smtp.url, KONTOR_MAIL_FROM: "invoices@kontor.test" });
 const secrets = loadSecretBox(env.config);
-let worker: DeliveryWorker;
+let worker: OutboxWorker;
 
 afterAll(async () => {
   await worker?.stop();

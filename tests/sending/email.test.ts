@@ -14,7 +14,8 @@ import { eq } from "drizzle-orm";
 import { organizations } from "../../db/schema.ts";
 import { loadSecretBox } from "../../server/lib/secret-box.ts";
 import { setOrganizationSmtp } from "../../server/orgs/service.ts";
-import { startDeliveryWorker, type DeliveryWorker } from "../../server/sending/worker.ts";
+import type { OutboxWorker } from "../../server/outbox/worker.ts";
+import { startDeliveryWorker } from "../../server/sending/worker.ts";
 import { describe as describeValidation, validateUbl } from "../einvoicing/validate.ts";
 import { SELLER_IDENTITY } from "../fixtures.ts";
 import { createTestEnv, databaseEnv, runCli } from "../helpers.ts";
@@ -25,7 +26,7 @@ import { firstRow } from "../../db/client.ts";
 const smtp: TestSmtp = await startSmtp();
 // the server's transport (KONTOR_SMTP_URL, KONTOR_MAIL_FROM), as the API's send checks it
 const env = await createTestEnv({ KONTOR_SMTP_URL: smtp.url, KONTOR_MAIL_FROM: "invoices@kontor.test" });
-let worker: DeliveryWorker;
+let worker: OutboxWorker;
 const secrets = loadSecretBox(env.config);
 
 beforeAll(async () => {

@@ -196,7 +196,7 @@ describe("secrets at rest", () => {
     await migrateDatabase(db);
     try {
       expect(() => createApp(createRuntime(config, { db }))).toThrow(/must hold exactly 32 bytes .*restore it from the backup/);
-      expect(() => startWorker(db, config)).toThrow(/must hold exactly 32 bytes/);
+      await expect(startWorker(db, config)).rejects.toThrow(/must hold exactly 32 bytes/);
     } finally {
       await db.connection.close();
     }

@@ -663,7 +663,7 @@ describe("parking: the queued deliveries of an inactive webhook wait out of the 
     // its attempt fails: a retry is due, but the webhook is inactive now, so it is parked
     const retryAt = await recordOutcomes(env.db, "parking-3", [
       { claim, attemptedAt: "2026-01-01T00:00:00.000000Z", result: { ok: false, statusCode: 503, durationMs: 5, error: null, responseBody: "busy", interrupted: false } },
-    ], { webhookBackoffMs: [10], webhookMaxAttempts: 3 });
+    ], { backoffMs: [10], maxAttempts: 3 });
     expect(retryAt).toBeNull();
     expect((await rowsOf(w.id))[1]).toMatchObject({ status: "pending", attempts: 1, lastStatusCode: 503, nextAttemptAt: null, leasedBy: null, leaseUntil: null });
     await releaseLeases(env.db, "parking-3");
