@@ -4,7 +4,7 @@
  *
  *   db/                the connection, the migration runner, statements, the schema (db/schema/, a file per feature) and its values
  *   server/lib/        helpers of every feature (money, dates, lists, errors, IBANs, the fiscal calendar, …); not all pure
- *   the kernel         HTTP, authentication, logs, metrics, the runtime, configuration, backups, the outbox worker
+ *   the kernel         HTTP, authentication, logs, metrics, the runtime, configuration, backups, the outbox worker, scheduled runs
  *   the features       every other folder of server/, in FEATURE_TIERS order
  *   composition roots  server/app.ts, serve.ts, http-thread.ts, bootstrap.ts, data-migrations.ts, cli/
  *
@@ -13,7 +13,7 @@
  * higher one's. Type-only imports count: a type names what a module knows.
  */
 
-const KERNEL = ["http", "auth", "metrics", "docs", "backup", "outbox"];
+const KERNEL = ["http", "auth", "metrics", "docs", "backup", "outbox", "schedule"];
 const KERNEL_FILES = ["log", "runtime", "config", "version"];
 const ROOT_FILES = ["app", "serve", "http-thread", "bootstrap", "data-migrations", "background"];
 

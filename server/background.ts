@@ -37,7 +37,7 @@ export async function startBackground(runtime: Runtime, options: BackgroundOptio
     pauseBeforeRecordMs: options.deliveryPauseBeforeRecordMs ?? testPause(),
   };
   const outbox = startOutboxWorker(db, [webhooks, documentChannel(db, config, deliveryOptions)], { log });
-  const retention = startRetention(db, config, log);
+  const retention = startRetention(db, config, runtime.log);
   // received Peppol documents become pending expenses: every 5 minutes (protect: a slow access point's poll is not run twice at once)
   const peppolInbox = new Cron("30 */5 * * * *", { protect: true }, async () => {
     try {
@@ -47,13 +47,11 @@ export async function startBackground(runtime: Runtime, options: BackgroundOptio
     }
   });
   const recurring = startRecurringSchedule(db, runtime.log);
-  const reminderRuns = startReminderSchedule(db, config, runtime.log);
+  const reminderRuns = startReminderSchedule(db, runtime.log);
   return {
     async stop() {
       peppolInbox.stop();
-      recurring.stop();
-      reminderRuns.stop();
-      await Promise.allSettled([outbox.stop(), retention.stop()]);
+      await Promise.allSettled([outbox.stop(), retention.stop(), recurring.stop(), reminderRuns.stop()]);
     },
   };
 }

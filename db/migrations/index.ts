@@ -51,6 +51,7 @@ import m48 from "./0048_supplier_identifiers.sql" with { type: "text" };
 import m49 from "./0049_external_id_nfc.sql" with { type: "text" };
 import m50 from "./0050_issued_customer.sql" with { type: "text" };
 import m51 from "./0051_event_ids.sql" with { type: "text" };
+import m52 from "./0052_scheduled_runs.sql" with { type: "text" };
 
 export const embeddedMigrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_init", when: 1795372542016, breakpoints: true, sql: m0 },
@@ -105,4 +106,5 @@ export const embeddedMigrations: { tag: string; when: number; breakpoints: boole
   { tag: "0049_external_id_nfc", when: 1795779580283, breakpoints: true, sql: m49 },
   { tag: "0050_issued_customer", when: 1795785264012, breakpoints: true, sql: m50 },
   { tag: "0051_event_ids", when: 1795786889383, breakpoints: true, sql: m51 },
+  { tag: "0052_scheduled_runs", when: 1795823345194, breakpoints: true, sql: m52 },
 ];

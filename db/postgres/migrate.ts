@@ -12,8 +12,22 @@ import { BASELINE_MIGRATION, baselineStatements } from "./baseline.ts";
 /** The advisory lock of a migration (any number unlike the write lock's). */
 const MIGRATION_LOCK_KEY = 0x4b6d6967;
 
-/** PostgreSQL's migrations after the baseline, in order: none yet. */
-const MIGRATIONS: readonly { name: string; statements: readonly string[] }[] = [];
+/** PostgreSQL's migrations after the baseline, in order, each named as SQLite's of the same change (db/migrations/). */
+const MIGRATIONS: readonly { name: string; statements: readonly string[] }[] = [
+  {
+    name: "0052_scheduled_runs",
+    statements: [
+      `CREATE TABLE "scheduled_runs" (
+  "job" text COLLATE "C" NOT NULL,
+  "period" text COLLATE "C" NOT NULL,
+  "run_by" text COLLATE "C" NOT NULL,
+  "started_at" text COLLATE "C" NOT NULL,
+  "finished_at" text COLLATE "C",
+  PRIMARY KEY ("job", "period")
+)`,
+    ],
+  },
+];
 
 export const KNOWN_MIGRATIONS = [BASELINE_MIGRATION, ...MIGRATIONS.map((m) => m.name)];
 

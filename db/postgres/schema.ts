@@ -109,9 +109,17 @@ export const CUSTOM_DDL: readonly string[] = [
   `CREATE INDEX "organizations_peppol_provider" ON "organizations" ("peppol_provider") WHERE "peppol_provider" IS NOT NULL`,
 ];
 
-/** PostgreSQL's baseline: every declared table, in an order that creates a table after those it references, then CUSTOM_DDL. */
+/**
+ * The tables created by PostgreSQL's migrations after the baseline (db/postgres/migrate.ts), in
+ * their words: the baseline stays what it was, and a fresh database gets them as an existing
+ * one does, from the migration.
+ */
+export const TABLES_AFTER_BASELINE: readonly string[] = ["scheduled_runs"];
+
+/** PostgreSQL's baseline: every declared table but those of later migrations, in an order that creates a table after those it references, then CUSTOM_DDL. */
 export function baselineDdl(): string[] {
-  return [...tablesInKeyOrder().flatMap(tableDdl), ...CUSTOM_DDL];
+  const inBaseline = tablesInKeyOrder().filter((t) => !TABLES_AFTER_BASELINE.includes(getTableConfig(t).name));
+  return [...inBaseline.flatMap(tableDdl), ...CUSTOM_DDL];
 }
 
 /** Every declared table, each after the tables its foreign keys reference (the order to create or fill them in). */

@@ -37,3 +37,4 @@ export * from "./vat-returns.ts";
 export * from "./reports.ts";
 export * from "./sequences.ts";
 export * from "./database.ts";
+export * from "./schedule.ts";

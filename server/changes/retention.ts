@@ -1,31 +1,23 @@
 /**
- * The events feed keeps KONTOR_EVENT_RETENTION_DAYS of events (docs/events.md#retention): older
- * ones are pruned when the worker starts and then hourly. A stop waits for a prune in flight, so
- * a process that stops has pruned whole batches and nothing is left half-done in its name.
+ * The events feed keeps KONTOR_EVENT_RETENTION_DAYS of events (docs/events.md#how-long): older
+ * ones are pruned when the process starts and then hourly, each hour by one server
+ * (server/schedule/job.ts). A stop waits for a prune in flight.
  */
-import { Cron } from "croner";
 import type { Db } from "../../db/client.ts";
 import type { Config } from "../config.ts";
+import type { Logger } from "../log.ts";
+import { scheduleJob, type ScheduledJob } from "../schedule/job.ts";
 import { pruneEvents } from "./feed.ts";
 
-export type Retention = { stop: () => Promise<void> };
-
-export function startRetention(db: Db, config: Pick<Config, "eventRetentionDays">, log: (line: string) => void): Retention {
-  let running: Promise<void> = Promise.resolve();
-  const prune = () => {
-    running = pruneEvents(db, config.eventRetentionDays).then(
-      () => undefined,
-      (error) => log(`[kontor] retention: pruning old events failed (the next hour tries again): ${(error as Error).message}`),
-    );
-    return running;
-  };
-  // protect: an hour's prune still running is not started twice
-  const hourly = new Cron("0 * * * *", { protect: true }, prune);
-  void prune();
-  return {
-    async stop() {
-      hourly.stop();
-      await running;
+export function startRetention(db: Db, config: Pick<Config, "eventRetentionDays">, log: Logger): ScheduledJob {
+  return scheduleJob(db, {
+    job: "retention",
+    pattern: "0 * * * *",
+    period: "hour",
+    atStart: true,
+    run: async () => {
+      await pruneEvents(db, config.eventRetentionDays);
     },
-  };
+    log,
+  });
 }

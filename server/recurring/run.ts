@@ -9,7 +9,6 @@
  * A period whose start has passed is caught up: issued on the run's date (the series stays in the
  * order of the issue dates) and naming its service period (BG-14), as an on-time one does too.
  */
-import { Cron } from "croner";
 import { and, asc, desc, eq, lte, sql } from "drizzle-orm";
 import type { Db, Tx } from "../../db/client.ts";
 import { documentDeliveries, organizations, recurringInvoicePeriods, recurringInvoices } from "../../db/schema.ts";
@@ -24,6 +23,7 @@ import { unitOfWork } from "../lib/scope.ts";
 import { addDays, nowIso, today } from "../lib/time.ts";
 import type { Logger } from "../log.ts";
 import { CLI_ACTOR, findOrganization } from "../orgs/service.ts";
+import { scheduleJob, type ScheduledJob } from "../schedule/job.ts";
 import { firstPeriodAfter, periodEnd } from "./schedule.ts";
 import { scheduleOf, type TemplateRow } from "./service.ts";
 import { firstRow } from "../../db/client.ts";
@@ -240,32 +240,23 @@ async function queueDelivery(tx: Tx, scope: Scope, row: TemplateRow, invoiceId: 
   return { deliveryId: delivery.id, error: delivery.status === "failed" ? delivery.lastError : null };
 }
 
-export type RecurringSchedule = { stop: () => void };
-
 /**
- * Runs the generation at start (catching up what a downtime missed) and every day at 00:05 UTC:
- * in `kontor serve` and `kontor worker`, beside the webhook worker. Any number of them may run on
- * one database: the periods' unique key makes each invoice once.
+ * Runs the generation at start (catching up what a downtime missed) and every day at 00:05 UTC,
+ * that day's run by one server (server/schedule/job.ts): in `kontor serve` and `kontor worker`.
+ * Any number of them may run on one database: the periods' unique key makes each invoice once.
  */
-export function startRecurringSchedule(db: Db, log: Logger): RecurringSchedule {
+export function startRecurringSchedule(db: Db, log: Logger): ScheduledJob {
   const run = async () => {
-    try {
-      const report = await runRecurring(db);
-      if (report.generated.length > 0 || report.failed.length > 0) {
-        log.info("recurring invoices generated", {
-          generated: report.generated.length,
-          caught_up: report.generated.filter((g) => g.caught_up).length,
-          finalize_failed: report.generated.filter((g) => g.finalize_error !== null).length,
-          failed: report.failed.length,
-        });
-      }
-      for (const failed of report.failed) log.warn("a recurring invoice could not be generated", failed);
-    } catch (error) {
-      log.error("the recurring invoices' run failed (the next one tries again)", { error: (error as Error).message });
+    const report = await runRecurring(db);
+    if (report.generated.length > 0 || report.failed.length > 0) {
+      log.info("recurring invoices generated", {
+        generated: report.generated.length,
+        caught_up: report.generated.filter((g) => g.caught_up).length,
+        finalize_failed: report.generated.filter((g) => g.finalize_error !== null).length,
+        failed: report.failed.length,
+      });
     }
+    for (const failed of report.failed) log.warn("a recurring invoice could not be generated", failed);
   };
-  const cron = new Cron("5 0 * * *", { protect: true, timezone: "UTC" }, run);
-  // at start too (a day the server was down), without holding the start up
-  void run();
-  return { stop: () => cron.stop() };
+  return scheduleJob(db, { job: "recurring", pattern: "5 0 * * *", period: "day", atStart: true, run, log });
 }

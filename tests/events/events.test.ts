@@ -12,6 +12,7 @@ import { unitOfWork } from "../../server/lib/scope.ts";
 import { drawSequence } from "../../server/lib/sequences.ts";
 import { loadConfig } from "../../server/config.ts";
 import { startRetention } from "../../server/changes/retention.ts";
+import { createLogger } from "../../server/log.ts";
 import { createTestEnv } from "../helpers.ts";
 import { slowListSteps } from "../query-plan.ts";
 import { firstRow } from "../../db/client.ts";
@@ -284,7 +285,7 @@ describe("retention", () => {
     const older = await old(29); // 2
     const kept = await ok("POST", "/api/v1/customers", { name: "Recent" }, token); // event 3
     const logged: string[] = [];
-    await startRetention(env.db, env.config, (line) => logged.push(line)).stop();
+    await startRetention(env.db, env.config, createLogger({ format: "json", level: "debug" }, (line) => logged.push(line))).stop();
     expect(logged).toEqual([]);
     const left = (await readFeed("", token, 100)).map((e) => e.resource.id);
     expect(left).toEqual(["old-29", kept.id]);
