@@ -13,7 +13,7 @@ import { BASELINE_MIGRATION, baselineStatements } from "./baseline.ts";
 const MIGRATION_LOCK_KEY = 0x4b6d6967;
 
 /** PostgreSQL's migrations after the baseline, in order, each named as SQLite's of the same change (db/migrations/). */
-const MIGRATIONS: readonly { name: string; statements: readonly string[] }[] = [
+export const MIGRATIONS: readonly { name: string; statements: readonly string[] }[] = [
   {
     name: "0052_scheduled_runs",
     statements: [

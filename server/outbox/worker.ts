@@ -9,7 +9,8 @@
  * writes the outcomes.
  *
  * - Claims. Each channel has `slots` attempts in flight at most; a claim asks for the free ones
- *   and leaves out the rows this worker is sending. It runs in a write unit (SQLite's
+ *   and may leave out the rows this worker has in hand (delivering, or its outcome not yet
+ *   written), which it may claim again only after that. It runs in a write unit (SQLite's
  *   `BEGIN IMMEDIATE`, PostgreSQL's write lock: docs/architecture.md#two-engines), so two workers'
  *   claims take turns and the second sees the first's leases.
  * - Leases. A claimed row carries `leased_by` (this worker) and `lease_until`; only the holder of
@@ -34,7 +35,10 @@ export type ClaimRequest = {
   free: number;
   /** the lease a claimed row is given: now + leaseMs */
   leaseMs: number;
-  /** rows this worker is delivering now: never claimed again by it, even should their lease run out */
+  /**
+   * rows this worker has in hand, from their claim until their outcome is written: a channel
+   * leaves them out, so that a lease run out meanwhile does not make this worker deliver one twice
+   */
   sending: ReadonlySet<string>;
   /** asks for a claim of this channel after `ms` (a channel's own pacing) */
   claimAgainIn: (ms: number) => void;
@@ -120,8 +124,8 @@ function lane(db: Db, channel: AnyChannel, workerId: string, log: (line: string)
   const timers = new Set<Timer>();
   let stopping = false;
   let scheduled = false;
-  /** a claim is running (it awaits a unit of work); one asked for meanwhile runs after it */
-  let claiming = false;
+  /** the claim running (it awaits a unit of work); one asked for meanwhile runs after it */
+  let claiming: Promise<void> | null = null;
   let claimAfter = false;
 
   const schedule = () => {
@@ -145,9 +149,8 @@ function lane(db: Db, channel: AnyChannel, workerId: string, log: (line: string)
       claimAfter = true;
       return;
     }
-    claiming = true;
-    void claimAndDeliver().finally(() => {
-      claiming = false;
+    claiming = claimAndDeliver().finally(() => {
+      claiming = null;
       if (claimAfter) {
         claimAfter = false;
         schedule();
@@ -166,6 +169,8 @@ function lane(db: Db, channel: AnyChannel, workerId: string, log: (line: string)
       say(`claiming failed (the next tick tries again): ${(error as Error).message}`);
       return;
     }
+    // claimed while stopping: not delivered; the stop hands their leases back once this claim is over
+    if (stopping) return;
     for (const row of claimed.rows) deliver(row);
     if (claimed.more) schedule();
   }
@@ -177,13 +182,15 @@ function lane(db: Db, channel: AnyChannel, workerId: string, log: (line: string)
     const started = performance.now();
     const attempt = channel
       .deliver(row, shutdown.signal)
-      .then((result) => record({ row, result, attemptedAt, durationMs: Math.round(performance.now() - started) }))
+      .then((result) => record({ row, result, attemptedAt, durationMs: Math.round(performance.now() - started) }), (error) => {
+        sending.delete(row.id);
+        throw error;
+      })
       // a channel reports failures as results; anything else is a bug, and the row's lease
       // running out brings it back, so it is logged rather than allowed to end the process
       .catch((error) => say(`delivery ${row.id} failed unexpectedly: ${(error as Error)?.stack ?? error}`))
       .finally(() => {
         inFlight.delete(attempt);
-        sending.delete(row.id);
         channel.ended?.(row);
         schedule();
       });
@@ -212,6 +219,8 @@ function lane(db: Db, channel: AnyChannel, workerId: string, log: (line: string)
     } catch (error) {
       // the rows stay leased to this worker; when the lease runs out they are delivered again
       say(`recording ${batch.length} attempt(s) failed: ${(error as Error).message}`);
+    } finally {
+      for (const { row } of batch) sending.delete((row as { id: string }).id);
     }
   }
 
@@ -223,6 +232,8 @@ function lane(db: Db, channel: AnyChannel, workerId: string, log: (line: string)
       timers.clear();
     },
     async finish() {
+      // a claim under way when the stop came delivers nothing; its rows are handed back below
+      await claiming;
       const drained = Promise.allSettled([...inFlight]);
       if (channel.graceMs === Infinity) await drained;
       else {

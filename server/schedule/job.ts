@@ -52,38 +52,52 @@ export function periodOf(at: Date, period: JobSpec["period"]): string {
 
 export function scheduleJob(db: Db, spec: JobSpec): ScheduledJob {
   const runBy = `${hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`;
-  let running: Promise<unknown> = Promise.resolve();
-  let stopped = false;
-  const runNow = (): Promise<void> => {
-    const run = spec.run().catch((error) => spec.log.error("a scheduled run failed (the next one tries again)", { job: spec.job, error: (error as Error).message }));
-    running = Promise.all([running, run]);
-    return run;
+  /** runs and firings under way, which a stop waits for */
+  const underWay = new Set<Promise<unknown>>();
+  const track = <T>(work: Promise<T>): Promise<T> => {
+    underWay.add(work);
+    void work.finally(() => underWay.delete(work));
+    return work;
   };
+  let stopped = false;
+  /** Runs the work; resolves to whether it succeeded (a failure is logged). */
+  const runNow = (): Promise<boolean> =>
+    track(spec.run().then(
+      () => true,
+      (error) => {
+        spec.log.error("a scheduled run failed (the next one tries again)", { job: spec.job, error: (error as Error).message });
+        return false;
+      },
+    ));
   const fire = async (at = new Date()): Promise<boolean> => {
     if (stopped) return false;
     const period = periodOf(at, spec.period);
+    const where = and(eq(scheduledRuns.job, spec.job), eq(scheduledRuns.period, period));
     const taken = await takePeriod(db, spec.job, period, runBy).catch((error) => {
       spec.log.error("a scheduled run could not take its period (the next one tries again)", { job: spec.job, period, error: (error as Error).message });
       return false;
     });
     if (!taken) return false;
-    await runNow();
-    await unitOfWork(db, async (tx) => {
-      await tx.update(scheduledRuns).set({ finishedAt: nowIso() }).where(and(eq(scheduledRuns.job, spec.job), eq(scheduledRuns.period, period)));
-    }).catch((error) => spec.log.error("a scheduled run's end could not be recorded", { job: spec.job, period, error: (error as Error).message }));
+    if (stopped) {
+      // stopped while taking it: the period goes back, for a server still running to take
+      await unitOfWork(db, async (tx) => void (await tx.delete(scheduledRuns).where(where))).catch(() => {});
+      return false;
+    }
+    // a failed run stays unfinished: the row says so, and the next period does what it left
+    if (!(await runNow())) return true;
+    await unitOfWork(db, async (tx) => void (await tx.update(scheduledRuns).set({ finishedAt: nowIso() }).where(where)))
+      .catch((error) => spec.log.error("a scheduled run's end could not be recorded", { job: spec.job, period, error: (error as Error).message }));
     return true;
   };
-  // protect: a firing whose run outlasts the interval is not started again beside it
-  const cron = new Cron(spec.pattern, { protect: true, timezone: "UTC" }, () => {
-    running = Promise.all([running, fire()]);
-  });
+  // protect: a firing still under way (its promise returned) is not started again beside it
+  const cron = new Cron(spec.pattern, { protect: true, timezone: "UTC" }, () => track(fire()));
   if (spec.atStart) void runNow();
   return {
     fire,
     async stop() {
       stopped = true;
       cron.stop();
-      await running;
+      while (underWay.size > 0) await Promise.allSettled([...underWay]);
     },
   };
 }

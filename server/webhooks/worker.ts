@@ -51,6 +51,7 @@ export type WorkerOptions = {
  * another organisation fills the worker.
  */
 const SWEEP_MS = 200;
+const TIMER_SLACK_MS = 2;
 /**
  * A lease outlasts the attempt's own timeout by this much. Each attempt starts right after its
  * claim and is aborted at the timeout, so the margin only has to absorb a late timer; should a
@@ -77,11 +78,11 @@ export async function webhookChannel(db: Db, config: Config, options: WorkerOpti
   const inFlightByOrganization = new Map<string, number>();
   /** organisations whose attempts ended since the last claim */
   const ended = new Set<string>();
-  let lastSweep = 0;
+  let lastSweep = -SWEEP_MS;
   /** the last claim swept and left rows behind: the next one sweeps too */
   let sweepNext = false;
-  /** when the claim asked for to sweep comes (0: none asked for) */
-  let sweepAskedFor = 0;
+  /** when the claim asked for to sweep comes (performance.now(); past: none is still to come) */
+  let sweepAskedAt = 0;
   const count = (counts: Map<string, number>, key: string, by: 1 | -1) => {
     const n = (counts.get(key) ?? 0) + by;
     if (n === 0) counts.delete(key);
@@ -94,14 +95,18 @@ export async function webhookChannel(db: Db, config: Config, options: WorkerOpti
     leaseMs: config.webhookTimeoutMs + LEASE_MARGIN_MS,
     graceMs: options.graceMs ?? config.webhookTimeoutMs,
     async claim(db, request) {
-      const sweep = sweepNext || Date.now() - lastSweep >= SWEEP_MS;
+      // a monotonic clock (a wall clock set back would hold sweeps off), with room for a timer that fires a little early
+      const now = performance.now();
+      const sweep = sweepNext || now - lastSweep >= SWEEP_MS - TIMER_SLACK_MS;
       // a claim that may not sweep yet asks for the one that will: with every slot held by
       // stalled attempts, nothing else would come to look
-      if (!sweep && sweepAskedFor <= Date.now()) {
-        sweepAskedFor = lastSweep + SWEEP_MS;
-        request.claimAgainIn(sweepAskedFor - Date.now());
+      if (!sweep && sweepAskedAt <= now) {
+        sweepAskedAt = lastSweep + SWEEP_MS;
+        request.claimAgainIn(sweepAskedAt - now);
       }
+      // organisations whose attempts end while this claim runs are the next claim's refill
       const refill = [...ended].filter((id) => (inFlightByOrganization.get(id) ?? 0) < organizationShare);
+      ended.clear();
       const claimed = await claimDue(db, {
         workerId: request.workerId,
         limit: request.free,
@@ -114,8 +119,7 @@ export async function webhookChannel(db: Db, config: Config, options: WorkerOpti
         refill,
         sweep,
       });
-      ended.clear();
-      if (sweep) lastSweep = Date.now();
+      if (sweep) lastSweep = performance.now();
       sweepNext = sweep && claimed.more;
       return { rows: claimed.claims, more: claimed.more };
     },

@@ -13,7 +13,7 @@ import { baselineDdl, declaredTables, POSTGRES_TYPES } from "../../db/postgres/s
 import { postgresSql } from "../../db/postgres/sql.ts";
 import { BASELINE_MIGRATION, REFERENCE_TABLES } from "../../db/postgres/baseline.ts";
 import { freshPostgresDatabase } from "../postgres-database.ts";
-import { KNOWN_MIGRATIONS } from "../../db/postgres/migrate.ts";
+import { KNOWN_MIGRATIONS, MIGRATIONS } from "../../db/postgres/migrate.ts";
 import { embeddedMigrations } from "../../db/migrations/index.ts";
 import { migrateDatabase } from "../../server/data-migrations.ts";
 
@@ -99,7 +99,7 @@ test("every SQLite migration has its PostgreSQL counterpart: the baseline up to 
   expect(KNOWN_MIGRATIONS).toEqual(sqliteMigrations.slice(baselineAt));
 });
 
-describe.skipIf(!serverUrl)("the PostgreSQL baseline against SQLite's migrated schema", () => {
+describe.skipIf(!serverUrl)("the PostgreSQL baseline and its later migrations against SQLite's migrated schema", () => {
   const database = `kontor_schema_${process.pid}_${Date.now()}`;
   let admin: SQL;
   let pg: SQL;
@@ -112,7 +112,7 @@ describe.skipIf(!serverUrl)("the PostgreSQL baseline against SQLite's migrated s
     url.pathname = `/${database}`;
     pg = new SQL(url.toString());
     await pg.begin(async (tx) => {
-      for (const statement of baselineDdl()) await tx.unsafe(statement);
+      for (const statement of [...baselineDdl(), ...MIGRATIONS.flatMap((m) => m.statements)]) await tx.unsafe(statement);
     });
   });
   afterAll(async () => {

@@ -125,6 +125,59 @@ describe("the outbox worker", () => {
     expect(seen.claims.length).toBe(claims);
   });
 
+  test("a row stays in hand from its claim until its outcome is written: a lease run out meanwhile does not make this worker deliver it twice", async () => {
+    const due = ["slow-record"];
+    const delivered: number[] = [];
+    let recordedAt = 0;
+    const { channel, seen } = testChannel(due, {
+      async deliver(row) {
+        delivered.push(Date.now());
+        // the row's lease runs out before its outcome is written: due again for everyone
+        due.push(row.id);
+        return { ok: true, aborted: false };
+      },
+      async record(_db, _workerId, attempts) {
+        await Bun.sleep(300);
+        recordedAt = Date.now();
+        seen.recorded.push(attempts);
+        due.length = 0; // written: done
+        return null;
+      },
+    });
+    const worker = startOutboxWorker(env.db, [channel], { log: () => {} });
+    await until(() => seen.recorded.length === 1);
+    await Bun.sleep(100);
+    await worker.stop();
+    expect(delivered).toHaveLength(1);
+    expect(recordedAt).toBeGreaterThan(0);
+  });
+
+  test("a claim under way when the stop comes delivers nothing; its rows are handed back after it", async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const { channel, seen } = testChannel([], {});
+    let claims = 0;
+    channel.claim = async () => {
+      claims++;
+      if (claims === 1) return { rows: [], more: false };
+      seen.events.push("claim started");
+      await gate;
+      seen.events.push("claim returned");
+      return { rows: [{ id: "claimed-late" }], more: false };
+    };
+    const worker = startOutboxWorker(env.db, [channel], { log: () => {} });
+    await until(() => claims >= 1);
+    worker.poke();
+    await until(() => seen.events.includes("claim started"));
+    const stopped = worker.stop();
+    await Bun.sleep(50);
+    expect(seen.events).toEqual(["claim started"]);
+    open();
+    await stopped;
+    expect(seen.events).toEqual(["claim started", "claim returned", "release"]);
+    expect(seen.mostInFlight).toBe(0);
+  });
+
   test("a retry due before the next tick is claimed at its time, not at the tick", async () => {
     let tries = 0;
     const due: string[] = [];

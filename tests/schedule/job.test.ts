@@ -79,9 +79,11 @@ describe("a scheduled run", () => {
     expect(logged.map((l) => JSON.parse(l))).toEqual([
       expect.objectContaining({ level: "error", msg: "a scheduled run failed (the next one tries again)", job: "test-failing", error: "the disk is full" }),
     ]);
+    expect((await rowOf("test-failing", "2026-11-27T11"))!.finishedAt).toBeNull();
     expect(await failing.fire(new Date("2026-11-27T11:30:00Z"))).toBe(false);
     expect(await failing.fire(new Date("2026-11-27T12:05:00Z"))).toBe(true);
     expect(runs).toBe(2);
+    expect((await rowOf("test-failing", "2026-11-27T12"))!.finishedAt).not.toBeNull();
     await failing.stop();
   });
 
