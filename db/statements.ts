@@ -8,8 +8,8 @@ import type { Tx } from "./types.ts";
 import type { PostgresClient } from "./postgres/client.ts";
 import { postgresSql } from "./postgres/sql.ts";
 
-/** The pooled connection's client of a unit on PostgreSQL (db/postgres/client.ts). */
-const postgresOf = (tx: Tx) => tx.$client as unknown as PostgresClient;
+/** On PostgreSQL, the client of the unit running now (Connection.clientNow): what a statement kept across units runs on. */
+const postgresNow = (tx: Tx) => tx.connection.clientNow!() as PostgresClient;
 const onPostgres = (tx: Tx) => tx.connection.engine === "postgres";
 
 /**
@@ -19,8 +19,17 @@ const onPostgres = (tx: Tx) => tx.connection.engine === "postgres";
  * belong to the connection, not the transaction.
  */
 export function prepared<T>(tx: Tx, key: string, build: (tx: Tx) => T): T {
-  // on PostgreSQL a query is built on the unit's pooled connection, and belongs to it
+  // on PostgreSQL a drizzle query is built on the unit's pooled connection, and belongs to it
   if (onPostgres(tx)) return build(tx);
+  return kept(tx, key, build);
+}
+
+/**
+ * A statement whose SQL is rendered once (`tableRows`, `plainRows`, raw SQL), kept by the
+ * connection under `key` on both engines: on PostgreSQL it runs on the client of the unit
+ * running now (`postgresNow`), so one rendering serves every unit.
+ */
+export function kept<T>(tx: Tx, key: string, build: (tx: Tx) => T): T {
   const cache = tx.connection.statements;
   let query = cache.get(key) as T | undefined;
   if (query === undefined) cache.set(key, (query = build(tx)));
@@ -68,7 +77,8 @@ export function preparedRows<T extends SQLiteTable>(
   table: T,
   build: (tx: Tx) => RenderableQuery,
 ): RowQuery<T["$inferSelect"]> {
-  return prepared(tx, `rows:${key}`, (tx) => tableRows(tx, table, build(tx)));
+  // kept on both engines: its SQL is rendered once and runs on the unit of the moment
+  return kept(tx, `rows:${key}`, (tx) => tableRows(tx, table, build(tx)));
 }
 
 /**
@@ -93,8 +103,9 @@ export function tableRows<T extends SQLiteTable>(tx: Tx, table: T, query: Render
     return row as T["$inferSelect"];
   };
   if (onPostgres(tx)) {
+    const pgText = postgresSql(aliasedText);
     const run = async (values: Record<string, unknown>) => {
-      const rows = (await postgresOf(tx).unsafe(postgresSql(aliasedText), fillPlaceholders(params, values))) as Record<string, unknown>[];
+      const rows = (await postgresNow(tx).unsafe(pgText, fillPlaceholders(params, values))) as Record<string, unknown>[];
       if (decoded.length > 0) for (const row of rows) decode(row);
       return rows as T["$inferSelect"][];
     };
@@ -121,7 +132,8 @@ export function tableRows<T extends SQLiteTable>(tx: Tx, table: T, query: Render
 export function plainRows<Row>(tx: Tx, query: RenderableQuery): RowQuery<Row> {
   const { sql: text, params } = query.toSQL();
   if (onPostgres(tx)) {
-    const run = async (values: Record<string, unknown>) => (await postgresOf(tx).unsafe(postgresSql(text), fillPlaceholders(params, values))) as Row[];
+    const pgText = postgresSql(text);
+    const run = async (values: Record<string, unknown>) => (await postgresNow(tx).unsafe(pgText, fillPlaceholders(params, values))) as Row[];
     return { all: run, get: async (values) => (await run(values))[0] };
   }
   const statement = tx.$client.prepare<Row, any[]>(text);
@@ -144,9 +156,10 @@ export type SqlStatement<Row, Params extends unknown[]> = {
  * statements written for one engine are these.
  */
 export function preparedSql<Row, Params extends unknown[]>(tx: Tx, key: string, text: string): SqlStatement<Row, Params> {
-  return prepared(tx, `sql:${key}`, (tx) => {
+  return kept(tx, `sql:${key}`, (tx) => {
     if (onPostgres(tx)) {
-      const run = async (params: unknown[]) => (await postgresOf(tx).unsafe(postgresSql(text), params)) as Row[];
+      const pgText = postgresSql(text);
+      const run = async (params: unknown[]) => (await postgresNow(tx).unsafe(pgText, params)) as Row[];
       return { all: (...params) => run(params), get: async (...params) => (await run(params))[0], run: async (...params) => void (await run(params)) };
     }
     const statement = tx.$client.prepare<Row, any[]>(text);

@@ -38,6 +38,12 @@ export type Connection = {
   readonly outbox: OutboxSignal;
   /** closes the connection (on PostgreSQL, the pool) */
   readonly close: () => void | Promise<void>;
+  /**
+   * PostgreSQL: the client a statement runs on now, that of the unit the running code belongs to
+   * (its transaction, or its savepoint), else the pool's; what lets a statement rendered once serve
+   * every unit (db/statements.ts)
+   */
+  readonly clientNow?: () => unknown;
 };
 
 export type Db = BunSQLiteDatabase<typeof schema> & { readonly $client: Database; readonly connection: Connection };

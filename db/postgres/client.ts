@@ -52,14 +52,21 @@ function decodedQuery(query: Query): Query {
   } as unknown as Query;
 }
 
+/**
+ * How the next transaction begins when its caller (drizzle) names nothing: read when `begin` is
+ * called, so a unit sets it just before and clears it just after (db/postgres/connection.ts).
+ */
+export type BeginOptions = { next: string | undefined };
+
 /** `client` (a pool, a transaction's connection or a savepoint's) reading values as SQLite would. */
-export function decodingClient(client: SQL): PostgresClient {
+export function decodingClient(client: SQL, beginOptions?: BeginOptions): PostgresClient {
   const wrapped = {
     raw: client,
     unsafe: (text: string, params?: unknown[]) => decodedQuery(client.unsafe(text, params?.map(asSqliteBinds) as any[])),
     begin: (...args: unknown[]) => {
       const work = args.at(-1) as (tx: PostgresClient) => unknown;
-      return (client.begin as any)(...args.slice(0, -1), (tx: SQL) => work(decodingClient(tx)));
+      const options = args.length > 1 ? args.slice(0, -1) : beginOptions?.next ? [beginOptions.next] : [];
+      return (client.begin as any)(...options, (tx: SQL) => work(decodingClient(tx)));
     },
     savepoint: (...args: unknown[]) => {
       const work = args.at(-1) as (tx: PostgresClient) => unknown;

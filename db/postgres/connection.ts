@@ -12,7 +12,7 @@ import { useEngine } from "../engine.ts";
 import { CommitMemory } from "../memory.ts";
 import { OutboxSignal } from "../outbox-signal.ts";
 import * as schema from "../schema.ts";
-import { decodingClient, type PostgresClient } from "./client.ts";
+import { decodingClient, type BeginOptions, type PostgresClient } from "./client.ts";
 
 /**
  * The key of the one advisory lock every write unit takes (`pg_advisory_xact_lock`): writes take
@@ -49,8 +49,11 @@ class PostgresUnits implements UnitRunner {
   readonly origin = crypto.randomUUID();
   #connection: Connection | null = null;
 
-  constructor(db: DriverDb) {
+  #begin: BeginOptions;
+
+  constructor(db: DriverDb, begin: BeginOptions) {
     this.#db = db;
+    this.#begin = begin;
   }
 
   attach(connection: Connection): void {
@@ -99,14 +102,22 @@ class PostgresUnits implements UnitRunner {
     const effects: (() => void)[] = [];
     const shared = { ended: false, announce: false };
     try {
-      return await this.#db.transaction(async (driver) => {
-        if (kind === "immediate") await driver.execute(sql`SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`);
-        else await driver.execute(sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ`);
-        const result = await current.run({ owner: this, driver, afterCommit: effects, shared }, async () => work(this.#asTx(driver)));
-        // delivered by PostgreSQL with the commit, and not at all after a rollback
-        if (shared.announce) await driver.execute(sql`SELECT pg_notify(${OUTBOX_CHANNEL}, ${this.origin})`);
-        return result;
-      });
+      // a read is one state from its first statement on: said with its BEGIN, which saves a round trip
+      this.#begin.next = kind === "immediate" ? undefined : "ISOLATION LEVEL REPEATABLE READ";
+      let transaction: Promise<T>;
+      try {
+        transaction = this.#db.transaction(async (driver) => {
+          if (kind === "immediate") await driver.execute(sql`SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`);
+          const result = await current.run({ owner: this, driver, afterCommit: effects, shared }, async () => work(this.#asTx(driver)));
+          // delivered by PostgreSQL with the commit, and not at all after a rollback
+          if (shared.announce) await driver.execute(sql`SELECT pg_notify(${OUTBOX_CHANNEL}, ${this.origin})`);
+          return result;
+        });
+      } finally {
+        // read by `begin` at once, synchronously: the next unit's BEGIN is its own
+        this.#begin.next = undefined;
+      }
+      return await transaction;
     } finally {
       shared.ended = true;
       for (const effect of effects) effect();
@@ -144,9 +155,10 @@ const IN_UNIT = new Set(["select", "selectDistinct", "selectDistinctOn", "insert
 export function openPostgres(url: string, { max = poolSize() }: { max?: number } = {}): Db {
   useEngine("postgres");
   const pool = new SQL(url, { max, idleTimeout: 30, connectionTimeout: 10 });
-  const client = decodingClient(pool);
+  const begin: BeginOptions = { next: undefined };
+  const client = decodingClient(pool, begin);
   const db = drizzle({ client: client as unknown as SQL, schema });
-  const units = new PostgresUnits(db as unknown as DriverDb);
+  const units = new PostgresUnits(db as unknown as DriverDb, begin);
   const clock = new NoChangeClock();
   const connection: Connection = {
     engine: "postgres",
@@ -165,6 +177,7 @@ export function openPostgres(url: string, { max = poolSize() }: { max?: number }
       },
     }),
     close: () => pool.close({ timeout: 5 }),
+    clientNow: () => units.openTransaction()?.session.client ?? client,
   };
   units.attach(connection);
   Object.assign(db, { $client: client, connection });

@@ -10,6 +10,20 @@
  * alone), and a name compared without case (`"x" collate nocase`) as `lower("x")`.
  */
 export function postgresSql(text: string): string {
+  let translated = translations.get(text);
+  if (translated === undefined) {
+    // the texts are the code's own statements, with values as parameters: a few hundred
+    if (translations.size >= MAX_TRANSLATIONS) translations.clear();
+    translations.set(text, (translated = translate(text)));
+  }
+  return translated;
+}
+
+/** Statements translated already, by their SQLite text: a query built per request is translated once. */
+const translations = new Map<string, string>();
+const MAX_TRANSLATIONS = 4096;
+
+function translate(text: string): string {
   let out = "";
   let next = 1;
   for (let i = 0; i < text.length; i++) {

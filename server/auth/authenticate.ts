@@ -1,5 +1,5 @@
 /** Resolves a bearer token to who is calling. */
-import { preparedSql, snapshot, unitOfWork, type Db, type Tx } from "../../db/client.ts";
+import { preparedSql, singleRead, unitOfWork, type Db, type Tx } from "../../db/client.ts";
 import { effectiveAbilities, type Role } from "./abilities.ts";
 import { parseTokenString, secretMatches } from "./tokens.ts";
 import type { Organization } from "../lib/scope.ts";
@@ -73,7 +73,7 @@ export function createAuthenticator(db: Db) {
   const resolve = async (token: string): Promise<Resolved | null> => {
     const parsed = parseTokenString(token);
     if (!parsed) return null;
-    const row = await snapshot(db, (tx) => lookup(tx).get(parsed.id));
+    const row = await singleRead(db, (tx) => lookup(tx).get(parsed.id));
     if (!row || !secretMatches(parsed.secret, row.secret_hash)) return null;
     if (row.revoked_at !== null) return null;
     // a personal token whose user is gone (removed users' tokens are deleted too)

@@ -19,7 +19,7 @@ import type { TObject } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { createHash } from "node:crypto";
 import { openCursor, sealCursor } from "./cursor-seal.ts";
-import { plainRows, prepared, tableRows, type RenderableQuery, type Tx } from "../../db/client.ts";
+import { kept, plainRows, tableRows, type RenderableQuery, type Tx } from "../../db/client.ts";
 import { normalizeTimestamp } from "./time.ts";
 import { ValidationFailed, validValues } from "./errors.ts";
 import { inOrg, snapshot, type Scope } from "./scope.ts";
@@ -703,7 +703,7 @@ async function readPage<T extends SQLiteTable>(
     params[name] = await list.lookUps[name]!.read(tx, list.orgId);
   }
   const statement = <S>(name: string, compile: (tx: Tx) => S): S =>
-    list.keepsStatements ? prepared(tx, `${list.shapeKey}:${name}`, compile) : compile(tx);
+    list.keepsStatements ? kept(tx, `${list.shapeKey}:${name}`, compile) : compile(tx);
 
   const count = statement("count", (tx) => plainRows<{ n: number }>(tx, list.count()));
   const total = await memory.rememberAsync(`count\u0000${list.memoKey}`, async () => (await count.get(params))!.n);

@@ -5,7 +5,7 @@
  * and no other module writes either.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { and, eq } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Db } from "../../db/client.ts";
@@ -101,7 +101,9 @@ describe("recordChange", async () => {
       .select()
       .from(auditLog)
       .where(and(eq(auditLog.organizationId, org.org.id), eq(auditLog.action, action)));
-  const deliveriesOf = async (webhookId: string, db: Db = env.db) => await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, webhookId));
+  // in the order they were queued (PostgreSQL returns rows in no promised order without one)
+  const deliveriesOf = async (webhookId: string, db: Db = env.db) =>
+    await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, webhookId)).orderBy(asc(webhookDeliveries.createdAt), asc(webhookDeliveries.id));
 
   test("writes the audit entry and one delivery per subscribed active webhook, the payload built from the resource", async () => {
     const expense = (await env.api("POST", "/api/v1/expenses", { category: "Meals", amount: "9.00", date: "2026-03-03" }, org.token)).body.data;

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDatabase, snapshot, unitOfWork, type Db, type Tx } from "../../db/client.ts";
+import { openDatabase, preparedSql, snapshot, unitOfWork, type Db, type Tx } from "../../db/client.ts";
 import { openPostgres } from "../../db/postgres/connection.ts";
 import { freshPostgresDatabase } from "../postgres-database.ts";
 import { onPostgres, rawSql } from "../raw-sql.ts";
@@ -176,5 +176,58 @@ describe("what waits for a unit's end", () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     stop();
     expect([wokenInside, woken]).toEqual([0, 1]);
+  });
+});
+
+describe.skipIf(!onPostgres)("a unit on PostgreSQL", () => {
+  test("a statement kept by the connection runs in the unit of the moment: it sees that unit's writes, and none after a rollback", async () => {
+    const count = (tx: Tx) => preparedSql<{ n: number }, []>(tx, "test: notes counted", "SELECT count(*) AS n FROM notes");
+    await clear();
+    // kept by a first unit that ended long before the others use it
+    expect(await snapshot(db, async (tx) => (await count(tx).get())!.n)).toBe(0);
+    await expect(
+      unitOfWork(db, async (tx) => {
+        await insert(tx, "not kept");
+        expect((await count(tx).get())!.n).toBe(1);
+        throw new Error("refused");
+      }),
+    ).rejects.toThrow("refused");
+    expect(await snapshot(db, async (tx) => (await count(tx).get())!.n)).toBe(0);
+    // and in a savepoint of a unit, the savepoint's
+    await unitOfWork(db, async (tx) => {
+      await insert(tx, "outer");
+      await unitOfWork(db, async (inner) => {
+        await insert(inner, "inner");
+        expect((await count(inner).get())!.n).toBe(2);
+      });
+    });
+    expect(await snapshot(db, async (tx) => (await count(tx).get())!.n)).toBe(2);
+  });
+
+  const isolation = async (tx: Tx) => (await sqlOf(tx).all<{ level: string }>("SELECT current_setting('transaction_isolation') AS level"))[0]!.level;
+  test("a read is REPEATABLE READ from its BEGIN; a write is READ COMMITTED behind the write lock; each unit begins as its kind says, whatever ran before", async () => {
+    expect(await snapshot(db, isolation)).toBe("repeatable read");
+    expect(await unitOfWork(db, isolation)).toBe("read committed");
+    // side by side, started in the same turn
+    expect(await Promise.all([snapshot(db, isolation), unitOfWork(db, isolation), snapshot(db, isolation), unitOfWork(db, isolation)])).toEqual([
+      "repeatable read",
+      "read committed",
+      "repeatable read",
+      "read committed",
+    ]);
+    // a read sees one state: what another connection commits meanwhile is not in it
+    const other = openPostgres(postgres!.url, { max: 1 });
+    try {
+      await clear();
+      const seen = await snapshot(db, async (tx) => {
+        const before = await texts(tx);
+        await unitOfWork(other, (otx) => insert(otx, "committed meanwhile"));
+        return [before, await texts(tx)];
+      });
+      expect(seen).toEqual([[], []]);
+      expect(await snapshot(db, texts)).toEqual(["committed meanwhile"]);
+    } finally {
+      await other.connection.close();
+    }
   });
 });
