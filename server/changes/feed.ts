@@ -11,7 +11,7 @@ import { events, numberSequences } from "../../db/schema.ts";
 import { EventsExpired, Forbidden, NotFound, ValidationFailed } from "../lib/errors.ts";
 import { DEFAULT_PER_PAGE } from "../lib/list.ts";
 import { snapshot, unitOfWork, type Scope } from "../lib/scope.ts";
-import { isoFromMicros } from "../lib/time.ts";
+import { isoDaysBefore } from "../lib/time.ts";
 import { RESOURCE_VIEW_ABILITY, resourceOf, WEBHOOK_EVENTS, type EventResource, type WebhookEvent } from "./events.ts";
 import type { EventQuery } from "./model.ts";
 import { envelopeJson, EVENT_SEQUENCE } from "./outbox.ts";
@@ -187,7 +187,7 @@ const PRUNE_BATCH = 5000;
  * (PRUNED_SEQUENCE), so that an `after` before it is told the events are gone.
  */
 export async function pruneEvents(db: Db, days: number, now = Date.now()): Promise<number> {
-  const cutoff = isoFromMicros((now - days * 86_400_000) * 1000);
+  const cutoff = isoDaysBefore(now, days);
   let pruned = 0;
   for (;;) {
     const batch = await unitOfWork(db, async (tx) => {

@@ -1,3 +1,5 @@
+import { hostname } from "node:os";
+
 /** Wall clock with microseconds: ISO 8601 UTC, six fraction digits, trailing Z. */
 let lastMicros = 0;
 export function nowIso(): string {
@@ -10,6 +12,16 @@ export function nowMicros(): number {
   if (micros <= lastMicros) micros = lastMicros + 1;
   lastMicros = micros;
   return micros;
+}
+
+/** The timestamp (as nowIso writes them) `days` whole days before `now` (epoch ms): a retention's cutoff. */
+export function isoDaysBefore(now: number, days: number): string {
+  return isoFromMicros((now - days * 86_400_000) * 1000);
+}
+
+/** Who holds a lease or ran a period: this host, this process, and a random part for each holder in it ("host:pid:1a2b3c4d"). */
+export function holderTag(): string {
+  return `${hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`;
 }
 
 export function isoFromMicros(micros: number): string {

@@ -24,9 +24,8 @@
  *   and leases handed back, so those rows are due again at once.
  */
 import { Cron } from "croner";
-import { hostname } from "node:os";
 import type { Db } from "../../db/client.ts";
-import { nowIso } from "../lib/time.ts";
+import { holderTag, nowIso } from "../lib/time.ts";
 
 /** What one claim may take, and how to ask for another one later. */
 export type ClaimRequest = {
@@ -93,7 +92,7 @@ type AnyChannel = OutboxChannel<any, any>;
 
 export function startOutboxWorker(db: Db, channels: AnyChannel[], options: { log?: (line: string) => void } = {}): OutboxWorker {
   const log = options.log ?? ((line: string) => console.error(line));
-  const workerId = `${hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`;
+  const workerId = holderTag();
   const lanes = channels.map((channel) => lane(db, channel, workerId, log));
   const poke = () => {
     for (const l of lanes) l.schedule();

@@ -14,11 +14,10 @@
  */
 import { Cron } from "croner";
 import { and, eq, lt } from "drizzle-orm";
-import { hostname } from "node:os";
 import type { Db } from "../../db/client.ts";
 import { scheduledRuns } from "../../db/schema.ts";
 import { unitOfWork } from "../lib/scope.ts";
-import { isoFromMicros, nowIso } from "../lib/time.ts";
+import { holderTag, isoDaysBefore, nowIso } from "../lib/time.ts";
 import type { Logger } from "../log.ts";
 
 export type ScheduledJob = {
@@ -51,7 +50,7 @@ export function periodOf(at: Date, period: JobSpec["period"]): string {
 }
 
 export function scheduleJob(db: Db, spec: JobSpec): ScheduledJob {
-  const runBy = `${hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`;
+  const runBy = holderTag();
   /** runs and firings under way, which a stop waits for */
   const underWay = new Set<Promise<unknown>>();
   const track = <T>(work: Promise<T>): Promise<T> => {
@@ -106,7 +105,7 @@ export function scheduleJob(db: Db, spec: JobSpec): ScheduledJob {
 async function takePeriod(db: Db, job: string, period: string, runBy: string): Promise<boolean> {
   return await unitOfWork(db, async (tx) => {
     const taken = await tx.insert(scheduledRuns).values({ job, period, runBy, startedAt: nowIso() }).onConflictDoNothing().returning({ period: scheduledRuns.period });
-    const cutoff = isoFromMicros((Date.now() - KEPT_DAYS * 86_400_000) * 1000);
+    const cutoff = isoDaysBefore(Date.now(), KEPT_DAYS);
     await tx.delete(scheduledRuns).where(and(eq(scheduledRuns.job, job), lt(scheduledRuns.startedAt, cutoff)));
     return taken.length === 1;
   });
