@@ -206,6 +206,13 @@ describe("cursor mechanics", () => {
 
   const errorKeys = (r: ApiResponse) => [r.status, Object.keys(r.body.errors ?? {})];
 
+  test("a filter's value with a NUL character is a 422 naming the filter, on either engine (no stored text holds one)", async () => {
+    expect(errorKeys(await list("?filter[country]=%00"))).toEqual([422, ["filter.country"]]);
+    expect(errorKeys(await list("?filter[country]=N%00L"))).toEqual([422, ["filter.country"]]);
+    expect(errorKeys(await list("?filter[metadata][erp]=a%00"))).toEqual([422, ["filter.metadata.erp"]]);
+    expect(errorKeys(await list("?filter[country]=NL"))).toEqual([200, []]);
+  });
+
   test("a cursor sent with another sort, filter or search, with page, or malformed is a 422 naming cursor", async () => {
     const cursor = (await list("?filter[country]=NL&per_page=2&sort=name")).body.meta.next_cursor;
     expect(errorKeys(await list(`?filter[country]=NL&sort=name&cursor=${cursor}`))).toEqual([200, []]);
